@@ -1,0 +1,4 @@
+"""The neurondbg machine model: numpy + ml_dtypes only, never Textual.
+
+Everything the UI shows is computed here and returned as plain data.
+"""

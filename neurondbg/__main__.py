@@ -1,0 +1,3 @@
+from neurondbg.cli import main
+
+main()

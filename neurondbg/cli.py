@@ -1,0 +1,70 @@
+"""The `neurondbg` command line (click).
+
+Subcommands live in `neurondbg/commands/<name>.py`, each exporting a click
+command called `command`. They are imported lazily, so `neurondbg validate`
+never pays for Textual and a broken subcommand cannot break the others.
+
+Exit codes (DESIGN.md): 0 ok, 1 the program is invalid / stopped on a fault,
+2 bad input or usage, always with a one-line error on stderr.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+# name -> module under neurondbg.commands; order is the order `--help` lists them.
+SUBCOMMANDS: dict[str, str] = {
+    "tui": "tui",
+    "run": "run",
+    "validate": "validate",
+    "asm": "asm",
+    "disasm": "disasm",
+    "check-nki": "check_nki",
+    "replay": "replay",
+    "tour": "tour",
+    "convert": "convert",
+}
+
+
+def _available(name: str) -> bool:
+    return importlib.util.find_spec(f"neurondbg.commands.{SUBCOMMANDS[name]}") is not None
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported only when invoked."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [n for n in SUBCOMMANDS if _available(n)]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in SUBCOMMANDS or not _available(name):
+            return None
+        module = importlib.import_module(f"neurondbg.commands.{SUBCOMMANDS[name]}")
+        return module.command
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="neurondbg")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """neurondbg: an instruction-level debugger for a NeuronCore-style ISA.
+
+    With no command, opens the TUI on the bundled demo program.
+    """
+    if ctx.invoked_subcommand is None:
+        tui = cli.get_command(ctx, "tui")
+        if tui is None:
+            raise click.UsageError("the TUI is not available in this build; see `neurondbg --help`")
+        ctx.invoke(tui)
+
+
+def main() -> None:
+    """Console-script entry point: click handles usage errors with exit 2."""
+    try:
+        cli.main(prog_name="neurondbg", standalone_mode=True)
+    except KeyboardInterrupt:
+        sys.exit(130)

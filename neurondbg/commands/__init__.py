@@ -1,0 +1,1 @@
+"""One module per CLI subcommand, each exporting a click command named `command`."""

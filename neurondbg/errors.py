@@ -1,0 +1,17 @@
+"""The one-line error convention of the CLI (DESIGN.md: exit 2, no traceback)."""
+
+from __future__ import annotations
+
+import click
+
+
+class InputError(click.ClickException):
+    """Bad input: printed as one line `neurondbg: <message>` and exit code 2."""
+
+    exit_code = 2
+
+    def format_message(self) -> str:
+        return " ".join(self.message.split("\n"))
+
+    def show(self, file=None) -> None:
+        click.echo(f"neurondbg: error: {self.format_message()}", err=True, file=file)

@@ -1,0 +1,1 @@
+"""Session files, trace export and shipped tours (never imports Textual)."""

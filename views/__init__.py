@@ -1,0 +1,1 @@
+"""Per-pane Textual widgets."""
