@@ -1,0 +1,134 @@
+"""The undo journal: old values of every write, packed, one entry group per step.
+
+Layout (memory proportional to what was written, never to SBUF size):
+- `steps`: one u64 per step: old PC << 16 | register writes << 8 | other writes.
+- `regs`: one u64 per register write: register << 32 | old value.
+- `others`: one `Undo` per write to anything else (memory blocks keep only the
+  access-pattern descriptor and the old bytes; semaphores, shape registers,
+  accumulators keep the old values).
+
+The SEQ fast path appends to `steps` / `regs` directly (see engines/seq.py), so
+the packing above is part of this module's contract.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+REG_SHIFT = 32
+COUNT_SHIFT = 16
+MAX_PER_STEP = 255
+
+
+@dataclass(frozen=True)
+class Undo:
+    """One non-register write: enough to put the old value back."""
+
+    step: int
+    kind: str  # "mem", "array", "scalar"
+    target: str  # "sbuf"/"psum" (mem), "acc"/"idx" (array), "sem"/"shape"/"halted"/... (scalar)
+    key: Any  # mem: Region; array: numpy index; scalar: int or None
+    old: Any  # mem: (P, n) uint8; array: ndarray; scalar: int/bool/object
+
+    @property
+    def nbytes(self) -> int:
+        if isinstance(self.old, np.ndarray):
+            return int(self.old.nbytes) + 32  # + the small descriptor
+        return 16
+
+
+class Journal:
+    """Append-only per step; `pop_step` hands back what undoing the last step needs."""
+
+    __slots__ = ("_pc", "_reg_mark", "_undo_mark", "others", "regs", "steps")
+
+    def __init__(self) -> None:
+        self.steps = array("Q")
+        self.regs = array("Q")
+        self.others: list[Undo] = []
+        self._pc = 0
+        self._reg_mark = 0
+        self._undo_mark = 0
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    # -- recording (slow path) ---------------------------------------------
+    def begin(self, pc: int) -> None:
+        self._pc = pc
+        self._reg_mark = len(self.regs)
+        self._undo_mark = len(self.others)
+
+    def reg(self, r: int, old: int) -> None:
+        self.regs.append(r << REG_SHIFT | old)
+
+    def other(self, kind: str, target: str, key: Any, old: Any) -> None:
+        self.others.append(Undo(len(self.steps), kind, target, key, old))
+
+    def end(self) -> None:
+        nr = len(self.regs) - self._reg_mark
+        no = len(self.others) - self._undo_mark
+        if nr > MAX_PER_STEP or no > MAX_PER_STEP:  # never happens with 64-byte records
+            raise OverflowError("too many writes in one step for the journal")
+        self.steps.append(self._pc << COUNT_SHIFT | nr << 8 | no)
+
+    # -- undo --------------------------------------------------------------
+    def pop_step(self) -> tuple[int, list[tuple[int, int]], list[Undo]]:
+        """Remove the last step: (old pc, [(reg, old)] newest first, [Undo] newest first)."""
+        word = self.steps.pop()
+        nr = (word >> 8) & 0xFF
+        no = word & 0xFF
+        regs = [(w >> REG_SHIFT, w & 0xFFFFFFFF) for w in reversed(self.regs[len(self.regs) - nr:])]
+        del self.regs[len(self.regs) - nr:]
+        undos = self.others[len(self.others) - no:][::-1]
+        del self.others[len(self.others) - no:]
+        return word >> COUNT_SHIFT, regs, undos
+
+    def pc_of(self, step: int) -> int:
+        """The PC the instruction of `step` (0-based) was fetched from."""
+        return self.steps[step] >> COUNT_SHIFT
+
+    # -- queries -----------------------------------------------------------
+    @property
+    def nbytes(self) -> int:
+        """Bytes held (packed arrays plus the old values of other writes)."""
+        return (self.steps.itemsize * len(self.steps) + self.regs.itemsize * len(self.regs)
+                + sum(u.nbytes for u in self.others))
+
+    def who_wrote_reg(self, r: int) -> int | None:
+        """The step (0-based) that last wrote register `r`, or None."""
+        if not self.regs:
+            return None
+        regs = np.frombuffer(self.regs, dtype=np.uint64) >> np.uint64(REG_SHIFT)
+        hits = np.flatnonzero(regs == r)
+        if hits.size == 0:
+            return None
+        counts = (np.frombuffer(self.steps, dtype=np.uint64) >> np.uint64(8)) & np.uint64(0xFF)
+        ends = np.cumsum(counts)  # ends[k] = number of register writes up to and including step k
+        return int(np.searchsorted(ends, hits[-1], side="right"))
+
+    def who_wrote_mem(self, space: str, partition: int, byte: int) -> int | None:
+        """The step that last wrote byte `byte` of `partition` in `space`, or None."""
+        for u in reversed(self.others):
+            if u.kind == "mem" and u.target == space and u.key.covers(partition, byte):
+                return u.step
+        return None
+
+    def who_wrote(self, target: str, key: Any = None) -> int | None:
+        """Last step writing a scalar/array target ("sem", 3), ("acc", partition), ..."""
+        for u in reversed(self.others):
+            if u.target != target:
+                continue
+            if u.kind == "scalar" and (key is None or u.key == key):
+                return u.step
+            if u.kind == "array" and (key is None or _index_hits(u.key, key)):
+                return u.step
+        return None
+
+
+def _index_hits(rows: slice, partition: int) -> bool:
+    return rows.start <= partition < rows.stop

@@ -1,0 +1,314 @@
+"""Machine state: SEQ registers and PC, shape registers, semaphores, SBUF, PSUM,
+DVE accumulators and index registers, the FP8 conversion configuration.
+
+Every write goes through a method here, which puts the old value in the
+journal (machine/journal.py) and, while a step is being recorded, appends a
+`Write` (old and new) to the step's list. Reads are plain attribute access.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from machine.dtypes import DEFAULT_GEN, Gen, fp8_exp4_format
+from machine.journal import Journal, Undo
+
+NUM_REGS = 64
+NUM_SEMS = 256  # isa-facts §1.2: 256 32-bit semaphores/events per engine
+NUM_SHAPE_REGS = 256  # CTRL_MS names shape registers by a u8 (isa-facts §4.3); count not given
+NUM_INDEX_REGS = 8  # isa-facts §6.2: 8 index registers per lane
+PC_LO, PC_HI = 128, 129  # register specifiers that read the PC halves (ref 001, isa-facts §4.2)
+RECORD_BYTES = 64
+
+# isa-facts §2.4: (SBUF active bytes / partition, PSUM active bytes / partition).
+# MAVERICK's header says PSUM_BUF_SZ = 0; we keep 16 KiB so DVE programs still run (DESIGN gap).
+_GEOMETRY: dict[Gen, tuple[int, int]] = {
+    Gen.SUNDA: (192 * 1024, 16 * 1024),
+    Gen.CAYMAN: (224 * 1024, 16 * 1024),
+    Gen.MARIANA: (256 * 1024, 16 * 1024),
+    Gen.MAVERICK: (512 * 1024, 16 * 1024),
+}
+
+
+def _geometry(gen: Gen) -> tuple[int, int, int]:
+    """(partitions, SBUF bytes, PSUM bytes) per partition; from machine.isa.addr when present."""
+    try:
+        from machine.isa.addr import geometry
+    except ImportError:  # the ISA package lands concurrently; fall back to isa-facts §2.4
+        sb, ps = _GEOMETRY[gen]
+        return 128, sb, ps
+    g = geometry(gen)
+    return g.partitions, g.sbuf_active, g.psum_active or _GEOMETRY[gen][1]
+
+
+@dataclass(frozen=True)
+class MachineConfig:
+    """What a machine is built from; sessions save it, `run --gen/--engine` set it."""
+
+    gen: Gen = DEFAULT_GEN
+    engine: str = "pool"  # the queue the program runs on: pool, dve, act, pe, sp
+    partitions: int = 128
+    sbuf_bytes: int = 0  # per partition; 0 = the generation's active size
+    psum_bytes: int = 0
+    fp8_exp4: str = ""  # convert format for FP8_EXP4; "" = the generation's default
+    fp8_sat: bool = False  # saturating FP8 narrowing (the kbin fp8 conv cfg, isa-facts §8.2)
+    base: int = 0  # PC of record 0
+    execute_invalid: bool = False  # run instructions that fail legality anyway
+
+    def resolved(self) -> MachineConfig:
+        parts, sb, ps = _geometry(self.gen)
+        return replace(self, partitions=self.partitions or parts,
+                       sbuf_bytes=self.sbuf_bytes or sb, psum_bytes=self.psum_bytes or ps,
+                       fp8_exp4=self.fp8_exp4 or fp8_exp4_format(self.gen))
+
+
+@dataclass(frozen=True)
+class Region:
+    """A 4-D access pattern over `partitions [p0, p1)` of one memory space.
+
+    Dimension 0 is the innermost (fastest) one; steps are in elements
+    (isa-facts §2.1). The journal keeps this descriptor, not the index array.
+    """
+
+    space: str  # "sbuf" or "psum"
+    p0: int
+    p1: int
+    start: int  # byte offset in each partition
+    size: int  # element bytes
+    steps: tuple[int, ...]
+    nums: tuple[int, ...]
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for k in self.nums:
+            n *= k
+        return n
+
+    @cached_property
+    def elem_offsets(self) -> np.ndarray:
+        """Byte offset of each element (ordinal order: dimension 0 fastest)."""
+        offs = np.zeros(1, dtype=np.int64)
+        for s, n in zip(self.steps, self.nums, strict=True):
+            offs = (np.arange(n, dtype=np.int64)[:, None] * (s * self.size) + offs[None, :]).ravel()
+        return offs + self.start
+
+    @cached_property
+    def contiguous(self) -> bool:
+        """Elements packed back to back in ordinal order (a slice will do)."""
+        o = self.elem_offsets
+        return o.size == 1 or bool(np.all(np.diff(o) == self.size))
+
+    @cached_property
+    def byte_index(self) -> np.ndarray | slice:
+        o = self.elem_offsets
+        if self.contiguous:
+            return slice(int(o[0]), int(o[0]) + o.size * self.size)
+        return (o[:, None] + np.arange(self.size, dtype=np.int64)[None, :]).ravel()
+
+    @cached_property
+    def bounds(self) -> tuple[int, int]:
+        """Lowest byte and one past the highest byte touched."""
+        o = self.elem_offsets
+        return int(o.min()), int(o.max()) + self.size
+
+    def covers(self, partition: int, byte: int) -> bool:
+        lo, hi = self.bounds
+        if not (self.p0 <= partition < self.p1 and lo <= byte < hi):
+            return False
+        return bool(np.any((self.elem_offsets <= byte) & (byte < self.elem_offsets + self.size)))
+
+
+@dataclass(frozen=True)
+class Write:
+    """One write of a step: what changed (old and new)."""
+
+    target: str  # "R5", "PC", "sbuf", "psum", "sem[3]", "shape[0]", "acc", "idx", ...
+    old: Any
+    new: Any
+    region: Region | None = None
+    index: Any = None  # partitions for acc/idx writes
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"target": self.target}
+        if self.region is not None:
+            r = self.region
+            d.update(space=r.space, partitions=[r.p0, r.p1], start=r.start, size=r.size,
+                     steps=list(r.steps), nums=list(r.nums), bytes=int(np.asarray(self.new).size))
+        elif isinstance(self.new, np.ndarray):
+            d.update(partitions=[self.index.start, self.index.stop], count=int(self.new.size))
+        else:
+            d.update(old=_jsonable(self.old), new=_jsonable(self.new))
+        return d
+
+
+def _jsonable(v: Any) -> Any:
+    return v if isinstance(v, int | float | bool | str) or v is None else repr(v)
+
+
+@dataclass
+class MachineState:
+    """Everything a program can read or write. Build with `MachineState.create(config)`."""
+
+    config: MachineConfig
+    R: list[int]
+    pc: int
+    shape: list[int]
+    sem: list[int]
+    sbuf: np.ndarray
+    psum: np.ndarray
+    acc: np.ndarray  # float32 per partition (isa-facts §6.2)
+    idx: np.ndarray  # uint32 (partitions, 8)
+    fp8_exp4: str
+    fp8_sat: bool
+    halted: bool = False
+    journal: Journal = field(default_factory=Journal)
+    writes: list[Write] | None = None  # set while a step is being recorded
+
+    @classmethod
+    def create(cls, config: MachineConfig | None = None) -> MachineState:
+        c = (config or MachineConfig()).resolved()
+        p = c.partitions
+        return cls(config=c, R=[0] * NUM_REGS, pc=c.base, shape=[0] * NUM_SHAPE_REGS,
+                   sem=[0] * NUM_SEMS, sbuf=np.zeros((p, c.sbuf_bytes), np.uint8),
+                   psum=np.zeros((p, c.psum_bytes), np.uint8), acc=np.zeros(p, np.float32),
+                   idx=np.zeros((p, NUM_INDEX_REGS), np.uint32), fp8_exp4=c.fp8_exp4,
+                   fp8_sat=c.fp8_sat)
+
+    # -- reads -------------------------------------------------------------
+    @property
+    def steps(self) -> int:
+        return len(self.journal)
+
+    @property
+    def pc_index(self) -> int:
+        return (self.pc - self.config.base) // RECORD_BYTES
+
+    def read_reg(self, spec: int) -> int:
+        """Register specifier read: 0..63 GP, 128/129 PC low/high (ref 001)."""
+        if spec < NUM_REGS:
+            return self.R[spec]
+        if spec == PC_LO:
+            return self.pc & 0xFFFFFFFF
+        if spec == PC_HI:
+            return (self.pc >> 32) & 0xFFFFFFFF
+        raise IndexError(f"register specifier {spec} is not readable (0..63, 128, 129)")
+
+    def memory(self, space: str) -> np.ndarray:
+        return self.sbuf if space == "sbuf" else self.psum
+
+    def read_block(self, region: Region) -> np.ndarray:
+        """(partitions, count * size) uint8, element ordinal order."""
+        return self.memory(region.space)[region.p0:region.p1, region.byte_index]
+
+    # -- writes (journaled) ------------------------------------------------
+    def begin_step(self) -> None:
+        self.journal.begin(self.pc)
+
+    def end_step(self) -> None:
+        self.journal.end()
+
+    def write_reg(self, spec: int, value: int) -> None:
+        """Writes to 128/129 (PC halves) are ignored (ref 001); others must be 0..63."""
+        if spec >= NUM_REGS:
+            return
+        value &= 0xFFFFFFFF
+        old = self.R[spec]
+        self.journal.reg(spec, old)
+        self.R[spec] = value
+        if self.writes is not None:
+            self.writes.append(Write(f"R{spec}", old, value))
+
+    def set_pc(self, pc: int) -> None:
+        """The PC is journaled once per step (the step word), not here."""
+        if self.writes is not None and pc != self.pc + RECORD_BYTES:
+            self.writes.append(Write("PC", self.pc, pc))
+        self.pc = pc
+
+    def write_block(self, region: Region, data: np.ndarray) -> None:
+        """Write (partitions, count * size) uint8 `data` at `region`."""
+        mem = self.memory(region.space)
+        rows = slice(region.p0, region.p1)
+        old = mem[rows, region.byte_index].copy()
+        self.journal.other("mem", region.space, region, old)
+        mem[rows, region.byte_index] = data
+        if self.writes is not None:
+            self.writes.append(Write(region.space, old, data, region=region))
+
+    def write_scalar(self, target: str, key: int | None, value: Any) -> None:
+        """sem[key], shape[key], or a named attribute (halted, fp8_exp4, fp8_sat)."""
+        if key is None:
+            old = getattr(self, target)
+            setattr(self, target, value)
+        else:
+            seq = getattr(self, target)
+            old = seq[key]
+            seq[key] = value
+        self.journal.other("scalar", target, key, old)
+        if self.writes is not None:
+            self.writes.append(Write(target if key is None else f"{target}[{key}]", old, value))
+
+    def write_array(self, target: str, rows: slice, value: np.ndarray) -> None:
+        """acc[rows] or idx[rows] = value."""
+        arr = getattr(self, target)
+        old = arr[rows].copy()
+        self.journal.other("array", target, rows, old)
+        arr[rows] = value
+        if self.writes is not None:
+            self.writes.append(Write(target, old, np.array(arr[rows]), index=rows))
+
+    # -- undo ----------------------------------------------------------------
+    def undo_step(self) -> int:
+        """Undo the last step exactly; returns the PC it was fetched from."""
+        pc, regs, undos = self.journal.pop_step()
+        for r, old in regs:
+            self.R[r] = old
+        for u in undos:
+            self._restore(u)
+        self.pc = pc
+        return pc
+
+    def _restore(self, u: Undo) -> None:
+        if u.kind == "mem":
+            r: Region = u.key
+            self.memory(r.space)[r.p0:r.p1, r.byte_index] = u.old
+        elif u.kind == "array":
+            getattr(self, u.target)[u.key] = u.old
+        elif u.key is None:
+            setattr(self, u.target, u.old)
+        else:
+            getattr(self, u.target)[u.key] = u.old
+
+    # -- who wrote / digest ----------------------------------------------------
+    def who_wrote(self, what: str, partition: int = 0, byte: int = 0) -> tuple[int, int] | None:
+        """(step, pc) of the last write to "R5", "sbuf"/"psum" (partition, byte), "sem[3]"."""
+        j = self.journal
+        if what.upper().startswith("R") and what[1:].isdigit():
+            step = j.who_wrote_reg(int(what[1:]))
+        elif what in ("sbuf", "psum"):
+            step = j.who_wrote_mem(what, partition, byte)
+        elif what in ("acc", "idx"):
+            step = j.who_wrote(what, partition)
+        elif "[" in what:
+            name, _, rest = what.partition("[")
+            step = j.who_wrote(name, int(rest.rstrip("]"), 0))
+        else:
+            step = j.who_wrote(what)
+        return None if step is None else (step, j.pc_of(step))
+
+    def digest(self) -> str:
+        """sha256 over all architectural state (not the journal)."""
+        h = hashlib.sha256()
+        h.update(struct.pack("<64IQ", *self.R, self.pc))
+        h.update(struct.pack(f"<{NUM_SHAPE_REGS}I", *self.shape))
+        h.update(struct.pack(f"<{NUM_SEMS}I", *self.sem))
+        for a in (self.sbuf, self.psum, self.acc, self.idx):
+            h.update(np.ascontiguousarray(a).tobytes())
+        h.update(f"{self.fp8_exp4}|{int(self.fp8_sat)}|{int(self.halted)}".encode())
+        return h.hexdigest()
