@@ -1,0 +1,1 @@
+"""Screens of the TUI beyond the main debugger layout."""

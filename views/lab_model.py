@@ -1,0 +1,189 @@
+"""What the Convert Lab needs beyond machine.convert: reading what the user
+typed, the value of an encoding, and the representable neighbours of a value.
+
+These are display helpers (no rounding semantics of their own): a decimal
+input is encoded by machine.convert itself (fp32 -> source, profile ieee, rint),
+and values are read through ml_dtypes where the format has a twin.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from machine.convert.formats import FloatFormat, Format, HiF8Format, IntFormat
+from views.roles import field_marks
+
+
+def width(fmt: Format) -> int:
+    return fmt.bits
+
+
+def encoding_marks(fmt: Format) -> list[tuple[int, int, str]]:
+    """Sign / exponent / mantissa ranges of an encoding, MSB first (bit string order)."""
+    if isinstance(fmt, FloatFormat):
+        return field_marks(fmt.exp_bits, fmt.man_bits + fmt.pad_bits, fmt.signed)
+    if fmt.signed:  # two's-complement sign, or HiFloat8's sign bit
+        return [(0, 1, "sign")]
+    return []
+
+
+def bit_string(fmt: Format, bits: int) -> str:
+    return format(bits & ((1 << fmt.bits) - 1), f"0{fmt.bits}b")
+
+
+def parse_input(text: str, fmt: Format) -> int:
+    """Bits of `fmt` for what the user typed: 0x.. / 0b.. is a bit pattern,
+    anything else a number (decimal, 1e-3, inf, nan). ValueError says why."""
+    t = text.strip().replace("_", "")
+    if not t:
+        raise ValueError("type a number (1.5, -3e-2, inf) or a bit pattern (0x3f80, 0b1010)")
+    if t.lower().startswith(("0x", "0b", "-0x", "-0b")):
+        if t.startswith("-"):
+            raise ValueError(f"{text!r}: a bit pattern has no sign")
+        try:
+            bits = int(t, 0)
+        except ValueError:
+            raise ValueError(f"{text!r}: not a hex/binary bit pattern") from None
+        if bits >> fmt.bits:
+            raise ValueError(f"{text!r}: does not fit in {fmt.bits} bits of {fmt.name}")
+        return bits
+    if isinstance(fmt, IntFormat):
+        try:
+            value = int(t, 10)
+        except ValueError:
+            raise ValueError(f"{text!r}: {fmt.name} takes an integer or a bit pattern") from None
+        if not fmt.min_value <= value <= fmt.max_value:
+            raise ValueError(f"{text!r}: out of range for {fmt.name} "
+                             f"[{fmt.min_value}, {fmt.max_value}]")
+        return value & ((1 << fmt.bits) - 1)
+    try:
+        value = float(t)
+    except ValueError:
+        raise ValueError(f"{text!r}: expected a number or a 0x/0b bit pattern") from None
+    f32 = int(np.array([value], np.float32).view(np.uint32)[0])
+    if fmt.name == "fp32":
+        return f32
+    from machine.convert import convert
+
+    out = convert(np.array([f32], np.uint32), "fp32", fmt.name, mode="rint", sat=False,
+                  profile="ieee")
+    return int(out[0])
+
+
+def _generic_float(fmt: FloatFormat, bits: int) -> float:
+    """Value of a FloatFormat encoding from its descriptor (formats with no numpy twin)."""
+    man = (bits >> fmt.pad_bits) & ((1 << fmt.man_bits) - 1)
+    exp = (bits >> (fmt.pad_bits + fmt.man_bits)) & ((1 << fmt.exp_bits) - 1)
+    neg = fmt.signed and (bits >> (fmt.bits - 1)) & 1
+    top = (1 << fmt.exp_bits) - 1
+    if fmt.nan == "code" and bits == fmt.nan_code:
+        return math.nan
+    if fmt.nan == "allones" and exp == top and man == (1 << fmt.man_bits) - 1:
+        return math.nan
+    if fmt.nan == "ieee" and exp == top:
+        return math.nan if man else (-math.inf if neg else math.inf)
+    if exp == 0 and fmt.subnormals:
+        mag = man / (1 << fmt.man_bits) * 2.0 ** fmt.emin
+    else:
+        mag = (1 + man / (1 << fmt.man_bits)) * 2.0 ** (exp - fmt.bias)
+    return -mag if neg else mag
+
+
+def value_of(fmt: Format, bits: int) -> float | int:
+    """The number an encoding stands for (int for integer formats)."""
+    bits &= (1 << fmt.bits) - 1
+    if isinstance(fmt, IntFormat):
+        return bits - (1 << fmt.bits) if fmt.signed and bits >> (fmt.bits - 1) else bits
+    if isinstance(fmt, HiF8Format):
+        return float(_hif8_values()[bits])
+    if fmt.name == "fp32r":
+        return float(np.array([bits], np.uint32).view(np.float32)[0])
+    if fmt.ml_dtype is not None:
+        arr = np.array([bits], fmt.container).view(fmt.ml_dtype)
+        return float(arr.astype(np.float64)[0])
+    return _generic_float(fmt, bits)
+
+
+@lru_cache(maxsize=1)
+def _hif8_values() -> np.ndarray:
+    # HiFloat8 -> fp32 is exact (every hif8 value is an fp32 value), so the kernel decodes it.
+    from machine.convert import convert
+
+    out = convert(np.arange(256, dtype=np.uint8), "hif8", "fp32", profile="ieee")
+    return np.asarray(out, np.uint32).view(np.float32).astype(np.float64)
+
+
+@lru_cache(maxsize=32)
+def _sorted_codes(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(values ascending, codes) of every finite code of a format of <= 16 bits; -0 dropped."""
+    from machine.convert.formats import FORMATS
+
+    fmt = FORMATS[name]
+    codes = np.arange(1 << fmt.bits, dtype=np.uint32)
+    if isinstance(fmt, HiF8Format):
+        values = _hif8_values()
+    elif isinstance(fmt, FloatFormat) and fmt.ml_dtype is not None:
+        values = codes.astype(fmt.container).view(fmt.ml_dtype).astype(np.float64)
+    else:
+        values = np.array([value_of(fmt, int(c)) for c in codes], np.float64)
+    keep = np.isfinite(values) & ~((values == 0) & np.signbit(values))
+    order = np.argsort(values[keep], kind="stable")
+    return values[keep][order], codes[keep][order]
+
+
+def neighbours(fmt: Format, x: float, k: int = 2) -> list[tuple[int, float | int]]:
+    """The k representable values at or below `x` and the k above it, ascending,
+    as (code, value). Empty when x is NaN."""
+    if math.isnan(x):
+        return []
+    if isinstance(fmt, IntFormat):
+        lo = max(fmt.min_value, min(fmt.max_value, math.floor(x)))
+        first = max(fmt.min_value, lo - k + 1)
+        last = min(fmt.max_value, lo + k)
+        return [(v & ((1 << fmt.bits) - 1), v) for v in range(first, last + 1)]
+    if fmt.bits <= 16:
+        values, codes = _sorted_codes(fmt.name)
+        i = int(np.searchsorted(values, x, side="right"))
+        sel = range(max(0, i - k), min(len(values), i + k))
+        return [(int(codes[j]), float(values[j])) for j in sel]
+    return _fp32_neighbours(fmt, x, k)
+
+
+def _fp32_neighbours(fmt: Format, x: float, k: int) -> list[tuple[int, float | int]]:
+    step = 1 << getattr(fmt, "pad_bits", 0)  # fp32r keeps every 2**10-th fp32 code
+    max_code = 0x7F7FFFFF - (step - 1)
+    lo = np.float32(x)
+    if float(lo) > x:
+        lo = np.nextafter(lo, np.float32(-np.inf))
+    # lo <= x; round down to the format's grid (sign-magnitude, so toward -inf by sign)
+    code = int(np.array([lo], np.float32).view(np.uint32)[0])
+    if step > 1:
+        code = (code + step - 1) // step * step if code >> 31 else code // step * step
+
+    def signed_index(c: int) -> int:
+        return -(c & 0x7FFFFFFF) if c >> 31 else c
+
+    def from_index(i: int) -> int:
+        return (0x80000000 | -i) if i < 0 else i
+
+    base = signed_index(code)
+    out: list[tuple[int, float | int]] = []
+    for off in range(-k + 1, k + 1):
+        i = base + off * step
+        if abs(i) > max_code:
+            continue
+        c = from_index(i)
+        out.append((c, float(np.array([c], np.uint32).view(np.float32)[0])))
+    return out
+
+
+def fmt_value(v: float | int) -> str:
+    """A short, exact-enough rendering of a value (ints verbatim, floats repr)."""
+    if isinstance(v, int):
+        return str(v)
+    if math.isnan(v) or math.isinf(v):
+        return str(v)
+    return repr(v) if abs(v) < 1e16 else f"{v:.9g}"
