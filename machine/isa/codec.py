@@ -1,0 +1,214 @@
+"""bytes <-> instructions: one record at a time, or a whole program in bulk.
+
+Decoding never rejects bytes (DESIGN.md "ISA and legality"): an opcode without a
+documented struct decodes as RAW (header + events + raw bytes) and legality
+judges the values later. Bulk decode is one `np.frombuffer` plus one
+structured view per struct group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from machine.isa.opcodes import OPCODES, mnemonic, struct_name_of
+from machine.isa.spec import RECORD_BYTES, Field, Struct
+from machine.isa.structs import STRUCTS
+
+FieldValue = int | tuple[int, ...]
+
+
+class IsaFormatError(ValueError):
+    """A program whose bytes cannot be split into 64-byte records."""
+
+
+def struct_for(opcode: int) -> Struct:
+    """The struct an opcode byte decodes with."""
+    return STRUCTS[struct_name_of(opcode)]
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One decoded 64-byte record."""
+
+    index: int
+    offset: int  # byte offset of the record in the program
+    opcode: int
+    mnemonic: str
+    struct: Struct
+    fields: dict[str, FieldValue]
+    raw: bytes
+
+    def field_bytes(self, name: str) -> bytes:
+        f = self.struct.field(name)
+        return self.raw[f.offset:f.end]
+
+    def table(self) -> list[FieldRow]:
+        """The Struct pane's rows: every field with offset, size, raw bytes, value, enum name."""
+        return [field_row(f, self.fields[f.name], self.raw) for f in self.struct.fields]
+
+
+@dataclass(frozen=True)
+class FieldRow:
+    name: str
+    offset: int
+    size: int
+    raw: bytes
+    value: FieldValue
+    enum_name: str | tuple[str | None, ...] | None
+    confidence: str
+    doc: str
+    source: str
+
+
+def _enum_label(f: Field, v: int) -> str | None:
+    if f.role == "opcode":
+        return mnemonic(v)
+    if f.enum is None:
+        return None
+    from machine.isa.enums import enum_name
+    return enum_name(f.enum, v)
+
+
+def field_row(f: Field, value: FieldValue, raw: bytes) -> FieldRow:
+    if isinstance(value, tuple):
+        label: str | tuple[str | None, ...] | None = (
+            tuple(_enum_label(f, v) for v in value) if f.enum else None)
+    elif f.role == "dtype_pair":
+        from machine.dtypes import dtype_name
+        label = f"{dtype_name(value & 0xF)}/{dtype_name(value >> 4)}"
+    else:
+        label = _enum_label(f, value)
+    return FieldRow(f.name, f.offset, f.size, raw[f.offset:f.end], value, label,
+                    f.confidence, f.doc, f.source)
+
+
+def record_fields(struct: Struct, record: np.void) -> dict[str, FieldValue]:
+    """Python values of one structured record: ints, tuples for arrays."""
+    out: dict[str, FieldValue] = {}
+    for f in struct.fields:
+        v = record[f.name]
+        out[f.name] = tuple(int(x) for x in v) if f.count > 1 else int(v)
+    return out
+
+
+def decode(raw64: bytes, offset: int = 0, index: int = 0) -> Instruction:
+    """Decode one 64-byte record (any opcode; unknown ones as RAW)."""
+    raw = bytes(raw64)
+    if len(raw) != RECORD_BYTES:
+        raise IsaFormatError(f"a record is {RECORD_BYTES} bytes, got {len(raw)}")
+    code = raw[0]
+    struct = struct_for(code)
+    rec = np.frombuffer(raw, dtype=struct.dtype)[0]
+    return Instruction(index, offset, code, mnemonic(code), struct,
+                       record_fields(struct, rec), raw)
+
+
+def _check_value(f: Field, v: int) -> int:
+    lo, hi = f.bounds
+    if isinstance(v, bool) or not isinstance(v, int | np.integer):
+        raise ValueError(f"{f.name}: expected an integer, got {v!r}")
+    v = int(v)
+    # Accept the unsigned spelling of a signed field and vice versa (same bits).
+    bits = 8 * f.itemsize
+    if f.signed and hi < v < (1 << bits):
+        v -= 1 << bits
+    elif not f.signed and lo - hi - 1 <= v < 0:
+        v += 1 << bits
+    if not lo <= v <= hi:
+        raise ValueError(f"{f.name}: {v} does not fit {f.size // f.count} byte(s)")
+    return v
+
+
+def encode(struct: Struct, fields: Mapping[str, FieldValue]) -> bytes:
+    """64 bytes from field values; missing fields are 0. ValueError names a bad field."""
+    rec = np.zeros(1, dtype=struct.dtype)
+    for name, value in fields.items():
+        f = struct.field(name)
+        if f.count > 1:
+            vals = tuple(value) if not isinstance(value, int) else None
+            if vals is None or len(vals) != f.count:
+                raise ValueError(f"{name}: expected {f.count} values")
+            rec[name][0] = [_check_value(f, v) for v in vals]
+        else:
+            if not isinstance(value, int | np.integer):
+                raise ValueError(f"{name}: expected one integer")
+            rec[name][0] = _check_value(f, value)
+    return rec.tobytes()
+
+
+@dataclass
+class Program:
+    """A whole instruction stream: N x 64 raw bytes viewed per struct group."""
+
+    raw: np.ndarray  # (N, 64) uint8, from one np.frombuffer
+    name: str = "<bytes>"
+    _groups: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return int(self.raw.shape[0])
+
+    @property
+    def opcodes(self) -> np.ndarray:
+        return self.raw[:, 0]
+
+    @cached_property
+    def struct_codes(self) -> np.ndarray:
+        """Index into STRUCT_ORDER per record (which struct each record decodes with)."""
+        return _OPCODE_STRUCT_INDEX[self.opcodes]
+
+    def struct_names(self) -> list[str]:
+        """Struct names that occur in the program, in STRUCT_ORDER."""
+        present = np.unique(self.struct_codes)
+        return [STRUCT_ORDER[i] for i in present]
+
+    def records_for(self, struct_name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(indices, structured records) of every record that decodes with `struct_name`."""
+        if struct_name not in self._groups:
+            code = STRUCT_ORDER.index(struct_name)
+            idx = np.flatnonzero(self.struct_codes == code)
+            recs = np.ascontiguousarray(self.raw[idx]).view(STRUCTS[struct_name].dtype)
+            self._groups[struct_name] = (idx, recs.reshape(-1))
+        return self._groups[struct_name]
+
+    def view_as(self, struct_name: str) -> np.ndarray:
+        """Every record viewed as `struct_name` regardless of opcode (for legality sweeps)."""
+        return self.raw.view(STRUCTS[struct_name].dtype).reshape(-1)
+
+    def instruction(self, i: int) -> Instruction:
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"instruction {i} out of range 0..{n - 1}")
+        i %= n
+        return decode(self.raw[i].tobytes(), offset=i * RECORD_BYTES, index=i)
+
+    def tobytes(self) -> bytes:
+        return self.raw.tobytes()
+
+
+STRUCT_ORDER: tuple[str, ...] = tuple(STRUCTS)
+_OPCODE_STRUCT_INDEX = np.array([STRUCT_ORDER.index(struct_name_of(c)) for c in range(256)],
+                                dtype=np.uint8)
+assert all(i.struct in STRUCTS for i in OPCODES.values())
+
+
+def decode_bytes(data: bytes, name: str = "<bytes>") -> Program:
+    """A Program over `data`; IsaFormatError if the size is not a multiple of 64."""
+    size = len(data)
+    if size % RECORD_BYTES:
+        partial = size - size % RECORD_BYTES
+        raise IsaFormatError(
+            f"{name}: size {size} bytes is not a multiple of {RECORD_BYTES}: "
+            f"offset {partial}: partial record of {size - partial} bytes")
+    raw = np.frombuffer(data, dtype=np.uint8).reshape(-1, RECORD_BYTES)
+    return Program(raw, name)
+
+
+def load_program(path: str | Path) -> Program:
+    """Read a binary program file (64-byte records)."""
+    p = Path(path)
+    return decode_bytes(p.read_bytes(), str(p))
