@@ -183,3 +183,66 @@ def parse_format(name: str, gen: Gen | None = None) -> Format:
             return FORMATS[fmt]
     raise ValueError(f"unknown format {name!r}; expected one of: {', '.join(FORMAT_NAMES)} "
                      "(or a Neuron dtype name such as FP8_EXP4, BFLOAT16)")
+
+
+# --- HiFloat8 field layout (reference 002 Table 9; DESIGN "Format semantics") -------------
+# After the sign bit a prefix-coded "dot" field gives the exponent width D; the exponent is
+# sign-magnitude with an implicit leading 1 (|Ev| in [2^(D-1), 2^D - 1]); the mantissa takes
+# the rest of the byte. Dot "0000" is the denormal form: value 2^(M - 23), M = 1..7 (M = 0 is
+# zero, or NaN with the sign set). (dot code, dot width, D, mantissa bits) per row:
+HIF8_DOTS: tuple[tuple[int, int, int, int], ...] = (
+    (0b11, 2, 4, 1),  # |Ev| in [8, 15]
+    (0b10, 2, 3, 2),  # |Ev| in [4, 7]
+    (0b01, 2, 2, 3),  # |Ev| in [2, 3]
+    (0b001, 3, 1, 3),  # |Ev| = 1
+    (0b0001, 4, 0, 3),  # Ev = 0
+)
+HIF8_DENORMAL_BIAS = 23  # denormal value 2^(M - 23)
+
+
+@dataclass(frozen=True)
+class HiF8Fields:
+    """One HiFloat8 code taken apart (for traces and the value table)."""
+
+    code: int
+    sign: int
+    dot: str  # the dot field as a bit string ("11", "001", "0000", ...)
+    exp_width: int  # D; -1 for the denormal form
+    exponent: int  # Ev (unbiased); for a denormal the exponent of 2^(M-23)
+    mantissa: int
+    man_bits: int
+    kind: str  # "zero", "nan", "inf", "normal", "denormal"
+    value: float
+
+
+def hif8_fields(code: int) -> HiF8Fields:
+    """Decode one HiFloat8 byte into its fields and exact value (float64 holds it exactly)."""
+    code &= 0xFF
+    sign, rest = code >> 7, code & 0x7F  # rest: 7 bits after the sign
+    for dot, width, d, mbits in HIF8_DOTS:
+        if rest >> (7 - width) == dot:
+            body = rest & ((1 << (7 - width)) - 1)
+            efield, man = body >> mbits, body & ((1 << mbits) - 1)
+            if d == 0:
+                ev = 0
+            else:
+                mag = (1 << (d - 1)) | (efield & ((1 << (d - 1)) - 1))
+                ev = -mag if efield >> (d - 1) else mag
+            value = (1 + man / (1 << mbits)) * 2.0**ev
+            kind = "normal"
+            if code & 0x7F == HIF8.inf_code:
+                kind, value = "inf", float("inf")
+            return HiF8Fields(code, sign, format(dot, f"0{width}b"), d, ev, man, mbits, kind,
+                              -value if sign else value)
+    m = rest & 0x7  # dot 0000: denormal
+    if m == 0:
+        kind, value = ("nan", float("nan")) if sign else ("zero", 0.0)
+        return HiF8Fields(code, sign, "0000", -1, 0, 0, 3, kind, value)
+    value = 2.0 ** (m - HIF8_DENORMAL_BIAS)
+    return HiF8Fields(code, sign, "0000", -1, m - HIF8_DENORMAL_BIAS, m, 3, "denormal",
+                      -value if sign else value)
+
+
+HIF8: HiF8Format = FORMATS["hif8"]  # type: ignore[assignment]
+HIF8_VALUES: np.ndarray = np.array([hif8_fields(c).value for c in range(256)], dtype=np.float64)
+HIF8_VALUES.setflags(write=False)

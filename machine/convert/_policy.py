@@ -1,0 +1,109 @@
+"""Special-value and overflow rules per profile (DESIGN "Conversion API", ref 002 Constraints).
+
+Each rule returns, per lane, the *signed* destination encoding for one case;
+kernels compute the finite rounding and then select with these. Cases:
+NaN input, infinite input, finite overflow, integer out of range.
+
+ieee    overflow: inf if the format has one (nearest modes), the largest finite value when
+        the mode rounds toward zero (trunc; floor > 0; ceil < 0) and for `odd`; a format
+        without inf gives NaN, one without NaN the largest finite. sat: overflow and inf
+        clamp to +-max; NaN -> NaN, or 0 where there is no NaN. Integers: round by mode,
+        clamp, NaN -> 0, +-inf -> max/min (sat or not).
+        e8m0 (unsigned, no zero): negative or zero -> NaN (as ml_dtypes); below 2^-127 -> 0x00.
+ascend  as ieee, with ref 002's rules: NaN -> 0 for fp8 (e3m4/e4m3/e4m3fn/e5m2), fp4 and int
+        targets, and for every float target under sat; e8m0: |x| is converted, overflow and
+        inf -> 0xFE, NaN -> 0xFF, zero and underflow -> 0x00; fp4: inf and overflow -> +-max;
+        e4m3fn: inf -> NaN; float -> int without sat keeps the low bits of the rounded integer
+        (half 257 -> uint8 1), inf -> max/min; int -> int without sat wraps.
+neuron  ieee rules on the fp32 hub value (see kernels).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from machine.convert.formats import FloatFormat, HiF8Format
+
+ASCEND_NAN_TO_ZERO = frozenset({"fp8_e3m4", "fp8_e4m3", "fp8_e4m3fn", "fp8_e5m2",
+                                "fp4_e2m1", "fp4_e1m2"})
+_TOWARD_ZERO = {"trunc": (True, True), "odd": (True, True), "floor": (True, False),
+                "ceil": (False, True)}  # mode -> (toward zero for x > 0, for x < 0)
+
+FloatLike = FloatFormat | HiF8Format
+
+
+def sign_bit(fmt: FloatLike) -> int:
+    return 1 << (fmt.bits - 1) if fmt.signed else 0
+
+
+def with_sign(code: int | np.ndarray, neg: np.ndarray, fmt: FloatLike) -> np.ndarray:
+    return np.where(neg, code | sign_bit(fmt), code) if fmt.signed else np.broadcast_to(
+        np.asarray(code), neg.shape)
+
+
+def max_code(fmt: FloatLike) -> int:
+    return 0x6E if isinstance(fmt, HiF8Format) else fmt.max_code
+
+
+def inf_code(fmt: FloatLike) -> int | None:
+    if isinstance(fmt, HiF8Format):
+        return fmt.inf_code
+    if not fmt.inf:
+        return None
+    return ((1 << fmt.exp_bits) - 1) << (fmt.man_bits + fmt.pad_bits)
+
+
+def nan_code(fmt: FloatLike) -> int | None:
+    """Canonical NaN magnitude code: quiet bit set, no payload (sign added by the caller)."""
+    if isinstance(fmt, HiF8Format):
+        return fmt.nan_code
+    if fmt.nan == "ieee":
+        e = (1 << fmt.exp_bits) - 1
+        return ((e << fmt.man_bits) | (1 << (fmt.man_bits - 1))) << fmt.pad_bits
+    if fmt.nan == "allones":
+        return (1 << (fmt.bits - 1)) - 1
+    if fmt.nan == "code":
+        return fmt.nan_code
+    return None
+
+
+def signed_nan(fmt: FloatLike, neg: np.ndarray) -> np.ndarray:
+    """NaN encoding keeping the sign where the format's NaN has one."""
+    code = nan_code(fmt)
+    assert code is not None
+    if isinstance(fmt, HiF8Format) or fmt.nan == "code":
+        return np.full(neg.shape, code)
+    return with_sign(code, neg, fmt)
+
+
+def nan_result(fmt: FloatLike, neg: np.ndarray, sat: bool, profile: str) -> np.ndarray:
+    if fmt.name == "fp8_e8m0":
+        return np.full(neg.shape, 0xFF)
+    if profile == "ascend" and (sat or fmt.name in ASCEND_NAN_TO_ZERO):
+        return np.zeros(neg.shape, dtype=np.int64)
+    if nan_code(fmt) is None:
+        return np.zeros(neg.shape, dtype=np.int64)
+    return signed_nan(fmt, neg)
+
+
+def inf_result(fmt: FloatLike, neg: np.ndarray, sat: bool, profile: str) -> np.ndarray:
+    """Encoding of an infinite input."""
+    if sat or (profile == "ascend" and fmt.name == "fp8_e8m0"):
+        return with_sign(max_code(fmt), neg, fmt)
+    code = inf_code(fmt)
+    if code is not None:
+        return with_sign(code, neg, fmt)
+    if nan_code(fmt) is not None:
+        return signed_nan(fmt, neg)
+    return with_sign(max_code(fmt), neg, fmt)
+
+
+def overflow_result(fmt: FloatLike, neg: np.ndarray, mode: str, sat: bool,
+                    profile: str) -> np.ndarray:
+    """Encoding of a finite value whose rounding exceeds the largest finite value."""
+    big = with_sign(max_code(fmt), neg, fmt)
+    if sat or (profile == "ascend" and fmt.name == "fp8_e8m0"):
+        return big
+    pos_tz, neg_tz = _TOWARD_ZERO.get(mode, (False, False))
+    toward_zero = np.where(neg, neg_tz, pos_tz)
+    return np.where(toward_zero, big, inf_result(fmt, neg, False, profile))

@@ -1,0 +1,199 @@
+"""Vectorized, bit-exact conversion: `convert(bits, src, dst, mode, sat, profile)`.
+
+Paths (all agree with the generic decode -> round -> special-value rules):
+- sources of <= 16 bits: a cached table of every source encoding, built by the
+  generic path once per (src, dst, mode, sat, profile), then one fancy-index;
+- fp32 -> float formats (ieee / ascend): a uint32 bit kernel (_fast32);
+- everything else: decode to exact lanes (_exact), round (_round / _hif8), then
+  the profile's special-value rules (_policy).
+- profile `neuron` (ref 000 §6, DESIGN): src -> fp32 -> dst. Float targets with
+  an ml_dtypes type use its `astype` bit for bit (that *is* numpy astype: NaN
+  payloads as ml_dtypes keeps them, e8m0 ties upward, fp4 NaN -> ml_dtypes' code);
+  with `sat` the fp32 value is first clamped to +-max (inf too) and a NaN going
+  to a format without NaN gives 0. fp32r, fp4_e1m2 and hif8 (no ml_dtypes type)
+  use the ieee rint rules. Integer sources reach fp32 by RNE (int32 beyond 2^24
+  loses bits); integer targets truncate toward zero and saturate, NaN -> 0.
+Decisions where the spec is silent are in _policy's docstring.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from machine.convert import _policy as pol
+from machine.convert._exact import FINITE, INF, NAN, U64, Lanes, as_bits, decode, lanes_value
+from machine.convert._hif8 import round_hif8
+from machine.convert._round import round_float, round_int
+from machine.convert.formats import FORMATS, FloatFormat, Format, HiF8Format, IntFormat
+from machine.convert.options import Options, resolve
+
+__all__ = ["convert", "decode_value", "encode_value"]
+
+
+def convert(bits: object, src: str | Format, dst: str | Format, mode: str = "rint",
+            sat: bool = False, profile: str = "ieee") -> np.ndarray:
+    """Convert encodings of `src` to encodings of `dst` (DESIGN "Conversion API").
+
+    bits: array-like of unsigned encodings (negative ints are read as two's
+    complement patterns); returns an array of the same shape in dst's container.
+    """
+    opt = resolve(src, dst, mode, sat, profile)
+    b = as_bits(bits, opt.src)
+    if opt.src.bits <= 16:
+        return _lut(opt)[b.astype(np.intp)]
+    return _convert_wide(b, opt)
+
+
+def _convert_wide(b: np.ndarray, opt: Options) -> np.ndarray:
+    if opt.profile == "neuron":
+        return _neuron(b, opt)
+    if False and opt.src.name == "fp32" and isinstance(opt.dst, FloatFormat):
+        from machine.convert._fast32 import fp32_to_float
+
+        return fp32_to_float(b, opt)
+    return encode_lanes(decode(b, opt.src), opt, b)
+
+
+@lru_cache(maxsize=512)
+def _lut(opt: Options) -> np.ndarray:
+    codes = np.arange(1 << opt.src.bits, dtype=opt.src.container)
+    if opt.profile == "neuron":
+        table = _neuron(codes, opt)
+    else:
+        table = encode_lanes(decode(codes, opt.src), opt, codes)
+    table.setflags(write=False)
+    return table
+
+
+# --- the generic path -------------------------------------------------------------------
+
+def encode_lanes(lanes: Lanes, opt: Options, raw: np.ndarray | None = None) -> np.ndarray:
+    """Round exact lanes into opt.dst under opt's mode/sat/profile rules."""
+    if isinstance(opt.dst, IntFormat):
+        return _to_int(lanes, opt.dst, opt.mode, opt.sat, opt.profile)
+    return _to_float(lanes, opt, raw)
+
+
+def _to_float(lanes: Lanes, opt: Options, raw: np.ndarray | None) -> np.ndarray:
+    dst, mode, sat, profile = opt.dst, opt.mode, opt.sat, opt.profile
+    assert isinstance(dst, FloatFormat | HiF8Format)
+    neg = lanes.neg
+    if dst.name == "fp8_e8m0" and profile == "ascend":
+        neg = np.zeros(neg.shape, dtype=bool)  # ascend converts |x| (ref 002 e8m0 rules)
+        lanes = Lanes(lanes.cls, neg, lanes.mag, lanes.exp)
+    if isinstance(dst, HiF8Format):
+        thr, frac_bits = _hybrid_thr(opt, raw) if mode == "hybrid" else (None, 14)
+        code, over, _ = round_hif8(lanes, mode, thr, frac_bits)
+        enc = code.astype(np.int64)
+        out = np.where(enc == 0, 0, pol.with_sign(enc, neg, dst))  # no -0: 0x80 is NaN
+    else:
+        enc, _ = round_float(lanes, dst.man_bits, dst.bias, dst.emin, mode)
+        over = enc > (dst.max_code >> dst.pad_bits)
+        enc = np.maximum(enc, 0) << dst.pad_bits  # e8m0 underflow -> 0x00 = 2^-127
+        out = pol.with_sign(enc, neg, dst)
+        if dst.name == "fp8_e8m0" and profile != "ascend":
+            bad = (lanes.cls == FINITE) & (neg | (lanes.mag == 0))  # no sign, no zero
+            out = np.where(bad, 0xFF, out)
+    out = np.where(over, pol.overflow_result(dst, neg, mode, sat, profile), out)
+    out = np.where(lanes.cls == INF, pol.inf_result(dst, neg, sat, profile), out)
+    out = np.where(lanes.cls == NAN, pol.nan_result(dst, neg, sat, profile), out)
+    return out.astype(dst.container)
+
+
+def _hybrid_thr(opt: Options, raw: np.ndarray | None) -> tuple[np.ndarray, int]:
+    """Hybrid thresholds from the source encoding: Table 9 (fp32) / Table 10 (fp16)."""
+    assert raw is not None
+    r = raw.astype(np.int64)
+    if opt.src.name == "fp16":
+        return ((r & 1) << 1) | 1, 2
+    return r & 0x3FFF, 14
+
+
+def _to_int(lanes: Lanes, dst: IntFormat, mode: str, sat: bool, profile: str) -> np.ndarray:
+    res, huge, low = round_int(lanes, mode)
+    w = dst.bits
+    mask = U64((1 << w) - 1)
+    neg = lanes.neg
+    lim_pos = U64(dst.max_value)
+    lim_neg = U64(-dst.min_value)
+    in_range = ~huge & np.where(neg, res <= lim_neg, res <= lim_pos)
+    max_pat = U64(dst.max_value) & mask
+    min_pat = U64(dst.min_value & ((1 << w) - 1))
+    clamp = np.where(neg, min_pat, max_pat)
+
+    def pattern(m: np.ndarray) -> np.ndarray:  # two's complement of +-m in w bits
+        return np.where(neg, (~m + U64(1)) & mask, m & mask)
+
+    out = np.where(in_range, pattern(res), pattern(low) if profile == "ascend" and not sat
+                   else clamp)
+    out = np.where(lanes.cls == INF, clamp, out)
+    out = np.where(lanes.cls == NAN, U64(0), out)
+    return out.astype(dst.container)
+
+
+# --- neuron: the Cast of reference 000 (src -> fp32 -> dst) ------------------------------
+
+_FP32 = FORMATS["fp32"]
+
+
+def _neuron(b: np.ndarray, opt: Options) -> np.ndarray:
+    src, dst = opt.src, opt.dst
+    if src.name == "fp32":
+        hub = b
+    elif isinstance(src, FloatFormat) and src.ml_dtype is not None:
+        hub = b.view(src.ml_dtype).astype(np.float32).view(np.uint32)
+    else:  # ints (RNE into fp32), hif8, fp4_e1m2 (exact)
+        hub = encode_lanes(decode(b, src), Options(src, _FP32, "rint", False, "ieee"))
+    if dst.name == "fp32":
+        return hub.astype(np.uint32)
+    f32 = hub.view(np.float32)
+    if isinstance(dst, FloatFormat) and dst.ml_dtype is not None:
+        if not opt.sat:
+            return f32.astype(dst.ml_dtype).view(dst.container)
+        top = np.float32(dst.max_value)
+        out = np.clip(f32, -top, top).astype(dst.ml_dtype).view(dst.container)
+        if dst.nan == "none":
+            out = np.where(np.isnan(f32), 0, out).astype(dst.container)
+        return out
+    mode = "trunc" if isinstance(dst, IntFormat) else "rint"
+    return encode_lanes(decode(hub, _FP32), Options(_FP32, dst, mode, opt.sat, "ieee"))
+
+
+# --- value helpers (CLI, traces, UI) -----------------------------------------------------
+
+def decode_value(bits: object, fmt: str | Format) -> np.ndarray:
+    """Exact value of each encoding as float64 (NaN / inf as float; int64 beyond 2^53 rounds)."""
+    f = resolve(fmt, "fp32").src if isinstance(fmt, str) else fmt
+    return lanes_value(decode(as_bits(bits, f), f))
+
+
+def encode_value(values: object, fmt: str | Format, mode: str = "rint",
+                 sat: bool = False, profile: str = "ieee") -> np.ndarray:
+    """Round float64 values into `fmt` (ieee/ascend rules of `profile`) in one step.
+
+    float64 values are decoded exactly (53-bit significand) and rounded once, so no
+    double rounding happens for any destination. The CLI parses decimal text to the
+    nearest float64 first; see neurondbg.commands.convert for how exact decimals are kept.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    dst = FORMATS[fmt] if isinstance(fmt, str) and fmt in FORMATS else fmt
+    opt = resolve("fp32", dst, mode, sat, "ieee" if profile == "neuron" else profile)
+    return encode_lanes(float64_lanes(v), Options(_FP64, opt.dst, opt.mode, opt.sat,
+                                                  opt.profile), None)
+
+
+_FP64 = FloatFormat("fp64", 64, 11, 52, 1023)
+
+
+def float64_lanes(v: np.ndarray) -> Lanes:
+    """Exact lanes of float64 values."""
+    b = v.view(np.uint64)
+    neg = (b >> U64(63)) == 1
+    e = ((b >> U64(52)) & U64(0x7FF)).astype(np.int64)
+    m = b & U64((1 << 52) - 1)
+    mag = np.where(e == 0, m, m | U64(1 << 52))
+    exp = np.where(e == 0, -1074, e - 1075)
+    cls = np.where(e == 0x7FF, np.where(m == 0, INF, NAN), FINITE).astype(np.uint8)
+    return Lanes(cls, neg, np.where(cls == FINITE, mag, U64(0)), exp)
