@@ -1,0 +1,113 @@
+"""The data a conversion trace is made of: Step and Trace (plain, frozen, JSON-able)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+ROLES: tuple[str, ...] = ("sign", "exponent", "mantissa", "kept", "guard", "round", "sticky",
+                          "dropped", "carry", "pad")
+
+STEP_NAMES: tuple[str, ...] = ("decode", "special", "widen_fp32", "rebias", "align", "grs",
+                               "round", "carry", "overflow", "range", "encode", "error")
+
+Value = Fraction | float  # exact finite value, or float inf / nan
+
+
+@dataclass(frozen=True)
+class Step:
+    """One named step. `marks` are (start, end, role) ranges of `bits_after`
+    (string positions, 0 = leftmost = MSB, end exclusive); `marks_before` of `bits_before`.
+    `stage` says which conversion of a two-leg (fp32 hub) trace the step belongs to:
+    "" (a single conversion), "to_fp32" or "from_fp32"."""
+
+    name: str
+    title: str
+    text: str
+    bits_before: str = ""
+    bits_after: str = ""
+    marks: tuple[tuple[int, int, str], ...] = ()
+    values: dict[str, Any] = field(default_factory=dict)
+    marks_before: tuple[tuple[int, int, str], ...] = ()
+    stage: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "title": self.title, "text": self.text,
+                "bits_before": self.bits_before, "bits_after": self.bits_after,
+                "marks": [list(m) for m in self.marks],
+                "marks_before": [list(m) for m in self.marks_before],
+                "values": {k: _jsonable(v) for k, v in self.values.items()},
+                "stage": self.stage}
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One lane's conversion, step by step, with the exact input and output values."""
+
+    input_bits: int
+    output_bits: int
+    src: str
+    dst: str
+    mode: str
+    sat: bool
+    profile: str
+    input_value: Value
+    output_value: Value
+    error: Value | None  # output - exact input; None when either is not finite
+    inexact: bool
+    tie: bool
+    saturated: bool
+    nan: bool  # the output is NaN
+    inf: bool  # the output is infinite
+    overflow: bool
+    steps: tuple[Step, ...]
+    input_class: str = ""
+    output_class: str = ""
+
+    def step(self, name: str, stage: str | None = None) -> Step:
+        """The first step called `name` (in `stage`, when given)."""
+        for s in self.steps:
+            if s.name == name and (stage is None or s.stage == stage):
+                return s
+        raise KeyError(name)
+
+    @property
+    def step_names(self) -> list[str]:
+        return [s.name for s in self.steps]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"input_bits": hex(self.input_bits), "output_bits": hex(self.output_bits),
+                "src": self.src, "dst": self.dst, "mode": self.mode, "sat": self.sat,
+                "profile": self.profile, "input_value": _jsonable(self.input_value),
+                "output_value": _jsonable(self.output_value), "error": _jsonable(self.error),
+                "input_class": self.input_class, "output_class": self.output_class,
+                "inexact": self.inexact, "tie": self.tie, "saturated": self.saturated,
+                "nan": self.nan, "inf": self.inf, "overflow": self.overflow,
+                "steps": [s.to_dict() for s in self.steps]}
+
+
+def _jsonable(v: Any) -> Any:
+    """Exact values as strings ("5/4"), non-finite floats as "inf"/"-inf"/"nan"."""
+    if isinstance(v, Fraction):
+        return str(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    return v
+
+
+def show(v: Value | None) -> str:
+    """A value for a sentence: shortest exact decimal if short, else ~9 significant digits."""
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return "NaN" if math.isnan(v) else ("+inf" if v > 0 else "-inf")
+    if v.denominator == 1:
+        return str(v.numerator)
+    d = v.denominator
+    if d & (d - 1) == 0 and d.bit_length() <= 30:  # a short dyadic: print it exactly
+        s = f"{float(v):.{d.bit_length()}f}".rstrip("0")
+        if Fraction(s) == v:
+            return s
+    return f"{float(v):.9g}"

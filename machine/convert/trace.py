@@ -1,0 +1,159 @@
+"""Per-lane conversion trace: `trace(bits, src, dst, mode, sat, profile) -> Trace`.
+
+Computed by readable per-lane code on the bit patterns (machine.convert._trace_*),
+never by the vectorized kernels, and property-tested to agree with them bit for bit.
+
+Profiles (DESIGN.md "Conversion API"):
+- ieee / ascend: one conversion src -> dst under `mode` and `sat`.
+- neuron: two legs, src -> fp32 (int sources round to nearest even, float sources widen
+  exactly) and fp32 -> dst (rint for float targets; trunc + saturate + NaN -> 0 for
+  integer targets; ref 000 §6, ref 003 §3). The steps of each leg carry `stage`
+  "to_fp32" / "from_fp32"; a "widen_fp32" step shows the hub value between them.
+
+Decisions where DESIGN.md is silent (also in the report):
+- NaN outputs are the canonical quiet NaN with the input's sign (as ml_dtypes writes).
+- e8m0 has no zero and no sign: 0 and negative inputs give its NaN 0xFF (as ml_dtypes);
+  a positive value below 2^-127 gives 2^-127 in every mode.
+- hybrid is HiFloat8's rounding: other targets reject it (ValueError).
+- An infinite input keeps infinity where the target has one, whatever the mode.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from machine.convert._trace_codec import Decoded, bitstr, decode
+from machine.convert._trace_model import Step, Trace, Value, show
+from machine.convert._trace_round import MODE_WORDS, Leg, LegResult
+from machine.convert.formats import FORMATS, Format, HiF8Format, IntFormat
+from machine.convert.options import resolve
+
+__all__ = ["Step", "Trace", "trace"]
+
+FP32 = FORMATS["fp32"]
+
+
+def _decode_step(bits: int, fmt: Format, d: Decoded, stage: str) -> Step:
+    f = d.fields or {}
+    if isinstance(fmt, IntFormat):
+        text = f"{fmt.name} {'two' + chr(39) + 's complement' if fmt.signed else 'unsigned'}: " \
+               f"{f.get('value')}"
+    elif isinstance(fmt, HiF8Format):
+        text = (f"HiFloat8: sign={d.sign}, dot field of {f.get('dot_width')} bits, "
+                f"class {d.cls}: value {show(d.value)}")
+    else:
+        parts = [f"sign={d.sign}"] if fmt.signed else []
+        parts.append(f"exponent=0b{bitstr(f.get('exponent', 0), fmt.exp_bits)} "
+                     f"({f.get('exponent', 0)})")
+        if fmt.man_bits:
+            parts.append(f"mantissa=0b{bitstr(f.get('mantissa', 0), fmt.man_bits)}")
+        text = ", ".join(parts) + f": class {d.cls}, value {show(d.value)}"
+    b = bitstr(bits, fmt.bits)
+    return Step("decode", f"Decode {fmt.name}", text, b, b, d.marks,
+                {"class": d.cls, "sign": d.sign, **f, "value": d.value}, d.marks, stage)
+
+
+def _leg(bits: int, src: Format, dst: Format, mode: str, sat: bool, profile: str,
+         stage: str) -> tuple[Decoded, LegResult]:
+    d = decode(bits, src)
+    leg = Leg(src, dst, mode, sat, profile, stage, wrap_ints=profile == "ascend", src_bits=bits)
+    res = leg.run(d)
+    res.steps.insert(0, _decode_step(bits, src, d, stage))
+    return d, res
+
+
+def _as_value(v: Value) -> Value:
+    return v
+
+
+def trace(bits: int, src: str | Format, dst: str | Format, mode: str = "rint",
+          sat: bool = False, profile: str = "ieee") -> Trace:
+    """Trace one lane: `bits` is the source encoding as an unsigned int (DESIGN bit convention)."""
+    o = resolve(src, dst, mode, sat, profile)
+    if o.mode == "hybrid" and not isinstance(o.dst, HiF8Format):
+        raise ValueError("mode 'hybrid' is HiFloat8 rounding (ref 002 Table 9/10): "
+                         "the target must be hif8")
+    bits = int(bits)
+    if bits < 0 or bits >> o.src.bits:
+        raise ValueError(f"bit pattern 0x{bits:x} does not fit {o.src.name} ({o.src.bits} bits)")
+    steps: list[Step] = []
+    if o.profile == "neuron":
+        d_in, res = _neuron(bits, o.src, o.dst, o.sat, steps)
+    else:
+        d_in, res = _leg(bits, o.src, o.dst, o.mode, o.sat, o.profile, "")
+        steps.extend(res.steps)
+    out = decode(res.code, o.dst)
+    vin, vout = d_in.value, out.value
+    err = vout - vin if isinstance(vin, Fraction) and isinstance(vout, Fraction) else None
+    steps.append(_error_step(vin, vout, err, res))
+    return Trace(bits, res.code, o.src.name, o.dst.name, o.mode, o.sat, o.profile, vin, vout,
+                 err, inexact=bool(res.inexact or (err not in (None, 0))), tie=res.tie,
+                 saturated=res.saturated, nan=out.cls == "nan", inf=out.cls == "inf",
+                 overflow=res.overflow, steps=tuple(steps), input_class=d_in.cls,
+                 output_class=out.cls)
+
+
+def _neuron(bits: int, src: Format, dst: Format, sat: bool,
+            steps: list[Step]) -> tuple[Decoded, LegResult]:
+    """Ref 000 §6.1: in -> widen-to-fp32 -> narrow-to-out."""
+    if src.name == "fp32":
+        d_in = decode(bits, src)
+        hub, hub_res = bits, LegResult(bits)
+    else:
+        d_in, hub_res = _leg(bits, src, FP32, "rint", False, "ieee", "to_fp32")
+        hub = hub_res.code
+        if isinstance(src, IntFormat):
+            steps.extend(hub_res.steps)
+            how = ("int -> fp32 rounds to nearest even (ref 003 §2): "
+                   + ("exact" if not hub_res.inexact else
+                      "fp32 keeps 24 significant bits, so this integer loses its low bits"))
+        else:
+            steps.append(hub_res.steps[0])
+            how = f"{src.name} -> fp32 is exact: fp32 holds every {src.name} value"
+        hd = decode(hub, FP32)
+        steps.append(Step("widen_fp32", "Widen to the fp32 hub",
+                          f"{how}; hub value {show(hd.value)}", bitstr(bits, src.bits),
+                          bitstr(hub, 32), hd.marks, {"hub_bits": hub, "value": hd.value},
+                          stage="to_fp32"))
+    if dst.name == "fp32":
+        res = hub_res if src.name != "fp32" else LegResult(bits)
+        if src.name == "fp32":
+            steps.append(Step("decode", "Decode fp32", f"value {show(d_in.value)}",
+                              bitstr(bits, 32), bitstr(bits, 32), d_in.marks, stage=""))
+        return d_in, res
+    mode = "trunc" if isinstance(dst, IntFormat) else "rint"
+    _, res = _leg(hub, FP32, dst, mode, sat, "neuron", "from_fp32")
+    if isinstance(dst, IntFormat):
+        res.steps[0] = _retitle(res.steps[0], "fp32 -> integer truncates toward zero and "
+                                "saturates; NaN -> 0 (ref 003 §3, ref 000 §6.4)")
+    steps.extend(res.steps)
+    res.inexact = res.inexact or hub_res.inexact
+    res.overflow = res.overflow or hub_res.overflow
+    return d_in, res
+
+
+def _retitle(step: Step, note: str) -> Step:
+    return Step(step.name, step.title, f"{step.text}. {note}", step.bits_before,
+                step.bits_after, step.marks, step.values, step.marks_before, step.stage)
+
+
+def _error_step(vin: Value, vout: Value, err: Value | None, res: LegResult) -> Step:
+    if err is None:
+        text = f"output {show(vout)} vs input {show(vin)}: no finite error"
+        values: dict = {"error": None}
+    else:
+        rel = ""
+        if vin != 0 and err != 0:
+            rel = f" ({float(abs(err / vin)) * 100:.3g}% of the input)"
+        text = f"output {show(vout)} - exact input {show(vin)} = {show(err)}{rel}"
+        values = {"error": err, "abs_error": abs(err)}
+        if isinstance(vin, Fraction) and vin != 0:
+            values["relative_error"] = float(err / vin)
+    if isinstance(vout, float) and math.isnan(vout):
+        text = f"output is NaN (input {show(vin)})"
+    return Step("error", "Error vs the exact input", text, values=values)
+
+
+def mode_word(mode: str) -> str:
+    return MODE_WORDS.get(mode, mode)
