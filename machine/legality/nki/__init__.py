@@ -1,0 +1,21 @@
+"""NKI-intrinsic-level legality (reference 004): rules as data, per intrinsic.
+
+    check_call({"op": "select_reduce", "args": {...}, "gen": "trn2"}) -> Verdict
+    check_calls([...]) -> list[Verdict]
+    INTRINSICS: {name: clause specs};  CATALOG: {name: Intrinsic}
+    CORRESPONDENCE / intrinsic_for_opcode / args_from_fields / check_fields /
+    DISAGREEMENTS: the instruction <-> intrinsic bridge for the wire level.
+"""
+
+from machine.legality.nki.check import (
+    CATALOG,
+    INTRINSICS,
+    check_call,
+    check_calls,
+    evaluate,
+    parse_call,
+)
+from machine.legality.nki.vocab import NkiInputError, ReduceCmd
+
+__all__ = ["CATALOG", "INTRINSICS", "NkiInputError", "ReduceCmd", "check_call", "check_calls",
+           "evaluate", "parse_call"]

@@ -1,0 +1,100 @@
+"""Evaluate NKI calls against the intrinsic catalogue into Verdicts.
+
+A call is `{"op": "select_reduce", "args": {...}, "gen": "trn2"}` (gen
+optional, default cayman/trn2). Parsing problems raise `NkiInputError` with
+the call index and argument path; legality problems are failing clauses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from machine.dtypes import Gen
+from machine.legality.nki import dma, memory, reduce, search, select
+from machine.legality.nki.args import PARSERS
+from machine.legality.nki.common import UNEXPECTED
+from machine.legality.nki.spec import ClauseSpec, Intrinsic
+from machine.legality.nki.vocab import NkiInputError, _show, parse_call_gen
+from machine.legality.result import ClauseResult, Verdict
+
+CATALOG: dict[str, Intrinsic] = {
+    i.name: i
+    for module in (reduce, search, select, memory, dma)
+    for i in module.INTRINSICS
+}
+# The clause lists by intrinsic, for listings (the UI, `check-nki --list`).
+INTRINSICS: dict[str, tuple[ClauseSpec, ...]] = {n: i.clauses for n, i in CATALOG.items()}
+
+
+def parse_call(call: Any, where: str = "call") -> tuple[Intrinsic, dict[str, Any], Gen]:
+    """The intrinsic, the typed args (defaults filled in) and the generation."""
+    if not isinstance(call, Mapping):
+        raise NkiInputError(f"{where}: expected an object {{\"op\", \"args\", \"gen\"}}, "
+                            f"got {_show(call)}")
+    unknown = sorted(set(call) - {"op", "args", "gen"})
+    if unknown:
+        raise NkiInputError(f"{where}: unknown key {unknown[0]!r}; expected op, args, gen")
+    op = call.get("op")
+    if not isinstance(op, str):
+        raise NkiInputError(f"{where}.op: expected an intrinsic name string, got {_show(op)}")
+    name = op.strip().removeprefix("nisa.").removeprefix("nki.isa.")
+    if name not in CATALOG:
+        raise NkiInputError(f"{where}.op: unknown intrinsic {op!r}; expected one of: "
+                            f"{', '.join(CATALOG)}")
+    intrinsic = CATALOG[name]
+    raw = call.get("args", {})
+    if not isinstance(raw, Mapping):
+        raise NkiInputError(f"{where}.args: expected an object of arguments, got {_show(raw)}")
+    gen = parse_call_gen(call.get("gen"), f"{where}.gen")
+    return intrinsic, parse_args(intrinsic, raw, f"{where}.args"), gen
+
+
+def parse_args(intrinsic: Intrinsic, raw: Mapping[str, Any], where: str,
+               *, defaults: bool = True) -> dict[str, Any]:
+    """Typed args by the signature; unknown keywords go to args[UNEXPECTED]."""
+    args: dict[str, Any] = {}
+    for p in intrinsic.params:
+        if p.name in raw:
+            args[p.name] = PARSERS[p.kind](raw[p.name], f"{where}.{p.name}")
+        elif p.required and defaults:
+            raise NkiInputError(f"{where}: missing required argument {p.name!r} of "
+                                f"{intrinsic.name}")
+        elif defaults:
+            args[p.name] = p.default
+    extra = tuple(k for k in raw if k not in intrinsic.param_index)
+    args[UNEXPECTED] = () if intrinsic.var_kwargs else extra
+    return args
+
+
+def evaluate(intrinsic: Intrinsic, args: Mapping[str, Any], gen: Gen,
+             *, partial: bool = False) -> Verdict:
+    """Run every clause; with `partial`, skip clauses reading an arg not in `args`.
+
+    (Partial evaluation serves the wire level: a decoded instruction determines
+    only some of an intrinsic's arguments.)
+    """
+    results = []
+    for spec in intrinsic.clauses:
+        if partial and any(r not in args for r in spec.reads):
+            continue
+        try:
+            passed, message = spec.check(args, gen)
+        except Exception as exc:  # a clause must never take the checker down
+            passed, message = False, f"could not evaluate: {exc!r}"
+        results.append(ClauseResult(spec.name, passed, message, None if passed else spec.fix,
+                                    spec.provenance, spec.reads, spec.note))
+    return Verdict(intrinsic.name, "nki", tuple(results))
+
+
+def check_call(call: Mapping[str, Any], where: str = "call") -> Verdict:
+    """The NKI-level verdict of one call."""
+    intrinsic, args, gen = parse_call(call, where)
+    return evaluate(intrinsic, args, gen)
+
+
+def check_calls(calls: Sequence[Mapping[str, Any]]) -> list[Verdict]:
+    """Verdicts of a list of calls; errors name the call index ("call 3: ...")."""
+    if not isinstance(calls, Sequence) or isinstance(calls, (str, bytes)):
+        raise NkiInputError(f"expected a list of calls, got {_show(calls)}")
+    return [check_call(c, f"call {i}") for i, c in enumerate(calls)]

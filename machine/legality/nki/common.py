@@ -1,0 +1,135 @@
+"""Clause builders shared by several intrinsics (ref 004 "Common Wrapper Skeleton").
+
+Reference 004 tags its facts CONFIRMED (read from the binary / docstring),
+STRONG (read from the body, not cross-checked) and INFERRED. The result model
+speaks HIGH / MED / LOW: CONFIRMED and STRONG are HIGH (both observed), and
+INFERRED or a rule only implied by the text is MED. The original tag stays in
+the provenance section text where the reference gives one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from machine.dtypes import Gen
+from machine.legality.nki.spec import Check, ClauseSpec, Param
+from machine.legality.nki.vocab import (
+    NkiDtype,
+    ReduceCmd,
+    Scalar,
+    Tile,
+    show_cmds,
+    show_set,
+)
+from machine.legality.result import Provenance
+
+UNEXPECTED = "_unexpected"  # reserved args key: the keyword names the signature lacks
+
+
+def ref004(section: str, confidence: str = "HIGH") -> Provenance:
+    return Provenance("004", section, confidence)
+
+
+def clause(name: str, reads: tuple[str, ...] | str, rule: str, check: Check,
+           provenance: Provenance, fix: str | None = None, note: bool = False) -> ClauseSpec:
+    reads = (reads,) if isinstance(reads, str) else reads
+    return ClauseSpec(name, reads, rule, check, provenance, fix, note)
+
+
+def signature(intrinsic: str, params: tuple[Param, ...], provenance: Provenance,
+              why: str = "") -> ClauseSpec:
+    """Every keyword the call passes is a parameter of the signature."""
+    names = ", ".join(p.name for p in params)
+
+    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+        extra = args.get(UNEXPECTED, ())
+        if extra:
+            listed = ", ".join(repr(e) for e in extra)
+            return False, (f"{intrinsic}() got unexpected keyword argument(s) {listed}; "
+                           f"its parameters are ({names}){why}")
+        return True, f"every argument is a parameter of {intrinsic}({names})"
+
+    return clause("signature", UNEXPECTED, f"only the parameters ({names})", check, provenance,
+                  fix="remove the unexpected argument(s)")
+
+
+def not_none(arg: str) -> ClauseSpec:
+    """sema.assert_not_none over one required argument (the wrapper skeleton)."""
+    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+        if args.get(arg) is None:
+            return False, f"{arg} is None: a required argument must be given"
+        return True, f"{arg} is {args[arg]}"
+    return clause(f"assert_not_none({arg})", arg, f"{arg} is not None", check,
+                  ref004("Common Wrapper Skeleton"), fix=f"pass a value for {arg}")
+
+
+def reduce_cmd_gate(name: str, intrinsic: str, legal: frozenset[ReduceCmd],
+                    why: Mapping[ReduceCmd, str], provenance: Provenance,
+                    fix: str | None = None) -> ClauseSpec:
+    """_check_supported_reduce_cmd with a per-op supported set (ref 004 reduce_cmd).
+
+    `why` adds a per-command explanation to the failure message (the traps).
+    """
+    legal_text = show_cmds(legal)
+
+    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+        cmd: ReduceCmd = args["reduce_cmd"]
+        if cmd in legal:
+            return True, f"reduce_cmd {cmd.name} ({int(cmd)}) is in {intrinsic}'s set {legal_text}"
+        return False, (f"reduce_cmd {cmd.name} ({int(cmd)}) is not in {intrinsic}'s supported "
+                       f"set {legal_text}{why.get(cmd, '')}")
+
+    return clause(name, "reduce_cmd", f"reduce_cmd in {legal_text}", check, provenance, fix)
+
+
+def dtype_in(name: str, arg: str, legal: frozenset[NkiDtype], why: str,
+             provenance: Provenance, fix: str | None = None, *,
+             when: str | None = None) -> ClauseSpec:
+    """A tile/scalar argument's dtype is in a legal set (skipped when the arg is None)."""
+    legal_text = show_set(legal)
+
+    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+        value = args.get(arg)
+        if value is None:
+            return True, f"{arg} not given"
+        if value.dtype in legal:
+            return True, f"{arg} dtype {value.dtype} is in {legal_text}"
+        return False, f"{arg} dtype {value.dtype} is not in {legal_text}{why}"
+
+    rule = f"{arg}.dtype in {legal_text}" + (f" {when}" if when else "")
+    return clause(name, arg, rule, check, provenance, fix)
+
+
+def op_in(name: str, arg: str, legal: tuple[str, ...], why: str,
+          provenance: Provenance, fix: str | None = None) -> ClauseSpec:
+    """An op argument names one of the legal numpy ops."""
+    legal_text = "{" + ", ".join(f"np.{o}" for o in legal) + "}"
+
+    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+        op = args.get(arg)
+        if op in legal:
+            return True, f"{arg} np.{op} is in {legal_text}"
+        return False, f"{arg} {_op_text(op)} is not in {legal_text}{why}"
+
+    return clause(name, arg, f"{arg} in {legal_text}", check, provenance, fix)
+
+
+def out_dtype(args: Mapping[str, Any], base: str) -> NkiDtype | None:
+    """The instruction's output dtype: `dtype` if given, else the `base` arg's dtype."""
+    if args.get("dtype") is not None:
+        return args["dtype"]
+    value = args.get(base)
+    return value.dtype if isinstance(value, (Tile, Scalar)) else None
+
+
+def _op_text(op: str | None) -> str:
+    return "None" if op is None else f"np.{op}"
+
+
+def is_tile(x: Any) -> bool:
+    return isinstance(x, Tile)
+
+
+def is_scalar(x: Any) -> bool:
+    return isinstance(x, Scalar)

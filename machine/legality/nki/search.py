@@ -1,0 +1,132 @@
+"""The DVE search ops: max8, nc_find_index8, nc_match_replace8 (ref 004).
+
+Their envelopes differ: max8 and find_index8 read 8..16384 elements per
+partition, match_replace8 up to 16384; find/match need exactly 8 vals (the
+8 is silicon width, not a parameter — ref 004 NOTE).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from machine.dtypes import Gen
+from machine.legality.nki.common import clause, not_none, ref004, signature
+from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
+from machine.legality.nki.vocab import dtype_set, show_set
+
+SEARCH_WIDTH = 8  # fixed silicon width
+MAX_ELEMS = 16384
+FIND_INDEX8_DTYPES = dtype_set("uint16", "uint32")
+
+
+def max_dims(arg: str, limit: int, section: str) -> ClauseSpec:
+    """assert_max_dimensions over one operand."""
+    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+        tile = args.get(arg)
+        if tile is None or len(tile.shape) <= limit:
+            return True, f"{arg} {tile} has at most {limit} dims"
+        return False, f"{arg} {tile} has {len(tile.shape)} dims; at most {limit} ({limit}-D)"
+    return clause(f"assert_max_dimensions({arg})", arg, f"{arg} rank <= {limit}", check,
+                  ref004(section), fix=f"reshape {arg} to at most {limit} dims")
+
+
+def elems_per_partition(arg: str, low: int, section: str) -> ClauseSpec:
+    """low..16384 elements per partition."""
+    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+        tile = args.get(arg)
+        if tile is None:
+            return True, f"{arg} not given"
+        n = tile.free_size
+        if low <= n <= MAX_ELEMS:
+            return True, f"{arg} {tile} has {n} elements per partition in {low}..{MAX_ELEMS}"
+        return False, (f"{arg} {tile} has {n} elements per partition, outside {low}..{MAX_ELEMS}")
+    return clause(f"elements_per_partition({arg})", arg, f"{low} <= {arg} free size <= {MAX_ELEMS}",
+                  check, ref004(section + "; thresholds NOTE (value CONFIRMED)"),
+                  fix=f"tile {arg} to at most {MAX_ELEMS} elements per partition")
+
+
+def exactly_8_vals(section: str) -> ClauseSpec:
+    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+        vals = args.get("vals")
+        if vals is None or vals.free_size == SEARCH_WIDTH:
+            return True, f"vals {vals} has exactly {SEARCH_WIDTH} elements per partition"
+        return False, (f"vals {vals} has {vals.free_size} elements per partition; exactly "
+                       f"{SEARCH_WIDTH} (fixed silicon width: any other count is a shape error)")
+    return clause("vals_exactly_8", "vals", "vals has exactly 8 elements per partition", check,
+                  ref004(section + "; NOTE: the 8 is fixed silicon width"),
+                  fix="pass exactly 8 values per partition")
+
+
+def _find_index8_dtype(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+    dtype = args.get("dtype")
+    if dtype is None:
+        return True, "output dtype defaults to uint32"
+    if dtype in FIND_INDEX8_DTYPES:
+        return True, f"output dtype {dtype} is in {show_set(FIND_INDEX8_DTYPES)}"
+    return False, f"output dtype {dtype} is not in {show_set(FIND_INDEX8_DTYPES)}"
+
+
+def _match_partitions(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+    tiles = {n: args.get(n) for n in ("data", "vals", "dst_idx")}
+    sizes = {n: t.partitions for n, t in tiles.items() if t is not None}
+    shown = ", ".join(f"{n} {p}" for n, p in sizes.items())
+    if len(set(sizes.values())) <= 1:
+        return True, f"partition dims match: {shown}"
+    return False, f"partition dims differ: {shown}"
+
+
+_MAX8_PARAMS = (Param("src", "tile", required=True), Param("mask", "any"),
+                Param("dtype", "dtype"))
+MAX8 = Intrinsic(
+    "max8", "Vector", _MAX8_PARAMS, source="neuron_isa.py:2124",
+    doc="the 8 largest values per partition, descending; output [par, 8]",
+    clauses=(
+        signature("max8", _MAX8_PARAMS, ref004("max8 signature (CONFIRMED stub L704)")),
+        not_none("src"),
+        max_dims("src", 5, "max8: src up to 5-D"),
+        elems_per_partition("src", SEARCH_WIDTH, "max8: 8..16384 elements per partition"),
+    ),
+)
+
+_FI_PARAMS = (Param("data", "tile", required=True), Param("vals", "tile", required=True),
+              Param("mask", "any"), Param("dtype", "dtype"))
+NC_FIND_INDEX8 = Intrinsic(
+    "nc_find_index8", "Vector", _FI_PARAMS, source="neuron_isa.py:2162",
+    doc="index of the first occurrence of each of 8 vals per partition",
+    clauses=(
+        signature("nc_find_index8", _FI_PARAMS,
+                  ref004("nc_find_index8 signature (CONFIRMED stub L776)")),
+        not_none("data"), not_none("vals"),
+        max_dims("data", 5, "nc_find_index8: data up to 5-D"),
+        max_dims("vals", 3, "nc_find_index8: vals up to 3-D"),
+        elems_per_partition("data", SEARCH_WIDTH, "nc_find_index8: 8..16384 elem/part"),
+        exactly_8_vals("nc_find_index8: vals exactly 8 elem/part"),
+        clause("output_dtype", "dtype", "dtype in {uint16, uint32} (default uint32)",
+               _find_index8_dtype, ref004("nc_find_index8: output dtype uint16 OR uint32"),
+               fix="use dtype=nl.uint32 (default) or nl.uint16"),
+    ),
+)
+
+_MR_PARAMS = (Param("data", "tile", required=True), Param("vals", "tile", required=True),
+              Param("imm", "number", required=True), Param("dst_idx", "tile"),
+              Param("mask", "any"), Param("dtype", "dtype"))
+NC_MATCH_REPLACE8 = Intrinsic(
+    "nc_match_replace8", "Vector", _MR_PARAMS, source="neuron_isa.py:2207",
+    doc="replace the first occurrence of each of 8 vals with imm",
+    clauses=(
+        signature("nc_match_replace8", _MR_PARAMS,
+                  ref004("nc_match_replace8 signature (CONFIRMED stub L816)")),
+        not_none("data"), not_none("vals"),
+        max_dims("data", 5, "nc_match_replace8: data up to 5-D"),
+        max_dims("vals", 3, "nc_match_replace8: vals up to 3-D"),
+        elems_per_partition("data", 1, "nc_match_replace8: <= 16384 elem/part"),
+        exactly_8_vals("nc_match_replace8: vals exactly 8 elem/part"),
+        clause("assert_same_shape(partitions)", ("data", "vals", "dst_idx"),
+               "data / vals (/ dst_idx) partition dims match", _match_partitions,
+               ref004("nc_match_replace8: assert_same_shape over partition dims"),
+               fix="give data and vals the same partition count"),
+    ),
+)
+
+INTRINSICS: tuple[Intrinsic, ...] = (MAX8, NC_FIND_INDEX8, NC_MATCH_REPLACE8)
