@@ -28,7 +28,9 @@ def run_trace(bits: int, src: str, dst: str, mode: str, sat: bool, profile: str)
     """machine.convert.trace for one lane; ValueError (bad combination) passes through."""
     resolve(src, dst, mode, sat, profile)  # the same one-line messages as the CLI
     try:
-        from machine.convert import trace
+        # The submodule, not `machine.convert.trace`: once imported, the package
+        # attribute of that name is the module, shadowing the lazy function.
+        from machine.convert.trace import trace
     except ImportError as exc:  # the trace module has not landed in this build
         raise ValueError(f"per-lane traces are not available: {exc}") from None
     return trace(bits, src, dst, mode=mode, sat=sat, profile=profile)

@@ -126,7 +126,8 @@ def _sorted_codes(name: str) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(fmt, HiF8Format):
         values = _hif8_values()
     elif isinstance(fmt, FloatFormat) and fmt.ml_dtype is not None:
-        values = codes.astype(fmt.container).view(fmt.ml_dtype).astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            values = codes.astype(fmt.container).view(fmt.ml_dtype).astype(np.float64)
     else:
         values = np.array([value_of(fmt, int(c)) for c in codes], np.float64)
     keep = np.isfinite(values) & ~((values == 0) & np.signbit(values))
@@ -187,3 +188,24 @@ def fmt_value(v: float | int) -> str:
     if math.isnan(v) or math.isinf(v):
         return str(v)
     return repr(v) if abs(v) < 1e16 else f"{v:.9g}"
+
+
+def values_of(fmt: Format, codes: np.ndarray) -> np.ndarray:
+    """Vectorized `value_of` over an array of encodings (float64; ints exact to 2**53)."""
+    codes = np.asarray(codes)
+    if isinstance(fmt, IntFormat):
+        if fmt.bits < 8:
+            raw = codes.astype(np.int64) & ((1 << fmt.bits) - 1)
+            if fmt.signed:
+                raw = np.where(raw >> (fmt.bits - 1), raw - (1 << fmt.bits), raw)
+            return raw.astype(np.float64)
+        return codes.astype(fmt.container).view(fmt.value_dtype).astype(np.float64)
+    if isinstance(fmt, HiF8Format):
+        return _hif8_values()[codes.astype(np.uint8)]
+    if fmt.name == "fp32r":
+        return codes.astype(np.uint32).view(np.float32).astype(np.float64)
+    if fmt.ml_dtype is not None:
+        with np.errstate(invalid="ignore"):
+            return codes.astype(fmt.container).view(fmt.ml_dtype).astype(np.float64)
+    return np.array([_generic_float(fmt, int(c)) for c in codes.ravel()],
+                    np.float64).reshape(codes.shape)

@@ -30,7 +30,7 @@ def trace_flags(trace: Any) -> list[str]:
 
 def _num(v: Any) -> str:
     if isinstance(v, Fraction):
-        if v.denominator == 1:
+        if v.denominator == 1 and abs(v.numerator) < 10**12:
             return str(v.numerator)
         return f"{float(v):.10g}"
     if isinstance(v, float):

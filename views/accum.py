@@ -1,0 +1,48 @@
+"""DVE accumulators (one fp32 per partition) and the 8 index registers per partition."""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.text import Text
+
+from views.lineview import LineView
+from views.snapshot import Snapshot
+
+CHANGED = "bold black on #ffd43b"
+
+
+class AccumView(LineView):
+    """p  acc  idx0..idx7; rows the last step wrote are highlighted."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.acc = np.zeros(0, np.float32)
+        self.idx = np.zeros((0, 8), np.uint32)
+        self.rows: set[int] = set()
+
+    def show(self, snap: Snapshot) -> None:
+        self.acc = snap.acc if snap.acc is not None else np.zeros(0, np.float32)
+        self.idx = snap.idx if snap.idx is not None else np.zeros((0, 8), np.uint32)
+        rows: set[int] = set()
+        record = snap.record
+        for w in getattr(record, "writes", None) or ():
+            if getattr(w, "target", "") in ("acc", "idx"):
+                index = getattr(w, "index", None)
+                if isinstance(index, slice):
+                    rows.update(range(*index.indices(len(self.acc))))
+        self.rows = rows
+        self.update_size()
+
+    def line_count(self) -> int:
+        return len(self.acc)
+
+    def content_width(self) -> int:
+        return 16 + 9 * self.idx.shape[1] if self.idx.ndim == 2 else 16
+
+    def line_text(self, index: int) -> Text:
+        style = CHANGED if index in self.rows else ""
+        text = Text(f"p{index:<3} ", style="dim")
+        text.append(f"{float(self.acc[index]):>11.5g}", style=style)
+        if self.idx.ndim == 2 and index < self.idx.shape[0]:
+            text.append("  " + " ".join(f"{int(v):>8}" for v in self.idx[index]), style="dim")
+        return text

@@ -1,0 +1,101 @@
+"""Console: output log and a command line with history (↑/↓) and completion (Tab)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.suggester import SuggestFromList
+from textual.widgets import Input, RichLog
+
+
+def complete(prefix: str, words: Sequence[str]) -> str:
+    """The longest common extension of `prefix` among `words` (prefix itself if none)."""
+    matches = [w for w in words if w.startswith(prefix)]
+    if not matches:
+        return prefix
+    common = matches[0]
+    for m in matches[1:]:
+        while not m.startswith(common):
+            common = common[:-1]
+    return common
+
+
+class ConsoleInput(Input):
+    """An Input with command history and Tab completion of the first word."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "history(-1)", "previous", show=False, id="console.prev"),
+        Binding("down", "history(1)", "next", show=False, id="console.next"),
+        Binding("tab", "complete", "complete", show=False, priority=True, id="console.complete"),
+    ]
+
+    def __init__(self, words: Sequence[str], **kwargs) -> None:
+        super().__init__(suggester=SuggestFromList(words, case_sensitive=True), **kwargs)
+        self.words = list(words)
+        self.history: list[str] = []
+        self._pos = 0
+
+    def remember(self, line: str) -> None:
+        if line and (not self.history or self.history[-1] != line):
+            self.history.append(line)
+        self._pos = len(self.history)
+
+    def action_history(self, delta: int) -> None:
+        if not self.history:
+            return
+        self._pos = max(0, min(len(self.history), self._pos + delta))
+        self.value = self.history[self._pos] if self._pos < len(self.history) else ""
+        self.cursor_position = len(self.value)
+
+    def action_complete(self) -> None:
+        if " " in self.value.strip():
+            return
+        self.value = complete(self.value.strip(), self.words)
+        if self.value in self.words:
+            self.value += " "
+        self.cursor_position = len(self.value)
+
+
+class ConsoleView(Vertical):
+    """Posts `ConsoleView.Command` for every line entered; `write` adds output."""
+
+    DEFAULT_CSS = """
+    ConsoleView { height: 1fr; }
+    ConsoleView RichLog { height: 1fr; scrollbar-size: 1 1; }
+    ConsoleView ConsoleInput { height: 1; border: none; padding: 0; }
+    """
+
+    class Command(Message):
+        def __init__(self, line: str) -> None:
+            super().__init__()
+            self.line = line
+
+    def __init__(self, words: Sequence[str] = (), **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.words = words
+
+    def compose(self) -> ComposeResult:
+        yield RichLog(id="console-log", wrap=True, markup=False, max_lines=2000)
+        yield ConsoleInput(self.words, placeholder="help · step · break pc:0x80 · print R5",
+                           compact=True, id="console-input")
+
+    def write(self, text: str | Text, style: str = "") -> None:
+        log = self.query_one(RichLog)
+        log.write(Text(text, style=style) if isinstance(text, str) else text)
+
+    @on(Input.Submitted, "#console-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        line = event.value.strip()
+        box = self.query_one(ConsoleInput)
+        box.remember(line)
+        box.value = ""
+        if line:
+            self.write(Text(f"> {line}", style="bold"))
+            self.post_message(self.Command(line))

@@ -1,0 +1,164 @@
+"""Convert trace pane: the lanes of the last conversion with their flags, and
+the selected lane's step-by-step bit trace (traced lazily, on selection)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Static
+
+from machine.convert.formats import Format, parse_format
+from views.lineview import LineView
+from views.snapshot import Snapshot
+from views.trace_text import FLAG_STYLES, steps_text, summary_text
+
+LANE_FLAGS: tuple[str, ...] = ("inexact", "tie", "saturated", "nan", "inf")
+
+
+def lane_flag_arrays(lanes: Any) -> dict[str, np.ndarray]:
+    """The per-lane flag arrays the handle offers, as 2-D (partitions, elements)."""
+    out: dict[str, np.ndarray] = {}
+    flags = getattr(lanes, "flags", None)  # machine.engines.record.Lanes: a dict of arrays
+    for name in LANE_FLAGS:
+        arr = flags.get(name) if isinstance(flags, dict) else getattr(lanes, name, None)
+        if arr is not None:
+            a = np.asarray(arr, bool)
+            out[name] = a.reshape(a.shape[0], -1) if a.ndim else a.reshape(1, 1)
+    return out
+
+
+def as_format(f: Any) -> Format:
+    """A Format from a descriptor or a format name."""
+    return f if hasattr(f, "bits") else parse_format(str(f))
+
+
+class LaneTable(LineView):
+    """One line per lane (all lanes, or only flagged ones: `f`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f", "toggle_filter", "flagged only", id="lanes.filter"),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.lanes: Any = None
+        self.flags: dict[str, np.ndarray] = {}
+        self.order = np.zeros(0, np.int64)
+        self.flagged_only = True
+        self.shape = (0, 0)
+
+    def show(self, lanes: Any) -> None:
+        self.lanes = lanes
+        self.flags = lane_flag_arrays(lanes) if lanes is not None else {}
+        shape = next(iter(self.flags.values())).shape if self.flags else (0, 0)
+        self.shape = shape
+        self._order()
+        self.update_size()
+
+    def _order(self) -> None:
+        total = self.shape[0] * self.shape[1]
+        if self.flagged_only and self.flags:
+            anyflag = np.zeros(self.shape, bool)
+            for a in self.flags.values():
+                anyflag |= a
+            self.order = np.flatnonzero(anyflag.ravel())
+            if self.order.size == 0:
+                self.order = np.arange(total)
+        else:
+            self.order = np.arange(total)
+
+    def action_toggle_filter(self) -> None:
+        self.flagged_only = not self.flagged_only
+        self._order()
+        self.cursor = 0
+        self.update_size()
+
+    def lane_at(self, index: int) -> tuple[int, int] | None:
+        if not 0 <= index < self.order.size:
+            return None
+        p, e = divmod(int(self.order[index]), self.shape[1])
+        return p + int(getattr(self.lanes, "p0", 0)), e
+
+    def line_count(self) -> int:
+        return int(self.order.size)
+
+    def line_text(self, index: int) -> Text:
+        lane = self.lane_at(index)
+        if lane is None:
+            return Text()
+        p, e = lane
+        row = p - int(getattr(self.lanes, "p0", 0))
+        text = Text(f"p{p:<3} e{e:<5}", style="dim")
+        xy = getattr(self.lanes, "in_bits", None), getattr(self.lanes, "out_bits", None)
+        if xy[0] is not None and xy[1] is not None:
+            text.append(f" {int(xy[0][row, e]):#06x} → {int(xy[1][row, e]):#06x}")
+        for name, arr in self.flags.items():
+            if arr[row, e]:
+                text.append(f" {name}", style=FLAG_STYLES.get(name, ""))
+        return text
+
+
+class LanesView(Vertical):
+    """Lane table on top, selected lane's trace below."""
+
+    DEFAULT_CSS = """
+    LanesView { height: 1fr; }
+    LanesView LaneTable { height: 1fr; }
+    LanesView #lane-head { height: 1; }
+    LanesView VerticalScroll { height: 2fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="lane-head")
+        yield LaneTable(id="lane-table")
+        with VerticalScroll(id="lane-trace-scroll"):
+            yield Static(id="lane-trace")
+
+    def show(self, snap: Snapshot) -> None:
+        lanes = snap.lanes
+        table = self.query_one(LaneTable)
+        table.show(lanes)
+        head = self.query_one("#lane-head", Static)
+        if lanes is None:
+            head.update(Text("no conversion in the last step", style="dim"))
+            self.query_one("#lane-trace", Static).update("")
+            return
+        counts = "  ".join(f"{n} {int(a.sum())}" for n, a in table.flags.items())
+        src, dst = getattr(lanes, "src", "?"), getattr(lanes, "dst", "?")
+        head.update(Text.assemble((f"{src} → {dst}", "bold"),
+                                  f"  {table.shape[0]}x{table.shape[1]} lanes  ", (counts, "dim")))
+        table.cursor = 0
+        self.show_lane(0)
+
+    def show_lane(self, index: int) -> None:
+        table = self.query_one(LaneTable)
+        target = self.query_one("#lane-trace", Static)
+        lane = table.lane_at(index)
+        if lane is None or table.lanes is None:
+            target.update("")
+            return
+        try:
+            t = table.lanes.trace(*lane)
+        except Exception as exc:  # a lane trace must never take the UI down
+            target.update(Text(f"cannot trace lane {lane}: {exc}", style="red"))
+            return
+        try:
+            src, dst = as_format(t.src), as_format(t.dst)
+            head = summary_text(t, src, dst)
+        except (AttributeError, ValueError):
+            head = Text(f"out 0x{int(t.output_bits):x}")
+        text = Text(f"lane p{lane[0]} e{lane[1]}\n", style="bold")
+        text.append_text(head)
+        text.append("\n")
+        text.append_text(steps_text(t))
+        target.update(text)
+
+    @on(LineView.Selected, "#lane-table")
+    def _selected(self, event: LineView.Selected) -> None:
+        self.show_lane(event.index)

@@ -1,0 +1,72 @@
+"""Legality: the predicate as a tree, failing clauses first, with message,
+provenance and fix hint; the NKI-intrinsic verdict beside it where one applies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from views.lineview import LineView
+from views.snapshot import Snapshot
+
+CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
+
+
+def verdict_lines(verdict: Any, title: str) -> list[Text]:
+    """A verdict as indented lines: header, failing clauses in full, then passing ones."""
+    if verdict is None:
+        return []
+    clauses = list(verdict.clauses)
+    failed = [c for c in clauses if not c.passed and not c.note]
+    notes = [c for c in clauses if not c.passed and c.note]
+    passed = [c for c in clauses if c.passed]
+    ok = not failed
+    lines = [Text.assemble((f"{title} ", "dim"), (verdict.predicate, "bold"), "  ",
+                           ("VALID" if ok else "INVALID", "bold green" if ok else "bold red"),
+                           (f"  {len(failed)} of {len(clauses)} clauses fail", "dim"))]
+    for c in failed + notes:
+        mark, style = ("✗", "bold red") if not c.note else ("!", "bold yellow")
+        lines.append(Text.assemble(f" {mark} ", (c.name, style)))
+        lines.append(Text(f"     {c.message}"))
+        if c.fix:
+            lines.append(Text.assemble("     fix: ", (c.fix, "cyan")))
+        prov = c.provenance
+        lines.append(Text.assemble("     ", (f"{prov}", CONF_STYLE.get(prov.confidence, "dim")),
+                                   (f"  reads {', '.join(c.fields)}" if c.fields else "", "dim")))
+    for c in passed:
+        lines.append(Text.assemble(" ✓ ", (c.name, "green"), (f"  {c.message}", "dim")))
+    return lines
+
+
+class LegalityView(LineView):
+    """Wire-level verdict, then the NKI-level one; the two compared."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.lines: list[Text] = []
+
+    def show(self, snap: Snapshot) -> None:
+        lines: list[Text] = []
+        if snap.verdict is None:
+            lines.append(Text("no legality verdict for this instruction", style="dim"))
+        else:
+            lines += verdict_lines(snap.verdict, "wire")
+        if snap.nki_verdict is not None:
+            lines.append(Text(""))
+            lines += verdict_lines(snap.nki_verdict, "NKI ")
+            if snap.verdict is not None and snap.verdict.valid != snap.nki_verdict.valid:
+                lines.append(Text("  ⚠ the wire and NKI levels disagree on this instruction",
+                                  style="bold yellow"))
+        self.lines = lines
+        self.update_size()
+        self.scroll_to(y=0, animate=False)
+
+    def line_count(self) -> int:
+        return len(self.lines)
+
+    def content_width(self) -> int:
+        return max((t.cell_length for t in self.lines), default=0)
+
+    def line_text(self, index: int) -> Text:
+        return self.lines[index]

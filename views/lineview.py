@@ -1,0 +1,109 @@
+"""A ScrollView that renders only its visible lines (Textual's Line API).
+
+Subclasses say how many lines there are and how to draw line i as rich Text;
+scrolling, cropping and the cursor row are handled here. Large views (program
+listing, SBUF rows, lanes) are built on this so a step never mounts widgets.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+CURSOR_STYLE = Style(bgcolor="grey30")
+
+
+class LineView(ScrollView, can_focus=True):
+    """Base class: `line_count()` lines, `line_text(i)` each, one cursor row."""
+
+    DEFAULT_CSS = """
+    LineView { height: 1fr; width: 1fr; scrollbar-size: 1 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(-1)", "up", show=False, id="lines.up"),
+        Binding("down", "cursor(1)", "down", show=False, id="lines.down"),
+        Binding("pageup", "cursor(-10)", "page up", show=False, id="lines.pageup"),
+        Binding("pagedown", "cursor(10)", "page down", show=False, id="lines.pagedown"),
+    ]
+
+    cursor: reactive[int] = reactive(0)
+    show_cursor: ClassVar[bool] = True
+
+    class Selected(Message):
+        """The cursor moved to line `index`."""
+
+        def __init__(self, view: LineView, index: int) -> None:
+            super().__init__()
+            self.view = view
+            self.index = index
+
+    def line_count(self) -> int:
+        return 0
+
+    def line_text(self, index: int) -> Text:
+        return Text()
+
+    def content_width(self) -> int:
+        return self.size.width
+
+    def update_size(self) -> None:
+        """Call after the content changed: sets the scrollable size and repaints."""
+        self.virtual_size = Size(max(self.content_width(), 1), self.line_count())
+        if self.cursor >= self.line_count():
+            self.cursor = max(0, self.line_count() - 1)
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.size.width
+        base = self.rich_style
+        if index >= self.line_count():
+            return Strip.blank(width, base)
+        text = self.line_text(index)
+        segments = [Segment(s.text, base + s.style if s.style else base)
+                    for s in text.render(self.app.console) if s.text != "\n"]
+        strip = Strip(segments).crop_extend(scroll_x, scroll_x + width, base)
+        if self.show_cursor and index == self.cursor and self.has_focus:
+            strip = strip.apply_style(CURSOR_STYLE)
+        return strip
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.scroll_to_line(new)
+        self.refresh()
+        self.post_message(self.Selected(self, new))
+
+    def scroll_to_line(self, index: int) -> None:
+        """Scroll so line `index` is visible (no animation)."""
+        top = int(self.scroll_offset.y)
+        height = max(1, self.size.height)
+        if index < top:
+            self.scroll_to(y=index, animate=False)
+        elif index >= top + height:
+            self.scroll_to(y=index - height + 1, animate=False)
+
+    def action_cursor(self, delta: int) -> None:
+        count = self.line_count()
+        if count:
+            self.cursor = max(0, min(count - 1, self.cursor + delta))
+
+    def on_click(self, event: events.Click) -> None:
+        index = int(self.scroll_offset.y) + event.y
+        if 0 <= index < self.line_count():
+            self.cursor = index
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()

@@ -1,0 +1,197 @@
+"""SBUF / PSUM grid: partitions x elements in a chosen dtype (or raw hex),
+the cells the last step wrote highlighted, go-to, and a heatmap view."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from rich.color import Color
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding, BindingType
+
+from machine.convert.formats import FORMATS, IntFormat
+from views.lab_model import values_of
+from views.lineview import LineView
+from views.snapshot import Snapshot
+
+DTYPES: tuple[str, ...] = ("hex", "fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "int32",
+                           "int16", "int8", "uint8")
+WRITTEN = Style(color="black", bgcolor="#ffd43b", bold=True)
+ROW_LABEL = 5  # "p127 "
+
+
+def cell_width(dtype: str) -> int:
+    if dtype == "hex":
+        return 2
+    fmt = FORMATS[dtype]
+    if isinstance(fmt, IntFormat):
+        return len(str(fmt.min_value if fmt.signed else fmt.max_value))
+    return 10
+
+
+def elem_bytes(dtype: str) -> int:
+    return 1 if dtype == "hex" else max(1, FORMATS[dtype].bits // 8)
+
+
+def heat_style(t: float) -> Style:
+    """Blue (low) to red (high) background for a value scaled to [0, 1]."""
+    t = min(1.0, max(0.0, t))
+    return Style(bgcolor=Color.from_rgb(int(40 + 200 * t), 60, int(200 - 160 * t)))
+
+
+class MemoryView(LineView):
+    """One line per partition; columns are elements from `start` (a byte offset)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "cycle_dtype", "dtype", id="mem.dtype"),
+        Binding("h", "heatmap", "heatmap", id="mem.heatmap"),
+        Binding("p", "space", "sbuf/psum", id="mem.space"),
+        Binding("left_square_bracket", "shift(-1)", "◀ cols", id="mem.left"),
+        Binding("right_square_bracket", "shift(1)", "cols ▶", id="mem.right"),
+    ]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.snap = Snapshot()
+        self.space = "sbuf"
+        self.dtype = "fp32"
+        self.start = 0
+        self.heatmap = False
+        self._range = (0.0, 1.0)
+        self._codes = np.zeros((0, 0), np.uint8)
+        self._values = np.zeros((0, 0))
+        self._mask = np.zeros((0, 0), bool)
+
+    # -- model ---------------------------------------------------------------
+    def memory(self) -> np.ndarray | None:
+        return self.snap.sbuf if self.space == "sbuf" else self.snap.psum
+
+    def columns(self) -> int:
+        return max(1, (self.size.width - ROW_LABEL) // (cell_width(self.dtype) + 1))
+
+    def window(self) -> np.ndarray:
+        """(partitions, columns) codes of the visible element window (vectorized)."""
+        mem = self.memory()
+        if mem is None or mem.size == 0:
+            return np.zeros((0, 0), np.uint8)
+        size = elem_bytes(self.dtype)
+        stop = min(mem.shape[1], self.start + self.columns() * size)
+        n = (stop - self.start) // size
+        block = np.ascontiguousarray(mem[:, self.start:self.start + n * size])
+        if self.dtype == "hex" or size == 1:
+            return block
+        return block.view(FORMATS[self.dtype].container)
+
+    def window_values(self) -> np.ndarray:
+        codes = self.window()
+        if self.dtype == "hex":
+            return codes.astype(np.float64)
+        return values_of(FORMATS[self.dtype], codes)
+
+    def written_mask(self) -> np.ndarray:
+        """(partitions, columns) bool: the last step wrote some byte of the cell."""
+        mem = self.memory()
+        codes = self.window()
+        mask = np.zeros(codes.shape, bool)
+        if mem is None:
+            return mask
+        size = elem_bytes(self.dtype)
+        for w in self.snap.written:
+            if w.space != self.space:
+                continue
+            cols = w.byte_mask(mem.shape[1])[self.start:self.start + codes.shape[1] * size]
+            hit = cols.reshape(-1, size).any(axis=1)
+            mask[w.p0:w.p1] |= hit
+        return mask
+
+    # -- updates -------------------------------------------------------------
+    def show(self, snap: Snapshot) -> None:
+        self.snap = snap
+        self._recompute()
+
+    def _recompute(self) -> None:
+        self._mask = self.written_mask()
+        values = self.window_values()
+        finite = values[np.isfinite(values)] if values.size else values
+        self._range = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        self._values = values
+        self._codes = self.window()
+        self.border_subtitle = self.describe()
+        parent = self.parent
+        if parent is not None:
+            parent.border_subtitle = self.describe()
+        self.update_size()
+
+    def describe(self) -> str:
+        size = elem_bytes(self.dtype)
+        end = self.start + self.columns() * size
+        return f"{self.space} {self.dtype} bytes {self.start:#x}..{end:#x}" + (
+            " heatmap" if self.heatmap else "")
+
+    def goto(self, partition: int, byte: int, space: str | None = None) -> None:
+        if space:
+            self.space = space
+        size = elem_bytes(self.dtype)
+        self.start = max(0, byte - byte % size)
+        self._recompute()
+        self.cursor = max(0, min(partition, self.line_count() - 1))
+
+    def on_resize(self) -> None:
+        self._recompute()
+
+    def action_cycle_dtype(self) -> None:
+        self.dtype = DTYPES[(DTYPES.index(self.dtype) + 1) % len(DTYPES)]
+        self.start -= self.start % elem_bytes(self.dtype)
+        self._recompute()
+
+    def set_dtype(self, dtype: str) -> None:
+        self.dtype = dtype
+        self.start -= self.start % elem_bytes(dtype)
+        self._recompute()
+
+    def action_heatmap(self) -> None:
+        self.heatmap = not self.heatmap
+        self._recompute()
+
+    def action_space(self) -> None:
+        self.space = "psum" if self.space == "sbuf" else "sbuf"
+        self.start = 0
+        self._recompute()
+
+    def action_shift(self, direction: int) -> None:
+        mem = self.memory()
+        step = self.columns() * elem_bytes(self.dtype)
+        limit = max(0, (mem.shape[1] if mem is not None else 0) - step)
+        self.start = max(0, min(limit, self.start + direction * step))
+        self._recompute()
+
+    # -- drawing ---------------------------------------------------------------
+    def line_count(self) -> int:
+        mem = self.memory()
+        return 0 if mem is None else mem.shape[0]
+
+    def _cell(self, p: int, j: int) -> str:
+        if self.dtype == "hex":
+            return f"{int(self._codes[p, j]):02x}"
+        v = self._values[p, j]
+        if isinstance(FORMATS[self.dtype], IntFormat):
+            return f"{int(v):>{cell_width(self.dtype)}}"
+        return f"{v:>10.4g}"
+
+    def line_text(self, index: int) -> Text:
+        text = Text(f"p{index:<3} ", style="dim")
+        if index >= self._codes.shape[0]:
+            return text
+        lo, hi = self._range
+        span = (hi - lo) or 1.0
+        for j in range(self._codes.shape[1]):
+            style: Style | str = ""
+            if self.heatmap and np.isfinite(self._values[index, j]):
+                style = heat_style((self._values[index, j] - lo) / span)
+            if self._mask[index, j]:
+                style = WRITTEN
+            text.append(self._cell(index, j), style=style)
+            text.append(" ")
+        return text

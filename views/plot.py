@@ -1,0 +1,82 @@
+"""Plot pane (textual-plotext): input vs output and rounding error across the
+lanes of the last conversion, or a histogram of the SBUF window."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from textual.binding import Binding, BindingType
+from textual_plotext import PlotextPlot
+
+from views.lab_model import values_of
+from views.lanes import as_format
+from views.snapshot import Snapshot
+
+MAX_POINTS = 512  # plotext draws every point; a terminal cannot show more
+
+
+def lane_values(lanes: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """(input values, output values) of the first MAX_POINTS lanes, if the handle has them."""
+    if lanes is None:
+        return None
+    values = getattr(lanes, "values", None)  # machine.engines.record.Lanes: (inputs, outputs)
+    x, y = values if isinstance(values, tuple) else (None, None)
+    if x is None or y is None:
+        xin, yout = getattr(lanes, "in_bits", None), getattr(lanes, "out_bits", None)
+        if xin is None or yout is None:
+            return None
+        try:
+            x = values_of(as_format(lanes.src), np.asarray(xin))
+            y = values_of(as_format(lanes.dst), np.asarray(yout))
+        except (AttributeError, ValueError):
+            return None
+    x = np.asarray(x, np.float64).ravel()[:MAX_POINTS]
+    y = np.asarray(y, np.float64).ravel()[:MAX_POINTS]
+    return x, y
+
+
+class PlotView(PlotextPlot, can_focus=True):
+    """`m` switches between the conversion plot and the SBUF histogram."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("m", "mode", "plot mode", id="plot.mode"),
+    ]
+    MODES: ClassVar[tuple[str, ...]] = ("conversion", "histogram")
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.mode = "conversion"
+        self.lanes: Any = None
+        self.region = np.zeros(0)
+
+    def show(self, snap: Snapshot, region: np.ndarray | None = None) -> None:
+        self.lanes = snap.lanes
+        if region is not None:
+            self.region = region
+        self.draw()
+
+    def action_mode(self) -> None:
+        self.mode = self.MODES[(self.MODES.index(self.mode) + 1) % len(self.MODES)]
+        self.draw()
+
+    def draw(self) -> None:
+        plt = self.plt
+        plt.clear_data()
+        plt.clear_figure()
+        if self.mode == "histogram":
+            data = self.region[np.isfinite(self.region)] if self.region.size else self.region
+            plt.title("SBUF window histogram")
+            if data.size:
+                plt.hist(data.tolist(), bins=20)
+        else:
+            xy = lane_values(self.lanes)
+            plt.title("lanes: input, output, error")
+            if xy is not None:
+                x, y = xy
+                ok = np.isfinite(x) & np.isfinite(y)
+                lanes = np.arange(x.size)[ok]
+                plt.scatter(lanes.tolist(), x[ok].tolist(), label="input", marker="dot")
+                plt.scatter(lanes.tolist(), y[ok].tolist(), label="output", marker="dot")
+                plt.plot(lanes.tolist(), (y[ok] - x[ok]).tolist(), label="error")
+        self.refresh()

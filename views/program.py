@@ -1,0 +1,52 @@
+"""Program listing: PC marker, breakpoint marks, invalid records flagged, labels."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from views.lineview import LineView
+from views.snapshot import ProgramLine, Snapshot
+
+
+class ProgramView(LineView):
+    """One line per 64-byte record; the cursor picks the record `b` toggles."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.lines: list[ProgramLine] = []
+        self.pc_index: int | None = None
+        self.breakpoints: frozenset[int] = frozenset()
+        self._label_width = 0
+
+    def show(self, snap: Snapshot) -> None:
+        if snap.lines is not self.lines:
+            self.lines = list(snap.lines)
+            self._label_width = max((len(x.label) + 1 for x in self.lines if x.label), default=0)
+        moved = snap.pc_index != self.pc_index
+        self.pc_index = snap.pc_index
+        self.breakpoints = snap.breakpoints
+        self.update_size()
+        if moved and self.pc_index is not None and 0 <= self.pc_index < len(self.lines):
+            self.cursor = self.pc_index
+
+    def line_count(self) -> int:
+        return len(self.lines)
+
+    def content_width(self) -> int:
+        return max((len(x.text) for x in self.lines), default=0) + 14 + self._label_width
+
+    def line_text(self, index: int) -> Text:
+        line = self.lines[index]
+        text = Text()
+        text.append("●" if index in self.breakpoints else " ", style="bold red")
+        text.append("▶" if index == self.pc_index else " ", style="bold green")
+        text.append("✗" if line.valid is False else " ", style="bold red")
+        text.append(f" {line.offset:05x} ", style="dim")
+        if self._label_width:
+            text.append(f"{(line.label + ':') if line.label else '':<{self._label_width}} ",
+                        style="bold yellow")
+        style = "bold" if index == self.pc_index else ""
+        if line.valid is False:
+            style += " red"
+        text.append(line.text, style=style.strip())
+        return text

@@ -1,0 +1,174 @@
+"""Struct decode: the current instruction's fields and its 64-byte hex dump.
+
+Selecting a field highlights its bytes; clicking a byte selects its field.
+Fields that differ from the previous instruction with the same opcode are
+marked with a `Δ`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from views.lineview import LineView
+from views.snapshot import Snapshot
+
+CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
+SELECTED_BYTES = "bold black on #4dabf7"
+
+
+def field_value_text(field: Any, value: Any) -> str:
+    """Decoded value: enum member name where the field has an enum, else int / list."""
+    def one(v: int) -> str:
+        if field.enum is not None:
+            try:
+                return f"{field.enum(v).name}({v:#x})"
+            except ValueError:
+                return f"?({v:#x})"
+        return str(v) if abs(v) < 4096 else hex(v)
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(one(int(v)) for v in value) + "]"
+    return one(int(value))
+
+
+class FieldTable(LineView):
+    """offset size conf name value raw-bytes, one field a line."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.inst: Any = None
+        self.changed: frozenset[str] = frozenset()
+
+    def set_instruction(self, inst: Any, previous: Any) -> None:
+        self.inst = inst
+        if inst is not None and previous is not None and previous.opcode == inst.opcode:
+            self.changed = frozenset(n for n, v in inst.fields.items()
+                                     if previous.fields.get(n) != v)
+        else:
+            self.changed = frozenset()
+        self.update_size()
+
+    def fields(self) -> tuple:
+        return () if self.inst is None else self.inst.struct.fields
+
+    def line_count(self) -> int:
+        return len(self.fields())
+
+    def content_width(self) -> int:
+        return 110
+
+    def line_text(self, index: int) -> Text:
+        f = self.fields()[index]
+        value = self.inst.fields.get(f.name)
+        raw = bytes(self.inst.raw[f.offset:f.end]).hex(" ")
+        text = Text()
+        text.append(f"{f.offset:2} {f.size:2} ", style="dim")
+        text.append(f"{f.confidence[:1]} ", style=CONF_STYLE.get(f.confidence, ""))
+        text.append("Δ" if f.name in self.changed else " ", style="bold yellow")
+        text.append(f"{f.name:<28} ", style="dim" if f.role == "reserved" else "bold")
+        text.append(f"{field_value_text(f, value) if value is not None else '-':<24} ")
+        text.append(raw, style="dim")
+        return text
+
+
+class HexDump(Widget):
+    """4 x 16 bytes; the selected field's bytes highlighted; click a byte to select."""
+
+    DEFAULT_CSS = "HexDump { height: 4; width: 1fr; }"
+
+    class ByteClicked(Message):
+        def __init__(self, offset: int) -> None:
+            super().__init__()
+            self.offset = offset
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.raw = b""
+        self.span = (0, 0)
+
+    def show(self, raw: bytes, span: tuple[int, int]) -> None:
+        self.raw, self.span = raw, span
+        self.refresh()
+
+    def render(self) -> Text:
+        lines = []
+        for row in range(4):
+            line = Text(f"{row * 16:02x}  ", style="dim")
+            for col in range(16):
+                i = row * 16 + col
+                if i < len(self.raw):
+                    style = SELECTED_BYTES if self.span[0] <= i < self.span[1] else ""
+                    line.append(f"{self.raw[i]:02x}", style=style)
+                else:
+                    line.append("  ")
+                line.append(" " if col != 7 else "  ")
+            lines.append(line)
+        return Text("\n").join(lines)
+
+    def on_click(self, event: events.Click) -> None:
+        col = event.x - 4
+        if col < 0 or not 0 <= event.y < 4:
+            return
+        col -= 1 if col >= 24 else 0  # the gap after byte 7
+        if col % 3 == 2:
+            return
+        self.post_message(self.ByteClicked(event.y * 16 + col // 3))
+
+
+class StructView(Vertical):
+    """Header line, the field table and the hex dump."""
+
+    DEFAULT_CSS = """
+    StructView { height: 1fr; }
+    StructView FieldTable { height: 1fr; }
+    StructView #struct-head { height: 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="struct-head")
+        yield FieldTable(id="struct-fields")
+        yield HexDump(id="struct-hex")
+
+    def show(self, snap: Snapshot) -> None:
+        inst = snap.instruction
+        table = self.query_one(FieldTable)
+        table.set_instruction(inst, snap.previous_same)
+        head = self.query_one("#struct-head", Static)
+        if inst is None:
+            head.update(Text("no instruction at the PC", style="dim"))
+        else:
+            head.update(Text.assemble((f"{inst.mnemonic}", "bold"),
+                                      f"  opcode {inst.opcode:#04x}  struct {inst.struct.name}"
+                                      f"  @{inst.offset:#x}   Δ = changed since the last "
+                                      f"{inst.mnemonic}"))
+        self._update_dump()
+
+    def _update_dump(self) -> None:
+        table = self.query_one(FieldTable)
+        fields = table.fields()
+        raw = bytes(table.inst.raw) if table.inst is not None else b""
+        span = (0, 0)
+        if fields and 0 <= table.cursor < len(fields):
+            f = fields[table.cursor]
+            span = (f.offset, f.end)
+        self.query_one(HexDump).show(raw, span)
+
+    @on(LineView.Selected, "#struct-fields")
+    def _field_selected(self, event: LineView.Selected) -> None:
+        self._update_dump()
+
+    @on(HexDump.ByteClicked)
+    def _byte_clicked(self, event: HexDump.ByteClicked) -> None:
+        table = self.query_one(FieldTable)
+        for i, f in enumerate(table.fields()):
+            if f.offset <= event.offset < f.end:
+                table.cursor = i
+                table.focus()
+                break
