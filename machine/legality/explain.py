@@ -1,0 +1,81 @@
+"""Wire-level legality API: explain one instruction, validate a whole program.
+
+    from machine.legality.explain import explain, validate
+    verdict = explain(program.instruction(3), "cayman")   # Verdict, clause by clause
+    bulk = validate(program, "cayman", engine="pool")      # BulkResult: per-clause arrays
+
+Both run the same clause declarations (machine.legality.wire): `explain` runs
+each clause's vectorized check on a one-record array and asks it for a message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from machine.dtypes import Gen, parse_gen
+from machine.isa.codec import record_fields
+from machine.isa.spec import RECORD_BYTES
+from machine.isa.structs import STRUCTS
+from machine.legality.result import ClauseResult, Verdict
+from machine.legality.wire.bulk import BulkResult, as_raw, evaluate, validate_raw
+from machine.legality.wire.clause import Ctx, Predicate
+from machine.legality.wire.registry import BY_NAME, ENGINE_CHOICES, predicate_for
+
+__all__ = ["ENGINE_CHOICES", "BulkResult", "explain", "predicate_of", "validate"]
+
+
+def _raw_of(instruction: Any) -> bytes:
+    raw = getattr(instruction, "raw", instruction)
+    if isinstance(raw, np.ndarray):
+        raw = raw.tobytes()
+    raw = bytes(raw)
+    if len(raw) != RECORD_BYTES:
+        raise ValueError(f"an instruction is {RECORD_BYTES} bytes, got {len(raw)}")
+    return raw
+
+
+def _engine(engine: str | None) -> str | None:
+    if engine is not None and engine not in ENGINE_CHOICES:
+        raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINE_CHOICES)}")
+    return engine
+
+
+def predicate_of(instruction: Any) -> Predicate:
+    """The predicate that judges an instruction (by its opcode byte)."""
+    return predicate_for(_raw_of(instruction)[0])
+
+
+def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
+            predicate: str | None = None) -> Verdict:
+    """Every clause of the instruction's predicate, with values, rule, fix, provenance.
+
+    `instruction` is a decoded Instruction or 64 raw bytes. `predicate` forces
+    another predicate by name (e.g. "is_valid_copy" on a CAST record shows why
+    it is not a valid Copy); by default the opcode selects it.
+    """
+    g = parse_gen(gen)
+    raw = _raw_of(instruction)
+    pred = predicate_for(raw[0]) if predicate is None else BY_NAME[predicate]
+    struct = STRUCTS[pred.struct]
+    rec = np.frombuffer(raw, dtype=struct.dtype)
+    ctx = Ctx(g, _engine(engine))
+    clauses, passed = evaluate(pred, rec, ctx)
+    values = record_fields(struct, rec[0])
+    results = []
+    for cl, ok in zip(clauses, passed[:, 0], strict=True):
+        ok = bool(ok)
+        fix = cl.fix(values, ctx) if (cl.fix is not None and not ok) else None
+        results.append(ClauseResult(cl.name, ok, cl.message(values, ctx, ok), fix,
+                                    cl.provenance, cl.fields, cl.note))
+    return Verdict(pred.name, "wire", tuple(results))
+
+
+def validate(program_or_records: Any, gen: Gen | str, engine: str | None = None) -> BulkResult:
+    """Every clause over every record: per-clause pass arrays, valid flags, failure counts.
+
+    Accepts a machine.isa Program, bytes, an (N, 64) uint8 array or a structured
+    record array with 64-byte items.
+    """
+    return validate_raw(as_raw(program_or_records), parse_gen(gen), _engine(engine))

@@ -1,0 +1,105 @@
+"""Predicates as data: a `Predicate` is a named list of `Clause`s.
+
+A clause is declared once and serves both uses: its `check` is vectorized over
+a structured record array (bulk validation: a few numpy operations per clause
+for a whole file) and the single-instruction explanation runs the very same
+`check` on a one-record array, then asks `message` to state the actual values
+and the rule. Clauses read fields by their flat dotted names from
+machine.isa.structs (ref 000 §3.1, isa-facts §1-6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from machine.dtypes import Gen
+from machine.legality.result import Provenance
+
+# field name -> python int, or tuple of ints for array fields (one record's values)
+Values = Mapping[str, Any]
+
+
+class Rows:
+    """The records a clause checks (one group of one struct), with a memo.
+
+    `rows["in_dtype"]` is the field column; `rows.memo(key, fn)` caches derived
+    arrays (decoded addresses, element counts) shared by several clauses.
+    """
+
+    def __init__(self, rec: np.ndarray, ctx: Ctx) -> None:
+        self.rec = rec
+        self.ctx = ctx
+        self._memo: dict[Any, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.rec)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.rec[name]
+
+    def memo(self, key: Any, fn: Callable[[], np.ndarray]) -> np.ndarray:
+        if key not in self._memo:
+            self._memo[key] = fn()
+        return self._memo[key]
+
+    def true(self) -> np.ndarray:
+        return np.ones(len(self.rec), dtype=bool)
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """What a check depends on besides the record: the generation and the engine."""
+
+    gen: Gen
+    engine: str | None = None
+
+
+Check = Callable[[Rows], np.ndarray]
+Message = Callable[[Values, Ctx, bool], str]
+Fix = Callable[[Values, Ctx], "str | None"]
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause: name (the reference's), fields read, check, message, provenance."""
+
+    name: str
+    fields: tuple[str, ...]
+    check: Check
+    message: Message
+    provenance: Provenance
+    fix: Fix | None = None
+    note: bool = False  # note-level: reported, never makes an instruction invalid
+    gens: frozenset[Gen] | None = None  # present on these generations only (None: all)
+    informational: bool = False  # always passes: states a fact ("no documented predicate")
+
+    def present(self, gen: Gen) -> bool:
+        return self.gens is None or gen in self.gens
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A named conjunction of clauses over one struct, for a set of opcodes."""
+
+    name: str
+    struct: str
+    opcodes: tuple[int, ...]
+    clauses: tuple[Clause, ...]
+    provenance: Provenance
+    doc: str = ""
+    _by_gen: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def clauses_for(self, gen: Gen) -> tuple[Clause, ...]:
+        """The clauses present on `gen`, in declaration order."""
+        if gen not in self._by_gen:
+            self._by_gen[gen] = tuple(c for c in self.clauses if c.present(gen))
+        return self._by_gen[gen]
+
+
+def const_message(text: str) -> Message:
+    """A message that does not depend on the values."""
+    return lambda v, ctx, ok: text

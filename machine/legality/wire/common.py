@@ -1,0 +1,505 @@
+"""Clauses shared by every predicate: header, events, tensors, channels, dtypes.
+
+isa-facts §1.1-1.2 (header, events), §2.3 (tensor validity predicates), §8.1
+(dtype gates), DESIGN "Gaps decided here" (start_addr_active_channels).
+Each factory returns `Clause`s; the predicates in the sibling modules list them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from machine.dtypes import Gen, dtype_name
+from machine.isa import addr as isa_addr
+from machine.isa import opcodes as isa_opcodes
+from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
+from machine.legality.result import Provenance
+from machine.legality.wire import gates
+from machine.legality.wire.clause import Clause, Ctx, Rows, Values
+from machine.legality.wire.operands import (
+    OFF_CHIP,
+    PSUM,
+    SBUF,
+    SPACE_NAMES,
+    DtypeRef,
+    Tensor,
+    addr_cols,
+    decode_words,
+    element_count,
+    value_count,
+)
+
+PARTITIONS = 128  # POOLING_NUM_CHANNELS = DVE_NUM_CHANNELS (isa-facts §2.3)
+QUADRANT = 32  # isa-facts §2.2
+
+P_HEADER = Provenance("isa-facts", "§1.1")
+P_EVENTS = Provenance("isa-facts", "§1.2")
+P_TENSOR = Provenance("isa-facts", "§2.3")
+P_DTYPE = Provenance("isa-facts", "§8.1")
+P_GAP_SAAC = Provenance("DESIGN", "Gaps decided here (isa-facts §10)", "LOW")
+
+
+def hexb(value: int) -> str:
+    return f"0x{value:X}"
+
+
+# -- opcode tables -----------------------------------------------------------------------
+
+_OPCODE_TABLES: dict[Gen, np.ndarray] = {}
+
+
+def opcode_table(gen: Gen) -> np.ndarray:
+    """bool[256]: the opcodes of `gen`'s OPCODE enum (isa-facts §7)."""
+    if gen not in _OPCODE_TABLES:
+        t = np.zeros(256, dtype=bool)
+        # 0xFF is the enum's INVALID sentinel, never a valid opcode (isa-facts §7)
+        t[sorted(isa_opcodes.opcodes_of(gen) - {0xFF})] = True
+        t.flags.writeable = False
+        _OPCODE_TABLES[gen] = t
+    return _OPCODE_TABLES[gen]
+
+
+def mnemonic(code: int) -> str:
+    info = isa_opcodes.OPCODES.get(code)
+    return info.name if info is not None else f"opcode 0x{code:02X}"
+
+
+def enum_table(codes: Iterable[int]) -> np.ndarray:
+    t = np.zeros(256, dtype=bool)
+    t[[int(c) for c in codes]] = True
+    t.flags.writeable = False
+    return t
+
+
+# -- header and events -------------------------------------------------------------------
+
+def _header_check(r: Rows) -> np.ndarray:
+    return opcode_table(r.ctx.gen)[r["header.opcode"]] & (r["header.inst_word_len"] == 16)
+
+
+def _header_message(v: Values, ctx: Ctx, ok: bool) -> str:
+    op, wl = int(v["header.opcode"]), int(v["header.inst_word_len"])
+    gen = ctx.gen.label
+    in_gen = bool(opcode_table(ctx.gen)[op])
+    parts = [f"opcode 0x{op:02X} ({mnemonic(op)}) "
+             + ("is" if in_gen else "is not") + f" in the {gen} opcode set",
+             f"inst_word_len {wl} " + ("==" if wl == 16 else "!=") + " 16"]
+    return "; ".join(parts) + ": the header needs a known opcode and 16 dwords"
+
+
+def _header_fix(v: Values, ctx: Ctx) -> str | None:
+    if int(v["header.inst_word_len"]) != 16:
+        return "set inst_word_len = 16"
+    info = isa_opcodes.OPCODES.get(int(v["header.opcode"]))
+    if info is not None:
+        gens = ", ".join(g.label for g in sorted(info.gens))
+        return f"{info.name} exists on: {gens}; pick one of those with --gen"
+    return None
+
+
+HEADER = Clause(
+    "has_valid_neuron_header", ("header.opcode", "header.inst_word_len"),
+    _header_check, _header_message, P_HEADER, fix=_header_fix)
+
+
+# The NC-v5 header carries a tile index (isa-facts §1.1) but its byte was not recovered.
+# Decision (LOW): header byte 3, the soft debug_hint byte of v2..v4, is the tile index.
+TILE_IDX_FIELD = "header.debug_hint"
+
+
+def tile_idx_zero(field: str = TILE_IDX_FIELD) -> Clause:
+    """MAVERICK only: the header's tile index must be 0 (ref 001 §7 CORRECTION)."""
+    return Clause(
+        "has_tile_idx_zero", (field,),
+        lambda r: r[field] == 0,
+        lambda v, ctx, ok: f"tile index (header byte 3, {field}) {int(v[field])} "
+        + ("==" if ok else "!=") + " 0: NC-v5 carries a tile index in the header and it "
+        "must be zero (its byte position is a neurondbg decision, LOW)",
+        Provenance("001", "§3.3, §7 CORRECTION; byte position LOW", "LOW"),
+        fix=lambda v, ctx: f"set {field} = 0",
+        gens=frozenset({Gen.MAVERICK}))
+
+
+# INVALID (0xFF) is an enum member but not a valid mode (decision: a code named INVALID
+# never passes is_valid_enum).
+_WAIT_OK = enum_table(m for m in WaitMode if m is not WaitMode.INVALID)
+_UPDATE_OK = enum_table(m for m in UpdateMode if m is not UpdateMode.INVALID)
+
+
+def _events_message(v: Values, ctx: Ctx, ok: bool) -> str:
+    w, u = int(v["events.wait_mode"]), int(v["events.update_mode"])
+    wn = enum_name(WaitMode, w) if _WAIT_OK[w] else None
+    un = enum_name(UpdateMode, u) if _UPDATE_OK[u] else None
+    return (f"wait_mode {hexb(w)} ({wn or 'not a valid WAIT_MODE'}), update_mode {hexb(u)} "
+            f"({un or 'not a valid UPDATE_MODE'}): both must be valid enum codes "
+            "(the semaphore-consistency sub-clause was not recovered, isa-facts §10)")
+
+
+EVENTS = Clause(
+    "has_valid_neuron_events", ("events.wait_mode", "events.update_mode"),
+    lambda r: _WAIT_OK[r["events.wait_mode"]] & _UPDATE_OK[r["events.update_mode"]],
+    _events_message, P_EVENTS,
+    fix=lambda v, ctx: "use wait_mode NONE (0) / update_mode NONE (0) if no sync is wanted")
+
+
+TILE_IDX = tile_idx_zero()
+
+
+def header_clauses() -> list[Clause]:
+    """has_valid_neuron_header, has_tile_idx_zero (maverick), has_valid_neuron_events."""
+    return [HEADER, TILE_IDX, EVENTS]
+
+
+_ALU_TABLES: dict[Gen, np.ndarray] = {}
+
+
+def alu_table(gen: Gen) -> np.ndarray:
+    """bool[256]: the ALU_OP codes of `gen` (isa-facts §3)."""
+    if gen not in _ALU_TABLES:
+        _ALU_TABLES[gen] = enum_table(alu_ops_of(gen))
+    return _ALU_TABLES[gen]
+
+
+def alu_name(code: int) -> str:
+    n = enum_name(AluOp, code)
+    return f"{n} (0x{code:02X})" if n else f"0x{code:02X}"
+
+
+def alu_enum(field: str, prov: Provenance, label: str | None = None) -> Clause:
+    """is_valid_enum(<op>): the byte is an ALU_OP of the generation."""
+    return Clause(
+        f"is_valid_enum({label or field})", (field,),
+        lambda r: alu_table(r.ctx.gen)[r[field]],
+        lambda v, ctx, ok: f"{field} {alu_name(int(v[field]))} " + ("is" if ok else "is not")
+        + f" an ALU_OP of {ctx.gen.label}", prov)
+
+
+def fixed_opcode(name: str, code: int) -> Clause:
+    """has_copy_opcode-style clause: fails only when a predicate is forced on another opcode."""
+    return Clause(
+        name, ("header.opcode",),
+        lambda r: r["header.opcode"] == code,
+        lambda v, ctx, ok: f"opcode 0x{int(v['header.opcode']):02X} "
+        f"({mnemonic(int(v['header.opcode']))}) " + ("==" if ok else "!=")
+        + f" 0x{code:02X} ({mnemonic(code)})",
+        Provenance("000" if code in (0x46, 0x47) else "001", "§3.3"),
+        fix=lambda v, ctx: f"set the opcode to 0x{code:02X}")
+
+
+def informational(name: str, text: str, prov: Provenance) -> Clause:
+    """A note that always passes and states a fact about the predicate."""
+    return Clause(name, (), lambda r: r.true(), lambda v, ctx, ok: text, prov,
+                  note=True, informational=True)
+
+
+# -- generic value clauses ---------------------------------------------------------------
+
+def equals(name: str, field: str, want: int, prov: Provenance, rule: str,
+           label: str | None = None) -> Clause:
+    """`field == want`."""
+    return Clause(
+        name, (field,), lambda r: r[field] == want,
+        lambda v, ctx, ok: f"{field} {_show(v[field], label)} " + ("==" if ok else "!=")
+        + f" {_show(want, label)}: {rule}",
+        prov, fix=lambda v, ctx: f"set {field} = {_show(want, label)}")
+
+
+def _show(value: int, label: str | None) -> str:
+    if label == "hex":
+        return f"0x{int(value):X}"
+    return str(int(value))
+
+
+def zero_bytes(name: str, field: str, prov: Provenance) -> Clause:
+    """Every byte of a reserved field is 0."""
+    def check(r: Rows) -> np.ndarray:
+        col = r[field]
+        return (col == 0) if col.ndim == 1 else ~np.any(col != 0, axis=1)
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        val = v[field]
+        vals = [int(val)] if isinstance(val, int) else [int(x) for x in val]
+        shown = " ".join(f"{x:02X}" for x in vals)
+        return f"{field} = [{shown}]: reserved bytes must all be 0"
+
+    return Clause(name, (field,), check, message, prov, fix=lambda v, ctx: f"zero {field}")
+
+
+def in_set(name: str, field: str, codes: Iterable[int], prov: Provenance, rule: str,
+           names: dict[int, str] | None = None, fix: str | None = None) -> Clause:
+    """`field` is one of `codes` (a 256-entry table lookup)."""
+    codes = frozenset(int(c) for c in codes)
+    table = enum_table(codes)
+
+    def show(x: int) -> str:
+        n = (names or {}).get(x)
+        return f"{n} ({x})" if n else str(x)
+
+    allowed = "{" + ", ".join(show(c) for c in sorted(codes)) + "}"
+    return Clause(
+        name, (field,), lambda r: table[r[field]],
+        lambda v, ctx, ok: f"{field} {show(int(v[field]))} " + ("is" if ok else "is not")
+        + f" in {allowed}: {rule}",
+        prov, fix=(lambda v, ctx: fix) if fix else None)
+
+
+def is_valid_enum(field: str, enum_cls, prov: Provenance, label: str | None = None,
+                  members: Iterable[int] | None = None) -> Clause:
+    """is_valid_enum(<label>): the byte is a member of the enum."""
+    codes = frozenset(int(m) for m in (members if members is not None else enum_cls))
+    table = enum_table(codes)
+    ename = enum_cls.__name__
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        x = int(v[field])
+        n = enum_name(enum_cls, x)
+        shown = f"{n} ({x})" if n and ok else str(x)
+        verdict = "is a member" if ok else "is not a member"
+        return f"{field} {shown} {verdict} of {ename} " \
+            "{" + ", ".join(f"{enum_cls(c).name} {c}" for c in sorted(codes)) + "}"
+
+    return Clause(f"is_valid_enum({label or field.split('.')[-1]})", (field,),
+                  lambda r: table[r[field]], message, prov)
+
+
+# -- dtype gates --------------------------------------------------------------------------
+
+def dtype_clause(ref: DtypeRef, allow_fp32r: bool = False, allow_64: bool = False,
+                 label: str | None = None, prov: Provenance = P_DTYPE) -> Clause:
+    """is_valid_dtype(<operand>) / is_valid_dtype_64(<operand>) for one dtype byte/nibble."""
+    name = "is_valid_dtype_64" if allow_64 else "is_valid_dtype"
+    label = label or ref.label
+
+    def check(r: Rows) -> np.ndarray:
+        return gates.dtype_gate(r.ctx.gen, allow_fp32r, allow_64)[ref.column(r)]
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        code = ref.value(v)
+        rule = "allowed" if allow_fp32r else "not allowed"
+        return (f"{label} {gates.dtype_label(code)} " + ("passes" if ok else "fails")
+                + f" {name} on {ctx.gen.label} (FP32R {rule}): "
+                + gates.describe_gate(ctx.gen, allow_fp32r, allow_64))
+
+    def fix(v: Values, ctx: Ctx) -> str | None:
+        code = ref.value(v)
+        if code == 0xB and not allow_fp32r:
+            return f"FP32R is output-only; use FP32 (0xA) for {label}"
+        if code in (0x1, 0xC) and not allow_64:
+            return f"64-bit dtypes need an opcode with the _64 gate; use INT32/UINT32 for {label}"
+        return None
+
+    return Clause(f"{name}({label})", ref.fields, check, message, prov, fix=fix)
+
+
+def dtype_set_clause(name: str, ref: DtypeRef, codes: frozenset[int], prov: Provenance,
+                     rule: str, label: str | None = None) -> Clause:
+    """The dtype is one of a fixed set (datapath sets, MOVE's gate, ...)."""
+    table = gates.set_gate(codes)
+    label = label or ref.label
+    return Clause(
+        name, ref.fields, lambda r: table[ref.column(r)],
+        lambda v, ctx, ok: f"{label} {gates.dtype_label(ref.value(v))} "
+        + ("is" if ok else "is not") + f" in {gates.set_label(codes)}: {rule}",
+        prov)
+
+
+# -- channels -----------------------------------------------------------------------------
+
+def active_channels(nac_field: str, name: str = "check_active_channels",
+                    prov: Provenance = P_TENSOR) -> Clause:
+    """1 <= nac <= 128 (check_active_channels / has_valid_active_channel_range)."""
+    return Clause(
+        name, (nac_field,),
+        lambda r: (r[nac_field] >= 1) & (r[nac_field] <= PARTITIONS),
+        lambda v, ctx, ok: f"{nac_field} {int(v[nac_field])} "
+        + ("is" if ok else "is not") + f" in 1..{PARTITIONS}: the active-channel count "
+        "must name at least one and at most all 128 partitions",
+        prov, fix=lambda v, ctx: f"set {nac_field} to 1..{PARTITIONS}")
+
+
+# -- tensors ------------------------------------------------------------------------------
+
+def tensor_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
+    """tensorNd_valid(<operand>): every num_elem >= 1 (unless the shape is in registers)."""
+    def check(r: Rows) -> np.ndarray:
+        num = r[t.num_field]
+        ok = (num >= 1) if num.ndim == 1 else np.all(num >= 1, axis=1)
+        return ok | addr_cols(r, t.addr_field).shape
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        num = v[t.num_field]
+        nums = [int(num)] if isinstance(num, int) else [int(n) for n in num]
+        word = int(v[t.addr_field])
+        if word & (1 << 30):
+            return f"{t.label} takes its shape from the shape registers (SHAPE_REG): " \
+                "num_elem is not checked here"
+        return f"{t.num_field} = {nums}: every count must be >= 1 " \
+            "(unused outer dims are num 1)"
+
+    return Clause(f"tensor{t.ndim}d_valid({t.label})", (t.num_field, t.addr_field),
+                  check, message, prov,
+                  fix=lambda v, ctx: f"set unused {t.num_field} entries to 1")
+
+
+def _psum_base_ok(t: Tensor) -> str:
+    return ("PSUM and SBUF" if t.allow_psum and t.allow_sbuf else
+            "SBUF only" if t.allow_sbuf else "PSUM only")
+
+
+def _addr_ok(r: Rows, t: Tensor) -> np.ndarray:
+    a = addr_cols(r, t.addr_field)
+    gen = r.ctx.gen
+    dtype = t.dtype.column(r)
+    size = gates.element_bytes_table()[dtype]
+    word = a.word.astype(np.int64)
+    aligned = (word & 0x1FFFFFFF) % size == 0
+    on_chip = (a.space != OFF_CHIP) & a.backed
+    allowed = ((a.space != PSUM) | t.allow_psum) & ((a.space != SBUF) | t.allow_sbuf)
+    psum_w = ~((a.space == PSUM) & t.write) | gates.set_gate(gates.FOUR_BYTE)[dtype]
+    imm_ok = aligned & on_chip & allowed & psum_w
+    # isa-facts §2.2: register mode takes the address from R[byte0] (< 64), bits 8..29 zero
+    reg_ok = ((a.word & 0xFF) < 64) & ((a.word & 0x3FFFFF00) == 0)
+    indirect_ok = (t.mem_pattern_from is not None and gen >= t.mem_pattern_from) & on_chip
+    out = np.where(a.register, reg_ok, np.where(a.shape, True, imm_ok))
+    return np.where(a.indirect & ~a.register, indirect_ok, out)
+
+
+def tensor_start_addr_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
+    """tensor_start_addr_valid(<operand>): alignment, on-chip, space allowed, PSUM writes."""
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        word = int(v[t.addr_field])
+        a = decode_words(np.array([word], dtype=np.uint32), ctx.gen)
+        dtype = t.dtype.value(v)
+        size = gates.element_size(dtype)
+        head = f"{t.addr_field} 0x{word:08X}"
+        if a.register[0]:
+            reg = word & 0xFF
+            return (f"{head}: register mode (R{reg}); the runtime address is not checked here, "
+                    f"only the encoding (register < 64: {reg < 64}, bits 8..29 zero: "
+                    f"{(word & 0x3FFFFF00) == 0})")
+        if a.shape[0]:
+            return f"{head}: shape-register mode, the check is skipped (isa-facts §2.3)"
+        space = int(a.space[0])
+        where = (f"{SPACE_NAMES[space]} partition {int(a.partition[0])} byte "
+                 f"{int(a.offset[0])}" if space != OFF_CHIP else "off-chip")
+        if space != OFF_CHIP and not a.backed[0]:
+            g = isa_addr.geometry(ctx.gen)
+            active = g.sbuf_bytes if space == SBUF else g.psum_bytes
+            space = OFF_CHIP
+            where += f" (beyond the {active} active bytes per partition on {ctx.gen.label})"
+        if a.indirect[0]:
+            allowed = t.mem_pattern_from is not None and ctx.gen >= t.mem_pattern_from
+            return (f"{head}: INDIRECT ({where}); {t.label} "
+                    + ("is" if allowed else "is not")
+                    + f" a MEM_PATTERN operand on {ctx.gen.label} (isa-facts §2.1)")
+        problems = []
+        if (word & 0x1FFFFFFF) % size:
+            problems.append(f"not aligned to the {size}-byte element of "
+                            f"{t.dtype.label} {dtype_name(dtype)}")
+        if space == OFF_CHIP:
+            problems.append(f"not on-chip on {ctx.gen.label} (not in SBUF or PSUM)")
+        if (space == PSUM and not t.allow_psum) or (space == SBUF and not t.allow_sbuf):
+            problems.append(f"{SPACE_NAMES[space]} is not allowed for {t.label} "
+                            f"({_psum_base_ok(t)})")
+        if space == PSUM and t.write and dtype not in gates.FOUR_BYTE:
+            problems.append(f"a PSUM write needs a 4-byte dtype, {t.dtype.label} is "
+                            f"{gates.dtype_label(dtype)}")
+        status = "; ".join(problems) if problems else "aligned, on-chip and allowed"
+        return f"{head} = {where}: {status}"
+
+    def fix(v: Values, ctx: Ctx) -> str | None:
+        dtype = t.dtype.value(v)
+        word = int(v[t.addr_field])
+        if (word & 0x1FFFFFFF) % gates.element_size(dtype):
+            return f"align {t.addr_field} to {gates.element_size(dtype)} bytes"
+        return None
+
+    return Clause(f"tensor_start_addr_valid({t.label})", (t.addr_field, *t.dtype.fields),
+                  lambda r: _addr_ok(r, t), message, prov, fix=fix)
+
+
+def start_addr_active_channels(t: Tensor, nac_field: str,
+                               prov: Provenance = P_GAP_SAAC) -> Clause:
+    """start partition + nac <= 128 (DESIGN decision for the unrecovered body)."""
+    def check(r: Rows) -> np.ndarray:
+        a = addr_cols(r, t.addr_field)
+        fits = a.partition.astype(np.int64) + r[nac_field].astype(np.int64) <= PARTITIONS
+        # register / shape / off-chip addresses are judged elsewhere (runtime or
+        # tensor_start_addr_valid), so this clause only judges on-chip immediates
+        return fits | ~a.immediate | (a.space == OFF_CHIP) | a.indirect
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        word = int(v[t.addr_field])
+        a = decode_words(np.array([word], dtype=np.uint32), ctx.gen)
+        nac = int(v[nac_field])
+        if not a.immediate[0] or a.space[0] == OFF_CHIP or a.indirect[0]:
+            return f"{t.addr_field} 0x{word:08X} is not an on-chip immediate address: " \
+                "nothing to check here"
+        p = int(a.partition[0])
+        return (f"start partition {p} + {nac_field} {nac} = {p + nac} "
+                + ("<=" if ok else ">") + f" {PARTITIONS}: the active channels must stay "
+                "within the partition array")
+
+    return Clause(f"start_addr_active_channels({t.label})", (t.addr_field, nac_field),
+                  check, message, prov,
+                  fix=lambda v, ctx: f"lower {nac_field} or start at a lower partition")
+
+
+def same_count(name: str, a: Tensor, b: Tensor, prov: Provenance,
+               c: Tensor | None = None) -> Clause:
+    """Equal element counts (skipped when a shape comes from the shape registers)."""
+    ops = [x for x in (a, b, c) if x is not None]
+
+    def check(r: Rows) -> np.ndarray:
+        counts = [element_count(r, x) for x in ops]
+        ok = np.ones(len(r), dtype=bool)
+        for cnt in counts[1:]:
+            ok &= cnt == counts[0]
+        for x in ops:
+            ok |= addr_cols(r, x.addr_field).shape
+        return ok
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        if any(int(v[x.addr_field]) & (1 << 30) for x in ops):
+            return "a shape comes from the shape registers: counts are checked at run time"
+        shown = ", ".join(f"{x.label} {value_count(v, x)}" for x in ops)
+        return f"element counts {shown}: " + ("equal" if ok else "must be equal")
+
+    fields = tuple(f for x in ops for f in (x.num_field, x.addr_field))
+    return Clause(name, fields, check, message, prov)
+
+
+def tt_valid_partitions(a: Tensor, b: Tensor, prov: Provenance = P_TENSOR) -> Clause:
+    """At most one of two sources in PSUM; both in SBUF -> same quadrant."""
+    def check(r: Rows) -> np.ndarray:
+        x, y = addr_cols(r, a.addr_field), addr_cols(r, b.addr_field)
+        known = x.immediate & y.immediate & ~x.indirect & ~y.indirect
+        both_psum = (x.space == PSUM) & (y.space == PSUM)
+        both_sbuf = (x.space == SBUF) & (y.space == SBUF)
+        quad = (x.partition // QUADRANT) == (y.partition // QUADRANT)
+        return ~known | (~both_psum & (~both_sbuf | quad))
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        words = np.array([int(v[a.addr_field]), int(v[b.addr_field])], dtype=np.uint32)
+        d = decode_words(words, ctx.gen)
+        if not (d.immediate.all() and not d.indirect.any()):
+            return "an operand address is register/shape/indirect: checked at run time"
+        sp = [SPACE_NAMES[int(s)] for s in d.space]
+        parts = [int(p) for p in d.partition]
+        desc = (f"{a.label} in {sp[0]} partition {parts[0]}, "
+                f"{b.label} in {sp[1]} partition {parts[1]}")
+        return desc + ": at most one source may be in PSUM, and two SBUF sources must " \
+            "start in the same 32-partition quadrant"
+
+    return Clause(f"tt_valid_partitions({a.label}, {b.label})", (a.addr_field, b.addr_field),
+                  check, message, prov)
+
+
+def tensor_clauses(t: Tensor, nac_field: str | None) -> list[Clause]:
+    """tensorNd_valid + tensor_start_addr_valid (+ start_addr_active_channels)."""
+    out = [tensor_valid(t), tensor_start_addr_valid(t)]
+    if nac_field is not None:
+        out.append(start_addr_active_channels(t, nac_field))
+    return out

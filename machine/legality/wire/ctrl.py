@@ -1,0 +1,249 @@
+"""SEQ control predicates: is_valid_ctrl_mv (ref 001 §3.3, verbatim), MOVE_SHAPE
+(CTRL_MS), ALU_OP (CTRL_AL) and COMPARE_BRANCH (CTRL_BR) as far as isa-facts §4 documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from machine.isa.enums import BrCmpOp, BrTargetMode, DataSrc, TensorShapeMoveType
+from machine.legality.result import Provenance
+from machine.legality.wire import common as c
+from machine.legality.wire import gates
+from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values
+from machine.legality.wire.operands import DtypeRef
+
+P_MV = Provenance("001", "§3.3")
+P_REG = Provenance("isa-facts", "§4.2; DESIGN Gaps decided here", "MED")
+P_NOTE = Provenance("001", "§3.3 header notes")
+SLOTS = 8
+
+
+def register_clause(kind: str, field: str, label: str | None = None,
+                    when: Callable[[Rows], np.ndarray] | None = None,
+                    when_v: Callable[[Values], bool] | None = None, when_text: str = "",
+                    prov: Provenance = P_REG) -> Clause:
+    """is_valid_register_read/_write(<field>), optionally only when a mode uses it."""
+    table = gates.REGISTER_READ if kind == "read" else gates.REGISTER_WRITE
+
+    def check(r: Rows) -> np.ndarray:
+        ok = table[r[field]]
+        return ok if when is None else ok | ~when(r)
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        if when_v is not None and not when_v(v):
+            return f"{field} is not used ({when_text})"
+        spec = int(v[field])
+        return (f"{field} {gates.register_label(spec)} " + ("is" if ok else "is not")
+                + f" a legal register {kind}: R0..R63, 128 (PC_LO), 129 (PC_HI)")
+
+    return Clause(f"is_valid_register_{kind}({label or field})", (field,), check, message,
+                  prov, fix=lambda v, ctx: f"use R0..R63 for {field}")
+
+
+# -- MOVE 0xa7 -----------------------------------------------------------------------------
+
+def _slot_register(idx: int) -> Clause:
+    """ctrl_mv_valid_register(idx), verbatim: an unused slot needs src 0, a used one
+    a readable source and a writable destination."""
+    def check(r: Rows) -> np.ndarray:
+        src = r["src_registers"][:, idx]
+        dst = r["dst_registers"][:, idx]
+        unused = (r["num_mov"] <= idx) & (src == 0)
+        return unused | (gates.REGISTER_READ[src] & gates.REGISTER_WRITE[dst])
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        n = int(v["num_mov"])
+        src, dst = int(v["src_registers"][idx]), int(v["dst_registers"][idx])
+        if n <= idx and src == 0:
+            return f"slot {idx} is unused (num_mov {n}) and src_registers[{idx}] is 0"
+        head = f"slot {idx}: src {gates.register_label(src)} -> dst {gates.register_label(dst)}"
+        if ok:
+            return head + ": a legal read and a legal write"
+        why = []
+        if n <= idx:
+            why.append(f"the slot is unused (num_mov {n}) so src_registers[{idx}] must be 0"
+                       " or the pair must still be legal")
+        if not gates.REGISTER_READ[src]:
+            why.append("the source is not a readable register (R0..R63, 128, 129)")
+        if not gates.REGISTER_WRITE[dst]:
+            why.append("the destination is not a writable register (R0..R63, 128, 129)")
+        return head + ": " + "; ".join(why)
+
+    def fix(v: Values, ctx: Ctx) -> str | None:
+        if int(v["num_mov"]) <= idx:
+            return f"zero src_registers[{idx}] (unused slot)"
+        return "use R0..R63"
+
+    return Clause(f"ctrl_mv_valid_register({idx})", ("num_mov", "src_registers",
+                                                     "dst_registers"),
+                  check, message, P_MV, fix=fix)
+
+
+def _active(r: Rows) -> np.ndarray:
+    return np.arange(SLOTS)[None, :] < r["num_mov"].astype(np.int64)[:, None]
+
+
+def _unique_dst(r: Rows) -> np.ndarray:
+    dst, act = r["dst_registers"], _active(r)
+    eq = dst[:, :, None] == dst[:, None, :]
+    pair = act[:, :, None] & act[:, None, :] & np.triu(np.ones((SLOTS, SLOTS), bool), 1)
+    return ~np.any(eq & pair, axis=(1, 2))
+
+
+def _dst_not_in_src(r: Rows) -> np.ndarray:
+    src, dst, act = r["src_registers"], r["dst_registers"], _active(r)
+    eq = dst[:, :, None] == src[:, None, :]
+    clash = np.any(eq & act[:, :, None] & act[:, None, :], axis=(1, 2))
+    return ~clash | (r["move_source"] != DataSrc.REGISTER)
+
+
+def _used(v: Values, name: str) -> list[int]:
+    return [int(x) for x in v[name][: min(int(v["num_mov"]), SLOTS)]]
+
+
+def _unique_msg(v: Values, ctx: Ctx, ok: bool) -> str:
+    dst = _used(v, "dst_registers")
+    dups = sorted({d for d in dst if dst.count(d) > 1})
+    shown = ", ".join(gates.register_label(d) for d in dst)
+    if ok:
+        return f"destinations [{shown}] are unique"
+    return f"destinations [{shown}] repeat {', '.join(gates.register_label(d) for d in dups)}:" \
+        " each destination register must be unique (the last write would win)"
+
+
+def _disjoint_msg(v: Values, ctx: Ctx, ok: bool) -> str:
+    if int(v["move_source"]) != DataSrc.REGISTER:
+        return "immediate source: no source registers are read"
+    src, dst = _used(v, "src_registers"), _used(v, "dst_registers")
+    both = sorted(set(src) & set(dst))
+    if ok:
+        return "no destination register is also a source"
+    return (f"{', '.join(gates.register_label(x) for x in both)} is both a source and a "
+            "destination: no destination may appear in the source list")
+
+
+MV_CLAUSES: tuple[Clause, ...] = (
+    *c.header_clauses(),
+    c.fixed_opcode("has_move_opcode", 0xA7),
+    Clause("ctrl_mv_valid_num", ("num_mov",),
+           lambda r: (r["num_mov"] > 0) & (r["num_mov"] <= SLOTS),
+           lambda v, ctx, ok: f"num_mov {int(v['num_mov'])} " + ("is" if ok else "is not")
+           + f" in 1..{SLOTS}", P_MV, fix=lambda v, ctx: "set num_mov to 1..8"),
+    c.equals("ctrl_mv_reserved_zero", "reserved0", 0, P_MV, "the reserved byte must be 0"),
+    c.dtype_set_clause("ctrl_mv_has_valid_dtype", DtypeRef("dtype"), gates.MOVE_DTYPES, P_MV,
+                       "MOVE copies whole 32-bit register words (move.cpp:41)"),
+    c.is_valid_enum("move_source", DataSrc, P_MV),
+    *(_slot_register(i) for i in range(SLOTS)),
+    Clause("ctrl_mv_unique_dst_registers", ("num_mov", "dst_registers"), _unique_dst,
+           _unique_msg, P_NOTE, note=True),
+    Clause("ctrl_mv_dst_not_in_src_registers",
+           ("num_mov", "move_source", "src_registers", "dst_registers"),
+           _dst_not_in_src, _disjoint_msg, P_NOTE, note=True),
+)
+IS_VALID_CTRL_MV = Predicate("is_valid_ctrl_mv", "CTRL_MV", (0xA7,), MV_CLAUSES, P_MV)
+
+
+# -- MOVE_SHAPE 0xb2 ----------------------------------------------------------------------
+
+P_MS = Provenance("001", "§5.2")
+P_MS_INF = Provenance("001", "§5.2 (inferred from the CTRL_MV pattern)", "LOW")
+IS_VALID_CTRL_MS = Predicate("is_valid_ctrl_ms", "CTRL_MS", (0xB2,), (
+    *c.header_clauses(),
+    c.informational("partially documented predicate",
+                    "ref 001 gives the CTRL_MS struct and move types, not its predicate "
+                    "body; the count and reserved clauses are inferred (LOW)", P_MS),
+    c.is_valid_enum("move_type", TensorShapeMoveType, P_MS),
+    Clause("ctrl_ms_valid_num", ("num_move",),
+           lambda r: (r["num_move"] >= 1) & (r["num_move"] <= 4),
+           lambda v, ctx, ok: f"num_move {int(v['num_move'])} " + ("is" if ok else "is not")
+           + " in 1..4 (four shape_registers slots)", P_MS_INF),
+    c.zero_bytes("ctrl_ms_reserved_zero(reserved0)", "reserved0", P_MS_INF),
+    c.zero_bytes("ctrl_ms_reserved_zero(reserved1)", "reserved1", P_MS_INF),
+), P_MS)
+
+
+# -- ALU_OP 0xa8 ----------------------------------------------------------------------------
+
+P_AL = Provenance("isa-facts", "§4.4", "MED")
+
+
+def _src1_reg(r: Rows) -> np.ndarray:
+    return r["src1_datasrc"] == DataSrc.REGISTER
+
+
+IS_VALID_CTRL_AL = Predicate("is_valid_ctrl_al", "CTRL_AL", (0xA8,), (
+    *c.header_clauses(),
+    c.informational("partially documented predicate",
+                    "isa-facts §4.4 gives the CTRL_AL layout; the clauses are the ALU op "
+                    "enum, the dtype gates and the shared register rules (MED)", P_AL),
+    c.alu_enum("op", P_AL),
+    c.dtype_clause(DtypeRef("dtype"), allow_fp32r=False, allow_64=True, prov=P_AL),
+    c.dtype_clause(DtypeRef("dst_dtype"), allow_fp32r=False, allow_64=True, prov=P_AL),
+    c.is_valid_enum("src1_datasrc", DataSrc, P_AL),
+    register_clause("read", "src0_lo"),
+    register_clause("read", "src0_hi"),
+    register_clause("read", "src1_lo", when=_src1_reg,
+                    when_v=lambda v: int(v["src1_datasrc"]) == DataSrc.REGISTER,
+                    when_text="src1 is an immediate"),
+    register_clause("read", "src1_hi", when=_src1_reg,
+                    when_v=lambda v: int(v["src1_datasrc"]) == DataSrc.REGISTER,
+                    when_text="src1 is an immediate"),
+    register_clause("write", "dst_lo"),
+    register_clause("write", "dst_hi"),
+), P_AL)
+
+
+# -- COMPARE_BRANCH 0xa9 ----------------------------------------------------------------------
+
+P_BR = Provenance("isa-facts", "§4.5", "MED")
+_REG_TARGETS = (BrTargetMode.REGISTER, BrTargetMode.REL_REGISTER)
+_REG_CMPS = tuple(m for m in BrCmpOp if m.name.endswith("_REG"))
+
+
+def _reg_target(r: Rows) -> np.ndarray:
+    return np.isin(r["target_mode"], _REG_TARGETS)
+
+
+def _reg_target_v(v: Values) -> bool:
+    return int(v["target_mode"]) in _REG_TARGETS
+
+
+def _rel_offset_ok(r: Rows) -> np.ndarray:
+    off = r["br_immediate"]
+    small = (off > -(1 << 31)) & (off < (1 << 31))
+    return small | (r["target_mode"] != BrTargetMode.REL_IMM)
+
+
+def _rel_offset_msg(v: Values, ctx: Ctx, ok: bool) -> str:
+    if int(v["target_mode"]) != BrTargetMode.REL_IMM:
+        return "the target is not a relative immediate: br_immediate is not an offset"
+    off = int(v["br_immediate"])
+    return f"relative offset {off} " + ("satisfies" if ok else "violates") + " |off| < 2^31"
+
+
+IS_VALID_CTRL_BR = Predicate("is_valid_ctrl_br", "CTRL_BR", (0xA9,), (
+    *c.header_clauses(),
+    c.informational("partially documented predicate",
+                    "isa-facts §4.5 gives the CTRL_BR layout (MED) and only two BR_CMP_OP "
+                    "codes (EQ_IMM 3, GT_IMM 6); the rest of the enum is neurondbg's (LOW)",
+                    P_BR),
+    c.is_valid_enum("cmp_op", BrCmpOp, Provenance("isa-facts", "§4.5; §10", "LOW")),
+    c.is_valid_enum("target_mode", BrTargetMode, P_BR),
+    c.dtype_clause(DtypeRef("dtype"), allow_fp32r=False, prov=P_BR),
+    register_clause("read", "cmp_reg0"),
+    register_clause("read", "cmp_reg1", when=lambda r: np.isin(r["cmp_op"], _REG_CMPS),
+                    when_v=lambda v: int(v["cmp_op"]) in _REG_CMPS,
+                    when_text="the comparison is against the immediate",
+                    prov=Provenance("isa-facts", "§4.5 (cmp_reg1 is neurondbg's)", "LOW")),
+    register_clause("read", "target_reg_lo", when=_reg_target, when_v=_reg_target_v,
+                    when_text="the target is not register-held"),
+    register_clause("read", "target_reg_hi", when=_reg_target, when_v=_reg_target_v,
+                    when_text="the target is not register-held"),
+    Clause("br_relative_offset_in_range", ("target_mode", "br_immediate"), _rel_offset_ok,
+           _rel_offset_msg, P_BR),
+), P_BR)
+
+PREDICATES = (IS_VALID_CTRL_MV, IS_VALID_CTRL_MS, IS_VALID_CTRL_AL, IS_VALID_CTRL_BR)

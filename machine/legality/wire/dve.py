@@ -1,0 +1,504 @@
+"""DVE-side predicates: the predicated copy/cast (isa-facts §5.2), tensor-tensor ops
+(§3.3), RANGE_SELECT and SELECT_REDUCE and the tensor-scalar accumulator command sets
+(§6.3-6.4), the accumulator read-back D1_RD and the D4_MR family (§6.4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from machine.dtypes import Dtype, Gen
+from machine.isa.enums import AccumCmd, AluOp, ImmSrc, ReduceOp, RevOps
+from machine.legality.result import Provenance
+from machine.legality.wire import common as c
+from machine.legality.wire import gates
+from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values
+from machine.legality.wire.operands import (
+    SBUF,
+    DtypeRef,
+    Tensor,
+    decode_words,
+    element_count,
+    value_count,
+)
+
+# -- ALU op classes (isa-facts §3.3) --------------------------------------------------------
+
+A = AluOp
+BITVEC = frozenset({A.BYPASS, A.BITWISE_NOT, A.ARITH_SHIFT_LEFT, A.ARITH_SHIFT_RIGHT,
+                    A.LOGICAL_SHIFT_LEFT, A.LOGICAL_SHIFT_RIGHT, A.BITWISE_AND, A.BITWISE_OR,
+                    A.BITWISE_XOR, A.CRC32})
+GENERAL_BITVEC = BITVEC - {A.CRC32}
+INT_OPS = frozenset({A.ADD_INT, A.MULT_INT, A.SUB_INT, A.DIVIDE_INT, A.MOD_INT})
+ARITH = frozenset({A.BYPASS, A.ADD, A.SUBTRACT, A.MULT, A.DIVIDE, A.MAX, A.MIN, A.LOGICAL_AND,
+                   A.LOGICAL_OR, A.LOGICAL_XOR, A.IS_EQUAL, A.IS_GT, A.IS_GE, A.IS_LE, A.IS_LT,
+                   A.IS_NE, A.ABS_DIFF, A.ABS_VALUE, A.POW, A.MOD, A.RSQRT, A.ABS_MAX, A.ABS_MIN,
+                   A.RELU, A.SQUARE}) | INT_OPS
+GENERAL_ARITH = ARITH - {A.DIVIDE, A.POW, A.MOD, A.RSQRT} - INT_OPS
+# isa-facts §3.3: the 0xC4..0xE1 band minus the four argmax/argmin ops, plus MOD
+INT_ALUOP = frozenset(op for op in A if 0xC4 <= op <= 0xDD) | {A.MOD}
+COMPARE = frozenset({A.IS_EQUAL, A.IS_GT, A.IS_GE, A.IS_LE, A.IS_LT})
+CACHE_FOLD = frozenset({A.ADD, A.SUBTRACT, A.MULT, A.MAX, A.MIN})
+
+P_OPS = Provenance("isa-facts", "§3.3")
+
+
+def op_class(name: str, field: str, members: frozenset[AluOp], prov: Provenance,
+             rule: str) -> Clause:
+    """The ALU op is in a class (restricted to the ops the generation has)."""
+    def table(gen: Gen) -> np.ndarray:
+        return c.alu_table(gen) & c.enum_table(members)
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        return f"{field} {c.alu_name(int(v[field]))} " + ("is" if ok else "is not") \
+            + f" {rule} on {ctx.gen.label}"
+
+    return Clause(name, (field,), lambda r: table(r.ctx.gen)[r[field]], message, prov)
+
+
+def alu_equals(name: str, field: str, op: AluOp, prov: Provenance, rule: str) -> Clause:
+    return Clause(
+        name, (field,), lambda r: r[field] == op,
+        lambda v, ctx, ok: f"{field} {c.alu_name(int(v[field]))} " + ("==" if ok else "!=")
+        + f" {op.name} (0x{int(op):02X}): {rule}",
+        prov, fix=lambda v, ctx: f"set {field} = {op.name} (0x{int(op):02X})")
+
+
+def accum_set(name: str, field: str, codes: frozenset[int], prov: Provenance,
+              rule: str) -> Clause:
+    return c.in_set(name, field, codes, prov, rule,
+                    names={int(m): m.name for m in AccumCmd})
+
+
+# -- predicated copy / cast 0x72 / 0x99 (isa-facts §5.2) -----------------------------------
+
+P_PRED = Provenance("isa-facts", "§5.2")
+TT_NAC = "num_active_channels"
+LO = DtypeRef("in0_in1_dtype", "lo")
+HI = DtypeRef("in0_in1_dtype", "hi")
+TT_OUT = DtypeRef("out_dtype")
+SRC0 = Tensor("src0", "src0", 3, LO)
+SRC1 = Tensor("src1", "src1", 3, HI)
+TT_DST = Tensor("dst", "dst", 3, TT_OUT, write=True)
+
+
+def _tt_tensor_clauses() -> list[Clause]:
+    return [
+        c.active_channels(TT_NAC, prov=P_PRED),
+        c.start_addr_active_channels(SRC0, TT_NAC), c.start_addr_active_channels(SRC1, TT_NAC),
+        c.start_addr_active_channels(TT_DST, TT_NAC),
+        c.tensor_valid(SRC0), c.tensor_start_addr_valid(SRC0),
+        c.tensor_valid(SRC1), c.tensor_start_addr_valid(SRC1),
+        c.tensor_valid(TT_DST), c.tensor_start_addr_valid(TT_DST),
+        c.same_count("tt_same_element_count", SRC0, SRC1, P_PRED, TT_DST),
+        c.tt_valid_partitions(SRC0, SRC1),
+    ]
+
+
+def _pred_same_type(r: Rows) -> np.ndarray:
+    return (r["header.opcode"] == 0x99) | (HI.column(r) == r["out_dtype"])
+
+
+def _pred_same_type_msg(v: Values, ctx: Ctx, ok: bool) -> str:
+    if int(v["header.opcode"]) == 0x99:
+        return "CAST_PREDICATED may convert src1's dtype to out_dtype"
+    hi, out = HI.value(v), int(v["out_dtype"])
+    return (f"dtype_hi (src1) {gates.dtype_label(hi)} " + ("==" if ok else "!=")
+            + f" out_dtype {gates.dtype_label(out)}: COPY_PREDICATED keeps the dtype; "
+            "CAST_PREDICATED (0x99) converts")
+
+
+COPY_CAST_PREDICATED = Predicate(
+    "is_valid_copy_cast_predicated", "S3S3D3_TT", (0x72, 0x99), (
+        *c.header_clauses(),
+        c.dtype_clause(TT_OUT, prov=P_PRED),
+        c.dtype_clause(LO, label="dtype_lo", prov=P_PRED),
+        c.dtype_clause(HI, label="dtype_hi", prov=P_PRED),
+        c.dtype_set_clause("is_valid_int_dtype_datapath(dtype_lo)", LO, gates.INT_DATAPATH,
+                           P_PRED, "the predicate (src0) is an integer tensor",
+                           label="dtype_lo"),
+        Clause("is_cast_predicated_or_same_dtype", ("header.opcode", "in0_in1_dtype",
+                                                    "out_dtype"),
+               _pred_same_type, _pred_same_type_msg, P_PRED,
+               fix=lambda v, ctx: "use CAST_PREDICATED (0x99) to convert, or set "
+               "out_dtype to src1's dtype"),
+        alu_equals("op_bypass", "op", A.BYPASS, P_PRED, "the predicated copy is a BYPASS"),
+        *_tt_tensor_clauses(),
+    ), P_PRED, doc="dst[i] = src0[i] != 0 ? convert(src1[i]) : dst[i]")
+
+
+TENSOR_TENSOR_ARITH = Predicate(
+    "is_valid_tensor_tensor_arith", "S3S3D3_TT", (0x41,), (
+        *c.header_clauses(),
+        c.informational("partially documented predicate",
+                        "isa-facts §3.3 gives the op acceptance; the rest are the shared "
+                        "S3S3D3_TT operand clauses (MED)", P_OPS),
+        op_class("tensor_tensor_arith_accepts(op)", "op",
+                 GENERAL_ARITH | {A.POW} | INT_ALUOP, P_OPS,
+                 "general arith, POW or an integer ALU op (TENSOR_TENSOR_ARITH 0x41)"),
+        c.dtype_clause(TT_OUT, allow_fp32r=True, prov=P_OPS),
+        c.dtype_clause(LO, label="dtype_lo", prov=P_OPS),
+        c.dtype_clause(HI, label="dtype_hi", prov=P_OPS),
+        *_tt_tensor_clauses(),
+    ), P_OPS)
+
+TENSOR_TENSOR_BITVEC = Predicate(
+    "is_valid_tensor_tensor_bitvec", "S3S3D3_TT", (0x51,), (
+        *c.header_clauses(),
+        c.informational("partially documented predicate",
+                        "isa-facts §3.3 gives the op acceptance; the rest are the shared "
+                        "S3S3D3_TT operand clauses (MED)", P_OPS),
+        op_class("is_general_bitvec_op(op)", "op", GENERAL_BITVEC, P_OPS,
+                 "a general bitvec op (TENSOR_TENSOR_BITVEC 0x51; CRC32 excluded)"),
+        c.dtype_clause(TT_OUT, prov=P_OPS),
+        c.dtype_clause(LO, label="dtype_lo", prov=P_OPS),
+        c.dtype_clause(HI, label="dtype_hi", prov=P_OPS),
+        *_tt_tensor_clauses(),
+    ), P_OPS)
+
+
+# -- immediates (isa-facts §6.4 has_valid_immediates) ----------------------------------------
+
+P_IMM = Provenance("isa-facts", "§6.4 has_valid_immediates")
+
+
+@dataclass(frozen=True)
+class ImmRef:
+    """An IMM_VAL slot: its value field, its IMM_SRC field, the alignment dtype."""
+
+    label: str
+    value: str
+    src: str
+    align: DtypeRef
+
+
+def has_valid_immediates(imm: ImmRef, nac: str) -> Clause:
+    """INSTRUCTION: passes; POINTER: on-chip, partition + nac <= 128, aligned; REG_PTR:
+    register < 64. Pointers are SBUF PartitionOffset addresses (isa-facts §6.4)."""
+    def check(r: Rows) -> np.ndarray:
+        mode = r[imm.src]
+        word = r[imm.value]
+        a = decode_words(word, r.ctx.gen)
+        size = gates.element_bytes_table()[imm.align.column(r)]
+        ptr_ok = (a.immediate & (a.space == SBUF) & a.backed
+                  & (a.partition + r[nac].astype(np.int64) <= c.PARTITIONS)
+                  & ((word.astype(np.int64) & 0x1FFFFFFF) % size == 0))
+        reg_ok = (word & 0xFF) < 64
+        return np.where(mode == ImmSrc.POINTER_IMMEDIATE, ptr_ok,
+                        np.where(mode == ImmSrc.REG_PTR_IMMEDIATE, reg_ok, True))
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        mode, word = int(v[imm.src]), int(v[imm.value])
+        if mode == ImmSrc.POINTER_IMMEDIATE:
+            a = decode_words(np.array([word], dtype=np.uint32), ctx.gen)
+            size = gates.element_size(imm.align.value(v))
+            where = (f"SBUF partition {int(a.partition[0])} byte {int(a.offset[0])}"
+                     if a.space[0] == SBUF and a.backed[0] else "not an SBUF address")
+            return (f"{imm.label} is a pointer 0x{word:08X} ({where}): it must be an SBUF "
+                    f"address with partition + {nac} {int(v[nac])} <= 128, aligned to "
+                    f"{size} bytes (tpb_addr_active_channels, addr_aligned_dtype)")
+        if mode == ImmSrc.REG_PTR_IMMEDIATE:
+            return f"{imm.label} names register {word & 0xFF}: is_valid_imm_reg needs R0..R63"
+        if mode == ImmSrc.INSTRUCTION_IMMEDIATE:
+            return f"{imm.label} is an inline immediate 0x{word:08X}: always valid"
+        return f"{imm.src} {mode} is not an IMM_SRC (checked by is_valid_enum)"
+
+    return Clause(f"has_valid_immediates({imm.label})", (imm.src, imm.value, nac,
+                                                         *imm.align.fields),
+                  check, message, P_IMM)
+
+
+# -- RANGE_SELECT 0xbc (isa-facts §6.3-6.4) ----------------------------------------------------
+
+P_RS = Provenance("isa-facts", "§6.4 S2D2_RS")
+RS_IN = DtypeRef("in_out_dtype", "lo")
+RS_OUT = DtypeRef("in_out_dtype", "hi")
+RS_SRC = Tensor("src", "src", 2, RS_IN)
+RS_DST = Tensor("dst", "dst", 2, RS_OUT, write=True)
+FP32_BOUND = DtypeRef("bound0", fixed=int(Dtype.FP32))
+NEG_FLT_MAX = 0xFF7FFFFF
+FP24 = 1 << 24
+
+
+def _base_ok(r: Rows) -> np.ndarray:
+    base = r["base"].astype(np.int64)
+    shape = decode_words(r["src.start_addr"], r.ctx.gen).shape
+    return ((base <= FP24) & (base + element_count(r, RS_SRC) <= FP24)) | shape
+
+
+def _base_msg(v: Values, ctx: Ctx, ok: bool) -> str:
+    if int(v["src.start_addr"]) & (1 << 30):
+        return "the shape comes from the shape registers: base is checked at run time"
+    base, n = int(v["base"]), value_count(v, RS_SRC)
+    return (f"base {base} and base + element count {base + n} must both be <= 2^24 "
+            "(range indices are compared exactly in fp32)")
+
+
+RANGE_SELECT = Predicate("is_valid_range_select", "S2D2_RS", (0xBC,), (
+    *c.header_clauses(),
+    Clause("has_valid_nc_rs", (), lambda r: np.full(len(r), r.ctx.gen >= Gen.CAYMAN),
+           lambda v, ctx, ok: f"RANGE_SELECT exists from NC-v3 (cayman) on; this is "
+           f"{ctx.gen.label}", P_RS),
+    c.active_channels("nac", prov=P_RS),
+    c.dtype_set_clause("is_valid_fp_dtype_datapath(in_dtype)", RS_IN, gates.FP_DATAPATH, P_RS,
+                       "RANGE_SELECT input is FP only", label="in_dtype"),
+    c.dtype_set_clause("is_valid_fp_dtype_datapath(out_dtype)", RS_OUT,
+                       gates.FP_DATAPATH | {Dtype.FP32R}, P_RS,
+                       "RANGE_SELECT output is FP only (FP32R allowed)", label="out_dtype"),
+    accum_set("range_select_valid_reduce_cmd", "reduce_cmd",
+              frozenset({AccumCmd.IDLE, AccumCmd.ACCUMULATE, AccumCmd.ZERO_ACCUMULATE}),
+              Provenance("isa-facts", "§6.3"),
+              "LOAD_ACCUMULATE would need an immediate slot the bounds use; ZERO alone is "
+              "not accepted"),
+    c.equals("range_select_reduce_op_max", "reduce_op", int(ReduceOp.MAX), P_RS,
+             "the only reduction is MAX (REDUCE_OP 2)"),
+    c.in_set("is_valid_comp_op(comp_op0)", "comp_op0", COMPARE, P_RS,
+             "comparisons are IS_EQUAL..IS_LT only", names={int(m): m.name for m in COMPARE}),
+    c.in_set("is_valid_comp_op(comp_op1)", "comp_op1", COMPARE, P_RS,
+             "comparisons are IS_EQUAL..IS_LT only", names={int(m): m.name for m in COMPARE}),
+    c.equals("range_select_fill_val_neg_flt_max", "fill_val", NEG_FLT_MAX, P_RS,
+             "fill_val is fixed to -FLT_MAX (not -inf) by DVE restrictions", label="hex"),
+    Clause("range_select_base_in_fp32_range", ("base", "src.num_elem", "src.start_addr"),
+           _base_ok, _base_msg, P_RS),
+    c.is_valid_enum("bound0_src", ImmSrc, P_RS),
+    c.is_valid_enum("bound1_src", ImmSrc, P_RS),
+    has_valid_immediates(ImmRef("bound0", "bound0", "bound0_src", FP32_BOUND), "nac"),
+    has_valid_immediates(ImmRef("bound1", "bound1", "bound1_src", FP32_BOUND), "nac"),
+    c.start_addr_active_channels(RS_SRC, "nac"), c.start_addr_active_channels(RS_DST, "nac"),
+    c.tensor_valid(RS_SRC), c.tensor_start_addr_valid(RS_SRC),
+    c.tensor_valid(RS_DST), c.tensor_start_addr_valid(RS_DST),
+    c.same_count("range_select_same_src_dst_count", RS_SRC, RS_DST, P_RS),
+), P_RS, doc="p = (x op0 bound0) && (x op1 bound1); out = p ? x : fill_val")
+
+
+# -- S2S2D2_STT: SELECT_REDUCE 0xea and the scalar-tensor-tensor ops --------------------------
+
+P_STT = Provenance("isa-facts", "§6.3-6.4 S2S2D2_STT")
+STT_LO = DtypeRef("in0_in1_dtype", "lo")
+STT_HI = DtypeRef("in0_in1_dtype", "hi")
+STT_OUT = DtypeRef("out_dtype")
+STT_SRC0 = Tensor("src0", "src0", 2, STT_LO)
+STT_SRC1 = Tensor("src1", "src1", 2, STT_HI)
+STT_DST = Tensor("dst", "dst", 2, STT_OUT, write=True)
+
+
+def _stt_common() -> list[Clause]:
+    return [
+        c.dtype_clause(STT_OUT, allow_fp32r=True, prov=P_STT),
+        c.dtype_clause(STT_LO, label="dtype_lo", prov=P_STT),
+        c.dtype_clause(STT_HI, label="dtype_hi", prov=P_STT),
+        c.is_valid_enum("reverse_operands", RevOps, P_STT),
+        c.is_valid_enum("imm0_src", ImmSrc, P_STT),
+        c.active_channels("nac", prov=P_STT),
+        c.start_addr_active_channels(STT_SRC0, "nac"),
+        c.start_addr_active_channels(STT_SRC1, "nac"),
+        c.start_addr_active_channels(STT_DST, "nac"),
+        c.tensor_valid(STT_SRC0), c.tensor_start_addr_valid(STT_SRC0),
+        c.tensor_valid(STT_SRC1), c.tensor_start_addr_valid(STT_SRC1),
+        c.tensor_valid(STT_DST), c.tensor_start_addr_valid(STT_DST),
+    ]
+
+
+SELECT_REDUCE = Predicate("is_valid_select_reduce", "S2S2D2_STT", (0xEA,), (
+    *c.header_clauses(),
+    accum_set("select_reduce_valid_accumulator_cmd", "accumulator_cmd",
+              frozenset({AccumCmd.IDLE, AccumCmd.ACCUMULATE, AccumCmd.ZERO_ACCUMULATE}),
+              Provenance("isa-facts", "§6.3"), "SELECT_REDUCE accepts IDLE, ACCUMULATE, "
+              "ZERO_ACCUMULATE"),
+    alu_equals("select_reduce_op0_bypass", "op0", A.BYPASS, Provenance("isa-facts", "§6.3"),
+               "the select passes the chosen value through"),
+    alu_equals("select_reduce_op1_max", "op1", A.MAX, Provenance("isa-facts", "§6.3"),
+               "the reduction into the accumulator is MAX"),
+    *_stt_common(),
+), P_STT)
+
+SCALAR_TENSOR_TENSOR = Predicate(
+    "is_valid_scalar_tensor_tensor", "S2S2D2_STT", (0x9D, 0x9E, 0xE5), (
+        *c.header_clauses(),
+        c.informational("partially documented predicate",
+                        "isa-facts §6.4 gives the S2S2D2_STT layout; neurondbg checks the "
+                        "enums, dtypes and operands (MED)", P_STT),
+        c.alu_enum("op0", P_STT), c.alu_enum("op1", P_STT),
+        accum_set("is_valid_enum(accumulator_cmd)", "accumulator_cmd",
+                  frozenset(int(m) for m in AccumCmd), P_STT, "an ACCUM_CMD code"),
+        *_stt_common(),
+    ), P_STT)
+
+
+# -- S3D3_TS: tensor-scalar ops and the cache reduce / cumulative accumulators ----------------
+
+P_TS = Provenance("isa-facts", "§6.3-6.4 S3D3_TS")
+TS_IN = DtypeRef("in_dtype")
+TS_OUT = DtypeRef("out_dtype")
+# isa-facts §2.1: MEM_PATTERN3D is defined from CAYMAN on
+TS_SRC = Tensor("src", "src", 3, TS_IN, mem_pattern_from=Gen.CAYMAN)
+TS_DST = Tensor("dst", "dst", 3, TS_OUT, write=True)
+_BITVEC_TS = (0x53, 0x54)
+
+
+class _ImmAlign(DtypeRef):
+    """has_valid_immediates alignment: 4 bytes for arith opcodes, in_dtype for bitvec."""
+
+    def column(self, rows: Rows) -> np.ndarray:
+        bitvec = np.isin(rows["header.opcode"], _BITVEC_TS)
+        return np.where(bitvec, rows["in_dtype"], np.uint8(Dtype.FP32))
+
+    def value(self, v: Values) -> int:
+        return int(v["in_dtype"]) if int(v["header.opcode"]) in _BITVEC_TS else int(Dtype.FP32)
+
+
+TS_ALIGN = _ImmAlign("in_dtype")
+
+
+def _ptr_ops(r: Rows) -> np.ndarray:
+    legacy = np.isin(r["header.opcode"], (0x44, 0x54))
+    both = (r["imm0_src"] == ImmSrc.POINTER_IMMEDIATE) & (r["imm1_src"] == ImmSrc.POINTER_IMMEDIATE)
+    return ~legacy | both
+
+
+def _ts(name: str, codes: tuple[int, ...], accum: frozenset[int] | None,
+        extra: tuple[Clause, ...] = (), partial: bool = False) -> Predicate:
+    clauses: list[Clause] = [*c.header_clauses()]
+    if partial:
+        clauses.append(c.informational(
+            "partially documented predicate",
+            "isa-facts §6.4 gives the S3D3_TS layout; neurondbg checks the enums, dtypes, "
+            "immediates and operands (MED)", P_TS))
+    if accum is not None:
+        names = ", ".join(AccumCmd(x).name for x in sorted(accum))
+        clauses.append(accum_set(f"{name}_valid_accumulator_cmd".removeprefix("is_valid_"),
+                                 "accumulator_cmd", accum, Provenance("isa-facts", "§6.3"),
+                                 f"this opcode accepts {{{names}}}"))
+    clauses += [
+        *extra,
+        c.alu_enum("op0", P_TS), c.alu_enum("op1", P_TS),
+        c.dtype_clause(TS_IN, prov=P_TS),
+        c.dtype_clause(TS_OUT, allow_fp32r=True, prov=P_TS),
+        c.is_valid_enum("imm0_src", ImmSrc, P_TS), c.is_valid_enum("imm1_src", ImmSrc, P_TS),
+        c.is_valid_enum("reverse_operands", RevOps, P_TS),
+        has_valid_immediates(ImmRef("imm0", "imm0", "imm0_src", TS_ALIGN), "nac"),
+        has_valid_immediates(ImmRef("imm1", "imm1", "imm1_src", TS_ALIGN), "nac"),
+        c.active_channels("nac", prov=P_TS),
+        c.start_addr_active_channels(TS_SRC, "nac"), c.start_addr_active_channels(TS_DST, "nac"),
+        c.tensor_valid(TS_SRC), c.tensor_start_addr_valid(TS_SRC),
+        c.tensor_valid(TS_DST), c.tensor_start_addr_valid(TS_DST),
+    ]
+    return Predicate(name, "S3D3_TS", codes, tuple(clauses), P_TS)
+
+
+CACHE_CMDS = frozenset({AccumCmd.ACCUMULATE, AccumCmd.ZERO_ACCUMULATE, AccumCmd.LOAD_ACCUMULATE})
+_CACHE_OPS = (
+    op_class("is_general_arith_op(op0)", "op0", GENERAL_ARITH, Provenance("isa-facts", "§6.3"),
+             "a general arith op (the elementwise step)"),
+    op_class("tensor_scalar_cache_fold_op(op1)", "op1", CACHE_FOLD,
+             Provenance("isa-facts", "§6.3"),
+             "one of ADD, SUBTRACT, MULT, MAX, MIN (the fold into the accumulator)"),
+)
+PTR_IMMEDIATES = Clause(
+    "ptr_opcode_immediates_are_pointers", ("header.opcode", "imm0_src", "imm1_src"),
+    _ptr_ops,
+    lambda v, ctx, ok: f"imm0_src {int(v['imm0_src'])}, imm1_src {int(v['imm1_src'])}: "
+    "the legacy PTR opcodes (0x44, 0x54) take both immediates as pointers (POINTER 1)"
+    if int(v["header.opcode"]) in (0x44, 0x54) else "not a legacy PTR opcode",
+    P_IMM, fix=lambda v, ctx: "set imm0_src = imm1_src = 1 (POINTER_IMMEDIATE)")
+
+TENSOR_SCALAR = _ts("is_valid_tensor_scalar", (0x43, 0x53, 0x44, 0x54, 0x93),
+                    frozenset({AccumCmd.IDLE}), extra=(PTR_IMMEDIATES,), partial=True)
+TENSOR_SCALAR_CACHE_REDUCE = _ts("is_valid_tensor_scalar_cache_reduce", (0x9A,), CACHE_CMDS,
+                                 extra=_CACHE_OPS)
+TENSOR_SCALAR_CACHE_CUMULATIVE = _ts("is_valid_tensor_scalar_cache_cumulative", (0xE6,),
+                                     CACHE_CMDS, extra=_CACHE_OPS)
+EXPONENTIAL = _ts("is_valid_exponential", (0x30,), None, partial=True)
+
+
+# -- D1_RD: DVE_READ_ACCUMULATOR 0x9b / ACTIVATION_READ_ACCUMULATOR 0x24 ----------------------
+
+P_RD = Provenance("isa-facts", "§6.4 D1_RD, §6.2")
+RD_DST = Tensor("dst", "dst", 1, DtypeRef("dtype"), write=True)
+RD_DVE_DTYPES = gates.FP_DATAPATH | {Dtype.FP32R}
+RD_ACT_DTYPES = RD_DVE_DTYPES - {Dtype.FP8_EXP3, Dtype.FP8_EXP4, Dtype.FP8_EXP5}
+
+
+def _rd_dtype_ok(r: Rows) -> np.ndarray:
+    act = r["header.opcode"] == 0x24
+    d = r["dtype"]
+    return np.where(act, gates.set_gate(RD_ACT_DTYPES)[d], gates.set_gate(RD_DVE_DTYPES)[d])
+
+
+def _rd_dtype_msg(v: Values, ctx: Ctx, ok: bool) -> str:
+    act = int(v["header.opcode"]) == 0x24
+    allowed = RD_ACT_DTYPES if act else RD_DVE_DTYPES
+    who = "ACTIVATION_READ_ACCUMULATOR (no FP8)" if act else "DVE_READ_ACCUMULATOR"
+    return (f"dtype {gates.dtype_label(int(v['dtype']))} " + ("is" if ok else "is not")
+            + f" in {gates.set_label(allowed)} for {who}")
+
+
+def _rd_neg_ok(r: Rows) -> np.ndarray:
+    limit = np.where(r["header.opcode"] == 0x24, 0, 1)
+    return r["negated"] <= limit
+
+
+def _rd_neg_msg(v: Values, ctx: Ctx, ok: bool) -> str:
+    act = int(v["header.opcode"]) == 0x24
+    rule = "must be 0 on ACT" if act else "must be 0 or 1"
+    return f"negated {int(v['negated'])}: {rule}"
+
+
+def _rd_reserved(r: Rows) -> np.ndarray:
+    return ~np.any(r["rsvd12"] != 0, axis=1) & ~np.any(r["rsvd35"] != 0, axis=1) & \
+        ~np.any(r["rsvd52"] != 0, axis=1)
+
+
+READ_ACCUMULATOR = Predicate("is_valid_read_accumulator", "D1_RD", (0x9B, 0x24), (
+    *c.header_clauses(),
+    c.equals("d1_rd_dst_element_count_one", "dst_element_count", 1, P_RD,
+             "the read-back writes one element per partition"),
+    Clause("d1_rd_valid_dtype", ("header.opcode", "dtype"), _rd_dtype_ok, _rd_dtype_msg, P_RD),
+    Clause("d1_rd_valid_negated", ("header.opcode", "negated"), _rd_neg_ok, _rd_neg_msg, P_RD,
+           fix=lambda v, ctx: "set negated = 0"),
+    Clause("d1_rd_reserved_zero", ("rsvd12", "rsvd35", "rsvd52"), _rd_reserved,
+           lambda v, ctx, ok: "reserved bytes 12..27, 35..43, 52..63 "
+           + ("are all 0" if ok else "must all be 0"),
+           Provenance("isa-facts", "§6.4 D1_RD (rsvd)", "MED")),
+    c.active_channels("nac", prov=P_RD),
+    c.start_addr_active_channels(RD_DST, "nac"),
+    c.tensor_valid(RD_DST), c.tensor_start_addr_valid(RD_DST),
+), P_RD)
+
+
+# -- D4_MR: MEMSET 0x49, REG_STORE 0x4b, RNG 0x4d, DVE_READ_INDICES 0xe9 ----------------------
+
+P_MR = Provenance("isa-facts", "§6.4 D4_MR", "MED")
+MR_DST = Tensor("dst", "dst", 4, DtypeRef("dtype"), write=True)
+
+
+def _mr(name: str, codes: tuple[int, ...], extra: tuple[Clause, ...],
+        dtype_clause: Clause) -> Predicate:
+    return Predicate(name, "D4_MR", codes, (
+        *c.header_clauses(),
+        c.informational("partially documented predicate",
+                        "isa-facts §6.4 gives the D4_MR layout only; neurondbg checks the "
+                        "dtype, channels and destination (MED)", P_MR),
+        dtype_clause, *extra,
+        c.active_channels("nac", prov=P_MR),
+        c.start_addr_active_channels(MR_DST, "nac"),
+        c.tensor_valid(MR_DST), c.tensor_start_addr_valid(MR_DST),
+    ), P_MR)
+
+
+MEMORY_WRITE = _mr("is_valid_d4_mr", (0x49, 0x4B, 0x4D), (),
+                   c.dtype_clause(DtypeRef("dtype"), allow_64=True, prov=P_MR))
+READ_INDICES = _mr("is_valid_read_indices", (0xE9,), (
+    c.equals("read_indices_dst_element_count", "dst_element_count", 8,
+             Provenance("isa-facts", "§6.2", "MED"), "the index flops hold 8 indices"),
+), c.dtype_set_clause("read_indices_valid_dtype", DtypeRef("dtype"),
+                      frozenset({Dtype.UINT16, Dtype.UINT32}),
+                      Provenance("isa-facts", "§6.2"), "indices are u16 or u32"))
+
+PREDICATES = (COPY_CAST_PREDICATED, TENSOR_TENSOR_ARITH, TENSOR_TENSOR_BITVEC, RANGE_SELECT,
+              SELECT_REDUCE, SCALAR_TENSOR_TENSOR, TENSOR_SCALAR, TENSOR_SCALAR_CACHE_REDUCE,
+              TENSOR_SCALAR_CACHE_CUMULATIVE, EXPONENTIAL, READ_ACCUMULATOR, MEMORY_WRITE,
+              READ_INDICES)
+

@@ -1,0 +1,85 @@
+"""Which predicate judges which opcode, and the engine dispatch clause.
+
+Opcodes with a documented struct get their predicate; every other opcode
+(undocumented layout, unknown byte) gets the header + events clauses and a
+note that no predicate is documented.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from machine.isa.opcodes import OPCODES
+from machine.legality.result import Provenance
+from machine.legality.wire import common as c
+from machine.legality.wire import ctrl, dve, s4d4_tr
+from machine.legality.wire.clause import Clause, Predicate
+
+PREDICATES: tuple[Predicate, ...] = (*s4d4_tr.PREDICATES, *ctrl.PREDICATES, *dve.PREDICATES)
+
+HEADER_ONLY = Predicate(
+    "header_and_events_only", "RAW", (), (
+        *c.header_clauses(),
+        c.informational("no documented predicate",
+                        "the references document no validity predicate for this opcode: "
+                        "only the header and events are checked",
+                        Provenance("isa-facts", "§1, §7", "HIGH")),
+    ), Provenance("isa-facts", "§1"))
+
+ALL_PREDICATES: tuple[Predicate, ...] = (*PREDICATES, HEADER_ONLY)
+BY_NAME: dict[str, Predicate] = {p.name: p for p in ALL_PREDICATES}
+
+
+def _build_index() -> np.ndarray:
+    index = np.full(256, len(PREDICATES), dtype=np.uint8)  # default: HEADER_ONLY
+    for i, p in enumerate(PREDICATES):
+        for code in p.opcodes:
+            assert index[code] == len(PREDICATES), f"opcode 0x{code:02X} has two predicates"
+            assert OPCODES[code].struct == p.struct, f"0x{code:02X}: struct mismatch"
+            index[code] = i
+    index.flags.writeable = False
+    return index
+
+
+PREDICATE_INDEX = _build_index()  # opcode byte -> index into ALL_PREDICATES
+
+
+def predicate_for(opcode: int) -> Predicate:
+    """The predicate that judges an opcode byte."""
+    return ALL_PREDICATES[int(PREDICATE_INDEX[opcode & 0xFF])]
+
+
+ENGINE_CHOICES: tuple[str, ...] = ("pool", "dve", "act", "pe", "sp")
+P_ENGINE = Provenance("000", "§2.2, §7; 001 §7.2; DESIGN Machine", "MED")
+
+
+@cache
+def engine_table(engine: str) -> np.ndarray:
+    """bool[256]: the opcodes `engine`'s dispatch table holds (SEQ control runs everywhere)."""
+    t = np.zeros(256, dtype=bool)
+    for code, info in OPCODES.items():
+        if engine in info.engines or "seq" in info.engines:
+            t[code] = True
+    t.flags.writeable = False
+    return t
+
+
+@cache
+def engine_clause(engine: str) -> Clause:
+    """engine_has_opcode(<engine>): the engine's dispatch table has the opcode."""
+    if engine not in ENGINE_CHOICES:
+        raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINE_CHOICES)}")
+    table = engine_table(engine)
+
+    def message(v, ctx, ok: bool) -> str:
+        code = int(v["header.opcode"])
+        info = OPCODES.get(code)
+        where = ", ".join(sorted(info.engines)) if info and info.engines else "no engine"
+        return (f"{c.mnemonic(code)} (0x{code:02X}) " + ("is" if ok else "is not")
+                + f" in the {engine} dispatch table (it runs on: {where})")
+
+    return Clause(f"engine_has_opcode({engine})", ("header.opcode",),
+                  lambda r: table[r["header.opcode"]], message, P_ENGINE,
+                  fix=lambda v, ctx: "run the program on an engine that has this opcode")

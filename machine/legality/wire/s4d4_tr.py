@@ -1,0 +1,114 @@
+"""S4D4_TR predicates: is_valid_copy / is_valid_cast verbatim (ref 000 §3.3) and the
+other S4D4_TR opcodes as far as the references document them (ref 000 §7, §12).
+"""
+
+from __future__ import annotations
+
+from machine.dtypes import Gen
+from machine.isa.enums import AluOp, TensorSubdim
+from machine.legality.result import Provenance
+from machine.legality.wire import common as c
+from machine.legality.wire.clause import Clause, Ctx, Predicate, Values
+from machine.legality.wire.gates import dtype_label
+from machine.legality.wire.operands import DtypeRef, Tensor
+
+P = Provenance("000", "§3.3")
+P_FAMILY = Provenance("000", "§7, §12", "MED")
+NAC = "num_active_channels"
+IN = DtypeRef("in_dtype")
+OUT = DtypeRef("out_dtype")
+# ref 000 §3.3: src read-only, dst written; PSUM and SBUF both allowed at the wire level.
+# isa-facts §2.1: from MARIANA on the operands are MEM_PATTERN4D (may be indirect).
+SRC = Tensor("src", "src_mem_pattern", 4, IN, mem_pattern_from=Gen.MARIANA)
+DST = Tensor("dst", "dst_mem_pattern", 4, OUT, write=True, mem_pattern_from=Gen.MARIANA)
+
+RESERVED = c.zero_bytes("s4d4_tr_reserved_zero", "reserved1", P)
+MASK = c.equals("mask_enable_zero", "mask_enable", 0, P,
+                "plain Copy/Cast have no predicate (COPY_PREDICATED 0x72 is a separate opcode)")
+OP_ENUM = c.alu_enum("op", P)
+SUBDIM = c.in_set("is_zero_subdim(op_dim)", "op_dim", (TensorSubdim.UNUSED, TensorSubdim.X), P,
+                  "op_dim must be UNUSED or X", names={0: "UNUSED", 2: "X"},
+                  fix="set op_dim = 0 (UNUSED)")
+CHANNELS = c.active_channels(NAC, "has_valid_active_channel_range", P)
+COUNT = c.same_count("s4d4_tr_same_src_dst_count", SRC, DST, P)
+BYPASS = c.equals("s4d4_tr_op_bypass", "op", int(AluOp.BYPASS), P,
+                  "Copy/Cast are a BYPASS walk (ALU op 0x00)")
+NEGATED = c.equals("has_zero_negated_field", "negated", 0, P, "Copy/Cast never negate")
+
+
+def _same_type_message(v: Values, ctx: Ctx, ok: bool) -> str:
+    i, o = int(v["in_dtype"]), int(v["out_dtype"])
+    rel = "==" if ok else "!="
+    return (f"out_dtype {dtype_label(o)} {rel} in_dtype {dtype_label(i)}: "
+            "Copy keeps the dtype; Cast (0x47) converts")
+
+
+SAME_TYPE = Clause(
+    "s4d4_tr_same_src_dst_type", ("in_dtype", "out_dtype"),
+    lambda r: r["in_dtype"] == r["out_dtype"], _same_type_message, P,
+    fix=lambda v, ctx: "use CAST (0x47) to convert, or set out_dtype = in_dtype")
+
+
+def _copy_cast(name: str, code: int, copy: bool) -> Predicate:
+    clauses: list[Clause] = [
+        *c.header_clauses(),
+        c.fixed_opcode("has_copy_opcode" if copy else "has_cast_opcode", code),
+        RESERVED, MASK,
+        c.dtype_clause(IN, allow_fp32r=False, prov=P),
+        c.dtype_clause(OUT, allow_fp32r=True, prov=P),
+        OP_ENUM, SUBDIM, CHANNELS,
+        c.start_addr_active_channels(SRC, NAC), c.start_addr_active_channels(DST, NAC),
+        c.tensor_valid(SRC), c.tensor_start_addr_valid(SRC),
+        c.tensor_valid(DST), c.tensor_start_addr_valid(DST),
+        COUNT, BYPASS,
+    ]
+    if copy:
+        clauses.append(SAME_TYPE)
+    clauses.append(NEGATED)
+    return Predicate(name, "S4D4_TR", (code,), tuple(clauses), P,
+                     doc="Copy keeps the dtype (bit-accurate move)" if copy else
+                     "Cast converts through fp32")
+
+
+IS_VALID_COPY = _copy_cast("is_valid_copy", 0x46, copy=True)
+IS_VALID_CAST = _copy_cast("is_valid_cast", 0x47, copy=False)
+
+_PARTIAL = c.informational(
+    "partially documented predicate",
+    "the references document only the struct and a few rules of this opcode; "
+    "neurondbg checks those plus the shared operand clauses (MED)", P_FAMILY)
+
+# ref 000 §3 NOTE: StreamTranspose requires a multiple of 32 channels.
+MULTIPLE_32 = Clause(
+    "has_multiple_32_channels", (NAC,),
+    lambda r: (r[NAC] % 32 == 0),
+    lambda v, ctx, ok: f"{NAC} {int(v[NAC])} " + ("is" if ok else "is not")
+    + " a multiple of 32: StreamTranspose moves whole quadrants ({32, 64, 96, 128})",
+    Provenance("000", "§3.3 NOTE"), fix=lambda v, ctx: f"set {NAC} to 32, 64, 96 or 128")
+
+
+def _family(name: str, codes: tuple[int, ...], use_64: bool,
+            extra: tuple[Clause, ...] = ()) -> Predicate:
+    """Shared-struct S4D4_TR opcodes: header, dtype gate, channels, operands."""
+    clauses = [
+        *c.header_clauses(), _PARTIAL,
+        c.dtype_clause(IN, allow_fp32r=False, allow_64=use_64, prov=P_FAMILY),
+        c.dtype_clause(OUT, allow_fp32r=True, allow_64=use_64, prov=P_FAMILY),
+        OP_ENUM, CHANNELS, *extra,
+        c.start_addr_active_channels(SRC, NAC), c.start_addr_active_channels(DST, NAC),
+        c.tensor_valid(SRC), c.tensor_start_addr_valid(SRC),
+        c.tensor_valid(DST), c.tensor_start_addr_valid(DST),
+    ]
+    return Predicate(name, "S4D4_TR", codes, tuple(clauses), P_FAMILY)
+
+
+# ref 000 §12: TensorReduce uses the _64 dtype gate (can take INT64/UINT64).
+TENSOR_REDUCE = _family("is_valid_tensor_reduce", (0x42, 0x52, 0x83, 0x84), use_64=True)
+TENSOR_CUMULATIVE = _family("is_valid_tensor_cumulative", (0x4E, 0x5E), use_64=False)
+RECIPROCAL = _family("is_valid_reciprocal", (0x48,), use_64=False)
+STREAM_SHUFFLE = _family("is_valid_stream_shuffle", (0x6A,), use_64=False)
+STREAM_TRANSPOSE = _family("is_valid_stream_transpose", (0x6B,), use_64=False,
+                           extra=(MULTIPLE_32,))
+
+PREDICATES = (IS_VALID_COPY, IS_VALID_CAST, TENSOR_REDUCE, TENSOR_CUMULATIVE, RECIPROCAL,
+              STREAM_SHUFFLE, STREAM_TRANSPOSE)
