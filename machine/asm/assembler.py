@@ -1,0 +1,468 @@
+"""Assemble source text into 64-byte records plus data initialisations (syntax: machine/asm)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from machine.asm.data import DataInit, data_format, to_bytes
+from machine.asm.errors import AsmError
+from machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
+from machine.asm.values import (
+    SPACE_NAMES,
+    dtype_nibble,
+    field_value,
+    fp32_bits,
+    parse_int,
+    parse_number,
+    partition_index,
+    register_number,
+)
+from machine.dtypes import DEFAULT_GEN, Dtype, Gen, parse_gen
+from machine.isa.addr import geometry
+from machine.isa.codec import Program, decode_bytes, encode
+from machine.isa.enums import BrTargetMode, DataSrc
+from machine.isa.opcodes import OPCODES, opcode_by_name
+from machine.isa.spec import RECORD_BYTES, Struct
+from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo, tensor_operands
+
+INST_WORD_LEN = 16  # isa-facts §1.1: the validator requires 16
+DIRECTIVES = (".gen", ".raw", ".data", ".bytes", ".fill", ".random")
+_RAW_MNEMONIC = re.compile(r"OP_([0-9A-Fa-f]{2})$")
+
+# Short operand names: the S4D4_TR operands are src_mem_pattern / dst_mem_pattern (ref 000 §3).
+OPERAND_ALIASES = {"src_mem_pattern": "src", "dst_mem_pattern": "dst"}
+# DTYPE_PAIR fields and the keys of their two nibbles (isa-facts §5.1, §6.4).
+PAIR_KEYS = {"in0_in1_dtype": ("in0_dtype", "in1_dtype"),
+             "in_out_dtype": ("in_dtype", "out_dtype")}
+FIELD_ALIASES = {"nac": "num_active_channels", "num_active_channels": "nac"}
+
+
+@dataclass
+class Assembly:
+    """The result of assembling one source."""
+
+    records: bytes
+    data: list[DataInit]
+    labels: dict[str, int]  # label -> byte offset
+    lines: list[int]  # source line of each record
+    gen: Gen
+    name: str = "<asm>"
+
+    def program(self) -> Program:
+        return decode_bytes(self.records, self.name)
+
+
+@dataclass
+class _Ctx:
+    file: str
+    gen: Gen
+    labels: dict[str, int] = field(default_factory=dict)
+
+
+def _fail_for(st: Statement, file: str):
+    def fail(message: str, column: int) -> AsmError:
+        return AsmError(message, file, st.lineno, column, st.source.rstrip("\n"))
+    return fail
+
+
+def _is_record(st: Statement) -> bool:
+    return st.head is not None and (not st.head.text.startswith(".") or
+                                    st.head.text.lower() == ".raw")
+
+
+def assemble(text: str, name: str = "<asm>", gen: Gen | str = DEFAULT_GEN) -> Assembly:
+    """Assemble `text`; AsmError (file:line:col + caret) at the first problem."""
+    ctx = _Ctx(name, parse_gen(gen))
+    statements = [parse_line(line, name, i) for i, line in enumerate(text.splitlines(), 1)]
+    count = 0
+    for st in statements:  # pass 1: label addresses
+        if st.label is not None:
+            if st.label.text in ctx.labels:
+                raise _fail_for(st, name)(f"label {st.label.text!r} defined twice",
+                                          st.label.column)
+            ctx.labels[st.label.text] = count * RECORD_BYTES
+        if _is_record(st):
+            count += 1
+    records: list[bytes] = []
+    lines: list[int] = []
+    data: list[DataInit] = []
+    for st in statements:  # pass 2: encode
+        if st.head is None:
+            continue
+        fail = _fail_for(st, name)
+        head = st.head.text
+        if head.startswith("."):
+            rec = _directive(st, ctx, fail, data)
+        else:
+            rec = _instruction(st, ctx, fail, len(records) * RECORD_BYTES)
+        if rec is not None:
+            records.append(rec)
+            lines.append(st.lineno)
+    return Assembly(b"".join(records), data, ctx.labels, lines, ctx.gen, name)
+
+
+# ---------------------------------------------------------------- instructions
+
+def _lookup(head: Atom, fail) -> tuple[int, Struct]:
+    text = head.text
+    m = _RAW_MNEMONIC.match(text)
+    if m:
+        code = int(m.group(1), 16)
+        info = OPCODES.get(code)
+        return code, STRUCTS[info.struct if info else "RAW"]
+    try:
+        info = opcode_by_name(text)
+    except KeyError:
+        raise fail(f"unknown mnemonic {text!r}; expected an opcode name like COPY, CAST, MOVE, "
+                   "OP_xx for any byte, or a directive (" + ", ".join(DIRECTIVES) + ")",
+                   head.column) from None
+    return info.code, STRUCTS[info.struct]
+
+
+class _Builder:
+    """Collects explicit and implied field values of one instruction."""
+
+    def __init__(self, struct: Struct, ctx: _Ctx, fail, here: int) -> None:
+        self.struct = struct
+        self.ctx = ctx
+        self.fail = fail
+        self.here = here
+        self.explicit: dict[str, int | tuple[int, ...]] = {}
+        self.implied: dict[str, int | tuple[int, ...]] = {}
+        self.operands = {OPERAND_ALIASES.get(p, p): p for p in tensor_operands(struct)}
+        for p in tensor_operands(struct):
+            self.operands[p] = p
+        self.last_operand: str | None = None
+        self.moves: list[tuple[int, Atom]] = []
+        self.pair_parts: dict[str, dict[int, int]] = {}
+
+    def set(self, name: str, value: int | tuple[int, ...], column: int) -> None:
+        if name in self.explicit:
+            raise self.fail(f"{name} is set twice on this line", column)
+        self.explicit[name] = value
+
+    def value(self, name: str, arg: Arg) -> int | tuple[int, ...]:
+        return field_value(self.struct.field(name), arg.value, self.ctx.gen, self.fail,
+                           self.ctx.labels, self.here)
+
+    def atom(self, arg: Arg, what: str) -> Atom:
+        if not isinstance(arg.value, Atom):
+            raise self.fail(f"expected {what}", arg.value.column)
+        return arg.value
+
+    def add(self, arg: Arg) -> None:
+        if arg.key is None:
+            raise self.fail("expected field=value", arg.column)
+        key = arg.key.text
+        s = self.struct
+        if s.has(key):
+            if s.field(key).role == "addr4":
+                self.last_operand = key[: -len(".start_addr")]
+            self.set(key, self.value(key, arg), arg.column)
+            return
+        for pair, (lo_key, hi_key) in PAIR_KEYS.items():
+            if s.has(pair) and key in (lo_key, hi_key):
+                nib = dtype_nibble(self.atom(arg, "a dtype"), self.fail)
+                parts = self.pair_parts.setdefault(pair, {})
+                slot = 0 if key == lo_key else 1
+                if slot in parts:
+                    raise self.fail(f"{key} is set twice on this line", arg.column)
+                parts[slot] = nib
+                return
+        if key in self.operands:
+            prefix = self.operands[key]
+            self.last_operand = prefix
+            self.set(f"{prefix}.start_addr", self.value(f"{prefix}.start_addr", arg), arg.column)
+            return
+        head, _, tail = key.rpartition(".")
+        if tail in ("step", "num") and (head in self.operands or not head):
+            if not head and self.last_operand is None:
+                raise self.fail(f"{tail}= needs a tensor operand before it on the line "
+                                f"(or write <operand>.{tail}=)", arg.column)
+            prefix = self.operands[head] if head else self.last_operand
+            name = f"{prefix}.{'step_elem' if tail == 'step' else 'num_elem'}"
+            self.set(name, self.value(name, arg), arg.column)
+            return
+        if self._shorthand(key, arg):
+            return
+        alias = FIELD_ALIASES.get(key)
+        if alias and s.has(alias):
+            self.set(alias, self.value(alias, arg), arg.column)
+            return
+        matches = [f.name for f in s.fields if f.name.endswith("." + key)]
+        if len(matches) == 1:
+            self.set(matches[0], self.value(matches[0], arg), arg.column)
+            return
+        if len(matches) > 1:
+            raise self.fail(f"ambiguous field {key!r} for {s.name}; write one of: "
+                            + ", ".join(matches), arg.key.column)
+        names = [f.name for f in s.fields if f.name != "header.opcode"]
+        raise self.fail(f"unknown field {key!r} for {s.name}; expected one of: "
+                        + ", ".join(names), arg.key.column)
+
+    # Readable shorthands of the SEQ structs -----------------------------------
+    def _shorthand(self, key: str, arg: Arg) -> bool:
+        name = self.struct.name
+        if name == "CTRL_MV" and register_number(key) is not None:
+            self.moves.append((register_number(key) or 0, self.atom(arg, "a register or a number")))
+            return True
+        if name == "CTRL_AL" and key in ("dst", "src0", "src1"):
+            atom = self.atom(arg, "a register or a number")
+            reg = register_number(atom.text)
+            if reg is not None:
+                self.implied[f"{key}_lo"] = reg
+                if key == "src1":
+                    self.implied["src1_datasrc"] = int(DataSrc.REGISTER)
+                return True
+            if key != "src1":
+                raise self.fail(f"{key} must be a register (R0..R63, PC_LO, PC_HI)", atom.column)
+            self.implied["src1_datasrc"] = int(DataSrc.IMMEDIATE)
+            self.implied["immediate"] = _imm64(atom, self.fail)
+            return True
+        if name == "CTRL_BR" and key == "target":
+            self.implied["target_mode"] = int(BrTargetMode.REL_IMM)
+            self.implied["header.debug_hint"] = 2  # builders' habit for relative branches
+            self.set("br_immediate", self.value("br_immediate", arg), arg.column)
+            return True
+        return False
+
+    def finish(self, code: int) -> dict[str, int | tuple[int, ...]]:
+        out: dict[str, int | tuple[int, ...]] = {
+            "header.opcode": code, "header.inst_word_len": INST_WORD_LEN}
+        if self.moves:
+            out.update(self._moves())
+        out.update(self.implied)
+        for pair, parts in self.pair_parts.items():
+            if pair in self.explicit:
+                raise self.fail(f"{pair} is set both whole and by nibble", 1)
+            cur = out.get(pair, 0)
+            assert isinstance(cur, int)
+            out[pair] = make_pair(parts.get(0, pair_lo(cur)), parts.get(1, pair_hi(cur)))
+        out.update(self.explicit)
+        return out
+
+    def _moves(self) -> dict[str, int | tuple[int, ...]]:
+        if len(self.moves) > 8:
+            raise self.fail("MOVE holds at most 8 moves", self.moves[8][1].column)
+        regs = [register_number(a.text) for _, a in self.moves]
+        if all(r is not None for r in regs):
+            src, mode, imm = [r or 0 for r in regs], DataSrc.REGISTER, [0] * len(regs)
+        elif all(r is None for r in regs):
+            imm = [_imm32(a, self.fail) for _, a in self.moves]
+            src, mode = [0] * len(regs), DataSrc.IMMEDIATE
+        else:
+            raise self.fail("one MOVE moves either registers or immediates, not both",
+                            self.moves[0][1].column)
+        pad = 8 - len(regs)
+        return {"num_mov": len(regs), "dtype": int(Dtype.INT32), "move_source": int(mode),
+                "dst_registers": tuple([d for d, _ in self.moves] + [0] * pad),
+                "src_registers": tuple(src + [0] * pad), "immediate": tuple(imm + [0] * pad)}
+
+
+def _imm32(atom: Atom, fail) -> int:
+    num = parse_number(atom.text)
+    if num is None:
+        raise fail("expected a register (R0..R63) or a number", atom.column)
+    if isinstance(num, float):
+        return fp32_bits(num)
+    if not -(1 << 31) <= num < (1 << 32):
+        raise fail(f"{num} does not fit 32 bits", atom.column)
+    return num & 0xFFFFFFFF
+
+
+def _imm64(atom: Atom, fail) -> tuple[int, int]:
+    num = parse_number(atom.text)
+    if num is None:
+        raise fail("expected a register (R0..R63, PC_LO, PC_HI) or a number", atom.column)
+    if isinstance(num, float):
+        return fp32_bits(num), 0
+    if not -(1 << 63) <= num < (1 << 64):
+        raise fail(f"{num} does not fit 64 bits", atom.column)
+    num &= (1 << 64) - 1
+    return num & 0xFFFFFFFF, num >> 32
+
+
+def _instruction(st: Statement, ctx: _Ctx, fail, here: int) -> bytes:
+    assert st.head is not None
+    code, struct = _lookup(st.head, fail)
+    b = _Builder(struct, ctx, fail, here)
+    for arg in st.args:
+        b.add(arg)
+    fields = b.finish(code)
+    try:
+        return encode(struct, fields)
+    except ValueError as e:  # defensive: values are range-checked above
+        raise fail(str(e), st.head.column) from None
+
+
+# ---------------------------------------------------------------- directives
+
+def _directive(st: Statement, ctx: _Ctx, fail, data: list[DataInit]) -> bytes | None:
+    assert st.head is not None
+    head = st.head.text.lower()
+    if head == ".gen":
+        a = _positional(st, fail, 1, ".gen NAME")[0]
+        try:
+            ctx.gen = parse_gen(a.text)
+        except ValueError as e:
+            raise fail(str(e), a.column) from None
+        return None
+    if head == ".raw":
+        blob = _hex_blob(_positional(st, fail, None, ".raw 0x<128 hex digits>"), fail)
+        if len(blob) != RECORD_BYTES:
+            raise fail(f"expected {RECORD_BYTES} bytes (128 hex digits), found {len(blob)}",
+                       st.args[0].column)
+        return blob
+    if head in (".data", ".bytes", ".fill", ".random"):
+        data.append(_data_directive(head, st, ctx, fail))
+        return None
+    raise fail(f"unknown directive {st.head.text!r}; expected one of: " + ", ".join(DIRECTIVES),
+               st.head.column)
+
+
+def _positional(st: Statement, fail, n: int | None, usage: str) -> list[Atom]:
+    atoms = []
+    for a in st.args:
+        if a.key is not None or not isinstance(a.value, Atom):
+            raise fail(f"expected: {usage}", a.column)
+        atoms.append(a.value)
+    if (n is not None and len(atoms) != n) or not atoms:
+        col = st.args[n].column if n is not None and len(atoms) > n else len(st.source) + 1
+        raise fail(f"expected: {usage}", col)
+    return atoms
+
+
+def _hex_blob(atoms: list[Atom], fail) -> bytes:
+    out = b""
+    for a in atoms:
+        t = a.text.replace("_", "")
+        if not re.fullmatch(r"0[xX][0-9a-fA-F]*", t) or len(t) % 2:
+            raise fail("expected hex bytes like 0x00ff10 (an even number of digits)", a.column)
+        out += bytes.fromhex(t[2:])
+    return out
+
+
+def _region(value, ctx: _Ctx, fail) -> tuple[str, int, int, int, int]:
+    """(space, p0, p1, offset, bytes per partition) of `sb[p, off]` / `sb[p0:p1, off]`."""
+    usage = "a region like sb[p0, 0] or sb[p0:p128, 0x100]"
+    if not isinstance(value, Bracket) or value.name.text.lower() not in SPACE_NAMES:
+        raise fail(f"expected {usage}", value.column)
+    if len(value.items) != 2 or value.items[1][1] is not None:
+        raise fail(f"expected {usage}", value.column)
+    space = SPACE_NAMES[value.name.text.lower()]
+    (start, stop), (off_atom, _) = value.items
+    p0 = partition_index(start, fail)
+    p1 = partition_index(stop, fail) if stop is not None else p0 + 1
+    g = geometry(ctx.gen)
+    if not 0 <= p0 < p1 <= g.partitions:
+        raise fail(f"partition range {p0}:{p1} is outside 0:{g.partitions} (or empty)",
+                   start.column)
+    off = parse_int(off_atom.text)
+    if off is None or off < 0:
+        raise fail("expected a byte offset", off_atom.column)
+    size = g.sbuf_bytes if space == "sbuf" else g.psum_bytes
+    return space, p0, p1, off, size
+
+
+def _options(args: list[Arg], allowed: tuple[str, ...], fail) -> dict[str, Atom]:
+    out: dict[str, Atom] = {}
+    for a in args:
+        if a.key is None or a.key.text not in allowed or not isinstance(a.value, Atom):
+            raise fail("expected one of " + ", ".join(f"{k}=" for k in allowed), a.column)
+        out[a.key.text] = a.value
+    return out
+
+
+def _num(atom: Atom, fail, what: str = "a number") -> int | float:
+    v = parse_number(atom.text)
+    if v is None:
+        raise fail(f"expected {what}", atom.column)
+    return v
+
+
+def _data_directive(head: str, st: Statement, ctx: _Ctx, fail) -> DataInit:
+    usage = {".data": ".data REGION DTYPE value...", ".bytes": ".bytes REGION 0xHEX...",
+             ".fill": ".fill REGION DTYPE count=N [start=S] [step=D] [pstep=E]",
+             ".random": ".random REGION DTYPE count=N [seed=S] [low=L] [high=H]"}[head]
+    if not st.args or st.args[0].key is not None:
+        raise fail(f"expected: {usage}", st.args[0].column if st.args else len(st.source) + 1)
+    space, p0, p1, off, size = _region(st.args[0].value, ctx, fail)
+    nparts = p1 - p0
+    rest = st.args[1:]
+    if head == ".bytes":
+        blob = _hex_blob(_positional(Statement(st.lineno, st.source, None, None, rest), fail,
+                                     None, usage), fail)
+        rows = np.tile(np.frombuffer(blob, dtype=np.uint8), (nparts, 1))
+        fmt = "bytes"
+    else:
+        if not rest or rest[0].key is not None or not isinstance(rest[0].value, Atom):
+            raise fail(f"expected a data type after the region: {usage}",
+                       rest[0].column if rest else len(st.source.rstrip()) + 1)
+        type_atom = rest[0].value
+        try:
+            fmt, dt = data_format(type_atom.text, ctx.gen)
+        except ValueError as e:
+            raise fail(str(e), type_atom.column) from None
+        values, col = _directive_values(head, rest[1:], dt, nparts, fail, usage, type_atom)
+        try:
+            rows = to_bytes(values, dt)
+        except ValueError as e:
+            raise fail(str(e), col) from None
+    if off + rows.shape[1] > size:
+        raise fail(f"{rows.shape[1]} bytes at offset {off} overrun the {size}-byte {space} "
+                   f"partition ({ctx.gen.label})", st.args[0].column)
+    return DataInit(space, (p0, p1), off, rows, fmt, st.lineno)
+
+
+def _directive_values(head: str, args: list[Arg], dt: np.dtype, nparts: int, fail,
+                      usage: str, type_atom: Atom) -> tuple[np.ndarray, int]:
+    is_int = dt.kind in "iu"
+    if head == ".data":
+        atoms = _positional(Statement(0, "", None, None, args), fail, None, usage) if args else []
+        if not atoms:
+            raise fail(f"expected values after the data type: {usage}", type_atom.column)
+        vals = [_num(a, fail) for a in atoms]
+        arr = np.array(vals, dtype=object if is_int else np.float64)
+        return np.tile(arr, (nparts, 1)), atoms[0].column
+    allowed = ("count", "start", "step", "pstep") if head == ".fill" else (
+        "count", "seed", "low", "high")
+    opts = _options(args, allowed, fail)
+    if "count" not in opts:
+        raise fail(f"expected count=N: {usage}", type_atom.column)
+    count = _num(opts["count"], fail, "a count")
+    if not isinstance(count, int) or count < 1:
+        raise fail("count must be a positive integer", opts["count"].column)
+    col = opts["count"].column
+    if head == ".fill":
+        start = _num(opts["start"], fail) if "start" in opts else 0
+        step = _num(opts["step"], fail) if "step" in opts else 1
+        pstep = _num(opts["pstep"], fail) if "pstep" in opts else 0
+        if is_int:
+            if not all(isinstance(x, int) for x in (start, step, pstep)):
+                raise fail("integer data needs integer start/step/pstep", col)
+            i = np.arange(count, dtype=object)
+            p = np.arange(nparts, dtype=object)[:, None]
+            return start + i * step + p * pstep, col
+        i = np.arange(count, dtype=np.float64)
+        p = np.arange(nparts, dtype=np.float64)[:, None]
+        return start + i * step + p * pstep, col
+    seed = _num(opts["seed"], fail) if "seed" in opts else 0
+    if not isinstance(seed, int) or seed < 0:
+        raise fail("seed must be a non-negative integer", opts["seed"].column)
+    rng = np.random.default_rng(seed)
+    if is_int:
+        info = np.iinfo(dt)
+        low = _num(opts["low"], fail) if "low" in opts else info.min
+        high = _num(opts["high"], fail) if "high" in opts else info.max + 1
+        if not (isinstance(low, int) and isinstance(high, int) and low < high):
+            raise fail("integer data needs integers low < high", col)
+        low, high = max(low, info.min), min(high, info.max + 1)
+        return rng.integers(low, high, size=(nparts, count), dtype=np.int64 if dt.itemsize < 8
+                            or dt.kind == "i" else np.uint64, endpoint=False), col
+    low = float(_num(opts["low"], fail)) if "low" in opts else -1.0
+    high = float(_num(opts["high"], fail)) if "high" in opts else 1.0
+    return rng.uniform(low, high, size=(nparts, count)), col
+

@@ -1,0 +1,32 @@
+"""The assembler's error: file, line, column, the line with a caret, and what was expected."""
+
+from __future__ import annotations
+
+
+class AsmError(ValueError):
+    """Bad assembly input at one position (line and column are 1-based)."""
+
+    def __init__(self, message: str, file: str = "<asm>", line: int = 0, column: int = 0,
+                 source: str = "") -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        self.column = column
+        self.source = source
+        super().__init__(self.render())
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+    @property
+    def one_line(self) -> str:
+        """`file:line:col: message` (for callers that print a single line)."""
+        return f"{self.location}: {self.message}"
+
+    def render(self) -> str:
+        """The one-line message, then the source line and a caret under the column."""
+        if not self.source:
+            return self.one_line
+        caret = " " * max(self.column - 1, 0) + "^"
+        return f"{self.one_line}\n    {self.source}\n    {caret}"

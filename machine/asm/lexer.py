@@ -1,0 +1,48 @@
+"""Tokens of one assembly line, each with its 1-based column."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from machine.asm.errors import AsmError
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "name", "number", "punct", "end"
+    text: str
+    column: int
+
+
+_TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<number>[-+]?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?
+        |inf(?![\w])|nan(?![\w])))
+  | (?P<name>\.?[A-Za-z_][\w.]*)
+  | (?P<punct>[=\[\],:])
+""", re.VERBOSE)
+
+
+def strip_comment(line: str) -> str:
+    """The line without a trailing `#` comment."""
+    cut = line.find("#")
+    return line if cut < 0 else line[:cut]
+
+
+def tokenize(line: str, file: str, lineno: int) -> list[Token]:
+    """Tokens of `line` (comments removed); AsmError at the first unexpected character."""
+    text = strip_comment(line)
+    out: list[Token] = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise AsmError(f"unexpected character {text[pos]!r}; expected a name, number, "
+                           "'=', '[', ']', ',' or ':'", file, lineno, pos + 1, line)
+        kind = m.lastgroup or ""
+        if kind != "space":
+            out.append(Token(kind, m.group(), pos + 1))
+        pos = m.end()
+    out.append(Token("end", "", len(text.rstrip()) + 1))
+    return out

@@ -1,0 +1,152 @@
+"""Parse one tokenized line into a statement: label, mnemonic or directive, and arguments.
+
+Grammar (per line, after removing `# comment`):
+    line      := [label ':'] [head arg*]
+    head      := NAME                      (mnemonic, or directive starting with '.')
+    arg       := NAME '=' value | value    (positional values are for directives)
+    value     := atom | '[' atom (',' atom)* ']' | NAME '[' item (',' item)* ']'
+    item      := atom [':' atom]
+    atom      := NUMBER | NAME
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from machine.asm.errors import AsmError
+from machine.asm.lexer import Token, tokenize
+
+
+@dataclass(frozen=True)
+class Atom:
+    token: Token
+
+    @property
+    def text(self) -> str:
+        return self.token.text
+
+    @property
+    def column(self) -> int:
+        return self.token.column
+
+
+@dataclass(frozen=True)
+class ListValue:
+    items: tuple[Atom, ...]
+    column: int
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """`name[item, ...]`, e.g. sb[3, 0x100], psum[p0:p8, 0], reg[R5]."""
+
+    name: Atom
+    items: tuple[tuple[Atom, Atom | None], ...]
+    column: int
+
+
+Value = Atom | ListValue | Bracket
+
+
+@dataclass(frozen=True)
+class Arg:
+    key: Atom | None  # None for a positional value
+    value: Value
+    column: int
+
+
+@dataclass
+class Statement:
+    lineno: int
+    source: str
+    label: Atom | None = None
+    head: Atom | None = None
+    args: list[Arg] = field(default_factory=list)
+
+
+class _Cursor:
+    def __init__(self, tokens: list[Token], file: str, lineno: int, source: str) -> None:
+        self.tokens = tokens
+        self.i = 0
+        self.file = file
+        self.lineno = lineno
+        self.source = source
+
+    def peek(self, k: int = 0) -> Token:
+        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+
+    def take(self) -> Token:
+        t = self.peek()
+        self.i += 1
+        return t
+
+    def error(self, message: str, tok: Token | None = None) -> AsmError:
+        tok = tok or self.peek()
+        found = "end of line" if tok.kind == "end" else repr(tok.text)
+        return AsmError(f"{message}, found {found}", self.file, self.lineno, tok.column,
+                        self.source)
+
+    def expect_punct(self, text: str, what: str) -> Token:
+        t = self.peek()
+        if t.kind != "punct" or t.text != text:
+            raise self.error(f"expected {what}")
+        return self.take()
+
+    def atom(self, what: str) -> Atom:
+        t = self.peek()
+        if t.kind not in ("name", "number"):
+            raise self.error(f"expected {what}")
+        return Atom(self.take())
+
+
+def _value(c: _Cursor) -> Value:
+    t = c.peek()
+    if t.kind == "punct" and t.text == "[":
+        c.take()
+        items = [c.atom("a value")]
+        while c.peek().text == ",":
+            c.take()
+            items.append(c.atom("a value"))
+        c.expect_punct("]", "',' or ']'")
+        return ListValue(tuple(items), t.column)
+    atom = c.atom("a value (number, name or [list])")
+    if atom.token.kind == "name" and c.peek().text == "[" and c.peek().kind == "punct":
+        c.take()
+        entries: list[tuple[Atom, Atom | None]] = []
+        while True:
+            start = c.atom("an index")
+            stop = None
+            if c.peek().text == ":":
+                c.take()
+                stop = c.atom("the end of the range")
+            entries.append((start, stop))
+            if c.peek().text == ",":
+                c.take()
+                continue
+            c.expect_punct("]", "',' or ']'")
+            break
+        return Bracket(atom, tuple(entries), atom.column)
+    return atom
+
+
+def parse_line(line: str, file: str, lineno: int) -> Statement:
+    """The statement on one source line (possibly empty)."""
+    c = _Cursor(tokenize(line, file, lineno), file, lineno, line)
+    st = Statement(lineno, line)
+    if c.peek().kind == "name" and c.peek(1).text == ":" and c.peek(1).kind == "punct":
+        st.label = Atom(c.take())
+        c.take()
+    if c.peek().kind == "end":
+        return st
+    if c.peek().kind != "name":
+        raise c.error("expected a mnemonic, a directive or a label")
+    st.head = Atom(c.take())
+    while c.peek().kind != "end":
+        start = c.peek()
+        if start.kind == "name" and c.peek(1).text == "=" and c.peek(1).kind == "punct":
+            key = Atom(c.take())
+            c.take()
+            st.args.append(Arg(key, _value(c), start.column))
+        else:
+            st.args.append(Arg(None, _value(c), start.column))
+    return st
