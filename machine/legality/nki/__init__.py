@@ -7,6 +7,16 @@
     DISAGREEMENTS: the instruction <-> intrinsic bridge for the wire level.
 """
 
+from machine.legality.nki.bridge import (
+    CORRESPONDENCE,
+    DISAGREEMENTS,
+    Correspondence,
+    Disagreement,
+    args_from_fields,
+    check_fields,
+    disagreements,
+    intrinsic_for_opcode,
+)
 from machine.legality.nki.check import (
     CATALOG,
     INTRINSICS,
@@ -17,5 +27,7 @@ from machine.legality.nki.check import (
 )
 from machine.legality.nki.vocab import NkiInputError, ReduceCmd
 
-__all__ = ["CATALOG", "INTRINSICS", "NkiInputError", "ReduceCmd", "check_call", "check_calls",
-           "evaluate", "parse_call"]
+__all__ = ["CATALOG", "CORRESPONDENCE", "DISAGREEMENTS", "INTRINSICS", "Correspondence",
+           "Disagreement", "NkiInputError", "ReduceCmd", "args_from_fields", "check_call",
+           "check_calls", "check_fields", "disagreements", "evaluate", "intrinsic_for_opcode",
+           "parse_call"]
