@@ -1,0 +1,264 @@
+"""Records -> assembly text that re-assembles to identical bytes.
+
+Each line is the mnemonic followed by every field that differs from what the
+assembler fills in by default (0, and inst_word_len 16), in struct order, using
+the shorthands the assembler reads (`src=sb[p, off] step=[..] num=[..]`,
+register and enum names, dtype-pair nibbles). Unknown opcodes become `.raw`.
+
+Bulk formatting is vectorized per struct group: every field becomes a column
+of ready-made tokens (a lookup table for byte fields, one format call per
+distinct value otherwise), then each line is one `str.join`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import cache
+
+import numpy as np
+
+from machine.asm.assembler import INST_WORD_LEN, OPERAND_ALIASES, PAIR_KEYS
+from machine.asm.data import DataInit
+from machine.dtypes import DEFAULT_GEN, Dtype, Gen
+from machine.isa.addr import decode_addr4
+from machine.isa.codec import STRUCT_ORDER, Instruction, Program, decode_bytes
+from machine.isa.opcodes import OPCODES, mnemonic
+from machine.isa.spec import Field, Struct
+from machine.isa.structs import STRUCTS, tensor_operands
+
+_REG_NAMES = {**{i: f"R{i}" for i in range(64)}, 128: "PC_LO", 129: "PC_HI"}
+_SHORT_NAMES = ("step", "num")
+
+
+# ------------------------------------------------------------ value formatting
+
+def format_element(f: Field, v: int) -> str:
+    """One element of field `f` as the assembler reads it back."""
+    if f.role == "register" and v in _REG_NAMES:
+        return _REG_NAMES[v]
+    if f.enum is not None:
+        try:
+            return f.enum(v).name
+        except ValueError:
+            pass
+    if f.itemsize >= 4 and not f.signed and v >= 10:
+        return f"0x{v:x}"
+    return str(v)
+
+
+def format_value(f: Field, value: int | tuple[int, ...]) -> str:
+    if isinstance(value, tuple):
+        return "[" + ",".join(format_element(f, v) for v in value) + "]"
+    return format_element(f, value)
+
+
+def format_addr4(word: int, gen: Gen) -> str:
+    """`sb[p, 0xoff]`, `psum[p, 0xoff]`, `reg[Rn]`, or the raw word in hex."""
+    a = decode_addr4(word, gen)
+    if a.mode == "register" and word & 0x7FFFFF00 == 0:
+        return f"reg[{_REG_NAMES.get(a.register or 0, a.register)}]"
+    if a.mode == "immediate" and a.space is not None:
+        return f"{'sb' if a.space == 'sbuf' else 'psum'}[{a.partition}, 0x{a.offset:x}]"
+    return f"0x{word:x}"
+
+
+# ------------------------------------------------------------ column plans
+
+def _key_for(struct: Struct, f: Field) -> str:
+    """The shortest key the assembler maps back to `f` unambiguously."""
+    seg = f.name.rpartition(".")[2]
+    if seg == f.name:
+        return f.name
+    operands = set(tensor_operands(struct)) | {OPERAND_ALIASES.get(p, p)
+                                               for p in tensor_operands(struct)}
+    same = [g for g in struct.fields if g.name == seg or g.name.endswith("." + seg)]
+    if len(same) == 1 and seg not in operands and seg not in _SHORT_NAMES:
+        return seg
+    return f.name
+
+
+Column = Callable[[np.ndarray], np.ndarray]  # structured records -> object array of tokens
+
+
+def _table_column(name: str, table: np.ndarray) -> Column:
+    def col(recs: np.ndarray) -> np.ndarray:
+        return table[recs[name]]
+    return col
+
+
+def _unique_column(name: str, fmt: Callable[[object], str], rows: bool) -> Column:
+    def col(recs: np.ndarray) -> np.ndarray:
+        v = recs[name]
+        if rows:
+            uniq, inv = np.unique(v, axis=0, return_inverse=True)
+            toks = np.array([fmt(tuple(int(x) for x in u)) for u in uniq] + [""], dtype=object)
+        else:
+            uniq, inv = np.unique(v, return_inverse=True)
+            toks = np.array([fmt(int(u)) for u in uniq] + [""], dtype=object)
+        return toks[inv.reshape(-1)]
+    return col
+
+
+def _scalar_token(key: str, f: Field, default: int) -> Callable[[object], str]:
+    def fmt(v: object) -> str:
+        assert isinstance(v, int)
+        return "" if v == default else f" {key}={format_element(f, v)}"
+    return fmt
+
+
+def _array_token(key: str, f: Field) -> Callable[[object], str]:
+    def fmt(v: object) -> str:
+        assert isinstance(v, tuple)
+        return "" if not any(v) else f" {key}={format_value(f, v)}"
+    return fmt
+
+
+def _operand_column(op_key: str, prefix: str, gen: Gen) -> Column:
+    """The operand token, present when its address, steps or counts are nonzero."""
+    addr, step, num = (f"{prefix}.start_addr", f"{prefix}.step_elem", f"{prefix}.num_elem")
+
+    def col(recs: np.ndarray) -> np.ndarray:
+        words = recs[addr]
+        uniq, inv = np.unique(words, return_inverse=True)
+        toks = np.array([f" {op_key}={format_addr4(int(w), gen)}" for w in uniq], dtype=object)
+        out = toks[inv.reshape(-1)]
+        used = (words != 0) | recs[step].any(axis=1) | recs[num].any(axis=1)
+        out[~used] = ""
+        return out
+    return col
+
+
+def _pair_columns(struct: Struct, f: Field) -> list[Column]:
+    lo_key, hi_key = PAIR_KEYS[f.name]
+    lo = np.array([f" {lo_key}={Dtype(b & 0xF).name}" if b & 0xF else "" for b in range(256)],
+                  dtype=object)
+    hi = np.array([f" {hi_key}={Dtype(b >> 4).name}" if b >> 4 else "" for b in range(256)],
+                  dtype=object)
+    return [_table_column(f.name, lo), _table_column(f.name, hi)]
+
+
+@cache
+def _plan(struct_name: str, gen: Gen) -> tuple[Column, ...]:
+    """Token columns of one struct, in field order."""
+    struct = STRUCTS[struct_name]
+    cols: list[Column] = []
+    for f in struct.fields:
+        if f.role == "opcode":
+            continue
+        if f.role == "dtype_pair":
+            cols.extend(_pair_columns(struct, f))
+            continue
+        if f.role == "addr4":
+            prefix = f.name[: -len(".start_addr")]
+            cols.append(_operand_column(OPERAND_ALIASES.get(prefix, prefix), prefix, gen))
+            continue
+        if f.role in ("step", "count") and f.count > 1 and f.name.endswith(
+                (".step_elem", ".num_elem")):
+            key = "step" if f.name.endswith(".step_elem") else "num"
+            cols.append(_unique_column(f.name, _array_token(key, f), rows=True))
+            continue
+        key = _key_for(struct, f)
+        default = INST_WORD_LEN if f.name == "header.inst_word_len" else 0
+        if f.count > 1:
+            cols.append(_unique_column(f.name, _array_token(key, f), rows=True))
+        elif f.itemsize == 1:
+            fmt = _scalar_token(key, f, default)
+            lo, _ = f.bounds
+            table = np.array([fmt(v) for v in range(256)], dtype=object)
+            if lo < 0:  # i1: index by the unsigned byte
+                table = np.array([fmt(v - 256 if v > 127 else v) for v in range(256)],
+                                 dtype=object)
+                cols.append(_signed_byte_column(f.name, table))
+                continue
+            cols.append(_table_column(f.name, table))
+        else:
+            cols.append(_unique_column(f.name, _scalar_token(key, f, default), rows=False))
+    return tuple(cols)
+
+
+def _signed_byte_column(name: str, table: np.ndarray) -> Column:
+    def col(recs: np.ndarray) -> np.ndarray:
+        return table[recs[name].view(np.uint8)]
+    return col
+
+
+_MNEMONICS = np.array([mnemonic(c) for c in range(256)], dtype=object)
+
+
+def _raw_lines(raw: np.ndarray) -> list[str]:
+    text = raw.tobytes().hex()
+    n = 2 * raw.shape[1]
+    return [".raw 0x" + text[i:i + n] for i in range(0, len(text), n)]
+
+
+# ------------------------------------------------------------ public API
+
+def disassemble_lines(program: Program, gen: Gen = DEFAULT_GEN) -> list[str]:
+    """One assembly line per record, in program order."""
+    n = len(program)
+    out = np.empty(n, dtype=object)
+    known = np.zeros(256, dtype=bool)
+    known[list(OPCODES)] = True
+    for name in STRUCT_ORDER:
+        idx, recs = program.records_for(name)
+        if not len(idx):
+            continue
+        is_known = known[program.opcodes[idx]]
+        cols = [_MNEMONICS[recs["header.opcode"]]]
+        for make in _plan(name, gen):
+            tok = make(recs)
+            if tok.any():  # skip columns with no token at all
+                cols.append(tok)
+        lines = ["".join(t) for t in zip(*(c.tolist() for c in cols), strict=True)]
+        arr = np.array(lines, dtype=object)
+        if not is_known.all():
+            unknown = ~is_known
+            arr[unknown] = _raw_lines(program.raw[idx[unknown]])
+        out[idx] = arr
+    return out.tolist()
+
+
+def data_lines(inits: Iterable[DataInit]) -> list[str]:
+    """`.bytes` directives that reproduce data initialisations exactly."""
+    lines = []
+    for d in inits:
+        sp = "sb" if d.space == "sbuf" else "psum"
+        p0, p1 = d.partitions
+        if d.data.shape[1] == 0:
+            continue
+        if (d.data == d.data[:1]).all():
+            lines.append(f".bytes {sp}[p{p0}:p{p1}, 0x{d.offset:x}] 0x{d.data[0].tobytes().hex()}")
+        else:
+            lines.extend(f".bytes {sp}[p{p0 + i}, 0x{d.offset:x}] 0x{row.tobytes().hex()}"
+                         for i, row in enumerate(d.data))
+    return lines
+
+
+def disassemble(program: Program, gen: Gen = DEFAULT_GEN,
+                data: Iterable[DataInit] = ()) -> str:
+    """The whole program as assembly text (ends with a newline when non-empty)."""
+    head = [] if gen == DEFAULT_GEN else [f".gen {gen.label}"]
+    lines = head + data_lines(data) + disassemble_lines(program, gen)
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def format_instruction(inst: Instruction, gen: Gen = DEFAULT_GEN) -> str:
+    """One instruction as an assembly line."""
+    return disassemble_lines(decode_bytes(inst.raw), gen)[0]
+
+
+def to_json(program: Program) -> list[dict]:
+    """The `disasm --json` shape (DESIGN.md): every field by its reference name."""
+    out = []
+    for name in STRUCT_ORDER:
+        idx, recs = program.records_for(name)
+        if not len(idx):
+            continue
+        struct = STRUCTS[name]
+        cols = {f.name: recs[f.name].tolist() for f in struct.fields}
+        for j, i in enumerate(idx.tolist()):
+            out.append((i, {"index": i, "offset": 64 * i, "opcode": cols["header.opcode"][j],
+                            "mnemonic": mnemonic(cols["header.opcode"][j]), "struct": name,
+                            "fields": {k: v[j] for k, v in cols.items()}}))
+    out.sort(key=lambda t: t[0])
+    return [d for _, d in out]
