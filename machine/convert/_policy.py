@@ -9,10 +9,13 @@ ieee    overflow: inf if the format has one (nearest modes), the largest finite 
         without inf gives NaN, one without NaN the largest finite. sat: overflow and inf
         clamp to +-max; NaN -> NaN, or 0 where there is no NaN. Integers: round by mode,
         clamp, NaN -> 0, +-inf -> max/min (sat or not).
-        e8m0 (unsigned, no zero): negative or zero -> NaN (as ml_dtypes); below 2^-127 -> 0x00.
+        e8m0 (unsigned, no zero), every profile: negative or zero -> NaN 0xFF (as ml_dtypes);
+        a positive value below 2^-127 -> 0x00 (= 2^-127) in every mode.
+        An infinite input stays infinite where the format has infinity, whatever the mode;
+        elsewhere it follows the overflow rule of the mode.
 ascend  as ieee, with ref 002's rules: NaN -> 0 for fp8 (e3m4/e4m3/e4m3fn/e5m2), fp4 and int
-        targets, and for every float target under sat; e8m0: |x| is converted, overflow and
-        inf -> 0xFE, NaN -> 0xFF, zero and underflow -> 0x00; fp4: inf and overflow -> +-max;
+        targets, and for every float target under sat; e8m0: overflow and
+        inf -> 0xFE, NaN -> 0xFF; fp4: inf and overflow -> +-max;
         e4m3fn: inf -> NaN; float -> int without sat keeps the low bits of the rounded integer
         (half 257 -> uint8 1), inf -> max/min; int -> int without sat wraps.
 neuron  ieee rules on the fp32 hub value (see kernels).
@@ -86,16 +89,14 @@ def nan_result(fmt: FloatLike, neg: np.ndarray, sat: bool, profile: str) -> np.n
     return signed_nan(fmt, neg)
 
 
-def inf_result(fmt: FloatLike, neg: np.ndarray, sat: bool, profile: str) -> np.ndarray:
-    """Encoding of an infinite input."""
-    if sat or (profile == "ascend" and fmt.name == "fp8_e8m0"):
-        return with_sign(max_code(fmt), neg, fmt)
+def inf_result(fmt: FloatLike, neg: np.ndarray, mode: str, sat: bool,
+               profile: str) -> np.ndarray:
+    """Encoding of an infinite input: infinity where the format has one (any mode), else
+    the overflow rule of the mode (toward zero / odd -> max, otherwise NaN, else max)."""
     code = inf_code(fmt)
-    if code is not None:
-        return with_sign(code, neg, fmt)
-    if nan_code(fmt) is not None:
-        return signed_nan(fmt, neg)
-    return with_sign(max_code(fmt), neg, fmt)
+    if code is None or sat or (profile == "ascend" and fmt.name == "fp8_e8m0"):
+        return overflow_result(fmt, neg, mode, sat, profile)
+    return with_sign(code, neg, fmt)
 
 
 def overflow_result(fmt: FloatLike, neg: np.ndarray, mode: str, sat: bool,
@@ -106,4 +107,11 @@ def overflow_result(fmt: FloatLike, neg: np.ndarray, mode: str, sat: bool,
         return big
     pos_tz, neg_tz = _TOWARD_ZERO.get(mode, (False, False))
     toward_zero = np.where(neg, neg_tz, pos_tz)
-    return np.where(toward_zero, big, inf_result(fmt, neg, False, profile))
+    code = inf_code(fmt)
+    if code is not None:
+        other = with_sign(code, neg, fmt)
+    elif nan_code(fmt) is not None:
+        other = signed_nan(fmt, neg)
+    else:
+        other = big
+    return np.where(toward_zero, big, other)

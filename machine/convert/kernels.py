@@ -49,10 +49,10 @@ def convert(bits: object, src: str | Format, dst: str | Format, mode: str = "rin
 def _convert_wide(b: np.ndarray, opt: Options) -> np.ndarray:
     if opt.profile == "neuron":
         return _neuron(b, opt)
-    if False and opt.src.name == "fp32" and isinstance(opt.dst, FloatFormat):
+    if opt.src.name == "fp32" and isinstance(opt.dst, FloatFormat) and opt.mode != "hybrid":
         from machine.convert._fast32 import fp32_to_float
 
-        return fp32_to_float(b, opt)
+        return fp32_to_float(b, opt, encode_lanes)
     return encode_lanes(decode(b, opt.src), opt, b)
 
 
@@ -80,11 +80,8 @@ def _to_float(lanes: Lanes, opt: Options, raw: np.ndarray | None) -> np.ndarray:
     dst, mode, sat, profile = opt.dst, opt.mode, opt.sat, opt.profile
     assert isinstance(dst, FloatFormat | HiF8Format)
     neg = lanes.neg
-    if dst.name == "fp8_e8m0" and profile == "ascend":
-        neg = np.zeros(neg.shape, dtype=bool)  # ascend converts |x| (ref 002 e8m0 rules)
-        lanes = Lanes(lanes.cls, neg, lanes.mag, lanes.exp)
     if isinstance(dst, HiF8Format):
-        thr, frac_bits = _hybrid_thr(opt, raw) if mode == "hybrid" else (None, 14)
+        thr, frac_bits = _hybrid_thr(opt, raw, lanes) if mode == "hybrid" else (None, 14)
         code, over, _ = round_hif8(lanes, mode, thr, frac_bits)
         enc = code.astype(np.int64)
         out = np.where(enc == 0, 0, pol.with_sign(enc, neg, dst))  # no -0: 0x80 is NaN
@@ -93,22 +90,26 @@ def _to_float(lanes: Lanes, opt: Options, raw: np.ndarray | None) -> np.ndarray:
         over = enc > (dst.max_code >> dst.pad_bits)
         enc = np.maximum(enc, 0) << dst.pad_bits  # e8m0 underflow -> 0x00 = 2^-127
         out = pol.with_sign(enc, neg, dst)
-        if dst.name == "fp8_e8m0" and profile != "ascend":
+        if dst.name == "fp8_e8m0":
             bad = (lanes.cls == FINITE) & (neg | (lanes.mag == 0))  # no sign, no zero
             out = np.where(bad, 0xFF, out)
     out = np.where(over, pol.overflow_result(dst, neg, mode, sat, profile), out)
-    out = np.where(lanes.cls == INF, pol.inf_result(dst, neg, sat, profile), out)
+    out = np.where(lanes.cls == INF, pol.inf_result(dst, neg, mode, sat, profile), out)
     out = np.where(lanes.cls == NAN, pol.nan_result(dst, neg, sat, profile), out)
     return out.astype(dst.container)
 
 
-def _hybrid_thr(opt: Options, raw: np.ndarray | None) -> tuple[np.ndarray, int]:
-    """Hybrid thresholds from the source encoding: Table 9 (fp32) / Table 10 (fp16)."""
-    assert raw is not None
-    r = raw.astype(np.int64)
+def _hybrid_thr(opt: Options, raw: np.ndarray | None, lanes: Lanes) -> tuple[np.ndarray, int]:
+    """Hybrid thresholds from the source encoding: Table 9 (fp32) / Table 10 (fp16).
+
+    Other float sources use Table 9 on their exact fp32 widening.
+    """
     if opt.src.name == "fp16":
-        return ((r & 1) << 1) | 1, 2
-    return r & 0x3FFF, 14
+        assert raw is not None
+        return ((raw.astype(np.int64) & 1) << 1) | 1, 2
+    if opt.src.name != "fp32" or raw is None:
+        raw = _to_float(lanes, Options(opt.src, _FP32, "rint", False, "ieee"), None)
+    return raw.astype(np.int64) & 0x3FFF, 14
 
 
 def _to_int(lanes: Lanes, dst: IntFormat, mode: str, sat: bool, profile: str) -> np.ndarray:

@@ -2,16 +2,49 @@
 
 `convert` and `trace` both call `resolve`, so they accept and reject exactly
 the same argument combinations, with the same one-line messages.
+
+Rules (DESIGN "Conversion API", ref 002 Tables 3-6):
+- fp32r is output-only (ref 000 §6.2).
+- `hybrid` is HiFloat8 rounding: the target must be hif8 and the source a float format
+  (fp32 follows Table 9, fp16 Table 10, other floats Table 9 on their exact fp32 widening).
+- neuron: mode `rint` only (its Cast rounds as numpy astype).
+- ascend: the modes ref 002 lists for the pair (ASCEND_MODES); a pair the document does
+  not list accepts the five IEEE-style modes (rint round floor ceil trunc); a pair it lists
+  as exact (RoundMode::UNKNOWN) accepts any mode but hybrid, since the result cannot depend
+  on it. `sat` with an fp32 target is ignored (ref 002: fp32 output is non-saturating only).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from machine.convert.formats import Format, parse_format
+from machine.convert.formats import Format, HiF8Format, IntFormat, parse_format
 
 MODES: tuple[str, ...] = ("rint", "round", "floor", "ceil", "trunc", "odd", "hybrid")
 PROFILES: tuple[str, ...] = ("ieee", "neuron", "ascend")
+OUTPUT_ONLY: frozenset[str] = frozenset({"fp32r"})
+
+_FIVE = ("rint", "round", "floor", "ceil", "trunc")
+_EXACT: tuple[str, ...] = ()  # RoundMode::UNKNOWN: the conversion is exact
+# (src, dst) -> modes, ref 002 Table 3 (float -> int), 4 (float -> float), 5 (int -> float).
+ASCEND_MODES: dict[tuple[str, str], tuple[str, ...]] = {
+    **{(s, d): _FIVE for s, d in (
+        ("fp16", "int4"), ("fp32", "int16"), ("fp16", "int8"), ("fp16", "uint8"),
+        ("fp32", "int64"), ("fp32", "int32"), ("fp16", "int16"), ("fp16", "int32"))},
+    ("fp16", "fp32"): _EXACT, ("bf16", "fp32"): _EXACT, ("hif8", "fp16"): _EXACT,
+    ("fp32", "bf16"): _FIVE, ("fp32", "fp16"): ("odd", *_FIVE),
+    ("fp16", "hif8"): ("round", "hybrid"), ("fp32", "hif8"): ("round", "hybrid"),
+    ("fp32", "fp8_e5m2"): ("rint",), ("fp32", "fp8_e4m3fn"): ("rint",),
+    ("hif8", "fp32"): _EXACT, ("fp8_e4m3fn", "fp32"): _EXACT, ("fp8_e5m2", "fp32"): _EXACT,
+    ("bf16", "fp4_e2m1"): _FIVE, ("bf16", "fp4_e1m2"): _FIVE,
+    ("fp4_e2m1", "bf16"): _EXACT, ("fp4_e1m2", "bf16"): _EXACT,
+    ("bf16", "fp16"): _FIVE, ("fp16", "bf16"): _FIVE,
+    ("bf16", "fp8_e8m0"): _EXACT, ("fp8_e8m0", "bf16"): _EXACT,
+    **{(s, d): _EXACT for s, d in (
+        ("int4", "fp16"), ("int4", "bf16"), ("uint8", "fp16"), ("int8", "fp16"),
+        ("int16", "fp32"))},
+    ("int64", "fp32"): _FIVE, ("int16", "fp16"): _FIVE, ("int32", "fp32"): _FIVE,
+}
 
 
 @dataclass(frozen=True)
@@ -23,6 +56,16 @@ class Options:
     profile: str
 
 
+def ascend_modes(src: Format, dst: Format) -> tuple[str, ...]:
+    """Modes the ascend profile accepts for src -> dst (see the module docstring)."""
+    listed = ASCEND_MODES.get((src.name, dst.name))
+    if listed is None:
+        if isinstance(src, IntFormat) and isinstance(dst, IntFormat):
+            return MODES[:-1]  # int -> int: exact or wrapped/saturated, no rounding
+        return _FIVE + (("hybrid",) if isinstance(dst, HiF8Format) else ())
+    return listed or MODES[:-1]
+
+
 def resolve(src: str | Format, dst: str | Format, mode: str = "rint", sat: bool = False,
             profile: str = "ieee") -> Options:
     """Check names and combinations; ValueError (one line, listing choices) otherwise."""
@@ -32,7 +75,21 @@ def resolve(src: str | Format, dst: str | Format, mode: str = "rint", sat: bool 
         raise ValueError(f"unknown mode {mode!r}; expected one of: {', '.join(MODES)}")
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; expected one of: {', '.join(PROFILES)}")
+    if s.name in OUTPUT_ONLY:
+        raise ValueError(f"{s.name} is an output-only format; source formats: fp32, fp16, bf16, "
+                         "fp8_*, hif8, fp4_*, int*/uint*")
     if profile == "neuron" and mode != "rint":
         raise ValueError(f"profile 'neuron' rounds as numpy astype (mode 'rint' only), "
                          f"not {mode!r}; use --profile ieee or ascend to choose a mode")
+    if mode == "hybrid" and (not isinstance(d, HiF8Format) or isinstance(s, IntFormat)):
+        raise ValueError(f"mode 'hybrid' is HiFloat8 rounding (ref 002 Table 9/10): it needs "
+                         f"a float source and --to hif8, not {s.name} -> {d.name}; "
+                         f"other modes: {', '.join(MODES[:-1])}")
+    if profile == "ascend":
+        allowed = ascend_modes(s, d)
+        if mode not in allowed:
+            raise ValueError(f"profile 'ascend' converts {s.name} -> {d.name} with modes "
+                             f"{', '.join(allowed)} (ref 002 Tables 3-6), not {mode!r}")
+        if d.name == "fp32":
+            sat = False  # ref 002: fp32 output supports only the non-saturating mode
     return Options(s, d, mode, bool(sat), profile)
