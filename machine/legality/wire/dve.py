@@ -359,7 +359,8 @@ def _ptr_ops(r: Rows) -> np.ndarray:
 
 
 def _ts(name: str, codes: tuple[int, ...], accum: frozenset[int] | None,
-        extra: tuple[Clause, ...] = (), partial: bool = False) -> Predicate:
+        extra: tuple[Clause, ...] = (), partial: bool = False,
+        op_enums: bool = True) -> Predicate:
     clauses: list[Clause] = [*c.header_clauses()]
     if partial:
         clauses.append(c.informational(
@@ -373,7 +374,8 @@ def _ts(name: str, codes: tuple[int, ...], accum: frozenset[int] | None,
                                  f"this opcode accepts {{{names}}}"))
     clauses += [
         *extra,
-        c.alu_enum("op0", P_TS), c.alu_enum("op1", P_TS),
+        # the cache ops' class clauses already imply the enum membership
+        *((c.alu_enum("op0", P_TS), c.alu_enum("op1", P_TS)) if op_enums else ()),
         c.dtype_clause(TS_IN, prov=P_TS),
         c.dtype_clause(TS_OUT, allow_fp32r=True, prov=P_TS),
         c.is_valid_enum("imm0_src", ImmSrc, P_TS), c.is_valid_enum("imm1_src", ImmSrc, P_TS),
@@ -407,9 +409,9 @@ PTR_IMMEDIATES = Clause(
 TENSOR_SCALAR = _ts("is_valid_tensor_scalar", (0x43, 0x53, 0x44, 0x54, 0x93),
                     frozenset({AccumCmd.IDLE}), extra=(PTR_IMMEDIATES,), partial=True)
 TENSOR_SCALAR_CACHE_REDUCE = _ts("is_valid_tensor_scalar_cache_reduce", (0x9A,), CACHE_CMDS,
-                                 extra=_CACHE_OPS)
+                                 extra=_CACHE_OPS, op_enums=False)
 TENSOR_SCALAR_CACHE_CUMULATIVE = _ts("is_valid_tensor_scalar_cache_cumulative", (0xE6,),
-                                     CACHE_CMDS, extra=_CACHE_OPS)
+                                     CACHE_CMDS, extra=_CACHE_OPS, op_enums=False)
 EXPONENTIAL = _ts("is_valid_exponential", (0x30,), None, partial=True)
 
 

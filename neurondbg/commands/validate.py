@@ -1,0 +1,133 @@
+"""`neurondbg validate PROGRAM [--gen] [--engine] [--json | --summary]` (DESIGN.md).
+
+Exit 0 when every instruction is valid, 1 when any is invalid, 2 on bad input.
+Binary programs are read with one np.frombuffer; assembly goes through
+machine.asm.load_any. Heavy modules are imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from neurondbg.errors import InputError
+
+GENS = ("sunda", "cayman", "mariana", "maverick")
+ENGINES = ("pool", "dve", "act", "pe", "sp")  # == machine.legality.explain.ENGINE_CHOICES
+ASM_SUFFIXES = (".asm", ".s", ".txt", ".nasm")
+
+
+def _is_text(path: Path, head: bytes) -> bool:
+    """Assembly is text: by extension, or no NUL byte (records are full of zeros)."""
+    if path.suffix.lower() in ASM_SUFFIXES:
+        return True
+    if path.suffix.lower() == ".bin":
+        return False
+    if b"\0" in head:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def load(path_text: str):
+    """The program's (N, 64) uint8 records; InputError (exit 2) on anything unreadable."""
+    path = Path(path_text)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
+    if _is_text(path, data[:4096]):
+        try:
+            from machine.asm import load_any
+        except ImportError:
+            raise InputError(f"{path_text}: offset 0: expected 64-byte binary records "
+                             "(assembly input needs machine.asm.load_any)") from None
+        try:
+            program, _inits = load_any(path)
+        except (ValueError, OSError) as e:
+            raise InputError(str(e)) from None
+        return program.raw
+    from machine.isa.codec import IsaFormatError, decode_bytes
+    try:
+        return decode_bytes(data, path_text).raw
+    except IsaFormatError as e:
+        raise InputError(str(e)) from None
+
+
+def _summary(result) -> dict:
+    return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
+            "invalid": result.invalid, "failures": result.failures,
+            "notes": result.note_failures}
+
+
+def _full(result, raw) -> dict:
+    from machine.isa.opcodes import mnemonic
+    rows: list[dict | None] = [None] * result.count
+    for g in result.groups:
+        names = [cl.name for cl in g.clauses]
+        fatal = [not cl.note for cl in g.clauses]
+        notes = [cl.name for cl in g.clauses if cl.note]
+        for i, col, ok in zip(g.indices.tolist(), g.passed.T.tolist(), g.valid.tolist(),
+                              strict=True):
+            op = int(raw[i, 0])
+            rows[i] = {
+                "index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op),
+                "valid": ok, "predicate": g.predicate.name,
+                "failed": [n for n, p, f in zip(names, col, fatal, strict=True) if f and not p],
+                "notes": [n for n, p in zip(names, col, strict=True) if n in notes and not p],
+                "clauses": dict(zip(names, col, strict=True)),
+            }
+    return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
+            "invalid": result.invalid, "instructions": rows}
+
+
+def np_nonzero(mask) -> list[int]:
+    return mask.nonzero()[0].tolist()
+
+
+def _text(result, raw) -> None:
+    from machine.isa.opcodes import mnemonic
+    from machine.legality.explain import explain
+    out = sys.stdout
+    for i in np_nonzero(~result.valid):
+        op = int(raw[i, 0])
+        verdict = explain(raw[i].tobytes(), result.gen, result.engine)
+        out.write(f"#{i} @0x{i * 64:06x} {mnemonic(op)} (0x{op:02X}): invalid "
+                  f"[{verdict.predicate}]\n")
+        for c in verdict.clauses:
+            if not c.passed and not c.note:
+                fix = f" (fix: {c.fix})" if c.fix else ""
+                out.write(f"  {c.name}: {c.message}{fix}\n")
+    engine = f", engine {result.engine}" if result.engine else ""
+    out.write(f"{result.count} instructions, {result.invalid} invalid "
+              f"({result.gen.label}{engine})\n")
+
+
+@click.command("validate")
+@click.argument("program", type=click.Path(dir_okay=False))
+@click.option("--gen", "gen", type=click.Choice(GENS, case_sensitive=False), default="cayman",
+              show_default=True, help="Hardware generation whose rules apply.")
+@click.option("--engine", type=click.Choice(ENGINES, case_sensitive=False), default=None,
+              help="Also require the opcode in this engine's dispatch table.")
+@click.option("--json", "as_json", is_flag=True, help="Every instruction's clauses as JSON.")
+@click.option("--summary", is_flag=True, help="Counts only: failing records per clause (JSON).")
+def command(program: str, gen: str, engine: str | None, as_json: bool, summary: bool) -> None:
+    """Check every instruction of PROGRAM against the wire-level legality predicates."""
+    if as_json and summary:
+        raise click.UsageError("--json and --summary are exclusive")
+    raw = load(program)
+    from machine.legality.explain import validate
+    result = validate(raw, gen.lower(), engine.lower() if engine else None)
+    if summary:
+        click.echo(json.dumps(_summary(result)))
+    elif as_json:
+        click.echo(json.dumps(_full(result, raw)))
+    else:
+        _text(result, raw)
+    sys.exit(1 if result.invalid else 0)
