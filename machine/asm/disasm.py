@@ -122,7 +122,9 @@ def _operand_column(op_key: str, prefix: str, gen: Gen) -> Column:
         uniq, inv = np.unique(words, return_inverse=True)
         toks = np.array([f" {op_key}={format_addr4(int(w), gen)}" for w in uniq], dtype=object)
         out = toks[inv.reshape(-1)]
-        used = (words != 0) | recs[step].any(axis=1) | recs[num].any(axis=1)
+        n = len(words)
+        used = ((words != 0) | recs[step].reshape(n, -1).any(axis=1)
+                | recs[num].reshape(n, -1).any(axis=1))
         out[~used] = ""
         return out
     return col
