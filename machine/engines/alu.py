@@ -1,0 +1,291 @@
+"""ALU_OP numeric semantics (isa-facts §3): one scalar form for SEQ, one vector form for tensors.
+
+Rules (isa-facts §3 "Numeric semantics"): integer ops wrap at 32 bits; fp ops
+round to nearest even in fp32 (computed in double, then rounded: exact for
++ - * / and sqrt); fp -> int truncates toward zero (saturating, NaN -> 0, as
+the neuron Cast, DESIGN.md); MOD is C fmod. Decisions where the reference is
+silent (LOW): shift counts use their low 5 bits; integer division and modulo
+by zero are a fault; CRC32 is zlib's crc32 of a's 4 little-endian bytes,
+seeded with b; the ARG* ops of two scalars give 0 when a wins (ties: a), 1 else.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import zlib
+from collections.abc import Callable
+
+import numpy as np
+
+from machine.dtypes import Dtype
+from machine.isa.enums import AluOp as A
+
+M32 = 0xFFFFFFFF
+_F = struct.Struct("<f")
+_I = struct.Struct("<I")
+
+
+class AluFault(Exception):
+    """An ALU condition that stops the machine (integer division by zero)."""
+
+
+def f32_bits(x: float) -> int:
+    """Round a Python float to fp32 (RNE) and return its bits."""
+    try:
+        return _I.unpack(_F.pack(x))[0]
+    except OverflowError:  # finite double beyond fp32 range rounds to infinity (RNE)
+        return 0xFF800000 if x < 0 else 0x7F800000
+
+
+def bits_f32(b: int) -> float:
+    return _F.unpack(_I.pack(b & M32))[0]
+
+
+def s32(b: int) -> int:
+    b &= M32
+    return b - (1 << 32) if b & 0x80000000 else b
+
+
+def f32_to_int_bits(x: float, signed: bool) -> int:
+    """fp -> int: truncate toward zero, saturate, NaN -> 0 (neuron profile, ref 003 §3)."""
+    if math.isnan(x):
+        return 0
+    lo, hi = (-(1 << 31), (1 << 31) - 1) if signed else (0, M32)
+    v = lo if x == -math.inf else hi if x == math.inf else int(x)
+    return min(max(v, lo), hi) & M32
+
+
+def _idiv(a: int, b: int) -> int:
+    if b == 0:
+        raise AluFault("integer division by zero")
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _imod(a: int, b: int) -> int:
+    if b == 0:
+        raise AluFault("integer modulo by zero")
+    return a - _idiv(a, b) * b
+
+
+def _fdiv(a: float, b: float) -> float:
+    if b == 0:
+        if a == 0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def _fmod(a: float, b: float) -> float:
+    if b == 0 or math.isinf(a) or math.isnan(a) or math.isnan(b):
+        return math.nan
+    return math.fmod(a, b)
+
+
+def _fmax(a: float, b: float) -> float:
+    return math.nan if math.isnan(a) or math.isnan(b) else max(a, b)
+
+
+def _fmin(a: float, b: float) -> float:
+    return math.nan if math.isnan(a) or math.isnan(b) else min(a, b)
+
+
+def _pow(a: float, b: float) -> float:
+    try:
+        r = math.pow(a, b)
+    except (OverflowError, ValueError):
+        return math.nan if a < 0 else math.inf
+    return r
+
+
+def _rsqrt(a: float, _b: float) -> float:
+    if a == 0:
+        return math.copysign(math.inf, a)
+    return math.nan if a < 0 or math.isnan(a) else 1.0 / math.sqrt(a)
+
+
+# Ops on the value in the instruction's domain (int for INT32/UINT32, float for FP32).
+_ARITH: dict[int, Callable] = {
+    A.BYPASS: lambda a, b: a,
+    A.ADD: lambda a, b: a + b, A.SUBTRACT: lambda a, b: a - b, A.MULT: lambda a, b: a * b,
+    A.DIVIDE: lambda a, b: _fdiv(a, b) if isinstance(a, float) else _idiv(a, b),
+    A.MAX: lambda a, b: _fmax(a, b) if isinstance(a, float) else max(a, b),
+    A.MIN: lambda a, b: _fmin(a, b) if isinstance(a, float) else min(a, b),
+    A.LOGICAL_AND: lambda a, b: int(bool(a) and bool(b)),
+    A.LOGICAL_OR: lambda a, b: int(bool(a) or bool(b)),
+    A.LOGICAL_XOR: lambda a, b: int(bool(a) != bool(b)),
+    A.IS_EQUAL: lambda a, b: int(a == b), A.IS_NE: lambda a, b: int(a != b),
+    A.IS_GT: lambda a, b: int(a > b), A.IS_GE: lambda a, b: int(a >= b),
+    A.IS_LE: lambda a, b: int(a <= b), A.IS_LT: lambda a, b: int(a < b),
+    A.ABS_DIFF: lambda a, b: abs(a - b), A.ABS_VALUE: lambda a, b: abs(a),
+    A.POW: lambda a, b: _pow(float(a), float(b)),
+    A.MOD: lambda a, b: _fmod(a, b) if isinstance(a, float) else _imod(a, b),
+    A.RSQRT: lambda a, b: _rsqrt(float(a), b),
+    A.ABS_MAX: lambda a, b: max(abs(a), abs(b)), A.ABS_MIN: lambda a, b: min(abs(a), abs(b)),
+    A.RELU: lambda a, b: max(a, 0 * a), A.SQUARE: lambda a, b: a * a,
+    A.SYMMETRIC_CLAMP: lambda a, b: min(max(a, -abs(b)), abs(b)),
+}
+# Ops on raw 32-bit patterns, whatever the dtype.
+_BITS: dict[int, Callable[[int, int], int]] = {
+    A.BITWISE_NOT: lambda a, b: ~a,
+    A.ARITH_SHIFT_LEFT: lambda a, b: a << (b & 31),
+    A.ARITH_SHIFT_RIGHT: lambda a, b: s32(a) >> (b & 31),
+    A.LOGICAL_SHIFT_LEFT: lambda a, b: a << (b & 31),
+    A.LOGICAL_SHIFT_RIGHT: lambda a, b: a >> (b & 31),
+    A.BITWISE_AND: lambda a, b: a & b, A.BITWISE_OR: lambda a, b: a | b,
+    A.BITWISE_XOR: lambda a, b: a ^ b,
+    A.CRC32: lambda a, b: zlib.crc32(_I.pack(a), b),
+}
+# The integer band: (signed?, op on Python ints) whatever the dtype (isa-facts §3.2).
+_INT: dict[int, tuple[bool, Callable[[int, int], int]]] = {
+    A.ADD_INT: (True, lambda a, b: a + b), A.MULT_INT: (True, lambda a, b: a * b),
+    A.SUB_INT: (True, lambda a, b: a - b), A.DIVIDE_INT: (True, _idiv),
+    A.MOD_INT: (True, _imod), A.IS_EQUAL_INT: (True, lambda a, b: int(a == b)),
+    A.IS_NE_INT: (True, lambda a, b: int(a != b)),
+    A.ABS_MAX_INT: (True, lambda a, b: max(abs(a), abs(b))),
+    A.ABS_MIN_INT: (True, lambda a, b: min(abs(a), abs(b))),
+    A.ABS_DIFF_INT: (True, lambda a, b: abs(a - b)), A.ABS_VALUE_INT: (True, lambda a, b: abs(a)),
+    A.MAX_INT: (True, max), A.MIN_INT: (True, min),
+    A.IS_GT_INT: (True, lambda a, b: int(a > b)), A.IS_GE_INT: (True, lambda a, b: int(a >= b)),
+    A.IS_LE_INT: (True, lambda a, b: int(a <= b)), A.IS_LT_INT: (True, lambda a, b: int(a < b)),
+    A.MAX_UINT: (False, max), A.MIN_UINT: (False, min),
+    A.IS_GT_UINT: (False, lambda a, b: int(a > b)), A.IS_GE_UINT: (False, lambda a, b: int(a >= b)),
+    A.IS_LE_UINT: (False, lambda a, b: int(a <= b)), A.IS_LT_UINT: (False, lambda a, b: int(a < b)),
+    A.MULT_UINT: (False, lambda a, b: a * b), A.DIVIDE_UINT: (False, _idiv),
+    A.MOD_UINT: (False, _imod),
+    A.ARGMAX_INT: (True, lambda a, b: int(b > a)), A.ARGMIN_INT: (True, lambda a, b: int(b < a)),
+    A.ARGMAX_UINT: (False, lambda a, b: int(b > a)),
+    A.ARGMIN_UINT: (False, lambda a, b: int(b < a)),
+}
+SCALAR_DTYPES = (Dtype.INT32, Dtype.UINT32, Dtype.FP32)
+
+
+def supported(op: int) -> bool:
+    return op in _ARITH or op in _BITS or op in _INT
+
+
+def from_bits(b: int, dtype: int) -> int | float:
+    if dtype == Dtype.FP32:
+        return bits_f32(b)
+    return s32(b) if dtype == Dtype.INT32 else b & M32
+
+
+def to_bits(v: int | float, dtype: int) -> int:
+    """A domain value back to 32 bits in `dtype` (fp -> int truncates and saturates)."""
+    if dtype == Dtype.FP32:
+        return f32_bits(float(v))
+    if isinstance(v, float):
+        return f32_to_int_bits(v, dtype == Dtype.INT32)
+    return v & M32
+
+
+def alu32(op: int, a: int, b: int, dtype: int, dst_dtype: int | None = None) -> int:
+    """`a OP b` on 32-bit register patterns, computed in `dtype`, result in `dst_dtype`."""
+    out = dtype if dst_dtype is None else dst_dtype
+    if op in _BITS:
+        r = _BITS[op](a & M32, b & M32) & M32
+        return r if out == dtype else to_bits(from_bits(r, dtype), out)
+    if op in _INT:
+        signed, f = _INT[op]
+        x, y = (s32(a), s32(b)) if signed else (a & M32, b & M32)
+        return to_bits(f(x, y), out) if out == Dtype.FP32 else f(x, y) & M32
+    fn = _ARITH[op]
+    r = fn(from_bits(a, dtype), from_bits(b, dtype))
+    if dtype == Dtype.FP32:
+        r = bits_f32(f32_bits(float(r)))  # round every fp result to fp32 first
+    return to_bits(r, out)
+
+
+# -- vector form (tensor engines) ---------------------------------------------------
+def _np_int(fn: Callable, signed: bool) -> Callable:
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        t = np.int64
+        x = a.view(np.int32).astype(t) if signed else a.view(np.uint32).astype(t)
+        y = b.view(np.int32).astype(t) if signed else b.view(np.uint32).astype(t)
+        return (fn(x, y) & M32).astype(np.uint32)
+    return run
+
+
+def _vdiv(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if np.any(y == 0):
+        raise AluFault("integer division by zero")
+    q = np.abs(x) // np.abs(y)
+    return np.where((x < 0) == (y < 0), q, -q)
+
+
+def _vmod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return x - _vdiv(x, y) * y
+
+
+_VF: dict[int, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    A.BYPASS: lambda a, b: a, A.ADD: np.add, A.SUBTRACT: np.subtract, A.MULT: np.multiply,
+    A.DIVIDE: np.divide, A.MAX: np.maximum, A.MIN: np.minimum,
+    A.LOGICAL_AND: lambda a, b: ((a != 0) & (b != 0)).astype(np.float32),
+    A.LOGICAL_OR: lambda a, b: ((a != 0) | (b != 0)).astype(np.float32),
+    A.LOGICAL_XOR: lambda a, b: ((a != 0) ^ (b != 0)).astype(np.float32),
+    A.IS_EQUAL: lambda a, b: (a == b).astype(np.float32),
+    A.IS_NE: lambda a, b: (a != b).astype(np.float32),
+    A.IS_GT: lambda a, b: (a > b).astype(np.float32),
+    A.IS_GE: lambda a, b: (a >= b).astype(np.float32),
+    A.IS_LE: lambda a, b: (a <= b).astype(np.float32),
+    A.IS_LT: lambda a, b: (a < b).astype(np.float32),
+    A.ABS_DIFF: lambda a, b: np.abs(a - b), A.ABS_VALUE: lambda a, b: np.abs(a),
+    A.POW: np.power, A.MOD: np.fmod,
+    A.RSQRT: lambda a, b: np.float32(1) / np.sqrt(a),
+    A.ABS_MAX: lambda a, b: np.maximum(np.abs(a), np.abs(b)),
+    A.ABS_MIN: lambda a, b: np.minimum(np.abs(a), np.abs(b)),
+    A.RELU: lambda a, b: np.maximum(a, np.float32(0)), A.SQUARE: lambda a, b: a * a,
+    A.SYMMETRIC_CLAMP: lambda a, b: np.clip(a, -np.abs(b), np.abs(b)),
+}
+_VB: dict[int, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    A.BYPASS: lambda a, b: a,
+    A.BITWISE_NOT: lambda a, b: ~a,
+    A.ARITH_SHIFT_LEFT: lambda a, b: a << (b & 31),
+    A.ARITH_SHIFT_RIGHT: lambda a, b: (a.view(np.int32) >> (b & 31).astype(np.int32)).view(
+        np.uint32),
+    A.LOGICAL_SHIFT_LEFT: lambda a, b: a << (b & 31),
+    A.LOGICAL_SHIFT_RIGHT: lambda a, b: a >> (b & 31),
+    A.BITWISE_AND: np.bitwise_and, A.BITWISE_OR: np.bitwise_or, A.BITWISE_XOR: np.bitwise_xor,
+}
+_VI: dict[int, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    A.ADD_INT: _np_int(np.add, True), A.MULT_INT: _np_int(np.multiply, True),
+    A.SUB_INT: _np_int(np.subtract, True), A.DIVIDE_INT: _np_int(_vdiv, True),
+    A.MOD_INT: _np_int(_vmod, True), A.MAX_INT: _np_int(np.maximum, True),
+    A.MIN_INT: _np_int(np.minimum, True), A.MAX_UINT: _np_int(np.maximum, False),
+    A.MIN_UINT: _np_int(np.minimum, False), A.MULT_UINT: _np_int(np.multiply, False),
+    A.DIVIDE_UINT: _np_int(_vdiv, False), A.MOD_UINT: _np_int(_vmod, False),
+    A.ABS_DIFF_INT: _np_int(lambda x, y: np.abs(x - y), True),
+    A.ABS_VALUE_INT: _np_int(lambda x, y: np.abs(x), True),
+    A.IS_EQUAL_INT: _np_int(lambda x, y: (x == y).astype(np.int64), True),
+    A.IS_NE_INT: _np_int(lambda x, y: (x != y).astype(np.int64), True),
+    A.IS_GT_INT: _np_int(lambda x, y: (x > y).astype(np.int64), True),
+    A.IS_GE_INT: _np_int(lambda x, y: (x >= y).astype(np.int64), True),
+    A.IS_LE_INT: _np_int(lambda x, y: (x <= y).astype(np.int64), True),
+    A.IS_LT_INT: _np_int(lambda x, y: (x < y).astype(np.int64), True),
+    A.IS_GT_UINT: _np_int(lambda x, y: (x > y).astype(np.int64), False),
+    A.IS_GE_UINT: _np_int(lambda x, y: (x >= y).astype(np.int64), False),
+    A.IS_LE_UINT: _np_int(lambda x, y: (x <= y).astype(np.int64), False),
+    A.IS_LT_UINT: _np_int(lambda x, y: (x < y).astype(np.int64), False),
+}
+
+
+def vector_kind(op: int) -> str | None:
+    """"fp" (fp32 values), "bits" (uint32 patterns), "int" (uint32 patterns, int band) or None."""
+    if op in _VF and op != A.BYPASS:
+        return "fp"
+    if op in _VB:
+        return "bits"
+    if op in _VI:
+        return "int"
+    return None
+
+
+def alu_vec(op: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise op: float32 arrays for "fp" ops, uint32 arrays for "bits"/"int" ops."""
+    with np.errstate(all="ignore"):
+        if op in _VB:
+            return _VB[op](a, b).astype(np.uint32, copy=False)
+        if op in _VI:
+            return _VI[op](a, b)
+        return np.asarray(_VF[op](a, b), dtype=np.float32)

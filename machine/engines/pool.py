@@ -1,0 +1,137 @@
+"""POOL (GPSIMD) data instructions; DVE runs the same opcodes with PSUM allowed.
+
+COPY is a bit-exact move, CAST converts through the fp32 hub (ref 000 §6), MEMSET
+fills, TENSOR_REDUCE folds along the op_dim axes, TENSOR_TENSOR combines two
+tensors elementwise. Operands are 4-D (3-D for TT) access patterns on every active
+partition, gathered and scattered with numpy in one go.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from machine.dtypes import dtype_name
+from machine.engines.alu import AluFault, alu_vec, vector_kind
+from machine.engines.ap import operand, read_elems, same_count, write_elems
+from machine.engines.context import Context
+from machine.engines.record import Fault
+from machine.engines.tensor import cast_bits, from_f32, from_u32, to_f32, to_u32
+from machine.isa.enums import AluOp, TensorSubdim
+from machine.isa.structs import pair_hi, pair_lo
+
+SRC, DST = "src_mem_pattern", "dst_mem_pattern"
+
+
+def copy(ctx: Context, inst: Any) -> None:
+    f = inst.fields
+    st = ctx.state
+    nac = f["num_active_channels"]
+    src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
+    dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
+    same_count(src, dst, "COPY src/dst")
+    if src.size != dst.size:
+        raise Fault(f"COPY in_dtype {dtype_name(f['in_dtype'])} and out_dtype "
+                    f"{dtype_name(f['out_dtype'])} differ in size; a bit copy cannot move them")
+    write_elems(st, dst, read_elems(st, src))
+
+
+def cast(ctx: Context, inst: Any) -> None:
+    f = inst.fields
+    st = ctx.state
+    nac = f["num_active_channels"]
+    src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
+    dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
+    same_count(src, dst, "CAST src/dst")
+    out, ctx.lanes = cast_bits(st, read_elems(st, src), f["in_dtype"], f["out_dtype"], src.p0)
+    write_elems(st, dst, out)
+
+
+def memset(ctx: Context, inst: Any) -> None:
+    """Every dst element = set_value's low bytes (an encoding of `dtype`)."""
+    f = inst.fields
+    st = ctx.state
+    dst = operand(st, f, "dst", f["dtype"], f["nac"], ctx.engine, "dst")
+    value = np.array([f["set_value"]], np.uint32).astype(f"<u{dst.size}")
+    write_elems(st, dst, np.broadcast_to(value, (1, dst.count)))
+
+
+def _fold(op: int, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """Sequential left fold of `x` over `axes` (in order: innermost first)."""
+    for ax in sorted(axes, reverse=True):
+        acc = np.take(x, 0, axis=ax)
+        for k in range(1, x.shape[ax]):  # loop over the reduced axis only; lanes are vectorized
+            acc = alu_vec(op, acc, np.take(x, k, axis=ax))
+        x = acc
+    return x
+
+
+_SUBDIM_AXES = {TensorSubdim.UNUSED: 1, TensorSubdim.X: 1, TensorSubdim.XY: 2,
+                TensorSubdim.XYZ: 3, TensorSubdim.XYZW: 4}
+
+
+def tensor_reduce(ctx: Context, inst: Any) -> None:
+    """Fold the innermost op_dim axes (X = dim 0, ... XYZW = all four) with `op`."""
+    f = inst.fields
+    st = ctx.state
+    nac = f["num_active_channels"]
+    op = f["op"]
+    kind = vector_kind(op)
+    want = ("bits",) if inst.opcode == 0x52 else ("fp", "int")
+    if kind not in want:
+        what = "bitvec" if inst.opcode == 0x52 else "arith"
+        raise Fault(f"TENSOR_REDUCE op {op:#x} is not a {what} op for {inst.mnemonic}")
+    naxes = _SUBDIM_AXES.get(f["op_dim"])
+    if naxes is None:
+        raise Fault(f"TENSOR_REDUCE op_dim {f['op_dim']} is not a TENSOR_SUBDIM code")
+    src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
+    dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
+    nums = src.nums  # dim 0 innermost; the array below is (P, n3, n2, n1, n0)
+    if dst.count * int(np.prod(nums[:naxes])) != src.count:
+        raise Fault(f"TENSOR_REDUCE: dst holds {dst.count} elements; reducing {naxes} axes of "
+                    f"src {list(nums)} leaves {src.count // int(np.prod(nums[:naxes]))}")
+    bits = read_elems(st, src)
+    shaped = bits.reshape((bits.shape[0], *reversed(nums)))
+    axes = tuple(range(5 - naxes, 5))
+    try:
+        if kind == "fp":
+            r = _fold(op, to_f32(st, shaped, f["in_dtype"]), axes)
+            out = from_f32(st, r, f["out_dtype"])
+        else:  # bit patterns; the int band folds on them as 32-bit integers
+            r = _fold(op, to_u32(shaped, f["in_dtype"]), axes)
+            out = from_u32(r, dst.size)
+    except AluFault as e:
+        raise Fault(f"TENSOR_REDUCE: {e}") from None
+    write_elems(st, dst, out.reshape(bits.shape[0], -1))
+
+
+def tensor_tensor(ctx: Context, inst: Any) -> None:
+    """dst = src0 OP src1 elementwise; arith in fp32 (int band on 32-bit ints), bitvec on bits."""
+    f = inst.fields
+    st = ctx.state
+    nac = f["num_active_channels"]
+    pair = f["in0_in1_dtype"]
+    d0, d1, dout = pair_lo(pair), pair_hi(pair), f["out_dtype"]
+    s0 = operand(st, f, "src0", d0, nac, ctx.engine)
+    s1 = operand(st, f, "src1", d1, nac, ctx.engine)
+    dst = operand(st, f, "dst", dout, nac, ctx.engine)
+    same_count(s0, s1, "TENSOR_TENSOR src0/src1")
+    same_count(s0, dst, "TENSOR_TENSOR src/dst")
+    op = f["op"]
+    kind = vector_kind(op) or ("fp" if op == AluOp.BYPASS else None)
+    if kind is None:
+        raise Fault(f"TENSOR_TENSOR op {op:#x} is not modelled")
+    a, b = read_elems(st, s0), read_elems(st, s1)
+    try:
+        if kind == "fp":
+            out = from_f32(st, alu_vec(op, to_f32(st, a, d0), to_f32(st, b, d1)), dout)
+        else:
+            out = from_u32(alu_vec(op, to_u32(a, d0), to_u32(b, d1)), dst.size)
+    except AluFault as e:
+        raise Fault(f"TENSOR_TENSOR: {e}") from None
+    write_elems(st, dst, out)
+
+
+HANDLERS = {0x46: copy, 0x47: cast, 0x49: memset, 0x42: tensor_reduce, 0x52: tensor_reduce,
+            0x41: tensor_tensor, 0x51: tensor_tensor}

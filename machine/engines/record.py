@@ -1,0 +1,146 @@
+"""What one step returns: StepRecord, and the lazy per-lane handle of a conversion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from machine.convert.formats import FloatFormat, IntFormat, parse_format
+from machine.state import Write
+
+
+class Fault(Exception):
+    """A condition that stops the machine at the faulting instruction (never escapes a step)."""
+
+
+@dataclass
+class Lanes:
+    """The lanes of one conversion: inputs and outputs as bit patterns, (partitions, elements).
+
+    `trace(p, e)` builds the bit-level trace of one lane on demand; `flags`
+    classifies every lane at once (vectorized): inexact, tie, saturated, nan, inf.
+    """
+
+    src: str  # convert format names
+    dst: str
+    sat: bool
+    p0: int  # first partition
+    in_bits: np.ndarray = field(repr=False)
+    out_bits: np.ndarray = field(repr=False)
+    mask: np.ndarray | None = field(default=None, repr=False)  # predicated: lanes written
+    profile: str = "neuron"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.in_bits.shape  # type: ignore[return-value]
+
+    def trace(self, partition: int, element: int) -> Any:
+        from machine.convert.trace import trace
+
+        bits = int(self.in_bits[partition - self.p0, element])
+        return trace(bits, self.src, self.dst, mode="rint", sat=self.sat, profile=self.profile)
+
+    @cached_property
+    def values(self) -> tuple[np.ndarray, np.ndarray]:
+        """(input, output) values as float64 (the fp32 hub value for the input)."""
+        return _value(self.in_bits, self.src), _value(self.out_bits, self.dst)
+
+    @cached_property
+    def flags(self) -> dict[str, np.ndarray]:
+        """Per-lane booleans: inexact, tie, saturated, nan, inf (masked-off lanes: False)."""
+        from machine.convert import convert
+
+        hub_bits = convert(self.in_bits, self.src, "fp32", "rint", self.sat, self.profile)
+        h = hub_bits.astype(np.uint32).view(np.float32).astype(np.float64)
+        y = self.values[1]
+        d = parse_format(self.dst)
+        finite_h = np.isfinite(h)
+        with np.errstate(all="ignore"):
+            inexact = finite_h & np.isfinite(y) & (h != y)
+            if isinstance(d, IntFormat):
+                tie = np.zeros(h.shape, bool)
+                sat = (finite_h | np.isinf(h)) & ((h < d.min_value) | (h > d.max_value))
+            else:
+                lo = _value(convert(hub_bits, "fp32", self.dst, "floor", False, "ieee"), self.dst)
+                hi = _value(convert(hub_bits, "fp32", self.dst, "ceil", False, "ieee"), self.dst)
+                tie = finite_h & (lo != hi) & np.isfinite(lo) & np.isfinite(hi) & (
+                    (h - lo) == (hi - h))
+                sat = (np.abs(h) > float(d.max_value)) & np.isfinite(y)
+            nan = np.isnan(y)
+            inf = np.isinf(y)
+        out = {"inexact": inexact, "tie": tie, "saturated": sat, "nan": nan, "inf": inf}
+        if self.mask is not None:
+            out = {k: v & self.mask for k, v in out.items()}
+        return out
+
+    def counts(self) -> dict[str, int]:
+        return {k: int(v.sum()) for k, v in self.flags.items()}
+
+
+def _value(bits: np.ndarray, fmt: str) -> np.ndarray:
+    f = parse_format(fmt)
+    if isinstance(f, IntFormat):
+        return bits.astype(f.container).view(f.value_dtype).astype(np.float64) if f.bits >= 8 \
+            else bits.astype(np.float64)
+    if isinstance(f, FloatFormat) and f.ml_dtype is not None:
+        return bits.astype(f.container).view(f.ml_dtype).astype(np.float64)
+    if fmt == "fp32r":
+        return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+    from machine.convert.kernels import decode_value
+
+    return decode_value(bits, fmt)
+
+
+@dataclass
+class StepRecord:
+    """One executed (or refused) step. `writes` are also what the journal undoes."""
+
+    step: int  # 0-based number of this step (= steps executed before it)
+    pc: int
+    index: int  # record index in the program
+    instruction: Any = field(default=None, repr=False)  # machine.isa.codec.Instruction
+    verdict: Any = field(default=None, repr=False)  # legality Verdict, when available
+    writes: list[Write] = field(default_factory=list)
+    fault: str | None = None
+    invalid: bool = False  # refused: failed legality (nothing executed)
+    halted: bool = False
+    next_pc: int = 0
+    lanes: Lanes | None = None
+
+    @property
+    def executed(self) -> bool:
+        """The instruction ran (not refused, not faulted, not already halted)."""
+        return self.instruction is not None and self.fault is None and not self.invalid
+
+    @property
+    def opcode(self) -> int | None:
+        return None if self.instruction is None else self.instruction.opcode
+
+    @property
+    def mnemonic(self) -> str:
+        return "" if self.instruction is None else self.instruction.mnemonic
+
+    def to_dict(self) -> dict[str, Any]:
+        """One `--trace` JSON line: pc, opcode, mnemonic, verdict, writes, fault."""
+        d: dict[str, Any] = {
+            "step": self.step, "pc": self.pc, "index": self.index, "opcode": self.opcode,
+            "mnemonic": self.mnemonic,
+            "verdict": None if self.verdict is None else (
+                "valid" if self.verdict.valid else "failed"),
+            "writes": [w.to_dict() for w in self.writes],
+        }
+        if self.verdict is not None and not self.verdict.valid:
+            d["failed"] = list(self.verdict.failed)
+        if self.fault:
+            d["fault"] = self.fault
+        if self.invalid:
+            d["invalid"] = True
+        if self.halted:
+            d["halted"] = True
+        if self.lanes is not None:
+            d["lanes"] = {"src": self.lanes.src, "dst": self.lanes.dst,
+                          "shape": list(self.lanes.shape), **self.lanes.counts()}
+        return d

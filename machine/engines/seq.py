@@ -1,0 +1,394 @@
+"""SEQ control instructions; they run on every engine (ref 001 §7.2, isa-facts §4).
+
+Each handler takes (Context, Instruction) and returns the next PC or None
+(fall through). `FAST` builders return, for the common forms, a closure that
+does the same work on the bare register list and journal arrays and returns
+the next record index; the debugger's run loop uses them (>= 1e6 steps/s).
+A form that could fault gets no fast closure, so closures never raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from machine.dtypes import Dtype, dtype_name
+from machine.engines.alu import (
+    M32,
+    SCALAR_DTYPES,
+    AluFault,
+    alu32,
+    bits_f32,
+    from_bits,
+    s32,
+    supported,
+)
+from machine.engines.context import Context
+from machine.engines.record import Fault
+from machine.isa.enums import AluOp as A
+from machine.isa.enums import BrCmpOp, BrTargetMode, DataSrc, TensorShapeMoveType, TestEsMode
+from machine.isa.enums import UpdateMode as U
+from machine.isa.enums import WaitMode as W
+from machine.journal import COUNT_SHIFT, REG_SHIFT
+from machine.state import NUM_REGS, PC_HI, PC_LO, RECORD_BYTES, MachineState
+
+Handler = Callable[[Context, Any], "int | None"]
+
+
+def _read(state: MachineState, spec: int, what: str) -> int:
+    if spec < NUM_REGS or spec in (PC_LO, PC_HI):
+        return state.read_reg(spec)
+    raise Fault(f"{what}: register specifier {spec} is not readable "
+                "(R0..R63, 128 PC_LO, 129 PC_HI)")
+
+
+def _check_dst(spec: int, what: str) -> None:
+    if not (spec < NUM_REGS or spec in (PC_LO, PC_HI)):
+        raise Fault(f"{what}: register specifier {spec} is not writable (R0..R63; 128/129 ignored)")
+
+
+def _dtype(code: int, what: str) -> int:
+    if code not in SCALAR_DTYPES:
+        raise Fault(f"{what} {dtype_name(code)} is not modelled for SEQ arithmetic "
+                    "(INT32, UINT32, FP32)")
+    return code
+
+
+# -- MOVE (ref 001 §3, isa-facts §4.2) -------------------------------------------------
+def move(ctx: Context, inst: Any) -> None:
+    f = inst.fields
+    n = f["num_mov"]
+    if not 1 <= n <= 8:
+        raise Fault(f"MOVE num_mov = {n}; must be 1..8")
+    st = ctx.state
+    if f["move_source"] == DataSrc.IMMEDIATE:
+        values = [f["immediate"][k] for k in range(n)]
+    else:  # all sources are read before any destination is written
+        values = [_read(st, f["src_registers"][k], f"src_registers[{k}]") for k in range(n)]
+    for k in range(n):
+        _check_dst(f["dst_registers"][k], f"dst_registers[{k}]")
+    for k in range(n):
+        st.write_reg(f["dst_registers"][k], values[k])  # the move is a raw 32-bit copy
+
+
+# -- ALU_OP (isa-facts §3, §4.4) -------------------------------------------------------
+def _alu_parts(inst: Any) -> tuple[int, int, int, int, int, int | None]:
+    f = inst.fields
+    op = f["op"]
+    if not supported(op):
+        raise Fault(f"ALU_OP op {op:#x} is not an ALU_OP code")
+    dtype = _dtype(f["dtype"], "ALU_OP dtype")
+    dst_dtype = f["dst_dtype"] or dtype  # 0 (INVALID) reads as "same as dtype"
+    _dtype(dst_dtype, "ALU_OP dst_dtype")
+    imm = f["immediate"][0] if f["src1_datasrc"] == DataSrc.IMMEDIATE else None
+    return op, dtype, dst_dtype, f["src0_lo"], f["dst_lo"], imm
+
+
+def alu_op(ctx: Context, inst: Any) -> None:
+    op, dtype, dst_dtype, s0, d, imm = _alu_parts(inst)
+    st = ctx.state
+    a = _read(st, s0, "src0_lo")
+    b = imm if imm is not None else _read(st, inst.fields["src1_lo"], "src1_lo")
+    _check_dst(d, "dst_lo")
+    try:
+        v = alu32(op, a, b, dtype, dst_dtype)
+    except AluFault as e:
+        raise Fault(f"ALU_OP {A(op).name}: {e}") from None
+    st.write_reg(d, v)
+
+
+# -- COMPARE_BRANCH (isa-facts §4.5, MED) ------------------------------------------------
+_CMP: dict[str, Callable[[Any, Any], bool]] = {
+    "EQ": lambda a, b: a == b, "NE": lambda a, b: a != b, "LT": lambda a, b: a < b,
+    "GT": lambda a, b: a > b, "LE": lambda a, b: a <= b, "GE": lambda a, b: a >= b,
+}
+
+
+def _branch_taken(st: MachineState, f: dict[str, Any]) -> bool:
+    try:
+        name = BrCmpOp(f["cmp_op"]).name
+    except ValueError:
+        raise Fault(f"COMPARE_BRANCH cmp_op {f['cmp_op']} is not a BR_CMP_OP code") from None
+    if name == "ALWAYS":
+        return True
+    rel, _, src = name.partition("_")
+    dtype = _dtype(f["dtype"], "COMPARE_BRANCH dtype")
+    a = from_bits(_read(st, f["cmp_reg0"], "cmp_reg0"), dtype)
+    b_bits = f["cmp_immediate"] if src == "IMM" else _read(st, f["cmp_reg1"], "cmp_reg1")
+    return _CMP[rel](a, from_bits(b_bits, dtype))
+
+
+def _branch_target(ctx: Context, f: dict[str, Any]) -> int:
+    mode = f["target_mode"]
+    if mode == BrTargetMode.REL_IMM:
+        return ctx.pc + f["br_immediate"]  # relative to the branch's own address, in bytes
+    if mode == BrTargetMode.ABS_IMM:
+        return f["br_immediate"]
+    if mode in (BrTargetMode.REGISTER, BrTargetMode.REL_REGISTER):
+        lo = _read(ctx.state, f["target_reg_lo"], "target_reg_lo")
+        hi_spec = f["target_reg_hi"]  # 0 = no high half (R0 is never meant as one)
+        hi = _read(ctx.state, hi_spec, "target_reg_hi") if hi_spec else 0
+        value = lo | hi << 32
+        if mode == BrTargetMode.REGISTER:
+            return value
+        return ctx.pc + s32(lo)
+    raise Fault(f"COMPARE_BRANCH target_mode {mode} is not a BR_TARGET_MODE code")
+
+
+def compare_branch(ctx: Context, inst: Any) -> int | None:
+    f = inst.fields
+    if _branch_taken(ctx.state, f):
+        return _branch_target(ctx, f)
+    return None
+
+
+# -- MOVE_SHAPE (ref 001 §5.2; semantics of the three move types inferred, LOW) -----------
+def move_shape(ctx: Context, inst: Any) -> None:
+    f = inst.fields
+    st = ctx.state
+    n = f["num_move"]
+    if not 1 <= n <= 4:
+        raise Fault(f"MOVE_SHAPE num_move = {n}; the struct holds 1..4 shape registers")
+    mt = f["move_type"]
+    for k in range(n):
+        sr, data = f["shape_registers"][k], f["data"][k]
+        if mt == TensorShapeMoveType.IMMEDIATE:
+            st.write_scalar("shape", sr, data)
+        elif mt == TensorShapeMoveType.REG_TO_SHAPE:
+            st.write_scalar("shape", sr, _read(st, data & 0xFF, f"data[{k}]"))
+        elif mt == TensorShapeMoveType.SHAPE_TO_REG:
+            _check_dst(data & 0xFF, f"data[{k}]")
+            st.write_reg(data & 0xFF, st.shape[sr])
+        else:
+            raise Fault(f"MOVE_SHAPE move_type {mt} is not IMM 0, REG_TO_SHAPE 1, SHAPE_TO_REG 2")
+
+
+# -- events and semaphores (isa-facts §1.2, §4.1, §4.6) -----------------------------------
+_WAIT: dict[int, Callable[[int, int], bool]] = {
+    W.SEM_EQ_IMM: lambda s, v: s == v, W.SEM_LT_IMM: lambda s, v: s < v,
+    W.SEM_LE_IMM: lambda s, v: s <= v, W.SEM_GT_IMM: lambda s, v: s > v,
+    W.SEM_GE_IMM: lambda s, v: s >= v,
+    W.EVT_SET: lambda s, v: s != 0, W.EVT_SET_THEN_CLEAR: lambda s, v: s != 0,
+    W.EVT_CLEAR: lambda s, v: s == 0, W.EVT_CLEAR_THEN_SET: lambda s, v: s == 0,
+}
+
+
+def wait_events(st: MachineState, mode: int, idx: int, value: int, what: str) -> None:
+    """Wait on a semaphore/event. One queue runs alone here, so an unmet wait is a deadlock."""
+    if mode in (W.NONE, W.UNORDERED):
+        return
+    cond = _WAIT.get(mode & 0x7F if mode & 0x80 else mode)
+    if cond is None or mode == W.INVALID:
+        raise Fault(f"{what}: wait_mode {mode:#x} is not a WAIT_MODE code")
+    if mode & 0x80:  # the _REG forms compare against a register (isa-facts §1.2)
+        value = _read(st, value & 0xFF, f"{what} wait register")
+    if not cond(st.sem[idx], value):
+        raise Fault(f"{what}: waits on sem[{idx}] = {st.sem[idx]} ({W(mode).name} {value}); "
+                    "no other engine runs in this model, so the wait never ends (deadlock)")
+    if mode == W.EVT_SET_THEN_CLEAR:
+        st.write_scalar("sem", idx, 0)
+    elif mode == W.EVT_CLEAR_THEN_SET:
+        st.write_scalar("sem", idx, 1)
+
+
+def update_events(st: MachineState, mode: int, idx: int, value: int, what: str) -> None:
+    """Apply an UPDATE_MODE; _COMPLETE forms act the same here (one engine, in order)."""
+    if mode == U.NONE:
+        return
+    base = mode & 0x0F
+    if mode == U.INVALID or mode & 0x60 or base not in (1, 2, 3, 4, 5, 7, 9):
+        raise Fault(f"{what}: update_mode {mode:#x} is not an UPDATE_MODE code")
+    if mode & 0x80:
+        value = _read(st, value & 0xFF, f"{what} update register")
+    s = st.sem[idx]
+    new = {1: 1, 2: 0, 3: s + 1, 4: s - 1, 5: s + value, 7: s - value, 9: value}[base]
+    st.write_scalar("sem", idx, new & M32)
+
+
+def event_semaphore(ctx: Context, inst: Any) -> None:
+    f = inst.fields
+    p = "events_extended."
+    wait_events(ctx.state, f[p + "wait_mode"], f[p + "wait_idx"], f[p + "sem_wait_value"],
+                "EVENT_SEMAPHORE")
+    update_events(ctx.state, f[p + "update_mode"], f[p + "update_idx"],
+                  f[p + "sem_update_value"], "EVENT_SEMAPHORE")
+
+
+def test_event_sem(ctx: Context, inst: Any) -> None:
+    """READ_* copies sem values into registers, UPDATE_* writes registers into sems (LOW)."""
+    f = inst.fields
+    st = ctx.state
+    n = f["num_evt_sem"]
+    if not 1 <= n <= 16:
+        raise Fault(f"TEST_EVENT_SEM num_evt_sem = {n}; must be 1..16")
+    mode = f["mode"]
+    for k in range(n):
+        sid, reg = f["evt_sem_ids"][k], f["value_registers"][k]
+        if mode in (TestEsMode.READ_SEM, TestEsMode.READ_EVT):
+            _check_dst(reg, f"value_registers[{k}]")
+            st.write_reg(reg, st.sem[sid])
+        elif mode in (TestEsMode.UPDATE_SEM, TestEsMode.UPDATE_EVT):
+            st.write_scalar("sem", sid, _read(st, reg, f"value_registers[{k}]"))
+        else:
+            raise Fault(f"TEST_EVENT_SEM mode {mode} is not modelled "
+                        "(READ_SEM/EVT, UPDATE_SEM/EVT)")
+
+
+def nop(ctx: Context, inst: Any) -> None:
+    return None
+
+
+def halt(ctx: Context, inst: Any) -> None:
+    ctx.state.write_scalar("halted", None, True)
+
+
+HANDLERS: dict[int, Handler] = {
+    0xA7: move, 0xA8: alu_op, 0xA9: compare_branch, 0xB2: move_shape, 0xA0: event_semaphore,
+    0xB4: test_event_sem, 0xA4: nop, 0x9F: nop, 0xA1: halt,
+}
+
+
+# -- fast closures -------------------------------------------------------------------------
+FastOp = Callable[[], int]
+_INT_FAST: dict[int, Callable[[int, int], int]] = {
+    A.ADD: lambda a, b: (a + b) & M32, A.SUBTRACT: lambda a, b: (a - b) & M32,
+    A.MULT: lambda a, b: (a * b) & M32, A.ADD_INT: lambda a, b: (a + b) & M32,
+    A.SUB_INT: lambda a, b: (a - b) & M32, A.MULT_INT: lambda a, b: (a * b) & M32,
+    A.BITWISE_AND: lambda a, b: a & b, A.BITWISE_OR: lambda a, b: a | b,
+    A.BITWISE_XOR: lambda a, b: a ^ b,
+}
+_MAY_FAULT = {A.DIVIDE, A.MOD, A.DIVIDE_INT, A.MOD_INT, A.DIVIDE_UINT, A.MOD_UINT}
+
+
+def _plain_events(f: dict[str, Any]) -> bool:
+    return not f.get("events.wait_mode") and not f.get("events.update_mode")
+
+
+def fast_op(state: MachineState, inst: Any, index: int, count: int) -> FastOp | None:
+    """A closure executing `inst` at record `index` of `count` without records, or None."""
+    try:
+        return _build_fast(state, inst, index, count)
+    except (Fault, KeyError, ValueError, TypeError):
+        return None
+
+
+def _build_fast(state: MachineState, inst: Any, index: int, count: int) -> FastOp | None:
+    f = inst.fields
+    if not _plain_events(f):
+        return None
+    R = state.R
+    j = state.journal
+    steps_append, regs_append = j.steps.append, j.regs.append
+    base = state.config.base
+    pc = base + index * RECORD_BYTES
+    nxt = index + 1
+    word0 = pc << COUNT_SHIFT  # no register writes
+    op = inst.opcode
+    if op in (0xA4, 0x9F):
+        def nop_fast() -> int:
+            steps_append(word0)
+            return nxt
+        return nop_fast
+    if op == 0xA7:
+        n = f["num_mov"]
+        dsts = list(f["dst_registers"][:n])
+        if not 1 <= n <= 8 or any(d >= NUM_REGS for d in dsts):
+            return None
+        word = word0 | n << 8
+        if f["move_source"] == DataSrc.IMMEDIATE:
+            pairs = list(zip(dsts, f["immediate"][:n], strict=True))
+
+            def move_imm() -> int:
+                steps_append(word)
+                for d, v in pairs:
+                    regs_append(d << REG_SHIFT | R[d])
+                    R[d] = v
+                return nxt
+            return move_imm
+        srcs = list(f["src_registers"][:n])
+        if any(s >= NUM_REGS for s in srcs):
+            return None
+        pairs = list(zip(dsts, srcs, strict=True))
+
+        def move_reg() -> int:
+            vals = [R[s] for s in srcs]
+            steps_append(word)
+            for (d, _), v in zip(pairs, vals, strict=True):
+                regs_append(d << REG_SHIFT | R[d])
+                R[d] = v
+            return nxt
+        return move_reg
+    if op == 0xA8:
+        aop, dtype, dst_dtype, s0, d, imm = _alu_parts(inst)
+        s1 = f["src1_lo"]
+        if aop in _MAY_FAULT or s0 >= NUM_REGS or (imm is None and s1 >= NUM_REGS) \
+                or d >= NUM_REGS:
+            return None
+        fn = _INT_FAST.get(aop) if dtype != Dtype.FP32 and dst_dtype == dtype else None
+        if fn is None:
+            def fn(a: int, b: int, _op: int = aop) -> int:
+                return alu32(_op, a, b, dtype, dst_dtype)
+        word = word0 | 1 << 8
+        if imm is not None:
+            def alu_imm() -> int:
+                steps_append(word)
+                regs_append(d << REG_SHIFT | R[d])
+                R[d] = fn(R[s0], imm)
+                return nxt
+            return alu_imm
+
+        def alu_reg() -> int:
+            steps_append(word)
+            v = fn(R[s0], R[s1])
+            regs_append(d << REG_SHIFT | R[d])
+            R[d] = v
+            return nxt
+        return alu_reg
+    if op == 0xA9:
+        return _fast_branch(f, R, steps_append, word0, pc, base, nxt, count)
+    return None
+
+
+def _fast_branch(f: dict[str, Any], R: list[int], steps_append: Callable, word0: int, pc: int,
+                 base: int, nxt: int, count: int) -> FastOp | None:
+    mode = f["target_mode"]
+    if mode == BrTargetMode.REL_IMM:
+        target = pc + f["br_immediate"]
+    elif mode == BrTargetMode.ABS_IMM:
+        target = f["br_immediate"]
+    else:
+        return None
+    if (target - base) % RECORD_BYTES or not base <= target <= base + count * RECORD_BYTES:
+        return None  # the slow path faults on a bad target
+    t = (target - base) // RECORD_BYTES
+    name = BrCmpOp(f["cmp_op"]).name
+    if name == "ALWAYS":
+        def jump() -> int:
+            steps_append(word0)
+            return t
+        return jump
+    rel, _, src = name.partition("_")
+    dtype = f["dtype"]
+    r0, r1 = f["cmp_reg0"], f["cmp_reg1"]
+    if dtype not in SCALAR_DTYPES or r0 >= NUM_REGS or (src == "REG" and r1 >= NUM_REGS):
+        return None
+    cmp = _CMP[rel]
+    conv = s32 if dtype == Dtype.INT32 else bits_f32 if dtype == Dtype.FP32 else None
+    if src == "IMM":
+        b = f["cmp_immediate"] if conv is None else conv(f["cmp_immediate"])
+        if conv is None:
+            def br_imm() -> int:
+                steps_append(word0)
+                return t if cmp(R[r0], b) else nxt
+            return br_imm
+
+        def br_imm_conv() -> int:
+            steps_append(word0)
+            return t if cmp(conv(R[r0]), b) else nxt
+        return br_imm_conv
+    c = conv or (lambda x: x)
+
+    def br_reg() -> int:
+        steps_append(word0)
+        return t if cmp(c(R[r0]), c(R[r1])) else nxt
+    return br_reg

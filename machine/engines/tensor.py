@@ -1,0 +1,66 @@
+"""Element conversions shared by the tensor engines: dtype <-> convert format, the fp32 hub.
+
+Cast is `in -> fp32 -> out` with the neuron profile (ref 000 §6, DESIGN.md);
+FP8_EXP4 follows the machine's FP8 configuration (isa-facts §8.2), as does
+saturation of narrowing conversions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from machine.convert import convert
+from machine.dtypes import Dtype, dtype_format, dtype_name
+from machine.engines.record import Fault, Lanes
+from machine.state import MachineState
+
+_SIGNED = {Dtype.INT8: np.int8, Dtype.INT16: np.int16, Dtype.INT32: np.int32,
+           Dtype.INT64: np.int64}
+
+
+def fmt_of(state: MachineState, dtype: int) -> str:
+    """The convert format of a dtype code under the machine's configuration."""
+    if dtype == Dtype.FP8_EXP4:
+        return state.fp8_exp4
+    fmt = dtype_format(dtype, state.config.gen)
+    if fmt is None:
+        raise Fault(f"dtype {dtype_name(dtype)} has no conversion model")
+    return fmt
+
+
+def cast_bits(state: MachineState, bits: np.ndarray, src: int, dst: int,
+              p0: int = 0, mask: np.ndarray | None = None) -> tuple[np.ndarray, Lanes]:
+    """Cast element bit patterns from dtype `src` to `dst`; returns (out bits, lanes)."""
+    s, d = fmt_of(state, src), fmt_of(state, dst)
+    out = convert(bits, s, d, mode="rint", sat=state.fp8_sat, profile="neuron")
+    return out, Lanes(s, d, state.fp8_sat, p0, bits, out, mask)
+
+
+def to_f32(state: MachineState, bits: np.ndarray, dtype: int) -> np.ndarray:
+    """Element values as float32 (through the fp32 hub)."""
+    if dtype == Dtype.FP32:
+        return bits.astype(np.uint32, copy=False).view(np.float32)
+    f = convert(bits, fmt_of(state, dtype), "fp32", mode="rint", sat=False, profile="neuron")
+    return f.astype(np.uint32, copy=False).view(np.float32)
+
+
+def from_f32(state: MachineState, values: np.ndarray, dtype: int) -> np.ndarray:
+    """float32 values -> element bits of `dtype` (neuron cast)."""
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    if dtype == Dtype.FP32:
+        return bits
+    return convert(bits, "fp32", fmt_of(state, dtype), mode="rint", sat=state.fp8_sat,
+                   profile="neuron")
+
+
+def to_u32(bits: np.ndarray, dtype: int) -> np.ndarray:
+    """Element bits widened to 32-bit patterns (sign-extended for signed integer dtypes)."""
+    t = _SIGNED.get(Dtype(dtype)) if dtype in Dtype._value2member_map_ else None
+    if t is not None:
+        return bits.view(t).astype(np.int32).view(np.uint32)
+    return bits.astype(np.uint32)
+
+
+def from_u32(values: np.ndarray, size: int) -> np.ndarray:
+    """32-bit patterns truncated to an element container of `size` bytes (wrap)."""
+    return values.astype(f"<u{size}")
