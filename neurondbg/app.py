@@ -1,19 +1,32 @@
 """The Textual application: the debugger layout, or the Convert Lab alone.
 
-`NeurondbgApp(program, gen=..., engine=...)` opens a program in the debugger
-layout; `NeurondbgApp(lab_only=True)` opens just the Convert Lab.
+`NeurondbgApp(program, gen=..., engine=...)` opens a program (the bundled demo
+when none is given) in the debugger layout; `NeurondbgApp(lab_only=True)`
+opens just the Convert Lab. Widgets send messages up; the App drives the
+model (views.adapter.Session) and pushes one Snapshot down after every stop.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from textual.app import App
+from rich.text import Text
+from textual import on, work
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from neurondbg import console
+from neurondbg.screens.help import HelpScreen
 from neurondbg.screens.lab import LabScreen
+from neurondbg.screens.main import PANES, DebuggerScreen
+from views.adapter import Session
+from views.console_view import ConsoleView
+from views.memory import MemoryView
+from views.program import ProgramView
+from views.snapshot import Snapshot
 
 CSS_FILE = Path(__file__).resolve().parents[1] / "views" / "neurondbg.tcss"
 
@@ -24,6 +37,16 @@ class NeurondbgApp(App):
     TITLE = "neurondbg"
     CSS_PATH = CSS_FILE
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "step", "step", id="app.step"),
+        Binding("c", "continue", "continue", id="app.continue"),
+        Binding("r", "reverse", "reverse", id="app.reverse"),
+        Binding("b", "breakpoint", "break", id="app.break"),
+        Binding("z", "zoom", "max/restore", id="app.zoom"),
+        Binding("L", "lab", "lab", id="app.lab"),
+        Binding("colon", "console", "console", show=False, id="app.console"),
+        Binding("escape", "stop", "stop", show=False, id="app.stop"),
+        Binding("ctrl+c", "stop", "stop", show=False, priority=True, id="app.interrupt"),
+        Binding("question_mark", "help", "help", id="app.help"),
         Binding("q", "quit", "quit", id="app.quit"),
     ]
 
@@ -34,6 +57,212 @@ class NeurondbgApp(App):
         self.gen = gen
         self.engine = engine
         self.lab_only = lab_only
+        self.session: Session | None = None
+        self.load_error: str | None = None
+        self.running = False
+        if not lab_only:
+            try:
+                self.session = Session(program, gen, engine)
+            except (ValueError, OSError) as exc:  # shown in the console, not a traceback
+                self.load_error = str(exc)
 
     def get_default_screen(self) -> Screen:
-        return LabScreen(closable=False)
+        if self.lab_only:
+            return LabScreen(closable=False)
+        return DebuggerScreen(console.COMMANDS)
+
+    def debugger_ready(self) -> None:
+        """Called by DebuggerScreen.on_mount: the panes exist, push the first snapshot."""
+        self.refresh_views()
+        if self.load_error:
+            self.say(f"error: {self.load_error}", "bold red")
+        else:
+            self.say("neurondbg: s step · c continue · r reverse · b break · ? help · "
+                     "Ctrl+P palette; type `help` here", "dim")
+            self.query_one(ProgramView).focus()
+
+    # -- model -> views ----------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        if self.session is None:
+            return Snapshot(stop=f"error: {self.load_error}" if self.load_error else "")
+        return self.session.snapshot()
+
+    def refresh_views(self) -> None:
+        screen = self._debugger()
+        if screen is not None:
+            screen.show(self.snapshot())
+
+    def _debugger(self) -> DebuggerScreen | None:
+        for s in self.screen_stack:
+            if isinstance(s, DebuggerScreen):
+                return s
+        return None
+
+    def say(self, text: str | Text, style: str = "") -> None:
+        screen = self._debugger()
+        if screen is not None:
+            screen.query_one(ConsoleView).write(text, style)
+
+    def _guard(self) -> Session | None:
+        """The session when an action may touch the model now; else say why not."""
+        if self.running:
+            self.say("running: Esc or Ctrl+C stops", "yellow")
+            return None
+        if self.session is None:
+            self.say(f"error: no program loaded ({self.load_error})", "bold red")
+            return None
+        return self.session
+
+    def _do(self, fn: Any) -> None:
+        """Run a model call; its ValueError becomes one red console line."""
+        try:
+            text = fn()
+        except ValueError as exc:
+            self.say(f"error: {exc}", "bold red")
+            return
+        if text:
+            self.say(text)
+        self.refresh_views()
+
+    # -- actions (keys, palette, console) -------------------------------------------
+    def action_step(self) -> None:
+        if (s := self._guard()) is not None:
+            self._do(lambda: s.step(1))
+
+    def action_reverse(self) -> None:
+        if (s := self._guard()) is not None:
+            self._do(lambda: s.reverse(1))
+
+    def action_breakpoint(self) -> None:
+        if (s := self._guard()) is not None:
+            index = self.query_one(ProgramView).cursor
+            self._do(lambda: s.toggle_breakpoint(index))
+
+    def action_continue(self) -> None:
+        if (s := self._guard()) is None:
+            return
+        if s.dbg is None:
+            self._do(s.require)
+            return
+        self.running = True
+        self.sub_title = "running…"
+        self._run_worker(s)
+
+    @work(thread=True, exclusive=True, group="run")
+    def _run_worker(self, session: Session) -> None:
+        def progress(steps: int, rate: float) -> None:
+            self.call_from_thread(self._progress, steps, rate)
+
+        try:
+            text = session.run(progress)
+        except Exception as exc:  # the app never dies on a run
+            text = f"error: {exc}"
+        self.call_from_thread(self._run_done, text)
+
+    def _progress(self, steps: int, rate: float) -> None:
+        self.sub_title = f"running… {steps:,} steps · {rate:,.0f} steps/s · Esc stops"
+
+    def _run_done(self, text: str) -> None:
+        self.running = False
+        self.say(text, "bold red" if text.startswith("error") else "")
+        self.refresh_views()
+
+    def action_stop(self) -> None:
+        if self.running and self.session is not None:
+            self.session.interrupt.set()
+            return
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+
+    def action_zoom(self) -> None:
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+        elif screen.focused is not None:
+            screen.maximize(screen.focused)
+
+    def action_lab(self, value: str = "", src: str = "", dst: str = "") -> None:
+        self.push_screen(LabScreen(value or "1.00390625", src or "fp32", dst or "bf16"))
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_console(self) -> None:
+        self.query_one("#console-input").focus()
+
+    def action_pane(self, name: str) -> None:
+        screen = self._debugger()
+        if screen is None:
+            return
+        if not name:
+            screen.minimize()
+            return
+        if name not in PANES:
+            self.say(f"error: pane: expected one of: {', '.join(PANES)}", "bold red")
+            return
+        widget = screen.query_one(f"#{name}")
+        target = widget if widget.focusable else next(
+            (w for w in widget.query("*") if w.focusable), widget)
+        target.focus()
+        screen.maximize(target)
+
+    # -- console ------------------------------------------------------------------------
+    @on(ConsoleView.Command)
+    def _command(self, event: ConsoleView.Command) -> None:
+        self.run_command(event.line)
+
+    def run_command(self, line: str) -> None:
+        """Execute one console line (also used by tests and the palette)."""
+        name = line.strip().split(" ", 1)[0]
+        name = console.ALIASES.get(name, name)
+        ui_only = name in ("help", "lab", "goto", "dtype", "pane", "quit", "continue")
+        if not ui_only and (self.session is None or self.running):
+            self._guard()
+            return
+        reply = console.execute(line, self.session)
+        for text, style in reply.lines:
+            self.say(text, style)
+        self._apply(reply)
+
+    def _apply(self, reply: console.Reply) -> None:
+        action, args = reply.action, reply.args
+        if action == "refresh":
+            self.refresh_views()
+        elif action == "continue":
+            self.action_continue()
+        elif action == "break-cursor":
+            self.action_breakpoint()
+        elif action == "lab":
+            self.action_lab(*args)
+        elif action == "goto":
+            self.query_one(MemoryView).goto(*args)
+        elif action == "dtype":
+            self.query_one(MemoryView).set_dtype(args[0])
+        elif action == "pane":
+            self.action_pane(args[0] if args and args[0] else "")
+        elif action == "quit":
+            self.exit()
+
+    # -- command palette ---------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if self.lab_only:
+            return
+        yield SystemCommand("Step", "Execute one instruction (s)", self.action_step)
+        yield SystemCommand("Continue", "Run to the next stop (c)", self.action_continue)
+        yield SystemCommand("Reverse step", "Undo one step (r)", self.action_reverse)
+        yield SystemCommand("Toggle breakpoint", "At the program cursor (b)",
+                            self.action_breakpoint)
+        yield SystemCommand("Stop", "Interrupt a run (Esc)", self.action_stop)
+        yield SystemCommand("Maximise / restore pane", "The focused pane (z)", self.action_zoom)
+        yield SystemCommand("Convert Lab", "Explore one value's conversion (L)", self.action_lab)
+        yield SystemCommand("Help", "Keys and console commands (?)", self.action_help)
+        for name, title in PANES.items():
+            yield SystemCommand(f"Pane: {title}", f"Maximise the {title} pane",
+                                lambda n=name: self.action_pane(n))
+        yield SystemCommand("SBUF: next dtype", "Cycle the element format (d)",
+                            lambda: self.query_one(MemoryView).action_cycle_dtype())
+        yield SystemCommand("SBUF: heatmap", "Toggle the heatmap (h)",
+                            lambda: self.query_one(MemoryView).action_heatmap())
+        yield SystemCommand("SBUF / PSUM", "Switch the memory pane (p)",
+                            lambda: self.query_one(MemoryView).action_space())

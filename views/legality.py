@@ -58,6 +58,11 @@ class LegalityView(LineView):
             if snap.verdict is not None and snap.verdict.valid != snap.nki_verdict.valid:
                 lines.append(Text("  ⚠ the wire and NKI levels disagree on this instruction",
                                   style="bold yellow"))
+        for d in snap.extra.get("disagreements", ()):
+            lines.append(Text.assemble(("  ⚠ wire vs NKI: ", "bold yellow"), (d.topic, "bold")))
+            lines.append(Text(f"     wire: {d.wire}"))
+            lines.append(Text(f"     NKI:  {d.nki}"))
+            lines.append(Text("     " + "; ".join(str(p) for p in d.provenance), style="dim"))
         self.lines = lines
         self.update_size()
         self.scroll_to(y=0, animate=False)
@@ -66,7 +71,7 @@ class LegalityView(LineView):
         return len(self.lines)
 
     def content_width(self) -> int:
-        return max((t.cell_length for t in self.lines), default=0)
+        return max((t.cell_len for t in self.lines), default=0)
 
     def line_text(self, index: int) -> Text:
         return self.lines[index]

@@ -47,6 +47,10 @@ class LineView(ScrollView, can_focus=True):
             self.view = view
             self.index = index
 
+        @property
+        def control(self) -> LineView:
+            return self.view
+
     def line_count(self) -> int:
         return 0
 

@@ -109,7 +109,20 @@ class MemoryView(LineView):
     # -- updates -------------------------------------------------------------
     def show(self, snap: Snapshot) -> None:
         self.snap = snap
+        self._follow_writes()
         self._recompute()
+
+    def _follow_writes(self) -> None:
+        """Bring the last step's writes into view when none of them is visible."""
+        mine = [w for w in self.snap.written if w.space == self.space]
+        mem = self.memory()
+        if not mine or mem is None:
+            return
+        size = elem_bytes(self.dtype)
+        lo, hi = self.start, self.start + self.columns() * size
+        cols = np.flatnonzero(mine[0].byte_mask(mem.shape[1]))
+        if cols.size and not ((cols >= lo) & (cols < hi)).any():
+            self.start = int(cols[0]) - int(cols[0]) % size
 
     def _recompute(self) -> None:
         self._mask = self.written_mask()

@@ -48,12 +48,12 @@ class PlotView(PlotextPlot, can_focus=True):
         super().__init__(**kwargs)
         self.mode = "conversion"
         self.lanes: Any = None
-        self.region = np.zeros(0)
+        self.hist_data = np.zeros(0)
 
     def show(self, snap: Snapshot, region: np.ndarray | None = None) -> None:
         self.lanes = snap.lanes
         if region is not None:
-            self.region = region
+            self.hist_data = region
         self.draw()
 
     def action_mode(self) -> None:
@@ -65,7 +65,7 @@ class PlotView(PlotextPlot, can_focus=True):
         plt.clear_data()
         plt.clear_figure()
         if self.mode == "histogram":
-            data = self.region[np.isfinite(self.region)] if self.region.size else self.region
+            data = self.hist_data[np.isfinite(self.hist_data)]
             plt.title("SBUF window histogram")
             if data.size:
                 plt.hist(data.tolist(), bins=20)

@@ -64,7 +64,7 @@ class RegistersView(Widget, can_focus=True):
                 line.append(f"R{i:<2} ", style="dim")
                 line.append(reg_text(int(regs[i]), self.view),
                             style=CHANGED if i in changed else "")
-                line.append("  ")
+                line.append(" ")
             lines.append(line)
         pc = Text.assemble(("PC  ", "bold"), (f"0x{self.snap.pc:08X}", "bold green"),
                            f"  record {self.snap.pc_index}   steps {self.snap.steps}")

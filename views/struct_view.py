@@ -72,8 +72,8 @@ class FieldTable(LineView):
         text.append(f"{f.offset:2} {f.size:2} ", style="dim")
         text.append(f"{f.confidence[:1]} ", style=CONF_STYLE.get(f.confidence, ""))
         text.append("Δ" if f.name in self.changed else " ", style="bold yellow")
-        text.append(f"{f.name:<28} ", style="dim" if f.role == "reserved" else "bold")
-        text.append(f"{field_value_text(f, value) if value is not None else '-':<24} ")
+        text.append(f"{f.name:<26} ", style="dim" if f.role == "reserved" else "bold")
+        text.append(f"{field_value_text(f, value) if value is not None else '-':<20} ")
         text.append(raw, style="dim")
         return text
 
@@ -106,20 +106,25 @@ class HexDump(Widget):
                 if i < len(self.raw):
                     style = SELECTED_BYTES if self.span[0] <= i < self.span[1] else ""
                     line.append(f"{self.raw[i]:02x}", style=style)
-                else:
-                    line.append("  ")
-                line.append(" " if col != 7 else "  ")
+                if col % 4 == 3:
+                    line.append(" ")
             lines.append(line)
         return Text("\n").join(lines)
 
+    def byte_at(self, x: int, y: int) -> int | None:
+        """The byte under a click: 4 groups of 4 bytes (8 hex digits + a space) per row."""
+        col = x - 4
+        if col < 0 or not 0 <= y < 4:
+            return None
+        group, within = divmod(col, 9)
+        if within == 8 or group > 3:
+            return None
+        return y * 16 + group * 4 + within // 2
+
     def on_click(self, event: events.Click) -> None:
-        col = event.x - 4
-        if col < 0 or not 0 <= event.y < 4:
-            return
-        col -= 1 if col >= 24 else 0  # the gap after byte 7
-        if col % 3 == 2:
-            return
-        self.post_message(self.ByteClicked(event.y * 16 + col // 3))
+        index = self.byte_at(event.x, event.y)
+        if index is not None:
+            self.post_message(self.ByteClicked(index))
 
 
 class StructView(Vertical):

@@ -53,6 +53,11 @@ class DebuggerScreen(Screen):
                        id="pane-console")
         yield Footer()
 
+    def on_mount(self) -> None:
+        ready = getattr(self.app, "debugger_ready", None)
+        if ready is not None:
+            ready()
+
     def show(self, snap: Snapshot) -> None:
         """Render every pane from one snapshot (inside one batch update: one repaint)."""
         with self.app.batch_update():

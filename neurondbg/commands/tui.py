@@ -1,0 +1,31 @@
+"""`neurondbg tui [PROGRAM|SESSION] [--gen GEN] [--engine ENG] [--lab]`: the terminal UI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from machine.dtypes import GEN_NAMES
+from neurondbg.errors import InputError
+
+ENGINES = ("pool", "dve", "act", "pe", "sp")
+
+
+@click.command("tui")
+@click.argument("program", required=False, type=click.Path(path_type=Path))
+@click.option("--gen", type=click.Choice(GEN_NAMES, case_sensitive=False), default="cayman",
+              show_default=True, help="hardware generation")
+@click.option("--engine", type=click.Choice(ENGINES), default="pool", show_default=True,
+              help="the engine queue the program runs on")
+@click.option("--lab", is_flag=True, help="open only the Convert Lab")
+def command(program: Path | None, gen: str, engine: str, lab: bool) -> None:
+    """Open the debugger UI on PROGRAM (the bundled demo when omitted)."""
+    if program is not None and not program.exists():
+        raise InputError(f"{program}: no such file")
+    if program is not None and program.suffix == ".toml":
+        raise InputError(f"{program}: session files open with `neurondbg run SESSION`; "
+                         "the TUI takes a program (.asm or .bin) in this build")
+    from neurondbg.app import NeurondbgApp
+
+    NeurondbgApp(program, gen=gen.lower(), engine=engine, lab_only=lab).run()

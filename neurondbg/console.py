@@ -1,0 +1,278 @@
+"""The console command language of the TUI (gdb-like, on the machine's own specs).
+
+`execute(line, session)` runs one command and returns a `Reply`: text lines to
+print and, for commands that change the UI or take long (continue), an
+`action` the App carries out. Errors come back as one red line, never raise.
+Breakpoint specs and expressions are machine.breakpoints / machine.expr's.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from machine.convert.formats import parse_format
+from views.lab_model import values_of
+
+HELP: dict[str, str] = {
+    "step": "step [N]            execute N instructions (default 1)",
+    "next": "next N              step N instructions (no calls in this ISA: same as step N)",
+    "continue": "continue            run until a breakpoint, fault, halt (Esc / Ctrl+C stops)",
+    "reverse": "reverse [N]         undo N steps exactly (through the journal)",
+    "break": "break [SPEC]        breakpoint: pc:0x80 op:CAST label:loop invalid fault if:R5>3 "
+             "saturate tie nan inf (no SPEC: the record under the cursor)",
+    "delete": "delete [N|all]      delete breakpoint #N (or all)",
+    "watch": "watch TARGET        stop after a step writes TARGET: R5, sb[0, 0:64], acc[2]",
+    "info": "info breakpoints    list breakpoints; info registers: the changed ones",
+    "print": "print EXPR          evaluate: R5 + 1, R5:fp32, sb[3, 0x40]:bf16, acc[0]",
+    "x": "x/NF ADDR           examine N elements of format F at sb[P, BYTE] / psum[P, BYTE]; "
+         "F: x hex byte, b bf16, h fp16, f fp32, d int32, u uint32, or a format name",
+    "set": "set TARGET = VALUE  set R5 / PC / sb[P, BYTE]:FMT (not undoable)",
+    "who": "who TARGET          which step last wrote R5, sb[P, BYTE], acc[P], sem[N]",
+    "lab": "lab [VALUE [SRC [DST]]]   open the Convert Lab",
+    "goto": "goto P BYTE [sbuf|psum]   show SBUF/PSUM from partition P, byte BYTE",
+    "dtype": "dtype NAME          SBUF pane element format (hex, fp32, bf16, int8, ...)",
+    "pane": "pane NAME           maximise a pane (program, registers, struct, legality, memory, "
+            "accum, lanes, plot, console); `pane` alone restores",
+    "help": "help [COMMAND]      this list",
+    "quit": "quit                leave neurondbg",
+}
+COMMANDS: tuple[str, ...] = tuple(HELP)
+ALIASES: dict[str, str] = {"s": "step", "n": "next", "c": "continue", "r": "reverse",
+                           "b": "break", "d": "delete", "p": "print", "i": "info", "q": "quit"}
+X_LETTERS: dict[str, str] = {"x": "uint8", "b": "bf16", "h": "fp16", "f": "fp32", "d": "int32",
+                             "u": "uint32"}
+
+
+@dataclass
+class Reply:
+    """What a command printed, and what the App should do next."""
+
+    lines: list[tuple[str, str]] = field(default_factory=list)  # (text, style)
+    action: str | None = None  # continue, lab, goto, dtype, pane, quit, break-cursor, refresh
+    args: tuple[Any, ...] = ()
+
+    def say(self, text: str, style: str = "") -> Reply:
+        self.lines.append((text, style))
+        return self
+
+
+def error(text: str) -> Reply:
+    return Reply().say(f"error: {text}", "bold red")
+
+
+def execute(line: str, session: Any) -> Reply:
+    """Run one console line against a views.adapter.Session. Never raises."""
+    text = line.strip()
+    if not text:
+        return Reply()
+    head, _, rest = text.partition(" ")
+    rest = rest.strip()
+    fmt = ""
+    if head.startswith("x/") or head == "x":
+        head, fmt = "x", head[2:]
+    name = ALIASES.get(head, head)
+    handler = HANDLERS.get(name)
+    if handler is None:
+        return error(f"unknown command {head!r}; expected one of: {', '.join(COMMANDS)}")
+    try:
+        return handler(session, rest, fmt) if name == "x" else handler(session, rest)
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        return error(f"{name}: {exc}")
+
+
+def _count(rest: str, default: int = 1) -> int:
+    if not rest:
+        return default
+    try:
+        n = int(rest, 0)
+    except ValueError:
+        raise ValueError(f"expected a step count, found {rest!r}") from None
+    if n < 1:
+        raise ValueError(f"expected a positive step count, found {n}")
+    return n
+
+
+def _step(session: Any, rest: str) -> Reply:
+    return Reply(action="refresh").say(session.step(_count(rest)))
+
+
+def _next(session: Any, rest: str) -> Reply:
+    if not rest:
+        raise ValueError("expected a step count: next N")
+    return _step(session, rest)
+
+
+def _continue(session: Any, rest: str) -> Reply:
+    return Reply(action="continue")
+
+
+def _reverse(session: Any, rest: str) -> Reply:
+    return Reply(action="refresh").say(session.reverse(_count(rest)))
+
+
+def _break(session: Any, rest: str) -> Reply:
+    if not rest:
+        return Reply(action="break-cursor")
+    if rest[:1].isdigit():  # a bare address: gdb's `break *0x80`
+        rest = f"pc:{rest}"
+    bp = session.add_breakpoint(rest)
+    return Reply(action="refresh").say(f"breakpoint {bp.describe()}", "green")
+
+
+def _delete(session: Any, rest: str) -> Reply:
+    if rest in ("", "all"):
+        n = session.delete_breakpoint(None)
+        return Reply(action="refresh").say(f"deleted {n} breakpoint(s)")
+    try:
+        ident = int(rest.lstrip("#"), 0)
+    except ValueError:
+        raise ValueError(f"expected a breakpoint number or 'all', found {rest!r}") from None
+    session.delete_breakpoint(ident)
+    return Reply(action="refresh").say(f"deleted breakpoint #{ident}")
+
+
+def _watch(session: Any, rest: str) -> Reply:
+    if not rest:
+        raise ValueError("expected a target: watch R5 / watch sb[0, 0:64]")
+    return _break(session, f"watch:{rest}")
+
+
+def _info(session: Any, rest: str) -> Reply:
+    what = rest or "breakpoints"
+    reply = Reply()
+    if "breakpoints".startswith(what) or what == "b":
+        bps = session.breakpoints()
+        if not bps:
+            return reply.say("no breakpoints")
+        for bp in bps:
+            reply.say(f"{bp.describe()}  hits {bp.hits}")
+        return reply
+    if "registers".startswith(what):
+        snap = session.snapshot()
+        changed = sorted(snap.changed_registers)
+        for r in changed or range(8):
+            reply.say(f"R{r:<2} = {snap.registers[r]:#010x} ({snap.registers[r]})")
+        return reply
+    raise ValueError(f"expected 'info breakpoints' or 'info registers', found {what!r}")
+
+
+def _print(session: Any, rest: str) -> Reply:
+    from machine import expr
+
+    if not rest:
+        raise ValueError("expected an expression: print R5 + 1")
+    value = expr.parse(rest)(session.state)
+    shown = f"{value} ({value:#x})" if isinstance(value, int) and not isinstance(
+        value, bool) else repr(value)
+    return Reply().say(f"{rest} = {shown}")
+
+
+def _x_format(fmt: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in fmt if ch.isdigit()) if fmt[:1].isdigit() else ""
+    spec = fmt[len(digits):]
+    count = int(digits) if digits else 8
+    name = X_LETTERS.get(spec, spec or "uint8")
+    parse_format(name)  # ValueError lists the names
+    return count, name
+
+
+def _x(session: Any, rest: str, fmt: str) -> Reply:
+    from machine import expr
+
+    count, name = _x_format(fmt)
+    if not rest:
+        raise ValueError("expected an address: x/8f sb[3, 0x40]")
+    target = expr.parse_target(rest)
+    if target.kind != "mem":
+        raise ValueError(f"expected sb[P, BYTE] or psum[P, BYTE], found {rest!r}")
+    f = parse_format(name)
+    size = max(1, f.bits // 8)
+    mem = session.state.memory(target.space)
+    p, b = target.index, target.b0
+    end = b + count * size
+    if not (0 <= p < mem.shape[0] and 0 <= b and end <= mem.shape[1]):
+        raise ValueError(f"{target.space}[{p}, {b:#x}..{end:#x}] is outside "
+                         f"{mem.shape[0]} partitions x {mem.shape[1]:#x} bytes")
+    codes = np.ascontiguousarray(mem[p, b:end])
+    if size > 1:
+        codes = codes.view(f.container)
+    values = values_of(f, codes)
+    reply = Reply()
+    per_line = 8
+    for i in range(0, count, per_line):
+        chunk = values[i:i + per_line]
+        cells = [f"{int(v):#04x}" if name == "uint8" and fmt[-1:] == "x" else f"{v:g}"
+                 for v in chunk]
+        reply.say(f"{target.space}[{p}, {b + i * size:#06x}]  " + "  ".join(cells))
+    return reply
+
+
+def _set(session: Any, rest: str) -> Reply:
+    left, eq, right = rest.partition("=")
+    if not eq:
+        raise ValueError("expected TARGET = VALUE, e.g. set R5 = 3")
+    session.set_value(left.strip(), right.strip())
+    return Reply(action="refresh").say(f"{left.strip()} = {right.strip()}")
+
+
+def _who(session: Any, rest: str) -> Reply:
+    if not rest:
+        raise ValueError("expected a target: who R5")
+    return Reply().say(session.who(rest))
+
+
+def _lab(session: Any, rest: str) -> Reply:
+    parts = shlex.split(rest)
+    return Reply(action="lab", args=tuple(parts[:3]))
+
+
+def _goto(session: Any, rest: str) -> Reply:
+    parts = rest.replace(",", " ").split()
+    if len(parts) < 2:
+        raise ValueError("expected: goto PARTITION BYTE [sbuf|psum]")
+    space = parts[2] if len(parts) > 2 else None
+    if space not in (None, "sbuf", "psum"):
+        raise ValueError(f"expected sbuf or psum, found {space!r}")
+    return Reply(action="goto", args=(int(parts[0], 0), int(parts[1], 0), space))
+
+
+def _dtype(session: Any, rest: str) -> Reply:
+    from views.memory import DTYPES
+
+    if rest not in DTYPES:
+        raise ValueError(f"expected one of: {', '.join(DTYPES)}")
+    return Reply(action="dtype", args=(rest,))
+
+
+def _pane(session: Any, rest: str) -> Reply:
+    return Reply(action="pane", args=(rest,))
+
+
+def _help(session: Any, rest: str) -> Reply:
+    reply = Reply()
+    if rest:
+        name = ALIASES.get(rest, rest)
+        if name not in HELP:
+            raise ValueError(f"no command {rest!r}")
+        return reply.say(HELP[name])
+    for name in COMMANDS:
+        reply.say(HELP[name])
+    return reply.say("keys: s step · c continue · r reverse · b breakpoint · ? help · q quit · "
+                     "Ctrl+P palette", "dim")
+
+
+def _quit(session: Any, rest: str) -> Reply:
+    return Reply(action="quit")
+
+
+HANDLERS: dict[str, Callable[..., Reply]] = {
+    "step": _step, "next": _next, "continue": _continue, "reverse": _reverse, "break": _break,
+    "delete": _delete, "watch": _watch, "info": _info, "print": _print, "x": _x, "set": _set,
+    "who": _who, "lab": _lab, "goto": _goto, "dtype": _dtype, "pane": _pane, "help": _help,
+    "quit": _quit,
+}
