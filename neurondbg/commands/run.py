@@ -1,0 +1,141 @@
+"""`neurondbg run PROGRAM`: execute headless until a stop reason (DESIGN.md CLI, issue 5).
+
+Exit 0 on halt, max-steps or a requested breakpoint; 1 when the machine stops on
+an invalid instruction or a fault; 2 on bad input (one line naming the file).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+import click
+import numpy as np
+
+from neurondbg.errors import InputError
+
+DEFAULT_MAX_STEPS = 10_000_000
+ENGINE_CHOICES = ("pool", "dve", "act", "pe", "sp")
+
+
+def load_program(path: Path, gen: Any) -> tuple[Any, list[Any], dict[str, int]]:
+    """(Program, data inits, labels) of a binary or assembly PROGRAM; InputError otherwise."""
+    from machine.asm.assembler import assemble
+    from machine.asm.loader import load_any, looks_like_text
+
+    try:
+        raw = path.read_bytes()
+        if looks_like_text(path, raw):
+            asm = assemble(raw.decode("utf-8", errors="replace"), str(path), gen)
+            return asm.program(), asm.data, asm.labels
+        program, data = load_any(path, gen)
+        return program, data, {}
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
+    except ValueError as e:
+        msg = str(e)
+        raise InputError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
+
+
+def _load_sbuf(path: Path) -> np.ndarray:
+    try:
+        a = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as e:
+        raise InputError(f"{path}: offset 0: expected a .npy file: {e}") from None
+    if a.dtype != np.uint8 or a.ndim != 2:
+        raise InputError(f"{path}: expected a uint8 array of shape (partitions, bytes), "
+                         f"found {a.dtype} {a.shape}")
+    return a
+
+
+def _summary(m: Any, stop: Any) -> str:
+    st = m.state
+    lines = [f"stop: {stop.reason} at pc {stop.pc:#x}: {stop.detail}",
+             f"steps: {st.steps}  pc: {st.pc:#x}  gen: {m.config.gen.label}  "
+             f"engine: {m.config.engine}"]
+    regs = [f"R{i}={v:#x}" for i, v in enumerate(st.R) if v]
+    lines.append("registers: " + (" ".join(regs) if regs else "all zero"))
+    return "\n".join(lines)
+
+
+@click.command("run")
+@click.argument("program", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--gen", default="cayman", show_default=True, help="Hardware generation.")
+@click.option("--engine", type=click.Choice(ENGINE_CHOICES), default="pool", show_default=True,
+              help="The engine queue the program runs on.")
+@click.option("--max-steps", type=click.IntRange(min=0), default=DEFAULT_MAX_STEPS,
+              show_default=True, help="Stop after this many steps.")
+@click.option("--break", "breaks", multiple=True, metavar="SPEC",
+              help="Breakpoint: op:CAST, pc:0x80, label:loop, invalid, fault, if:EXPR, "
+                   "watch:R5, change:sb[0,0:64], saturate, tie, nan, inf.")
+@click.option("--sbuf", "sbuf_in", type=click.Path(path_type=Path, dir_okay=False),
+              help="uint8 .npy (partitions, bytes) loaded into SBUF at partition 0, byte 0.")
+@click.option("--dump-sbuf", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the whole SBUF as a uint8 .npy at the end.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--trace", "trace_out", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write one JSON line per step.")
+@click.option("--execute-invalid", is_flag=True,
+              help="Execute instructions that fail legality instead of stopping.")
+def command(program: Path, gen: str, engine: str, max_steps: int, breaks: tuple[str, ...],
+            sbuf_in: Path | None, dump_sbuf: Path | None, as_json: bool,
+            trace_out: Path | None, execute_invalid: bool) -> None:
+    """Run PROGRAM (binary records or assembly) until it halts or stops."""
+    from machine.debugger import Machine
+    from machine.dtypes import parse_gen
+    from machine.state import MachineConfig
+
+    try:
+        g = parse_gen(gen)
+    except ValueError as e:
+        raise InputError(f"--gen: {e}") from None
+    prog, data, labels = load_program(program, g)
+    config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
+    try:
+        m = Machine(prog, config, data=data, labels=labels)
+    except ValueError as e:
+        raise InputError(f"{program}: {e}") from None
+    if sbuf_in is not None:
+        try:
+            m.load_sbuf(_load_sbuf(sbuf_in))
+        except ValueError as e:
+            raise InputError(f"{sbuf_in}: {e}") from None
+    for spec in breaks:
+        try:
+            m.add_breakpoint(spec)
+        except ValueError as e:
+            raise InputError(f"--break {spec!r}: {e}") from None
+    trace_file: TextIO | None = None
+    if trace_out is not None:
+        try:
+            trace_file = trace_out.open("w", encoding="utf-8")
+        except OSError as e:
+            raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
+        tf = trace_file
+
+        def write_step(rec: Any) -> None:
+            tf.write(json.dumps(rec.to_dict()) + "\n")
+        m.on_step = write_step
+    try:
+        stop = m.cont(max_steps=max_steps)
+    finally:
+        if trace_file is not None:
+            trace_file.close()
+    if dump_sbuf is not None:
+        try:
+            with dump_sbuf.open("wb") as fh:
+                np.save(fh, m.state.sbuf)
+        except OSError as e:
+            raise InputError(f"{dump_sbuf}: cannot write: {e.strerror or e}") from None
+    if as_json:
+        out = {"steps": m.state.steps, "stop": stop.to_dict(), "pc": m.state.pc,
+               "registers": list(m.state.R), "gen": g.label, "engine": engine,
+               "halted": m.state.halted, "digest": m.state.digest()}
+        if stop.record is not None and stop.record.verdict is not None and stop.reason == "invalid":
+            out["stop"]["failed"] = list(stop.record.verdict.failed)
+        click.echo(json.dumps(out))
+    else:
+        click.echo(_summary(m, stop))
+    if stop.reason in ("invalid", "fault"):
+        raise SystemExit(1)
