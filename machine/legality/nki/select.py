@@ -46,6 +46,15 @@ SELECT_REDUCE_REDUCE_CMDS = frozenset({R.idle, R.reduce, R.reset_reduce})
 # the set itself is the wire-level one of 0xe6 (isa-facts §6.3).
 TENSOR_SCALAR_CUMULATIVE_REDUCE_CMDS = frozenset({R.reduce, R.reset_reduce, R.load_reduce})
 
+# The three per-op reduce_cmd wrappers of _check_supported_reduce_cmd, by their
+# binary identifiers. activation's is misspelled in the source ("activiation",
+# ref 004 CORRECTION REDUCE-2); activation is compute-half, its set not given here.
+REDUCE_CMD_VALIDATORS: dict[str, str] = {
+    "range_select": "_check_range_select_supported_reduce_cmd",
+    "select_reduce": "_check_select_reduce_supported_reduce_cmd",
+    "activation": "_check_activiation_supported_reduce_cmd",
+}
+
 COMP_OPS: tuple[str, ...] = ("equal", "less", "less_equal", "greater", "greater_equal")
 FP32_EXACT_LIMIT = 2 ** 24
 FLOAT_DTYPES = frozenset(d for d in NKI_DTYPES.values() if d.is_float)
@@ -162,7 +171,7 @@ RANGE_SELECT = Intrinsic(
                "on_true_tile has an FP dtype", _rs_on_true,
                ref004("range_select: _check_range_select_tiles :2980"),
                fix="cast on_true_tile to a float dtype first"),
-        reduce_cmd_gate("_check_range_select_supported_reduce_cmd", _RS,
+        reduce_cmd_gate(REDUCE_CMD_VALIDATORS[_RS], _RS,
                         RANGE_SELECT_REDUCE_CMDS, _NO_LOAD,
                         ref004("reduce_cmd: _check_range_select_supported_reduce_cmd :2995"),
                         fix="use idle, reset, reduce or reset_reduce"),
@@ -310,7 +319,7 @@ SELECT_REDUCE = Intrinsic(
                ref004("select_reduce step 6"), fix="allocate reduce_res as float32 (P, 1)"),
         op_in("reduce_op(reduce_op)", "reduce_op", ("max",), ": select_reduce reduces with max",
               ref004("select_reduce step 6: reduce_op=max only"), fix="use np.max"),
-        reduce_cmd_gate("_check_select_reduce_supported_reduce_cmd", _SR,
+        reduce_cmd_gate(REDUCE_CMD_VALIDATORS[_SR], _SR,
                         SELECT_REDUCE_REDUCE_CMDS,
                         {**_NO_LOAD, R.reset: "; unlike range_select there is no bare reset: "
                                               "use reset_reduce (ref 004 GOTCHA)"},
