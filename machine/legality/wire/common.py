@@ -350,20 +350,26 @@ def _psum_base_ok(t: Tensor) -> str:
 
 def _addr_ok(r: Rows, t: Tensor) -> np.ndarray:
     a = addr_cols(r, t.addr_field)
-    gen = r.ctx.gen
     dtype = t.dtype.column(r)
-    size = gates.element_bytes_table()[dtype]
-    word = a.word.astype(np.int64)
-    aligned = (word & 0x1FFFFFFF) % size == 0
-    on_chip = (a.space != OFF_CHIP) & a.backed
-    allowed = ((a.space != PSUM) | t.allow_psum) & ((a.space != SBUF) | t.allow_sbuf)
-    psum_w = ~((a.space == PSUM) & t.write) | gates.set_gate(gates.FOUR_BYTE)[dtype]
-    imm_ok = aligned & on_chip & allowed & psum_w
-    # isa-facts §2.2: register mode takes the address from R[byte0] (< 64), bits 8..29 zero
-    reg_ok = ((a.word & 0xFF) < 64) & ((a.word & 0x3FFFFF00) == 0)
-    indirect_ok = (t.mem_pattern_from is not None and gen >= t.mem_pattern_from) & on_chip
-    out = np.where(a.register, reg_ok, np.where(a.shape, True, imm_ok))
-    return np.where(a.indirect & ~a.register, indirect_ok, out)
+    # element sizes are 1, 2, 4 or 8 bytes: aligned <=> the low bits are clear
+    low = (gates.element_bytes_table()[dtype] - 1).astype(np.uint32)
+    ok = ((a.word & low) == 0) & a.backed  # aligned, on-chip (isa-facts §2.3 rules 1-2)
+    if not t.allow_psum:
+        ok &= a.space != PSUM
+    if not t.allow_sbuf:
+        ok &= a.space != SBUF
+    if t.write:  # rule 4: a PSUM write needs a 4-byte dtype
+        ok &= (a.space != PSUM) | gates.set_gate(gates.FOUR_BYTE)[dtype]
+    ok |= a.shape  # shape-register mode: skipped (the runtime shape is not checked here)
+    if a.register.any():
+        # isa-facts §2.2: register mode takes the address from R[byte0] (< 64), bits 8..29 zero
+        reg_ok = ((a.word & 0xFF) < 64) & ((a.word & 0x3FFFFF00) == 0)
+        ok = np.where(a.register, reg_ok, ok)
+    indirect = a.indirect & ~a.register
+    if indirect.any():
+        allowed = t.mem_pattern_from is not None and r.ctx.gen >= t.mem_pattern_from
+        ok = np.where(indirect, allowed & (a.space != OFF_CHIP), ok)
+    return ok
 
 
 def tensor_start_addr_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
@@ -425,10 +431,10 @@ def start_addr_active_channels(t: Tensor, nac_field: str,
     """start partition + nac <= 128 (DESIGN decision for the unrecovered body)."""
     def check(r: Rows) -> np.ndarray:
         a = addr_cols(r, t.addr_field)
-        fits = a.partition.astype(np.int64) + r[nac_field].astype(np.int64) <= PARTITIONS
-        # register / shape / off-chip addresses are judged elsewhere (runtime or
-        # tensor_start_addr_valid), so this clause only judges on-chip immediates
-        return fits | ~a.immediate | (a.space == OFF_CHIP) | a.indirect
+        # off-chip, register, shape and indirect addresses are judged elsewhere (by
+        # tensor_start_addr_valid, or at run time): this clause judges on-chip immediates
+        fits = a.partition + r[nac_field] <= PARTITIONS
+        return fits | (a.space == OFF_CHIP) | a.register | a.shape | a.indirect
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         word = int(v[t.addr_field])

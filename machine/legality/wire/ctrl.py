@@ -87,16 +87,19 @@ def _active(r: Rows) -> np.ndarray:
 
 
 def _unique_dst(r: Rows) -> np.ndarray:
-    dst, act = r["dst_registers"], _active(r)
-    eq = dst[:, :, None] == dst[:, None, :]
-    pair = act[:, :, None] & act[:, None, :] & np.triu(np.ones((SLOTS, SLOTS), bool), 1)
-    return ~np.any(eq & pair, axis=(1, 2))
+    # inactive slots get distinct sentinels (256 + slot) so only active ones can collide
+    dst = np.where(_active(r), r["dst_registers"], 256 + np.arange(SLOTS)).astype(np.uint16)
+    dst.sort(axis=1)
+    return ~np.any(dst[:, 1:] == dst[:, :-1], axis=1)
 
 
 def _dst_not_in_src(r: Rows) -> np.ndarray:
-    src, dst, act = r["src_registers"], r["dst_registers"], _active(r)
-    eq = dst[:, :, None] == src[:, None, :]
-    clash = np.any(eq & act[:, :, None] & act[:, None, :], axis=(1, 2))
+    act = _active(r)
+    src = np.where(act, r["src_registers"], 256 + np.arange(SLOTS)).astype(np.uint16)
+    dst = np.where(act, r["dst_registers"], 512 + np.arange(SLOTS)).astype(np.uint16)
+    clash = np.zeros(len(r), dtype=bool)
+    for j in range(SLOTS):
+        clash |= np.any(dst == src[:, j:j + 1], axis=1)
     return ~clash | (r["move_source"] != DataSrc.REGISTER)
 
 
