@@ -10,19 +10,9 @@ both validate their arguments with machine.convert.options.
 
 from __future__ import annotations
 
-from typing import Any
+# Eager on purpose: the submodule `machine.convert.trace` would otherwise shadow the
+# function of the same name once anything imported it.
+from machine.convert.kernels import convert
+from machine.convert.trace import trace
 
 __all__ = ["convert", "trace"]
-
-
-def __getattr__(name: str) -> Any:
-    # Lazy: importing machine.convert for the formats must not build every kernel.
-    if name == "convert":
-        from machine.convert.kernels import convert
-
-        return convert
-    if name == "trace":
-        from machine.convert.trace import trace
-
-        return trace
-    raise AttributeError(name)
