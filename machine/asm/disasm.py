@@ -87,15 +87,39 @@ def _table_column(name: str, table: np.ndarray) -> Column:
 
 
 def _unique_column(name: str, fmt: Callable[[object], str], rows: bool) -> Column:
+    """Format each distinct value once; rows of <= 8 bytes are packed into one uint64 key."""
     def col(recs: np.ndarray) -> np.ndarray:
         v = recs[name]
-        if rows:
-            uniq, inv = np.unique(v, axis=0, return_inverse=True)
-            toks = np.array([fmt(tuple(int(x) for x in u)) for u in uniq] + [""], dtype=object)
-        else:
+        n = len(v)
+        if not rows:
             uniq, inv = np.unique(v, return_inverse=True)
-            toks = np.array([fmt(int(u)) for u in uniq] + [""], dtype=object)
-        return toks[inv.reshape(-1)]
+            toks = np.array([fmt(int(u)) for u in uniq], dtype=object)
+            return toks[inv.reshape(-1)]
+        flat = v.reshape(n, -1)
+        out = np.full(n, "", dtype=object)
+        nz = flat.any(axis=1)
+        if not nz.any():
+            return out
+        sub = np.ascontiguousarray(flat[nz])
+        width = sub.dtype.itemsize * sub.shape[1]
+        if width <= 8:
+            packed = np.zeros((len(sub), 8), np.uint8)
+            packed[:, :width] = sub.view(np.uint8).reshape(len(sub), width)
+            uniq, first, inv = np.unique(packed.view(np.uint64).ravel(), return_index=True,
+                                         return_inverse=True)
+            toks = np.array([fmt(tuple(int(x) for x in sub[i])) for i in first], dtype=object)
+            out[nz] = toks[inv.reshape(-1)]
+            return out
+        cache: dict[bytes, str] = {}
+        keys = sub.view(f"V{width}").ravel().tolist()
+        toks_list = []
+        for k, row in zip(keys, range(len(sub)), strict=True):
+            tok = cache.get(k)
+            if tok is None:
+                tok = cache[k] = fmt(tuple(int(x) for x in sub[row]))
+            toks_list.append(tok)
+        out[nz] = np.array(toks_list, dtype=object)
+        return out
     return col
 
 
