@@ -6,7 +6,9 @@ round to nearest even in fp32 (computed in double, then rounded: exact for
 the neuron Cast, DESIGN.md); MOD is C fmod. Decisions where the reference is
 silent (LOW): shift counts use their low 5 bits; integer division and modulo
 by zero are a fault; CRC32 is zlib's crc32 of a's 4 little-endian bytes,
-seeded with b; the ARG* ops of two scalars give 0 when a wins (ties: a), 1 else.
+seeded with b; the ARG* ops of two scalars give 0 when a wins (ties: a), 1 else;
+the integer band (0xC4..0xE1) reads and writes 32-bit integer patterns whatever
+`dtype` / `dst_dtype` say (its name fixes the domain).
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ _ARITH: dict[int, Callable] = {
     A.MOD: lambda a, b: _fmod(a, b) if isinstance(a, float) else _imod(a, b),
     A.RSQRT: lambda a, b: _rsqrt(float(a), b),
     A.ABS_MAX: lambda a, b: max(abs(a), abs(b)), A.ABS_MIN: lambda a, b: min(abs(a), abs(b)),
-    A.RELU: lambda a, b: max(a, 0 * a), A.SQUARE: lambda a, b: a * a,
+    A.RELU: lambda a, b: a if (a > 0 or a != a) else type(a)(0), A.SQUARE: lambda a, b: a * a,
     A.SYMMETRIC_CLAMP: lambda a, b: min(max(a, -abs(b)), abs(b)),
 }
 # Ops on raw 32-bit patterns, whatever the dtype.
@@ -189,7 +191,7 @@ def alu32(op: int, a: int, b: int, dtype: int, dst_dtype: int | None = None) -> 
     if op in _INT:
         signed, f = _INT[op]
         x, y = (s32(a), s32(b)) if signed else (a & M32, b & M32)
-        return to_bits(f(x, y), out) if out == Dtype.FP32 else f(x, y) & M32
+        return f(x, y) & M32  # integer in, integer pattern out, whatever the dtypes say
     fn = _ARITH[op]
     r = fn(from_bits(a, dtype), from_bits(b, dtype))
     if dtype == Dtype.FP32:
