@@ -1,0 +1,221 @@
+"""Pilot tests of the debugger layout: keys, panes following steps, the console."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import RichLog
+
+from neurondbg.app import NeurondbgApp
+from neurondbg.screens.help import HelpScreen
+from neurondbg.screens.lab import LabScreen
+from neurondbg.screens.main import DebuggerScreen
+from views.accum import AccumView
+from views.lanes import LanesView, LaneTable
+from views.legality import LegalityView
+from views.memory import MemoryView
+from views.program import ProgramView
+from views.registers import RegistersView
+from views.struct_view import FieldTable, HexDump
+
+DATA = Path(__file__).parent / "data"
+STEPS = DATA / "steps.asm"
+LOOP = DATA / "loop.asm"
+SIZE = (160, 50)
+
+
+def console_text(app: NeurondbgApp) -> str:
+    log = app.screen.query_one("#console-log", RichLog)
+    return "\n".join(strip.text for strip in log.lines)
+
+
+async def test_layout_shows_every_pane_and_the_listing() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen)
+        for pane in ("program", "registers", "struct", "legality", "memory", "accum", "lanes",
+                     "plot", "console"):
+            widget = app.screen.query_one(f"#pane-{pane}")
+            assert widget.region.width > 0 and widget.region.height > 2, pane
+        prog = app.screen.query_one(ProgramView)
+        assert prog.line_count() == 5
+        assert [x.valid for x in prog.lines] == [True, True, True, False, True]
+        assert prog.lines[0].label == "start" and prog.lines[2].label == "loop"
+        first = prog.line_text(0).plain
+        assert first.startswith(" ▶ ") and "start:" in first and "MOVE" in first
+        assert "✗" in prog.line_text(3).plain
+        assert app.screen.query_one(FieldTable).inst.mnemonic == "MOVE"
+
+
+async def test_step_updates_registers_struct_legality_sbuf_and_lanes() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        await pilot.pause()
+        regs = app.screen.query_one(RegistersView)
+        assert regs.snap.registers[3] == 5 and regs.snap.registers[4] == 0x10
+        assert regs.snap.changed_registers == {3, 4}
+        assert app.screen.query_one(FieldTable).inst.mnemonic == "CAST"
+        legality = app.screen.query_one(LegalityView)
+        assert "is_valid_cast" in legality.lines[0].plain and "VALID" in legality.lines[0].plain
+        await pilot.press("s")  # the CAST: 128 partitions x 8 lanes fp32 -> bf16
+        await pilot.pause()
+        assert app.screen.query_one(ProgramView).pc_index == 2
+        table = app.screen.query_one(LaneTable)
+        assert table.shape == (128, 8)
+        assert int(table.flags["tie"].sum()) == 256 and int(table.flags["inf"].sum()) == 128
+        trace = str(app.screen.query_one("#lane-trace").render())
+        assert "lane p0 e0" in trace and "tie" in trace and "0x3F80" in trace
+        memory = app.screen.query_one(MemoryView)
+        assert memory.start == 0x100  # followed the write
+        assert memory._mask[0].any() and memory._mask[127].any()
+        assert "CAST" in console_text(app)
+        await pilot.press("r")  # reverse: back before the CAST
+        await pilot.pause()
+        assert app.screen.query_one(ProgramView).pc_index == 1
+        assert "reversed 1 step" in console_text(app)
+
+
+async def test_invalid_instruction_is_refused_and_explained() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s", "s", "s")
+        await pilot.pause()
+        legality = app.screen.query_one(LegalityView)
+        text = "\n".join(t.plain for t in legality.lines)
+        assert "is_valid_copy" in text and "INVALID" in text
+        assert text.index("✗ s4d4_tr_same_src_dst_type") < text.index("✓ ")  # failing first
+        assert "fix:" in text and "ref 000" in text
+        await pilot.press("s")
+        await pilot.pause()
+        assert "invalid: COPY" in console_text(app)
+        assert app.screen.query_one(ProgramView).pc_index == 3  # stays before it
+
+
+async def test_breakpoint_key_and_continue_in_a_worker() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        prog = app.screen.query_one(ProgramView)
+        prog.focus()
+        await pilot.press("down", "down", "b")
+        await pilot.pause()
+        assert prog.breakpoints == {2}
+        assert prog.line_text(2).plain.startswith("●")
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert prog.pc_index == 2
+        assert "breakpoint #1" in console_text(app)
+        await pilot.press("b")  # toggles it off again (cursor is on the PC)
+        await pilot.pause()
+        assert prog.breakpoints == frozenset()
+
+
+async def test_escape_interrupts_a_run() -> None:
+    app = NeurondbgApp(LOOP)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("c")
+        await pilot.pause(0.3)
+        assert app.running
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not app.running
+        assert "interrupt" in console_text(app)
+        assert app.session.state.R[1] > 0
+
+
+async def test_maximise_restore_help_and_lab() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one(RegistersView).focus()
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is app.screen.query_one("#pane-registers")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.maximized is None
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen)
+        await pilot.press("L")
+        await pilot.pause()
+        assert isinstance(app.screen, LabScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen)
+
+
+async def test_pane_keys_registers_memory_lanes() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s", "s")
+        regs = app.screen.query_one(RegistersView)
+        regs.focus()
+        await pilot.press("v")
+        assert regs.view == "signed"
+        memory = app.screen.query_one(MemoryView)
+        memory.focus()
+        await pilot.press("d")  # fp32 -> bf16: the CAST's output at 0x100
+        await pilot.pause()
+        assert memory.dtype == "bf16" and memory.start == 0x100
+        assert list(memory._values[0, :3]) == [1.0, 1.015625, float("inf")]
+        assert memory.line_text(0).plain.split()[:3] == ["p0", "1", "1.016"]
+        await pilot.press("h")
+        assert memory.heatmap
+        await pilot.press("p")
+        assert memory.space == "psum"
+        table = app.screen.query_one(LaneTable)
+        n_flagged = table.line_count()
+        table.focus()
+        await pilot.press("f")
+        assert table.line_count() == 128 * 8 > n_flagged
+        await pilot.press("down")
+        await pilot.pause()
+        assert "lane p0 e1" in str(app.screen.query_one("#lane-trace").render())
+        assert app.screen.query_one(LanesView) is not None
+
+
+async def test_struct_field_and_byte_selection() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(FieldTable)
+        dump = app.screen.query_one(HexDump)
+        names = [f.name for f in table.fields()]
+        table.focus()
+        table.cursor = names.index("num_mov")
+        await pilot.pause()
+        assert dump.span == (12, 13)
+        assert dump.byte_at(4 + 9 * 3 + 2 * 1, 0) == 13  # row 0, group 3, byte 1 -> 13
+        dump.post_message(HexDump.ByteClicked(13))
+        await pilot.pause()
+        assert table.fields()[table.cursor].name == "dtype"
+        accum = app.screen.query_one(AccumView)
+        assert accum.line_count() == 128
+
+
+async def test_a_program_that_does_not_load_keeps_the_app_alive(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.asm"
+    bad.write_text("MOVE R3=5\nNOPE x=1\n")
+    app = NeurondbgApp(bad)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = console_text(app)
+        assert "error:" in text and "bad.asm:2" in text
+        await pilot.press("s")
+        await pilot.pause()
+        assert "no program loaded" in console_text(app)
+
+
+async def test_palette_lists_every_action() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE):
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for title in ("Step", "Continue", "Reverse step", "Toggle breakpoint", "Stop",
+                      "Maximise / restore pane", "Convert Lab", "Help", "Pane: Program",
+                      "SBUF: heatmap"):
+            assert title in titles
