@@ -73,19 +73,52 @@ def _print(results: list[tuple[int, Any, Any]]) -> None:
         console.print("no calls")
 
 
-@click.command("check-nki")
-@click.argument("calls_file", metavar="CALLS.json")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per call.")
-def command(calls_file: str, as_json: bool) -> None:
-    """Check NKI intrinsic calls against reference 004's legality rules."""
-    from machine.legality.nki.check import evaluate, parse_call
-    from machine.legality.nki.vocab import NkiInputError
+def _list_intrinsics(as_json: bool) -> None:
+    """Every intrinsic with its parameters and clauses (rule and provenance)."""
+    from machine.legality.nki.check import CATALOG
 
+    if as_json:
+        out = {name: {"engine": i.engine, "source": i.source, "doc": i.doc,
+                      "params": [p.name for p in i.params],
+                      "clauses": [{"name": c.name, "reads": list(c.reads), "rule": c.rule,
+                                   "note": c.note, "provenance": c.provenance.to_dict()}
+                                  for c in i.clauses]}
+               for name, i in CATALOG.items()}
+        click.echo(json.dumps(out, indent=2))
+        return
+    for name, i in CATALOG.items():
+        click.echo(f"{name}({', '.join(p.name for p in i.params)})  [{i.engine}] {i.doc}")
+        for c in i.clauses:
+            tag = " (note)" if c.note else ""
+            click.echo(f"    {c.name}{tag}: {c.rule}  -- {c.provenance}")
+
+
+@click.command("check-nki")
+@click.argument("calls_file", metavar="CALLS.json", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per call.")
+@click.option("--gen", "gen_name", default=None, metavar="GEN",
+              help="Generation for calls without \"gen\" (trn1, trn2, trn3, or a codename).")
+@click.option("--list", "list_only", is_flag=True, help="List the intrinsics and their clauses.")
+def command(calls_file: str | None, as_json: bool, gen_name: str | None,
+            list_only: bool) -> None:
+    """Check NKI intrinsic calls (a JSON list) against reference 004's legality rules."""
+    from machine.legality.nki.check import evaluate, parse_call
+    from machine.legality.nki.vocab import NkiInputError, parse_call_gen
+
+    if list_only:
+        _list_intrinsics(as_json)
+        return
+    if calls_file is None:
+        raise InputError("check-nki: expected a CALLS.json argument (or --list)")
+    try:
+        default_gen = None if gen_name is None else parse_call_gen(gen_name, "--gen")
+    except NkiInputError as exc:
+        raise InputError(str(exc)) from None
     calls = _load(calls_file)
     results = []
     for index, call in enumerate(calls):
         try:
-            intrinsic, args, gen = parse_call(call, f"call {index}")
+            intrinsic, args, gen = parse_call(call, f"call {index}", default_gen)
         except NkiInputError as exc:
             raise InputError(f"{calls_file}: {exc}") from None
         results.append((index, evaluate(intrinsic, args, gen), gen))

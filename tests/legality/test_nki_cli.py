@@ -112,3 +112,27 @@ def test_real_process_no_traceback(tmp_path: Path) -> None:
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert "bad.json: call 0.args.on_true_tile: expected a tile object" in proc.stderr
+
+
+def test_gen_option_defaults_calls_without_gen(tmp_path: Path) -> None:
+    call = {"op": "range_select", "args": NOTE_ONLY["args"]}
+    assert run(tmp_path, [call], "--gen", "trn1").exit_code == 1
+    assert run(tmp_path, [call], "--gen", "mariana").exit_code == 0
+    assert run(tmp_path, [{**call, "gen": "trn2"}], "--gen", "trn1").exit_code == 0  # explicit
+    bad = run(tmp_path, [call], "--gen", "trn9")
+    assert bad.exit_code == 2 and "--gen: unknown generation 'trn9'" in bad.output
+
+
+def test_list_intrinsics(tmp_path: Path) -> None:
+    from machine.legality.nki import INTRINSICS
+
+    result = CliRunner().invoke(cli, ["check-nki", "--list", "--json"])
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert set(data) == set(INTRINSICS)
+    assert [c["name"] for c in data["select_reduce"]["clauses"]] == [
+        c.name for c in INTRINSICS["select_reduce"]]
+    text = CliRunner().invoke(cli, ["check-nki", "--list"])
+    assert text.exit_code == 0 and "_check_range_select_supported_reduce_cmd" in text.output
+    none = CliRunner().invoke(cli, ["check-nki"])
+    assert none.exit_code == 2 and "expected a CALLS.json argument" in none.output

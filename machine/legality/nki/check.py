@@ -27,8 +27,12 @@ CATALOG: dict[str, Intrinsic] = {
 INTRINSICS: dict[str, tuple[ClauseSpec, ...]] = {n: i.clauses for n, i in CATALOG.items()}
 
 
-def parse_call(call: Any, where: str = "call") -> tuple[Intrinsic, dict[str, Any], Gen]:
-    """The intrinsic, the typed args (defaults filled in) and the generation."""
+def parse_call(call: Any, where: str = "call",
+               default_gen: Gen | None = None) -> tuple[Intrinsic, dict[str, Any], Gen]:
+    """The intrinsic, the typed args (defaults filled in) and the generation.
+
+    A call without "gen" uses `default_gen` (else cayman/trn2, DESIGN's default).
+    """
     if not isinstance(call, Mapping):
         raise NkiInputError(f"{where}: expected an object {{\"op\", \"args\", \"gen\"}}, "
                             f"got {_show(call)}")
@@ -46,7 +50,10 @@ def parse_call(call: Any, where: str = "call") -> tuple[Intrinsic, dict[str, Any
     raw = call.get("args", {})
     if not isinstance(raw, Mapping):
         raise NkiInputError(f"{where}.args: expected an object of arguments, got {_show(raw)}")
-    gen = parse_call_gen(call.get("gen"), f"{where}.gen")
+    if call.get("gen") is None and default_gen is not None:
+        gen = default_gen
+    else:
+        gen = parse_call_gen(call.get("gen"), f"{where}.gen")
     return intrinsic, parse_args(intrinsic, raw, f"{where}.args"), gen
 
 
