@@ -17,14 +17,16 @@ from neurondbg.errors import InputError
 
 GENS = ("sunda", "cayman", "mariana", "maverick")
 ENGINES = ("pool", "dve", "act", "pe", "sp")  # == machine.legality.explain.ENGINE_CHOICES
+# the same rule as machine.asm.loader.looks_like_text, without importing the assembler
 ASM_SUFFIXES = (".asm", ".s", ".txt", ".nasm")
+BIN_SUFFIXES = (".bin", ".neff", ".inst")
 
 
 def _is_text(path: Path, head: bytes) -> bool:
     """Assembly is text: by extension, or no NUL byte (records are full of zeros)."""
     if path.suffix.lower() in ASM_SUFFIXES:
         return True
-    if path.suffix.lower() == ".bin":
+    if path.suffix.lower() in BIN_SUFFIXES:
         return False
     if b"\0" in head:
         return False
@@ -35,7 +37,7 @@ def _is_text(path: Path, head: bytes) -> bool:
     return True
 
 
-def load(path_text: str):
+def load(path_text: str, gen: str = "cayman"):
     """The program's (N, 64) uint8 records; InputError (exit 2) on anything unreadable."""
     path = Path(path_text)
     try:
@@ -44,14 +46,17 @@ def load(path_text: str):
         raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
     if _is_text(path, data[:4096]):
         try:
-            from machine.asm import load_any
+            from machine.asm.loader import load_any
+            from machine.dtypes import parse_gen
         except ImportError:
             raise InputError(f"{path_text}: offset 0: expected 64-byte binary records "
                              "(assembly input needs machine.asm.load_any)") from None
         try:
-            program, _inits = load_any(path)
+            program, _inits = load_any(path, parse_gen(gen))
         except (ValueError, OSError) as e:
-            raise InputError(str(e)) from None
+            # the assembler's message has the source line and a caret below the first
+            # line; validate reports the one line (file:line:column: what was expected)
+            raise InputError(str(e).splitlines()[0]) from None
         return program.raw
     from machine.isa.codec import IsaFormatError, decode_bytes
     try:
@@ -121,7 +126,7 @@ def command(program: str, gen: str, engine: str | None, as_json: bool, summary: 
     """Check every instruction of PROGRAM against the wire-level legality predicates."""
     if as_json and summary:
         raise click.UsageError("--json and --summary are exclusive")
-    raw = load(program)
+    raw = load(program, gen.lower())
     from machine.legality.explain import validate
     result = validate(raw, gen.lower(), engine.lower() if engine else None)
     if summary:
