@@ -305,3 +305,10 @@ def test_junk_args_raise_input_error_or_judge(op: str, args: dict[str, Any]) -> 
         assert "\n" not in str(exc) and str(exc).startswith("call")
     else:
         assert all("could not evaluate" not in c.message for c in verdict.clauses)
+
+
+def test_dma_copy_sbuf_to_sbuf_note() -> None:
+    v = check_call({"op": "dma_copy", "args": {"src": _tile("float32", 128, 8),
+                                                "dst": _tile("float32", 128, 8)}})
+    assert v.valid and v.notes == ("prefer_tensor_copy_sbuf_to_sbuf",)
+    assert v.clause("prefer_tensor_copy_sbuf_to_sbuf").fix == "use nisa.tensor_copy"

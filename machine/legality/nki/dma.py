@@ -52,6 +52,14 @@ def _rmw_oob(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
     return False, f"oob_mode {oob} with dst_rmw_op np.{op}: with dst_rmw_op only oob_mode.error"
 
 
+def _sbuf_to_sbuf(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+    src, dst = args.get("src"), args.get("dst")
+    if src is not None and dst is not None and src.buffer == dst.buffer == "sbuf":
+        return False, "src and dst are both in SBUF: an on-chip copy is cheaper with tensor_copy"
+    return True, (f"{None if src is None else src.buffer} -> "
+                  f"{None if dst is None else dst.buffer}")
+
+
 _DC_PARAMS = (Param("dst", "tile", required=True), Param("src", "tile", required=True),
               Param("mask", "any"), Param("dst_rmw_op", "op"),
               Param("oob_mode", "oob_mode", default="error"),
