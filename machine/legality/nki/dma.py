@@ -76,6 +76,10 @@ DMA_COPY = Intrinsic(
         clause("dst_rmw_op_oob_mode_error", ("dst_rmw_op", "oob_mode"),
                "dst_rmw_op set => oob_mode == error", _rmw_oob, ref004("dma_copy: oob_mode"),
                fix="use oob_mode=oob_mode.error with dst_rmw_op"),
+        clause("prefer_tensor_copy_sbuf_to_sbuf", ("src", "dst"),
+               "SBUF -> SBUF copies are better done by tensor_copy (advice)", _sbuf_to_sbuf,
+               ref004("tensor_copy: for SBUF->SBUF prefer this over dma_copy"), note=True,
+               fix="use nisa.tensor_copy"),
     ),
 )
 
