@@ -10,6 +10,7 @@ each clause's vectorized check on a one-record array and asks it for a message.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,8 @@ from machine.legality.wire.bulk import BulkResult, as_raw, evaluate, validate_ra
 from machine.legality.wire.clause import Ctx, Predicate
 from machine.legality.wire.registry import BY_NAME, ENGINE_CHOICES, predicate_for
 
-__all__ = ["ENGINE_CHOICES", "BulkResult", "explain", "predicate_of", "validate"]
+__all__ = ["ENGINE_CHOICES", "BulkResult", "Levels", "explain", "explain_levels", "predicate_of",
+           "validate"]
 
 
 def _raw_of(instruction: Any) -> bytes:
@@ -79,3 +81,37 @@ def validate(program_or_records: Any, gen: Gen | str, engine: str | None = None)
     record array with 64-byte items.
     """
     return validate_raw(as_raw(program_or_records), parse_gen(gen), _engine(engine))
+
+
+@dataclass(frozen=True)
+class Levels:
+    """Both levels of one instruction: the wire verdict, the NKI intrinsic's, and where
+    the two levels' rules disagree for these field values (DESIGN "ISA and legality")."""
+
+    wire: Verdict
+    intrinsic: str | None  # the NKI intrinsic the opcode corresponds to, if any
+    nki: Verdict | None  # None when no intrinsic corresponds or its rules are not modelled
+    disagreements: tuple[Any, ...]  # machine.legality.nki.bridge.Disagreement items
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"wire": self.wire.to_dict(), "intrinsic": self.intrinsic,
+                "nki": None if self.nki is None else self.nki.to_dict(),
+                "disagreements": [d.to_dict() for d in self.disagreements]}
+
+
+def explain_levels(instruction: Any, gen: Gen | str, engine: str | None = None) -> Levels:
+    """`explain` plus the NKI-level verdict and the disagreements (machine.legality.nki)."""
+    g = parse_gen(gen)
+    wire = explain(instruction, g, engine)
+    raw = _raw_of(instruction)
+    try:
+        from machine.legality.nki import bridge
+    except ImportError:  # the NKI level is optional for the wire level
+        return Levels(wire, None, None, ())
+    corr = bridge.intrinsic_for_opcode(raw[0])
+    if corr is None:
+        return Levels(wire, None, None, ())
+    struct = STRUCTS[predicate_for(raw[0]).struct]
+    fields = record_fields(struct, np.frombuffer(raw, dtype=struct.dtype)[0])
+    nki = bridge.check_fields(raw[0], fields, g)
+    return Levels(wire, corr.intrinsic, nki, tuple(bridge.disagreements(raw[0], fields, g)))

@@ -261,3 +261,28 @@ def test_validate_inputs() -> None:
     assert validate(b"", "cayman").count == 0
     with pytest.raises(ValueError):
         validate(raw[:70], "cayman")
+
+
+def test_levels_show_where_wire_and_nki_disagree() -> None:
+    from machine.legality.explain import explain_levels
+    # reduce_cmd reset: legal for the range_select intrinsic, ACCUM_CMD ZERO illegal on the wire
+    lv = explain_levels(example("is_valid_range_select", reduce_cmd=AccumCmdZero), "cayman")
+    assert lv.intrinsic == "range_select"
+    assert lv.wire.failed == ("range_select_valid_reduce_cmd",)
+    assert lv.nki is not None and lv.nki.valid and lv.nki.level == "nki"
+    assert [d.topic for d in lv.disagreements] == ["reduce_cmd reset"]
+    ok = explain_levels(example("is_valid_range_select"), "cayman")
+    assert ok.wire.valid and ok.disagreements == ()
+    # a signed predicate: legal on the wire, not for tensor_copy_predicated
+    signed = example("is_valid_copy_cast_predicated",
+                     in0_in1_dtype=Dtype.INT8 | (Dtype.FP32 << 4))
+    lv = explain_levels(signed, "cayman")
+    assert lv.wire.valid and lv.nki is not None and not lv.nki.valid
+    assert "signed predicate dtype" in [d.topic for d in lv.disagreements]
+    # MOVE corresponds to no intrinsic
+    mv = explain_levels(example("is_valid_ctrl_mv"), "cayman")
+    assert (mv.intrinsic, mv.nki, mv.disagreements) == (None, None, ())
+    assert set(mv.to_dict()) == {"wire", "intrinsic", "nki", "disagreements"}
+
+
+AccumCmdZero = 1  # ACCUM_CMD ZERO (isa-facts §6.1) = NKI reduce_cmd `reset` by name
