@@ -1,0 +1,232 @@
+"""`neurondbg convert VALUE... --from FMT --to FMT`: one conversion per value (DESIGN CLI).
+
+VALUE is a decimal (`1.233`, `-0`, `1e-3`), `inf` / `-inf` / `nan`, or a hex float
+(`0x1p-3`); with --bits it is a hex bit pattern of the source format. A decimal is
+parsed exactly (fractions.Fraction) and rounded once to the nearest source value
+(ties to even): it is first reduced to a 62-bit significand rounded to odd, which
+keeps that single rounding correct (round-to-odd with >= 2 spare bits never
+double-rounds). The chosen --mode then applies to the src -> dst conversion.
+Integer sources take integers only, and they must fit the format.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from fractions import Fraction
+
+import click
+import numpy as np
+
+from machine.convert._exact import FINITE, INF, NAN, U64, Lanes
+from machine.convert.formats import FORMAT_NAMES, Format, IntFormat
+from machine.convert.kernels import convert, decode_value, encode_lanes
+from machine.convert.options import MODES, PROFILES, Options, resolve
+from neurondbg.errors import InputError
+
+ROLE_STYLES: dict[str, str] = {
+    "sign": "bold red", "exponent": "bold blue", "mantissa": "green", "kept": "bold green",
+    "guard": "bold magenta", "round": "bold yellow", "sticky": "cyan", "dropped": "dim",
+    "carry": "bold white on red", "pad": "dim",
+}
+_HEX_FLOAT = re.compile(r"^[+-]?0x[0-9a-f]*\.?[0-9a-f]*p[+-]?\d+$")
+_SIG_BITS = 62
+
+
+# ignore_unknown_options: "-inf", "-1.5" and "-0x1p-3" are values, not options.
+@click.command("convert", context_settings={"ignore_unknown_options": True})
+@click.argument("values", nargs=-1)
+@click.option("--from", "src_name", metavar="FMT", help="source format (fp32, bf16, fp8_e4m3, "
+              "int8, ... or a Neuron dtype name such as FP8_EXP4)")
+@click.option("--to", "dst_name", metavar="FMT", help="destination format")
+@click.option("--mode", default="rint", show_default=True, help=f"one of: {', '.join(MODES)}")
+@click.option("--sat/--nosat", default=False, help="saturate out-of-range results")
+@click.option("--profile", default="ieee", show_default=True,
+              help=f"one of: {', '.join(PROFILES)}")
+@click.option("--bits", "as_bits", is_flag=True, help="VALUEs are hex bit patterns of --from")
+@click.option("--trace", "show_trace", is_flag=True, help="show the step-by-step bit trace")
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None, mode: str,
+            sat: bool, profile: str, as_bits: bool, show_trace: bool, as_json: bool) -> None:
+    """Convert VALUEs from one number format to another, bit-exactly."""
+    if src_name is None or dst_name is None:
+        raise InputError(f"convert: missing --{'from' if src_name is None else 'to'} FMT; "
+                         f"formats: {', '.join(FORMAT_NAMES)}")
+    if not values:
+        raise InputError("convert: expected at least one VALUE (e.g. 1.233, -inf, nan, 0x1p-3, "
+                         "or a hex bit pattern with --bits)")
+    try:
+        opt = resolve(src_name, dst_name, mode, sat, profile)
+    except ValueError as exc:
+        raise InputError(f"convert: {exc}") from None
+    in_bits = [parse_bits(v, opt.src) if as_bits else parse_value(v, opt.src) for v in values]
+    out = convert(np.array(in_bits, dtype=opt.src.container), opt.src, opt.dst, opt.mode,
+                  opt.sat, opt.profile)
+    rows = [_row(v, b, int(o), opt) for v, b, o in zip(values, in_bits, out, strict=True)]
+    if as_json:
+        if show_trace:
+            for row, b in zip(rows, in_bits, strict=True):
+                row["trace"] = _trace(b, opt).to_dict()
+        click.echo(json.dumps(rows, indent=2))
+        return
+    _print_table(rows, opt)
+    if show_trace:
+        for row, b in zip(rows, in_bits, strict=True):
+            _print_trace(row, _trace(b, opt))
+
+
+# --- parsing ------------------------------------------------------------------------------
+
+def parse_bits(text: str, fmt: Format) -> int:
+    """A hex bit pattern (0x optional) that fits fmt's width."""
+    t = text.strip().lower().replace("_", "")
+    digits = t[2:] if t.startswith("0x") else t
+    if not digits or not re.fullmatch(r"[0-9a-f]+", digits):
+        raise InputError(f"convert: value {text!r}: expected a hex bit pattern of {fmt.name} "
+                         f"(e.g. 0x{'3c00' if fmt.bits == 16 else '3f'})")
+    v = int(digits, 16)
+    if v >> fmt.bits:
+        raise InputError(f"convert: bit pattern {text!r} is too wide for {fmt.name} "
+                         f"({fmt.bits} bits, at most 0x{(1 << fmt.bits) - 1:x})")
+    return v
+
+
+def parse_value(text: str, fmt: Format) -> int:
+    """The encoding of `text` in fmt: exact parse, one rounding to nearest (ties even)."""
+    t = text.strip().lower()
+    neg = t.startswith("-")
+    body = t.lstrip("+-")
+    if body in ("nan", "inf", "infinity"):
+        if isinstance(fmt, IntFormat):
+            raise InputError(f"convert: value {text!r}: {fmt.name} has no {body}; expected an "
+                             f"integer in [{fmt.min_value}, {fmt.max_value}]")
+        cls = NAN if body == "nan" else INF
+        return _encode_exact(fmt, cls, neg, 0, 0)
+    try:
+        x = Fraction(float.fromhex(t)) if _HEX_FLOAT.match(t) else Fraction(t)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise InputError(f"convert: value {text!r}: expected a number such as 1.233, -inf, "
+                         f"nan or 0x1p-3 (or use --bits for a hex bit pattern)") from None
+    if isinstance(fmt, IntFormat):
+        if x.denominator != 1 or not fmt.min_value <= x <= fmt.max_value:
+            raise InputError(f"convert: value {text!r}: expected an integer in "
+                             f"[{fmt.min_value}, {fmt.max_value}] for {fmt.name}")
+        return int(x) & ((1 << fmt.bits) - 1)
+    mag, exp = _odd_significand(abs(x))
+    return _encode_exact(fmt, FINITE, neg, mag, exp)
+
+
+def _odd_significand(x: Fraction) -> tuple[int, int]:
+    """(m, e) with m * 2^e = x rounded to odd at 62 significant bits (exact when it fits)."""
+    if x == 0:
+        return 0, 0
+    e = x.numerator.bit_length() - x.denominator.bit_length() - _SIG_BITS
+    scaled = x / Fraction(2) ** e
+    m = scaled.numerator // scaled.denominator
+    if m >> _SIG_BITS:  # keep at most 62 bits
+        e += 1
+        scaled /= 2
+        m = scaled.numerator // scaled.denominator
+    if m != scaled:
+        m |= 1  # sticky: rounding to odd keeps later rounding to <= 60 bits correct
+    return m, e
+
+
+def _encode_exact(fmt: Format, cls: int, neg: bool, mag: int, exp: int) -> int:
+    lanes = Lanes(np.array([cls], np.uint8), np.array([neg]), np.array([mag], U64),
+                  np.array([exp], np.int64))
+    return int(encode_lanes(lanes, Options(fmt, fmt, "rint", False, "ieee"))[0])
+
+
+# --- output -------------------------------------------------------------------------------
+
+def _hex(code: int, fmt: Format) -> str:
+    return f"0x{code:0{(fmt.bits + 3) // 4}x}"
+
+
+def _value(code: int, fmt: Format) -> int | float | str:
+    v = float(decode_value(code, fmt))
+    if isinstance(fmt, IntFormat):
+        return int(decode_value(code, fmt)) if fmt.bits < 54 else _int_exact(code, fmt)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+def _int_exact(code: int, fmt: IntFormat) -> int:
+    return code - (1 << fmt.bits) if fmt.signed and code >> (fmt.bits - 1) else code
+
+
+def _row(text: str, in_code: int, out_code: int, opt: Options) -> dict:
+    return {"input": text, "input_bits": _hex(in_code, opt.src),
+            "input_value": _value(in_code, opt.src), "output_bits": _hex(out_code, opt.dst),
+            "output_value": _value(out_code, opt.dst), "src": opt.src.name,
+            "dst": opt.dst.name, "profile": opt.profile, "mode": opt.mode, "sat": opt.sat}
+
+
+def _trace(code: int, opt: Options):  # -> machine.convert.trace.Trace
+    from machine.convert.trace import trace
+
+    return trace(code, opt.src, opt.dst, opt.mode, opt.sat, opt.profile)
+
+
+def _console():
+    import sys
+
+    from rich.console import Console
+
+    # Piped output gets a wide page, so bit strings and sentences are not folded.
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _print_table(rows: list[dict], opt: Options) -> None:
+    from rich.table import Table
+
+    sat = "sat" if opt.sat else "nosat"
+    table = Table(title=f"{opt.src.name} -> {opt.dst.name}  ({opt.profile}, {opt.mode}, {sat})")
+    for col in ("input", "input bits", "input value", "output bits", "output value"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(r["input"], r["input_bits"], _fmt(r["input_value"]), r["output_bits"],
+                      _fmt(r["output_value"]))
+    _console().print(table)
+
+
+def _fmt(v: int | float | str) -> str:
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+def colour_bits(bits: str, marks: tuple) -> object:
+    """A rich Text of `bits` with each marked range styled by its role."""
+    from rich.text import Text
+
+    text = Text(bits)
+    for start, end, role in marks:
+        text.stylize(ROLE_STYLES.get(role, ""), start, end)
+    return text
+
+
+def _print_trace(row: dict, tr) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"trace of {row['input']} ({row['input_bits']} -> "
+                        f"{row['output_bits']})", show_lines=False)
+    table.add_column("step", no_wrap=True)
+    table.add_column("before", no_wrap=True)
+    table.add_column("after", no_wrap=True)
+    table.add_column("what happens", overflow="fold")
+    for s in tr.steps:
+        name = f"{s.stage}:{s.name}" if s.stage else s.name
+        table.add_row(name, colour_bits(s.bits_before, s.marks_before),
+                      colour_bits(s.bits_after, s.marks), Text(s.text))
+    legend = Text("roles: ")
+    for role, style in ROLE_STYLES.items():
+        legend.append(role, style)
+        legend.append(" ")
+    console = _console()
+    console.print(table)
+    console.print(legend)
