@@ -59,7 +59,7 @@ class Lanes:
         d = parse_format(self.dst)
         finite_h = np.isfinite(h)
         with np.errstate(all="ignore"):
-            inexact = finite_h & np.isfinite(y) & (h != y)
+            inexact = finite_h & (h != y)  # overflow to inf is inexact too
             if isinstance(d, IntFormat):
                 tie = np.zeros(h.shape, bool)
                 sat = (finite_h | np.isinf(h)) & ((h < d.min_value) | (h > d.max_value))

@@ -18,8 +18,9 @@ def machine(text: str, engine: str = "pool", **config) -> Machine:
 
 
 def put(m: Machine, partitions: slice, offset: int, values: np.ndarray) -> None:
-    raw = np.ascontiguousarray(values).view(np.uint8)
-    m.state.sbuf[partitions, offset:offset + raw.size] = raw
+    v = np.ascontiguousarray(values)
+    raw = v.view(np.uint8).reshape(v.shape[0], -1) if v.ndim == 2 else v.view(np.uint8)
+    m.state.sbuf[partitions, offset:offset + raw.shape[-1]] = raw
 
 
 def get(m: Machine, partition: int, offset: int, dtype, count: int) -> np.ndarray:

@@ -1,0 +1,203 @@
+"""POOL and DVE tensor instructions on small states."""
+
+import itertools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from machine.convert import convert
+from machine.dtypes import Dtype, Gen, dtype_bytes, dtype_format
+
+from .helpers import get, machine, put
+
+IN = ["INT8", "UINT8", "INT16", "UINT16", "BF16", "FP16", "INT32", "UINT32", "FP32",
+      "FP8_EXP3", "FP8_EXP4", "FP8_EXP5"]
+OUT = [*IN, "FP32R"]
+N = 24
+
+
+def _cast_line(src: str, dst: str, n: int = N, nac: int = 2, op: str = "CAST") -> str:
+    return (f"{op} in_dtype={src} out_dtype={dst} nac={nac} src=sb[0, 0] step=[1,0,0,0] "
+            f"num=[{n},1,1,1] dst=sb[0, 512] step=[1,0,0,0] num=[{n},1,1,1]\nHALT")
+
+
+@pytest.mark.parametrize("src, dst", list(itertools.product(IN, OUT)))
+def test_cast_equals_convert_for_every_dtype_pair(src, dst) -> None:
+    m = machine(_cast_line(src, dst))
+    s, d = Dtype[src], Dtype[dst]
+    sf, df = dtype_format(s, Gen.CAYMAN), dtype_format(d, Gen.CAYMAN)
+    size_in = int(dtype_bytes(s))
+    rng = np.random.default_rng(int(s) * 100 + int(d))
+    raw = rng.integers(0, 256, size=(2, N * size_in), dtype=np.uint8)
+    m.state.sbuf[0:2, 0:raw.shape[1]] = raw
+    rec = m.step()
+    assert rec.fault is None and not rec.invalid
+    bits = raw.view(f"<u{size_in}")
+    want = convert(bits, sf, df, mode="rint", sat=False, profile="neuron")
+    size_out = want.dtype.itemsize
+    got = m.state.sbuf[0:2, 512:512 + N * size_out].view(f"<u{size_out}")
+    np.testing.assert_array_equal(got, want)
+    assert rec.lanes is not None and rec.lanes.src == sf and rec.lanes.dst == df
+
+
+def test_cast_lanes_flags_and_trace() -> None:
+    m = machine(_cast_line("FP32", "BF16", n=6, nac=1))
+    vals = np.array([1.0, 1 + 2.0**-8, 1 + 3 * 2.0**-8, 3.4e38, np.nan, -np.inf], np.float32)
+    put(m, slice(0, 1), 0, vals)
+    rec = m.step()
+    f = rec.lanes.flags
+    assert f["tie"].tolist() == [[False, True, True, False, False, False]]
+    assert f["inexact"].tolist() == [[False, True, True, True, False, False]]
+    assert f["inf"].tolist() == [[False, False, False, True, False, True]]
+    assert f["nan"].tolist() == [[False, False, False, False, True, False]]
+    t = rec.lanes.trace(0, 2)
+    assert t.output_bits == int(get(m, 0, 512, np.uint16, 6)[2])
+
+
+def test_cast_to_int_saturates_and_flags() -> None:
+    m = machine(_cast_line("FP32", "INT8", n=4, nac=1))
+    put(m, slice(0, 1), 0, np.array([300.0, -1000.0, 2.9, -2.9], np.float32))
+    rec = m.step()
+    assert get(m, 0, 512, np.int8, 4).tolist() == [127, -128, 2, -2]
+    assert rec.lanes.flags["saturated"].tolist() == [[True, True, False, False]]
+
+
+def test_fp8_configuration_follows_generation_and_override() -> None:
+    line = _cast_line("FP32", "FP8_EXP4", n=1, nac=1)
+    for gen, fmt in ((Gen.CAYMAN, "fp8_e4m3"), (Gen.MARIANA, "fp8_e4m3fn")):
+        m = machine(line, gen=gen)
+        put(m, slice(0, 1), 0, np.array([300.0], np.float32))
+        rec = m.step()
+        assert rec.lanes.dst == fmt
+        want = np.array([300.0], np.float32).astype(getattr(ml_dtypes, "float8_" + fmt[4:]))
+        assert m.state.sbuf[0, 512] == want.view(np.uint8)[0]
+    m = machine(line, fp8_exp4="fp8_e4m3fn", fp8_sat=True)
+    put(m, slice(0, 1), 0, np.array([1e6], np.float32))
+    rec = m.step()
+    assert m.state.sbuf[0, 512] == 0x7E and rec.lanes.flags["saturated"][0, 0]  # 448
+
+
+def test_copy_is_bit_exact_with_strides_and_broadcast() -> None:
+    m = machine("COPY in_dtype=UINT16 out_dtype=UINT16 nac=3 src=sb[1, 0] step=[2,8,0,0] "
+                "num=[3,2,1,1] dst=sb[1, 256] step=[1,0,0,0] num=[6,1,1,1]\nHALT")
+    data = np.arange(3 * 16, dtype=np.uint16).reshape(3, 16)
+    put(m, slice(1, 4), 0, data)
+    m.step()
+    for p in range(3):
+        assert get(m, 1 + p, 256, np.uint16, 6).tolist() == [
+            data[p, k] for k in (0, 2, 4, 8, 10, 12)]
+    assert not m.state.sbuf[0].any() and not m.state.sbuf[4:].any()
+
+
+def test_pool_psum_operand_faults_dve_allows_it() -> None:
+    text = ("COPY in_dtype=FP32 out_dtype=FP32 nac=1 src=sb[0, 0] step=[1,0,0,0] num=[4,1,1,1] "
+            "dst=psum[0, 0] step=[1,0,0,0] num=[4,1,1,1]\nHALT")
+    stop = machine(text).cont()
+    assert stop.reason == "fault" and "GPSIMD cannot access PSUM" in stop.detail
+    m = machine(text, engine="dve")
+    put(m, slice(0, 1), 0, np.array([1, 2, 3, 4], np.float32))
+    assert m.cont().reason == "halt"
+    assert m.state.psum[0, :16].view(np.float32).tolist() == [1, 2, 3, 4]
+
+
+def test_out_of_range_operand_faults_without_changing_state() -> None:
+    m = machine("COPY in_dtype=FP32 out_dtype=FP32 nac=1 src=sb[0, 4000] step=[1,0,0,0] "
+                "num=[64,1,1,1] dst=sb[0, 0] step=[1,0,0,0] num=[64,1,1,1]\nHALT")
+    d = m.state.digest()
+    stop = m.cont()
+    assert stop.reason == "fault" and "outside sbuf" in stop.detail
+    assert m.state.digest() == d and m.state.steps == 0
+
+
+def test_register_mode_address() -> None:
+    m = machine("MOVE R5=0x40\nCOPY in_dtype=UINT8 out_dtype=UINT8 nac=1 src=reg[R5] "
+                "step=[1,0,0,0] num=[4,1,1,1] dst=sb[0, 0x100] step=[1,0,0,0] num=[4,1,1,1]\nHALT")
+    put(m, slice(0, 1), 0x40, np.array([9, 8, 7, 6], np.uint8))
+    assert m.cont().reason == "halt"
+    assert get(m, 0, 0x100, np.uint8, 4).tolist() == [9, 8, 7, 6]
+
+
+def test_memset_reduce_tensor_tensor() -> None:
+    m = machine("""
+        MEMSET dtype=INT16 nac=2 set_value=0xFFFE dst=sb[0, 0x300] step=[1,0,0,0] num=[3,1,1,1]
+        TENSOR_REDUCE_ARITH_OP in_dtype=FP32 out_dtype=FP32 nac=2 op=MAX op_dim=X \
+            src=sb[0,0] step=[1,4,0,0] num=[4,2,1,1] dst=sb[0,0x200] step=[1,0,0,0] num=[2,1,1,1]
+        TENSOR_REDUCE_ARITH_OP in_dtype=FP32 out_dtype=FP32 nac=2 op=ADD op_dim=XY \
+            src=sb[0,0] step=[1,4,0,0] num=[4,2,1,1] dst=sb[0,0x210] step=[1,0,0,0] num=[1,1,1,1]
+        TENSOR_TENSOR_ARITH_OP in0_dtype=FP32 in1_dtype=BF16 out_dtype=FP32 op=MULT nac=2 \
+            src0=sb[0,0] step=[1,0,0] num=[2,1,1] src1=sb[0,0x100] step=[1,0,0] num=[2,1,1] \
+            dst=sb[0,0x220] step=[1,0,0] num=[2,1,1]
+        TENSOR_TENSOR_BITVEC_OP in0_dtype=INT16 in1_dtype=INT16 out_dtype=INT16 \
+            op=BITWISE_AND nac=2 src0=sb[0,0x300] step=[1,0,0] num=[3,1,1] \
+            src1=sb[0,0x300] step=[1,0,0] num=[3,1,1] dst=sb[0,0x310] step=[1,0,0] num=[3,1,1]
+        HALT
+    """)
+    put(m, slice(0, 2), 0, np.array([1, 5, -2, 3, 10, 20, 30, -40], np.float32))
+    put(m, slice(0, 2), 0x100, np.array([0.5, 4], ml_dtypes.bfloat16))
+    stop = m.cont()
+    assert stop.reason == "halt", stop.detail
+    assert get(m, 1, 0x300, np.int16, 3).tolist() == [-2, -2, -2]
+    assert get(m, 1, 0x200, np.float32, 2).tolist() == [5, 30]
+    assert get(m, 0, 0x210, np.float32, 1).tolist() == [27]
+    assert get(m, 0, 0x220, np.float32, 2).tolist() == [0.5, 20]
+    assert get(m, 0, 0x310, np.int16, 3).tolist() == [-2, -2, -2]
+
+
+DVE = """
+TENSOR_SCALAR_ARITH_OP in_dtype=FP32 out_dtype=FP32 nac=2 op0=MULT imm0=2.0 op1=ADD imm1=1.0 \
+    src=sb[0,0] step=[1,0,0] num=[4,1,1] dst=sb[0,48] step=[1,0,0] num=[4,1,1]
+RANGE_SELECT nac=2 in_dtype=FP32 out_dtype=FP32 reduce_cmd=ZERO_ACCUMULATE reduce_op=MAX \
+    fill_val=0xff7fffff comp_op0=IS_GE comp_op1=IS_LT bound0=1.0 bound1=3.5 \
+    src=sb[0,0] step=[1,0] num=[4,1] dst=sb[0,64] step=[1,0] num=[4,1]
+DVE_READ_ACCUMULATOR dst_element_count=1 dtype=FP32 nac=2 negated=1 dst=sb[0,80] step=1 num=1
+SELECT_REDUCE in0_dtype=INT32 in1_dtype=FP32 out_dtype=FP32 nac=2 op0=BYPASS op1=MAX \
+    imm0=-5.0 imm0_dtype=FP32 accumulator_cmd=ZERO_ACCUMULATE src0=sb[0,96] step=[1,0] \
+    num=[4,1] src1=sb[0,0] step=[1,0] num=[4,1] dst=sb[0,112] step=[1,0] num=[4,1]
+CAST_PREDICATED in0_dtype=INT32 in1_dtype=FP32 out_dtype=BF16 op=BYPASS nac=2 \
+    src0=sb[0,96] step=[1,0,0] num=[4,1,1] src1=sb[0,0] step=[1,0,0] num=[4,1,1] \
+    dst=sb[0,128] step=[1,0,0] num=[4,1,1]
+TENSOR_SCALAR_CACHE_CUMULATIVE in_dtype=FP32 out_dtype=FP32 nac=2 \
+    accumulator_cmd=ZERO_ACCUMULATE op0=BYPASS op1=ADD \
+    src=sb[0,0] step=[1,0,0] num=[4,1,1] dst=sb[0,160] step=[1,0,0] num=[4,1,1]
+TENSOR_SCALAR_CACHE_REDUCE in_dtype=FP32 out_dtype=FP32 nac=2 accumulator_cmd=LOAD_ACCUMULATE \
+    op0=MULT imm0=2.0 op1=MAX imm1=7.5 src=sb[0,0] step=[1,0,0] num=[4,1,1] \
+    dst=sb[0,176] step=[1,0,0] num=[4,1,1]
+HALT
+"""
+
+
+def test_dve_ops_and_accumulators() -> None:
+    m = machine(DVE, engine="dve")
+    put(m, slice(0, 2), 0, np.array([1.0, 2.0, 3.0, 4.0], np.float32))
+    put(m, slice(0, 2), 96, np.array([1, 0, 5, 0], np.int32))
+    put(m, slice(0, 2), 128, np.full(4, 0x7777, np.uint16))
+    f32 = np.float32
+    assert m.step().fault is None
+    assert get(m, 0, 48, f32, 4).tolist() == [3, 5, 7, 9]
+    m.step()
+    assert get(m, 1, 64, f32, 4).tolist() == [1, 2, 3, float(np.finfo(f32).min)]
+    assert m.state.acc[:2].tolist() == [3, 3]
+    m.step()
+    assert get(m, 1, 80, f32, 1).tolist() == [-3]
+    m.step()
+    assert get(m, 0, 112, f32, 4).tolist() == [1, -5, 3, -5] and m.state.acc[0] == 3
+    rec = m.step()
+    assert get(m, 0, 128, np.uint16, 4).tolist() == [0x3F80, 0x7777, 0x4040, 0x7777]  # merge
+    assert rec.lanes.mask.tolist()[0] == [True, False, True, False]
+    m.step()
+    assert get(m, 0, 160, f32, 4).tolist() == [1, 3, 6, 10] and m.state.acc[0] == 10
+    m.step()
+    assert get(m, 0, 176, f32, 4).tolist() == [2, 4, 6, 8] and m.state.acc[1] == 8
+    assert m.cont().reason == "halt"
+    assert m.state.who_wrote("acc", 1) == (6, 6 * 64)
+
+
+def test_range_select_load_accumulate_is_invalid_and_faults_when_forced() -> None:
+    text = ("RANGE_SELECT nac=1 in_dtype=FP32 out_dtype=FP32 reduce_cmd=LOAD_ACCUMULATE "
+            "reduce_op=MAX fill_val=0xff7fffff comp_op0=IS_GE comp_op1=IS_LT bound0=1.0 "
+            "bound1=3.5 src=sb[0,0] step=[1,0] num=[4,1] dst=sb[0,64] step=[1,0] num=[4,1]\nHALT")
+    stop = machine(text, engine="dve").cont()
+    assert stop.reason == "invalid" and "RANGE_SELECT" in stop.detail
+    stop = machine(text, engine="dve", execute_invalid=True).cont()
+    assert stop.reason == "fault" and "LOAD_ACCUMULATE" in stop.detail
