@@ -324,9 +324,9 @@ def active_channels(nac_field: str, name: str = "check_active_channels",
 def tensor_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
     """tensorNd_valid(<operand>): every num_elem >= 1 (unless the shape is in registers)."""
     def check(r: Rows) -> np.ndarray:
-        num = r[t.num_field]
-        ok = (num >= 1) if num.ndim == 1 else np.all(num >= 1, axis=1)
-        return ok | addr_cols(r, t.addr_field).shape
+        # counts are unsigned and 4 x 16 bits cannot overflow int64: every num >= 1
+        # exactly when their product is nonzero (the product is shared, memoised)
+        return (element_count(r, t) != 0) | addr_cols(r, t.addr_field).shape
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         num = v[t.num_field]

@@ -179,15 +179,18 @@ def has_valid_immediates(imm: ImmRef, nac: str) -> Clause:
     register < 64. Pointers are SBUF PartitionOffset addresses (isa-facts §6.4)."""
     def check(r: Rows) -> np.ndarray:
         mode = r[imm.src]
-        word = r[imm.value]
-        a = decode_words(word, r.ctx.gen)
-        size = gates.element_bytes_table()[imm.align.column(r)]
-        ptr_ok = (a.immediate & (a.space == SBUF) & a.backed
-                  & (a.partition + r[nac].astype(np.int64) <= c.PARTITIONS)
-                  & ((word.astype(np.int64) & 0x1FFFFFFF) % size == 0))
-        reg_ok = (word & 0xFF) < 64
-        return np.where(mode == ImmSrc.POINTER_IMMEDIATE, ptr_ok,
-                        np.where(mode == ImmSrc.REG_PTR_IMMEDIATE, reg_ok, True))
+        ptr = mode == ImmSrc.POINTER_IMMEDIATE
+        reg = mode == ImmSrc.REG_PTR_IMMEDIATE
+        ok = ~(ptr | reg)  # INSTRUCTION_IMMEDIATE (and non-members, judged by is_valid_enum)
+        if reg.any():
+            ok |= reg & ((r[imm.value] & 0xFF) < 64)
+        if ptr.any():  # the address decode only when some record holds a pointer
+            word = r[imm.value]
+            a = decode_words(word, r.ctx.gen)
+            low = (gates.element_bytes_table()[imm.align.column(r)] - 1).astype(np.uint32)
+            ok |= ptr & a.immediate & (a.space == SBUF) & a.backed & (
+                a.partition + r[nac] <= c.PARTITIONS) & ((a.word & low) == 0)
+        return ok
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         mode, word = int(v[imm.src]), int(v[imm.value])

@@ -156,9 +156,10 @@ def element_count(rows: Rows, t: Tensor) -> np.ndarray:
     """Product of num_elem over the operand's dims (int64), memoised."""
     def count() -> np.ndarray:
         num = rows[t.num_field]
-        if num.ndim == 1:
-            return num.astype(np.int64)
-        return np.prod(num.astype(np.int64), axis=1)
+        out = num.astype(np.int64) if num.ndim == 1 else num[:, 0].astype(np.int64)
+        for k in range(1, 1 if num.ndim == 1 else num.shape[1]):
+            out *= num[:, k]  # column products: much faster than np.prod over a short axis
+        return out
     return rows.memo(("count", t.prefix), count)
 
 
