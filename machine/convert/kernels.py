@@ -140,6 +140,11 @@ _FP32 = FORMATS["fp32"]
 
 
 def _neuron(b: np.ndarray, opt: Options) -> np.ndarray:
+    with np.errstate(over="ignore", invalid="ignore"):  # astype's NaN/overflow casts are meant
+        return _neuron_hub(b, opt)
+
+
+def _neuron_hub(b: np.ndarray, opt: Options) -> np.ndarray:
     src, dst = opt.src, opt.dst
     if src.name == "fp32":
         hub = b
