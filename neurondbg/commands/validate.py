@@ -100,15 +100,20 @@ def _text(result, raw) -> None:
     from machine.isa.opcodes import mnemonic
     from machine.legality.explain import explain
     out = sys.stdout
+    explained: dict[bytes, str] = {}  # identical records (loops, repeats) are explained once
     for i in np_nonzero(~result.valid):
         op = int(raw[i, 0])
-        verdict = explain(raw[i].tobytes(), result.gen, result.engine)
-        out.write(f"#{i} @0x{i * 64:06x} {mnemonic(op)} (0x{op:02X}): invalid "
-                  f"[{verdict.predicate}]\n")
-        for c in verdict.clauses:
-            if not c.passed and not c.note:
-                fix = f" (fix: {c.fix})" if c.fix else ""
-                out.write(f"  {c.name}: {c.message}{fix}\n")
+        record = raw[i].tobytes()
+        text = explained.get(record)
+        if text is None:
+            verdict = explain(record, result.gen, result.engine)
+            lines = [f"[{verdict.predicate}]"]
+            for c in verdict.clauses:
+                if not c.passed and not c.note:
+                    fix = f" (fix: {c.fix})" if c.fix else ""
+                    lines.append(f"  {c.name}: {c.message}{fix}")
+            text = explained[record] = "\n".join(lines) + "\n"
+        out.write(f"#{i} @0x{i * 64:06x} {mnemonic(op)} (0x{op:02X}): invalid {text}")
     engine = f", engine {result.engine}" if result.engine else ""
     out.write(f"{result.count} instructions, {result.invalid} invalid "
               f"({result.gen.label}{engine})\n")
