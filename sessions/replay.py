@@ -1,0 +1,159 @@
+"""Golden-model diff: re-run a program and find the first step that differs from a trace.
+
+    result = replay("run.jsonl", "prog.asm", gen="cayman", engine="pool")
+    result.divergence      # None, or Divergence(step, line, field, expected, actual)
+
+Each trace line is compared with the line this machine produces for the same
+step (sessions.trace.step_to_json): every key the trace has must match, and a
+fault / refusal / halt the trace does not have is a divergence too. A trace that
+starts at step k > 0 (exported mid-session) is reached by running k steps first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from machine.debugger import Machine
+from machine.dtypes import Gen, parse_gen
+from machine.state import MachineConfig
+from sessions.errors import SessionError
+from sessions.program import load_program
+from sessions.trace import step_to_json
+
+EVENT_KEYS = ("fault", "invalid", "halted", "failed")  # must not appear unannounced
+
+
+@dataclass(frozen=True)
+class Divergence:
+    step: int
+    line: int  # 1-based line of the trace file
+    field: str  # e.g. "pc", "writes[0].new"
+    expected: Any
+    actual: Any
+
+    def describe(self) -> str:
+        return (f"step {self.step} (trace line {self.line}): {self.field}: expected "
+                f"{json.dumps(self.expected)}, actual {json.dumps(self.actual)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "line": self.line, "field": self.field,
+                "expected": self.expected, "actual": self.actual}
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    steps: int  # trace lines compared
+    divergence: Divergence | None
+
+    @property
+    def diverged(self) -> bool:
+        return self.divergence is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"steps": self.steps, "diverged": self.diverged,
+                "divergence": None if self.divergence is None else self.divergence.to_dict()}
+
+
+def read_trace(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, step dict) per non-blank line; SessionError `file:line: ...` if bad."""
+    p = Path(path)
+    try:
+        fh = p.open("r", encoding="utf-8")
+    except FileNotFoundError:
+        raise SessionError(f"{p}: no such trace file") from None
+    except OSError as e:
+        raise SessionError(f"{p}: cannot read: {e.strerror or e}") from None
+    with fh:
+        n = 0
+        try:
+            for n, line in enumerate(fh, 1):
+                if line.strip():
+                    yield n, _parse_line(p, n, line)
+        except UnicodeDecodeError as e:
+            raise SessionError(f"{p}:{n + 1}: expected UTF-8 JSON lines: {e.reason}") from None
+
+
+def _parse_line(p: Path, n: int, line: str) -> dict[str, Any]:
+    try:
+        d = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise SessionError(f"{p}:{n}:{e.colno}: expected a JSON object per line: {e.msg}") \
+            from None
+    if not isinstance(d, dict):
+        raise SessionError(f"{p}:{n}: expected a JSON object per line, found "
+                           f"{type(d).__name__}")
+    step = d.get("step")
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise SessionError(f"{p}:{n}: expected \"step\": a non-negative integer, found "
+                           f"{json.dumps(step)}")
+    return d
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """(field path, expected, actual) of the first difference, in the trace's key order."""
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return path, expected, actual
+        for k, v in expected.items():
+            sub = f"{path}.{k}" if path else k
+            if k not in actual:
+                return sub, v, None
+            d = first_difference(v, actual[k], sub)
+            if d is not None:
+                return d
+        if not path:
+            for k in EVENT_KEYS:
+                if k in actual and k not in expected:
+                    return k, None, actual[k]
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return path, expected, actual
+        for i, (e, a) in enumerate(zip(expected, actual, strict=False)):
+            d = first_difference(e, a, f"{path}[{i}]")
+            if d is not None:
+                return d
+        if len(expected) != len(actual):
+            i = min(len(expected), len(actual))
+            return (f"{path}[{i}]", expected[i] if i < len(expected) else None,
+                    actual[i] if i < len(actual) else None)
+        return None
+    return None if expected == actual else (path, expected, actual)
+
+
+def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen = "cayman",
+           engine: str = "pool", config: MachineConfig | None = None,
+           sbuf: np.ndarray | None = None) -> ReplayResult:
+    """Re-run `program_path` step by step against the trace; the first divergence or none.
+
+    `config` (when given) overrides gen/engine; `sbuf` is an initial SBUF image
+    (as `run --sbuf`). Bad input raises SessionError; the whole trace is checked
+    first so a bad line is reported whatever the replay would find.
+    """
+    trace = Path(trace_path)
+    for _ in read_trace(trace):  # validate every line before running anything
+        pass
+    cfg = config or MachineConfig(gen=parse_gen(gen), engine=engine)
+    program, data, labels = load_program(Path(program_path), cfg.gen)
+    try:
+        m = Machine(program, cfg, data=data, labels=labels)
+        if sbuf is not None:
+            m.load_sbuf(sbuf)
+    except ValueError as e:
+        raise SessionError(f"{program_path}: {e}") from None
+    compared = 0
+    for n, expected in read_trace(trace):
+        if compared == 0 and expected["step"] > 0:
+            m.cont(max_steps=expected["step"])  # a trace exported mid-session
+        actual = json.loads(json.dumps(step_to_json(m.step())))
+        compared += 1
+        d = first_difference(expected, actual)
+        if d is not None:
+            return ReplayResult(compared, Divergence(expected["step"], n, *d))
+    return ReplayResult(compared, None)

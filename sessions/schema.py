@@ -1,0 +1,233 @@
+"""The session file schema (version 1): dataclasses <-> the TOML document.
+
+    schema = 1
+    [program]      path (relative to the session file), sha256
+    [machine]      gen, engine, partitions, sbuf_bytes, psum_bytes, fp8_exp4, fp8_sat,
+                   base, execute_invalid                      (= machine.state.MachineConfig)
+    [position]     steps (executed), pc, digest (MachineState.digest), stop = {reason, pc, detail}
+    [[data]]       space, file (.npy beside the session), partition, offset:
+                   memory images applied after the program's own data directives
+    [[breakpoints]] / [[watchpoints]]   spec (machine/breakpoints.py language), enabled
+    [layout]       opaque: the UI's layout and selected panes
+    [tour]         name, title, description            (tours only)
+    [[notes]]      step, title, text                   (tours only: shown from `step` on)
+
+`session_from_dict` validates every field and raises SessionError naming the
+file, the key and what was expected; nothing in a session file is executed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from machine.dtypes import parse_gen
+from machine.engines import ENGINES
+from machine.state import MachineConfig
+from sessions.errors import SessionError
+
+SCHEMA_VERSION = 1
+SPACES = ("sbuf", "psum")
+WATCH_KINDS = ("watch", "change")  # breakpoint kinds saved as [[watchpoints]]
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class DataImage:
+    """A uint8 (partitions, bytes) .npy placed at `partition`, byte `offset` of `space`."""
+
+    space: str
+    file: str
+    partition: int = 0
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class BreakpointEntry:
+    spec: str
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
+class Note:
+    """A tour note, shown from step `step` until the next note's step."""
+
+    step: int
+    text: str
+    title: str = ""
+
+
+@dataclass
+class SessionSpec:
+    """A parsed session file (no machine yet)."""
+
+    program: str
+    sha256: str
+    config: MachineConfig
+    steps: int = 0
+    digest: str = ""
+    pc: int | None = None
+    stop: dict[str, Any] | None = None
+    data: list[DataImage] = field(default_factory=list)
+    breakpoints: list[BreakpointEntry] = field(default_factory=list)
+    watchpoints: list[BreakpointEntry] = field(default_factory=list)
+    layout: dict[str, Any] = field(default_factory=dict)
+    tour: dict[str, str] = field(default_factory=dict)
+    notes: list[Note] = field(default_factory=list)
+    source: Path | None = None  # the session file; relative paths resolve against its folder
+
+    def resolve(self, relative: str) -> Path:
+        base = self.source.parent if self.source is not None else Path.cwd()
+        return (base / relative).resolve()
+
+    @property
+    def program_path(self) -> Path:
+        return self.resolve(self.program)
+
+
+# -- to dict ---------------------------------------------------------------------------------
+def config_to_dict(config: MachineConfig) -> dict[str, Any]:
+    c = config.resolved()
+    out: dict[str, Any] = {}
+    for f in fields(MachineConfig):
+        v = getattr(c, f.name)
+        out[f.name] = v.label if f.name == "gen" else v
+    return out
+
+
+def session_to_dict(spec: SessionSpec) -> dict[str, Any]:
+    """The TOML document of a session (insertion order = file order)."""
+    doc: dict[str, Any] = {"schema": SCHEMA_VERSION,
+                           "program": {"path": spec.program, "sha256": spec.sha256},
+                           "machine": config_to_dict(spec.config)}
+    pos: dict[str, Any] = {"steps": spec.steps, "digest": spec.digest}
+    if spec.pc is not None:
+        pos["pc"] = spec.pc
+    if spec.stop is not None:
+        pos["stop"] = dict(spec.stop)
+    doc["position"] = pos
+    if spec.tour:
+        doc["tour"] = dict(spec.tour)
+    doc["data"] = [vars_of(d) for d in spec.data]
+    doc["breakpoints"] = [vars_of(b) for b in spec.breakpoints]
+    doc["watchpoints"] = [vars_of(b) for b in spec.watchpoints]
+    doc["layout"] = dict(spec.layout)
+    if spec.notes:
+        doc["notes"] = [vars_of(n) for n in spec.notes]
+    # Empty arrays of tables would be written as `key = []`, which reads back the same.
+    return doc
+
+
+def vars_of(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
+# -- from dict -------------------------------------------------------------------------------
+class _Reader:
+    """Typed access to one table, with errors naming file and key."""
+
+    def __init__(self, source: str, table: Any, where: str) -> None:
+        self.source, self.where = source, where
+        if not isinstance(table, dict):
+            self.fail("", f"expected a table, found {_kind(table)}")
+        self.table: dict[str, Any] = table
+
+    def fail(self, key: str, problem: str) -> None:
+        name = f"{self.where}.{key}" if self.where and key else (self.where or key)
+        raise SessionError(f"{self.source}: {name}: {problem}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = _MISSING) -> Any:
+        if key not in self.table:
+            if default is _MISSING:
+                self.fail(key, "missing")
+            return default
+        v = self.table[key]
+        ok = isinstance(v, kind) and not (kind in (int, (int,)) and isinstance(v, bool))
+        if not ok:
+            names = kind.__name__ if isinstance(kind, type) else " or ".join(
+                k.__name__ for k in kind)
+            self.fail(key, f"expected {_TYPE_WORDS.get(names, names)}, found {_kind(v)}")
+        return v
+
+    def natural(self, key: str, default: Any = _MISSING) -> int:
+        v = self.get(key, int, default)
+        if v is not None and v < 0:
+            self.fail(key, f"expected a non-negative integer, found {v}")
+        return v
+
+    def rows(self, key: str) -> list[_Reader]:
+        items = self.get(key, list, [])
+        return [_Reader(self.source, t, f"{key}[{i}]") for i, t in enumerate(items)]
+
+
+_TYPE_WORDS = {"str": "a string", "int": "an integer", "bool": "true or false",
+               "dict": "a table", "list": "an array"}
+
+
+def _kind(v: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a float", str: "a string",
+            list: "an array", dict: "a table"}.get(type(v), type(v).__name__)
+
+
+def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> SessionSpec:
+    """Validate a parsed TOML document; SessionError (one line) on the first problem."""
+    src = str(source) if source is not None else "<session>"
+    top = _Reader(src, doc, "")
+    version = top.get("schema", int)
+    if version != SCHEMA_VERSION:
+        top.fail("schema", f"unknown schema version {version}; this neurondbg reads "
+                           f"version {SCHEMA_VERSION}")
+    prog = _Reader(src, top.get("program", dict), "program")
+    mach = _Reader(src, top.get("machine", dict), "machine")
+    pos = _Reader(src, top.get("position", dict, {}), "position")
+    spec = SessionSpec(program=prog.get("path", str), sha256=prog.get("sha256", str, ""),
+                       config=_config(mach), source=Path(source) if source else None)
+    if not spec.program.strip():
+        prog.fail("path", "expected a program path, found an empty string")
+    spec.steps = pos.natural("steps", 0)
+    spec.digest = pos.get("digest", str, "")
+    spec.pc = pos.natural("pc", None)
+    stop = pos.get("stop", dict, None)
+    if stop is not None:
+        s = _Reader(src, stop, "position.stop")
+        spec.stop = {"reason": s.get("reason", str), "pc": s.natural("pc", 0),
+                     "detail": s.get("detail", str, "")}
+    for r in top.rows("data"):
+        space = r.get("space", str, "sbuf")
+        if space not in SPACES:
+            r.fail("space", f"expected one of {', '.join(SPACES)}, found {space!r}")
+        spec.data.append(DataImage(space, r.get("file", str), r.natural("partition", 0),
+                                   r.natural("offset", 0)))
+    for key, out in (("breakpoints", spec.breakpoints), ("watchpoints", spec.watchpoints)):
+        for r in top.rows(key):
+            out.append(BreakpointEntry(r.get("spec", str), r.get("enabled", bool, True)))
+    spec.layout = top.get("layout", dict, {})
+    tour = _Reader(src, top.get("tour", dict, {}), "tour")
+    spec.tour = {k: tour.get(k, str, "") for k in ("name", "title", "description")
+                 if k in tour.table}
+    for r in top.rows("notes"):
+        spec.notes.append(Note(r.natural("step"), r.get("text", str), r.get("title", str, "")))
+    spec.notes.sort(key=lambda n: n.step)
+    return spec
+
+
+def _config(r: _Reader) -> MachineConfig:
+    try:
+        gen = parse_gen(r.get("gen", str))
+    except ValueError as e:
+        r.fail("gen", str(e))
+    engine = r.get("engine", str, "pool")
+    if engine not in ENGINES:
+        r.fail("engine", f"expected one of {', '.join(ENGINES)}, found {engine!r}")
+    fp8 = r.get("fp8_exp4", str, "")
+    if fp8 not in ("", "fp8_e4m3", "fp8_e4m3fn"):
+        r.fail("fp8_exp4", f"expected fp8_e4m3 or fp8_e4m3fn, found {fp8!r}")
+    partitions = r.natural("partitions", 0)
+    if partitions > 128:
+        r.fail("partitions", f"expected at most 128, found {partitions}")
+    return MachineConfig(gen=gen, engine=engine, partitions=partitions,
+                         sbuf_bytes=r.natural("sbuf_bytes", 0),
+                         psum_bytes=r.natural("psum_bytes", 0), fp8_exp4=fp8,
+                         fp8_sat=r.get("fp8_sat", bool, False), base=r.natural("base", 0),
+                         execute_invalid=r.get("execute_invalid", bool, False))

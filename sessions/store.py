@@ -1,0 +1,246 @@
+"""Save and load session files: the exact machine state by replaying to the saved step.
+
+    spec = save_session("s.toml", machine, program_path="prog.asm", layout={...})
+    loaded = load_session("s.toml")       # machine at the saved step, digest checked
+    if loaded.program_changed: ...        # sha256 differs: the caller may go on or stop
+
+Memory a program's own data directives do not explain (e.g. `run --sbuf`, or a
+UI edit before the first step) is saved as .npy images beside the session.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from machine.debugger import Machine, Stop
+from sessions.atomic import write_atomic
+from sessions.errors import SessionError
+from sessions.program import load_program, sha256_of
+from sessions.schema import (
+    SPACES,
+    WATCH_KINDS,
+    BreakpointEntry,
+    DataImage,
+    Note,
+    SessionSpec,
+    session_from_dict,
+    session_to_dict,
+)
+from sessions.toml_write import dumps
+
+_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+
+
+@dataclass
+class LoadedSession:
+    """A session loaded onto a machine at its saved step."""
+
+    machine: Machine
+    spec: SessionSpec
+    program_path: Path
+    labels: dict[str, int]
+    stop: Stop | None = None  # where the saved run had stopped (None at step 0)
+    warnings: list[str] = field(default_factory=list)
+    program_changed: bool = False  # sha256 of the program differs from the saved one
+    digest_ok: bool = True  # the replayed state matches the saved digest
+
+    @property
+    def layout(self) -> dict[str, Any]:
+        return self.spec.layout
+
+    @property
+    def notes(self) -> list[Note]:
+        return self.spec.notes
+
+
+# -- reading ---------------------------------------------------------------------------------
+def read_session(path: str | Path) -> SessionSpec:
+    """Parse and validate a session file (no machine); SessionError on bad input."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise SessionError(f"{p}: no such session file") from None
+    except OSError as e:
+        raise SessionError(f"{p}: cannot read: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SessionError(f"{p}: offset {e.start}: expected UTF-8 TOML text") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = _AT.search(msg)
+        where = f"{p}:{m.group(1)}:{m.group(2)}" if m else str(p)
+        raise SessionError(f"{where}: malformed TOML: {_AT.sub('', msg)}") from None
+    return session_from_dict(doc, p)
+
+
+def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True) -> LoadedSession:
+    """Build the machine, apply data, replay to the saved step, check the digest.
+
+    A changed program is a warning with `program_changed` set, or a SessionError
+    when `allow_changed` is False.
+    """
+    spec = path if isinstance(path, SessionSpec) else read_session(path)
+    src = str(spec.source) if spec.source is not None else "<session>"
+    prog_path = spec.program_path
+    if not prog_path.is_file():
+        raise SessionError(f"{src}: program {spec.program}: no such file ({prog_path})")
+    warnings: list[str] = []
+    sha = sha256_of(prog_path, src)
+    changed = bool(spec.sha256) and sha != spec.sha256
+    if changed:
+        msg = (f"{src}: program {spec.program} changed since the session was saved "
+               f"(sha256 {spec.sha256[:12]}… now {sha[:12]}…)")
+        if not allow_changed:
+            raise SessionError(msg)
+        warnings.append(msg)
+    program, data, labels = load_program(prog_path, spec.config.gen, src)
+    try:
+        m = Machine(program, spec.config, data=data, labels=labels)
+    except ValueError as e:
+        raise SessionError(f"{src}: program {spec.program}: {e}") from None
+    for i, img in enumerate(spec.data):
+        _apply_image(m, img, spec, f"{src}: data[{i}]")
+    stop = _replay_to(m, spec, warnings, src)
+    digest_ok = not spec.digest or m.state.digest() == spec.digest
+    if not digest_ok:
+        warnings.append(f"{src}: the replayed state at step {m.state.steps} differs from the "
+                        f"saved one (digest mismatch)")
+    for key, entries in (("breakpoints", spec.breakpoints), ("watchpoints", spec.watchpoints)):
+        for i, e in enumerate(entries):
+            try:
+                bp = m.add_breakpoint(e.spec)
+            except ValueError as err:
+                msg = f"{src}: {key}[{i}].spec {e.spec!r}: {err}"
+                if changed:  # e.g. a label the edited program lost: keep going
+                    warnings.append(msg)
+                    continue
+                raise SessionError(msg) from None
+            if not e.enabled:
+                m.set_enabled(bp.id, False)
+    return LoadedSession(m, spec, prog_path, labels, stop, warnings, changed, digest_ok)
+
+
+def _apply_image(m: Machine, img: DataImage, spec: SessionSpec, where: str) -> None:
+    path = spec.resolve(img.file)
+    try:
+        a = np.load(path, allow_pickle=False)  # never unpickles: session files run no code
+    except FileNotFoundError:
+        raise SessionError(f"{where}: data file {img.file}: no such file ({path})") from None
+    except (OSError, ValueError, EOFError) as e:
+        raise SessionError(f"{where}: data file {img.file}: expected a .npy array: "
+                           f"{' '.join(str(e).split())}") from None
+    if a.dtype != np.uint8 or a.ndim != 2:
+        raise SessionError(f"{where}: data file {img.file}: expected a uint8 array of shape "
+                           f"(partitions, bytes), found {a.dtype} {a.shape}")
+    mem = m.state.memory(img.space)
+    p1, b1 = img.partition + a.shape[0], img.offset + a.shape[1]
+    if p1 > mem.shape[0] or b1 > mem.shape[1]:
+        raise SessionError(f"{where}: data file {img.file}: {a.shape} at partition "
+                           f"{img.partition}, byte {img.offset} does not fit {img.space} "
+                           f"{mem.shape}")
+    mem[img.partition:p1, img.offset:b1] = a
+
+
+def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str) -> Stop | None:
+    """Run (fast path: no breakpoints yet) exactly `spec.steps` steps."""
+    if spec.steps == 0:
+        return Stop(**spec.stop) if spec.stop else None
+    stop = m.cont(max_steps=spec.steps)
+    if m.state.steps != spec.steps:
+        warnings.append(f"{src}: replay stopped at step {m.state.steps} of {spec.steps}: "
+                        f"{stop.reason}: {stop.detail}")
+        return stop
+    if spec.stop:
+        return Stop(**spec.stop, steps=spec.steps, record=m.last)
+    return stop
+
+
+# -- writing ---------------------------------------------------------------------------------
+def save_session(path: str | Path, machine: Machine, *, program_path: str | Path,
+                 layout: dict[str, Any] | None = None, stop: Stop | None = None,
+                 tour: dict[str, str] | None = None,
+                 notes: list[Note] | None = None) -> SessionSpec:
+    """Write `machine` (at its current step) as a session file, atomically.
+
+    `program_path` is the file the machine's program came from; `layout` is the
+    UI's opaque table; `stop` (optional) is the stop reason shown on reload.
+    """
+    target = Path(path)
+    folder = target.resolve().parent
+    prog = Path(program_path).resolve()
+    st = machine.state
+    spec = SessionSpec(program=_relative(prog, folder), sha256=sha256_of(prog, str(target)),
+                       config=machine.config, steps=st.steps, digest=st.digest(), pc=st.pc,
+                       stop=stop.to_dict() if stop is not None else None,
+                       layout=dict(layout or {}), tour=dict(tour or {}),
+                       notes=list(notes or []), source=target)
+    for bp in machine.breakpoints:
+        entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
+        entries.append(BreakpointEntry(bp.text, bp.enabled))
+    spec.data = _save_images(target, machine, prog)
+    try:
+        text = dumps(session_to_dict(spec))
+    except TypeError as e:
+        raise SessionError(f"{target}: cannot save: {e}") from None
+    try:
+        write_atomic(target, text.encode("utf-8"))
+    except OSError as e:
+        raise SessionError(f"{target}: cannot write: {e.strerror or e}") from None
+    return spec
+
+
+def _relative(p: Path, folder: Path) -> str:
+    try:
+        return Path(os.path.relpath(p, folder)).as_posix()
+    except ValueError:  # another drive (Windows): keep it absolute
+        return p.as_posix()
+
+
+def initial_memory(machine: Machine) -> dict[str, np.ndarray]:
+    """SBUF and PSUM as they were before step 0: the journal's old bytes, newest first."""
+    st = machine.state
+    mems = {s: st.memory(s).copy() for s in SPACES}
+    for u in reversed(st.journal.others):
+        if u.kind == "mem":
+            r = u.key
+            mems[r.space][r.p0:r.p1, r.byte_index] = u.old
+    return mems
+
+
+def _save_images(target: Path, machine: Machine, prog: Path) -> list[DataImage]:
+    """Write .npy images of initial memory the program's data directives do not produce."""
+    program, data, labels = load_program(prog, machine.config.gen, str(target))
+    try:
+        fresh = Machine(program, machine.config, data=data, labels=labels).state
+    except ValueError as e:
+        raise SessionError(f"{target}: program {prog}: {e}") from None
+    images = []
+    for space, mem in initial_memory(machine).items():
+        diff = mem != fresh.memory(space)
+        rows = np.flatnonzero(diff.any(axis=1))
+        if rows.size == 0:
+            continue
+        cols = np.flatnonzero(diff.any(axis=0))
+        p0, p1, b0, b1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+        name = f"{target.stem}.{space}.npy"
+        buf = io.BytesIO()
+        np.save(buf, np.ascontiguousarray(mem[p0:p1, b0:b1]))
+        try:
+            write_atomic(target.parent / name, buf.getvalue())
+        except OSError as e:
+            raise SessionError(f"{target.parent / name}: cannot write: {e.strerror or e}") \
+                from None
+        images.append(DataImage(space, name, p0, b0))
+    return images
