@@ -167,6 +167,14 @@ def alu_name(code: int) -> str:
     return f"{n} (0x{code:02X})" if n else f"0x{code:02X}"
 
 
+def alu_equals(name: str, field: str, op: AluOp, prov: Provenance, rule: str) -> Clause:
+    return Clause(
+        name, (field,), lambda r: r[field] == op,
+        lambda v, ctx, ok: f"{field} {alu_name(int(v[field]))} " + ("==" if ok else "!=")
+        + f" {op.name} (0x{int(op):02X}): {rule}",
+        prov, fix=lambda v, ctx: f"set {field} = {op.name} (0x{int(op):02X})")
+
+
 def alu_enum(field: str, prov: Provenance, label: str | None = None) -> Clause:
     """is_valid_enum(<op>): the byte is an ALU_OP of the generation."""
     return Clause(

@@ -58,14 +58,6 @@ def op_class(name: str, field: str, members: frozenset[AluOp], prov: Provenance,
     return Clause(name, (field,), lambda r: table(r.ctx.gen)[r[field]], message, prov)
 
 
-def alu_equals(name: str, field: str, op: AluOp, prov: Provenance, rule: str) -> Clause:
-    return Clause(
-        name, (field,), lambda r: r[field] == op,
-        lambda v, ctx, ok: f"{field} {c.alu_name(int(v[field]))} " + ("==" if ok else "!=")
-        + f" {op.name} (0x{int(op):02X}): {rule}",
-        prov, fix=lambda v, ctx: f"set {field} = {op.name} (0x{int(op):02X})")
-
-
 def accum_set(name: str, field: str, codes: frozenset[int], prov: Provenance,
               rule: str) -> Clause:
     return c.in_set(name, field, codes, prov, rule,
@@ -124,7 +116,7 @@ COPY_CAST_PREDICATED = Predicate(
                _pred_same_type, _pred_same_type_msg, P_PRED,
                fix=lambda v, ctx: "use CAST_PREDICATED (0x99) to convert, or set "
                "out_dtype to src1's dtype"),
-        alu_equals("op_bypass", "op", A.BYPASS, P_PRED, "the predicated copy is a BYPASS"),
+        c.alu_equals("op_bypass", "op", A.BYPASS, P_PRED, "the predicated copy is a BYPASS"),
         *_tt_tensor_clauses(),
     ), P_PRED, doc="dst[i] = src0[i] != 0 ? convert(src1[i]) : dst[i]")
 
@@ -310,9 +302,9 @@ SELECT_REDUCE = Predicate("is_valid_select_reduce", "S2S2D2_STT", (0xEA,), (
               frozenset({AccumCmd.IDLE, AccumCmd.ACCUMULATE, AccumCmd.ZERO_ACCUMULATE}),
               Provenance("isa-facts", "§6.3"), "SELECT_REDUCE accepts IDLE, ACCUMULATE, "
               "ZERO_ACCUMULATE"),
-    alu_equals("select_reduce_op0_bypass", "op0", A.BYPASS, Provenance("isa-facts", "§6.3"),
+    c.alu_equals("select_reduce_op0_bypass", "op0", A.BYPASS, Provenance("isa-facts", "§6.3"),
                "the select passes the chosen value through"),
-    alu_equals("select_reduce_op1_max", "op1", A.MAX, Provenance("isa-facts", "§6.3"),
+    c.alu_equals("select_reduce_op1_max", "op1", A.MAX, Provenance("isa-facts", "§6.3"),
                "the reduction into the accumulator is MAX"),
     *_stt_common(),
 ), P_STT)

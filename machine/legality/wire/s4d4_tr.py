@@ -31,8 +31,8 @@ SUBDIM = c.in_set("is_zero_subdim(op_dim)", "op_dim", (TensorSubdim.UNUSED, Tens
                   fix="set op_dim = 0 (UNUSED)")
 CHANNELS = c.active_channels(NAC, "has_valid_active_channel_range", P)
 COUNT = c.same_count("s4d4_tr_same_src_dst_count", SRC, DST, P)
-BYPASS = c.equals("s4d4_tr_op_bypass", "op", int(AluOp.BYPASS), P,
-                  "Copy/Cast are a BYPASS walk (ALU op 0x00)")
+BYPASS = c.alu_equals("s4d4_tr_op_bypass", "op", AluOp.BYPASS, P,
+                      "Copy/Cast are a BYPASS walk (no arithmetic)")
 NEGATED = c.equals("has_zero_negated_field", "negated", 0, P, "Copy/Cast never negate")
 
 
