@@ -224,6 +224,11 @@ class NeurondbgApp(App):
             self.say(text, style)
         self._apply(reply)
 
+    async def run_command_async(self, line: str) -> None:
+        """`run_command`, then let the UI settle (for scripts and snapshot set-up)."""
+        self.run_command(line)
+        await self.workers.wait_for_complete()
+
     def _apply(self, reply: console.Reply) -> None:
         action, args = reply.action, reply.args
         if action == "refresh":

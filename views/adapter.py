@@ -370,11 +370,13 @@ def judge(inst: Any, gen: Gen, engine: str) -> tuple[Any, Any, list[Any]]:
 def written_regions(record: Any) -> tuple[WrittenRegion, ...]:
     """The SBUF/PSUM cells a StepRecord wrote."""
     out = []
+    lanes = getattr(record, "lanes", None)
+    fmt = getattr(lanes, "dst", None)  # a conversion writes elements of its target format
     for w in getattr(record, "writes", None) or ():
         region = getattr(w, "region", None)
         if region is None:
             continue
-        out.append(WrittenRegion(region.space, region.p0, region.p1, region.byte_index))
+        out.append(WrittenRegion(region.space, region.p0, region.p1, region.byte_index, fmt))
     return tuple(out)
 
 

@@ -122,6 +122,9 @@ class MemoryView(LineView):
         lo, hi = self.start, self.start + self.columns() * size
         cols = np.flatnonzero(mine[0].byte_mask(mem.shape[1]))
         if cols.size and not ((cols >= lo) & (cols < hi)).any():
+            if mine[0].fmt in DTYPES:  # show a conversion's output in its own format
+                self.dtype = mine[0].fmt
+                size = elem_bytes(self.dtype)
             self.start = int(cols[0]) - int(cols[0]) % size
 
     def _recompute(self) -> None:

@@ -34,6 +34,7 @@ class WrittenRegion:
     p0: int
     p1: int
     columns: np.ndarray | slice  # byte offsets within each partition
+    fmt: str | None = None  # element format of the written data, when the step knows it
 
     def byte_mask(self, nbytes: int) -> np.ndarray:
         mask = np.zeros(nbytes, bool)

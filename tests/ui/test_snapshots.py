@@ -1,12 +1,39 @@
 """SVG snapshots at 160x50 (pytest-textual-snapshot). Regenerate only in the pinned
-environment: `pytest tests/ui/test_snapshots.py --snapshot-update`."""
+environment: `pytest tests/ui/test_snapshots.py --snapshot-update`, then look at them."""
 
 from __future__ import annotations
 
-from neurondbg.app import NeurondbgApp
+from pathlib import Path
 
+import pytest
+
+from neurondbg.app import NeurondbgApp
+from neurondbg.screens.main import PANES
+
+STEPS = Path(__file__).parent / "data" / "steps.asm"
 SIZE = (160, 50)
 
 
 def test_convert_lab(snap_compare) -> None:
     assert snap_compare(NeurondbgApp(lab_only=True), terminal_size=SIZE)
+
+
+def test_default_layout_after_two_steps(snap_compare) -> None:
+    assert snap_compare(NeurondbgApp(STEPS), press=["s", "s"], terminal_size=SIZE)
+
+
+def test_invalid_instruction_legality(snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.press("s", "s", "s")
+        await pilot.app.run_command_async("pane legality")
+
+    assert snap_compare(NeurondbgApp(STEPS), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("pane", list(PANES))
+def test_pane_maximised(snap_compare, pane: str) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.press("s", "s")
+        await pilot.app.run_command_async(f"pane {pane}")
+
+    assert snap_compare(NeurondbgApp(STEPS), terminal_size=SIZE, run_before=run_before)
