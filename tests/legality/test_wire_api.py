@@ -251,6 +251,11 @@ def test_messages_never_raise_on_random_bytes() -> None:
         for row in raw:
             v = explain(row.tobytes(), gen)
             assert all(c.message for c in v.clauses)
+    # any predicate forced on any bytes: still a verdict, never an exception
+    for p in ALL_PREDICATES:
+        for row in raw[:5]:
+            v = explain(row.tobytes(), "maverick", "act", predicate=p.name)
+            assert v.predicate == p.name and all(c.message for c in v.clauses)
 
 
 def test_validate_inputs() -> None:
