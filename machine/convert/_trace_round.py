@@ -76,6 +76,14 @@ class Leg:
                                                         self.profile, True)
             self.out.overflow = True
             self._special(code, f"the input is {'-' if d.sign else '+'}inf; {why}", satd)
+        elif dst.name == "fp8_e8m0" and self.profile == "ascend" and d.sign:
+            # ref 002 (bf16 -> e8m0) speaks of "the absolute value": the magnitude converts.
+            self.add("special", "Special value", "e8m0 has no sign: ref 002 converts |x|")
+            self.run(Decoded(d.cls, 0, d.sig, d.exp2, d.fields, d.marks))
+        elif dst.name == "fp8_e8m0" and self.profile != "ascend" and (d.sign or d.sig == 0):
+            # e8m0 (2**k only) has no sign and no zero; like ml_dtypes, these are NaN.
+            self._special(0xFF, "e8m0 holds only 2^k > 0: zero and negative inputs give "
+                          "its NaN 0xFF")
         elif d.sig == 0:
             self._zero(d.sign)
         elif isinstance(dst, IntFormat):
@@ -94,9 +102,8 @@ class Leg:
 
     def _zero(self, sign: int) -> None:
         dst = self.dst
-        if isinstance(dst, FloatFormat) and dst.name == "fp8_e8m0":
-            # e8m0 has no zero (and no sign); like ml_dtypes, zero is NaN there.
-            self._special(0xFF, "e8m0 (2**k only) has no zero: 0 converts to its NaN 0xFF")
+        if dst.name == "fp8_e8m0":  # ascend (ref 002 gives no rule): 0 -> the smallest, 0x00
+            self._special(0x00, "e8m0 has no zero: 0 gives its smallest value 2^-127 (0x00)")
             return
         code = 0
         if isinstance(dst, FloatFormat) and dst.signed:
@@ -121,6 +128,8 @@ class Leg:
         """Is the encoding of the lower candidate kept * 2**q odd? (ties-to-even and
         round-to-odd compare whole codes, so e8m0 ties go to the even exponent code)."""
         dst = self.dst
+        if isinstance(dst, IntFormat):
+            return bool(kept & 1)
         if isinstance(dst, HiF8Format):
             if kept == 0:
                 return False

@@ -102,6 +102,12 @@ def _neuron(bits: int, src: Format, dst: Format, sat: bool,
         hub, hub_res = bits, LegResult(bits)
     else:
         d_in, hub_res = _leg(bits, src, FP32, "rint", False, "ieee", "to_fp32")
+        if d_in.cls == "nan" and src.name in ("fp16", "bf16"):
+            # numpy / ml_dtypes widen a 16-bit NaN with its payload (ref 003 §4.2: "NaN/Inf
+            # propagate with the qNaN bit preserved"); fp8 NaNs widen to the canonical NaN.
+            hub_res.code = (bits >> 15 << 31) | 0x7F800000 | ((bits & 0x3FF if src.name == "fp16"
+                                                              else bits & 0x7F)
+                                                             << (13 if src.name == "fp16" else 16))
         hub = hub_res.code
         if isinstance(src, IntFormat):
             steps.extend(hub_res.steps)
@@ -124,6 +130,8 @@ def _neuron(bits: int, src: Format, dst: Format, sat: bool,
         return d_in, res
     mode = "trunc" if isinstance(dst, IntFormat) else "rint"
     _, res = _leg(hub, FP32, dst, mode, sat, "neuron", "from_fp32")
+    if decode(hub, FP32).cls == "nan":
+        _astype_nan(hub, dst, sat, res)
     if isinstance(dst, IntFormat):
         res.steps[0] = _retitle(res.steps[0], "fp32 -> integer truncates toward zero and "
                                 "saturates; NaN -> 0 (ref 003 §3, ref 000 §6.4)")
@@ -131,6 +139,18 @@ def _neuron(bits: int, src: Format, dst: Format, sat: bool,
     res.inexact = res.inexact or hub_res.inexact
     res.overflow = res.overflow or hub_res.overflow
     return d_in, res
+
+
+def _astype_nan(hub: int, dst: Format, sat: bool, res: LegResult) -> None:
+    """NaN as numpy/ml_dtypes `astype` writes it (the neuron Cast is numpy astype, ref 000 §6.1):
+    fp32 -> fp16 keeps the payload's top bits (numpy); ml_dtypes writes an fp4_e2m1 NaN as
+    a zero whose sign bit is the inverse of the NaN's (observed, ml_dtypes 0.6)."""
+    sign = hub >> 31
+    if dst.name == "fp16":
+        code = 0x7C00 | ((hub & 0x7FFFFF) >> 13)
+        res.code = (sign << 15) | (code if code != 0x7C00 else 0x7C01)
+    elif dst.name == "fp4_e2m1" and not sat:
+        res.code = 0x0 if sign else 0x8
 
 
 def _retitle(step: Step, note: str) -> Step:
