@@ -1,0 +1,142 @@
+"""`neurondbg convert`: values, --bits, JSON shape, the trace table, one-line errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from neurondbg.cli import cli
+from neurondbg.commands.convert import parse_value
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, ["convert", *args])
+
+
+def run_json(*args: str) -> list[dict]:
+    res = run(*args, "--json")
+    assert res.exit_code == 0, res.output
+    return json.loads(res.output)
+
+
+def test_json_shape_and_values() -> None:
+    rows = run_json("1.233", "-inf", "nan", "0x1p-3", "-0", "--from", "fp32", "--to",
+                    "fp8_e4m3fn")
+    assert [r["input"] for r in rows] == ["1.233", "-inf", "nan", "0x1p-3", "-0"]
+    for r in rows:
+        assert {"input", "input_bits", "output_bits", "output_value", "profile", "mode",
+                "sat"} <= set(r)
+        assert r["profile"] == "ieee" and r["mode"] == "rint" and r["sat"] is False
+    assert [r["input_bits"] for r in rows] == ["0x3f9dd2f2", "0xff800000", "0x7fc00000",
+                                               "0x3e000000", "0x80000000"]
+    # ref 002 worked example: fp32 1.233 -> fp8_e4m3fn 0 0111 010 = 1.25
+    assert [r["output_bits"] for r in rows] == ["0x3a", "0xff", "0x7f", "0x20", "0x80"]
+    assert rows[0]["output_value"] == 1.25 and rows[3]["output_value"] == 0.125
+    assert rows[1]["output_value"] == "nan"  # e4m3fn has no infinity
+
+
+def test_bits_mode_sat_profile_and_aliases() -> None:
+    rows = run_json("0x3f9dd2f2", "7f800000", "--bits", "--from", "FP32", "--to", "FP8_EXP5",
+                    "--mode", "trunc", "--sat")
+    assert [r["output_bits"] for r in rows] == ["0x3c", "0x7b"]
+    assert rows[0]["mode"] == "trunc" and rows[0]["sat"] is True
+    rows = run_json("16777217", "--from", "int32", "--to", "int32", "--profile", "neuron")
+    assert rows[0]["output_value"] == 16777216  # through the fp32 hub
+    rows = run_json("257", "--from", "fp16", "--to", "uint8", "--profile", "ascend")
+    assert rows[0]["output_bits"] == "0x01" and rows[0]["output_value"] == 1
+    rows = run_json("0x7", "--bits", "--from", "fp4_e2m1", "--to", "fp32")
+    assert rows[0]["input_bits"] == "0x7" and rows[0]["output_value"] == 6.0
+    rows = run_json("-1", "--from", "int64", "--to", "uint64", "--sat")
+    assert rows[0]["output_value"] == 0 and rows[0]["output_bits"] == "0x0000000000000000"
+
+
+def test_decimal_parsing_is_one_exact_rounding() -> None:
+    # 1 + 2^-24 + 2^-60 is just above an fp32 midpoint: a float64 detour would land on the
+    # midpoint (1 + 2^-24) and round to even (down); the exact parse rounds up.
+    text = repr(1 + 2**-24) + "0000000001"
+    assert parse_value(text, _fmt("fp32")) == 0x3F800001
+    assert parse_value("1.233", _fmt("fp16")) == 0x3CEF
+    assert parse_value("65520", _fmt("fp16")) == 0x7C00  # the fp16 overflow threshold
+    assert parse_value("-0", _fmt("bf16")) == 0x8000
+
+
+def _fmt(name: str):
+    from machine.convert.formats import FORMATS
+
+    return FORMATS[name]
+
+
+def test_table_output_and_trace_render() -> None:
+    res = run("1.233", "--from", "fp32", "--to", "fp8_e4m3fn")
+    assert res.exit_code == 0
+    assert "0x3a" in res.output and "1.25" in res.output
+    res = run("1.233", "--from", "fp32", "--to", "fp8_e4m3fn", "--trace")
+    assert res.exit_code == 0, res.output
+    for word in ("decode", "grs", "round", "encode", "00111010"):
+        assert word in res.output
+    res = run("1.233", "--from", "fp32", "--to", "fp8_e4m3fn", "--trace", "--json")
+    steps = json.loads(res.output)[0]["trace"]["steps"]
+    assert steps[0]["name"] == "decode" and steps[-1]["name"] == "error"
+
+
+def test_trace_bits_are_coloured_by_role() -> None:
+    from rich.console import Console
+
+    from neurondbg.commands.convert import ROLE_STYLES, colour_bits
+
+    text = colour_bits("0011", ((0, 1, "sign"), (1, 3, "guard"), (3, 4, "sticky")))
+    spans = {(s.start, s.end): str(s.style) for s in text.spans}
+    assert spans == {(0, 1): ROLE_STYLES["sign"], (1, 3): ROLE_STYLES["guard"],
+                     (3, 4): ROLE_STYLES["sticky"]}
+    console = Console(force_terminal=True, color_system="truecolor", width=40)
+    with console.capture() as cap:
+        console.print(text)
+    assert "\x1b[" in cap.get()
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["1", "--from", "fp33", "--to", "fp16"], "unknown format 'fp33'"),
+    (["1", "--from", "fp32", "--to", "fp16", "--mode", "foo"], "unknown mode 'foo'"),
+    (["1", "--from", "fp32", "--to", "fp16", "--profile", "arm"], "unknown profile 'arm'"),
+    (["x1", "--from", "fp32", "--to", "fp16"], "expected a number"),
+    (["1.5", "--from", "int8", "--to", "fp16"], "expected an integer"),
+    (["300", "--from", "int8", "--to", "fp16"], "[-128, 127]"),
+    (["nan", "--from", "int8", "--to", "fp16"], "int8 has no nan"),
+    (["0x1ff", "--bits", "--from", "fp8_e4m3", "--to", "fp32"], "too wide for fp8_e4m3"),
+    (["0xzz", "--bits", "--from", "fp16", "--to", "fp32"], "hex bit pattern"),
+    (["1", "--from", "fp32", "--to", "bf16", "--profile", "neuron", "--mode", "floor"],
+     "rint"),
+    (["1", "--from", "fp32", "--to", "fp16", "--mode", "hybrid"], "hybrid"),
+    (["1", "--from", "fp32", "--to", "fp8_e4m3fn", "--profile", "ascend", "--mode", "floor"],
+     "ascend"),
+    (["1", "--from", "fp32r", "--to", "fp32"], "output-only"),
+    (["1", "--to", "fp16"], "missing --from"),
+    (["1", "--from", "fp16"], "missing --to"),
+    (["--from", "fp32", "--to", "fp16"], "at least one VALUE"),
+])
+def test_errors_are_one_line_exit_2(args: list[str], needle: str) -> None:
+    res = CliRunner().invoke(cli, ["convert", *args])
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("neurondbg: error: "), res.output
+    assert needle in lines[0]
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+
+
+def test_real_entry_point_has_no_traceback() -> None:
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "neurondbg", "convert", "-inf", "--from",
+                          "fp32", "--to", "fp9"], capture_output=True, text=True)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines() == [res.stderr.strip()]
+
+
+def test_error_lists_the_choices() -> None:
+    out = run("1", "--from", "fp32", "--to", "fp16", "--mode", "foo").output
+    assert "rint, round, floor, ceil, trunc, odd, hybrid" in out
+    out = run("1", "--from", "nope", "--to", "fp16").output
+    assert "fp8_e4m3fn" in out and "hif8" in out
