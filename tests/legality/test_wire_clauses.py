@@ -213,7 +213,7 @@ MUTATIONS: dict[str, dict[str, dict]] = {
         "has_valid_neuron_events": {"events.wait_mode": 0x10},
         "is_valid_enum(op)": {"op": 0x30},
         "is_valid_dtype_64(dtype)": {"dtype": Dtype.FP32R},
-        "is_valid_dtype_64(dst_dtype)": {"dst_dtype": 0},
+        "ctrl_al_valid_dst_dtype": {"dst_dtype": Dtype.FP32R},
         "is_valid_enum(src1_datasrc)": {"src1_datasrc": 2},
         "is_valid_register_read(src0_lo)": {"src0_lo": 64},
         "is_valid_register_read(src0_hi)": {"src0_hi": 200},
@@ -355,6 +355,22 @@ def test_tile_idx_zero_is_maverick_only() -> None:
     for gen in ("sunda", "cayman", "mariana"):
         v = explain(raw, gen)
         assert v.valid and "has_tile_idx_zero" not in {c.name for c in v.clauses}
+
+
+def test_tile_idx_zero_applies_to_move_only() -> None:
+    # A relative branch carries debug_hint 2 (isa-facts §1.1): still valid on maverick.
+    raw = example("is_valid_ctrl_br", header__debug_hint=2)
+    verdict = explain(raw, "maverick")
+    assert verdict.valid and "has_tile_idx_zero" not in {c.name for c in verdict.clauses}
+
+
+def test_alu_op_example_of_isa_facts_4_4_is_valid() -> None:
+    # The dword @12 = 0x00010804: ADD, INT32, immediate source, dst_dtype byte 0.
+    raw = bytearray(example("is_valid_ctrl_al"))
+    raw[12:16] = (0x00010804).to_bytes(4, "little")
+    verdict = explain(bytes(raw), "cayman")
+    assert verdict.valid, verdict.failed
+    assert verdict.clause("ctrl_al_valid_dst_dtype").passed
 
 
 def test_examples_valid_on_every_generation_with_the_opcode() -> None:

@@ -148,8 +148,14 @@ TILE_IDX = tile_idx_zero()
 
 
 def header_clauses() -> list[Clause]:
-    """has_valid_neuron_header, has_tile_idx_zero (maverick), has_valid_neuron_events."""
-    return [HEADER, TILE_IDX, EVENTS]
+    """has_valid_neuron_header, has_valid_neuron_events.
+
+    has_tile_idx_zero is not here: reference 001 §7 finds it in MAVERICK's
+    is_valid_ctrl_mv only (rg count 0/0/0/1 over ctrl_mv.h), so only MOVE adds it.
+    Applying it to every opcode would, with the LOW byte choice above, reject every
+    relative branch (builders put debug_hint = 2 there, isa-facts §1.1).
+    """
+    return [HEADER, EVENTS]
 
 
 _ALU_TABLES: dict[Gen, np.ndarray] = {}

@@ -130,6 +130,7 @@ def _disjoint_msg(v: Values, ctx: Ctx, ok: bool) -> str:
 
 MV_CLAUSES: tuple[Clause, ...] = (
     *c.header_clauses(),
+    c.TILE_IDX,  # ref 001 §3.3: after the events clause, MAVERICK only
     c.fixed_opcode("has_move_opcode", 0xA7),
     Clause("ctrl_mv_valid_num", ("num_mov",),
            lambda r: (r["num_mov"] > 0) & (r["num_mov"] <= SLOTS),
@@ -173,6 +174,21 @@ IS_VALID_CTRL_MS = Predicate("is_valid_ctrl_ms", "CTRL_MS", (0xB2,), (
 P_AL = Provenance("isa-facts", "§4.4", "MED")
 
 
+# isa-facts §4.4's own example (dword @12 = 0x00010804) is a compiler-built ALU_OP with
+# dst_dtype byte 0: so 0 cannot be rejected. Decision (MED): 0 means "the result keeps
+# `dtype`"; any other code must pass the _64 dtype gate.
+P_AL_DST = Provenance("isa-facts", "§4.4 (example dword 0x00010804 has dst_dtype 0)", "MED")
+
+
+def _al_dst_dtype_message(v: Values, ctx: Ctx, ok: bool) -> str:
+    code = int(v["dst_dtype"])
+    if code == 0:
+        return "dst_dtype 0: the result keeps dtype (as in isa-facts §4.4's example)"
+    return (f"dst_dtype {gates.dtype_label(code)} " + ("passes" if ok else "fails")
+            + f" is_valid_dtype_64 on {ctx.gen.label}: 0 (keep dtype) or "
+            + gates.describe_gate(ctx.gen, False, True))
+
+
 def _src1_reg(r: Rows) -> np.ndarray:
     return r["src1_datasrc"] == DataSrc.REGISTER
 
@@ -184,7 +200,11 @@ IS_VALID_CTRL_AL = Predicate("is_valid_ctrl_al", "CTRL_AL", (0xA8,), (
                     "enum, the dtype gates and the shared register rules (MED)", P_AL),
     c.alu_enum("op", P_AL),
     c.dtype_clause(DtypeRef("dtype"), allow_fp32r=False, allow_64=True, prov=P_AL),
-    c.dtype_clause(DtypeRef("dst_dtype"), allow_fp32r=False, allow_64=True, prov=P_AL),
+    Clause("ctrl_al_valid_dst_dtype", ("dst_dtype",),
+           lambda r: (r["dst_dtype"] == 0)
+           | gates.dtype_gate(r.ctx.gen, False, True)[r["dst_dtype"]],
+           _al_dst_dtype_message, P_AL_DST,
+           fix=lambda v, ctx: "set dst_dtype = 0 (the result keeps dtype) or a valid dtype"),
     c.is_valid_enum("src1_datasrc", DataSrc, P_AL),
     register_clause("read", "src0_lo"),
     register_clause("read", "src0_hi"),
