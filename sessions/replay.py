@@ -81,7 +81,7 @@ def read_trace(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def _parse_line(p: Path, n: int, line: str) -> dict[str, Any]:
     try:
-        d = json.loads(line)
+        d = json.loads(line.rstrip("\r\n"))
     except json.JSONDecodeError as e:
         raise SessionError(f"{p}:{n}:{e.colno}: expected a JSON object per line: {e.msg}") \
             from None

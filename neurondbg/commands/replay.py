@@ -1,0 +1,62 @@
+"""`neurondbg replay TRACE.jsonl PROGRAM`: golden-model diff of a trace against a re-run.
+
+Exit 0 when no step diverges, 1 on the first divergence (step, field, expected vs
+actual), 2 on bad input (one line: file:line for a bad trace line).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from neurondbg.errors import InputError
+
+ENGINE_CHOICES = ("pool", "dve", "act", "pe", "sp")
+
+
+@click.command("replay")
+@click.argument("trace", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("program", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--gen", default="cayman", show_default=True, help="Hardware generation.")
+@click.option("--engine", type=click.Choice(ENGINE_CHOICES), default="pool", show_default=True,
+              help="The engine queue the program runs on.")
+@click.option("--sbuf", "sbuf_in", type=click.Path(path_type=Path, dir_okay=False),
+              help="uint8 .npy (partitions, bytes) loaded into SBUF, as with `run --sbuf`.")
+@click.option("--execute-invalid", is_flag=True,
+              help="Execute instructions that fail legality (as the traced run did).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def command(trace: Path, program: Path, gen: str, engine: str, sbuf_in: Path | None,
+            execute_invalid: bool, as_json: bool) -> None:
+    """Re-run PROGRAM and report the first step where it diverges from TRACE."""
+    import numpy as np
+
+    from machine.dtypes import parse_gen
+    from machine.state import MachineConfig
+    from sessions.errors import SessionError
+    from sessions.replay import replay
+
+    try:
+        g = parse_gen(gen)
+    except ValueError as e:
+        raise InputError(f"--gen: {e}") from None
+    sbuf = None
+    if sbuf_in is not None:
+        try:
+            sbuf = np.load(sbuf_in, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as e:
+            raise InputError(f"{sbuf_in}: offset 0: expected a .npy file: {e}") from None
+    config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
+    try:
+        result = replay(trace, program, config=config, sbuf=sbuf)
+    except SessionError as e:
+        raise InputError(str(e)) from None
+    if as_json:
+        click.echo(json.dumps(result.to_dict()))
+    elif result.divergence is None:
+        click.echo(f"no divergence: {result.steps} steps match {trace}")
+    else:
+        click.echo(f"divergence at {result.divergence.describe()}")
+    if result.diverged:
+        raise SystemExit(1)
