@@ -62,13 +62,15 @@ class Lanes:
             inexact = finite_h & (h != y)  # overflow to inf is inexact too
             if isinstance(d, IntFormat):
                 tie = np.zeros(h.shape, bool)
-                sat = (finite_h | np.isinf(h)) & ((h < d.min_value) | (h > d.max_value))
+                sat = ~np.isnan(h) & ((h < d.min_value) | (h > d.max_value))
             else:
                 lo = _value(convert(hub_bits, "fp32", self.dst, "floor", False, "ieee"), self.dst)
                 hi = _value(convert(hub_bits, "fp32", self.dst, "ceil", False, "ieee"), self.dst)
                 tie = finite_h & (lo != hi) & np.isfinite(lo) & np.isfinite(hi) & (
                     (h - lo) == (hi - h))
-                sat = (np.abs(h) > float(d.max_value)) & np.isfinite(y)
+                # Saturated: IEEE rounding would overflow (to inf / NaN), yet the lane is finite.
+                ov = _value(convert(hub_bits, "fp32", self.dst, "rint", False, "ieee"), self.dst)
+                sat = ~np.isnan(h) & ~np.isfinite(ov) & np.isfinite(y)
             nan = np.isnan(y)
             inf = np.isinf(y)
         out = {"inexact": inexact, "tie": tie, "saturated": sat, "nan": nan, "inf": inf}
