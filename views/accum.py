@@ -21,8 +21,9 @@ class AccumView(LineView):
         self.rows: set[int] = set()
 
     def show(self, snap: Snapshot) -> None:
-        self.acc = snap.acc if snap.acc is not None else np.zeros(0, np.float32)
-        self.idx = snap.idx if snap.idx is not None else np.zeros((0, 8), np.uint32)
+        old_acc, old_idx, old_rows = self.acc, self.idx, self.rows
+        self.acc = (snap.acc if snap.acc is not None else np.zeros(0, np.float32)).copy()
+        self.idx = (snap.idx if snap.idx is not None else np.zeros((0, 8), np.uint32)).copy()
         rows: set[int] = set()
         record = snap.record
         for w in getattr(record, "writes", None) or ():
@@ -31,7 +32,11 @@ class AccumView(LineView):
                 if isinstance(index, slice):
                     rows.update(range(*index.indices(len(self.acc))))
         self.rows = rows
-        self.update_size()
+        if old_acc.shape != self.acc.shape or old_idx.shape != self.idx.shape:
+            self.update_size()
+            return
+        diff = (old_acc != self.acc) | (old_idx != self.idx).any(axis=1)
+        self.refresh_indices([*np.flatnonzero(diff).tolist(), *(old_rows ^ rows)])
 
     def line_count(self) -> int:
         return len(self.acc)

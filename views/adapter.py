@@ -111,6 +111,7 @@ class Session:
         self.prev_regs: list[int] | None = None
         self.stop_text = "loaded"
         self._by_opcode: dict[int, Any] = {}
+        self._judged: dict[int, tuple[Any, Any, list[Any]]] = {}
         self.last_lanes: tuple[Any, int] | None = None  # (Lanes, step) of the last conversion
         self.interrupt = threading.Event()
 
@@ -320,11 +321,14 @@ class Session:
         state = self.state
         n = len(self.lines)
         pc_index = state.pc_index if 0 <= state.pc_index < n else None
-        inst = self.program.instruction(pc_index) if pc_index is not None else None
+        source = self.dbg if self.dbg is not None else self.program  # the machine caches them
+        inst = source.instruction(pc_index) if pc_index is not None else None
         verdict = nki = None
         split: list[Any] = []
-        if inst is not None:
-            verdict, nki, split = judge(inst, self.gen, self.engine)
+        if inst is not None:  # a record's verdicts never change: judge it once
+            if pc_index not in self._judged:
+                self._judged[pc_index] = judge(inst, self.gen, self.engine)
+            verdict, nki, split = self._judged[pc_index]
         record = self.last
         previous = self._by_opcode.get(inst.opcode) if inst is not None else None
         return Snapshot(

@@ -122,6 +122,9 @@ class LanesView(Vertical):
 
     def show(self, snap: Snapshot) -> None:
         lanes = snap.lanes
+        if lanes is getattr(self, "_lanes", False):
+            return  # the same conversion as before (or still none)
+        self._lanes = lanes
         table = self.query_one(LaneTable)
         table.show(lanes)
         head = self.query_one("#lane-head", Static)

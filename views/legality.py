@@ -47,6 +47,10 @@ class LegalityView(LineView):
         self.lines: list[Text] = []
 
     def show(self, snap: Snapshot) -> None:
+        key = (id(snap.verdict), id(snap.nki_verdict))
+        if key == getattr(self, "_key", None) and snap.verdict is not None:
+            return  # the same verdict objects: nothing to repaint
+        self._key = key
         lines: list[Text] = []
         if snap.verdict is None:
             lines.append(Text("no legality verdict for this instruction", style="dim"))
@@ -72,6 +76,9 @@ class LegalityView(LineView):
 
     def content_width(self) -> int:
         return max((t.cell_len for t in self.lines), default=0)
+
+    def line_key(self, index: int) -> tuple:
+        return (getattr(self, "_key", None), index)
 
     def line_text(self, index: int) -> Text:
         return self.lines[index]

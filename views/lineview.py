@@ -7,6 +7,7 @@ listing, SBUF rows, lanes) are built on this so a step never mounts widgets.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -21,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 CURSOR_STYLE = Style(bgcolor="grey30")
+STRIP_CACHE = 4096  # rendered lines kept per view
 
 
 class LineView(ScrollView, can_focus=True):
@@ -38,6 +40,11 @@ class LineView(ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0)
     show_cursor: ClassVar[bool] = True
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._strips: dict[Hashable, Strip] = {}
+        self._base_key: object = None
 
     class Selected(Message):
         """The cursor moved to line `index`."""
@@ -60,6 +67,28 @@ class LineView(ScrollView, can_focus=True):
     def content_width(self) -> int:
         return self.size.width
 
+    def line_key(self, index: int) -> Hashable | None:
+        """A key that identifies line `index`'s content; lines with a key are rendered
+        once and reused (e.g. alternating instructions in the Struct pane). None: no cache."""
+        return None
+
+    def base_style(self) -> Style:
+        """The widget's background/foreground style, computed once per focus state and theme
+        (walking the DOM for it on every line would dominate the render time)."""
+        key = (self.has_focus, self.app.theme)
+        if self._base_key != key:
+            self._base_key = key
+            self._base = self.rich_style
+        return self._base
+
+    def refresh_indices(self, indices) -> None:
+        """Repaint only the given content lines (those on screen)."""
+        top = int(self.scroll_offset.y)
+        bottom = top + self.size.height
+        for i in set(indices):
+            if top <= i < bottom:
+                self.refresh_line(i)
+
     def update_size(self) -> None:
         """Call after the content changed: sets the scrollable size and repaints."""
         self.virtual_size = Size(max(self.content_width(), 1), self.line_count())
@@ -71,20 +100,31 @@ class LineView(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         width = self.size.width
-        base = self.rich_style
+        base = self.base_style()
         if index >= self.line_count():
             return Strip.blank(width, base)
+        on_cursor = self.show_cursor and index == self.cursor and self.has_focus
+        key = self.line_key(index)
+        if key is not None:
+            key = (key, scroll_x, width, self._base_key, on_cursor)
+            cached = self._strips.get(key)
+            if cached is not None:
+                return cached
         text = self.line_text(index)
         segments = [Segment(s.text, base + s.style if s.style else base)
                     for s in text.render(self.app.console) if s.text != "\n"]
         strip = Strip(segments).crop_extend(scroll_x, scroll_x + width, base)
-        if self.show_cursor and index == self.cursor and self.has_focus:
+        if on_cursor:
             strip = strip.apply_style(CURSOR_STYLE)
+        if key is not None:
+            if len(self._strips) > STRIP_CACHE:
+                self._strips.clear()
+            self._strips[key] = strip
         return strip
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.scroll_to_line(new)
-        self.refresh()
+        self.refresh_indices((old, new))
         self.post_message(self.Selected(self, new))
 
     def scroll_to_line(self, index: int) -> None:

@@ -109,8 +109,9 @@ class MemoryView(LineView):
     # -- updates -------------------------------------------------------------
     def show(self, snap: Snapshot) -> None:
         self.snap = snap
+        start, dtype = self.start, self.dtype
         self._follow_writes()
-        self._recompute()
+        self._recompute(full=(start, dtype) != (self.start, self.dtype))
 
     def _follow_writes(self) -> None:
         """Bring the last step's writes into view when none of them is visible."""
@@ -127,18 +128,26 @@ class MemoryView(LineView):
                 size = elem_bytes(self.dtype)
             self.start = int(cols[0]) - int(cols[0]) % size
 
-    def _recompute(self) -> None:
+    def _recompute(self, full: bool = True) -> None:
+        """Re-read the window; repaint every row (`full`) or only rows whose cells changed."""
+        old_codes, old_mask, old_range = self._codes, self._mask, self._range
         self._mask = self.written_mask()
-        values = self.window_values()
+        codes = self.window()
+        values = self.window_values() if codes.size else np.zeros(codes.shape)
         finite = values[np.isfinite(values)] if values.size else values
         self._range = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         self._values = values
-        self._codes = self.window()
-        self.border_subtitle = self.describe()
-        parent = self.parent
-        if parent is not None:
-            parent.border_subtitle = self.describe()
-        self.update_size()
+        self._codes = codes.copy()  # the window is a view of live memory
+        text = self.describe()
+        if text != self.border_subtitle:
+            self.border_subtitle = text
+            if self.parent is not None:
+                self.parent.border_subtitle = text
+        if full or codes.shape != old_codes.shape or (self.heatmap and self._range != old_range):
+            self.update_size()
+            return
+        rows = (codes != old_codes).any(axis=1) | (self._mask != old_mask).any(axis=1)
+        self.refresh_indices(np.flatnonzero(rows).tolist())
 
     def describe(self) -> str:
         size = elem_bytes(self.dtype)

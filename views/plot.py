@@ -49,18 +49,25 @@ class PlotView(PlotextPlot, can_focus=True):
         self.mode = "conversion"
         self.lanes: Any = None
         self.hist_data = np.zeros(0)
+        self._drawn = False
 
     def show(self, snap: Snapshot, region: np.ndarray | None = None) -> None:
+        same_lanes = snap.lanes is self.lanes
+        same_data = region is None or (region.shape == self.hist_data.shape and bool(
+            np.array_equal(region, self.hist_data, equal_nan=True)))
         self.lanes = snap.lanes
         if region is not None:
             self.hist_data = region
-        self.draw()
+        # plotext redraws the whole figure: only when what it shows changed
+        if not (same_lanes if self.mode == "conversion" else same_data) or not self._drawn:
+            self.draw()
 
     def action_mode(self) -> None:
         self.mode = self.MODES[(self.MODES.index(self.mode) + 1) % len(self.MODES)]
         self.draw()
 
     def draw(self) -> None:
+        self._drawn = True
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()

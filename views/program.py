@@ -14,19 +14,27 @@ class ProgramView(LineView):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.lines: list[ProgramLine] = []
+        self._source: object = None
         self.pc_index: int | None = None
         self.breakpoints: frozenset[int] = frozenset()
         self._label_width = 0
 
     def show(self, snap: Snapshot) -> None:
-        if snap.lines is not self.lines:
+        new_listing = snap.lines is not self._source
+        if new_listing:
+            self._source = snap.lines
             self.lines = list(snap.lines)
             self._label_width = max((len(x.label) + 1 for x in self.lines if x.label), default=0)
-        moved = snap.pc_index != self.pc_index
+        old_pc, old_bps = self.pc_index, self.breakpoints
         self.pc_index = snap.pc_index
         self.breakpoints = snap.breakpoints
-        self.update_size()
-        if moved and self.pc_index is not None and 0 <= self.pc_index < len(self.lines):
+        if new_listing:
+            self.update_size()
+        else:  # only the lines whose markers changed
+            self.refresh_indices(i for i in (old_pc, self.pc_index, *(old_bps ^ self.breakpoints))
+                                 if i is not None)
+        if old_pc != self.pc_index and self.pc_index is not None and \
+                0 <= self.pc_index < len(self.lines):
             self.cursor = self.pc_index
 
     def line_count(self) -> int:
@@ -34,6 +42,9 @@ class ProgramView(LineView):
 
     def content_width(self) -> int:
         return max((len(x.text) for x in self.lines), default=0) + 14 + self._label_width
+
+    def line_key(self, index: int) -> tuple:
+        return (id(self._source), index, index == self.pc_index, index in self.breakpoints)
 
     def line_text(self, index: int) -> Text:
         line = self.lines[index]

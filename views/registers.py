@@ -7,13 +7,13 @@ from typing import ClassVar
 import numpy as np
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.reactive import reactive
-from textual.widget import Widget
 
+from views.lineview import LineView
 from views.snapshot import Snapshot
 
 VIEWS: tuple[str, ...] = ("hex", "signed", "unsigned", "fp32")
 COLUMNS = 4
+ROWS = 16  # 64 registers in 4 columns
 CHANGED = "bold black on #ffd43b"
 
 
@@ -30,44 +30,59 @@ def reg_text(value: int, view: str) -> str:
     return f"{f:>11.4g}"
 
 
-class RegistersView(Widget, can_focus=True):
-    """16 rows x 4 columns of registers, then the PC and the view name."""
+class RegistersView(LineView):
+    """16 rows x 4 columns of registers, then the PC line and the view name.
 
-    DEFAULT_CSS = "RegistersView { height: 1fr; width: 1fr; }"
+    A step repaints only the rows holding a register that changed (now or at
+    the previous step, to clear its highlight) and the PC line.
+    """
+
+    show_cursor: ClassVar[bool] = False
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("v", "cycle_view", "reg view", id="regs.view"),
     ]
-    view: reactive[str] = reactive("hex")
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.snap = Snapshot()
+        self.view = "hex"
+        self._changed: frozenset[int] = frozenset()
+        self._shown: list[int] = []
 
     def show(self, snap: Snapshot) -> None:
+        old_changed, old_regs = self._changed, self._shown
         self.snap = snap
-        self.refresh()
+        self._changed = snap.changed_registers
+        regs = list(snap.registers)
+        self._shown = regs
+        if len(old_regs) != len(regs):
+            self.update_size()
+            return
+        diff = {i for i, (a, b) in enumerate(zip(old_regs, regs, strict=True)) if a != b}
+        rows = {i % ROWS for i in diff | old_changed | self._changed}
+        self.refresh_indices([*rows, ROWS, ROWS + 1])
 
     def action_cycle_view(self) -> None:
         self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
+        self.refresh()
 
-    def render(self) -> Text:
-        regs = self.snap.registers
-        changed = self.snap.changed_registers
-        rows = (len(regs) + COLUMNS - 1) // COLUMNS
-        lines: list[Text] = []
-        for r in range(rows):
+    def line_count(self) -> int:
+        return ROWS + 2
+
+    def line_text(self, index: int) -> Text:
+        regs, snap = self.snap.registers, self.snap
+        if index < ROWS:
             line = Text()
             for c in range(COLUMNS):
-                i = c * rows + r
+                i = c * ROWS + index
                 if i >= len(regs):
                     continue
                 line.append(f"R{i:<2} ", style="dim")
                 line.append(reg_text(int(regs[i]), self.view),
-                            style=CHANGED if i in changed else "")
+                            style=CHANGED if i in self._changed else "")
                 line.append(" ")
-            lines.append(line)
-        pc = Text.assemble(("PC  ", "bold"), (f"0x{self.snap.pc:08X}", "bold green"),
-                           f"  record {self.snap.pc_index}   steps {self.snap.steps}")
-        lines.append(pc)
-        lines.append(Text(f"view: {self.view}  (v cycles hex/signed/unsigned/fp32)", style="dim"))
-        return Text("\n").join(lines)
+            return line
+        if index == ROWS:
+            return Text.assemble(("PC  ", "bold"), (f"0x{snap.pc:08X}", "bold green"),
+                                 f"  record {snap.pc_index}   steps {snap.steps}")
+        return Text(f"view: {self.view}  (v cycles hex/signed/unsigned/fp32)", style="dim")

@@ -7,14 +7,13 @@ marked with a `Δ`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Static
 
 from views.lineview import LineView
@@ -46,14 +45,21 @@ class FieldTable(LineView):
         self.inst: Any = None
         self.changed: frozenset[str] = frozenset()
 
-    def set_instruction(self, inst: Any, previous: Any) -> None:
-        self.inst = inst
+    def set_instruction(self, inst: Any, previous: Any) -> bool:
+        """Show `inst`; False (and no repaint) when it is the instruction already shown."""
         if inst is not None and previous is not None and previous.opcode == inst.opcode:
-            self.changed = frozenset(n for n, v in inst.fields.items()
-                                     if previous.fields.get(n) != v)
+            changed = frozenset(n for n, v in inst.fields.items()
+                                if previous.fields.get(n) != v)
         else:
-            self.changed = frozenset()
+            changed = frozenset()
+        same = (inst is None and self.inst is None) or (
+            inst is not None and self.inst is not None and inst.raw == self.inst.raw
+            and inst.offset == self.inst.offset)
+        if same and changed == self.changed:
+            return False
+        self.inst, self.changed = inst, changed
         self.update_size()
+        return True
 
     def fields(self) -> tuple:
         return () if self.inst is None else self.inst.struct.fields
@@ -63,6 +69,10 @@ class FieldTable(LineView):
 
     def content_width(self) -> int:
         return 110
+
+    def line_key(self, index: int) -> tuple:
+        f = self.fields()[index]
+        return (self.inst.raw, f.name, f.name in self.changed)
 
     def line_text(self, index: int) -> Text:
         f = self.fields()[index]
@@ -78,10 +88,11 @@ class FieldTable(LineView):
         return text
 
 
-class HexDump(Widget):
+class HexDump(LineView):
     """4 x 16 bytes; the selected field's bytes highlighted; click a byte to select."""
 
-    DEFAULT_CSS = "HexDump { height: 4; width: 1fr; }"
+    DEFAULT_CSS = "HexDump { height: 4; width: 1fr; overflow: hidden hidden; }"
+    show_cursor: ClassVar[bool] = False
 
     class ByteClicked(Message):
         def __init__(self, offset: int) -> None:
@@ -90,26 +101,32 @@ class HexDump(Widget):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.can_focus = False
         self.raw = b""
         self.span = (0, 0)
 
     def show(self, raw: bytes, span: tuple[int, int]) -> None:
-        self.raw, self.span = raw, span
-        self.refresh()
+        if (raw, span) != (self.raw, self.span):
+            self.raw, self.span = raw, span
+            self.update_size()
 
-    def render(self) -> Text:
-        lines = []
-        for row in range(4):
-            line = Text(f"{row * 16:02x}  ", style="dim")
-            for col in range(16):
-                i = row * 16 + col
-                if i < len(self.raw):
-                    style = SELECTED_BYTES if self.span[0] <= i < self.span[1] else ""
-                    line.append(f"{self.raw[i]:02x}", style=style)
-                if col % 4 == 3:
-                    line.append(" ")
-            lines.append(line)
-        return Text("\n").join(lines)
+    def line_count(self) -> int:
+        return 4
+
+    def line_key(self, index: int) -> tuple:
+        lo, hi = index * 16, index * 16 + 16
+        return (self.raw[lo:hi], max(self.span[0], lo), min(self.span[1], hi), index)
+
+    def line_text(self, row: int) -> Text:
+        line = Text(f"{row * 16:02x}  ", style="dim")
+        for col in range(16):
+            i = row * 16 + col
+            if i < len(self.raw):
+                style = SELECTED_BYTES if self.span[0] <= i < self.span[1] else ""
+                line.append(f"{self.raw[i]:02x}", style=style)
+            if col % 4 == 3:
+                line.append(" ")
+        return line
 
     def byte_at(self, x: int, y: int) -> int | None:
         """The byte under a click: 4 groups of 4 bytes (8 hex digits + a space) per row."""
@@ -144,7 +161,8 @@ class StructView(Vertical):
     def show(self, snap: Snapshot) -> None:
         inst = snap.instruction
         table = self.query_one(FieldTable)
-        table.set_instruction(inst, snap.previous_same)
+        if not table.set_instruction(inst, snap.previous_same):
+            return
         head = self.query_one("#struct-head", Static)
         if inst is None:
             head.update(Text("no instruction at the PC", style="dim"))

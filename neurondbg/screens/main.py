@@ -69,6 +69,8 @@ class DebuggerScreen(Screen):
             memory.show(snap)
             self.query_one(AccumView).show(snap)
             self.query_one(LanesView).show(snap)
-            self.query_one(PlotView).show(snap, memory.window_values().ravel())
-            self.sub_title = f"{snap.program_name} · {snap.gen} · {snap.engine}" + (
+            self.query_one(PlotView).show(snap, memory._values.ravel())
+            title = f"{snap.program_name} · {snap.gen} · {snap.engine}" + (
                 f" · {snap.stop}" if snap.stop else "")
+            if title != self.sub_title:
+                self.sub_title = title

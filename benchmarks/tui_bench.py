@@ -1,0 +1,120 @@
+"""TUI benchmarks (issue 6). Prints figures; not part of the test run.
+
+    /work/venv/bin/python benchmarks/tui_bench.py
+
+1. process start -> first frame of the demo program (target <= 1 s);
+2. per step at 160x50 with every pane visible: the model step plus rendering
+   every visible line of every widget, median over 200 steps (target <= 16 ms);
+3. tracing one conversion lane and showing it in the Convert-trace pane.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from textual.geometry import Region  # noqa: E402
+
+from neurondbg.app import NeurondbgApp  # noqa: E402
+from neurondbg.screens.main import DebuggerScreen  # noqa: E402
+from views.adapter import DEMO  # noqa: E402
+from views.lanes import LanesView  # noqa: E402
+
+LOOP = ROOT / "tests" / "ui" / "data" / "loop.asm"
+CAST = ROOT / "tests" / "ui" / "data" / "steps.asm"
+SIZE = (160, 50)
+FIRST_FRAME = """
+import asyncio, sys
+from neurondbg.app import NeurondbgApp
+async def main():
+    app = NeurondbgApp({program!r})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        app.export_screenshot()
+        print("frame", flush=True)
+asyncio.run(main())
+"""
+
+
+def first_frame(program: Path, runs: int = 3) -> float:
+    """Seconds from spawning the interpreter to the first composed frame (best of runs)."""
+    best = float("inf")
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", FIRST_FRAME.format(program=str(program))],
+                                stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("frame"):
+                best = min(best, time.perf_counter() - t0)
+                break
+        proc.wait()
+    return best
+
+
+def render_all(screen: DebuggerScreen) -> int:
+    """Render every visible line of every widget of the screen; returns the line count."""
+    lines = 0
+    for widget in screen.query("*"):
+        if not widget.display or widget.size.area == 0:
+            continue
+        crop = Region(0, 0, widget.size.width, widget.size.height)
+        lines += len(widget.render_lines(crop))
+    return lines
+
+
+async def per_step(program: Path, steps: int = 200) -> tuple[float, float, int]:
+    """(median ms, max ms, lines rendered per step) of step + show + render."""
+    app = NeurondbgApp(program)
+    times: list[float] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DebuggerScreen)
+        lines = 0
+        for _ in range(steps):
+            t0 = time.perf_counter()
+            app.session.step(1)
+            screen.show(app.session.snapshot())
+            lines = render_all(screen)
+            times.append(time.perf_counter() - t0)
+            if app.session.state.halted:
+                app.session.reverse(app.session.state.steps)
+    return statistics.median(times) * 1e3, max(times) * 1e3, lines
+
+
+async def lane_trace(program: Path, repeats: int = 50) -> float:
+    """Median ms to trace one lane and show it in the Convert-trace pane."""
+    app = NeurondbgApp(program)
+    times: list[float] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s", "s")
+        await pilot.pause()
+        lanes = app.screen.query_one(LanesView)
+        for i in range(repeats):
+            t0 = time.perf_counter()
+            lanes.show_lane(i % 4)
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def main() -> None:
+    demo = DEMO if DEMO.exists() else CAST
+    print(f"first frame ({demo.name}): {first_frame(demo):.3f} s   (target <= 1 s)")
+    med, worst, lines = asyncio.run(per_step(LOOP))
+    print(f"per step, SEQ loop, all panes ({lines} lines rendered): median {med:.2f} ms, "
+          f"max {worst:.2f} ms   (target <= 16 ms)")
+    med, worst, lines = asyncio.run(per_step(demo))
+    print(f"per step, {demo.name} (with conversions): median {med:.2f} ms, max {worst:.2f} ms")
+    print(f"trace + show one lane: median {asyncio.run(lane_trace(CAST)):.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
