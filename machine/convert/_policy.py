@@ -9,13 +9,14 @@ ieee    overflow: inf if the format has one (nearest modes), the largest finite 
         without inf gives NaN, one without NaN the largest finite. sat: overflow and inf
         clamp to +-max; NaN -> NaN, or 0 where there is no NaN. Integers: round by mode,
         clamp, NaN -> 0, +-inf -> max/min (sat or not).
-        e8m0 (unsigned, no zero), every profile: negative or zero -> NaN 0xFF (as ml_dtypes);
-        a positive value below 2^-127 -> 0x00 (= 2^-127) in every mode.
+        e8m0 (unsigned, no zero): zero and negative finite inputs -> NaN 0xFF (as ml_dtypes),
+        before any overflow rule; a positive value below 2^-127 -> 0x00 (= 2^-127), any mode.
         An infinite input stays infinite where the format has infinity, whatever the mode;
         elsewhere it follows the overflow rule of the mode.
 ascend  as ieee, with ref 002's rules: NaN -> 0 for fp8 (e3m4/e4m3/e4m3fn/e5m2), fp4 and int
-        targets, and for every float target under sat; e8m0: overflow and
-        inf -> 0xFE, NaN -> 0xFF; fp4: inf and overflow -> +-max;
+        targets, and for every float target under sat; e8m0: |x| is converted ("the
+        absolute value"), overflow and +-inf -> 0xFE, NaN -> 0xFF, zero -> 0x00;
+        fp4: inf and overflow -> +-max;
         e4m3fn: inf -> NaN; float -> int without sat keeps the low bits of the rounded integer
         (half 257 -> uint8 1), inf -> max/min; int -> int without sat wraps.
 neuron  ieee rules on the fp32 hub value (see kernels).

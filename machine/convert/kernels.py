@@ -8,11 +8,13 @@ Paths (all agree with the generic decode -> round -> special-value rules):
   the profile's special-value rules (_policy).
 - profile `neuron` (ref 000 §6, DESIGN): src -> fp32 -> dst. Float targets with
   an ml_dtypes type use its `astype` bit for bit (that *is* numpy astype: NaN
-  payloads as ml_dtypes keeps them, e8m0 ties upward, fp4 NaN -> ml_dtypes' code);
-  with `sat` the fp32 value is first clamped to +-max (inf too) and a NaN going
-  to a format without NaN gives 0. fp32r, fp4_e1m2 and hif8 (no ml_dtypes type)
-  use the ieee rint rules. Integer sources reach fp32 by RNE (int32 beyond 2^24
-  loses bits); integer targets truncate toward zero and saturate, NaN -> 0.
+  payloads as numpy / ml_dtypes keep them, fp4 NaN -> ml_dtypes' code); with
+  `sat` the fp32 value is first clamped to +-max (inf too) and a NaN going to a
+  format without NaN gives 0. e8m0 is the exception: ml_dtypes does not round
+  it to nearest (ties always go up, fp32 subnormals round up), so e8m0, like
+  fp32r, fp4_e1m2 and hif8 (no ml_dtypes type), uses the ieee rint rules.
+  Integer sources reach fp32 by RNE (int32 beyond 2^24 loses bits); integer
+  targets truncate toward zero and saturate, NaN -> 0.
 Decisions where the spec is silent are in _policy's docstring.
 """
 
@@ -86,14 +88,17 @@ def _to_float(lanes: Lanes, opt: Options, raw: np.ndarray | None) -> np.ndarray:
         enc = code.astype(np.int64)
         out = np.where(enc == 0, 0, pol.with_sign(enc, neg, dst))  # no -0: 0x80 is NaN
     else:
+        e8m0 = dst.name == "fp8_e8m0"
+        if e8m0 and profile == "ascend":  # ref 002 speaks of "the absolute value": |x|
+            lanes = Lanes(lanes.cls, np.zeros(neg.shape, bool), lanes.mag, lanes.exp)
         enc, _ = round_float(lanes, dst.man_bits, dst.bias, dst.emin, mode)
         over = enc > (dst.max_code >> dst.pad_bits)
-        enc = np.maximum(enc, 0) << dst.pad_bits  # e8m0 underflow -> 0x00 = 2^-127
+        enc = np.maximum(enc, 0) << dst.pad_bits  # e8m0 underflow (and ascend 0) -> 0x00
         out = pol.with_sign(enc, neg, dst)
-        if dst.name == "fp8_e8m0":
-            bad = (lanes.cls == FINITE) & (neg | (lanes.mag == 0))  # no sign, no zero
-            out = np.where(bad, 0xFF, out)
     out = np.where(over, pol.overflow_result(dst, neg, mode, sat, profile), out)
+    if dst.name == "fp8_e8m0" and profile != "ascend":
+        # e8m0 holds only 2^k > 0: zero and negative finite inputs are NaN (as ml_dtypes)
+        out = np.where((lanes.cls == FINITE) & (neg | (lanes.mag == 0)), 0xFF, out)
     out = np.where(lanes.cls == INF, pol.inf_result(dst, neg, mode, sat, profile), out)
     out = np.where(lanes.cls == NAN, pol.nan_result(dst, neg, sat, profile), out)
     return out.astype(dst.container)
@@ -155,7 +160,7 @@ def _neuron_hub(b: np.ndarray, opt: Options) -> np.ndarray:
     if dst.name == "fp32":
         return hub.astype(np.uint32)
     f32 = hub.view(np.float32)
-    if isinstance(dst, FloatFormat) and dst.ml_dtype is not None:
+    if isinstance(dst, FloatFormat) and dst.ml_dtype is not None and dst.name != "fp8_e8m0":
         if not opt.sat:
             return f32.astype(dst.ml_dtype).view(dst.container)
         top = np.float32(dst.max_value)
