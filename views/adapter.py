@@ -106,13 +106,13 @@ class Session:
         self.name = self.path.name
         self.program, self.data, self.labels = load_source(self.path, self.gen)
         self.lines = self._listing()
+        self.last_lanes: tuple[Any, int] | None = None  # (Lanes, step) of the last conversion
         self.dbg = self._make_debugger()
         self.last: Any = None  # last StepRecord
         self.prev_regs: list[int] | None = None
         self.stop_text = "loaded"
         self._by_opcode: dict[int, Any] = {}
         self._judged: dict[int, tuple[Any, Any, list[Any]]] = {}
-        self.last_lanes: tuple[Any, int] | None = None  # (Lanes, step) of the last conversion
         self.interrupt = threading.Event()
 
     # -- loading ---------------------------------------------------------------
@@ -150,8 +150,21 @@ class Session:
             from machine.state import MachineConfig
         except ImportError:
             return None
-        return Machine(self.program, MachineConfig(gen=self.gen, engine=self.engine),
-                       data=self.data, labels=self.labels)
+        m = Machine(self.program, MachineConfig(gen=self.gen, engine=self.engine),
+                    data=self.data, labels=self.labels)
+        # Keep the lanes of the last conversion even when `continue` runs past it.
+        # Wrapping `step` (not setting `on_step`) keeps the SEQ fast path of `cont`:
+        # conversions never take that path, they always go through `step`.
+        inner = m.step
+
+        def step_keeping_lanes() -> Any:
+            rec = inner()
+            if rec.lanes is not None:
+                self.last_lanes = (rec.lanes, rec.step)
+            return rec
+
+        m.step = step_keeping_lanes
+        return m
 
     def require(self) -> Any:
         if self.dbg is None:
@@ -175,8 +188,6 @@ class Session:
         return list(self.state.R)
 
     def _remember(self, record: Any) -> None:
-        if getattr(record, "lanes", None) is not None:
-            self.last_lanes = (record.lanes, record.step)
         inst = getattr(record, "instruction", None)
         if inst is not None and getattr(record, "executed", True):
             self._by_opcode[inst.opcode] = inst
@@ -204,6 +215,8 @@ class Session:
         while done < n and m.reverse_step():
             done += 1
         self.last = None
+        if self.last_lanes is not None and self.last_lanes[1] >= self.state.steps:
+            self.last_lanes = None  # that conversion has been undone
         self.stop_text = (f"reversed {done} step(s) to pc {self.state.pc:#x}" if done
                           else "at the start of history: nothing to reverse")
         return self.stop_text
@@ -340,7 +353,8 @@ class Session:
             idx=state.idx, written=written_regions(record), record=record,
             lanes=self.last_lanes[0] if self.last_lanes else None, stop=self.stop_text,
             fault=getattr(record, "fault", None), halted=bool(getattr(state, "halted", False)),
-            extra={"disagreements": split})
+            extra={"disagreements": split,
+                   "lanes_step": self.last_lanes[1] if self.last_lanes else None})
 
 
 def _numpy_type(fmt: str) -> Any:

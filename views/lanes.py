@@ -134,8 +134,11 @@ class LanesView(Vertical):
             return
         counts = "  ".join(f"{n} {int(a.sum())}" for n, a in table.flags.items())
         src, dst = getattr(lanes, "src", "?"), getattr(lanes, "dst", "?")
+        step = snap.extra.get("lanes_step")
         head.update(Text.assemble((f"{src} → {dst}", "bold"),
-                                  f"  {table.shape[0]}x{table.shape[1]} lanes  ", (counts, "dim")))
+                                  f"  {table.shape[0]}x{table.shape[1]} lanes",
+                                  (f" (step {step})" if step is not None else "", "dim"),
+                                  "  ", (counts, "dim")))
         table.cursor = 0
         self.show_lane(0)
 

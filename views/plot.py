@@ -14,6 +14,7 @@ from views.lanes import as_format
 from views.snapshot import Snapshot
 
 MAX_POINTS = 512  # plotext draws every point; a terminal cannot show more
+OFF_SCALE = 1e6  # |value| above which a lane is left out of the plot (and counted)
 
 
 def lane_values(lanes: Any) -> tuple[np.ndarray, np.ndarray] | None:
@@ -77,13 +78,22 @@ class PlotView(PlotextPlot, can_focus=True):
             if data.size:
                 plt.hist(data.tolist(), bins=20)
         else:
-            xy = lane_values(self.lanes)
-            plt.title("lanes: input, output, error")
+            try:
+                xy = lane_values(self.lanes)
+            except Exception:  # the model's lane values are optional for the plot
+                xy = None
+            title = "lanes: in, out, error"
             if xy is not None:
                 x, y = xy
-                ok = np.isfinite(x) & np.isfinite(y)
+                # lanes that overflow (3.4e38 -> inf / int max) would flatten the rest
+                ok = np.isfinite(x) & np.isfinite(y) & (np.abs(x) <= OFF_SCALE) & (
+                    np.abs(y) <= OFF_SCALE)
+                hidden = int((~ok).sum())
+                if hidden:
+                    title += f" ({hidden} off-scale hidden)"
                 lanes = np.arange(x.size)[ok]
                 plt.scatter(lanes.tolist(), x[ok].tolist(), label="input", marker="dot")
                 plt.scatter(lanes.tolist(), y[ok].tolist(), label="output", marker="dot")
                 plt.plot(lanes.tolist(), (y[ok] - x[ok]).tolist(), label="error")
+            plt.title(title)
         self.refresh()

@@ -220,3 +220,20 @@ async def test_palette_lists_every_action() -> None:
                       "Maximise / restore pane", "Convert Lab", "Help", "Pane: Program",
                       "SBUF: heatmap"):
             assert title in titles
+
+
+async def test_demo_opens_by_default_and_continue_keeps_the_last_conversion() -> None:
+    app = NeurondbgApp()  # no program: the bundled examples/demo.asm
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.session is not None and app.session.name == "demo.asm"
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "invalid: COPY" in console_text(app)
+        table = app.screen.query_one(LaneTable)
+        assert table.lanes is not None and table.lanes.dst == "int8"  # the last CAST
+        head = str(app.screen.query_one("#lane-head").render())
+        assert head.startswith("fp32 → int8  128x8 lanes (step ")
+        app.run_command("reverse 4")  # back before that CAST: its lanes are gone
+        await pilot.pause()
+        assert app.screen.query_one(LaneTable).lanes is None
