@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
             "\r": "\\r"}
 
@@ -27,7 +27,7 @@ def dumps(doc: Mapping[str, Any]) -> str:
 def key(k: str) -> str:
     if not isinstance(k, str):
         raise TypeError(f"TOML keys must be strings, found {k!r}")
-    return k if _BARE_KEY.match(k) else string(k)
+    return k if _BARE_KEY.fullmatch(k) else string(k)
 
 
 def string(s: str) -> str:

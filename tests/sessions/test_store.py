@@ -1,0 +1,196 @@
+"""Session save / load: exact state, breakpoints, layout, images, atomicity, bad input."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from machine.debugger import Machine
+from sessions import atomic
+from sessions.errors import SessionError
+from sessions.schema import session_from_dict
+from sessions.store import load_session, read_session, save_session
+
+from .conftest import make_machine, sbuf_image
+
+LAYOUT = {"focus": "memory", "maximised": "", "memory": {"dtype": "bf16", "goto": [0, 64]}}
+
+
+def _setup(machine: Machine) -> None:
+    machine.load_sbuf(sbuf_image())  # not from the program: must be saved as an image
+    machine.add_breakpoint("label:loop if R1 >= 6")
+    machine.add_breakpoint("op:CAST")
+    machine.add_breakpoint("watch:R2")
+    machine.add_breakpoint("change:sb[0, 64:80]")
+    machine.set_enabled(2, False)
+
+
+def test_round_trip_reproduces_state_breakpoints_layout(machine: Machine, program: Path,
+                                                        tmp_path: Path) -> None:
+    _setup(machine)
+    assert machine.cont().detail == "#3 watch:R2: R2 written"  # after the MOVE
+    stop = machine.cont()
+    assert stop.detail == "#4 change:sb[0, 64:80]: sbuf[0:1, 64:80] changed"  # the first CAST
+    assert machine.state.steps == 3
+    steps, digest = machine.state.steps, machine.state.digest()
+    path = tmp_path / "s" / "one.toml"
+    path.parent.mkdir()
+    save_session(path, machine, program_path=program, layout=LAYOUT, stop=stop)
+    doc = tomllib.loads(path.read_text())
+    assert doc["schema"] == 1 and doc["program"]["path"] == "../prog/loop.asm"
+    assert doc["position"]["steps"] == steps and doc["position"]["stop"] == stop.to_dict()
+    assert doc["data"] == [{"space": "sbuf", "file": "one.sbuf.npy", "partition": 0,
+                            "offset": 0}]
+    assert np.load(path.parent / "one.sbuf.npy").shape == (3, 40)
+
+    loaded = load_session(path)
+    m = loaded.machine
+    assert loaded.warnings == [] and loaded.digest_ok and not loaded.program_changed
+    assert m.state.steps == steps and m.state.digest() == digest
+    assert [(b.text, b.enabled) for b in m.breakpoints] == [
+        ("label:loop if R1 >= 6", True), ("op:CAST", False), ("watch:R2", True),
+        ("change:sb[0, 64:80]", True)]
+    assert loaded.layout == LAYOUT and loaded.stop.to_dict() == stop.to_dict()
+    # both machines continue identically, breakpoints included
+    a, b = machine.cont(), m.cont()
+    assert (a.reason, a.pc, a.detail) == (b.reason, b.pc, b.detail)
+    assert machine.state.digest() == m.state.digest()
+
+
+def test_reverse_stepped_session_and_machine_config(program: Path, tmp_path: Path) -> None:
+    from machine.state import MachineConfig
+
+    cfg = MachineConfig(sbuf_bytes=2048, psum_bytes=512, fp8_exp4="fp8_e4m3fn", fp8_sat=True,
+                        execute_invalid=True, engine="dve")
+    m = make_machine(program, cfg)
+    m.cont(max_steps=9)
+    m.reverse_step()
+    m.reverse_step()
+    save_session(tmp_path / "r.toml", m, program_path=program)
+    loaded = load_session(tmp_path / "r.toml")
+    assert loaded.machine.config == m.config and loaded.machine.state.steps == 7
+    assert loaded.machine.state.digest() == m.state.digest() and loaded.stop is not None
+    assert loaded.spec.data == []  # the program's own .data explains all memory
+
+
+def test_paths_resolve_relative_to_the_session_file(machine: Machine, program: Path,
+                                                    tmp_path: Path) -> None:
+    machine.load_sbuf(sbuf_image())
+    machine.cont(max_steps=3)
+    save_session(tmp_path / "prog" / "s.toml", machine, program_path=program)
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(tmp_path / "prog", moved)
+    cwd = os.getcwd()
+    os.chdir(tmp_path.parent)  # not the session's folder
+    try:
+        loaded = load_session(moved / "s.toml")
+    finally:
+        os.chdir(cwd)
+    assert loaded.program_path == (moved / "loop.asm").resolve()
+    assert loaded.machine.state.digest() == machine.state.digest()
+
+
+def test_changed_program_is_flagged_and_can_be_refused(machine: Machine, program: Path,
+                                                       tmp_path: Path) -> None:
+    machine.cont(max_steps=4)
+    save_session(tmp_path / "s.toml", machine, program_path=program)
+    program.write_text(program.read_text().replace("src1=3", "src1=5"))
+    loaded = load_session(tmp_path / "s.toml")
+    assert loaded.program_changed and not loaded.digest_ok
+    assert "changed since the session was saved" in loaded.warnings[0]
+    assert "digest mismatch" in loaded.warnings[1]
+    with pytest.raises(SessionError, match=r"s\.toml: program \.\./loop\.asm|prog/loop\.asm"):
+        load_session(tmp_path / "s.toml", allow_changed=False)
+
+
+def test_crash_between_write_and_rename_keeps_the_old_file(machine: Machine, program: Path,
+                                                          tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "s.toml"
+    save_session(path, machine, program_path=program)
+    before = path.read_bytes()
+    machine.cont(max_steps=5)
+
+    def crash(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "replace", crash)
+    with pytest.raises(SessionError, match=r"s\.toml: cannot write: No space left on device"):
+        save_session(path, machine, program_path=program)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prog", "s.toml"]  # no temp left
+    monkeypatch.undo()
+    save_session(path, machine, program_path=program)
+    assert read_session(path).steps == 5
+
+
+def _write(tmp_path: Path, text: str, program: Path | None = None) -> Path:
+    p = tmp_path / "bad.toml"
+    rel = "prog/loop.asm" if program is None else program
+    p.write_text(text.replace("PROG", str(rel)))
+    return p
+
+
+GOOD = 'schema = 1\n[program]\npath = "PROG"\n[machine]\ngen = "cayman"\n'
+
+
+@pytest.mark.parametrize("text, message", [
+    ('schema = 1\n[program\npath = "x"\n', r"bad\.toml:2:9: malformed TOML: Expected ']'"),
+    ('schema = 2\n[program]\npath = "x"\n[machine]\ngen = "cayman"\n',
+     r"bad\.toml: schema: unknown schema version 2; this neurondbg reads version 1"),
+    ('[program]\npath = "x"\n', r"bad\.toml: schema: missing"),
+    ('schema = 1\n[machine]\ngen = "cayman"\n', r"bad\.toml: program: missing"),
+    (GOOD.replace('"cayman"', '"tahoe"'), r"bad\.toml: machine\.gen: unknown generation"),
+    (GOOD + 'engine = "gpu"\n', r"machine\.engine: expected one of pool, dve, act, pe, sp"),
+    (GOOD + "fp8_sat = 1\n", r"machine\.fp8_sat: expected true or false, found an integer"),
+    (GOOD + "[position]\nsteps = -3\n", r"position\.steps: expected a non-negative integer"),
+    (GOOD + '[[breakpoints]]\nspec = 5\n', r"breakpoints\[0\]\.spec: expected a string"),
+    (GOOD + '[[data]]\nspace = "dram"\nfile = "x.npy"\n',
+     r"data\[0\]\.space: expected one of sbuf, psum, found 'dram'"),
+])
+def test_bad_session_files(tmp_path: Path, program: Path, text: str, message: str) -> None:
+    with pytest.raises(SessionError, match=message) as e:
+        load_session(_write(tmp_path, text))
+    assert "\n" not in str(e.value)
+
+
+def test_missing_program_data_and_not_a_program(tmp_path: Path, program: Path) -> None:
+    with pytest.raises(SessionError, match=r"bad\.toml: program nope\.asm: no such file"):
+        load_session(_write(tmp_path, GOOD.replace("PROG", "nope.asm")))
+    with pytest.raises(SessionError, match=r"data\[0\]: data file gone\.npy: no such file"):
+        load_session(_write(tmp_path, GOOD + '[[data]]\nfile = "gone.npy"\n'))
+    (tmp_path / "text.npy").write_text("not numpy")
+    with pytest.raises(SessionError, match=r"data\[0\]: data file text\.npy: expected a \.npy"):
+        load_session(_write(tmp_path, GOOD + '[[data]]\nfile = "text.npy"\n'))
+    np.save(tmp_path / "f.npy", np.zeros((2, 2), np.float32))
+    with pytest.raises(SessionError, match=r"expected a uint8 array .* found float32"):
+        load_session(_write(tmp_path, GOOD + '[[data]]\nfile = "f.npy"\n'))
+    bad = tmp_path / "prog" / "bad.asm"
+    bad.write_text("HALT\nCOPY in_dtype=NOPE\n")
+    with pytest.raises(SessionError, match=r"bad\.toml: not a program: .*bad\.asm:2:"):
+        load_session(_write(tmp_path, GOOD.replace("PROG", "prog/bad.asm")))
+    binary = tmp_path / "prog" / "short.bin"
+    binary.write_bytes(b"\x00" * 65)
+    with pytest.raises(SessionError, match=r"not a program: .*short\.bin"):
+        load_session(_write(tmp_path, GOOD.replace("PROG", "prog/short.bin")))
+    with pytest.raises(SessionError, match=r"missing\.toml: no such session file"):
+        load_session(tmp_path / "missing.toml")
+    (tmp_path / "bin.toml").write_bytes(b"schema = 1\n\xff\xfe")
+    with pytest.raises(SessionError, match=r"bin\.toml: offset 11: expected UTF-8"):
+        load_session(tmp_path / "bin.toml")
+
+
+def test_bad_breakpoint_spec_names_the_entry(tmp_path: Path, program: Path) -> None:
+    with pytest.raises(SessionError, match=r"breakpoints\[0\]\.spec 'op:NOPE': column 4"):
+        load_session(_write(tmp_path, GOOD + '[[breakpoints]]\nspec = "op:NOPE"\n'))
+
+
+def test_from_dict_defaults() -> None:
+    spec = session_from_dict({"schema": 1, "program": {"path": "p.asm"},
+                              "machine": {"gen": "sunda"}})
+    assert spec.steps == 0 and spec.breakpoints == [] and spec.layout == {}
+    assert spec.config.gen.label == "sunda" and spec.config.engine == "pool"
