@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+import weakref
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen, fp8_exp4_format
-from machine.journal import Journal, Undo
+from machine.journal import COUNT_SHIFT, REG_SHIFT, Journal, Undo
 
 NUM_REGS = 64
 NUM_SEMS = 256  # isa-facts §1.2: 256 32-bit semaphores/events per engine
@@ -44,7 +45,7 @@ def _geometry(gen: Gen) -> tuple[int, int, int]:
         sb, ps = _GEOMETRY[gen]
         return 128, sb, ps
     g = geometry(gen)
-    return g.partitions, g.sbuf_active, g.psum_active or _GEOMETRY[gen][1]
+    return g.partitions, g.sbuf_bytes, g.psum_bytes or _GEOMETRY[gen][1]
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,11 @@ class Region:
         o = self.elem_offsets
         return int(o.min()), int(o.max()) + self.size
 
+    def overlaps(self, other: Region) -> bool:
+        """Conservative: same space, shared partitions and overlapping byte bounds."""
+        return (self.space == other.space and self.p0 < other.p1 and other.p0 < self.p1
+                and self.bounds[0] < other.bounds[1] and other.bounds[0] < self.bounds[1])
+
     def covers(self, partition: int, byte: int) -> bool:
         lo, hi = self.bounds
         if not (self.p0 <= partition < self.p1 and lo <= byte < hi):
@@ -170,6 +176,9 @@ class MachineState:
     halted: bool = False
     journal: Journal = field(default_factory=Journal)
     writes: list[Write] | None = None  # set while a step is being recorded
+    # Objects holding views of SBUF/PSUM (conversion lanes): copied before the memory
+    # under them is overwritten, so a bulk step need not copy its source up front.
+    views: weakref.WeakSet = field(default_factory=weakref.WeakSet, repr=False)
 
     @classmethod
     def create(cls, config: MachineConfig | None = None) -> MachineState:
@@ -235,11 +244,21 @@ class MachineState:
         """Write (partitions, count * size) uint8 `data` at `region`."""
         mem = self.memory(region.space)
         rows = slice(region.p0, region.p1)
+        self._protect(region)
         old = mem[rows, region.byte_index].copy()
         self.journal.other("mem", region.space, region, old)
+        if np.may_share_memory(data, mem):
+            data = data.copy()  # a COPY's source view: keep the record's `new` stable
         mem[rows, region.byte_index] = data
         if self.writes is not None:
             self.writes.append(Write(region.space, old, data, region=region))
+
+    def _protect(self, region: Region) -> None:
+        """Let every live view over `region` take its own copy before it changes."""
+        for v in list(self.views):
+            if v.overlaps(region):
+                v.materialize()
+                self.views.discard(v)
 
     def write_scalar(self, target: str, key: int | None, value: Any) -> None:
         """sem[key], shape[key], or a named attribute (halted, fp8_exp4, fp8_sat)."""
@@ -266,17 +285,21 @@ class MachineState:
     # -- undo ----------------------------------------------------------------
     def undo_step(self) -> int:
         """Undo the last step exactly; returns the PC it was fetched from."""
-        pc, regs, undos = self.journal.pop_step()
-        for r, old in regs:
-            self.R[r] = old
-        for u in undos:
-            self._restore(u)
-        self.pc = pc
-        return pc
+        j = self.journal
+        word = j.steps.pop()
+        R, regs, others = self.R, j.regs, j.others
+        for _ in range((word >> 8) & 0xFF):  # newest first (journal.py packing)
+            w = regs.pop()
+            R[w >> REG_SHIFT] = w & 0xFFFFFFFF
+        for _ in range(word & 0xFF):
+            self._restore(others.pop())
+        self.pc = word >> COUNT_SHIFT
+        return self.pc
 
     def _restore(self, u: Undo) -> None:
         if u.kind == "mem":
             r: Region = u.key
+            self._protect(r)
             self.memory(r.space)[r.p0:r.p1, r.byte_index] = u.old
         elif u.kind == "array":
             getattr(self, u.target)[u.key] = u.old

@@ -7,6 +7,7 @@ decoded but not modelled (fault). GPSIMD (POOL) cannot reach PSUM (ref 000 GOTCH
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -63,13 +64,19 @@ def operand(state: MachineState, fields: dict[str, Any], prefix: str, dtype: int
     parts = state.config.partitions
     if p0 + nac > parts:
         raise Fault(f"{what}: partitions {p0}..{p0 + nac - 1} exceed the {parts}-partition array")
-    region = Region(space, p0, p0 + nac, off, size, steps, nums)
+    region = _region(space, p0, p0 + nac, off, size, steps, nums)
     lo, hi = region.bounds
     limit = state.memory(space).shape[1]
     if lo < 0 or hi > limit:
         raise Fault(f"{what}: bytes {lo}..{hi - 1} of each partition are outside {space} "
                     f"(0..{limit - 1})")
     return region
+
+
+@lru_cache(maxsize=1024)
+def _region(*key: Any) -> Region:
+    """One Region per distinct pattern, so its index arrays are computed once."""
+    return Region(*key)
 
 
 def _tuple(v: Any) -> tuple[int, ...]:
@@ -83,7 +90,9 @@ def same_count(a: Region, b: Region, what: str) -> None:
 
 def read_elems(state: MachineState, r: Region) -> np.ndarray:
     """(partitions, count) array of the element container type (uint8/16/32/64)."""
-    raw = np.ascontiguousarray(state.read_block(r))
+    raw = state.read_block(r)  # rows are contiguous: view them without a copy
+    if raw.strides[-1] != 1:
+        raw = np.ascontiguousarray(raw)
     return raw.view(f"<u{r.size}")
 
 

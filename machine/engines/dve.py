@@ -94,7 +94,7 @@ def predicated(ctx: Context, inst: Any) -> None:
             raise Fault(f"COPY_PREDICATED: {dtype_name(dv)} and {dtype_name(dout)} differ in size")
         new = data.astype(f"<u{dst.size}", copy=False)
     else:
-        new, ctx.lanes = cast_bits(st, data, dv, dout, data_r.p0, mask)
+        new, ctx.lanes = cast_bits(st, data, dv, dout, data_r.p0, mask, region=data_r)
     write_elems(st, dst, np.where(mask, new, read_elems(st, dst)))
 
 

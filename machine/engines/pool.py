@@ -44,7 +44,8 @@ def cast(ctx: Context, inst: Any) -> None:
     src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
     dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
     same_count(src, dst, "CAST src/dst")
-    out, ctx.lanes = cast_bits(st, read_elems(st, src), f["in_dtype"], f["out_dtype"], src.p0)
+    out, ctx.lanes = cast_bits(st, read_elems(st, src), f["in_dtype"], f["out_dtype"], src.p0,
+                               region=src)
     write_elems(st, dst, out)
 
 

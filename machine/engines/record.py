@@ -16,7 +16,7 @@ class Fault(Exception):
     """A condition that stops the machine at the faulting instruction (never escapes a step)."""
 
 
-@dataclass
+@dataclass(eq=False)  # identity semantics: MachineState.views holds it in a WeakSet
 class Lanes:
     """The lanes of one conversion: inputs and outputs as bit patterns, (partitions, elements).
 
@@ -32,6 +32,15 @@ class Lanes:
     out_bits: np.ndarray = field(repr=False)
     mask: np.ndarray | None = field(default=None, repr=False)  # predicated: lanes written
     profile: str = "neuron"
+    source: Any = field(default=None, repr=False)  # the src Region while in_bits views memory
+
+    def overlaps(self, region: Any) -> bool:
+        return self.source is not None and self.source.overlaps(region)
+
+    def materialize(self) -> None:
+        """Own a copy of the input bits (called before the memory under them changes)."""
+        self.in_bits = self.in_bits.copy()
+        self.source = None
 
     @property
     def shape(self) -> tuple[int, int]:

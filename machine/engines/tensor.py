@@ -12,7 +12,7 @@ import numpy as np
 from machine.convert import convert
 from machine.dtypes import Dtype, dtype_format, dtype_name
 from machine.engines.record import Fault, Lanes
-from machine.state import MachineState
+from machine.state import MachineState, Region
 
 _SIGNED = {Dtype.INT8: np.int8, Dtype.INT16: np.int16, Dtype.INT32: np.int32,
            Dtype.INT64: np.int64}
@@ -28,12 +28,21 @@ def fmt_of(state: MachineState, dtype: int) -> str:
     return fmt
 
 
-def cast_bits(state: MachineState, bits: np.ndarray, src: int, dst: int,
-              p0: int = 0, mask: np.ndarray | None = None) -> tuple[np.ndarray, Lanes]:
-    """Cast element bit patterns from dtype `src` to `dst`; returns (out bits, lanes)."""
+def cast_bits(state: MachineState, bits: np.ndarray, src: int, dst: int, p0: int = 0,
+              mask: np.ndarray | None = None, region: Region | None = None
+              ) -> tuple[np.ndarray, Lanes]:
+    """Cast element bit patterns from dtype `src` to `dst`; returns (out bits, lanes).
+
+    When `bits` is a view of memory at `region`, the lanes keep the view and the
+    state copies it only if that memory is about to change (MachineState.views).
+    """
     s, d = fmt_of(state, src), fmt_of(state, dst)
     out = convert(bits, s, d, mode="rint", sat=state.fp8_sat, profile="neuron")
-    return out, Lanes(s, d, state.fp8_sat, p0, bits, out, mask)
+    view = region is not None and np.may_share_memory(bits, state.memory(region.space))
+    lanes = Lanes(s, d, state.fp8_sat, p0, bits, out, mask, source=region if view else None)
+    if view:
+        state.views.add(lanes)
+    return out, lanes
 
 
 def to_f32(state: MachineState, bits: np.ndarray, dtype: int) -> np.ndarray:

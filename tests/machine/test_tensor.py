@@ -201,3 +201,35 @@ def test_range_select_load_accumulate_is_invalid_and_faults_when_forced() -> Non
     assert stop.reason == "invalid" and "RANGE_SELECT" in stop.detail
     stop = machine(text, engine="dve", execute_invalid=True).cont()
     assert stop.reason == "fault" and "LOAD_ACCUMULATE" in stop.detail
+
+
+def test_lanes_keep_their_input_when_the_source_is_overwritten_later() -> None:
+    m = machine("CAST in_dtype=FP32 out_dtype=BF16 nac=1 src=sb[0, 0] step=[1,0,0,0] "
+                "num=[2,1,1,1] dst=sb[0, 64] step=[1,0,0,0] num=[2,1,1,1]\n"
+                "MEMSET dtype=FP32 nac=1 set_value=0x40000000 dst=sb[0, 0] step=[1,0,0,0] "
+                "num=[2,1,1,1]\nHALT")
+    put(m, slice(0, 1), 0, np.array([1.5, -3.0], np.float32))
+    cast = m.step()
+    before = cast.lanes.in_bits.copy()
+    m.step()  # overwrites the cast's source
+    assert get(m, 0, 0, np.float32, 2).tolist() == [2.0, 2.0]
+    np.testing.assert_array_equal(cast.lanes.in_bits, before)
+    assert cast.lanes.trace(0, 1).output_bits == 0xC040
+    m.reverse_step()  # undo writes the memory back: the lanes must not see it either
+    np.testing.assert_array_equal(cast.lanes.in_bits, before)
+
+
+def test_in_place_cast_and_overlapping_copy() -> None:
+    m = machine("CAST in_dtype=FP32 out_dtype=FP32R nac=1 src=sb[0, 0] step=[1,0,0,0] "
+                "num=[2,1,1,1] dst=sb[0, 0] step=[1,0,0,0] num=[2,1,1,1]\n"
+                "COPY in_dtype=UINT8 out_dtype=UINT8 nac=1 src=sb[0, 0] step=[1,0,0,0] "
+                "num=[8,1,1,1] dst=sb[0, 4] step=[1,0,0,0] num=[8,1,1,1]\nHALT")
+    vals = np.array([1 + 2.0**-20, 3.0], np.float32)
+    put(m, slice(0, 1), 0, vals)
+    rec = m.step()
+    assert rec.lanes.in_bits.view(np.float32).tolist()[0] == [float(vals[0]), 3.0][0]
+    assert get(m, 0, 0, np.float32, 2).tolist() == [1.0, 3.0]
+    before = m.state.sbuf[0, :8].copy()
+    rec = m.step()
+    assert m.state.sbuf[0, 4:12].tolist() == before.tolist()
+    np.testing.assert_array_equal(rec.writes[0].new.ravel(), before)
