@@ -60,6 +60,7 @@ class NeurondbgApp(App):
         self.session: Session | None = None
         self.load_error: str | None = None
         self.running = False
+        self._note: Any = None
         if not lab_only:
             try:
                 self.session = Session(program, gen, engine)
@@ -73,13 +74,41 @@ class NeurondbgApp(App):
 
     def debugger_ready(self) -> None:
         """Called by DebuggerScreen.on_mount: the panes exist, push the first snapshot."""
+        self.say("neurondbg: s step · c continue · r reverse · b break · ? help · "
+                 "Ctrl+P palette; type `help` here", "dim")
+        self._loaded()
+
+    def _loaded(self) -> None:
+        """After a program or session is (re)loaded: views, warnings, layout, tour note."""
+        self._note = None
         self.refresh_views()
         if self.load_error:
             self.say(f"error: {self.load_error}", "bold red")
+            return
+        session = self.session
+        assert session is not None
+        self.say(f"loaded {session.path} ({len(session.lines)} records, "
+                 f"{session.gen.label}, {session.engine})", "green")
+        for w in session.warnings:
+            self.say(f"warning: {w}", "yellow")
+        focus = session.layout.get("focus")
+        if focus in PANES and focus != "console":
+            widget = self.query_one(f"#{focus}")
+            target = widget if widget.focusable else next(
+                (w for w in widget.query("*") if w.focusable), widget)
+            target.focus()
         else:
-            self.say("neurondbg: s step · c continue · r reverse · b break · ? help · "
-                     "Ctrl+P palette; type `help` here", "dim")
             self.query_one(ProgramView).focus()
+
+    def open_program(self, path: str | Path) -> None:
+        """Replace the session with a program or session file; errors stay in the console."""
+        try:
+            session = Session(path, self.gen, self.engine)
+        except (ValueError, OSError) as exc:
+            self.say(f"error: {exc}", "bold red")
+            return
+        self.session, self.load_error = session, None
+        self._loaded()
 
     # -- model -> views ----------------------------------------------------------
     def snapshot(self) -> Snapshot:
@@ -91,6 +120,15 @@ class NeurondbgApp(App):
         screen = self._debugger()
         if screen is not None:
             screen.show(self.snapshot())
+            self._show_note()
+
+    def _show_note(self) -> None:
+        """A tour's note for the current step, printed once when it changes."""
+        note = self.session.note() if self.session is not None else None
+        if note is not None and note is not self._note:
+            self._note = note
+            self.say(Text.assemble(("▌ ", "bold magenta"), (note.title or "note", "bold")))
+            self.say(Text(note.text.strip(), style="italic"))
 
     def _debugger(self) -> DebuggerScreen | None:
         for s in self.screen_stack:
@@ -215,7 +253,8 @@ class NeurondbgApp(App):
         """Execute one console line (also used by tests and the palette)."""
         name = line.strip().split(" ", 1)[0]
         name = console.ALIASES.get(name, name)
-        ui_only = name in ("help", "lab", "goto", "dtype", "pane", "quit", "continue")
+        ui_only = name in ("help", "lab", "goto", "dtype", "pane", "quit", "continue", "open",
+                           "tour")
         if not ui_only and (self.session is None or self.running):
             self._guard()
             return
@@ -247,6 +286,8 @@ class NeurondbgApp(App):
             self.action_pane(args[0] if args and args[0] else "")
         elif action == "quit":
             self.exit()
+        elif action == "open":
+            self.open_program(args[0])
 
     # -- command palette ---------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

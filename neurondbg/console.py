@@ -38,6 +38,8 @@ HELP: dict[str, str] = {
     "dtype": "dtype NAME          SBUF pane element format (hex, fp32, bf16, int8, ...)",
     "pane": "pane NAME           maximise a pane (program, registers, struct, legality, memory, "
             "accum, lanes, plot, console); `pane` alone restores",
+    "open": "open PATH           load a program (.asm / .bin) or a session (.toml)",
+    "tour": "tour [NAME]         list the guided tours, or open one",
     "help": "help [COMMAND]      this list",
     "quit": "quit                leave neurondbg",
 }
@@ -266,6 +268,27 @@ def _help(session: Any, rest: str) -> Reply:
                      "Ctrl+P palette", "dim")
 
 
+def _open(session: Any, rest: str) -> Reply:
+    if not rest:
+        raise ValueError("expected a path: open examples/demo.asm")
+    return Reply(action="open", args=(rest,))
+
+
+def _tour(session: Any, rest: str) -> Reply:
+    from sessions.tours import list_tours
+
+    tours = list_tours()
+    if not rest:
+        reply = Reply()
+        for t in tours:
+            reply.say(f"{t.name:<18} {t.title}")
+        return reply.say("open one with: tour NAME", "dim")
+    for t in tours:
+        if t.name == rest:
+            return Reply(action="open", args=(str(t.path),))
+    raise ValueError(f"no tour {rest!r}; expected one of: {', '.join(t.name for t in tours)}")
+
+
 def _quit(session: Any, rest: str) -> Reply:
     return Reply(action="quit")
 
@@ -274,5 +297,5 @@ HANDLERS: dict[str, Callable[..., Reply]] = {
     "step": _step, "next": _next, "continue": _continue, "reverse": _reverse, "break": _break,
     "delete": _delete, "watch": _watch, "info": _info, "print": _print, "x": _x, "set": _set,
     "who": _who, "lab": _lab, "goto": _goto, "dtype": _dtype, "pane": _pane, "help": _help,
-    "quit": _quit,
+    "open": _open, "tour": _tour, "quit": _quit,
 }

@@ -104,16 +104,45 @@ class Session:
         self.gen = parse_gen(gen)
         self.engine = engine
         self.name = self.path.name
-        self.program, self.data, self.labels = load_source(self.path, self.gen)
+        self.notes: list[Any] = []  # tour notes (sessions.schema.Note), by step
+        self.layout: dict[str, Any] = {}  # a session's saved layout, e.g. {"focus": "lanes"}
+        self.warnings: list[str] = []
+        machine = None
+        if self.path.suffix.lower() == ".toml":
+            machine = self._open_session()
+        else:
+            self.program, self.data, self.labels = load_source(self.path, self.gen)
         self.lines = self._listing()
         self.last_lanes: tuple[Any, int] | None = None  # (Lanes, step) of the last conversion
-        self.dbg = self._make_debugger()
+        self.dbg = self._make_debugger(machine)
         self.last: Any = None  # last StepRecord
         self.prev_regs: list[int] | None = None
-        self.stop_text = "loaded"
+        self.stop_text = "loaded" if machine is None else f"session at step {self.state.steps}"
         self._by_opcode: dict[int, Any] = {}
         self._judged: dict[int, tuple[Any, Any, list[Any]]] = {}
         self.interrupt = threading.Event()
+
+    def _open_session(self) -> Any:
+        """A session file (or tour): its machine at the saved step; SessionError is a
+        ValueError with the one-line message of the CLI."""
+        from sessions.cli_support import open_program_or_session
+
+        opened = open_program_or_session(self.path, self.gen, self.engine)
+        machine = opened.machine
+        self.program = machine.program
+        self.data = []
+        self.labels = dict(opened.session.labels) if opened.session else {}
+        self.gen = machine.config.gen
+        self.engine = machine.config.engine
+        self.notes = list(opened.session.notes) if opened.session else []
+        self.layout = dict(opened.layout)
+        self.warnings = list(opened.warnings)
+        return machine
+
+    def note(self) -> Any | None:
+        """The tour note for the current step (the last one at or before it)."""
+        here = [n for n in self.notes if n.step <= self.state.steps]
+        return here[-1] if here else None
 
     # -- loading ---------------------------------------------------------------
     def _listing(self) -> list[ProgramLine]:
@@ -144,14 +173,17 @@ class Session:
                                      by_offset.get(offset), failed[i]))
         return lines
 
-    def _make_debugger(self) -> Any:
-        try:
-            from machine.debugger import Machine
-            from machine.state import MachineConfig
-        except ImportError:
-            return None
-        m = Machine(self.program, MachineConfig(gen=self.gen, engine=self.engine),
-                    data=self.data, labels=self.labels)
+    def _make_debugger(self, machine: Any = None) -> Any:
+        if machine is not None:
+            m = machine
+        else:
+            try:
+                from machine.debugger import Machine
+                from machine.state import MachineConfig
+            except ImportError:
+                return None
+            m = Machine(self.program, MachineConfig(gen=self.gen, engine=self.engine),
+                        data=self.data, labels=self.labels)
         # Keep the lanes of the last conversion even when `continue` runs past it.
         # Wrapping `step` (not setting `on_step`) keeps the SEQ fast path of `cont`:
         # conversions never take that path, they always go through `step`.

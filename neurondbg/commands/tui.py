@@ -20,12 +20,10 @@ ENGINES = ("pool", "dve", "act", "pe", "sp")
               help="the engine queue the program runs on")
 @click.option("--lab", is_flag=True, help="open only the Convert Lab")
 def command(program: Path | None, gen: str, engine: str, lab: bool) -> None:
-    """Open the debugger UI on PROGRAM (the bundled demo when omitted)."""
+    """Open the debugger UI on PROGRAM (.asm / .bin) or SESSION (.toml), or the bundled
+    demo when omitted. A program that does not load opens with the error in the console."""
     if program is not None and not program.exists():
         raise InputError(f"{program}: no such file")
-    if program is not None and program.suffix == ".toml":
-        raise InputError(f"{program}: session files open with `neurondbg run SESSION`; "
-                         "the TUI takes a program (.asm or .bin) in this build")
     from neurondbg.app import NeurondbgApp
 
     NeurondbgApp(program, gen=gen.lower(), engine=engine, lab_only=lab).run()

@@ -237,3 +237,38 @@ async def test_demo_opens_by_default_and_continue_keeps_the_last_conversion() ->
         app.run_command("reverse 4")  # back before that CAST: its lanes are gone
         await pilot.pause()
         assert app.screen.query_one(LaneTable).lanes is None
+
+
+async def test_session_file_opens_at_its_step_with_layout_and_tour_notes() -> None:
+    from sessions.tours import TOURS_DIR
+
+    app = NeurondbgApp(TOURS_DIR / "cast_rounding.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen.focused is app.screen.query_one(LaneTable)  # layout focus = lanes
+        text = console_text(app)
+        assert "loaded" in text and "cast_rounding.toml" in text
+        assert "Every Cast goes through fp32" in text  # the note for step 0
+        app.screen.query_one(ProgramView).focus()
+        await pilot.press("s")
+        await pilot.pause()
+        assert "Ties go to even" in console_text(app)
+
+
+async def test_open_and_tour_commands() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        app.run_command("tour")
+        await pilot.pause()
+        assert "cast-rounding" in console_text(app)
+        app.run_command("tour nope")
+        await pilot.pause()
+        assert "error: tour: no tour 'nope'" in console_text(app)
+        app.run_command(f"open {LOOP}")
+        await pilot.pause()
+        assert app.session.name == "loop.asm"
+        assert app.screen.query_one(ProgramView).line_count() == 3
+        app.run_command("open /no/such/file.asm")
+        await pilot.pause()
+        assert "cannot read" in console_text(app)
+        assert app.session.name == "loop.asm"  # the old session stays
