@@ -47,7 +47,7 @@ class LoadedSession:
     spec: SessionSpec
     program_path: Path
     labels: dict[str, int]
-    stop: Stop | None = None  # where the saved run had stopped (None at step 0)
+    stop: Stop | None = None  # the saved stop, else max-steps at the step (None at step 0)
     warnings: list[str] = field(default_factory=list)
     program_changed: bool = False  # sha256 of the program differs from the saved one
     digest_ok: bool = True  # the replayed state matches the saved digest
@@ -164,7 +164,8 @@ def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str) -> 
         return stop
     if spec.stop:
         return Stop(**spec.stop, steps=spec.steps, record=m.last)
-    return stop
+    return Stop("max-steps", m.state.pc, f"at the saved step {spec.steps}", spec.steps,
+                record=m.last)
 
 
 # -- writing ---------------------------------------------------------------------------------
