@@ -227,7 +227,7 @@ def test_in_place_cast_and_overlapping_copy() -> None:
     vals = np.array([1 + 2.0**-20, 3.0], np.float32)
     put(m, slice(0, 1), 0, vals)
     rec = m.step()
-    assert rec.lanes.in_bits.view(np.float32).tolist()[0] == [float(vals[0]), 3.0][0]
+    assert rec.lanes.in_bits.view(np.float32)[0].tolist() == [float(vals[0]), 3.0]
     assert get(m, 0, 0, np.float32, 2).tolist() == [1.0, 3.0]
     before = m.state.sbuf[0, :8].copy()
     rec = m.step()
