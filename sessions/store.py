@@ -223,6 +223,9 @@ def initial_memory(machine: Machine) -> dict[str, np.ndarray]:
 def _save_images(target: Path, machine: Machine, prog: Path) -> list[DataImage]:
     """Write .npy images of initial memory the program's data directives do not produce."""
     program, data, labels = load_program(prog, machine.config.gen, str(target))
+    if not np.array_equal(np.asarray(program.raw), np.asarray(machine.program.raw)):
+        raise SessionError(f"{target}: cannot save: {prog} no longer holds the program this "
+                           f"machine runs (the file changed since it was loaded)")
     try:
         fresh = Machine(program, machine.config, data=data, labels=labels).state
     except ValueError as e:

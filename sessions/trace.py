@@ -3,10 +3,10 @@
     with open("run.jsonl", "w") as fp:
         machine.on_step = trace_hook(fp)        # or write_trace(records, fp)
 
-A line is `StepRecord.to_dict()` (so `run --trace` and this agree on the keys)
-with every write made compact and comparable: registers and scalars keep their
-old/new values; memory writes give partitions, offset, length (bytes per
-partition) and the old/new bytes as hex when small, else their sha256.
+A line is `StepRecord.to_dict()` (so a `run --trace` file replays too) with every
+write made comparable: registers and scalars keep their old/new values; memory
+writes add offset and length (bytes per partition) and the old/new bytes as hex
+when small, else their sha256; accumulator rows likewise.
 """
 
 from __future__ import annotations
@@ -33,16 +33,14 @@ def blob(data: Any) -> str:
 
 
 def write_to_json(w: Write) -> dict[str, Any]:
-    d: dict[str, Any] = {"target": w.target}
+    """`Write.to_dict()` (the keys `run --trace` writes) plus comparable old/new values."""
+    d = w.to_dict()
     if w.region is not None:
-        r = w.region
         new = np.asarray(w.new)
-        d.update(partitions=[r.p0, r.p1], offset=r.start, length=int(new.shape[-1]),
-                 size=r.size, steps=list(r.steps), nums=list(r.nums))
-        d.update(old=blob(w.old), new=blob(new))
+        d.update(offset=w.region.start, length=int(new.shape[-1]), old=blob(w.old),
+                 new=blob(new))
     elif isinstance(w.new, np.ndarray):  # acc / idx rows
-        rows = w.index
-        d.update(partitions=[rows.start, rows.stop], old=blob(w.old), new=blob(w.new))
+        d.update(old=blob(w.old), new=blob(w.new))
     else:
         d.update(old=_scalar(w.old), new=_scalar(w.new))
     return d

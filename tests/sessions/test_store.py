@@ -194,3 +194,11 @@ def test_from_dict_defaults() -> None:
                               "machine": {"gen": "sunda"}})
     assert spec.steps == 0 and spec.breakpoints == [] and spec.layout == {}
     assert spec.config.gen.label == "sunda" and spec.config.engine == "pool"
+
+
+def test_saving_refuses_a_program_file_that_changed_since_loading(
+        machine: Machine, program: Path, tmp_path: Path) -> None:
+    program.write_text(program.read_text().replace("src1=3", "src1=4"))
+    with pytest.raises(SessionError, match=r"s\.toml: cannot save: .*loop\.asm no longer holds"):
+        save_session(tmp_path / "s.toml", machine, program_path=program)
+    assert not (tmp_path / "s.toml").exists()

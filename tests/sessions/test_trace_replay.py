@@ -127,3 +127,21 @@ def test_replay_cli_exit_codes(machine: Machine, program: Path, tmp_path: Path) 
     assert "j.jsonl:2:1: expected a JSON object per line" in err.output
     missing = runner.invoke(cli, ["replay", str(tmp_path / "t.jsonl"), "nope.asm"])
     assert missing.exit_code == 2 and "nope.asm: no such file" in missing.output
+
+
+def test_a_run_trace_file_replays(program: Path, tmp_path: Path) -> None:
+    """`neurondbg run --trace` output (StepRecord.to_dict lines) is a valid golden trace."""
+    runner = CliRunner()
+    out = runner.invoke(cli, ["run", str(program), "--trace", str(tmp_path / "r.jsonl")])
+    assert out.exit_code == 0
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    assert len(lines) == 18
+    ok = runner.invoke(cli, ["replay", str(tmp_path / "r.jsonl"), str(program)])
+    assert ok.exit_code == 0, ok.output
+    d = json.loads(lines[9])
+    d["mnemonic"] = "COPY"
+    lines[9] = json.dumps(d)
+    (tmp_path / "r2.jsonl").write_text("\n".join(lines) + "\n")
+    bad = runner.invoke(cli, ["replay", str(tmp_path / "r2.jsonl"), str(program)])
+    assert bad.exit_code == 1 and "step 9 (trace line 10): mnemonic: expected \"COPY\"" in (
+        bad.output)
