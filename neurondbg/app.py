@@ -183,7 +183,7 @@ class NeurondbgApp(App):
             self._do(s.require)
             return
         self.running = True
-        self.sub_title = "running…"
+        self._status("running… Esc or Ctrl+C stops")
         self._run_worker(s)
 
     @work(thread=True, exclusive=True, group="run")
@@ -198,7 +198,13 @@ class NeurondbgApp(App):
         self.call_from_thread(self._run_done, text)
 
     def _progress(self, steps: int, rate: float) -> None:
-        self.sub_title = f"running… {steps:,} steps · {rate:,.0f} steps/s · Esc stops"
+        self._status(f"running… {steps:,} steps · {rate:,.0f} steps/s · Esc stops")
+
+    def _status(self, text: str) -> None:
+        """The header line under the title (the debugger screen's sub-title)."""
+        screen = self._debugger()
+        if screen is not None:
+            screen.sub_title = text
 
     def _run_done(self, text: str) -> None:
         self.running = False

@@ -118,6 +118,7 @@ async def test_escape_interrupts_a_run() -> None:
         await pilot.press("c")
         await pilot.pause(0.3)
         assert app.running
+        assert app.screen.sub_title.startswith("running… ")  # progress: steps, steps/s
         await pilot.press("escape")
         await app.workers.wait_for_complete()
         await pilot.pause()
