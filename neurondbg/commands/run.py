@@ -1,7 +1,9 @@
-"""`neurondbg run PROGRAM`: execute headless until a stop reason (DESIGN.md CLI, issue 5).
+"""`neurondbg run PROGRAM|SESSION`: execute headless until a stop reason (DESIGN.md CLI).
 
-Exit 0 on halt, max-steps or a requested breakpoint; 1 when the machine stops on
-an invalid instruction or a fault; 2 on bad input (one line naming the file).
+PROGRAM is assembly or 64-byte records; a `.toml` SESSION resumes at its saved
+step (sessions.cli_support). Exit 0 on halt, max-steps or a requested breakpoint;
+1 when the machine stops on an invalid instruction or a fault; 2 on bad input
+(one line naming the file).
 """
 
 from __future__ import annotations
@@ -15,27 +17,7 @@ import numpy as np
 
 from neurondbg.errors import InputError
 
-DEFAULT_MAX_STEPS = 10_000_000
 ENGINE_CHOICES = ("pool", "dve", "act", "pe", "sp")
-
-
-def load_program(path: Path, gen: Any) -> tuple[Any, list[Any], dict[str, int]]:
-    """(Program, data inits, labels) of a binary or assembly PROGRAM; InputError otherwise."""
-    from machine.asm.assembler import assemble
-    from machine.asm.loader import load_any, looks_like_text
-
-    try:
-        raw = path.read_bytes()
-        if looks_like_text(path, raw):
-            asm = assemble(raw.decode("utf-8", errors="replace"), str(path), gen)
-            return asm.program(), asm.data, asm.labels
-        program, data = load_any(path, gen)
-        return program, data, {}
-    except OSError as e:
-        raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
-    except ValueError as e:
-        msg = str(e)
-        raise InputError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
 
 
 def _load_sbuf(path: Path) -> np.ndarray:
@@ -64,8 +46,9 @@ def _summary(m: Any, stop: Any) -> str:
 @click.option("--gen", default="cayman", show_default=True, help="Hardware generation.")
 @click.option("--engine", type=click.Choice(ENGINE_CHOICES), default="pool", show_default=True,
               help="The engine queue the program runs on.")
-@click.option("--max-steps", type=click.IntRange(min=0), default=DEFAULT_MAX_STEPS,
-              show_default=True, help="Stop after this many steps.")
+@click.option("--max-steps", type=click.IntRange(min=0), default=None,
+              help="Stop after this many steps (default 10,000,000; for a session, counted "
+                   "from the program start).")
 @click.option("--break", "breaks", multiple=True, metavar="SPEC",
               help="Breakpoint: op:CAST, pc:0x80, label:loop, invalid, fault, if:EXPR, "
                    "watch:R5, change:sb[0,0:64], saturate, tie, nan, inf.")
@@ -76,26 +59,31 @@ def _summary(m: Any, stop: Any) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--trace", "trace_out", type=click.Path(path_type=Path, dir_okay=False),
               help="Write one JSON line per step.")
+@click.option("--save-session", type=click.Path(path_type=Path, dir_okay=False),
+              help="Save a session file (TOML) where the run stopped.")
 @click.option("--execute-invalid", is_flag=True,
               help="Execute instructions that fail legality instead of stopping.")
-def command(program: Path, gen: str, engine: str, max_steps: int, breaks: tuple[str, ...],
-            sbuf_in: Path | None, dump_sbuf: Path | None, as_json: bool,
-            trace_out: Path | None, execute_invalid: bool) -> None:
-    """Run PROGRAM (binary records or assembly) until it halts or stops."""
-    from machine.debugger import Machine
-    from machine.dtypes import parse_gen
-    from machine.state import MachineConfig
+def command(program: Path, gen: str, engine: str, max_steps: int | None,
+            breaks: tuple[str, ...], sbuf_in: Path | None, dump_sbuf: Path | None,
+            as_json: bool, trace_out: Path | None, save_session: Path | None,
+            execute_invalid: bool) -> None:
+    """Run PROGRAM (assembly or binary records) or a SESSION.toml until it stops."""
+    from sessions.cli_support import (
+        open_program_or_session,
+        result_json,
+        run_opened,
+        save_after_run,
+    )
+    from sessions.errors import SessionError
 
     try:
-        g = parse_gen(gen)
-    except ValueError as e:
-        raise InputError(f"--gen: {e}") from None
-    prog, data, labels = load_program(program, g)
-    config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
-    try:
-        m = Machine(prog, config, data=data, labels=labels)
-    except ValueError as e:
-        raise InputError(f"{program}: {e}") from None
+        opened = open_program_or_session(program, gen, engine,
+                                         execute_invalid=execute_invalid)
+    except SessionError as e:
+        raise InputError(str(e)) from None
+    for w in opened.warnings:
+        click.echo(f"neurondbg: warning: {w}", err=True)
+    m = opened.machine
     if sbuf_in is not None:
         try:
             m.load_sbuf(_load_sbuf(sbuf_in))
@@ -118,23 +106,24 @@ def command(program: Path, gen: str, engine: str, max_steps: int, breaks: tuple[
             tf.write(json.dumps(rec.to_dict()) + "\n")
         m.on_step = write_step
     try:
-        stop = m.cont(max_steps=max_steps)
+        stop = run_opened(opened, max_steps)
     finally:
         if trace_file is not None:
             trace_file.close()
+            m.on_step = None
     if dump_sbuf is not None:
         try:
             with dump_sbuf.open("wb") as fh:
                 np.save(fh, m.state.sbuf)
         except OSError as e:
             raise InputError(f"{dump_sbuf}: cannot write: {e.strerror or e}") from None
+    if save_session is not None:
+        try:
+            save_after_run(save_session, opened, stop)
+        except (SessionError, OSError) as e:
+            raise InputError(f"{save_session}: cannot save the session: {e}") from None
     if as_json:
-        out = {"steps": m.state.steps, "stop": stop.to_dict(), "pc": m.state.pc,
-               "registers": list(m.state.R), "gen": g.label, "engine": engine,
-               "halted": m.state.halted, "digest": m.state.digest()}
-        if stop.record is not None and stop.record.verdict is not None and stop.reason == "invalid":
-            out["stop"]["failed"] = list(stop.record.verdict.failed)
-        click.echo(json.dumps(out))
+        click.echo(json.dumps(result_json(opened, stop)))
     else:
         click.echo(_summary(m, stop))
     if stop.reason in ("invalid", "fault"):

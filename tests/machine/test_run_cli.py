@@ -80,7 +80,7 @@ def test_sbuf_input_and_breakpoints(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["missing.asm"], "missing.asm: cannot read"),
+    (["missing.asm"], "missing.asm: no such file"),
     (["{ex}/loop.asm", "--break", "pc:zz"], "--break 'pc:zz': column 4"),
     (["{ex}/loop.asm", "--break", "label:nowhere"], "unknown label 'nowhere'"),
     (["{ex}/loop.asm", "--gen", "tonga"], "--gen: unknown generation"),
@@ -101,3 +101,16 @@ def test_partial_record_and_asm_errors(tmp_path) -> None:
     src.write_text("NOP\nFROB x=1\n")
     code, _, err = run(str(src))
     assert code == 2 and "bad.asm:2:" in err and len(err.strip().splitlines()) == 1
+
+
+def test_save_session_and_resume(tmp_path) -> None:
+    sess = tmp_path / "s.toml"
+    code, out, _ = run(str(EXAMPLES / "loop.asm"), "--max-steps", "7", "--save-session",
+                       str(sess), "--json")
+    first = json.loads(out)
+    assert code == 0 and sess.exists() and first["steps"] == 7
+    code, out, _ = run(str(sess), "--json")
+    again = json.loads(out)
+    assert again["steps"] == 7 and again["digest"] == first["digest"]
+    code, out, _ = run(str(sess), "--json", "--max-steps", "100")
+    assert json.loads(out)["stop"]["reason"] == "halt" and json.loads(out)["registers"][1] == 30
