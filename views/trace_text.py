@@ -6,6 +6,7 @@ everywhere. Reads the trace's fields; computes nothing about rounding.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -16,6 +17,7 @@ from machine.convert.formats import Format
 from views.lab_model import bit_string, encoding_marks, fmt_value, value_of
 from views.roles import styled_bits
 
+WRAP = 72  # explanation lines are wrapped (with indent) to this width
 FLAG_NAMES: tuple[str, ...] = ("inexact", "tie", "saturated", "overflow", "nan", "inf")
 FLAG_STYLES: dict[str, str] = {
     "inexact": "yellow", "tie": "bold magenta", "saturated": "bold red",
@@ -109,10 +111,12 @@ def steps_text(trace: Any) -> Text:
             text.append_text(styled_bits(after, marks))
             text.append("\n")
         why = getattr(step, "text", "")
-        if why:
-            text.append(f"   {why}\n", style="italic")
+        if why:  # wrapped here so continuation lines keep the step's indent
+            text.append(textwrap.fill(why, WRAP, initial_indent="   ",
+                                      subsequent_indent="   ") + "\n", style="italic")
         values = getattr(step, "values", None) or {}
         if values:
-            text.append("   " + "  ".join(f"{k}={_num(v)}" for k, v in values.items()) + "\n",
-                        style="dim")
+            named = "  ".join(f"{k}={_num(v)}" for k, v in values.items())
+            text.append(textwrap.fill(named, WRAP, initial_indent="   ",
+                                      subsequent_indent="   ") + "\n", style="dim")
     return text
