@@ -25,7 +25,7 @@ import numpy as np
 from machine import expr as ex
 from machine.breakpoints import SEMANTIC_FLAG, STATIC_KINDS, Breakpoint, parse_spec
 from machine.engines import Context, StepRecord, execute, handler_for
-from machine.engines.seq import fast_op
+from machine.engines.seq import FAST_OPCODES, fast_op
 from machine.state import RECORD_BYTES, MachineConfig, MachineState
 
 FAST_CHUNK = 1 << 16  # fast steps between interrupt checks (~65 ms at 1e6 steps/s)
@@ -271,26 +271,37 @@ class Machine:
     # -- fast path ---------------------------------------------------------------------------
     def _build_fast(self) -> None:
         if self._fast is None:
-            fast: list[Callable[[], int] | None] = []
-            for i in range(self.count):
-                h, _ = handler_for(int(self.program.opcodes[i]), self.config.engine,
-                                   self.config.gen)
-                ok = h is not None and (self.valid(i) or self.config.execute_invalid)
-                fast.append(fast_op(self.state, self.instruction(i), i, self.count)
-                            if ok else None)
+            fast: list[Callable[[], int] | None] = [None] * self.count
+            ops = np.asarray(self.program.opcodes)
+            candidates = np.flatnonzero(np.isin(ops, list(FAST_OPCODES)))
+            for i in candidates.tolist():  # only SEQ records are decoded here
+                h, _ = handler_for(int(ops[i]), self.config.engine, self.config.gen)
+                if h is not None and (self.valid(i) or self.config.execute_invalid):
+                    fast[i] = fast_op(self.state, self.instruction(i), i, self.count)
             self._fast = fast
         if self._stop is None:
-            stop = bytearray(self.count + 1)
-            stop[self.count] = 1
-            for i, f in enumerate(self._fast):
-                if f is None:
-                    stop[i] = 1
+            stop = np.ones(self.count + 1, dtype=np.uint8)
+            stop[:self.count] = [f is None for f in self._fast]
             for bp in self.breakpoints:
                 if bp.enabled and bp.kind in STATIC_KINDS:
-                    for i in range(self.count):
-                        if self._static_match(bp, i):
-                            stop[i] = 1
-            self._stop = stop
+                    stop[:self.count] |= self._static_mask(bp)
+            self._stop = bytearray(stop.tobytes())
+
+    def _static_mask(self, bp: Breakpoint) -> np.ndarray:
+        """Records a static breakpoint matches (its condition is checked when it is hit)."""
+        mask = np.zeros(self.count, dtype=np.uint8)
+        if bp.kind == "op":
+            mask[np.asarray(self.program.opcodes) == bp.value] = 1
+        elif bp.kind in ("pc", "label"):
+            pc = bp.value if bp.kind == "pc" else self.config.base + self.labels[bp.value]
+            i = self.index_of(pc)
+            if i is not None:
+                mask[i] = 1
+        elif self.count:  # invalid
+            self.valid(0)  # computes the bulk legality array once
+            assert self._valid is not None
+            mask[~self._valid] = 1
+        return mask
 
     def _fast_run(self, budget: int) -> int:
         """Run fast closures from the PC until a stop index or `budget` steps; steps done."""
@@ -396,7 +407,17 @@ class Machine:
             return False
         self.state.undo_step()
         self.last = None
+        for bp in self.breakpoints:  # `change:` compares against the value now current
+            if bp.kind == "change":
+                bp.watch_old = ex.snapshot(bp.value, self.state)
         return True
+
+    def rewind(self) -> int:
+        """Undo every step (back to the loaded state); returns how many were undone."""
+        n = 0
+        while self.reverse_step():
+            n += 1
+        return n
 
     def reverse_continue(self, max_steps: int | None = None) -> Stop:
         """Undo steps until a static breakpoint is at the PC, a watched target was

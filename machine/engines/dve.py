@@ -236,5 +236,6 @@ def read_accumulator(ctx: Context, inst: Any) -> None:
 
 
 HANDLERS = {0x72: predicated, 0x99: predicated, 0x43: tensor_scalar, 0x53: tensor_scalar,
+            0x44: tensor_scalar, 0x54: tensor_scalar,  # legacy PTR forms: same struct
             0x9A: tensor_scalar, 0xE6: tensor_scalar, 0xBC: range_select, 0xEA: select_reduce,
             0x9B: read_accumulator}

@@ -250,6 +250,7 @@ HANDLERS: dict[int, Handler] = {
 
 # -- fast closures -------------------------------------------------------------------------
 FastOp = Callable[[], int]
+FAST_OPCODES = frozenset({0xA4, 0x9F, 0xA7, 0xA8, 0xA9})  # NOP, ENGINE_NOP, MOVE, ALU_OP, BRANCH
 _INT_FAST: dict[int, Callable[[int, int], int]] = {
     A.ADD: lambda a, b: (a + b) & M32, A.SUBTRACT: lambda a, b: (a - b) & M32,
     A.MULT: lambda a, b: (a * b) & M32, A.ADD_INT: lambda a, b: (a + b) & M32,

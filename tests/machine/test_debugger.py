@@ -157,3 +157,31 @@ def test_random_records_run_10000_steps_without_raising(seed) -> None:
     while m.reverse_step():
         pass
     assert m.state.digest() == start  # every executed step undoes exactly
+
+
+def test_change_breakpoint_follows_reverse_steps() -> None:
+    m = _m()
+    m.add_breakpoint("change:R1")
+    m.cont()  # MOVE writes R1 = 0: no change; the first ADD changes it
+    assert m.state.R[1] == 3
+    m.reverse_step()
+    stop = m.cont()
+    assert stop.detail.endswith("R1 changed: 0 -> 3")
+
+
+def test_fast_path_stops_exactly_at_static_breakpoints() -> None:
+    m = machine("""
+        MOVE R1=0 R2=100000
+    loop:
+        ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=1
+        ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
+        COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
+        HALT
+    """)
+    m.add_breakpoint("op:HALT")
+    stop = m.cont()
+    assert stop.reason == "breakpoint" and stop.pc == 0x100 and m.state.R[1] == 100000
+    assert stop.steps == 1 + 3 * 100000 and m.last.mnemonic == "COMPARE_BRANCH"
+    assert m.cont().reason == "halt"
+    m.rewind()
+    assert m.cont(max_steps=1000).reason == "max-steps" and m.state.steps == 1000

@@ -233,3 +233,45 @@ def test_in_place_cast_and_overlapping_copy() -> None:
     rec = m.step()
     assert m.state.sbuf[0, 4:12].tolist() == before.tolist()
     np.testing.assert_array_equal(rec.writes[0].new.ravel(), before)
+
+
+def test_copy_predicated_and_tensor_scalar_forms() -> None:
+    m = machine("""
+        COPY_PREDICATED in0_dtype=UINT8 in1_dtype=UINT16 out_dtype=UINT16 op=BYPASS nac=1 \
+            src0=sb[0,0] step=[1,0,0] num=[4,1,1] src1=sb[0,16] step=[1,0,0] num=[4,1,1] \
+            dst=sb[0,32] step=[1,0,0] num=[4,1,1]
+        TENSOR_SCALAR_BITVEC_OP in_dtype=UINT16 out_dtype=UINT16 nac=1 op0=LOGICAL_SHIFT_LEFT \
+            imm0=4 op1=BITWISE_OR imm1=0x8000 src=sb[0,16] step=[1,0,0] num=[4,1,1] \
+            dst=sb[0,48] step=[1,0,0] num=[4,1,1]
+        TENSOR_SCALAR_ARITH_OP in_dtype=FP32 out_dtype=FP32 nac=2 op0=SUBTRACT imm0=10.0 \
+            op1=DIVIDE imm1_src=POINTER_IMMEDIATE imm1=0x200 reverse_operands=BOTH \
+            src=sb[0,0x100] step=[1,0,0] num=[2,1,1] dst=sb[0,0x120] step=[1,0,0] num=[2,1,1]
+        HALT
+    """, engine="dve", execute_invalid=True)
+    put(m, slice(0, 1), 0, np.array([1, 0, 2, 0], np.uint8))
+    put(m, slice(0, 1), 16, np.array([0x111, 0x222, 0x333, 0x444], np.uint16))
+    put(m, slice(0, 1), 32, np.full(4, 0xAAAA, np.uint16))
+    put(m, slice(0, 2), 0x100, np.array([4.0, 6.0], np.float32))
+    put(m, slice(0, 1), 0x200, np.array([12.0], np.float32))  # a per-partition imm1
+    put(m, slice(1, 2), 0x200, np.array([-24.0], np.float32))
+    stop = m.cont()
+    assert stop.reason == "halt", stop.detail
+    assert get(m, 0, 32, np.uint16, 4).tolist() == [0x111, 0xAAAA, 0x333, 0xAAAA]
+    assert get(m, 0, 48, np.uint16, 4).tolist() == [0x9110, 0xA220, 0xB330, 0xC440]
+    # reverse BOTH: (imm0 - x), then imm1 / that
+    assert get(m, 0, 0x120, np.float32, 2).tolist() == [2.0, 3.0]
+    assert get(m, 1, 0x120, np.float32, 2).tolist() == [-4.0, -6.0]
+
+
+def test_test_event_sem_on_mariana() -> None:
+    m = machine("""
+        MOVE R4=11 R5=22
+        TEST_EVENT_SEM mode=UPDATE_SEM num_evt_sem=2 evt_sem_ids=[3,9,0,0,0,0,0,0,0,0,0,0,0,0,0,0] \
+            value_registers=[4,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0]
+        TEST_EVENT_SEM mode=READ_SEM num_evt_sem=1 evt_sem_ids=[9,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0] \
+            value_registers=[7,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]
+        HALT
+    """, gen=Gen.MARIANA, execute_invalid=True)
+    assert m.cont().reason == "halt"
+    assert (m.state.sem[3], m.state.sem[9], m.state.R[7]) == (11, 22, 22)
+    assert m.rewind() == 4 and m.state.sem[3] == 0 and m.state.R[7] == 0
