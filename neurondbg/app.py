@@ -24,6 +24,7 @@ from neurondbg.screens.lab import LabScreen
 from neurondbg.screens.main import PANES, DebuggerScreen
 from views.adapter import Session
 from views.console_view import ConsoleView
+from views.lanes import LaneTable
 from views.memory import MemoryView
 from views.program import ProgramView
 from views.snapshot import Snapshot
@@ -249,6 +250,10 @@ class NeurondbgApp(App):
             (w for w in widget.query("*") if w.focusable), widget)
         target.focus()
         screen.maximize(target)
+
+    @on(LaneTable.OpenInLab)
+    def _lane_to_lab(self, event: LaneTable.OpenInLab) -> None:
+        self.action_lab(event.value, event.src, event.dst)
 
     # -- console ------------------------------------------------------------------------
     @on(ConsoleView.Command)

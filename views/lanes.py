@@ -11,6 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Static
 
 from machine.convert.formats import Format, parse_format
@@ -43,7 +44,26 @@ class LaneTable(LineView):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f", "toggle_filter", "flagged only", id="lanes.filter"),
+        Binding("o", "open_lab", "lane in lab", id="lanes.lab"),
     ]
+
+    class OpenInLab(Message):
+        """Explore this lane's input in the Convert Lab."""
+
+        def __init__(self, value: str, src: str, dst: str) -> None:
+            super().__init__()
+            self.value, self.src, self.dst = value, src, dst
+
+    def action_open_lab(self) -> None:
+        lane = self.lane_at(self.cursor)
+        bits = getattr(self.lanes, "in_bits", None)
+        if lane is None or bits is None:
+            return
+        p, e = lane
+        code = int(bits[p - int(getattr(self.lanes, "p0", 0)), e])
+        src = as_format(self.lanes.src)
+        self.post_message(self.OpenInLab(f"0x{code:0{(src.bits + 3) // 4}x}", src.name,
+                                         as_format(self.lanes.dst).name))
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -22,7 +22,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("q", "quit"), ("Ctrl+P", "command palette: every action by name"),
     ("v", "(registers) hex / signed / unsigned / fp32"),
     ("d h p [ ]", "(SBUF) dtype, heatmap, SBUF/PSUM, scroll columns"),
-    ("f", "(convert trace) all lanes / flagged lanes"), ("m", "(plot) lanes / histogram"),
+    ("f / o", "(convert trace) all lanes / flagged lanes; open the lane in the Convert Lab"),
+    ("m", "(plot) lanes / histogram"),
 )
 
 

@@ -11,6 +11,7 @@ from neurondbg.screens.help import HelpScreen
 from neurondbg.screens.lab import LabScreen
 from neurondbg.screens.main import DebuggerScreen
 from views.accum import AccumView
+from views.lab import ConvertLab
 from views.lanes import LanesView, LaneTable
 from views.legality import LegalityView
 from views.memory import MemoryView
@@ -180,6 +181,11 @@ async def test_pane_keys_registers_memory_lanes() -> None:
         await pilot.pause()
         assert "lane p0 e1" in str(app.screen.query_one("#lane-trace").render())
         assert app.screen.query_one(LanesView) is not None
+        await pilot.press("o")  # this lane in the Convert Lab
+        await pilot.pause()
+        assert isinstance(app.screen, LabScreen)
+        lab = app.screen.query_one(ConvertLab)
+        assert (lab.bits, lab.src.name, lab.dst.name) == (0x3F818000, "fp32", "bf16")
 
 
 async def test_struct_field_and_byte_selection() -> None:
