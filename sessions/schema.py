@@ -7,7 +7,7 @@
     [position]     steps (executed), pc, digest (MachineState.digest), stop = {reason, pc, detail}
     [[data]]       space, file (.npy beside the session), partition, offset:
                    memory images applied after the program's own data directives
-    [[breakpoints]] / [[watchpoints]]   spec (machine/breakpoints.py language), enabled
+    [[breakpoints]] / [[watchpoints]]   spec (machine/breakpoints.py language), enabled, id
     [layout]       opaque: the UI's layout and selected panes
     [tour]         name, title, description            (tours only)
     [[notes]]      step, title, text                   (tours only: shown from `step` on)
@@ -47,6 +47,7 @@ class DataImage:
 class BreakpointEntry:
     spec: str
     enabled: bool = True
+    id: int = 0  # the number the user saw; loading re-adds in this order (0: file order)
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,8 @@ def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> 
                                    r.natural("offset", 0)))
     for key, out in (("breakpoints", spec.breakpoints), ("watchpoints", spec.watchpoints)):
         for r in top.rows(key):
-            out.append(BreakpointEntry(r.get("spec", str), r.get("enabled", bool, True)))
+            out.append(BreakpointEntry(r.get("spec", str), r.get("enabled", bool, True),
+                                       r.natural("id", 0)))
     spec.layout = top.get("layout", dict, {})
     tour = _Reader(src, top.get("tour", dict, {}), "tour")
     spec.tour = {k: tour.get(k, str, "") for k in ("name", "title", "description")

@@ -117,18 +117,21 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True) 
     if not digest_ok:
         warnings.append(f"{src}: the replayed state at step {m.state.steps} differs from the "
                         f"saved one (digest mismatch)")
-    for key, entries in (("breakpoints", spec.breakpoints), ("watchpoints", spec.watchpoints)):
-        for i, e in enumerate(entries):
-            try:
-                bp = m.add_breakpoint(e.spec)
-            except ValueError as err:
-                msg = f"{src}: {key}[{i}].spec {e.spec!r}: {err}"
-                if changed:  # e.g. a label the edited program lost: keep going
-                    warnings.append(msg)
-                    continue
-                raise SessionError(msg) from None
-            if not e.enabled:
-                m.set_enabled(bp.id, False)
+    tagged = [(key, i, e) for key, entries in (("breakpoints", spec.breakpoints),
+                                                ("watchpoints", spec.watchpoints))
+              for i, e in enumerate(entries)]
+    tagged.sort(key=lambda t: t[2].id or 1 << 62)  # the user's order; stable for id-less
+    for key, i, e in tagged:
+        try:
+            bp = m.add_breakpoint(e.spec)
+        except ValueError as err:
+            msg = f"{src}: {key}[{i}].spec {e.spec!r}: {err}"
+            if changed:  # e.g. a label the edited program lost: keep going
+                warnings.append(msg)
+                continue
+            raise SessionError(msg) from None
+        if not e.enabled:
+            m.set_enabled(bp.id, False)
     return LoadedSession(m, spec, prog_path, labels, stop, warnings, changed, digest_ok)
 
 
@@ -189,7 +192,7 @@ def save_session(path: str | Path, machine: Machine, *, program_path: str | Path
                        notes=list(notes or []), source=target)
     for bp in machine.breakpoints:
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
-        entries.append(BreakpointEntry(bp.text, bp.enabled))
+        entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))
     spec.data = _save_images(target, machine, prog)
     try:
         text = dumps(session_to_dict(spec))

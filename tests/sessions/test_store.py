@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from machine.debugger import Machine
 from sessions import atomic
@@ -202,3 +204,34 @@ def test_saving_refuses_a_program_file_that_changed_since_loading(
     with pytest.raises(SessionError, match=r"s\.toml: cannot save: .*loop\.asm no longer holds"):
         save_session(tmp_path / "s.toml", machine, program_path=program)
     assert not (tmp_path / "s.toml").exists()
+
+
+_SPECS = ["op:CAST", "label:loop if R1 >= 6", "watch:R1", "change:sb[1, 64:72]", "tie",
+          "pc:0x100", "invalid", "fault", "if:R2 == 1"]
+
+
+@settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(forward=st.integers(0, 18), back=st.integers(0, 18),
+       specs=st.lists(st.sampled_from(_SPECS), unique=True, max_size=4),
+       layout=st.dictionaries(st.sampled_from(["focus", "zoom", "dtype"]),
+                              st.text(max_size=6) | st.integers(0, 9), max_size=3))
+def test_round_trip_at_any_position(forward: int, back: int, specs: list[str],
+                                    layout: dict) -> None:
+    import tempfile
+
+    from .conftest import PROGRAM
+
+    with tempfile.TemporaryDirectory() as d:
+        prog = Path(d) / "p.asm"
+        prog.write_text(PROGRAM)
+        m = make_machine(prog)
+        m.step_n(forward)
+        for _ in range(back):
+            m.reverse_step()
+        for s in specs:
+            m.add_breakpoint(s)
+        save_session(Path(d) / "s.toml", m, program_path=prog, layout=layout)
+        loaded = load_session(Path(d) / "s.toml")
+        assert loaded.machine.state.digest() == m.state.digest() and loaded.digest_ok
+        assert [b.text for b in loaded.machine.breakpoints] == specs
+        assert loaded.layout == layout and loaded.warnings == []
