@@ -279,3 +279,20 @@ async def test_open_and_tour_commands() -> None:
         await pilot.pause()
         assert "cannot read" in console_text(app)
         assert app.session.name == "loop.asm"  # the old session stays
+
+
+async def test_colon_focuses_the_console_ctrl_c_stops_and_q_quits() -> None:
+    app = NeurondbgApp(LOOP)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("colon")
+        assert app.screen.focused is app.screen.query_one("#console-input")
+        app.screen.query_one(ProgramView).focus()
+        await pilot.press("c")
+        await pilot.pause(0.2)
+        await pilot.press("ctrl+c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not app.running and "stopped by the user" in console_text(app)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
