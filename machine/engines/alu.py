@@ -283,8 +283,18 @@ def vector_kind(op: int) -> str | None:
     return None
 
 
+# Ops whose sequential left fold numpy computes in one call (ufunc.accumulate is in order).
+FOLD_UFUNCS: dict[int, np.ufunc] = {
+    A.ADD: np.add, A.SUBTRACT: np.subtract, A.MULT: np.multiply, A.MAX: np.maximum,
+    A.MIN: np.minimum, A.BITWISE_AND: np.bitwise_and, A.BITWISE_OR: np.bitwise_or,
+    A.BITWISE_XOR: np.bitwise_xor,
+}
+
+
 def alu_vec(op: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Elementwise op: float32 arrays for "fp" ops, uint32 arrays for "bits"/"int" ops."""
+    if vector_kind(op) is None and op != A.BYPASS:
+        raise AluFault(f"ALU op {op:#04x} is not modelled on tensors")
     with np.errstate(all="ignore"):
         if op in _VB:
             return _VB[op](a, b).astype(np.uint32, copy=False)

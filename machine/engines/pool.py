@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from machine.dtypes import dtype_name
-from machine.engines.alu import AluFault, alu_vec, vector_kind
+from machine.engines.alu import FOLD_UFUNCS, AluFault, alu_vec, vector_kind
 from machine.engines.ap import operand, read_elems, same_count, write_elems
 from machine.engines.context import Context
 from machine.engines.record import Fault
@@ -61,6 +61,11 @@ def memset(ctx: Context, inst: Any) -> None:
 def _fold(op: int, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """Sequential left fold of `x` over `axes` (in order: innermost first)."""
     for ax in sorted(axes, reverse=True):
+        ufunc = FOLD_UFUNCS.get(op)
+        if ufunc is not None and vector_kind(op) != "int":
+            with np.errstate(all="ignore"):  # accumulate folds in element order, like hardware
+                x = np.take(ufunc.accumulate(x, axis=ax, dtype=x.dtype), -1, axis=ax)
+            continue
         acc = np.take(x, 0, axis=ax)
         for k in range(1, x.shape[ax]):  # loop over the reduced axis only; lanes are vectorized
             acc = alu_vec(op, acc, np.take(x, k, axis=ax))

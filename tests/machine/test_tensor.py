@@ -275,3 +275,24 @@ def test_test_event_sem_on_mariana() -> None:
     assert m.cont().reason == "halt"
     assert (m.state.sem[3], m.state.sem[9], m.state.R[7]) == (11, 22, 22)
     assert m.rewind() == 4 and m.state.sem[3] == 0 and m.state.R[7] == 0
+
+
+@pytest.mark.parametrize("op", ["ADD", "SUBTRACT", "MAX", "MULT"])
+def test_tensor_reduce_folds_sequentially_in_fp32(op) -> None:
+    m = machine(f"TENSOR_REDUCE_ARITH_OP in_dtype=FP32 out_dtype=FP32 nac=3 op={op} op_dim=X "
+                "src=sb[0,0] step=[1,37,0,0] num=[37,2,1,1] dst=sb[0,0x400] step=[1,0,0,0] "
+                "num=[2,1,1,1]\nHALT")
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((3, 74)) * 1e4).astype(np.float32)
+    put(m, slice(0, 3), 0, x)
+    assert m.cont().reason == "halt"
+    fn = {"ADD": np.add, "SUBTRACT": np.subtract, "MAX": np.maximum, "MULT": np.multiply}[op]
+    for p in range(3):
+        for row in range(2):
+            acc = x[p, 37 * row]
+            for v in x[p, 37 * row + 1:37 * row + 37]:
+                with np.errstate(all="ignore"):
+                    acc = np.float32(fn(acc, v))
+            got = get(m, p, 0x400 + 4 * row, np.float32, 1)[0]
+            assert got == acc or (np.isnan(got) and np.isnan(acc)) or (
+                np.isinf(got) and got == acc)
