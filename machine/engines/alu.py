@@ -199,6 +199,37 @@ def alu32(op: int, a: int, b: int, dtype: int, dst_dtype: int | None = None) -> 
     return to_bits(r, out)
 
 
+M64 = (1 << 64) - 1
+_FLOAT_ONLY = {A.POW, A.RSQRT, A.CRC32}
+
+
+def s64(b: int) -> int:
+    b &= M64
+    return b - (1 << 64) if b >> 63 else b
+
+
+def alu64(op: int, a: int, b: int, signed: bool) -> int:
+    """`a OP b` on 64-bit patterns (INT64 / UINT64 through lo/hi register pairs), wrapping.
+
+    Shifts use the low 6 bits of b; the integer band keeps its own signedness.
+    """
+    if op in _FLOAT_ONLY:
+        raise AluFault(f"{A(op).name} has no 64-bit integer form")
+    a &= M64
+    b &= M64
+    if op in _BITS:
+        n = b & 63
+        r = {A.BITWISE_NOT: ~a, A.ARITH_SHIFT_LEFT: a << n, A.LOGICAL_SHIFT_LEFT: a << n,
+             A.ARITH_SHIFT_RIGHT: s64(a) >> n, A.LOGICAL_SHIFT_RIGHT: a >> n,
+             A.BITWISE_AND: a & b, A.BITWISE_OR: a | b, A.BITWISE_XOR: a ^ b}[op]
+        return r & M64
+    if op in _INT:
+        sign, f = _INT[op]
+        return f(s64(a) if sign else a, s64(b) if sign else b) & M64
+    x, y = (s64(a), s64(b)) if signed else (a, b)
+    return int(_ARITH[op](x, y)) & M64
+
+
 # -- vector form (tensor engines) ---------------------------------------------------
 def _np_int(fn: Callable, signed: bool) -> Callable:
     def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:

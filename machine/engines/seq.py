@@ -18,6 +18,7 @@ from machine.engines.alu import (
     SCALAR_DTYPES,
     AluFault,
     alu32,
+    alu64,
     bits_f32,
     from_bits,
     s32,
@@ -84,7 +85,37 @@ def _alu_parts(inst: Any) -> tuple[int, int, int, int, int, int | None]:
     return op, dtype, dst_dtype, f["src0_lo"], f["dst_lo"], imm
 
 
+def _alu_op64(ctx: Context, inst: Any) -> None:
+    """INT64 / UINT64: operands are lo/hi register pairs (isa-facts §4.4), e.g. the PC."""
+    f = inst.fields
+    st = ctx.state
+    op, dtype = f["op"], f["dtype"]
+    if not supported(op):
+        raise Fault(f"ALU_OP op {op:#x} is not an ALU_OP code")
+    if (f["dst_dtype"] or dtype) != dtype:
+        raise Fault("64-bit ALU_OP: dst_dtype must equal dtype (no 64-bit conversions modelled)")
+
+    def pair(lo: str, hi: str) -> int:
+        return _read(st, f[lo], lo) | _read(st, f[hi], hi) << 32
+    a = pair("src0_lo", "src0_hi")
+    if f["src1_datasrc"] == DataSrc.IMMEDIATE:
+        b = f["immediate"][0] | f["immediate"][1] << 32
+    else:
+        b = pair("src1_lo", "src1_hi")
+    for name in ("dst_lo", "dst_hi"):
+        _check_dst(f[name], name)
+    try:
+        v = alu64(op, a, b, dtype == Dtype.INT64)
+    except AluFault as e:
+        raise Fault(f"ALU_OP {A(op).name}: {e}") from None
+    st.write_reg(f["dst_lo"], v & M32)
+    st.write_reg(f["dst_hi"], v >> 32)
+
+
 def alu_op(ctx: Context, inst: Any) -> None:
+    if inst.fields["dtype"] in (Dtype.INT64, Dtype.UINT64):
+        _alu_op64(ctx, inst)
+        return
     op, dtype, dst_dtype, s0, d, imm = _alu_parts(inst)
     st = ctx.state
     a = _read(st, s0, "src0_lo")

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from machine.dtypes import Dtype
-from machine.engines.alu import AluFault, alu32, f32_bits
+from machine.engines.alu import AluFault, alu32, alu64, f32_bits
 from machine.isa.enums import AluOp as A
 
 from .helpers import machine
@@ -185,3 +185,15 @@ def test_opcode_not_on_engine_and_not_modelled_fault() -> None:
     assert stop.reason == "fault" and "does not run on the pool engine" in stop.detail
     m = machine("RECIPROCAL in_dtype=FP32 out_dtype=FP32 nac=1", execute_invalid=True)
     assert "not modelled" in m.cont().detail
+
+
+def test_alu_64_bit_pairs_read_the_pc() -> None:
+    m = machine("NOP\nALU_OP op=ADD dtype=INT64 dst_dtype=INT64 src0_lo=PC_LO src0_hi=PC_HI "
+                "src1_datasrc=IMMEDIATE immediate=[0xFFFFFFC0,0] dst_lo=R4 dst_hi=R5\nHALT",
+                base=0x1_0000_0000)
+    assert m.cont().reason == "halt"
+    # PC of the ALU_OP is 0x1_0000_0040; + 0xFFFF_FFC0 carries into the high word
+    assert m.state.R[4:6] == [0x00000000, 0x2]
+    assert alu64(A.ARITH_SHIFT_RIGHT, 1 << 63, 4, True) == 0xF8 << 56
+    assert alu64(A.SUBTRACT, 0, 1, False) == 2**64 - 1
+    assert alu64(A.IS_LT, 2**64 - 1, 0, True) == 1  # -1 < 0 as INT64
