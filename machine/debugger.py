@@ -29,7 +29,8 @@ from machine.engines.seq import FAST_OPCODES, fast_op
 from machine.state import RECORD_BYTES, MachineConfig, MachineState
 
 FAST_CHUNK = 1 << 16  # fast steps between interrupt checks (~65 ms at 1e6 steps/s)
-STOP_REASONS = ("halt", "breakpoint", "fault", "invalid", "max-steps", "interrupt")
+# `run` reports the first five; `interrupt` (UI) and `start` (reverse) are interactive only.
+STOP_REASONS = ("halt", "breakpoint", "fault", "invalid", "max-steps", "interrupt", "start")
 
 
 @dataclass
@@ -433,8 +434,9 @@ class Machine:
             bp = watched or self._static_hit(self.state.pc)
             if bp is not None:
                 return Stop("breakpoint", self.state.pc, f"{bp.describe()} (reverse)", n, bp)
-        return Stop("max-steps" if self.state.steps else "breakpoint", self.state.pc,
-                    "start of history" if not self.state.steps else f"{n} steps back", n)
+        if self.state.steps:
+            return Stop("max-steps", self.state.pc, f"{n} steps back", n)
+        return Stop("start", self.state.pc, "start of history", n)
 
     def _watch_hit_at(self, step: int) -> Breakpoint | None:
         for bp in self.breakpoints:
