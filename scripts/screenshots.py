@@ -3,7 +3,7 @@
     /work/venv/bin/python scripts/screenshots.py [--out docs]
 
 Writes docs/tui-default.svg (the demo program after a few steps),
-docs/tui-legality.svg (an invalid instruction explained) and
+docs/tui-legality.svg (continue to the demo's invalid Copy, explained) and
 docs/convert-lab.svg (the Convert Lab on a round-to-even tie).
 """
 
@@ -41,7 +41,7 @@ async def main(out: Path) -> None:
     program = DEMO if DEMO.exists() else FALLBACK
     await shoot(NeurondbgApp(program), out / "tui-default.svg", keys=("s", "s", "s"))
     await shoot(NeurondbgApp(program), out / "tui-legality.svg",
-                commands=("next 3", "pane legality"))
+                commands=("continue", "pane legality"))
     await shoot(NeurondbgApp(lab_only=True), out / "convert-lab.svg")
 
 
