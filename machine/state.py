@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen, fp8_exp4_format
+from machine.isa.addr import geometry
 from machine.journal import COUNT_SHIFT, REG_SHIFT, Journal, Undo
 
 NUM_REGS = 64
@@ -27,25 +28,15 @@ NUM_INDEX_REGS = 8  # isa-facts §6.2: 8 index registers per lane
 PC_LO, PC_HI = 128, 129  # register specifiers that read the PC halves (ref 001, isa-facts §4.2)
 RECORD_BYTES = 64
 
-# isa-facts §2.4: (SBUF active bytes / partition, PSUM active bytes / partition).
-# MAVERICK's header says PSUM_BUF_SZ = 0; we keep 16 KiB so DVE programs still run (DESIGN gap).
-_GEOMETRY: dict[Gen, tuple[int, int]] = {
-    Gen.SUNDA: (192 * 1024, 16 * 1024),
-    Gen.CAYMAN: (224 * 1024, 16 * 1024),
-    Gen.MARIANA: (256 * 1024, 16 * 1024),
-    Gen.MAVERICK: (512 * 1024, 16 * 1024),
-}
+# MAVERICK's header says PSUM_BUF_SZ = 0 (isa-facts §9); the model keeps a 16 KiB PSUM so
+# DVE programs still run there (a DESIGN gap, LOW).
+MAVERICK_PSUM_BYTES = 16 * 1024
 
 
 def _geometry(gen: Gen) -> tuple[int, int, int]:
-    """(partitions, SBUF bytes, PSUM bytes) per partition; from machine.isa.addr when present."""
-    try:
-        from machine.isa.addr import geometry
-    except ImportError:  # the ISA package lands concurrently; fall back to isa-facts §2.4
-        sb, ps = _GEOMETRY[gen]
-        return 128, sb, ps
+    """(partitions, SBUF bytes, PSUM bytes) per partition: machine.isa.addr (isa-facts §2.4)."""
     g = geometry(gen)
-    return g.partitions, g.sbuf_bytes, g.psum_bytes or _GEOMETRY[gen][1]
+    return g.partitions, g.sbuf_bytes, g.psum_bytes or MAVERICK_PSUM_BYTES
 
 
 @dataclass(frozen=True)
