@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -91,15 +91,27 @@ class Lanes:
         return {k: int(v.sum()) for k, v in self.flags.items()}
 
 
-def _value(bits: np.ndarray, fmt: str) -> np.ndarray:
+@lru_cache(maxsize=32)
+def _table(fmt: str) -> np.ndarray:
+    """Value of every code of a format of <= 16 bits (machine.convert's exact decoder)."""
+    from machine.convert.kernels import decode_value
+
     f = parse_format(fmt)
-    if isinstance(f, IntFormat):
-        return bits.astype(f.container).view(f.value_dtype).astype(np.float64) if f.bits >= 8 \
-            else bits.astype(np.float64)
-    if isinstance(f, FloatFormat) and f.ml_dtype is not None:
-        return bits.astype(f.container).view(f.ml_dtype).astype(np.float64)
-    if fmt == "fp32r":
-        return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+    return decode_value(np.arange(1 << f.bits, dtype=f.container), fmt)
+
+
+def _value(bits: np.ndarray, fmt: str) -> np.ndarray:
+    """Values of encodings as float64: a table lookup up to 16 bits, views for 32 bits."""
+    f = parse_format(fmt)
+    with np.errstate(all="ignore"):
+        if isinstance(f, FloatFormat) and f.bits == 16 and f.ml_dtype is not None:
+            return bits.astype(f.container).view(f.ml_dtype).astype(np.float64)  # exact widening
+        if f.bits <= 16:
+            return _table(fmt)[bits.astype(np.intp)]
+        if isinstance(f, IntFormat):
+            return bits.astype(f.container).view(f.value_dtype).astype(np.float64)
+        if f.bits == 32:  # fp32 and fp32r share the fp32 container
+            return bits.astype(np.uint32).view(np.float32).astype(np.float64)
     from machine.convert.kernels import decode_value
 
     return decode_value(bits, fmt)

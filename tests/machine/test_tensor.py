@@ -296,3 +296,16 @@ def test_tensor_reduce_folds_sequentially_in_fp32(op) -> None:
             got = get(m, p, 0x400 + 4 * row, np.float32, 1)[0]
             assert got == acc or (np.isnan(got) and np.isnan(acc)) or (
                 np.isinf(got) and got == acc)
+
+
+@pytest.mark.parametrize("fmt", ["bf16", "fp16", "fp8_e4m3", "fp8_e4m3fn", "fp8_e5m2", "int8",
+                                 "uint16", "int32", "fp32"])
+def test_lane_values_agree_with_the_exact_decoder(fmt) -> None:
+    from machine.convert.formats import parse_format
+    from machine.convert.kernels import decode_value
+    from machine.engines.record import _value
+
+    f = parse_format(fmt)
+    rng = np.random.default_rng(3)
+    bits = rng.integers(0, 1 << f.bits, size=(4, 500), dtype=np.uint64).astype(f.container)
+    np.testing.assert_array_equal(_value(bits, fmt), decode_value(bits, fmt))
