@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from machine.convert.formats import FloatFormat, IntFormat, parse_format
+from machine.convert.formats import IntFormat, parse_format
+from machine.engines.record import decode_values
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
@@ -290,15 +291,9 @@ def _fmt_bytes(fmt: str) -> int:
 
 def _decode(raw: bytes, fmt: str) -> int | float:
     f = parse_format(fmt)
-    if isinstance(f, IntFormat):
-        return int(np.frombuffer(raw, dtype=f.value_dtype)[0])
-    if isinstance(f, FloatFormat) and f.ml_dtype is not None:
-        return float(np.frombuffer(raw, dtype=f.ml_dtype)[0])
-    if fmt == "fp32r":
-        return struct.unpack("<f", raw)[0]
-    from machine.convert import kernels  # hif8, fp4_e1m2: the kernels' exact decoder
-
-    return float(kernels.decode_value(np.frombuffer(raw, np.uint8), fmt)[0])
+    bits = np.frombuffer(raw, dtype=f.container)[:1]
+    v = float(decode_values(bits, fmt)[0])
+    return int(v) if isinstance(f, IntFormat) else v
 
 
 def read(target: Target, state: Any) -> int | float:

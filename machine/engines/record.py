@@ -55,7 +55,7 @@ class Lanes:
     @cached_property
     def values(self) -> tuple[np.ndarray, np.ndarray]:
         """(input, output) values as float64 (the fp32 hub value for the input)."""
-        return _value(self.in_bits, self.src), _value(self.out_bits, self.dst)
+        return decode_values(self.in_bits, self.src), decode_values(self.out_bits, self.dst)
 
     @cached_property
     def flags(self) -> dict[str, np.ndarray]:
@@ -73,12 +73,13 @@ class Lanes:
                 tie = np.zeros(h.shape, bool)
                 sat = ~np.isnan(h) & ((h < d.min_value) | (h > d.max_value))
             else:
-                lo = _value(convert(hub_bits, "fp32", self.dst, "floor", False, "ieee"), self.dst)
-                hi = _value(convert(hub_bits, "fp32", self.dst, "ceil", False, "ieee"), self.dst)
+                lo, hi = (decode_values(convert(hub_bits, "fp32", self.dst, m, False, "ieee"),
+                                        self.dst) for m in ("floor", "ceil"))
                 tie = finite_h & (lo != hi) & np.isfinite(lo) & np.isfinite(hi) & (
                     (h - lo) == (hi - h))
                 # Saturated: IEEE rounding would overflow (to inf / NaN), yet the lane is finite.
-                ov = _value(convert(hub_bits, "fp32", self.dst, "rint", False, "ieee"), self.dst)
+                ov = decode_values(convert(hub_bits, "fp32", self.dst, "rint", False, "ieee"),
+                                   self.dst)
                 sat = ~np.isnan(h) & ~np.isfinite(ov) & np.isfinite(y)
             nan = np.isnan(y)
             inf = np.isinf(y)
@@ -100,7 +101,7 @@ def _table(fmt: str) -> np.ndarray:
     return decode_value(np.arange(1 << f.bits, dtype=f.container), fmt)
 
 
-def _value(bits: np.ndarray, fmt: str) -> np.ndarray:
+def decode_values(bits: np.ndarray, fmt: str) -> np.ndarray:
     """Values of encodings as float64: a table lookup up to 16 bits, views for 32 bits."""
     f = parse_format(fmt)
     with np.errstate(all="ignore"):

@@ -303,9 +303,9 @@ def test_tensor_reduce_folds_sequentially_in_fp32(op) -> None:
 def test_lane_values_agree_with_the_exact_decoder(fmt) -> None:
     from machine.convert.formats import parse_format
     from machine.convert.kernels import decode_value
-    from machine.engines.record import _value
+    from machine.engines.record import decode_values
 
     f = parse_format(fmt)
     rng = np.random.default_rng(3)
     bits = rng.integers(0, 1 << f.bits, size=(4, 500), dtype=np.uint64).astype(f.container)
-    np.testing.assert_array_equal(_value(bits, fmt), decode_value(bits, fmt))
+    np.testing.assert_array_equal(decode_values(bits, fmt), decode_value(bits, fmt))
