@@ -197,3 +197,53 @@ def test_alu_64_bit_pairs_read_the_pc() -> None:
     assert alu64(A.ARITH_SHIFT_RIGHT, 1 << 63, 4, True) == 0xF8 << 56
     assert alu64(A.SUBTRACT, 0, 1, False) == 2**64 - 1
     assert alu64(A.IS_LT, 2**64 - 1, 0, True) == 1  # -1 < 0 as INT64
+
+
+_FAST_OPS = ["ADD", "SUBTRACT", "MULT", "MAX", "MIN", "BITWISE_AND", "BITWISE_OR",
+             "BITWISE_XOR", "LOGICAL_SHIFT_LEFT", "ARITH_SHIFT_RIGHT", "IS_GT", "IS_EQUAL",
+             "ABS_DIFF", "ADD_INT", "MULT_UINT", "MIN_INT", "BYPASS", "DIVIDE", "MOD"]
+
+
+@st.composite
+def seq_programs(draw) -> str:
+    n = draw(st.integers(3, 12))
+    lines = ["MOVE R1=7 R2=0xFFFFFFF0 R3=0x40490FDB R4=3"]
+    for _ in range(n):
+        kind = draw(st.sampled_from(["alu", "alu", "move", "branch", "nop"]))
+        r = lambda: f"R{draw(st.integers(0, 5))}"  # noqa: E731
+        if kind == "alu":
+            dt = draw(st.sampled_from(["INT32", "UINT32", "FP32"]))
+            src1 = r() if draw(st.booleans()) else str(draw(st.integers(0, 2**32 - 1)))
+            lines.append(f"ALU_OP op={draw(st.sampled_from(_FAST_OPS))} dtype={dt} "
+                         f"dst_dtype={dt} dst={r()} src0={r()} src1={src1}")
+        elif kind == "move":
+            lines.append(f"MOVE {r()}={r()}" if draw(st.booleans())
+                         else f"MOVE {r()}={draw(st.integers(0, 2**32 - 1))}")
+        elif kind == "branch":
+            cmp = draw(st.sampled_from(["EQ_IMM", "GT_IMM", "LT_IMM", "ALWAYS", "NE_REG",
+                                        "GE_REG"]))
+            dt = draw(st.sampled_from(["INT32", "UINT32", "FP32"]))
+            lines.append(f"COMPARE_BRANCH cmp_op={cmp} dtype={dt} cmp_reg0={r()} "
+                         f"cmp_reg1={r()} cmp_immediate={draw(st.integers(0, 9))} "
+                         f"target=l{draw(st.integers(0, n))}")
+        else:
+            lines.append("NOP")
+    out = []
+    for k, line in enumerate(lines[1:]):
+        out.append(f"l{k}:\n{line}")
+    return "\n".join([lines[0], *out, f"l{n}:", "HALT"])
+
+
+@settings(deadline=None, max_examples=40)
+@given(seq_programs())
+def test_fast_closures_equal_the_slow_path(text) -> None:
+    fast = machine(text, execute_invalid=True)
+    stop_fast = fast.cont(max_steps=300)
+    assert fast._fast is not None and sum(f is not None for f in fast._fast) >= 1  # used
+    slow = machine(text, execute_invalid=True)
+    slow.on_step = lambda rec: None  # records for every step: the slow path
+    stop_slow = slow.cont(max_steps=300)
+    assert (stop_fast.reason, stop_fast.pc) == (stop_slow.reason, stop_slow.pc)
+    assert fast.state.digest() == slow.state.digest()
+    assert bytes(fast.state.journal.steps) == bytes(slow.state.journal.steps)
+    assert bytes(fast.state.journal.regs) == bytes(slow.state.journal.regs)
