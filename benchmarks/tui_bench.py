@@ -39,13 +39,18 @@ async def main():
         await pilot.pause()
         app.export_screenshot()
         print("frame", flush=True)
+        await app.wait_loaded()
+        await pilot.pause()
+        app.export_screenshot()
+        print("loaded", flush=True)
 asyncio.run(main())
 """
 
 
-def first_frame(program: Path, runs: int = 3) -> float:
-    """Seconds from spawning the interpreter to the first composed frame (best of runs)."""
-    best = float("inf")
+def first_frame(program: Path, runs: int = 3) -> tuple[float, float]:
+    """Seconds from spawning the interpreter to the first composed frame, and to the frame
+    with the program loaded (it loads in a worker after the first frame); best of runs."""
+    best = [float("inf"), float("inf")]
     for _ in range(runs):
         t0 = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-c", FIRST_FRAME.format(program=str(program))],
@@ -53,10 +58,11 @@ def first_frame(program: Path, runs: int = 3) -> float:
         assert proc.stdout is not None
         for line in proc.stdout:
             if line.startswith("frame"):
-                best = min(best, time.perf_counter() - t0)
-                break
+                best[0] = min(best[0], time.perf_counter() - t0)
+            elif line.startswith("loaded"):
+                best[1] = min(best[1], time.perf_counter() - t0)
         proc.wait()
-    return best
+    return best[0], best[1]
 
 
 def render_all(screen: DebuggerScreen) -> int:
@@ -75,6 +81,7 @@ async def per_step(program: Path, steps: int = 200) -> tuple[float, float, int]:
     app = NeurondbgApp(program)
     times: list[float] = []
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, DebuggerScreen)
@@ -95,6 +102,7 @@ async def lane_trace(program: Path, repeats: int = 50) -> float:
     app = NeurondbgApp(program)
     times: list[float] = []
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.press("s", "s")
         await pilot.pause()
         lanes = app.screen.query_one(LanesView)
@@ -107,7 +115,9 @@ async def lane_trace(program: Path, repeats: int = 50) -> float:
 
 def main() -> None:
     demo = DEMO if DEMO.exists() else CAST
-    print(f"first frame ({demo.name}): {first_frame(demo):.3f} s   (target <= 1 s)")
+    frame, loaded = first_frame(demo)
+    print(f"first frame: {frame:.3f} s (target <= 1 s); {demo.name} loaded and shown: "
+          f"{loaded:.3f} s")
     med, worst, lines = asyncio.run(per_step(LOOP))
     print(f"per step, SEQ loop, all panes ({lines} lines rendered): median {med:.2f} ms, "
           f"max {worst:.2f} ms   (target <= 16 ms)")

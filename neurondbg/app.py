@@ -61,12 +61,8 @@ class NeurondbgApp(App):
         self.session: Session | None = None
         self.load_error: str | None = None
         self.running = False
+        self.loading = False
         self._note: Any = None
-        if not lab_only:
-            try:
-                self.session = Session(program, gen, engine)
-            except (ValueError, OSError) as exc:  # shown in the console, not a traceback
-                self.load_error = str(exc)
 
     def get_default_screen(self) -> Screen:
         if self.lab_only:
@@ -74,10 +70,45 @@ class NeurondbgApp(App):
         return DebuggerScreen(console.COMMANDS)
 
     def debugger_ready(self) -> None:
-        """Called by DebuggerScreen.on_mount: the panes exist, push the first snapshot."""
+        """Called by DebuggerScreen.on_mount: the panes exist; load the program off the UI
+        thread (assembling and validating a large file must not freeze the first frame)."""
         self.say("neurondbg: s step · c continue · r reverse · b break · ? help · "
                  "Ctrl+P palette; type `help` here", "dim")
+        self.open_program(self.program_path, first=True)
+
+    def open_program(self, path: str | Path | None, first: bool = False) -> None:
+        """Load a program or session file in a worker; on error the console says why and
+        the current session (if any) stays."""
+        self.loading = True
+        self._status(f"loading {path or 'the demo program'}…")
+        self._load_worker(path, first)
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load_worker(self, path: str | Path | None, first: bool) -> None:
+        try:
+            session, error = Session(path, self.gen, self.engine), None
+        except (ValueError, OSError) as exc:  # shown in the console, not a traceback
+            session, error = None, str(exc)
+        except Exception as exc:  # the app never dies on a file it cannot read
+            session, error = None, f"{path}: cannot load: {exc}"
+        self.call_from_thread(self._load_done, session, error, first)
+
+    def _load_done(self, session: Session | None, error: str | None, first: bool) -> None:
+        self.loading = False
+        if session is None:
+            if first:
+                self.load_error = error
+                self._loaded()
+            else:
+                self.say(f"error: {error}", "bold red")
+                self.refresh_views()
+            return
+        self.session, self.load_error = session, None
         self._loaded()
+
+    async def wait_loaded(self) -> None:
+        """Wait until loading (and any run) has finished: for tests and scripts."""
+        await self.workers.wait_for_complete()
 
     def _loaded(self) -> None:
         """After a program or session is (re)loaded: views, warnings, layout, tour note."""
@@ -101,20 +132,11 @@ class NeurondbgApp(App):
         else:
             self.query_one(ProgramView).focus()
 
-    def open_program(self, path: str | Path) -> None:
-        """Replace the session with a program or session file; errors stay in the console."""
-        try:
-            session = Session(path, self.gen, self.engine)
-        except (ValueError, OSError) as exc:
-            self.say(f"error: {exc}", "bold red")
-            return
-        self.session, self.load_error = session, None
-        self._loaded()
 
     # -- model -> views ----------------------------------------------------------
     def snapshot(self) -> Snapshot:
         if self.session is None:
-            return Snapshot(stop=f"error: {self.load_error}" if self.load_error else "")
+            return Snapshot(stop=f"error: {self.load_error}" if self.load_error else "loading…")
         return self.session.snapshot()
 
     def refresh_views(self) -> None:
@@ -146,6 +168,9 @@ class NeurondbgApp(App):
         """The session when an action may touch the model now; else say why not."""
         if self.running:
             self.say("running: Esc or Ctrl+C stops", "yellow")
+            return None
+        if self.loading:
+            self.say("loading the program…", "yellow")
             return None
         if self.session is None:
             self.say(f"error: no program loaded ({self.load_error})", "bold red")
@@ -266,7 +291,7 @@ class NeurondbgApp(App):
         name = console.ALIASES.get(name, name)
         ui_only = name in ("help", "lab", "goto", "dtype", "pane", "quit", "continue", "open",
                            "tour")
-        if not ui_only and (self.session is None or self.running):
+        if not ui_only and (self.session is None or self.running or self.loading):
             self._guard()
             return
         reply = console.execute(line, self.session)

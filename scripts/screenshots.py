@@ -24,6 +24,7 @@ SIZE = (160, 50)
 async def shoot(app: NeurondbgApp, path: Path, keys: tuple[str, ...] = (),
                 commands: tuple[str, ...] = ()) -> None:
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.pause()
         for key in keys:
             await pilot.press(key)

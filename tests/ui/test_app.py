@@ -33,6 +33,7 @@ def console_text(app: NeurondbgApp) -> str:
 async def test_layout_shows_every_pane_and_the_listing() -> None:
     app = NeurondbgApp(STEPS)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.pause()
         assert isinstance(app.screen, DebuggerScreen)
         for pane in ("program", "registers", "struct", "legality", "memory", "accum", "lanes",
@@ -52,6 +53,7 @@ async def test_layout_shows_every_pane_and_the_listing() -> None:
 async def test_step_updates_registers_struct_legality_sbuf_and_lanes() -> None:
     app = NeurondbgApp(STEPS)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.press("s")
         await pilot.pause()
         regs = app.screen.query_one(RegistersView)
@@ -81,6 +83,7 @@ async def test_step_updates_registers_struct_legality_sbuf_and_lanes() -> None:
 async def test_invalid_instruction_is_refused_and_explained() -> None:
     app = NeurondbgApp(STEPS)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.press("s", "s", "s")
         await pilot.pause()
         legality = app.screen.query_one(LegalityView)
@@ -97,6 +100,7 @@ async def test_invalid_instruction_is_refused_and_explained() -> None:
 async def test_breakpoint_key_and_continue_in_a_worker() -> None:
     app = NeurondbgApp(STEPS)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         prog = app.screen.query_one(ProgramView)
         prog.focus()
         await pilot.press("down", "down", "b")
@@ -116,6 +120,7 @@ async def test_breakpoint_key_and_continue_in_a_worker() -> None:
 async def test_escape_interrupts_a_run() -> None:
     app = NeurondbgApp(LOOP)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.press("c")
         await pilot.pause(0.3)
         assert app.running
@@ -131,6 +136,7 @@ async def test_escape_interrupts_a_run() -> None:
 async def test_maximise_restore_help_and_lab() -> None:
     app = NeurondbgApp(STEPS)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         app.screen.query_one(RegistersView).focus()
         await pilot.press("z")
         await pilot.pause()
@@ -155,6 +161,7 @@ async def test_maximise_restore_help_and_lab() -> None:
 async def test_pane_keys_registers_memory_lanes() -> None:
     app = NeurondbgApp(STEPS)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.press("s", "s")
         regs = app.screen.query_one(RegistersView)
         regs.focus()
@@ -191,6 +198,7 @@ async def test_pane_keys_registers_memory_lanes() -> None:
 async def test_struct_field_and_byte_selection() -> None:
     app = NeurondbgApp(STEPS)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         table = app.screen.query_one(FieldTable)
         dump = app.screen.query_one(HexDump)
         names = [f.name for f in table.fields()]
@@ -211,6 +219,7 @@ async def test_a_program_that_does_not_load_keeps_the_app_alive(tmp_path: Path) 
     bad.write_text("MOVE R3=5\nNOPE x=1\n")
     app = NeurondbgApp(bad)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.pause()
         text = console_text(app)
         assert "error:" in text and "bad.asm:2" in text
@@ -222,6 +231,7 @@ async def test_a_program_that_does_not_load_keeps_the_app_alive(tmp_path: Path) 
 async def test_palette_lists_every_action() -> None:
     app = NeurondbgApp(STEPS)
     async with app.run_test(size=SIZE):
+        await app.wait_loaded()
         titles = {c.title for c in app.get_system_commands(app.screen)}
         for title in ("Step", "Continue", "Reverse step", "Toggle breakpoint", "Stop",
                       "Maximise / restore pane", "Convert Lab", "Help", "Pane: Program",
@@ -232,6 +242,7 @@ async def test_palette_lists_every_action() -> None:
 async def test_demo_opens_by_default_and_continue_keeps_the_last_conversion() -> None:
     app = NeurondbgApp()  # no program: the bundled examples/demo.asm
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         assert app.session is not None and app.session.name == "demo.asm"
         await pilot.press("c")
         await app.workers.wait_for_complete()
@@ -251,6 +262,7 @@ async def test_session_file_opens_at_its_step_with_layout_and_tour_notes() -> No
 
     app = NeurondbgApp(TOURS_DIR / "cast_rounding.toml")
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.pause()
         assert app.screen.focused is app.screen.query_one(LaneTable)  # layout focus = lanes
         text = console_text(app)
@@ -265,6 +277,7 @@ async def test_session_file_opens_at_its_step_with_layout_and_tour_notes() -> No
 async def test_open_and_tour_commands() -> None:
     app = NeurondbgApp(STEPS)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         app.run_command("tour")
         await pilot.pause()
         assert "cast-rounding" in console_text(app)
@@ -272,10 +285,12 @@ async def test_open_and_tour_commands() -> None:
         await pilot.pause()
         assert "error: tour: no tour 'nope'" in console_text(app)
         app.run_command(f"open {LOOP}")
+        await app.wait_loaded()
         await pilot.pause()
         assert app.session.name == "loop.asm"
         assert app.screen.query_one(ProgramView).line_count() == 3
         app.run_command("open /no/such/file.asm")
+        await app.wait_loaded()
         await pilot.pause()
         assert "cannot read" in console_text(app)
         assert app.session.name == "loop.asm"  # the old session stays
@@ -284,6 +299,7 @@ async def test_open_and_tour_commands() -> None:
 async def test_colon_focuses_the_console_ctrl_c_stops_and_q_quits() -> None:
     app = NeurondbgApp(LOOP)
     async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
         await pilot.press("colon")
         assert app.screen.focused is app.screen.query_one("#console-input")
         app.screen.query_one(ProgramView).focus()

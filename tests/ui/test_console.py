@@ -98,6 +98,7 @@ def test_completion() -> None:
 async def test_console_widget_history_and_completion() -> None:
     app = NeurondbgApp(STEPS)
     async with app.run_test(size=(160, 50)) as pilot:
+        await app.wait_loaded()
         box = app.screen.query_one(ConsoleInput)
         box.focus()
         await pilot.press(*"ste")

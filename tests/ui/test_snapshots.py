@@ -19,11 +19,16 @@ def test_convert_lab(snap_compare) -> None:
 
 
 def test_default_layout_after_two_steps(snap_compare) -> None:
-    assert snap_compare(NeurondbgApp(STEPS), press=["s", "s"], terminal_size=SIZE)
+    async def run_before(pilot) -> None:
+        await pilot.app.wait_loaded()
+        await pilot.press("s", "s")
+
+    assert snap_compare(NeurondbgApp(STEPS), terminal_size=SIZE, run_before=run_before)
 
 
 def test_invalid_instruction_legality(snap_compare) -> None:
     async def run_before(pilot) -> None:
+        await pilot.app.wait_loaded()
         await pilot.press("s", "s", "s")
         await pilot.app.run_command_async("pane legality")
 
@@ -33,6 +38,7 @@ def test_invalid_instruction_legality(snap_compare) -> None:
 @pytest.mark.parametrize("pane", list(PANES))
 def test_pane_maximised(snap_compare, pane: str) -> None:
     async def run_before(pilot) -> None:
+        await pilot.app.wait_loaded()
         await pilot.press("s", "s")
         await pilot.app.run_command_async(f"pane {pane}")
 
