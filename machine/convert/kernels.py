@@ -55,7 +55,22 @@ def _convert_wide(b: np.ndarray, opt: Options) -> np.ndarray:
         from machine.convert._fast32 import fp32_to_float
 
         return fp32_to_float(b, opt, encode_lanes)
-    return encode_lanes(decode(b, opt.src), opt, b)
+    return generic(b, opt)
+
+
+CHUNK = 1 << 16  # lanes per pass of the generic path: bounds its uint64 temporaries
+
+
+def generic(b: np.ndarray, opt: Options) -> np.ndarray:
+    """decode -> round -> special values, in chunks (memory stays O(CHUNK))."""
+    if b.size <= CHUNK:
+        return encode_lanes(decode(b, opt.src), opt, b)
+    flat = np.ascontiguousarray(b).reshape(-1)
+    out = np.empty(flat.shape, dtype=opt.dst.container)
+    for i in range(0, flat.size, CHUNK):
+        part = flat[i:i + CHUNK]
+        out[i:i + CHUNK] = encode_lanes(decode(part, opt.src), opt, part)
+    return out.reshape(b.shape)
 
 
 @lru_cache(maxsize=512)
@@ -155,8 +170,10 @@ def _neuron_hub(b: np.ndarray, opt: Options) -> np.ndarray:
         hub = b
     elif isinstance(src, FloatFormat) and src.ml_dtype is not None:
         hub = b.view(src.ml_dtype).astype(np.float32).view(np.uint32)
-    else:  # ints (RNE into fp32), hif8, fp4_e1m2 (exact)
-        hub = encode_lanes(decode(b, src), Options(src, _FP32, "rint", False, "ieee"))
+    elif isinstance(src, IntFormat) and src.bits <= 32:  # numpy's int -> float32 is RNE
+        hub = _int_values(b, src).astype(np.float32).view(np.uint32)
+    else:  # int64/uint64 (RNE into fp32), hif8, fp4_e1m2 (exact)
+        hub = generic(b, Options(src, _FP32, "rint", False, "ieee"))
     if dst.name == "fp32":
         return hub.astype(np.uint32)
     f32 = hub.view(np.float32)
@@ -168,8 +185,23 @@ def _neuron_hub(b: np.ndarray, opt: Options) -> np.ndarray:
         if dst.nan == "none":
             out = np.where(np.isnan(f32), 0, out).astype(dst.container)
         return out
+    if isinstance(dst, IntFormat) and dst.bits <= 32:
+        # float64 holds every fp32 value and both bounds exactly: trunc, clamp, NaN -> 0
+        v = np.nan_to_num(np.trunc(f32.astype(np.float64)), nan=0.0)
+        v = np.clip(v, dst.min_value, dst.max_value).astype(np.int64)
+        return (v & ((1 << dst.bits) - 1)).astype(dst.container)
     mode = "trunc" if isinstance(dst, IntFormat) else "rint"
-    return encode_lanes(decode(hub, _FP32), Options(_FP32, dst, mode, opt.sat, "ieee"))
+    return generic(hub, Options(_FP32, dst, mode, opt.sat, "ieee"))
+
+
+def _int_values(b: np.ndarray, fmt: IntFormat) -> np.ndarray:
+    """Signed values of two's-complement patterns (int4 sign-extended), as int64."""
+    v = b.astype(np.int64)
+    if fmt.signed:
+        half = np.int64(1 << (fmt.bits - 1))
+        v ^= half
+        v -= half  # (v ^ s) - s sign-extends a `bits`-wide pattern
+    return v
 
 
 # --- value helpers (CLI, traces, UI) -----------------------------------------------------
