@@ -11,7 +11,9 @@ Rules (DESIGN "Conversion API", ref 002 Tables 3-6):
 - ascend: the modes ref 002 lists for the pair (ASCEND_MODES); a pair the document does
   not list accepts the five IEEE-style modes (rint round floor ceil trunc); a pair it lists
   as exact (RoundMode::UNKNOWN) accepts any mode but hybrid, since the result cannot depend
-  on it. `sat` with an fp32 target is ignored (ref 002: fp32 output is non-saturating only).
+  on it. `sat` with an fp32 target is ignored (ref 002: fp32 output is non-saturating only);
+  a narrow -> wide integer conversion always saturates (ref 002: "only the saturation mode
+  is supported", int16 -1 -> uint32 0). The returned Options carry the effective `sat`.
 """
 
 from __future__ import annotations
@@ -92,4 +94,6 @@ def resolve(src: str | Format, dst: str | Format, mode: str = "rint", sat: bool 
                              f"{', '.join(allowed)} (ref 002 Tables 3-6), not {mode!r}")
         if d.name == "fp32":
             sat = False  # ref 002: fp32 output supports only the non-saturating mode
+        if isinstance(s, IntFormat) and isinstance(d, IntFormat) and d.bits > s.bits:
+            sat = True  # ref 002: narrow -> wide integers only saturate (negative -> 0)
     return Options(s, d, mode, bool(sat), profile)

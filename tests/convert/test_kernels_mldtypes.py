@@ -132,9 +132,15 @@ def test_e8m0_ties_go_to_the_even_code_and_has_no_zero() -> None:
     assert convert(f32bits(3.0e38, np.inf, np.nan), "fp32", "fp8_e8m0", sat=True).tolist() == \
         [0xFE, 0xFE, 0xFF]
     bf = np.array([0x7F80, 0xFF80, 0x7FC0, 0x4040, 0xC040], dtype=np.uint16)
-    # ref 002: +-inf -> 0xFE, NaN -> 0xFF; a negative finite value has no e8m0 code: NaN
+    # ref 002: +-inf -> 0xFE, NaN -> 0xFF, "the absolute value" converts (|-3| is the
+    # tie between 2 = 0x80 and 4 = 0x81: the even code, 0x80)
     assert convert(bf, "bf16", "fp8_e8m0", profile="ascend").tolist() == \
-        [0xFE, 0xFE, 0xFF, 0x80, 0xFF]
+        [0xFE, 0xFE, 0xFF, 0x80, 0x80]
+    assert convert(bf, "bf16", "fp8_e8m0").tolist() == [0xFF, 0xFF, 0xFF, 0x80, 0xFF]
+    neg_big = f32bits(-3.0e38)
+    assert convert(neg_big, "fp32", "fp8_e8m0", sat=True).tolist() == [0xFF]  # sign first
+    assert convert(np.array([0], np.uint16), "bf16", "fp8_e8m0", profile="ascend").tolist() \
+        == [0x00]
 
 
 @pytest.mark.parametrize("mode,want", [
@@ -198,6 +204,8 @@ def test_ascend_integer_rules() -> None:
     assert convert(i, "int32", "uint8", profile="ascend").tolist() == [0, 255, 112]
     assert convert(i, "int32", "uint8", profile="ascend", sat=True).tolist() == [255, 0, 255]
     assert convert(i, "int32", "uint8").tolist() == [255, 0, 255]  # ieee clamps
+    w = np.array([0xFFFF, 0x7FFF], dtype=np.uint16)  # int16 -1, 32767
+    assert convert(w, "int16", "uint32", profile="ascend").tolist() == [0, 32767]  # sat only
 
 
 def test_ascend_float_rules_and_modes() -> None:
