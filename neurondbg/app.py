@@ -19,8 +19,6 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from neurondbg import console
-from neurondbg.screens.help import HelpScreen
-from neurondbg.screens.lab import LabScreen
 from neurondbg.screens.main import PANES, DebuggerScreen
 from views.adapter import Session
 from views.console_view import ConsoleView
@@ -66,6 +64,8 @@ class NeurondbgApp(App):
 
     def get_default_screen(self) -> Screen:
         if self.lab_only:
+            from neurondbg.screens.lab import LabScreen  # imported on demand: a faster start
+
             return LabScreen(closable=False)
         return DebuggerScreen(console.COMMANDS)
 
@@ -252,9 +252,13 @@ class NeurondbgApp(App):
             screen.maximize(screen.focused)
 
     def action_lab(self, value: str = "", src: str = "", dst: str = "") -> None:
+        from neurondbg.screens.lab import LabScreen
+
         self.push_screen(LabScreen(value or "1.00390625", src or "fp32", dst or "bf16"))
 
     def action_help(self) -> None:
+        from neurondbg.screens.help import HelpScreen
+
         self.push_screen(HelpScreen())
 
     def action_console(self) -> None:
