@@ -82,19 +82,27 @@ class LabSide(Vertical):
         self.border_subtitle = f"{profile} · {mode} · {'sat' if sat else 'nosat'}"
         try:
             t = run_trace(bits, src.name, dst.name, mode, sat, profile)
-        except ValueError as exc:
-            result.update(Text(f"error: {exc}", style="bold red"))
-            steps.update("")
-            self.trace = None
+            x = value_of(src, bits)
+            text = summary_text(t, src, dst)
+            text.append("\n")
+            text.append_text(neighbours_text(dst, int(t.output_bits), float(x),
+                                             neighbours(dst, float(x))))
+            trace_text = steps_text(t)
+        except ValueError as exc:  # a combination the options refuse: the CLI's message
+            self._error(f"error: {exc}")
+            return
+        except Exception as exc:  # a model bug must not take the lab down: say where
+            self._error(f"internal error in machine.convert for {src.name} 0x{bits:x} -> "
+                        f"{dst.name} ({profile}, {mode}): {type(exc).__name__}: {exc}")
             return
         self.trace = t
-        x = value_of(src, bits)
-        text = summary_text(t, src, dst)
-        text.append("\n")
-        text.append_text(neighbours_text(dst, int(t.output_bits), float(x),
-                                         neighbours(dst, float(x))))
         result.update(text)
-        steps.update(steps_text(t))
+        steps.update(trace_text)
+
+    def _error(self, message: str) -> None:
+        self.query_one(f"#result-{self.side}", Static).update(Text(message, style="bold red"))
+        self.query_one(f"#steps-{self.side}", Static).update("")
+        self.trace = None
 
 
 class ConvertLab(Vertical):
