@@ -106,9 +106,13 @@ class Region:
 
     @cached_property
     def bounds(self) -> tuple[int, int]:
-        """Lowest byte and one past the highest byte touched."""
-        o = self.elem_offsets
-        return int(o.min()), int(o.max()) + self.size
+        """Lowest byte and one past the highest byte touched (no index arrays needed)."""
+        lo = hi = self.start
+        for s, n in zip(self.steps, self.nums, strict=True):
+            reach = s * (n - 1) * self.size
+            lo += min(0, reach)
+            hi += max(0, reach)
+        return lo, hi + self.size
 
     def overlaps(self, other: Region) -> bool:
         """Conservative: same space, shared partitions and overlapping byte bounds."""

@@ -17,6 +17,10 @@ from machine.engines.record import Fault
 from machine.isa.addr import INDIRECT_BIT, REGISTER_BIT, SHAPE_BIT, decode_addr4
 from machine.state import MachineState, Region
 
+# Broadcast patterns (step 0) can name far more elements than a partition holds; the
+# model refuses beyond this many per partition instead of allocating without bound.
+MAX_ELEMENTS = 1 << 20
+
 
 def elem_size(dtype: int) -> int:
     size = dtype_bytes(dtype)
@@ -70,6 +74,9 @@ def operand(state: MachineState, fields: dict[str, Any], prefix: str, dtype: int
     if lo < 0 or hi > limit:
         raise Fault(f"{what}: bytes {lo}..{hi - 1} of each partition are outside {space} "
                     f"(0..{limit - 1})")
+    if region.count > MAX_ELEMENTS:
+        raise Fault(f"{what}: num_elem {list(nums)} gives {region.count:,} elements per "
+                    f"partition; the model handles at most {MAX_ELEMENTS:,}")
     return region
 
 

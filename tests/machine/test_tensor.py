@@ -309,3 +309,11 @@ def test_lane_values_agree_with_the_exact_decoder(fmt) -> None:
     rng = np.random.default_rng(3)
     bits = rng.integers(0, 1 << f.bits, size=(4, 500), dtype=np.uint64).astype(f.container)
     np.testing.assert_array_equal(decode_values(bits, fmt), decode_value(bits, fmt))
+
+
+def test_huge_broadcast_pattern_faults_instead_of_allocating() -> None:
+    m = machine("COPY in_dtype=FP32 out_dtype=FP32 nac=1 src=sb[0, 0] step=[0,0,0,0] "
+                "num=[65535,65535,65535,65535] dst=sb[0, 0] step=[0,0,0,0] "
+                "num=[65535,65535,65535,65535]\nHALT", execute_invalid=True)
+    stop = m.cont()
+    assert stop.reason == "fault" and "at most" in stop.detail
