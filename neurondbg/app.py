@@ -141,9 +141,13 @@ class NeurondbgApp(App):
 
     def refresh_views(self) -> None:
         screen = self._debugger()
-        if screen is not None:
+        if screen is None:
+            return
+        try:
             screen.show(self.snapshot())
-            self._show_note()
+        except Exception as exc:  # a view that cannot draw a state must not end the session
+            self.say(f"internal error while drawing: {type(exc).__name__}: {exc}", "bold red")
+        self._show_note()
 
     def _show_note(self) -> None:
         """A tour's note for the current step, printed once when it changes."""
@@ -183,6 +187,9 @@ class NeurondbgApp(App):
             text = fn()
         except ValueError as exc:
             self.say(f"error: {exc}", "bold red")
+            return
+        except Exception as exc:  # the app never dies on a model error: report it
+            self.say(f"internal error: {type(exc).__name__}: {exc}", "bold red")
             return
         if text:
             self.say(text)

@@ -85,6 +85,8 @@ def execute(line: str, session: Any) -> Reply:
         return handler(session, rest, fmt) if name == "x" else handler(session, rest)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         return error(f"{name}: {exc}")
+    except Exception as exc:  # never raise into the UI
+        return error(f"{name}: internal error: {type(exc).__name__}: {exc}")
 
 
 def _count(rest: str, default: int = 1) -> int:

@@ -312,3 +312,19 @@ async def test_colon_focuses_the_console_ctrl_c_stops_and_q_quits() -> None:
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_random_keys_never_kill_the_app() -> None:
+    import random
+
+    rng = random.Random(6)
+    keys = ["s", "r", "b", "z", "escape", "tab", "shift+tab", "up", "down", "v", "d", "h", "p",
+            "left_square_bracket", "right_square_bracket", "f", "m", "pagedown", "pageup"]
+    app = NeurondbgApp()  # the demo
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        for _ in range(80):
+            await pilot.press(rng.choice(keys))
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, DebuggerScreen)
+        assert "internal error" not in console_text(app)
