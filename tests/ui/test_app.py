@@ -15,6 +15,7 @@ from views.lab import ConvertLab
 from views.lanes import LanesView, LaneTable
 from views.legality import LegalityView
 from views.memory import MemoryView
+from views.plot import PlotView
 from views.program import ProgramView
 from views.registers import RegistersView
 from views.struct_view import FieldTable, HexDump
@@ -188,6 +189,12 @@ async def test_pane_keys_registers_memory_lanes() -> None:
         await pilot.pause()
         assert "lane p0 e1" in str(app.screen.query_one("#lane-trace").render())
         assert app.screen.query_one(LanesView) is not None
+        plot = app.screen.query_one(PlotView)
+        assert plot.mode == "conversion" and plot.lanes is table.lanes
+        plot.focus()
+        await pilot.press("m")
+        assert plot.mode == "histogram" and plot.hist_data.size > 0
+        table.focus()
         await pilot.press("o")  # this lane in the Convert Lab
         await pilot.pause()
         assert isinstance(app.screen, LabScreen)
