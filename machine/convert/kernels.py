@@ -1,8 +1,9 @@
 """Vectorized, bit-exact conversion: `convert(bits, src, dst, mode, sat, profile)`.
 
 Paths (all agree with the generic decode -> round -> special-value rules):
-- sources of <= 16 bits: a cached table of every source encoding, built by the
-  generic path once per (src, dst, mode, sat, profile), then one fancy-index;
+- sources of <= 8 bits, and 16-bit sources with many lanes: a cached table of
+  every source encoding, built once per option set by the paths below, then one
+  fancy-index (a few 16-bit lanes are converted directly: cheaper than a table);
 - fp32 -> float formats (ieee / ascend): a uint32 bit kernel (_fast32);
 - everything else: decode to exact lanes (_exact), round (_round / _hif8), then
   the profile's special-value rules (_policy).
@@ -19,8 +20,6 @@ Decisions where the spec is silent are in _policy's docstring.
 """
 
 from __future__ import annotations
-
-from functools import lru_cache
 
 import numpy as np
 
@@ -43,12 +42,13 @@ def convert(bits: object, src: str | Format, dst: str | Format, mode: str = "rin
     """
     opt = resolve(src, dst, mode, sat, profile)
     b = as_bits(bits, opt.src)
-    if opt.src.bits <= 16:
+    if opt.src.bits <= 8 or (opt.src.bits <= 16 and (b.size >= _LUT_MIN or opt in _LUTS)):
         return _lut(opt)[b.astype(np.intp)]
     return _convert_wide(b, opt)
 
 
 def _convert_wide(b: np.ndarray, opt: Options) -> np.ndarray:
+    """Convert without a table (any source width)."""
     if opt.profile == "neuron":
         return _neuron(b, opt)
     if opt.src.name == "fp32" and isinstance(opt.dst, FloatFormat) and opt.mode != "hybrid":
@@ -73,14 +73,21 @@ def generic(b: np.ndarray, opt: Options) -> np.ndarray:
     return out.reshape(b.shape)
 
 
-@lru_cache(maxsize=512)
+_LUT_MIN = 1 << 12  # a 16-bit source table (65536 lanes) pays off from a few thousand lanes
+_LUTS: dict[Options, np.ndarray] = {}
+_LUTS_MAX = 256
+
+
 def _lut(opt: Options) -> np.ndarray:
-    codes = np.arange(1 << opt.src.bits, dtype=opt.src.container)
-    if opt.profile == "neuron":
-        table = _neuron(codes, opt)
-    else:
-        table = encode_lanes(decode(codes, opt.src), opt, codes)
-    table.setflags(write=False)
+    """Every source encoding converted once (cached per option set)."""
+    table = _LUTS.get(opt)
+    if table is None:
+        codes = np.arange(1 << opt.src.bits, dtype=opt.src.container)
+        table = _neuron(codes, opt) if opt.profile == "neuron" else generic(codes, opt)
+        table.setflags(write=False)
+        if len(_LUTS) >= _LUTS_MAX:
+            _LUTS.pop(next(iter(_LUTS)))  # oldest first
+        _LUTS[opt] = table
     return table
 
 
