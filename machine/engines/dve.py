@@ -117,6 +117,10 @@ def tensor_scalar(ctx: Context, inst: Any) -> None:
     imm0 = scalar_operand(ctx, f["imm0_src"], f["imm0"], rows, "imm0")
     imm1 = scalar_operand(ctx, f["imm1_src"], f["imm1"], rows, "imm1")
     bitvec = code in (0x53, 0x54)
+    for op in (op0, op1):
+        kind = vector_kind(op)
+        if bitvec and kind != "bits" and op != AluOp.BYPASS:
+            raise Fault(f"{inst.mnemonic}: op {op:#x} is not a bitvec op")
     try:
         if bitvec:
             t = _apply(op0, to_u32(read_elems(st, src), din), imm0, rev in (RevOps.FIRST, 3))

@@ -126,8 +126,11 @@ def tensor_tensor(ctx: Context, inst: Any) -> None:
     same_count(s0, dst, "TENSOR_TENSOR src/dst")
     op = f["op"]
     kind = vector_kind(op) or ("fp" if op == AluOp.BYPASS else None)
-    if kind is None:
-        raise Fault(f"TENSOR_TENSOR op {op:#x} is not modelled")
+    if inst.opcode == 0x51 and op == AluOp.BYPASS:
+        kind = "bits"
+    if kind is None or (inst.opcode == 0x51) != (kind == "bits"):
+        what = "bitvec" if inst.opcode == 0x51 else "arith"
+        raise Fault(f"{inst.mnemonic}: op {op:#x} is not a modelled {what} op")
     a, b = read_elems(st, s0), read_elems(st, s1)
     try:
         if kind == "fp":

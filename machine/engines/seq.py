@@ -209,7 +209,7 @@ def wait_events(st: MachineState, mode: int, idx: int, value: int, what: str) ->
     if mode in (W.NONE, W.UNORDERED):
         return
     cond = _WAIT.get(mode & 0x7F if mode & 0x80 else mode)
-    if cond is None or mode == W.INVALID:
+    if cond is None or mode not in W._value2member_map_ or mode == W.INVALID:
         raise Fault(f"{what}: wait_mode {mode:#x} is not a WAIT_MODE code")
     if mode & 0x80:  # the _REG forms compare against a register (isa-facts §1.2)
         value = _read(st, value & 0xFF, f"{what} wait register")
