@@ -39,6 +39,8 @@ def test_cast_equals_convert_for_every_dtype_pair(src, dst) -> None:
     got = m.state.sbuf[0:2, 512:512 + N * size_out].view(f"<u{size_out}")
     np.testing.assert_array_equal(got, want)
     assert rec.lanes is not None and rec.lanes.src == sf and rec.lanes.dst == df
+    for p, e in ((0, 0), (1, N - 1), (1, int(rng.integers(0, N)))):
+        assert rec.lanes.trace(p, e).output_bits == int(want[p, e])  # the lane trace agrees
 
 
 def test_cast_lanes_flags_and_trace() -> None:
