@@ -17,6 +17,7 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import Input
 
 from neurondbg import console
 from neurondbg.screens.main import PANES, DebuggerScreen
@@ -286,6 +287,13 @@ class NeurondbgApp(App):
             (w for w in widget.query("*") if w.focusable), widget)
         target.focus()
         screen.maximize(target)
+
+    @on(MemoryView.GotoPrompt)
+    def _goto_prompt(self, event: MemoryView.GotoPrompt) -> None:
+        box = self.query_one("#console-input", Input)
+        box.value = f"goto {self.query_one(MemoryView).cursor} "
+        box.focus()
+        box.cursor_position = len(box.value)
 
     @on(LaneTable.OpenInLab)
     def _lane_to_lab(self, event: LaneTable.OpenInLab) -> None:

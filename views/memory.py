@@ -10,6 +10,7 @@ from rich.color import Color
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from machine.convert.formats import FORMATS, IntFormat
 from views.lab_model import values_of
@@ -50,7 +51,14 @@ class MemoryView(LineView):
         Binding("p", "space", "sbuf/psum", id="mem.space"),
         Binding("left_square_bracket", "shift(-1)", "◀ cols", id="mem.left"),
         Binding("right_square_bracket", "shift(1)", "cols ▶", id="mem.right"),
+        Binding("g", "goto_prompt", "go to", id="mem.goto"),
     ]
+
+    class GotoPrompt(Message):
+        """Ask the console for a `goto PARTITION BYTE` line."""
+
+    def action_goto_prompt(self) -> None:
+        self.post_message(self.GotoPrompt())
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -21,7 +21,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("L", "open the Convert Lab"), (":", "focus the console"), ("?", "this help"),
     ("q", "quit"), ("Ctrl+P", "command palette: every action by name"),
     ("v", "(registers) hex / signed / unsigned / fp32"),
-    ("d h p [ ]", "(SBUF) dtype, heatmap, SBUF/PSUM, scroll columns"),
+    ("d h p [ ] g", "(SBUF) dtype, heatmap, SBUF/PSUM, scroll columns, go to (console)"),
     ("f / o", "(convert trace) all lanes / flagged lanes; open the lane in the Convert Lab"),
     ("m", "(plot) lanes / histogram"),
 )

@@ -180,6 +180,12 @@ async def test_pane_keys_registers_memory_lanes() -> None:
         assert memory.heatmap
         await pilot.press("p")
         assert memory.space == "psum"
+        await pilot.press("p", "g")  # back to SBUF; g: the console asks where to go
+        box = app.screen.query_one("#console-input")
+        assert app.screen.focused is box and box.value == "goto 0 "
+        await pilot.press(*"0x40", "enter")  # the partition is filled in: type the byte
+        await pilot.pause()
+        assert (memory.cursor, memory.start, memory.space) == (0, 0x40, "sbuf")
         table = app.screen.query_one(LaneTable)
         n_flagged = table.line_count()
         table.focus()
