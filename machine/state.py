@@ -89,7 +89,11 @@ class Region:
         offs = np.zeros(1, dtype=np.int64)
         for s, n in zip(self.steps, self.nums, strict=True):
             offs = (np.arange(n, dtype=np.int64)[:, None] * (s * self.size) + offs[None, :]).ravel()
-        return offs + self.start
+        return (offs + self.start).astype(np.int32)  # partitions are < 2 GiB
+
+    def bare(self) -> Region:
+        """The same pattern without cached index arrays (what the journal keeps)."""
+        return replace(self)
 
     @cached_property
     def contiguous(self) -> bool:
@@ -102,7 +106,7 @@ class Region:
         o = self.elem_offsets
         if self.contiguous:
             return slice(int(o[0]), int(o[0]) + o.size * self.size)
-        return (o[:, None] + np.arange(self.size, dtype=np.int64)[None, :]).ravel()
+        return (o[:, None] + np.arange(self.size, dtype=np.int32)[None, :]).ravel()
 
     @cached_property
     def bounds(self) -> tuple[int, int]:
@@ -241,7 +245,9 @@ class MachineState:
         rows = slice(region.p0, region.p1)
         self._protect(region)
         old = mem[rows, region.byte_index].copy()
-        self.journal.other("mem", region.space, region, old)
+        # The journal keeps the bare descriptor: index arrays are rebuilt on undo, so its
+        # memory stays proportional to the bytes written.
+        self.journal.other("mem", region.space, region.bare(), old)
         if np.may_share_memory(data, mem):
             data = data.copy()  # a COPY's source view: keep the record's `new` stable
         mem[rows, region.byte_index] = data

@@ -80,7 +80,7 @@ def operand(state: MachineState, fields: dict[str, Any], prefix: str, dtype: int
     return region
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=32)
 def _region(*key: Any) -> Region:
     """One Region per distinct pattern, so its index arrays are computed once."""
     return Region(*key)

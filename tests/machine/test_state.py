@@ -90,3 +90,15 @@ def test_journal_bytes_proportional_to_writes() -> None:
     s.write_block(r, np.ones((128, 4 * 4096), np.uint8))
     s.end_step()
     assert 128 * 4 * 4096 <= s.journal.nbytes <= 128 * 4 * 4096 + 256
+
+
+def test_journal_keeps_bare_descriptors_not_index_arrays() -> None:
+    s = MachineState.create(SMALL)
+    r = Region("sbuf", 0, 8, 0, 2, (3, 0, 0, 0), (40, 1, 1, 1))  # strided: an index array
+    s.begin_step()
+    s.write_block(r, np.ones((8, 80), np.uint8))
+    s.end_step()
+    kept = s.journal.others[-1].key
+    assert kept == r and "byte_index" not in vars(kept) and "byte_index" in vars(r)
+    s.undo_step()
+    assert not s.sbuf.any()
