@@ -86,6 +86,9 @@ class Region:
     @cached_property
     def elem_offsets(self) -> np.ndarray:
         """Byte offset of each element (ordinal order: dimension 0 fastest)."""
+        return self._offsets()
+
+    def _offsets(self) -> np.ndarray:
         offs = np.zeros(1, dtype=np.int64)
         for s, n in zip(self.steps, self.nums, strict=True):
             offs = (np.arange(n, dtype=np.int64)[:, None] * (s * self.size) + offs[None, :]).ravel()
@@ -127,7 +130,10 @@ class Region:
         lo, hi = self.bounds
         if not (self.p0 <= partition < self.p1 and lo <= byte < hi):
             return False
-        return bool(np.any((self.elem_offsets <= byte) & (byte < self.elem_offsets + self.size)))
+        o = self.__dict__.get("elem_offsets")
+        if o is None:
+            o = self._offsets()  # not cached: journal entries stay bare
+        return bool(np.any((o <= byte) & (byte < o + self.size)))
 
 
 @dataclass(frozen=True)
