@@ -112,6 +112,48 @@ def tensor_reduce(ctx: Context, inst: Any) -> None:
     write_elems(st, dst, out.reshape(bits.shape[0], -1))
 
 
+def _scan(op: int, x: np.ndarray) -> np.ndarray:
+    """Inclusive prefix fold along the last axis, in element order."""
+    ufunc = FOLD_UFUNCS.get(op)
+    if ufunc is not None and vector_kind(op) != "int":
+        with np.errstate(all="ignore"):
+            return ufunc.accumulate(x, axis=-1, dtype=x.dtype)
+    out = x.copy()
+    for k in range(1, x.shape[-1]):  # loop over the scanned axis only
+        out[..., k] = alu_vec(op, out[..., k - 1], x[..., k])
+    return out
+
+
+def tensor_cumulative(ctx: Context, inst: Any) -> None:
+    """dst = running fold of src over its op_dim axes (flattened, dimension 0 fastest)."""
+    f = inst.fields
+    st = ctx.state
+    nac = f["num_active_channels"]
+    op = f["op"]
+    kind = vector_kind(op)
+    want = ("bits",) if inst.opcode == 0x5E else ("fp", "int")
+    if kind not in want:
+        raise Fault(f"{inst.mnemonic}: op {op:#x} is not a modelled "
+                    f"{'bitvec' if inst.opcode == 0x5E else 'arith'} op")
+    naxes = _SUBDIM_AXES.get(f["op_dim"])
+    if naxes is None:
+        raise Fault(f"{inst.mnemonic}: op_dim {f['op_dim']} is not a TENSOR_SUBDIM code")
+    src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
+    dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
+    same_count(src, dst, f"{inst.mnemonic} src/dst")
+    bits = read_elems(st, src)
+    inner = int(np.prod(src.nums[:naxes]))
+    shaped = bits.reshape(bits.shape[0], -1, inner)
+    try:
+        if kind == "fp":
+            out = from_f32(st, _scan(op, to_f32(st, shaped, f["in_dtype"])), f["out_dtype"])
+        else:
+            out = from_u32(_scan(op, to_u32(shaped, f["in_dtype"])), dst.size)
+    except AluFault as e:
+        raise Fault(f"{inst.mnemonic}: {e}") from None
+    write_elems(st, dst, out.reshape(bits.shape[0], -1))
+
+
 def tensor_tensor(ctx: Context, inst: Any) -> None:
     """dst = src0 OP src1 elementwise; arith in fp32 (int band on 32-bit ints), bitvec on bits."""
     f = inst.fields
@@ -143,4 +185,5 @@ def tensor_tensor(ctx: Context, inst: Any) -> None:
 
 
 HANDLERS = {0x46: copy, 0x47: cast, 0x49: memset, 0x42: tensor_reduce, 0x52: tensor_reduce,
-            0x41: tensor_tensor, 0x51: tensor_tensor}
+            0x4E: tensor_cumulative, 0x5E: tensor_cumulative, 0x41: tensor_tensor,
+            0x51: tensor_tensor}

@@ -319,3 +319,19 @@ def test_huge_broadcast_pattern_faults_instead_of_allocating() -> None:
                 "num=[65535,65535,65535,65535]\nHALT", execute_invalid=True)
     stop = m.cont()
     assert stop.reason == "fault" and "at most" in stop.detail
+
+
+def test_tensor_cumulative_prefix_per_row() -> None:
+    m = machine("""
+        TENSOR_CUMULATIVE_ARITH_OP in_dtype=FP32 out_dtype=FP32 nac=1 op=ADD op_dim=X \
+            src=sb[0,0] step=[1,3,0,0] num=[3,2,1,1] dst=sb[0,64] step=[1,3,0,0] num=[3,2,1,1]
+        TENSOR_CUMULATIVE_BITVEC_OP in_dtype=UINT8 out_dtype=UINT8 nac=1 op=BITWISE_OR \
+            op_dim=XY src=sb[0,128] step=[1,2,0,0] num=[2,2,1,1] dst=sb[0,136] \
+            step=[1,2,0,0] num=[2,2,1,1]
+        HALT
+    """, execute_invalid=True)
+    put(m, slice(0, 1), 0, np.array([1, 2, 3, 10, 20, 30], np.float32))
+    put(m, slice(0, 1), 128, np.array([1, 2, 4, 8], np.uint8))
+    assert m.cont().reason == "halt"
+    assert get(m, 0, 64, np.float32, 6).tolist() == [1, 3, 6, 10, 30, 60]
+    assert get(m, 0, 136, np.uint8, 4).tolist() == [1, 3, 7, 15]
