@@ -15,9 +15,8 @@ from typing import Any, TextIO
 import click
 import numpy as np
 
+from machine.engines import ENGINES as ENGINE_CHOICES  # the engine names, declared once
 from neurondbg.errors import InputError
-
-ENGINE_CHOICES = ("pool", "dve", "act", "pe", "sp")
 
 
 def _load_sbuf(path: Path) -> np.ndarray:
