@@ -239,7 +239,23 @@ def read_accumulator(ctx: Context, inst: Any) -> None:
     write_elems(st, dst, from_f32(st, values, f["dtype"]))
 
 
-HANDLERS = {0x72: predicated, 0x99: predicated, 0x43: tensor_scalar, 0x53: tensor_scalar,
+# -- DVE_READ_INDICES (D4_MR 0xe9, isa-facts §6.2) -------------------------------------------
+def read_indices(ctx: Context, inst: Any) -> None:
+    """dst (8 elements per partition, u16 or u32) = the 8 index registers of each lane.
+
+    Nothing modelled fills them yet (MAX8 / FIND_INDEX8 / MATCH_REPLACE8 are not), so
+    they read as their current values (0 after reset).
+    """
+    f = inst.fields
+    st = ctx.state
+    dst = operand(st, f, "dst", f["dtype"], f["nac"], ctx.engine)
+    if dst.count != st.idx.shape[1]:
+        raise Fault(f"DVE_READ_INDICES: dst holds {dst.count} elements per partition; "
+                    f"the index registers are {st.idx.shape[1]}")
+    write_elems(st, dst, from_u32(st.idx[dst.p0:dst.p1], dst.size))
+
+
+HANDLERS = {0xE9: read_indices, 0x72: predicated, 0x99: predicated, 0x43: tensor_scalar, 0x53: tensor_scalar,
             0x44: tensor_scalar, 0x54: tensor_scalar,  # legacy PTR forms: same struct
             0x9A: tensor_scalar, 0xE6: tensor_scalar, 0xBC: range_select, 0xEA: select_reduce,
             0x9B: read_accumulator}
