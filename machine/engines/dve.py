@@ -255,7 +255,8 @@ def read_indices(ctx: Context, inst: Any) -> None:
     write_elems(st, dst, from_u32(st.idx[dst.p0:dst.p1], dst.size))
 
 
-HANDLERS = {0xE9: read_indices, 0x72: predicated, 0x99: predicated, 0x43: tensor_scalar, 0x53: tensor_scalar,
+HANDLERS = {0xE9: read_indices, 0x72: predicated, 0x99: predicated, 0x43: tensor_scalar,
+            0x53: tensor_scalar,
             0x44: tensor_scalar, 0x54: tensor_scalar,  # legacy PTR forms: same struct
             0x9A: tensor_scalar, 0xE6: tensor_scalar, 0xBC: range_select, 0xEA: select_reduce,
             0x9B: read_accumulator}

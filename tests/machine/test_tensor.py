@@ -335,3 +335,11 @@ def test_tensor_cumulative_prefix_per_row() -> None:
     assert m.cont().reason == "halt"
     assert get(m, 0, 64, np.float32, 6).tolist() == [1, 3, 6, 10, 30, 60]
     assert get(m, 0, 136, np.uint8, 4).tolist() == [1, 3, 7, 15]
+
+
+def test_dve_read_indices() -> None:
+    m = machine("DVE_READ_INDICES dtype=UINT16 nac=2 dst=sb[0, 0] step=[1,0,0,0] "
+                "num=[8,1,1,1]\nHALT", engine="dve", execute_invalid=True)
+    m.state.idx[0:2] = np.arange(16, dtype=np.uint32).reshape(2, 8) + 0x10000
+    assert m.cont().reason == "halt"
+    assert get(m, 1, 0, np.uint16, 8).tolist() == list(range(8, 16))
