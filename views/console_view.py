@@ -37,7 +37,9 @@ class ConsoleInput(Input):
     ]
 
     def __init__(self, words: Sequence[str], **kwargs) -> None:
-        super().__init__(suggester=SuggestFromList(words, case_sensitive=True), **kwargs)
+        # select_on_focus off: a prefilled command (e.g. "goto 3 ") is completed, not replaced
+        super().__init__(suggester=SuggestFromList(words, case_sensitive=True),
+                         select_on_focus=False, **kwargs)
         self.words = list(words)
         self.history: list[str] = []
         self._pos = 0
