@@ -146,7 +146,7 @@ class ConvertLab(Vertical):
         yield Static(role_legend(), id="lab-legend")
         with Horizontal(id="lab-sides"):
             yield LabSide("a", "rint", "ieee", False)
-            yield LabSide("b", "rint", "ascend", True)
+            yield LabSide("b", "round", "ascend", True)  # ties away: differs on a tie
 
     def on_mount(self) -> None:
         self.query_one(BitEditor).set_layout(self.src.bits, encoding_marks(self.src), self.bits)

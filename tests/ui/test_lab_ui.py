@@ -26,6 +26,8 @@ async def test_lab_opens_on_a_tie() -> None:
         text = side_text(app, "a")
         assert "0x3F80" in text and "tie" in text and "inexact" in text
         assert "0.99609375 (0x3f7f)" in text  # the neighbour below
+        b = app.screen.query_one("#lab-side-b", LabSide)  # ascend, round: ties away
+        assert b.trace.output_bits == 0x3F81
 
 
 async def test_typing_a_value_and_a_pattern() -> None:
