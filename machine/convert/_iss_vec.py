@@ -205,7 +205,8 @@ def narrow(bits: np.ndarray, round_mode: int = 0) -> np.ndarray:
     code = round_to_float(neg, sig, exp2, FP16, mode).astype(np.int64)
     payload = m23 >> (FP32.man_bits - FP16.man_bits)
     nan = (neg.astype(np.int64) << 15) | 0x7C00 | np.where(payload == 0, 1, payload)
-    code = np.where((e8 == 0xFF) & (m23 != 0), nan, code)
+    inf = (neg.astype(np.int64) << 15) | 0x7C00  # an infinite input stays infinite in every mode
+    code = np.where(e8 == 0xFF, np.where(m23 != 0, nan, inf), code)
     return code.astype(np.uint16)
 
 
