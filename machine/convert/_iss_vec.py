@@ -11,6 +11,9 @@ property-tested to agree bit for bit.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import numpy as np
 
 from machine.convert.formats import FORMATS, FloatFormat
@@ -33,6 +36,26 @@ PACK_IN, PACK_OUT = 32, 16  # pack: 32-bit load -> 16-bit lane (ref 003 §7.1b)
 SHIFTS: tuple[int, ...] = tuple(range(32))  # %cl of a 32-bit shift / `and $0x1f`
 
 _U1 = np.uint64(1)
+CHUNK = 1 << 15  # lanes per pass: the temporaries stay in cache (about 2x whole-array speed)
+
+
+def chunked(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """Run a lane-wise kernel over a large array in CHUNK-lane slices (same result)."""
+
+    @functools.wraps(fn)
+    def run(values: np.ndarray, *args: object, **kwargs: object) -> np.ndarray:
+        a = np.asarray(values)
+        if a.size <= CHUNK:
+            return fn(a, *args, **kwargs)
+        flat = a.reshape(-1)
+        first = fn(flat[:CHUNK], *args, **kwargs)
+        out = np.empty(flat.shape, first.dtype)
+        out[:CHUNK] = first
+        for i in range(CHUNK, flat.size, CHUNK):
+            out[i:i + CHUNK] = fn(flat[i:i + CHUNK], *args, **kwargs)
+        return out.reshape(a.shape)
+
+    return run
 
 
 def mode_of(round_mode: int) -> str:
@@ -110,6 +133,7 @@ def round_to_float(neg: np.ndarray, mag: np.ndarray, exp2: np.ndarray, fmt: Floa
 
 # -- int -> fp (ref 003 §2) ---------------------------------------------------------------
 
+@chunked
 def _int_to_float(values: np.ndarray, width: int, dst: str, round_mode: int,
                   is_signed: bool) -> np.ndarray:
     check_choice("width", width, INT_WIDTHS)
@@ -137,6 +161,7 @@ def ufloat(values: np.ndarray, width: int = 32, dst: str = "fp32",
 
 # -- fp -> int (ref 003 §3) ---------------------------------------------------------------
 
+@chunked
 def _fp_to_int(bits: np.ndarray, src: str, width: int, is_signed: bool) -> np.ndarray:
     check_choice("src", src, tuple(FLOAT_FORMATS))
     check_choice("width", width, TRUNC_WIDTHS)
@@ -174,6 +199,7 @@ def utrunc(bits: np.ndarray, src: str = "fp32", width: int = 32) -> np.ndarray:
 
 # -- fp16 <-> fp32 (ref 003 §4) -----------------------------------------------------------
 
+@chunked
 def widen(bits: np.ndarray) -> np.ndarray:
     """CVTF32F16: fp16 -> fp32, exact; NaN payload and quiet bit kept; subnormals normalised."""
     h = pattern(bits, 16).astype(np.int64)
@@ -190,6 +216,7 @@ def widen(bits: np.ndarray) -> np.ndarray:
     return (out | sign).astype(np.uint32)
 
 
+@chunked
 def narrow(bits: np.ndarray, round_mode: int = 0) -> np.ndarray:
     """CVTF16F32: fp32 -> fp16, rounded per the mode word; overflow per mode, gradual underflow.
 
@@ -212,6 +239,7 @@ def narrow(bits: np.ndarray, round_mode: int = 0) -> np.ndarray:
 
 # -- integer narrows and packs (ref 003 §6, §7) --------------------------------------------
 
+@chunked
 def sats(values: np.ndarray, width: int = 16) -> np.ndarray:
     """sats_`width`_`2*width`: signed narrow that clamps to the signed `width` range."""
     check_choice("width", width, SATS_WIDTHS)
@@ -230,6 +258,7 @@ def pack_bias(shift: int) -> int:
     return 1 << ((shift - 1) & 0xF)
 
 
+@chunked
 def pack(values: np.ndarray, shift: int) -> np.ndarray:
     """pack: ((load + bias) & 0x7fffffff) >> shift, low 16 bits (ref 003 §7.1b)."""
     check_choice("shift", shift, SHIFTS)
@@ -238,6 +267,7 @@ def pack(values: np.ndarray, shift: int) -> np.ndarray:
     return (val & np.uint64(0xFFFF)).astype(np.uint16)
 
 
+@chunked
 def _packvr(values: np.ndarray, shift: int, width: int, rounding: bool,
             is_signed: bool) -> np.ndarray:
     check_choice("shift", shift, SHIFTS)
@@ -264,6 +294,7 @@ def packvru(values: np.ndarray, shift: int, width: int = 16) -> np.ndarray:
     return _packvr(values, shift, width, True, False)
 
 
+@chunked
 def sext(values: np.ndarray) -> np.ndarray:
     """sext_32_16: sign-extend 16 -> 32 bits (ref 003 §6.1, §13.3)."""
     return (signed(values, 16) & 0xFFFFFFFF).astype(np.uint32)

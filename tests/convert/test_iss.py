@@ -303,3 +303,14 @@ def test_bad_arguments_raise_value_error() -> None:
         iss.trace_narrow(0, -1)
     with pytest.raises(ValueError):
         iss.trace_sats(0, 32)
+
+
+@pytest.mark.parametrize("name", ["float", "trunc", "narrow", "widen", "packvr", "pack"])
+def test_large_arrays_keep_shape_and_match_small_slices(name: str) -> None:
+    prim = iss.ISS_PRIMITIVES[name]
+    params = prim.bind(**({"shift": 5} if name.startswith("pack") else {}))
+    a = np.random.default_rng(7).integers(0, 2**63, (3, 40_000), dtype=np.int64)
+    out = prim.vector(a, **params)
+    assert out.shape == a.shape
+    pieces = [prim.vector(x, **params) for x in np.array_split(a.reshape(-1), 97)]
+    assert np.array_equal(out.reshape(-1), np.concatenate(pieces))
