@@ -33,6 +33,7 @@ from machine.convert._trace_model import ROLES, STEP_NAMES, Step, Trace, Value, 
 from machine.convert.formats import FloatFormat
 
 PROFILE = "iss"
+NO_ROUNDING = "none"  # Trace.mode of the primitives that never round (widen, sats, packl, ...)
 MODE_TEXT = {"rint": "round to nearest, ties to even (RNE)", "trunc": "toward zero (RTZ)",
              "ceil": "toward +inf (RPI)", "floor": "toward -inf (RMI)"}
 
@@ -177,7 +178,8 @@ def _round_float(lane: _Lane, sign: int, mag: int, exp2: int, fmt: FloatFormat, 
         why = f"inexact and {'negative' if sign else 'positive'}: " + \
             ("the magnitude goes up" if up else "the extra bits are dropped")
     kbits = bitstr(kept, kw)
-    lane.add("round", "Rounding decision", f"{word}; {why}", kbits, bitstr(kept + up, kw),
+    lane.add("round", "Rounding decision", f"{word}; {why}", kbits,
+             bitstr(kept + up, max(kw, (kept + up).bit_length())),
              values={"increment": up, "inexact": inexact, "tie": tie, "mode": mode,
                      "round_mode": round_mode})
     kept += up
@@ -377,7 +379,7 @@ def trace_widen(bits: int) -> Trace:
                  "rounding (ref 003 §4.2)", values={"increment": 0, "inexact": False})
         code = sign | (biased << 23) | m23
     out = _encode_float(lane, code, FP32, "fp32")
-    return lane.finish(bits, code, "fp16", "fp32", "rint", False, d.value, out.value, d.cls,
+    return lane.finish(bits, code, "fp16", "fp32", NO_ROUNDING, False, d.value, out.value, d.cls,
                        out.cls)
 
 
@@ -439,7 +441,7 @@ def trace_sats(value: int, width: int = 16) -> Trace:
     out = _clamp(lane, v, -(1 << (width - 1)), (1 << (width - 1)) - 1, f"int{width}",
                  "the low bits pass")
     code = _encode_int(lane, out, width, True, f"int{width}")
-    return lane.finish(bits, code, f"int{w2}", f"int{width}", "trunc", True, Fraction(v),
+    return lane.finish(bits, code, f"int{w2}", f"int{width}", NO_ROUNDING, True, Fraction(v),
                        Fraction(out), "integer", "integer")
 
 
@@ -456,7 +458,7 @@ def trace_packl(value: int) -> Trace:
     out = _as_int(bits, PACKL_OUT, True)
     lane.overflow = out != v
     code = _encode_int(lane, out, PACKL_OUT, True, f"int{PACKL_OUT}")
-    return lane.finish(bits, code, f"int{PACKL_IN}", f"int{PACKL_OUT}", "trunc", False,
+    return lane.finish(bits, code, f"int{PACKL_IN}", f"int{PACKL_OUT}", NO_ROUNDING, False,
                        Fraction(v), Fraction(out), "integer", "integer")
 
 
@@ -551,7 +553,7 @@ def trace_sext(value: int) -> Trace:
     lane.add("range", "Sign extension", f"movswl: bit 15 ({bits >> 15}) fills bits 31..16",
              bitstr(bits, 16), bitstr(v, 32), ((0, 16, "sign"), (16, 32, "kept")))
     code = _encode_int(lane, v, 32, True, "int32")
-    return lane.finish(bits, code, "int16", "int32", "trunc", False, Fraction(v),
+    return lane.finish(bits, code, "int16", "int32", NO_ROUNDING, False, Fraction(v),
                        Fraction(v), "integer", "integer")
 
 
@@ -563,5 +565,5 @@ def trace_zeroext(value: int) -> Trace:
     lane.add("range", "Zero extension", "the high 16 bits are 0 (movl $0,4(%rdx))",
              bitstr(bits, 32), bitstr(bits, 48), ((0, 16, "pad"), (16, 48, "kept")))
     code = _encode_int(lane, v, 48, False, "uint48")
-    return lane.finish(bits, code, "uint32", "uint48", "trunc", False, Fraction(v),
+    return lane.finish(bits, code, "uint32", "uint48", NO_ROUNDING, False, Fraction(v),
                        Fraction(v), "integer", "integer")

@@ -314,3 +314,13 @@ def test_large_arrays_keep_shape_and_match_small_slices(name: str) -> None:
     assert out.shape == a.shape
     pieces = [prim.vector(x, **params) for x in np.array_split(a.reshape(-1), 97)]
     assert np.array_equal(out.reshape(-1), np.concatenate(pieces))
+
+
+def test_trace_mode_names_the_rounding() -> None:
+    assert [iss.trace_float(7, round_mode=rm).mode for rm in range(4)] == list(iss.ROUND_MODES)
+    assert iss.trace_narrow(0x3F800001, 6).mode == "ceil"  # word 6: bits [1:0] = 2
+    assert iss.trace_trunc(0).mode == "trunc" and iss.trace_widen(0).mode == "none"
+    assert iss.trace_pack(0, 3).mode == "half_up" and iss.trace_packvrnr(0, 3).mode == "floor"
+    # a carry out of the kept bits shows the extra bit in the round step
+    r = iss.trace_narrow(0x477FF000).step("round")
+    assert (r.bits_before, r.bits_after) == ("1" * 11, "1" + "0" * 11)
