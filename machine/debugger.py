@@ -439,14 +439,28 @@ class Machine:
         return Stop("start", self.state.pc, "start of history", n)
 
     def _watch_hit_at(self, step: int) -> Breakpoint | None:
+        """A watch/change breakpoint whose target the last journaled step wrote."""
+        j = self.state.journal
+        word = j.steps[step]
+        nr, no = (word >> 8) & 0xFF, word & 0xFF
+        regs = {w >> 32 for w in j.regs[len(j.regs) - nr:]} if nr else set()
+        undos = j.others[len(j.others) - no:] if no else []
         for bp in self.breakpoints:
-            if bp.enabled and bp.kind in ("watch", "change"):
-                t = bp.value
-                where = {"reg": (f"R{t.index}",), "mem": (t.space, t.index, t.b0)}.get(t.kind)
-                if where is None:
-                    continue
-                hit = self.state.who_wrote(*where)
-                if hit is not None and hit[0] == step:
+            if not (bp.enabled and bp.kind in ("watch", "change")):
+                continue
+            t = bp.value
+            if t.kind == "reg" and t.index in regs:
+                return bp
+            for u in undos:
+                if t.kind == "mem" and u.kind == "mem" and u.target == t.space:
+                    r = u.key
+                    if r.p0 < t.p1 and t.index < r.p1 and r.bounds[0] < t.b1 and \
+                            t.b0 < r.bounds[1]:
+                        return bp
+                elif t.kind in ("sem", "shape") and u.target == t.kind and u.key == t.index:
+                    return bp
+                elif t.kind in ("acc", "idx") and u.target == t.kind and (
+                        u.key.start <= t.index < u.key.stop):
                     return bp
         return None
 
