@@ -6,7 +6,7 @@ Lanes that are not plain finite results (NaN, inf, overflow) take their codes
 from the generic path applied to one representative per (case, sign), so the
 special-value rules live in one place (_policy). That is sound because every
 such result depends on the case, the sign, the mode and the flags only.
-e8m0 and fp32 itself always take the generic path.
+e8m0, fp32 itself and hybrid take the generic path (see fast32_applies).
 """
 
 from __future__ import annotations
@@ -25,12 +25,17 @@ I32 = np.int32
 CHUNK = 1 << 15  # lanes per pass: the temporaries stay in cache
 
 
+def fast32_applies(dst: object, mode: str) -> bool:
+    """Formats and modes this kernel handles (e8m0, fp32 itself and hybrid: generic path)."""
+    return (isinstance(dst, FloatFormat) and dst.man_bits > 0 and dst.name != "fp32"
+            and mode != "hybrid")
+
+
 def fp32_to_float(b: np.ndarray, opt: Options,
                   generic: Callable[..., np.ndarray]) -> np.ndarray:
+    """fp32 encodings -> dst encodings; `generic(lanes, opt, raw)` supplies the special codes."""
     dst = opt.dst
-    assert isinstance(dst, FloatFormat)
-    if dst.man_bits == 0 or dst.name == "fp32":
-        return generic(decode(b, FORMATS["fp32"]), opt, b)
+    assert isinstance(dst, FloatFormat) and fast32_applies(dst, opt.mode)
     flat = np.ascontiguousarray(b).reshape(-1)
     out = np.empty(flat.shape, dtype=dst.container)
     table = _special_table(opt, generic)

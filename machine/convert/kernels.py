@@ -25,6 +25,7 @@ import numpy as np
 
 from machine.convert import _policy as pol
 from machine.convert._exact import FINITE, INF, NAN, U64, Lanes, as_bits, decode, lanes_value
+from machine.convert._fast32 import fast32_applies, fp32_to_float
 from machine.convert._hif8 import round_hif8
 from machine.convert._round import round_float, round_int
 from machine.convert.formats import FORMATS, FloatFormat, Format, HiF8Format, IntFormat
@@ -51,9 +52,7 @@ def _convert_wide(b: np.ndarray, opt: Options) -> np.ndarray:
     """Convert without a table (any source width)."""
     if opt.profile == "neuron":
         return _neuron(b, opt)
-    if opt.src.name == "fp32" and isinstance(opt.dst, FloatFormat) and opt.mode != "hybrid":
-        from machine.convert._fast32 import fp32_to_float
-
+    if opt.src.name == "fp32" and fast32_applies(opt.dst, opt.mode):
         return fp32_to_float(b, opt, encode_lanes)
     return generic(b, opt)
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from machine.convert import convert
 from machine.convert._exact import decode
+from machine.convert._fast32 import fast32_applies
 from machine.convert.formats import FORMATS, HIF8_VALUES
 from machine.convert.kernels import _convert_wide, decode_value, encode_lanes, encode_value
 from machine.convert.options import resolve
@@ -264,6 +265,7 @@ def test_fp32_fast_path_equals_generic(xs: list[int], dst: str, mode: str, sat: 
         opt = resolve("fp32", dst, mode, sat, profile)
     except ValueError:
         return
+    assert fast32_applies(opt.dst, mode)
     b = np.array(xs, dtype=np.uint32)
     generic = encode_lanes(decode(b, FORMATS["fp32"]), opt, b)
     np.testing.assert_array_equal(_convert_wide(b, opt), generic)
