@@ -245,6 +245,15 @@ class NeurondbgApp(App):
         self.say(text, "bold red" if text.startswith("error") else "")
         self.refresh_views()
 
+    def _focused_pane(self) -> str:
+        """The id of the pane holding the focus (saved in a session's layout)."""
+        node = self.screen.focused
+        while node is not None:
+            if node.id is not None and node.id.startswith("pane-"):
+                return node.id.removeprefix("pane-")
+            node = node.parent
+        return "program"
+
     def action_stop(self) -> None:
         if self.running and self.session is not None:
             self.session.interrupt.set()
@@ -343,6 +352,8 @@ class NeurondbgApp(App):
             self.exit()
         elif action == "open":
             self.open_program(args[0])
+        elif action == "save" and self.session is not None:
+            self._do(lambda: self.session.save(args[0], {"focus": self._focused_pane()}))
 
     # -- command palette ---------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -40,6 +40,7 @@ HELP: dict[str, str] = {
             "accum, lanes, plot, console); `pane` alone restores",
     "open": "open PATH           load a program (.asm / .bin) or a session (.toml)",
     "tour": "tour [NAME]         list the guided tours, or open one",
+    "save": "save PATH.toml      save a session file (program, step, breakpoints, layout)",
     "help": "help [COMMAND]      this list",
     "quit": "quit                leave neurondbg",
 }
@@ -276,6 +277,12 @@ def _open(session: Any, rest: str) -> Reply:
     return Reply(action="open", args=(rest,))
 
 
+def _save(session: Any, rest: str) -> Reply:
+    if not rest.endswith(".toml"):
+        raise ValueError(f"expected a session file name ending in .toml, found {rest!r}")
+    return Reply(action="save", args=(rest,))
+
+
 def _tour(session: Any, rest: str) -> Reply:
     from sessions.tours import list_tours
 
@@ -299,5 +306,5 @@ HANDLERS: dict[str, Callable[..., Reply]] = {
     "step": _step, "next": _next, "continue": _continue, "reverse": _reverse, "break": _break,
     "delete": _delete, "watch": _watch, "info": _info, "print": _print, "x": _x, "set": _set,
     "who": _who, "lab": _lab, "goto": _goto, "dtype": _dtype, "pane": _pane, "help": _help,
-    "open": _open, "tour": _tour, "quit": _quit,
+    "open": _open, "tour": _tour, "save": _save, "quit": _quit,
 }

@@ -108,6 +108,7 @@ class Session:
         self.layout: dict[str, Any] = {}  # a session's saved layout, e.g. {"focus": "lanes"}
         self.warnings: list[str] = []
         machine = None
+        self.program_path = self.path  # the program file (a session names its own)
         if self.path.suffix.lower() == ".toml":
             machine = self._open_session()
         else:
@@ -137,7 +138,17 @@ class Session:
         self.notes = list(opened.session.notes) if opened.session else []
         self.layout = dict(opened.layout)
         self.warnings = list(opened.warnings)
+        self.program_path = Path(opened.program_path)
         return machine
+
+    def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
+        """Write a session file (sessions.save_session: atomic) at the current step."""
+        from sessions import save_session
+
+        m = self.require()
+        save_session(path, m, program_path=self.program_path, layout=layout or {},
+                     notes=self.notes or None)
+        return f"saved {path} at step {self.state.steps}"
 
     def note(self) -> Any | None:
         """The tour note for the current step (the last one at or before it)."""

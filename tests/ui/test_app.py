@@ -341,3 +341,27 @@ async def test_random_keys_never_kill_the_app() -> None:
         await pilot.pause()
         assert app.is_running and isinstance(app.screen, DebuggerScreen)
         assert "internal error" not in console_text(app)
+
+
+async def test_save_a_session_and_open_it_again(tmp_path: Path) -> None:
+    app = NeurondbgApp(STEPS)
+    target = tmp_path / "here.toml"
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.press("s", "s")
+        app.screen.query_one(MemoryView).focus()
+        await pilot.pause()
+        app.run_command("break pc:0x80")
+        app.run_command(f"save {target}")
+        await pilot.pause()
+        assert f"saved {target} at step 2" in " ".join(console_text(app).split())
+        app.run_command("save nope.txt")
+        await pilot.pause()
+        assert "ending in .toml" in console_text(app)
+    again = NeurondbgApp(target)
+    async with again.run_test(size=SIZE) as pilot:
+        await again.wait_loaded()
+        await pilot.pause()
+        assert again.session.state.steps == 2 and again.session.state.R[3] == 5
+        assert again.screen.focused is again.screen.query_one(MemoryView)
+        assert again.screen.query_one(ProgramView).breakpoints == {2}
