@@ -71,4 +71,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with np.errstate(over="ignore", invalid="ignore"):  # astype's overflow casts are expected
+        main()
