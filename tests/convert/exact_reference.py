@@ -104,6 +104,14 @@ def _max(name: str) -> tuple[Fraction, int]:
     return vals[-1], codes[-1]
 
 
+@cache
+def _positive(name: str) -> tuple[list[tuple[Fraction, int]], list[Fraction]]:
+    """The non-negative values of a small format with their magnitude codes, sorted."""
+    vals, codes = _table(name)
+    pos = [(v, _mag_code(c, name)) for v, c in zip(vals, codes, strict=True) if v >= 0]
+    return pos, [v for v, _ in pos]
+
+
 def _neighbours(x: Fraction, name: str) -> tuple[tuple[Fraction, int], tuple[Fraction, int]]:
     """(lower, upper) candidates around |x| >= 0 as (value, magnitude code); beyond the
     largest finite value, the upper one is the virtual next code (max code + 1) at
@@ -119,10 +127,10 @@ def _neighbours(x: Fraction, name: str) -> tuple[tuple[Fraction, int], tuple[Fra
         quantum = Fraction(2) ** (e - mb)
         k = math.floor(x / quantum)
         lo, hi = k * quantum, (k + 1) * quantum
+        if lo == x:  # exactly representable: no rounding (ceil of 0 is 0)
+            return (lo, k), (lo, k)
         return (lo, k), (hi, k + 1)  # parity of k is the code's parity (mantissa lsb)
-    vals, codes = _table(name)
-    pos = [(v, _mag_code(c, name)) for v, c in zip(vals, codes, strict=True) if v >= 0]
-    pv = [v for v, _ in pos]
+    pos, pv = _positive(name)
     top, top_code = pos[-1]
     if isinstance(f, HiF8Format):
         ulp = Fraction(2) ** 14
