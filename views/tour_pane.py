@@ -23,7 +23,7 @@ class TourPane(Static, can_focus=True):
         Binding("p,left", "navigate(-1)", "tour: back", id="tour.back"),
     ]
     DEFAULT_CSS = """
-    TourPane { dock: bottom; height: 11; border: round $accent; padding: 0 1;
+    TourPane { dock: bottom; height: auto; max-height: 9; border: round $accent; padding: 0 1;
                background: $surface; }
     """
 

@@ -15,49 +15,55 @@ from neurondbg.errors import InputError
 
 
 def tour_app(name: str) -> Any:
-    """The TUI App for tour `name` (SessionError if there is none); run it with `.run()`."""
+    """The TUI App for tour `name` (SessionError if there is none); run it with `.run()`.
+
+    The App opens the tour's session file like any session (its machine, breakpoints
+    and notes load off the UI thread), and adds the tour pane, whose note follows the
+    step: n / → steps forward (to the tour's last note), p / ← steps back.
+    """
+    from types import SimpleNamespace
+
     from textual.widgets import Footer
 
     from neurondbg.app import NeurondbgApp
-    from sessions.tours import TourGuide, find_tour, load_tour
+    from sessions.tours import TourGuide, find_tour
     from views.tour_pane import TourPane
 
     info = find_tour(name)
-    loaded = load_tour(name)
-    guide = TourGuide(loaded)
 
     class TourApp(NeurondbgApp):
-        """The debugger App with a tour pane (no App hook exists yet: see the report)."""
+        """The debugger App on the tour's session, with a tour pane."""
 
         def __init__(self) -> None:
-            cfg = loaded.machine.config
-            super().__init__(loaded.program_path, gen=cfg.gen.label, engine=cfg.engine)
-            self.guide = guide
-            if self.session is not None:  # drive the tour's machine: its config, breakpoints
-                self.session.dbg = loaded.machine
+            super().__init__(info.path)
             self.sub_title = info.title
+
+        @property
+        def guide(self) -> TourGuide | None:
+            if self.session is None:
+                return None
+            loaded = SimpleNamespace(machine=self.session.dbg, notes=self.session.notes)
+            return TourGuide(loaded)  # type: ignore[arg-type]
 
         def debugger_ready(self) -> None:
             screen = self._debugger()
             if screen is not None and not screen.query(TourPane):
                 screen.mount(TourPane(info.title, id="tour"), before=screen.query_one(Footer))
             super().debugger_ready()
-            for w in loaded.warnings:
-                self.say(f"warning: {w}", "yellow")
-            focus = loaded.layout.get("focus")
-            if isinstance(focus, str) and focus and screen is not None:
-                hits = screen.query(f"#{focus}")
-                if hits:
-                    hits.first().focus()
 
         def refresh_views(self) -> None:
             super().refresh_views()
+            guide = self.guide
             for pane in self.query(TourPane):
-                pane.show(self.guide.note, self.guide.position(), self.guide.at_end)
+                if guide is None:
+                    pane.show(None, "loading…")
+                else:
+                    pane.show(guide.note, guide.position(), guide.at_end)
 
         def on_tour_pane_navigate(self, event: TourPane.Navigate) -> None:
+            guide = self.guide
             if event.delta > 0:
-                if self.guide.at_end:
+                if guide is not None and guide.at_end:
                     self.say("end of the tour", "dim")
                     self.refresh_views()
                     return

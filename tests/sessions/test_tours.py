@@ -135,6 +135,7 @@ async def test_tour_app_shows_notes_forward_and_back() -> None:
 
     app = tour_app("move-gate")
     async with app.run_test(size=(160, 50)) as pilot:
+        await app.wait_loaded()
         await pilot.pause()
         pane = app.screen.query_one(TourPane)
         assert pane.note.title == "MOVE: immediates into registers"
