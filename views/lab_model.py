@@ -9,12 +9,15 @@ and values are read through ml_dtypes where the format has a twin.
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 
 import numpy as np
 
-from machine.convert.formats import FloatFormat, Format, HiF8Format, IntFormat
+from machine.convert.formats import FORMATS, FloatFormat, Format, HiF8Format, IntFormat
 from views.roles import field_marks
+
+_ISS_INT = re.compile(r"(u?)int(\d+)")
 
 
 def width(fmt: Format) -> int:
@@ -28,6 +31,17 @@ def encoding_marks(fmt: Format) -> list[tuple[int, int, str]]:
     if fmt.signed:  # two's-complement sign, or HiFloat8's sign bit
         return [(0, 1, "sign")]
     return []
+
+
+def iss_format(name: str) -> Format:
+    """A format named by an ISS primitive (machine.convert.iss `formats`): a CLI format, or
+    an integer lane of a width no CLI format has (int24, int48, uint48: accumulators)."""
+    if name in FORMATS:
+        return FORMATS[name]
+    m = _ISS_INT.fullmatch(name)
+    if m is None:
+        raise ValueError(f"unknown ISS lane format {name!r}")
+    return IntFormat(name, int(m.group(2)), not m.group(1))
 
 
 def bit_string(fmt: Format, bits: int) -> str:
@@ -141,6 +155,8 @@ def neighbours(fmt: Format, x: float, k: int = 2) -> list[tuple[int, float | int
     if math.isnan(x):
         return []
     if isinstance(fmt, IntFormat):
+        if math.isinf(x):  # floor(inf) has no int: the range end on that side
+            x = fmt.max_value if x > 0 else fmt.min_value
         lo = max(fmt.min_value, min(fmt.max_value, math.floor(x)))
         first = max(fmt.min_value, lo - k + 1)
         last = min(fmt.max_value, lo + k)

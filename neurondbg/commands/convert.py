@@ -7,6 +7,11 @@ parsed exactly (fractions.Fraction) and rounded once to the nearest source value
 keeps that single rounding correct (round-to-odd with >= 2 spare bits never
 double-rounds). The chosen --mode then applies to the src -> dst conversion.
 Integer sources take integers only, and they must fit the format.
+
+`--gen` picks the generation Neuron dtype names resolve under (FP8_EXP4). `--iss NAME
+[--param K=V]...` runs an ISS primitive of reference 003 (machine.convert.iss) on each
+VALUE instead; its rows carry "primitive" and "params" where a conversion's carry
+profile / mode / sat.
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ from fractions import Fraction
 
 import click
 import numpy as np
+from click.core import ParameterSource
 
 from machine.convert._exact import FINITE, INF, NAN, U64, Lanes
-from machine.convert.formats import FORMAT_NAMES, Format, IntFormat
+from machine.convert.formats import FORMAT_NAMES, Format, IntFormat, parse_format
 from machine.convert.kernels import convert, decode_value, encode_lanes
 from machine.convert.options import MODES, PROFILES, Options, resolve
+from machine.dtypes import DEFAULT_GEN, GEN_NAMES, parse_gen
 from neurondbg.errors import InputError
 
 ROLE_STYLES: dict[str, str] = {
@@ -40,40 +47,147 @@ _SIG_BITS = 62
 @click.option("--from", "src_name", metavar="FMT", help="source format (fp32, bf16, fp8_e4m3, "
               "int8, ... or a Neuron dtype name such as FP8_EXP4)")
 @click.option("--to", "dst_name", metavar="FMT", help="destination format")
+@click.option("--gen", "gen_name", metavar="GEN", default=None,
+              help=f"generation for Neuron dtype names ({', '.join(GEN_NAMES)}; "
+                   f"default {DEFAULT_GEN.label}): FP8_EXP4 is e4m3 up to cayman, e4m3fn after")
 @click.option("--mode", default="rint", show_default=True, help=f"one of: {', '.join(MODES)}")
 @click.option("--sat/--nosat", default=False, help="saturate out-of-range results")
 @click.option("--profile", default="ieee", show_default=True,
               help=f"one of: {', '.join(PROFILES)}")
+@click.option("--iss", "iss_name", metavar="NAME", default=None,
+              help="run an ISS primitive of reference 003 instead of --from/--to "
+                   "(float, ufloat, trunc, utrunc, widen, narrow, sats, packl, pack, packvr, ...)")
+@click.option("--param", "iss_params", metavar="K=V", multiple=True,
+              help="a parameter of the --iss primitive (e.g. shift=4, width=8, round_mode=1)")
 @click.option("--bits", "as_bits", is_flag=True, help="VALUEs are hex bit patterns of --from")
 @click.option("--trace", "show_trace", is_flag=True, help="show the step-by-step bit trace")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
-def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None, mode: str,
-            sat: bool, profile: str, as_bits: bool, show_trace: bool, as_json: bool) -> None:
-    """Convert VALUEs from one number format to another, bit-exactly."""
+def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
+            gen_name: str | None, mode: str, sat: bool, profile: str, iss_name: str | None,
+            iss_params: tuple[str, ...], as_bits: bool, show_trace: bool, as_json: bool) -> None:
+    """Convert VALUEs from one number format to another, bit-exactly.
+
+    With --iss NAME [--param K=V]... each VALUE goes through that ISS primitive of
+    reference 003 instead (its input format follows from the primitive and parameters).
+    """
+    if iss_name is not None:
+        _refuse_conversion_options(src_name, dst_name)
+        _run_iss(values, iss_name, iss_params, as_bits, show_trace, as_json)
+        return
+    if iss_params:
+        raise InputError("convert: --param needs --iss NAME; primitives: "
+                         f"{', '.join(_iss_registry())}")
     if src_name is None or dst_name is None:
         raise InputError(f"convert: missing --{'from' if src_name is None else 'to'} FMT; "
                          f"formats: {', '.join(FORMAT_NAMES)}")
-    if not values:
-        raise InputError("convert: expected at least one VALUE (e.g. 1.233, -inf, nan, 0x1p-3, "
-                         "or a hex bit pattern with --bits)")
+    _need_values(values)
     try:
-        opt = resolve(src_name, dst_name, mode, sat, profile)
+        gen = parse_gen(gen_name) if gen_name is not None else None
+        # FP8_EXP4 resolves per generation (machine.dtypes.fp8_exp4_format)
+        opt = resolve(parse_format(src_name, gen), parse_format(dst_name, gen), mode, sat,
+                      profile)
     except ValueError as exc:
         raise InputError(f"convert: {exc}") from None
     in_bits = [parse_bits(v, opt.src) if as_bits else parse_value(v, opt.src) for v in values]
     out = convert(np.array(in_bits, dtype=opt.src.container), opt.src, opt.dst, opt.mode,
                   opt.sat, opt.profile)
     rows = [_row(v, b, int(o), opt) for v, b, o in zip(values, in_bits, out, strict=True)]
+    traces = [_trace(b, opt) for b in in_bits] if show_trace else []
+    sat_word = "sat" if opt.sat else "nosat"
+    _emit(rows, traces, as_json,
+          f"{opt.src.name} -> {opt.dst.name}  ({opt.profile}, {opt.mode}, {sat_word})")
+
+
+def _need_values(values: tuple[str, ...]) -> None:
+    if not values:
+        raise InputError("convert: expected at least one VALUE (e.g. 1.233, -inf, nan, 0x1p-3, "
+                         "or a hex bit pattern with --bits)")
+
+
+def _emit(rows: list[dict], traces: list, as_json: bool, title: str) -> None:
+    """Print rows (and their traces, when asked) as JSON or as tables."""
     if as_json:
-        if show_trace:
-            for row, b in zip(rows, in_bits, strict=True):
-                row["trace"] = _trace(b, opt).to_dict()
+        for row, tr in zip(rows, traces, strict=False):
+            row["trace"] = tr.to_dict()
         click.echo(json.dumps(rows, indent=2))
         return
-    _print_table(rows, opt)
-    if show_trace:
-        for row, b in zip(rows, in_bits, strict=True):
-            _print_trace(row, _trace(b, opt))
+    _print_table(rows, title)
+    for row, tr in zip(rows, traces, strict=False):
+        _print_trace(row, tr)
+
+
+# --- ISS primitives (reference 003; machine.convert.iss) ----------------------------------
+
+def _iss_registry() -> dict:
+    from machine.convert.iss import ISS_PRIMITIVES
+
+    return ISS_PRIMITIVES
+
+
+def _refuse_conversion_options(src_name: str | None, dst_name: str | None) -> None:
+    """--iss takes its formats and rounding from the primitive: conflicting options are errors."""
+    ctx = click.get_current_context()
+    given = [f"--{n}" for n, v in (("from", src_name), ("to", dst_name)) if v is not None]
+    given += [f"--{n}" for n in ("mode", "sat", "profile")
+              if ctx.get_parameter_source(n) is not ParameterSource.DEFAULT]
+    if given:
+        raise InputError(f"convert: --iss does not take {', '.join(given)}: the primitive and "
+                         "its --param K=V choose the formats and the rounding")
+
+
+def parse_iss_params(prim, texts: tuple[str, ...]) -> dict:
+    """`K=V` texts -> the primitive's bound parameters (ValueError names the choices)."""
+    by_name = {p.name: p for p in prim.params}
+    raw: dict = {}
+    for text in texts:
+        key, eq, val = text.partition("=")
+        key, val = key.strip().lower(), val.strip()
+        if not eq or not key or not val:
+            raise ValueError(f"{prim.name}: --param {text!r}: expected NAME=VALUE, e.g. "
+                             f"{prim.params[0].name if prim.params else 'shift'}="
+                             f"{prim.params[0].default if prim.params else 4}")
+        p = by_name.get(key)
+        if p is not None and all(isinstance(c, int) for c in p.choices):
+            try:
+                raw[key] = int(val, 0)
+            except ValueError:
+                raise ValueError(f"{prim.name}: {key} takes an integer, got {val!r}") from None
+        else:
+            raw[key] = val.lower()
+    return prim.bind(**raw)
+
+
+def _run_iss(values: tuple[str, ...], name: str, texts: tuple[str, ...], as_bits: bool,
+             show_trace: bool, as_json: bool) -> None:
+    from views.lab_model import iss_format
+
+    registry = _iss_registry()
+    prim = registry.get(name.strip().lower())
+    if prim is None:
+        raise InputError(f"convert: unknown ISS primitive {name!r}; expected one of: "
+                         f"{', '.join(registry)}")
+    try:
+        params = parse_iss_params(prim, texts)
+    except ValueError as exc:
+        raise InputError(f"convert: --iss {exc}") from None
+    _need_values(values)
+    src, dst = (iss_format(n) for n in prim.formats(**params))
+    in_bits = [parse_bits(v, src) if as_bits else parse_value(v, src) for v in values]
+    out = prim.vector(np.array(in_bits, dtype=np.uint64), **params)
+    rows = [{"input": v, "input_bits": _hex(b, src), "input_value": _iss_value(b, src),
+             "output_bits": _hex(int(o), dst), "output_value": _iss_value(int(o), dst),
+             "src": src.name, "dst": dst.name, "primitive": prim.name, "params": params,
+             "section": prim.section}
+            for v, b, o in zip(values, in_bits, out, strict=True)]
+    traces = [prim.trace(b, **params) for b in in_bits] if show_trace else []
+    shown = ", ".join(f"{k}={v}" for k, v in params.items())
+    _emit(rows, traces, as_json, f"ISS {prim.name}({shown}): {src.name} -> {dst.name}  "
+                                 f"({prim.section})")
+
+
+def _iss_value(code: int, fmt: Format) -> int | float | str:
+    # ISS lanes may be 24/48 bits wide (accumulators): no numpy container, read exactly.
+    return _int_exact(code, fmt) if isinstance(fmt, IntFormat) else _value(code, fmt)
 
 
 # --- parsing ------------------------------------------------------------------------------
@@ -182,11 +296,10 @@ def _console():
     return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 
 
-def _print_table(rows: list[dict], opt: Options) -> None:
+def _print_table(rows: list[dict], title: str) -> None:
     from rich.table import Table
 
-    sat = "sat" if opt.sat else "nosat"
-    table = Table(title=f"{opt.src.name} -> {opt.dst.name}  ({opt.profile}, {opt.mode}, {sat})")
+    table = Table(title=title)
     for col in ("input", "input bits", "input value", "output bits", "output value"):
         table.add_column(col, justify="right")
     for r in rows:
