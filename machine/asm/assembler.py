@@ -9,6 +9,7 @@ import numpy as np
 
 from machine.asm.data import DataInit, data_format, to_bytes
 from machine.asm.errors import AsmError
+from machine.asm.keys import FIELD, NIBBLE, RELATIVE, SHORTHAND, resolve_key
 from machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
 from machine.asm.values import (
     SPACE_NAMES,
@@ -26,18 +27,12 @@ from machine.isa.codec import Program, decode_bytes, encode
 from machine.isa.enums import BrTargetMode, DataSrc
 from machine.isa.opcodes import OPCODES, opcode_by_name
 from machine.isa.spec import RECORD_BYTES, Struct
-from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo, tensor_operands
+from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
 
 INST_WORD_LEN = 16  # isa-facts §1.1: the validator requires 16
 DIRECTIVES = (".gen", ".raw", ".data", ".bytes", ".fill", ".random")
 _RAW_MNEMONIC = re.compile(r"OP_([0-9A-Fa-f]{2})$")
 
-# Short operand names: the S4D4_TR operands are src_mem_pattern / dst_mem_pattern (ref 000 §3).
-OPERAND_ALIASES = {"src_mem_pattern": "src", "dst_mem_pattern": "dst"}
-# DTYPE_PAIR fields and the keys of their two nibbles (isa-facts §5.1, §6.4).
-PAIR_KEYS = {"in0_in1_dtype": ("in0_dtype", "in1_dtype"),
-             "in_out_dtype": ("in_dtype", "out_dtype")}
-FIELD_ALIASES = {"nac": "num_active_channels", "num_active_channels": "nac"}
 
 
 @dataclass
@@ -132,9 +127,6 @@ class _Builder:
         self.here = here
         self.explicit: dict[str, int | tuple[int, ...]] = {}
         self.implied: dict[str, int | tuple[int, ...]] = {}
-        self.operands = {OPERAND_ALIASES.get(p, p): p for p in tensor_operands(struct)}
-        for p in tensor_operands(struct):
-            self.operands[p] = p
         self.last_operand: str | None = None
         self.moves: list[tuple[int, Atom]] = []
         self.pair_parts: dict[str, dict[int, int]] = {}
@@ -157,77 +149,50 @@ class _Builder:
         if arg.key is None:
             raise self.fail("expected field=value", arg.column)
         key = arg.key.text
-        s = self.struct
-        if s.has(key):
-            if s.field(key).role == "addr4":
-                self.last_operand = key[: -len(".start_addr")]
-            self.set(key, self.value(key, arg), arg.column)
-            return
-        for pair, (lo_key, hi_key) in PAIR_KEYS.items():
-            if s.has(pair) and key in (lo_key, hi_key):
-                nib = dtype_nibble(self.atom(arg, "a dtype"), self.fail)
-                parts = self.pair_parts.setdefault(pair, {})
-                slot = 0 if key == lo_key else 1
-                if slot in parts:
-                    raise self.fail(f"{key} is set twice on this line", arg.column)
-                parts[slot] = nib
-                return
-        if key in self.operands:
-            prefix = self.operands[key]
-            self.last_operand = prefix
-            self.set(f"{prefix}.start_addr", self.value(f"{prefix}.start_addr", arg), arg.column)
-            return
-        head, _, tail = key.rpartition(".")
-        if tail in ("step", "num") and (head in self.operands or not head):
-            if not head and self.last_operand is None:
-                raise self.fail(f"{tail}= needs a tensor operand before it on the line "
-                                f"(or write <operand>.{tail}=)", arg.column)
-            prefix = self.operands[head] if head else self.last_operand
-            name = f"{prefix}.{'step_elem' if tail == 'step' else 'num_elem'}"
+        plan = resolve_key(self.struct.name, key)
+        kind = plan.kind
+        if kind == FIELD:
+            if plan.operand is not None:
+                self.last_operand = plan.operand
+            self.set(plan.name, self.value(plan.name, arg), arg.column)
+        elif kind == NIBBLE:
+            nib = dtype_nibble(self.atom(arg, "a dtype"), self.fail)
+            parts = self.pair_parts.setdefault(plan.name, {})
+            if plan.slot in parts:
+                raise self.fail(f"{key} is set twice on this line", arg.column)
+            parts[plan.slot] = nib
+        elif kind == RELATIVE:
+            if self.last_operand is None:
+                raise self.fail(plan.message, arg.column)
+            name = f"{self.last_operand}.{plan.name}"
             self.set(name, self.value(name, arg), arg.column)
-            return
-        if self._shorthand(key, arg):
-            return
-        alias = FIELD_ALIASES.get(key)
-        if alias and s.has(alias):
-            self.set(alias, self.value(alias, arg), arg.column)
-            return
-        matches = [f.name for f in s.fields if f.name.endswith("." + key)]
-        if len(matches) == 1:
-            self.set(matches[0], self.value(matches[0], arg), arg.column)
-            return
-        if len(matches) > 1:
-            raise self.fail(f"ambiguous field {key!r} for {s.name}; write one of: "
-                            + ", ".join(matches), arg.key.column)
-        names = [f.name for f in s.fields if f.name != "header.opcode"]
-        raise self.fail(f"unknown field {key!r} for {s.name}; expected one of: "
-                        + ", ".join(names), arg.key.column)
+        elif kind == SHORTHAND:
+            self._shorthand(key, arg)
+        else:
+            raise self.fail(plan.message, arg.key.column)
 
     # Readable shorthands of the SEQ structs -----------------------------------
-    def _shorthand(self, key: str, arg: Arg) -> bool:
+    def _shorthand(self, key: str, arg: Arg) -> None:
+        """Apply a SEQ shorthand (keys.SHORTHAND decides which keys are shorthands)."""
         name = self.struct.name
-        if name == "CTRL_MV" and register_number(key) is not None:
+        if name == "CTRL_MV":
             self.moves.append((register_number(key) or 0, self.atom(arg, "a register or a number")))
-            return True
-        if name == "CTRL_AL" and key in ("dst", "src0", "src1"):
+        elif name == "CTRL_AL":
             atom = self.atom(arg, "a register or a number")
             reg = register_number(atom.text)
             if reg is not None:
                 self.implied[f"{key}_lo"] = reg
                 if key == "src1":
                     self.implied["src1_datasrc"] = int(DataSrc.REGISTER)
-                return True
+                return
             if key != "src1":
                 raise self.fail(f"{key} must be a register (R0..R63, PC_LO, PC_HI)", atom.column)
             self.implied["src1_datasrc"] = int(DataSrc.IMMEDIATE)
             self.implied["immediate"] = _imm64(atom, self.fail)
-            return True
-        if name == "CTRL_BR" and key == "target":
+        else:  # CTRL_BR target=
             self.implied["target_mode"] = int(BrTargetMode.REL_IMM)
             self.implied["header.debug_hint"] = 2  # builders' habit for relative branches
             self.set("br_immediate", self.value("br_immediate", arg), arg.column)
-            return True
-        return False
 
     def finish(self, code: int) -> dict[str, int | tuple[int, ...]]:
         out: dict[str, int | tuple[int, ...]] = {

@@ -17,8 +17,9 @@ from functools import cache
 
 import numpy as np
 
-from machine.asm.assembler import INST_WORD_LEN, OPERAND_ALIASES, PAIR_KEYS
+from machine.asm.assembler import INST_WORD_LEN
 from machine.asm.data import DataInit
+from machine.asm.keys import OPERAND_ALIASES, PAIR_KEYS
 from machine.dtypes import DEFAULT_GEN, Dtype, Gen
 from machine.isa.addr import decode_addr4
 from machine.isa.codec import STRUCT_ORDER, Instruction, Program, decode_bytes

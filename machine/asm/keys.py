@@ -1,0 +1,87 @@
+"""What a `key=` on an instruction line refers to, per struct (syntax: machine/asm).
+
+The answer depends only on (struct, key), so it is computed once and cached; the
+assembler's builder and its fast path both act on the same `KeyPlan`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from machine.asm.values import register_number
+from machine.isa.spec import Struct
+from machine.isa.structs import STRUCTS, tensor_operands
+
+# Short operand names: the S4D4_TR operands are src_mem_pattern / dst_mem_pattern (ref 000 §3).
+OPERAND_ALIASES = {"src_mem_pattern": "src", "dst_mem_pattern": "dst"}
+# DTYPE_PAIR fields and the keys of their two nibbles (isa-facts §5.1, §6.4).
+PAIR_KEYS = {"in0_in1_dtype": ("in0_dtype", "in1_dtype"),
+             "in_out_dtype": ("in_dtype", "out_dtype")}
+FIELD_ALIASES = {"nac": "num_active_channels", "num_active_channels": "nac"}
+
+# KeyPlan kinds
+FIELD = "field"  # set `name`; `operand`, when given, becomes the line's last operand
+NIBBLE = "nibble"  # set nibble `slot` of DTYPE_PAIR field `name`
+RELATIVE = "relative"  # set `<last operand>.<name>` (step=/num= without an operand)
+SHORTHAND = "shorthand"  # a struct-specific shorthand (MOVE R3=, ALU dst=, BR target=)
+ERROR = "error"  # `message`, reported at the key's column
+
+
+@dataclass(frozen=True)
+class KeyPlan:
+    kind: str
+    name: str = ""
+    operand: str | None = None
+    slot: int = 0
+    message: str = ""
+
+
+def operand_names(struct: Struct) -> dict[str, str]:
+    """Every name a tensor operand is written by (alias or prefix) -> its field prefix."""
+    ops = tensor_operands(struct)
+    return {**{OPERAND_ALIASES.get(p, p): p for p in ops}, **{p: p for p in ops}}
+
+
+def _is_shorthand(struct: Struct, key: str) -> bool:
+    name = struct.name
+    return ((name == "CTRL_MV" and register_number(key) is not None)
+            or (name == "CTRL_AL" and key in ("dst", "src0", "src1"))
+            or (name == "CTRL_BR" and key == "target"))
+
+
+@lru_cache(maxsize=4096)
+def resolve_key(struct_name: str, key: str) -> KeyPlan:
+    """The plan for `key=` in a struct named `struct_name` (first rule that applies wins)."""
+    s = STRUCTS[struct_name]
+    if s.has(key):
+        op = key[: -len(".start_addr")] if s.field(key).role == "addr4" else None
+        return KeyPlan(FIELD, key, op)
+    for pair, (lo_key, hi_key) in PAIR_KEYS.items():
+        if s.has(pair) and key in (lo_key, hi_key):
+            return KeyPlan(NIBBLE, pair, slot=0 if key == lo_key else 1)
+    operands = operand_names(s)
+    if key in operands:
+        prefix = operands[key]
+        return KeyPlan(FIELD, f"{prefix}.start_addr", prefix)
+    head, _, tail = key.rpartition(".")
+    if tail in ("step", "num") and (head in operands or not head):
+        elem = "step_elem" if tail == "step" else "num_elem"
+        if head:
+            return KeyPlan(FIELD, f"{operands[head]}.{elem}")
+        return KeyPlan(RELATIVE, elem, message=(
+            f"{tail}= needs a tensor operand before it on the line (or write <operand>.{tail}=)"))
+    if _is_shorthand(s, key):
+        return KeyPlan(SHORTHAND)
+    alias = FIELD_ALIASES.get(key)
+    if alias and s.has(alias):
+        return KeyPlan(FIELD, alias)
+    matches = [f.name for f in s.fields if f.name.endswith("." + key)]
+    if len(matches) == 1:
+        return KeyPlan(FIELD, matches[0])
+    if len(matches) > 1:
+        return KeyPlan(ERROR, message=f"ambiguous field {key!r} for {s.name}; write one of: "
+                       + ", ".join(matches))
+    names = [f.name for f in s.fields if f.name != "header.opcode"]
+    return KeyPlan(ERROR, message=f"unknown field {key!r} for {s.name}; expected one of: "
+                   + ", ".join(names))
