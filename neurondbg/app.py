@@ -120,7 +120,9 @@ class NeurondbgApp(App):
             return
         session = self.session
         assert session is not None
-        self.say(f"loaded {session.path} ({len(session.lines)} records, "
+        # The file name, not the path: the screen (and its snapshots) must not depend on
+        # where the checkout lives.
+        self.say(f"loaded {session.path.name} ({len(session.lines)} records, "
                  f"{session.gen.label}, {session.engine})", "green")
         for w in session.warnings:
             self.say(f"warning: {w}", "yellow")
