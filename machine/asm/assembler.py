@@ -9,7 +9,16 @@ import numpy as np
 
 from machine.asm.data import DataInit, data_format, to_bytes
 from machine.asm.errors import AsmError
-from machine.asm.keys import FIELD, NIBBLE, RELATIVE, SHORTHAND, resolve_key
+from machine.asm.fastpath import FastPath, split_line
+from machine.asm.keys import (
+    FIELD,
+    INST_WORD_LEN,
+    NIBBLE,
+    RELATIVE,
+    SHORTHAND,
+    lookup_mnemonic,
+    resolve_key,
+)
 from machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
 from machine.asm.values import (
     SPACE_NAMES,
@@ -25,13 +34,10 @@ from machine.dtypes import DEFAULT_GEN, Dtype, Gen, parse_gen
 from machine.isa.addr import geometry
 from machine.isa.codec import Program, decode_bytes, encode
 from machine.isa.enums import BrTargetMode, DataSrc
-from machine.isa.opcodes import OPCODES, opcode_by_name
 from machine.isa.spec import RECORD_BYTES, Struct
 from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
 
-INST_WORD_LEN = 16  # isa-facts §1.1: the validator requires 16
 DIRECTIVES = (".gen", ".raw", ".data", ".bytes", ".fill", ".random")
-_RAW_MNEMONIC = re.compile(r"OP_([0-9A-Fa-f]{2})$")
 
 
 
@@ -63,58 +69,79 @@ def _fail_for(st: Statement, file: str):
     return fail
 
 
-def _is_record(st: Statement) -> bool:
-    return st.head is not None and (not st.head.text.startswith(".") or
-                                    st.head.text.lower() == ".raw")
+def _is_record(head: str | None) -> bool:
+    return head is not None and (not head.startswith(".") or head.lower() == ".raw")
+
+
+# One source line after pass 0: (lineno, source, label, head, argument text) from the fast
+# split, or (lineno, source, label, head, Statement) when the full parser read it.
+_Line = tuple[int, str, "str | None", "str | None", "str | Statement"]
+
+
+def _read_lines(text: str, name: str) -> list[_Line]:
+    """Pass 0: split every line (fast path) or parse it (raises the first syntax error)."""
+    out: list[_Line] = []
+    for i, line in enumerate(text.splitlines(), 1):
+        split = split_line(line)
+        if split is not None:
+            out.append((i, line, *split))
+            continue
+        st = parse_line(line, name, i)
+        out.append((i, line, st.label.text if st.label else None,
+                    st.head.text if st.head else None, st))
+    return out
 
 
 def assemble(text: str, name: str = "<asm>", gen: Gen | str = DEFAULT_GEN) -> Assembly:
     """Assemble `text`; AsmError (file:line:col + caret) at the first problem."""
     ctx = _Ctx(name, parse_gen(gen))
-    statements = [parse_line(line, name, i) for i, line in enumerate(text.splitlines(), 1)]
+    src_lines = _read_lines(text, name)
     count = 0
-    for st in statements:  # pass 1: label addresses
-        if st.label is not None:
-            if st.label.text in ctx.labels:
-                raise _fail_for(st, name)(f"label {st.label.text!r} defined twice",
-                                          st.label.column)
-            ctx.labels[st.label.text] = count * RECORD_BYTES
-        if _is_record(st):
+    for lineno, source, label, head, _ in src_lines:  # pass 1: label addresses
+        if label is not None:
+            if label in ctx.labels:
+                st = parse_line(source, name, lineno)
+                assert st.label is not None
+                raise _fail_for(st, name)(f"label {label!r} defined twice", st.label.column)
+            ctx.labels[label] = count * RECORD_BYTES
+        if _is_record(head):
             count += 1
+    fast = FastPath()
     records: list[bytes] = []
     lines: list[int] = []
     data: list[DataInit] = []
-    for st in statements:  # pass 2: encode
-        if st.head is None:
+    for lineno, source, _, head, rest in src_lines:  # pass 2: encode
+        if head is None:
             continue
-        fail = _fail_for(st, name)
-        head = st.head.text
-        if head.startswith("."):
-            rec = _directive(st, ctx, fail, data)
-        else:
-            rec = _instruction(st, ctx, fail, len(records) * RECORD_BYTES)
+        here = len(records) * RECORD_BYTES
+        rec = None
+        if isinstance(rest, str):
+            rec = fast.record(head, rest, ctx.gen, ctx.labels, here)
+            if rec is None:  # the full path gives the same bytes, or the positioned error
+                rest = parse_line(source, name, lineno)
+        if rec is None:
+            assert isinstance(rest, Statement)
+            fail = _fail_for(rest, name)
+            if head.startswith("."):
+                rec = _directive(rest, ctx, fail, data)
+            else:
+                rec = _instruction(rest, ctx, fail, here)
         if rec is not None:
             records.append(rec)
-            lines.append(st.lineno)
+            lines.append(lineno)
     return Assembly(b"".join(records), data, ctx.labels, lines, ctx.gen, name)
 
 
 # ---------------------------------------------------------------- instructions
 
 def _lookup(head: Atom, fail) -> tuple[int, Struct]:
-    text = head.text
-    m = _RAW_MNEMONIC.match(text)
-    if m:
-        code = int(m.group(1), 16)
-        info = OPCODES.get(code)
-        return code, STRUCTS[info.struct if info else "RAW"]
-    try:
-        info = opcode_by_name(text)
-    except KeyError:
-        raise fail(f"unknown mnemonic {text!r}; expected an opcode name like COPY, CAST, MOVE, "
-                   "OP_xx for any byte, or a directive (" + ", ".join(DIRECTIVES) + ")",
-                   head.column) from None
-    return info.code, STRUCTS[info.struct]
+    found = lookup_mnemonic(head.text)
+    if found is None:
+        raise fail(f"unknown mnemonic {head.text!r}; expected an opcode name like COPY, CAST, "
+                   "MOVE, OP_xx for any byte, or a directive (" + ", ".join(DIRECTIVES) + ")",
+                   head.column)
+    code, struct_name = found
+    return code, STRUCTS[struct_name]
 
 
 class _Builder:

@@ -6,19 +6,23 @@ assembler's builder and its fast path both act on the same `KeyPlan`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from machine.asm.values import register_number
+from machine.isa.opcodes import OPCODES, opcode_by_name
 from machine.isa.spec import Struct
 from machine.isa.structs import STRUCTS, tensor_operands
 
+INST_WORD_LEN = 16  # default header.inst_word_len; isa-facts §1.1: the validator requires 16
 # Short operand names: the S4D4_TR operands are src_mem_pattern / dst_mem_pattern (ref 000 §3).
 OPERAND_ALIASES = {"src_mem_pattern": "src", "dst_mem_pattern": "dst"}
 # DTYPE_PAIR fields and the keys of their two nibbles (isa-facts §5.1, §6.4).
 PAIR_KEYS = {"in0_in1_dtype": ("in0_dtype", "in1_dtype"),
              "in_out_dtype": ("in_dtype", "out_dtype")}
 FIELD_ALIASES = {"nac": "num_active_channels", "num_active_channels": "nac"}
+_RAW_MNEMONIC = re.compile(r"OP_([0-9A-Fa-f]{2})$")
 
 # KeyPlan kinds
 FIELD = "field"  # set `name`; `operand`, when given, becomes the line's last operand
@@ -85,3 +89,18 @@ def resolve_key(struct_name: str, key: str) -> KeyPlan:
     names = [f.name for f in s.fields if f.name != "header.opcode"]
     return KeyPlan(ERROR, message=f"unknown field {key!r} for {s.name}; expected one of: "
                    + ", ".join(names))
+
+
+@lru_cache(maxsize=1024)
+def lookup_mnemonic(text: str) -> tuple[int, str] | None:
+    """(opcode byte, struct name) of a mnemonic or `OP_xx`; None if it names no opcode."""
+    m = _RAW_MNEMONIC.match(text)
+    if m:
+        code = int(m.group(1), 16)
+        info = OPCODES.get(code)
+        return code, info.struct if info else "RAW"
+    try:
+        info = opcode_by_name(text)
+    except KeyError:
+        return None
+    return info.code, info.struct

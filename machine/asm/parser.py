@@ -150,3 +150,13 @@ def parse_line(line: str, file: str, lineno: int) -> Statement:
         else:
             st.args.append(Arg(None, _value(c), start.column))
     return st
+
+
+def parse_value(text: str) -> Value | None:
+    """`text` as exactly one value (atom, list or bracket), or None if it is not one."""
+    try:
+        c = _Cursor(tokenize(text, "", 0), "", 0, text)
+        value = _value(c)
+    except AsmError:
+        return None
+    return value if c.peek().kind == "end" else None

@@ -1,0 +1,192 @@
+"""The assembler's fast path for ordinary lines (labels, `MNEMONIC key=value ...`, `.raw`).
+
+It never reports errors: anything unusual (a shorthand, a duplicate key, a value that
+does not parse or does not fit) returns None and the line goes through the full
+parser and builder, which produce the same bytes or the positioned error. So the
+fast path may only accept lines whose meaning it reproduces exactly; it shares the
+key rules (keys.resolve_key) and value rules (values.field_value) with the builder.
+
+Speed comes from caching what repeats in real programs: key plans per (struct, key),
+values per (struct, gen, field, text), whole records per (gen, line text) unless a
+label is involved, and one precompiled `struct.Struct` per layout for packing.
+"""
+
+from __future__ import annotations
+
+import re
+import struct as _struct
+from functools import cache
+
+from machine.asm.errors import AsmError
+from machine.asm.keys import (
+    FIELD,
+    INST_WORD_LEN,
+    NIBBLE,
+    RELATIVE,
+    lookup_mnemonic,
+    resolve_key,
+)
+from machine.asm.parser import Atom, parse_value
+from machine.asm.values import dtype_nibble, field_value, parse_number
+from machine.dtypes import Gen
+from machine.isa.spec import RECORD_BYTES
+from machine.isa.structs import STRUCTS, make_pair
+
+# A line the lexer + parser read as label? head? (key=value)*; one value is a list
+# `[...]`, a bracket `name[...]` or an atom. Whitespace must separate arguments, so
+# the split is unique and equals the parser's whenever each value parses alone.
+_NAME = r"[A-Za-z_][\w.]*"
+_VALUE = r"\[[^\[\]]*\]|[A-Za-z_]\w*\[[^\[\]]*\]|[^\s\[\]=,:]+"
+_LINE = re.compile(rf"\s*(?:({_NAME})\s*:)?\s*"
+                   rf"(?:(\.?{_NAME})((?:\s+{_NAME}\s*=\s*(?:{_VALUE}))*))?\s*")
+_ARG = re.compile(rf"({_NAME})\s*=\s*({_VALUE})")
+_RAW_HEX = re.compile(r"\s+0[xX]([0-9a-fA-F]{128})")
+_CTYPE_CHAR = {"u1": "B", "i1": "b", "u2": "H", "i2": "h", "u4": "I", "i4": "i", "u8": "Q",
+               "i8": "q"}
+
+
+def split_line(line: str) -> tuple[str | None, str | None, str] | None:
+    """(label, head, argument text) of an ordinary line; None for directives other than
+    `.raw` and for anything the full parser must judge."""
+    cut = line.find("#")
+    m = _LINE.fullmatch(line if cut < 0 else line[:cut])
+    if m is None:
+        return None
+    label, head, rest = m.groups()
+    if head is not None and head[0] == "." and head.lower() != ".raw":
+        return None
+    return label, head, rest or ""
+
+
+class _Packer:
+    """One layout's `struct.Struct` and where each field's elements sit in its argument list."""
+
+    def __init__(self, struct_name: str) -> None:
+        s = STRUCTS[struct_name]
+        # fields tile the record in offset order (spec.fill_gaps), so "<" packing has no gaps
+        assert sum(f.size for f in s.fields) == RECORD_BYTES
+        self.fmt = _struct.Struct("<" + "".join(f"{f.count}{_CTYPE_CHAR[f.ctype]}"
+                                                for f in s.fields))
+        self.slots: dict[str, tuple[int, int]] = {}
+        pos = 0
+        for f in s.fields:
+            self.slots[f.name] = (pos, f.count)
+            pos += f.count
+        self.defaults = [0] * pos
+        self.defaults[self.slots["header.inst_word_len"][0]] = INST_WORD_LEN
+        self.opcode_slot = self.slots["header.opcode"][0]
+
+
+@cache
+def _packer(struct_name: str) -> _Packer:
+    return _Packer(struct_name)
+
+
+def _fail(message: str, column: int) -> AsmError:
+    return AsmError(message, column=column)
+
+
+@cache
+def _nibble(text: str) -> int | None:
+    value = parse_value(text)
+    if not isinstance(value, Atom):
+        return None
+    try:
+        return dtype_nibble(value, _fail)
+    except AsmError:
+        return None
+
+
+class FastPath:
+    """Per-assembly caches (dropped with the Assembly, so memory stays bounded)."""
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[str, Gen], dict[tuple[str, str], int | tuple[int, ...]]] = {}
+        self._records: dict[tuple[Gen, str, str], bytes] = {}
+
+    def record(self, head: str, rest: str, gen: Gen, labels: dict[str, int],
+               here: int) -> bytes | None:
+        """The 64 bytes of `head rest` at byte offset `here`, or None (use the full path)."""
+        key = (gen, head, rest)
+        rec = self._records.get(key)
+        if rec is not None:
+            return rec
+        if head[0] == ".":  # split_line lets only .raw through
+            m = _RAW_HEX.fullmatch(rest)
+            return bytes.fromhex(m.group(1)) if m else None
+        out = self._encode(head, rest, gen, labels, here)
+        if out is None:
+            return None
+        rec, uses_label = out
+        if not uses_label:
+            self._records[key] = rec
+        return rec
+
+    def _encode(self, head: str, rest: str, gen: Gen, labels: dict[str, int],
+                here: int) -> tuple[bytes, bool] | None:
+        found = lookup_mnemonic(head)
+        if found is None:
+            return None
+        code, sname = found
+        cache = self._values.get((sname, gen))
+        if cache is None:
+            cache = self._values[(sname, gen)] = {}
+        explicit: dict[str, int | tuple[int, ...]] = {}
+        pairs: dict[str, dict[int, int]] = {}
+        last: str | None = None
+        uses_label = False
+        for key, text in _ARG.findall(rest):
+            plan = resolve_key(sname, key)
+            kind = plan.kind
+            if kind == FIELD:
+                name = plan.name
+                if plan.operand is not None:
+                    last = plan.operand
+            elif kind == RELATIVE and last is not None:
+                name = f"{last}.{plan.name}"
+            elif kind == NIBBLE:
+                nib = _nibble(text)
+                parts = pairs.setdefault(plan.name, {})
+                if nib is None or plan.slot in parts:
+                    return None
+                parts[plan.slot] = nib
+                continue
+            else:  # shorthands and errors: the builder handles them
+                return None
+            if name in explicit:
+                return None
+            value = cache.get((name, text))
+            if value is None:
+                f = STRUCTS[sname].field(name)
+                # a label's value depends on this line's offset: never cached
+                label = f.role == "branch_offset" and parse_number(text) is None
+                parsed = parse_value(text)
+                if parsed is None:
+                    return None
+                try:
+                    value = field_value(f, parsed, gen, _fail, labels, here)
+                except AsmError:
+                    return None
+                if label:
+                    uses_label = True
+                else:
+                    cache[(name, text)] = value
+            explicit[name] = value
+        p = _packer(sname)
+        vals = p.defaults.copy()
+        vals[p.opcode_slot] = code
+        slots = p.slots
+        for pair, parts in pairs.items():
+            if pair in explicit:
+                return None
+            vals[slots[pair][0]] = make_pair(parts.get(0, 0), parts.get(1, 0))
+        for name, value in explicit.items():
+            i, n = slots[name]
+            if n == 1:
+                vals[i] = value
+            else:
+                vals[i:i + n] = value
+        try:
+            return p.fmt.pack(*vals), uses_label
+        except _struct.error:
+            return None
