@@ -283,6 +283,13 @@ class NeurondbgApp(App):
     def action_console(self) -> None:
         self.query_one("#console-input").focus()
 
+    def _prefill(self, text: str) -> None:
+        """Focus the console with `text` typed, for palette commands that take a path."""
+        box = self.query_one("#console-input", Input)
+        box.value = text
+        box.cursor_position = len(text)
+        box.focus()
+
     def action_pane(self, name: str) -> None:
         screen = self._debugger()
         if screen is None:
@@ -370,6 +377,10 @@ class NeurondbgApp(App):
         yield SystemCommand("Stop", "Interrupt a run (Esc)", self.action_stop)
         yield SystemCommand("Maximise / restore pane", "The focused pane (z)", self.action_zoom)
         yield SystemCommand("Convert Lab", "Explore one value's conversion (L)", self.action_lab)
+        yield SystemCommand("Save session", "save [PATH.toml] in the console",
+                            lambda: self._prefill("save "))
+        yield SystemCommand("Load session", "load PATH.toml in the console",
+                            lambda: self._prefill("load "))
         yield SystemCommand("Help", "Keys and console commands (?)", self.action_help)
         for name, title in PANES.items():
             yield SystemCommand(f"Pane: {title}", f"Maximise the {title} pane",

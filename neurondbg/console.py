@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,9 @@ HELP: dict[str, str] = {
             "accum, lanes, plot, console); `pane` alone restores",
     "open": "open PATH           load a program (.asm / .bin) or a session (.toml)",
     "tour": "tour [NAME]         list the guided tours, or open one",
-    "save": "save PATH.toml      save a session file (program, step, breakpoints, layout)",
+    "load": "load PATH.toml      open a session file (the same as open)",
+    "save": "save [PATH.toml]    save a session file (program, step, breakpoints, layout); "
+            "default: the last session saved or opened, else PROGRAM.session.toml",
     "help": "help [COMMAND]      this list",
     "quit": "quit                leave neurondbg",
 }
@@ -277,7 +280,24 @@ def _open(session: Any, rest: str) -> Reply:
     return Reply(action="open", args=(rest,))
 
 
+def _load(session: Any, rest: str) -> Reply:
+    if not rest:
+        raise ValueError("expected a session file: load here.toml")
+    return Reply(action="open", args=(rest,))
+
+
+def default_session_path(session: Any) -> str:
+    """Where `save` writes without a PATH: the session file this one came from, else
+    the program's name with .session.toml, in the current folder."""
+    if session is None:
+        raise ValueError("no program loaded: nothing to save")
+    if session.path.suffix.lower() == ".toml":
+        return str(session.path)
+    return f"{Path(session.program_path).stem}.session.toml"
+
+
 def _save(session: Any, rest: str) -> Reply:
+    rest = rest or default_session_path(session)
     if not rest.endswith(".toml"):
         raise ValueError(f"expected a session file name ending in .toml, found {rest!r}")
     return Reply(action="save", args=(rest,))
@@ -306,5 +326,5 @@ HANDLERS: dict[str, Callable[..., Reply]] = {
     "step": _step, "next": _next, "continue": _continue, "reverse": _reverse, "break": _break,
     "delete": _delete, "watch": _watch, "info": _info, "print": _print, "x": _x, "set": _set,
     "who": _who, "lab": _lab, "goto": _goto, "dtype": _dtype, "pane": _pane, "help": _help,
-    "open": _open, "tour": _tour, "save": _save, "quit": _quit,
+    "open": _open, "load": _load, "tour": _tour, "save": _save, "quit": _quit,
 }

@@ -1,0 +1,64 @@
+"""Console and palette: `save [PATH]` and `load PATH` (issue 7)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from neurondbg import console
+from neurondbg.app import NeurondbgApp
+from views.adapter import Session
+
+STEPS = Path(__file__).parent / "data" / "steps.asm"
+SIZE = (160, 50)
+
+
+def test_save_without_a_path_names_the_program() -> None:
+    reply = console.execute("save", Session(STEPS))
+    assert (reply.action, reply.args) == ("save", ("steps.session.toml",))
+
+
+def test_load_needs_a_path_and_opens_it() -> None:
+    with pytest.raises(ValueError, match="expected a session file"):
+        console._load(None, "")
+    assert console.execute("load x.toml", None).action == "open"
+
+
+async def test_save_then_load_in_the_console(tmp_path: Path) -> None:
+    here = Path.cwd()
+    os.chdir(tmp_path)  # `save` without a path writes into the current folder
+    try:
+        app = NeurondbgApp(STEPS)
+        async with app.run_test(size=SIZE) as pilot:
+            await app.wait_loaded()
+            await pilot.press("s", "s", "s")
+            app.run_command("save")
+            await pilot.pause()
+            saved = tmp_path / "steps.session.toml"
+            assert saved.exists()
+            await pilot.press("r", "r", "r")
+            assert app.session.state.steps == 0
+            app.run_command(f"load {saved}")
+            await app.wait_loaded()
+            await pilot.pause()
+            assert app.session.state.steps == 3
+            app.run_command("save")  # a session saves back to the file it came from
+            await pilot.pause()
+            assert list(tmp_path.glob("*.toml")) == [saved]
+    finally:
+        os.chdir(here)
+
+
+async def test_palette_prefills_the_console() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        app._prefill("load ")
+        await pilot.pause()
+        box = app.query_one("#console-input", Input)
+        assert box.value == "load " and app.focused is box
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Save session" in titles and "Load session" in titles
