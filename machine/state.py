@@ -76,7 +76,7 @@ class Region:
     steps: tuple[int, ...]
     nums: tuple[int, ...]
 
-    @property
+    @cached_property
     def count(self) -> int:
         n = 1
         for k in self.nums:
@@ -95,20 +95,35 @@ class Region:
         return (offs + self.start).astype(np.int32)  # partitions are < 2 GiB
 
     def bare(self) -> Region:
-        """The same pattern without cached index arrays (what the journal keeps)."""
-        return replace(self)
+        """The same pattern without cached index arrays (what the journal keeps).
+
+        A contiguous pattern caches only small values (a slice), so it is kept as is.
+        """
+        d = self.__dict__
+        if "elem_offsets" not in d and not isinstance(d.get("byte_index"), np.ndarray):
+            return self
+        return Region(self.space, self.p0, self.p1, self.start, self.size, self.steps, self.nums)
 
     @cached_property
     def contiguous(self) -> bool:
-        """Elements packed back to back in ordinal order (a slice will do)."""
-        o = self.elem_offsets
-        return o.size == 1 or bool(np.all(np.diff(o) == self.size))
+        """Elements packed back to back in ordinal order (a slice will do).
+
+        Offsets are linear in the indices, so this holds exactly when every dimension
+        with more than one element steps by the element count of the dimensions inside
+        it (decided from the descriptor, without index arrays).
+        """
+        inner = 1
+        for s, n in zip(self.steps, self.nums, strict=True):
+            if n > 1 and s != inner:
+                return False
+            inner *= n
+        return True
 
     @cached_property
     def byte_index(self) -> np.ndarray | slice:
-        o = self.elem_offsets
         if self.contiguous:
-            return slice(int(o[0]), int(o[0]) + o.size * self.size)
+            return slice(self.start, self.start + self.count * self.size)
+        o = self.elem_offsets
         return (o[:, None] + np.arange(self.size, dtype=np.int32)[None, :]).ravel()
 
     @cached_property
@@ -248,15 +263,22 @@ class MachineState:
     def write_block(self, region: Region, data: np.ndarray) -> None:
         """Write (partitions, count * size) uint8 `data` at `region`."""
         mem = self.memory(region.space)
-        rows = slice(region.p0, region.p1)
-        self._protect(region)
-        old = mem[rows, region.byte_index].copy()
+        if self.views:
+            self._protect(region)
+        rows, idx = slice(region.p0, region.p1), region.byte_index
+        # A contiguous pattern is a 2-D slice: the old bytes are one slice copy and the
+        # new ones one slice assignment; a strided one gathers (a copy already) and scatters.
+        view = mem[rows, idx] if isinstance(idx, slice) else None
+        old = view.copy() if view is not None else mem[rows, idx]
         # The journal keeps the bare descriptor: index arrays are rebuilt on undo, so its
         # memory stays proportional to the bytes written.
         self.journal.other("mem", region.space, region.bare(), old)
         if np.may_share_memory(data, mem):
             data = data.copy()  # a COPY's source view: keep the record's `new` stable
-        mem[rows, region.byte_index] = data
+        if view is not None:
+            view[...] = data
+        else:
+            mem[rows, idx] = data
         if self.writes is not None:
             self.writes.append(Write(region.space, old, data, region=region))
 
@@ -306,7 +328,8 @@ class MachineState:
     def _restore(self, u: Undo) -> None:
         if u.kind == "mem":
             r: Region = u.key
-            self._protect(r)
+            if self.views:
+                self._protect(r)
             self.memory(r.space)[r.p0:r.p1, r.byte_index] = u.old
         elif u.kind == "array":
             getattr(self, u.target)[u.key] = u.old

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import dtype_bytes, dtype_name
+from machine.dtypes import Gen, dtype_bytes, dtype_name
 from machine.engines.record import Fault
 from machine.isa.addr import INDIRECT_BIT, REGISTER_BIT, SHAPE_BIT, decode_addr4
 from machine.state import MachineState, Region
@@ -45,49 +45,73 @@ def resolve_addr(word: int, state: MachineState, what: str) -> tuple[str, int, i
         raise Fault(f"{what}: shape-register operands (marker 0x40) are not modelled")
     elif word & INDIRECT_BIT:
         raise Fault(f"{what}: indirect operands (marker 0x20) are not modelled")
-    a = decode_addr4(word, state.config.gen)
+    where = _locate(word, state.config.gen)
+    if isinstance(where, str):
+        raise Fault(f"{what}: {where}")
+    return where
+
+
+@lru_cache(maxsize=256)
+def _locate(word: int, gen: Gen) -> tuple[str, int, int] | str:
+    """(space, partition, offset) of a plain address word, or why it is neither space."""
+    a = decode_addr4(word, gen)
     if a.space is None:
-        raise Fault(f"{what}: address {word & 0x1FFFFFFF:#x} is neither SBUF nor PSUM")
+        return f"address {word & 0x1FFFFFFF:#x} is neither SBUF nor PSUM"
     return a.space, int(a.partition), int(a.offset)  # type: ignore[arg-type]
+
+
+_KEYS: dict[str, tuple[str, str, str]] = {}
 
 
 def operand(state: MachineState, fields: dict[str, Any], prefix: str, dtype: int, nac: int,
             engine: str, what: str | None = None) -> Region:
     """The Region of tensor operand `prefix` ("src_mem_pattern", "dst", ...)."""
     what = what or prefix
-    space, p0, off = resolve_addr(int(fields[f"{prefix}.start_addr"]), state, what)
-    if space == "psum" and engine == "pool":
-        raise Fault(f"{what}: GPSIMD cannot access PSUM (ref 000: the POOL engine is SBUF-only)")
-    steps = _tuple(fields[f"{prefix}.step_elem"])
-    nums = _tuple(fields[f"{prefix}.num_elem"])
-    if 0 in nums:
-        raise Fault(f"{what}: num_elem {list(nums)} has a zero count (each must be >= 1)")
-    size = elem_size(dtype)
-    if not 1 <= nac:
-        raise Fault(f"{what}: num_active_channels is 0 (must be 1..128)")
-    parts = state.config.partitions
-    if p0 + nac > parts:
-        raise Fault(f"{what}: partitions {p0}..{p0 + nac - 1} exceed the {parts}-partition array")
-    region = _region(space, p0, p0 + nac, off, size, steps, nums)
-    lo, hi = region.bounds
-    limit = state.memory(space).shape[1]
-    if lo < 0 or hi > limit:
-        raise Fault(f"{what}: bytes {lo}..{hi - 1} of each partition are outside {space} "
-                    f"(0..{limit - 1})")
-    if region.count > MAX_ELEMENTS:
-        raise Fault(f"{what}: num_elem {list(nums)} gives {region.count:,} elements per "
-                    f"partition; the model handles at most {MAX_ELEMENTS:,}")
+    keys = _KEYS.get(prefix)
+    if keys is None:
+        keys = _KEYS[prefix] = (f"{prefix}.start_addr", f"{prefix}.step_elem",
+                                f"{prefix}.num_elem")
+    space, p0, off = resolve_addr(int(fields[keys[0]]), state, what)
+    c = state.config
+    region = _region(space, p0, off, dtype, nac, engine, _tuple(fields[keys[1]]),
+                     _tuple(fields[keys[2]]), c.partitions, state.memory(space).shape[1])
+    if isinstance(region, str):
+        raise Fault(f"{what}: {region}")
     return region
 
 
-@lru_cache(maxsize=32)
-def _region(*key: Any) -> Region:
-    """One Region per distinct pattern, so its index arrays are computed once."""
-    return Region(*key)
+@lru_cache(maxsize=64)
+def _region(space: str, p0: int, off: int, dtype: int, nac: int, engine: str,
+            steps: tuple[int, ...], nums: tuple[int, ...], parts: int, limit: int
+            ) -> Region | str:
+    """One Region per distinct pattern (its index arrays are computed once), or what is wrong.
+
+    Pure in its arguments, so repeated operands skip the checks; a dtype without a
+    whole-byte size raises its Fault (exceptions are not cached).
+    """
+    if space == "psum" and engine == "pool":
+        return "GPSIMD cannot access PSUM (ref 000: the POOL engine is SBUF-only)"
+    if 0 in nums:
+        return f"num_elem {list(nums)} has a zero count (each must be >= 1)"
+    size = elem_size(dtype)
+    if not 1 <= nac:
+        return "num_active_channels is 0 (must be 1..128)"
+    if p0 + nac > parts:
+        return f"partitions {p0}..{p0 + nac - 1} exceed the {parts}-partition array"
+    region = Region(space, p0, p0 + nac, off, size, steps, nums)
+    lo, hi = region.bounds
+    if lo < 0 or hi > limit:
+        return f"bytes {lo}..{hi - 1} of each partition are outside {space} (0..{limit - 1})"
+    if region.count > MAX_ELEMENTS:
+        return (f"num_elem {list(nums)} gives {region.count:,} elements per "
+                f"partition; the model handles at most {MAX_ELEMENTS:,}")
+    return region
 
 
 def _tuple(v: Any) -> tuple[int, ...]:
-    return tuple(int(x) for x in v) if isinstance(v, tuple | list | np.ndarray) else (int(v),)
+    if type(v) is tuple and all(type(x) is int for x in v):
+        return v  # decoded fields are tuples of ints already
+    return tuple(int(x) for x in v) if isinstance(v, list | np.ndarray) else (int(v),)
 
 
 def same_count(a: Region, b: Region, what: str) -> None:
@@ -105,5 +129,8 @@ def read_elems(state: MachineState, r: Region) -> np.ndarray:
 
 def write_elems(state: MachineState, r: Region, values: np.ndarray) -> None:
     """Write (partitions, count) values (container or any same-size dtype); broadcasts rows."""
-    v = np.ascontiguousarray(np.broadcast_to(values, (r.p1 - r.p0, r.count)))
-    state.write_block(r, v.view(np.uint8).reshape(r.p1 - r.p0, r.count * r.size))
+    shape = (r.p1 - r.p0, r.count)
+    v = values
+    if v.shape != shape or not v.flags.c_contiguous:  # a converted result is already both
+        v = np.ascontiguousarray(np.broadcast_to(values, shape))
+    state.write_block(r, v.view(np.uint8).reshape(shape[0], r.count * r.size))
