@@ -58,6 +58,11 @@ def split_line(line: str) -> tuple[str | None, str | None, str] | None:
     return label, head, rest or ""
 
 
+def split_args(rest: str) -> list[tuple[str, str]]:
+    """(key, value text) pairs of the argument text `split_line` returned."""
+    return _ARG.findall(rest)
+
+
 class _Packer:
     """One layout's `struct.Struct` and where each field's elements sit in its argument list."""
 

@@ -1,0 +1,162 @@
+"""The assembler's fast path gives exactly what the full parser + builder give."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from machine.asm import AsmError, assemble, disassemble_lines
+from machine.asm import assembler as asm_mod
+from machine.asm.fastpath import FastPath, split_args, split_line
+from machine.asm.parser import Atom, Bracket, ListValue, parse_line, parse_value
+from machine.dtypes import Gen
+from machine.isa.codec import decode_bytes, struct_for
+from machine.isa.opcodes import OPCODES
+
+CODES = sorted(OPCODES)
+
+
+@contextmanager
+def full_path_only():
+    """Every line through the full parser and builder (the reference behaviour)."""
+    with mock.patch.object(asm_mod, "split_line", lambda line: None):
+        yield
+
+
+def assemble_full(text: str, gen: Gen = Gen.CAYMAN) -> bytes:
+    with full_path_only():
+        return asm_mod.assemble(text, "t.asm", gen).records
+
+
+def _records(recs: list[tuple[int, bytes]], sparse: bool) -> bytes:
+    raw = np.frombuffer(b"".join(bytes([c]) + r for c, r in recs), np.uint8).reshape(-1, 64)
+    if sparse:  # mostly-default records exercise the operand / relative-step shorthands
+        raw = raw.copy()
+        raw[:, 1:] &= (raw[:, 1:] % 7 == 0).astype(np.uint8) * 0xFF
+    return raw.tobytes()
+
+
+@settings(deadline=None, max_examples=120)
+@given(st.lists(st.tuples(st.sampled_from(CODES), st.binary(min_size=63, max_size=63)),
+                min_size=1, max_size=10),
+       st.booleans(), st.sampled_from(list(Gen)))
+def test_disasm_lines_take_the_fast_path_and_match_the_full_path(
+        recs: list[tuple[int, bytes]], sparse: bool, gen: Gen) -> None:
+    data = _records(recs, sparse)
+    lines = disassemble_lines(decode_bytes(data), gen)
+    fast = FastPath()
+    for i, line in enumerate(lines):
+        split = split_line(line)
+        assert split is not None, line
+        label, head, rest = split
+        assert label is None and head is not None
+        rec = fast.record(head, rest, gen, {}, i * 64)
+        assert rec == data[i * 64:(i + 1) * 64], line  # never declined, never different
+    assert assemble("\n".join(lines), "t.asm", gen).records == data == assemble_full(
+        "\n".join(lines), gen)
+
+
+SOURCES = [
+    "COPY src=sb[3, 0x100] step=[1,0,0,-1] num=[64,1,1,1] dst=psum[2, 8] dst.num=[2,2,1,1] "
+    "in_dtype=bf16 out_dtype=BFLOAT16 nac=128",
+    "loop: CAST events.wait_mode=EVT_SET update_mode=0x03 semaphore_value=-1 op=ADD op_dim=X "
+    "reserved1=[1,2,3,4,5] header.debug_cmd=START  # comment",
+    "TENSOR_SCALAR_ARITH_OP imm0=1.5 imm1=0x3f800000 op0=MULT src=sb[0,0] num=[4,1,1]",
+    "CAST_PREDICATED in0_dtype=INT8 in1_dtype=FP32 out_dtype=FP16",
+    "RANGE_SELECT in_dtype=FP16 out_dtype=FP32\nCAST_PREDICATED in0_in1_dtype=0x33",
+    "MOVE R3=5 R4=-1 R5=1.0\nALU_OP op=ADD dst=R1 src0=R1 src1=7",
+    "top:\nNOP\nCOMPARE_BRANCH cmp_op=GT_IMM br_immediate=top\nCOMPARE_BRANCH br_immediate=top\n"
+    "COMPARE_BRANCH target=top",
+    ".gen sunda\nCOPY dst=psum[1, 0]\n.gen mariana\nCOPY dst=psum[1, 0]",
+    "OP_5A header.inst_word_len=3 header.opcode=7\n.raw 0x" + "ab" * 64 + "\n.RAW 0x" + "01" * 64,
+    ".data sb[0:4, 0] fp32 1 2 3\nHALT\n.fill sb[0, 0x40] int8 count=4 start=1",
+]
+
+
+@pytest.mark.parametrize("src", SOURCES)
+def test_sources_assemble_alike(src: str) -> None:
+    a = assemble(src, "t.asm")
+    with full_path_only():
+        b = asm_mod.assemble(src, "t.asm")
+    assert a.records == b.records and a.labels == b.labels and a.lines == b.lines
+    assert [d.raw for d in a.data] == [d.raw for d in b.data]
+
+
+def test_label_values_follow_the_line_offset() -> None:
+    a = assemble("top: NOP\nCOMPARE_BRANCH br_immediate=top\nCOMPARE_BRANCH br_immediate=top")
+    prog = a.program()
+    assert prog.instruction(1).fields["br_immediate"] == -64
+    assert prog.instruction(2).fields["br_immediate"] == -128
+
+
+def test_generation_changes_addresses_of_a_repeated_line() -> None:
+    a = assemble("COPY dst=psum[1, 0]\n.gen sunda\nCOPY dst=psum[1, 0]").program()
+    assert a.instruction(0).fields["dst_mem_pattern.start_addr"] == 0x2000000 + 16384
+    assert a.instruction(1).fields["dst_mem_pattern.start_addr"] == 0x2000000 + 32768
+
+
+BAD = [
+    "COPY src=sb[999, 0]",
+    "COPY nac=1 nac=2",
+    "COPY foo=1",
+    "COPY step=[1,0,0,0]",
+    "COPY src=sb[0, 0] step=[1,0,0]",
+    "COPY in_dtype=FP32 in_dtype=BF16",
+    "CAST_PREDICATED in0_in1_dtype=0x33 in0_dtype=FP32",
+    "CAST_PREDICATED in0_dtype=[1,2]",
+    "COPY num_active_channels=0x1ffff",
+    "COPY in_dtype=1.5",
+    "COMPARE_BRANCH br_immediate=nowhere",
+    "FOO x=1",
+    "HALT 5",
+    ".raw 0x00",
+    "a: NOP\na: NOP",
+    "COPY src=sb[0, 0] src=sb[1, 0]",
+    "COPY a=1b=2",
+]
+
+
+@pytest.mark.parametrize("src", BAD)
+def test_errors_are_the_full_paths_errors(src: str) -> None:
+    with pytest.raises(AsmError) as fast_err:
+        assemble(src, "t.asm")
+    with full_path_only(), pytest.raises(AsmError) as full_err:
+        asm_mod.assemble(src, "t.asm")
+    assert str(fast_err.value) == str(full_err.value)
+    assert fast_err.value.column >= 1
+
+
+def _norm(value: object) -> object:
+    if isinstance(value, Atom):
+        return value.text
+    if isinstance(value, ListValue):
+        return tuple(a.text for a in value.items)
+    assert isinstance(value, Bracket)
+    return (value.name.text, tuple((a.text, b.text if b else None) for a, b in value.items))
+
+
+@settings(deadline=None, max_examples=400)
+@given(st.text(alphabet="ab R1.0x9:=[], _#-", max_size=30))
+def test_split_line_agrees_with_the_parser(line: str) -> None:
+    split = split_line(line)
+    if split is None:
+        return
+    st_ = parse_line(line, "t.asm", 1)  # the full parser accepts what the split accepts
+    label, head, rest = split
+    assert label == (st_.label.text if st_.label else None)
+    assert head == (st_.head.text if st_.head else None)
+    pairs = split_args(rest)
+    values = [parse_value(t) for _, t in pairs]
+    if all(v is not None for v in values):  # otherwise the fast path declines the line
+        assert [(a.key.text if a.key else None, _norm(a.value)) for a in st_.args] == [
+            (k, _norm(v)) for (k, _), v in zip(pairs, values, strict=True)]
+
+
+def test_raw_opcode_struct_is_used_for_undocumented_bytes() -> None:
+    rec = FastPath().record("OP_5A", " header.inst_word_len=3", Gen.CAYMAN, {}, 0)
+    assert rec is not None and rec[:2] == bytes([0x5A, 3]) and struct_for(0x5A).name == "RAW"
