@@ -4,6 +4,11 @@ Type a value or a bit pattern, click bits to flip them, choose source / target
 format and, per side, mode, saturation and profile; each side shows the result,
 flags, error, the neighbouring representable values and the step-by-step trace
 from machine.convert.trace.
+
+The "ISS" kind swaps the formats and the two sides for one ISS primitive of
+reference 003 (machine.convert.iss: float, trunc, narrow, sats, packvr, ...): pick
+the primitive and its parameters; the input lane takes the primitive's input format
+and the trace is rendered the same way (DESIGN "Conversion model").
 """
 
 from __future__ import annotations
@@ -17,9 +22,18 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from machine.convert.formats import FORMAT_NAMES, Format, parse_format
+from machine.convert.iss import ISS_PRIMITIVES, ROUND_MODES, IssParam, IssPrimitive
 from machine.convert.options import MODES, PROFILES, resolve
 from views.bits_editor import BitEditor
-from views.lab_model import encoding_marks, fmt_value, neighbours, parse_input, value_of
+from views.lab_model import (
+    carry_value,
+    encoding_marks,
+    fmt_value,
+    iss_format,
+    neighbours,
+    parse_input,
+    value_of,
+)
 from views.roles import role_legend
 from views.trace_text import neighbours_text, steps_text, summary_text
 
@@ -34,6 +48,28 @@ def run_trace(bits: int, src: str, dst: str, mode: str, sat: bool, profile: str)
     except ImportError as exc:  # the trace module has not landed in this build
         raise ValueError(f"per-lane traces are not available: {exc}") from None
     return trace(bits, src, dst, mode=mode, sat=sat, profile=profile)
+
+
+KINDS: tuple[tuple[str, str], ...] = (("convert", "convert"), ("ISS ref 003", "iss"))
+DEFAULT_ISS = "narrow"  # fp32 -> fp16: the lab's default fp32 value carries over exactly
+# Every parameter name any primitive has, with its first declaration (for the initial
+# options of its picker; a primitive's own choices replace them when it is picked).
+ISS_PARAMS: dict[str, IssParam] = {}
+for _p in ISS_PRIMITIVES.values():
+    for _q in _p.params:
+        ISS_PARAMS.setdefault(_q.name, _q)
+
+
+def iss_options(param: IssParam) -> list[tuple[str, Any]]:
+    """(label, value) choices of a parameter picker; round-mode words show their rounding."""
+    if param.name == "round_mode":
+        return [(f"{c} {ROUND_MODES[c]}", c) for c in param.choices]
+    return [(str(c), c) for c in param.choices]
+
+
+def iss_formats(prim: IssPrimitive, params: dict[str, Any]) -> tuple[Format, Format]:
+    src, dst = prim.formats(**params)
+    return iss_format(src), iss_format(dst)
 
 
 class LabSide(Vertical):
@@ -105,6 +141,58 @@ class LabSide(Vertical):
         self.trace = None
 
 
+class IssSide(Vertical):
+    """One ISS primitive applied to the input lane: what it is, the result, the trace."""
+
+    DEFAULT_CSS = """
+    IssSide { width: 1fr; height: 1fr; border: round $accent; padding: 0 1; }
+    IssSide .lab-result { height: auto; }
+    IssSide VerticalScroll { height: 1fr; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="lab-iss-side")
+        self.trace: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="iss-about", classes="lab-result")
+        yield Static(id="result-iss", classes="lab-result")
+        with VerticalScroll():
+            yield Static(id="steps-iss")
+
+    def show(self, bits: int, prim: IssPrimitive, params: dict[str, Any]) -> None:
+        src, dst = iss_formats(prim, params)
+        shown = ", ".join(f"{k}={v}" for k, v in params.items())
+        self.border_title = f"ISS {prim.name}({shown})"
+        self.border_subtitle = f"{prim.section} · {prim.confidence}"
+        self.query_one("#iss-about", Static).update(Text.assemble(
+            (f"{prim.name}: ", "bold"), prim.description, (f"   {src.name} -> {dst.name}",
+                                                           "dim")))
+        result = self.query_one("#result-iss", Static)
+        try:
+            t = prim.trace(bits, **params)
+            text = summary_text(t, src, dst)
+            x = _finite_or_nan(t.input_value)  # packvr*: the accumulator scaled by 2^-shift
+            text.append("\n")
+            text.append_text(neighbours_text(dst, int(t.output_bits), x, neighbours(dst, x)))
+            steps = steps_text(t)
+        except Exception as exc:  # a model bug must not take the lab down: say where
+            result.update(Text(f"internal error in machine.convert.iss {prim.name} "
+                               f"0x{bits:x} ({shown}): {type(exc).__name__}: {exc}",
+                               style="bold red"))
+            self.query_one("#steps-iss", Static).update("")
+            self.trace = None
+            return
+        self.trace = t
+        result.update(text)
+        self.query_one("#steps-iss", Static).update(steps)
+
+
+def _finite_or_nan(v: Any) -> float:
+    x = float(v)
+    return x if x == x else float("nan")
+
+
 class ConvertLab(Vertical):
     """The whole lab: input row, bit editor, sides A and B."""
 
@@ -113,6 +201,11 @@ class ConvertLab(Vertical):
     ConvertLab #lab-inputs { height: 1; }
     ConvertLab #lab-inputs Input { width: 30; margin-right: 2; }
     ConvertLab #lab-inputs Select { width: 18; margin-right: 2; }
+    ConvertLab #lab-inputs #lab-kind { width: 15; }
+    ConvertLab #lab-formats { width: auto; }
+    ConvertLab #lab-iss-row { height: 1; }
+    ConvertLab #lab-iss-row Horizontal { width: auto; }
+    ConvertLab #lab-iss-row Select { width: 14; margin-right: 2; }
     ConvertLab #lab-bits-row { height: 2; margin-top: 1; }
     ConvertLab #lab-value { height: 1; }
     ConvertLab #lab-message { height: 1; }
@@ -120,24 +213,48 @@ class ConvertLab(Vertical):
     """
 
     def __init__(self, value: str = "1.00390625", src: str = "fp32", dst: str = "bf16",
-                 **kwargs) -> None:
+                 iss: str | None = None, **kwargs) -> None:
+        """`iss`: open on that ISS primitive (its default parameters) instead of src -> dst."""
         super().__init__(**kwargs)
         self.src = parse_format(src)
         self.dst = parse_format(dst)
+        self._conv = (self.src.name, self.dst.name)
+        self.iss_mode = iss is not None
+        self.iss_name = iss or DEFAULT_ISS
+        self.iss_params = ISS_PRIMITIVES[self.iss_name].bind()
+        if self.iss_mode:
+            self.src, self.dst = iss_formats(self.prim, self.iss_params)
         self.bits = parse_input(value, self.src) if value else 0
         self._value = value
 
+    @property
+    def prim(self) -> IssPrimitive:
+        return ISS_PRIMITIVES[self.iss_name]
+
     def compose(self) -> ComposeResult:
+        src, dst = self._conv
         with Horizontal(id="lab-inputs"):
+            yield Select(KINDS, value="iss" if self.iss_mode else "convert", allow_blank=False,
+                         compact=True, id="lab-kind")
             yield Label("value ")
             yield Input(self._value, placeholder="1.5, -3e-2, inf, 0x3f80, 0b0101",
                         compact=True, id="lab-input")
-            yield Label("from ")
-            yield Select([(n, n) for n in FORMAT_NAMES], value=self.src.name, allow_blank=False,
-                         compact=True, id="lab-src")
-            yield Label("to ")
-            yield Select([(n, n) for n in FORMAT_NAMES], value=self.dst.name, allow_blank=False,
-                         compact=True, id="lab-dst")
+            with Horizontal(id="lab-formats"):
+                yield Label("from ")
+                yield Select([(n, n) for n in FORMAT_NAMES], value=src, allow_blank=False,
+                             compact=True, id="lab-src")
+                yield Label("to ")
+                yield Select([(n, n) for n in FORMAT_NAMES], value=dst, allow_blank=False,
+                             compact=True, id="lab-dst")
+        with Horizontal(id="lab-iss-row"):
+            yield Label("primitive ")
+            yield Select([(n, n) for n in ISS_PRIMITIVES], value=self.iss_name,
+                         allow_blank=False, compact=True, id="iss-prim")
+            for name, param in ISS_PARAMS.items():
+                with Horizontal(id=f"iss-box-{name}", classes="iss-param"):
+                    yield Label(f"{name} ")
+                    yield Select(iss_options(param), value=param.default, allow_blank=False,
+                                 compact=True, id=f"iss-{name}")
         with Horizontal(id="lab-bits-row"):
             yield Label("bits  ")
             yield BitEditor(self.src.bits, encoding_marks(self.src), id="lab-bits")
@@ -147,9 +264,61 @@ class ConvertLab(Vertical):
         with Horizontal(id="lab-sides"):
             yield LabSide("a", "rint", "ieee", False)
             yield LabSide("b", "round", "ascend", True)  # ties away: differs on a tie
+        yield IssSide()
 
     def on_mount(self) -> None:
+        self._show_kind()
+        self._sync_iss_pickers()
         self.query_one(BitEditor).set_layout(self.src.bits, encoding_marks(self.src), self.bits)
+        self.refresh_all()
+
+    def _show_kind(self) -> None:
+        """Conversion controls and sides, or the ISS row and panel."""
+        self.query_one("#lab-formats").display = not self.iss_mode
+        self.query_one("#lab-sides").display = not self.iss_mode
+        self.query_one("#lab-iss-row").display = self.iss_mode
+        self.query_one(IssSide).display = self.iss_mode
+
+    def _sync_iss_pickers(self) -> None:
+        """Show the current primitive's parameter pickers, with its choices and values."""
+        own = {p.name: p for p in self.prim.params}
+        for name in ISS_PARAMS:
+            self.query_one(f"#iss-box-{name}").display = name in own
+            if name in own:
+                picker = self.query_one(f"#iss-{name}", Select)
+                picker.set_options(iss_options(own[name]))
+                picker.value = self.iss_params[name]
+
+    def set_kind(self, iss: bool) -> None:
+        """Switch between conversions and ISS primitives, keeping the input value."""
+        if iss == self.iss_mode:
+            return
+        self.iss_mode = iss
+        self._show_kind()
+        if iss:
+            self._sync_iss_pickers()
+            src, self.dst = iss_formats(self.prim, self.iss_params)
+        else:
+            src = parse_format(str(self.query_one("#lab-src", Select).value))
+            self.dst = parse_format(str(self.query_one("#lab-dst", Select).value))
+        self._change_src(src)
+
+    def set_primitive(self, name: str, **params: Any) -> None:
+        """Pick an ISS primitive and parameters (ValueError from IssPrimitive.bind)."""
+        self.iss_params = ISS_PRIMITIVES[name].bind(**params)
+        self.iss_name = name
+        self._sync_iss_pickers()
+        if self.iss_mode:
+            src, self.dst = iss_formats(self.prim, self.iss_params)
+            self._change_src(src)
+
+    def _change_src(self, new: Format) -> None:
+        """A new input format: keep the value (rounded into it) rather than the pattern."""
+        if new != self.src:
+            self.bits = carry_value(self.src, self.bits, new)
+            self.src = new
+            self.query_one(BitEditor).set_layout(new.bits, encoding_marks(new), self.bits)
+            self.query_one("#lab-input", Input).value = fmt_value(value_of(new, self.bits))
         self.refresh_all()
 
     def set_input(self, text: str) -> bool:
@@ -171,6 +340,9 @@ class ConvertLab(Vertical):
         self.query_one("#lab-value", Static).update(Text.assemble(
             ("input ", "bold"), f"{self.src.name} 0x{self.bits:0{digits}X} = ",
             (fmt_value(x), "bold yellow"), f"   →  {self.dst.name}"))
+        if self.iss_mode:
+            self.query_one(IssSide).show(self.bits, self.prim, self.iss_params)
+            return
         for side in self.query(LabSide):
             side.show(self.bits, self.src, self.dst)
 
@@ -188,23 +360,38 @@ class ConvertLab(Vertical):
 
     @on(Select.Changed, "#lab-src")
     def _src_changed(self, event: Select.Changed) -> None:
-        new = parse_format(str(event.value))
-        if new == self.src:
-            return
-        old_value = value_of(self.src, self.bits)
-        self.src = new
-        try:  # keep the value (rounded into the new format) rather than the bit pattern
-            self.bits = parse_input(str(old_value), new)
-        except ValueError:
-            self.bits = 0
-        self.query_one(BitEditor).set_layout(new.bits, encoding_marks(new), self.bits)
-        self.query_one("#lab-input", Input).value = fmt_value(value_of(new, self.bits))
-        self.refresh_all()
+        if not self.iss_mode:
+            self._change_src(parse_format(str(event.value)))
 
     @on(Select.Changed, "#lab-dst")
     def _dst_changed(self, event: Select.Changed) -> None:
-        self.dst = parse_format(str(event.value))
-        self.refresh_all()
+        if not self.iss_mode:
+            self.dst = parse_format(str(event.value))
+            self.refresh_all()
+
+    @on(Select.Changed, "#lab-kind")
+    def _kind_changed(self, event: Select.Changed) -> None:
+        if self.is_mounted:
+            self.set_kind(event.select.value == "iss")
+
+    @on(Select.Changed, "#iss-prim")
+    def _prim_changed(self, event: Select.Changed) -> None:
+        name = str(event.select.value)
+        if self.is_mounted and name != self.iss_name:
+            self.set_primitive(name)
+
+    @on(Select.Changed, ".iss-param Select")
+    def _param_changed(self, event: Select.Changed) -> None:
+        # Read the picker's current value: set_options posts a Changed for its first option
+        # before the primitive's value is set, and that stale event must change nothing.
+        name = str(event.select.id).removeprefix("iss-")
+        value = event.select.value
+        if not self.is_mounted or name not in self.iss_params or value == self.iss_params[name]:
+            return
+        try:
+            self.set_primitive(self.iss_name, **{**self.iss_params, name: value})
+        except ValueError:  # a choice of another primitive's parameter of that name
+            return
 
     @on(Select.Changed, "LabSide Select")
     @on(Checkbox.Changed)

@@ -44,6 +44,21 @@ def iss_format(name: str) -> Format:
     return IntFormat(name, int(m.group(2)), not m.group(1))
 
 
+def carry_value(old: Format, bits: int, new: Format) -> int:
+    """The encoding in `new` of the value `bits` has in `old` (a new input format keeps the
+    value, not the pattern): rounded by parse_input; a non-integer into an integer format
+    truncates toward zero and clamps; anything else unrepresentable gives 0."""
+    value = value_of(old, bits)
+    try:
+        return parse_input(str(value), new)
+    except ValueError:
+        pass
+    if isinstance(new, IntFormat) and math.isfinite(value):
+        v = max(new.min_value, min(new.max_value, int(value)))
+        return v & ((1 << new.bits) - 1)
+    return 0
+
+
 def bit_string(fmt: Format, bits: int) -> str:
     return format(bits & ((1 << fmt.bits) - 1), f"0{fmt.bits}b")
 

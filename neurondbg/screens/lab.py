@@ -20,16 +20,18 @@ class LabScreen(Screen):
     ]
 
     def __init__(self, value: str = "1.00390625", src: str = "fp32", dst: str = "bf16",
-                 closable: bool = True) -> None:
+                 closable: bool = True, iss: str | None = None) -> None:
+        """`iss`: open on that ISS primitive of reference 003 instead of src -> dst."""
         super().__init__(id="lab-screen")
         self._args = (value, src, dst)
+        self._iss = iss
         self.closable = closable
         self.sub_title = "Convert Lab"
 
     def compose(self) -> ComposeResult:
         yield Header()
         value, src, dst = self._args
-        yield ConvertLab(value, src, dst, id="lab")
+        yield ConvertLab(value, src, dst, iss=self._iss, id="lab")
         yield Footer()
 
     def action_close(self) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
+from textual.app import App
 from textual.widgets import Input, Select, Static
 
+from machine.convert.iss import ISS_PRIMITIVES
 from neurondbg.app import NeurondbgApp
+from neurondbg.screens.lab import LabScreen
 from views.bits_editor import BitEditor
-from views.lab import ConvertLab, LabSide
+from views.lab import ISS_PARAMS, ConvertLab, IssSide, LabSide
 
 SIZE = (160, 50)
 
@@ -93,3 +97,103 @@ async def test_changing_formats_keeps_the_value() -> None:
         await pilot.pause()
         assert lab.bits == 0x3C04  # 1.00390625 is exact in fp16
         assert screen.query_one(BitEditor)._width == 16
+
+
+# --- the ISS kind: reference 003 primitives (machine.convert.iss) ---------------------------
+
+def iss_text(app: NeurondbgApp) -> str:
+    return str(app.screen.query_one("#result-iss", Static).render())
+
+
+async def test_iss_kind_keeps_the_value_and_swaps_the_panels() -> None:
+    app = NeurondbgApp(lab_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        lab = screen.query_one(ConvertLab)
+        screen.query_one("#lab-kind", Select).value = "iss"
+        await pilot.pause()
+        side = screen.query_one(IssSide)
+        assert lab.iss_mode and lab.iss_name == "narrow" and lab.iss_params == {"round_mode": 0}
+        assert side.display and not screen.query_one("#lab-sides").display
+        assert not screen.query_one("#lab-formats").display
+        assert lab.bits == 0x3F808000  # fp32 in, as before
+        assert side.trace.output_bits == 0x3C04  # 1.00390625 is exact in fp16
+        assert "ISS narrow(round_mode=0)" in str(side.border_title)
+        assert "ref 003 §4.3" in str(side.border_subtitle)
+        shown = {n for n in ISS_PARAMS if screen.query_one(f"#iss-box-{n}").display}
+        assert shown == {"round_mode"}
+        screen.query_one("#lab-kind", Select).value = "convert"
+        await pilot.pause()
+        assert not side.display and screen.query_one("#lab-sides").display
+        assert (lab.src.name, lab.dst.name) == ("fp32", "bf16")
+        assert screen.query_one("#lab-side-a", LabSide).trace.output_bits == 0x3F80
+
+
+async def test_iss_primitive_parameters_and_typed_lane() -> None:
+    app = NeurondbgApp(lab_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        lab = screen.query_one(ConvertLab)
+        screen.query_one("#lab-kind", Select).value = "iss"
+        await pilot.pause()
+        screen.query_one("#iss-prim", Select).value = "packvr"
+        await pilot.pause()
+        assert lab.iss_params == {"shift": 0, "width": 16}
+        assert (lab.src.name, lab.dst.name) == ("int48", "int16")
+        assert screen.query_one(BitEditor)._width == 48
+        shown = {n for n in ISS_PARAMS if screen.query_one(f"#iss-box-{n}").display}
+        assert shown == {"shift", "width"}
+        screen.query_one("#iss-shift", Select).value = 4
+        await pilot.pause()
+        box = screen.query_one("#lab-input", Input)
+        box.focus()
+        box.value = "-1000"
+        await pilot.press("enter")
+        await pilot.pause()
+        side = screen.query_one(IssSide)
+        # ref 003 §7.2: (-1000 + (1 << 3)) >> 4 = -62, round half up
+        assert lab.bits == (1 << 48) - 1000 and side.trace.output_bits == 0xFFC2
+        assert "0xFFC2" in iss_text(app) and "= -62" in iss_text(app)
+        screen.query_one("#iss-width", Select).value = 8  # 8-bit lanes, 24-bit accumulator
+        await pilot.pause()
+        assert (lab.src.name, lab.dst.name) == ("int24", "int8")
+        assert lab.bits == (1 << 24) - 1000 and side.trace.output_bits == 0xC2
+        screen.query_one("#iss-prim", Select).value = "narrow"
+        await pilot.pause()
+        box.value = "65520"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert side.trace.output_bits == 0x7C00  # RNE: overflow to inf
+        screen.query_one("#iss-round_mode", Select).value = 1  # RTZ: largest finite
+        await pilot.pause()
+        assert side.trace.output_bits == 0x7BFF and lab.iss_params == {"round_mode": 1}
+
+
+async def test_every_primitive_renders_and_agrees_with_its_vector() -> None:
+    app = NeurondbgApp(lab_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        lab = app.screen.query_one(ConvertLab)
+        lab.set_kind(True)
+        side = app.screen.query_one(IssSide)
+        for name, prim in ISS_PRIMITIVES.items():
+            lab.set_primitive(name)
+            await pilot.pause()
+            assert lab.src.name == prim.formats(**lab.iss_params)[0], name
+            want = int(prim.vector(np.array([lab.bits], np.uint64), **lab.iss_params)[0])
+            assert side.trace is not None and side.trace.output_bits == want, name
+            assert "internal error" not in iss_text(app), name
+
+
+class _TruncLab(App):
+    def on_mount(self) -> None:
+        self.push_screen(LabScreen("-1.5", iss="trunc"))
+
+
+async def test_lab_screen_opens_on_a_primitive() -> None:
+    app = _TruncLab()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        lab = app.screen.query_one(ConvertLab)
+        assert lab.iss_mode and app.screen.query_one("#lab-kind", Select).value == "iss"
+        assert lab.bits == 0xBFC00000  # fp32 -1.5
+        assert app.screen.query_one(IssSide).trace.output_bits == 0xFFFFFFFF  # toward zero
