@@ -1,16 +1,35 @@
 """Legality: the predicate as a tree, failing clauses first, with message,
-provenance and fix hint; the NKI-intrinsic verdict beside it where one applies."""
+provenance and fix hint; the NKI-intrinsic verdict beside it where one applies.
+
+Lines are wrapped to the pane's width (continuations indented under their
+clause), so no message, provenance or fix is ever cut off.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console
 from rich.text import Text
 
 from views.lineview import LineView
 from views.snapshot import Snapshot
 
 CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
+INDENT = 5  # continuation lines start under the clause's message
+
+
+def wrap_lines(lines: list[Text], width: int, console: Console) -> list[Text]:
+    """Each line wrapped to `width` cells; continuation lines indented by INDENT."""
+    out: list[Text] = []
+    for line in lines:
+        if line.cell_len <= width or width <= INDENT + 10:
+            out.append(line)
+            continue
+        parts = line.wrap(console, width - INDENT)
+        out.append(parts[0])
+        out += [Text(" " * INDENT) + part for part in parts[1:]]
+    return out
 
 
 def verdict_lines(verdict: Any, title: str) -> list[Text]:
@@ -44,11 +63,13 @@ class LegalityView(LineView):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.lines: list[Text] = []
+        self.lines: list[Text] = []  # as shown: wrapped to the width
+        self.logical: list[Text] = []  # one per message, before wrapping
+        self._wrapped_at = 0
 
     def show(self, snap: Snapshot) -> None:
         key = (id(snap.verdict), id(snap.nki_verdict))
-        if key == getattr(self, "_key", None) and snap.verdict is not None:
+        if key == getattr(self, "_key", (None, None))[:2] and snap.verdict is not None:
             return  # the same verdict objects: nothing to repaint
         self._key = key
         lines: list[Text] = []
@@ -67,9 +88,23 @@ class LegalityView(LineView):
             lines.append(Text(f"     wire: {d.wire}"))
             lines.append(Text(f"     NKI:  {d.nki}"))
             lines.append(Text("     " + "; ".join(str(p) for p in d.provenance), style="dim"))
-        self.lines = lines
-        self.update_size()
+        self.logical = lines
+        self._wrap()
         self.scroll_to(y=0, animate=False)
+
+    def wrap_width(self) -> int:
+        """Cells per line: the pane's width less the scrollbar (78 before the first layout)."""
+        return max(20, (self.size.width or 80) - 2)
+
+    def _wrap(self) -> None:
+        self._wrapped_at = self.wrap_width()
+        self.lines = wrap_lines(self.logical, self._wrapped_at, self.app.console)
+        self._key = (*self._key[:2], self._wrapped_at)
+        self.update_size()
+
+    def on_resize(self) -> None:
+        if self.logical and self.wrap_width() != self._wrapped_at:
+            self._wrap()
 
     def line_count(self) -> int:
         return len(self.lines)

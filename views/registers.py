@@ -31,7 +31,7 @@ def reg_text(value: int, view: str) -> str:
 
 
 class RegistersView(LineView):
-    """16 rows x 4 columns of registers, then the PC line and the view name.
+    """16 rows x 4 columns of registers, then the PC line; the view name is in the border.
 
     A step repaints only the rows holding a register that changed (now or at
     the previous step, to clear its highlight) and the PC line.
@@ -60,14 +60,25 @@ class RegistersView(LineView):
             return
         diff = {i for i, (a, b) in enumerate(zip(old_regs, regs, strict=True)) if a != b}
         rows = {i % ROWS for i in diff | old_changed | self._changed}
-        self.refresh_indices([*rows, ROWS, ROWS + 1])
+        self.refresh_indices([*rows, ROWS])
 
     def action_cycle_view(self) -> None:
         self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
+        self._label_view()
         self.refresh()
 
+    def on_mount(self) -> None:
+        self._label_view()
+
+    def _label_view(self) -> None:
+        """The view name in the pane's bottom border (a content line would cost a row)."""
+        text = f"{self.view} · v: hex/signed/unsigned/fp32"
+        self.border_subtitle = text
+        if self.parent is not None:
+            self.parent.border_subtitle = text
+
     def line_count(self) -> int:
-        return ROWS + 2
+        return ROWS + 1
 
     def line_text(self, index: int) -> Text:
         regs, snap = self.snap.registers, self.snap
@@ -82,7 +93,5 @@ class RegistersView(LineView):
                             style=CHANGED if i in self._changed else "")
                 line.append(" ")
             return line
-        if index == ROWS:
-            return Text.assemble(("PC  ", "bold"), (f"0x{snap.pc:08X}", "bold green"),
-                                 f"  record {snap.pc_index}   steps {snap.steps}")
-        return Text(f"view: {self.view}  (v cycles hex/signed/unsigned/fp32)", style="dim")
+        return Text.assemble(("PC  ", "bold"), (f"0x{snap.pc:08X}", "bold green"),
+                             f"  record {snap.pc_index}   steps {snap.steps}")

@@ -21,6 +21,9 @@ from views.snapshot import Snapshot
 
 CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
 SELECTED_BYTES = "bold black on #4dabf7"
+NAME_WIDTH = 26  # longest field name of the structs (src_mem_pattern.start_addr)
+VALUE_WIDTH = 16  # enum names with their code, 4-slot lists; longer values push raw right
+RAW_BYTES = 8  # raw bytes shown per field line (the hex dump below has all 64)
 
 
 def field_value_text(field: Any, value: Any) -> str:
@@ -68,7 +71,11 @@ class FieldTable(LineView):
         return len(self.fields())
 
     def content_width(self) -> int:
-        return 110
+        return 2 + 3 + 3 + 2 + self._name_width() + 1 + VALUE_WIDTH + 1 + 3 * RAW_BYTES
+
+    def _name_width(self) -> int:
+        """The name column fits this struct's longest field name (at most NAME_WIDTH)."""
+        return min(NAME_WIDTH, max((len(f.name) for f in self.fields()), default=0))
 
     def line_key(self, index: int) -> tuple:
         f = self.fields()[index]
@@ -77,13 +84,15 @@ class FieldTable(LineView):
     def line_text(self, index: int) -> Text:
         f = self.fields()[index]
         value = self.inst.fields.get(f.name)
-        raw = bytes(self.inst.raw[f.offset:f.end]).hex(" ")
+        raw = bytes(self.inst.raw[f.offset:min(f.end, f.offset + RAW_BYTES)]).hex(" ") + (
+            "…" if f.size > RAW_BYTES else "")
         text = Text()
         text.append(f"{f.offset:2} {f.size:2} ", style="dim")
         text.append(f"{f.confidence[:1]} ", style=CONF_STYLE.get(f.confidence, ""))
         text.append("Δ" if f.name in self.changed else " ", style="bold yellow")
-        text.append(f"{f.name:<26} ", style="dim" if f.role == "reserved" else "bold")
-        text.append(f"{field_value_text(f, value) if value is not None else '-':<20} ")
+        text.append(f"{f.name:<{self._name_width()}} ",
+                    style="dim" if f.role == "reserved" else "bold")
+        text.append(f"{field_value_text(f, value) if value is not None else '-':<{VALUE_WIDTH}} ")
         text.append(raw, style="dim")
         return text
 
@@ -167,10 +176,11 @@ class StructView(Vertical):
         if inst is None:
             head.update(Text("no instruction at the PC", style="dim"))
         else:
-            head.update(Text.assemble((f"{inst.mnemonic}", "bold"),
-                                      f"  opcode {inst.opcode:#04x}  struct {inst.struct.name}"
-                                      f"  @{inst.offset:#x}   Δ = changed since the last "
-                                      f"{inst.mnemonic}"))
+            # one row, kept under the pane's 78 columns for the usual mnemonics
+            head.update(Text.assemble((inst.mnemonic, "bold"),
+                                      f" {inst.opcode:#04x} · {inst.struct.name} · "
+                                      f"@{inst.offset:#x}",
+                                      (f"   Δ changed since the last {inst.mnemonic}", "dim")))
         self._update_dump()
 
     def _update_dump(self) -> None:

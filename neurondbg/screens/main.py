@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
@@ -21,16 +21,16 @@ from views.registers import RegistersView
 from views.snapshot import Snapshot
 from views.struct_view import StructView
 
-# pane id -> title; the order is the focus order and the `pane N` numbering
+# pane id -> title, in the order of the layout (focus order)
 PANES: dict[str, str] = {
-    "program": "Program", "registers": "Registers", "struct": "Struct",
-    "legality": "Legality", "memory": "SBUF", "accum": "DVE acc / idx",
-    "lanes": "Convert trace", "plot": "Plot", "console": "Console",
+    "program": "Program", "registers": "Registers", "accum": "DVE acc / idx", "plot": "Plot",
+    "struct": "Struct", "legality": "Legality", "memory": "SBUF", "lanes": "Convert trace",
+    "console": "Console",
 }
 
 
 class DebuggerScreen(Screen):
-    """Three rows of panes; `show(snapshot)` pushes one model snapshot into each."""
+    """Three bands of panes (views/neurondbg.tcss); `show(snapshot)` feeds each pane."""
 
     def __init__(self, words: Sequence[str] = ()) -> None:
         super().__init__(id="debugger")
@@ -41,14 +41,15 @@ class DebuggerScreen(Screen):
         with Horizontal(id="row1"):
             yield Pane(PANES["program"], ProgramView(id="program"), id="pane-program")
             yield Pane(PANES["registers"], RegistersView(id="registers"), id="pane-registers")
-            yield Pane(PANES["struct"], StructView(id="struct"), id="pane-struct")
+            with Vertical(id="col-side"):
+                yield Pane(PANES["accum"], AccumView(id="accum"), id="pane-accum")
+                yield Pane(PANES["plot"], PlotView(id="plot"), id="pane-plot")
         with Horizontal(id="row2"):
+            yield Pane(PANES["struct"], StructView(id="struct"), id="pane-struct")
             yield Pane(PANES["legality"], LegalityView(id="legality"), id="pane-legality")
-            yield Pane(PANES["memory"], MemoryView(id="memory"), id="pane-memory")
-            yield Pane(PANES["accum"], AccumView(id="accum"), id="pane-accum")
         with Horizontal(id="row3"):
+            yield Pane(PANES["memory"], MemoryView(id="memory"), id="pane-memory")
             yield Pane(PANES["lanes"], LanesView(id="lanes"), id="pane-lanes")
-            yield Pane(PANES["plot"], PlotView(id="plot"), id="pane-plot")
             yield Pane(PANES["console"], ConsoleView(self.words, id="console"),
                        id="pane-console")
         yield Footer()
