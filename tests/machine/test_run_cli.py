@@ -12,11 +12,11 @@ from machine.asm import assemble
 from neurondbg.cli import cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-DVE = {"accumulators", "predicated_cast"}
+DVE = {"accumulators", "predicated_cast", "demo"}
 EXPECT = {  # example -> (stop reason, exit code, steps)
     "loop": ("halt", 0, 32), "move_dtype_gate": ("invalid", 1, 1),
     "copy_type_mismatch": ("invalid", 1, 1), "cast_rounding": ("halt", 0, 4),
-    "predicated_cast": ("halt", 0, 2), "accumulators": ("halt", 0, 4), "demo": ("invalid", 1, 15),
+    "predicated_cast": ("halt", 0, 2), "accumulators": ("halt", 0, 4), "demo": ("invalid", 1, 18),
 }
 
 

@@ -253,19 +253,20 @@ async def test_palette_lists_every_action() -> None:
 
 
 async def test_demo_opens_by_default_and_continue_keeps_the_last_conversion() -> None:
-    app = NeurondbgApp()  # no program: the bundled examples/demo.asm
+    app = NeurondbgApp()  # no program: the bundled examples/demo.toml session
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_loaded()
-        assert app.session is not None and app.session.name == "demo.asm"
-        await pilot.press("c")
+        assert app.session is not None and app.session.name == "demo.toml"
+        assert app.session.engine == "dve" and "Welcome to neurondbg" in console_text(app)
+        await pilot.press("c")  # to the breakpoint on the invalid MOVE
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "invalid: COPY" in console_text(app)
+        assert app.session.state.steps == 18 and "An invalid MOVE" in console_text(app)
         table = app.screen.query_one(LaneTable)
-        assert table.lanes is not None and table.lanes.dst == "int8"  # the last CAST
+        assert table.lanes is not None and table.lanes.dst == "bf16"  # the predicated cast
         head = str(app.screen.query_one("#lane-head").render())
-        assert head.startswith("fp32 → int8  128x8 lanes (step ")
-        app.run_command("reverse 4")  # back before that CAST: its lanes are gone
+        assert head.startswith("fp32 → bf16  128x8 lanes (step ")
+        app.run_command("reverse 6")  # back before the last conversion: its lanes are gone
         await pilot.pause()
         assert app.screen.query_one(LaneTable).lanes is None
 

@@ -1,0 +1,29 @@
+"""The bundled demo session matches its program, and opens where the TUI expects."""
+
+import hashlib
+import tomllib
+from pathlib import Path
+
+from sessions.store import load_session
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_demo_session_names_the_current_program() -> None:
+    doc = tomllib.loads((EXAMPLES / "demo.toml").read_text())
+    program = EXAMPLES / doc["program"]["path"]
+    assert doc["program"]["sha256"] == hashlib.sha256(program.read_bytes()).hexdigest()
+
+
+def test_demo_session_stops_at_each_invalid_instruction() -> None:
+    loaded = load_session(EXAMPLES / "demo.toml")
+    m = loaded.machine
+    assert not loaded.warnings and m.config.engine == "dve"
+    stops = []
+    for _ in range(4):
+        stop = m.cont()
+        stops.append((stop.reason, m.instruction(m.state.pc // 64).mnemonic, m.state.steps))
+        if stop.reason != "breakpoint":
+            break
+    assert stops == [("breakpoint", "MOVE", 18), ("breakpoint", "COPY", 19),
+                     ("fault", "COPY", 19)]
