@@ -196,9 +196,10 @@ class MachineState:
     halted: bool = False
     journal: Journal = field(default_factory=Journal)
     writes: list[Write] | None = None  # set while a step is being recorded
-    # Objects holding views of SBUF/PSUM (conversion lanes): copied before the memory
-    # under them is overwritten, so a bulk step need not copy its source up front.
-    views: weakref.WeakSet = field(default_factory=weakref.WeakSet, repr=False)
+    # Objects holding views of SBUF/PSUM (conversion lanes), as weak references: copied
+    # before the memory under them is overwritten, so a bulk step need not copy its
+    # source up front. A plain list: iterating a WeakSet costs more than the check.
+    views: list[weakref.ref] = field(default_factory=list, repr=False)
 
     @classmethod
     def create(cls, config: MachineConfig | None = None) -> MachineState:
@@ -282,12 +283,22 @@ class MachineState:
         if self.writes is not None:
             self.writes.append(Write(region.space, old, data, region=region))
 
+    def watch(self, view: Any) -> None:
+        """Register an object with `overlaps(region)` and `materialize()` (see `views`)."""
+        self.views.append(weakref.ref(view))
+
     def _protect(self, region: Region) -> None:
         """Let every live view over `region` take its own copy before it changes."""
-        for v in list(self.views):
+        keep = []
+        for ref in self.views:
+            v = ref()
+            if v is None:
+                continue  # its owner is gone
             if v.overlaps(region):
                 v.materialize()
-                self.views.discard(v)
+            else:
+                keep.append(ref)
+        self.views = keep
 
     def write_scalar(self, target: str, key: int | None, value: Any) -> None:
         """sem[key], shape[key], or a named attribute (halted, fp8_exp4, fp8_sat)."""

@@ -89,6 +89,7 @@ def _region(space: str, p0: int, off: int, dtype: int, nac: int, engine: str,
     Pure in its arguments, so repeated operands skip the checks; a dtype without a
     whole-byte size raises its Fault (exceptions are not cached).
     """
+    steps, nums = tuple(map(int, steps)), tuple(map(int, nums))
     if space == "psum" and engine == "pool":
         return "GPSIMD cannot access PSUM (ref 000: the POOL engine is SBUF-only)"
     if 0 in nums:
@@ -109,8 +110,9 @@ def _region(space: str, p0: int, off: int, dtype: int, nac: int, engine: str,
 
 
 def _tuple(v: Any) -> tuple[int, ...]:
-    if type(v) is tuple and all(type(x) is int for x in v):
-        return v  # decoded fields are tuples of ints already
+    """A hashable pattern key; `_region` normalizes the items to int once per pattern."""
+    if type(v) is tuple:
+        return v  # decoded fields are tuples already
     return tuple(int(x) for x in v) if isinstance(v, list | np.ndarray) else (int(v),)
 
 

@@ -7,10 +7,12 @@ saturation of narrowing conversions.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from machine.convert import convert
-from machine.dtypes import Dtype, dtype_format, dtype_name
+from machine.dtypes import Dtype, Gen, dtype_format, dtype_name
 from machine.engines.record import Fault, Lanes
 from machine.state import MachineState, Region
 
@@ -22,10 +24,15 @@ def fmt_of(state: MachineState, dtype: int) -> str:
     """The convert format of a dtype code under the machine's configuration."""
     if dtype == Dtype.FP8_EXP4:
         return state.fp8_exp4
-    fmt = dtype_format(dtype, state.config.gen)
+    fmt = _format(dtype, state.config.gen)
     if fmt is None:
         raise Fault(f"dtype {dtype_name(dtype)} has no conversion model")
     return fmt
+
+
+@lru_cache(maxsize=256)
+def _format(dtype: int, gen: Gen) -> str | None:
+    return dtype_format(dtype, gen)
 
 
 def cast_bits(state: MachineState, bits: np.ndarray, src: int, dst: int, p0: int = 0,
@@ -41,7 +48,7 @@ def cast_bits(state: MachineState, bits: np.ndarray, src: int, dst: int, p0: int
     view = region is not None and np.may_share_memory(bits, state.memory(region.space))
     lanes = Lanes(s, d, state.fp8_sat, p0, bits, out, mask, source=region if view else None)
     if view:
-        state.views.add(lanes)
+        state.watch(lanes)
     return out, lanes
 
 
