@@ -1,18 +1,21 @@
 """`neurondbg validate PROGRAM [--gen] [--engine] [--json | --summary]` (DESIGN.md).
 
 Exit 0 when every instruction is valid, 1 when any is invalid, 2 on bad input.
-Binary programs are read with one np.frombuffer; assembly goes through
+Binary programs are memory-mapped (one np.frombuffer over the page cache); assembly goes through
 machine.asm.load_any. Heavy modules are imported only when the command runs.
 """
 
 from __future__ import annotations
 
 import json
+import mmap
 import sys
 from pathlib import Path
 
 import click
+import numpy as np
 
+from machine.isa.spec import RECORD_BYTES
 from neurondbg.errors import InputError
 
 GENS = ("sunda", "cayman", "mariana", "maverick")
@@ -41,28 +44,51 @@ def load(path_text: str, gen: str = "cayman"):
     """The program's (N, 64) uint8 records; InputError (exit 2) on anything unreadable."""
     path = Path(path_text)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            head = f.read(4096)
+            if not _is_text(path, head):
+                return _records(_read_all(f, head), path_text)
     except OSError as e:
         raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
-    if _is_text(path, data[:4096]):
-        try:
-            from machine.asm.loader import load_any
-            from machine.dtypes import parse_gen
-        except ImportError:
-            raise InputError(f"{path_text}: offset 0: expected 64-byte binary records "
-                             "(assembly input needs machine.asm.load_any)") from None
-        try:
-            program, _inits = load_any(path, parse_gen(gen))
-        except (ValueError, OSError) as e:
-            # the assembler's message has the source line and a caret below the first
-            # line; validate reports the one line (file:line:column: what was expected)
-            raise InputError(str(e).splitlines()[0]) from None
-        return program.raw
-    from machine.isa.codec import IsaFormatError, decode_bytes
     try:
-        return decode_bytes(data, path_text).raw
-    except IsaFormatError as e:
-        raise InputError(str(e)) from None
+        from machine.asm.loader import load_any
+        from machine.dtypes import parse_gen
+    except ImportError:
+        raise InputError(f"{path_text}: offset 0: expected 64-byte binary records "
+                         "(assembly input needs machine.asm.load_any)") from None
+    try:
+        program, _inits = load_any(path, parse_gen(gen))
+    except (ValueError, OSError) as e:
+        # the assembler's message has the source line and a caret below the first
+        # line; validate reports the one line (file:line:column: what was expected)
+        raise InputError(str(e).splitlines()[0]) from None
+    return program.raw
+
+
+def _read_all(f, head: bytes) -> np.ndarray:
+    """The whole file as uint8, memory-mapped read-only: the page cache is used in place
+    (no 64 MB copy into freshly faulted memory); a pipe or an empty file is read."""
+    try:
+        return np.frombuffer(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), dtype=np.uint8)
+    except (OSError, ValueError):  # empty, not a regular file, or no mmap here
+        pass
+    try:
+        f.seek(0)
+        data = f.read()
+    except OSError:  # a pipe: the head is already consumed
+        data = head + f.read()
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+def _records(raw: np.ndarray, path_text: str) -> np.ndarray:
+    """(N, 64) records; the codec's one-line error when the size is not whole records."""
+    if raw.size % RECORD_BYTES:
+        from machine.isa.codec import IsaFormatError, decode_bytes
+        try:  # the codec states the size error (one declaration of the message)
+            decode_bytes(raw.tobytes(), path_text)
+        except IsaFormatError as e:
+            raise InputError(str(e)) from None
+    return raw.reshape(-1, RECORD_BYTES)
 
 
 def _summary(result) -> dict:
@@ -73,21 +99,24 @@ def _summary(result) -> dict:
 
 def _full(result, raw) -> dict:
     from machine.isa.opcodes import mnemonic
-    rows: list[dict | None] = [None] * result.count
+    # one verdict per judged record (distinct records when deduplicated), shared by
+    # every instruction that is a copy of it
+    verdicts: list[dict] = []
     for g in result.groups:
         names = [cl.name for cl in g.clauses]
-        fatal = [not cl.note for cl in g.clauses]
-        notes = [cl.name for cl in g.clauses if cl.note]
-        for i, col, ok in zip(g.indices.tolist(), g.passed.T.tolist(), g.valid.tolist(),
-                              strict=True):
-            op = int(raw[i, 0])
-            rows[i] = {
-                "index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op),
+        notes = [cl.note for cl in g.clauses]
+        for col, ok in zip(g.passed.T.tolist(), g.valid.tolist(), strict=True):
+            verdicts.append({
                 "valid": ok, "predicate": g.predicate.name,
-                "failed": [n for n, p, f in zip(names, col, fatal, strict=True) if f and not p],
-                "notes": [n for n, p in zip(names, col, strict=True) if n in notes and not p],
+                "failed": [n for n, p, nt in zip(names, col, notes, strict=True)
+                           if not nt and not p],
+                "notes": [n for n, p, nt in zip(names, col, notes, strict=True) if nt and not p],
                 "clauses": dict(zip(names, col, strict=True)),
-            }
+            })
+    rows = []
+    for i, (op, k) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(), strict=True)):
+        rows.append({"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op),
+                     **verdicts[k]})
     return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
             "invalid": result.invalid, "instructions": rows}
 

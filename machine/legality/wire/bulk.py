@@ -1,9 +1,11 @@
 """Bulk validation: every clause of every predicate over a whole program.
 
-Records are grouped by predicate with one stable counting sort of the opcode
-byte; each group is a contiguous block viewed as its struct's record array, so
-every clause runs once per group as a few numpy operations (no per-record
-Python). Per-instruction results are scattered back only when asked for.
+Identical records are judged once (real programs repeat instructions: see
+`_dedup`); the distinct records are grouped by predicate with one stable sort
+of the opcode byte; each group is a contiguous block viewed as its struct's
+record array, so every clause runs once per group as a few numpy operations
+(no per-record Python). Counts are weighted sums over the distinct records;
+per-instruction arrays are gathered through `column` only when asked for.
 """
 
 from __future__ import annotations
@@ -16,18 +18,29 @@ import numpy as np
 from machine.dtypes import Gen
 from machine.isa.spec import RECORD_BYTES
 from machine.isa.structs import STRUCTS
+from machine.legality.wire import _dedup
 from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
 from machine.legality.wire.registry import ALL_PREDICATES, PREDICATE_INDEX, engine_clause
 
 
 @dataclass
 class GroupResult:
-    """The records one predicate judged: their indices and a clause x record matrix."""
+    """One predicate's verdicts: a clause x record matrix over the records it judged.
+
+    When the program was deduplicated the records are its distinct records and
+    `weights` counts the instructions each one stands for; columns
+    `start .. start + size` of the result's column space are this group's.
+    """
 
     predicate: Predicate
     clauses: tuple[Clause, ...]
-    indices: np.ndarray  # int64 positions in the program
-    passed: np.ndarray  # bool (n_clauses, n_records)
+    passed: np.ndarray  # bool (n_clauses, size)
+    weights: np.ndarray  # int64 (size,): instructions per judged record
+    start: int  # first column of this group (BulkResult.column indexes columns)
+
+    @property
+    def size(self) -> int:
+        return self.passed.shape[1]
 
     @cached_property
     def fatal(self) -> np.ndarray:
@@ -36,39 +49,60 @@ class GroupResult:
 
     @cached_property
     def valid(self) -> np.ndarray:
+        """Per judged record: every non-note clause passed."""
         if not self.fatal.any():
-            return np.ones(len(self.indices), dtype=bool)
+            return np.ones(self.size, dtype=bool)
         return np.all(self.passed[self.fatal], axis=0)
+
+    @cached_property
+    def invalid(self) -> int:
+        """Instructions (not records) this group finds invalid."""
+        return int(self.weights[~self.valid].sum())
+
+    def fail_counts(self) -> np.ndarray:
+        """Per clause: instructions failing it."""
+        return int(self.weights.sum()) - self.passed.astype(np.int64) @ self.weights
 
 
 @dataclass
 class BulkResult:
-    """Validation of a whole program (DESIGN `validate --json` / `--summary`)."""
+    """Validation of a whole program (DESIGN `validate --json` / `--summary`).
+
+    Each instruction's verdict is one column of one group: `column[i]`.
+    Summaries (counts) are computed on the groups alone, never per instruction.
+    """
 
     gen: Gen
     count: int
     engine: str | None
     groups: list[GroupResult] = field(default_factory=list)
+    column: np.ndarray = field(default_factory=lambda: np.empty(0, np.intp))
+
+    @cached_property
+    def _starts(self) -> np.ndarray:
+        return np.array([g.start for g in self.groups], dtype=np.intp)
+
+    def _per_instruction(self, per_group) -> np.ndarray:
+        """Gather a per-column bool array, built group by group, to instructions."""
+        if not self.groups:
+            return np.ones(self.count, dtype=bool)
+        return np.concatenate([per_group(g) for g in self.groups])[self.column]
 
     @cached_property
     def valid(self) -> np.ndarray:
         """Per instruction: every non-note clause passed."""
-        out = np.ones(self.count, dtype=bool)
-        for g in self.groups:
-            out[g.indices] = g.valid
-        return out
+        return self._per_instruction(lambda g: g.valid)
 
     @cached_property
     def invalid(self) -> int:
-        return int(sum(int(np.count_nonzero(~g.valid)) for g in self.groups))
+        return sum(g.invalid for g in self.groups)
 
     def _counts(self, notes: bool) -> dict[str, int]:
         out: dict[str, int] = {}
         for g in self.groups:
-            fails = len(g.indices) - np.count_nonzero(g.passed, axis=1)
-            for cl, n in zip(g.clauses, fails, strict=True):
+            for cl, n in zip(g.clauses, g.fail_counts().tolist(), strict=True):
                 if cl.note == notes and n:
-                    out[cl.name] = out.get(cl.name, 0) + int(n)
+                    out[cl.name] = out.get(cl.name, 0) + n
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
     @cached_property
@@ -91,44 +125,42 @@ class BulkResult:
 
     def applies(self, name: str) -> np.ndarray:
         """Per instruction: the clause `name` was evaluated for it."""
-        out = np.zeros(self.count, dtype=bool)
-        for g in self.groups:
-            if any(cl.name == name for cl in g.clauses):
-                out[g.indices] = True
-        return out
+        return self._per_instruction(
+            lambda g: np.full(g.size, any(cl.name == name for cl in g.clauses)))
 
     def passed(self, name: str) -> np.ndarray:
         """Per instruction: clause `name` passed (True where it does not apply)."""
-        out = np.ones(self.count, dtype=bool)
-        for g in self.groups:
+        def column(g: GroupResult) -> np.ndarray:
             for k, cl in enumerate(g.clauses):
                 if cl.name == name:
-                    out[g.indices] = g.passed[k]
-        return out
+                    return g.passed[k]
+            return np.ones(g.size, dtype=bool)
+        return self._per_instruction(column)
 
-    @cached_property
-    def _locate(self) -> tuple[np.ndarray, np.ndarray]:
-        group = np.zeros(self.count, dtype=np.int64)
-        row = np.zeros(self.count, dtype=np.int64)
-        for gi, g in enumerate(self.groups):
-            group[g.indices] = gi
-            row[g.indices] = np.arange(len(g.indices))
-        return group, row
+    def locate(self, i: int) -> tuple[GroupResult, int]:
+        """The group that judged instruction i and its column within that group."""
+        col = int(self.column[i])
+        gi = int(np.searchsorted(self._starts, col, side="right")) - 1
+        g = self.groups[gi]
+        return g, col - g.start
+
+    def indices_of(self, g: GroupResult) -> np.ndarray:
+        """The instructions group `g` judged, ascending."""
+        return np.flatnonzero((self.column >= g.start) & (self.column < g.start + g.size))
 
     def predicate_of(self, i: int) -> Predicate:
-        return self.groups[int(self._locate[0][i])].predicate
+        return self.locate(i)[0].predicate
 
     def clauses_of(self, i: int) -> dict[str, bool]:
         """Every clause of instruction i and whether it passed."""
-        g = self.groups[int(self._locate[0][i])]
-        col = g.passed[:, int(self._locate[1][i])]
-        return {cl.name: bool(ok) for cl, ok in zip(g.clauses, col, strict=True)}
+        g, k = self.locate(i)
+        return {cl.name: bool(ok) for cl, ok in zip(g.clauses, g.passed[:, k], strict=True)}
 
     def failed_of(self, i: int) -> list[str]:
         """The failing non-note clauses of instruction i."""
-        g = self.groups[int(self._locate[0][i])]
-        col = g.passed[:, int(self._locate[1][i])]
-        return [cl.name for cl, ok in zip(g.clauses, col, strict=True) if not ok and not cl.note]
+        g, k = self.locate(i)
+        return [cl.name for cl, ok in zip(g.clauses, g.passed[:, k], strict=True)
+                if not ok and not cl.note]
 
 
 def as_raw(data) -> np.ndarray:
@@ -160,40 +192,63 @@ def evaluate(pred: Predicate, rec: np.ndarray, ctx: Ctx) -> tuple[tuple[Clause, 
     return clauses, passed
 
 
-CHUNK = 1 << 20  # records per pass: bounds the sorted copy's memory; the buffer is reused
+CHUNK = 1 << 20  # records per pass: bounds the temporaries; the sort buffer is reused
+MAX_DISTINCT = 0.5  # deduplicate when at most this fraction of a chunk's records is distinct
 
 
 def validate_raw(raw: np.ndarray, gen: Gen, engine: str | None = None,
-                 chunk: int = CHUNK) -> BulkResult:
-    """Validate (N, 64) uint8 records under `gen` (and `engine`), `chunk` records at a time."""
+                 chunk: int = CHUNK, dedup: bool = True) -> BulkResult:
+    """Validate (N, 64) uint8 records under `gen` (and `engine`), `chunk` records at a time.
+
+    With `dedup`, each distinct record of a chunk is judged once (machine.legality.
+    wire._dedup); the per-clause results are the same either way.
+    """
     ctx = Ctx(gen, engine)
     n = raw.shape[0]
-    result = BulkResult(gen, n, engine)
+    result = BulkResult(gen, n, engine, [], np.empty(n, dtype=np.intp))
     words = np.ascontiguousarray(raw).view(np.uint64)  # a record = 8 words
-    buffer = np.empty((min(n, chunk), RECORD_BYTES // 8), dtype=np.uint64)
+    buffer: list[np.ndarray] = []  # the sort buffer, allocated once when first needed
     for start in range(0, n, chunk):
-        _validate_chunk(words[start:start + chunk], start, ctx, result, buffer)
+        _validate_chunk(words[start:start + chunk], ctx, result,
+                        result.column[start:start + chunk], buffer, dedup)
     return result
 
 
-def _validate_chunk(words: np.ndarray, base: int, ctx: Ctx, result: BulkResult,
-                    buffer: np.ndarray) -> None:
-    n = words.shape[0]
-    pid = PREDICATE_INDEX[words.view(np.uint8)[:, 0]]
+def _validate_chunk(words: np.ndarray, ctx: Ctx, result: BulkResult, column: np.ndarray,
+                    buffer: list[np.ndarray], dedup: bool) -> None:
+    """Judge one chunk: its (distinct) records grouped by predicate, one block per group."""
+    base = result.groups[-1].start + result.groups[-1].size if result.groups else 0
+    found = _dedup.dedup(words, MAX_DISTINCT) if dedup else None
+    if found is None:
+        records, inverse = words, None
+        weights = np.ones(len(words), dtype=np.int64)
+    else:
+        keep, inverse = found
+        records = words[keep]
+        weights = np.bincount(inverse, minlength=len(keep)).astype(np.int64)
+    m = len(records)
+    pid = PREDICATE_INDEX[records.view(np.uint8)[:, 0]]
     counts = np.bincount(pid, minlength=len(ALL_PREDICATES))
     present = np.flatnonzero(counts)
-    if len(present) == 1:
-        order = np.arange(n)
-        blocks = words
+    if len(present) <= 1:
+        pos = np.arange(m, dtype=np.intp)
+        blocks = records
     else:
         order = np.argsort(pid, kind="stable")
-        # whole 64-byte rows as 8 uint64 words: far faster than uint8 fancy indexing;
-        # a fresh copy per group block keeps results independent of the reused buffer
-        blocks = np.take(words, order, axis=0, out=buffer[:n])
+        if inverse is None:  # the whole chunk: whole rows as 8 words into a reused buffer
+            if not buffer or len(buffer[0]) < m:
+                buffer[:] = [np.empty((m, 8), dtype=np.uint64)]
+            blocks = np.take(records, order, axis=0, out=buffer[0][:m])
+        else:
+            blocks = records[order]
+        weights = weights[order]
+        pos = np.empty(m, dtype=np.intp)
+        pos[order] = np.arange(m, dtype=np.intp)
+    column[:] = base + (pos if inverse is None else pos[inverse])
     starts = np.concatenate(([0], np.cumsum(counts)))
     for p in present:
         s, e = int(starts[p]), int(starts[p + 1])
         pred = ALL_PREDICATES[p]
         rec = blocks[s:e].view(STRUCTS[pred.struct].dtype).reshape(-1)
         clauses, passed = evaluate(pred, rec, ctx)
-        result.groups.append(GroupResult(pred, clauses, order[s:e] + base, passed))
+        result.groups.append(GroupResult(pred, clauses, passed, weights[s:e], base + s))
