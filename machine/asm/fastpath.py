@@ -27,9 +27,18 @@ from machine.asm.keys import (
     resolve_key,
 )
 from machine.asm.parser import Atom, parse_value
-from machine.asm.values import dtype_nibble, field_value, parse_number
+from machine.asm.values import (
+    SPACE_NAMES,
+    check_range,
+    dtype_nibble,
+    field_value,
+    parse_int,
+    parse_number,
+    scalar,
+)
 from machine.dtypes import Gen
-from machine.isa.spec import RECORD_BYTES
+from machine.isa.addr import encode_address
+from machine.isa.spec import RECORD_BYTES, Field
 from machine.isa.structs import STRUCTS, make_pair
 
 # A line the lexer + parser read as label? head? (key=value)*; one value is a list
@@ -40,6 +49,8 @@ _VALUE = r"\[[^\[\]]*\]|[A-Za-z_]\w*\[[^\[\]]*\]|[^\s\[\]=,:]+"
 _LINE = re.compile(rf"\s*(?:({_NAME})\s*:)?\s*"
                    rf"(?:(\.?{_NAME})((?:\s+{_NAME}\s*=\s*(?:{_VALUE}))*))?\s*")
 _ARG = re.compile(rf"({_NAME})\s*=\s*({_VALUE})")
+_INT = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|\d[\d_]*)")
+_ADDR = re.compile(r"(?i:(sb|sbuf|psum))\[\s*[pP]?(\d+)\s*,\s*(0[xX][0-9a-fA-F]+|[1-9]\d*|0)\s*\]")
 _RAW_HEX = re.compile(r"\s+0[xX]([0-9a-fA-F]{128})")
 _CTYPE_CHAR = {"u1": "B", "i1": "b", "u2": "H", "i2": "h", "u4": "I", "i4": "i", "u8": "Q",
                "i8": "q"}
@@ -87,6 +98,27 @@ def _packer(struct_name: str) -> _Packer:
     return _Packer(struct_name)
 
 
+def _checked(f: Field, v: int | None) -> int | None:
+    try:
+        return None if v is None else check_range(f, v, 0, _fail)
+    except AsmError:
+        return None
+
+
+def _element(f: Field, text: str) -> int | None:
+    """One list element as values.scalar reads it (no labels inside lists), or None."""
+    stripped = text.strip()
+    if _INT.fullmatch(stripped):
+        return _checked(f, parse_int(stripped))
+    atom = parse_value(text)
+    if not isinstance(atom, Atom):
+        return None
+    try:
+        return scalar(f, atom, _fail)
+    except ValueError:
+        return None
+
+
 def _fail(message: str, column: int) -> AsmError:
     return AsmError(message, column=column)
 
@@ -102,12 +134,56 @@ def _nibble(text: str) -> int | None:
         return None
 
 
+def _value(f: Field, text: str, gen: Gen, labels: dict[str, int] | None = None,
+           here: int = 0) -> int | tuple[int, ...] | None:
+    """What the builder assigns to `f` for `text` (values.field_value), or None if it
+    would report an error."""
+    parsed = parse_value(text)
+    if parsed is None:
+        return None
+    try:
+        return field_value(f, parsed, gen, _fail, labels, here)
+    except ValueError:
+        return None
+
+
 class FastPath:
     """Per-assembly caches (dropped with the Assembly, so memory stays bounded)."""
 
     def __init__(self) -> None:
         self._values: dict[tuple[str, Gen], dict[tuple[str, str], int | tuple[int, ...]]] = {}
         self._records: dict[tuple[Gen, str, str], bytes] = {}
+        self._elements: dict[tuple[str, str], int | None] = {}
+
+    def _new_value(self, f: Field, text: str, gen: Gen) -> int | tuple[int, ...] | None:
+        """A value not seen before: integers, integer lists and `sb[p, off]` directly
+        (list elements cached one by one), anything else through the parser."""
+        if f.count == 1:
+            if f.role != "addr4" and _INT.fullmatch(text):
+                return _checked(f, parse_int(text))
+            m = _ADDR.fullmatch(text) if f.role == "addr4" else None
+            if m:
+                space, part, off = m.groups()
+                try:
+                    return encode_address(SPACE_NAMES[space.lower()], int(part), int(off, 0), gen)
+                except ValueError:
+                    return None
+            return _value(f, text, gen)
+        items = text[1:-1].split(",") if text[:1] == "[" else ()
+        if len(items) != f.count:
+            return _value(f, text, gen)
+        out = []
+        elements = self._elements
+        for item in items:
+            key = (f.name, item)
+            if key in elements:
+                v = elements[key]
+            else:
+                v = elements[key] = _element(f, item)
+            if v is None:
+                return None
+            out.append(v)
+        return tuple(out)
 
     def record(self, head: str, rest: str, gen: Gen, labels: dict[str, int],
                here: int) -> bytes | None:
@@ -164,18 +240,13 @@ class FastPath:
             if value is None:
                 f = STRUCTS[sname].field(name)
                 # a label's value depends on this line's offset: never cached
-                label = f.role == "branch_offset" and parse_number(text) is None
-                parsed = parse_value(text)
-                if parsed is None:
-                    return None
-                try:
-                    value = field_value(f, parsed, gen, _fail, labels, here)
-                except AsmError:
-                    return None
-                if label:
+                if f.role == "branch_offset" and parse_number(text) is None:
                     uses_label = True
+                    value = _value(f, text, gen, labels, here)
                 else:
-                    cache[(name, text)] = value
+                    value = cache[(name, text)] = self._new_value(f, text, gen)
+                if value is None:
+                    return None
             explicit[name] = value
         p = _packer(sname)
         vals = p.defaults.copy()

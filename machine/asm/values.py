@@ -25,7 +25,11 @@ def parse_int(text: str) -> int | None:
     """An integer literal (decimal, 0x, 0b, sign, underscores) or None."""
     if not _INT.match(text):
         return None
-    return int(text.replace("_", ""), 0)
+    digits = text.replace("_", "")
+    try:
+        return int(digits, 0)
+    except ValueError:  # base 0 rejects leading zeros ("010"): there are no octals, so decimal
+        return int(digits, 10)
 
 
 def parse_number(text: str) -> int | float | None:
