@@ -75,6 +75,9 @@ SOURCES = [
     ".gen sunda\nCOPY dst=psum[1, 0]\n.gen mariana\nCOPY dst=psum[1, 0]",
     "OP_5A header.inst_word_len=3 header.opcode=7\n.raw 0x" + "ab" * 64 + "\n.RAW 0x" + "01" * 64,
     ".data sb[0:4, 0] fp32 1 2 3\nHALT\n.fill sb[0, 0x40] int8 count=4 start=1",
+    "COPY src=SB[p7, 10] dst=Psum[007, 010] nac=010 step=[ 1, -1 ,0x2,0b11 ] num=[1_0,2,3,4]",
+    "COPY src=sbuf[P1,0X10] dst=reg[R5] in_dtype=7 events.semaphore_value=1.5",
+    "MOVE num_mov=1 dst_registers=[R3,R4,R0,R0,R0,R0,R0,PC_HI] immediate=[5,7,0,0,0,0,0,1.5]",
 ]
 
 
@@ -85,6 +88,11 @@ def test_sources_assemble_alike(src: str) -> None:
         b = asm_mod.assemble(src, "t.asm")
     assert a.records == b.records and a.labels == b.labels and a.lines == b.lines
     assert [d.raw for d in a.data] == [d.raw for d in b.data]
+
+
+def test_leading_zero_decimals_are_decimal() -> None:
+    f = assemble("COPY nac=010 src=sb[0, 010]").program().instruction(0).fields
+    assert f["num_active_channels"] == 10 and f["src_mem_pattern.start_addr"] == 10
 
 
 def test_label_values_follow_the_line_offset() -> None:
@@ -118,6 +126,14 @@ BAD = [
     "a: NOP\na: NOP",
     "COPY src=sb[0, 0] src=sb[1, 0]",
     "COPY a=1b=2",
+    "COPY src=sb[0, 0x4000000]",
+    "COPY src=sb[128, 0]",
+    "COPY src=sb[0, 0x10",
+    "MOVE dst_registers=[R1,R2]",
+    "MOVE dst_registers=[R1,R2,R3,R4,R5,R6,R7,X]",
+    "MOVE dst_registers=[R1,R2,R3,R4,R5,R6,R7,]",
+    "MOVE immediate=[1,2,3,4,5,6,7,0x1ffffffff]",
+    ".gen maverick\nCOPY dst=psum[1, 0]",
 ]
 
 
