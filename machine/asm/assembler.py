@@ -81,8 +81,12 @@ _Line = tuple[int, str, "str | None", "str | None", "str | Statement"]
 def _read_lines(text: str, name: str) -> list[_Line]:
     """Pass 0: split every line (fast path) or parse it (raises the first syntax error)."""
     out: list[_Line] = []
+    seen: dict[str, tuple[str | None, str | None, str] | None] = {}  # programs repeat lines
     for i, line in enumerate(text.splitlines(), 1):
-        split = split_line(line)
+        if line in seen:
+            split = seen[line]
+        else:
+            split = seen[line] = split_line(line)
         if split is not None:
             out.append((i, line, *split))
             continue
