@@ -27,6 +27,7 @@ from click.core import ParameterSource
 
 from machine.convert._exact import FINITE, INF, NAN, U64, Lanes
 from machine.convert.formats import FORMAT_NAMES, Format, IntFormat, parse_format
+from machine.convert.iss import ISS_PRIMITIVES, IssPrimitive
 from machine.convert.kernels import convert, decode_value, encode_lanes
 from machine.convert.options import MODES, PROFILES, Options, resolve
 from machine.dtypes import DEFAULT_GEN, GEN_NAMES, parse_gen
@@ -55,11 +56,12 @@ _SIG_BITS = 62
 @click.option("--profile", default="ieee", show_default=True,
               help=f"one of: {', '.join(PROFILES)}")
 @click.option("--iss", "iss_name", metavar="NAME", default=None,
-              help="run an ISS primitive of reference 003 instead of --from/--to "
-                   "(float, ufloat, trunc, utrunc, widen, narrow, sats, packl, pack, packvr, ...)")
+              help="run an ISS primitive of reference 003 instead of --from/--to: "
+                   f"{', '.join(ISS_PRIMITIVES)}")
 @click.option("--param", "iss_params", metavar="K=V", multiple=True,
               help="a parameter of the --iss primitive (e.g. shift=4, width=8, round_mode=1)")
-@click.option("--bits", "as_bits", is_flag=True, help="VALUEs are hex bit patterns of --from")
+@click.option("--bits", "as_bits", is_flag=True,
+              help="VALUEs are hex bit patterns of --from (or of the --iss input lane)")
 @click.option("--trace", "show_trace", is_flag=True, help="show the step-by-step bit trace")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
@@ -76,7 +78,7 @@ def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
         return
     if iss_params:
         raise InputError("convert: --param needs --iss NAME; primitives: "
-                         f"{', '.join(_iss_registry())}")
+                         f"{', '.join(ISS_PRIMITIVES)}")
     if src_name is None or dst_name is None:
         raise InputError(f"convert: missing --{'from' if src_name is None else 'to'} FMT; "
                          f"formats: {', '.join(FORMAT_NAMES)}")
@@ -118,12 +120,6 @@ def _emit(rows: list[dict], traces: list, as_json: bool, title: str) -> None:
 
 # --- ISS primitives (reference 003; machine.convert.iss) ----------------------------------
 
-def _iss_registry() -> dict:
-    from machine.convert.iss import ISS_PRIMITIVES
-
-    return ISS_PRIMITIVES
-
-
 def _refuse_conversion_options(src_name: str | None, dst_name: str | None) -> None:
     """--iss takes its formats and rounding from the primitive: conflicting options are errors."""
     ctx = click.get_current_context()
@@ -135,7 +131,7 @@ def _refuse_conversion_options(src_name: str | None, dst_name: str | None) -> No
                          "its --param K=V choose the formats and the rounding")
 
 
-def parse_iss_params(prim, texts: tuple[str, ...]) -> dict:
+def parse_iss_params(prim: IssPrimitive, texts: tuple[str, ...]) -> dict:
     """`K=V` texts -> the primitive's bound parameters (ValueError names the choices)."""
     by_name = {p.name: p for p in prim.params}
     raw: dict = {}
@@ -161,11 +157,10 @@ def _run_iss(values: tuple[str, ...], name: str, texts: tuple[str, ...], as_bits
              show_trace: bool, as_json: bool) -> None:
     from views.lab_model import iss_format
 
-    registry = _iss_registry()
-    prim = registry.get(name.strip().lower())
+    prim = ISS_PRIMITIVES.get(name.strip().lower())
     if prim is None:
         raise InputError(f"convert: unknown ISS primitive {name!r}; expected one of: "
-                         f"{', '.join(registry)}")
+                         f"{', '.join(ISS_PRIMITIVES)}")
     try:
         params = parse_iss_params(prim, texts)
     except ValueError as exc:

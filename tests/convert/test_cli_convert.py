@@ -42,8 +42,10 @@ def test_bits_mode_sat_profile_and_aliases() -> None:
                     "--mode", "trunc", "--sat")
     assert [r["output_bits"] for r in rows] == ["0x3c", "0x7b"]
     assert rows[0]["mode"] == "trunc" and rows[0]["sat"] is True
-    rows = run_json("16777217", "--from", "int32", "--to", "int32", "--profile", "neuron")
+    rows = run_json("16777217", "--from", "int32", "--to", "uint32", "--profile", "neuron")
     assert rows[0]["output_value"] == 16777216  # through the fp32 hub
+    rows = run_json("16777217", "--from", "int32", "--to", "int32", "--profile", "neuron")
+    assert rows[0]["output_value"] == 16777217  # same dtype: the Copy bit move
     rows = run_json("257", "--from", "fp16", "--to", "uint8", "--profile", "ascend")
     assert rows[0]["output_bits"] == "0x01" and rows[0]["output_value"] == 1
     rows = run_json("0x7", "--bits", "--from", "fp4_e2m1", "--to", "fp32")
