@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from machine.dtypes import Gen, parse_gen
-from machine.isa.codec import record_fields
 from machine.isa.spec import RECORD_BYTES
 from machine.isa.structs import STRUCTS
 from machine.legality.result import ClauseResult, Verdict
@@ -57,6 +56,8 @@ def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
     another predicate by name (e.g. "is_valid_copy" on a CAST record shows why
     it is not a valid Copy); by default the opcode selects it.
     """
+    from machine.isa.codec import record_fields  # here: `validate` alone never needs it
+
     g = parse_gen(gen)
     raw = _raw_of(instruction)
     pred = predicate_for(raw[0]) if predicate is None else BY_NAME[predicate]
@@ -101,6 +102,8 @@ class Levels:
 
 def explain_levels(instruction: Any, gen: Gen | str, engine: str | None = None) -> Levels:
     """`explain` plus the NKI-level verdict and the disagreements (machine.legality.nki)."""
+    from machine.isa.codec import record_fields
+
     g = parse_gen(gen)
     wire = explain(instruction, g, engine)
     raw = _raw_of(instruction)

@@ -2,13 +2,12 @@
 
 Real programs repeat instructions heavily (loops, unrolled bodies), so bulk
 validation judges each distinct record once and maps the verdicts back.
-Rows are hashed (a 64-bit multiply-add of their eight words), each hash bucket
-elects one representative (the last row written to it wins), and every row is
-then compared word for word with its bucket's representative: a row that
-matches is a duplicate of it; a row that does not (a bucket collision) goes to
-another round on other hash bits, and what remains after the rounds is kept
-as its own distinct record. The result is exact: equal verdicts are only ever
-shared by byte-identical records.
+Rows are hashed (a 64-bit multiply-add of their eight words), the first row to
+reach a hash bucket becomes its representative, and every row is compared word
+for word with its bucket's representative: a row that matches is a duplicate
+of it; a row that does not (a bucket collision) goes to another round on other
+hash bits, and what remains after the rounds is kept as its own record. The
+result is exact: equal verdicts are only ever shared by byte-identical records.
 """
 
 from __future__ import annotations
@@ -16,12 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 WORDS = 8  # a 64-byte record as uint64 words
-STEP = 1 << 14  # rows per pass of the chunked loops: their temporaries stay in cache
+STEP = 1 << 14  # rows per block: a block (1 MiB) and its temporaries stay in cache
 # odd 64-bit multipliers (splitmix / murmur finaliser constants)
 _MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
                   0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53,
                   0x94D049BB133111EB, 0xBF58476D1CE4E5B9], dtype=np.uint64)
 _ALL_EQUAL = np.frombuffer(b"\x01" * WORDS, dtype=np.uint64)[0]  # 8 True bytes as one word
+PROBE = 4 * STEP  # rows seen before the distinct fraction so far may stop deduplication
 ROUNDS = 3  # bucket rounds on different hash bits before collisions are kept as they are
 
 
@@ -39,41 +39,52 @@ def _block(words: np.ndarray, rows: np.ndarray | None, s: int, e: int):
     return ids, words[ids]
 
 
-def _round(words: np.ndarray, rows: np.ndarray | None, r: int, kept: int, limit: int):
+def _round(words: np.ndarray, rows: np.ndarray | None, r: int, kept: int, limit: int,
+           max_fraction: float):
     """One bucket round over `rows`: (representatives, keep index per row or -1) or None.
 
-    Works block by block so every temporary stays small (and in cache): pass A
-    hashes and lets each bucket elect a representative, pass B compares every row
-    with its bucket's representative, word for word.
+    One pass, block by block, so each block is read once while it is in cache:
+    rows whose bucket is still free claim it (one of them becomes the bucket's
+    representative), then every row is compared with its bucket's representative
+    word for word. None as soon as more than `limit` records would be kept, or
+    when (round 1), after the first PROBE rows, more than `max_fraction` of the rows
+    seen so far are distinct.
     """
     m = len(words) if rows is None else len(rows)
     bits = min(20, max(4, (2 * m - 1).bit_length()))
     shift, mask = np.uint64(64 - bits * (r + 1)), np.uint64((1 << bits) - 1)
-    table = np.empty(1 << bits, dtype=np.intp)
-    used = np.zeros(1 << bits, dtype=bool)
-    bucket = np.empty(m, dtype=np.intp)
+    table = np.zeros(1 << bits, dtype=np.intp)  # bucket -> representative number + 1
+    room = min(m, limit - kept)
+    rep_ids = np.empty(room, dtype=np.intp)
+    rep_words = np.empty((room, WORDS), dtype=np.uint64)  # pages are touched as reps arrive
+    eq = np.empty((min(m, STEP), WORDS), dtype=bool)
+    slot = np.empty(m, dtype=np.intp)
+    nrep = 0
     for s in range(0, m, STEP):
         ids, blk = _block(words, rows, s, s + STEP)
         b = ((row_hash(blk) >> shift) & mask).astype(np.intp)
-        bucket[s:s + STEP] = b
-        table[b] = ids  # any one writer wins: it is the bucket's representative
-        used[b] = True
-    full = np.flatnonzero(used)
-    if kept + len(full) > limit:
-        return None
-    reps = table[full]
-    table[full] = np.arange(len(full), dtype=np.intp)  # bucket -> representative number
-    rep_words = words[reps]  # small when rows repeat: the gathers below hit the cache
-    eq = np.empty((min(m, STEP), WORDS), dtype=bool)
-    slot = np.empty(m, dtype=np.intp)
-    for s in range(0, m, STEP):
-        _ids, blk = _block(words, rows, s, s + STEP)
-        k = table[bucket[s:s + STEP]]
+        k = table[b]
+        new = np.flatnonzero(k == 0)
+        if len(new):
+            nb = b[new]
+            claim = -1 - np.arange(len(new), dtype=np.intp)
+            table[nb] = claim  # any one claimant of a bucket wins it
+            won = new[table[nb] == claim]
+            count = len(won)
+            probe = rows is None and s >= PROBE  # round 1: judge the fraction so far
+            if nrep + count > room or (probe and nrep + count > max_fraction * (s + len(ids))):
+                return None  # too many distinct rows (so far): deduplication would not pay
+            rep_ids[nrep:nrep + count] = ids[won]
+            rep_words[nrep:nrep + count] = blk[won]
+            table[b[won]] = np.arange(nrep + 1, nrep + count + 1, dtype=np.intp)
+            nrep += count
+            k = table[b]
+        k -= 1
         e = np.equal(blk, np.take(rep_words, k, axis=0), out=eq[:len(k)])
         # the 8 booleans of a row read as one word: all equal <=> 0x0101..01
         same = e.view(np.uint64)[:, 0] == _ALL_EQUAL
         slot[s:s + STEP] = np.where(same, k + kept, -1)
-    return reps, slot
+    return rep_ids[:nrep], slot
 
 
 def dedup(words: np.ndarray, max_fraction: float = 0.5) -> tuple[np.ndarray, np.ndarray] | None:
@@ -93,7 +104,7 @@ def dedup(words: np.ndarray, max_fraction: float = 0.5) -> tuple[np.ndarray, np.
     inverse = None
     rows: np.ndarray | None = None  # None: every row (round 1 needs no index array)
     for r in range(ROUNDS):
-        found = _round(words, rows, r, kept, limit)
+        found = _round(words, rows, r, kept, limit, max_fraction)
         if found is None:
             return None
         reps, slot = found

@@ -76,7 +76,15 @@ class BulkResult:
     count: int
     engine: str | None
     groups: list[GroupResult] = field(default_factory=list)
-    column: np.ndarray = field(default_factory=lambda: np.empty(0, np.intp))
+    # per chunk: (first column, column of each judged record, judged record of each
+    # instruction or None when every instruction was judged itself)
+    parts: list[tuple[int, np.ndarray, np.ndarray | None]] = field(default_factory=list)
+
+    @cached_property
+    def column(self) -> np.ndarray:
+        """Per instruction: its column (built on first use; summaries never need it)."""
+        cols = [base + (pos if inv is None else pos[inv]) for base, pos, inv in self.parts]
+        return np.concatenate(cols) if cols else np.empty(0, dtype=np.intp)
 
     @cached_property
     def _starts(self) -> np.ndarray:
@@ -205,16 +213,15 @@ def validate_raw(raw: np.ndarray, gen: Gen, engine: str | None = None,
     """
     ctx = Ctx(gen, engine)
     n = raw.shape[0]
-    result = BulkResult(gen, n, engine, [], np.empty(n, dtype=np.intp))
+    result = BulkResult(gen, n, engine)
     words = np.ascontiguousarray(raw).view(np.uint64)  # a record = 8 words
     buffer: list[np.ndarray] = []  # the sort buffer, allocated once when first needed
     for start in range(0, n, chunk):
-        _validate_chunk(words[start:start + chunk], ctx, result,
-                        result.column[start:start + chunk], buffer, dedup)
+        _validate_chunk(words[start:start + chunk], ctx, result, buffer, dedup)
     return result
 
 
-def _validate_chunk(words: np.ndarray, ctx: Ctx, result: BulkResult, column: np.ndarray,
+def _validate_chunk(words: np.ndarray, ctx: Ctx, result: BulkResult,
                     buffer: list[np.ndarray], dedup: bool) -> None:
     """Judge one chunk: its (distinct) records grouped by predicate, one block per group."""
     base = result.groups[-1].start + result.groups[-1].size if result.groups else 0
@@ -225,7 +232,7 @@ def _validate_chunk(words: np.ndarray, ctx: Ctx, result: BulkResult, column: np.
     else:
         keep, inverse = found
         records = words[keep]
-        weights = np.bincount(inverse, minlength=len(keep)).astype(np.int64)
+        weights = np.bincount(inverse, minlength=len(keep)).astype(np.int64, copy=False)
     m = len(records)
     pid = PREDICATE_INDEX[records.view(np.uint8)[:, 0]]
     counts = np.bincount(pid, minlength=len(ALL_PREDICATES))
@@ -244,7 +251,7 @@ def _validate_chunk(words: np.ndarray, ctx: Ctx, result: BulkResult, column: np.
         weights = weights[order]
         pos = np.empty(m, dtype=np.intp)
         pos[order] = np.arange(m, dtype=np.intp)
-    column[:] = base + (pos if inverse is None else pos[inverse])
+    result.parts.append((base, pos, inverse))
     starts = np.concatenate(([0], np.cumsum(counts)))
     for p in present:
         s, e = int(starts[p]), int(starts[p + 1])
