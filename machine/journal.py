@@ -32,7 +32,7 @@ class Undo:
     kind: str  # "mem", "array", "scalar"
     target: str  # "sbuf"/"psum" (mem), "acc"/"idx" (array), "sem"/"shape"/"halted"/... (scalar)
     key: Any  # mem: Region; array: numpy index; scalar: int or None
-    old: Any  # mem: (P, n) uint8; array: ndarray; scalar: int/bool/object
+    old: Any  # mem: (P, n) uint8 (read-only broadcast 0 if all zero); array; scalar
 
     @property
     def nbytes(self) -> int:
@@ -95,7 +95,9 @@ class Journal:
     # -- queries -----------------------------------------------------------
     @property
     def nbytes(self) -> int:
-        """Bytes held (packed arrays plus the old values of other writes)."""
+        """Bytes held (packed arrays plus the old values of other writes); an upper bound:
+        a memory block whose old bytes were all zero counts its nominal size, though it
+        is kept as a broadcast zero (see MachineState.write_block)."""
         return (self.steps.itemsize * len(self.steps) + self.regs.itemsize * len(self.regs)
                 + sum(u.nbytes for u in self.others))
 

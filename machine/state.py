@@ -178,6 +178,20 @@ def _jsonable(v: Any) -> Any:
     return v if isinstance(v, int | float | bool | str) or v is None else repr(v)
 
 
+ZERO_MIN_BYTES = 16 * 1024  # blocks this large are checked for zeros before copying
+ZERO_SCAN_BYTES = 64 * 1024  # scanned a few rows at a time: non-zero data stops early
+
+
+def _is_zero(block: np.ndarray) -> bool:
+    """Whether every byte of a 2-D uint8 block (rows contiguous) is 0."""
+    words = block.view(np.uint64) if block.shape[1] % 8 == 0 else block
+    rows = max(1, ZERO_SCAN_BYTES // block.shape[1])
+    for p in range(0, block.shape[0], rows):
+        if np.count_nonzero(words[p:p + rows]):
+            return False
+    return True
+
+
 @dataclass
 class MachineState:
     """Everything a program can read or write. Build with `MachineState.create(config)`."""
@@ -270,7 +284,13 @@ class MachineState:
         # A contiguous pattern is a 2-D slice: the old bytes are one slice copy and the
         # new ones one slice assignment; a strided one gathers (a copy already) and scatters.
         view = mem[rows, idx] if isinstance(idx, slice) else None
-        old = view.copy() if view is not None else mem[rows, idx]
+        if view is None:
+            old = mem[rows, idx]
+        elif view.size >= ZERO_MIN_BYTES and _is_zero(view):
+            # Untouched memory: the journal needs no copy (nor fresh pages) to restore it.
+            old = np.broadcast_to(np.uint8(0), view.shape)
+        else:
+            old = view.copy()
         # The journal keeps the bare descriptor: index arrays are rebuilt on undo, so its
         # memory stays proportional to the bytes written.
         self.journal.other("mem", region.space, region.bare(), old)

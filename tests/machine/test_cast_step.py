@@ -101,3 +101,23 @@ def test_cast_into_its_own_source_keeps_lane_inputs() -> None:
     assert get(m, 0, 0, np.uint16, 4).tolist() == [0x3F80, 0x3F80, 0xC020, 0x7F62]
     m.reverse_step()
     assert np.array_equal(get(m, 1, 0, np.float32, 4), vals[1])
+
+
+def test_zero_destination_journals_no_copy_and_undoes_exactly() -> None:
+    n = 64 * 64  # 16 KiB per partition pair: large enough for the zero check
+    s = MachineState.create(MachineConfig(partitions=4, sbuf_bytes=64 * 1024, psum_bytes=64))
+    r = Region("sbuf", 0, 4, 1024, 4, (1, 0, 0, 0), (n, 1, 1, 1))
+    for poke in (None, (3, 1024 + 4 * n - 1), (0, 1024)):  # all zero; last byte; first byte
+        if poke is not None:
+            s.sbuf[poke] = 0x5A
+        before = s.sbuf.copy()
+        s.writes = []
+        s.begin_step()
+        s.write_block(r, np.full((4, 4 * n), 0xC3, np.uint8))
+        s.end_step()
+        old = s.writes[0].old
+        assert np.array_equal(old, before[:, 1024:1024 + 4 * n])
+        assert (old.strides == (0, 0)) == (poke is None)  # only an all-zero block is shared
+        s.writes = None
+        s.undo_step()
+        assert np.array_equal(s.sbuf, before)
