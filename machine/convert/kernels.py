@@ -43,6 +43,11 @@ def convert(bits: object, src: str | Format, dst: str | Format, mode: str = "rin
     """
     opt = resolve(src, dst, mode, sat, profile)
     b = as_bits(bits, opt.src)
+    if opt.profile == "neuron" and opt.src == opt.dst:
+        # Ref 000 §6.1: a Cast whose in_dtype == out_dtype "degenerates to the pool_copy
+        # bit-move" (NKI: "bit-accurate copy when input and output data types are the
+        # same"): no fp32 hub, so int32 2^24+1 and NaN payloads survive.
+        return b.copy()
     if opt.src.bits <= 8 or (opt.src.bits <= 16 and (b.size >= _LUT_MIN or opt in _LUTS)):
         return _lut(opt)[b.astype(np.intp)]
     return _convert_wide(b, opt)

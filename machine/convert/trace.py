@@ -78,7 +78,9 @@ def trace(bits: int, src: str | Format, dst: str | Format, mode: str = "rint",
     if bits < 0 or bits >> o.src.bits:
         raise ValueError(f"bit pattern 0x{bits:x} does not fit {o.src.name} ({o.src.bits} bits)")
     steps: list[Step] = []
-    if o.profile == "neuron":
+    if o.profile == "neuron" and o.src == o.dst:
+        d_in, res = _bit_move(bits, o.src, steps)
+    elif o.profile == "neuron":
         d_in, res = _neuron(bits, o.src, o.dst, o.sat, steps)
     else:
         d_in, res = _leg(bits, o.src, o.dst, o.mode, o.sat, o.profile, "")
@@ -92,6 +94,17 @@ def trace(bits: int, src: str | Format, dst: str | Format, mode: str = "rint",
                  saturated=res.saturated, nan=out.cls == "nan", inf=out.cls == "inf",
                  overflow=res.overflow, steps=tuple(steps), input_class=d_in.cls,
                  output_class=out.cls)
+
+
+def _bit_move(bits: int, fmt: Format, steps: list[Step]) -> tuple[Decoded, LegResult]:
+    """Ref 000 §6.1: with in_dtype == out_dtype the Cast is the Copy bit move (no hub)."""
+    d_in = decode(bits, fmt)
+    steps.append(Step("decode", f"Decode {fmt.name}", f"value {show(d_in.value)}",
+                      bitstr(bits, fmt.bits), bitstr(bits, fmt.bits), d_in.marks))
+    steps.append(Step("encode", "Bit move", f"in_dtype == out_dtype: the Cast degenerates to "
+                      f"the Copy bit move (ref 000 §6.1), no fp32 hub; 0x{bits:x} is copied "
+                      "unchanged", bitstr(bits, fmt.bits), bitstr(bits, fmt.bits), d_in.marks))
+    return d_in, LegResult(bits)
 
 
 def _neuron(bits: int, src: Format, dst: Format, sat: bool,

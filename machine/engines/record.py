@@ -62,20 +62,28 @@ class Lanes:
         """Per-lane booleans: inexact, tie, saturated, nan, inf (masked-off lanes: False)."""
         from machine.convert import convert
 
+        x, y = self.values
+        d = parse_format(self.dst)
+        if parse_format(self.src) == d and self.profile == "neuron":
+            # Same dtype: the Copy bit move (ref 000 §6.1), nothing rounds or saturates.
+            none = np.zeros(x.shape, bool)
+            out = {"inexact": none, "tie": none, "saturated": none, "nan": np.isnan(y),
+                   "inf": np.isinf(y)}
+            return {k: v & self.mask for k, v in out.items()} if self.mask is not None else out
         hub_bits = convert(self.in_bits, self.src, "fp32", "rint", self.sat, self.profile)
         h = hub_bits.astype(np.uint32).view(np.float32).astype(np.float64)
-        y = self.values[1]
-        d = parse_format(self.dst)
         finite_h = np.isfinite(h)
         with np.errstate(all="ignore"):
-            inexact = finite_h & (h != y)  # overflow to inf is inexact too
+            # End to end: a lane is inexact when its output differs from the exact input,
+            # whichever leg lost the bits (int32 beyond 2^24 loses them entering the hub).
+            inexact = np.isfinite(x) & (x != y)
+            tie = self._hub_ties(x)
             if isinstance(d, IntFormat):
-                tie = np.zeros(h.shape, bool)
                 sat = ~np.isnan(h) & ((h < d.min_value) | (h > d.max_value))
             else:
                 lo, hi = (decode_values(convert(hub_bits, "fp32", self.dst, m, False, "ieee"),
                                         self.dst) for m in ("floor", "ceil"))
-                tie = finite_h & (lo != hi) & np.isfinite(lo) & np.isfinite(hi) & (
+                tie |= finite_h & (lo != hi) & np.isfinite(lo) & np.isfinite(hi) & (
                     (h - lo) == (hi - h))
                 # Saturated: IEEE rounding would overflow (to inf / NaN), yet the lane is finite.
                 ov = decode_values(convert(hub_bits, "fp32", self.dst, "rint", False, "ieee"),
@@ -87,6 +95,16 @@ class Lanes:
         if self.mask is not None:
             out = {k: v & self.mask for k, v in out.items()}
         return out
+
+    def _hub_ties(self, x: np.ndarray) -> np.ndarray:
+        """Lanes whose entry into the fp32 hub is itself a tie (integers beyond 2^24)."""
+        if not isinstance(parse_format(self.src), IntFormat):
+            return np.zeros(x.shape, bool)  # every float source widens to fp32 exactly
+        from machine.convert import convert
+
+        lo, hi = (decode_values(convert(self.in_bits, self.src, "fp32", m, False, "ieee"),
+                                "fp32") for m in ("floor", "ceil"))
+        return (lo != hi) & ((x - lo) == (hi - x))
 
     def counts(self) -> dict[str, int]:
         return {k: int(v.sum()) for k, v in self.flags.items()}

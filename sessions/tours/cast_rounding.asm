@@ -6,5 +6,5 @@
 CAST in_dtype=FP32 out_dtype=BF16 nac=1 src=sb[0, 0] step=[1,0,0,0] num=[6,1,1,1] dst=sb[0, 256] step=[1,0,0,0] num=[6,1,1,1]
 CAST in_dtype=FP32 out_dtype=INT8 nac=1 src=sb[0, 64] step=[1,0,0,0] num=[5,1,1,1] dst=sb[0, 320] step=[1,0,0,0] num=[5,1,1,1]
 CAST in_dtype=FP32 out_dtype=FP8_EXP4 nac=1 src=sb[0, 128] step=[1,0,0,0] num=[4,1,1,1] dst=sb[0, 384] step=[1,0,0,0] num=[4,1,1,1]
-CAST in_dtype=INT32 out_dtype=INT32 nac=1 src=sb[0, 192] step=[1,0,0,0] num=[4,1,1,1] dst=sb[0, 448] step=[1,0,0,0] num=[4,1,1,1]
+CAST in_dtype=INT32 out_dtype=UINT32 nac=1 src=sb[0, 192] step=[1,0,0,0] num=[4,1,1,1] dst=sb[0, 448] step=[1,0,0,0] num=[4,1,1,1]
 HALT

@@ -120,7 +120,7 @@ def test_neuron_spot_checks() -> None:
     # int32 2^24 + 1 -> fp32 rounds to even: 2^24 (the hub loses the low bit)
     assert convert(np.array([2**24 + 1], np.uint32), "int32", "fp32", profile="neuron")[0] == \
         0x4B800000
-    assert convert(np.array([2**24 + 1], np.uint32), "int32", "int32", profile="neuron")[0] == \
+    assert convert(np.array([2**24 + 1], np.uint32), "int32", "uint32", profile="neuron")[0] == \
         2**24
     # fp32 -> int truncates toward zero, saturates, NaN -> 0
     f = np.array([-2.9, 2.9, 1e10, np.nan], np.float32).view(np.uint32)

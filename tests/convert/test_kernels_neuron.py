@@ -47,7 +47,8 @@ def ml_astype(f32: np.ndarray, dst: str) -> np.ndarray:
 def test_every_pattern_matches_ml_dtypes(src: str, dst: str) -> None:
     codes = every_code(src)
     got = convert(codes, src, dst, profile="neuron")
-    want = ml_astype(hub(codes, src), dst)
+    # ref 000 §6.1: the same dtype on both ends is the Copy bit move, not the hub
+    want = codes if src == dst else ml_astype(hub(codes, src), dst)
     assert got.dtype == FORMATS[dst].container
     np.testing.assert_array_equal(got, want)
 
@@ -98,9 +99,20 @@ def test_int32_beyond_2_24_loses_bits_in_the_fp32_hub() -> None:
     hub_bits = convert(x.view(np.uint32), "int32", "fp32", profile="neuron")
     assert hub_bits.view(np.float32).tolist() == [16777216.0, 16777216.0, 16777218.0,
                                                   16777220.0, -16777216.0, 2.0**31]
-    back = convert(x.view(np.uint32), "int32", "int32", profile="neuron").view(np.int32)
-    # 2^31 - 1 -> fp32 2^31 -> saturates back to int32 max
-    assert back.tolist() == [16777216, 16777216, 16777218, 16777220, -16777216, 2**31 - 1]
+    back = convert(x.view(np.uint32), "int32", "int64", profile="neuron").view(np.int64)
+    # 2^31 - 1 -> fp32 2^31 (exact in int64)
+    assert back.tolist() == [16777216, 16777216, 16777218, 16777220, -16777216, 2**31]
+
+
+@pytest.mark.parametrize("fmt", ["fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2", "int32",
+                                 "uint32", "int8", "fp4_e2m1"])
+def test_same_dtype_cast_is_a_bit_move(fmt: str) -> None:
+    """Ref 000 §6.1: in_dtype == out_dtype "degenerates to the pool_copy bit-move"."""
+    f = FORMATS[fmt]
+    rng = np.random.default_rng(5)
+    bits = rng.integers(0, 1 << f.bits, 4096, dtype=np.uint64).astype(f.container)
+    for sat in (False, True):
+        assert np.array_equal(convert(bits, fmt, fmt, profile="neuron", sat=sat), bits)
 
 
 @settings(deadline=None, max_examples=60)

@@ -75,6 +75,14 @@ def test_hybrid_hif8_matches_convert() -> None:
             assert trace(c, src, "hif8", "hybrid", False, "ascend").output_bits == o, hex(c)
 
 
+def test_same_dtype_cast_is_the_copy_bit_move() -> None:
+    # Ref 000 §6.1: in_dtype == out_dtype degenerates to the pool_copy bit move.
+    t = trace(2**24 + 1, "int32", "int32", profile="neuron")
+    assert t.output_bits == 2**24 + 1 and t.error == 0 and not t.inexact
+    assert t.step_names == ["decode", "encode", "error"]
+    assert "bit move" in t.step("encode").text
+
+
 def test_step_structure_and_marks() -> None:
     t = trace(0x3F9DD2F2, "fp32", "fp8_e4m3fn")  # ref 002: 1.233 -> 1.25
     assert t.step_names == ["decode", "rebias", "align", "grs", "round", "carry", "overflow",
@@ -122,7 +130,7 @@ def test_subnormal_alignment() -> None:
 
 
 def test_int32_through_fp32_hub() -> None:
-    t = trace(2**24 + 1, "int32", "int32", profile="neuron")
+    t = trace(2**24 + 1, "int32", "uint32", profile="neuron")
     assert t.output_bits == 2**24 and t.error == -1
     stages = {s.stage for s in t.steps}
     assert {"to_fp32", "from_fp32"} <= stages
