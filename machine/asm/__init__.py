@@ -16,7 +16,8 @@ that is unambiguous (`wait_mode`, `inst_word_len`). Unset fields are 0, except
 twice on a line is an error; every field can be set, so invalid encodings can be written
 on purpose.
 
-Values: decimal, `0x` hex, `0b` binary, negative numbers (stored two's complement);
+Values: decimal (leading zeros too: no octal), `0x` hex, `0b` binary, `_` separators,
+negative numbers (stored two's complement);
 a float literal (`1.5`, `-2e3`, `inf`) in a 4-byte field stores its fp32 bits; enum
 names for enum fields (dtype names `FP32`, `BF16`, `FP8_EXP4`, ... and aliases like
 `BFLOAT16`; ALU ops `ADD`, `BYPASS`, ...; `EVT_SET`, `IMMEDIATE`, ...); register names

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import struct as _struct
-from functools import cache
+from functools import cache, lru_cache
 
 from machine.asm.errors import AsmError
 from machine.asm.keys import (
@@ -123,7 +123,7 @@ def _fail(message: str, column: int) -> AsmError:
     return AsmError(message, column=column)
 
 
-@cache
+@lru_cache(maxsize=1024)
 def _nibble(text: str) -> int | None:
     value = parse_value(text)
     if not isinstance(value, Atom):
@@ -153,9 +153,10 @@ class FastPath:
     def __init__(self) -> None:
         self._values: dict[tuple[str, Gen], dict[tuple[str, str], int | tuple[int, ...]]] = {}
         self._records: dict[tuple[Gen, str, str], bytes] = {}
-        self._elements: dict[tuple[str, str], int | None] = {}
+        self._elements: dict[tuple[str, str, str], int | None] = {}
 
-    def _new_value(self, f: Field, text: str, gen: Gen) -> int | tuple[int, ...] | None:
+    def _new_value(self, sname: str, f: Field, text: str,
+                   gen: Gen) -> int | tuple[int, ...] | None:
         """A value not seen before: integers, integer lists and `sb[p, off]` directly
         (list elements cached one by one), anything else through the parser."""
         if f.count == 1:
@@ -175,7 +176,7 @@ class FastPath:
         out = []
         elements = self._elements
         for item in items:
-            key = (f.name, item)
+            key = (sname, f.name, item)
             if key in elements:
                 v = elements[key]
             else:
@@ -244,7 +245,7 @@ class FastPath:
                     uses_label = True
                     value = _value(f, text, gen, labels, here)
                 else:
-                    value = cache[(name, text)] = self._new_value(f, text, gen)
+                    value = cache[(name, text)] = self._new_value(sname, f, text, gen)
                 if value is None:
                     return None
             explicit[name] = value

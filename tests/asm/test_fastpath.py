@@ -78,6 +78,10 @@ SOURCES = [
     "COPY src=SB[p7, 10] dst=Psum[007, 010] nac=010 step=[ 1, -1 ,0x2,0b11 ] num=[1_0,2,3,4]",
     "COPY src=sbuf[P1,0X10] dst=reg[R5] in_dtype=7 events.semaphore_value=1.5",
     "MOVE num_mov=1 dst_registers=[R3,R4,R0,R0,R0,R0,R0,PC_HI] immediate=[5,7,0,0,0,0,0,1.5]",
+    # same field names and texts in different structs (values are cached per struct)
+    "MOVE immediate=[1,2,3,4,5,6,7,8]\nALU_OP immediate=[1,2]\nMOVE immediate=[1,2,3,4,5,6,7,8]",
+    "TENSOR_SCALAR_ARITH_OP dst.num=[1,2,3]\nMEMSET dst.num=[1,2,3,4]\n"
+    "TENSOR_SCALAR_ARITH_OP dst.num=[1,2,3]",
 ]
 
 
@@ -134,6 +138,8 @@ BAD = [
     "MOVE dst_registers=[R1,R2,R3,R4,R5,R6,R7,]",
     "MOVE immediate=[1,2,3,4,5,6,7,0x1ffffffff]",
     ".gen maverick\nCOPY dst=psum[1, 0]",
+    "TENSOR_SCALAR_ARITH_OP dst.num=[1,2,3]\nMEMSET dst.num=[1,2,3]",
+    "COPY src=sb[0, 0x40]\n.gen sunda\nCOPY src=sb[0, 0x40]\nCOPY src=sb[0, 0x10000000]",
 ]
 
 
