@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 WORDS = 8  # a 64-byte record as uint64 words
-STEP = 1 << 14  # rows per block: a block (1 MiB) and its temporaries stay in cache
+STEP = 1 << 13  # rows per block: a block (512 KiB) and its temporaries stay in cache
 # odd 64-bit multipliers (splitmix / murmur finaliser constants)
 _MULT = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
                   0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53,
