@@ -1,8 +1,9 @@
 """`neurondbg validate PROGRAM [--gen] [--engine] [--json | --summary]` (DESIGN.md).
 
 Exit 0 when every instruction is valid, 1 when any is invalid, 2 on bad input.
-Binary programs are memory-mapped (one np.frombuffer over the page cache); assembly goes through
-machine.asm.load_any. Heavy modules are imported only when the command runs.
+Binary programs are memory-mapped (one np.frombuffer over the page cache, no
+copy); assembly goes through machine.asm.load_any. This module is imported only
+when the command runs; the assembler only for assembly input.
 """
 
 from __future__ import annotations

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +16,7 @@ from machine.legality.explain import explain
 from machine.legality.wire import _dedup
 from machine.legality.wire.bulk import BulkResult, validate_raw
 from machine.legality.wire.samples import EXAMPLES, example
+from neurondbg.cli import cli
 
 POOL = np.frombuffer(b"".join(example(n) for n in EXAMPLES), np.uint8).reshape(-1, 64)
 
@@ -109,3 +113,15 @@ def test_deduplicated_counts_match_explain() -> None:
             expect[name] = expect.get(name, 0) + k
     assert bulk.invalid == invalid
     assert bulk.failures == dict(sorted(expect.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def test_cli_summary_on_a_large_repetitive_file(tmp_path) -> None:
+    raw = mixed(3, 50_000, 30)
+    path = tmp_path / "big.bin"
+    raw.tofile(path)
+    out = CliRunner().invoke(cli, ["validate", str(path), "--summary", "--gen", "mariana"])
+    slow = validate_raw(raw, Gen.MARIANA, dedup=False)
+    assert out.exit_code == (1 if slow.invalid else 0)
+    doc = json.loads(out.output)
+    assert (doc["count"], doc["invalid"]) == (50_000, slow.invalid)
+    assert doc["failures"] == slow.failures and doc["notes"] == slow.note_failures
