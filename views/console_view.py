@@ -81,16 +81,22 @@ class ConsoleView(Vertical):
 
     def __init__(self, words: Sequence[str] = (), **kwargs) -> None:
         super().__init__(**kwargs)
+        self.messages: list[str] = []  # every line written, unwrapped
         self.words = words
 
     def compose(self) -> ComposeResult:
-        yield RichLog(id="console-log", wrap=True, markup=False, max_lines=2000)
+        # min_width: RichLog renders at least 78 columns wide by default and then crops
+        # to the pane; 20 lets long lines (notes, errors) wrap at the pane's width.
+        yield RichLog(id="console-log", wrap=True, markup=False, max_lines=2000, min_width=20)
         yield ConsoleInput(self.words, placeholder="help · step · break pc:0x80 · print R5",
                            compact=True, id="console-input")
 
     def write(self, text: str | Text, style: str = "") -> None:
         log = self.query_one(RichLog)
-        log.write(Text(text, style=style) if isinstance(text, str) else text)
+        line = Text(text, style=style) if isinstance(text, str) else text
+        self.messages.append(line.plain)  # the unwrapped text, for tests and scripts
+        del self.messages[:-2000]
+        log.write(line)
 
     @on(Input.Submitted, "#console-input")
     def _submitted(self, event: Input.Submitted) -> None:

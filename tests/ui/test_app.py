@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import RichLog
-
 from neurondbg.app import NeurondbgApp
 from neurondbg.screens.help import HelpScreen
 from neurondbg.screens.lab import LabScreen
 from neurondbg.screens.main import DebuggerScreen
 from views.accum import AccumView
+from views.console_view import ConsoleView
 from views.lab import ConvertLab
 from views.lanes import LanesView, LaneTable
 from views.legality import LegalityView
@@ -27,8 +26,7 @@ SIZE = (160, 50)
 
 
 def console_text(app: NeurondbgApp) -> str:
-    log = app.screen.query_one("#console-log", RichLog)
-    return "\n".join(strip.text for strip in log.lines)
+    return "\n".join(app.screen.query_one(ConsoleView).messages)
 
 
 async def test_layout_shows_every_pane_and_the_listing() -> None:

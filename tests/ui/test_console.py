@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import RichLog
 
 from neurondbg.app import NeurondbgApp
 from neurondbg.console import COMMANDS, execute
 from views.adapter import Session
-from views.console_view import ConsoleInput, complete
+from views.console_view import ConsoleInput, ConsoleView, complete
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
 
@@ -109,7 +108,7 @@ async def test_console_widget_history_and_completion() -> None:
         assert app.session.state.pc_index == 1
         await pilot.press(*"print R3", "enter")
         await pilot.pause()
-        log = "\n".join(s.text for s in app.screen.query_one("#console-log", RichLog).lines)
+        log = "\n".join(app.screen.query_one(ConsoleView).messages)
         assert "> step" in log and "R3 = 5 (0x5)" in log
         await pilot.press("up")
         assert box.value == "print R3"
