@@ -27,16 +27,16 @@ ROUNDS = 3  # bucket rounds on different hash bits before collisions are kept as
 
 def row_hash(words: np.ndarray) -> np.ndarray:
     """uint64 per row of an (N, 8) uint64 array: sum of word * odd constant, mod 2**64."""
-    h = words @ _MULT
-    return h ^ (h >> np.uint64(29))  # fold high bits down: the rounds take several slices
+    return words @ _MULT
 
 
-def _block(words: np.ndarray, rows: np.ndarray | None, s: int, e: int):
-    """(row ids, their words) of block s:e of `rows` (None: of every row)."""
-    if rows is None:
-        return np.arange(s, min(e, len(words)), dtype=np.intp), words[s:e]
-    ids = rows[s:e]
-    return ids, words[ids]
+def _buckets(blk: np.ndarray, r: int, bits: int) -> np.ndarray:
+    """Round r's bucket (intp in [0, 2**bits)) of each row of a block."""
+    h = row_hash(blk)
+    if r == 0:  # the top bits of a multiply-add depend on every bit of the words
+        return (h >> np.uint64(64 - bits)).view(np.intp)
+    h ^= h >> np.uint64(29)  # later rounds take lower slices: fold the high bits down
+    return ((h >> np.uint64(64 - bits * (r + 1))) & np.uint64((1 << bits) - 1)).view(np.intp)
 
 
 def _round(words: np.ndarray, rows: np.ndarray | None, r: int, kept: int, limit: int,
@@ -52,7 +52,6 @@ def _round(words: np.ndarray, rows: np.ndarray | None, r: int, kept: int, limit:
     """
     m = len(words) if rows is None else len(rows)
     bits = min(20, max(4, (2 * m - 1).bit_length()))
-    shift, mask = np.uint64(64 - bits * (r + 1)), np.uint64((1 << bits) - 1)
     table = np.zeros(1 << bits, dtype=np.intp)  # bucket -> representative number + 1
     room = min(m, limit - kept)
     rep_ids = np.empty(room, dtype=np.intp)
@@ -61,8 +60,8 @@ def _round(words: np.ndarray, rows: np.ndarray | None, r: int, kept: int, limit:
     slot = np.empty(m, dtype=np.intp)
     nrep = 0
     for s in range(0, m, STEP):
-        ids, blk = _block(words, rows, s, s + STEP)
-        b = ((row_hash(blk) >> shift) & mask).astype(np.intp)
+        blk = words[s:s + STEP] if rows is None else words[rows[s:s + STEP]]
+        b = _buckets(blk, r, bits)
         k = table[b]
         new = np.flatnonzero(k == 0)
         if len(new):
@@ -72,9 +71,9 @@ def _round(words: np.ndarray, rows: np.ndarray | None, r: int, kept: int, limit:
             won = new[table[nb] == claim]
             count = len(won)
             probe = rows is None and s >= PROBE  # round 1: judge the fraction so far
-            if nrep + count > room or (probe and nrep + count > max_fraction * (s + len(ids))):
+            if nrep + count > room or (probe and nrep + count > max_fraction * (s + len(blk))):
                 return None  # too many distinct rows (so far): deduplication would not pay
-            rep_ids[nrep:nrep + count] = ids[won]
+            rep_ids[nrep:nrep + count] = s + won if rows is None else rows[s + won]
             rep_words[nrep:nrep + count] = blk[won]
             table[b[won]] = np.arange(nrep + 1, nrep + count + 1, dtype=np.intp)
             nrep += count
@@ -83,7 +82,8 @@ def _round(words: np.ndarray, rows: np.ndarray | None, r: int, kept: int, limit:
         e = np.equal(blk, np.take(rep_words, k, axis=0), out=eq[:len(k)])
         # the 8 booleans of a row read as one word: all equal <=> 0x0101..01
         same = e.view(np.uint64)[:, 0] == _ALL_EQUAL
-        slot[s:s + STEP] = np.where(same, k + kept, -1)
+        k += kept
+        slot[s:s + STEP] = k if same.all() else np.where(same, k, -1)
     return rep_ids[:nrep], slot
 
 
