@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from machine.dtypes import Gen
 from machine.legality.explain import explain
-from machine.legality.wire import _dedup
+from machine.legality.wire import _dedup, bulk
 from machine.legality.wire.bulk import BulkResult, validate_raw
 from machine.legality.wire.samples import EXAMPLES, example
 from neurondbg.cli import cli
@@ -90,7 +90,8 @@ def test_dedup_gives_the_same_per_clause_arrays(seed: int, n: int, distinct: int
     assert sum(g.size for g in fast.groups) <= sum(g.size for g in slow.groups)
 
 
-def test_random_bytes_same_with_and_without_dedup() -> None:
+def test_random_bytes_same_with_and_without_dedup(monkeypatch) -> None:
+    monkeypatch.setattr(bulk, "SUB", 97)  # judged in many small passes when not deduplicated
     rng = np.random.default_rng(7)
     raw = rng.integers(0, 256, (2000, 64), dtype=np.uint8)
     raw[:, 0] = POOL[rng.integers(0, len(POOL), 2000), 0]
