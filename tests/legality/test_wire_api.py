@@ -141,14 +141,17 @@ def test_generation_memory_geometry() -> None:
 def test_generation_dtype_sets() -> None:
     # extension codes: FP8_EXP2 (0x11) exists on maverick only; CPTC (0x19..) from mariana;
     # the 4-bit and scale types are rejected by is_valid_dtype everywhere (isa-facts §8.1)
-    def ok(code: int, gen: str) -> bool:
-        raw = example("is_valid_copy", in_dtype=code, out_dtype=code)
+    def ok(code: int, gen: str, pred: str = "is_valid_reciprocal") -> bool:
+        raw = example(pred, in_dtype=code, out_dtype=code)
         return explain(raw, gen).valid
 
     assert [ok(0x11, g.label) for g in Gen] == [False, False, False, True]
     assert [ok(0x19, g.label) for g in Gen] == [False, False, True, True]
     for code in (0x10, 0x12, 0x13, 0x16):
         assert not any(ok(code, g.label) for g in Gen)
+    # Copy/Cast never take an extended code (ref 000 §4 NOTE, §6.2)
+    for code in (0x11, 0x19):
+        assert not any(ok(code, g.label, "is_valid_copy") for g in Gen)
     # is_valid_dtype_64 adds the 64-bit types (TensorReduce)
     red = example("is_valid_tensor_reduce", in_dtype=Dtype.INT64, out_dtype=Dtype.UINT64)
     assert explain(red, "cayman").valid

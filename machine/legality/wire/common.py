@@ -281,20 +281,29 @@ def is_valid_enum(field: str, enum_cls, prov: Provenance, label: str | None = No
 # -- dtype gates --------------------------------------------------------------------------
 
 def dtype_clause(ref: DtypeRef, allow_fp32r: bool = False, allow_64: bool = False,
-                 label: str | None = None, prov: Provenance = P_DTYPE) -> Clause:
-    """is_valid_dtype(<operand>) / is_valid_dtype_64(<operand>) for one dtype byte/nibble."""
+                 label: str | None = None, prov: Provenance = P_DTYPE,
+                 plain: bool = False) -> Clause:
+    """is_valid_dtype(<operand>) / is_valid_dtype_64(<operand>) for one dtype byte/nibble.
+
+    `plain` narrows the gate to the codes below 0x10 (Copy/Cast, ref 000 §6.2).
+    """
     name = "is_valid_dtype_64" if allow_64 else "is_valid_dtype"
     label = label or ref.label
 
     def check(r: Rows) -> np.ndarray:
-        return gates.dtype_gate(r.ctx.gen, allow_fp32r, allow_64)[ref.column(r)]
+        return gates.dtype_gate(r.ctx.gen, allow_fp32r, allow_64, plain)[ref.column(r)]
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         code = ref.value(v)
         rule = "allowed" if allow_fp32r else "not allowed"
-        return (f"{label} {gates.dtype_label(code)} " + ("passes" if ok else "fails")
+        text = (f"{label} {gates.dtype_label(code)} " + ("passes" if ok else "fails")
                 + f" {name} on {ctx.gen.label} (FP32R {rule}): "
-                + gates.describe_gate(ctx.gen, allow_fp32r, allow_64))
+                + gates.describe_gate(ctx.gen, allow_fp32r, allow_64, plain))
+        if plain and code >= gates.PLAIN_LIMIT:
+            text += (f"; Copy/Cast consume only the 12 plain dtypes (+FP32R out): the "
+                     f"extended 0x{gates.PLAIN_LIMIT:X}..0x1F codes never reach Copy/Cast "
+                     "on any generation (ref 000 §1 fact 7, §4 NOTE, §6.2)")
+        return text
 
     def fix(v: Values, ctx: Ctx) -> str | None:
         code = ref.value(v)
@@ -302,6 +311,9 @@ def dtype_clause(ref: DtypeRef, allow_fp32r: bool = False, allow_64: bool = Fals
             return f"FP32R is output-only; use FP32 (0xA) for {label}"
         if code in (0x1, 0xC) and not allow_64:
             return f"64-bit dtypes need an opcode with the _64 gate; use INT32/UINT32 for {label}"
+        if plain and code >= gates.PLAIN_LIMIT:
+            return (f"use a plain dtype (code < 0x{gates.PLAIN_LIMIT:X}) for {label}; "
+                    "extended dtypes are decoded by their own opcodes, not by Copy/Cast")
         return None
 
     return Clause(f"{name}({label})", ref.fields, check, message, prov, fix=fix)
@@ -375,15 +387,50 @@ def _addr_ok(r: Rows, t: Tensor) -> np.ndarray:
     if t.write:  # rule 4: a PSUM write needs a 4-byte dtype
         ok &= (a.space != PSUM) | gates.set_gate(gates.FOUR_BYTE)[dtype]
     ok |= a.shape  # shape-register mode: skipped (the runtime shape is not checked here)
+    allowed = _indirect_allowed(t, r.ctx.gen)
     if a.register.any():
-        # isa-facts §2.2: register mode takes the address from R[byte0] (< 64), bits 8..29 zero
-        reg_ok = ((a.word & 0xFF) < 64) & ((a.word & 0x3FFFFF00) == 0)
+        reg_ok = _register_word_ok(a.word) & (~a.indirect | allowed)
         ok = np.where(a.register, reg_ok, ok)
     indirect = a.indirect & ~a.register
     if indirect.any():
-        allowed = t.mem_pattern_from is not None and r.ctx.gen >= t.mem_pattern_from
         ok = np.where(indirect, allowed & (a.space != OFF_CHIP), ok)
     return ok
+
+
+# isa-facts §2.2, ADDR_REG4 { u8 regnum; u8 rsvd[2]; u8 marker }: a register-mode word
+# names R[byte 0] (< 64); the bits between byte 0 and the marker's mode bits (8..28) are
+# zero. Bit 30 (0xC0 ADDR_SHAPE_REG) and bit 29 (0xA0 INDIRECT_REG) are listed markers,
+# not address bits; 0xE0 (all three) is not a listed marker.
+REG_RESERVED_BITS = isa_addr.ADDRESS_MASK & ~0xFF
+REG_MARKERS = (0x80, 0xC0, 0xA0)
+
+
+def _register_word_ok(word: np.ndarray) -> np.ndarray:
+    marker = (word >> np.uint32(24)) & np.uint32(isa_addr.MARKER_MASK)
+    listed = (marker == 0x80) | (marker == 0xC0) | (marker == 0xA0)
+    return ((word & 0xFF) < 64) & ((word & np.uint32(REG_RESERVED_BITS)) == 0) & listed
+
+
+def _indirect_allowed(t: Tensor, gen: Gen) -> bool:
+    """INDIRECT operands only where the struct has a MEM_PATTERN operand (isa-facts §2.1)."""
+    return t.mem_pattern_from is not None and gen >= t.mem_pattern_from
+
+
+def _register_problems(word: int, t: Tensor, gen: Gen) -> list[str]:
+    """Why a register-mode ADDR4 word fails its encoding checks (empty when it passes)."""
+    problems = []
+    marker = (word >> 24) & isa_addr.MARKER_MASK
+    if marker not in REG_MARKERS:
+        problems.append(f"marker 0x{marker:02X} is not an ADDR4 register marker "
+                        "(0x80 ADDR_REG, 0xC0 ADDR_SHAPE_REG, 0xA0 INDIRECT_REG)")
+    if (word & 0xFF) >= 64:
+        problems.append(f"register {word & 0xFF} is not a GP register R0..R63")
+    if word & REG_RESERVED_BITS:
+        problems.append("bits 8..28 are not zero")
+    if word & isa_addr.INDIRECT_BIT and not _indirect_allowed(t, gen):
+        problems.append(f"INDIRECT, but {t.label} is not a MEM_PATTERN operand on "
+                        f"{gen.label} (isa-facts §2.1)")
+    return problems
 
 
 def tensor_start_addr_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
@@ -395,10 +442,11 @@ def tensor_start_addr_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
         size = gates.element_size(dtype)
         head = f"{t.addr_field} 0x{word:08X}"
         if a.register[0]:
-            reg = word & 0xFF
-            return (f"{head}: register mode (R{reg}); the runtime address is not checked here, "
-                    f"only the encoding (register < 64: {reg < 64}, bits 8..29 zero: "
-                    f"{(word & 0x3FFFFF00) == 0})")
+            mode = "INDIRECT_REG" if a.indirect[0] else "register mode"
+            problems = _register_problems(word, t, ctx.gen)
+            status = "; ".join(problems) if problems else "the encoding is valid"
+            return (f"{head}: {mode} (R{word & 0xFF}); the runtime address is not checked "
+                    f"here, only the encoding (isa-facts §2.2): {status}")
         if a.shape[0]:
             return f"{head}: shape-register mode, the check is skipped (isa-facts §2.3)"
         space = int(a.space[0])
@@ -410,7 +458,7 @@ def tensor_start_addr_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
             space = OFF_CHIP
             where += f" (beyond the {active} active bytes per partition on {ctx.gen.label})"
         if a.indirect[0]:
-            allowed = t.mem_pattern_from is not None and ctx.gen >= t.mem_pattern_from
+            allowed = _indirect_allowed(t, ctx.gen)
             return (f"{head}: INDIRECT ({where}); {t.label} "
                     + ("is" if allowed else "is not")
                     + f" a MEM_PATTERN operand on {ctx.gen.label} (isa-facts §2.1)")
@@ -432,8 +480,26 @@ def tensor_start_addr_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
     def fix(v: Values, ctx: Ctx) -> str | None:
         dtype = t.dtype.value(v)
         word = int(v[t.addr_field])
-        if (word & 0x1FFFFFFF) % gates.element_size(dtype):
-            return f"align {t.addr_field} to {gates.element_size(dtype)} bytes"
+        field = t.addr_field
+        if word & isa_addr.REGISTER_BIT:  # byte 0 is a register number: no alignment here
+            marker = (word >> 24) & isa_addr.MARKER_MASK
+            if marker not in REG_MARKERS:
+                return f"use marker 0x80 (ADDR_REG) in the top byte of {field}"
+            if (word & 0xFF) >= 64:
+                return f"name a GP register R0..R63 in byte 0 of {field}"
+            if word & REG_RESERVED_BITS:
+                return f"clear bits 8..28 of {field} (register mode holds R# and the marker)"
+            if word & isa_addr.INDIRECT_BIT and not _indirect_allowed(t, ctx.gen):
+                return f"use ADDR_REG (0x80) or an immediate address for {field}"
+            return None
+        if word & isa_addr.INDIRECT_BIT:
+            if not _indirect_allowed(t, ctx.gen):
+                return f"use an immediate address for {field} (no INDIRECT on {ctx.gen.label})"
+            return f"point {field} at SBUF or PSUM"
+        if word & isa_addr.SHAPE_BIT:
+            return None
+        if (word & isa_addr.ADDRESS_MASK) % gates.element_size(dtype):
+            return f"align {field} to {gates.element_size(dtype)} bytes"
         return None
 
     return Clause(f"tensor_start_addr_valid({t.label})", (t.addr_field, *t.dtype.fields),

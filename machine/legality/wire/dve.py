@@ -37,7 +37,11 @@ ARITH = frozenset({A.BYPASS, A.ADD, A.SUBTRACT, A.MULT, A.DIVIDE, A.MAX, A.MIN, 
                    A.IS_NE, A.ABS_DIFF, A.ABS_VALUE, A.POW, A.MOD, A.RSQRT, A.ABS_MAX, A.ABS_MIN,
                    A.RELU, A.SQUARE}) | INT_OPS
 GENERAL_ARITH = ARITH - {A.DIVIDE, A.POW, A.MOD, A.RSQRT} - INT_OPS
-# isa-facts §3.3: the 0xC4..0xE1 band minus the four argmax/argmin ops, plus MOD
+# isa-facts §3.3: the 0xC4..0xE1 band minus the four argmax/argmin ops, plus MOD.
+# Decision (review P6 L3): isa-facts prints the count "(26)" but its rule names 27 ops
+# (30 - 4 = 26 band ops, + MOD). The rule wins over the printed count: it is the more
+# specific statement, and MOD would otherwise never reach TENSOR_TENSOR_ARITH 0x41, which
+# accepts general_arith || POW || int_aluop and general_arith excludes MOD. Count: 27.
 INT_ALUOP = frozenset(op for op in A if 0xC4 <= op <= 0xDD) | {A.MOD}
 COMPARE = frozenset({A.IS_EQUAL, A.IS_GT, A.IS_GE, A.IS_LE, A.IS_LT})
 CACHE_FOLD = frozenset({A.ADD, A.SUBTRACT, A.MULT, A.MAX, A.MIN})

@@ -21,6 +21,10 @@ _REJECTED_4BIT = frozenset({Dtype.FP4_EXP2, Dtype.INT4})
 _REJECTED_SCALE = frozenset({Dtype.SFP8_E8, Dtype.SFP8_E7, Dtype.SFP8_E6, Dtype.SFP8_E5})
 _64BIT = frozenset({Dtype.UINT64, Dtype.INT64})
 
+# ref 000 §1 fact 7, §4 NOTE, §6.2: Copy/Cast consume only the plain codes below 0x10
+# ("the extended 0x10..0x1F dtypes never reach Copy/Cast"), on every generation.
+PLAIN_LIMIT = 0x10
+
 # isa-facts §8.1 / §6.4 (RANGE_SELECT input set): the FP datapath set.
 FP_DATAPATH = frozenset({Dtype.FP8_EXP3, Dtype.FP8_EXP4, Dtype.FP8_EXP5, Dtype.FP16,
                          Dtype.BF16, Dtype.FP32})
@@ -40,18 +44,22 @@ def _table(codes: frozenset[int] | set[int]) -> np.ndarray:
 
 
 @cache
-def dtype_gate(gen: Gen, allow_fp32r: bool = False, allow_64: bool = False) -> np.ndarray:
+def dtype_gate(gen: Gen, allow_fp32r: bool = False, allow_64: bool = False,
+               plain: bool = False) -> np.ndarray:
     """is_valid_dtype (allow_64=False) / is_valid_dtype_64 as a table for `gen`.
 
     The extension codes count only on the generations whose enum has them
     (isa-facts §8: FP4 and CPTC from mariana, the rest from maverick); codes the
-    reference does not reject (FP8_EXP2, CPTC1..7) pass, as isa-facts §8.1 says.
+    reference does not reject (FP8_EXP2, CPTC1..7) pass, as isa-facts §8.1 says,
+    unless `plain`: Copy/Cast admit no code >= 0x10 (ref 000 §4 NOTE, §6.2).
     """
     ok = set(dtypes_of(gen)) - {Dtype.INVALID} - _REJECTED_4BIT - _REJECTED_SCALE
     if not allow_fp32r:
         ok.discard(Dtype.FP32R)
     if not allow_64:
         ok -= _64BIT
+    if plain:
+        ok = {code for code in ok if code < PLAIN_LIMIT}
     return _table(ok)
 
 
@@ -61,9 +69,9 @@ def set_gate(codes: frozenset[int]) -> np.ndarray:
     return _table(codes)
 
 
-def describe_gate(gen: Gen, allow_fp32r: bool, allow_64: bool) -> str:
+def describe_gate(gen: Gen, allow_fp32r: bool, allow_64: bool, plain: bool = False) -> str:
     """The admitted set of a dtype gate, named, for messages."""
-    t = dtype_gate(gen, allow_fp32r, allow_64)
+    t = dtype_gate(gen, allow_fp32r, allow_64, plain)
     return "{" + ", ".join(dtype_name(c) for c in np.flatnonzero(t)) + "}"
 
 
@@ -115,6 +123,7 @@ def set_label(codes: frozenset[int]) -> str:
     return "{" + ", ".join(dtype_name(c) for c in sorted(codes)) + "}"
 
 
-__all__ = ["FOUR_BYTE", "FP_DATAPATH", "INT_DATAPATH", "MOVE_DTYPES", "REGISTER_READ",
-           "REGISTER_WRITE", "describe_gate", "dtype_bytes", "dtype_gate", "dtype_label",
-           "element_bytes_table", "element_size", "register_label", "set_gate", "set_label"]
+__all__ = ["FOUR_BYTE", "FP_DATAPATH", "INT_DATAPATH", "MOVE_DTYPES", "PLAIN_LIMIT",
+           "REGISTER_READ", "REGISTER_WRITE", "describe_gate", "dtype_bytes", "dtype_gate",
+           "dtype_label", "element_bytes_table", "element_size", "register_label", "set_gate",
+           "set_label"]

@@ -54,8 +54,9 @@ def _copy_cast(name: str, code: int, copy: bool) -> Predicate:
         *c.header_clauses(),
         c.fixed_opcode("has_copy_opcode" if copy else "has_cast_opcode", code),
         RESERVED, MASK,
-        c.dtype_clause(IN, allow_fp32r=False, prov=P),
-        c.dtype_clause(OUT, allow_fp32r=True, prov=P),
+        # ref 000 §4 NOTE, §6.2: the plain set only (no 0x10..0x1F code), every generation
+        c.dtype_clause(IN, allow_fp32r=False, prov=P, plain=True),
+        c.dtype_clause(OUT, allow_fp32r=True, prov=P, plain=True),
         OP_ENUM, SUBDIM, CHANNELS,
         c.start_addr_active_channels(SRC, NAC), c.start_addr_active_channels(DST, NAC),
         c.tensor_valid(SRC), c.tensor_start_addr_valid(SRC),
