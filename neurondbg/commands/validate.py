@@ -98,10 +98,9 @@ def _summary(result) -> dict:
             "notes": result.note_failures}
 
 
-def _full(result, raw) -> dict:
-    from machine.isa.opcodes import mnemonic
-    # one verdict per judged record (distinct records when deduplicated), shared by
-    # every instruction that is a copy of it
+def _verdicts(result) -> list[dict]:
+    """One verdict per judged record (per distinct record when deduplicated), in column
+    order: every instruction that is a copy of the record shares it."""
     verdicts: list[dict] = []
     for g in result.groups:
         names = [cl.name for cl in g.clauses]
@@ -114,12 +113,40 @@ def _full(result, raw) -> dict:
                 "notes": [n for n, p, nt in zip(names, col, notes, strict=True) if nt and not p],
                 "clauses": dict(zip(names, col, strict=True)),
             })
-    rows = []
-    for i, (op, k) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(), strict=True)):
-        rows.append({"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op),
-                     **verdicts[k]})
+    return verdicts
+
+
+def _full(result, raw) -> dict:
+    """The `--json` document (DESIGN.md) as one dict."""
+    from machine.isa.opcodes import mnemonic
+    verdicts = _verdicts(result)
+    rows = [{"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op), **verdicts[k]}
+            for i, (op, k) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(),
+                                            strict=True))]
     return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
             "invalid": result.invalid, "instructions": rows}
+
+
+ROWS_PER_WRITE = 1 << 14
+
+
+def _write_full(result, raw, out) -> None:
+    """Stream the text json.dumps(_full(...)) would give, without building it: each
+    distinct verdict is serialized once and each instruction's row is formatted."""
+    from machine.isa.opcodes import mnemonic
+    head = {"gen": result.gen.label, "engine": result.engine, "count": result.count,
+            "invalid": result.invalid, "instructions": []}
+    text = json.dumps(head)
+    out.write(text[:-2])  # the document up to and including its list's "["
+    tails = [json.dumps(v)[1:] for v in _verdicts(result)]  # '"valid": ..., "clauses": {..}}'
+    names = {op: json.dumps(mnemonic(op)) for op in np.unique(raw[:, 0]).tolist()}
+    ops, cols = raw[:, 0].tolist(), result.column.tolist()
+    for s in range(0, result.count, ROWS_PER_WRITE):
+        out.write((", " if s else "") + ", ".join(
+            f'{{"index": {i}, "offset": {i * 64}, "opcode": {ops[i]}, '
+            f'"mnemonic": {names[ops[i]]}, {tails[cols[i]]}'
+            for i in range(s, min(s + ROWS_PER_WRITE, result.count))))
+    out.write("]}\n")
 
 
 def np_nonzero(mask) -> list[int]:
@@ -167,7 +194,7 @@ def command(program: str, gen: str, engine: str | None, as_json: bool, summary: 
     if summary:
         click.echo(json.dumps(_summary(result)))
     elif as_json:
-        click.echo(json.dumps(_full(result, raw)))
+        _write_full(result, raw, sys.stdout)
     else:
         _text(result, raw)
     sys.exit(1 if result.invalid else 0)

@@ -126,3 +126,17 @@ def test_cli_summary_on_a_large_repetitive_file(tmp_path) -> None:
     doc = json.loads(out.output)
     assert (doc["count"], doc["invalid"]) == (50_000, slow.invalid)
     assert doc["failures"] == slow.failures and doc["notes"] == slow.note_failures
+
+
+def test_streamed_json_is_the_json_document() -> None:
+    import io
+
+    from neurondbg.commands.validate import _full, _write_full
+
+    raw = np.concatenate([mixed(4, 3000, 20), mixed(5, 300, 300)])
+    for dedup in (True, False):
+        result = validate_raw(raw, Gen.MAVERICK, "dve", dedup=dedup)
+        out = io.StringIO()
+        _write_full(result, raw, out)
+        assert out.getvalue() == json.dumps(_full(result, raw)) + "\n"
+        assert json.loads(out.getvalue())["count"] == len(raw)
