@@ -9,6 +9,23 @@ by zero are a fault; CRC32 is zlib's crc32 of a's 4 little-endian bytes,
 seeded with b; the ARG* ops of two scalars give 0 when a wins (ties: a), 1 else;
 the integer band (0xC4..0xE1) reads and writes 32-bit integer patterns whatever
 `dtype` / `dst_dtype` say (its name fixes the domain).
+
+FP32 decisions (review P6), so that the scalar (SEQ) and vector (tensor) forms agree
+bit for bit:
+- BYPASS passes src0's bits through untouched (ref 000 §7, isa-facts §3.1 "pass
+  through"): a signalling NaN stays signalling, payloads stay.
+- A NaN result carries only the bits numpy float32 gives (IEEE 754 §6.2.3: an input
+  NaN is propagated quieted, payload kept; an invalid operation gives the host's
+  default NaN): the scalar form takes any NaN result from the one-lane vector form
+  instead of inventing one (Python's math.nan).
+- POW is C powf (numpy): negative bases overflow to -inf for odd integer exponents,
+  pow(-0, -1) = -inf. The integer-domain form is C pow in double.
+- MAX/MIN are numpy's np.maximum/np.minimum: NaN-propagating (like IEEE 754-2019
+  maximum/minimum, not 2008 maxNum/minNum, which drop a quiet NaN); when the
+  operands compare equal (+0 and -0) the result is the second operand b (the x86
+  MAXSS/MINSS order numpy's loops give, also in the ufunc.accumulate folds).
+  SYMMETRIC_CLAMP and RSQRT also come from the vector form (±0 order; RSQRT is
+  float32 sqrt then float32 divide there).
 """
 
 from __future__ import annotations
@@ -94,11 +111,9 @@ def _fmin(a: float, b: float) -> float:
 
 
 def _pow(a: float, b: float) -> float:
-    try:
-        r = math.pow(a, b)
-    except (OverflowError, ValueError):
-        return math.nan if a < 0 else math.inf
-    return r
+    """C pow in double (overflow -> signed inf, pow(-0, -1) = -inf), as numpy computes."""
+    with np.errstate(all="ignore"):
+        return float(np.power(np.float64(a), np.float64(b)))
 
 
 def _rsqrt(a: float, _b: float) -> float:
@@ -192,11 +207,29 @@ def alu32(op: int, a: int, b: int, dtype: int, dst_dtype: int | None = None) -> 
         signed, f = _INT[op]
         x, y = (s32(a), s32(b)) if signed else (a & M32, b & M32)
         return f(x, y) & M32  # integer in, integer pattern out, whatever the dtypes say
-    fn = _ARITH[op]
-    r = fn(from_bits(a, dtype), from_bits(b, dtype))
+    if op == A.BYPASS:  # pass-through: the source bits, untouched (no float round trip)
+        return a & M32 if out == dtype else to_bits(from_bits(a, dtype), out)
+    x, y = from_bits(a, dtype), from_bits(b, dtype)
     if dtype == Dtype.FP32:
+        if op in _LANE_OPS or x != x or y != y:  # NaN operands: numpy's NaN bits
+            return _lane_result(op, a, b, out)
+        r = _ARITH[op](x, y)
+        if r != r:  # an invalid operation: the default NaN numpy gives, not math.nan's
+            return _lane_result(op, a, b, out)
         r = bits_f32(f32_bits(float(r)))  # round every fp result to fp32 first
-    return to_bits(r, out)
+        return to_bits(r, out)
+    return to_bits(_ARITH[op](x, y), out)
+
+
+# FP32 ops whose scalar result comes from the vector form (see the module docstring).
+_LANE_OPS = frozenset({A.POW, A.MAX, A.MIN, A.SYMMETRIC_CLAMP, A.RSQRT})
+
+
+def _lane_result(op: int, a: int, b: int, out: int) -> int:
+    """`a OP b` on one fp32 lane of the vector form, as bits in `out`."""
+    lanes = np.array([a & M32, b & M32], dtype=np.uint32).view(np.float32)
+    bits = int(alu_vec(op, lanes[:1], lanes[1:]).view(np.uint32)[0])
+    return bits if out == Dtype.FP32 else to_bits(bits_f32(bits), out)
 
 
 M64 = (1 << 64) - 1
