@@ -149,31 +149,43 @@ def _write_full(result, raw, out) -> None:
     out.write("]}\n")
 
 
-def np_nonzero(mask) -> list[int]:
-    return mask.nonzero()[0].tolist()
-
-
 def _text(result, raw) -> None:
-    from machine.isa.opcodes import mnemonic
-    from machine.legality.explain import explain
+    """Per invalid instruction: index, offset, mnemonic and each failing clause's message."""
     out = sys.stdout
-    explained: dict[bytes, str] = {}  # identical records (loops, repeats) are explained once
-    for i in np_nonzero(~result.valid):
-        op = int(raw[i, 0])
-        record = raw[i].tobytes()
-        text = explained.get(record)
+    bad = np.flatnonzero(~result.valid)
+    # one explanation per distinct record: by column (copies share one when deduplicated),
+    # then by bytes (copies judged separately when the program was mostly distinct)
+    explained: dict[int, str] = {}
+    by_bytes: dict[bytes, str] = {}
+    lines: list[str] = []
+    for i, op, k in zip(bad.tolist(), raw[bad, 0].tolist(), result.column[bad].tolist(),
+                        strict=True):
+        text = explained.get(k)
         if text is None:
-            verdict = explain(record, result.gen, result.engine)
-            lines = [f"[{verdict.predicate}]"]
-            for c in verdict.clauses:
-                if not c.passed and not c.note:
-                    fix = f" (fix: {c.fix})" if c.fix else ""
-                    lines.append(f"  {c.name}: {c.message}{fix}")
-            text = explained[record] = "\n".join(lines) + "\n"
-        out.write(f"#{i} @0x{i * 64:06x} {mnemonic(op)} (0x{op:02X}): invalid {text}")
+            record = raw[i].tobytes()
+            text = explained[k] = by_bytes.get(record) or _explained(record, op, result)
+            by_bytes[record] = text
+        lines.append(f"#{i} @0x{i * 64:06x} {text}")
+        if len(lines) >= 4096:
+            out.write("".join(lines))
+            lines.clear()
+    out.write("".join(lines))
     engine = f", engine {result.engine}" if result.engine else ""
     out.write(f"{result.count} instructions, {result.invalid} invalid "
               f"({result.gen.label}{engine})\n")
+
+
+def _explained(record: bytes, op: int, result) -> str:
+    """The text of one invalid record: mnemonic, predicate, each failing clause (and fix)."""
+    from machine.isa.opcodes import mnemonic
+    from machine.legality.explain import explain
+    verdict = explain(record, result.gen, result.engine)
+    parts = [f"{mnemonic(op)} (0x{op:02X}): invalid [{verdict.predicate}]"]
+    for c in verdict.clauses:
+        if not c.passed and not c.note:
+            fix = f" (fix: {c.fix})" if c.fix else ""
+            parts.append(f"  {c.name}: {c.message}{fix}")
+    return "\n".join(parts) + "\n"
 
 
 @click.command("validate")
