@@ -35,22 +35,68 @@ __all__ = ["convert", "decode_value", "encode_value"]
 
 
 def convert(bits: object, src: str | Format, dst: str | Format, mode: str = "rint",
-            sat: bool = False, profile: str = "ieee") -> np.ndarray:
+            sat: bool = False, profile: str = "ieee", *, out: np.ndarray | None = None
+            ) -> np.ndarray:
     """Convert encodings of `src` to encodings of `dst` (DESIGN "Conversion API").
 
     bits: array-like of unsigned encodings (negative ints are read as two's
     complement patterns); returns an array of the same shape in dst's container.
+
+    out (keyword only): a preallocated array of dst's container dtype and the shape
+    of `bits` (any strides, e.g. a view of machine memory) that receives the result
+    and is returned. The table, same-dtype, fp32-target and neuron ml_dtypes paths
+    write straight into it (no temporary of the result); the others copy once. It
+    may overlap `bits`: the result is then computed before `out` is touched.
     """
     opt = resolve(src, dst, mode, sat, profile)
     b = as_bits(bits, opt.src)
+    if out is not None:
+        _check_out(out, b.shape, opt.dst.container)
+        if _overlap(b, out):
+            out[...] = convert(b, opt.src, opt.dst, opt.mode, opt.sat, opt.profile)
+            return out
     if opt.profile == "neuron" and opt.src == opt.dst:
         # Ref 000 §6.1: a Cast whose in_dtype == out_dtype "degenerates to the pool_copy
         # bit-move" (NKI: "bit-accurate copy when input and output data types are the
         # same"): no fp32 hub, so int32 2^24+1 and NaN payloads survive.
-        return b.copy()
+        if out is None:
+            return b.copy()
+        out[...] = b
+        return out
     if opt.src.bits <= 8 or (opt.src.bits <= 16 and (b.size >= _LUT_MIN or opt in _LUTS)):
-        return _lut(opt)[b.astype(np.intp)]
-    return _convert_wide(b, opt)
+        idx = b.astype(np.intp)
+        if out is None:
+            return _lut(opt)[idx]
+        # Indices are < 2**bits by construction: "clip" never clips, and unlike the
+        # default "raise" it lets take write into `out` without a buffer.
+        return np.take(_lut(opt), idx, out=out, mode="clip")
+    if opt.profile == "neuron":
+        return _neuron(b, opt, out)
+    res = _convert_wide(b, opt)
+    if out is None:
+        return res
+    out[...] = res
+    return out
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays share bytes. Views of one buffer (machine memory) are bounds-
+    overlapping, so the exact test runs, with a work bound: too hard counts as shared."""
+    if not np.may_share_memory(a, b):
+        return False
+    try:
+        return bool(np.shares_memory(a, b, max_work=1 << 12))
+    except np.exceptions.TooHardError:
+        return True
+
+
+def _check_out(out: object, shape: tuple[int, ...], container: np.dtype) -> None:
+    if not isinstance(out, np.ndarray) or out.dtype != container or out.shape != shape:
+        got = (f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray)
+               else type(out).__name__)
+        raise ValueError(f"out must be a {container} array of shape {shape}, got {got}")
+    if not out.flags.writeable:
+        raise ValueError("out is read-only")
 
 
 def _convert_wide(b: np.ndarray, opt: Options) -> np.ndarray:
@@ -170,12 +216,18 @@ def _to_int(lanes: Lanes, dst: IntFormat, mode: str, sat: bool, profile: str) ->
 _FP32 = FORMATS["fp32"]
 
 
-def _neuron(b: np.ndarray, opt: Options) -> np.ndarray:
+def _neuron(b: np.ndarray, opt: Options, out: np.ndarray | None = None) -> np.ndarray:
+    """The neuron Cast, into `out` when given (see `convert`)."""
     with np.errstate(over="ignore", invalid="ignore"):  # astype's NaN/overflow casts are meant
-        return _neuron_hub(b, opt)
+        res = _neuron_hub(b, opt, out)
+    if out is not None and res is not out:
+        out[...] = res
+        return out
+    return res
 
 
-def _neuron_hub(b: np.ndarray, opt: Options) -> np.ndarray:
+def _neuron_hub(b: np.ndarray, opt: Options, out: np.ndarray | None = None) -> np.ndarray:
+    """src -> fp32 -> dst; writes into `out` (and returns it) on the direct paths only."""
     src, dst = opt.src, opt.dst
     if src.name == "fp32":
         hub = b
@@ -186,10 +238,16 @@ def _neuron_hub(b: np.ndarray, opt: Options) -> np.ndarray:
     else:  # int64/uint64 (RNE into fp32), hif8, fp4_e1m2 (exact)
         hub = generic(b, Options(src, _FP32, "rint", False, "ieee"))
     if dst.name == "fp32":
+        if out is not None:
+            _copy_into(out, hub)
+            return out
         return hub.astype(np.uint32)
     f32 = hub.view(np.float32)
     if isinstance(dst, FloatFormat) and dst.ml_dtype is not None and dst.name != "fp8_e8m0":
         if not opt.sat:
+            if out is not None:  # the same cast as astype, written in place
+                _copy_into(out.view(dst.ml_dtype), f32)
+                return out
             return f32.astype(dst.ml_dtype).view(dst.container)
         top = np.float32(dst.max_value)
         out = np.clip(f32, -top, top).astype(dst.ml_dtype).view(dst.container)
@@ -203,6 +261,28 @@ def _neuron_hub(b: np.ndarray, opt: Options) -> np.ndarray:
         return (v & ((1 << dst.bits) - 1)).astype(dst.container)
     mode = "trunc" if isinstance(dst, IntFormat) else "rint"
     return generic(hub, Options(_FP32, dst, mode, opt.sat, "ieee"))
+
+
+SCRATCH_BYTES = 1 << 18  # a block of output rows that stays in cache
+
+
+def _copy_into(out: np.ndarray, src: np.ndarray) -> None:
+    """out[...] = src cast to out's dtype (as astype), `out` and `src` disjoint.
+
+    Views of one buffer (machine memory) overlap in bounds, and numpy's bounds-only
+    overlap guard would then copy all of `src` first; a small scratch block of rows
+    avoids that (measured: ~20% faster than the guarded copy for 128 x 4096).
+    """
+    if out.ndim < 2 or not np.may_share_memory(out, src):
+        np.copyto(out, src, casting="unsafe")
+        return
+    n = out.shape[0]
+    rows = max(1, SCRATCH_BYTES // max(1, out[0].nbytes))
+    tmp = np.empty((min(rows, n), *out.shape[1:]), out.dtype)
+    for p in range(0, n, rows):
+        part = tmp[:min(rows, n - p)]
+        np.copyto(part, src[p:p + rows], casting="unsafe")
+        out[p:p + rows] = part
 
 
 def _int_values(b: np.ndarray, fmt: IntFormat) -> np.ndarray:

@@ -17,7 +17,7 @@ from machine.engines.alu import FOLD_UFUNCS, AluFault, alu_vec, vector_kind
 from machine.engines.ap import operand, read_elems, same_count, write_elems
 from machine.engines.context import Context
 from machine.engines.record import Fault
-from machine.engines.tensor import cast_bits, from_f32, from_u32, to_f32, to_u32
+from machine.engines.tensor import cast_bits, cast_into, from_f32, from_u32, to_f32, to_u32
 from machine.isa.enums import AluOp, TensorSubdim
 from machine.isa.structs import pair_hi, pair_lo
 
@@ -44,6 +44,9 @@ def cast(ctx: Context, inst: Any) -> None:
     src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
     dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
     same_count(src, dst, "CAST src/dst")
+    ctx.lanes = cast_into(st, src, dst, f["in_dtype"], f["out_dtype"])
+    if ctx.lanes is not None:  # converted straight into a contiguous, disjoint destination
+        return
     out, ctx.lanes = cast_bits(st, read_elems(st, src), f["in_dtype"], f["out_dtype"], src.p0,
                                region=src)
     write_elems(st, dst, out)

@@ -33,14 +33,29 @@ class Lanes:
     mask: np.ndarray | None = field(default=None, repr=False)  # predicated: lanes written
     profile: str = "neuron"
     source: Any = field(default=None, repr=False)  # the src Region while in_bits views memory
+    dest: Any = field(default=None, repr=False)  # the dst Region while out_bits views memory
+    write: Write | None = field(default=None, repr=False)  # the step's Write whose `new` is it
 
     def overlaps(self, region: Any) -> bool:
-        return self.source is not None and self.source.overlaps(region)
+        return ((self.source is not None and self.source.overlaps(region))
+                or (self.dest is not None and self.dest.overlaps(region)))
 
     def materialize(self) -> None:
-        """Own a copy of the input bits (called before the memory under them changes)."""
-        self.in_bits = self.in_bits.copy()
-        self.source = None
+        """Own copies of whatever still views memory (called before that memory changes).
+
+        MachineState stops watching after this call, so both sides are copied.
+        """
+        if self.source is not None:
+            self.in_bits = self.in_bits.copy()
+            self.source = None
+        if self.dest is not None:
+            self.out_bits = self.out_bits.copy()
+            self.dest = None
+            if self.write is not None:
+                # Write is frozen (records are values); its `new` was this same memory view
+                # and must now show the copy, so the step's record stays what it wrote.
+                object.__setattr__(self.write, "new", self.out_bits.view(np.uint8))
+                self.write = None
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -12,9 +12,11 @@ from functools import lru_cache
 import numpy as np
 
 from machine.convert import convert
+from machine.convert.formats import parse_format
 from machine.dtypes import Dtype, Gen, dtype_format, dtype_name
+from machine.engines.ap import read_elems
 from machine.engines.record import Fault, Lanes
-from machine.state import MachineState, Region
+from machine.state import ZERO_MIN_BYTES, MachineState, Region, Write, _is_zero
 
 _SIGNED = {Dtype.INT8: np.int8, Dtype.INT16: np.int16, Dtype.INT32: np.int32,
            Dtype.INT64: np.int64}
@@ -50,6 +52,53 @@ def cast_bits(state: MachineState, bits: np.ndarray, src: int, dst: int, p0: int
     if view:
         state.watch(lanes)
     return out, lanes
+
+
+def cast_into(state: MachineState, src: Region, dst: Region, src_dtype: int, dst_dtype: int
+              ) -> Lanes | None:
+    """Cast `src` elements straight into the memory of `dst` (a journaled write); the lanes.
+
+    Returns None, having done nothing, unless the direct path applies: `dst` is a
+    slice per partition, disjoint from `src` (an overlapping cast would read what
+    it has already written), and the dst format's container is the element size.
+    Then it does `MachineState.write_block`'s work without the result temporary:
+    watchers over `dst` copy first, the old bytes are journaled BEFORE the convert
+    writes the view (undo stays exact), and the step's Write and the lanes' out_bits
+    are that view; the lanes are watched, so both are copied before the memory
+    under them changes again (Lanes.materialize).
+    """
+    s, d = fmt_of(state, src_dtype), fmt_of(state, dst_dtype)
+    idx = dst.byte_index
+    if not isinstance(idx, slice) or src.overlaps(dst) or _itemsize(d) != dst.size:
+        return None
+    mem = state.memory(dst.space)
+    if state.views:
+        state._protect(dst)  # the write_block protocol, without its copy
+    view = mem[dst.p0:dst.p1, idx]
+    if view.size >= ZERO_MIN_BYTES and _is_zero(view):
+        old = np.broadcast_to(np.uint8(0), view.shape)  # as write_block: zeros need no copy
+    else:
+        old = view.copy()
+    state.journal.other("mem", dst.space, dst.bare(), old)
+    bits = read_elems(state, src)  # a view for a slice pattern, a gathered copy otherwise
+    out = view.view(f"<u{dst.size}")
+    try:
+        convert(bits, s, d, mode="rint", sat=state.fp8_sat, profile="neuron", out=out)
+    except ValueError as e:  # the step faults; the debugger undoes the journaled write
+        raise Fault(f"cannot convert {s} -> {d}: {e}") from None
+    write = Write(dst.space, old, view, region=dst)
+    if state.writes is not None:
+        state.writes.append(write)
+    on_src = np.may_share_memory(bits, state.memory(src.space))
+    lanes = Lanes(s, d, state.fp8_sat, src.p0, bits, out, None,
+                  source=src if on_src else None, dest=dst, write=write)
+    state.watch(lanes)
+    return lanes
+
+
+@lru_cache(maxsize=64)
+def _itemsize(fmt: str) -> int:
+    return parse_format(fmt).container.itemsize
 
 
 def to_f32(state: MachineState, bits: np.ndarray, dtype: int) -> np.ndarray:
