@@ -25,9 +25,11 @@ import numpy as np
 from machine import expr as ex
 from machine.breakpoints import SEMANTIC_FLAG, STATIC_KINDS, Breakpoint, parse_spec
 from machine.engines import Context, StepRecord, execute, handler_for
+from machine.engines.record import LazyVerdict
 from machine.engines.seq import FAST_OPCODES, fast_op
 from machine.state import RECORD_BYTES, MachineConfig, MachineState
 
+_MISSING = object()  # no Verdict cached yet (None is a cached "no legality engine")
 FAST_CHUNK = 1 << 16  # fast steps between interrupt checks (~65 ms at 1e6 steps/s)
 # `run` reports the first five; `interrupt` (UI) and `start` (reverse) are interactive only.
 STOP_REASONS = ("halt", "breakpoint", "fault", "invalid", "max-steps", "interrupt", "start")
@@ -101,6 +103,12 @@ class Machine:
             except Exception:
                 self._verdicts[i] = None
         return self._verdicts[i]
+
+    def _lazy_verdict(self, i: int) -> Any:
+        """Record i's Verdict if already explained, else a LazyVerdict (DESIGN: the bulk
+        validity flag decides the step; the explanation waits until someone reads it)."""
+        v = self._verdicts.get(i, _MISSING)
+        return LazyVerdict(lambda: self.verdict(i)) if v is _MISSING else v
 
     def index_of(self, pc: int) -> int | None:
         i, rem = divmod(pc - self.config.base, RECORD_BYTES)
@@ -243,7 +251,7 @@ class Machine:
     def _execute(self, i: int, pc: int, step: int) -> StepRecord:
         st = self.state
         inst = self.instruction(i)
-        verdict = self.verdict(i)
+        verdict = self._lazy_verdict(i)
         if not self.valid(i) and not self.config.execute_invalid:
             return StepRecord(step, pc, i, inst, verdict, invalid=True, next_pc=pc)
         handler, why = handler_for(inst.opcode, self.config.engine, self.config.gen)

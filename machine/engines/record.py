@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
@@ -151,21 +152,46 @@ def decode_values(bits: np.ndarray, fmt: str) -> np.ndarray:
     return decode_value(bits, fmt)
 
 
+class LazyVerdict:
+    """A legality Verdict computed when first read: explaining a record costs ~1 ms, and
+    a step needs only the precomputed bulk validity flag to run or refuse."""
+
+    __slots__ = ("compute",)
+
+    def __init__(self, compute: Callable[[], Any]) -> None:
+        self.compute = compute
+
+
 @dataclass
 class StepRecord:
-    """One executed (or refused) step. `writes` are also what the journal undoes."""
+    """One executed (or refused) step. `writes` are also what the journal undoes.
+
+    `verdict` (the legality Verdict, or None without a legality engine) may be given
+    as a LazyVerdict: it is computed on first read and kept.
+    """
 
     step: int  # 0-based number of this step (= steps executed before it)
     pc: int
     index: int  # record index in the program
     instruction: Any = field(default=None, repr=False)  # machine.isa.codec.Instruction
-    verdict: Any = field(default=None, repr=False)  # legality Verdict, when available
+    _verdict: Any = field(default=None, repr=False)  # a Verdict, None, or a LazyVerdict
     writes: list[Write] = field(default_factory=list)
     fault: str | None = None
     invalid: bool = False  # refused: failed legality (nothing executed)
     halted: bool = False
     next_pc: int = 0
     lanes: Lanes | None = None
+
+    @property
+    def verdict(self) -> Any:
+        v = self._verdict
+        if isinstance(v, LazyVerdict):
+            v = self._verdict = v.compute()
+        return v
+
+    @verdict.setter
+    def verdict(self, value: Any) -> None:
+        self._verdict = value
 
     @property
     def executed(self) -> bool:
@@ -182,15 +208,15 @@ class StepRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """One `--trace` JSON line: pc, opcode, mnemonic, verdict, writes, fault."""
+        verdict = self.verdict
         d: dict[str, Any] = {
             "step": self.step, "pc": self.pc, "index": self.index, "opcode": self.opcode,
             "mnemonic": self.mnemonic,
-            "verdict": None if self.verdict is None else (
-                "valid" if self.verdict.valid else "failed"),
+            "verdict": None if verdict is None else ("valid" if verdict.valid else "failed"),
             "writes": [w.to_dict() for w in self.writes],
         }
-        if self.verdict is not None and not self.verdict.valid:
-            d["failed"] = list(self.verdict.failed)
+        if verdict is not None and not verdict.valid:
+            d["failed"] = list(verdict.failed)
         if self.fault:
             d["fault"] = self.fault
         if self.invalid:

@@ -156,3 +156,20 @@ def test_outputs_and_flags_stay_after_the_next_step_overwrites_them() -> None:
     m.step()
     assert np.array_equal(r1.lanes.out_bits, out)
     assert all(np.array_equal(r1.lanes.flags[k], v) for k, v in flags.items())
+
+
+def test_verdicts_are_computed_only_when_read_or_a_stop_needs_them() -> None:
+    m = machine("CAST in_dtype=FP32 out_dtype=BF16 nac=1 src=sb[0, 0] step=[1,0,0,0] "
+                "num=[4,1,1,1] dst=sb[0, 0x40] step=[1,0,0,0] num=[4,1,1,1]\n"
+                "CAST in_dtype=FP32R out_dtype=BF16 nac=1 src=sb[0, 0] step=[1,0,0,0] "
+                "num=[4,1,1,1] dst=sb[0, 0x40] step=[1,0,0,0] num=[4,1,1,1]\nHALT",
+                partitions=1)
+    rec = m.step()
+    assert rec.executed and m._verdicts == {}  # stepping did not explain record 0
+    assert rec.verdict is not None and rec.verdict.valid and list(m._verdicts) == [0]
+    m.reverse_step()
+    assert m.step().verdict is rec.verdict  # explained once per record, then shared
+    stop = m.cont()  # record 1 fails legality (FP32R is output-only): the stop explains it
+    assert stop.reason == "invalid" and 1 in m._verdicts
+    assert "FP32R" in stop.detail or "dtype" in stop.detail
+    assert stop.record.to_dict()["verdict"] == "failed"
