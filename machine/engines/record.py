@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -37,19 +38,35 @@ class Lanes:
     dest: Any = field(default=None, repr=False)  # the dst Region while out_bits views memory
     write: Write | None = field(default=None, repr=False)  # the step's Write whose `new` is it
 
+    _watches: list[_Watch] = field(default_factory=list, init=False, repr=False)
+
+    def watch(self, state: Any) -> None:
+        """Have MachineState copy each side still viewing memory before that memory changes.
+
+        Each side is watched on its own, so overwriting the destination (the next step,
+        an undo) copies only the outputs, and the inputs stay a view while their bytes do.
+        """
+        for side, region in (("in", self.source), ("out", self.dest)):
+            if region is not None:
+                w = _Watch(region, self, side)
+                self._watches.append(w)  # the state holds it weakly: it lives with the lanes
+                state.watch(w)
+
     def overlaps(self, region: Any) -> bool:
         return ((self.source is not None and self.source.overlaps(region))
                 or (self.dest is not None and self.dest.overlaps(region)))
 
     def materialize(self) -> None:
-        """Own copies of whatever still views memory (called before that memory changes).
+        """Own copies of whatever still views memory (both sides)."""
+        self.own("in")
+        self.own("out")
 
-        MachineState stops watching after this call, so both sides are copied.
-        """
-        if self.source is not None:
+    def own(self, side: str) -> None:
+        """Copy one side ("in" / "out") if it still views memory."""
+        if side == "in" and self.source is not None:
             self.in_bits = self.in_bits.copy()
             self.source = None
-        if self.dest is not None:
+        elif side == "out" and self.dest is not None:
             self.out_bits = self.out_bits.copy()
             self.dest = None
             if self.write is not None:
@@ -124,6 +141,25 @@ class Lanes:
 
     def counts(self) -> dict[str, int]:
         return {k: int(v.sum()) for k, v in self.flags.items()}
+
+
+class _Watch:
+    """One side of a Lanes viewing memory, as MachineState.watch wants it."""
+
+    __slots__ = ("__weakref__", "lanes", "region", "side")
+
+    def __init__(self, region: Any, lanes: Lanes, side: str) -> None:
+        self.region = region
+        self.lanes = weakref.ref(lanes)  # no cycle: the lanes keep their watches alive
+        self.side = side
+
+    def overlaps(self, region: Any) -> bool:
+        return self.region.overlaps(region)
+
+    def materialize(self) -> None:
+        lanes = self.lanes()
+        if lanes is not None:
+            lanes.own(self.side)
 
 
 @lru_cache(maxsize=32)

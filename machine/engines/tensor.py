@@ -50,7 +50,7 @@ def cast_bits(state: MachineState, bits: np.ndarray, src: int, dst: int, p0: int
     view = region is not None and np.may_share_memory(bits, state.memory(region.space))
     lanes = Lanes(s, d, state.fp8_sat, p0, bits, out, mask, source=region if view else None)
     if view:
-        state.watch(lanes)
+        lanes.watch(state)
     return out, lanes
 
 
@@ -64,8 +64,8 @@ def cast_into(state: MachineState, src: Region, dst: Region, src_dtype: int, dst
     Then it does `MachineState.write_block`'s work without the result temporary:
     watchers over `dst` copy first, the old bytes are journaled BEFORE the convert
     writes the view (undo stays exact), and the step's Write and the lanes' out_bits
-    are that view; the lanes are watched, so both are copied before the memory
-    under them changes again (Lanes.materialize).
+    are that view; the lanes are watched, so each side is copied before the memory
+    under it changes again (Lanes.watch).
     """
     s, d = fmt_of(state, src_dtype), fmt_of(state, dst_dtype)
     idx = dst.byte_index
@@ -92,7 +92,7 @@ def cast_into(state: MachineState, src: Region, dst: Region, src_dtype: int, dst
     on_src = np.may_share_memory(bits, state.memory(src.space))
     lanes = Lanes(s, d, state.fp8_sat, src.p0, bits, out, None,
                   source=src if on_src else None, dest=dst, write=write)
-    state.watch(lanes)
+    lanes.watch(state)
     return lanes
 
 

@@ -173,3 +173,15 @@ def test_verdicts_are_computed_only_when_read_or_a_stop_needs_them() -> None:
     assert stop.reason == "invalid" and 1 in m._verdicts
     assert "FP32R" in stop.detail or "dtype" in stop.detail
     assert stop.record.to_dict()["verdict"] == "failed"
+
+
+def test_each_side_is_copied_only_when_its_own_bytes_change() -> None:
+    # Step 2 writes only step 1's destination; step 3 only step 1's source.
+    m = _machine([("FP32", "BF16", 0, 0x800), ("FP32", "BF16", 0x400, 0x800),
+                  ("FP32", "FP32", 0x400, 0)])
+    r1 = m.step()
+    assert r1.lanes.source is not None and r1.lanes.dest is not None  # both view memory
+    m.step()
+    assert r1.lanes.source is not None and r1.lanes.dest is None  # outputs copied
+    m.step()
+    assert r1.lanes.source is None  # now the inputs too
