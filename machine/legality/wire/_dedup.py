@@ -40,7 +40,7 @@ def _buckets(blk: np.ndarray, r: int, bits: int) -> np.ndarray:
 
 
 def _round(words: np.ndarray, rows: np.ndarray | None, r: int, kept: int, limit: int,
-           max_fraction: float):
+           max_fraction: float) -> tuple[np.ndarray, np.ndarray] | None:
     """One bucket round over `rows`: (representatives, keep index per row or -1) or None.
 
     One pass, block by block, so each block is read once while it is in cache:
@@ -101,7 +101,7 @@ def dedup(words: np.ndarray, max_fraction: float = 0.5) -> tuple[np.ndarray, np.
     limit = max(1, int(n * max_fraction))
     keep: list[np.ndarray] = []
     kept = 0
-    inverse = None
+    inverse = np.empty(0, np.intp)  # replaced by round 1's slots
     rows: np.ndarray | None = None  # None: every row (round 1 needs no index array)
     for r in range(ROUNDS):
         found = _round(words, rows, r, kept, limit, max_fraction)
