@@ -5,7 +5,8 @@
 1. SEQ loop (ALU_OP + COMPARE_BRANCH), headless `continue`: instructions/s (target >= 1e6).
 2. CAST fp32 -> bf16 on 128 x 4096 elements: machine step time / machine.convert alone
    (target <= 1.5) into untouched (zero) memory and into non-zero memory, against the
-   plain-numpy floor of the same journaled work; runs of CAST steps whose journal grows.
+   plain-numpy floor of the same journaled work (old bytes copied, then converted straight
+   into the destination); runs of CAST steps whose journal grows.
 3. Journal bytes per step against bytes written (target <= 2x).
 4. Reverse-step time against forward-step time.
 """
@@ -101,8 +102,10 @@ def cast_step(repeats: int) -> None:
     f = float(np.median(_floor(m, repeats)))
     print(f"  destination holding non-zero bytes (old bytes copied to the journal): step "
           f"{s2 * 1e3:.2f} ms -> ratio {s2 / c:.2f}; reverse-step {r2 * 1e3:.2f} ms")
-    print(f"  plain-numpy floor of that step (convert, copy old bytes, write new): "
-          f"{f * 1e3:.2f} ms = {f / c:.2f}x convert; the machine adds {(s2 - f) * 1e6:.0f} us")
+    f2 = float(np.median(_floor(m, repeats, direct=False)))
+    print(f"  plain-numpy floor of that step (copy old bytes, convert into the destination "
+          f"view): {f * 1e3:.2f} ms = {f / c:.2f}x convert; the machine adds "
+          f"{(s2 - f) * 1e6:.0f} us (through a fresh array and a copy: {f2 / c:.2f}x)")
     n = 16
     lines = [CAST.splitlines()[0].replace(hex(DST), hex(DST + k * written // 128))
              for k in range(n)]
@@ -114,8 +117,8 @@ def cast_step(repeats: int) -> None:
         for _ in range(n):
             m.step()
         fwd = (time.perf_counter() - t) / n
-        print(f"  {n} CAST steps in a row into {what} (the journal keeps every step; each "
-              f"record's first step also explains its legality): {fwd * 1e3:.2f} ms/step")
+        print(f"  {n} CAST steps in a row into {what} (the journal keeps every step; "
+              f"verdicts are explained only when read): {fwd * 1e3:.2f} ms/step")
 
 
 def _step_times(m: Machine, repeats: int) -> tuple[float, float, int]:
@@ -133,18 +136,25 @@ def _step_times(m: Machine, repeats: int) -> tuple[float, float, int]:
     return float(np.median(t_step)), float(np.median(t_rev)), jb
 
 
-def _floor(m: Machine, repeats: int) -> list[float]:
-    """The same work as a CAST step in plain numpy, undone between repeats like the step."""
+def _floor(m: Machine, repeats: int, direct: bool = True) -> list[float]:
+    """The same work as a CAST step in plain numpy, undone between repeats like the step.
+
+    direct: journal the old bytes, then convert straight into the destination view (what
+    the step does); else convert into a fresh array and copy it in (the earlier design).
+    """
     sb = m.state.sbuf
     src, dst = sb[:, :4 * 4096].view(np.uint32), sb[:, DST:DST + 2 * 4096]
     times, keep = [], None
     for _ in range(repeats):
         t = time.perf_counter()
-        out = convert(src, "fp32", "bf16", "rint", False, "neuron")
         old = dst.copy()
-        dst[...] = out.view(np.uint8)
+        if direct:
+            out = convert(src, "fp32", "bf16", "rint", False, "neuron", out=dst.view(np.uint16))
+        else:
+            out = convert(src, "fp32", "bf16", "rint", False, "neuron")
+            dst[...] = out.view(np.uint8)
         times.append(time.perf_counter() - t)
-        keep = out  # the step's record keeps its output
+        keep = out.copy() if direct else out  # the step's record keeps its output
         dst[...] = old
     del keep
     return times
