@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
 
 ENGINE_CHOICES = ("pool", "dve", "act", "pe", "sp")
@@ -30,7 +31,6 @@ ENGINE_CHOICES = ("pool", "dve", "act", "pe", "sp")
 def command(trace: Path, program: Path, gen: str, engine: str, sbuf_in: Path | None,
             execute_invalid: bool, as_json: bool) -> None:
     """Re-run PROGRAM and report the first step where it diverges from TRACE."""
-    import numpy as np
 
     from machine.dtypes import parse_gen
     from machine.state import MachineConfig
@@ -43,10 +43,7 @@ def command(trace: Path, program: Path, gen: str, engine: str, sbuf_in: Path | N
         raise InputError(f"--gen: {e}") from None
     sbuf = None
     if sbuf_in is not None:
-        try:
-            sbuf = np.load(sbuf_in, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as e:
-            raise InputError(f"{sbuf_in}: offset 0: expected a .npy file: {e}") from None
+        sbuf = load_sbuf(sbuf_in)
     config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
     try:
         result = replay(trace, program, config=config, sbuf=sbuf)

@@ -16,18 +16,8 @@ import click
 import numpy as np
 
 from machine.engines import ENGINES as ENGINE_CHOICES  # the engine names, declared once
+from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
-
-
-def _load_sbuf(path: Path) -> np.ndarray:
-    try:
-        a = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as e:
-        raise InputError(f"{path}: offset 0: expected a .npy file: {e}") from None
-    if a.dtype != np.uint8 or a.ndim != 2:
-        raise InputError(f"{path}: expected a uint8 array of shape (partitions, bytes), "
-                         f"found {a.dtype} {a.shape}")
-    return a
 
 
 def _summary(m: Any, stop: Any) -> str:
@@ -85,7 +75,7 @@ def command(program: Path, gen: str, engine: str, max_steps: int | None,
     m = opened.machine
     if sbuf_in is not None:
         try:
-            m.load_sbuf(_load_sbuf(sbuf_in))
+            m.load_sbuf(load_sbuf(sbuf_in))
         except ValueError as e:
             raise InputError(f"{sbuf_in}: {e}") from None
     for spec in breaks:
