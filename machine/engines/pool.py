@@ -80,22 +80,29 @@ _SUBDIM_AXES = {TensorSubdim.UNUSED: 1, TensorSubdim.X: 1, TensorSubdim.XY: 2,
                 TensorSubdim.XYZ: 3, TensorSubdim.XYZW: 4}
 
 
-def tensor_reduce(ctx: Context, inst: Any) -> None:
-    """Fold the innermost op_dim axes (X = dim 0, ... XYZW = all four) with `op`."""
+def _fold_operands(ctx: Context, inst: Any, bitvec_opcode: int) -> tuple[Any, ...]:
+    """The shared prologue of TENSOR_REDUCE / TENSOR_CUMULATIVE: the op's kind (bitvec
+    opcodes take bit ops, arith ones fp/int ops), the op_dim axis count, and the operands."""
     f = inst.fields
     st = ctx.state
     nac = f["num_active_channels"]
     op = f["op"]
     kind = vector_kind(op)
-    want = ("bits",) if inst.opcode == 0x52 else ("fp", "int")
-    if kind not in want:
-        what = "bitvec" if inst.opcode == 0x52 else "arith"
-        raise Fault(f"TENSOR_REDUCE op {op:#x} is not a {what} op for {inst.mnemonic}")
+    bitvec = inst.opcode == bitvec_opcode
+    if kind not in (("bits",) if bitvec else ("fp", "int")):
+        raise Fault(f"{inst.mnemonic}: op {op:#x} is not a modelled "
+                    f"{'bitvec' if bitvec else 'arith'} op")
     naxes = _SUBDIM_AXES.get(f["op_dim"])
     if naxes is None:
-        raise Fault(f"TENSOR_REDUCE op_dim {f['op_dim']} is not a TENSOR_SUBDIM code")
+        raise Fault(f"{inst.mnemonic}: op_dim {f['op_dim']} is not a TENSOR_SUBDIM code")
     src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
     dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
+    return f, st, op, kind, naxes, src, dst
+
+
+def tensor_reduce(ctx: Context, inst: Any) -> None:
+    """Fold the innermost op_dim axes (X = dim 0, ... XYZW = all four) with `op`."""
+    f, st, op, kind, naxes, src, dst = _fold_operands(ctx, inst, 0x52)
     nums = src.nums  # dim 0 innermost; the array below is (P, n3, n2, n1, n0)
     if dst.count * int(np.prod(nums[:naxes])) != src.count:
         raise Fault(f"TENSOR_REDUCE: dst holds {dst.count} elements; reducing {naxes} axes of "
@@ -129,20 +136,7 @@ def _scan(op: int, x: np.ndarray) -> np.ndarray:
 
 def tensor_cumulative(ctx: Context, inst: Any) -> None:
     """dst = running fold of src over its op_dim axes (flattened, dimension 0 fastest)."""
-    f = inst.fields
-    st = ctx.state
-    nac = f["num_active_channels"]
-    op = f["op"]
-    kind = vector_kind(op)
-    want = ("bits",) if inst.opcode == 0x5E else ("fp", "int")
-    if kind not in want:
-        raise Fault(f"{inst.mnemonic}: op {op:#x} is not a modelled "
-                    f"{'bitvec' if inst.opcode == 0x5E else 'arith'} op")
-    naxes = _SUBDIM_AXES.get(f["op_dim"])
-    if naxes is None:
-        raise Fault(f"{inst.mnemonic}: op_dim {f['op_dim']} is not a TENSOR_SUBDIM code")
-    src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
-    dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
+    f, st, op, kind, naxes, src, dst = _fold_operands(ctx, inst, 0x5E)
     same_count(src, dst, f"{inst.mnemonic} src/dst")
     bits = read_elems(st, src)
     inner = int(np.prod(src.nums[:naxes]))
