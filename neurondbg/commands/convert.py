@@ -223,7 +223,13 @@ def parse_value(text: str, fmt: Format) -> int:
                              f"[{fmt.min_value}, {fmt.max_value}] for {fmt.name}")
         return int(x) & ((1 << fmt.bits) - 1)
     mag, exp = _odd_significand(abs(x))
-    return _encode_exact(fmt, FINITE, neg, mag, exp)
+    code = _encode_exact(fmt, FINITE, neg, mag, exp)
+    if x and not np.isfinite(decode_value(np.array([code], fmt.container), fmt)[0]):
+        # Say so: a finite decimal that overflows the source format is read as inf/NaN.
+        read_as = _value(code, fmt)
+        click.echo(f"neurondbg: note: {text} is beyond {fmt.name}'s range: read as "
+                   f"{read_as}", err=True)
+    return code
 
 
 def _odd_significand(x: Fraction) -> tuple[int, int]:

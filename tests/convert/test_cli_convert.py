@@ -246,3 +246,11 @@ def test_iss_and_gen_errors_are_one_line_exit_2(args: list[str], needle: str) ->
     assert len(lines) == 1 and lines[0].startswith("neurondbg: error: convert: "), res.output
     assert needle in lines[0]
     assert res.exception is None or isinstance(res.exception, SystemExit)
+
+
+def test_a_decimal_beyond_the_source_range_is_noted() -> None:
+    out = CliRunner().invoke(cli, ["convert", "1e40", "--from", "fp32", "--to", "bf16", "--json"])
+    assert out.exit_code == 0
+    assert out.stderr == "neurondbg: note: 1e40 is beyond fp32's range: read as inf\n"
+    quiet = CliRunner().invoke(cli, ["convert", "1e30", "--from", "fp32", "--to", "bf16"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
