@@ -8,6 +8,7 @@ model (views.adapter.Session) and pushes one Snapshot down after every stop.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -158,7 +159,9 @@ class NeurondbgApp(App):
         if note is not None and note is not self._note:
             self._note = note
             self.say(Text.assemble(("▌ ", "bold magenta"), (note.title or "note", "bold")))
-            self.say(Text(note.text.strip(), style="italic"))
+            # Single line breaks in a note are the TOML source's; the console wraps itself.
+            text = re.sub(r"(?<!\n)\n(?!\n)", " ", note.text.strip())
+            self.say(Text(text, style="italic"))
 
     def _debugger(self) -> DebuggerScreen | None:
         for s in self.screen_stack:
@@ -259,6 +262,11 @@ class NeurondbgApp(App):
     def action_stop(self) -> None:
         if self.running and self.session is not None:
             self.session.interrupt.set()
+            return
+        focused = self.screen.focused
+        if isinstance(focused, Input) and focused.id == "console-input":
+            # Esc leaves the command line, so s / c / r act on the program again
+            self.query_one(ProgramView).focus()
             return
         if self.screen.maximized is not None:
             self.screen.minimize()

@@ -62,3 +62,31 @@ async def test_palette_prefills_the_console() -> None:
         assert box.value == "load " and app.focused is box
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Save session" in titles and "Load session" in titles
+
+
+async def test_escape_leaves_the_console_and_keys_act_on_the_program() -> None:
+    from views.program import ProgramView
+
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.press("colon", "h", "e", "l", "p", "enter", "escape")
+        await pilot.pause()
+        assert isinstance(app.focused, ProgramView)
+        await pilot.press("s")
+        await pilot.pause()
+        assert app.session.state.steps == 1
+
+
+async def test_tour_notes_join_their_source_lines() -> None:
+    from sessions.tours import TOURS_DIR
+    from views.console_view import ConsoleView
+
+    app = NeurondbgApp(TOURS_DIR / "move_gate.toml")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.pause()
+        note = app.session.note()
+        assert "\n" in note.text.strip()  # the TOML text has line breaks ...
+        joined = " ".join(note.text.split())
+        assert joined in app.screen.query_one(ConsoleView).messages  # ... the console line not
