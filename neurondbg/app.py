@@ -359,6 +359,11 @@ class NeurondbgApp(App):
             self.action_breakpoint()
         elif action == "lab":
             self.action_lab(*args)
+        elif action == "lab-iss":
+            from neurondbg.screens.lab import LabScreen
+
+            name, value = args
+            self.push_screen(LabScreen(value or "1.00390625", closable=True, iss=name))
         elif action == "goto":
             self.query_one(MemoryView).goto(*args)
         elif action == "dtype":

@@ -34,7 +34,8 @@ HELP: dict[str, str] = {
          "F: x hex byte, b bf16, h fp16, f fp32, d int32, u uint32, or a format name",
     "set": "set TARGET = VALUE  set R5 / PC / sb[P, BYTE]:FMT (not undoable)",
     "who": "who TARGET          which step last wrote R5, sb[P, BYTE], acc[P], sem[N]",
-    "lab": "lab [VALUE [SRC [DST]]]   open the Convert Lab",
+    "lab": "lab [VALUE [SRC [DST]]]   open the Convert Lab; lab iss NAME [VALUE]: on an "
+           "ISS primitive of reference 003",
     "goto": "goto P BYTE [sbuf|psum]   show SBUF/PSUM from partition P, byte BYTE",
     "dtype": "dtype NAME          SBUF pane element format (hex, fp32, bf16, int8, ...)",
     "pane": "pane NAME           maximise a pane (program, registers, struct, legality, memory, "
@@ -236,6 +237,13 @@ def _who(session: Any, rest: str) -> Reply:
 
 def _lab(session: Any, rest: str) -> Reply:
     parts = shlex.split(rest)
+    if parts and parts[0] == "iss":  # lab iss NAME [VALUE]: an ISS primitive of ref 003
+        from machine.convert.iss import ISS_PRIMITIVES
+
+        if len(parts) < 2 or parts[1] not in ISS_PRIMITIVES:
+            raise ValueError("expected: lab iss NAME [VALUE]; primitives: "
+                             + ", ".join(ISS_PRIMITIVES))
+        return Reply(action="lab-iss", args=(parts[1], parts[2] if len(parts) > 2 else ""))
     return Reply(action="lab", args=tuple(parts[:3]))
 
 

@@ -90,3 +90,19 @@ async def test_tour_notes_join_their_source_lines() -> None:
         assert "\n" in note.text.strip()  # the TOML text has line breaks ...
         joined = " ".join(note.text.split())
         assert joined in app.screen.query_one(ConsoleView).messages  # ... the console line not
+
+
+async def test_lab_iss_opens_the_lab_on_a_primitive() -> None:
+    from neurondbg.screens.lab import LabScreen
+    from views.lab import ConvertLab
+
+    with pytest.raises(ValueError, match="primitives: float"):
+        console._lab(None, "iss nope")
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        app.run_command("lab iss packl 0x10000")
+        await pilot.pause()
+        assert isinstance(app.screen, LabScreen)
+        lab = app.screen.query_one(ConvertLab)
+        assert lab.iss_mode and lab.iss_name == "packl"
