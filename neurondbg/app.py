@@ -279,9 +279,33 @@ class NeurondbgApp(App):
             screen.maximize(screen.focused)
 
     def action_lab(self, value: str = "", src: str = "", dst: str = "") -> None:
+        from machine.convert.formats import parse_format
         from neurondbg.screens.lab import LabScreen
+        from views.lab_model import parse_input
 
-        self.push_screen(LabScreen(value or "1.00390625", src or "fp32", dst or "bf16"))
+        src, dst, value = src or "fp32", dst or "bf16", value or "1.00390625"
+        try:  # bad input is a console line, not a crash while composing the screen
+            parse_format(dst)
+            parse_input(value, parse_format(src))
+        except ValueError as exc:
+            self.say(f"error: lab: {exc}", "bold red")
+            return
+        self.push_screen(LabScreen(value, src, dst))
+
+    def _lab_iss(self, name: str, value: str) -> None:
+        from machine.convert.iss import ISS_PRIMITIVES
+        from neurondbg.screens.lab import LabScreen
+        from views.lab import iss_formats
+        from views.lab_model import parse_input
+
+        prim = ISS_PRIMITIVES[name]
+        try:  # no value: the lab starts on the lane 0
+            if value:
+                parse_input(value, iss_formats(prim, prim.bind())[0])
+        except ValueError as exc:
+            self.say(f"error: lab iss {name}: {exc}", "bold red")
+            return
+        self.push_screen(LabScreen(value, iss=name))
 
     def action_help(self) -> None:
         from neurondbg.screens.help import HelpScreen
@@ -360,10 +384,7 @@ class NeurondbgApp(App):
         elif action == "lab":
             self.action_lab(*args)
         elif action == "lab-iss":
-            from neurondbg.screens.lab import LabScreen
-
-            name, value = args
-            self.push_screen(LabScreen(value or "1.00390625", closable=True, iss=name))
+            self._lab_iss(*args)
         elif action == "goto":
             self.query_one(MemoryView).goto(*args)
         elif action == "dtype":

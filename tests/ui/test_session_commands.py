@@ -106,3 +106,36 @@ async def test_lab_iss_opens_the_lab_on_a_primitive() -> None:
         assert isinstance(app.screen, LabScreen)
         lab = app.screen.query_one(ConvertLab)
         assert lab.iss_mode and lab.iss_name == "packl"
+
+
+async def test_lab_with_an_unknown_format_is_a_console_error() -> None:
+    from neurondbg.screens.main import DebuggerScreen
+    from views.console_view import ConsoleView
+
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        app.run_command("lab 1.5 fp32 nope")
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, DebuggerScreen)
+        assert any("unknown format 'nope'" in m
+                   for m in app.screen.query_one(ConsoleView).messages)
+
+
+async def test_lab_with_a_bad_value_is_a_console_error() -> None:
+    from neurondbg.screens.lab import LabScreen
+    from neurondbg.screens.main import DebuggerScreen
+    from views.console_view import ConsoleView
+
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        for line in ("lab abc", "lab iss packvr zz"):
+            app.run_command(line)
+            await pilot.pause()
+            assert isinstance(app.screen, DebuggerScreen), line
+        messages = app.screen.query_one(ConsoleView).messages
+        assert sum(m.startswith("error: lab") for m in messages) == 2
+        app.run_command("lab iss packl")  # no value: lane 0
+        await pilot.pause()
+        assert isinstance(app.screen, LabScreen)
