@@ -118,6 +118,9 @@ def parse_spec(spec: str) -> Breakpoint:
             value = parse_opcode(arg, argcol)
         elif kind == "pc":
             value = _int(arg, argcol, "a byte address such as 0x80")
+            if value % 64:  # records are 64 bytes: any other address is never reached
+                raise ValueError(f"column {argcol}: expected a record address (a multiple "
+                                 f"of 64 such as 0x80), found {arg.strip()!r}")
         elif kind == "label":
             value = arg.strip()
         elif kind == "if":

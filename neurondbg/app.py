@@ -337,6 +337,8 @@ class NeurondbgApp(App):
             (w for w in widget.query("*") if w.focusable), widget)
         target.focus()
         screen.maximize(target)
+        if name == "console":  # keep typing in the command line, not into the log's keys
+            screen.query_one("#console-input").focus()
 
     @on(MemoryView.GotoPrompt)
     def _goto_prompt(self, event: MemoryView.GotoPrompt) -> None:

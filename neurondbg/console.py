@@ -254,7 +254,17 @@ def _goto(session: Any, rest: str) -> Reply:
     space = parts[2] if len(parts) > 2 else None
     if space not in (None, "sbuf", "psum"):
         raise ValueError(f"expected sbuf or psum, found {space!r}")
-    return Reply(action="goto", args=(int(parts[0], 0), int(parts[1], 0), space))
+    try:
+        partition, byte = int(parts[0], 0), int(parts[1], 0)
+    except ValueError:
+        raise ValueError(f"expected numbers: goto PARTITION BYTE, found {rest!r}") from None
+    if session is not None:
+        mem = session.state.psum if space == "psum" else session.state.sbuf
+        if not (0 <= partition < mem.shape[0] and 0 <= byte < mem.shape[1]):
+            raise ValueError(f"partition {partition}, byte {byte:#x} is outside "
+                             f"{space or 'sbuf'} ({mem.shape[0]} partitions x "
+                             f"{mem.shape[1]:#x} bytes)")
+    return Reply(action="goto", args=(partition, byte, space))
 
 
 def _dtype(session: Any, rest: str) -> Reply:

@@ -139,3 +139,25 @@ async def test_lab_with_a_bad_value_is_a_console_error() -> None:
         app.run_command("lab iss packl")  # no value: lane 0
         await pilot.pause()
         assert isinstance(app.screen, LabScreen)
+
+
+async def test_pane_console_keeps_the_command_line_focused() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        app.run_command("pane console")
+        await pilot.pause()
+        assert app.focused is app.query_one("#console-input", Input)
+        assert app.screen.maximized is not None
+        await pilot.press("s", "b")  # typed text, not the step / break keys
+        assert app.session.state.steps == 0 and app.focused.value == "sb"
+
+
+def test_goto_and_break_pc_reject_what_can_never_show_or_hit() -> None:
+    session = Session(STEPS)
+    with pytest.raises(ValueError, match="outside sbuf"):
+        console._goto(session, "500 0")
+    with pytest.raises(ValueError, match="a multiple of 64"):
+        from machine.breakpoints import parse_spec
+
+        parse_spec("pc:0x81")

@@ -320,7 +320,7 @@ def dtype_clause(ref: DtypeRef, allow_fp32r: bool = False, allow_64: bool = Fals
 
 
 def dtype_set_clause(name: str, ref: DtypeRef, codes: frozenset[int], prov: Provenance,
-                     rule: str, label: str | None = None) -> Clause:
+                     rule: str, label: str | None = None, fix: str | None = None) -> Clause:
     """The dtype is one of a fixed set (datapath sets, MOVE's gate, ...)."""
     table = gates.set_gate(codes)
     label = label or ref.label
@@ -328,7 +328,7 @@ def dtype_set_clause(name: str, ref: DtypeRef, codes: frozenset[int], prov: Prov
         name, ref.fields, lambda r: table[ref.column(r)],
         lambda v, ctx, ok: f"{label} {gates.dtype_label(ref.value(v))} "
         + ("is" if ok else "is not") + f" in {gates.set_label(codes)}: {rule}",
-        prov)
+        prov, fix=(lambda v, ctx: fix) if fix else None)
 
 
 # -- channels -----------------------------------------------------------------------------

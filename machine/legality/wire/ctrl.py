@@ -138,7 +138,9 @@ MV_CLAUSES: tuple[Clause, ...] = (
            + f" in 1..{SLOTS}", P_MV, fix=lambda v, ctx: "set num_mov to 1..8"),
     c.equals("ctrl_mv_reserved_zero", "reserved0", 0, P_MV, "the reserved byte must be 0"),
     c.dtype_set_clause("ctrl_mv_has_valid_dtype", DtypeRef("dtype"), gates.MOVE_DTYPES, P_MV,
-                       "MOVE copies whole 32-bit register words (move.cpp:41)"),
+                       "MOVE copies whole 32-bit register words (move.cpp:41)",
+                       fix="set dtype to INT32, UINT32 or FP32: the dtype only labels the "
+                       "32-bit word (a bf16 pattern moves as UINT32)"),
     c.is_valid_enum("move_source", DataSrc, P_MV),
     *(_slot_register(i) for i in range(SLOTS)),
     Clause("ctrl_mv_unique_dst_registers", ("num_mov", "dst_registers"), _unique_dst,
