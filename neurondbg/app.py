@@ -361,7 +361,7 @@ class NeurondbgApp(App):
         name = line.strip().split(" ", 1)[0]
         name = console.ALIASES.get(name, name)
         ui_only = name in ("help", "lab", "goto", "dtype", "pane", "quit", "continue", "open",
-                           "tour")
+                           "load", "tour")
         if not ui_only and (self.session is None or self.running or self.loading):
             self._guard()
             return

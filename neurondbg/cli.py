@@ -63,8 +63,26 @@ def cli(ctx: click.Context) -> None:
 
 
 def main() -> None:
-    """Console-script entry point: click handles usage errors with exit 2."""
+    """Console-script entry point: every error is one line on stderr (DESIGN.md).
+
+    click's own usage errors print a usage block and a hint over several lines; here
+    they become `neurondbg: error: COMMAND: message` with exit code 2 like every
+    other bad input.
+    """
     try:
-        cli.main(prog_name="neurondbg", standalone_mode=True)
+        rv = cli.main(prog_name="neurondbg", standalone_mode=False)
+    except click.UsageError as e:
+        where = e.ctx.command_path if e.ctx is not None else "neurondbg"
+        message = " ".join(e.format_message().split())
+        click.echo(f"neurondbg: error: {where}: {message} (see `{where} --help`)", err=True)
+        sys.exit(e.exit_code)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except click.Abort:
+        click.echo("neurondbg: aborted", err=True)
+        sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
+    # rv is a command's return value, or the code of an explicit ctx.exit(code)
+    sys.exit(rv if isinstance(rv, int) and not isinstance(rv, bool) else 0)

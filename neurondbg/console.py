@@ -44,7 +44,7 @@ HELP: dict[str, str] = {
     "tour": "tour [NAME]         list the guided tours, or open one",
     "load": "load PATH.toml      open a session file (the same as open)",
     "save": "save [PATH.toml]    save a session file (program, step, breakpoints, layout); "
-            "default: the last session saved or opened, else PROGRAM.session.toml",
+            "default: PROGRAM.session.toml in the current folder",
     "help": "help [COMMAND]      this list",
     "quit": "quit                leave neurondbg",
 }
@@ -305,12 +305,12 @@ def _load(session: Any, rest: str) -> Reply:
 
 
 def default_session_path(session: Any) -> str:
-    """Where `save` writes without a PATH: the session file this one came from, else
-    the program's name with .session.toml, in the current folder."""
+    """Where `save` writes without a PATH: PROGRAM.session.toml in the current folder.
+
+    Never the session file that was opened: that may be a shipped tour or the demo,
+    and a bare `save` must not rewrite what the next start opens."""
     if session is None:
         raise ValueError("no program loaded: nothing to save")
-    if session.path.suffix.lower() == ".toml":
-        return str(session.path)
     return f"{Path(session.program_path).stem}.session.toml"
 
 

@@ -1,7 +1,9 @@
-"""The CLI shell: help lists the commands, unknown ones exit 2."""
+"""The CLI shell: help lists the commands; every usage error is one line, exit 2."""
 
 import subprocess
 import sys
+
+import pytest
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -9,9 +11,22 @@ def run(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True)
 
 
-def test_help_and_unknown_command() -> None:
-    assert run("--help").returncode == 0
-    bad = run("frobnicate")
-    assert bad.returncode == 2
-    assert "No such command" in bad.stderr
-    assert "Traceback" not in bad.stderr
+def test_help_lists_the_commands() -> None:
+    out = run("--help")
+    assert out.returncode == 0
+    for name in ("tui", "run", "validate", "asm", "disasm", "check-nki", "replay", "tour",
+                 "convert"):
+        assert f"  {name} " in out.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("frobnicate",), "neurondbg: error: neurondbg: No such command 'frobnicate'."),
+    (("tui", "--gen", "foo"), "neurondbg: error: neurondbg tui: Invalid value for '--gen'"),
+    (("run", "x.asm", "--max-steps", "-3"), "Invalid value for '--max-steps'"),
+    (("asm", "x.asm"), "neurondbg: error: neurondbg asm: Missing option '-o' / '--output'."),
+])
+def test_usage_errors_are_one_line(args: tuple[str, ...], message: str) -> None:
+    out = run(*args)
+    assert out.returncode == 2
+    assert out.stdout == "" and len(out.stderr.splitlines()) == 1
+    assert message in out.stderr and "Traceback" not in out.stderr

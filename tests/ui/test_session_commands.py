@@ -45,9 +45,14 @@ async def test_save_then_load_in_the_console(tmp_path: Path) -> None:
             await app.wait_loaded()
             await pilot.pause()
             assert app.session.state.steps == 3
-            app.run_command("save")  # a session saves back to the file it came from
+            app.run_command(f"save {tmp_path / 'other.toml'}")
             await pilot.pause()
-            assert list(tmp_path.glob("*.toml")) == [saved]
+            app.run_command(f"load {tmp_path / 'other.toml'}")
+            await app.wait_loaded()
+            app.run_command("save")  # never rewrites the opened session: PROGRAM.session.toml
+            await pilot.pause()
+            assert sorted(p.name for p in tmp_path.glob("*.toml")) == [
+                "other.toml", "steps.session.toml"]
     finally:
         os.chdir(here)
 
