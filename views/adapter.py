@@ -364,7 +364,11 @@ class Session:
         if t.kind == "reg":
             state.R[t.index] = int(v) & 0xFFFFFFFF
         elif t.kind == "pc":
-            state.pc = int(v)
+            pc, base = int(v), state.config.base
+            if (pc - base) % 64 or not 0 <= (pc - base) // 64 <= len(self.lines):
+                raise ValueError(f"cannot set PC = {pc:#x}: expected a record address "
+                                 f"{base:#x} + 64*i within the program (0..{len(self.lines)})")
+            state.pc = pc
         elif t.kind == "mem":
             fmt = t.fmt or "uint8"
             dt = np.dtype(_numpy_type(fmt))

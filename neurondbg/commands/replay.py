@@ -31,6 +31,9 @@ ENGINE_CHOICES = ("pool", "dve", "act", "pe", "sp")
 def command(trace: Path, program: Path, gen: str, engine: str, sbuf_in: Path | None,
             execute_invalid: bool, as_json: bool) -> None:
     """Re-run PROGRAM and report the first step where it diverges from TRACE."""
+    if program.suffix.lower() == ".toml":
+        raise InputError(f"{program}: expected a program (.asm or .bin), found a session "
+                         "file; pass the program the traced run executed")
 
     from machine.dtypes import parse_gen
     from machine.state import MachineConfig

@@ -145,3 +145,15 @@ def test_a_run_trace_file_replays(program: Path, tmp_path: Path) -> None:
     bad = runner.invoke(cli, ["replay", str(tmp_path / "r2.jsonl"), str(program)])
     assert bad.exit_code == 1 and "step 9 (trace line 10): mnemonic: expected \"COPY\"" in (
         bad.output)
+
+
+def test_replay_refuses_a_session_file_as_the_program(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from neurondbg.cli import cli
+
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("")
+    out = CliRunner().invoke(cli, ["replay", str(trace), str(tmp_path / "s.toml")])
+    assert out.exit_code == 2
+    assert "expected a program (.asm or .bin), found a session file" in out.stderr

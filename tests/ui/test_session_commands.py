@@ -166,3 +166,11 @@ def test_goto_and_break_pc_reject_what_can_never_show_or_hit() -> None:
         from machine.breakpoints import parse_spec
 
         parse_spec("pc:0x81")
+
+
+def test_set_pc_needs_a_record_address() -> None:
+    session = Session(STEPS)
+    with pytest.raises(ValueError, match="expected a record address"):
+        session.set_value("PC", "0x7")
+    session.set_value("PC", "0x40")
+    assert session.state.pc == 0x40
