@@ -24,7 +24,7 @@ from machine.dtypes import Gen, parse_gen
 from machine.state import MachineConfig
 from sessions.errors import SessionError
 from sessions.program import load_program
-from sessions.trace import step_to_json
+from sessions.trace import HEADER_KEY, step_to_json
 
 EVENT_KEYS = ("fault", "invalid", "halted", "failed")  # must not appear unannounced
 
@@ -74,12 +74,34 @@ def read_trace(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             for n, line in enumerate(fh, 1):
                 if line.strip():
-                    yield n, _parse_line(p, n, line)
+                    d = _parse_line(p, n, line, header_ok=n == 1)
+                    if HEADER_KEY not in d:
+                        yield n, d
         except UnicodeDecodeError as e:
             raise SessionError(f"{p}:{n + 1}: expected UTF-8 JSON lines: {e.reason}") from None
 
 
-def _parse_line(p: Path, n: int, line: str) -> dict[str, Any]:
+def read_header(path: str | Path) -> dict[str, Any] | None:
+    """The trace's header line (gen, engine, execute_invalid), or None for a trace
+    written without one; SessionError for a header with bad values."""
+    p = Path(path)
+    try:
+        with p.open("r", encoding="utf-8") as fh:
+            first = fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return None  # read_trace reports the problem with its line number
+    try:
+        d = json.loads(first)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(d, dict) or HEADER_KEY not in d:
+        return None
+    if not isinstance(d.get("engine"), str) or not isinstance(d.get("gen"), str):
+        raise SessionError(f"{p}:1: expected a header with \"gen\" and \"engine\" strings")
+    return d
+
+
+def _parse_line(p: Path, n: int, line: str, header_ok: bool = False) -> dict[str, Any]:
     try:
         d = json.loads(line.rstrip("\r\n"))
     except json.JSONDecodeError as e:
@@ -88,6 +110,10 @@ def _parse_line(p: Path, n: int, line: str) -> dict[str, Any]:
     if not isinstance(d, dict):
         raise SessionError(f"{p}:{n}: expected a JSON object per line, found "
                            f"{type(d).__name__}")
+    if HEADER_KEY in d:
+        if not header_ok:
+            raise SessionError(f"{p}:{n}: a trace header belongs on the first line only")
+        return d
     step = d.get("step")
     if not isinstance(step, int) or isinstance(step, bool) or step < 0:
         raise SessionError(f"{p}:{n}: expected \"step\": a non-negative integer, found "

@@ -63,6 +63,19 @@ def step_to_json(rec: StepRecord) -> dict[str, Any]:
     return d
 
 
+HEADER_KEY = "neurondbg_trace"  # the first line of a trace: how the run was configured
+
+
+def trace_header(config: Any) -> dict[str, Any]:
+    """The header line: the settings a replay needs to re-run the same way."""
+    return {HEADER_KEY: 1, "gen": config.gen.label, "engine": config.engine,
+            "execute_invalid": bool(config.execute_invalid)}
+
+
+def write_header(config: Any, fp: TextIO) -> None:
+    fp.write(json.dumps(trace_header(config), separators=(",", ":")) + "\n")
+
+
 def write_trace(records: Iterable[StepRecord], fp: TextIO) -> int:
     """Write one JSON line per record; returns how many."""
     n = 0

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
@@ -38,8 +39,28 @@ def command(trace: Path, program: Path, gen: str, engine: str, sbuf_in: Path | N
     from machine.dtypes import parse_gen
     from machine.state import MachineConfig
     from sessions.errors import SessionError
-    from sessions.replay import replay
+    from sessions.replay import read_header, replay
 
+    try:
+        header = read_header(trace) or {}
+    except SessionError as e:
+        raise InputError(str(e)) from None
+    ctx = click.get_current_context()
+
+    def given(name: str) -> bool:
+        return ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
+
+    # The trace's header says how the traced run was configured; options given on
+    # the command line win over it.
+    if header and not given("gen"):
+        gen = header["gen"]
+    if header and not given("engine"):
+        engine = header["engine"]
+    if header and not given("execute_invalid"):
+        execute_invalid = bool(header.get("execute_invalid", False))
+    if engine not in ENGINE_CHOICES:
+        raise InputError(f"{trace}:1: engine {engine!r}: expected one of "
+                         f"{', '.join(ENGINE_CHOICES)}")
     try:
         g = parse_gen(gen)
     except ValueError as e:

@@ -90,6 +90,9 @@ def command(program: Path, gen: str, engine: str, max_steps: int | None,
         except OSError as e:
             raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
         tf = trace_file
+        from sessions.trace import write_header
+
+        write_header(m.config, tf)  # so `replay` re-runs with the same gen / engine
 
         def write_step(rec: Any) -> None:
             tf.write(json.dumps(rec.to_dict()) + "\n")

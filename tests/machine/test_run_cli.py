@@ -47,7 +47,9 @@ def test_loop_registers_and_trace(tmp_path) -> None:
     trace = tmp_path / "t.jsonl"
     code, out, _ = run(str(EXAMPLES / "loop.asm"), "--json", "--trace", str(trace))
     assert code == 0 and json.loads(out)["registers"][1:3] == [30, 0]
-    lines = [json.loads(x) for x in trace.read_text().splitlines()]
+    header, *lines = [json.loads(x) for x in trace.read_text().splitlines()]
+    assert header == {"neurondbg_trace": 1, "gen": "cayman", "engine": "pool",
+                      "execute_invalid": False}
     assert len(lines) == 32 and lines[0]["mnemonic"] == "MOVE" and lines[-1]["halted"]
     assert lines[1]["writes"] == [{"target": "R1", "old": 0, "new": 3}]
     assert all(x["verdict"] == "valid" for x in lines)

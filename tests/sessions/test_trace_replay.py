@@ -135,15 +135,15 @@ def test_a_run_trace_file_replays(program: Path, tmp_path: Path) -> None:
     out = runner.invoke(cli, ["run", str(program), "--trace", str(tmp_path / "r.jsonl")])
     assert out.exit_code == 0
     lines = (tmp_path / "r.jsonl").read_text().splitlines()
-    assert len(lines) == 18
+    assert len(lines) == 19 and json.loads(lines[0])["neurondbg_trace"] == 1  # header + 18
     ok = runner.invoke(cli, ["replay", str(tmp_path / "r.jsonl"), str(program)])
     assert ok.exit_code == 0, ok.output
-    d = json.loads(lines[9])
+    d = json.loads(lines[10])  # step 9, on line 11 after the header
     d["mnemonic"] = "COPY"
-    lines[9] = json.dumps(d)
+    lines[10] = json.dumps(d)
     (tmp_path / "r2.jsonl").write_text("\n".join(lines) + "\n")
     bad = runner.invoke(cli, ["replay", str(tmp_path / "r2.jsonl"), str(program)])
-    assert bad.exit_code == 1 and "step 9 (trace line 10): mnemonic: expected \"COPY\"" in (
+    assert bad.exit_code == 1 and "step 9 (trace line 11): mnemonic: expected \"COPY\"" in (
         bad.output)
 
 
@@ -157,3 +157,29 @@ def test_replay_refuses_a_session_file_as_the_program(tmp_path) -> None:
     out = CliRunner().invoke(cli, ["replay", str(trace), str(tmp_path / "s.toml")])
     assert out.exit_code == 2
     assert "expected a program (.asm or .bin), found a session file" in out.stderr
+
+
+def test_replay_follows_the_trace_header(tmp_path) -> None:
+    """A DVE run with --execute-invalid replays without repeating those options."""
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from neurondbg.cli import cli
+
+    demo = Path(__file__).resolve().parents[2] / "examples" / "demo.asm"
+    trace = tmp_path / "demo.jsonl"
+    ran = CliRunner().invoke(cli, ["run", str(demo), "--engine", "dve", "--execute-invalid",
+                                   "--trace", str(trace)])
+    assert ran.exit_code == 1  # it ends on the Copy's fault
+    header = json.loads(trace.read_text().splitlines()[0])
+    assert header == {"neurondbg_trace": 1, "gen": "cayman", "engine": "dve",
+                      "execute_invalid": True}
+    out = CliRunner().invoke(cli, ["replay", str(trace), str(demo)])
+    assert out.exit_code == 0, out.output
+    # 19 executed steps and the faulting Copy's record
+    assert out.output.startswith("no divergence: 20 steps match")
+    # an option given on the command line wins over the header
+    pool = CliRunner().invoke(cli, ["replay", str(trace), str(demo), "--engine", "pool"])
+    assert pool.exit_code == 1 and "divergence at" in pool.output
