@@ -27,3 +27,14 @@ def test_demo_session_stops_at_each_invalid_instruction() -> None:
             break
     assert stops == [("breakpoint", "MOVE", 18), ("breakpoint", "COPY", 19),
                      ("fault", "COPY", 19)]
+
+
+def test_nki_calls_example_has_one_legal_and_one_illegal_call() -> None:
+    import json
+
+    from machine.legality.nki import check_calls
+
+    calls = json.loads((EXAMPLES / "nki_calls.json").read_text())
+    verdicts = check_calls(calls)
+    assert [v.valid for v in verdicts] == [True, False]
+    assert verdicts[1].failed == ("_check_select_reduce_supported_reduce_cmd",)
