@@ -43,7 +43,8 @@ def elems_per_partition(arg: str, low: int, section: str) -> ClauseSpec:
         return False, (f"{arg} {tile} has {n} elements per partition, outside {low}..{MAX_ELEMS}")
     return clause(f"elements_per_partition({arg})", arg, f"{low} <= {arg} free size <= {MAX_ELEMS}",
                   check, ref004(section + "; thresholds NOTE (value CONFIRMED)"),
-                  fix=f"tile {arg} to at most {MAX_ELEMS} elements per partition")
+                  fix=f"give {arg} {low}..{MAX_ELEMS} elements per partition (tile larger "
+                  "inputs" + (f"; pad inputs below {low}" if low > 1 else "") + ")")
 
 
 def exactly_8_vals(section: str) -> ClauseSpec:
