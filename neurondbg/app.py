@@ -128,6 +128,9 @@ class NeurondbgApp(App):
         for w in session.warnings:
             self.say(f"warning: {w}", "yellow")
         focus = session.layout.get("focus")
+        typing = self.focused is not None and self.focused.id == "console-input"
+        if typing:  # `open` / `load` typed in the console: keep typing there
+            return
         if focus in PANES and focus != "console":
             widget = self.query_one(f"#{focus}")
             target = widget if widget.focusable else next(

@@ -174,3 +174,14 @@ def test_set_pc_needs_a_record_address() -> None:
         session.set_value("PC", "0x7")
     session.set_value("PC", "0x40")
     assert session.state.pc == 0x40
+
+
+async def test_open_from_the_console_keeps_the_command_line_focused() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.press("colon")
+        app.run_command(f"open {STEPS}")
+        await app.wait_loaded()
+        await pilot.pause()
+        assert app.focused is app.query_one("#console-input", Input)
