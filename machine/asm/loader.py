@@ -7,26 +7,8 @@ from pathlib import Path
 from machine.asm.assembler import assemble
 from machine.asm.data import DataInit, data_path, load_data
 from machine.dtypes import DEFAULT_GEN, Gen
+from machine.files import looks_like_text
 from machine.isa.codec import Program, decode_bytes
-
-TEXT_SUFFIXES = (".asm", ".s", ".nasm", ".txt")
-BINARY_SUFFIXES = (".bin", ".neff", ".inst")
-
-
-def looks_like_text(path: Path, data: bytes) -> bool:
-    """Assembly by extension; otherwise text if it is UTF-8 without NUL bytes."""
-    suffix = path.suffix.lower()
-    if suffix in TEXT_SUFFIXES:
-        return True
-    if suffix in BINARY_SUFFIXES:
-        return False
-    if b"\x00" in data:
-        return False
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def load_any(path: str | Path, gen: Gen = DEFAULT_GEN) -> tuple[Program, list[DataInit]]:

@@ -15,9 +15,9 @@ from machine.engines import dve, pool, seq
 from machine.engines.context import Context
 from machine.engines.record import Fault, Lanes, StepRecord
 from machine.engines.seq import Handler
-from machine.isa.opcodes import OPCODES
+from machine.isa.opcodes import OPCODES, QUEUE_ENGINES
 
-ENGINES: tuple[str, ...] = ("pool", "dve", "act", "pe", "sp")
+ENGINES: tuple[str, ...] = QUEUE_ENGINES
 HANDLERS: dict[int, Handler] = {**seq.HANDLERS, **pool.HANDLERS, **dve.HANDLERS}
 
 __all__ = ["ENGINES", "HANDLERS", "Context", "Fault", "Lanes", "StepRecord", "execute",

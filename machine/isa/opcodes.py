@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from machine.dtypes import Gen
 
 ENGINES: tuple[str, ...] = ("pool", "dve", "act", "pe", "sp", "seq")
+# The engines a program can run on ("seq" marks control opcodes that run on all of them).
+QUEUE_ENGINES: tuple[str, ...] = tuple(e for e in ENGINES if e != "seq")
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ _E = {
     "pd": frozenset({"pool", "dve"}),
     "copy": frozenset({"pool", "dve", "act"}),  # tensor_copy engine in {gpsimd, vector, scalar}
     "seq": frozenset({"seq"}),
-    "dma": frozenset({"pool", "dve", "act", "pe", "sp"}),
+    "dma": frozenset(QUEUE_ENGINES),
     "none": frozenset(),
 }
 

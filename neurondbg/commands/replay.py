@@ -12,10 +12,11 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
+from machine.isa.opcodes import QUEUE_ENGINES
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
 
-ENGINE_CHOICES = ("pool", "dve", "act", "pe", "sp")
+ENGINE_CHOICES = QUEUE_ENGINES
 
 
 @click.command("replay")

@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 
 from machine.dtypes import GEN_NAMES
+from machine.isa.opcodes import QUEUE_ENGINES
 from neurondbg.errors import InputError
 
-ENGINES = ("pool", "dve", "act", "pe", "sp")
+ENGINES = QUEUE_ENGINES
 
 
 @click.command("tui")

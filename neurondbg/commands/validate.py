@@ -16,29 +16,14 @@ from pathlib import Path
 import click
 import numpy as np
 
+from machine.dtypes import GEN_NAMES
+from machine.files import looks_like_text
+from machine.isa.opcodes import QUEUE_ENGINES
 from machine.isa.spec import RECORD_BYTES
 from neurondbg.errors import InputError
 
-GENS = ("sunda", "cayman", "mariana", "maverick")
-ENGINES = ("pool", "dve", "act", "pe", "sp")  # == machine.legality.explain.ENGINE_CHOICES
-# the same rule as machine.asm.loader.looks_like_text, without importing the assembler
-ASM_SUFFIXES = (".asm", ".s", ".txt", ".nasm")
-BIN_SUFFIXES = (".bin", ".neff", ".inst")
+ENGINES = QUEUE_ENGINES
 
-
-def _is_text(path: Path, head: bytes) -> bool:
-    """Assembly is text: by extension, or no NUL byte (records are full of zeros)."""
-    if path.suffix.lower() in ASM_SUFFIXES:
-        return True
-    if path.suffix.lower() in BIN_SUFFIXES:
-        return False
-    if b"\0" in head:
-        return False
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def load(path_text: str, gen: str = "cayman"):
@@ -47,7 +32,7 @@ def load(path_text: str, gen: str = "cayman"):
     try:
         with path.open("rb") as f:
             head = f.read(4096)
-            if not _is_text(path, head):
+            if not looks_like_text(path, head):
                 return _records(_read_all(f, head), path_text)
     except OSError as e:
         raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
@@ -190,7 +175,7 @@ def _explained(record: bytes, op: int, result) -> str:
 
 @click.command("validate")
 @click.argument("program", type=click.Path(dir_okay=False))
-@click.option("--gen", "gen", type=click.Choice(GENS, case_sensitive=False), default="cayman",
+@click.option("--gen", "gen", type=click.Choice(GEN_NAMES, case_sensitive=False), default="cayman",
               show_default=True, help="Hardware generation whose rules apply.")
 @click.option("--engine", type=click.Choice(ENGINES, case_sensitive=False), default=None,
               help="Also require the opcode in this engine's dispatch table.")

@@ -11,7 +11,7 @@ from functools import cache
 
 import numpy as np
 
-from machine.isa.opcodes import OPCODES
+from machine.isa.opcodes import OPCODES, QUEUE_ENGINES
 from machine.legality.result import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import ctrl, dve, s4d4_tr
@@ -51,7 +51,7 @@ def predicate_for(opcode: int) -> Predicate:
     return ALL_PREDICATES[int(PREDICATE_INDEX[opcode & 0xFF])]
 
 
-ENGINE_CHOICES: tuple[str, ...] = ("pool", "dve", "act", "pe", "sp")
+ENGINE_CHOICES: tuple[str, ...] = QUEUE_ENGINES
 P_ENGINE = Provenance("000", "§2.2, §7; 001 §7.2; DESIGN Machine", "MED")
 
 
