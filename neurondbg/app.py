@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -29,7 +30,7 @@ from views.memory import MemoryView
 from views.program import ProgramView
 from views.snapshot import Snapshot
 
-CSS_FILE = Path(__file__).resolve().parents[1] / "views" / "neurondbg.tcss"
+CSS_FILE = Path(str(resources.files("views").joinpath("neurondbg.tcss")))  # package data
 
 
 class NeurondbgApp(App):

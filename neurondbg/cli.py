@@ -11,6 +11,7 @@ Exit codes (DESIGN.md): 0 ok, 1 the program is invalid / stopped on a fault,
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
 import click
@@ -26,6 +27,7 @@ SUBCOMMANDS: dict[str, str] = {
     "replay": "replay",
     "tour": "tour",
     "convert": "convert",
+    "examples": "examples",
 }
 
 

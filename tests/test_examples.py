@@ -2,11 +2,11 @@
 
 import hashlib
 import tomllib
-from pathlib import Path
 
+from sessions import examples
 from sessions.store import load_session
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = examples.folder()
 
 
 def test_demo_session_names_the_current_program() -> None:

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from machine.dtypes import Gen, parse_gen
+from sessions.examples import DEMO
 from views.snapshot import ProgramLine, Snapshot, WrittenRegion
 
-DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.toml"  # a session on demo.asm
 Progress = Callable[[int, float], None]  # (steps so far, steps per second)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from machine.engines.record import StepRecord
@@ -16,7 +17,7 @@ from sessions.errors import SessionError
 from sessions.schema import Note
 from sessions.store import LoadedSession, load_session, read_session
 
-TOURS_DIR = Path(__file__).resolve().parent
+TOURS_DIR = Path(str(resources.files(__name__)))  # package data (see pyproject)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,62 @@
+"""`neurondbg examples [--copy DIR]`: list the bundled examples, or copy them out.
+
+The examples ship inside the package (sessions/examples), so a regular install has
+them. `--copy DIR` writes every file into DIR (created if missing) so it can be
+edited and run; a file already there with other contents is never overwritten
+(the copy refuses before writing anything), one with the same contents is skipped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from neurondbg.errors import InputError
+
+
+@click.command("examples")
+@click.option("--copy", "copy_to", type=click.Path(file_okay=False), default=None,
+              metavar="DIR", help="copy the bundled examples into DIR for editing")
+def command(copy_to: str | None) -> None:
+    """List the bundled example programs and sessions, or copy them out (--copy DIR)."""
+    from sessions import examples
+
+    files = examples.files()
+    if copy_to is None:
+        click.echo(f"bundled examples (in {examples.folder()}):")
+        for stem in sorted({p.name.split(".")[0] for p in files}):
+            names = " ".join(p.name for p in files if p.name.split(".")[0] == stem)
+            click.echo(f"  {stem:<20} {examples.DESCRIPTIONS.get(stem, '')}")
+            click.echo(f"  {'':<20} {names}")
+        click.echo("copy them out for editing: neurondbg examples --copy DIR")
+        return
+    _copy(files, Path(copy_to))
+
+
+def _copy(files: list[Path], dest: Path) -> None:
+    from sessions.atomic import write_atomic
+
+    if dest.exists() and not dest.is_dir():
+        raise InputError(f"{dest}: expected a folder to copy the examples into")
+    todo = []
+    for src in files:
+        target = dest / src.name
+        data = src.read_bytes()
+        if target.is_symlink() or target.exists():
+            if not target.is_file():
+                raise InputError(f"{target}: exists and is not a regular file; nothing copied")
+            if target.read_bytes() != data:
+                raise InputError(f"{target}: exists with other contents; nothing copied "
+                                 "(move it away or copy into another folder)")
+            continue
+        todo.append((target, data))
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        for target, data in todo:
+            write_atomic(target, data)
+    except OSError as e:
+        raise InputError(f"{dest}: cannot write: {e.strerror or e}") from None
+    skipped = len(files) - len(todo)
+    click.echo(f"copied {len(todo)} file(s) into {dest}"
+               + (f" ({skipped} already there, unchanged)" if skipped else ""))
