@@ -1,6 +1,8 @@
 """The bundled demo session matches its program, and opens where the TUI expects."""
 
 import hashlib
+import subprocess
+import sys
 import tomllib
 
 from sessions import examples
@@ -38,3 +40,41 @@ def test_nki_calls_example_has_one_legal_and_one_illegal_call() -> None:
     verdicts = check_calls(calls)
     assert [v.valid for v in verdicts] == [True, False]
     assert verdicts[1].failed == ("_check_select_reduce_supported_reduce_cmd",)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "neurondbg", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_examples_lists_every_bundled_file() -> None:
+    out = _cli("examples")
+    assert out.returncode == 0, out.stderr
+    for p in examples.files():
+        assert p.name in out.stdout
+    assert "demo.toml" in out.stdout and "__init__" not in out.stdout
+
+
+def test_examples_copy_writes_identical_files_and_never_overwrites(tmp_path) -> None:
+    dest = tmp_path / "mine"
+    out = _cli("examples", "--copy", str(dest))
+    assert out.returncode == 0, out.stderr
+    names = sorted(p.name for p in dest.iterdir())
+    assert names == sorted(p.name for p in examples.files())
+    for p in examples.files():
+        assert (dest / p.name).read_bytes() == p.read_bytes()
+    # a second copy is a no-op; an edited file is never replaced, and nothing is written
+    assert _cli("examples", "--copy", str(dest)).returncode == 0
+    (dest / "loop.asm").write_text("# my edits\n")
+    (dest / "demo.asm").unlink()
+    again = _cli("examples", "--copy", str(dest))
+    assert again.returncode == 2
+    assert again.stderr.count("\n") == 1 and "loop.asm" in again.stderr
+    assert (dest / "loop.asm").read_text() == "# my edits\n"
+    assert not (dest / "demo.asm").exists()
+
+
+def test_copied_demo_session_opens_from_its_new_folder(tmp_path) -> None:
+    assert _cli("examples", "--copy", str(tmp_path)).returncode == 0
+    loaded = load_session(tmp_path / "demo.toml")
+    assert not loaded.warnings and loaded.machine.config.engine == "dve"
