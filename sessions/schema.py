@@ -8,22 +8,28 @@
     [[data]]       space, file (.npy beside the session), partition, offset:
                    memory images applied after the program's own data directives
     [[breakpoints]] / [[watchpoints]]   spec (machine/breakpoints.py language), enabled, id
+    [[edits]]      step, target, value: a `set` made when `step` steps had run, replayed
+                   at that step on load (value: the text typed, or an integer)
     [layout]       opaque: the UI's layout and selected panes
     [tour]         name, title, description            (tours only)
     [[notes]]      step, title, text                   (tours only: shown from `step` on)
 
 `session_from_dict` validates every field and raises SessionError naming the
 file, the key and what was expected; nothing in a session file is executed.
+Sizes and addresses are range-checked before anything is allocated: a file
+claiming 2**40 SBUF bytes is an error, not a memory blow-up.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from machine.dtypes import parse_gen
+from machine.dtypes import Gen, parse_gen
 from machine.engines import ENGINES
+from machine.isa.addr import geometry
 from machine.state import MachineConfig
 from sessions.errors import SessionError
 
@@ -31,6 +37,9 @@ SCHEMA_VERSION = 1
 SPACES = ("sbuf", "psum")
 WATCH_KINDS = ("watch", "change")  # breakpoint kinds saved as [[watchpoints]]
 _MISSING = object()
+# PC of record 0: a 48-bit byte address leaves any program's last PC far below the
+# 64-bit PC the machine digests (a larger base could overflow it).
+MAX_BASE = 1 << 48
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,15 @@ class BreakpointEntry:
     spec: str
     enabled: bool = True
     id: int = 0  # the number the user saw; loading re-adds in this order (0: file order)
+
+
+@dataclass(frozen=True)
+class EditEntry:
+    """A `set TARGET = VALUE` made after `step` steps (machine.debugger Machine.edits)."""
+
+    step: int
+    target: str
+    value: str | int
 
 
 @dataclass(frozen=True)
@@ -73,13 +91,17 @@ class SessionSpec:
     data: list[DataImage] = field(default_factory=list)
     breakpoints: list[BreakpointEntry] = field(default_factory=list)
     watchpoints: list[BreakpointEntry] = field(default_factory=list)
+    edits: list[EditEntry] = field(default_factory=list)  # in step order
     layout: dict[str, Any] = field(default_factory=dict)
     tour: dict[str, str] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
     source: Path | None = None  # the session file; relative paths resolve against its folder
 
     def resolve(self, relative: str) -> Path:
-        base = self.source.parent if self.source is not None else Path.cwd()
+        """A path the file names, against the folder of the file itself (a session opened
+        through a symlink names files beside the link's target, where save wrote them)."""
+        base = Path(os.path.realpath(self.source)).parent if self.source is not None \
+            else Path.cwd()
         return (base / relative).resolve()
 
     @property
@@ -113,6 +135,8 @@ def session_to_dict(spec: SessionSpec) -> dict[str, Any]:
     doc["data"] = [vars_of(d) for d in spec.data]
     doc["breakpoints"] = [vars_of(b) for b in spec.breakpoints]
     doc["watchpoints"] = [vars_of(b) for b in spec.watchpoints]
+    if spec.edits:
+        doc["edits"] = [vars_of(e) for e in spec.edits]
     doc["layout"] = dict(spec.layout)
     if spec.notes:
         doc["notes"] = [vars_of(n) for n in spec.notes]
@@ -204,6 +228,15 @@ def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> 
         for r in top.rows(key):
             out.append(BreakpointEntry(r.get("spec", str), r.get("enabled", bool, True),
                                        r.natural("id", 0)))
+    for r in top.rows("edits"):
+        step = r.natural("step")
+        if step > spec.steps:
+            r.fail("step", f"expected at most the saved step {spec.steps}, found {step}")
+        target = r.get("target", str)
+        if not target.strip():
+            r.fail("target", "expected a target such as R5 or sb[0, 0], found an empty string")
+        spec.edits.append(EditEntry(step, target, r.get("value", (str, int))))
+    spec.edits.sort(key=lambda e: e.step)  # stable: edits at one step keep file order
     spec.layout = top.get("layout", dict, {})
     tour = _Reader(src, top.get("tour", dict, {}), "tour")
     spec.tour = {k: tour.get(k, str, "") for k in ("name", "title", "description")
@@ -225,11 +258,26 @@ def _config(r: _Reader) -> MachineConfig:
     fp8 = r.get("fp8_exp4", str, "")
     if fp8 not in ("", "fp8_e4m3", "fp8_e4m3fn"):
         r.fail("fp8_exp4", f"expected fp8_e4m3 or fp8_e4m3fn, found {fp8!r}")
-    partitions = r.natural("partitions", 0)
-    if partitions > 128:
-        r.fail("partitions", f"expected at most 128, found {partitions}")
-    return MachineConfig(gen=gen, engine=engine, partitions=partitions,
-                         sbuf_bytes=r.natural("sbuf_bytes", 0),
-                         psum_bytes=r.natural("psum_bytes", 0), fp8_exp4=fp8,
-                         fp8_sat=r.get("fp8_sat", bool, False), base=r.natural("base", 0),
+    sbuf_max, psum_max = memory_limits(gen)
+    return MachineConfig(gen=gen, engine=engine, partitions=_bounded(r, "partitions", 128),
+                         sbuf_bytes=_bounded(r, "sbuf_bytes", sbuf_max),
+                         psum_bytes=_bounded(r, "psum_bytes", psum_max), fp8_exp4=fp8,
+                         fp8_sat=r.get("fp8_sat", bool, False),
+                         base=_bounded(r, "base", MAX_BASE - 1),
                          execute_invalid=r.get("execute_invalid", bool, False))
+
+
+def memory_limits(gen: Gen) -> tuple[int, int]:
+    """The largest SBUF / PSUM bytes per partition a session may configure: the window the
+    generation's address map gives each partition (a larger memory is not addressable)."""
+    g = geometry(gen)
+    sbuf = max(g.sbuf_stride, g.sbuf_bytes)
+    psum = max(g.psum_stride, g.psum_bytes, MachineConfig(gen=gen).resolved().psum_bytes)
+    return sbuf, psum
+
+
+def _bounded(r: _Reader, key: str, most: int) -> int:
+    v = r.natural(key, 0)
+    if v > most:
+        r.fail(key, f"expected at most {most}, found {v}")
+    return v

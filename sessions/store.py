@@ -6,14 +6,29 @@
 
 Memory a program's own data directives do not explain (e.g. `run --sbuf`, or a
 UI edit before the first step) is saved as .npy images beside the session.
+
+A save commits the session and its images together: the images are written
+first under new names (`STEM.SPACE.<sha256 prefix>.npy`, so an image the old
+file names is never rewritten in place), the TOML that names them is renamed
+into place last, and only then are the images the old TOML named and the new
+one does not removed. A crash at any point leaves a loadable session.
+
+Loading replays to the saved step in slices of a few tens of milliseconds,
+calling `progress(done, total)` after each and raising SessionInterrupted when
+the `interrupt` Event is set, so a session saved at step 10**12 can be stopped.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import io
 import os
 import re
+import threading
+import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,14 +36,15 @@ from typing import Any
 import numpy as np
 
 from machine.debugger import Machine, Stop
-from sessions.atomic import write_atomic
-from sessions.errors import SessionError
+from sessions.atomic import resolve_target, same_file, write_atomic
+from sessions.errors import SessionError, SessionInterrupted
 from sessions.program import load_program, sha256_of
 from sessions.schema import (
     SPACES,
     WATCH_KINDS,
     BreakpointEntry,
     DataImage,
+    EditEntry,
     Note,
     SessionSpec,
     session_from_dict,
@@ -37,6 +53,8 @@ from sessions.schema import (
 from sessions.toml_write import dumps
 
 _AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
+SLICE_SECONDS = 0.03  # replay between interrupt checks: well inside the 100 ms an Esc may take
 
 
 @dataclass
@@ -85,11 +103,15 @@ def read_session(path: str | Path) -> SessionSpec:
     return session_from_dict(doc, p)
 
 
-def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True) -> LoadedSession:
-    """Build the machine, apply data, replay to the saved step, check the digest.
+def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
+                 progress: Progress | None = None,
+                 interrupt: threading.Event | None = None) -> LoadedSession:
+    """Build the machine, apply data, replay to the saved step (and its `set` edits),
+    check the digest.
 
     A changed program is a warning with `program_changed` set, or a SessionError
-    when `allow_changed` is False.
+    when `allow_changed` is False. `progress(done, total)` is called as the replay
+    goes; setting `interrupt` stops it within a slice with SessionInterrupted.
     """
     spec = path if isinstance(path, SessionSpec) else read_session(path)
     src = str(spec.source) if spec.source is not None else "<session>"
@@ -112,7 +134,7 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True) 
         raise SessionError(f"{src}: program {spec.program}: {e}") from None
     for i, img in enumerate(spec.data):
         _apply_image(m, img, spec, f"{src}: data[{i}]")
-    stop = _replay_to(m, spec, warnings, src)
+    stop = _replay_to(m, spec, warnings, src, progress, interrupt)
     digest_ok = not spec.digest or m.state.digest() == spec.digest
     if not digest_ok:
         warnings.append(f"{src}: the replayed state at step {m.state.steps} differs from the "
@@ -156,19 +178,61 @@ def _apply_image(m: Machine, img: DataImage, spec: SessionSpec, where: str) -> N
     mem[img.partition:p1, img.offset:b1] = a
 
 
-def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str) -> Stop | None:
-    """Run (fast path: no breakpoints yet) exactly `spec.steps` steps."""
-    if spec.steps == 0:
+def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str,
+               progress: Progress | None, interrupt: threading.Event | None) -> Stop | None:
+    """Run exactly `spec.steps` steps (fast path: no breakpoints yet), applying each
+    `set` edit when its step is reached."""
+    total = spec.steps
+    if progress is not None:
+        progress(0, total)
+    for i, edit in enumerate(spec.edits):
+        stop = _run_until(m, edit.step, total, progress, interrupt, src)
+        if stop is not None:
+            return _short(m, stop, total, warnings, src)
+        _apply_edit(m, edit, f"{src}: edits[{i}]")
+    stop = _run_until(m, total, total, progress, interrupt, src)
+    if stop is not None:
+        return _short(m, stop, total, warnings, src)
+    if total == 0:
         return Stop(**spec.stop) if spec.stop else None
-    stop = m.cont(max_steps=spec.steps)
-    if m.state.steps != spec.steps:
-        warnings.append(f"{src}: replay stopped at step {m.state.steps} of {spec.steps}: "
-                        f"{stop.reason}: {stop.detail}")
-        return stop
     if spec.stop:
-        return Stop(**spec.stop, steps=spec.steps, record=m.last)
-    return Stop("max-steps", m.state.pc, f"at the saved step {spec.steps}", spec.steps,
-                record=m.last)
+        return Stop(**spec.stop, steps=total, record=m.last)
+    return Stop("max-steps", m.state.pc, f"at the saved step {total}", total, record=m.last)
+
+
+def _run_until(m: Machine, step: int, total: int, progress: Progress | None,
+               interrupt: threading.Event | None, src: str) -> Stop | None:
+    """Step `m` to step `step` in time-boxed slices; the machine's own stop (halt, fault,
+    invalid) if it comes first, else None."""
+    chunk = 1024
+    while m.state.steps < step:
+        if interrupt is not None and interrupt.is_set():
+            raise SessionInterrupted(f"{src}: loading interrupted at step {m.state.steps} "
+                                     f"of {total}", m.state.steps, total)
+        t0 = time.perf_counter()
+        stop = m.cont(max_steps=min(chunk, step - m.state.steps))
+        elapsed = time.perf_counter() - t0
+        if progress is not None:
+            progress(m.state.steps, total)
+        if stop.reason != "max-steps":
+            return stop
+        # Aim each slice at SLICE_SECONDS whatever the steps cost (SEQ fast path or CAST).
+        chunk = max(64, min(1 << 22, int(chunk * SLICE_SECONDS / max(elapsed, 1e-4))))
+    return None
+
+
+def _short(m: Machine, stop: Stop, total: int, warnings: list[str], src: str) -> Stop:
+    warnings.append(f"{src}: replay stopped at step {m.state.steps} of {total}: "
+                    f"{stop.reason}: {stop.detail}")
+    return stop
+
+
+def _apply_edit(m: Machine, edit: EditEntry, where: str) -> None:
+    """Re-make a saved `set` through the machine's journaled edit."""
+    try:
+        m.edit(edit.target, edit.value)
+    except ValueError as e:
+        raise SessionError(f"{where}: set {edit.target} = {edit.value}: {e}") from None
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -176,16 +240,19 @@ def save_session(path: str | Path, machine: Machine, *, program_path: str | Path
                  layout: dict[str, Any] | None = None, stop: Stop | None = None,
                  tour: dict[str, str] | None = None,
                  notes: list[Note] | None = None) -> SessionSpec:
-    """Write `machine` (at its current step) as a session file, atomically.
+    """Write `machine` (at its current step) as a session file, atomically with its images.
 
     `program_path` is the file the machine's program came from; `layout` is the
-    UI's opaque table; `stop` (optional) is the stop reason shown on reload.
+    UI's opaque table; `stop` (optional) is the stop reason shown on reload. A
+    `path` that is a symlink saves to the link's target.
     """
-    target = Path(path)
-    folder = target.resolve().parent
+    target = resolve_target(path)
+    folder = target.parent
     prog = Path(program_path).resolve()
+    if same_file(target, prog):
+        raise SessionError(f"{path}: cannot save: it is the program {program_path}")
     st = machine.state
-    spec = SessionSpec(program=_relative(prog, folder), sha256=sha256_of(prog, str(target)),
+    spec = SessionSpec(program=_relative(prog, folder), sha256=sha256_of(prog, str(path)),
                        config=machine.config, steps=st.steps, digest=st.digest(), pc=st.pc,
                        stop=stop.to_dict() if stop is not None else None,
                        layout=dict(layout or {}), tour=dict(tour or {}),
@@ -193,16 +260,41 @@ def save_session(path: str | Path, machine: Machine, *, program_path: str | Path
     for bp in machine.breakpoints:
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
         entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))
-    spec.data = _save_images(target, machine, prog)
     try:
-        text = dumps(session_to_dict(spec))
+        text = dumps(session_to_dict(spec))  # an unsaveable layout fails before any write
     except TypeError as e:
-        raise SessionError(f"{target}: cannot save: {e}") from None
+        raise SessionError(f"{path}: cannot save: {e}") from None
+    old_images = _own_images(target)
+    spec.data = _save_images(target, machine, prog)
+    text = dumps(session_to_dict(spec))
     try:
-        write_atomic(target, text.encode("utf-8"))
+        write_atomic(target, text.encode("utf-8"))  # the commit point
     except OSError as e:
-        raise SessionError(f"{target}: cannot write: {e.strerror or e}") from None
+        raise SessionError(f"{path}: cannot write: {e.strerror or e}") from None
+    for name in old_images - {d.file for d in spec.data}:
+        with contextlib.suppress(OSError):  # a leftover image is harmless; keep the save
+            os.unlink(folder / name)
     return spec
+
+
+def _image_pattern(target: Path) -> re.Pattern[str]:
+    """Names save_session gives images (and gave them before content-hashed names)."""
+    return re.compile(rf"{re.escape(target.stem)}\.(?:{'|'.join(SPACES)})(?:\.[0-9a-f]{{12}})?"
+                      rf"\.npy")
+
+
+def _own_images(target: Path) -> set[str]:
+    """Images the session now at `target` names that a save made (beside it, our names):
+    the only files a new save may remove. Unreadable or foreign files name none."""
+    try:
+        doc = tomllib.loads(target.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return set()
+    rows = doc.get("data") if isinstance(doc, dict) else None
+    pattern = _image_pattern(target)
+    return {r["file"] for r in rows or [] if isinstance(r, dict)
+            and isinstance(r.get("file"), str) and pattern.fullmatch(r["file"])} \
+        if isinstance(rows, list) else set()
 
 
 def _relative(p: Path, folder: Path) -> str:
@@ -241,11 +333,13 @@ def _save_images(target: Path, machine: Machine, prog: Path) -> list[DataImage]:
             continue
         cols = np.flatnonzero(diff.any(axis=0))
         p0, p1, b0, b1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
-        name = f"{target.stem}.{space}.npy"
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(mem[p0:p1, b0:b1]))
+        data = buf.getvalue()
+        # A new name per content: the image the old TOML names stays until the commit.
+        name = f"{target.stem}.{space}.{hashlib.sha256(data).hexdigest()[:12]}.npy"
         try:
-            write_atomic(target.parent / name, buf.getvalue())
+            write_atomic(target.parent / name, data)
         except OSError as e:
             raise SessionError(f"{target.parent / name}: cannot write: {e.strerror or e}") \
                 from None
