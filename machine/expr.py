@@ -1,20 +1,30 @@
 """A small safe expression language over machine state (never `eval`).
 
-    expr    := or
-    or      := and (("||" | "or") and)*
-    and     := not (("&&" | "and") not)*
-    not     := ("!" | "not") not | cmp
-    cmp     := sum (("==" | "!=" | "<" | "<=" | ">" | ">=") sum)?
-    sum     := term (("+" | "-" | "|" | "^") term)*
-    term    := unary (("*" | "/" | "%" | "&" | "<<" | ">>") unary)*
-    unary   := ("-" | "~") unary | atom
-    atom    := NUMBER | R0..R63 | PC | sem[N] | shape[N] | acc[P] | idx[P, K]
-             | sb[P, BYTE](:FORMAT)? | psum[P, BYTE](:FORMAT)? | "(" expr ")"
+Operators, loosest first (Python's precedence, which C shares for all of these
+except that C puts `==`/`<` below `&`, `^`, `|`; docs/expressions.md has the table):
+
+    or  ||            short-circuit, result 0 or 1
+    and &&            short-circuit, result 0 or 1
+    not               prefix (Python: `not R5 == 3` is `not (R5 == 3)`)
+    == != < <= > >=   chain like Python: `0 < R5 < 8` is `0 < R5 and R5 < 8`
+    |   ^   &         bitwise, integers only
+    << >>             shift counts 0..64
+    + -
+    * / %             integer `/` and `%` truncate toward zero (C); x / 0 is an error
+    - + ~ !           prefix (`!` binds tightly like C's: `!R5 == 0` is `(!R5) == 0`)
+    atom              NUMBER | inf | nan | R0..R63 | PC | sem[N] | shape[N] | acc[P]
+                      | idx[P, K] | sb[P, BYTE] | psum[P, BYTE] | "(" expr ")"
 
 Registers read as unsigned 32-bit; `R5:int32` / `R5:fp32` reinterpret them.
 Memory reads default to uint8; `sb[3, 0x40]:fp32` reads 4 bytes as fp32.
-Watch targets (`target()`) also accept byte ranges: `sb[0, 0:64]`, `sb[0:8, 16:32]`.
-Errors are ValueError("column N: expected ..., found ...").
+Watch targets (`parse_target`) also accept byte ranges: `sb[0, 0:64]`, `sb[0:8, 16:32]`.
+
+Errors: a text that does not parse is ValueError("column N: expected ..., found ...");
+one that parses but cannot be evaluated on a state (division by zero, a read outside
+memory, a float in a bitwise operation) raises `EvalError` (a ValueError), so `print`
+shows it as one line and a breakpoint condition can treat it as false. Limits keep
+every input small: MAX_LENGTH characters, MAX_DEPTH levels of nesting, 64-bit
+integer literals, shift counts up to MAX_SHIFT.
 """
 
 from __future__ import annotations
@@ -22,7 +32,8 @@ from __future__ import annotations
 import math
 import re
 import struct
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -30,34 +41,87 @@ import numpy as np
 from machine.convert.formats import IntFormat, parse_format
 from machine.engines.record import decode_values
 
+MAX_LENGTH = 1024  # characters in one expression or target
+MAX_DEPTH = 64  # nested parentheses / prefix operators / operator levels
+MAX_SHIFT = 64  # widest machine value (the PC) is 64 bits: larger shifts are mistakes
+MAX_LITERAL = (1 << 64) - 1
+MEMORIES = ("sb", "psum")
+SCALAR_ARRAYS = ("sem", "shape", "acc")
+
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
-  | (?P<num>0[xX][0-9a-fA-F_]+|0[bB][01_]+|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
+  | (?P<num>0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+
+       |(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*|\d[\d_]*)(?:[eE][+-]?\d+)?)
   | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
   | (?P<op>\|\||&&|==|!=|<=|>=|<<|>>|[-+*/%&|^~!<>()\[\],:])
 """, re.VERBOSE)
 
-_CMP = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-        "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
-_SUM = {"+": lambda a, b: a + b, "-": lambda a, b: a - b,
-        "|": lambda a, b: int(a) | int(b), "^": lambda a, b: int(a) ^ int(b)}
-_TERM = {"*": lambda a, b: a * b, "/": lambda a, b: _div(a, b), "%": lambda a, b: _mod(a, b),
-         "&": lambda a, b: int(a) & int(b), "<<": lambda a, b: int(a) << int(b),
-         ">>": lambda a, b: int(a) >> int(b)}
-MEMORIES = ("sb", "psum")
-SCALAR_ARRAYS = ("sem", "shape", "acc")
+Value = int | float
 
 
-def _div(a: float, b: float) -> float:
-    if isinstance(a, int) and isinstance(b, int):
-        return 0 if b == 0 else int(a / b)  # C-style truncation; x/0 reads as 0, never raises
-    return a / b if b else (math.copysign(math.inf, a) if a else math.nan)
+class EvalError(ValueError):
+    """An expression that parsed but cannot be evaluated on this state."""
 
 
-def _mod(a: float, b: float) -> float:
+# -- operators ------------------------------------------------------------------------------
+def _ints(op: str, a: Value, b: Value) -> tuple[int, int]:
+    for v in (a, b):
+        if not isinstance(v, int):
+            raise EvalError(f"'{op}' needs integers, found {v!r}")
+    return a, b  # type: ignore[return-value]
+
+
+def _div(a: Value, b: Value) -> Value:
     if b == 0:
-        return math.nan if isinstance(a, float) else 0
-    return math.fmod(a, b) if isinstance(a, float) or isinstance(b, float) else int(math.fmod(a, b))
+        raise EvalError("division by zero")
+    if isinstance(a, int) and isinstance(b, int):
+        q = abs(a) // abs(b)  # exact: int(a / b) would round big values through a float
+        return q if (a < 0) == (b < 0) else -q
+    return a / b
+
+
+def _mod(a: Value, b: Value) -> Value:
+    if b == 0:
+        raise EvalError("modulo by zero")
+    if isinstance(a, int) and isinstance(b, int):
+        return a - b * _div(a, b)  # C: the remainder has the sign of the dividend
+    return math.fmod(a, b)
+
+
+def _shift(op: str, a: Value, b: Value) -> int:
+    x, n = _ints(op, a, b)
+    if not 0 <= n <= MAX_SHIFT:
+        raise EvalError(f"shift count {n} is outside 0..{MAX_SHIFT}")
+    return x << n if op == "<<" else x >> n
+
+
+def _bitwise(op: str, a: Value, b: Value) -> int:
+    x, y = _ints(op, a, b)
+    return x & y if op == "&" else x | y if op == "|" else x ^ y
+
+
+_ARITH: dict[str, Callable[[Value, Value], Value]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": _div, "%": _mod,
+    "<<": lambda a, b: _shift("<<", a, b), ">>": lambda a, b: _shift(">>", a, b),
+    "&": lambda a, b: _bitwise("&", a, b), "|": lambda a, b: _bitwise("|", a, b),
+    "^": lambda a, b: _bitwise("^", a, b),
+}
+_CMP: dict[str, Callable[[Value, Value], bool]] = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+# Binary operator levels, loosest first; `not` sits between "and" and the comparisons.
+_LEVELS: tuple[tuple[str, ...], ...] = (
+    ("||", "or"), ("&&", "and"), tuple(_CMP), ("|",), ("^",), ("&",), ("<<", ">>"),
+    ("+", "-"), ("*", "/", "%"))
+_NOT_LEVEL = 2  # `not X` parses X at the comparison level and above
+_LEVEL_OF = {op: i for i, ops in enumerate(_LEVELS) for op in ops}
+_WORD_OPS = {"or": "||", "and": "&&"}
+
+
+def _shown(text: str) -> str:
+    """A token for an error message: one line stays one short line."""
+    return repr(text) if len(text) <= 24 else repr(text[:24])[:-1] + "...'"
 
 
 @dataclass(frozen=True)
@@ -68,6 +132,9 @@ class Tok:
 
 
 def tokenize(text: str) -> list[Tok]:
+    if len(text) > MAX_LENGTH:
+        raise ValueError(f"column {MAX_LENGTH + 1}: expected at most {MAX_LENGTH} characters, "
+                         f"found {len(text)}")
     out: list[Tok] = []
     pos = 0
     while pos < len(text):
@@ -107,11 +174,64 @@ class Target:
         return f"{self.kind}[{self.index}]"
 
 
+# -- bounds (one rule for print, x, set, watch, goto, break) ----------------------------
+def _outside(target: Target, state: Any) -> str | None:
+    """Why `target` is not inside this machine, or None."""
+    k = target.kind
+    if k == "mem":
+        mem = state.memory(target.space)
+        parts, size = mem.shape
+        if target.index < 0 or target.p1 > parts or target.b0 < 0 or target.b1 > size:
+            rows = (f"{target.index}" if target.p1 == target.index + 1
+                    else f"{target.index}:{target.p1}")
+            return (f"{target.space}[{rows}, {target.b0:#x}..{target.b1:#x}) is outside "
+                    f"{target.space} ({parts} partitions x {size:#x} bytes)")
+        return None
+    if k in ("sem", "shape"):
+        n = len(getattr(state, k))
+        return None if 0 <= target.index < n else f"{k}[{target.index}] is outside 0..{n - 1}"
+    if k in ("acc", "idx"):
+        parts, regs = state.idx.shape
+        if not 0 <= target.index < parts:
+            return f"{k}[{target.index}]: partition {target.index} is outside 0..{parts - 1}"
+        if k == "idx" and not 0 <= target.k < regs:
+            return f"idx[{target.index}, {target.k}]: index register {target.k} is outside " \
+                   f"0..{regs - 1}"
+    return None  # registers are checked by the parser; the PC always exists
+
+
+def check_target(target: Target, state: Any) -> None:
+    """Raise EvalError (one line) unless `target` lies inside the machine of `state`."""
+    why = _outside(target, state)
+    if why is not None:
+        raise EvalError(why)
+
+
+def check_pc(pc: int, state: Any, count: int) -> None:
+    """Raise ValueError unless `pc` is the address of one of the program's `count` records."""
+    base = state.config.base
+    i, rem = divmod(pc - base, 64)
+    if rem or not 0 <= i < count:
+        last = base + 64 * (count - 1)
+        raise ValueError(f"{pc:#x} is not a record address of the program: expected "
+                         f"{base:#x} + 64*i, {base:#x}..{last:#x} ({count} records)"
+                         if count else f"{pc:#x}: the program has no records")
+
+
+# -- parser ---------------------------------------------------------------------------------
+Node = tuple  # ("const", v) ("read", Target) ("unary", op, n) ("bin", ops, [n...])
+#               ("cmp", ops, [n...]) ("and", [n...]) ("or", [n...])
+
+
 class Parser:
+    """Precedence climbing; recursion only for parentheses and prefix operators, so a
+    long flat expression never nests deeply and the depth limit bounds every recursion."""
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.toks = tokenize(text)
         self.i = 0
+        self.depth = 0
 
     # -- token helpers -------------------------------------------------------
     @property
@@ -125,7 +245,7 @@ class Parser:
 
     def fail(self, expected: str) -> ValueError:
         t = self.tok
-        found = "end of input" if t.kind == "end" else repr(t.text)
+        found = "end of input" if t.kind == "end" else _shown(t.text)
         return ValueError(f"column {t.col}: expected {expected}, found {found}")
 
     def expect(self, text: str, what: str | None = None) -> Tok:
@@ -141,50 +261,69 @@ class Parser:
         if self.tok.kind != "end":
             raise self.fail("an operator or end of input")
 
+    def deeper(self, col: int) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ValueError(f"column {col}: expected at most {MAX_DEPTH} levels of nesting")
+
+    def _binop(self) -> str | None:
+        t = self.tok
+        if t.kind == "op" and t.text in _LEVEL_OF:
+            return t.text
+        if t.kind == "name" and t.text in _WORD_OPS:
+            return _WORD_OPS[t.text]
+        return None
+
     # -- grammar -------------------------------------------------------------
-    def expr(self) -> tuple:
-        node = self.and_()
-        while self.at("||", "or"):
-            self.take()
-            node = ("or", node, self.and_())
+    def expr(self, level: int = 0) -> Node:
+        """Operators of `level` and tighter; a run of one level's operators is one node."""
+        node = self.prefix_not() if level <= _NOT_LEVEL else self.unary()
+        for lv in range(len(_LEVELS) - 1, level - 1, -1):  # tightest first
+            node = self._chain(node, lv)
         return node
 
-    def and_(self) -> tuple:
-        node = self.not_()
-        while self.at("&&", "and"):
-            self.take()
-            node = ("and", node, self.not_())
-        return node
+    def _chain(self, first: Node, level: int) -> Node:
+        """`first` followed by operators of `level`, each with a tighter operand."""
+        op = self._binop()
+        if op is None or _LEVEL_OF[op] != level:
+            return first
+        self.deeper(self.tok.col)  # the operands below parse one level deeper
+        ops: list[str] = []
+        operands = [first]
+        try:
+            while op is not None and _LEVEL_OF[op] == level:
+                self.take()
+                ops.append(op)
+                operands.append(self.expr(level + 1))
+                op = self._binop()
+        finally:
+            self.depth -= 1
+        if level == 0:
+            return ("or", operands)
+        if level == 1:
+            return ("and", operands)
+        return ("cmp" if level == _NOT_LEVEL else "bin", tuple(ops), operands)
 
-    def not_(self) -> tuple:
-        if self.at("!", "not"):
-            self.take()
-            return ("not", self.not_())
-        node = self.sum()
-        if self.tok.kind == "op" and self.tok.text in _CMP:
-            op = self.take().text
-            node = ("bin", _CMP[op], node, self.sum())
-        return node
+    def prefix_not(self) -> Node:
+        if self.at("not"):
+            t = self.take()
+            self.deeper(t.col)
+            try:
+                return ("unary", "not", self.expr(_NOT_LEVEL))
+            finally:
+                self.depth -= 1
+        return self.unary()
 
-    def sum(self) -> tuple:
-        node = self.term()
-        while self.tok.kind == "op" and self.tok.text in _SUM:
-            node = ("bin", _SUM[self.take().text], node, self.term())
-        return node
-
-    def term(self) -> tuple:
-        node = self.unary()
-        while self.tok.kind == "op" and self.tok.text in _TERM:
-            node = ("bin", _TERM[self.take().text], node, self.unary())
-        return node
-
-    def unary(self) -> tuple:
-        if self.at("-"):
-            self.take()
-            return ("neg", self.unary())
-        if self.at("~"):
-            self.take()
-            return ("inv", self.unary())
+    def unary(self) -> Node:
+        if self.at("-", "+", "~", "!"):
+            t = self.take()
+            self.deeper(t.col)
+            try:
+                return ("unary", t.text, self.unary())
+            finally:
+                self.depth -= 1
+        if self.at("not"):  # Python: `1 + not 2` is a syntax error too
+            raise self.fail("an operand ('not' binds loosely: write (not X))")
         return self.atom()
 
     def number(self) -> int | float:
@@ -193,25 +332,45 @@ class Parser:
             raise self.fail("a number")
         self.take()
         s = t.text.replace("_", "")
-        return float(s) if any(c in s for c in ".eE") and not s.lower().startswith("0x") \
-            else int(s, 0)
+        low = s.lower()
+        if low.startswith(("0x", "0o", "0b")):
+            digits, base = low[2:], {"x": 16, "o": 8, "b": 2}[low[1]]
+        elif any(c in low for c in ".e"):
+            return float(s)
+        else:
+            digits, base = s, 10
+            if len(s) > 1 and s[0] == "0" and s.strip("0"):
+                raise ValueError(f"column {t.col}: expected a number without leading zeros "
+                                 f"(0{s.lstrip('0')} is octal in C): write {s.lstrip('0')} "
+                                 f"or 0o{s.lstrip('0')}")
+        digits = digits.lstrip("0") or "0"
+        # 64 bits is at most 64 binary / 22 octal / 20 decimal / 16 hex digits: checking
+        # the length first keeps int() away from huge strings (and its digit-limit error).
+        if len(digits) > {2: 64, 8: 22, 10: 20, 16: 16}[base] or \
+                int(digits, base) > MAX_LITERAL:
+            raise ValueError(f"column {t.col}: expected an integer of at most 64 bits "
+                             f"(<= {MAX_LITERAL:#x}), found {_shown(t.text)}")
+        return int(digits, base)
 
     def integer(self, what: str) -> int:
-        neg = self.at("-") and bool(self.take())
         if self.tok.kind != "num":
             raise self.fail(what)
         v = self.number()
         if not isinstance(v, int):
             raise ValueError(f"column {self.toks[self.i - 1].col}: expected {what}, found {v!r}")
-        return -v if neg else v
+        return v
 
-    def atom(self) -> tuple:
+    def atom(self) -> Node:
         t = self.tok
         if t.kind == "num":
             return ("const", self.number())
         if t.text == "(":
             self.take()
-            node = self.expr()
+            self.deeper(t.col)
+            try:
+                node = self.expr()
+            finally:
+                self.depth -= 1
             self.expect(")", "')'")
             return node
         if t.kind == "name":
@@ -230,7 +389,7 @@ class Parser:
         low = name.lower()
         if re.fullmatch(r"r\d+", low):
             n = int(low[1:])
-            if n > 63:
+            if n > 63 or len(low) > 3:
                 raise ValueError(f"column {t.col}: expected a register R0..R63, found {name!r}")
             return Target("reg", n, fmt=self.fmt())
         if low == "pc":
@@ -289,6 +448,7 @@ def _fmt_bytes(fmt: str) -> int:
     return max(1, parse_format(fmt).bits // 8)
 
 
+# -- reading state --------------------------------------------------------------------------
 def _decode(raw: bytes, fmt: str) -> int | float:
     f = parse_format(fmt)
     bits = np.frombuffer(raw, dtype=f.container)[:1]
@@ -297,21 +457,18 @@ def _decode(raw: bytes, fmt: str) -> int | float:
 
 
 def read(target: Target, state: Any) -> int | float:
-    """The current value of a target (memory: the first element, in its format)."""
+    """The current value of a target (memory: the first element, in its format).
+
+    EvalError when the target is outside this machine."""
     k = target.kind
     if k == "reg":
         v = state.R[target.index]
         return _decode(struct.pack("<I", v), target.fmt) if target.fmt else v
     if k == "pc":
         return state.pc
+    check_target(target, state)  # negative indices would silently wrap in Python and numpy
     if k == "mem":
-        mem = state.memory(target.space)
-        p, b = target.index, target.b0
-        size = _fmt_bytes(target.fmt) if target.fmt else 1
-        if not (0 <= p < mem.shape[0] and 0 <= b and b + size <= mem.shape[1]):
-            raise ValueError(f"{target.space}[{p}, {b}] is outside {mem.shape[0]} partitions x "
-                             f"{mem.shape[1]} bytes")
-        raw = mem[p, b:b + size].tobytes()
+        raw = state.memory(target.space)[target.index, target.b0:target.b1].tobytes()
         return _decode(raw, target.fmt) if target.fmt else raw[0]
     if k == "acc":
         return float(state.acc[target.index])
@@ -328,33 +485,101 @@ def snapshot(target: Target, state: Any) -> Any:
     return read(target, state)
 
 
-@dataclass(frozen=True)
-class Expr:
-    text: str
-    tree: tuple
-
-    def __call__(self, state: Any) -> int | float:
-        return _eval(self.tree, state)
+# -- evaluation -----------------------------------------------------------------------------
+Fn = Callable[[Any], Value]
 
 
-def _eval(node: tuple, state: Any) -> Any:
+def _compile(node: Node) -> Fn:
+    """A closure per node: conditions run on every step, so no per-call dispatch."""
     kind = node[0]
     if kind == "const":
-        return node[1]
+        value = node[1]
+        return lambda s: value
     if kind == "read":
-        return read(node[1], state)
-    if kind == "bin":
-        r = node[1](_eval(node[2], state), _eval(node[3], state))
-        return int(r) if isinstance(r, bool) else r
-    if kind == "and":
-        return int(bool(_eval(node[1], state)) and bool(_eval(node[2], state)))
-    if kind == "or":
-        return int(bool(_eval(node[1], state)) or bool(_eval(node[2], state)))
-    if kind == "not":
-        return int(not _eval(node[1], state))
-    if kind == "neg":
-        return -_eval(node[1], state)
-    return ~int(_eval(node[1], state))  # "inv"
+        target = node[1]
+        return lambda s: read(target, s)
+    if kind == "unary":
+        op, inner = node[1], _compile(node[2])
+        if op == "-":
+            return lambda s: -inner(s)
+        if op == "+":
+            return inner
+        if op == "~":
+            return lambda s: ~_ints("~", inner(s), 0)[0]
+        return lambda s: int(not inner(s))  # "!" / "not"
+    if kind in ("and", "or"):
+        parts = [_compile(n) for n in node[1]]
+        if kind == "and":
+            return lambda s: int(all(p(s) for p in parts))  # all/any short-circuit
+        return lambda s: int(any(p(s) for p in parts))
+    first, rest = _compile(node[2][0]), [_compile(n) for n in node[2][1:]]
+    if kind == "cmp":
+        tests = [_CMP[op] for op in node[1]]
+
+        def chain(s: Any) -> int:
+            a = first(s)
+            for test, part in zip(tests, rest, strict=True):
+                b = part(s)
+                if not test(a, b):
+                    return 0  # Python: `a < b < c` stops at the first false link
+                a = b
+            return 1
+        return chain
+    fns = [_ARITH[op] for op in node[1]]
+
+    def fold(s: Any) -> Value:
+        v = first(s)
+        for fn, part in zip(fns, rest, strict=True):
+            v = fn(v, part(s))
+        return v
+    return fold
+
+
+def _children(node: Node) -> list[Node]:
+    kind = node[0]
+    if kind in ("const", "read"):
+        return []
+    if kind == "unary":
+        return [node[2]]
+    return list(node[2] if kind in ("bin", "cmp") else node[1])
+
+
+def _tree_depth(tree: Node) -> int:
+    """Without recursion: the parser bounds its own nesting, this bounds evaluation's
+    (a left operand wrapped by every operator level, inside parentheses, again and
+    again, is deeper than the parser's own nesting)."""
+    deepest, todo = 0, [(tree, 1)]
+    while todo:
+        node, d = todo.pop()
+        deepest = max(deepest, d)
+        todo.extend((c, d + 1) for c in _children(node))
+    return deepest
+
+
+def _reads(node: Node) -> list[Target]:
+    if node[0] == "read":
+        return [node[1]]
+    return [t for c in _children(node) for t in _reads(c)]
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A parsed expression: call it on a machine state for its value."""
+
+    text: str
+    tree: Node
+    fn: Fn = field(repr=False, compare=False)
+
+    def __call__(self, state: Any) -> Value:
+        try:
+            return self.fn(state)
+        except OverflowError:  # a huge integer met a float, e.g. 1.5 * (1 << 64 << 64 ...)
+            raise EvalError(f"{self.text}: a value is too large for a float") from None
+
+    @property
+    def targets(self) -> list[Target]:
+        """Every location the expression reads (so callers can check them up front)."""
+        return _reads(self.tree)
 
 
 def parse(text: str) -> Expr:
@@ -364,7 +589,10 @@ def parse(text: str) -> Expr:
         raise p.fail("an expression")
     tree = p.expr()
     p.done()
-    return Expr(text, tree)
+    if _tree_depth(tree) > MAX_DEPTH:
+        raise ValueError(f"column 1: expected at most {MAX_DEPTH} levels of nesting "
+                         f"(operators and parentheses), found {_tree_depth(tree)}")
+    return Expr(text, tree, _compile(tree))
 
 
 def parse_target(text: str) -> Target:
