@@ -3,6 +3,8 @@
     write_atomic("s.toml", data)                 # whole file at once
     with atomic_open("run.jsonl", "w") as fh:    # streamed; renamed into place on success
         fh.write(...)
+    with atomic_path("p.bin.data.npz") as tmp:   # for writers that take a file name
+        save_data(tmp, inits)
     check_output(out, inputs=[prog, sbuf], what="--trace")   # before a long run
 
 Decisions (where the issue leaves it open, as an editor's save behaves):
@@ -53,17 +55,29 @@ def atomic_open(path: str | Path, mode: str = "wb", *,
     normally; on an exception (Ctrl+C too) the temporary is removed and `path` untouched."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open: mode must be 'w' or 'wb', not {mode!r}")
+    text = {"encoding": encoding or "utf-8"} if mode == "w" else {}
+    with atomic_path(path) as tmp, open(tmp, mode, **text) as fh:
+        yield fh
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """The path of a new temporary beside `path` for a writer that takes a file name
+    (e.g. numpy's savez); when the block ends normally it is fsynced and renamed over
+    `path`, on an exception removed. OSError for a target that must not be replaced."""
     target = resolve_target(path)
     _refuse_unsafe_target(target)
     remove_stale_temporaries(target)
     fd, tmp = _create_temporary(target)
     try:
         _copy_mode(target, fd)
-        text = {"encoding": encoding or "utf-8"} if mode == "w" else {}
-        with os.fdopen(fd, mode, **text) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
+        os.close(fd)
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            os.fsync(fd)  # the data is on disk before the name points at it
+        finally:
+            os.close(fd)
         os.replace(tmp, target)  # atomic on POSIX and Windows (same volume)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -1,15 +1,21 @@
-"""What `neurondbg run` needs for sessions (the lead wires these into commands/run.py).
+"""What `neurondbg run` needs for programs and sessions (commands/run.py).
 
     opened = open_program_or_session(path, gen, engine)     # SessionError -> InputError
     for w in opened.warnings: print("neurondbg: warning: " + w, file=stderr)
     ... add --break specs / --sbuf to opened.machine as for a program ...
-    stop = run_opened(opened, max_steps)   # max_steps None: a session stays at its step
+    stop = run_opened(opened, max_steps)   # a session continues from its saved step
     print(json.dumps(result_json(opened, stop)))           # the `run --json` shape
     if save_to: save_after_run(save_to, opened, stop)       # --save-session FILE.toml
+
+Decision: `run SESSION.toml` continues to the next stop exactly as `run PROGRAM`
+would from the saved step (as gdb's `continue` after loading a core of state);
+`--max-steps N` counts from the saved step; `--max-steps 0` reports the saved
+state without running.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,9 +24,9 @@ from machine.debugger import Machine, Stop
 from machine.dtypes import Gen, parse_gen
 from machine.state import MachineConfig
 from sessions.errors import SessionError
-from sessions.program import load_program
+from sessions.program import ProgramFile, read_program
 from sessions.schema import SessionSpec
-from sessions.store import LoadedSession, load_session, save_session
+from sessions.store import LoadedSession, Progress, load_session, save_session
 
 SESSION_SUFFIX = ".toml"
 DEFAULT_MAX_STEPS = 10_000_000
@@ -34,6 +40,7 @@ class Opened:
     program_path: Path
     session: LoadedSession | None = None
     warnings: list[str] = field(default_factory=list)
+    source: ProgramFile | None = None  # the program file, for file:line:column messages
 
     @property
     def is_session(self) -> bool:
@@ -49,39 +56,54 @@ def is_session_file(path: str | Path) -> bool:
 
 
 def open_program_or_session(path: str | Path, gen: str | Gen = "cayman", engine: str = "pool",
-                            *, execute_invalid: bool = False) -> Opened:
+                            *, execute_invalid: bool = False, progress: Progress | None = None,
+                            interrupt: threading.Event | None = None) -> Opened:
     """A session file (.toml: its own gen/engine/config win) or a PROGRAM; SessionError
-    (one line, naming the file) on bad input."""
+    (one line, naming the file) on bad input. A session replays to its saved step with
+    `progress(done, total)` reports; setting `interrupt` raises SessionInterrupted."""
     p = Path(path)
     if is_session_file(p):
-        loaded = load_session(p)
-        return Opened(loaded.machine, loaded.program_path, loaded, list(loaded.warnings))
+        loaded = load_session(p, progress=progress, interrupt=interrupt)
+        source = _source_map(loaded)
+        return Opened(loaded.machine, loaded.program_path, loaded, list(loaded.warnings),
+                      source)
     try:
         g = parse_gen(gen)
     except ValueError as e:
         raise SessionError(f"--gen: {e}") from None
-    program, data, labels = load_program(p, g)
+    prog = read_program(p, g)
     config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
     try:
-        m = Machine(program, config, data=data, labels=labels)
+        m = Machine(prog.program, config, data=prog.data, labels=prog.labels)
     except ValueError as e:
         raise SessionError(f"{p}: {e}") from None
-    return Opened(m, p.resolve())
+    return Opened(m, p.resolve(), source=prog)
+
+
+def _source_map(loaded: LoadedSession) -> ProgramFile | None:
+    """The session's program re-read for line numbers (assembly only: a binary has none)."""
+    from machine.files import TEXT_SUFFIXES
+
+    if loaded.program_path.suffix.lower() not in TEXT_SUFFIXES:
+        return None
+    try:
+        return read_program(loaded.program_path, loaded.machine.config.gen)
+    except SessionError:  # it loaded a moment ago; if it is gone now, just no line numbers
+        return None
 
 
 def run_opened(opened: Opened, max_steps: int | None = None) -> Stop:
-    """Run. For a program, `max_steps` None means DEFAULT_MAX_STEPS. For a session,
-    `max_steps` counts from the program's start: None (or not more than the saved
-    step) stays at the saved step and returns the saved stop; more continues."""
-    m = opened.machine
-    if opened.session is None:
-        return m.cont(max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps)
-    at = m.state.steps
-    if max_steps is not None and max_steps > at:
-        return m.cont(max_steps=max_steps - at)
-    if opened.session.stop is not None:
-        return opened.session.stop
-    return Stop("max-steps", m.state.pc, f"at the saved step {at}", 0, record=m.last)
+    """Run to the next stop; at most `max_steps` steps (None: DEFAULT_MAX_STEPS) from where
+    the machine is (a session: its saved step)."""
+    return opened.machine.cont(max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps)
+
+
+def where(opened: Opened, stop: Stop) -> str | None:
+    """`file:line:column` of the instruction a stop is on, for an assembly program."""
+    if opened.source is None:
+        return None
+    i = opened.machine.index_of(stop.pc)
+    return None if i is None else opened.source.where(i)
 
 
 def result_json(opened: Opened, stop: Stop) -> dict[str, Any]:
@@ -94,6 +116,11 @@ def result_json(opened: Opened, stop: Stop) -> dict[str, Any]:
     rec = stop.record
     if stop.reason == "invalid" and rec is not None and rec.verdict is not None:
         out["stop"]["failed"] = list(rec.verdict.failed)
+        out["stop"]["fixes"] = {c.name: c.fix for c in rec.verdict.clauses
+                                if not c.passed and not c.note and c.fix}
+    source = where(opened, stop)
+    if source is not None:
+        out["stop"]["source"] = source
     if opened.session is not None:
         s = opened.session
         out["session"] = {"program": str(s.program_path), "saved_steps": s.spec.steps,

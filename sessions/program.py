@@ -1,8 +1,15 @@
-"""Load the program a session or trace names: assembly text or 64-byte records."""
+"""Load the program a session or trace names: assembly text or 64-byte records.
+
+    prog = read_program(path, gen)            # .program .data .labels, .where(i) for messages
+    program, data, labels = load_program(path, gen)
+"""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +17,56 @@ from machine.dtypes import Gen
 from sessions.errors import SessionError
 
 
+@dataclass(frozen=True)
+class ProgramFile:
+    """A loaded PROGRAM; for assembly, where each record came from in the source."""
+
+    path: Path
+    program: Any
+    data: list[Any]
+    labels: dict[str, int]
+    lines: list[int] | None = None  # source line of each record (assembly only)
+    text: str = ""  # the assembly source (for columns)
+
+    def where(self, index: int) -> str | None:
+        """`file:line:column` of record `index` in assembly source (the column of its
+        mnemonic), None for a binary program or an index outside it."""
+        if self.lines is None or not 0 <= index < len(self.lines):
+            return None
+        line = self.lines[index]
+        source = _nth_line(self.text, line)
+        head = source.split("#", 1)[0]
+        label, colon, _ = head.partition(":")
+        # `label: MNEMONIC ...`: a colon before the first space ends a label
+        body_at = len(label) + 1 if colon and " " not in label.strip() else 0
+        body = source[body_at:]
+        column = body_at + len(body) - len(body.lstrip()) + 1
+        return f"{self.path}:{line}:{column}"
+
+
+def _nth_line(text: str, n: int) -> str:
+    """Line `n` (1-based) of `text`, without splitting the whole text."""
+    start = 0
+    for _ in range(n - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return ""
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of a regular file; a FIFO, device or folder is refused, never read forever."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise OSError(0, f"{kind}: expected a program file", str(path))
+    return path.read_bytes()
+
+
 def sha256_of(path: Path, who: str = "") -> str:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(path)).hexdigest()
     except OSError as e:
         raise SessionError(f"{who or path}: cannot read program {path}: "
                            f"{e.strerror or e}") from None
@@ -21,22 +75,34 @@ def sha256_of(path: Path, who: str = "") -> str:
 def load_program(path: Path, gen: Gen, who: str = "") -> tuple[Any, list[Any], dict[str, int]]:
     """(Program, data inits, labels); SessionError naming `who` (the session file) and the
     program when the file is missing, unreadable or not a program."""
+    p = read_program(path, gen, who)
+    return p.program, p.data, p.labels
+
+
+def read_program(path: Path, gen: Gen, who: str = "") -> ProgramFile:
+    """The program at `path` with its source map; errors as load_program."""
     from machine.asm.assembler import assemble
-    from machine.asm.loader import load_any, looks_like_text
+    from machine.asm.data import data_path, load_data
+    from machine.files import looks_like_text
+    from machine.isa.codec import decode_bytes
 
     prefix = f"{who}: program " if who else ""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except FileNotFoundError:
         raise SessionError(f"{prefix}{path}: no such file") from None
     except OSError as e:
         raise SessionError(f"{prefix}{path}: cannot read: {e.strerror or e}") from None
     try:
         if looks_like_text(path, raw):
-            asm = assemble(raw.decode("utf-8", errors="replace"), str(path), gen)
-            return asm.program(), list(asm.data), dict(asm.labels)
-        program, data = load_any(path, gen)
-        return program, list(data), {}
+            text = raw.decode("utf-8", errors="replace")
+            asm = assemble(text, str(path), gen)
+            return ProgramFile(path, asm.program(), list(asm.data), dict(asm.labels),
+                               list(asm.lines), text)
+        # as machine.asm.loader.load_any, without reading the file a second time
+        side = data_path(path)
+        data = load_data(side) if side.exists() else []
+        return ProgramFile(path, decode_bytes(raw, str(path)), list(data), {})
     except OSError as e:
         raise SessionError(f"{prefix}{path}: cannot read: {e.strerror or e}") from None
     except ValueError as e:  # AsmError / IsaFormatError: messages already name the file

@@ -12,6 +12,7 @@ starts at step k > 0 (exported mid-session) is reached by running k steps first.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +23,9 @@ import numpy as np
 from machine.debugger import Machine
 from machine.dtypes import Gen, parse_gen
 from machine.state import MachineConfig
-from sessions.errors import SessionError
+from sessions.errors import SessionError, SessionInterrupted
 from sessions.program import load_program
+from sessions.store import run_until
 from sessions.trace import HEADER_KEY, step_to_json
 
 EVENT_KEYS = ("fault", "invalid", "halted", "failed")  # must not appear unannounced
@@ -155,12 +157,15 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, A
 
 def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen = "cayman",
            engine: str = "pool", config: MachineConfig | None = None,
-           sbuf: np.ndarray | None = None) -> ReplayResult:
+           sbuf: np.ndarray | None = None,
+           interrupt: threading.Event | None = None) -> ReplayResult:
     """Re-run `program_path` step by step against the trace; the first divergence or none.
 
     `config` (when given) overrides gen/engine; `sbuf` is an initial SBUF image
     (as `run --sbuf`). Bad input raises SessionError; the whole trace is checked
-    first so a bad line is reported whatever the replay would find.
+    first so a bad line is reported whatever the replay would find. Setting
+    `interrupt` stops at the next step with SessionInterrupted (the step reached,
+    and the lines compared so far in its message).
     """
     trace = Path(trace_path)
     for _ in read_trace(trace):  # validate every line before running anything
@@ -175,8 +180,13 @@ def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen =
         raise SessionError(f"{program_path}: {e}") from None
     compared = 0
     for n, expected in read_trace(trace):
-        if compared == 0 and expected["step"] > 0:
-            m.cont(max_steps=expected["step"])  # a trace exported mid-session
+        if compared == 0 and expected["step"] > 0:  # a trace exported mid-session
+            k = expected["step"]
+            run_until(m, k, k, None, interrupt, str(trace), "replay")
+        if interrupt is not None and interrupt.is_set():
+            raise SessionInterrupted(f"{trace}: replay interrupted at step {m.state.steps} "
+                                     f"(trace line {n}; {compared} steps matched)",
+                                     m.state.steps)
         actual = json.loads(json.dumps(step_to_json(m.step())))
         compared += 1
         d = first_difference(expected, actual)

@@ -186,11 +186,11 @@ def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str,
     if progress is not None:
         progress(0, total)
     for i, edit in enumerate(spec.edits):
-        stop = _run_until(m, edit.step, total, progress, interrupt, src)
+        stop = run_until(m, edit.step, total, progress, interrupt, src)
         if stop is not None:
             return _short(m, stop, total, warnings, src)
         _apply_edit(m, edit, f"{src}: edits[{i}]")
-    stop = _run_until(m, total, total, progress, interrupt, src)
+    stop = run_until(m, total, total, progress, interrupt, src)
     if stop is not None:
         return _short(m, stop, total, warnings, src)
     if total == 0:
@@ -200,14 +200,15 @@ def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str,
     return Stop("max-steps", m.state.pc, f"at the saved step {total}", total, record=m.last)
 
 
-def _run_until(m: Machine, step: int, total: int, progress: Progress | None,
-               interrupt: threading.Event | None, src: str) -> Stop | None:
+def run_until(m: Machine, step: int, total: int, progress: Progress | None,
+              interrupt: threading.Event | None, src: str, doing: str = "loading") -> Stop | None:
     """Step `m` to step `step` in time-boxed slices; the machine's own stop (halt, fault,
-    invalid) if it comes first, else None."""
+    invalid) if it comes first, else None; SessionInterrupted (`SRC: DOING interrupted
+    at step N of TOTAL`) once `interrupt` is set."""
     chunk = 1024
     while m.state.steps < step:
         if interrupt is not None and interrupt.is_set():
-            raise SessionInterrupted(f"{src}: loading interrupted at step {m.state.steps} "
+            raise SessionInterrupted(f"{src}: {doing} interrupted at step {m.state.steps} "
                                      f"of {total}", m.state.steps, total)
         t0 = time.perf_counter()
         stop = m.cont(max_steps=min(chunk, step - m.state.steps))

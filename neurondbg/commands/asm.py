@@ -1,4 +1,10 @@
-"""`neurondbg asm SOURCE -o OUT.bin`: assemble text into 64-byte records (+ data sidecar)."""
+"""`neurondbg asm SOURCE -o OUT.bin`: assemble text into 64-byte records (+ data sidecar).
+
+OUT and OUT.data.npz are checked before assembling (neither may be SOURCE, through
+symlinks, `..` or hard links; the folder must be writable) and written atomically:
+both go to temporaries first, the sidecar is renamed into place, then the records.
+A stale sidecar (the new program has no data) is removed after the records land.
+"""
 
 from __future__ import annotations
 
@@ -26,29 +32,40 @@ def command(source: str, output: str, gen: str) -> None:
     """Assemble SOURCE into OUTPUT (64-byte records)."""
     from machine.asm import AsmError, assemble, data_path, save_data
     from machine.dtypes import parse_gen
+    from sessions.atomic import atomic_open, atomic_path, check_output
+    from sessions.errors import SessionError
+    from sessions.program import read_regular
 
     try:
         g = parse_gen(gen)
     except ValueError as e:
         raise InputError(f"--gen: {e}") from None
+    out = Path(output)
+    side = data_path(out)
+    for what, path in (("-o", out), ("the data sidecar of -o", side)):
+        try:
+            check_output(path, [("the source", source)], what=what)
+        except SessionError as e:
+            raise InputError(str(e)) from None
     try:
-        text = Path(source).read_text(encoding="utf-8")
+        text = read_regular(Path(source)).decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{source}: cannot read: {e}") from None
+        raise InputError(f"{source}: cannot read: {getattr(e, 'strerror', None) or e}") \
+            from None
     try:
         asm = assemble(text, source, g)
     except AsmError as e:
         raise AsmInputError(str(e)) from None
-    out = Path(output)
-    side = data_path(out)
     try:
-        out.write_bytes(asm.records)
-        if asm.data:
-            save_data(side, asm.data)
-        elif side.exists():
+        with atomic_open(out, "wb") as fh:
+            fh.write(asm.records)
+            if asm.data:
+                with atomic_path(side) as tmp:  # committed just before the records
+                    save_data(tmp, asm.data)
+        if not asm.data and side.exists():
             side.unlink()  # a stale sidecar would load the wrong data
     except OSError as e:
-        raise InputError(f"{output}: cannot write: {e}") from None
+        raise InputError(f"{output}: cannot write: {e.strerror or e}") from None
     n = len(asm.records) // 64
     click.echo(f"{output}: {n} record{'s' if n != 1 else ''}"
                + (f", {len(asm.data)} data initialisation(s) in {side}" if asm.data else ""),

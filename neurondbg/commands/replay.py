@@ -1,12 +1,14 @@
 """`neurondbg replay TRACE.jsonl PROGRAM`: golden-model diff of a trace against a re-run.
 
 Exit 0 when no step diverges, 1 on the first divergence (step, field, expected vs
-actual), 2 on bad input (one line: file:line for a bad trace line).
+actual), 2 on bad input (one line: file:line for a bad trace line), 130 when Ctrl+C
+stops it (at a step boundary, saying which step and trace line it reached).
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import click
@@ -39,7 +41,8 @@ def command(trace: Path, program: Path, gen: str, engine: str, sbuf_in: Path | N
 
     from machine.dtypes import parse_gen
     from machine.state import MachineConfig
-    from sessions.errors import SessionError
+    from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
+    from sessions.errors import SessionError, SessionInterrupted
     from sessions.replay import read_header, replay
 
     try:
@@ -70,8 +73,13 @@ def command(trace: Path, program: Path, gen: str, engine: str, sbuf_in: Path | N
     if sbuf_in is not None:
         sbuf = load_sbuf(sbuf_in)
     config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
+    stopping = threading.Event()
     try:
-        result = replay(trace, program, config=config, sbuf=sbuf)
+        with ctrl_c_stops(stopping):
+            result = replay(trace, program, config=config, sbuf=sbuf, interrupt=stopping)
+    except SessionInterrupted as e:
+        click.echo(f"neurondbg: {e}", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
     except SessionError as e:
         raise InputError(str(e)) from None
     if as_json:

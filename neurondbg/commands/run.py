@@ -1,16 +1,30 @@
 """`neurondbg run PROGRAM|SESSION`: execute headless until a stop reason (DESIGN.md CLI).
 
-PROGRAM is assembly or 64-byte records; a `.toml` SESSION resumes at its saved
-step (sessions.cli_support). Exit 0 on halt, max-steps or a requested breakpoint;
-1 when the machine stops on an invalid instruction or a fault; 2 on bad input
-(one line naming the file).
+PROGRAM is assembly or 64-byte records; a `.toml` SESSION continues from its saved
+step exactly as `run PROGRAM` would from there (sessions.cli_support). Exit 0 on
+halt, max-steps or a requested breakpoint; 1 when the machine stops on an invalid
+instruction or a fault; 2 on bad input (one line naming the file); 130 on Ctrl+C.
+
+Nothing the user has is lost: every output path is checked before the run (not one
+of the inputs, through symlinks, `..` or hard links; its folder writable; not a
+folder or device), and each is written atomically. The trace streams into a
+temporary file beside its target that is renamed into place when the run ends
+(a killed run leaves the previous trace intact; the next write removes the
+leftover). Ctrl+C stops at a step boundary: where it stopped is printed, and the
+outputs asked for (--save-session, --dump-sbuf, --trace) are written for that state.
+A second Ctrl+C abandons the run at once (outputs not yet written keep their old
+contents).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import click
 import numpy as np
@@ -19,15 +33,85 @@ from machine.engines import ENGINES as ENGINE_CHOICES  # the engine names, decla
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl+C
 
-def _summary(m: Any, stop: Any) -> str:
+
+def _summary(m: Any, stop: Any, source: str | None) -> str:
     st = m.state
-    lines = [f"stop: {stop.reason} at pc {stop.pc:#x}: {stop.detail}",
-             f"steps: {st.steps}  pc: {st.pc:#x}  gen: {m.config.gen.label}  "
-             f"engine: {m.config.engine}"]
+    at = f" ({source})" if source else ""
+    lines = [f"stop: {stop.reason} at pc {stop.pc:#x}{at}: {stop.detail}"]
+    if stop.reason == "invalid" and stop.record is not None and stop.record.verdict is not None:
+        from neurondbg.commands.validate import failing_clause_lines
+
+        lines += failing_clause_lines(stop.record.verdict)  # the same text as `validate`
+    lines += [f"steps: {st.steps}  pc: {st.pc:#x}  gen: {m.config.gen.label}  "
+              f"engine: {m.config.engine}"]
     regs = [f"R{i}={v:#x}" for i, v in enumerate(st.R) if v]
     lines.append("registers: " + (" ".join(regs) if regs else "all zero"))
     return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def ctrl_c_stops(*events: threading.Event) -> Iterator[None]:
+    """While the block runs, the first Ctrl+C sets `events` (the machine's `interrupt`:
+    it stops at the next step boundary); a second one raises KeyboardInterrupt as usual."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals can only be caught on the main thread (e.g. tests with a runner)
+        return
+
+    def first(signum: int, frame: Any) -> None:
+        for e in events:
+            e.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous = signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _inputs(program: Path, sbuf_in: Path | None) -> list[tuple[str, Path]]:
+    """Every file this run reads, labelled for the refusal message."""
+    from machine.asm.data import data_path
+    from sessions.cli_support import is_session_file
+    from sessions.errors import SessionError
+    from sessions.store import read_session
+
+    found: list[tuple[str, Path]] = []
+    if is_session_file(program):
+        found.append(("the session", program))
+        try:
+            spec = read_session(program)
+        except SessionError as e:
+            raise InputError(str(e)) from None
+        found.append(("the program the session names", spec.program_path))
+        found += [("a data image of the session", spec.resolve(d.file)) for d in spec.data]
+        program = spec.program_path
+    else:
+        found.append(("the program", program))
+    found.append(("the program's data", data_path(program)))
+    if sbuf_in is not None:
+        found.append(("the --sbuf input", sbuf_in))
+    return found
+
+
+def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path]]) -> None:
+    """Refuse, before the run, an output that is an input or another output, or that
+    cannot be written."""
+    from sessions.atomic import check_output
+    from sessions.errors import SessionError
+
+    seen: list[tuple[str, Path]] = []
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        try:
+            check_output(path, [*inputs, *((f"the {o} output", p) for o, p in seen)],
+                         what=option)
+        except SessionError as e:
+            raise InputError(str(e)) from None
+        seen.append((option, path))
 
 
 @click.command("run")
@@ -36,15 +120,15 @@ def _summary(m: Any, stop: Any) -> str:
 @click.option("--engine", type=click.Choice(ENGINE_CHOICES), default="pool", show_default=True,
               help="The engine queue the program runs on.")
 @click.option("--max-steps", type=click.IntRange(min=0), default=None,
-              help="Stop after this many steps (default 10,000,000; for a session, counted "
-                   "from the program start).")
+              help="Stop after this many steps (default 10,000,000), counted from where the "
+                   "run starts (for a session: its saved step).")
 @click.option("--break", "breaks", multiple=True, metavar="SPEC",
               help="Breakpoint: op:CAST, pc:0x80, label:loop, invalid, fault, if:EXPR, "
                    "watch:R5, change:sb[0,0:64], saturate, tie, nan, inf.")
 @click.option("--sbuf", "sbuf_in", type=click.Path(path_type=Path, dir_okay=False),
               help="uint8 .npy (partitions, bytes) loaded into SBUF at partition 0, byte 0.")
 @click.option("--dump-sbuf", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write the whole SBUF as a uint8 .npy at the end.")
+              help="Write the whole SBUF as a uint8 .npy where the run stopped.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--trace", "trace_out", type=click.Path(path_type=Path, dir_okay=False),
               help="Write one JSON line per step.")
@@ -56,26 +140,37 @@ def command(program: Path, gen: str, engine: str, max_steps: int | None,
             breaks: tuple[str, ...], sbuf_in: Path | None, dump_sbuf: Path | None,
             as_json: bool, trace_out: Path | None, save_session: Path | None,
             execute_invalid: bool) -> None:
-    """Run PROGRAM (assembly or binary records) or a SESSION.toml until it stops."""
+    """Run PROGRAM (assembly or binary records) until it stops, or continue a
+    SESSION.toml from its saved step to the next stop (its breakpoints and watches
+    apply; --gen/--engine come from the session)."""
     from sessions.cli_support import (
         open_program_or_session,
         result_json,
         run_opened,
-        save_after_run,
+        where,
     )
-    from sessions.errors import SessionError
+    from sessions.errors import SessionError, SessionInterrupted
 
+    _check_outputs({"--save-session": save_session, "--trace": trace_out,
+                    "--dump-sbuf": dump_sbuf}, _inputs(program, sbuf_in))
+    sbuf = load_sbuf(sbuf_in) if sbuf_in is not None else None
+    stopping = threading.Event()
     try:
-        opened = open_program_or_session(program, gen, engine,
-                                         execute_invalid=execute_invalid)
+        with ctrl_c_stops(stopping):
+            opened = open_program_or_session(program, gen, engine,
+                                             execute_invalid=execute_invalid,
+                                             interrupt=stopping)
+    except SessionInterrupted as e:
+        click.echo(f"neurondbg: {e}", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
     except SessionError as e:
         raise InputError(str(e)) from None
     for w in opened.warnings:
         click.echo(f"neurondbg: warning: {w}", err=True)
     m = opened.machine
-    if sbuf_in is not None:
+    if sbuf is not None:
         try:
-            m.load_sbuf(load_sbuf(sbuf_in))
+            m.load_sbuf(sbuf)
         except ValueError as e:
             raise InputError(f"{sbuf_in}: {e}") from None
     for spec in breaks:
@@ -83,30 +178,63 @@ def command(program: Path, gen: str, engine: str, max_steps: int | None,
             m.add_breakpoint(spec)
         except ValueError as e:
             raise InputError(f"--break {spec!r}: {e}") from None
-    trace_file: TextIO | None = None
-    if trace_out is not None:
-        try:
-            trace_file = trace_out.open("w", encoding="utf-8")
-        except OSError as e:
-            raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
-        tf = trace_file
-        from sessions.trace import write_header
+    try:
+        with ctrl_c_stops(stopping, m.interrupt), _trace_to(trace_out, m):
+            if stopping.is_set():  # Ctrl+C came while the program loaded
+                from machine.debugger import Stop
 
-        write_header(m.config, tf)  # so `replay` re-runs with the same gen / engine
+                stop = Stop("interrupt", m.state.pc, "interrupted", 0, record=m.last)
+            else:
+                stop = run_opened(opened, max_steps)
+    except OSError as e:  # only the trace is written during the run
+        raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
+    _write_outputs(opened, stop, dump_sbuf, save_session)
+    source = where(opened, stop)
+    if as_json:
+        click.echo(json.dumps(result_json(opened, stop)))
+    else:
+        click.echo(_summary(m, stop, source))
+    if stop.reason == "interrupt":
+        click.echo(f"neurondbg: interrupted at step {m.state.steps} (engine "
+                   f"{m.config.engine}, pc {m.state.pc:#x}"
+                   f"{', ' + source if source else ''})", err=True)
+        raise SystemExit(EXIT_INTERRUPTED)
+    if stop.reason in ("invalid", "fault"):
+        raise SystemExit(1)
+
+
+@contextlib.contextmanager
+def _trace_to(path: Path | None, m: Any) -> Iterator[None]:
+    """Stream one JSON line per step into an atomic file committed when the block ends
+    (OSError if it cannot be written; discarded if the block raises)."""
+    if path is None:
+        yield
+        return
+    from sessions.atomic import atomic_open
+    from sessions.trace import write_header
+
+    with atomic_open(path, "w") as fh:
+        write_header(m.config, fh)  # so `replay` re-runs with the same gen / engine
 
         def write_step(rec: Any) -> None:
-            tf.write(json.dumps(rec.to_dict()) + "\n")
+            fh.write(json.dumps(rec.to_dict()) + "\n")
         m.on_step = write_step
-    try:
-        stop = run_opened(opened, max_steps)
-    finally:
-        if trace_file is not None:
-            trace_file.close()
+        try:
+            yield
+        finally:
             m.on_step = None
+
+
+def _write_outputs(opened: Any, stop: Any, dump_sbuf: Path | None,
+                   save_session: Path | None) -> None:
+    from sessions.atomic import atomic_open
+    from sessions.cli_support import save_after_run
+    from sessions.errors import SessionError
+
     if dump_sbuf is not None:
         try:
-            with dump_sbuf.open("wb") as fh:
-                np.save(fh, m.state.sbuf)
+            with atomic_open(dump_sbuf, "wb") as fh:
+                np.save(fh, opened.machine.state.sbuf)
         except OSError as e:
             raise InputError(f"{dump_sbuf}: cannot write: {e.strerror or e}") from None
     if save_session is not None:
@@ -114,9 +242,3 @@ def command(program: Path, gen: str, engine: str, max_steps: int | None,
             save_after_run(save_session, opened, stop)
         except (SessionError, OSError) as e:
             raise InputError(f"{save_session}: cannot save the session: {e}") from None
-    if as_json:
-        click.echo(json.dumps(result_json(opened, stop)))
-    else:
-        click.echo(_summary(m, stop))
-    if stop.reason in ("invalid", "fault"):
-        raise SystemExit(1)

@@ -23,6 +23,8 @@ from machine.isa.spec import RECORD_BYTES
 from neurondbg.errors import InputError
 
 ENGINES = QUEUE_ENGINES
+DEFAULT_ENGINE = "pool"  # the engine `run` uses by default: both judge the same queue
+ANY_ENGINE = "any"  # no dispatch-table check: the wire-level predicates only
 
 
 
@@ -166,28 +168,35 @@ def _explained(record: bytes, op: int, result) -> str:
     from machine.legality.explain import explain
     verdict = explain(record, result.gen, result.engine)
     parts = [f"{mnemonic(op)} (0x{op:02X}): invalid [{verdict.predicate}]"]
-    for c in verdict.clauses:
-        if not c.passed and not c.note:
-            fix = f" (fix: {c.fix})" if c.fix else ""
-            parts.append(f"  {c.name}: {c.message}{fix}")
-    return "\n".join(parts) + "\n"
+    return "\n".join(parts + failing_clause_lines(verdict)) + "\n"
+
+
+def failing_clause_lines(verdict) -> list[str]:
+    """`  clause: message (fix: ...)` per failing clause: `validate` and `run`'s invalid
+    stop print the same lines."""
+    return [f"  {c.name}: {c.message}" + (f" (fix: {c.fix})" if c.fix else "")
+            for c in verdict.clauses if not c.passed and not c.note]
 
 
 @click.command("validate")
 @click.argument("program", type=click.Path(dir_okay=False))
 @click.option("--gen", "gen", type=click.Choice(GEN_NAMES, case_sensitive=False), default="cayman",
               show_default=True, help="Hardware generation whose rules apply.")
-@click.option("--engine", type=click.Choice(ENGINES, case_sensitive=False), default=None,
-              help="Also require the opcode in this engine's dispatch table.")
+@click.option("--engine", type=click.Choice((*ENGINES, ANY_ENGINE), case_sensitive=False),
+              default=DEFAULT_ENGINE, show_default=True,
+              help="Require the opcode in this engine's dispatch table, as `run --engine` "
+                   f"does; `{ANY_ENGINE}`: the wire-level predicates only.")
 @click.option("--json", "as_json", is_flag=True, help="Every instruction's clauses as JSON.")
 @click.option("--summary", is_flag=True, help="Counts only: failing records per clause (JSON).")
-def command(program: str, gen: str, engine: str | None, as_json: bool, summary: bool) -> None:
-    """Check every instruction of PROGRAM against the wire-level legality predicates."""
+def command(program: str, gen: str, engine: str, as_json: bool, summary: bool) -> None:
+    """Check every instruction of PROGRAM against the wire-level legality predicates and
+    the engine's dispatch table (by default POOL's, the queue `run` uses)."""
     if as_json and summary:
         raise click.UsageError("--json and --summary are exclusive")
     raw = load(program, gen.lower())
     from machine.legality.explain import validate
-    result = validate(raw, gen.lower(), engine.lower() if engine else None)
+    queue = None if engine.lower() == ANY_ENGINE else engine.lower()
+    result = validate(raw, gen.lower(), queue)
     if summary:
         click.echo(json.dumps(_summary(result)))
     elif as_json:
