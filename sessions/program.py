@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +30,22 @@ class ProgramFile:
     lines: list[int] | None = None  # source line of each record (assembly only)
     text: str = ""  # the assembly source (for columns)
 
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        """Offset of each line in `text` (built once, on the first `where`)."""
+        return [0] + [m.end() for m in re.finditer("\n", self.text)]
+
     def where(self, index: int) -> str | None:
         """`file:line:column` of record `index` in assembly source (the column of its
         mnemonic), None for a binary program or an index outside it."""
         if self.lines is None or not 0 <= index < len(self.lines):
             return None
         line = self.lines[index]
-        source = _nth_line(self.text, line)
+        starts = self._line_starts
+        if line > len(starts):
+            return None
+        end = self.text.find("\n", starts[line - 1])
+        source = self.text[starts[line - 1]:end if end >= 0 else len(self.text)]
         head = source.split("#", 1)[0]
         label, colon, _ = head.partition(":")
         # `label: MNEMONIC ...`: a colon before the first space ends a label
@@ -42,17 +53,6 @@ class ProgramFile:
         body = source[body_at:]
         column = body_at + len(body) - len(body.lstrip()) + 1
         return f"{self.path}:{line}:{column}"
-
-
-def _nth_line(text: str, n: int) -> str:
-    """Line `n` (1-based) of `text`, without splitting the whole text."""
-    start = 0
-    for _ in range(n - 1):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return ""
-    end = text.find("\n", start)
-    return text[start:] if end < 0 else text[start:end]
 
 
 def read_regular(path: Path) -> bytes:
@@ -106,6 +106,6 @@ def read_program(path: Path, gen: Gen, who: str = "") -> ProgramFile:
     except OSError as e:
         raise SessionError(f"{prefix}{path}: cannot read: {e.strerror or e}") from None
     except ValueError as e:  # AsmError / IsaFormatError: messages already name the file
-        msg = " ".join(str(e).split())
+        msg = str(e).splitlines()[0]  # the assembler's source line and caret follow it
         where = msg if msg.startswith(str(path)) else f"{path}: {msg}"
         raise SessionError(f"{who}: not a program: {where}" if who else where) from None

@@ -30,27 +30,29 @@ ANY_ENGINE = "any"  # no dispatch-table check: the wire-level predicates only
 
 def load(path_text: str, gen: str = "cayman"):
     """The program's (N, 64) uint8 records; InputError (exit 2) on anything unreadable."""
+    return load_with_source(path_text, gen)[0]
+
+
+def load_with_source(path_text: str, gen: str = "cayman"):
+    """(records, ProgramFile or None): for assembly, the source map that gives each
+    invalid instruction its `file:line:column`."""
     path = Path(path_text)
     try:
         with path.open("rb") as f:
             head = f.read(4096)
             if not looks_like_text(path, head):
-                return _records(_read_all(f, head), path_text)
+                return _records(_read_all(f, head), path_text), None
     except OSError as e:
         raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
+    from machine.dtypes import parse_gen
+    from sessions.errors import SessionError
+    from sessions.program import read_program
+
     try:
-        from machine.asm.loader import load_any
-        from machine.dtypes import parse_gen
-    except ImportError:
-        raise InputError(f"{path_text}: offset 0: expected 64-byte binary records "
-                         "(assembly input needs machine.asm.load_any)") from None
-    try:
-        program, _inits = load_any(path, parse_gen(gen))
-    except (ValueError, OSError) as e:
-        # the assembler's message has the source line and a caret below the first
-        # line; validate reports the one line (file:line:column: what was expected)
-        raise InputError(str(e).splitlines()[0]) from None
-    return program.raw
+        source = read_program(path, parse_gen(gen))
+    except SessionError as e:  # one line: file:line:column: what was expected
+        raise InputError(str(e)) from None
+    return source.program.raw, source
 
 
 def _read_all(f, head: bytes) -> np.ndarray:
@@ -136,8 +138,9 @@ def _write_full(result, raw, out) -> None:
     out.write("]}\n")
 
 
-def _text(result, raw) -> None:
-    """Per invalid instruction: index, offset, mnemonic and each failing clause's message."""
+def _text(result, raw, source=None) -> None:
+    """Per invalid instruction: index, offset (and `file:line:column` for assembly),
+    mnemonic and each failing clause's message."""
     out = sys.stdout
     bad = np.flatnonzero(~result.valid)
     # one explanation per distinct record: by column (copies share one when deduplicated),
@@ -152,7 +155,8 @@ def _text(result, raw) -> None:
             record = raw[i].tobytes()
             text = explained[k] = by_bytes.get(record) or _explained(record, op, result)
             by_bytes[record] = text
-        lines.append(f"#{i} @0x{i * 64:06x} {text}")
+        at = source.where(i) if source is not None else None
+        lines.append(f"#{i} @0x{i * 64:06x} {at + ': ' if at else ''}{text}")
         if len(lines) >= 4096:
             out.write("".join(lines))
             lines.clear()
@@ -193,7 +197,7 @@ def command(program: str, gen: str, engine: str, as_json: bool, summary: bool) -
     the engine's dispatch table (by default POOL's, the queue `run` uses)."""
     if as_json and summary:
         raise click.UsageError("--json and --summary are exclusive")
-    raw = load(program, gen.lower())
+    raw, source = load_with_source(program, gen.lower())
     from machine.legality.explain import validate
     queue = None if engine.lower() == ANY_ENGINE else engine.lower()
     result = validate(raw, gen.lower(), queue)
@@ -202,5 +206,5 @@ def command(program: str, gen: str, engine: str, as_json: bool, summary: bool) -
     elif as_json:
         _write_full(result, raw, sys.stdout)
     else:
-        _text(result, raw)
+        _text(result, raw, source)
     sys.exit(1 if result.invalid else 0)

@@ -191,6 +191,7 @@ def test_validate_and_run_judge_the_same_engine_with_the_same_fix(tmp_path: Path
     vcode, vout, _ = run("validate", p)
     rcode, rout, _ = run("run", p)
     assert vcode == 1 and rcode == 1
+    assert vout.startswith(f"#1 @0x000040 {p}:2:5: CAST_PREDICATED")  # source line:column
     clause = [ln for ln in vout.splitlines() if ln.startswith("  engine_has_opcode(pool)")]
     assert len(clause) == 1 and "(fix: " in clause[0]
     assert clause[0] in rout.splitlines()  # run's invalid stop carries the same line
