@@ -270,8 +270,13 @@ def save_session(path: str | Path, machine: Machine, *, program_path: str | Path
     text = dumps(session_to_dict(spec))
     try:
         write_atomic(target, text.encode("utf-8"))  # the commit point
-    except OSError as e:
-        raise SessionError(f"{path}: cannot write: {e.strerror or e}") from None
+    except BaseException as e:
+        for name in {d.file for d in spec.data} - old_images:  # no TOML names them
+            with contextlib.suppress(OSError):
+                os.unlink(folder / name)
+        if isinstance(e, OSError):
+            raise SessionError(f"{path}: cannot write: {e.strerror or e}") from None
+        raise
     for name in old_images - {d.file for d in spec.data}:
         with contextlib.suppress(OSError):  # a leftover image is harmless; keep the save
             os.unlink(folder / name)

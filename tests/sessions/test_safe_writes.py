@@ -156,6 +156,7 @@ def test_session_images_are_committed_with_the_toml(program: Path, tmp_path: Pat
     loaded = load_session(path)  # the old session and its old image, intact
     assert loaded.digest_ok and np.array_equal(loaded.machine.state.sbuf[:3, :40], sbuf_image())
     assert _temporaries(tmp_path) == []
+    assert sorted(tmp_path.glob("s.*.npy")) == [tmp_path / first]  # no orphan new image
     _saved(program, path, changed)
     second = read_session(path).data[0].file
     assert second != first and not (tmp_path / first).exists()  # removed after the commit
