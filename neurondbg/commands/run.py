@@ -52,21 +52,23 @@ def _summary(m: Any, stop: Any, source: str | None) -> str:
 
 
 @contextlib.contextmanager
-def ctrl_c_stops(*events: threading.Event) -> Iterator[None]:
-    """While the block runs, the first Ctrl+C sets `events` (the machine's `interrupt`:
-    it stops at the next step boundary); a second one raises KeyboardInterrupt as usual."""
+def ctrl_c_stops(*events: threading.Event) -> Iterator[list[threading.Event]]:
+    """While the block runs, the first Ctrl+C sets `events` and those appended to the
+    list it yields (a machine's `interrupt`: it stops at the next step boundary); a
+    second one raises KeyboardInterrupt as usual."""
+    targets = list(events)
     if threading.current_thread() is not threading.main_thread():
-        yield  # signals can only be caught on the main thread (e.g. tests with a runner)
+        yield targets  # signals can only be caught on the main thread
         return
 
     def first(signum: int, frame: Any) -> None:
-        for e in events:
+        for e in targets:
             e.set()
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
     previous = signal.signal(signal.SIGINT, first)
     try:
-        yield
+        yield targets
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -155,39 +157,40 @@ def command(program: Path, gen: str, engine: str, max_steps: int | None,
                     "--dump-sbuf": dump_sbuf}, _inputs(program, sbuf_in))
     sbuf = load_sbuf(sbuf_in) if sbuf_in is not None else None
     stopping = threading.Event()
-    try:
-        with ctrl_c_stops(stopping):
+    with ctrl_c_stops(stopping) as interrupts:
+        try:
             opened = open_program_or_session(program, gen, engine,
                                              execute_invalid=execute_invalid,
                                              interrupt=stopping)
-    except SessionInterrupted as e:
-        click.echo(f"neurondbg: {e}", err=True)
-        raise SystemExit(EXIT_INTERRUPTED) from None
-    except SessionError as e:
-        raise InputError(str(e)) from None
-    for w in opened.warnings:
-        click.echo(f"neurondbg: warning: {w}", err=True)
-    m = opened.machine
-    if sbuf is not None:
+        except SessionInterrupted as e:
+            click.echo(f"neurondbg: {e}", err=True)
+            raise SystemExit(EXIT_INTERRUPTED) from None
+        except SessionError as e:
+            raise InputError(str(e)) from None
+        m = opened.machine
+        interrupts.append(m.interrupt)
+        for w in opened.warnings:
+            click.echo(f"neurondbg: warning: {w}", err=True)
+        if sbuf is not None:
+            try:
+                m.load_sbuf(sbuf)
+            except ValueError as e:
+                raise InputError(f"{sbuf_in}: {e}") from None
+        for spec in breaks:
+            try:
+                m.add_breakpoint(spec)
+            except ValueError as e:
+                raise InputError(f"--break {spec!r}: {e}") from None
         try:
-            m.load_sbuf(sbuf)
-        except ValueError as e:
-            raise InputError(f"{sbuf_in}: {e}") from None
-    for spec in breaks:
-        try:
-            m.add_breakpoint(spec)
-        except ValueError as e:
-            raise InputError(f"--break {spec!r}: {e}") from None
-    try:
-        with ctrl_c_stops(stopping, m.interrupt), _trace_to(trace_out, m):
-            if stopping.is_set():  # Ctrl+C came while the program loaded
-                from machine.debugger import Stop
+            with _trace_to(trace_out, m):
+                if stopping.is_set():  # Ctrl+C came before the run began
+                    from machine.debugger import Stop
 
-                stop = Stop("interrupt", m.state.pc, "interrupted", 0, record=m.last)
-            else:
-                stop = run_opened(opened, max_steps)
-    except OSError as e:  # only the trace is written during the run
-        raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
+                    stop = Stop("interrupt", m.state.pc, "interrupted", 0, record=m.last)
+                else:
+                    stop = run_opened(opened, max_steps)
+        except OSError as e:  # only the trace is written during the run
+            raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
     _write_outputs(opened, stop, dump_sbuf, save_session)
     source = where(opened, stop)
     if as_json:
