@@ -64,9 +64,8 @@ def open_program_or_session(path: str | Path, gen: str | Gen = "cayman", engine:
     p = Path(path)
     if is_session_file(p):
         loaded = load_session(p, progress=progress, interrupt=interrupt)
-        source = _source_map(loaded)
         return Opened(loaded.machine, loaded.program_path, loaded, list(loaded.warnings),
-                      source)
+                      loaded.source)
     try:
         g = parse_gen(gen)
     except ValueError as e:
@@ -78,18 +77,6 @@ def open_program_or_session(path: str | Path, gen: str | Gen = "cayman", engine:
     except ValueError as e:
         raise SessionError(f"{p}: {e}") from None
     return Opened(m, p.resolve(), source=prog)
-
-
-def _source_map(loaded: LoadedSession) -> ProgramFile | None:
-    """The session's program re-read for line numbers (assembly only: a binary has none)."""
-    from machine.files import TEXT_SUFFIXES
-
-    if loaded.program_path.suffix.lower() not in TEXT_SUFFIXES:
-        return None
-    try:
-        return read_program(loaded.program_path, loaded.machine.config.gen)
-    except SessionError:  # it loaded a moment ago; if it is gone now, just no line numbers
-        return None
 
 
 def run_opened(opened: Opened, max_steps: int | None = None) -> Stop:

@@ -38,7 +38,7 @@ import numpy as np
 from machine.debugger import Machine, Stop
 from sessions.atomic import resolve_target, same_file, write_atomic
 from sessions.errors import SessionError, SessionInterrupted
-from sessions.program import load_program, sha256_of
+from sessions.program import ProgramFile, load_program, read_program, sha256_of
 from sessions.schema import (
     SPACES,
     WATCH_KINDS,
@@ -69,6 +69,7 @@ class LoadedSession:
     warnings: list[str] = field(default_factory=list)
     program_changed: bool = False  # sha256 of the program differs from the saved one
     digest_ok: bool = True  # the replayed state matches the saved digest
+    source: ProgramFile | None = None  # the program file (file:line:column of records)
 
     @property
     def layout(self) -> dict[str, Any]:
@@ -127,9 +128,10 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
         if not allow_changed:
             raise SessionError(msg)
         warnings.append(msg)
-    program, data, labels = load_program(prog_path, spec.config.gen, src)
+    source = read_program(prog_path, spec.config.gen, src)
+    labels = source.labels
     try:
-        m = Machine(program, spec.config, data=data, labels=labels)
+        m = Machine(source.program, spec.config, data=source.data, labels=labels)
     except ValueError as e:
         raise SessionError(f"{src}: program {spec.program}: {e}") from None
     for i, img in enumerate(spec.data):
@@ -154,7 +156,8 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
             raise SessionError(msg) from None
         if not e.enabled:
             m.set_enabled(bp.id, False)
-    return LoadedSession(m, spec, prog_path, labels, stop, warnings, changed, digest_ok)
+    return LoadedSession(m, spec, prog_path, labels, stop, warnings, changed, digest_ok,
+                         source)
 
 
 def _apply_image(m: Machine, img: DataImage, spec: SessionSpec, where: str) -> None:
