@@ -21,6 +21,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from views.pane import contain
+
 CURSOR_STYLE = Style(bgcolor="grey30")
 STRIP_CACHE = 4096  # rendered lines kept per view
 
@@ -97,6 +99,11 @@ class LineView(ScrollView, can_focus=True):
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
+        # line_text runs here, at paint time: inside the pane's containment boundary
+        return contain(self, "draw", lambda: self._render_line(y),
+                       fallback=Strip.blank(self.size.width))
+
+    def _render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         width = self.size.width

@@ -1,8 +1,26 @@
-"""A titled, maximisable frame around one view; marked when focus is inside."""
+"""A titled, maximisable frame around one view; marked when focus is inside.
+
+`contain(widget, what, fn, fallback)` is THE containment boundary of the UI: a
+pane's refresh (`show(snapshot)`) and its paint-time work (LineView lines,
+the plot's figure) run through it. An exception there becomes one error line
+in the widget's pane and a `Pane.Failed` message (the App prints it in the
+Console); the widget shows `fallback`; the App and the session live on. The
+pane's error line clears at its next successful refresh. The traceback goes
+to Textual's log (`textual console`) for whoever fixes the bug.
+"""
 
 from __future__ import annotations
 
+import traceback
+from collections.abc import Callable
+from typing import TypeVar
+
 from textual.containers import Vertical
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+T = TypeVar("T")
 
 
 class Pane(Vertical):
@@ -13,11 +31,22 @@ class Pane(Vertical):
     Pane { border: round $panel-lighten-2; height: 1fr; width: 1fr; padding: 0 0; }
     Pane:focus-within { border: round $accent; }
     Pane:focus-within > .pane-focus-mark { display: block; }
+    Pane > .pane-error { display: none; height: 1; color: $error; text-style: bold; }
+    Pane.-failed > .pane-error { display: block; }
     """
 
-    def __init__(self, title: str, *children, **kwargs) -> None:
-        super().__init__(*children, **kwargs)
+    class Failed(Message):
+        """A pane could not refresh or draw; `text` is the one-line error."""
+
+        def __init__(self, pane: str, text: str) -> None:
+            super().__init__()
+            self.pane = pane
+            self.text = text
+
+    def __init__(self, title: str, *children: Widget, **kwargs) -> None:
+        super().__init__(*children, Static("", classes="pane-error", markup=False), **kwargs)
         self.border_title = title
+        self.error: str | None = None
 
     def on_descendant_focus(self) -> None:
         self.border_title = f"● {self._title()}"
@@ -27,3 +56,46 @@ class Pane(Vertical):
 
     def _title(self) -> str:
         return str(self.border_title or "").removeprefix("● ")
+
+    def fail(self, text: str) -> None:
+        """Show `text` as the pane's error line and tell the App (once per error)."""
+        if text == self.error:
+            return
+        self.error = text
+        self.query_one(".pane-error", Static).update(f"⚠ {text}")
+        self.add_class("-failed")
+        self.post_message(self.Failed(self._title(), text))
+
+    def clear_error(self) -> None:
+        if self.error is not None:
+            self.error = None
+            self.remove_class("-failed")
+
+
+def pane_of(widget: Widget) -> Pane | None:
+    node = widget if isinstance(widget, Pane) else widget.parent
+    while node is not None and not isinstance(node, Pane):
+        node = node.parent
+    return node if isinstance(node, Pane) else None
+
+
+def contain(widget: Widget, what: str, fn: Callable[[], T], fallback: T) -> T:
+    """Run `fn` (a refresh or paint of `widget`); on an exception report it in the
+    widget's pane and the Console, and return `fallback`. See the module docstring."""
+    try:
+        result = fn()
+    except Exception as exc:  # the documented containment boundary of every pane
+        text = f"cannot {what}: {type(exc).__name__}: {exc}".replace("\n", " ")
+        widget.log.error(f"{widget!r}: {text}\n{traceback.format_exc()}")
+        pane = pane_of(widget)
+        if pane is not None:
+            # after this paint or refresh: the error line changes the pane's layout
+            pane.call_later(pane.fail, text)
+        else:  # a view outside the debugger's panes: still one console line
+            widget.post_message(Pane.Failed(widget.__class__.__name__, text))
+        return fallback
+    if what == "refresh":
+        pane = pane_of(widget)
+        if pane is not None:
+            pane.clear_error()
+    return result

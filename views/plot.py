@@ -1,8 +1,17 @@
 """Plot pane (textual-plotext): input vs output and rounding error across the
-lanes of the last conversion, or a histogram of the SBUF window."""
+lanes of the last conversion, or a histogram of the SBUF window.
+
+Lanes that cannot be drawn on one linear scale are left out and counted in the
+pane's bottom border ("3 of 8 not plotted: 2 inf, 1 NaN"): a NaN or an infinity
+on either side, and lanes off-scale, i.e. more than OFF_SCALE times the median
+magnitude of the finite lanes (3.4e38 beside values near 1 would flatten them).
+The scale is relative, so a conversion whose lanes are all large (2e6, 3e6, or
+int32 near 2^31) is still drawn. When nothing is left the plot says so.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -11,14 +20,16 @@ from textual_plotext import PlotextPlot
 
 from views.lab_model import values_of
 from views.lanes import as_format
+from views.pane import contain
 from views.snapshot import Snapshot
 
 MAX_POINTS = 512  # plotext draws every point; a terminal cannot show more
-OFF_SCALE = 1e6  # |value| above which a lane is left out of the plot (and counted)
+OFF_SCALE = 1e6  # a lane this many times the median finite magnitude is left out
 
 
-def lane_values(lanes: Any) -> tuple[np.ndarray, np.ndarray] | None:
-    """(input values, output values) of the first MAX_POINTS lanes, if the handle has them."""
+def lane_values(lanes: Any) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """(input values, output values) of the first MAX_POINTS lanes and the lane count,
+    if the handle has them."""
     if lanes is None:
         return None
     values = getattr(lanes, "values", None)  # machine.engines.record.Lanes: (inputs, outputs)
@@ -32,16 +43,49 @@ def lane_values(lanes: Any) -> tuple[np.ndarray, np.ndarray] | None:
             y = values_of(as_format(lanes.dst), np.asarray(yout))
         except (AttributeError, ValueError):
             return None
-    x = np.asarray(x, np.float64).ravel()[:MAX_POINTS]
-    y = np.asarray(y, np.float64).ravel()[:MAX_POINTS]
-    return x, y
+    x, y = np.asarray(x, np.float64).ravel(), np.asarray(y, np.float64).ravel()
+    return x[:MAX_POINTS], y[:MAX_POINTS], int(x.size)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which lanes a conversion plot draws, and how many of each kind it leaves out."""
+
+    keep: np.ndarray  # bool per lane
+    nan: int
+    inf: int
+    off_scale: int
+    total: int  # lanes of the conversion (may exceed the MAX_POINTS looked at)
+
+    def note(self) -> str:
+        """'3 of 8 not plotted: 2 inf, 1 NaN' ('' when every lane is drawn)."""
+        parts = [f"{n} {what}" for n, what in ((self.inf, "inf"), (self.nan, "NaN"),
+                                                (self.off_scale, "off-scale")) if n]
+        first = "" if self.total <= self.keep.size else f"first {self.keep.size} lanes; "
+        if not parts:
+            return first.removesuffix("; ")
+        hidden = self.nan + self.inf + self.off_scale
+        return f"{first}{hidden} of {self.keep.size} not plotted: {', '.join(parts)}"
+
+
+def select_lanes(x: np.ndarray, y: np.ndarray, total: int | None = None) -> Selection:
+    """The lanes drawable on one linear scale (see the module docstring)."""
+    nan = np.isnan(x) | np.isnan(y)
+    inf = ~nan & (np.isinf(x) | np.isinf(y))
+    finite = ~nan & ~inf
+    size = np.maximum(np.abs(np.where(finite, x, 0.0)), np.abs(np.where(finite, y, 0.0)))
+    scale = max(1.0, float(np.median(size[finite]))) if finite.any() else 1.0
+    off = finite & (size > OFF_SCALE * scale)
+    return Selection(finite & ~off, int(nan.sum()), int(inf.sum()), int(off.sum()),
+                     x.size if total is None else total)
 
 
 class PlotView(PlotextPlot, can_focus=True):
     """`m` switches between the conversion plot and the SBUF histogram."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("m", "mode", "plot mode", id="plot.mode"),
+        Binding("m", "mode", "plot mode", id="plot.mode",
+                tooltip="the last conversion's lanes / a histogram of the SBUF window"),
     ]
     MODES: ClassVar[tuple[str, ...]] = ("conversion", "histogram")
 
@@ -50,6 +94,7 @@ class PlotView(PlotextPlot, can_focus=True):
         self.mode = "conversion"
         self.lanes: Any = None
         self.hist_data = np.zeros(0)
+        self.note = ""  # what the plot left out, also in the pane's bottom border
         self._drawn = False
 
     def show(self, snap: Snapshot, region: np.ndarray | None = None) -> None:
@@ -67,33 +112,42 @@ class PlotView(PlotextPlot, can_focus=True):
         self.mode = self.MODES[(self.MODES.index(self.mode) + 1) % len(self.MODES)]
         self.draw()
 
+    def render(self) -> Any:
+        # plotext builds the figure here, at paint time: inside the pane's boundary
+        return contain(self, "draw", super().render, fallback="")
+
     def draw(self) -> None:
         self._drawn = True
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()
+        note = ""
         if self.mode == "histogram":
-            data = self.hist_data[np.isfinite(self.hist_data)]
+            finite = np.isfinite(self.hist_data)
+            data = self.hist_data[finite]
             plt.title("SBUF window histogram")
             if data.size:
                 plt.hist(data.tolist(), bins=20)
+            if data.size < self.hist_data.size:
+                note = f"{self.hist_data.size - data.size} non-finite values not counted"
         else:
-            try:
-                xy = lane_values(self.lanes)
-            except Exception:  # the model's lane values are optional for the plot
-                xy = None
+            xy = lane_values(self.lanes)
             title = "lanes: in, out, error"
             if xy is not None:
-                x, y = xy
-                # lanes that overflow (3.4e38 -> inf / int max) would flatten the rest
-                ok = np.isfinite(x) & np.isfinite(y) & (np.abs(x) <= OFF_SCALE) & (
-                    np.abs(y) <= OFF_SCALE)
-                hidden = int((~ok).sum())
-                if hidden:
-                    title += f" ({hidden} off-scale hidden)"
-                lanes = np.arange(x.size)[ok]
-                plt.scatter(lanes.tolist(), x[ok].tolist(), label="input", marker="dot")
-                plt.scatter(lanes.tolist(), y[ok].tolist(), label="output", marker="dot")
-                plt.plot(lanes.tolist(), (y[ok] - x[ok]).tolist(), label="error")
+                x, y, total = xy
+                chosen = select_lanes(x, y, total)
+                note = chosen.note()
+                ok = chosen.keep
+                if ok.any():  # plotext fails on a labelled empty series
+                    lanes = np.flatnonzero(ok).tolist()
+                    plt.scatter(lanes, x[ok].tolist(), label="input", marker="dot")
+                    plt.scatter(lanes, y[ok].tolist(), label="output", marker="dot")
+                    plt.plot(lanes, (y[ok] - x[ok]).tolist(), label="error")
+                else:
+                    title = "no lane can be plotted"
             plt.title(title)
+        self.note = note
+        self.border_subtitle = note
+        if self.parent is not None:
+            self.parent.border_subtitle = note
         self.refresh()
