@@ -3,6 +3,10 @@
 The pane only shows and asks: `show(note, position, at_end)` renders a note
 (sessions.schema.Note or None); the keys post `TourPane.Navigate(+1 / -1)`,
 which the App turns into a step / reverse-step and then calls `show` again.
+The App binds n / N too, so the tour moves from whichever pane has the focus;
+in the pane itself → / ← and p work as well. A note longer than the pane
+scrolls (↑ / ↓ / PgUp / PgDn or the wheel when the pane has the focus) and
+each new note starts at its top.
 """
 
 from __future__ import annotations
@@ -10,12 +14,17 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+HINT = "n / → next · N / p / ← back · ↑ ↓ scroll"
+HINT_AT_END = "end of the tour · N / p / ← back"
 
-class TourPane(Static, can_focus=True):
+
+class TourPane(VerticalScroll, can_focus=True):
     """A guided tour's note for the current step (n / → forward, p / ← back)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -24,7 +33,8 @@ class TourPane(Static, can_focus=True):
     ]
     DEFAULT_CSS = """
     TourPane { dock: bottom; height: auto; max-height: 9; border: round $accent; padding: 0 1;
-               background: $surface; }
+               background: $surface; scrollbar-size-vertical: 1; }
+    TourPane > #tour-note { height: auto; }
     """
 
     class Navigate(Message):
@@ -35,15 +45,21 @@ class TourPane(Static, can_focus=True):
             self.delta = delta
 
     def __init__(self, title: str = "Tour", **kwargs: Any) -> None:
-        super().__init__("", **kwargs)
+        super().__init__(**kwargs)
         self.tour_title = title
         self.border_title = title
         self.note: Any = None
+        self.text = Text()  # what the pane shows (for tests and screen readers)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="tour-note", markup=False)
 
     def show(self, note: Any, position: str, at_end: bool = False) -> None:
         """Render `note` (title + text) and where the tour is."""
+        changed = note is not self.note
         self.note = note
         self.border_title = f"{self.tour_title} · {position}"
+        self.border_subtitle = HINT_AT_END if at_end else HINT
         body = Text()
         if note is None:
             body.append("(no note for this step)", style="dim")
@@ -51,9 +67,10 @@ class TourPane(Static, can_focus=True):
             if note.title:
                 body.append(note.title + "\n", style="bold")
             body.append(note.text.strip())
-        hint = "end of the tour · p / ← back" if at_end else "n / → next · p / ← back"
-        body.append(f"\n{hint}", style="dim italic")
-        self.update(body)
+        self.text = body
+        self.query_one("#tour-note", Static).update(body)
+        if changed:
+            self.scroll_home(animate=False)
 
     def action_navigate(self, delta: int) -> None:
         self.post_message(self.Navigate(delta))

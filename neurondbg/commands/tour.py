@@ -7,7 +7,7 @@ its breakpoints) plus the tour pane, whose note follows the step.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import click
 
@@ -19,10 +19,13 @@ def tour_app(name: str) -> Any:
 
     The App opens the tour's session file like any session (its machine, breakpoints
     and notes load off the UI thread), and adds the tour pane, whose note follows the
-    step: n / → steps forward (to the tour's last note), p / ← steps back.
+    step: n steps forward (to the tour's last note), N steps back, from whichever pane
+    has the focus (in the tour pane → / ← and p too). Moving through a tour is reading,
+    not work: quitting after it asks nothing unless breakpoints or values were changed.
     """
     from types import SimpleNamespace
 
+    from textual.binding import Binding, BindingType
     from textual.widgets import Footer
 
     from neurondbg.app import NeurondbgApp
@@ -33,6 +36,12 @@ def tour_app(name: str) -> Any:
 
     class TourApp(NeurondbgApp):
         """The debugger App on the tour's session, with a tour pane."""
+
+        BINDINGS: ClassVar[list[BindingType]] = [
+            Binding("n", "tour(1)", "tour: next", id="tour.app.next"),
+            Binding("N", "tour(-1)", "tour: back", id="tour.app.back"),
+        ]
+        position_is_work = False
 
         def __init__(self) -> None:
             super().__init__(info.path)
@@ -61,8 +70,11 @@ def tour_app(name: str) -> Any:
                     pane.show(guide.note, guide.position(), guide.at_end)
 
         def on_tour_pane_navigate(self, event: TourPane.Navigate) -> None:
+            self.action_tour(event.delta)
+
+        def action_tour(self, delta: int) -> None:
             guide = self.guide
-            if event.delta > 0:
+            if delta > 0:
                 if guide is not None and guide.at_end:
                     self.say("end of the tour", "dim")
                     self.refresh_views()
@@ -89,4 +101,6 @@ def command(name: str | None) -> None:
         app = tour_app(name)
     except SessionError as e:
         raise InputError(str(e)) from None
-    app.run()
+    from neurondbg.commands.tui import run_app
+
+    run_app(app)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -27,4 +28,11 @@ def command(program: Path | None, gen: str, engine: str, lab: bool) -> None:
         raise InputError(f"{program}: no such file")
     from neurondbg.app import NeurondbgApp
 
-    NeurondbgApp(program, gen=gen.lower(), engine=engine, lab_only=lab).run()
+    run_app(NeurondbgApp(program, gen=gen.lower(), engine=engine, lab_only=lab))
+
+
+def run_app(app: Any) -> None:
+    """Run a Textual App; if it died (Textual printed the traceback), exit non-zero."""
+    app.run()
+    if app.return_code:
+        raise SystemExit(app.return_code)
