@@ -4,13 +4,31 @@
     m.add_breakpoint("op:CAST")
     stop = m.cont()                  # Stop(reason, pc, detail, ...)
     rec = m.step()                   # StepRecord: writes, verdict, fault, lanes
-    m.reverse_step(); m.reverse_continue()
+    m.reverse_step(); m.reverse_continue(); m.reverse(10**7, progress=cb)
+    m.edit("R5", "1")                # a journaled `set`: "R5 = 1 (0x00000001)"
 
 Stop reasons: halt | breakpoint | fault | invalid | max-steps (and `interrupt` when
 `m.interrupt` is set from another thread; checked at step boundaries). A
 refused (invalid) or faulting instruction changes nothing: the machine stays
 before it. `continue` uses the SEQ fast closures when no breakpoint needs
 per-step records, and re-executes the last fast step to produce `last`.
+
+History (machine/history.py) is bounded by `journal_budget` bytes (0: none, for a
+headless run); reversing past the kept window restores a checkpoint and replays.
+Long commands (`cont`, `reverse`, `reverse_continue`, `replay`) check `interrupt`
+every FAST_CHUNK steps and report `progress(done, total)`, so a UI can run them in a
+worker thread. Decisions where the issue is silent (gdb-like):
+- A stop lists every breakpoint that matched there (`Stop.breakpoints`), each with the
+  instruction that caused it: the one about to run for pc/op/label/invalid, the one
+  just run for watch/change/if/semantic kinds (with old -> new for watches).
+- `if:EXPR` without a location stops when EXPR becomes true (edge), like a gdb
+  watchpoint on a condition; any error evaluating a condition (division by zero, a
+  read outside memory) makes it false.
+- `reverse` undoes events newest first: a `set` edit is an event of its own (undone
+  without moving the step count), so `reverse` right after a mistaken `set` undoes it.
+- A branch to a negative address, or one past the journal's 48-bit PC (which also
+  bounds a session's `base`), faults on the branch: such a PC never enters the state.
+  A branch to any other address outside the program faults at the next fetch, as before.
 """
 
 from __future__ import annotations
@@ -22,12 +40,18 @@ from typing import Any
 
 import numpy as np
 
+from machine import edits as ed
 from machine import expr as ex
 from machine.breakpoints import SEMANTIC_FLAG, STATIC_KINDS, Breakpoint, parse_spec
 from machine.engines import Context, StepRecord, execute, handler_for
-from machine.engines.record import LazyVerdict
+from machine.engines.record import Fault, LazyVerdict
 from machine.engines.seq import FAST_OPCODES, fast_op
+from machine.history import JOURNAL_BUDGET, History, Position, restore
+from machine.journal import PC_LIMIT
 from machine.state import RECORD_BYTES, MachineConfig, MachineState
+
+Progress = Callable[[int, int], None]  # (done, total), called every FAST_CHUNK steps
+CONDITION_ERRORS = (ValueError, ArithmeticError, IndexError)  # what evaluating an expr raises
 
 _MISSING = object()  # no Verdict cached yet (None is a cached "no legality engine")
 FAST_CHUNK = 1 << 16  # fast steps between interrupt checks (~65 ms at 1e6 steps/s)
@@ -42,9 +66,16 @@ class Stop:
     reason: str
     pc: int
     detail: str
-    steps: int = 0  # steps executed by this command
-    breakpoint: Breakpoint | None = None
+    steps: int = 0  # steps executed (or undone) by this command
+    breakpoint: Breakpoint | None = None  # the first of `breakpoints`
     record: StepRecord | None = field(default=None, repr=False)
+    breakpoints: list[Breakpoint] = field(default_factory=list)  # every one matched here
+
+    def __post_init__(self) -> None:
+        if self.breakpoint is not None and not self.breakpoints:
+            self.breakpoints = [self.breakpoint]
+        elif self.breakpoint is None and self.breakpoints:
+            self.breakpoint = self.breakpoints[0]
 
     def to_dict(self) -> dict[str, Any]:
         return {"reason": self.reason, "pc": self.pc, "detail": self.detail}
@@ -54,7 +85,8 @@ class Machine:
     """A program loaded on a machine state, with breakpoints and a journal."""
 
     def __init__(self, program: Any, config: MachineConfig | None = None,
-                 data: Iterable[Any] = (), labels: dict[str, int] | None = None) -> None:
+                 data: Iterable[Any] = (), labels: dict[str, int] | None = None, *,
+                 journal_budget: int = JOURNAL_BUDGET) -> None:
         self.program = program
         self.config = (config or MachineConfig()).resolved()
         self.state = MachineState.create(self.config)
@@ -65,11 +97,15 @@ class Machine:
         self._valid: np.ndarray | None = None
         self._fast: list[Callable[[], int] | None] | None = None
         self._stop: bytearray | None = None
+        self._plain = bytearray()
         self.breakpoints: list[Breakpoint] = []
         self._next_bp = 1
         self.interrupt = threading.Event()
         self.last: StepRecord | None = None
         self.on_step: Callable[[StepRecord], None] | None = None  # e.g. `run --trace`
+        self.history = History(journal_budget)
+        self.edits: list[ed.Edit] = []  # the `set` edits leading to the current state
+        self._edit_old: list[int] = []  # the bits each edit replaced (undo)
         for d in data:
             self.load_data(d)
 
@@ -138,13 +174,19 @@ class Machine:
 
     # -- breakpoints -----------------------------------------------------------------------
     def add_breakpoint(self, spec: str) -> Breakpoint:
-        """Parse and add a breakpoint; ValueError (with column) on a bad spec or label."""
+        """Parse and add a breakpoint; ValueError (with column) on a bad spec, an unknown
+        label, or a PC / watch target outside the program or the machine (`check`)."""
         bp = parse_spec(spec)
+        col = bp.text.find(":") + 2 + len(spec) - len(spec.lstrip())
         if bp.kind == "label" and bp.value not in self.labels:
             known = ", ".join(sorted(self.labels)) or "none"
             raise ValueError(f"column 7: unknown label {bp.value!r}; labels: {known}")
-        if bp.kind == "change":
-            bp.watch_old = ex.snapshot(bp.value, self.state)
+        if bp.kind in ("pc", "watch", "change"):
+            try:
+                self.check(bp.value)
+            except ValueError as e:
+                raise ValueError(f"column {col}: {e}") from None
+        self._resync([bp])
         bp.id = self._next_bp
         self._next_bp += 1
         self.breakpoints.append(bp)
@@ -161,7 +203,13 @@ class Machine:
         for b in self.breakpoints:
             if b.id == bp_id:
                 b.enabled = enabled
+                self._resync([b])  # old values and edges count from when it was enabled
         self._stop = None
+
+    def check(self, what: Any) -> None:
+        """The bounds check of every console command: a machine.expr Target or a PC
+        (int); ValueError saying what does not exist (machine/edits.py)."""
+        ed.check(what, self.state, self.count)
 
     def _static_match(self, bp: Breakpoint, i: int) -> bool:
         if bp.kind == "pc":
@@ -172,49 +220,56 @@ class Machine:
             return int(self.program.opcodes[i]) == bp.value
         return not self.valid(i)  # "invalid"
 
-    def _static_hit(self, pc: int) -> Breakpoint | None:
+    def _static_hits(self, pc: int) -> list[Breakpoint]:
+        """Every enabled static breakpoint at `pc` whose condition holds."""
         i = self.index_of(pc)
         if i is None:
-            return None
-        for bp in self.breakpoints:
-            if bp.enabled and bp.kind in STATIC_KINDS and self._static_match(bp, i) and (
-                    bp.cond is None or self._cond(bp)):
-                return bp
-        return None
+            return []
+        return [bp for bp in self.breakpoints
+                if bp.enabled and bp.kind in STATIC_KINDS and self._static_match(bp, i)
+                and self._cond(bp)]
+
+    def _truth(self, e: ex.Expr) -> bool:
+        """An expression as a condition: an error evaluating it (x / 0, a read outside
+        memory) is false, never a crash and never a stop."""
+        try:
+            return bool(e(self.state))
+        except CONDITION_ERRORS:
+            return False
 
     def _cond(self, bp: Breakpoint) -> bool:
-        try:
-            return bool(bp.cond(self.state)) if bp.cond is not None else True
-        except (ValueError, ArithmeticError, IndexError):
-            return True  # a condition that cannot be evaluated stops, so the user sees it
+        return bp.cond is None or self._truth(bp.cond)
 
-    def _dynamic_hit(self, rec: StepRecord) -> tuple[Breakpoint, str] | None:
+    def _dynamic_hits(self, rec: StepRecord) -> list[tuple[Breakpoint, str]]:
+        """Every enabled after-step breakpoint the step `rec` triggered, with why."""
+        hits = []
         for bp in self.breakpoints:
             if not bp.enabled or bp.kind in STATIC_KINDS:
                 continue
             why = self._dynamic_reason(bp, rec)
-            if why and (bp.cond is None or self._cond(bp)):
-                return bp, why
-        return None
+            if why and self._cond(bp):
+                hits.append((bp, why))
+        return hits
 
     def _dynamic_reason(self, bp: Breakpoint, rec: StepRecord) -> str | None:
         k = bp.kind
         if k == "fault":
             return f"fault: {rec.fault}" if rec.fault else None
         if k == "if":
-            try:
-                return f"{bp.value.text} is true" if bp.value(self.state) else None
-            except (ValueError, ArithmeticError, IndexError) as e:
-                return f"{bp.value.text}: {e}"
+            now = self._truth(bp.value)
+            was, bp.watch_old = bp.watch_old, now
+            return f"{bp.value.text} became true" if now and not was else None
         if k == "watch":
-            hit = _written(bp.value, rec)
-            return f"{bp.value.name} written" if hit else None
+            if _written(bp.value, rec) is None:
+                return None
+            now = ex.snapshot(bp.value, self.state)
+            old, bp.watch_old = bp.watch_old, now
+            return f"{bp.value.name} written: {_shown(old)} -> {_shown(now)}"
         if k == "change":
             now = ex.snapshot(bp.value, self.state)
             if now != bp.watch_old:
                 old, bp.watch_old = bp.watch_old, now
-                return f"{bp.value.name} changed" + (
-                    f": {old} -> {now}" if not isinstance(now, bytes) else "")
+                return f"{bp.value.name} changed: {_shown(old)} -> {_shown(now)}"
             return None
         if rec.lanes is not None:  # semantic: saturate / tie / nan / inf
             flags = rec.lanes.flags[SEMANTIC_FLAG[k]]
@@ -225,11 +280,38 @@ class Machine:
                         f"{p + rec.lanes.p0}, element {e}")
         return None
 
+    def _resync(self, bps: list[Breakpoint] | None = None) -> None:
+        """After the state moved without stepping (reverse, edit): `watch:`, `change:` and
+        `if:` compare against the state now current."""
+        for bp in self.breakpoints if bps is None else bps:
+            if bp.kind in ("watch", "change"):
+                bp.watch_old = ex.snapshot(bp.value, self.state)
+            elif bp.kind == "if":
+                bp.watch_old = self._truth(bp.value)
+
+    def _at(self, pc: int) -> str:
+        """"CAST at 0x80": the instruction at `pc` (or just the address)."""
+        i = self.index_of(pc)
+        return f"{self.instruction(i).mnemonic} at {pc:#x}" if i is not None else f"{pc:#x}"
+
+    def _static_stop(self, hits: list[Breakpoint], steps: int, suffix: str = "") -> Stop:
+        pc = self.state.pc
+        for bp in hits:
+            bp.hits += 1
+        where = f"before {self._at(pc)}{suffix}"
+        detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
+        return Stop("breakpoint", pc, detail, steps, breakpoints=hits)
+
     def _needs_records(self) -> bool:
         return self.on_step is not None or any(
             b.enabled and b.kind not in STATIC_KINDS for b in self.breakpoints)
 
     # -- one step ----------------------------------------------------------------------------
+    @property
+    def position(self) -> Position:
+        """(step count, edits applied): where the machine is in its history."""
+        return self.state.steps, len(self.edits)
+
     def step(self) -> StepRecord:
         """Execute one instruction with a full record (no breakpoint checks)."""
         st = self.state
@@ -243,6 +325,8 @@ class Machine:
                 f"{self.config.base:#x}{', not on a record boundary' if rem else ''})"))
         else:
             rec = self._execute(i, pc, step)
+            if rec.executed:
+                self.history.keep(st, len(self.edits))
         self.last = rec
         if self.on_step is not None:
             self.on_step(rec)
@@ -258,21 +342,25 @@ class Machine:
         if handler is None:
             return StepRecord(step, pc, i, inst, verdict, fault=why, next_pc=pc)
         ctx = Context(st, self.config.engine, pc)
+        self.history.base(st, len(self.edits))  # the state before the first change
         st.writes = []
         st.begin_step()
         fault = None
         try:
             nxt = execute(ctx, inst, handler)
+            if nxt is not None and not 0 <= nxt < PC_LIMIT:  # never in state nor journal
+                raise Fault(f"{inst.mnemonic} at {pc:#x} branches to {nxt:#x}: not a byte "
+                            f"address (0..{PC_LIMIT - 1:#x})")
             st.set_pc(pc + RECORD_BYTES if nxt is None else nxt)
         except Exception as e:  # the model never raises out of a step
-            from machine.engines.record import Fault
-
             fault = str(e) if isinstance(e, Fault) else (
                 f"internal error in {inst.mnemonic}: {type(e).__name__}: {e}")
         st.end_step()
         writes, st.writes = st.writes, None
         if fault is not None:
             st.undo_step()
+            if self.position == (0, 0):  # nothing changed yet: the start is taken afresh
+                self.history.checkpoints.clear()
             return StepRecord(step, pc, i, inst, verdict, fault=fault, next_pc=pc)
         return StepRecord(step, pc, i, inst, verdict, writes or [], halted=st.halted,
                           next_pc=st.pc, lanes=ctx.lanes)
@@ -288,9 +376,11 @@ class Machine:
                 if h is not None and (self.valid(i) or self.config.execute_invalid):
                     fast[i] = fast_op(self.state, self.instruction(i), i, self.count)
             self._fast = fast
+            plain = np.ones(self.count + 1, dtype=np.uint8)
+            plain[:self.count] = [f is None for f in fast]
+            self._plain = bytearray(plain.tobytes())  # replay: stops only where no closure
         if self._stop is None:
-            stop = np.ones(self.count + 1, dtype=np.uint8)
-            stop[:self.count] = [f is None for f in self._fast]
+            stop = np.frombuffer(self._plain, dtype=np.uint8).copy()
             for bp in self.breakpoints:
                 if bp.enabled and bp.kind in STATIC_KINDS:
                     stop[:self.count] |= self._static_mask(bp)
@@ -312,15 +402,18 @@ class Machine:
             mask[~self._valid] = 1
         return mask
 
-    def _fast_run(self, budget: int) -> int:
-        """Run fast closures from the PC until a stop index or `budget` steps; steps done."""
+    def _fast_run(self, budget: int, plain: bool = False) -> int:
+        """Run fast closures from the PC until a stop index or `budget` steps; steps done.
+
+        `plain` ignores breakpoints (replaying history)."""
         st = self.state
         i = self.index_of(st.pc)
         if i is None or st.halted:
             return 0
         self._build_fast()
-        fast, stop = self._fast, self._stop
+        fast, stop = self._fast, self._plain if plain else self._stop
         assert fast is not None and stop is not None
+        self.history.base(st, len(self.edits))
         if stop[i]:
             return 0
         n = 0
@@ -334,15 +427,18 @@ class Machine:
 
     def _refresh_last(self) -> None:
         """Re-execute the last (fast) step through the slow path to get its record."""
-        if self.state.steps:
+        if self.state.journal.steps:
             self.state.undo_step()
             on_step, self.on_step = self.on_step, None
             self.step()
             self.on_step = on_step
 
     # -- run commands ------------------------------------------------------------------------
-    def cont(self, max_steps: int | None = None, until_pc: int | None = None) -> Stop:
-        """Continue until a stop reason; `until_pc` adds a temporary breakpoint."""
+    def cont(self, max_steps: int | None = None, until_pc: int | None = None,
+             progress: Progress | None = None) -> Stop:
+        """Continue until a stop reason; `until_pc` adds a temporary breakpoint.
+
+        `progress(done, max_steps or 0)` is called every FAST_CHUNK fast steps."""
         self.interrupt.clear()
         done = 0
         first = True
@@ -357,19 +453,22 @@ class Machine:
                     return Stop("interrupt", st.pc, "interrupted", done)
                 if not first:
                     if until_pc is not None and st.pc == until_pc:
-                        return Stop("breakpoint", st.pc, f"reached {until_pc:#x}", done)
-                    bp = self._static_hit(st.pc)
-                    if bp is not None:
-                        bp.hits += 1
-                        return Stop("breakpoint", st.pc, f"{bp.describe()}", done, bp)
+                        return Stop("breakpoint", st.pc, f"reached {self._at(until_pc)}",
+                                    done)
+                    hits = self._static_hits(st.pc)
+                    if hits:
+                        return self._static_stop(hits, done)
                 first = False
                 if use_fast:
-                    budget = FAST_CHUNK if max_steps is None else min(FAST_CHUNK,
-                                                                      max_steps - done)
+                    chunk = self.history.chunk(FAST_CHUNK)
+                    budget = chunk if max_steps is None else min(chunk, max_steps - done)
                     k = self._fast_run(budget)
                     if k:
                         done += k
                         fast_last = True
+                        self.history.keep(st, len(self.edits))
+                        if progress is not None:
+                            progress(done, max_steps or 0)
                         continue
                 fast_last = False
                 rec = self.step()
@@ -393,11 +492,18 @@ class Machine:
             name = v.predicate if v is not None else "legality"
             return Stop("invalid", rec.pc, f"{rec.mnemonic} at {rec.pc:#x} fails {name}: "
                         f"{failed}", record=rec)
-        hit = self._dynamic_hit(rec)
-        if hit is not None:
-            hit[0].hits += 1
-            return Stop("breakpoint", pc, f"{hit[0].describe()}: {hit[1]}", breakpoint=hit[0],
-                        record=rec)
+        hits = self._dynamic_hits(rec) if rec.executed else []
+        if hits:
+            by = self._at(rec.pc)
+            static = [bp for bp in self._static_hits(pc) if bp not in (h[0] for h in hits)]
+            for bp, _ in hits:
+                bp.hits += 1
+            for bp in static:  # also at the PC the step arrived at: report, count them too
+                bp.hits += 1
+            parts = [f"{bp.describe()}: before {self._at(pc)}" for bp in static]
+            parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
+            return Stop("breakpoint", pc, "; ".join(parts),
+                        breakpoints=[bp for bp, _ in hits] + static, record=rec)
         if rec.halted:
             return Stop("halt", pc, "HALT" if rec.executed else "the machine is halted", record=rec)
         return None
@@ -409,85 +515,284 @@ class Machine:
     def run_to(self, pc: int) -> Stop:
         return self.cont(until_pc=pc)
 
+    # -- edits -------------------------------------------------------------------------------
+    def edit(self, target: str, value: str) -> str:
+        """`set TARGET = VALUE`: store, journal (reverse undoes it), return what was stored,
+        e.g. "R5 = 1 (0x00000001)". ValueError (one line) for a bad target, an out-of-bounds
+        one, a bad value or one the target cannot hold (decisions: machine/edits.py)."""
+        t = ex.parse_target(target)
+        self.check(t)
+        if t.kind == "mem" and (t.p1 != t.index + 1 or t.b1 - t.b0 != ed.width(t)):
+            raise ValueError(f"set writes one element; {target.strip()} is a range (write "
+                             f"e.g. sb[P, BYTE]:fp32)")
+        try:
+            v = ex.parse(value)(self.state)
+        except CONDITION_ERRORS as e:
+            raise ValueError(f"{value.strip()}: {e}") from None
+        if t.kind == "pc":
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            if not isinstance(v, int):
+                raise ValueError(f"PC takes a record address; {v!r} is not an integer")
+            self.check(v)
+            bits, shown = v, f"{v:#x}"
+        else:
+            bits, shown = ed.encode(t, v)
+        self._apply(ed.Edit(self.state.steps, ed.target_text(t), hex(bits)), t)
+        return f"{ed.target_text(t)} = {shown}"
+
+    def apply_edit(self, e: ed.Edit) -> None:
+        """Replay a saved edit (its bits, exactly); ValueError if it does not fit."""
+        t = ex.parse_target(e.target)
+        self.check(t)
+        bits = int(e.value, 0)
+        if t.kind == "pc":
+            self.check(bits)
+        self._apply(ed.Edit(self.state.steps, e.target, e.value), t, bits)
+
+    def _apply(self, e: ed.Edit, t: ex.Target, bits: int | None = None) -> None:
+        self.history.base(self.state, len(self.edits))
+        self._edit_old.append(ed.read_bits(t, self.state))
+        ed.write_bits(t, self.state, int(e.value, 0) if bits is None else bits)
+        self.edits.append(e)
+        self.last = None
+        self._resync()
+
+    def _undo_edit(self) -> None:
+        e = self.edits.pop()
+        ed.write_bits(ex.parse_target(e.target), self.state, self._edit_old.pop())
+
+    def initial_memory(self) -> dict[str, np.ndarray]:
+        """SBUF and PSUM before the first step and the first edit (copies): from
+        checkpoint 0, which every history keeps (session save writes its images)."""
+        cps = self.history.checkpoints
+        st = self.state
+        if not cps:  # nothing has changed yet
+            return {s: st.memory(s).copy() for s in ("sbuf", "psum")}
+        return {s: cps[0].memory(s, st.memory(s).shape) for s in ("sbuf", "psum")}
+
     # -- reverse -------------------------------------------------------------------------------
     def reverse_step(self) -> bool:
-        """Undo the last step exactly; False at the start of history."""
-        if not self.state.steps:
-            return False
-        self.state.undo_step()
-        self.last = None
-        for bp in self.breakpoints:  # `change:` compares against the value now current
-            if bp.kind == "change":
-                bp.watch_old = ex.snapshot(bp.value, self.state)
-        return True
+        """Undo the last event (a step, or a `set` edit) exactly; False at the start."""
+        st, h = self.state, self.history
+        if h.enabled and st.journal.steps and not self._edit_on_top():
+            st.undo_step()  # the common case, kept cheap: a pop within the window
+            if h.checkpoints and h.checkpoints[-1].position > self.position:
+                h.forget_after(self.position)
+            self.last = None
+            self._resync()
+            return True
+        return self.reverse(1).steps == 1
+
+    def _edit_on_top(self) -> bool:
+        """Whether the newest event in the kept window is an edit (undone before a step)."""
+        return bool(self.edits) and self.edits[-1].step == self.state.steps and \
+            len(self.edits) > self.history.origin_edits
 
     def rewind(self) -> int:
-        """Undo every step (back to the loaded state); returns how many were undone."""
-        n = 0
-        while self.reverse_step():
-            n += 1
-        return n
+        """Go back to the loaded state; returns how many events were undone."""
+        return self.reverse(self.state.steps + len(self.edits)).steps
 
-    def reverse_continue(self, max_steps: int | None = None) -> Stop:
-        """Undo steps until a static breakpoint is at the PC, a watched target was
-        written by the undone step, or history starts."""
-        n = 0
-        while self.state.steps and (max_steps is None or n < max_steps):
+    def reverse(self, n: int, progress: Progress | None = None) -> Stop:
+        """Undo the last `n` events (steps and edits), fast for any `n`: pops within the
+        kept window, else (or when cheaper) a checkpoint restored and replayed forward.
+        Interruptible (`interrupt`), with `progress(done, total)`. On interrupt the
+        machine is at a consistent earlier position between the two."""
+        self.interrupt.clear()
+        st = self.state
+        if not self.history.enabled:
+            return Stop("start", st.pc, "no history is kept (journal budget 0)")
+        total = st.steps + len(self.edits)
+        n = max(0, min(n, total))
+        target = self._position_back(total - n)
+        stop = self._goto(target, progress)
+        if stop is not None:
+            return stop
+        self.last = None
+        self._resync()
+        if self.position == (0, 0):
+            return Stop("start", st.pc, "start of history", n)
+        return Stop("max-steps", st.pc, f"{n} steps back", n)
+
+    def _position_back(self, events: int) -> Position:
+        """The position after the first `events` events (edit k came after
+        `edits[k].step` steps and k edits)."""
+        e = sum(1 for k, d in enumerate(self.edits) if d.step + k < events)
+        return events - e, e
+
+    def _goto(self, target: Position, progress: Progress | None) -> Stop | None:
+        """Move back to `target` (<= position); a Stop only if interrupted."""
+        st = self.state
+        cur = self.position
+        if target >= cur:
+            return None
+        pops = sum(cur) - sum(target)
+        cp = self.history.at_or_before(target)
+        if target < self.history.window_start(st) or target[0] - cp.step < pops // 2:
+            return self._replay_from(cp.position, target, progress)
+        done = 0
+        while self.position > target:
+            if self._edit_on_top():
+                self._undo_edit()
+            else:
+                st.undo_step()
+            done += 1
+            if done % FAST_CHUNK == 0:
+                if progress is not None:
+                    progress(done, pops)
+                if self.interrupt.is_set():
+                    return Stop("interrupt", st.pc, "interrupted", done)
+        self.history.forget_after(target)
+        return None
+
+    def _replay_from(self, start: Position, target: Position,
+                     progress: Progress | None) -> Stop | None:
+        """Restore the checkpoint at `start` and replay (edits too) up to `target`."""
+        h, st = self.history, self.state
+        cp = next(c for c in h.checkpoints if c.position == start)
+        pending = self.edits[cp.edits:target[1]]
+        del self.edits[cp.edits:]
+        del self._edit_old[cp.edits:]
+        restore(cp, st)
+        h.origin_edits, h.dropped = cp.edits, cp.mark  # the journal is empty: written = mark
+        h.forget_after(target)
+        return self._replay(target[0], pending, progress)
+
+    def replay(self, steps: int, edits: Iterable[ed.Edit] = (),
+               progress: Progress | None = None) -> Stop | None:
+        """Run forward to step count `steps` ignoring breakpoints, applying `edits` at
+        their steps (sessions: load a saved position with its edits). None when there,
+        else the Stop that ended it early (interrupt, fault, halt). Interruptible."""
+        self.interrupt.clear()
+        stop = self._replay(steps, edits, progress)
+        self._resync()
+        return stop
+
+    def _replay(self, steps: int, edits: Iterable[ed.Edit],
+                progress: Progress | None) -> Stop | None:
+        st = self.state
+        first, total = st.steps, steps - st.steps
+        on_step, self.on_step = self.on_step, None
+        try:
+            for e in sorted(edits, key=lambda e: e.step):
+                stop = self._run_exact(e.step, first, total, progress)
+                if stop is not None:
+                    return stop
+                self.apply_edit(e)
+            return self._run_exact(steps, first, total, progress)
+        finally:
+            self.on_step = on_step
+
+    def _run_exact(self, steps: int, first: int, total: int,
+                   progress: Progress | None) -> Stop | None:
+        st = self.state
+        while st.steps < steps:
             if self.interrupt.is_set():
-                return Stop("interrupt", self.state.pc, "interrupted", n)
-            step = self.state.steps - 1
-            watched = self._watch_hit_at(step)
-            self.reverse_step()
-            n += 1
-            bp = watched or self._static_hit(self.state.pc)
-            if bp is not None:
-                return Stop("breakpoint", self.state.pc, f"{bp.describe()} (reverse)", n, bp)
-        if self.state.steps:
-            return Stop("max-steps", self.state.pc, f"{n} steps back", n)
-        return Stop("start", self.state.pc, "start of history", n)
+                return Stop("interrupt", st.pc, "interrupted", st.steps - first)
+            k = self._fast_run(min(self.history.chunk(FAST_CHUNK), steps - st.steps),
+                               plain=True)
+            if k:
+                self.history.keep(st, len(self.edits))
+                if progress is not None:
+                    progress(st.steps - first, total)
+                continue
+            rec = self.step()
+            if not rec.executed:
+                stop = self._after(rec) or Stop("halt", st.pc, "the machine is halted")
+                stop.steps = st.steps - first
+                return stop
+        return None
 
-    def _watch_hit_at(self, step: int) -> Breakpoint | None:
-        """A watch/change breakpoint whose target the last journaled step wrote."""
+    def reverse_continue(self, max_steps: int | None = None,
+                         progress: Progress | None = None) -> Stop:
+        """Undo steps until a static breakpoint is at the PC, a watched target was written
+        by the undone step, or history starts; searches folded history by replaying it.
+        Edits on the way are undone too (they are not stops)."""
+        self.interrupt.clear()
+        st, h = self.state, self.history
+        if not h.enabled:
+            return Stop("start", st.pc, "no history is kept (journal budget 0)")
+        n = 0
+        try:
+            while self.position > (0, 0) and (max_steps is None or n < max_steps):
+                if self.interrupt.is_set():
+                    return Stop("interrupt", st.pc, "interrupted", n)
+                start = h.window_start(st)
+                if self.position == start:  # the window is used up: replay the one before
+                    cp = max((c for c in h.checkpoints if c.position < start),
+                             key=lambda c: c.position)
+                    stop = self._replay_from(cp.position, start, None)
+                    if stop is not None:
+                        return stop
+                    continue
+                if self._edit_on_top():
+                    self._undo_edit()
+                    continue
+                watched = self._watch_hits()
+                st.undo_step()
+                n += 1
+                if progress is not None and n % FAST_CHUNK == 0:
+                    progress(n, max_steps or 0)
+                hits = watched + [b for b in self._static_hits(st.pc) if b not in watched]
+                if hits:
+                    return self._static_stop(hits, n, " (reverse)")
+            if self.position > (0, 0):
+                return Stop("max-steps", st.pc, f"{n} steps back", n)
+            return Stop("start", st.pc, "start of history", n)
+        finally:
+            self.last = None
+            self._resync()
+
+    def _watch_hits(self) -> list[Breakpoint]:
+        """The watch/change breakpoints whose target the last kept step wrote."""
         j = self.state.journal
-        word = j.steps[step]
+        word = j.steps[-1]
         nr, no = (word >> 8) & 0xFF, word & 0xFF
         regs = {w >> 32 for w in j.regs[len(j.regs) - nr:]} if nr else set()
         undos = j.others[len(j.others) - no:] if no else []
-        for bp in self.breakpoints:
-            if not (bp.enabled and bp.kind in ("watch", "change")):
-                continue
-            t = bp.value
-            if t.kind == "reg" and t.index in regs:
-                return bp
-            for u in undos:
-                if t.kind == "mem" and u.kind == "mem" and u.target == t.space:
-                    r = u.key
-                    if r.p0 < t.p1 and t.index < r.p1 and r.bounds[0] < t.b1 and \
-                            t.b0 < r.bounds[1]:
-                        return bp
-                elif t.kind in ("sem", "shape") and u.target == t.kind and u.key == t.index:
-                    return bp
-                elif t.kind in ("acc", "idx") and u.target == t.kind and (
-                        u.key.start <= t.index < u.key.stop):
-                    return bp
-        return None
+        return [bp for bp in self.breakpoints if bp.enabled and bp.kind in ("watch", "change")
+                and _undo_hits(bp.value, regs, undos)]
 
 
-def _written(t: ex.Target, rec: StepRecord) -> bool:
+def _undo_hits(t: ex.Target, regs: set[int], undos: list[Any]) -> bool:
+    if t.kind == "reg":
+        return t.index in regs
+    for u in undos:
+        if t.kind == "mem" and u.kind == "mem" and u.target == t.space:
+            r = u.key
+            if r.p0 < t.p1 and t.index < r.p1 and r.bounds[0] < t.b1 and t.b0 < r.bounds[1]:
+                return True
+        elif t.kind in ("sem", "shape") and u.target == t.kind and u.key == t.index:
+            return True
+        elif t.kind in ("acc", "idx") and u.target == t.kind and (
+                u.key.start <= t.index < u.key.stop):
+            return True
+    return False
+
+
+def _shown(v: Any) -> str:
+    """A watched value for a stop message: numbers as is, memory as (short) hex bytes."""
+    if isinstance(v, bytes | bytearray):
+        return v[:16].hex(" ") + (" ..." if len(v) > 16 else "")
+    return str(v)
+
+
+def _written(t: ex.Target, rec: StepRecord) -> Any:
+    """The step's Write that touched `t`, or None."""
     for w in rec.writes:
         if t.kind == "reg" and w.target == f"R{t.index}":
-            return True
+            return w
         if t.kind == "pc" and w.target == "PC":
-            return True
+            return w
         if t.kind in ("sem", "shape") and w.target == f"{t.kind}[{t.index}]":
-            return True
+            return w
         if t.kind in ("acc", "idx") and w.target == t.kind and w.index is not None and (
                 w.index.start <= t.index < w.index.stop):
-            return True
+            return w
         if t.kind == "mem" and w.region is not None and w.region.space == t.space:
             r = w.region
             if r.p0 < t.p1 and t.index < r.p1:
                 o = r.elem_offsets
                 if bool(np.any((o < t.b1) & (o + r.size > t.b0))):
-                    return True
-    return False
+                    return w
+    return None

@@ -8,7 +8,11 @@ Layout (memory proportional to what was written, never to SBUF size):
   accumulators keep the old values).
 
 The SEQ fast path appends to `steps` / `regs` directly (see engines/seq.py), so
-the packing above is part of this module's contract.
+the packing above is part of this module's contract, and the three containers are
+never replaced, only changed in place (the fast closures hold their `append`).
+
+History may be folded (machine/history.py): `origin` is the step number of the oldest
+entry kept, so `steps[k]` is step `origin + k`; `Undo.step` is absolute.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import numpy as np
 REG_SHIFT = 32
 COUNT_SHIFT = 16
 MAX_PER_STEP = 255
+PC_LIMIT = 1 << (64 - COUNT_SHIFT)  # a step word holds PCs 0 .. 2**48 - 1
 
 
 @dataclass(frozen=True)
@@ -44,18 +49,22 @@ class Undo:
 class Journal:
     """Append-only per step; `pop_step` hands back what undoing the last step needs."""
 
-    __slots__ = ("_pc", "_reg_mark", "_undo_mark", "others", "regs", "steps")
+    __slots__ = ("_pc", "_reg_mark", "_undo_mark", "origin", "other_bytes", "others", "regs",
+                 "steps")
 
     def __init__(self) -> None:
         self.steps = array("Q")
         self.regs = array("Q")
         self.others: list[Undo] = []
+        self.origin = 0  # step number of steps[0] (history before it was folded away)
+        self.other_bytes = 0  # sum of `others[k].nbytes`, kept up to date (a budget check)
         self._pc = 0
         self._reg_mark = 0
         self._undo_mark = 0
 
     def __len__(self) -> int:
-        return len(self.steps)
+        """The step count: steps folded away plus steps kept."""
+        return self.origin + len(self.steps)
 
     # -- recording (slow path) ---------------------------------------------
     def begin(self, pc: int) -> None:
@@ -67,7 +76,14 @@ class Journal:
         self.regs.append(r << REG_SHIFT | old)
 
     def other(self, kind: str, target: str, key: Any, old: Any) -> None:
-        self.others.append(Undo(len(self.steps), kind, target, key, old))
+        u = Undo(self.origin + len(self.steps), kind, target, key, old)
+        self.others.append(u)
+        self.other_bytes += u.nbytes
+
+    def pop_other(self) -> Undo:
+        u = self.others.pop()
+        self.other_bytes -= u.nbytes
+        return u
 
     def end(self) -> None:
         nr = len(self.regs) - self._reg_mark
@@ -84,13 +100,37 @@ class Journal:
         no = word & 0xFF
         regs = [(w >> REG_SHIFT, w & 0xFFFFFFFF) for w in reversed(self.regs[len(self.regs) - nr:])]
         del self.regs[len(self.regs) - nr:]
-        undos = self.others[len(self.others) - no:][::-1]
-        del self.others[len(self.others) - no:]
+        undos = [self.pop_other() for _ in range(no)]
         return word >> COUNT_SHIFT, regs, undos
 
-    def pc_of(self, step: int) -> int:
-        """The PC the instruction of `step` (0-based) was fetched from."""
-        return self.steps[step] >> COUNT_SHIFT
+    def pc_of(self, step: int) -> int | None:
+        """The PC the instruction of `step` (0-based) was fetched from; None if folded."""
+        k = step - self.origin
+        return self.steps[k] >> COUNT_SHIFT if 0 <= k < len(self.steps) else None
+
+    # -- folding -------------------------------------------------------------
+    def drop_oldest(self, n: int) -> None:
+        """Forget the oldest `n` kept steps (their state lives on in a checkpoint)."""
+        n = min(n, len(self.steps))
+        if n <= 0:
+            return
+        words = np.frombuffer(self.steps, dtype=np.uint64)[:n]
+        nr = int(((words >> np.uint64(8)) & np.uint64(0xFF)).sum())
+        no = int((words & np.uint64(0xFF)).sum())
+        del words  # a buffer export blocks resizing the array
+        del self.steps[:n]
+        del self.regs[:nr]
+        self.other_bytes -= sum(u.nbytes for u in self.others[:no])
+        del self.others[:no]
+        self.origin += n
+
+    def clear(self, origin: int) -> None:
+        """Forget every kept step; the next one recorded is step `origin`."""
+        del self.steps[:]
+        del self.regs[:]
+        self.others.clear()
+        self.other_bytes = 0
+        self.origin = origin
 
     # -- queries -----------------------------------------------------------
     @property
@@ -99,10 +139,10 @@ class Journal:
         a memory block whose old bytes were all zero counts its nominal size, though it
         is kept as a broadcast zero (see MachineState.write_block)."""
         return (self.steps.itemsize * len(self.steps) + self.regs.itemsize * len(self.regs)
-                + sum(u.nbytes for u in self.others))
+                + self.other_bytes)
 
     def who_wrote_reg(self, r: int) -> int | None:
-        """The step (0-based) that last wrote register `r`, or None."""
+        """The step (0-based) that last wrote register `r` within the kept history, or None."""
         if not self.regs:
             return None
         regs = np.frombuffer(self.regs, dtype=np.uint64) >> np.uint64(REG_SHIFT)
@@ -111,7 +151,7 @@ class Journal:
             return None
         counts = (np.frombuffer(self.steps, dtype=np.uint64) >> np.uint64(8)) & np.uint64(0xFF)
         ends = np.cumsum(counts)  # ends[k] = number of register writes up to and including step k
-        return int(np.searchsorted(ends, hits[-1], side="right"))
+        return self.origin + int(np.searchsorted(ends, hits[-1], side="right"))
 
     def who_wrote_mem(self, space: str, partition: int, byte: int) -> int | None:
         """The step that last wrote byte `byte` of `partition` in `space`, or None."""

@@ -307,6 +307,14 @@ class MachineState:
         """Register an object with `overlaps(region)` and `materialize()` (see `views`)."""
         self.views.append(weakref.ref(view))
 
+    def release_views(self) -> None:
+        """Let every live view take its own copy (before all of memory is replaced)."""
+        for ref in self.views:
+            v = ref()
+            if v is not None:
+                v.materialize()
+        self.views = []
+
     def _protect(self, region: Region) -> None:
         """Let every live view over `region` take its own copy before it changes."""
         keep = []
@@ -347,12 +355,12 @@ class MachineState:
         """Undo the last step exactly; returns the PC it was fetched from."""
         j = self.journal
         word = j.steps.pop()
-        R, regs, others = self.R, j.regs, j.others
+        R, regs = self.R, j.regs
         for _ in range((word >> 8) & 0xFF):  # newest first (journal.py packing)
             w = regs.pop()
             R[w >> REG_SHIFT] = w & 0xFFFFFFFF
         for _ in range(word & 0xFF):
-            self._restore(others.pop())
+            self._restore(j.pop_other())
         self.pc = word >> COUNT_SHIFT
         return self.pc
 
@@ -371,7 +379,8 @@ class MachineState:
 
     # -- who wrote / digest ----------------------------------------------------
     def who_wrote(self, what: str, partition: int = 0, byte: int = 0) -> tuple[int, int] | None:
-        """(step, pc) of the last write to "R5", "sbuf"/"psum" (partition, byte), "sem[3]"."""
+        """(step, pc) of the last write to "R5", "sbuf"/"psum" (partition, byte), "sem[3]",
+        within the kept history (DESIGN: older history is folded into checkpoints)."""
         j = self.journal
         if what.upper().startswith("R") and what[1:].isdigit():
             step = j.who_wrote_reg(int(what[1:]))
@@ -384,15 +393,25 @@ class MachineState:
             step = j.who_wrote(name, int(rest.rstrip("]"), 0))
         else:
             step = j.who_wrote(what)
-        return None if step is None else (step, j.pc_of(step))
+        pc = None if step is None else j.pc_of(step)
+        return None if step is None or pc is None else (step, pc)
 
     def digest(self) -> str:
         """sha256 over all architectural state (not the journal)."""
         h = hashlib.sha256()
-        h.update(struct.pack("<64IQ", *self.R, self.pc))
+        h.update(struct.pack("<64I", *self.R))
+        h.update(_pc_bytes(self.pc))
         h.update(struct.pack(f"<{NUM_SHAPE_REGS}I", *self.shape))
         h.update(struct.pack(f"<{NUM_SEMS}I", *self.sem))
         for a in (self.sbuf, self.psum, self.acc, self.idx):
             h.update(np.ascontiguousarray(a).tobytes())
         h.update(f"{self.fp8_exp4}|{int(self.fp8_sat)}|{int(self.halted)}".encode())
         return h.hexdigest()
+
+
+def _pc_bytes(pc: int) -> bytes:
+    """The PC for `digest`: u64 as always; any other int (the model never makes one, but a
+    hand-edited state might) gets a longer signed form instead of a struct.error."""
+    if 0 <= pc < 1 << 64:
+        return pc.to_bytes(8, "little")
+    return b"\xff" + pc.to_bytes((pc.bit_length() + 8) // 8 + 1, "little", signed=True)

@@ -1,0 +1,209 @@
+"""Bounded history: full-state checkpoints and the budget that folds the journal.
+
+The journal (machine/journal.py) undoes steps one at a time. Past the budget its
+oldest steps are dropped, and checkpoints (compact copies of the whole MachineState)
+stand in for them: reaching a position before the kept window restores the newest
+checkpoint at or before it and replays forward. Replay is exact because a step
+depends only on the state (one queue, no clock, no I/O) and `set` edits are replayed
+at their positions (machine/edits.py).
+
+A position is (step, edits): the step count and how many `Machine.edits` the state
+includes. Checkpoint 0 (the state before the first step and the first edit) is always
+kept, so every position of the history stays reachable, and initial memory can be read
+back (session save). Policy: a checkpoint is taken once the journal has grown by
+`interval` bytes since the last one; when journal + checkpoints exceed the budget, the
+window is folded to the oldest checkpoint inside it; when checkpoints alone take more than
+half the budget, interior ones are thinned (the pair closest together goes first), so
+they stay few and spaced out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from machine.state import MachineState
+
+JOURNAL_BUDGET = 256 << 20  # bytes of journal + checkpoints (DESIGN.md "Machine")
+TILE = 1024  # memory is kept per (partition, 1 KiB tile); all-zero tiles are not stored
+KEEP_LAST = 4096  # without history: steps kept for the last step's record (see `keep`)
+
+Position = tuple[int, int]  # (step count, edits applied)
+
+
+@dataclass
+class Checkpoint:
+    """The whole architectural state at one position, memory kept as non-zero tiles."""
+
+    step: int
+    edits: int
+    mark: int  # History.written() when taken: the journal growth since is measured from it
+    R: list[int]
+    pc: int
+    shape: list[int]
+    sem: list[int]
+    acc: np.ndarray
+    idx: np.ndarray
+    fp8_exp4: str
+    fp8_sat: bool
+    halted: bool
+    mem: dict[str, tuple[np.ndarray, np.ndarray]]  # space -> (tile mask, kept tiles)
+
+    @property
+    def position(self) -> Position:
+        return self.step, self.edits
+
+    @property
+    def nbytes(self) -> int:
+        small = 8 * (len(self.R) + len(self.shape) + len(self.sem)) + 256
+        return small + self.acc.nbytes + self.idx.nbytes + sum(
+            m.nbytes + t.nbytes for m, t in self.mem.values())
+
+    def memory(self, space: str, shape: tuple[int, int]) -> np.ndarray:
+        """SBUF or PSUM as it was at this checkpoint (a new array)."""
+        out = np.zeros(shape, np.uint8)
+        mask, tiles = self.mem[space]
+        _tiled(out)[mask] = tiles
+        return out
+
+
+def _tiled(mem: np.ndarray) -> np.ndarray:
+    """(partitions, tiles, tile bytes) view of a C-contiguous (partitions, bytes) array."""
+    p, b = mem.shape
+    t = TILE if b % TILE == 0 else b
+    return mem.reshape(p, b // t, t)
+
+
+def capture(state: MachineState, step: int, edits: int, mark: int) -> Checkpoint:
+    mem = {}
+    for space in ("sbuf", "psum"):
+        tiled = _tiled(state.memory(space))
+        words = tiled.view(np.uint64) if tiled.shape[2] % 8 == 0 else tiled
+        mask = words.any(axis=2)
+        mem[space] = (mask, tiled[mask])  # boolean indexing copies
+    return Checkpoint(step, edits, mark, list(state.R), state.pc, list(state.shape),
+                      list(state.sem), state.acc.copy(), state.idx.copy(), state.fp8_exp4,
+                      state.fp8_sat, state.halted, mem)
+
+
+def restore(cp: Checkpoint, state: MachineState) -> None:
+    """Put `cp` back into `state` in place (fast closures hold the register list) and
+    empty the journal so its next step is `cp.step`."""
+    state.release_views()
+    state.R[:] = cp.R
+    state.shape[:] = cp.shape
+    state.sem[:] = cp.sem
+    state.pc = cp.pc
+    state.acc[...] = cp.acc
+    state.idx[...] = cp.idx
+    state.fp8_exp4, state.fp8_sat, state.halted = cp.fp8_exp4, cp.fp8_sat, cp.halted
+    for space, (mask, tiles) in cp.mem.items():
+        mem = state.memory(space)
+        mem[...] = 0
+        _tiled(mem)[mask] = tiles
+    state.journal.clear(cp.step)
+
+
+class History:
+    """The checkpoints of one machine and the budget policy over them and its journal."""
+
+    def __init__(self, budget: int = JOURNAL_BUDGET) -> None:
+        if budget < 0:
+            raise ValueError(f"journal budget must be >= 0 bytes, found {budget}")
+        self.budget = budget
+        self.checkpoints: list[Checkpoint] = []
+        self.origin_edits = 0  # edits included at the window start (journal.origin)
+        self.dropped = 0  # journal bytes folded away (so `written` only grows going forward)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether steps can be reversed (budget 0 keeps no history)."""
+        return self.budget > 0
+
+    @property
+    def interval(self) -> int:
+        last = self.checkpoints[-1].nbytes if self.checkpoints else 0
+        return max(self.budget // 16, last, 1)
+
+    def chunk(self, most: int) -> int:
+        """Fast steps to run between budget checks: at most `most`, and few enough that
+        one chunk (<= 72 journal bytes a step: MOVE of 8 registers) is ~1/4 of the budget."""
+        return most if not self.enabled else max(64, min(most, self.budget // 288))
+
+    def written(self, state: MachineState) -> int:
+        return state.journal.nbytes + self.dropped
+
+    def checkpoint_bytes(self) -> int:
+        return sum(c.nbytes for c in self.checkpoints)
+
+    def nbytes(self, state: MachineState) -> int:
+        """Memory held by history: journal and checkpoints."""
+        return state.journal.nbytes + self.checkpoint_bytes()
+
+    def window_start(self, state: MachineState) -> Position:
+        return state.journal.origin, self.origin_edits
+
+    def base(self, state: MachineState, edits: int) -> None:
+        """Take checkpoint 0 if this is the first change (call before any step or edit)."""
+        if not self.checkpoints and state.steps == 0 and edits == 0:
+            self.checkpoints.append(capture(state, 0, 0, self.written(state)))
+
+    def at_or_before(self, pos: Position) -> Checkpoint:
+        """The newest checkpoint at or before `pos` (checkpoint 0 always qualifies)."""
+        best = self.checkpoints[0]
+        for c in self.checkpoints:
+            if c.position <= pos:
+                best = c
+        return best
+
+    def forget_after(self, pos: Position) -> None:
+        """Drop checkpoints of a future that reversing discarded."""
+        self.checkpoints = [c for c in self.checkpoints if c.position <= pos] or \
+            self.checkpoints[:1]
+
+    def keep(self, state: MachineState, edits: int) -> None:
+        """Hold history to the budget; call between steps (cheap when nothing is due)."""
+        j = state.journal
+        if not self.enabled:
+            # Keep a few steps: `_refresh_last` re-executes the last one, a fault undoes its own.
+            if len(j.steps) > KEEP_LAST:
+                before = j.nbytes
+                j.drop_oldest(len(j.steps) - 1)
+                self.dropped += before - j.nbytes
+                self.origin_edits = edits
+            return
+        if not self.checkpoints:
+            return
+        pos = (state.steps, edits)
+        if self.written(state) - self.checkpoints[-1].mark >= self.interval and \
+                pos > self.checkpoints[-1].position:
+            self.checkpoints.append(capture(state, pos[0], edits, self.written(state)))
+        if self.nbytes(state) > self.budget:
+            self._fold(state)
+            self._thin(state)
+
+    def _fold(self, state: MachineState) -> None:
+        """Move the window start to checkpoints inside it until the budget holds."""
+        j = state.journal
+        for c in self.checkpoints:
+            if self.nbytes(state) <= self.budget:
+                return
+            if c.position <= self.window_start(state) or c.step >= state.steps:
+                continue
+            before = j.nbytes
+            j.drop_oldest(c.step - j.origin)
+            self.dropped += before - j.nbytes
+            self.origin_edits = c.edits
+
+    def _thin(self, state: MachineState) -> None:
+        """Remove interior checkpoints before the window while they take > budget / 2."""
+        start = self.window_start(state)
+        while self.checkpoint_bytes() > self.budget // 2:
+            inner = [k for k in range(1, len(self.checkpoints) - 1)
+                     if self.checkpoints[k].position < start]
+            if not inner:
+                return
+            cps = self.checkpoints
+            k = min(inner, key=lambda i: cps[i + 1].step - cps[i - 1].step)
+            del cps[k]

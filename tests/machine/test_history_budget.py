@@ -1,0 +1,160 @@
+"""Bounded history: the journal budget, checkpoints, exact reverse past the kept window."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from machine import debugger
+from machine.asm import assemble
+from machine.debugger import Machine
+from machine.history import JOURNAL_BUDGET, KEEP_LAST
+from machine.state import MachineConfig
+
+from .helpers import SMALL
+
+
+def machine(text: str, journal_budget: int = JOURNAL_BUDGET) -> Machine:
+    a = assemble(text, "<test>")
+    return Machine(a.program(), MachineConfig(**SMALL), data=a.data, labels=a.labels,
+                   journal_budget=journal_budget)
+
+# R1 counts up, R2 counts down; R5 is written once, by the instruction at 0x40.
+LOOP = """
+    MOVE R1=0 R2={trips}
+    MOVE R5=7
+loop:
+    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3
+    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
+    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
+    HALT
+"""
+# A CAST in the loop writes SBUF every trip, so checkpoints carry memory too.
+CAST_LOOP = """
+    MOVE R2={trips}
+loop:
+    CAST in_dtype=FP32 out_dtype=BF16 nac=4 src=sb[0, 0] step=[1,0,0,0] num=[8,1,1,1] \
+dst=sb[0, 64] step=[1,0,0,0] num=[8,1,1,1]
+    CAST in_dtype=BF16 out_dtype=FP32 nac=4 src=sb[0, 64] step=[1,0,0,0] num=[8,1,1,1] \
+dst=sb[0, 0] step=[1,0,0,0] num=[8,1,1,1]
+    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
+    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
+    HALT
+"""
+BUDGET = 256 << 10
+
+
+def _forward_digests(m, marks: list[int]) -> dict[int, str]:
+    """Run `m` to each step count in `marks` (ascending), recording the state digest."""
+    out = {}
+    for k in marks:
+        m.cont(max_steps=k - m.state.steps)
+        assert m.state.steps == k
+        out[k] = m.state.digest()
+    return out
+
+
+def test_a_long_run_stays_under_the_budget_and_folds_into_checkpoints() -> None:
+    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    assert m.cont().reason == "halt" and m.state.steps == 300_003
+    h = m.history
+    assert h.nbytes(m.state) <= BUDGET
+    assert m.state.journal.origin > 0  # folded: the oldest steps live in checkpoints only
+    assert h.checkpoints[0].position == (0, 0) and len(h.checkpoints) >= 2
+    # The same run with the default budget keeps everything and folds nothing.
+    full = machine(LOOP.format(trips=100_000))
+    full.cont()
+    assert full.state.journal.origin == 0 and full.state.journal.nbytes > BUDGET
+
+
+def test_reverse_past_the_window_is_bit_exact() -> None:
+    marks = [1, 2, 3, 1000, 77_777, 150_001, 299_999]
+    want = _forward_digests(machine(LOOP.format(trips=100_000)), marks)
+    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m.cont()
+    for k in sorted(marks, reverse=True):
+        stop = m.reverse(m.state.steps - k)
+        assert m.state.steps == k and stop.reason == "max-steps"
+        assert m.state.digest() == want[k], k
+    assert m.reverse_step() and m.state.steps == 0
+    assert m.state.R[:3] == [0, 0, 0] and not m.reverse_step()
+
+
+def test_reverse_past_the_window_with_memory_writes_and_then_forward_again() -> None:
+    m = machine(CAST_LOOP.format(trips=3000), journal_budget=BUDGET)
+    vals = np.linspace(-3, 3, 32, dtype=np.float32).reshape(4, 8)
+    m.state.sbuf[:4, :32] = vals.view(np.uint8)
+    ref = machine(CAST_LOOP.format(trips=3000))
+    ref.state.sbuf[:4, :32] = vals.view(np.uint8)
+    want = _forward_digests(ref, [5, 4321, 9000])
+    end = ref.cont()
+    m.cont()
+    assert m.state.journal.origin > 0 and m.state.digest() == ref.state.digest()
+    m.reverse(m.state.steps - 4321)
+    assert m.state.digest() == want[4321]
+    m.reverse(4321 - 5)
+    assert m.state.digest() == want[5]
+    assert m.cont(max_steps=9000 - 5).reason == "max-steps" and m.state.digest() == want[9000]
+    assert m.cont().reason == end.reason and m.state.digest() == ref.state.digest()
+
+
+def test_reverse_continue_finds_breakpoints_in_the_folded_region() -> None:
+    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m.cont()
+    assert m.state.journal.origin > 10
+    m.add_breakpoint("watch:R5")  # only the second MOVE writes it, at step 1
+    stop = m.reverse_continue()
+    assert stop.reason == "breakpoint" and m.state.steps == 1 and m.state.pc == 0x40
+    assert m.state.R[5] == 0 and "#1 watch:R5" in stop.detail
+    m.breakpoints.clear()
+    m.cont()
+    m.add_breakpoint("pc:0x40")  # the instruction run once, at step 1
+    stop = m.reverse_continue()
+    assert stop.reason == "breakpoint" and m.state.steps == 1
+    assert m.reverse_continue().reason == "start" and m.state.steps == 0
+
+
+def test_reverse_of_many_steps_reports_progress_and_can_be_interrupted(monkeypatch) -> None:
+    monkeypatch.setattr(debugger, "FAST_CHUNK", 256)  # interrupt checks every 256 steps
+    ref = machine(LOOP.format(trips=100_000))
+    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m.cont()
+    cps = [c.step for c in m.history.checkpoints]
+    gap, left = max((b - a, a) for a, b in itertools.pairwise(cps))
+    assert gap > 1024
+    target = left + gap // 2  # in the folded region, far from any checkpoint: a replay
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total))
+        if len(seen) == 2:
+            m.interrupt.set()
+
+    stop = m.reverse(m.state.steps - target, progress=progress)
+    assert stop.reason == "interrupt" and len(seen) == 2 and seen[0] == (256, gap // 2)
+    at = m.state.steps
+    assert at == left + 512  # stopped where it was, and exact there
+    ref.cont(max_steps=at)
+    assert m.state.digest() == ref.state.digest()
+    assert m.reverse(at - 10).reason == "max-steps" and m.state.steps == 10
+
+
+def test_no_history_keeps_a_bounded_journal_and_refuses_reverse() -> None:
+    m = machine(LOOP.format(trips=100_000), journal_budget=0)
+    assert m.cont().reason == "halt" and m.state.steps == 300_003
+    assert len(m.state.journal.steps) <= KEEP_LAST + (1 << 16)
+    assert m.last is not None and m.last.mnemonic == "HALT"
+    stop = m.reverse(5)
+    assert stop.reason == "start" and "no history" in stop.detail and m.state.steps == 300_003
+    assert not m.reverse_step() and m.reverse_continue().reason == "start"
+    # The start state is still known (session save writes its memory images).
+    assert set(m.initial_memory()) == {"sbuf", "psum"}
+
+
+def test_who_wrote_answers_within_the_kept_window_only() -> None:
+    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m.cont()
+    assert m.state.who_wrote("R5") is None  # step 1 was folded away
+    step, pc = m.state.who_wrote("R1")
+    assert pc == 0x80 and step == m.state.steps - 4
