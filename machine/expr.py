@@ -213,9 +213,9 @@ def check_pc(pc: int, state: Any, count: int) -> None:
     i, rem = divmod(pc - base, 64)
     if rem or not 0 <= i < count:
         last = base + 64 * (count - 1)
-        raise ValueError(f"{pc:#x} is not a record address of the program: expected "
-                         f"{base:#x} + 64*i, {base:#x}..{last:#x} ({count} records)"
-                         if count else f"{pc:#x}: the program has no records")
+        raise ValueError(f"PC {pc:#x}: expected a record address of the program "
+                         f"({base:#x} + 64*i: {base:#x}..{last:#x}, {count} records)"
+                         if count else f"PC {pc:#x}: the program has no records")
 
 
 # -- parser ---------------------------------------------------------------------------------

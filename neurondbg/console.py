@@ -1,39 +1,62 @@
 """The console command language of the TUI (gdb-like, on the machine's own specs).
 
 `execute(line, session)` runs one command and returns a `Reply`: text lines to
-print and, for commands that change the UI or take long (continue), an
-`action` the App carries out. Errors come back as one red line, never raise.
-Breakpoint specs and expressions are machine.breakpoints / machine.expr's.
+print and, for commands that change the UI or take long, an `action` the App
+carries out. Errors come back as one red line, never raise. Breakpoint specs and
+expressions are machine.breakpoints / machine.expr's (docs/expressions.md).
+
+The long commands (`continue [N]`, `until` / `advance`, `reverse-continue`) arm
+the session (`Session.arm`) and return the `continue` action: the App runs
+`Session.run()` in its worker, which carries out what was armed. Decisions where
+the issue is silent, as gdb does them:
+- `continue N` passes the breakpoint it stopped at N-1 more times (an ignore count
+  kept per breakpoint until used up); not stopped at one, the count is ignored.
+- `until ADDR` and `advance ADDR` are the same here (no frames): run until the PC is
+  ADDR (or a label), stopping earlier at any breakpoint; without ADDR they run to
+  the record under the Program cursor (the `until-cursor` action).
+- `enable` / `disable` without numbers act on every breakpoint.
+- `x/NF` shows at most X_MAX elements.
 """
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from machine import expr
 from machine.convert.formats import parse_format
 from views.lab_model import values_of
 
 HELP: dict[str, str] = {
     "step": "step [N]            execute N instructions (default 1)",
     "next": "next N              step N instructions (no calls in this ISA: same as step N)",
-    "continue": "continue            run until a breakpoint, fault, halt (Esc / Ctrl+C stops)",
+    "continue": "continue [N]        run until a breakpoint, fault, halt (Esc / Ctrl+C stops); "
+                "N: pass the current breakpoint N-1 more times",
     "reverse": "reverse [N]         undo N steps exactly (through the journal)",
+    "reverse-continue": "reverse-continue    run backwards to the previous breakpoint or watch "
+                        "hit, or the start (rc)",
+    "until": "until [ADDR|LABEL]  run until the PC is ADDR (no ADDR: the cursor's record); "
+             "breakpoints still stop",
+    "advance": "advance ADDR|LABEL  the same as until ADDR",
     "break": "break [SPEC]        breakpoint: pc:0x80 op:CAST label:loop invalid fault if:R5>3 "
              "saturate tie nan inf (no SPEC: the record under the cursor)",
     "delete": "delete [N|all]      delete breakpoint #N (or all)",
+    "enable": "enable [N...]       enable breakpoints #N (no N: all)",
+    "disable": "disable [N...]      disable breakpoints #N (no N: all); they stay listed",
     "watch": "watch TARGET        stop after a step writes TARGET: R5, sb[0, 0:64], acc[2]",
     "info": "info breakpoints    list breakpoints; info registers: the changed ones",
     "print": "print EXPR          evaluate: R5 + 1, R5:fp32, sb[3, 0x40]:bf16, acc[0]",
     "x": "x/NF ADDR           examine N elements of format F at sb[P, BYTE] / psum[P, BYTE]; "
          "F: x hex byte, b bf16, h fp16, f fp32, d int32, u uint32, or a format name",
-    "set": "set TARGET = VALUE  set R5 / PC / sb[P, BYTE]:FMT (not undoable)",
-    "who": "who TARGET          which step last wrote R5, sb[P, BYTE], acc[P], sem[N]",
+    "set": "set TARGET = VALUE  store into R5, R5:fp32, PC, sb[P, BYTE]:FMT; prints what "
+           "was stored, refuses what does not fit",
+    "who": "who TARGET          which step last wrote R5, sb[P, BYTE], acc[P], sem[N] "
+           "(PC: the previous step)",
     "lab": "lab [VALUE [SRC [DST]]]   open the Convert Lab; lab iss NAME [VALUE]: on an "
            "ISS primitive of reference 003",
     "goto": "goto P BYTE [sbuf|psum]   show SBUF/PSUM from partition P, byte BYTE",
@@ -50,9 +73,11 @@ HELP: dict[str, str] = {
 }
 COMMANDS: tuple[str, ...] = tuple(HELP)
 ALIASES: dict[str, str] = {"s": "step", "n": "next", "c": "continue", "r": "reverse",
-                           "b": "break", "d": "delete", "p": "print", "i": "info", "q": "quit"}
+                           "rc": "reverse-continue", "u": "until", "b": "break",
+                           "d": "delete", "p": "print", "i": "info", "q": "quit"}
 X_LETTERS: dict[str, str] = {"x": "uint8", "b": "bf16", "h": "fp16", "f": "fp32", "d": "int32",
                              "u": "uint32"}
+X_MAX = 1024  # elements one `x` shows: a console, not a dump (`--dump-sbuf` is)
 
 
 @dataclass
@@ -90,7 +115,7 @@ def execute(line: str, session: Any) -> Reply:
         return handler(session, rest, fmt) if name == "x" else handler(session, rest)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         return error(f"{name}: {exc}")
-    except Exception as exc:  # never raise into the UI
+    except Exception as exc:  # the containment boundary: a bug is a line, the UI lives on
         return error(f"{name}: internal error: {type(exc).__name__}: {exc}")
 
 
@@ -117,7 +142,49 @@ def _next(session: Any, rest: str) -> Reply:
 
 
 def _continue(session: Any, rest: str) -> Reply:
+    reply = Reply(action="continue")
+    if session is None:  # the App says why nothing can run
+        return reply
+    n = _count(rest)
+    session.arm("continue")
+    return reply.say(session.ignore_current(n), "dim") if rest else reply
+
+
+def _reverse_continue(session: Any, rest: str) -> Reply:
+    if rest:
+        raise ValueError(f"takes no argument, found {rest!r}")
+    session.arm("reverse-continue")
     return Reply(action="continue")
+
+
+def _until(session: Any, rest: str) -> Reply:
+    if not rest:
+        return Reply(action="until-cursor")
+    session.arm("until", session.resolve_pc(rest))
+    return Reply(action="continue")
+
+
+def _advance(session: Any, rest: str) -> Reply:
+    if not rest:
+        raise ValueError("expected an address or label: advance 0x80")
+    return _until(session, rest)
+
+
+def _ids(rest: str) -> list[int] | None:
+    if not rest:
+        return None
+    try:
+        return [int(w.lstrip("#"), 0) for w in rest.replace(",", " ").split()]
+    except ValueError:
+        raise ValueError(f"expected breakpoint numbers, found {rest!r}") from None
+
+
+def _enable(session: Any, rest: str) -> Reply:
+    return Reply(action="refresh").say(session.enable(_ids(rest), True))
+
+
+def _disable(session: Any, rest: str) -> Reply:
+    return Reply(action="refresh").say(session.enable(_ids(rest), False))
 
 
 def _reverse(session: Any, rest: str) -> Reply:
@@ -159,7 +226,9 @@ def _info(session: Any, rest: str) -> Reply:
         if not bps:
             return reply.say("no breakpoints")
         for bp in bps:
-            reply.say(f"{bp.describe()}  hits {bp.hits}")
+            left = session.ignore.get(bp.id, 0)
+            reply.say(f"{bp.describe()}  hits {bp.hits}" +
+                      (f"  (will ignore the next {left} crossing(s))" if left else ""))
         return reply
     if "registers".startswith(what):
         snap = session.snapshot()
@@ -171,8 +240,6 @@ def _info(session: Any, rest: str) -> Reply:
 
 
 def _print(session: Any, rest: str) -> Reply:
-    from machine import expr
-
     if not rest:
         raise ValueError("expected an expression: print R5 + 1")
     value = expr.parse(rest)(session.state)
@@ -182,17 +249,17 @@ def _print(session: Any, rest: str) -> Reply:
 
 
 def _x_format(fmt: str) -> tuple[int, str]:
-    digits = "".join(ch for ch in fmt if ch.isdigit()) if fmt[:1].isdigit() else ""
+    digits = fmt[:len(fmt) - len(fmt.lstrip("0123456789"))]
     spec = fmt[len(digits):]
-    count = int(digits) if digits else 8
+    count = int(digits[:6]) if digits else 8
+    if not 1 <= count <= X_MAX or len(digits) > 6:
+        raise ValueError(f"expected a count 1..{X_MAX}, found {digits}")
     name = X_LETTERS.get(spec, spec or "uint8")
     parse_format(name)  # ValueError lists the names
     return count, name
 
 
 def _x(session: Any, rest: str, fmt: str) -> Reply:
-    from machine import expr
-
     count, name = _x_format(fmt)
     if not rest:
         raise ValueError("expected an address: x/8f sb[3, 0x40]")
@@ -201,12 +268,10 @@ def _x(session: Any, rest: str, fmt: str) -> Reply:
         raise ValueError(f"expected sb[P, BYTE] or psum[P, BYTE], found {rest!r}")
     f = parse_format(name)
     size = max(1, f.bits // 8)
-    mem = session.state.memory(target.space)
     p, b = target.index, target.b0
     end = b + count * size
-    if not (0 <= p < mem.shape[0] and 0 <= b and end <= mem.shape[1]):
-        raise ValueError(f"{target.space}[{p}, {b:#x}..{end:#x}] is outside "
-                         f"{mem.shape[0]} partitions x {mem.shape[1]:#x} bytes")
+    session.check(replace(target, b1=end))
+    mem = session.state.memory(target.space)
     codes = np.ascontiguousarray(mem[p, b:end])
     if size > 1:
         codes = codes.view(f.container)
@@ -225,8 +290,7 @@ def _set(session: Any, rest: str) -> Reply:
     left, eq, right = rest.partition("=")
     if not eq:
         raise ValueError("expected TARGET = VALUE, e.g. set R5 = 3")
-    session.set_value(left.strip(), right.strip())
-    return Reply(action="refresh").say(f"{left.strip()} = {right.strip()}")
+    return Reply(action="refresh").say(session.set_value(left.strip(), right.strip()))
 
 
 def _who(session: Any, rest: str) -> Reply:
@@ -259,11 +323,8 @@ def _goto(session: Any, rest: str) -> Reply:
     except ValueError:
         raise ValueError(f"expected numbers: goto PARTITION BYTE, found {rest!r}") from None
     if session is not None:
-        mem = session.state.psum if space == "psum" else session.state.sbuf
-        if not (0 <= partition < mem.shape[0] and 0 <= byte < mem.shape[1]):
-            raise ValueError(f"partition {partition}, byte {byte:#x} is outside "
-                             f"{space or 'sbuf'} ({mem.shape[0]} partitions x "
-                             f"{mem.shape[1]:#x} bytes)")
+        session.check(expr.Target("mem", partition, partition + 1, byte, byte + 1,
+                                  space or "sbuf"))
     return Reply(action="goto", args=(partition, byte, space))
 
 
@@ -341,8 +402,10 @@ def _quit(session: Any, rest: str) -> Reply:
 
 
 HANDLERS: dict[str, Callable[..., Reply]] = {
-    "step": _step, "next": _next, "continue": _continue, "reverse": _reverse, "break": _break,
-    "delete": _delete, "watch": _watch, "info": _info, "print": _print, "x": _x, "set": _set,
+    "step": _step, "next": _next, "continue": _continue, "reverse": _reverse,
+    "reverse-continue": _reverse_continue, "until": _until, "advance": _advance,
+    "break": _break, "delete": _delete, "enable": _enable, "disable": _disable,
+    "watch": _watch, "info": _info, "print": _print, "x": _x, "set": _set,
     "who": _who, "lab": _lab, "goto": _goto, "dtype": _dtype, "pane": _pane, "help": _help,
     "open": _open, "load": _load, "tour": _tour, "save": _save, "quit": _quit,
 }

@@ -1,145 +1,114 @@
 """The one place the UI touches the machine: load a program, drive the
 debugger, and turn its state into a `Snapshot` for the panes.
 
-`Session(path, gen, engine)` loads assembly or a binary, judges every record
-(machine.legality), and drives machine.debugger when the model is present.
-Everything here is reading and forwarding; semantics live in `machine`.
+`Session(path, gen, engine)` opens assembly, binary records or a session file
+through sessions.cli_support (the CLI's loader, limits and messages), judges every
+record (machine.legality) and drives a machine.debugger.Machine. Everything here is
+reading and forwarding; semantics live in `machine`.
+
+Long commands run through `run()`, which the App calls in a worker thread: the
+console arms what it should do (`arm`: continue, `until PC`, `reverse-continue`);
+`stop()` (or setting `interrupt`) ends it at the next step boundary.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from machine.dtypes import Gen, parse_gen
+from machine import expr
+from machine.asm.disasm import disassemble_lines
+from machine.breakpoints import parse_spec
+from machine.debugger import Machine, Stop
+from machine.dtypes import Gen
+from machine.legality.explain import explain, validate
+from machine.legality.nki import bridge
+from sessions.cli_support import open_program_or_session
 from sessions.examples import DEMO
 from views.snapshot import ProgramLine, Snapshot, WrittenRegion
 
 Progress = Callable[[int, float], None]  # (steps so far, steps per second)
+LoadProgress = Callable[[int, int], None]  # (done, total): replaying a session, reversing
+RUN_KINDS = ("continue", "until", "reverse-continue")
+REVERSE_PROGRESS_EVERY = 1 << 14  # undone steps between progress reports
 
 
-class ModelMissing(ValueError):
-    """A part of the machine model this build does not have yet."""
+@dataclass(frozen=True)
+class RunPlan:
+    """What the next `run()` does: `continue`, `until` (arg: the PC) or `reverse-continue`."""
+
+    kind: str = "continue"
+    arg: int = 0
 
 
-def _is_text(data: bytes) -> bool:
-    return bool(data) and (b"\0" not in data[:4096]) and (len(data) % 64 != 0 or data.isascii())
+@contextlib.contextmanager
+def _ticking(progress: Progress | None, done: Callable[[], int],
+             every: float) -> Iterator[None]:
+    """Report `progress(done(), rate)` every `every` seconds from a thread of its own
+    while the body runs: the model's fast path reports nothing (it must stay fast)."""
+    if progress is None:
+        yield
+        return
+    finished = threading.Event()
+    start = time.perf_counter()
 
+    def tick() -> None:
+        while not finished.wait(every):
+            n = done()
+            progress(n, n / max(time.perf_counter() - start, 1e-9))
 
-def load_source(path: str | Path, gen: Gen) -> tuple[Any, list, dict[str, int]]:
-    """(Program, data inits, labels) from assembly text or 64-byte records.
-
-    Errors are ValueError with the CLI's one-line message (file, line:col or offset).
-    """
-    p = Path(path)
+    ticker = threading.Thread(target=tick, name="neurondbg-progress", daemon=True)
+    ticker.start()
     try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ValueError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    try:
-        from machine.asm.loader import looks_like_text
-
-        is_text = looks_like_text(p, data)
-    except ImportError:
-        is_text = p.suffix in (".asm", ".s") or (p.suffix != ".bin" and _is_text(data))
-    if is_text:
-        from machine.asm.assembler import assemble
-
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{p}: offset {exc.start}: expected UTF-8 assembly text") from None
-        asm = assemble(text, str(p), gen)
-        return asm.program(), list(asm.data), dict(asm.labels)
-    from machine.isa.codec import decode_bytes
-
-    program = decode_bytes(data, str(p))
-    inits: list = []
-    try:
-        from machine.asm.data import data_path, load_data
-
-        if data_path(p).exists():
-            inits = load_data(data_path(p))
-    except ImportError:
-        pass
-    return program, inits, {}
-
-
-def disassemble(inst: Any) -> str:
-    """One listing line: the disassembler's text where it exists, else mnemonic + fields."""
-    try:
-        from machine.asm.disasm import format_instruction
-
-        return str(format_instruction(inst))
-    except ImportError:
-        pass
-    parts = [inst.mnemonic]
-    for f in inst.struct.fields:
-        if f.role in ("opcode", "reserved") or f.name.startswith(("header.", "events.", "rsvd")):
-            continue
-        v = inst.fields.get(f.name)
-        if v is None or v == 0 or (isinstance(v, tuple) and not any(v)):
-            continue
-        short = f.name.rsplit(".", 1)[-1]
-        if f.enum is not None and not isinstance(v, tuple):
-            try:
-                v = f.enum(v).name
-            except ValueError:
-                pass
-        parts.append(f"{short}={v}")
-    return " ".join(str(x) for x in parts)
+        yield
+    finally:
+        finished.set()
+        ticker.join()  # no late report after the command's own result
 
 
 class Session:
-    """A loaded program and, when machine.debugger exists, a machine running it."""
+    """A loaded program (or session file) and the machine running it."""
 
     def __init__(self, path: str | Path | None = None, gen: str | Gen = "cayman",
-                 engine: str = "pool") -> None:
+                 engine: str = "pool", *, progress: LoadProgress | None = None,
+                 interrupt: threading.Event | None = None) -> None:
+        """`progress(done, total)` reports a session's replay to its saved step; setting
+        `interrupt` stops it (sessions.SessionInterrupted, a ValueError). The same event
+        then stops this session's long commands (`stop()`)."""
         self.path = Path(path) if path is not None else DEMO
-        self.gen = parse_gen(gen)
-        self.engine = engine
         self.name = self.path.name
-        self.notes: list[Any] = []  # tour notes (sessions.schema.Note), by step
-        self.layout: dict[str, Any] = {}  # a session's saved layout, e.g. {"focus": "lanes"}
-        self.warnings: list[str] = []
-        machine = None
-        self.program_path = self.path  # the program file (a session names its own)
-        if self.path.suffix.lower() == ".toml":
-            machine = self._open_session()
-        else:
-            self.program, self.data, self.labels = load_source(self.path, self.gen)
+        self.interrupt = interrupt if interrupt is not None else threading.Event()
+        opened = open_program_or_session(self.path, gen, engine, progress=progress,
+                                         interrupt=self.interrupt)
+        machine = opened.machine
+        self.program = machine.program
+        self.labels: dict[str, int] = dict(machine.labels)
+        self.gen = machine.config.gen
+        self.engine = machine.config.engine
+        self.notes: list[Any] = list(opened.session.notes) if opened.session else []
+        self.layout: dict[str, Any] = dict(opened.layout)  # e.g. {"focus": "lanes"}
+        self.warnings: list[str] = list(opened.warnings)
+        self.program_path = Path(opened.program_path)  # a session names its own program
         self.lines = self._listing()
         self.last_lanes: tuple[Any, int] | None = None  # (Lanes, step) of the last conversion
         self.dbg = self._make_debugger(machine)
         self.last: Any = None  # last StepRecord
+        self.last_stop: Stop | None = None  # the stop of the last run / step N (continue N)
         self.prev_regs: list[int] | None = None
-        self.stop_text = "loaded" if machine is None else f"session at step {self.state.steps}"
+        self.stop_text = "loaded" if opened.session is None else \
+            f"session at step {self.state.steps}"
+        self.ignore: dict[int, int] = {}  # breakpoint id -> crossings still to pass (gdb)
+        self.busy = False  # a run() is under way (in the App's worker thread)
+        self._plan = RunPlan()
         self._by_opcode: dict[int, Any] = {}
         self._judged: dict[int, tuple[Any, Any, list[Any]]] = {}
-        self.interrupt = threading.Event()
-
-    def _open_session(self) -> Any:
-        """A session file (or tour): its machine at the saved step; SessionError is a
-        ValueError with the one-line message of the CLI."""
-        from sessions.cli_support import open_program_or_session
-
-        opened = open_program_or_session(self.path, self.gen, self.engine)
-        machine = opened.machine
-        self.program = machine.program
-        self.data = []
-        self.labels = dict(opened.session.labels) if opened.session else {}
-        self.gen = machine.config.gen
-        self.engine = machine.config.engine
-        self.notes = list(opened.session.notes) if opened.session else []
-        self.layout = dict(opened.layout)
-        self.warnings = list(opened.warnings)
-        self.program_path = Path(opened.program_path)
-        return machine
 
     def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
         """Write a session file (sessions.save_session: atomic) at the current step."""
@@ -159,42 +128,15 @@ class Session:
     def _listing(self) -> list[ProgramLine]:
         """The listing, each record judged once by the vectorized validator."""
         by_offset = {off: name for name, off in self.labels.items()}
-        valid = np.ones(len(self.program), bool)
-        failed: list[tuple[str, ...]] = [()] * len(self.program)
-        try:
-            from machine.legality.explain import validate
+        valid = np.asarray(validate(self.program, self.gen, self.engine).valid, bool)
+        texts = disassemble_lines(self.program, self.gen)  # re-assemblable, one per record
+        return [ProgramLine(i, i * 64, texts[i].strip(), bool(valid[i]), by_offset.get(i * 64))
+                for i in range(len(self.program))]
 
-            bulk = validate(self.program, self.gen, self.engine)
-            valid = np.asarray(bulk.valid, bool)
-        except ImportError:
-            valid = None  # type: ignore[assignment]
-        try:  # the disassembler's bulk path: one text per record, re-assemblable
-            from machine.asm.disasm import disassemble_lines
-
-            texts = [t.strip() for t in disassemble_lines(self.program, self.gen)]
-        except ImportError:
-            texts = []
-        if len(texts) != len(self.program):
-            texts = [disassemble(self.program.instruction(i)) for i in range(len(self.program))]
-        lines = []
-        for i in range(len(self.program)):
-            offset = i * 64
-            lines.append(ProgramLine(i, offset, texts[i],
-                                     None if valid is None else bool(valid[i]),
-                                     by_offset.get(offset), failed[i]))
-        return lines
-
-    def _make_debugger(self, machine: Any = None) -> Any:
-        if machine is not None:
-            m = machine
-        else:
-            try:
-                from machine.debugger import Machine
-                from machine.state import MachineConfig
-            except ImportError:
-                return None
-            m = Machine(self.program, MachineConfig(gen=self.gen, engine=self.engine),
-                        data=self.data, labels=self.labels)
+    def _make_debugger(self, m: Machine) -> Machine:
+        # One event stops everything: the App's Esc sets `session.interrupt`, which is
+        # the machine's own, so a single long `cont` sees it at its next check.
+        m.interrupt = self.interrupt
         # Keep the lanes of the last conversion even when `continue` runs past it.
         # Wrapping `step` (not setting `on_step`) keeps the SEQ fast path of `cont`:
         # conversions never take that path, they always go through `step`.
@@ -206,25 +148,15 @@ class Session:
                 self.last_lanes = (rec.lanes, rec.step)
             return rec
 
-        m.step = step_keeping_lanes
+        m.step = step_keeping_lanes  # type: ignore[method-assign]
         return m
 
-    def require(self) -> Any:
-        if self.dbg is None:
-            raise ModelMissing("the machine model (machine.debugger) is not in this build: "
-                               "stepping is unavailable; the listing, struct and legality "
-                               "views still work")
+    def require(self) -> Machine:
         return self.dbg
 
     @property
     def state(self) -> Any:
-        if self.dbg is not None:
-            return self.dbg.state
-        if not hasattr(self, "_state"):
-            from machine.state import MachineConfig, MachineState
-
-            self._state = MachineState.create(MachineConfig(gen=self.gen, engine=self.engine))
-        return self._state
+        return self.dbg.state
 
     # -- driving ----------------------------------------------------------------
     def _regs(self) -> list[int]:
@@ -237,93 +169,176 @@ class Session:
 
     def step(self, n: int = 1) -> str:
         """One step always moves (like gdb's stepi); N steps stop early at breakpoints."""
-        m = self.require()
+        m = self.dbg
         self.prev_regs = self._regs()
         if n == 1:
             rec = m.step()
             self._remember(rec)
-            self.last = rec
-            self.stop_text = describe_record(rec, m)
+            self.last, self.last_stop = rec, None
+            self.stop_text = describe_record(rec)
         else:
             stop = m.step_n(n)
-            self.last = m.last
+            self.last, self.last_stop = m.last, stop
             self._remember(m.last)
             self.stop_text = describe_stop(stop)
         return self.stop_text
 
-    def reverse(self, n: int = 1) -> str:
-        m = self.require()
+    def reverse(self, n: int = 1, progress: LoadProgress | None = None) -> str:
+        """Undo up to `n` steps exactly; `progress(done, n)` every REVERSE_PROGRESS_EVERY.
+
+        Safe in a worker thread: `stop()` ends it after the step being undone (the
+        caller clears `interrupt` when it starts a long command, as `run` does; the
+        first step is always undone, so a stale request never swallows a key press)."""
+        m = self.dbg
         self.prev_regs = self._regs()
         done = 0
         while done < n and m.reverse_step():
             done += 1
-        self.last = None
+            if self.interrupt.is_set():
+                break
+            if progress is not None and done % REVERSE_PROGRESS_EVERY == 0:
+                progress(done, n)
+        self.last, self.last_stop = None, None
         if self.last_lanes is not None and self.last_lanes[1] >= self.state.steps:
             self.last_lanes = None  # that conversion has been undone
-        self.stop_text = (f"reversed {done} step(s) to pc {self.state.pc:#x}" if done
-                          else "at the start of history: nothing to reverse")
+        if not done:
+            self.stop_text = "at the start of history: nothing to reverse"
+        else:
+            why = "" if done == n else " (stopped by the user)" if self.interrupt.is_set() \
+                else ": the start of history"
+            self.stop_text = f"reversed {done:,} step(s) to pc {self.state.pc:#x}{why}"
         return self.stop_text
 
     def stop(self) -> None:
-        """Ask a running `run` to stop at the next step boundary (any thread)."""
+        """Ask a running command to stop at the next step boundary (any thread)."""
         self.interrupt.set()
-        if self.dbg is not None:
-            self.dbg.interrupt.set()
+
+    def arm(self, kind: str, arg: int = 0) -> None:
+        """Choose what the next `run()` does (RUN_KINDS); the console arms, the App runs.
+
+        Decision: every long command goes through the App's one run worker, so each
+        has the same progress line and Esc / Ctrl+C."""
+        if kind not in RUN_KINDS:
+            raise ValueError(f"expected one of {', '.join(RUN_KINDS)}, found {kind!r}")
+        if self.busy:
+            raise ValueError("running: Esc or Ctrl+C stops it first")
+        self._plan = RunPlan(kind, arg)
 
     def run(self, progress: Progress | None = None, slice_s: float = 0.05) -> str:
-        """Continue until a stop reason or `stop()`; progress every ~`slice_s` seconds.
-
-        Runs in slices of steps sized to take ~slice_s each, so progress and
-        interrupts are timely whatever the speed of the program's instructions.
-        """
-        m = self.require()
+        """Carry out the armed command (default: continue) until a stop reason or
+        `stop()`; `progress(steps, rate)` every `slice_s` seconds."""
+        m = self.dbg
+        plan, self._plan = self._plan, RunPlan()
         self.interrupt.clear()
         self.prev_regs = self._regs()
-        start = time.perf_counter()
-        done, budget = 0, 256
-        while True:
-            t0 = time.perf_counter()
-            stop = m.cont(max_steps=budget)
-            done += stop.steps
-            if stop.reason != "max-steps":
-                break
-            if self.interrupt.is_set():
-                stop.reason, stop.detail = "interrupt", "stopped by the user"
-                break
-            took = max(time.perf_counter() - t0, 1e-6)
-            budget = max(16, min(1 << 20, int(budget * slice_s / took)))
-            if progress is not None:
-                progress(done, done / max(time.perf_counter() - start, 1e-9))
-        self.last = m.last
+        start = self.state.steps
+        self.busy = True
+        try:
+            with _ticking(progress, lambda: abs(self.state.steps - start), slice_s):
+                stop = self._carry_out(plan)
+        finally:
+            self.busy = False
+        if stop.reason == "interrupt":
+            stop.detail = "stopped by the user"  # Esc / Ctrl+C is the only interrupter
+        self.last, self.last_stop = m.last, stop
         self._remember(m.last)
-        self.stop_text = f"{describe_stop(stop)} after {done:,} steps"
+        moved = abs(self.state.steps - start)
+        back = " back" if plan.kind == "reverse-continue" else ""
+        self.stop_text = f"{describe_stop(stop)} after {moved:,} steps{back}"
         return self.stop_text
+
+    def _carry_out(self, plan: RunPlan) -> Stop:
+        m = self.dbg
+        if plan.kind == "reverse-continue":
+            stop = m.reverse_continue()
+            if self.last_lanes is not None and self.last_lanes[1] >= self.state.steps:
+                self.last_lanes = None
+            return stop
+        until = plan.arg if plan.kind == "until" else None
+        while True:
+            stop = m.cont(until_pc=until)
+            if stop.reason != "breakpoint" or not self._pass(stop):
+                return stop
+            if self.interrupt.is_set():  # cont clears it on entry: look before going on
+                return Stop("interrupt", self.state.pc, "interrupted", stop.steps)
+
+    def _pass(self, stop: Stop) -> bool:
+        """Whether a breakpoint stop is one `continue N` said to pass (gdb's ignore
+        count): every breakpoint that matched must still have crossings to pass."""
+        hit = matched(stop)
+        if not hit or not all(self.ignore.get(bp.id, 0) > 0 for bp in hit):
+            return False
+        for bp in hit:
+            self.ignore[bp.id] -= 1
+        return True
+
+    def ignore_current(self, n: int) -> str:
+        """`continue N`: pass the breakpoint the machine stopped at N-1 more times."""
+        hit = matched(self.last_stop) if self.last_stop is not None and \
+            self.last_stop.reason == "breakpoint" else []
+        if not hit:
+            return "not stopped at a breakpoint: the count is ignored"
+        for bp in hit:
+            self.ignore[bp.id] = n - 1
+        ids = ", ".join(f"#{bp.id}" for bp in hit)
+        return f"will ignore the next {n - 1} crossing(s) of breakpoint {ids}; continuing"
 
     # -- breakpoints ---------------------------------------------------------------
     def breakpoints(self) -> list[Any]:
-        return list(self.dbg.breakpoints) if self.dbg is not None else []
+        return list(self.dbg.breakpoints)
 
     def add_breakpoint(self, spec: str) -> Any:
-        return self.require().add_breakpoint(spec)
+        """Add a breakpoint; ValueError if it names a PC outside the program or a
+        location outside the machine (it could never fire)."""
+        bp = parse_spec(spec)  # the machine parses it again: this is only for the checks
+        if bp.kind == "pc":
+            self.check_pc(bp.value)
+        reads = list(bp.cond.targets) if bp.cond is not None else []
+        if bp.kind in ("watch", "change"):
+            reads.append(bp.value)
+        elif bp.kind == "if":
+            reads += bp.value.targets
+        for t in reads:
+            self.check(t)
+        return self.dbg.add_breakpoint(spec)
 
     def delete_breakpoint(self, ident: int | None) -> int:
         """Delete breakpoint #ident (all when None); ValueError if there is no such one."""
-        m = self.require()
+        m = self.dbg
         if ident is None:
             ids = [bp.id for bp in m.breakpoints]
             for i in ids:
                 m.delete_breakpoint(i)
+                self.ignore.pop(i, None)
             return len(ids)
         if not m.delete_breakpoint(ident):
             raise ValueError(f"no breakpoint #{ident}")
+        self.ignore.pop(ident, None)
         return 1
+
+    def enable(self, idents: list[int] | None, on: bool) -> str:
+        """Enable or disable breakpoints by number (all when None), like gdb."""
+        known = {bp.id for bp in self.dbg.breakpoints}
+        ids = sorted(known) if idents is None else idents
+        missing = [i for i in ids if i not in known]
+        if missing:
+            raise ValueError(f"no breakpoint #{missing[0]}")
+        for i in ids:
+            self.dbg.set_enabled(i, on)
+        if not ids:
+            return "no breakpoints"
+        return f"{'enabled' if on else 'disabled'} " + ", ".join(f"#{i}" for i in ids)
+
+    def pc_of(self, index: int) -> int:
+        """The PC of record `index` (the Program cursor's record)."""
+        if not 0 <= index < len(self.lines):
+            raise ValueError("no record under the cursor")
+        return self.lines[index].offset + self.state.config.base
 
     def toggle_breakpoint(self, index: int) -> str:
         """Breakpoint at record `index` on or off; returns what happened."""
-        m = self.require()
-        if not 0 <= index < len(self.lines):
-            raise ValueError("no record under the cursor")
-        pc = self.lines[index].offset + self.state.config.base
+        m = self.dbg
+        pc = self.pc_of(index)
         for bp in m.breakpoints:
             if bp.kind == "pc" and bp.value == pc:
                 m.delete_breakpoint(bp.id)
@@ -336,12 +351,42 @@ class Session:
         return frozenset((bp.value - base) // 64 for bp in self.breakpoints()
                          if bp.kind == "pc" and bp.enabled)
 
+    # -- bounds --------------------------------------------------------------------------
+    def check(self, target: expr.Target) -> None:
+        """The one bounds check of print / x / set / watch / goto (machine.expr)."""
+        expr.check_target(target, self.state)
+
+    def check_pc(self, pc: int) -> None:
+        """A PC must be one of the program's records (break pc:, until, set PC)."""
+        expr.check_pc(pc, self.state, len(self.lines))
+
+    def resolve_pc(self, text: str) -> int:
+        """An address (0x80, pc:0x80) or a label of the program, checked."""
+        t = text.strip().removeprefix("pc:").strip()
+        if t in self.labels:
+            pc = self.state.config.base + self.labels[t]
+        else:
+            try:
+                pc = int(t.replace("_", ""), 0)
+            except ValueError:
+                known = ", ".join(sorted(self.labels)) or "none"
+                raise ValueError(f"expected a record address such as 0x80 or a label "
+                                 f"(labels: {known}), found {t!r}") from None
+        self.check_pc(pc)
+        return pc
+
     # -- inspecting ------------------------------------------------------------------
     def who(self, target: str) -> str:
-        from machine import expr
-
+        """Which step last wrote a target. Every step sets the PC, so for `PC` it is
+        the previous step (gdb-like: where did I come from)."""
         t = expr.parse_target(target)
         state = self.state
+        if t.kind == "pc":
+            if not state.steps:
+                return "PC: not set since the start (the program's entry)"
+            step = state.steps - 1
+            return f"PC: last set by step {step} at pc {state.journal.pc_of(step):#x}"
+        self.check(t)
         if t.kind == "reg":
             hit = state.who_wrote(f"R{t.index}")
         elif t.kind == "mem":
@@ -355,27 +400,26 @@ class Session:
         step, pc = hit
         return f"{target}: last written by step {step} at pc {pc:#x}"
 
-    def set_value(self, target: str, value: str) -> None:
-        from machine import expr
-
+    def set_value(self, target: str, value: str) -> str:
+        """Store `value` (an expression) into `target`; returns what was stored, exactly
+        (read back). A value the target cannot hold is refused, never wrapped or
+        truncated: `set R5 = 1.5` is an error (`set R5:fp32 = 1.5` stores fp32 bits)."""
         t = expr.parse_target(target)
         v = expr.parse(value)(self.state)
         state = self.state
-        if t.kind == "reg":
-            state.R[t.index] = int(v) & 0xFFFFFFFF
-        elif t.kind == "pc":
-            pc, base = int(v), state.config.base
-            if (pc - base) % 64 or not 0 <= (pc - base) // 64 <= len(self.lines):
-                raise ValueError(f"cannot set PC = {pc:#x}: expected a record address "
-                                 f"{base:#x} + 64*i within the program (0..{len(self.lines)})")
-            state.pc = pc
-        elif t.kind == "mem":
-            fmt = t.fmt or "uint8"
-            dt = np.dtype(_numpy_type(fmt))
-            raw = np.array([v]).astype(dt).view(np.uint8)
-            state.memory(t.space)[t.index, t.b0:t.b0 + raw.size] = raw
+        if t.kind == "pc":
+            self.check_pc(_integral(v, "PC"))
+            state.pc = int(v)
+        elif t.kind in ("reg", "mem"):
+            if t.kind == "mem":
+                self.check(t)
+            _store(t, v, state)
         else:
-            raise ValueError(f"cannot set {target!r}: expected R5, PC or sb[P, BYTE]:FMT")
+            raise ValueError(f"cannot set {target!r}: expected R5, R5:fp32, PC or "
+                             f"sb[P, BYTE]:FMT")
+        shown = expr.read(t, state)
+        text = f"{shown} ({shown:#x})" if isinstance(shown, int) else repr(shown)
+        return f"{target.strip()} = {text}" + ("" if shown == v else f" (from {v!r})")
 
     def snapshot(self) -> Snapshot:
         state = self.state
@@ -404,6 +448,43 @@ class Session:
                    "lanes_step": self.last_lanes[1] if self.last_lanes else None})
 
 
+def _integral(v: float, where: str) -> int:
+    if isinstance(v, float):
+        if not v.is_integer():
+            raise ValueError(f"{where} holds integers; {v!r} is not one")
+        return int(v)
+    return v
+
+
+def _store(t: expr.Target, v: float, state: Any) -> None:
+    """Encode `v` in the target's format (a register: uint32 unless it names int32 /
+    fp32) and write its bytes; integers must fit, floats round to nearest even."""
+    from machine.convert.formats import IntFormat, parse_format
+
+    name = t.fmt or ("uint32" if t.kind == "reg" else "uint8")
+    f = parse_format(name)
+    if t.kind == "reg" and f.bits != 32:
+        raise ValueError(f"R{t.index}:{name}: a register holds 32 bits; use uint32, int32 "
+                         f"or fp32")
+    if f.bits < 8:
+        raise ValueError(f"{name} packs two values per byte; set the byte as uint8")
+    if isinstance(f, IntFormat):
+        n = _integral(v, t.name if t.kind == "reg" else f"a {name} element")
+        lo = -(1 << (f.bits - 1)) if not t.fmt else f.min_value  # no format: raw bits
+        if not lo <= n <= f.max_value:
+            raise ValueError(f"{n} does not fit {name} ({lo}..{f.max_value})")
+        bits = n & ((1 << f.bits) - 1)
+    else:
+        with np.errstate(all="ignore"):
+            enc = np.array([v], np.float64).astype(_numpy_type(name)).view(f.container)
+        bits = int(enc[0])
+    if t.kind == "reg":
+        state.R[t.index] = bits
+    else:
+        raw = np.array([bits], dtype=f.container).view(np.uint8)
+        state.memory(t.space)[t.index, t.b0:t.b0 + raw.size] = raw
+
+
 def _numpy_type(fmt: str) -> Any:
     from machine.convert.formats import parse_format
 
@@ -413,21 +494,15 @@ def _numpy_type(fmt: str) -> Any:
 
 def judge(inst: Any, gen: Gen, engine: str) -> tuple[Any, Any, list[Any]]:
     """(wire verdict, NKI verdict, disagreements) of one instruction; None / [] where the
-    legality engine or the instruction<->intrinsic bridge has nothing to say."""
-    try:
-        from machine.legality.explain import explain
-    except ImportError:
-        return None, None, []
+    instruction<->intrinsic bridge has nothing to say."""
     try:
         verdict = explain(inst, gen, engine)
     except ValueError:
         verdict = None
-    try:
-        from machine.legality.nki import bridge
-
+    try:  # the bridge judges fields it may not know: its refusal means "nothing to say"
         nki = bridge.check_fields(inst.opcode, inst.fields, gen)
         split = list(bridge.disagreements(inst.opcode, inst.fields, gen)) if nki else []
-    except (ImportError, AttributeError, ValueError, KeyError):
+    except (AttributeError, ValueError, KeyError):
         nki, split = None, []
     return verdict, nki, split
 
@@ -445,11 +520,27 @@ def written_regions(record: Any) -> tuple[WrittenRegion, ...]:
     return tuple(out)
 
 
-def describe_record(rec: Any, machine: Any) -> str:
-    """One step's outcome as one line."""
+def matched(stop: Stop) -> list[Any]:
+    """Every breakpoint a stop matched."""
+    return [stop.breakpoint] if stop.breakpoint is not None else []
+
+
+def _writes(rec: Any, limit: int = 4) -> str:
+    """`R3 0x0 -> 0x5, PC 0x40 -> 0x80`: a step's register writes, old and new."""
+    regs = [w for w in rec.writes or () if getattr(w, "region", None) is None
+            and isinstance(w.old, int) and isinstance(w.new, int)]
+    parts = [f"{w.target} {w.old:#x} -> {w.new:#x}" for w in regs[:limit]]
+    if len(regs) > limit:
+        parts.append(f"+{len(regs) - limit} more")
+    return ", ".join(parts)
+
+
+def describe_record(rec: Any, machine: Any = None) -> str:
+    """One step's outcome as one line: the instruction, its PC, what it wrote."""
     where = f"{rec.mnemonic or 'record'} at pc {rec.pc:#x}"
     if rec.fault:
-        return f"fault: {rec.fault}"
+        return f"fault: {rec.fault}" if rec.mnemonic is None or rec.mnemonic in rec.fault \
+            else f"fault in {where}: {rec.fault}"
     if rec.invalid:
         failed = ", ".join(rec.verdict.failed) if rec.verdict is not None else "legality"
         return f"invalid: {where} refused (fails {failed}); the machine stays before it"
@@ -459,21 +550,23 @@ def describe_record(rec: Any, machine: Any) -> str:
     if rec.lanes is not None:
         counts = {k: v for k, v in rec.lanes.counts().items() if v}
         flags = "  lanes: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "exact")
-    return f"stepped {where}{flags}"
+    wrote = _writes(rec)
+    return f"stepped {where}{': ' + wrote if wrote else ''}{flags}"
 
 
-def describe_stop(stop: Any) -> str:
-    """A stop reason as one line: 'breakpoint #1 pc:0x80 at 0x80', 'halt', ..."""
+def describe_stop(stop: Stop | str | None) -> str:
+    """A stop as one line: why, which breakpoints (all that matched), the instruction
+    that caused it (opcode, PC; for watches old -> new, in the machine's detail),
+    and where the machine now is."""
     if stop is None:
         return ""
     if isinstance(stop, str):
         return stop
-    reason = getattr(stop, "reason", str(stop))
-    detail = getattr(stop, "detail", "")
-    pc = getattr(stop, "pc", None)
-    text = str(reason)
-    if detail:
-        text += f": {detail}"
-    if pc is not None:
-        text += f" (pc {pc:#x})"
-    return text
+    text = stop.reason
+    if stop.detail:
+        text += f": {stop.detail}"
+    rec = stop.record
+    if stop.reason == "fault" and rec is not None and rec.mnemonic and \
+            rec.mnemonic not in stop.detail:
+        text = f"fault in {rec.mnemonic} at pc {rec.pc:#x}: {stop.detail}"
+    return f"{text} (pc {stop.pc:#x})"

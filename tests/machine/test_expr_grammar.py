@@ -228,7 +228,7 @@ def test_targets_and_bounds_checks() -> None:
     with pytest.raises(ex.EvalError, match=r"psum\[0, 0x20..0x21\) is outside"):
         ex.check_target(ex.parse_target("psum[0, 32]"), STATE)
     ex.check_pc(0x40, STATE, 2)
-    with pytest.raises(ValueError, match=r"0x80 is not a record address .* 0x0..0x40 \(2 rec"):
+    with pytest.raises(ValueError, match=r"PC 0x80: expected a record address .*0x0..0x40, 2 rec"):
         ex.check_pc(0x80, STATE, 2)
-    with pytest.raises(ValueError, match="0x41 is not a record address"):
+    with pytest.raises(ValueError, match="PC 0x41: expected a record address"):
         ex.check_pc(0x41, STATE, 2)

@@ -1,0 +1,248 @@
+"""Console commands for what the debugger has (rc, until/advance, continue N,
+enable/disable, who PC), one bounds check everywhere, `set` that stores what it
+reports, and the Session's interruptible long commands."""
+
+from __future__ import annotations
+
+import struct
+import threading
+from pathlib import Path
+
+import pytest
+
+from neurondbg.app import NeurondbgApp
+from neurondbg.console import COMMANDS, HELP, execute
+from sessions.errors import SessionInterrupted
+from views.adapter import Session, describe_record
+from views.console_view import complete
+
+DATA = Path(__file__).parent / "data"
+STEPS = DATA / "steps.asm"  # MOVE @0x0, CAST @0x40, MOVE R5=7 @0x80, COPY (invalid), HALT
+LOOP = DATA / "loop.asm"  # ADD R1 += 1 @0x0, branch to 0x0 while R1 > 0 @0x40, HALT
+
+
+def out(reply) -> str:
+    return "\n".join(text for text, _ in reply.lines)
+
+
+def run(session: Session, line: str) -> str:
+    """A console line as the App carries it out: the reply, then the armed run."""
+    reply = execute(line, session)
+    assert reply.action == "continue", out(reply)
+    return out(reply) + "|" + session.run()
+
+
+@pytest.fixture
+def steps() -> Session:
+    return Session(STEPS)
+
+
+@pytest.fixture
+def loop() -> Session:
+    return Session(LOOP)
+
+
+def test_reverse_continue_goes_back_to_the_breakpoint(steps: Session) -> None:
+    execute("break pc:0x80", steps)
+    assert "breakpoint: #1 pc:0x80" in run(steps, "continue")
+    assert steps.state.pc == 0x80 and steps.state.steps == 2
+    execute("step", steps)
+    assert steps.state.pc == 0xC0
+    text = run(steps, "rc")
+    assert steps.state.pc == 0x80 and steps.state.steps == 2
+    assert "#1 pc:0x80" in text and "after 1 steps back" in text
+    assert "start" in run(steps, "reverse-continue") and steps.state.steps == 0
+    assert "takes no argument" in out(execute("rc 3", steps))
+
+
+def test_until_and_advance_run_to_a_pc_or_label(steps: Session, loop: Session) -> None:
+    text = run(steps, "until 0x80")
+    assert steps.state.pc == 0x80 and "reached" in text and "0x80" in text
+    steps.reverse(2)
+    run(steps, "advance loop")  # the label of record 2
+    assert steps.state.pc == 0x80
+    execute("break pc:0x40", loop)
+    run(loop, "u 0x80")  # a breakpoint on the way still stops
+    assert loop.state.pc == 0x40 and loop.state.R[1] == 1
+    assert execute("until", steps).action == "until-cursor"
+    assert "expected a record address" in out(execute("until 0x1000", steps))
+    assert "expected a record address" in out(execute("until 0x44", steps))
+    assert "labels: loop, start" in out(execute("advance nowhere", steps))
+    assert "expected an address" in out(execute("advance", steps))
+
+
+def test_continue_n_passes_the_breakpoint_n_minus_1_more_times(loop: Session) -> None:
+    execute("break 0x40", loop)
+    run(loop, "continue")
+    assert loop.state.R[1] == 1
+    text = run(loop, "continue 3")
+    assert "will ignore the next 2 crossing(s) of breakpoint #1" in text
+    assert loop.state.pc == 0x40 and loop.state.R[1] == 4
+    run(loop, "continue")  # the count was used up: the next crossing stops
+    assert loop.state.R[1] == 5
+    execute("step", loop)
+    assert "not stopped at a breakpoint" in run(loop, "continue 5")
+    assert loop.state.R[1] == 6
+    assert "positive" in out(execute("continue 0", loop))
+
+
+def test_info_shows_an_unused_ignore_count(loop: Session) -> None:
+    execute("break 0x40", loop)
+    run(loop, "continue")
+    loop.ignore_current(4)
+    assert "will ignore the next 3 crossing(s)" in out(execute("info breakpoints", loop))
+
+
+def test_enable_disable(loop: Session) -> None:
+    execute("break 0x40", loop)
+    execute("break 0x0", loop)
+    assert out(execute("disable 2", loop)) == "disabled #2"
+    assert "(disabled)" in out(execute("info b", loop))
+    run(loop, "continue")
+    assert loop.state.pc == 0x40
+    assert out(execute("disable", loop)) == "disabled #1, #2"
+    assert out(execute("enable 1 2", loop)) == "enabled #1, #2"
+    assert "no breakpoint #7" in out(execute("enable 7", loop))
+    assert "expected breakpoint numbers" in out(execute("enable x", loop))
+    run(loop, "continue")
+    assert loop.state.pc == 0x0
+
+
+def test_who_pc_is_the_previous_step(steps: Session) -> None:
+    assert out(execute("who PC", steps)) == "PC: not set since the start (the program's entry)"
+    execute("step", steps)
+    execute("step", steps)
+    assert out(execute("who PC", steps)) == "PC: last set by step 1 at pc 0x40"
+
+
+@pytest.mark.parametrize("line, message", [
+    ("watch sb[200, 0]", "sbuf[200, 0x0..0x1) is outside sbuf (128 partitions"),
+    ("watch sem[999]", "sem[999] is outside 0..255"),
+    ("break pc:0x1000", "PC 0x1000: expected a record address"),
+    ("break 0x140", "PC 0x140: expected a record address"),
+    ("break op:CAST if sb[0, 0x40000] > 1", "sbuf[0, 0x40000..0x40001) is outside"),
+    ("break if:acc[128] > 0", "acc[128]: partition 128 is outside 0..127"),
+    ("print sb[128, 0]", "sbuf[128, 0x0..0x1) is outside"),
+    ("print idx[0, 9]", "index register 9 is outside 0..7"),
+    ("x/8f sb[0, 0x37fff]", "sbuf[0, 0x37fff..0x3801f) is outside"),
+    ("set sb[0, 0x40000] = 1", "sbuf[0, 0x40000..0x40001) is outside"),
+    ("goto 128 0", "sbuf[128, 0x0..0x1) is outside"),
+    ("goto 0 0x4000 psum", "psum[0, 0x4000..0x4001) is outside psum"),
+    ("who sb[500, 0]", "sbuf[500, 0x0..0x1) is outside"),
+])
+def test_bounds_are_checked_the_same_way_everywhere(steps: Session, line: str,
+                                                    message: str) -> None:
+    text = out(execute(line, steps))
+    assert text.startswith("error: ") and message in text and "\n" not in text
+    assert steps.breakpoints() == []
+
+
+def test_print_reports_evaluation_errors(steps: Session) -> None:
+    assert out(execute("print R3 / 0", steps)) == "error: print: division by zero"
+    assert out(execute("print 1 + 2 << 1", steps)) == "1 + 2 << 1 = 6 (0x6)"
+    assert "levels of nesting" in out(execute("print " + "(" * 141 + "1" + ")" * 141, steps))
+    assert "at most 64 bits" in out(execute("print " + "9" * 1000, steps))
+
+
+def test_set_stores_what_it_reports_or_refuses(steps: Session) -> None:
+    state = steps.state
+    assert out(execute("set R5 = 1.5", steps)) == "error: set: R5 holds integers; 1.5 is not one"
+    assert state.R[5] == 0
+    assert out(execute("set R5:fp32 = 1.5", steps)) == "R5:fp32 = 1.5"
+    assert state.R[5] == struct.unpack("<I", struct.pack("<f", 1.5))[0]
+    assert out(execute("set R5 = -1", steps)) == "R5 = 4294967295 (0xffffffff) (from -1)"
+    assert "does not fit uint32" in out(execute("set R5 = 1 << 32", steps))
+    assert "does not fit int32" in out(execute("set R5:int32 = 1 << 31", steps))
+    assert out(execute("set R6 = 2e3", steps)) == "R6 = 2000 (0x7d0)"
+    assert "does not fit uint8" in out(execute("set sb[0, 0] = 300", steps))
+    assert state.sbuf[0, 0] == 0x00  # (the .data fp32 1.00390625 starts 0x00 0x80 0x80 0x3f)
+    text = out(execute("set sb[2, 4]:bf16 = 1.1", steps))
+    assert text == "sb[2, 4]:bf16 = 1.1015625 (from 1.1)"
+    assert bytes(state.sbuf[2, 4:6]) == b"\x8d\x3f"
+    assert "packs two values per byte" in out(execute("set sb[0, 0]:fp4_e2m1 = 1", steps))
+    assert "cannot set" in out(execute("set acc[0] = 1", steps))
+    assert out(execute("set PC = 0x80", steps)) == "PC = 128 (0x80)"
+    assert "expected a record address" in out(execute("set PC = 0x7", steps))
+
+
+def test_x_count_is_bounded(steps: Session) -> None:
+    assert "expected a count 1..1024" in out(execute("x/0x sb[0, 0]", steps))
+    assert "expected a count 1..1024" in out(execute("x/99999999999999x sb[0, 0]", steps))
+    assert len(execute("x/1024x sb[0, 0]", steps).lines) == 128
+
+
+def test_step_line_names_the_instruction_and_its_writes(steps: Session) -> None:
+    text = out(execute("step", steps))
+    assert text == "stepped MOVE at pc 0x0: R3 0x0 -> 0x5, R4 0x0 -> 0x10"
+    assert describe_record(steps.last) == text
+
+
+def test_help_and_completion_know_the_new_commands() -> None:
+    for name in ("reverse-continue", "until", "advance", "enable", "disable"):
+        assert name in COMMANDS and HELP[name].startswith(name.split("-")[0])
+    assert complete("reverse-", COMMANDS) == "reverse-continue"
+    assert complete("adv", COMMANDS) == "advance"
+    assert complete("en", COMMANDS) == "enable"
+    assert complete("di", COMMANDS) == "disable"
+    assert complete("un", COMMANDS) == "until"
+
+
+def test_reverse_stops_when_asked_from_another_thread(loop: Session) -> None:
+    loop.step(1000)
+    seen: list[tuple[int, int]] = []
+    loop.interrupt.set()  # as if Esc came during the first undo
+    assert loop.reverse(500, progress=lambda d, n: seen.append((d, n))) == \
+        "reversed 1 step(s) to pc 0x40 (stopped by the user)"
+    assert loop.state.steps == 999 and not seen
+
+
+def test_reverse_reports_progress(loop: Session) -> None:
+    loop.step(40000)
+    seen: list[tuple[int, int]] = []
+    text = loop.reverse(40000, progress=lambda d, n: seen.append((d, n)))
+    assert text == "reversed 40,000 step(s) to pc 0x0"
+    assert seen == [(16384, 40000), (32768, 40000)]
+
+
+def test_a_long_run_reports_progress_and_stops(loop: Session) -> None:
+    reports: list[int] = []
+    timer = threading.Timer(0.3, loop.stop)
+    timer.start()
+    text = loop.run(lambda steps, rate: reports.append(steps), slice_s=0.02)
+    timer.join()
+    assert text.startswith("interrupt: stopped by the user")
+    assert reports and reports == sorted(reports) and reports[-1] <= loop.state.steps
+    assert not loop.busy
+
+
+def test_loading_a_session_reports_progress_and_can_be_interrupted(tmp_path: Path) -> None:
+    s = Session(LOOP)
+    s.step(5000)
+    s.save(tmp_path / "at5000.toml")
+    seen: list[tuple[int, int]] = []
+    again = Session(tmp_path / "at5000.toml", progress=lambda d, n: seen.append((d, n)))
+    assert again.state.steps == 5000 and again.state.R[1] == s.state.R[1]
+    assert seen and seen[-1][1] == 5000
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(SessionInterrupted):
+        Session(tmp_path / "at5000.toml", interrupt=stop)
+
+
+def test_arming_while_running_is_refused(loop: Session) -> None:
+    loop.busy = True
+    assert "running: Esc or Ctrl+C stops it first" in out(execute("until 0x40", loop))
+    assert "running" in out(execute("rc", loop))
+
+
+async def test_the_app_carries_out_an_armed_until() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.wait_loaded()
+        await app.run_command_async("until 0x80")
+        await pilot.pause()
+        assert app.session.state.pc == 0x80 and not app.running
+        await app.run_command_async("break 0x40")
+        await app.run_command_async("rc")
+        await pilot.pause()
+        assert app.session.state.pc == 0x40 and app.session.state.steps == 1
