@@ -135,8 +135,8 @@ def encode(t: Any, v: int | float) -> tuple[int, str]:
                     else ""
                 raise ValueError(f"{where} holds integers; {v!r} is not one{hint}")
             v = int(v)
-        lo = -(1 << (f.bits - 1)) if raw else f.min
-        hi = (1 << f.bits) - 1 if raw else f.max
+        lo = -(1 << (f.bits - 1)) if raw else f.min_value
+        hi = (1 << f.bits) - 1 if raw else f.max_value
         if not lo <= v <= hi:
             raise ValueError(f"{v} does not fit {where} ({name}: {lo}..{hi})")
         bits = v & ((1 << f.bits) - 1)
@@ -145,14 +145,28 @@ def encode(t: Any, v: int | float) -> tuple[int, str]:
     if not isinstance(f, FloatFormat) or f.ml_dtype is None:
         raise ValueError(f"set does not encode {name} values; write the bits with an "
                          f"integer format of the same width")
-    with np.errstate(all="ignore"):
-        enc = np.array([v], dtype=np.float64).astype(f.ml_dtype).view(f.container)
+    enc = np.array([_to_format(float(v), f.ml_dtype)], dtype=f.ml_dtype).view(f.container)
     bits = int(enc[0])
     stored = float(decode_values(enc, name)[0])
     shown = repr(stored)
     note = "" if stored == v or (math.isnan(stored) and math.isnan(v)) else \
         f"; rounded from {v!r}"
     return bits, f"{shown} ({bits:#0{f.bits // 4 + 2}x}{note})"
+
+
+def _to_format(v: float, dtype: np.dtype) -> Any:
+    """`v` rounded once (nearest even) into `dtype`. numpy / ml_dtypes go through fp32 from
+    a float64 and round twice (1.0039063 -> bf16 1.0, not 1.0078125); rounding to fp32 by
+    round-to-odd first keeps the second rounding exact for every narrower format."""
+    with np.errstate(all="ignore"):
+        if dtype == np.float32 or not math.isfinite(v):
+            return np.float32(v).astype(dtype)
+        f = np.float32(v)
+        if float(f) != v:
+            if abs(float(f)) > abs(v):  # RNE went away from zero: take the truncation
+                f = np.nextafter(f, np.float32(0))
+            f = (np.array([f]).view(np.uint32) | np.uint32(1)).view(np.float32)[0]  # odd
+        return f.astype(dtype)
 
 
 def width(t: Any) -> int:
