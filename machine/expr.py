@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from machine.convert.formats import IntFormat, parse_format
+from machine.edits import bounds_error
 from machine.engines.record import decode_values
 
 MAX_LENGTH = 1024  # characters in one expression or target
@@ -172,50 +173,6 @@ class Target:
         if self.kind == "idx":
             return f"idx[{self.index}, {self.k}]"
         return f"{self.kind}[{self.index}]"
-
-
-# -- bounds (one rule for print, x, set, watch, goto, break) ----------------------------
-def _outside(target: Target, state: Any) -> str | None:
-    """Why `target` is not inside this machine, or None."""
-    k = target.kind
-    if k == "mem":
-        mem = state.memory(target.space)
-        parts, size = mem.shape
-        if target.index < 0 or target.p1 > parts or target.b0 < 0 or target.b1 > size:
-            rows = (f"{target.index}" if target.p1 == target.index + 1
-                    else f"{target.index}:{target.p1}")
-            return (f"{target.space}[{rows}, {target.b0:#x}..{target.b1:#x}) is outside "
-                    f"{target.space} ({parts} partitions x {size:#x} bytes)")
-        return None
-    if k in ("sem", "shape"):
-        n = len(getattr(state, k))
-        return None if 0 <= target.index < n else f"{k}[{target.index}] is outside 0..{n - 1}"
-    if k in ("acc", "idx"):
-        parts, regs = state.idx.shape
-        if not 0 <= target.index < parts:
-            return f"{k}[{target.index}]: partition {target.index} is outside 0..{parts - 1}"
-        if k == "idx" and not 0 <= target.k < regs:
-            return f"idx[{target.index}, {target.k}]: index register {target.k} is outside " \
-                   f"0..{regs - 1}"
-    return None  # registers are checked by the parser; the PC always exists
-
-
-def check_target(target: Target, state: Any) -> None:
-    """Raise EvalError (one line) unless `target` lies inside the machine of `state`."""
-    why = _outside(target, state)
-    if why is not None:
-        raise EvalError(why)
-
-
-def check_pc(pc: int, state: Any, count: int) -> None:
-    """Raise ValueError unless `pc` is the address of one of the program's `count` records."""
-    base = state.config.base
-    i, rem = divmod(pc - base, 64)
-    if rem or not 0 <= i < count:
-        last = base + 64 * (count - 1)
-        raise ValueError(f"PC {pc:#x}: expected a record address of the program "
-                         f"({base:#x} + 64*i: {base:#x}..{last:#x}, {count} records)"
-                         if count else f"PC {pc:#x}: the program has no records")
 
 
 # -- parser ---------------------------------------------------------------------------------
@@ -459,14 +416,17 @@ def _decode(raw: bytes, fmt: str) -> int | float:
 def read(target: Target, state: Any) -> int | float:
     """The current value of a target (memory: the first element, in its format).
 
-    EvalError when the target is outside this machine."""
+    EvalError when the target is outside this machine (the bounds rule of every
+    command: machine.edits.bounds_error)."""
     k = target.kind
     if k == "reg":
         v = state.R[target.index]
         return _decode(struct.pack("<I", v), target.fmt) if target.fmt else v
     if k == "pc":
         return state.pc
-    check_target(target, state)  # negative indices would silently wrap in Python and numpy
+    why = bounds_error(target, state)  # negative indices would wrap in Python and numpy
+    if why is not None:
+        raise EvalError(why)
     if k == "mem":
         raw = state.memory(target.space)[target.index, target.b0:target.b1].tobytes()
         return _decode(raw, target.fmt) if target.fmt else raw[0]

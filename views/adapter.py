@@ -37,7 +37,6 @@ from views.snapshot import ProgramLine, Snapshot, WrittenRegion
 Progress = Callable[[int, float], None]  # (steps so far, steps per second)
 LoadProgress = Callable[[int, int], None]  # (done, total): replaying a session, reversing
 RUN_KINDS = ("continue", "until", "reverse-continue")
-REVERSE_PROGRESS_EVERY = 1 << 14  # undone steps between progress reports
 
 
 @dataclass(frozen=True)
@@ -184,28 +183,23 @@ class Session:
         return self.stop_text
 
     def reverse(self, n: int = 1, progress: LoadProgress | None = None) -> str:
-        """Undo up to `n` steps exactly; `progress(done, n)` every REVERSE_PROGRESS_EVERY.
-
-        Safe in a worker thread: `stop()` ends it after the step being undone (the
-        caller clears `interrupt` when it starts a long command, as `run` does; the
-        first step is always undone, so a stale request never swallows a key press)."""
+        """Undo the last `n` events (steps and `set` edits) exactly, through the machine's
+        bounded history; `progress(done, n)` as it goes. Safe in a worker thread:
+        `stop()` ends it at the machine's next check."""
         m = self.dbg
         self.prev_regs = self._regs()
-        done = 0
-        while done < n and m.reverse_step():
-            done += 1
-            if self.interrupt.is_set():
-                break
-            if progress is not None and done % REVERSE_PROGRESS_EVERY == 0:
-                progress(done, n)
+        before = sum(m.position)
+        stop = m.reverse(n, progress)
+        done = before - sum(m.position)
         self.last, self.last_stop = None, None
         if self.last_lanes is not None and self.last_lanes[1] >= self.state.steps:
             self.last_lanes = None  # that conversion has been undone
         if not done:
-            self.stop_text = "at the start of history: nothing to reverse"
+            self.stop_text = "at the start of history: nothing to reverse" \
+                if stop.reason == "start" and m.history.enabled else describe_stop(stop)
         else:
-            why = "" if done == n else " (stopped by the user)" if self.interrupt.is_set() \
-                else ": the start of history"
+            why = "" if done == n else " (stopped by the user)" \
+                if stop.reason == "interrupt" else ": the start of history"
             self.stop_text = f"reversed {done:,} step(s) to pc {self.state.pc:#x}{why}"
         return self.stop_text
 
@@ -250,7 +244,7 @@ class Session:
     def _carry_out(self, plan: RunPlan) -> Stop:
         m = self.dbg
         if plan.kind == "reverse-continue":
-            stop = m.reverse_continue()
+            stop = m.reverse_continue()  # it checks `interrupt` (shared) as it goes
             if self.last_lanes is not None and self.last_lanes[1] >= self.state.steps:
                 self.last_lanes = None
             return stop
@@ -290,15 +284,11 @@ class Session:
     def add_breakpoint(self, spec: str) -> Any:
         """Add a breakpoint; ValueError if it names a PC outside the program or a
         location outside the machine (it could never fire)."""
-        bp = parse_spec(spec)  # the machine parses it again: this is only for the checks
-        if bp.kind == "pc":
-            self.check_pc(bp.value)
+        bp = parse_spec(spec)  # the machine checks pc: / watch: / change: itself
         reads = list(bp.cond.targets) if bp.cond is not None else []
-        if bp.kind in ("watch", "change"):
-            reads.append(bp.value)
-        elif bp.kind == "if":
+        if bp.kind == "if":
             reads += bp.value.targets
-        for t in reads:
+        for t in reads:  # a condition reading outside the machine would never be true
             self.check(t)
         return self.dbg.add_breakpoint(spec)
 
@@ -352,13 +342,10 @@ class Session:
                          if bp.kind == "pc" and bp.enabled)
 
     # -- bounds --------------------------------------------------------------------------
-    def check(self, target: expr.Target) -> None:
-        """The one bounds check of print / x / set / watch / goto (machine.expr)."""
-        expr.check_target(target, self.state)
-
-    def check_pc(self, pc: int) -> None:
-        """A PC must be one of the program's records (break pc:, until, set PC)."""
-        expr.check_pc(pc, self.state, len(self.lines))
+    def check(self, what: expr.Target | int) -> None:
+        """The machine's one bounds check (a Target, or a PC: one of the program's
+        records) for print / x / set / watch / break / goto / until."""
+        self.dbg.check(what)
 
     def resolve_pc(self, text: str) -> int:
         """An address (0x80, pc:0x80) or a label of the program, checked."""
@@ -372,7 +359,7 @@ class Session:
                 known = ", ".join(sorted(self.labels)) or "none"
                 raise ValueError(f"expected a record address such as 0x80 or a label "
                                  f"(labels: {known}), found {t!r}") from None
-        self.check_pc(pc)
+        self.check(pc)
         return pc
 
     # -- inspecting ------------------------------------------------------------------
@@ -401,25 +388,11 @@ class Session:
         return f"{target}: last written by step {step} at pc {pc:#x}"
 
     def set_value(self, target: str, value: str) -> str:
-        """Store `value` (an expression) into `target`; returns what was stored, exactly
-        (read back). A value the target cannot hold is refused, never wrapped or
-        truncated: `set R5 = 1.5` is an error (`set R5:fp32 = 1.5` stores fp32 bits)."""
-        t = expr.parse_target(target)
-        v = expr.parse(value)(self.state)
-        state = self.state
-        if t.kind == "pc":
-            self.check_pc(_integral(v, "PC"))
-            state.pc = int(v)
-        elif t.kind in ("reg", "mem"):
-            if t.kind == "mem":
-                self.check(t)
-            _store(t, v, state)
-        else:
-            raise ValueError(f"cannot set {target!r}: expected R5, R5:fp32, PC or "
-                             f"sb[P, BYTE]:FMT")
-        shown = expr.read(t, state)
-        text = f"{shown} ({shown:#x})" if isinstance(shown, int) else repr(shown)
-        return f"{target.strip()} = {text}" + ("" if shown == v else f" (from {v!r})")
+        """`set TARGET = VALUE` through the machine (journaled: `reverse` undoes it, a
+        saved session keeps it); returns what was stored, or ValueError if the target
+        cannot hold the value (decisions: machine/edits.py)."""
+        self.last_stop = None
+        return self.dbg.edit(target, value)
 
     def snapshot(self) -> Snapshot:
         state = self.state
@@ -446,50 +419,6 @@ class Session:
             fault=getattr(record, "fault", None), halted=bool(getattr(state, "halted", False)),
             extra={"disagreements": split,
                    "lanes_step": self.last_lanes[1] if self.last_lanes else None})
-
-
-def _integral(v: float, where: str) -> int:
-    if isinstance(v, float):
-        if not v.is_integer():
-            raise ValueError(f"{where} holds integers; {v!r} is not one")
-        return int(v)
-    return v
-
-
-def _store(t: expr.Target, v: float, state: Any) -> None:
-    """Encode `v` in the target's format (a register: uint32 unless it names int32 /
-    fp32) and write its bytes; integers must fit, floats round to nearest even."""
-    from machine.convert.formats import IntFormat, parse_format
-
-    name = t.fmt or ("uint32" if t.kind == "reg" else "uint8")
-    f = parse_format(name)
-    if t.kind == "reg" and f.bits != 32:
-        raise ValueError(f"R{t.index}:{name}: a register holds 32 bits; use uint32, int32 "
-                         f"or fp32")
-    if f.bits < 8:
-        raise ValueError(f"{name} packs two values per byte; set the byte as uint8")
-    if isinstance(f, IntFormat):
-        n = _integral(v, t.name if t.kind == "reg" else f"a {name} element")
-        lo = -(1 << (f.bits - 1)) if not t.fmt else f.min_value  # no format: raw bits
-        if not lo <= n <= f.max_value:
-            raise ValueError(f"{n} does not fit {name} ({lo}..{f.max_value})")
-        bits = n & ((1 << f.bits) - 1)
-    else:
-        with np.errstate(all="ignore"):
-            enc = np.array([v], np.float64).astype(_numpy_type(name)).view(f.container)
-        bits = int(enc[0])
-    if t.kind == "reg":
-        state.R[t.index] = bits
-    else:
-        raw = np.array([bits], dtype=f.container).view(np.uint8)
-        state.memory(t.space)[t.index, t.b0:t.b0 + raw.size] = raw
-
-
-def _numpy_type(fmt: str) -> Any:
-    from machine.convert.formats import parse_format
-
-    f = parse_format(fmt)
-    return getattr(f, "ml_dtype", None) or getattr(f, "value_dtype", None) or f.container
 
 
 def judge(inst: Any, gen: Gen, engine: str) -> tuple[Any, Any, list[Any]]:
@@ -522,7 +451,7 @@ def written_regions(record: Any) -> tuple[WrittenRegion, ...]:
 
 def matched(stop: Stop) -> list[Any]:
     """Every breakpoint a stop matched."""
-    return [stop.breakpoint] if stop.breakpoint is not None else []
+    return list(stop.breakpoints)
 
 
 def _writes(rec: Any, limit: int = 4) -> str:
