@@ -238,7 +238,7 @@ class Session:
         self._remember(m.last)
         moved = abs(self.state.steps - start)
         back = " back" if plan.kind == "reverse-continue" else ""
-        self.stop_text = f"{describe_stop(stop)} after {moved:,} steps{back}"
+        self.stop_text = f"{describe_stop(stop)} after {moved:,} step{'s' * (moved != 1)}{back}"
         return self.stop_text
 
     def _carry_out(self, plan: RunPlan) -> Stop:
@@ -372,7 +372,7 @@ class Session:
             if not state.steps:
                 return "PC: not set since the start (the program's entry)"
             step = state.steps - 1
-            return f"PC: last set by step {step} at pc {state.journal.pc_of(step):#x}"
+            return f"PC: last set by step {step}{_at(state.journal.pc_of(step))}"
         self.check(t)
         if t.kind == "reg":
             hit = state.who_wrote(f"R{t.index}")
@@ -385,7 +385,7 @@ class Session:
         if hit is None:
             return f"{target}: not written since the start"
         step, pc = hit
-        return f"{target}: last written by step {step} at pc {pc:#x}"
+        return f"{target}: last written by step {step}{_at(pc)}"
 
     def set_value(self, target: str, value: str) -> str:
         """`set TARGET = VALUE` through the machine (journaled: `reverse` undoes it, a
@@ -419,6 +419,12 @@ class Session:
             fault=getattr(record, "fault", None), halted=bool(getattr(state, "halted", False)),
             extra={"disagreements": split,
                    "lanes_step": self.last_lanes[1] if self.last_lanes else None})
+
+
+def _at(pc: int | None) -> str:
+    """` at pc 0x40`, or why the PC is not known (history past the journal budget is
+    folded into checkpoints, which keep state, not each step's PC)."""
+    return " (its pc is in folded history)" if pc is None else f" at pc {pc:#x}"
 
 
 def judge(inst: Any, gen: Gen, engine: str) -> tuple[Any, Any, list[Any]]:

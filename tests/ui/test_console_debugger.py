@@ -50,7 +50,7 @@ def test_reverse_continue_goes_back_to_the_breakpoint(steps: Session) -> None:
     assert steps.state.pc == 0xC0
     text = run(steps, "rc")
     assert steps.state.pc == 0x80 and steps.state.steps == 2
-    assert "#1 pc:0x80" in text and "after 1 steps back" in text
+    assert "#1 pc:0x80" in text and "after 1 step back" in text
     assert "start" in run(steps, "reverse-continue") and steps.state.steps == 0
     assert "takes no argument" in out(execute("rc 3", steps))
 
