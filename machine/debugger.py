@@ -34,6 +34,7 @@ worker thread. Decisions where the issue is silent (gdb-like):
 from __future__ import annotations
 
 import threading
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +48,7 @@ from machine.engines import Context, StepRecord, execute, handler_for
 from machine.engines.record import Fault, LazyVerdict
 from machine.engines.seq import FAST_OPCODES, fast_op
 from machine.history import JOURNAL_BUDGET, History, Position, restore
-from machine.journal import PC_LIMIT
+from machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
 from machine.state import RECORD_BYTES, MachineConfig, MachineState
 
 Progress = Callable[[int, int], None]  # (done, total), called every FAST_CHUNK steps
@@ -707,41 +708,99 @@ class Machine:
                          progress: Progress | None = None) -> Stop:
         """Undo steps until a static breakpoint is at the PC, a watched target was written
         by the undone step, or history starts; searches folded history by replaying it.
-        Edits on the way are undone too (they are not stops)."""
+        Edits on the way are undone too (they are not stops).
+
+        The kept window is searched from the journal at once (PCs and register writes as
+        arrays), and the machine jumps to each candidate step, newest first, to judge it
+        exactly (conditions need the state there)."""
         self.interrupt.clear()
         st, h = self.state, self.history
         if not h.enabled:
             return Stop("start", st.pc, "no history is kept (journal budget 0)")
-        n = 0
+        first = st.steps
+        floor = 0 if max_steps is None else max(0, first - max_steps)
+        cands: list[int] | None = None
         try:
-            while self.position > (0, 0) and (max_steps is None or n < max_steps):
+            while st.steps > floor or (floor == 0 and self.edits):
                 if self.interrupt.is_set():
-                    return Stop("interrupt", st.pc, "interrupted", n)
+                    return Stop("interrupt", st.pc, "interrupted", first - st.steps)
                 start = h.window_start(st)
                 if self.position == start:  # the window is used up: replay the one before
                     cp = max((c for c in h.checkpoints if c.position < start),
                              key=lambda c: c.position)
                     stop = self._replay_from(cp.position, start, None)
                     if stop is not None:
+                        stop.steps = first - st.steps
                         return stop
+                    cands = None
                     continue
                 if self._edit_on_top():
                     self._undo_edit()
                     continue
-                watched = self._watch_hits()
+                if cands is None:
+                    cands = self._candidates(max(floor, start[0]))
+                while cands and cands[-1] >= st.steps:
+                    cands.pop()
+                s = cands[-1] if cands else max(floor, start[0]) - 1
+                if s + 1 < st.steps:  # jump to just after the candidate (or the window start)
+                    x = s + 1
+                    stop = self._goto((x, bisect_right([e.step for e in self.edits], x)),
+                                      None)
+                    if stop is not None:
+                        stop.steps = first - st.steps
+                        return stop
+                    if progress is not None:
+                        progress(first - st.steps, first - floor)
+                    continue
+                if s < floor or s < start[0]:
+                    continue  # at the floor (the loop ends) or the window start (replay)
+                cands.pop()
+                watched = self._watch_hits()  # judge step s exactly
                 st.undo_step()
-                n += 1
-                if progress is not None and n % FAST_CHUNK == 0:
-                    progress(n, max_steps or 0)
                 hits = watched + [b for b in self._static_hits(st.pc) if b not in watched]
                 if hits:
-                    return self._static_stop(hits, n, " (reverse)")
+                    return self._static_stop(hits, first - st.steps, " (reverse)")
+            n = first - st.steps
             if self.position > (0, 0):
                 return Stop("max-steps", st.pc, f"{n} steps back", n)
             return Stop("start", st.pc, "start of history", n)
         finally:
             self.last = None
             self._resync()
+
+    def _candidates(self, lo: int) -> list[int]:
+        """Steps in [lo, steps) of the kept window that may stop a reverse-continue
+        (ascending): a static breakpoint's record fetched there, or a watched target
+        written by it. A superset: conditions are judged at the step itself."""
+        j = self.state.journal
+        n = len(j.steps)
+        k0 = max(0, lo - j.origin)
+        words = np.frombuffer(j.steps, dtype=np.uint64).copy()  # no export held while popping
+        hit = np.zeros(n, dtype=bool)
+        bps = [b for b in self.breakpoints if b.enabled]
+        static = [b for b in bps if b.kind in STATIC_KINDS]
+        if static and self.count:
+            mask = np.zeros(self.count + 1, dtype=bool)
+            for bp in static:
+                mask[:self.count] |= self._static_mask(bp).astype(bool)
+            rel = (words >> np.uint64(COUNT_SHIFT)).astype(np.int64) - self.config.base
+            idx = np.where((rel % RECORD_BYTES == 0) & (rel >= 0)
+                           & (rel < self.count * RECORD_BYTES), rel // RECORD_BYTES, self.count)
+            hit |= mask[idx]
+        watches = [b.value for b in bps if b.kind in ("watch", "change")]
+        regs = [t.index for t in watches if t.kind == "reg"]
+        if regs and len(j.regs):
+            nr = ((words >> np.uint64(8)) & np.uint64(0xFF)).astype(np.int64)
+            who = np.repeat(np.arange(n), nr)
+            written = np.frombuffer(j.regs, dtype=np.uint64) >> np.uint64(REG_SHIFT)
+            hit[who[np.isin(written, np.asarray(regs, dtype=np.uint64))]] = True
+            del written
+        others = [t for t in watches if t.kind != "reg"]
+        if others:
+            for u in j.others:
+                if u.step >= lo and _undo_hits_any(others, u):
+                    hit[u.step - j.origin] = True
+        return (np.flatnonzero(hit[k0:]) + k0 + j.origin).tolist()
 
     def _watch_hits(self) -> list[Breakpoint]:
         """The watch/change breakpoints whose target the last kept step wrote."""
@@ -752,6 +811,10 @@ class Machine:
         undos = j.others[len(j.others) - no:] if no else []
         return [bp for bp in self.breakpoints if bp.enabled and bp.kind in ("watch", "change")
                 and _undo_hits(bp.value, regs, undos)]
+
+
+def _undo_hits_any(targets: list[ex.Target], u: Any) -> bool:
+    return any(_undo_hits(t, set(), [u]) for t in targets)
 
 
 def _undo_hits(t: ex.Target, regs: set[int], undos: list[Any]) -> bool:

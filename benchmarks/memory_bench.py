@@ -1,0 +1,132 @@
+"""History memory benchmarks (issue 10). Prints figures; asserts nothing about time.
+
+    python benchmarks/memory_bench.py [--run-steps 50000000] [--cont-steps 20000000]
+
+1. A headless `run` (journal_budget=0: no history) of a tight SEQ loop: peak RSS growth
+   and the bytes history holds.
+2. A TUI-style `continue` with history under the default budget (256 MiB): the same.
+3. Reverse past the kept window (restore a checkpoint, replay): time of a jump to the
+   middle and to near the start, of one reverse-step there, and of a reverse-continue
+   that has to search the folded history for a watched register.
+
+Each scenario runs in a child process, so its peak RSS (ru_maxrss) is its own; the
+figure is the growth over the RSS just before the run started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+from machine.asm import assemble
+from machine.debugger import Machine
+from machine.history import JOURNAL_BUDGET
+from machine.state import MachineConfig
+
+LOOP = """
+    MOVE R1=0 R2={trips}
+    MOVE R5=7
+loop:
+    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3
+    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
+    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
+    HALT
+"""
+MIB = 1 << 20
+
+
+def _rss() -> int:
+    """Current resident set size in bytes (Linux /proc)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize()
+
+
+def _peak() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+
+
+def _machine(steps: int, budget: int) -> Machine:
+    a = assemble(LOOP.format(trips=max(1, (steps - 3) // 3)), "<bench>")
+    return Machine(a.program(), MachineConfig(), data=a.data, labels=a.labels,
+                   journal_budget=budget)
+
+
+def scenario(name: str, steps: int) -> dict[str, float]:
+    budget = 0 if name == "run" else JOURNAL_BUDGET
+    m = _machine(steps, budget)
+    base = _rss()
+    t = time.perf_counter()
+    stop = m.cont()
+    dt = time.perf_counter() - t
+    st = m.state
+    out = {"steps": st.steps, "seconds": dt, "stop": stop.reason,
+           "peak_growth": _peak() - base, "history": m.history.nbytes(st),
+           "journal": st.journal.nbytes, "checkpoints": len(m.history.checkpoints),
+           "window_start": st.journal.origin}
+    if name == "cont":
+        out.update(_reverse_figures(m))
+    return out
+
+
+def _reverse_figures(m: Machine) -> dict[str, float]:
+    st = m.state
+    end = st.steps
+    t = time.perf_counter()
+    m.reverse(end - end // 2)
+    mid = time.perf_counter() - t
+    assert st.steps == end // 2
+    t = time.perf_counter()
+    m.reverse(st.steps - 1000)
+    near = time.perf_counter() - t
+    t = time.perf_counter()
+    m.reverse_step()
+    one = time.perf_counter() - t
+    m.cont()
+    m.add_breakpoint("watch:R5")  # written once, at step 1: deep in the folded history
+    t = time.perf_counter()
+    stop = m.reverse_continue()
+    rc = time.perf_counter() - t
+    assert stop.reason == "breakpoint" and st.steps == 1, stop
+    return {"reverse_mid": mid, "reverse_near_start": near, "reverse_step_there": one,
+            "reverse_continue_to_step_1": rc}
+
+
+def _child(name: str, steps: int) -> dict[str, float]:
+    cmd = [sys.executable, __file__, "--child", name, "--steps", str(steps)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--run-steps", type=int, default=50_000_000)
+    ap.add_argument("--cont-steps", type=int, default=20_000_000)
+    ap.add_argument("--child", choices=("run", "cont"))
+    ap.add_argument("--steps", type=int, default=0)
+    args = ap.parse_args()
+    if args.child:
+        print(json.dumps(scenario(args.child, args.steps)))
+        return
+    r = _child("run", args.run_steps)
+    print(f"headless run, no history: {r['steps']:,} steps in {r['seconds']:.1f} s "
+          f"({r['steps'] / r['seconds']:,.0f}/s, stop: {r['stop']}); peak RSS growth "
+          f"{r['peak_growth'] / MIB:.1f} MiB; history holds {r['history'] / MIB:.2f} MiB")
+    c = _child("cont", args.cont_steps)
+    print(f"continue with history (budget {JOURNAL_BUDGET / MIB:.0f} MiB): {c['steps']:,} "
+          f"steps in {c['seconds']:.1f} s ({c['steps'] / c['seconds']:,.0f}/s); peak RSS "
+          f"growth {c['peak_growth'] / MIB:.1f} MiB; history holds {c['history'] / MIB:.1f} "
+          f"MiB (journal {c['journal'] / MIB:.1f} MiB, {c['checkpoints']:.0f} checkpoints, "
+          f"kept window from step {c['window_start']:,})")
+    print(f"  reverse to the middle (past the window): {c['reverse_mid']:.2f} s; to step 1000: "
+          f"{c['reverse_near_start']:.2f} s; one reverse-step there: "
+          f"{c['reverse_step_there'] * 1e3:.2f} ms")
+    print(f"  reverse-continue to a watch hit at step 1 (searching folded history): "
+          f"{c['reverse_continue_to_step_1']:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
