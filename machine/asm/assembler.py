@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,6 +32,7 @@ from machine.asm.values import (
     register_number,
 )
 from machine.dtypes import DEFAULT_GEN, Dtype, Gen, parse_gen
+from machine.files import MAX_ASSEMBLY_LINES, MAX_DATA_BYTES, MAX_LINE_CHARS, size_text
 from machine.isa.addr import geometry
 from machine.isa.codec import Program, decode_bytes, encode
 from machine.isa.enums import BrTargetMode, DataSrc
@@ -38,8 +40,6 @@ from machine.isa.spec import RECORD_BYTES, Struct
 from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
 
 DIRECTIVES = (".gen", ".raw", ".data", ".bytes", ".fill", ".random")
-
-
 
 @dataclass
 class Assembly:
@@ -61,6 +61,7 @@ class _Ctx:
     file: str
     gen: Gen
     labels: dict[str, int] = field(default_factory=dict)
+    data_bytes: int = 0  # of the data directives so far (MAX_DATA_BYTES in all)
 
 
 def _fail_for(st: Statement, file: str):
@@ -78,11 +79,76 @@ def _is_record(head: str | None) -> bool:
 _Line = tuple[int, str, "str | None", "str | None", "str | Statement"]
 
 
+# The line breaks of str.splitlines. Real sources use "\n" (or "\r\n"), split in C; a
+# source with the others goes through the regex, lazily, so that a file of form feeds
+# does not become a list of a hundred million empty lines before its size is judged.
+_LINE_END = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _source_lines(text: str, name: str) -> list[str]:
+    """The lines of `text` as text.splitlines() gives them; AsmError past
+    MAX_ASSEMBLY_LINES lines or at a line over MAX_LINE_CHARS (machine.files)."""
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")  # same lines, same columns
+    if any(c in text for c in _OTHER_BREAKS):
+        return list(_lines_by_regex(text, name))
+    if text.count("\n") > MAX_ASSEMBLY_LINES:
+        _bounded_line(0, 0, MAX_ASSEMBLY_LINES + 1, name)
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the final line break ends a line; it does not start one
+    if max(map(len, lines), default=0) > MAX_LINE_CHARS:
+        i = next(i for i, line in enumerate(lines) if len(line) > MAX_LINE_CHARS)
+        _bounded_line(0, len(lines[i]), i + 1, name)
+    if len(lines) > MAX_ASSEMBLY_LINES:
+        _bounded_line(0, 0, len(lines), name)
+    return lines
+
+
+def _lines_by_regex(text: str, name: str) -> Iterator[str]:
+    pos = 0
+    lineno = 0
+    for m in _LINE_END.finditer(text):
+        lineno += 1
+        _bounded_line(pos, m.start(), lineno, name)
+        yield text[pos:m.start()]
+        pos = m.end()
+    if pos < len(text):
+        _bounded_line(pos, len(text), lineno + 1, name)
+        yield text[pos:]
+
+
+def _bounded_line(start: int, stop: int, lineno: int, name: str) -> None:
+    """AsmError if line `lineno`, text[start:stop], is past a limit."""
+    if lineno > MAX_ASSEMBLY_LINES:
+        raise AsmError(f"more than {MAX_ASSEMBLY_LINES:,} lines; that is the limit for one "
+                       "assembly source", name, lineno, 1)
+    if stop - start > MAX_LINE_CHARS:
+        raise AsmError(f"line of {stop - start:,} characters; at most {MAX_LINE_CHARS:,} are "
+                       "accepted", name, lineno, MAX_LINE_CHARS + 1)
+
+
+def _check_nul(text: str, name: str) -> None:
+    """A NUL character is never assembly: say so where it is (usually a binary
+    program named like a source file), before any line is split."""
+    at = text.find("\x00")
+    if at < 0:
+        return
+    lineno, start = 1, 0
+    for m in _LINE_END.finditer(text, 0, at):
+        lineno, start = lineno + 1, m.end()
+    raise AsmError("NUL character: this is not assembly text (binary programs of 64-byte "
+                   "records are read as such unless named .asm, .s, .nasm or .txt)",
+                   name, lineno, at - start + 1)
+
+
 def _read_lines(text: str, name: str) -> list[_Line]:
     """Pass 0: split every line (fast path) or parse it (raises the first syntax error)."""
+    _check_nul(text, name)
     out: list[_Line] = []
     seen: dict[str, tuple[str | None, str | None, str] | None] = {}  # programs repeat lines
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(_source_lines(text, name), 1):
         if line in seen:
             split = seen[line]
         else:
@@ -332,13 +398,13 @@ def _positional(st: Statement, fail, n: int | None, usage: str) -> list[Atom]:
 
 
 def _hex_blob(atoms: list[Atom], fail) -> bytes:
-    out = b""
+    parts = []
     for a in atoms:
         t = a.text.replace("_", "")
         if not re.fullmatch(r"0[xX][0-9a-fA-F]*", t) or len(t) % 2:
             raise fail("expected hex bytes like 0x00ff10 (an even number of digits)", a.column)
-        out += bytes.fromhex(t[2:])
-    return out
+        parts.append(bytes.fromhex(t[2:]))
+    return b"".join(parts)  # one copy: a line may hold a partition's worth of atoms
 
 
 def _region(value, ctx: _Ctx, fail) -> tuple[str, int, int, int, int]:
@@ -380,6 +446,9 @@ def _num(atom: Atom, fail, what: str = "a number") -> int | float:
 
 
 def _data_directive(head: str, st: Statement, ctx: _Ctx, fail) -> DataInit:
+    """One data initialisation. Sizes are checked before values are made: a directive
+    is held to its partition (and the assembly to MAX_DATA_BYTES of data in all)
+    whatever count it names."""
     usage = {".data": ".data REGION DTYPE value...", ".bytes": ".bytes REGION 0xHEX...",
              ".fill": ".fill REGION DTYPE count=N [start=S] [step=D] [pstep=E]",
              ".random": ".random REGION DTYPE count=N [seed=S] [low=L] [high=H]"}[head]
@@ -388,9 +457,19 @@ def _data_directive(head: str, st: Statement, ctx: _Ctx, fail) -> DataInit:
     space, p0, p1, off, size = _region(st.args[0].value, ctx, fail)
     nparts = p1 - p0
     rest = st.args[1:]
+
+    def fits(nbytes: int) -> None:
+        if off + nbytes > size:
+            raise fail(f"{nbytes} bytes at offset {off} overrun the {size}-byte {space} "
+                       f"partition ({ctx.gen.label})", st.args[0].column)
+        if ctx.data_bytes + nbytes * nparts > MAX_DATA_BYTES:
+            raise fail(f"the data directives hold more than {size_text(MAX_DATA_BYTES)} in "
+                       "all; that is the limit for one assembly", st.head.column)
+
     if head == ".bytes":
         blob = _hex_blob(_positional(Statement(st.lineno, st.source, None, None, rest), fail,
                                      None, usage), fail)
+        fits(len(blob))
         rows = np.tile(np.frombuffer(blob, dtype=np.uint8), (nparts, 1))
         fmt = "bytes"
     else:
@@ -402,27 +481,24 @@ def _data_directive(head: str, st: Statement, ctx: _Ctx, fail) -> DataInit:
             fmt, dt = data_format(type_atom.text, ctx.gen)
         except ValueError as e:
             raise fail(str(e), type_atom.column) from None
-        values, col = _directive_values(head, rest[1:], dt, nparts, fail, usage, type_atom)
-        try:
-            rows = to_bytes(values, dt)
-        except ValueError as e:
-            raise fail(str(e), col) from None
-    if off + rows.shape[1] > size:
-        raise fail(f"{rows.shape[1]} bytes at offset {off} overrun the {size}-byte {space} "
-                   f"partition ({ctx.gen.label})", st.args[0].column)
+        rows = _directive_rows(head, rest[1:], dt, nparts, fail, usage, type_atom, fits)
+    ctx.data_bytes += rows.size
     return DataInit(space, (p0, p1), off, rows, fmt, st.lineno)
 
 
-def _directive_values(head: str, args: list[Arg], dt: np.dtype, nparts: int, fail,
-                      usage: str, type_atom: Atom) -> tuple[np.ndarray, int]:
+def _directive_rows(head: str, args: list[Arg], dt: np.dtype, nparts: int, fail, usage: str,
+                    type_atom: Atom, fits: Callable[[int], None]) -> np.ndarray:
+    """The (nparts, bytes) rows of a .data / .fill / .random directive; `fits(n)` judges
+    n bytes per partition before they are made."""
     is_int = dt.kind in "iu"
     if head == ".data":
         atoms = _positional(Statement(0, "", None, None, args), fail, None, usage) if args else []
         if not atoms:
             raise fail(f"expected values after the data type: {usage}", type_atom.column)
+        fits(len(atoms) * dt.itemsize)
         vals = [_num(a, fail) for a in atoms]
-        arr = np.array(vals, dtype=object if is_int else np.float64)
-        return np.tile(arr, (nparts, 1)), atoms[0].column
+        row = np.array([vals], dtype=object if is_int else np.float64)
+        return np.tile(_to_bytes(row, dt, fail, atoms[0].column), (nparts, 1))
     allowed = ("count", "start", "step", "pstep") if head == ".fill" else (
         "count", "seed", "low", "high")
     opts = _options(args, allowed, fail)
@@ -432,6 +508,7 @@ def _directive_values(head: str, args: list[Arg], dt: np.dtype, nparts: int, fai
     if not isinstance(count, int) or count < 1:
         raise fail("count must be a positive integer", opts["count"].column)
     col = opts["count"].column
+    fits(count * dt.itemsize)
     if head == ".fill":
         start = _num(opts["start"], fail) if "start" in opts else 0
         step = _num(opts["step"], fail) if "step" in opts else 1
@@ -439,12 +516,10 @@ def _directive_values(head: str, args: list[Arg], dt: np.dtype, nparts: int, fai
         if is_int:
             if not all(isinstance(x, int) for x in (start, step, pstep)):
                 raise fail("integer data needs integer start/step/pstep", col)
-            i = np.arange(count, dtype=object)
-            p = np.arange(nparts, dtype=object)[:, None]
-            return start + i * step + p * pstep, col
+            return _int_fill(dt, nparts, count, int(start), int(step), int(pstep), fail, col)
         i = np.arange(count, dtype=np.float64)
         p = np.arange(nparts, dtype=np.float64)[:, None]
-        return start + i * step + p * pstep, col
+        return _to_bytes(start + i * step + p * pstep, dt, fail, col)
     seed = _num(opts["seed"], fail) if "seed" in opts else 0
     if not isinstance(seed, int) or seed < 0:
         raise fail("seed must be a non-negative integer", opts["seed"].column)
@@ -456,9 +531,58 @@ def _directive_values(head: str, args: list[Arg], dt: np.dtype, nparts: int, fai
         if not (isinstance(low, int) and isinstance(high, int) and low < high):
             raise fail("integer data needs integers low < high", col)
         low, high = max(low, info.min), min(high, info.max + 1)
-        return rng.integers(low, high, size=(nparts, count), dtype=np.int64 if dt.itemsize < 8
-                            or dt.kind == "i" else np.uint64, endpoint=False), col
+        if low >= high:
+            raise fail(f"low..high is outside {dt.name} ({info.min}..{info.max})", col)
+        vals = rng.integers(low, high, size=(nparts, count), dtype=np.int64 if dt.itemsize < 8
+                            or dt.kind == "i" else np.uint64, endpoint=False)
+        return _to_bytes(vals, dt, fail, col)
     low = float(_num(opts["low"], fail)) if "low" in opts else -1.0
     high = float(_num(opts["high"], fail)) if "high" in opts else 1.0
-    return rng.uniform(low, high, size=(nparts, count)), col
+    return _to_bytes(rng.uniform(low, high, size=(nparts, count)), dt, fail, col)
 
+
+def _to_bytes(values: np.ndarray, dt: np.dtype, fail, column: int) -> np.ndarray:
+    try:
+        return to_bytes(values, dt)
+    except ValueError as e:
+        raise fail(str(e), column) from None
+
+
+def _int_fill(dt: np.dtype, nparts: int, count: int, start: int, step: int, pstep: int,
+              fail, column: int) -> np.ndarray:
+    """Bytes of `start + i*step + p*pstep` in integer type `dt`, without a Python int per
+    element: the values are linear, so they fit `dt` when the four corners do, and then
+    uint64 arithmetic modulo 2**64 gives each one exactly."""
+    info = np.iinfo(dt)
+    corners = [start + i * step + p * pstep for i in (0, count - 1) for p in (0, nparts - 1)]
+    if not all(info.min <= v <= info.max for v in corners):
+        v, where = _first_outside(info, nparts, count, start, step, pstep)
+        raise fail(f"{v} does not fit {dt.name} ({info.min}..{info.max}): element {where}"
+                   " of the region",
+                   column)
+    wrap = (1 << 64) - 1
+    i = np.arange(count, dtype=np.uint64) * np.uint64(step & wrap)
+    p = np.arange(nparts, dtype=np.uint64)[:, None] * np.uint64(pstep & wrap)
+    vals = (i + p) + np.uint64(start & wrap)  # wraps modulo 2**64, as intended
+    if dt.kind == "i":
+        vals = vals.view(np.int64)
+    return np.ascontiguousarray(vals.astype(dt)).view(np.uint8).reshape(nparts, -1)
+
+
+def _first_outside(info: np.iinfo, nparts: int, count: int, start: int, step: int,
+                   pstep: int) -> tuple[int, str]:
+    """The first value (partition by partition) of a linear fill outside `info`'s range,
+    with its position; found per partition by arithmetic, not by making the values."""
+    for p in range(nparts):
+        a = start + p * pstep
+        if not info.min <= a <= info.max:
+            i = 0
+        elif step > 0:
+            i = (info.max - a) // step + 1
+        elif step < 0:
+            i = (a - info.min) // -step + 1
+        else:
+            continue
+        if i < count:
+            return a + i * step, f"{i} of row {p}"
+    raise AssertionError("a corner is outside, so some element is")

@@ -7,6 +7,8 @@ A `DataInit` writes `data[i]` (bytes) at `offset` of partition `partitions[0] + 
 
 from __future__ import annotations
 
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +16,14 @@ import ml_dtypes
 import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen, dtype_format, parse_dtype
+from machine.files import (
+    MAX_DATA_BYTES,
+    InputFileError,
+    open_input,
+    read_npy,
+    size_text,
+)
+from machine.isa.addr import geometry
 
 # Element types a data directive accepts, by machine.convert format name.
 DATA_FORMATS: dict[str, np.dtype] = {
@@ -63,7 +73,10 @@ def data_format(name: str, gen: Gen = DEFAULT_GEN) -> tuple[str, np.dtype]:
 
 
 def to_bytes(values: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """Values (float64 or int) as little-endian bytes of `dt`; ValueError if an int overflows."""
+    """Values (float64 or int) as little-endian bytes of `dt`; ValueError if an int overflows.
+
+    A numpy integer array is judged and converted as a whole; Python ints (an object
+    array, as `.data` literals are) one by one, since they may exceed 64 bits."""
     if dt.kind in "iu":
         info = np.iinfo(dt)
         v = np.asarray(values)
@@ -71,10 +84,18 @@ def to_bytes(values: np.ndarray, dt: np.dtype) -> np.ndarray:
             if not np.all(np.isfinite(v)) or np.any(v != np.trunc(v)):
                 raise ValueError(f"{dt.name} values must be integers")
             v = v.astype(object)
-        bad = [x for x in np.ravel(v).tolist() if not info.min <= int(x) <= info.max]
-        if bad:
-            raise ValueError(f"{bad[0]} does not fit {dt.name} ({info.min}..{info.max})")
-        arr = np.asarray(np.ravel(v).tolist(), dtype=dt).reshape(np.shape(v))
+        if v.dtype.kind in "iu":
+            bad = np.flatnonzero((v < info.min) | (v > info.max))
+            if bad.size:
+                raise ValueError(f"{v.reshape(-1)[bad[0]]} does not fit {dt.name} "
+                                 f"({info.min}..{info.max})")
+            arr = v.astype(dt)
+        else:
+            flat = np.ravel(v).tolist()
+            bad = [x for x in flat if not info.min <= int(x) <= info.max]
+            if bad:
+                raise ValueError(f"{bad[0]} does not fit {dt.name} ({info.min}..{info.max})")
+            arr = np.asarray(flat, dtype=dt).reshape(np.shape(v))
     else:
         arr = np.asarray(values, dtype=np.float64).astype(dt)
     return np.ascontiguousarray(arr).view(np.uint8).reshape(*np.shape(arr)[:-1], -1)
@@ -96,18 +117,70 @@ def save_data(path: str | Path, inits: list[DataInit]) -> None:
         np.savez(fh, meta=meta, fmts=fmts, **arrays)
 
 
-def load_data(path: str | Path) -> list[DataInit]:
-    """Read inits written by save_data; ValueError naming the file when malformed."""
+def memory_bound(space: str) -> tuple[int, int]:
+    """(partitions, bytes per partition) that no generation's `space` exceeds: the largest
+    address window (isa-facts §2.4). An image is judged by this before it is allocated;
+    the machine then checks it against its own size."""
+    gs = [geometry(g) for g in Gen]
+    stride = max(g.sbuf_stride if space == "sbuf" else g.psum_stride for g in gs)
+    return max(g.partitions for g in gs), stride
+
+
+# the `fmts` member: format names as numpy writes a str array (<U1 for an empty one)
+_FMT_DTYPES = tuple(np.dtype(f"<U{k}") for k in range(1, 33))
+_META = (np.dtype("<i8"),)
+_BYTES = (np.dtype(np.uint8),)
+
+
+def _member(z: zipfile.ZipFile, name: str, where: str, dtypes: tuple[np.dtype, ...],
+            max_shape: tuple[int, ...]) -> np.ndarray:
     try:
-        with np.load(path, allow_pickle=False) as z:
-            meta = z["meta"]
-            fmts = z["fmts"]
+        info = z.getinfo(f"{name}.npy")
+    except KeyError:
+        raise InputFileError(f"{where}: not a neurondbg data file: no {name!r} member") from None
+    with z.open(info) as fh:
+        return read_npy(fh, f"{where}: member {name!r}", dtypes=dtypes, max_shape=max_shape)
+
+
+def load_data(path: str | Path) -> list[DataInit]:
+    """Read inits written by save_data; InputFileError (a ValueError naming the file)
+    when the file is not a regular file, is malformed, or claims more data than any
+    machine holds (MAX_DATA_BYTES in all; each image within memory_bound), judged
+    from each member's header before its data is allocated."""
+    where = str(path)
+    try:
+        with (open_input(path, what="data file", max_bytes=MAX_DATA_BYTES) as raw,
+              zipfile.ZipFile(raw) as z):
+            meta = _member(z, "meta", where, _META, (len(z.infolist()), 5))
+            fmts = _member(z, "fmts", where, _FMT_DTYPES, (meta.shape[0],))
+            if fmts.shape[0] != meta.shape[0]:
+                raise InputFileError(f"{where}: not a neurondbg data file: {meta.shape[0]} "
+                                     f"initialisations but {fmts.shape[0]} format names")
             out = []
+            total = 0
             for i, (space, p0, p1, off, line) in enumerate(meta.tolist()):
-                data = np.asarray(z[f"data{i}"], dtype=np.uint8)
-                if data.ndim != 2 or data.shape[0] != p1 - p0:
-                    raise ValueError(f"data{i} has shape {data.shape}")
+                row = f"{where}: initialisation {i}"
+                if not 0 <= space < len(SPACES):
+                    raise InputFileError(f"{row}: space code {space}; expected 0 (sbuf) or "
+                                         "1 (psum)")
+                parts, nbytes = memory_bound(SPACES[space])
+                if not (0 <= p0 < p1 <= parts and 0 <= off < nbytes and line >= 0):
+                    raise InputFileError(f"{row}: partitions {p0}:{p1}, offset {off}, line "
+                                         f"{line}; expected 0 <= p0 < p1 <= {parts}, offset "
+                                         f"0..{nbytes - 1}")
+                data = _member(z, f"data{i}", where, _BYTES, (p1 - p0, nbytes - off))
+                if data.shape[0] != p1 - p0:
+                    raise InputFileError(f"{row}: data has shape {data.shape}; expected "
+                                         f"{p1 - p0} rows (partitions {p0}:{p1})")
+                total += data.size
+                if total > MAX_DATA_BYTES:
+                    raise InputFileError(f"{where}: more than the {size_text(MAX_DATA_BYTES)}"
+                                         " limit for data in all")
                 out.append(DataInit(SPACES[space], (p0, p1), off, data, str(fmts[i]), line))
             return out
-    except (OSError, KeyError, IndexError, ValueError) as e:
-        raise ValueError(f"{path}: not a neurondbg data file: {e}") from None
+    except InputFileError:
+        raise
+    # the ways zipfile and zlib report a damaged or foreign archive (an encrypted
+    # member is a RuntimeError, an unknown compression method NotImplementedError)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as e:
+        raise InputFileError(f"{where}: not a neurondbg data file: {e}") from None

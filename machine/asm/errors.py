@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# Characters of the source line shown under a message (a line may be megabytes long).
+SOURCE_WINDOW = 120
+
 
 class AsmError(ValueError):
     """Bad assembly input at one position (line and column are 1-based)."""
@@ -25,8 +28,16 @@ class AsmError(ValueError):
         return f"{self.location}: {self.message}"
 
     def render(self) -> str:
-        """The one-line message, then the source line and a caret under the column."""
+        """The one-line message, then the source line and a caret under the column; of a
+        line longer than SOURCE_WINDOW characters, the part around the column."""
         if not self.source:
             return self.one_line
-        caret = " " * max(self.column - 1, 0) + "^"
-        return f"{self.one_line}\n    {self.source}\n    {caret}"
+        col = max(self.column - 1, 0)
+        shown = self.source
+        if len(shown) > SOURCE_WINDOW:
+            start = max(0, min(col - SOURCE_WINDOW // 2, len(shown) - SOURCE_WINDOW))
+            stop = start + SOURCE_WINDOW
+            lead = "..." if start else ""
+            shown = lead + shown[start:stop] + ("..." if stop < len(self.source) else "")
+            col += len(lead) - start
+        return f"{self.one_line}\n    {shown}\n    {' ' * col}^"

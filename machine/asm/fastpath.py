@@ -37,6 +37,7 @@ from machine.asm.values import (
     scalar,
 )
 from machine.dtypes import Gen
+from machine.files import MAX_TOKEN_CHARS
 from machine.isa.addr import encode_address
 from machine.isa.spec import RECORD_BYTES, Field
 from machine.isa.structs import STRUCTS, make_pair
@@ -44,10 +45,25 @@ from machine.isa.structs import STRUCTS, make_pair
 # A line the lexer + parser read as label? head? (key=value)*; one value is a list
 # `[...]`, a bracket `name[...]` or an atom. Whitespace must separate arguments, so
 # the split is unique and equals the parser's whenever each value parses alone.
-_NAME = r"[A-Za-z_][\w.]*"
+# A line is split here only when the lexer reads it as the same tokens and the parser
+# accepts it (tests/asm/test_fastpath.py checks this): keys, labels and heads are names
+# the lexer does not read as the numbers `inf` / `nan`; a value is a name or a plain
+# number (matched whole, possessively, as the lexer does), or a list / bracket of
+# those; anything else goes to the parser. The first alternatives are the forms real
+# programs repeat (`[64,1,1,1]`, `sb[3, 0x100]`, `FP32`), to keep the split fast.
+# `_ARG` then splits an accepted line's arguments.
+_NAME = r"(?!(?:inf|nan)(?!\w))[A-Za-z_][\w.]*+"
+_ATOM = (rf"(?>(?:inf|nan)(?![\w.])|{_NAME}|[-+]?(?:0[xX][0-9a-fA-F_]++|0[bB][01_]++"
+         r"|[0-9][0-9_]*+(?:\.[0-9]*+)?(?:[eE][-+]?[0-9]++)?))")
+_ITEM = rf"{_ATOM}(?:\s*+:\s*+{_ATOM})?"
+_EXACT_VALUE = (r"\[[0-9]++(?:,[0-9]++)*+\]|(?:sb|psum)\[[0-9]++, (?:0x[0-9a-fA-F]++|[0-9]++)\]"
+                r"|[A-Z][A-Z0-9_]*+(?![\w.\[])"
+                rf"|\[\s*+{_ATOM}(?:\s*+,\s*+{_ATOM})*+\s*+\]"
+                rf"|(?!(?:inf|nan)(?!\w))[A-Za-z_]\w*+\[\s*+{_ITEM}(?:\s*+,\s*+{_ITEM})*+\s*+\]"
+                rf"|{_ATOM}")
 _VALUE = r"\[[^\[\]]*\]|[A-Za-z_]\w*\[[^\[\]]*\]|[^\s\[\]=,:]+"
 _LINE = re.compile(rf"\s*(?:({_NAME})\s*:)?\s*"
-                   rf"(?:(\.?{_NAME})((?:\s+{_NAME}\s*=\s*(?:{_VALUE}))*))?\s*")
+                   rf"(?:(\.?{_NAME})((?:\s+{_NAME}\s*=\s*(?:{_EXACT_VALUE}))*))?\s*")
 _ARG = re.compile(rf"({_NAME})\s*=\s*({_VALUE})")
 _INT = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|\d[\d_]*)")
 _ADDR = re.compile(r"(?i:(sb|sbuf|psum))\[\s*[pP]?(\d+)\s*,\s*(0[xX][0-9a-fA-F]+|[1-9]\d*|0)\s*\]")
@@ -66,6 +82,8 @@ def split_line(line: str) -> tuple[str | None, str | None, str] | None:
     label, head, rest = m.groups()
     if head is not None and head[0] == "." and head.lower() != ".raw":
         return None
+    if label is not None and len(label) > MAX_TOKEN_CHARS:
+        return None  # the parser reports it
     return label, head, rest or ""
 
 

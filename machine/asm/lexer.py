@@ -15,13 +15,11 @@ class Token:
     column: int
 
 
-_TOKEN = re.compile(r"""
-    (?P<space>\s+)
-  | (?P<number>[-+]?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?
-        |inf(?![\w])|nan(?![\w])))
-  | (?P<name>\.?[A-Za-z_][\w.]*)
-  | (?P<punct>[=\[\],:])
-""", re.VERBOSE)
+# The token patterns (machine.asm.fastpath matches whole lines with the same ones).
+NUMBER = (r"[-+]?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+          r"|inf(?!\w)|nan(?!\w))")
+NAME = r"\.?[A-Za-z_][\w.]*"
+_TOKEN = re.compile(rf"(?P<space>\s+)|(?P<number>{NUMBER})|(?P<name>{NAME})|(?P<punct>[=\[\],:])")
 
 
 def strip_comment(line: str) -> str:

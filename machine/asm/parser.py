@@ -15,6 +15,11 @@ from dataclasses import dataclass, field
 
 from machine.asm.errors import AsmError
 from machine.asm.lexer import Token, tokenize
+from machine.files import MAX_TOKEN_CHARS
+
+# Directives whose positional hex atoms are byte strings, not numbers: as long as the
+# line allows (a `.bytes` line may fill a partition).
+BLOB_DIRECTIVES = (".raw", ".bytes")
 
 
 @dataclass(frozen=True)
@@ -135,12 +140,14 @@ def parse_line(line: str, file: str, lineno: int) -> Statement:
     st = Statement(lineno, line)
     if c.peek().kind == "name" and c.peek(1).text == ":" and c.peek(1).kind == "punct":
         st.label = Atom(c.take())
+        _check_length(st.label, c)
         c.take()
     if c.peek().kind == "end":
         return st
     if c.peek().kind != "name":
         raise c.error("expected a mnemonic, a directive or a label")
     st.head = Atom(c.take())
+    _check_length(st.head, c)
     while c.peek().kind != "end":
         start = c.peek()
         if start.kind == "name" and c.peek(1).text == "=" and c.peek(1).kind == "punct":
@@ -149,7 +156,37 @@ def parse_line(line: str, file: str, lineno: int) -> Statement:
             st.args.append(Arg(key, _value(c), start.column))
         else:
             st.args.append(Arg(None, _value(c), start.column))
+    blobs = st.head.text.lower() in BLOB_DIRECTIVES
+    for arg in st.args:
+        if arg.key is not None:
+            _check_length(arg.key, c)
+        if not (blobs and arg.key is None and isinstance(arg.value, Atom)):
+            _check_value_length(arg.value, c)
     return st
+
+
+def _check_length(atom: Atom, c: _Cursor) -> None:
+    """A name or number over MAX_TOKEN_CHARS is an error at its column: no field,
+    label or 64-bit value needs one, and Python refuses to convert decimal
+    literals of over 4300 digits (which would surface as a traceback)."""
+    if len(atom.text) > MAX_TOKEN_CHARS:
+        kind = "number" if atom.token.kind == "number" else "name"
+        raise AsmError(f"{kind} of {len(atom.text):,} characters; at most {MAX_TOKEN_CHARS} "
+                       "are accepted", c.file, c.lineno, atom.column, c.source)
+
+
+def _check_value_length(value: Value, c: _Cursor) -> None:
+    if isinstance(value, Atom):
+        _check_length(value, c)
+    elif isinstance(value, ListValue):
+        for atom in value.items:
+            _check_length(atom, c)
+    else:
+        _check_length(value.name, c)
+        for start, stop in value.items:
+            _check_length(start, c)
+            if stop is not None:
+                _check_length(stop, c)
 
 
 def parse_value(text: str) -> Value | None:
@@ -157,6 +194,7 @@ def parse_value(text: str) -> Value | None:
     try:
         c = _Cursor(tokenize(text, "", 0), "", 0, text)
         value = _value(c)
+        _check_value_length(value, c)
     except AsmError:
         return None
     return value if c.peek().kind == "end" else None

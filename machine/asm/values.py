@@ -10,6 +10,7 @@ import numpy as np
 from machine.asm.errors import AsmError
 from machine.asm.parser import Atom, Bracket, ListValue, Value
 from machine.dtypes import Dtype, Gen
+from machine.files import MAX_TOKEN_CHARS
 from machine.isa.addr import encode_address, encode_register
 from machine.isa.enums import parse_enum
 from machine.isa.spec import Field
@@ -22,8 +23,9 @@ Fail = Callable[[str, int], AsmError]  # (message, column) -> error to raise
 
 
 def parse_int(text: str) -> int | None:
-    """An integer literal (decimal, 0x, 0b, sign, underscores) or None."""
-    if not _INT.match(text):
+    """An integer literal (decimal, 0x, 0b, sign, underscores) or None; None too for
+    one over MAX_TOKEN_CHARS (the parser reports those with their column)."""
+    if len(text) > MAX_TOKEN_CHARS or not _INT.match(text):
         return None
     digits = text.replace("_", "")
     try:
@@ -33,7 +35,9 @@ def parse_int(text: str) -> int | None:
 
 
 def parse_number(text: str) -> int | float | None:
-    """An integer or float literal (incl. inf/nan) or None."""
+    """An integer or float literal (incl. inf/nan) or None (see parse_int)."""
+    if len(text) > MAX_TOKEN_CHARS:
+        return None
     i = parse_int(text)
     if i is not None:
         return i

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from machine.files import MAX_PROGRAM_BYTES, read_input
 from machine.isa.opcodes import OPCODES, mnemonic, struct_name_of
 from machine.isa.spec import RECORD_BYTES, Field, Struct
 from machine.isa.structs import STRUCTS
@@ -209,6 +210,7 @@ def decode_bytes(data: bytes, name: str = "<bytes>") -> Program:
 
 
 def load_program(path: str | Path) -> Program:
-    """Read a binary program file (64-byte records)."""
+    """Read a binary program file (64-byte records); InputFileError for a non-regular
+    file or one over MAX_PROGRAM_BYTES (machine.files)."""
     p = Path(path)
-    return decode_bytes(p.read_bytes(), str(p))
+    return decode_bytes(read_input(p, what="program", max_bytes=MAX_PROGRAM_BYTES), str(p))
