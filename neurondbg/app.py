@@ -9,6 +9,7 @@ model (views.adapter.Session) and pushes one Snapshot down after every stop.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -27,29 +28,48 @@ from views.adapter import Session
 from views.console_view import ConsoleView
 from views.lanes import LaneTable
 from views.memory import MemoryView
+from views.pane import Pane
 from views.program import ProgramView
 from views.snapshot import Snapshot
 
 CSS_FILE = Path(str(resources.files("views").joinpath("neurondbg.tcss")))  # package data
 
 
+def reverse_count(line: str) -> int | None:
+    """N of a `reverse [N]` line, or None when it is not a valid count (the console
+    then reports the error as for any command)."""
+    rest = line.strip().partition(" ")[2].strip()
+    try:
+        return console._count(rest)  # the console's own reading of a step count
+    except ValueError:
+        return None
+
+
 class NeurondbgApp(App):
     """neurondbg's terminal UI."""
 
     TITLE = "neurondbg"
+    position_is_work: ClassVar[bool] = True  # steps taken count as unsaved work (see q)
     CSS_PATH = CSS_FILE
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "step", "step", id="app.step"),
-        Binding("c", "continue", "continue", id="app.continue"),
-        Binding("r", "reverse", "reverse", id="app.reverse"),
-        Binding("b", "breakpoint", "break", id="app.break"),
-        Binding("z", "zoom", "max/restore", id="app.zoom"),
-        Binding("L", "lab", "lab", id="app.lab"),
-        Binding("colon", "console", "console", show=False, id="app.console"),
-        Binding("escape", "stop", "stop", show=False, id="app.stop"),
+        Binding("s", "step", "step", id="app.step", tooltip="step one instruction"),
+        Binding("c", "continue", "continue", id="app.continue",
+                tooltip="continue to the next stop (off the UI thread)"),
+        Binding("r", "reverse", "reverse", id="app.reverse",
+                tooltip="reverse-step: undo one step exactly"),
+        Binding("b", "breakpoint", "break", id="app.break",
+                tooltip="toggle a breakpoint at the Program cursor"),
+        Binding("z", "zoom", "max/restore", id="app.zoom",
+                tooltip="maximise / restore the focused pane"),
+        Binding("L", "lab", "lab", id="app.lab", tooltip="open the Convert Lab"),
+        Binding("colon", "console", "console", show=False, id="app.console",
+                tooltip="type a command in the console"),
+        Binding("escape", "stop", "stop", show=False, id="app.stop",
+                tooltip="stop a run, reverse or load; leave the console; restore a pane"),
         Binding("ctrl+c", "stop", "stop", show=False, priority=True, id="app.interrupt"),
-        Binding("question_mark", "help", "help", id="app.help"),
-        Binding("q", "quit", "quit", id="app.quit"),
+        Binding("question_mark", "help", "help", id="app.help", tooltip="this help"),
+        Binding("q", "quit", "quit", id="app.quit",
+                tooltip="quit (asks first when there is unsaved work)"),
     ]
 
     def __init__(self, program: str | Path | None = None, gen: str = "cayman",
@@ -64,6 +84,8 @@ class NeurondbgApp(App):
         self.running = False
         self.loading = False
         self._note: Any = None
+        self._saved_mark: tuple[Any, ...] | None = None  # the work as last loaded or saved
+        self._edited = False  # a `set` changed the machine since then
 
     def get_default_screen(self) -> Screen:
         if self.lab_only:
@@ -107,6 +129,7 @@ class NeurondbgApp(App):
                 self.refresh_views()
             return
         self.session, self.load_error = session, None
+        self._mark_saved()
         self._loaded()
 
     async def wait_loaded(self) -> None:
@@ -151,10 +174,7 @@ class NeurondbgApp(App):
         screen = self._debugger()
         if screen is None:
             return
-        try:
-            screen.show(self.snapshot())
-        except Exception as exc:  # a view that cannot draw a state must not end the session
-            self.say(f"internal error while drawing: {type(exc).__name__}: {exc}", "bold red")
+        screen.show(self.snapshot())  # each pane inside views.pane.contain
         self._show_note()
 
     def _show_note(self) -> None:
@@ -205,6 +225,72 @@ class NeurondbgApp(App):
             self.say(text)
         self.refresh_views()
 
+    # -- unsaved work -------------------------------------------------------------------
+    def _work_mark(self) -> tuple[Any, ...]:
+        """What `q` compares with the last load or save: the step position (unless the
+        App says moving is no work, as a tour does) and every breakpoint with its state."""
+        s = self.session
+        if s is None or s.dbg is None:
+            return ()
+        steps = s.state.steps if self.position_is_work else None
+        return steps, tuple((bp.describe(), bp.enabled) for bp in s.breakpoints())
+
+    def _mark_saved(self) -> None:
+        self._saved_mark, self._edited = self._work_mark(), False
+
+    def unsaved(self) -> list[str]:
+        """What quitting now would lose, one phrase each ([] when nothing)."""
+        if self.session is None or self._saved_mark is None:
+            return []
+        mark, out = self._work_mark(), []
+        if mark and self._saved_mark:
+            if mark[0] != self._saved_mark[0]:
+                out.append(f"the machine is at step {mark[0]:,} "
+                           f"(loaded at {self._saved_mark[0]:,})")
+            if mark[1] != self._saved_mark[1]:
+                out.append("breakpoints changed")
+        if self._edited:
+            out.append("values changed with `set`")
+        return out
+
+    def action_quit(self) -> None:
+        """Quit at once, or (unsaved work) ask once: save / quit / cancel.
+
+        Decided (gdb asks before killing a live process; pudb does not ask): the
+        question comes only when there is something to lose, and the save goes
+        where a bare `save` writes (PROGRAM.session.toml in the current folder)."""
+        from neurondbg.screens.quit import QuitScreen
+
+        work = [] if self.lab_only or self.running or self.loading else self.unsaved()
+        if not work:
+            if self.running and self.session is not None:
+                self.session.stop()  # the run's thread ends at its next step boundary
+            self.exit()
+            return
+        if isinstance(self.screen, QuitScreen):
+            return
+        path = console.default_session_path(self.session)
+
+        def chosen(choice: str | None) -> None:
+            if choice == "quit" or (choice == "save" and self._save(path)):
+                self.exit()
+
+        self.push_screen(QuitScreen(work, path), chosen)
+
+    def _save(self, path: str) -> bool:
+        """Save the session to `path`; False (and a console line) when it failed."""
+        session = self.session
+        if session is None:
+            return False
+        try:
+            text = session.save(path, {"focus": self._focused_pane()})
+        except (ValueError, OSError) as exc:
+            self.say(f"error: save: {exc}", "bold red")
+            return False
+        self.say(text, "green")
+        self._mark_saved()
+        return True
+
     # -- actions (keys, palette, console) -------------------------------------------
     def action_step(self) -> None:
         if (s := self._guard()) is not None:
@@ -238,6 +324,43 @@ class NeurondbgApp(App):
             text = session.run(progress)
         except Exception as exc:  # the app never dies on a run
             text = f"error: {exc}"
+        self.call_from_thread(self._run_done, text)
+
+    def start_reverse(self, session: Session, n: int) -> None:
+        """`reverse N` off the UI thread, with progress; Esc / Ctrl+C stops it."""
+        self.running = True
+        self._status(f"reversing {n:,} steps… Esc or Ctrl+C stops")
+        self._reverse_worker(session, n)
+
+    @work(thread=True, exclusive=True, group="run")
+    def _reverse_worker(self, session: Session, n: int, slice_s: float = 0.05) -> None:
+        # Slices of ~slice_s each (as Session.run does), so progress and an interrupt
+        # are seen within ~100 ms whatever one undo costs.
+        session.interrupt.clear()
+        start_steps, done, budget = session.state.steps, 0, 256
+        before = list(session.state.R)
+        while done < n and not session.interrupt.is_set():
+            t0 = time.perf_counter()
+            want = min(budget, n - done)
+            session.reverse(want)
+            moved = start_steps - session.state.steps - done
+            done += moved
+            if moved < want:  # the start of history
+                break
+            took = max(time.perf_counter() - t0, 1e-6)
+            budget = max(16, min(1 << 20, int(budget * slice_s / took)))
+            self.call_from_thread(self._status, f"reversing… {done:,} of {n:,} steps · "
+                                  "Esc stops")
+        pc = session.state.pc
+        if not done:
+            text = "at the start of history: nothing to reverse"
+        else:
+            text = f"reversed {done:,} step(s) to pc {pc:#x}"
+            if done < n:
+                text += (" (stopped by the user)" if session.interrupt.is_set()
+                         else ": the start of history")
+        session.stop_text = text
+        session.prev_regs = before  # changed = since before the whole `reverse N`
         self.call_from_thread(self._run_done, text)
 
     def _progress(self, steps: int, rate: float) -> None:
@@ -344,6 +467,10 @@ class NeurondbgApp(App):
         if name == "console":  # keep typing in the command line, not into the log's keys
             screen.query_one("#console-input").focus()
 
+    @on(Pane.Failed)
+    def _pane_failed(self, event: Pane.Failed) -> None:
+        self.say(f"error: {event.pane} pane: {event.text}", "bold red")
+
     @on(MemoryView.GotoPrompt)
     def _goto_prompt(self, event: MemoryView.GotoPrompt) -> None:
         box = self.query_one("#console-input", Input)
@@ -369,9 +496,16 @@ class NeurondbgApp(App):
         if not ui_only and (self.session is None or self.running or self.loading):
             self._guard()
             return
+        if name == "reverse" and self.session is not None and self.session.dbg is not None:
+            count = reverse_count(line)
+            if count is not None and count > 1:
+                self.start_reverse(self.session, count)
+                return
         reply = console.execute(line, self.session)
         for text, style in reply.lines:
             self.say(text, style)
+        if name == "set" and not any(t.startswith("error") for t, _ in reply.lines):
+            self._edited = True
         self._apply(reply)
 
     async def run_command_async(self, line: str) -> None:
@@ -398,11 +532,11 @@ class NeurondbgApp(App):
         elif action == "pane":
             self.action_pane(args[0] if args and args[0] else "")
         elif action == "quit":
-            self.exit()
+            self.action_quit()
         elif action == "open":
             self.open_program(args[0])
-        elif action == "save" and self.session is not None:
-            self._do(lambda: self.session.save(args[0], {"focus": self._focused_pane()}))
+        elif action == "save":
+            self._save(args[0])
 
     # -- command palette ---------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

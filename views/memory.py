@@ -46,12 +46,13 @@ class MemoryView(LineView):
     """One line per partition; columns are elements from `start` (a byte offset)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "cycle_dtype", "dtype", id="mem.dtype"),
-        Binding("h", "heatmap", "heatmap", id="mem.heatmap"),
-        Binding("p", "space", "sbuf/psum", id="mem.space"),
+        Binding("d", "cycle_dtype", "dtype", id="mem.dtype", tooltip="next element format"),
+        Binding("h", "heatmap", "heatmap", id="mem.heatmap", tooltip="heatmap on / off"),
+        Binding("p", "space", "sbuf/psum", id="mem.space", tooltip="SBUF / PSUM"),
         Binding("left_square_bracket", "shift(-1)", "◀ cols", id="mem.left"),
         Binding("right_square_bracket", "shift(1)", "cols ▶", id="mem.right"),
-        Binding("g", "goto_prompt", "go to", id="mem.goto"),
+        Binding("g", "goto_prompt", "go to", id="mem.goto",
+                tooltip="go to an address (asks in the console)"),
     ]
 
     class GotoPrompt(Message):

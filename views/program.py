@@ -103,7 +103,8 @@ class ProgramView(LineView):
     """One line per 64-byte record; the cursor picks the record `b` toggles."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f", "toggle_full", "full text", id="program.full"),
+        Binding("f", "toggle_full", "full text", id="program.full",
+                tooltip="compact listing / the full disassembly of every record"),
     ]
 
     def __init__(self, **kwargs) -> None:

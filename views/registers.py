@@ -39,7 +39,8 @@ class RegistersView(LineView):
 
     show_cursor: ClassVar[bool] = False
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("v", "cycle_view", "reg view", id="regs.view"),
+        Binding("v", "cycle_view", "reg view", id="regs.view",
+                tooltip="registers as hex / signed / unsigned / fp32"),
     ]
 
     def __init__(self, **kwargs) -> None:

@@ -1,35 +1,111 @@
-"""`?`: keys and console commands in a modal (Escape or ? closes)."""
+"""`?`: keys and console commands in a modal (Escape or ? closes).
+
+The key list is made from the BINDINGS of the App (including a tour's), the
+debugger screen and each pane's widget, so it cannot drift from what the keys
+do; a binding's `tooltip`, where it has one, is the longer explanation.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from neurondbg.console import COMMANDS, HELP
 
-KEYS: tuple[tuple[str, str], ...] = (
-    ("s", "step one instruction"), ("c", "continue (runs off the UI thread)"),
-    ("r", "reverse-step (undo one step exactly)"), ("b", "toggle a breakpoint at the cursor"),
-    ("Esc / Ctrl+C", "stop a run at the next step boundary; restore a maximised pane"),
-    ("z", "maximise / restore the focused pane"), ("Tab / Shift+Tab", "next / previous pane"),
-    ("L", "open the Convert Lab"), (":", "focus the console"), ("?", "this help"),
-    ("q", "quit"), ("Ctrl+P", "command palette: every action by name"),
-    ("v", "(registers) hex / signed / unsigned / fp32"),
-    ("d h p [ ] g", "(SBUF) dtype, heatmap, SBUF/PSUM, scroll columns, go to (console)"),
-    ("f / o", "(convert trace) all lanes / flagged lanes; open the lane in the Convert Lab"),
-    ("m", "(plot) lanes / histogram"),
+NOT_BINDINGS: tuple[tuple[str, str], ...] = (  # keys Textual itself handles
+    ("Tab / Shift+Tab", "next / previous pane"),
+    ("Ctrl+P", "command palette: every action by name"),
+    ("↑ ↓ PgUp PgDn", "move the cursor in a listing, scroll a note or the help"),
 )
 
 
-def help_text() -> Text:
+GENERIC = ("textual", "views.lineview")  # bases whose keys NOT_BINDINGS sums up
+
+
+def key_name(key: str) -> str:
+    """'question_mark' -> '?', 'ctrl+c' -> 'Ctrl+C', 'escape' -> 'Esc', 'right' -> '→'."""
+    *mods, last = key.split("+")
+    name = {"escape": "Esc", "right": "→", "left": "←", "up": "↑", "down": "↓",
+            "space": "Space", "tab": "Tab"}.get(last, format_key(last))
+    return "+".join([m.capitalize() for m in mods] + [name.upper() if mods else name])
+
+
+def bindings_of(classes: Iterable[type]) -> list[tuple[str, str]]:
+    """(keys, what) for the Bindings `classes` and their own bases declare (not Textual's
+    or the generic cursor keys); a subclass's key overrides its base's; keys of one action
+    share a line."""
+    seen: set[str] = set()
+    by_action: dict[str, tuple[list[str], str]] = {}
+    for cls in classes:
+        for base in cls.__mro__:
+            if base.__module__.startswith(GENERIC):
+                continue
+            for b in base.__dict__.get("BINDINGS", ()):
+                binding = b if isinstance(b, Binding) else Binding(*b)
+                keys = [k.strip() for k in binding.key.split(",") if k.strip() not in seen]
+                seen.update(keys)
+                if keys:
+                    entry = by_action.setdefault(
+                        binding.action, ([], binding.tooltip or binding.description))
+                    entry[0].extend(keys)
+    return [(" / ".join(key_name(k) for k in keys), what)
+            for keys, what in by_action.values()]
+
+
+def sections(app: Any) -> list[tuple[str, Sequence[tuple[str, str]]]]:
+    """(heading, bindings) in the order the help shows them."""
+    from neurondbg.app import NeurondbgApp
+    from neurondbg.screens.lab import LabScreen
+    from neurondbg.screens.main import DebuggerScreen
+    from views.bits_editor import BitEditor
+    from views.console_view import ConsoleInput
+    from views.lanes import LaneTable
+    from views.memory import MemoryView
+    from views.plot import PlotView
+    from views.program import ProgramView
+    from views.registers import RegistersView
+    from views.tour_pane import TourPane
+
+    app_class = type(app) if isinstance(app, NeurondbgApp) else NeurondbgApp
+    everything = bindings_of([app_class])
+    tour = [b for b in everything if b[1].startswith("tour")]
+    own = [b for b in everything if b not in tour]
+    out: list[tuple[str, Sequence[tuple[str, str]]]] = [
+        ("Debugger", own),
+        ("Panes (keys 1..9 focus one; in a small terminal they pick its tab)",
+         bindings_of([DebuggerScreen])),
+        ("Program", bindings_of([ProgramView])),
+        ("Registers", bindings_of([RegistersView])),
+        ("SBUF", bindings_of([MemoryView])),
+        ("Convert trace", bindings_of([LaneTable])),
+        ("Plot", bindings_of([PlotView])),
+        ("Console", bindings_of([ConsoleInput])),
+        ("Tour (while a tour is open; → ← p in the tour pane)",
+         tour or bindings_of([TourPane])),
+        ("Convert Lab", bindings_of([LabScreen, BitEditor])),
+    ]
+    return [(title, bs) for title, bs in out if bs]
+
+
+def help_text(app: Any = None) -> Text:
+    """The whole help: keys by where they act (for `app`'s class: a tour adds its
+    keys), then the console commands."""
     text = Text("Keys\n", style="bold underline")
-    for key, what in KEYS:
+    for title, bindings in sections(app):
+        text.append(f"{title}\n", style="bold")
+        for keys, what in bindings:
+            text.append(f"  {keys:<16}", style="bold yellow")
+            text.append(f"{what}\n")
+    text.append("Anywhere\n", style="bold")
+    for key, what in NOT_BINDINGS:
         text.append(f"  {key:<16}", style="bold yellow")
         text.append(f"{what}\n")
     text.append("\nConsole commands\n", style="bold underline")
@@ -44,10 +120,10 @@ class HelpScreen(ModalScreen):
     ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen VerticalScroll { width: 110; height: 40; border: round $accent;
-                                background: $surface; padding: 0 1; }
+    HelpScreen VerticalScroll { width: 110; max-width: 100%; height: 40; max-height: 100%;
+                                border: round $accent; background: $surface; padding: 0 1; }
     """
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(help_text())
+            yield Static(help_text(self.app))

@@ -1,76 +1,180 @@
-"""The debugger layout: every pane visible at 160x50; any one maximisable."""
+"""The debugger layout: every pane visible at 160x50; any one maximisable.
+
+Three layouts, by terminal size (decided here; views/neurondbg.tcss draws them):
+- wide (>= WIDE): the three bands of DESIGN.md, every pane visible.
+- compact (>= MINIMUM, e.g. 100x30): Program on top and Console at the bottom
+  stay; the other panes collapse into tabs that share one slot between them.
+  The tab bar names them with their number: keys 1..9 (or a click, or focus
+  moving into a pane) pick one; `pane NAME` still maximises any pane.
+- too small (< MINIMUM): one line "terminal too small: need 80x24, have 70x20"
+  instead of boxes cut in half.
+The panes stay mounted in every layout (only CSS changes), so their state
+(cursor, dtype, console history) survives a resize.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import ClassVar
 
+from rich.markup import escape
+from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Static
 
 from views.accum import AccumView
 from views.console_view import ConsoleView
 from views.lanes import LanesView
 from views.legality import LegalityView
 from views.memory import MemoryView
-from views.pane import Pane
+from views.pane import Pane, contain, pane_of
 from views.plot import PlotView
 from views.program import ProgramView
 from views.registers import RegistersView
 from views.snapshot import Snapshot
 from views.struct_view import StructView
 
-# pane id -> title, in the order of the layout (focus order)
+# pane id -> title, in the order of the layout (focus order; keys 1..9)
 PANES: dict[str, str] = {
     "program": "Program", "registers": "Registers", "accum": "DVE acc / idx", "plot": "Plot",
     "struct": "Struct", "legality": "Legality", "memory": "SBUF", "lanes": "Convert trace",
     "console": "Console",
 }
+ALWAYS_SHOWN = ("program", "console")  # in the compact layout; the others are tabs
+WIDE = Size(150, 44)  # the three bands: 66 + 34 + a listing; 19 + 15 rows + the data band
+MINIMUM = Size(80, 24)  # below it no layout is usable
+
+
+def layout_for(size: Size) -> str:
+    """'wide', 'compact' or 'tiny' for a terminal of `size`."""
+    if size.width < MINIMUM.width or size.height < MINIMUM.height:
+        return "tiny"
+    if size.width < WIDE.width or size.height < WIDE.height:
+        return "compact"
+    return "wide"
+
+
+def too_small_text(size: Size) -> str:
+    return (f"terminal too small: need {MINIMUM.width}x{MINIMUM.height}, "
+            f"have {size.width}x{size.height}")
 
 
 class DebuggerScreen(Screen):
     """Three bands of panes (views/neurondbg.tcss); `show(snapshot)` feeds each pane."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(str(i), f"go('{name}')", f"pane {title}", show=False, id=f"pane.{name}")
+        for i, (name, title) in enumerate(PANES.items(), start=1)
+    ]
+
     def __init__(self, words: Sequence[str] = ()) -> None:
         super().__init__(id="debugger")
         self.words = words
+        self.layout_name = "wide"
+        self.tab = "registers"  # the pane the compact layout shows in its shared slot
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static("", id="pane-bar")
         with Horizontal(id="row1"):
             yield Pane(PANES["program"], ProgramView(id="program"), id="pane-program")
-            yield Pane(PANES["registers"], RegistersView(id="registers"), id="pane-registers")
+            yield Pane(PANES["registers"], RegistersView(id="registers"), id="pane-registers",
+                       classes="tab")
             with Vertical(id="col-side"):
-                yield Pane(PANES["accum"], AccumView(id="accum"), id="pane-accum")
-                yield Pane(PANES["plot"], PlotView(id="plot"), id="pane-plot")
+                yield Pane(PANES["accum"], AccumView(id="accum"), id="pane-accum", classes="tab")
+                yield Pane(PANES["plot"], PlotView(id="plot"), id="pane-plot", classes="tab")
         with Horizontal(id="row2"):
-            yield Pane(PANES["struct"], StructView(id="struct"), id="pane-struct")
-            yield Pane(PANES["legality"], LegalityView(id="legality"), id="pane-legality")
+            yield Pane(PANES["struct"], StructView(id="struct"), id="pane-struct", classes="tab")
+            yield Pane(PANES["legality"], LegalityView(id="legality"), id="pane-legality",
+                       classes="tab")
         with Horizontal(id="row3"):
-            yield Pane(PANES["memory"], MemoryView(id="memory"), id="pane-memory")
-            yield Pane(PANES["lanes"], LanesView(id="lanes"), id="pane-lanes")
+            yield Pane(PANES["memory"], MemoryView(id="memory"), id="pane-memory", classes="tab")
+            yield Pane(PANES["lanes"], LanesView(id="lanes"), id="pane-lanes", classes="tab")
             yield Pane(PANES["console"], ConsoleView(self.words, id="console"),
                        id="pane-console")
+        yield Static("", id="too-small", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
+        self.select_tab(self.tab)
+        self.fit(self.app.size)
         ready = getattr(self.app, "debugger_ready", None)
         if ready is not None:
             ready()
 
+    # -- layout by size -------------------------------------------------------------
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit(event.size)
+
+    def fit(self, size: Size) -> None:
+        """Pick the layout for a terminal of `size` (see the module docstring)."""
+        self.layout_name = layout_for(size)
+        self.set_class(self.layout_name == "compact", "-compact")
+        self.set_class(self.layout_name == "tiny", "-tiny")
+        self.query_one("#too-small", Static).update(too_small_text(size))
+
+    def select_tab(self, name: str) -> None:
+        """Show pane `name` in the compact layout's shared slot (no-op for Program and
+        Console, which are always shown)."""
+        if name in ALWAYS_SHOWN or name not in PANES:
+            return
+        self.tab = name
+        pane = self.query_one(f"#pane-{name}", Pane)
+        for node in self.query(".-current, .-host"):
+            node.remove_class("-current", "-host")
+        pane.add_class("-current")
+        for node in pane.ancestors:
+            if node is self:
+                break
+            node.add_class("-host")
+        bar = []
+        for i, (key, title) in enumerate(PANES.items(), start=1):
+            if key in ALWAYS_SHOWN:
+                continue
+            style = "reverse bold" if key == name else "dim"
+            bar.append(f"[@click=screen.go('{key}')][{style}] {i} {escape(title)} [/][/]")
+        self.query_one("#pane-bar", Static).update(" ".join(bar))
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        pane = pane_of(event.widget)
+        if pane is not None and pane.id is not None:
+            self.select_tab(pane.id.removeprefix("pane-"))
+
+    def action_go(self, name: str) -> None:
+        """Focus pane `name` (keys 1..9); in the compact layout, show its tab."""
+        self.select_tab(name)
+        if name == "console":
+            self.query_one("#console-input").focus()
+            return
+        widget = self.query_one(f"#{name}")
+        target = widget if widget.can_focus else next(
+            (w for w in widget.query("*") if w.can_focus), widget)
+        target.focus()
+
+    # -- model -> panes ----------------------------------------------------------------
+    def feeds(self, snap: Snapshot) -> list[tuple[Widget, Callable[[], object]]]:
+        """(view, how it takes the snapshot), in the order the panes are refreshed."""
+        memory = self.query_one(MemoryView)
+        plot = self.query_one(PlotView)
+        views: list[Widget] = [self.query_one(ProgramView), self.query_one(RegistersView),
+                               self.query_one(StructView), self.query_one(LegalityView), memory,
+                               self.query_one(AccumView), self.query_one(LanesView)]
+        out: list[tuple[Widget, Callable[[], object]]] = [
+            (v, lambda v=v: v.show(snap)) for v in views]
+        out.append((plot, lambda: plot.show(snap, memory._values.ravel())))
+        return out
+
     def show(self, snap: Snapshot) -> None:
-        """Render every pane from one snapshot (inside one batch update: one repaint)."""
+        """Render every pane from one snapshot (inside one batch update: one repaint).
+        A pane that fails shows its error; the others still refresh (views.pane.contain)."""
         with self.app.batch_update():
-            self.query_one(ProgramView).show(snap)
-            self.query_one(RegistersView).show(snap)
-            self.query_one(StructView).show(snap)
-            self.query_one(LegalityView).show(snap)
-            memory = self.query_one(MemoryView)
-            memory.show(snap)
-            self.query_one(AccumView).show(snap)
-            self.query_one(LanesView).show(snap)
-            self.query_one(PlotView).show(snap, memory._values.ravel())
+            for view, feed in self.feeds(snap):
+                contain(view, "refresh", feed, None)
             title = f"{snap.program_name} · {snap.gen} · {snap.engine}" + (
                 f" · {snap.stop}" if snap.stop else "")
             if title != self.sub_title:

@@ -1,0 +1,358 @@
+"""The App never dies, fits small terminals, asks before losing work, and long UI
+work (reverse N) runs off the UI thread and stops on Esc (issue 10)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from neurondbg.app import NeurondbgApp
+from neurondbg.screens.main import PANES, DebuggerScreen
+from neurondbg.screens.quit import QuitScreen
+from views.adapter import Session
+from views.console_view import ConsoleView
+from views.legality import LegalityView
+from views.pane import Pane
+from views.plot import PlotView, select_lanes
+from views.program import ProgramView
+from views.registers import RegistersView
+
+DATA = Path(__file__).parent / "data"
+STEPS = DATA / "steps.asm"
+LOOP = DATA / "loop.asm"
+SIZE = (160, 50)
+BIG_CAST = """\
+.data sb[0, 0] fp32 2e6 3e6
+CAST in_dtype=FP32 out_dtype=BF16 nac=1 src=sb[0, 0] step=[1,0,0,0] num=[2,1,1,1] \
+dst=sb[0, 64] step=[1,0,0,0] num=[2,1,1,1]
+HALT
+"""
+
+
+def console_text(app: NeurondbgApp) -> str:
+    return "\n".join(app.screen.query_one(ConsoleView).messages)
+
+
+# -- the plot: off-scale and non-finite lanes ---------------------------------------------
+def test_select_lanes_counts_what_it_leaves_out() -> None:
+    x = np.array([1.0, 2.0, np.inf, np.nan, 3.4e38, 1.5, 2.5, 0.5])
+    y = np.array([1.0, 2.0, np.inf, 1.0, np.inf, 1.5, np.nan, 0.5])
+    chosen = select_lanes(x, y)
+    assert chosen.keep.tolist() == [True, True, False, False, False, True, False, True]
+    assert (chosen.inf, chosen.nan, chosen.off_scale) == (2, 2, 0)
+    assert chosen.note() == "4 of 8 not plotted: 2 inf, 2 NaN"
+    far = select_lanes(np.array([1.0, 2.0, 3e38]), np.array([1.0, 2.0, 3e38]))
+    assert far.keep.tolist() == [True, True, False] and far.note() == \
+        "1 of 3 not plotted: 1 off-scale"
+    # all lanes large: one scale fits them, nothing is left out
+    big = select_lanes(np.array([16777217.0, 2147483647.0]), np.array([16777216.0, 2**31]))
+    assert big.keep.all() and big.note() == ""
+    none = select_lanes(np.array([np.nan]), np.array([np.nan]))
+    assert not none.keep.any() and none.note() == "1 of 1 not plotted: 1 NaN"
+    assert select_lanes(np.ones(4), np.ones(4), total=1024).note() == "first 4 lanes"
+
+
+async def test_a_cast_of_large_values_is_plotted_not_fatal(tmp_path: Path) -> None:
+    program = tmp_path / "big.asm"
+    program.write_text(BIG_CAST)
+    app = NeurondbgApp(program)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.press("s")
+        await pilot.pause()
+        plot = app.screen.query_one(PlotView)
+        assert plot.lanes is not None and plot.note == ""
+        drawn = plot.render().plain  # what the pane shows: the figure, not an error
+        assert "lanes: in, out, error" in drawn
+        assert "error:" not in console_text(app)
+        await pilot.press("s")  # the app is alive: the next step runs
+        await pilot.pause()
+        assert app.session.state.steps == 2
+
+
+async def test_cast_rounding_tour_to_its_end_from_any_pane() -> None:
+    from neurondbg.commands.tour import tour_app
+    from views.memory import MemoryView
+    from views.tour_pane import TourPane
+
+    app = tour_app("cast-rounding")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.pause()
+        tour = app.screen.query_one(TourPane)
+        plot = app.screen.query_one(PlotView)
+        app.screen.query_one(ProgramView).focus()  # not the tour pane: n works anyway
+        titles = [tour.note.title]
+        while not app.guide.at_end:
+            await pilot.press("n")
+            await pilot.pause()
+            plot.render()  # each step's figure is drawn (the 4th one used to raise)
+            titles.append(tour.note.title)
+        assert titles == ["Every Cast goes through fp32",
+                          "Ties go to even; a sticky bit breaks the tie",
+                          "Integer targets truncate and saturate",
+                          "FP8 overflow depends on the FP8 configuration",
+                          "int32 loses bits in the fp32 hub", "Halted"]
+        assert app.session.state.steps == 5 and "end of the tour" in str(tour.border_subtitle)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.session.state.steps == 5 and "end of the tour" in console_text(app)
+        app.screen.query_one(MemoryView).focus()  # where p means SBUF / PSUM: N goes back
+        await pilot.press("N")
+        await pilot.pause()
+        assert app.guide.step == 4 and tour.note.title == "int32 loses bits in the fp32 hub"
+        assert "error" not in console_text(app)
+        # the fp32 2e6 / 3e6 -> bf16 lanes: 4 lanes, none left out
+        assert plot.note == ""
+
+
+async def test_a_long_tour_note_scrolls() -> None:
+    from neurondbg.commands.tour import tour_app
+    from views.tour_pane import TourPane
+
+    app = tour_app("cast-rounding")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.press("n")  # "Ties go to even": 12 lines, more than the pane holds
+        await pilot.pause()
+        tour = app.screen.query_one(TourPane)
+        assert tour.max_scroll_y > 0 and tour.scroll_y == 0
+        tour.focus()
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert tour.scroll_y > 0
+        await pilot.press("n")  # a new note starts at its top
+        await pilot.pause()
+        assert tour.scroll_y == 0
+
+
+# -- a pane that fails is contained ----------------------------------------------------------
+async def test_a_pane_that_fails_to_draw_or_refresh_is_contained(monkeypatch) -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+
+        def broken_line(self: RegistersView, index: int):
+            raise RuntimeError("boom")
+
+        monkeypatch.setattr(RegistersView, "line_text", broken_line)
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.pause()
+        regs = app.screen.query_one("#pane-registers", Pane)
+        assert regs.has_class("-failed")
+        assert regs.error == "cannot draw: RuntimeError: boom"
+        assert "error: Registers pane: cannot draw: RuntimeError: boom" in console_text(app)
+        assert console_text(app).count("RuntimeError: boom") == 1  # once, not per line
+
+        def broken_show(self: LegalityView, snap) -> None:
+            raise KeyError("verdict")
+
+        monkeypatch.setattr(LegalityView, "show", broken_show)
+        await pilot.press("s")
+        await pilot.pause()
+        legality = app.screen.query_one("#pane-legality", Pane)
+        assert legality.error == "cannot refresh: KeyError: 'verdict'"
+        assert app.screen.query_one(ProgramView).pc_index == 2  # the other panes refreshed
+        monkeypatch.undo()
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.pause()
+        assert not legality.has_class("-failed") and not regs.has_class("-failed")
+        assert app.session.state.steps == 3
+
+
+def test_the_process_exits_non_zero_when_the_app_dies(monkeypatch) -> None:
+    import textual.constants
+
+    from neurondbg.cli import cli
+
+    def die(self: NeurondbgApp) -> None:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(textual.constants, "DRIVER",
+                        "textual.drivers.headless_driver:HeadlessDriver")
+    monkeypatch.setattr(NeurondbgApp, "debugger_ready", die)
+    result = CliRunner().invoke(cli, ["tui", str(STEPS)])
+    assert result.exit_code == 1
+
+
+# -- q with unsaved work ---------------------------------------------------------------------
+async def test_q_quits_at_once_without_unsaved_work() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+@pytest.mark.parametrize("work, what", [
+    ("s", "the machine is at step 1 (loaded at 0)"),
+    ("b", "breakpoints changed"),
+    (":set R5 = 1", "values changed with `set`"),
+])
+async def test_q_with_unsaved_work_asks_once(work: str, what: str) -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        if work.startswith(":"):
+            app.run_command(work[1:])
+        else:
+            await pilot.press(work)
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen) and app.screen.unsaved == [what]
+        await pilot.press("escape")  # cancel: back to the debugger
+        await pilot.pause()
+        assert isinstance(app.screen, DebuggerScreen) and app.return_code is None
+        await pilot.press("q", "q")  # q again quits without saving
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_save_from_the_quit_question(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.press("s", "s")
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.press("s")
+        await pilot.pause()
+    saved = tmp_path / "steps.session.toml"
+    assert saved.exists() and app.return_code == 0
+    again = Session(saved)
+    assert again.state.steps == 2
+
+
+async def test_a_saved_session_has_nothing_unsaved(tmp_path: Path) -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.press("s")
+        app.run_command(f"save {tmp_path / 'here.toml'}")
+        await pilot.pause()
+        assert app.unsaved() == []
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_stepping_through_a_tour_is_not_unsaved_work() -> None:
+    from neurondbg.commands.tour import tour_app
+
+    app = tour_app("cast-rounding")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        await pilot.press("n", "n")
+        await pilot.pause()
+        assert app.session.state.steps == 2
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+# -- layout by terminal size -------------------------------------------------------------
+async def test_every_pane_is_reachable_at_100x30() -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.wait_loaded()
+        await pilot.pause()
+        screen = app.screen
+        assert screen.has_class("-compact") and screen.layout_name == "compact"
+        for name in ("program", "console"):  # always shown
+            assert screen.query_one(f"#pane-{name}").region.height >= 5
+        for i, name in enumerate(PANES, start=1):
+            await pilot.press(str(i))
+            await pilot.pause()
+            pane = screen.query_one(f"#pane-{name}", Pane)
+            assert pane.region.width == 100 and pane.region.height >= 5, name
+            assert pane.has_focus_within, name
+            shown = [p for p in PANES if screen.query_one(f"#pane-{p}").region.height]
+            assert set(shown) == {"program", "console", name} or name in ("program",
+                                                                              "console")
+        regions = [screen.query_one(f"#pane-{p}").region for p in PANES]
+        regions = [r for r in regions if r.height]
+        for i, a in enumerate(regions):  # what is shown does not overlap
+            assert not any(a.overlaps(b) for b in regions[i + 1:])
+        await app.run_command_async("pane struct")  # `pane NAME` maximises any pane
+        await pilot.pause()
+        assert screen.maximized is screen.query_one("#pane-struct")
+        assert screen.query_one("#pane-struct").region.height >= 28
+
+
+async def test_below_the_minimum_one_line_says_so_and_resizing_back_restores() -> None:
+    from textual.widgets import Static
+
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await app.wait_loaded()
+        await pilot.pause()
+        screen = app.screen
+        note = screen.query_one("#too-small", Static)
+        assert str(note.render()) == "terminal too small: need 80x24, have 70x20"
+        assert all(screen.query_one(f"#pane-{p}").region.height == 0 for p in PANES)
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause()
+        assert screen.layout_name == "wide" and not screen.has_class("-compact", "-tiny")
+        assert all(screen.query_one(f"#pane-{p}").region.height >= 5 for p in PANES)
+        assert note.region.height == 0
+
+
+# -- long work off the UI thread ---------------------------------------------------------
+async def test_reverse_n_runs_in_a_worker_with_the_exact_result() -> None:
+    app = NeurondbgApp(LOOP)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        app.run_command("step 3000")
+        registers = list(app.session.state.R)
+        app.run_command("step 2000")
+        await pilot.pause()
+        app.run_command("reverse 2000")
+        assert app.running  # off the UI thread
+        await app.wait_loaded()
+        await pilot.pause()
+        assert not app.running and app.session.state.steps == 3000
+        assert list(app.session.state.R) == registers
+        assert "reversed 2,000 step(s)" in console_text(app)
+        app.run_command("reverse 5000")  # more than there is: stops at the start
+        await app.wait_loaded()
+        assert app.session.state.steps == 0
+        assert "reversed 3,000 step(s) to pc 0x0: the start of history" in console_text(app)
+
+
+async def test_esc_stops_a_reverse(monkeypatch) -> None:
+    app = NeurondbgApp(LOOP)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        app.run_command("step 3000")
+        session = app.session
+        original = Session.reverse
+        started = threading.Event()
+
+        def held(self: Session, n: int = 1) -> str:
+            # the first slice waits for Esc: the interrupt lands while the reverse runs
+            started.set()
+            self.interrupt.wait(5)
+            return original(self, n)
+
+        monkeypatch.setattr(Session, "reverse", held)
+        app.screen.query_one(ProgramView).focus()
+        app.run_command("reverse 3000")
+        await pilot.pause()
+        assert started.wait(5) and app.running
+        await pilot.press("escape")
+        await app.wait_loaded()
+        await pilot.pause()
+        assert not app.running
+        assert 0 < 3000 - session.state.steps < 3000  # one slice undone, then stopped
+        assert "(stopped by the user)" in console_text(app)
