@@ -26,7 +26,13 @@ from machine.state import MachineConfig
 from sessions.errors import SessionError
 from sessions.program import ProgramFile, read_program
 from sessions.schema import SessionSpec
-from sessions.store import LoadedSession, Progress, load_session, save_session
+from sessions.store import (
+    LoadedSession,
+    Progress,
+    journal_options,
+    load_session,
+    save_session,
+)
 
 SESSION_SUFFIX = ".toml"
 DEFAULT_MAX_STEPS = 10_000_000
@@ -57,13 +63,15 @@ def is_session_file(path: str | Path) -> bool:
 
 def open_program_or_session(path: str | Path, gen: str | Gen = "cayman", engine: str = "pool",
                             *, execute_invalid: bool = False, progress: Progress | None = None,
-                            interrupt: threading.Event | None = None) -> Opened:
+                            interrupt: threading.Event | None = None,
+                            history: bool = True) -> Opened:
     """A session file (.toml: its own gen/engine/config win) or a PROGRAM; SessionError
     (one line, naming the file) on bad input. A session replays to its saved step with
-    `progress(done, total)` reports; setting `interrupt` raises SessionInterrupted."""
+    `progress(done, total)` reports; setting `interrupt` raises SessionInterrupted.
+    `history=False`: the machine keeps no undo history (a headless run nobody reverses)."""
     p = Path(path)
     if is_session_file(p):
-        loaded = load_session(p, progress=progress, interrupt=interrupt)
+        loaded = load_session(p, progress=progress, interrupt=interrupt, history=history)
         return Opened(loaded.machine, loaded.program_path, loaded, list(loaded.warnings),
                       loaded.source)
     try:
@@ -73,7 +81,8 @@ def open_program_or_session(path: str | Path, gen: str | Gen = "cayman", engine:
     prog = read_program(p, g)
     config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
     try:
-        m = Machine(prog.program, config, data=prog.data, labels=prog.labels)
+        m = Machine(prog.program, config, data=prog.data, labels=prog.labels,
+                    **journal_options(history))
     except ValueError as e:
         raise SessionError(f"{p}: {e}") from None
     return Opened(m, p.resolve(), source=prog)

@@ -9,7 +9,7 @@
                    memory images applied after the program's own data directives
     [[breakpoints]] / [[watchpoints]]   spec (machine/breakpoints.py language), enabled, id
     [[edits]]      step, target, value: a `set` made when `step` steps had run, replayed
-                   at that step on load (value: the text typed, or an integer)
+                   at that step on load (machine.edits.Edit: value = the bits stored, hex)
     [layout]       opaque: the UI's layout and selected panes
     [tour]         name, title, description            (tours only)
     [[notes]]      step, title, text                   (tours only: shown from `step` on)
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from machine.dtypes import Gen, parse_gen
+from machine.edits import Edit
 from machine.engines import ENGINES
 from machine.isa.addr import geometry
 from machine.state import MachineConfig
@@ -60,15 +61,6 @@ class BreakpointEntry:
 
 
 @dataclass(frozen=True)
-class EditEntry:
-    """A `set TARGET = VALUE` made after `step` steps (machine.debugger Machine.edits)."""
-
-    step: int
-    target: str
-    value: str | int
-
-
-@dataclass(frozen=True)
 class Note:
     """A tour note, shown from step `step` until the next note's step."""
 
@@ -91,7 +83,7 @@ class SessionSpec:
     data: list[DataImage] = field(default_factory=list)
     breakpoints: list[BreakpointEntry] = field(default_factory=list)
     watchpoints: list[BreakpointEntry] = field(default_factory=list)
-    edits: list[EditEntry] = field(default_factory=list)  # in step order
+    edits: list[Edit] = field(default_factory=list)  # in step order
     layout: dict[str, Any] = field(default_factory=dict)
     tour: dict[str, str] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
@@ -235,7 +227,13 @@ def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> 
         target = r.get("target", str)
         if not target.strip():
             r.fail("target", "expected a target such as R5 or sb[0, 0], found an empty string")
-        spec.edits.append(EditEntry(step, target, r.get("value", (str, int))))
+        value = r.get("value", str)
+        try:
+            int(value, 0)
+        except ValueError:
+            r.fail("value", f"expected the stored bits as a hex string such as \"0x3f800000\", "
+                            f"found {value!r}")
+        spec.edits.append(Edit(step, target, value))
     spec.edits.sort(key=lambda e: e.step)  # stable: edits at one step keep file order
     spec.layout = top.get("layout", dict, {})
     tour = _Reader(src, top.get("tour", dict, {}), "tour")

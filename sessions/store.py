@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from machine.debugger import Machine, Stop
+from machine.edits import Edit
 from sessions.atomic import resolve_target, same_file, write_atomic
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.program import ProgramFile, load_program, read_program, sha256_of
@@ -44,7 +45,6 @@ from sessions.schema import (
     WATCH_KINDS,
     BreakpointEntry,
     DataImage,
-    EditEntry,
     Note,
     SessionSpec,
     session_from_dict,
@@ -106,13 +106,15 @@ def read_session(path: str | Path) -> SessionSpec:
 
 def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
                  progress: Progress | None = None,
-                 interrupt: threading.Event | None = None) -> LoadedSession:
+                 interrupt: threading.Event | None = None,
+                 history: bool = True) -> LoadedSession:
     """Build the machine, apply data, replay to the saved step (and its `set` edits),
     check the digest.
 
     A changed program is a warning with `program_changed` set, or a SessionError
     when `allow_changed` is False. `progress(done, total)` is called as the replay
     goes; setting `interrupt` stops it within a slice with SessionInterrupted.
+    `history=False` builds a machine that keeps no undo history (headless `run`).
     """
     spec = path if isinstance(path, SessionSpec) else read_session(path)
     src = str(spec.source) if spec.source is not None else "<session>"
@@ -131,7 +133,8 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
     source = read_program(prog_path, spec.config.gen, src)
     labels = source.labels
     try:
-        m = Machine(source.program, spec.config, data=source.data, labels=labels)
+        m = Machine(source.program, spec.config, data=source.data, labels=labels,
+                    **journal_options(history))
     except ValueError as e:
         raise SessionError(f"{src}: program {spec.program}: {e}") from None
     for i, img in enumerate(spec.data):
@@ -179,6 +182,11 @@ def _apply_image(m: Machine, img: DataImage, spec: SessionSpec, where: str) -> N
                            f"{img.partition}, byte {img.offset} does not fit {img.space} "
                            f"{mem.shape}")
     mem[img.partition:p1, img.offset:b1] = a
+
+
+def journal_options(history: bool) -> dict[str, int]:
+    """Machine keyword arguments: the default journal budget, or none kept at all."""
+    return {} if history else {"journal_budget": 0}
 
 
 def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str,
@@ -231,10 +239,10 @@ def _short(m: Machine, stop: Stop, total: int, warnings: list[str], src: str) ->
     return stop
 
 
-def _apply_edit(m: Machine, edit: EditEntry, where: str) -> None:
-    """Re-make a saved `set` through the machine's journaled edit."""
+def _apply_edit(m: Machine, edit: Edit, where: str) -> None:
+    """Re-make a saved `set` (its stored bits, exactly) through the machine's journal."""
     try:
-        m.edit(edit.target, edit.value)
+        m.apply_edit(edit)
     except ValueError as e:
         raise SessionError(f"{where}: set {edit.target} = {edit.value}: {e}") from None
 
@@ -264,6 +272,7 @@ def save_session(path: str | Path, machine: Machine, *, program_path: str | Path
     for bp in machine.breakpoints:
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
         entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))
+    spec.edits = list(machine.edits)
     try:
         text = dumps(session_to_dict(spec))  # an unsaveable layout fails before any write
     except TypeError as e:
@@ -313,17 +322,6 @@ def _relative(p: Path, folder: Path) -> str:
         return p.as_posix()
 
 
-def initial_memory(machine: Machine) -> dict[str, np.ndarray]:
-    """SBUF and PSUM as they were before step 0: the journal's old bytes, newest first."""
-    st = machine.state
-    mems = {s: st.memory(s).copy() for s in SPACES}
-    for u in reversed(st.journal.others):
-        if u.kind == "mem":
-            r = u.key
-            mems[r.space][r.p0:r.p1, r.byte_index] = u.old
-    return mems
-
-
 def _save_images(target: Path, machine: Machine, prog: Path) -> list[DataImage]:
     """Write .npy images of initial memory the program's data directives do not produce."""
     program, data, labels = load_program(prog, machine.config.gen, str(target))
@@ -335,7 +333,7 @@ def _save_images(target: Path, machine: Machine, prog: Path) -> list[DataImage]:
     except ValueError as e:
         raise SessionError(f"{target}: program {prog}: {e}") from None
     images = []
-    for space, mem in initial_memory(machine).items():
+    for space, mem in machine.initial_memory().items():
         diff = mem != fresh.memory(space)
         rows = np.flatnonzero(diff.any(axis=1))
         if rows.size == 0:

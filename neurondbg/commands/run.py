@@ -161,7 +161,7 @@ def command(program: Path, gen: str, engine: str, max_steps: int | None,
         try:
             opened = open_program_or_session(program, gen, engine,
                                              execute_invalid=execute_invalid,
-                                             interrupt=stopping)
+                                             interrupt=stopping, history=False)
         except SessionInterrupted as e:
             click.echo(f"neurondbg: {e}", err=True)
             raise SystemExit(EXIT_INTERRUPTED) from None

@@ -142,6 +142,11 @@ def test_asm_writes_records_and_sidecar(tmp_path: Path) -> None:
 
 
 # -- Ctrl+C ------------------------------------------------------------------------------------
+def _trace_started(folder: Path) -> bool:
+    """Whether the run's trace temporary holds data: its first buffer of steps is out."""
+    return any(p.stat().st_size > 0 for p in folder.glob(".t.jsonl.*.tmp"))
+
+
 def test_ctrl_c_stops_at_a_step_saves_and_exits_130(tmp_path: Path) -> None:
     spin = tmp_path / "spin.asm"
     spin.write_text(SPIN)
@@ -151,10 +156,8 @@ def test_ctrl_c_stops_at_a_step_saves_and_exits_130(tmp_path: Path) -> None:
                              "--trace", str(trace), "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        while not any(n.startswith(".t.jsonl.") for n in os.listdir(tmp_path)):
-            if proc.poll() is not None:
-                break
-            threading.Event().wait(0.02)  # the trace's temporary appears as the run starts
+        while proc.poll() is None and not _trace_started(tmp_path):
+            threading.Event().wait(0.02)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:

@@ -243,3 +243,44 @@ def test_load_with_progress_reaches_the_saved_step(tmp_path: Path) -> None:
     seen: list[int] = []
     loaded = load_session(path, progress=lambda d, t: seen.append(d))
     assert loaded.machine.state.steps == 20_001 and seen[-1] == 20_001
+
+
+# -- set edits ---------------------------------------------------------------------------------
+def test_set_edits_are_saved_and_replayed_at_their_step(program: Path, tmp_path: Path) -> None:
+    m = make_machine(program)
+    m.edit("sb[1, 0]:fp32", "2.5")  # before the first step: not part of the data image
+    m.step_n(2)
+    m.edit("R5", "7")
+    m.step_n(3)
+    path = tmp_path / "s.toml"
+    save_session(path, m, program_path=program)
+    doc = tomllib.loads(path.read_text())
+    assert [e["step"] for e in doc["edits"]] == [0, 2] and doc["edits"][1]["target"] == "R5"
+    assert "data" not in doc or doc["data"] == []  # the edit is replayed, not imaged
+    loaded = load_session(path)
+    assert loaded.digest_ok and loaded.machine.state.steps == 5
+    assert loaded.machine.edits == m.edits and loaded.machine.state.R[5] == 7
+    assert loaded.machine.state.sbuf[1, :4].view(np.float32)[0] == 2.5
+
+
+def test_a_bad_saved_edit_is_a_one_line_error(program: Path, tmp_path: Path) -> None:
+    m = make_machine(program)
+    m.edit("R5", "7")
+    path = tmp_path / "s.toml"
+    save_session(path, m, program_path=program)
+    doc = tomllib.loads(path.read_text())
+    doc["edits"][0]["value"] = "seven"
+    path.write_text(dumps(doc))
+    with pytest.raises(SessionError, match=r"edits\[0\]\.value: expected the stored bits"):
+        load_session(path)
+    doc["edits"][0].update(value="0x1", target="R99")
+    path.write_text(dumps(doc))
+    with pytest.raises(SessionError, match=r"edits\[0\]: set R99 = 0x1: "):
+        load_session(path)
+
+
+def test_headless_machines_keep_no_history(program: Path) -> None:
+    from sessions.cli_support import open_program_or_session
+
+    assert not open_program_or_session(program, history=False).machine.history.enabled
+    assert open_program_or_session(program).machine.history.enabled
