@@ -27,7 +27,8 @@ from machine.state import MachineState
 
 JOURNAL_BUDGET = 256 << 20  # bytes of journal + checkpoints (DESIGN.md "Machine")
 TILE = 1024  # memory is kept per (partition, 1 KiB tile); all-zero tiles are not stored
-KEEP_LAST = 4096  # without history: steps kept for the last step's record (see `keep`)
+KEEP_LAST = 4096  # without history: at most this many steps kept (the last one is needed)...
+KEEP_LAST_BYTES = 4 << 20  # ... and at most this many bytes (a CAST step keeps 1 MiB)
 
 Position = tuple[int, int]  # (step count, edits applied)
 
@@ -167,7 +168,8 @@ class History:
         j = state.journal
         if not self.enabled:
             # Keep a few steps: `_refresh_last` re-executes the last one, a fault undoes its own.
-            if len(j.steps) > KEEP_LAST:
+            if len(j.steps) > KEEP_LAST or (j.other_bytes > KEEP_LAST_BYTES
+                                            and len(j.steps) > 1):
                 before = j.nbytes
                 j.drop_oldest(len(j.steps) - 1)
                 self.dropped += before - j.nbytes

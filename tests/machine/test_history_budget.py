@@ -9,7 +9,7 @@ import numpy as np
 from machine import debugger
 from machine.asm import assemble
 from machine.debugger import Machine
-from machine.history import JOURNAL_BUDGET, KEEP_LAST
+from machine.history import JOURNAL_BUDGET, KEEP_LAST, KEEP_LAST_BYTES
 from machine.state import MachineConfig
 
 from .helpers import SMALL
@@ -158,3 +158,14 @@ def test_who_wrote_answers_within_the_kept_window_only() -> None:
     assert m.state.who_wrote("R5") is None  # step 1 was folded away
     step, pc = m.state.who_wrote("R1")
     assert pc == 0x80 and step == m.state.steps - 4
+
+
+def test_no_history_bounds_memory_writes_too() -> None:
+    big = CAST_LOOP.replace("nac=4", "nac=128").replace("num=[8,", "num=[256,") \
+        .replace("sb[0, 64]", "sb[0, 2048]")  # 192 KiB of old bytes a trip
+    m = machine(big.format(trips=300), journal_budget=0)
+    assert m.cont().reason == "halt" and m.state.steps == 1 + 4 * 300 + 1
+    assert m.state.journal.nbytes <= KEEP_LAST_BYTES + (128 << 10)
+    h = machine(big.format(trips=300))
+    h.cont()
+    assert h.state.journal.nbytes > 50 << 20  # what history keeps, for comparison
