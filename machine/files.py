@@ -176,14 +176,16 @@ def load_json(text: str | bytes, where: str, *, first_line: int = 1) -> Any:
                              "expected a number of sensible size") from None
 
 
-def read_npy(fh: IO[bytes], where: str, *, dtypes: tuple[np.dtype, ...],
+def read_npy(fh: IO[bytes], where: str, *, what: str, dtypes: tuple[np.dtype, ...],
              max_shape: tuple[int, ...]) -> np.ndarray:
     """The array of one `.npy` stream, judged by its header before anything is allocated.
 
     The header must name one of `dtypes` (never an object dtype: nothing is unpickled)
     and a shape of len(max_shape) dimensions each within its bound; the data must be
-    all there. InputFileError `where: ...` otherwise."""
+    all there. InputFileError `where: expected WHAT, found ...` otherwise."""
     fmt = np.lib.format
+    not_npy = f"{where}: offset 0: expected a .npy file holding {what}; this is not NumPy's " \
+              ".npy array format"
     try:
         version = fmt.read_magic(fh)
         if version == (1, 0):
@@ -191,21 +193,20 @@ def read_npy(fh: IO[bytes], where: str, *, dtypes: tuple[np.dtype, ...],
         elif version == (2, 0):
             shape, fortran, dtype = fmt.read_array_header_2_0(fh, max_header_size=MAX_NPY_HEADER)
         else:
-            raise InputFileError(f"{where}: .npy format version {version[0]}.{version[1]}; "
-                                 "expected 1.0 or 2.0")
+            raise InputFileError(f"{not_npy} (version {version[0]}.{version[1]}; expected 1.0 "
+                                 "or 2.0)")
     except (ValueError, EOFError) as e:
         if isinstance(e, InputFileError):
             raise
         # numpy's own text suggests allow_pickle: not advice to give for an input file
-        raise InputFileError(f"{where}: offset 0: expected NumPy's .npy array format") from None
-    expected = " or ".join(str(d) for d in dtypes)
-    if dtype not in dtypes:
-        raise InputFileError(f"{where}: holds {dtype} data; expected {expected}")
-    bound = " x ".join(str(n) for n in max_shape)
-    if len(shape) != len(max_shape) or any(n > m for n, m in zip(shape, max_shape, strict=True)):
+        raise InputFileError(not_npy) from None
+    if dtype not in dtypes or len(shape) != len(max_shape):
+        raise InputFileError(f"{where}: expected {what}, found {dtype} {tuple(shape)}")
+    if any(n > m for n, m in zip(shape, max_shape, strict=True)):
+        bound = " x ".join(str(n) for n in max_shape)
         raise InputFileError(f"{where}: shape {tuple(shape)} is larger than any machine holds "
-                             f"(at most {bound} {expected} elements)")
-    # count is small now (shape bounded), so the buffer is too
+                             f"(at most {bound}); expected {what}")
+    # the shape is bounded now, so the buffer is too
     out = np.empty(shape[::-1] if fortran else shape, dtype=dtype)
     view = memoryview(out.reshape(-1).view(np.uint8))  # any dtype, bytes in place
     got = 0

@@ -132,14 +132,15 @@ _META = (np.dtype("<i8"),)
 _BYTES = (np.dtype(np.uint8),)
 
 
-def _member(z: zipfile.ZipFile, name: str, where: str, dtypes: tuple[np.dtype, ...],
-            max_shape: tuple[int, ...]) -> np.ndarray:
+def _member(z: zipfile.ZipFile, name: str, where: str, what: str,
+            dtypes: tuple[np.dtype, ...], max_shape: tuple[int, ...]) -> np.ndarray:
     try:
         info = z.getinfo(f"{name}.npy")
     except KeyError:
         raise InputFileError(f"{where}: not a neurondbg data file: no {name!r} member") from None
     with z.open(info) as fh:
-        return read_npy(fh, f"{where}: member {name!r}", dtypes=dtypes, max_shape=max_shape)
+        return read_npy(fh, f"{where}: member {name!r}", what=what, dtypes=dtypes,
+                        max_shape=max_shape)
 
 
 def load_data(path: str | Path) -> list[DataInit]:
@@ -151,8 +152,9 @@ def load_data(path: str | Path) -> list[DataInit]:
     try:
         with (open_input(path, what="data file", max_bytes=MAX_DATA_BYTES) as raw,
               zipfile.ZipFile(raw) as z):
-            meta = _member(z, "meta", where, _META, (len(z.infolist()), 5))
-            fmts = _member(z, "fmts", where, _FMT_DTYPES, (meta.shape[0],))
+            meta = _member(z, "meta", where, "int64 rows (space, p0, p1, offset, line)", _META,
+                           (len(z.infolist()), 5))
+            fmts = _member(z, "fmts", where, "format names", _FMT_DTYPES, (meta.shape[0],))
             if fmts.shape[0] != meta.shape[0]:
                 raise InputFileError(f"{where}: not a neurondbg data file: {meta.shape[0]} "
                                      f"initialisations but {fmts.shape[0]} format names")
@@ -168,7 +170,8 @@ def load_data(path: str | Path) -> list[DataInit]:
                     raise InputFileError(f"{row}: partitions {p0}:{p1}, offset {off}, line "
                                          f"{line}; expected 0 <= p0 < p1 <= {parts}, offset "
                                          f"0..{nbytes - 1}")
-                data = _member(z, f"data{i}", where, _BYTES, (p1 - p0, nbytes - off))
+                data = _member(z, f"data{i}", where, "uint8 rows (partitions, bytes)", _BYTES,
+                               (p1 - p0, nbytes - off))
                 if data.shape[0] != p1 - p0:
                     raise InputFileError(f"{row}: data has shape {data.shape}; expected "
                                          f"{p1 - p0} rows (partitions {p0}:{p1})")

@@ -6,21 +6,22 @@ from pathlib import Path
 
 import numpy as np
 
+from machine.asm.data import memory_bound
+from machine.files import MAX_DATA_BYTES, InputFileError, open_input, read_npy
 from neurondbg.errors import InputError
 
 
 def load_sbuf(path: str | Path) -> np.ndarray:
-    """A uint8 (partitions, bytes) array from a .npy file; InputError (one line) otherwise."""
+    """A uint8 (partitions, bytes) array from a .npy file; InputError (one line) otherwise.
+
+    The file must be a regular file, and its header is judged before the array is
+    allocated: uint8 only, no pickles, and no larger than the largest SBUF of any
+    generation (machine.asm.data.memory_bound); the machine then checks its own size."""
     try:
-        a = np.load(path, allow_pickle=False)
+        with open_input(path, what=".npy image", max_bytes=MAX_DATA_BYTES) as fh:
+            return read_npy(fh, str(path), what="a uint8 array of shape (partitions, bytes)",
+                            dtypes=(np.dtype(np.uint8),), max_shape=memory_bound("sbuf"))
+    except InputFileError as e:
+        raise InputError(str(e)) from None
     except OSError as e:
         raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (ValueError, EOFError):
-        # numpy's own text suggests allow_pickle: not advice to give for an input image
-        raise InputError(f"{path}: offset 0: expected a .npy file holding a uint8 array "
-                         "(partitions, bytes); this is not NumPy's .npy array format") from None
-    if not isinstance(a, np.ndarray) or a.dtype != np.uint8 or a.ndim != 2:
-        found = f"{a.dtype} {a.shape}" if isinstance(a, np.ndarray) else type(a).__name__
-        raise InputError(f"{path}: expected a uint8 array of shape (partitions, bytes), "
-                         f"found {found}")
-    return a

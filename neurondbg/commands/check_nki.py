@@ -7,7 +7,6 @@ Exit 0 when every call is legal, 1 when any is illegal, 2 on bad input.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import click
@@ -16,18 +15,16 @@ from neurondbg.errors import InputError
 
 
 def _load(path: str) -> list[Any]:
+    """The calls list; InputError (one line, exit 2) for a FIFO or other non-regular file,
+    a file over MAX_JSON_BYTES, bad UTF-8 or JSON, or integers past Python's digit limit."""
+    from machine.files import MAX_JSON_BYTES, InputFileError, load_json, read_input
+
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        calls = load_json(read_input(path, what="calls file", max_bytes=MAX_JSON_BYTES), path)
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: offset {exc.start}: expected UTF-8 JSON text") from None
-    try:
-        calls = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-    except RecursionError:
-        raise InputError(f"{path}: JSON nested too deeply") from None
+    except InputFileError as exc:
+        raise InputError(str(exc)) from None
     if not isinstance(calls, list):
         raise InputError(f"{path}: expected a JSON list of calls, got {type(calls).__name__}")
     return calls
