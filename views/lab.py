@@ -5,6 +5,13 @@ format and, per side, mode, saturation and profile; each side shows the result,
 flags, error, the neighbouring representable values and the step-by-step trace
 from machine.convert.trace.
 
+A typed number is read exactly by machine.convert.parse_value, the reader of
+`neurondbg convert` (one rounding to the nearest source value, ties even); when it
+was not exact, the message line says what it was read as. Opened from a lane
+(`setup`), side A starts on the set-up the machine used for that lane and a line
+names the lane, its profile / mode / saturation, generation and FP8 configuration;
+side B keeps its comparison set-up.
+
 The "ISS" kind swaps the formats and the two sides for one ISS primitive of
 reference 003 (machine.convert.iss: float, trunc, narrow, sats, packvr, ...): pick
 the primitive and its parameters; the input lane takes the primitive's input format
@@ -26,12 +33,14 @@ from machine.convert.iss import ISS_PRIMITIVES, ROUND_MODES, IssParam, IssPrimit
 from machine.convert.options import MODES, PROFILES, resolve
 from views.bits_editor import BitEditor
 from views.lab_model import (
+    LabSetup,
     carry_value,
     encoding_marks,
     fmt_value,
+    input_note,
     iss_format,
     neighbours,
-    parse_input,
+    read_input,
     value_of,
 )
 from views.roles import role_legend
@@ -209,13 +218,16 @@ class ConvertLab(Vertical):
     ConvertLab #lab-bits-row { height: 2; margin-top: 1; }
     ConvertLab #lab-value { height: 1; }
     ConvertLab #lab-message { height: 1; }
+    ConvertLab #lab-origin { height: auto; }
     ConvertLab #lab-sides { height: 1fr; }
     """
 
     def __init__(self, value: str = "1.00390625", src: str = "fp32", dst: str = "bf16",
-                 iss: str | None = None, **kwargs) -> None:
-        """`iss`: open on that ISS primitive (its default parameters) instead of src -> dst."""
+                 iss: str | None = None, setup: LabSetup | None = None, **kwargs) -> None:
+        """`iss`: open on that ISS primitive (its default parameters) instead of src -> dst.
+        `setup`: side A's mode / profile / saturation (a lane's: see LaneTable.OpenInLab)."""
         super().__init__(**kwargs)
+        self.setup = setup
         self.src = parse_format(src)
         self.dst = parse_format(dst)
         self._conv = (self.src.name, self.dst.name)
@@ -224,8 +236,17 @@ class ConvertLab(Vertical):
         self.iss_params = ISS_PRIMITIVES[self.iss_name].bind()
         if self.iss_mode:
             self.src, self.dst = iss_formats(self.prim, self.iss_params)
-        self.bits = parse_input(value, self.src) if value else 0
         self._value = value
+        self._message = Text()
+        self.bits = 0
+        if value:
+            try:  # a value that does not parse opens the lab on 0 and says why
+                parsed = read_input(value, self.src)
+            except ValueError as exc:
+                self._message = Text(f"error: {exc}", style="bold red")
+            else:
+                self.bits = parsed.bits
+                self._message = Text(input_note(value, self.src, parsed), style="yellow")
 
     @property
     def prim(self) -> IssPrimitive:
@@ -259,10 +280,15 @@ class ConvertLab(Vertical):
             yield Label("bits  ")
             yield BitEditor(self.src.bits, encoding_marks(self.src), id="lab-bits")
         yield Static(id="lab-value")
-        yield Static(id="lab-message")
+        yield Static(self._message, id="lab-message")
+        if self.setup is not None and self.setup.origin:
+            yield Static(Text.assemble(("from ", "bold"), self.setup.describe(),
+                                       ("   (side A; side B compares)", "dim")),
+                         id="lab-origin")
         yield Static(role_legend(), id="lab-legend")
+        a = self.setup or LabSetup()
         with Horizontal(id="lab-sides"):
-            yield LabSide("a", "rint", "ieee", False)
+            yield LabSide("a", a.mode, a.profile, a.sat)
             yield LabSide("b", "round", "ascend", True)  # ties away: differs on a tie
         yield IssSide()
 
@@ -325,11 +351,12 @@ class ConvertLab(Vertical):
         """Parse `text` in the source format; False (and a message) when it does not parse."""
         msg = self.query_one("#lab-message", Static)
         try:
-            self.bits = parse_input(text, self.src)
+            parsed = read_input(text, self.src)
         except ValueError as exc:
             msg.update(Text(f"error: {exc}", style="bold red"))
             return False
-        msg.update("")
+        self.bits = parsed.bits
+        msg.update(Text(input_note(text, self.src, parsed), style="yellow"))
         self.query_one(BitEditor).bits = self.bits
         self.refresh_all()
         return True

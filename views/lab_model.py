@@ -1,23 +1,59 @@
 """What the Convert Lab needs beyond machine.convert: reading what the user
 typed, the value of an encoding, and the representable neighbours of a value.
 
-These are display helpers (no rounding semantics of their own): a decimal
-input is encoded by machine.convert itself (fp32 -> source, profile ieee, rint),
-and values are read through ml_dtypes where the format has a twin.
+These are display helpers (no rounding semantics of their own): a typed number
+is read by machine.convert.parse_value, the reader `neurondbg convert` uses (exact,
+one rounding to nearest, ties even), and values are read through ml_dtypes where
+the format has a twin.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from machine.convert.formats import FORMATS, FloatFormat, Format, HiF8Format, IntFormat
+from machine.convert.parse import (
+    BadNumber,
+    ParsedValue,
+    encode_exact,
+    exact_value,
+    parse_value,
+)
 from views.roles import field_marks
 
 _ISS_INT = re.compile(r"(u?)int(\d+)")
+
+
+@dataclass(frozen=True)
+class LabSetup:
+    """The rounding set-up a Lab side starts on; from a lane, the one the machine used.
+
+    gen and fp8_exp4 say which generation ran and what its FP8 configuration made of
+    FP8_EXP4 (the lane's format names are already resolved, so they are shown, not
+    re-applied); `origin` names the lane ("lane p0 e1 of step 1").
+    """
+
+    mode: str = "rint"
+    profile: str = "ieee"
+    sat: bool = False
+    gen: str | None = None
+    fp8_exp4: str | None = None
+    origin: str = ""
+
+    def describe(self) -> str:
+        """One line: where the set-up came from and what it is."""
+        parts = [f"{self.profile} · {self.mode} · {'sat' if self.sat else 'nosat'}"]
+        if self.gen:
+            parts.append(f"gen {self.gen}")
+        if self.fp8_exp4:
+            parts.append(f"FP8_EXP4 = {self.fp8_exp4}")
+        head = f"{self.origin}: " if self.origin else ""
+        return head + ", ".join(parts)
 
 
 def width(fmt: Format) -> int:
@@ -46,17 +82,19 @@ def iss_format(name: str) -> Format:
 
 def carry_value(old: Format, bits: int, new: Format) -> int:
     """The encoding in `new` of the value `bits` has in `old` (a new input format keeps the
-    value, not the pattern): rounded by parse_input; a non-integer into an integer format
-    truncates toward zero and clamps; anything else unrepresentable gives 0."""
-    value = value_of(old, bits)
-    try:
-        return parse_input(str(value), new)
-    except ValueError:
-        pass
-    if isinstance(new, IntFormat) and math.isfinite(value):
-        v = max(new.min_value, min(new.max_value, int(value)))
+    value, not the pattern), from the exact value: a float format rounds it once to nearest
+    (ties even); an integer format truncates toward zero and clamps (inf to the range end,
+    NaN to 0), as C's saturating float-to-int casts do."""
+    kind, neg, mag = exact_value(bits & ((1 << old.bits) - 1), old)
+    if isinstance(new, IntFormat):
+        if kind == "nan":
+            return 0
+        v = new.max_value + 1 if kind == "inf" else int(mag)
+        v = max(new.min_value, min(new.max_value, -v if neg else v))
         return v & ((1 << new.bits) - 1)
-    return 0
+    if kind != "finite":
+        return parse_value(f"{'-' if neg else ''}{kind}", new).bits
+    return encode_exact(mag, new, neg=neg).bits
 
 
 def bit_string(fmt: Format, bits: int) -> str:
@@ -64,42 +102,45 @@ def bit_string(fmt: Format, bits: int) -> str:
 
 
 def parse_input(text: str, fmt: Format) -> int:
-    """Bits of `fmt` for what the user typed: 0x.. / 0b.. is a bit pattern,
-    anything else a number (decimal, 1e-3, inf, nan). ValueError says why."""
+    """Bits of `fmt` for what the user typed (see read_input). ValueError says why."""
+    return read_input(text, fmt).bits
+
+
+def read_input(text: str, fmt: Format) -> ParsedValue:
+    """What the user typed, as an encoding of `fmt`: 0x.. / 0b.. is a bit pattern (a hex
+    float such as 0x1.8p-3 has its `p` exponent and is a number), anything else a number
+    (1.5, -3e-2, inf, nan) read by machine.convert.parse_value. ValueError says why."""
     t = text.strip().replace("_", "")
     if not t:
         raise ValueError("type a number (1.5, -3e-2, inf) or a bit pattern (0x3f80, 0b1010)")
-    if t.lower().startswith(("0x", "0b", "-0x", "-0b")):
+    low = t.lower()
+    if low.startswith(("0x", "0b", "-0x", "-0b")) and "p" not in low:
         if t.startswith("-"):
-            raise ValueError(f"{text!r}: a bit pattern has no sign")
+            raise ValueError(f"{t[:40]!r}: a bit pattern has no sign")
+        if len(t[2:].lstrip("0")) > fmt.bits:  # every digit is at least one bit
+            raise ValueError(f"{t[:40]!r}: does not fit in {fmt.bits} bits of {fmt.name}")
         try:
             bits = int(t, 0)
         except ValueError:
-            raise ValueError(f"{text!r}: not a hex/binary bit pattern") from None
+            raise ValueError(f"{t[:40]!r}: not a hex/binary bit pattern") from None
         if bits >> fmt.bits:
-            raise ValueError(f"{text!r}: does not fit in {fmt.bits} bits of {fmt.name}")
-        return bits
-    if isinstance(fmt, IntFormat):
-        try:
-            value = int(t, 10)
-        except ValueError:
-            raise ValueError(f"{text!r}: {fmt.name} takes an integer or a bit pattern") from None
-        if not fmt.min_value <= value <= fmt.max_value:
-            raise ValueError(f"{text!r}: out of range for {fmt.name} "
-                             f"[{fmt.min_value}, {fmt.max_value}]")
-        return value & ((1 << fmt.bits) - 1)
+            raise ValueError(f"{t[:40]!r}: does not fit in {fmt.bits} bits of {fmt.name}")
+        return ParsedValue(bits, True, False)
     try:
-        value = float(t)
-    except ValueError:
-        raise ValueError(f"{text!r}: expected a number or a 0x/0b bit pattern") from None
-    f32 = int(np.array([value], np.float32).view(np.uint32)[0])
-    if fmt.name == "fp32":
-        return f32
-    from machine.convert import convert
+        return parse_value(text, fmt)
+    except BadNumber as exc:  # the CLI's message, with the Lab's own way to type bits
+        raise ValueError(f"{exc}, or a 0x/0b bit pattern") from None
 
-    out = convert(np.array([f32], np.uint32), "fp32", fmt.name, mode="rint", sat=False,
-                  profile="ieee")
-    return int(out[0])
+
+def input_note(text: str, fmt: Format, parsed: ParsedValue) -> str:
+    """What reading `text` did, when it was not exact (empty otherwise)."""
+    if parsed.exact:
+        return ""
+    shown = text.strip() if len(text.strip()) <= 40 else text.strip()[:40] + "..."
+    got = fmt_value(value_of(fmt, parsed.bits))
+    if parsed.overflow:
+        return f"note: {shown} is beyond {fmt.name}'s range: read as {got}"
+    return f"note: {shown} is not a {fmt.name} value: read as the nearest, {got} (ties to even)"
 
 
 def _generic_float(fmt: FloatFormat, bits: int) -> float:

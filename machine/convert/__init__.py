@@ -3,9 +3,12 @@
 Public API (DESIGN.md "Conversion API", stable):
     convert(bits, src, dst, mode="rint", sat=False, profile="ieee") -> numpy array
     trace(bits, src, dst, mode="rint", sat=False, profile="ieee") -> Trace
+    parse_value(text, fmt, *, gen=None) -> ParsedValue   (typed number -> encoding)
 
 `convert` lives in machine.convert.kernels, `trace` in machine.convert.trace;
-both validate their arguments with machine.convert.options.
+both validate their arguments with machine.convert.options. `parse_value` (in
+machine.convert.parse) is the one exact reader of typed numbers: the CLI and the
+Convert Lab both use it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 # Eager on purpose: the submodule `machine.convert.trace` would otherwise shadow the
 # function of the same name once anything imported it.
 from machine.convert.kernels import convert
+from machine.convert.parse import BadNumber, ParsedValue, encode_exact, exact_value, parse_value
 from machine.convert.trace import trace
 
-__all__ = ["convert", "trace"]
+__all__ = ["BadNumber", "ParsedValue", "convert", "encode_exact", "exact_value", "parse_value",
+           "trace"]

@@ -1,12 +1,10 @@
 """`neurondbg convert VALUE... --from FMT --to FMT`: one conversion per value (DESIGN CLI).
 
 VALUE is a decimal (`1.233`, `-0`, `1e-3`), `inf` / `-inf` / `nan`, or a hex float
-(`0x1p-3`); with --bits it is a hex bit pattern of the source format. A decimal is
-parsed exactly (fractions.Fraction) and rounded once to the nearest source value
-(ties to even): it is first reduced to a 62-bit significand rounded to odd, which
-keeps that single rounding correct (round-to-odd with >= 2 spare bits never
-double-rounds). The chosen --mode then applies to the src -> dst conversion.
-Integer sources take integers only, and they must fit the format.
+(`0x1p-3`); with --bits it is a hex bit pattern of the source format. A VALUE is read
+by machine.convert.parse_value, the same reader as the Convert Lab's: exactly, rounded
+once to the nearest source value (ties to even). The chosen --mode then applies to the
+src -> dst conversion. Integer sources take integers only, and they must fit the format.
 
 `--gen` picks the generation Neuron dtype names resolve under (FP8_EXP4). `--iss NAME
 [--param K=V]...` runs an ISS primitive of reference 003 (machine.convert.iss) on each
@@ -19,17 +17,17 @@ from __future__ import annotations
 import json
 import math
 import re
-from fractions import Fraction
 
 import click
 import numpy as np
 from click.core import ParameterSource
 
-from machine.convert._exact import FINITE, INF, NAN, U64, Lanes
 from machine.convert.formats import FORMAT_NAMES, Format, IntFormat, parse_format
 from machine.convert.iss import ISS_PRIMITIVES, IssPrimitive
-from machine.convert.kernels import convert, decode_value, encode_lanes
+from machine.convert.kernels import convert, decode_value
 from machine.convert.options import MODES, PROFILES, Options, resolve
+from machine.convert.parse import BadNumber
+from machine.convert.parse import parse_value as machine_parse_value
 from machine.dtypes import DEFAULT_GEN, GEN_NAMES, parse_gen
 from neurondbg.errors import InputError
 
@@ -38,8 +36,6 @@ ROLE_STYLES: dict[str, str] = {
     "guard": "bold magenta", "round": "bold yellow", "sticky": "cyan", "dropped": "dim",
     "carry": "bold white on red", "pad": "dim",
 }
-_HEX_FLOAT = re.compile(r"^[+-]?0x[0-9a-f]*\.?[0-9a-f]*p[+-]?\d+$")
-_SIG_BITS = 62
 
 
 # ignore_unknown_options: "-inf", "-1.5" and "-0x1p-3" are values, not options.
@@ -202,56 +198,18 @@ def parse_bits(text: str, fmt: Format) -> int:
 
 
 def parse_value(text: str, fmt: Format) -> int:
-    """The encoding of `text` in fmt: exact parse, one rounding to nearest (ties even)."""
-    t = text.strip().lower()
-    neg = t.startswith("-")
-    body = t.lstrip("+-")
-    if body in ("nan", "inf", "infinity"):
-        if isinstance(fmt, IntFormat):
-            raise InputError(f"convert: value {text!r}: {fmt.name} has no {body}; expected an "
-                             f"integer in [{fmt.min_value}, {fmt.max_value}]")
-        cls = NAN if body == "nan" else INF
-        return _encode_exact(fmt, cls, neg, 0, 0)
+    """The encoding of `text` in fmt (machine.convert.parse_value: exact, one rounding to
+    nearest, ties even); a finite value beyond the format's range gets a note on stderr."""
     try:
-        x = Fraction(float.fromhex(t)) if _HEX_FLOAT.match(t) else Fraction(t)
-    except (ValueError, ZeroDivisionError, OverflowError):
-        raise InputError(f"convert: value {text!r}: expected a number such as 1.233, -inf, "
-                         f"nan or 0x1p-3 (or use --bits for a hex bit pattern)") from None
-    if isinstance(fmt, IntFormat):
-        if x.denominator != 1 or not fmt.min_value <= x <= fmt.max_value:
-            raise InputError(f"convert: value {text!r}: expected an integer in "
-                             f"[{fmt.min_value}, {fmt.max_value}] for {fmt.name}")
-        return int(x) & ((1 << fmt.bits) - 1)
-    mag, exp = _odd_significand(abs(x))
-    code = _encode_exact(fmt, FINITE, neg, mag, exp)
-    if x and not np.isfinite(decode_value(np.array([code], fmt.container), fmt)[0]):
-        # Say so: a finite decimal that overflows the source format is read as inf/NaN.
-        read_as = _value(code, fmt)
+        parsed = machine_parse_value(text, fmt)
+    except BadNumber as exc:
+        raise InputError(f"convert: {exc} (or use --bits for a hex bit pattern)") from None
+    except ValueError as exc:
+        raise InputError(f"convert: {exc}") from None
+    if parsed.overflow:
         click.echo(f"neurondbg: note: {text} is beyond {fmt.name}'s range: read as "
-                   f"{read_as}", err=True)
-    return code
-
-
-def _odd_significand(x: Fraction) -> tuple[int, int]:
-    """(m, e) with m * 2^e = x rounded to odd at 62 significant bits (exact when it fits)."""
-    if x == 0:
-        return 0, 0
-    e = x.numerator.bit_length() - x.denominator.bit_length() - _SIG_BITS
-    scaled = x / Fraction(2) ** e
-    m = scaled.numerator // scaled.denominator
-    if m >> _SIG_BITS:  # keep at most 62 bits
-        e += 1
-        scaled /= 2
-        m = scaled.numerator // scaled.denominator
-    if m != scaled:
-        m |= 1  # sticky: rounding to odd keeps later rounding to <= 60 bits correct
-    return m, e
-
-
-def _encode_exact(fmt: Format, cls: int, neg: bool, mag: int, exp: int) -> int:
-    lanes = Lanes(np.array([cls], np.uint8), np.array([neg]), np.array([mag], U64),
-                  np.array([exp], np.int64))
-    return int(encode_lanes(lanes, Options(fmt, fmt, "rint", False, "ieee"))[0])
+                   f"{_value(parsed.bits, fmt)}", err=True)
+    return parsed.bits
 
 
 # --- output -------------------------------------------------------------------------------

@@ -1,0 +1,206 @@
+"""Read a typed number into an encoding: exact, one rounding (DESIGN "Conversion model").
+
+The one parser behind `neurondbg convert VALUE` and the Convert Lab. VALUE is a decimal
+(`1.233`, `-0`, `1e-3`, `.5`, `1_000`), `inf` / `infinity` / `nan` with an optional sign,
+or a hex float (`0x1.8p-3`). Its exact value is rounded ONCE to the nearest value of the
+format (ties to even), as IEEE 754 decimal-to-binary conversion does; `mode` is for the
+conversion that follows, not for reading the input. Integer formats take integers only
+(`1e3` and `2.0` are integers), and they must fit.
+
+How it stays exact and bounded:
+- no float on the way: digits become a Fraction, then a 62-bit significand rounded to
+  odd (round-to-odd with >= 2 spare bits never double-rounds), then machine.convert's
+  own encoder rounds that into the format;
+- at most MAX_CHARS characters (longer is an error); past KEEP_DIGITS significant
+  digits the rest only counts as "nonzero or not" (a sticky digit): every rounding
+  boundary of a format of <= 64 bits has far fewer digits, so the result is unchanged;
+- a magnitude beyond 10^+-MAX_DECIMAL_EXP (2^+-MAX_BINARY_EXP for hex floats) is
+  replaced by that bound: it is beyond every format's range, or below half of every
+  format's smallest value, so `1e999999999` costs nothing and still reads as inf.
+Errors are ValueError with a one-line message naming the text and what was expected;
+BadNumber (a ValueError) when the text is not a number at all. `encode_exact` and
+`exact_value` are the two halves (an exact value into a format, and back) for callers
+that hold a value rather than text (the Lab keeping a value across a format change).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from machine.convert._exact import FINITE, INF, NAN, U64, Lanes, decode
+from machine.convert.formats import Format, IntFormat, parse_format
+from machine.convert.kernels import encode_lanes
+from machine.convert.options import Options
+from machine.dtypes import Gen
+
+MAX_CHARS = 100_000
+KEEP_DIGITS = 800
+MAX_DECIMAL_EXP = 400  # every format lies within 10^+-50; 10^400 is far past all of them
+MAX_BINARY_EXP = 1400
+_SIG_BITS = 62
+_EXP_CLAMP = 10 ** 9
+_SHOWN = 40
+_DECIMAL = re.compile(r"([0-9]*)(?:\.([0-9]*))?(?:e([+-]?[0-9]+))?")
+_HEX = re.compile(r"0x([0-9a-f]*)(?:\.([0-9a-f]*))?p([+-]?[0-9]+)")
+_SPECIAL = {"nan": NAN, "inf": INF, "infinity": INF}
+
+
+class BadNumber(ValueError):
+    """The text is not a number in any accepted syntax."""
+
+
+@dataclass(frozen=True)
+class ParsedValue:
+    """An encoding read from text.
+
+    exact: the encoding's value is the text's value (inf / nan count as exact).
+    overflow: a finite nonzero value beyond the format's range, read as inf or NaN.
+    """
+
+    bits: int
+    exact: bool
+    overflow: bool
+
+
+def parse_value(text: str, fmt: Format | str, *, gen: Gen | None = None) -> ParsedValue:
+    """The encoding of `text` in `fmt` (a Format, or a name resolved under `gen`)."""
+    f = parse_format(fmt, gen) if isinstance(fmt, str) else fmt
+    if len(text) > MAX_CHARS:
+        raise ValueError(f"value of {len(text)} characters: at most {MAX_CHARS} are read")
+    t = text.strip().lower().replace("_", "")
+    neg = t.startswith("-")
+    body = t[1:] if t[:1] in "+-" else t
+    if body in _SPECIAL:
+        return _special(text, f, _SPECIAL[body], neg)
+    x = _hex(body) if body.startswith("0x") else _decimal(body)
+    if x is None:
+        raise BadNumber(f"value {_shown(text)}: expected a number such as 1.233, -inf, nan or "
+                        "0x1p-3")
+    if isinstance(f, IntFormat):
+        return ParsedValue(_integer(text, f, -x if neg else x), True, False)
+    return encode_exact(x, f, neg=neg)
+
+
+def _shown(text: str) -> str:
+    """The text for a message: quoted, and cut short so an error stays one short line."""
+    return repr(text) if len(text) <= _SHOWN else f"{text[:_SHOWN]!r}... ({len(text)} chars)"
+
+
+def _special(text: str, f: Format, cls: int, neg: bool) -> ParsedValue:
+    if isinstance(f, IntFormat):
+        word = "nan" if cls == NAN else "inf"
+        raise ValueError(f"value {_shown(text)}: {f.name} has no {word}; expected an integer in "
+                         f"[{f.min_value}, {f.max_value}] for {f.name}")
+    return ParsedValue(_encode(f, cls, neg, 0, 0), True, False)
+
+
+def _decimal(body: str) -> Fraction | None:
+    """|value| of a decimal without sign; None when it is not one."""
+    m = _DECIMAL.fullmatch(body)
+    if m is None or not (m.group(1) or m.group(2)):
+        return None
+    whole, frac, exp_text = m.group(1), m.group(2) or "", m.group(3)
+    digits = (whole + frac).lstrip("0")
+    if not digits:
+        return Fraction(0)
+    exp = _bounded_exp(exp_text) - len(frac)
+    top = exp + len(digits) - 1  # decimal exponent of the leading digit
+    if top > MAX_DECIMAL_EXP:
+        return Fraction(10) ** MAX_DECIMAL_EXP
+    if top < -MAX_DECIMAL_EXP:
+        return Fraction(1, 10 ** MAX_DECIMAL_EXP)
+    if len(digits) > KEEP_DIGITS:  # the sticky digit stands for everything dropped
+        dropped = digits[KEEP_DIGITS:]
+        exp += len(dropped)
+        digits = digits[:KEEP_DIGITS] + ("0" if dropped.strip("0") == "" else "1")
+        exp -= 1
+    return Fraction(int(digits)) * Fraction(10) ** exp
+
+
+def _hex(body: str) -> Fraction | None:
+    """|value| of a hex float (0x<hex>[.<hex>]p<exp>) without sign; None when it is not one."""
+    m = _HEX.fullmatch(body)
+    if m is None or not (m.group(1) or m.group(2)):
+        return None
+    whole, frac = m.group(1), m.group(2) or ""
+    digits = (whole + frac).lstrip("0")
+    if not digits:
+        return Fraction(0)
+    exp = _bounded_exp(m.group(3)) - 4 * len(frac)
+    keep = KEEP_DIGITS // 4  # 200 hex digits = 800 bits, far more than any format keeps
+    if len(digits) > keep:
+        dropped = digits[keep:]
+        exp += 4 * len(dropped)
+        digits = digits[:keep] + ("0" if dropped.strip("0") == "" else "1")
+        exp -= 4
+    top = exp + 4 * len(digits)
+    if top > MAX_BINARY_EXP:
+        return Fraction(2) ** MAX_BINARY_EXP
+    if top < -MAX_BINARY_EXP:
+        return Fraction(1, 1 << MAX_BINARY_EXP)
+    return Fraction(int(digits, 16)) * Fraction(2) ** exp
+
+
+def _bounded_exp(text: str | None) -> int:
+    """An exponent's value, clamped to +-10^9 without converting a huge digit string (the
+    magnitude checks that follow then treat it as far out of range)."""
+    if text is None:
+        return 0
+    sign = -1 if text.startswith("-") else 1
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    return sign * (_EXP_CLAMP if len(digits) > 9 else int(digits))
+
+
+def _integer(text: str, f: IntFormat, x: Fraction) -> int:
+    expected = f"expected an integer in [{f.min_value}, {f.max_value}] for {f.name}"
+    if x.denominator != 1:
+        raise ValueError(f"value {_shown(text)}: {f.name} takes an integer only; {expected}")
+    if not f.min_value <= x <= f.max_value:
+        raise ValueError(f"value {_shown(text)}: out of range; {expected}")
+    return int(x) & ((1 << f.bits) - 1)
+
+
+def encode_exact(x: Fraction, fmt: Format, *, neg: bool = False) -> ParsedValue:
+    """|x| (with the sign `neg`, so -0 exists) rounded once into a float format, ties even."""
+    x = abs(x)
+    code = _encode(fmt, FINITE, neg, *_odd_significand(x))
+    kind, _, got = exact_value(code, fmt)
+    return ParsedValue(code, kind == "finite" and got == x, bool(x) and kind != "finite")
+
+
+def exact_value(bits: int, fmt: Format) -> tuple[str, bool, Fraction]:
+    """(kind: "finite" / "inf" / "nan", sign bit, |value|) of one encoding, exactly."""
+    if isinstance(fmt, IntFormat):  # read here: ISS lanes (int24, int48) have no container
+        bits &= (1 << fmt.bits) - 1
+        neg = fmt.signed and bool(bits >> (fmt.bits - 1))
+        return "finite", neg, Fraction((1 << fmt.bits) - bits if neg else bits)
+    lanes = decode(np.array([bits], fmt.container), fmt)
+    kind = {FINITE: "finite", INF: "inf", NAN: "nan"}[int(lanes.cls[0])]
+    return kind, bool(lanes.neg[0]), Fraction(int(lanes.mag[0])) * Fraction(2) ** int(
+        lanes.exp[0])
+
+
+def _odd_significand(x: Fraction) -> tuple[int, int]:
+    """(m, e) with m * 2^e = x rounded to odd at 62 significant bits (exact when it fits)."""
+    if x == 0:
+        return 0, 0
+    e = x.numerator.bit_length() - x.denominator.bit_length() - _SIG_BITS
+    scaled = x / Fraction(2) ** e
+    m = scaled.numerator // scaled.denominator
+    if m >> _SIG_BITS:  # keep at most 62 bits
+        e += 1
+        scaled /= 2
+        m = scaled.numerator // scaled.denominator
+    if m != scaled:
+        m |= 1  # sticky: rounding to odd keeps later rounding to <= 60 bits correct
+    return m, e
+
+
+def _encode(f: Format, cls: int, neg: bool, mag: int, exp: int) -> int:
+    lanes = Lanes(np.array([cls], np.uint8), np.array([neg]), np.array([mag], U64),
+                  np.array([exp], np.int64))
+    return int(encode_lanes(lanes, Options(f, f, "rint", False, "ieee"))[0])
