@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,53 +79,32 @@ def _is_record(head: str | None) -> bool:
 _Line = tuple[int, str, "str | None", "str | None", "str | Statement"]
 
 
-# The line breaks of str.splitlines. Real sources use "\n" (or "\r\n"), split in C; a
-# source with the others goes through the regex, lazily, so that a file of form feeds
-# does not become a list of a hundred million empty lines before its size is judged.
+# The line breaks of str.splitlines: counted (in C) before the split, so that a file of
+# form feeds does not become a list of a hundred million empty lines first.
+_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _LINE_END = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 def _source_lines(text: str, name: str) -> list[str]:
-    """The lines of `text` as text.splitlines() gives them; AsmError past
-    MAX_ASSEMBLY_LINES lines or at a line over MAX_LINE_CHARS (machine.files)."""
-    if "\r\n" in text:
-        text = text.replace("\r\n", "\n")  # same lines, same columns
-    if any(c in text for c in _OTHER_BREAKS):
-        return list(_lines_by_regex(text, name))
-    if text.count("\n") > MAX_ASSEMBLY_LINES:
-        _bounded_line(0, 0, MAX_ASSEMBLY_LINES + 1, name)
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()  # the final line break ends a line; it does not start one
+    """text.splitlines(); AsmError past MAX_ASSEMBLY_LINES lines or at the first line
+    over MAX_LINE_CHARS (machine.files)."""
+    breaks = sum(text.count(c) for c in _BREAKS) - text.count("\r\n")
+    if breaks > MAX_ASSEMBLY_LINES:
+        _check_line(MAX_ASSEMBLY_LINES + 1, 0, name)
+    lines = text.splitlines()
     if max(map(len, lines), default=0) > MAX_LINE_CHARS:
         i = next(i for i, line in enumerate(lines) if len(line) > MAX_LINE_CHARS)
-        _bounded_line(0, len(lines[i]), i + 1, name)
-    if len(lines) > MAX_ASSEMBLY_LINES:
-        _bounded_line(0, 0, len(lines), name)
+        _check_line(i + 1, len(lines[i]), name)
     return lines
 
 
-def _lines_by_regex(text: str, name: str) -> Iterator[str]:
-    pos = 0
-    lineno = 0
-    for m in _LINE_END.finditer(text):
-        lineno += 1
-        _bounded_line(pos, m.start(), lineno, name)
-        yield text[pos:m.start()]
-        pos = m.end()
-    if pos < len(text):
-        _bounded_line(pos, len(text), lineno + 1, name)
-        yield text[pos:]
-
-
-def _bounded_line(start: int, stop: int, lineno: int, name: str) -> None:
-    """AsmError if line `lineno`, text[start:stop], is past a limit."""
+def _check_line(lineno: int, length: int, name: str) -> None:
+    """AsmError if line number `lineno`, of `length` characters, is past a limit."""
     if lineno > MAX_ASSEMBLY_LINES:
         raise AsmError(f"more than {MAX_ASSEMBLY_LINES:,} lines; that is the limit for one "
                        "assembly source", name, lineno, 1)
-    if stop - start > MAX_LINE_CHARS:
-        raise AsmError(f"line of {stop - start:,} characters; at most {MAX_LINE_CHARS:,} are "
+    if length > MAX_LINE_CHARS:
+        raise AsmError(f"line of {length:,} characters; at most {MAX_LINE_CHARS:,} are "
                        "accepted", name, lineno, MAX_LINE_CHARS + 1)
 
 
