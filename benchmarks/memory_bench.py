@@ -1,11 +1,13 @@
 """History memory benchmarks (issue 10). Prints figures; asserts nothing about time.
 
     python benchmarks/memory_bench.py [--run-steps 50000000] [--cont-steps 20000000]
+                                      [--long-steps 40000000]
 
 1. A headless `run` (journal_budget=0: no history) of a tight SEQ loop: peak RSS growth
    and the bytes history holds.
 2. A TUI-style `continue` with history under the default budget (256 MiB): the same.
-3. Reverse past the kept window (restore a checkpoint, replay): time of a jump to the
+3. A longer `continue` (its journal would be ~2x the budget, so history is folded), then
+   reverse past the kept window (restore a checkpoint, replay): time of a jump to the
    middle and to near the start, of one reverse-step there, and of a reverse-continue
    that has to search the folded history for a watched register.
 
@@ -67,7 +69,7 @@ def scenario(name: str, steps: int) -> dict[str, float]:
            "peak_growth": _peak() - base, "history": m.history.nbytes(st),
            "journal": st.journal.nbytes, "checkpoints": len(m.history.checkpoints),
            "window_start": st.journal.origin}
-    if name == "cont":
+    if name == "long":
         out.update(_reverse_figures(m))
     return out
 
@@ -105,7 +107,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run-steps", type=int, default=50_000_000)
     ap.add_argument("--cont-steps", type=int, default=20_000_000)
-    ap.add_argument("--child", choices=("run", "cont"))
+    ap.add_argument("--long-steps", type=int, default=40_000_000)
+    ap.add_argument("--child", choices=("run", "cont", "long"))
     ap.add_argument("--steps", type=int, default=0)
     args = ap.parse_args()
     if args.child:
@@ -115,13 +118,15 @@ def main() -> None:
     print(f"headless run, no history: {r['steps']:,} steps in {r['seconds']:.1f} s "
           f"({r['steps'] / r['seconds']:,.0f}/s, stop: {r['stop']}); peak RSS growth "
           f"{r['peak_growth'] / MIB:.1f} MiB; history holds {r['history'] / MIB:.2f} MiB")
-    c = _child("cont", args.cont_steps)
-    print(f"continue with history (budget {JOURNAL_BUDGET / MIB:.0f} MiB): {c['steps']:,} "
-          f"steps in {c['seconds']:.1f} s ({c['steps'] / c['seconds']:,.0f}/s); peak RSS "
-          f"growth {c['peak_growth'] / MIB:.1f} MiB; history holds {c['history'] / MIB:.1f} "
-          f"MiB (journal {c['journal'] / MIB:.1f} MiB, {c['checkpoints']:.0f} checkpoints, "
-          f"kept window from step {c['window_start']:,})")
-    print(f"  reverse to the middle (past the window): {c['reverse_mid']:.2f} s; to step 1000: "
+    for name, steps in (("cont", args.cont_steps), ("long", args.long_steps)):
+        c = _child(name, steps)
+        print(f"continue with history (budget {JOURNAL_BUDGET / MIB:.0f} MiB): "
+              f"{c['steps']:,} steps in {c['seconds']:.1f} s ({c['steps'] / c['seconds']:,.0f}"
+              f"/s); peak RSS growth {c['peak_growth'] / MIB:.1f} MiB; history holds "
+              f"{c['history'] / MIB:.1f} MiB (journal {c['journal'] / MIB:.1f} MiB, "
+              f"{c['checkpoints']:.0f} checkpoints, kept window from step "
+              f"{c['window_start']:,})")
+    print(f"  reverse to the middle (before that window): {c['reverse_mid']:.2f} s; to step 1000: "
           f"{c['reverse_near_start']:.2f} s; one reverse-step there: "
           f"{c['reverse_step_there'] * 1e3:.2f} ms")
     print(f"  reverse-continue to a watch hit at step 1 (searching folded history): "

@@ -576,12 +576,13 @@ class Machine:
     def reverse_step(self) -> bool:
         """Undo the last event (a step, or a `set` edit) exactly; False at the start."""
         st, h = self.state, self.history
-        if h.enabled and st.journal.steps and not self._edit_on_top():
+        if h.enabled and st.journal.steps and not (self.edits and self._edit_on_top()):
             st.undo_step()  # the common case, kept cheap: a pop within the window
-            if h.checkpoints and h.checkpoints[-1].position > self.position:
+            if h.checkpoints and h.checkpoints[-1].step > st.steps:
                 h.forget_after(self.position)
             self.last = None
-            self._resync()
+            if self.breakpoints:
+                self._resync()
             return True
         return self.reverse(1).steps == 1
 

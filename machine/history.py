@@ -20,6 +20,7 @@ they stay few and spaced out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -55,7 +56,7 @@ class Checkpoint:
     def position(self) -> Position:
         return self.step, self.edits
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         small = 8 * (len(self.R) + len(self.shape) + len(self.sem)) + 256
         return small + self.acc.nbytes + self.idx.nbytes + sum(
