@@ -92,6 +92,7 @@ def _source_lines(text: str, name: str) -> list[str]:
     if breaks > MAX_ASSEMBLY_LINES:
         _check_line(MAX_ASSEMBLY_LINES + 1, 0, name)
     lines = text.splitlines()
+    _check_line(len(lines), 0, name)  # one more than the breaks when the last is unended
     if max(map(len, lines), default=0) > MAX_LINE_CHARS:
         i = next(i for i, line in enumerate(lines) if len(line) > MAX_LINE_CHARS)
         _check_line(i + 1, len(lines[i]), name)

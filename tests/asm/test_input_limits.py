@@ -126,10 +126,14 @@ def test_a_line_over_the_limit_is_refused_at_its_line() -> None:
                                 "2,097,152 are accepted")
 
 
-@pytest.mark.parametrize("newline", ["\n", "\x0c"])  # \x0c: str.splitlines breaks there too
-def test_more_lines_than_the_limit_are_refused(newline: str) -> None:
+@pytest.mark.parametrize("text", [
+    "\n" * (MAX_ASSEMBLY_LINES + 1),
+    "\x0c" * (MAX_ASSEMBLY_LINES + 1),  # str.splitlines breaks there too
+    "\n" * MAX_ASSEMBLY_LINES + "HALT",  # the last line needs no break
+], ids=["newlines", "form-feeds", "unended-last-line"])
+def test_more_lines_than_the_limit_are_refused(text: str) -> None:
     with pytest.raises(AsmError) as e:
-        assemble(newline * (MAX_ASSEMBLY_LINES + 1), "p.asm")
+        assemble(text, "p.asm")
     assert e.value.line == MAX_ASSEMBLY_LINES + 1
     assert "more than 2,097,152 lines" in e.value.message
 
