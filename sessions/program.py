@@ -7,9 +7,7 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import stat
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -55,18 +53,14 @@ class ProgramFile:
         return f"{self.path}:{line}:{column}"
 
 
-def read_regular(path: Path) -> bytes:
-    """The bytes of a regular file; a FIFO, device or folder is refused, never read forever."""
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise OSError(0, f"{kind}: expected a program file", str(path))
-    return path.read_bytes()
-
-
 def sha256_of(path: Path, who: str = "") -> str:
+    """The sha256 of the program file a session names (read within the program limits)."""
+    from machine.asm.loader import read_program as read_bytes
+
     try:
-        return hashlib.sha256(read_regular(path)).hexdigest()
+        return hashlib.sha256(read_bytes(path)[0]).hexdigest()
+    except ValueError as e:  # InputFileError: a FIFO, device, folder or oversized file
+        raise SessionError(f"{who or path}: cannot read program: {e}") from None
     except OSError as e:
         raise SessionError(f"{who or path}: cannot read program {path}: "
                            f"{e.strerror or e}") from None
@@ -83,18 +77,20 @@ def read_program(path: Path, gen: Gen, who: str = "") -> ProgramFile:
     """The program at `path` with its source map; errors as load_program."""
     from machine.asm.assembler import assemble
     from machine.asm.data import data_path, load_data
-    from machine.files import looks_like_text
+    from machine.asm.loader import read_program as read_bytes
     from machine.isa.codec import decode_bytes
 
     prefix = f"{who}: program " if who else ""
     try:
-        raw = read_regular(path)
+        raw, is_text = read_bytes(path)  # regular files within machine.files' limits
     except FileNotFoundError:
         raise SessionError(f"{prefix}{path}: no such file") from None
     except OSError as e:
         raise SessionError(f"{prefix}{path}: cannot read: {e.strerror or e}") from None
+    except ValueError as e:  # InputFileError names the file
+        raise SessionError(f"{who}: {e}" if who else str(e)) from None
     try:
-        if looks_like_text(path, raw):
+        if is_text:
             text = raw.decode("utf-8", errors="replace")
             asm = assemble(text, str(path), gen)
             return ProgramFile(path, asm.program(), list(asm.data), dict(asm.labels),

@@ -16,12 +16,13 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
 from machine.debugger import Machine
 from machine.dtypes import Gen, parse_gen
+from machine.files import InputFileError, open_input
 from machine.state import MachineConfig
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.program import load_program
@@ -29,6 +30,8 @@ from sessions.store import run_until
 from sessions.trace import HEADER_KEY, step_to_json
 
 EVENT_KEYS = ("fault", "invalid", "halted", "failed")  # must not appear unannounced
+MAX_TRACE_BYTES = 1 << 40  # read line by line: the bound only keeps a claim sane
+MAX_TRACE_LINE = 16 << 20  # a step's line (writes as hex or sha256) is far smaller
 
 
 @dataclass(frozen=True)
@@ -62,36 +65,50 @@ class ReplayResult:
                 "divergence": None if self.divergence is None else self.divergence.to_dict()}
 
 
-def read_trace(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, step dict) per non-blank line; SessionError `file:line: ...` if bad."""
-    p = Path(path)
+def _open_trace(p: Path) -> IO[bytes]:
+    """The trace as a regular file (a FIFO or device is refused, never read forever)."""
     try:
-        fh = p.open("r", encoding="utf-8")
+        return open_input(p, what="trace", max_bytes=MAX_TRACE_BYTES)
     except FileNotFoundError:
         raise SessionError(f"{p}: no such trace file") from None
     except OSError as e:
         raise SessionError(f"{p}: cannot read: {e.strerror or e}") from None
-    with fh:
-        n = 0
+    except InputFileError as e:
+        raise SessionError(str(e)) from None
+
+
+def _lines(p: Path, fh: IO[bytes]) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line, each at most MAX_TRACE_LINE bytes."""
+    for n, raw in enumerate(iter(lambda: fh.readline(MAX_TRACE_LINE + 1), b""), 1):
+        if len(raw) > MAX_TRACE_LINE:
+            raise SessionError(f"{p}:{n}: a line longer than {MAX_TRACE_LINE} bytes; expected "
+                               f"one JSON object per line")
         try:
-            for n, line in enumerate(fh, 1):
-                if line.strip():
-                    d = _parse_line(p, n, line, header_ok=n == 1)
-                    if HEADER_KEY not in d:
-                        yield n, d
+            yield n, raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise SessionError(f"{p}:{n + 1}: expected UTF-8 JSON lines: {e.reason}") from None
+            raise SessionError(f"{p}:{n}: expected UTF-8 JSON lines: {e.reason}") from None
+
+
+def read_trace(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, step dict) per non-blank line; SessionError `file:line: ...` if bad."""
+    p = Path(path)
+    with _open_trace(p) as fh:
+        for n, line in _lines(p, fh):
+            if line.strip():
+                d = _parse_line(p, n, line, header_ok=n == 1)
+                if HEADER_KEY not in d:
+                    yield n, d
 
 
 def read_header(path: str | Path) -> dict[str, Any] | None:
     """The trace's header line (gen, engine, execute_invalid), or None for a trace
     written without one; SessionError for a header with bad values."""
     p = Path(path)
-    try:
-        with p.open("r", encoding="utf-8") as fh:
-            first = fh.readline()
-    except (OSError, UnicodeDecodeError):
-        return None  # read_trace reports the problem with its line number
+    with _open_trace(p) as fh:
+        try:
+            first = next(_lines(p, fh), (1, ""))[1]
+        except SessionError:
+            return None  # read_trace reports the problem with its line number
     try:
         d = json.loads(first)
     except json.JSONDecodeError:

@@ -35,8 +35,10 @@ from typing import Any
 
 import numpy as np
 
+from machine.asm.data import memory_bound
 from machine.debugger import Machine, Stop
 from machine.edits import Edit
+from machine.files import MAX_DATA_BYTES, InputFileError, open_input, read_input, read_npy
 from sessions.atomic import resolve_target, same_file, write_atomic
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.program import ProgramFile, load_program, read_program, sha256_of
@@ -54,6 +56,7 @@ from sessions.toml_write import dumps
 
 _AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
+MAX_SESSION_BYTES = 64 << 20  # a session is a small TOML; its memory lives in .npy images
 SLICE_SECONDS = 0.03  # replay between interrupt checks: well inside the 100 ms an Esc may take
 
 
@@ -85,11 +88,13 @@ def read_session(path: str | Path) -> SessionSpec:
     """Parse and validate a session file (no machine); SessionError on bad input."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        raw = read_input(p, what="session file", max_bytes=MAX_SESSION_BYTES)
     except FileNotFoundError:
         raise SessionError(f"{p}: no such session file") from None
     except OSError as e:
         raise SessionError(f"{p}: cannot read: {e.strerror or e}") from None
+    except InputFileError as e:  # a FIFO, device or folder; or far too large
+        raise SessionError(str(e)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -165,17 +170,26 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
 
 def _apply_image(m: Machine, img: DataImage, spec: SessionSpec, where: str) -> None:
     path = spec.resolve(img.file)
+    mem = m.state.memory(img.space)
     try:
-        a = np.load(path, allow_pickle=False)  # never unpickles: session files run no code
+        fh = open_input(path, what="data image", max_bytes=MAX_DATA_BYTES)
     except FileNotFoundError:
         raise SessionError(f"{where}: data file {img.file}: no such file ({path})") from None
-    except (OSError, ValueError, EOFError) as e:
-        raise SessionError(f"{where}: data file {img.file}: expected a .npy array: "
-                           f"{' '.join(str(e).split())}") from None
-    if a.dtype != np.uint8 or a.ndim != 2:
-        raise SessionError(f"{where}: data file {img.file}: expected a uint8 array of shape "
-                           f"(partitions, bytes), found {a.dtype} {a.shape}")
-    mem = m.state.memory(img.space)
+    except OSError as e:
+        raise SessionError(f"{where}: data file {img.file}: cannot read: "
+                           f"{e.strerror or e}") from None
+    except InputFileError as e:  # a FIFO, device, folder or oversized file
+        raise SessionError(f"{where}: {e}") from None
+    try:  # the header is judged first: never unpickles, never allocates more than fits
+        with fh:
+            a = read_npy(fh, f"{where}: data file {img.file}",
+                         what="a uint8 array of shape (partitions, bytes)",
+                         dtypes=(np.dtype(np.uint8),), max_shape=memory_bound(img.space))
+    except OSError as e:
+        raise SessionError(f"{where}: data file {img.file}: cannot read: "
+                           f"{e.strerror or e}") from None
+    except InputFileError as e:
+        raise SessionError(str(e)) from None
     p1, b1 = img.partition + a.shape[0], img.offset + a.shape[1]
     if p1 > mem.shape[0] or b1 > mem.shape[1]:
         raise SessionError(f"{where}: data file {img.file}: {a.shape} at partition "

@@ -32,9 +32,9 @@ def command(source: str, output: str, gen: str) -> None:
     """Assemble SOURCE into OUTPUT (64-byte records)."""
     from machine.asm import AsmError, assemble, data_path, save_data
     from machine.dtypes import parse_gen
+    from machine.files import MAX_ASSEMBLY_BYTES, InputFileError, read_input
     from sessions.atomic import atomic_open, atomic_path, check_output
     from sessions.errors import SessionError
-    from sessions.program import read_regular
 
     try:
         g = parse_gen(gen)
@@ -48,10 +48,14 @@ def command(source: str, output: str, gen: str) -> None:
         except SessionError as e:
             raise InputError(str(e)) from None
     try:
-        text = read_regular(Path(source)).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{source}: cannot read: {getattr(e, 'strerror', None) or e}") \
-            from None
+        text = read_input(source, what="assembly source",
+                          max_bytes=MAX_ASSEMBLY_BYTES).decode("utf-8")
+    except InputFileError as e:
+        raise InputError(str(e)) from None
+    except OSError as e:
+        raise InputError(f"{source}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{source}: offset {e.start}: expected UTF-8 assembly text") from None
     try:
         asm = assemble(text, source, g)
     except AsmError as e:

@@ -284,3 +284,48 @@ def test_headless_machines_keep_no_history(program: Path) -> None:
 
     assert not open_program_or_session(program, history=False).machine.history.enabled
     assert open_program_or_session(program).machine.history.enabled
+
+
+# -- inputs that are not regular files are refused, never read forever ---------------------
+def test_fifo_inputs_are_refused(program: Path, tmp_path: Path) -> None:
+    from sessions.replay import replay
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(SessionError, match="pipe: is a FIFO"):
+        read_session(fifo)
+    with pytest.raises(SessionError, match="pipe: is a FIFO"):
+        replay(fifo, program)
+    path = tmp_path / "s.toml"
+    m = make_machine(program)
+    m.load_sbuf(sbuf_image())
+    save_session(path, m, program_path=program)
+    image = tmp_path / read_session(path).data[0].file
+    image.unlink()
+    os.mkfifo(image)
+    with pytest.raises(SessionError, match=r"data\[0\]: .*is a FIFO"):
+        load_session(path)
+
+
+def test_a_trace_line_without_end_is_refused(program: Path, tmp_path: Path) -> None:
+    from sessions.replay import MAX_TRACE_LINE, replay
+
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(b"{" + b" " * (MAX_TRACE_LINE + 1))
+    with pytest.raises(SessionError, match=r"t\.jsonl:1: a line longer than"):
+        replay(trace, program)
+
+
+def test_a_data_image_claiming_a_huge_shape_is_refused_before_allocating(
+        program: Path, tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    m = make_machine(program)
+    m.load_sbuf(sbuf_image())
+    save_session(path, m, program_path=program)
+    image = tmp_path / read_session(path).data[0].file
+    header = np.lib.format
+    with image.open("wb") as fh:  # a header promising 128 x 2**40 bytes, and no data
+        header.write_array_header_1_0(fh, {"descr": "|u1", "fortran_order": False,
+                                           "shape": (128, 2**40)})
+    with pytest.raises(SessionError, match=r"data\[0\]: data file .*larger than"):
+        load_session(path)
