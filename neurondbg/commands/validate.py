@@ -17,7 +17,7 @@ import click
 import numpy as np
 
 from machine.dtypes import GEN_NAMES
-from machine.files import looks_like_text
+from machine.files import MAX_PROGRAM_BYTES, InputFileError, looks_like_text, open_input
 from machine.isa.opcodes import QUEUE_ENGINES
 from machine.isa.spec import RECORD_BYTES
 from neurondbg.errors import InputError
@@ -37,11 +37,13 @@ def load_with_source(path_text: str, gen: str = "cayman"):
     """(records, ProgramFile or None): for assembly, the source map that gives each
     invalid instruction its `file:line:column`."""
     path = Path(path_text)
-    try:
-        with path.open("rb") as f:
+    try:  # a FIFO or device is refused before it is opened (machine.files)
+        with open_input(path, what="program", max_bytes=MAX_PROGRAM_BYTES) as f:
             head = f.read(4096)
             if not looks_like_text(path, head):
-                return _records(_read_all(f, head), path_text), None
+                return _records(_read_all(f), path_text), None
+    except InputFileError as e:
+        raise InputError(str(e)) from None
     except OSError as e:
         raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
     from machine.dtypes import parse_gen
@@ -55,19 +57,14 @@ def load_with_source(path_text: str, gen: str = "cayman"):
     return source.program.raw, source
 
 
-def _read_all(f, head: bytes) -> np.ndarray:
-    """The whole file as uint8, memory-mapped read-only: the page cache is used in place
-    (no 64 MB copy into freshly faulted memory); a pipe or an empty file is read."""
+def _read_all(f) -> np.ndarray:
+    """The whole (regular) file as uint8, memory-mapped read-only: the page cache is used
+    in place (no 64 MB copy into freshly faulted memory); an empty file is read."""
     try:
         return np.frombuffer(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), dtype=np.uint8)
-    except (OSError, ValueError):  # empty, not a regular file, or no mmap here
-        pass
-    try:
+    except (OSError, ValueError):  # empty, or no mmap here
         f.seek(0)
-        data = f.read()
-    except OSError:  # a pipe: the head is already consumed
-        data = head + f.read()
-    return np.frombuffer(data, dtype=np.uint8)
+        return np.frombuffer(f.read(), dtype=np.uint8)
 
 
 def _records(raw: np.ndarray, path_text: str) -> np.ndarray:

@@ -219,3 +219,11 @@ def test_replay_stops_when_interrupted(prog: Path, tmp_path: Path) -> None:
     with pytest.raises(SessionInterrupted, match=r"t.jsonl: replay interrupted at step 0 "
                                                  r"\(trace line 2; 0 steps matched\)"):
         replay(trace, prog, interrupt=stop)
+
+
+def test_fifo_programs_are_refused_by_every_command(tmp_path: Path) -> None:
+    fifo = tmp_path / "p.bin"
+    os.mkfifo(fifo)
+    for args in (("validate", fifo), ("run", fifo), ("asm", fifo, "-o", tmp_path / "o.bin")):
+        code, _, err = run(*args)
+        assert code == 2 and "is a FIFO" in err and err.count("\n") == 1, (args, err)
