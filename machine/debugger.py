@@ -546,9 +546,16 @@ class Machine:
         """Replay a saved edit (its bits, exactly); ValueError if it does not fit."""
         t = ex.parse_target(e.target)
         self.check(t)
-        bits = int(e.value, 0)
+        try:
+            bits = int(e.value, 0)
+        except ValueError:
+            raise ValueError(f"edit of {e.target}: expected a bit pattern such as 0x3f80, "
+                             f"found {e.value!r}") from None
         if t.kind == "pc":
             self.check(bits)
+        elif not 0 <= bits < 1 << 8 * ed.width(t):
+            raise ValueError(f"edit of {e.target}: {e.value} does not fit its "
+                             f"{8 * ed.width(t)} bits")
         self._apply(ed.Edit(self.state.steps, e.target, e.value), t, bits)
 
     def _apply(self, e: ed.Edit, t: ex.Target, bits: int | None = None) -> None:

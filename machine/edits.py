@@ -170,7 +170,7 @@ def _to_format(v: float, dtype: np.dtype) -> Any:
 
 
 def width(t: Any) -> int:
-    """Bytes a memory target's value takes."""
+    """Bytes a target's value takes (registers, sem, shape, idx, acc: 4)."""
     return parse_format(value_format(t)[0]).bits // 8
 
 

@@ -126,3 +126,17 @@ def test_one_bounds_check_for_break_watch_and_the_console() -> None:
     m.check(0x100)
     with pytest.raises(ValueError, match=r"i in 0\.\.4\)"):
         m.check(0x140)  # one past the last record
+
+
+@pytest.mark.parametrize(("edit", "why"), [
+    (Edit(0, "R5", "0x1ffffffff"), "does not fit its 32 bits"),
+    (Edit(0, "sb[0, 0]", "0x100"), "does not fit its 8 bits"),
+    (Edit(0, "R5", "five"), "expected a bit pattern"),
+    (Edit(0, "PC", "0x44"), "not a record address"),
+    (Edit(0, "R99", "0x1"), "column 1"),
+])
+def test_a_saved_edit_that_does_not_fit_is_refused(edit, why) -> None:
+    m = machine()
+    with pytest.raises(ValueError, match=why):
+        m.apply_edit(edit)
+    assert m.edits == [] and m.state.digest() == machine().state.digest()

@@ -169,3 +169,22 @@ def test_no_history_bounds_memory_writes_too() -> None:
     h = machine(big.format(trips=300))
     h.cont()
     assert h.state.journal.nbytes > 50 << 20  # what history keeps, for comparison
+
+
+def test_reverse_continue_judges_conditions_at_each_candidate_in_folded_history() -> None:
+    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m.cont()
+    m.add_breakpoint("label:loop if R1 == 30")  # the loop head is reached 100000 times
+    stop = m.reverse_continue()
+    assert stop.reason == "breakpoint" and m.state.R[1] == 30 and m.state.pc == 0x80
+    assert m.state.steps == 2 + 3 * 10 and stop.steps == 300_003 - 32
+
+
+def test_reverse_continue_undoes_edits_on_the_way() -> None:
+    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m.cont(max_steps=50)
+    m.edit("R5", "9")
+    m.cont()
+    m.add_breakpoint("pc:0x40")  # MOVE R5=7, at step 1: before the edit
+    assert m.reverse_continue().reason == "breakpoint" and m.state.steps == 1
+    assert m.edits == [] and m.state.R[5] == 0
