@@ -91,6 +91,8 @@ def test_reverse_past_the_window_with_memory_writes_and_then_forward_again() -> 
     end = ref.cont()
     m.cont()
     assert m.state.journal.origin > 0 and m.state.digest() == ref.state.digest()
+    start = m.initial_memory()  # what a session save writes: memory before step 0
+    assert start["sbuf"][:4, :32].tobytes() == vals.tobytes() and not start["sbuf"][:, 32:].any()
     m.reverse(m.state.steps - 4321)
     assert m.state.digest() == want[4321]
     m.reverse(4321 - 5)
