@@ -92,6 +92,7 @@ def read_program(path: Path, gen: Gen, who: str = "") -> ProgramFile:
     try:
         if is_text:
             text = raw.decode("utf-8", errors="replace")
+            del raw  # the text is a copy: do not hold both while assembling a large source
             asm = assemble(text, str(path), gen)
             return ProgramFile(path, asm.program(), list(asm.data), dict(asm.labels),
                                list(asm.lines), text)
