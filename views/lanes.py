@@ -1,5 +1,10 @@
 """Convert trace pane: the lanes of the last conversion with their flags, and
-the selected lane's step-by-step bit trace (traced lazily, on selection)."""
+the selected lane's step-by-step bit trace (traced lazily, on selection).
+
+`o` opens the selected lane in the Convert Lab on the set-up the machine used for
+it (profile, mode, saturation, generation, FP8 configuration: `lane_setup`), so the
+Lab's first side shows the lane's own result.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from machine.convert.formats import Format, parse_format
+from views.lab_model import LabSetup
 from views.lineview import LineView
 from views.snapshot import Snapshot
 from views.trace_text import FLAG_STYLES, steps_text, summary_text
@@ -39,6 +45,20 @@ def as_format(f: Any) -> Format:
     return f if hasattr(f, "bits") else parse_format(str(f))
 
 
+FP8_EXP4_FORMATS = ("fp8_e4m3", "fp8_e4m3fn")  # what FP8_EXP4 can mean (machine.dtypes)
+
+
+def lane_setup(lanes: Any, gen: str | None = None, origin: str = "") -> LabSetup:
+    """How the machine converted these lanes (machine.engines.record.Lanes: profile, sat;
+    its Cast always rounds `rint`, as Lanes.trace does). FP8_EXP4's meaning is named when
+    the conversion uses an e4m3 format, the only formats the FP8 configuration chooses."""
+    names = (as_format(lanes.src).name, as_format(lanes.dst).name)
+    fp8 = next((n for n in names if n in FP8_EXP4_FORMATS), None)
+    return LabSetup(mode="rint", profile=str(getattr(lanes, "profile", "neuron")),
+                    sat=bool(getattr(lanes, "sat", False)), gen=gen, fp8_exp4=fp8,
+                    origin=origin)
+
+
 class LaneTable(LineView):
     """One line per lane (all lanes, or only flagged ones: `f`)."""
 
@@ -48,26 +68,38 @@ class LaneTable(LineView):
     ]
 
     class OpenInLab(Message):
-        """Explore this lane's input in the Convert Lab."""
+        """Explore this lane's input in the Convert Lab, on the lane's own set-up."""
 
-        def __init__(self, value: str, src: str, dst: str) -> None:
+        def __init__(self, value: str, src: str, dst: str, setup: LabSetup | None = None
+                     ) -> None:
             super().__init__()
             self.value, self.src, self.dst = value, src, dst
+            self.setup = setup
 
     def action_open_lab(self) -> None:
-        lane = self.lane_at(self.cursor)
+        request = self.lab_request(self.cursor)
+        if request is not None:
+            self.post_message(request)
+
+    def lab_request(self, index: int) -> OpenInLab | None:
+        """The Lab request for the lane on line `index`: its input bits, formats, set-up."""
+        lane = self.lane_at(index)
         bits = getattr(self.lanes, "in_bits", None)
         if lane is None or bits is None:
-            return
+            return None
         p, e = lane
         code = int(bits[p - int(getattr(self.lanes, "p0", 0)), e])
         src = as_format(self.lanes.src)
-        self.post_message(self.OpenInLab(f"0x{code:0{(src.bits + 3) // 4}x}", src.name,
-                                         as_format(self.lanes.dst).name))
+        step = f" of step {self.step}" if self.step is not None else ""
+        setup = lane_setup(self.lanes, self.gen, f"lane p{p} e{e}{step}")
+        return self.OpenInLab(f"0x{code:0{(src.bits + 3) // 4}x}", src.name,
+                              as_format(self.lanes.dst).name, setup)
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.lanes: Any = None
+        self.gen: str | None = None  # the generation that ran the conversion (Snapshot.gen)
+        self.step: int | None = None  # the step that made it
         self.flags: dict[str, np.ndarray] = {}
         self.order = np.zeros(0, np.int64)
         self.flagged_only = True
@@ -146,6 +178,7 @@ class LanesView(Vertical):
             return  # the same conversion as before (or still none)
         self._lanes = lanes
         table = self.query_one(LaneTable)
+        table.gen, table.step = snap.gen, snap.extra.get("lanes_step")
         table.show(lanes)
         head = self.query_one("#lane-head", Static)
         if lanes is None:
