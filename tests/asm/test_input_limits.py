@@ -54,8 +54,12 @@ def fifo(tmp_path: Path) -> Path:
 
 # ---------------------------------------------------------------- non-regular files
 
-def test_disasm_of_a_fifo_is_refused_without_blocking(fifo: Path) -> None:
-    one_line_exit_2(cli("disasm", fifo), f"{fifo}: is a FIFO (named pipe)")
+@pytest.mark.parametrize("command", ["validate", "run", "disasm", "asm"])
+def test_a_fifo_program_is_refused_without_blocking(fifo: Path, command: str) -> None:
+    out = fifo.parent / "o.bin"
+    r = cli(command, fifo, *(["-o", out] if command == "asm" else []))
+    one_line_exit_2(r, f"{fifo}: is a FIFO (named pipe); expected a regular file holding")
+    assert not out.exists()
 
 
 def test_run_with_a_fifo_as_sbuf_image_is_refused(fifo: Path) -> None:
@@ -87,7 +91,8 @@ def test_a_2gb_program_is_refused_from_its_size(tmp_path: Path) -> None:
         with pytest.raises(InputFileError,
                            match=r"zeros.bin: 2 GiB is over the 1 GiB limit for a program$"):
             read(big)
-    one_line_exit_2(cli("disasm", big), "2 GiB is over the 1 GiB limit for a program")
+    for command in ("validate", "run", "disasm"):
+        one_line_exit_2(cli(command, big), "2 GiB is over the 1 GiB limit for a program")
 
 
 def test_an_assembly_source_is_held_to_its_own_smaller_limit(tmp_path: Path) -> None:
