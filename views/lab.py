@@ -31,6 +31,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 from machine.convert.formats import FORMAT_NAMES, Format, parse_format
 from machine.convert.iss import ISS_PRIMITIVES, ROUND_MODES, IssParam, IssPrimitive
 from machine.convert.options import MODES, PROFILES, resolve
+from machine.convert.trace import trace
 from views.bits_editor import BitEditor
 from views.lab_model import (
     LabSetup,
@@ -50,12 +51,6 @@ from views.trace_text import neighbours_text, steps_text, summary_text
 def run_trace(bits: int, src: str, dst: str, mode: str, sat: bool, profile: str) -> Any:
     """machine.convert.trace for one lane; ValueError (bad combination) passes through."""
     resolve(src, dst, mode, sat, profile)  # the same one-line messages as the CLI
-    try:
-        # The submodule, not `machine.convert.trace`: once imported, the package
-        # attribute of that name is the module, shadowing the lazy function.
-        from machine.convert.trace import trace
-    except ImportError as exc:  # the trace module has not landed in this build
-        raise ValueError(f"per-lane traces are not available: {exc}") from None
     return trace(bits, src, dst, mode=mode, sat=sat, profile=profile)
 
 
