@@ -541,12 +541,12 @@ def _int_fill(dt: np.dtype, nparts: int, count: int, start: int, step: int, pste
                    " of the region",
                    column)
     wrap = (1 << 64) - 1
-    i = np.arange(count, dtype=np.uint64) * np.uint64(step & wrap)
-    p = np.arange(nparts, dtype=np.uint64)[:, None] * np.uint64(pstep & wrap)
-    vals = (i + p) + np.uint64(start & wrap)  # wraps modulo 2**64, as intended
-    if dt.kind == "i":
-        vals = vals.view(np.int64)
-    return np.ascontiguousarray(vals.astype(dt)).view(np.uint8).reshape(nparts, -1)
+    ramp = np.arange(count, dtype=np.uint64) * np.uint64(step & wrap)
+    out = np.empty((nparts, count), dtype=dt)
+    for p in range(nparts):  # a row at a time: 8 bytes per element are made, not 8 * nparts
+        row = ramp + np.uint64((start + p * pstep) & wrap)  # wraps modulo 2**64, as intended
+        out[p] = (row.view(np.int64) if dt.kind == "i" else row).astype(dt)
+    return out.view(np.uint8).reshape(nparts, -1)
 
 
 def _first_outside(info: np.iinfo, nparts: int, count: int, start: int, step: int,
