@@ -87,7 +87,8 @@ class _Cursor:
 
     def error(self, message: str, tok: Token | None = None) -> AsmError:
         tok = tok or self.peek()
-        found = "end of line" if tok.kind == "end" else repr(tok.text)
+        shown = tok.text if len(tok.text) <= 40 else tok.text[:40] + "..."  # a token may be long
+        found = "end of line" if tok.kind == "end" else repr(shown)
         return AsmError(f"{message}, found {found}", self.file, self.lineno, tok.column,
                         self.source)
 

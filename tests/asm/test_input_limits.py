@@ -332,3 +332,9 @@ def test_load_json_turns_every_failure_into_one_positioned_line() -> None:
     with pytest.raises(InputFileError, match="offset 1: expected UTF-8 JSON text"):
         load_json(b"[\xff]", "t.json")
     assert load_json(b'{"a": [1, 2.5]}', "t.json") == {"a": [1, 2.5]}
+
+
+def test_a_long_token_in_a_syntax_error_is_shown_cut_short() -> None:
+    with pytest.raises(AsmError) as e:
+        assemble("COPY a=[1 " + "c" * 100_000 + "]")
+    assert e.value.one_line == "<asm>:1:11: expected ',' or ']', found '" + "c" * 40 + "...'"
