@@ -69,7 +69,8 @@ def _decode_int(bits: np.ndarray, fmt: IntFormat) -> Lanes:
     if fmt.signed:
         neg = (u >> U64(fmt.bits - 1)) & U64(1) == 1
         mask = U64((1 << fmt.bits) - 1) if fmt.bits < 64 else U64(0xFFFF_FFFF_FFFF_FFFF)
-        mag = np.where(neg, ((~u) + U64(1)) & mask, u)  # two's-complement magnitude
+        with np.errstate(over="ignore"):  # ~0 + 1 wraps to 0 on purpose (0-d inputs warn)
+            mag = np.where(neg, ((~u) + U64(1)) & mask, u)  # two's-complement magnitude
     else:
         neg = np.zeros(u.shape, dtype=bool)
         mag = u
