@@ -308,8 +308,8 @@ def encode_value(values: object, fmt: str | Format, mode: str = "rint",
     """Round float64 values into `fmt` (ieee/ascend rules of `profile`) in one step.
 
     float64 values are decoded exactly (53-bit significand) and rounded once, so no
-    double rounding happens for any destination. The CLI parses decimal text to the
-    nearest float64 first; see neurondbg.commands.convert for how exact decimals are kept.
+    double rounding happens for any destination. Typed decimal text does not come this
+    way: machine.convert.parse reads it exactly (no float64 on the way).
     """
     v = np.asarray(values, dtype=np.float64)
     dst = FORMATS[fmt] if isinstance(fmt, str) and fmt in FORMATS else fmt
