@@ -6,7 +6,9 @@ which the App turns into a step / reverse-step and then calls `show` again.
 The App binds n / N too, so the tour moves from whichever pane has the focus;
 in the pane itself → / ← and p work as well. A note longer than the pane
 scrolls (↑ / ↓ / PgUp / PgDn or the wheel when the pane has the focus) and
-each new note starts at its top.
+each new note starts at its top. The pane is a band of the screen's vertical
+layout (mounted above the footer), not docked: a docked pane hid its bottom
+line under the footer.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ class TourPane(VerticalScroll, can_focus=True):
         Binding("p,left", "navigate(-1)", "tour: back", id="tour.back"),
     ]
     DEFAULT_CSS = """
-    TourPane { dock: bottom; height: auto; max-height: 9; border: round $accent; padding: 0 1;
+    TourPane { height: auto; max-height: 9; border: round $accent; padding: 0 1;
                background: $surface; scrollbar-size-vertical: 1; }
     TourPane > #tour-note { height: auto; }
     """
