@@ -9,7 +9,9 @@ model (views.adapter.Session) and pushes one Snapshot down after every stop.
 from __future__ import annotations
 
 import re
+import threading
 import time
+import traceback
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -83,9 +85,9 @@ class NeurondbgApp(App):
         self.load_error: str | None = None
         self.running = False
         self.loading = False
+        self._load_interrupt = threading.Event()  # set by Esc / Ctrl+C while loading
         self._note: Any = None
         self._saved_mark: tuple[Any, ...] | None = None  # the work as last loaded or saved
-        self._edited = False  # a `set` changed the machine since then
 
     def get_default_screen(self) -> Screen:
         if self.lab_only:
@@ -102,20 +104,37 @@ class NeurondbgApp(App):
         self.open_program(self.program_path, first=True)
 
     def open_program(self, path: str | Path | None, first: bool = False) -> None:
-        """Load a program or session file in a worker; on error the console says why and
-        the current session (if any) stays."""
+        """Load a program or session file in a worker, with progress while a session
+        replays to its saved step; Esc / Ctrl+C stops it. On error (or stop) the console
+        says why and the current session (if any) stays."""
         self.loading = True
-        self._status(f"loading {path or 'the demo program'}…")
-        self._load_worker(path, first)
+        self._load_interrupt = threading.Event()
+        self._status(f"loading {path or 'the demo program'}… Esc stops")
+        self._load_worker(path, first, self._load_interrupt)
 
     @work(thread=True, exclusive=True, group="load")
-    def _load_worker(self, path: str | Path | None, first: bool) -> None:
+    def _load_worker(self, path: str | Path | None, first: bool,
+                     interrupt: threading.Event) -> None:
+        name = Path(path).name if path is not None else "the demo"
+        shown = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.perf_counter()
+            if now - shown[0] >= 0.05:  # a status line, not a flood of UI callbacks
+                shown[0] = now
+                share = f" ({100 * done / total:.1f}%)" if total else ""
+                self.call_from_thread(self._status, f"loading {name}: replaying step "
+                                      f"{done:,} of {total:,}{share} · Esc stops")
+
         try:
-            session, error = Session(path, self.gen, self.engine), None
+            session = Session(path, self.gen, self.engine, progress=progress,
+                              interrupt=interrupt)
+            error = None
         except (ValueError, OSError) as exc:  # shown in the console, not a traceback
             session, error = None, str(exc)
-        except Exception as exc:  # the app never dies on a file it cannot read
-            session, error = None, f"{path}: cannot load: {exc}"
+        except Exception as exc:  # containment boundary: a loader bug is a console line
+            self.log.error(traceback.format_exc())
+            session, error = None, f"{path or name}: cannot load: {type(exc).__name__}: {exc}"
         self.call_from_thread(self._load_done, session, error, first)
 
     def _load_done(self, session: Session | None, error: str | None, first: bool) -> None:
@@ -227,30 +246,31 @@ class NeurondbgApp(App):
 
     # -- unsaved work -------------------------------------------------------------------
     def _work_mark(self) -> tuple[Any, ...]:
-        """What `q` compares with the last load or save: the step position (unless the
-        App says moving is no work, as a tour does) and every breakpoint with its state."""
+        """What `q` compares with the last load or save: the step count (unless the App
+        says moving is no work, as a tour does), the `set` edits applied (the machine
+        journals them: reversing past one undoes it) and every breakpoint's state."""
         s = self.session
-        if s is None or s.dbg is None:
+        if s is None:
             return ()
-        steps = s.state.steps if self.position_is_work else None
-        return steps, tuple((bp.describe(), bp.enabled) for bp in s.breakpoints())
+        steps, edits = s.dbg.position
+        return (steps if self.position_is_work else None, edits,
+                tuple((bp.describe(), bp.enabled) for bp in s.breakpoints()))
 
     def _mark_saved(self) -> None:
-        self._saved_mark, self._edited = self._work_mark(), False
+        self._saved_mark = self._work_mark()
 
     def unsaved(self) -> list[str]:
         """What quitting now would lose, one phrase each ([] when nothing)."""
         if self.session is None or self._saved_mark is None:
             return []
-        mark, out = self._work_mark(), []
-        if mark and self._saved_mark:
-            if mark[0] != self._saved_mark[0]:
-                out.append(f"the machine is at step {mark[0]:,} "
-                           f"(loaded at {self._saved_mark[0]:,})")
-            if mark[1] != self._saved_mark[1]:
-                out.append("breakpoints changed")
-        if self._edited:
+        (steps, edits, bps), (steps0, edits0, bps0) = self._work_mark(), self._saved_mark
+        out = []
+        if steps != steps0:
+            out.append(f"the machine is at step {steps:,} (loaded at {steps0:,})")
+        if edits != edits0:
             out.append("values changed with `set`")
+        if bps != bps0:
+            out.append("breakpoints changed")
         return out
 
     def action_quit(self) -> None:
@@ -265,6 +285,7 @@ class NeurondbgApp(App):
         if not work:
             if self.running and self.session is not None:
                 self.session.stop()  # the run's thread ends at its next step boundary
+            self._load_interrupt.set()  # and a load's at its next check
             self.exit()
             return
         if isinstance(self.screen, QuitScreen):
@@ -308,9 +329,6 @@ class NeurondbgApp(App):
     def action_continue(self) -> None:
         if (s := self._guard()) is None:
             return
-        if s.dbg is None:
-            self._do(s.require)
-            return
         self.running = True
         self._status("running… Esc or Ctrl+C stops")
         self._run_worker(s)
@@ -322,9 +340,21 @@ class NeurondbgApp(App):
 
         try:
             text = session.run(progress)
-        except Exception as exc:  # the app never dies on a run
-            text = f"error: {exc}"
+        except Exception as exc:  # containment boundary: a model bug ends the run, not the App
+            self.log.error(traceback.format_exc())
+            text = f"error: internal error: {type(exc).__name__}: {exc}"
         self.call_from_thread(self._run_done, text)
+
+    def run_to_cursor(self) -> None:
+        """`until` with no address: run until the PC is the Program cursor's record."""
+        if (s := self._guard()) is None:
+            return
+        try:
+            s.arm("until", s.pc_of(self.query_one(ProgramView).cursor))
+        except ValueError as exc:
+            self.say(f"error: until: {exc}", "bold red")
+            return
+        self.action_continue()
 
     def start_reverse(self, session: Session, n: int) -> None:
         """`reverse N` off the UI thread, with progress; Esc / Ctrl+C stops it."""
@@ -333,34 +363,22 @@ class NeurondbgApp(App):
         self._reverse_worker(session, n)
 
     @work(thread=True, exclusive=True, group="run")
-    def _reverse_worker(self, session: Session, n: int, slice_s: float = 0.05) -> None:
-        # Slices of ~slice_s each (as Session.run does), so progress and an interrupt
-        # are seen within ~100 ms whatever one undo costs.
-        session.interrupt.clear()
-        start_steps, done, budget = session.state.steps, 0, 256
-        before = list(session.state.R)
-        while done < n and not session.interrupt.is_set():
-            t0 = time.perf_counter()
-            want = min(budget, n - done)
-            session.reverse(want)
-            moved = start_steps - session.state.steps - done
-            done += moved
-            if moved < want:  # the start of history
-                break
-            took = max(time.perf_counter() - t0, 1e-6)
-            budget = max(16, min(1 << 20, int(budget * slice_s / took)))
-            self.call_from_thread(self._status, f"reversing… {done:,} of {n:,} steps · "
-                                  "Esc stops")
-        pc = session.state.pc
-        if not done:
-            text = "at the start of history: nothing to reverse"
-        else:
-            text = f"reversed {done:,} step(s) to pc {pc:#x}"
-            if done < n:
-                text += (" (stopped by the user)" if session.interrupt.is_set()
-                         else ": the start of history")
-        session.stop_text = text
-        session.prev_regs = before  # changed = since before the whole `reverse N`
+    def _reverse_worker(self, session: Session, n: int) -> None:
+        session.interrupt.clear()  # the caller clears it (Session.reverse's contract)
+        shown = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.perf_counter()
+            if now - shown[0] >= 0.05:
+                shown[0] = now
+                self.call_from_thread(self._status,
+                                      f"reversing… {done:,} of {total:,} steps · Esc stops")
+
+        try:
+            text = session.reverse(n, progress)
+        except Exception as exc:  # containment boundary, as in _run_worker
+            self.log.error(traceback.format_exc())
+            text = f"error: internal error: {type(exc).__name__}: {exc}"
         self.call_from_thread(self._run_done, text)
 
     def _progress(self, steps: int, rate: float) -> None:
@@ -387,6 +405,9 @@ class NeurondbgApp(App):
         return "program"
 
     def action_stop(self) -> None:
+        if self.loading:
+            self._load_interrupt.set()
+            return
         if self.running and self.session is not None:
             self.session.interrupt.set()
             return
@@ -496,7 +517,7 @@ class NeurondbgApp(App):
         if not ui_only and (self.session is None or self.running or self.loading):
             self._guard()
             return
-        if name == "reverse" and self.session is not None and self.session.dbg is not None:
+        if name == "reverse" and self.session is not None:
             count = reverse_count(line)
             if count is not None and count > 1:
                 self.start_reverse(self.session, count)
@@ -504,8 +525,6 @@ class NeurondbgApp(App):
         reply = console.execute(line, self.session)
         for text, style in reply.lines:
             self.say(text, style)
-        if name == "set" and not any(t.startswith("error") for t, _ in reply.lines):
-            self._edited = True
         self._apply(reply)
 
     async def run_command_async(self, line: str) -> None:
@@ -521,6 +540,8 @@ class NeurondbgApp(App):
             self.action_continue()
         elif action == "break-cursor":
             self.action_breakpoint()
+        elif action == "until-cursor":
+            self.run_to_cursor()
         elif action == "lab":
             self.action_lab(*args)
         elif action == "lab-iss":

@@ -334,25 +334,50 @@ async def test_esc_stops_a_reverse(monkeypatch) -> None:
     app = NeurondbgApp(LOOP)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_loaded()
-        app.run_command("step 3000")
+        app.run_command("step 200000")
         session = app.session
         original = Session.reverse
         started = threading.Event()
 
-        def held(self: Session, n: int = 1) -> str:
-            # the first slice waits for Esc: the interrupt lands while the reverse runs
-            started.set()
-            self.interrupt.wait(5)
-            return original(self, n)
+        def held(self: Session, n: int = 1, progress=None) -> str:
+            def gate(done: int, total: int) -> None:
+                # the first progress report waits for Esc: it lands mid-reverse
+                started.set()
+                self.interrupt.wait(5)
+                if progress is not None:
+                    progress(done, total)
+            return original(self, n, gate)
 
         monkeypatch.setattr(Session, "reverse", held)
         app.screen.query_one(ProgramView).focus()
-        app.run_command("reverse 3000")
+        app.run_command("reverse 130000")  # popped from the journal: progress as it goes
         await pilot.pause()
-        assert started.wait(5) and app.running
+        assert app.running
+        while not started.is_set():
+            await pilot.pause(0.01)
         await pilot.press("escape")
         await app.wait_loaded()
         await pilot.pause()
         assert not app.running
-        assert 0 < 3000 - session.state.steps < 3000  # one slice undone, then stopped
+        assert 0 < 200000 - session.state.steps < 130000  # part undone, then stopped
         assert "(stopped by the user)" in console_text(app)
+
+
+async def test_esc_stops_loading_a_huge_session(tmp_path: Path) -> None:
+    """A session saved at step 10**12 replays in the load worker; Esc ends it."""
+    session = tmp_path / "huge.toml"
+    app = NeurondbgApp(LOOP)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        app.run_command(f"save {session}")
+        await pilot.pause()
+        text = session.read_text()
+        session.write_text(text.replace("steps = 0", f"steps = {10**12}"))
+        app.run_command(f"open {session}")
+        await pilot.pause(0.3)
+        assert app.loading and "replaying step" in app.screen.sub_title
+        await pilot.press("escape")
+        await app.wait_loaded()
+        await pilot.pause()
+        assert not app.loading and app.session.name == "loop.asm"  # the old session stays
+        assert "interrupted at step" in console_text(app)
