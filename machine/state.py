@@ -379,10 +379,12 @@ class MachineState:
 
     # -- who wrote / digest ----------------------------------------------------
     def who_wrote(self, what: str, partition: int = 0, byte: int = 0) -> tuple[int, int] | None:
-        """(step, pc) of the last write to "R5", "sbuf"/"psum" (partition, byte), "sem[3]",
-        within the kept history (DESIGN: older history is folded into checkpoints)."""
+        """(step, pc) of the last write to "R5", "PC", "sbuf"/"psum" (partition, byte),
+        "sem[3]", within the kept history (DESIGN: older history is folded into checkpoints)."""
         j = self.journal
-        if what.upper().startswith("R") and what[1:].isdigit():
+        if what.upper() == "PC":  # every step sets the PC: the last one did (if kept)
+            step = self.steps - 1 if j.steps else None
+        elif what.upper().startswith("R") and what[1:].isdigit():
             step = j.who_wrote_reg(int(what[1:]))
         elif what in ("sbuf", "psum"):
             step = j.who_wrote_mem(what, partition, byte)

@@ -126,3 +126,12 @@ def test_digest_never_raises_on_a_hand_made_pc() -> None:
     assert m.state.digest() != neg
     m.state.pc = 0
     assert m.state.digest() == machine(LOOP).state.digest()
+
+
+def test_who_wrote_pc_is_the_last_step() -> None:
+    m = machine(LOOP)
+    assert m.state.who_wrote("PC") is None
+    m.cont(max_steps=5)  # MOVE, ADD, SUB, BRANCH (taken), ADD
+    assert m.state.who_wrote("PC") == (4, 0x40)
+    m.reverse_step()
+    assert m.state.who_wrote("pc") == (3, 0xC0)
