@@ -460,18 +460,9 @@ def matched(stop: Stop) -> list[Any]:
     return list(stop.breakpoints)
 
 
-def _writes(rec: Any, limit: int = 4) -> str:
-    """`R3 0x0 -> 0x5, PC 0x40 -> 0x80`: a step's register writes, old and new."""
-    regs = [w for w in rec.writes or () if getattr(w, "region", None) is None
-            and isinstance(w.old, int) and isinstance(w.new, int)]
-    parts = [f"{w.target} {w.old:#x} -> {w.new:#x}" for w in regs[:limit]]
-    if len(regs) > limit:
-        parts.append(f"+{len(regs) - limit} more")
-    return ", ".join(parts)
-
-
-def describe_record(rec: Any, machine: Any = None) -> str:
-    """One step's outcome as one line: the instruction, its PC, what it wrote."""
+def describe_record(rec: Any) -> str:
+    """One step's outcome as one line: the instruction and its PC (the Registers pane
+    marks what it wrote)."""
     where = f"{rec.mnemonic or 'record'} at pc {rec.pc:#x}"
     if rec.fault:
         return f"fault: {rec.fault}" if rec.mnemonic is None or rec.mnemonic in rec.fault \
@@ -485,8 +476,7 @@ def describe_record(rec: Any, machine: Any = None) -> str:
     if rec.lanes is not None:
         counts = {k: v for k, v in rec.lanes.counts().items() if v}
         flags = "  lanes: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "exact")
-    wrote = _writes(rec)
-    return f"stepped {where}{': ' + wrote if wrote else ''}{flags}"
+    return f"stepped {where}{flags}"
 
 
 def describe_stop(stop: Stop | str | None) -> str:
