@@ -368,24 +368,22 @@ class Session:
         the previous step (gdb-like: where did I come from)."""
         t = expr.parse_target(target)
         state = self.state
-        if t.kind == "pc":
-            if not state.steps:
-                return "PC: not set since the start (the program's entry)"
-            step = state.steps - 1
-            return f"PC: last set by step {step}{_at(state.journal.pc_of(step))}"
         self.check(t)
-        if t.kind == "reg":
-            hit = state.who_wrote(f"R{t.index}")
+        if t.kind in ("reg", "pc"):
+            hit = state.who_wrote(t.name)
         elif t.kind == "mem":
             hit = state.who_wrote(t.space, t.index, t.b0)
         elif t.kind in ("acc", "idx"):
             hit = state.who_wrote(t.kind, t.index)
         else:
-            hit = state.who_wrote(f"{t.kind}[{t.index}]")
+            hit = state.who_wrote(t.name)
+        verb = "set" if t.kind == "pc" else "written"
         if hit is None:
-            return f"{target}: not written since the start"
+            since = "since the start" if not state.journal.origin else \
+                "within the kept history (older steps are folded into checkpoints)"
+            return f"{target}: not {verb} {since}"
         step, pc = hit
-        return f"{target}: last written by step {step}{_at(pc)}"
+        return f"{target}: last {verb} by step {step}{_at(pc)}"
 
     def set_value(self, target: str, value: str) -> str:
         """`set TARGET = VALUE` through the machine (journaled: `reverse` undoes it, a

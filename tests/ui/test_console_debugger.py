@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from machine.history import History
 from neurondbg.app import NeurondbgApp
 from neurondbg.console import COMMANDS, HELP, execute
 from sessions.errors import SessionInterrupted
@@ -108,10 +109,19 @@ def test_enable_disable(loop: Session) -> None:
 
 
 def test_who_pc_is_the_previous_step(steps: Session) -> None:
-    assert out(execute("who PC", steps)) == "PC: not set since the start (the program's entry)"
+    assert out(execute("who PC", steps)) == "PC: not set since the start"
     execute("step", steps)
     execute("step", steps)
     assert out(execute("who PC", steps)) == "PC: last set by step 1 at pc 0x40"
+
+
+def test_who_past_the_journal_budget_says_history_was_folded(loop: Session) -> None:
+    loop.dbg.history = History(64 * 1024)  # a small budget: most steps get folded
+    loop.step(200_000)
+    assert loop.state.journal.origin > 0
+    assert out(execute("who R9", loop)) == \
+        "R9: not written within the kept history (older steps are folded into checkpoints)"
+    assert out(execute("who R1", loop)) == "R1: last written by step 199998 at pc 0x0"
 
 
 @pytest.mark.parametrize("line, message", [
