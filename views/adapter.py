@@ -61,7 +61,10 @@ def _ticking(progress: Progress | None, done: Callable[[], int],
     def tick() -> None:
         while not finished.wait(every):
             n = done()
-            progress(n, n / max(time.perf_counter() - start, 1e-9))
+            try:
+                progress(n, n / max(time.perf_counter() - start, 1e-9))
+            except RuntimeError:  # Textual's call_from_thread once the App has closed
+                return
 
     ticker = threading.Thread(target=tick, name="neurondbg-progress", daemon=True)
     ticker.start()
