@@ -22,6 +22,7 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input
 
 from neurondbg import console
@@ -37,9 +38,9 @@ from views.snapshot import Snapshot
 CSS_FILE = Path(str(resources.files("views").joinpath("neurondbg.tcss")))  # package data
 
 
-def reverse_count(line: str) -> int | None:
-    """N of a `reverse [N]` line, or None when it is not a valid count (the console
-    then reports the error as for any command)."""
+def step_count(line: str) -> int | None:
+    """N of a `reverse [N]` / `step [N]` / `next N` line, or None when it is not a valid
+    count (the console then reports the error as for any command)."""
     rest = line.strip().partition(" ")[2].strip()
     try:
         return console._count(rest)  # the console's own reading of a step count
@@ -86,6 +87,7 @@ class NeurondbgApp(App):
         self.running = False
         self.loading = False
         self._load_interrupt = threading.Event()  # set by Esc / Ctrl+C while loading
+        self._ticker: Timer | None = None  # the status line of a `step N`
         self._note: Any = None
         self._saved_mark: tuple[Any, ...] | None = None  # the work as last loaded or saved
 
@@ -356,6 +358,26 @@ class NeurondbgApp(App):
             return
         self.action_continue()
 
+    def start_steps(self, session: Session, n: int) -> None:
+        """`step N` off the UI thread (it stops early at breakpoints); the status line
+        counts the steps; Esc / Ctrl+C stops it at the machine's next check."""
+        self.running = True
+        start = session.state.steps
+        self._status(f"stepping {n:,}… Esc or Ctrl+C stops")
+        # the model's fast path reports nothing: the UI reads the count (an int) itself
+        self._ticker = self.set_interval(0.1, lambda: self._status(
+            f"stepping… {session.state.steps - start:,} of {n:,} steps · Esc stops"))
+        self._steps_worker(session, n)
+
+    @work(thread=True, exclusive=True, group="run")
+    def _steps_worker(self, session: Session, n: int) -> None:
+        try:
+            text = session.step(n)
+        except Exception as exc:  # containment boundary, as in _run_worker
+            self.log.error(traceback.format_exc())
+            text = f"error: internal error: {type(exc).__name__}: {exc}"
+        self.call_from_thread(self._run_done, text)
+
     def start_reverse(self, session: Session, n: int) -> None:
         """`reverse N` off the UI thread, with progress; Esc / Ctrl+C stops it."""
         self.running = True
@@ -392,6 +414,9 @@ class NeurondbgApp(App):
 
     def _run_done(self, text: str) -> None:
         self.running = False
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
         self.say(text, "bold red" if text.startswith("error") else "")
         self.refresh_views()
 
@@ -517,10 +542,13 @@ class NeurondbgApp(App):
         if not ui_only and (self.session is None or self.running or self.loading):
             self._guard()
             return
-        if name == "reverse" and self.session is not None:
-            count = reverse_count(line)
+        if name in ("reverse", "step", "next") and self.session is not None:
+            count = step_count(line)  # N > 1 can take long: off the UI thread
             if count is not None and count > 1:
-                self.start_reverse(self.session, count)
+                if name == "reverse":
+                    self.start_reverse(self.session, count)
+                else:
+                    self.start_steps(self.session, count)
                 return
         reply = console.execute(line, self.session)
         for text, style in reply.lines:

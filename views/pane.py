@@ -46,7 +46,8 @@ class Pane(Vertical):
     def __init__(self, title: str, *children: Widget, **kwargs) -> None:
         super().__init__(*children, Static("", classes="pane-error", markup=False), **kwargs)
         self.border_title = title
-        self.error: str | None = None
+        self.error: str | None = None  # the error line shown now
+        self._reported: str | None = None  # the last error sent to the Console
 
     def on_descendant_focus(self) -> None:
         self.border_title = f"● {self._title()}"
@@ -58,13 +59,16 @@ class Pane(Vertical):
         return str(self.border_title or "").removeprefix("● ")
 
     def fail(self, text: str) -> None:
-        """Show `text` as the pane's error line and tell the App (once per error)."""
+        """Show `text` as the pane's error line; tell the App once per distinct error (a
+        pane that keeps failing at every step must not flood the Console)."""
         if text == self.error:
             return
         self.error = text
         self.query_one(".pane-error", Static).update(f"⚠ {text}")
         self.add_class("-failed")
-        self.post_message(self.Failed(self._title(), text))
+        if text != self._reported:
+            self._reported = text
+            self.post_message(self.Failed(self._title(), text))
 
     def clear_error(self) -> None:
         if self.error is not None:

@@ -313,9 +313,9 @@ async def test_reverse_n_runs_in_a_worker_with_the_exact_result() -> None:
     app = NeurondbgApp(LOOP)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_loaded()
-        app.run_command("step 3000")
+        await app.run_command_async("step 3000")
         registers = list(app.session.state.R)
-        app.run_command("step 2000")
+        await app.run_command_async("step 2000")
         await pilot.pause()
         app.run_command("reverse 2000")
         assert app.running  # off the UI thread
@@ -334,7 +334,7 @@ async def test_esc_stops_a_reverse(monkeypatch) -> None:
     app = NeurondbgApp(LOOP)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_loaded()
-        app.run_command("step 200000")
+        await app.run_command_async("step 200000")
         session = app.session
         original = Session.reverse
         started = threading.Event()
@@ -381,3 +381,21 @@ async def test_esc_stops_loading_a_huge_session(tmp_path: Path) -> None:
         await pilot.pause()
         assert not app.loading and app.session.name == "loop.asm"  # the old session stays
         assert "interrupted at step" in console_text(app)
+
+
+async def test_step_n_runs_in_a_worker_and_esc_stops_it() -> None:
+    app = NeurondbgApp(LOOP)  # an endless loop: step 10**9 would take minutes
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        app.screen.query_one(ProgramView).focus()
+        app.run_command(f"step {10**9}")
+        assert app.running
+        while app.session.state.steps == 0:  # the worker's machine is under way
+            await pilot.pause(0.01)
+        await pilot.press("escape")
+        await app.wait_loaded()
+        await pilot.pause()
+        assert not app.running and 0 < app.session.state.steps < 10**9
+        assert "interrupt" in console_text(app) and app._ticker is None
+        await app.run_command_async("step 10")  # the machine is there for the next command
+        assert app.session.state.steps % 1 == 0 and not app.running
