@@ -43,3 +43,14 @@ def test_pane_maximised(snap_compare, pane: str) -> None:
         await pilot.app.run_command_async(f"pane {pane}")
 
     assert snap_compare(NeurondbgApp(STEPS), terminal_size=SIZE, run_before=run_before)
+
+
+def test_compact_layout_at_100x30(snap_compare) -> None:
+    async def run_before(pilot) -> None:
+        while pilot.app.session is None:  # the load worker may not have started yet
+            await pilot.pause(0.01)
+        await pilot.app.wait_loaded()
+        await pilot.press("s", "s", "8")  # after the CAST: its lanes in the shared slot
+        await pilot.pause()
+
+    assert snap_compare(NeurondbgApp(STEPS), terminal_size=(100, 30), run_before=run_before)
