@@ -176,8 +176,8 @@ class Target:
 
 
 # -- parser ---------------------------------------------------------------------------------
-Node = tuple  # ("const", v) ("read", Target) ("unary", op, n) ("bin", ops, [n...])
-#               ("cmp", ops, [n...]) ("and", [n...]) ("or", [n...])
+Node = tuple  # ("const", v) ("read", Target) ("unary", op, n) ("bin", ops, (n, ...))
+#               ("cmp", ops, (n, ...)) ("and", (n, ...)) ("or", (n, ...)): hashable, immutable
 
 
 class Parser:
@@ -256,10 +256,10 @@ class Parser:
         finally:
             self.depth -= 1
         if level == 0:
-            return ("or", operands)
+            return ("or", tuple(operands))
         if level == 1:
-            return ("and", operands)
-        return ("cmp" if level == _NOT_LEVEL else "bin", tuple(ops), operands)
+            return ("and", tuple(operands))
+        return ("cmp" if level == _NOT_LEVEL else "bin", tuple(ops), tuple(operands))
 
     def prefix_not(self) -> Node:
         if self.at("not"):

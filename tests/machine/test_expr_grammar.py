@@ -224,3 +224,6 @@ def test_targets_lists_every_read() -> None:
     e = ex.parse("R1 + sb[1, 2]:fp32 > acc[3] or not (sem[4] | -idx[0, 1])")
     assert [t.kind for t in e.targets] == ["reg", "mem", "acc", "sem", "idx"]
     assert ex.parse("1 + 2").targets == []
+    # parsed twice, equal and hashable (breakpoints are compared by value)
+    assert ex.parse("R1 + 1 < 2 or R2") == ex.parse("R1 + 1 < 2 or R2")
+    assert len({ex.parse("R1 + 1 < 2 or R2"), ex.parse("R1 + 1 < 2 or R2")}) == 1
