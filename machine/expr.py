@@ -292,6 +292,9 @@ class Parser:
         low = s.lower()
         if low.startswith(("0x", "0o", "0b")):
             digits, base = low[2:], {"x": 16, "o": 8, "b": 2}[low[1]]
+            if not digits:
+                raise ValueError(f"column {t.col}: expected digits after {t.text[:2]}, "
+                                 f"found {_shown(t.text)}")
         elif any(c in low for c in ".e"):
             return float(s)
         else:

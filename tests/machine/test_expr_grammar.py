@@ -212,7 +212,7 @@ def test_length_and_literal_limits() -> None:
 @pytest.mark.parametrize("text, col, what", [
     ("1 + not 2", 5, "'not' binds loosely"), ("R1 == not R2", 7, "'not' binds loosely"),
     ("2 ** 3", 4, "a number"), ("R100", 1, "R0..R63"), ("R005", 1, "R0..R63"),
-    ("sb[-1, 0]", 4, "a partition"),
+    ("sb[-1, 0]", 4, "a partition"), ("1 + 0x_", 5, "digits after 0x"),
 ])
 def test_syntax_errors(text: str, col: int, what: str) -> None:
     with pytest.raises(ValueError) as info:
