@@ -37,7 +37,7 @@ HELP: dict[str, str] = {
     "next": "next N              step N instructions (no calls in this ISA: same as step N)",
     "continue": "continue [N]        run until a breakpoint, fault, halt (Esc / Ctrl+C stops); "
                 "N: pass the current breakpoint N-1 more times",
-    "reverse": "reverse [N]         undo N steps exactly (through the journal)",
+    "reverse": "reverse [N]         undo the last N steps (and set edits) exactly",
     "reverse-continue": "reverse-continue    run backwards to the previous breakpoint or watch "
                         "hit, or the start (rc)",
     "until": "until [ADDR|LABEL]  run until the PC is ADDR (no ADDR: the cursor's record); "
@@ -53,8 +53,8 @@ HELP: dict[str, str] = {
     "print": "print EXPR          evaluate: R5 + 1, R5:fp32, sb[3, 0x40]:bf16, acc[0]",
     "x": "x/NF ADDR           examine N elements of format F at sb[P, BYTE] / psum[P, BYTE]; "
          "F: x hex byte, b bf16, h fp16, f fp32, d int32, u uint32, or a format name",
-    "set": "set TARGET = VALUE  store into R5, R5:fp32, PC, sb[P, BYTE]:FMT; prints what "
-           "was stored, refuses what does not fit",
+    "set": "set TARGET = VALUE  store into R5, R5:fp32, PC, sb[P, BYTE]:FMT, sem[N], acc[P]; "
+           "prints what was stored, refuses what does not fit; reverse undoes it",
     "who": "who TARGET          which step last wrote R5, sb[P, BYTE], acc[P], sem[N] "
            "(PC: the previous step)",
     "lab": "lab [VALUE [SRC [DST]]]   open the Convert Lab; lab iss NAME [VALUE]: on an "
