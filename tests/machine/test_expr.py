@@ -30,7 +30,7 @@ def state() -> MachineState:
     ("sb[3, 0x40]:fp32 > 1.5", 1), ("sb[1, 2]", 200), ("sb[1, 2]:int8", -56),
     ("sem[3] - 10", -1), ("acc[2]", -1.5), ("R5 % 4", 3), ("-R5 / 2", -3), ("~0 & 0xF", 15),
     ("1 << 4 | 1", 17), ("R5 == 7 || R6 == 0", 1), ("!R5", 0), ("R5 >= 7 && R5 <= 7", 1),
-    ("R5 / 0", 0), ("1.0 / 0", float("inf")), ("0b101 ^ 1", 4), ("R5 != 7", 0),
+    ("0b101 ^ 1", 4), ("R5 != 7", 0),
 ])
 def test_expressions(state, text, value) -> None:
     assert ex.parse(text)(state) == value
