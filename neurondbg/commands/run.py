@@ -144,7 +144,10 @@ def command(program: Path, gen: str, engine: str, max_steps: int | None,
             execute_invalid: bool) -> None:
     """Run PROGRAM (assembly or binary records) until it stops, or continue a
     SESSION.toml from its saved step to the next stop (its breakpoints and watches
-    apply; --gen/--engine come from the session)."""
+    apply; --gen/--engine come from the session).
+
+    Ctrl+C stops at the current step, prints where (step, engine, PC), writes the
+    outputs asked for and exits 130. No output may name an input."""
     from sessions.cli_support import (
         open_program_or_session,
         result_json,
