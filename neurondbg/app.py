@@ -12,7 +12,7 @@ import re
 import threading
 import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
@@ -46,6 +46,22 @@ def step_count(line: str) -> int | None:
         return console._count(rest)  # the console's own reading of a step count
     except ValueError:
         return None
+
+
+def throttled(report: Callable[[int, int], None],
+              every: float = 0.05) -> Callable[[int, int], None]:
+    """`report(done, total)` at most once per `every` seconds: the model may call a
+    progress hook thousands of times a second, and each report is a UI callback."""
+    last = 0.0
+
+    def progress(done: int, total: int) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        if now - last >= every:
+            last = now
+            report(done, total)
+
+    return progress
 
 
 class NeurondbgApp(App):
@@ -90,6 +106,7 @@ class NeurondbgApp(App):
         self._ticker: Timer | None = None  # the status line of a `step N`
         self._note: Any = None
         self._saved_mark: tuple[Any, ...] | None = None  # the work as last loaded or saved
+        self._quit_pending = False  # q during long work: quit (or ask) once it has stopped
 
     def get_default_screen(self) -> Screen:
         if self.lab_only:
@@ -118,18 +135,14 @@ class NeurondbgApp(App):
     def _load_worker(self, path: str | Path | None, first: bool,
                      interrupt: threading.Event) -> None:
         name = Path(path).name if path is not None else "the demo"
-        shown = [0.0]
 
         def progress(done: int, total: int) -> None:
-            now = time.perf_counter()
-            if now - shown[0] >= 0.05:  # a status line, not a flood of UI callbacks
-                shown[0] = now
-                share = f" ({100 * done / total:.1f}%)" if total else ""
-                self.call_from_thread(self._status, f"loading {name}: replaying step "
-                                      f"{done:,} of {total:,}{share} · Esc stops")
+            share = f" ({100 * done / total:.1f}%)" if total else ""
+            self.call_from_thread(self._status, f"loading {name}: replaying step "
+                                  f"{done:,} of {total:,}{share} · Esc stops")
 
         try:
-            session = Session(path, self.gen, self.engine, progress=progress,
+            session = Session(path, self.gen, self.engine, progress=throttled(progress),
                               interrupt=interrupt)
             error = None
         except (ValueError, OSError) as exc:  # shown in the console, not a traceback
@@ -141,6 +154,9 @@ class NeurondbgApp(App):
 
     def _load_done(self, session: Session | None, error: str | None, first: bool) -> None:
         self.loading = False
+        if self._quit_pending:
+            self._quit_pending = False
+            self.call_later(self.action_quit)
         if session is None:
             if first:
                 self.load_error = error
@@ -283,11 +299,18 @@ class NeurondbgApp(App):
         where a bare `save` writes (PROGRAM.session.toml in the current folder)."""
         from neurondbg.screens.quit import QuitScreen
 
-        work = [] if self.lab_only or self.running or self.loading else self.unsaved()
+        if self.running or self.loading:
+            if self._quit_pending:  # asked twice: do not wait for the worker
+                self.exit()
+                return
+            # stop the long work first (within ~100 ms); its end comes back here
+            self._quit_pending = True
+            self._load_interrupt.set()
+            if self.session is not None:
+                self.session.stop()
+            return
+        work = [] if self.lab_only else self.unsaved()
         if not work:
-            if self.running and self.session is not None:
-                self.session.stop()  # the run's thread ends at its next step boundary
-            self._load_interrupt.set()  # and a load's at its next check
             self.exit()
             return
         if isinstance(self.screen, QuitScreen):
@@ -387,17 +410,13 @@ class NeurondbgApp(App):
     @work(thread=True, exclusive=True, group="run")
     def _reverse_worker(self, session: Session, n: int) -> None:
         session.interrupt.clear()  # the caller clears it (Session.reverse's contract)
-        shown = [0.0]
 
         def progress(done: int, total: int) -> None:
-            now = time.perf_counter()
-            if now - shown[0] >= 0.05:
-                shown[0] = now
-                self.call_from_thread(self._status,
-                                      f"reversing… {done:,} of {total:,} steps · Esc stops")
+            self.call_from_thread(self._status,
+                                  f"reversing… {done:,} of {total:,} steps · Esc stops")
 
         try:
-            text = session.reverse(n, progress)
+            text = session.reverse(n, throttled(progress))
         except Exception as exc:  # containment boundary, as in _run_worker
             self.log.error(traceback.format_exc())
             text = f"error: internal error: {type(exc).__name__}: {exc}"
@@ -417,6 +436,9 @@ class NeurondbgApp(App):
         if self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
+        if self._quit_pending:
+            self._quit_pending = False
+            self.call_later(self.action_quit)
         self.say(text, "bold red" if text.startswith("error") else "")
         self.refresh_views()
 
@@ -583,7 +605,10 @@ class NeurondbgApp(App):
         elif action == "quit":
             self.action_quit()
         elif action == "open":
-            self.open_program(args[0])
+            if self.running or self.loading:  # one machine at a time in the workers
+                self._guard()
+            else:
+                self.open_program(args[0])
         elif action == "save":
             self._save(args[0])
 

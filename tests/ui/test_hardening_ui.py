@@ -34,7 +34,8 @@ HALT
 
 
 def console_text(app: NeurondbgApp) -> str:
-    return "\n".join(app.screen.query_one(ConsoleView).messages)
+    debugger = next(s for s in app.screen_stack if isinstance(s, DebuggerScreen))
+    return "\n".join(debugger.query_one(ConsoleView).messages)
 
 
 # -- the plot: off-scale and non-finite lanes ---------------------------------------------
@@ -399,3 +400,22 @@ async def test_step_n_runs_in_a_worker_and_esc_stops_it() -> None:
         assert "interrupt" in console_text(app) and app._ticker is None
         await app.run_command_async("step 10")  # the machine is there for the next command
         assert app.session.state.steps % 1 == 0 and not app.running
+
+
+async def test_q_during_a_run_stops_it_then_asks() -> None:
+    app = NeurondbgApp(LOOP)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        app.screen.query_one(ProgramView).focus()
+        await pilot.press("c")
+        while app.session.state.steps == 0:
+            await pilot.pause(0.01)
+        await pilot.press("q")
+        await app.wait_loaded()
+        await pilot.pause()
+        assert not app.running and "stopped by the user" in console_text(app)
+        assert isinstance(app.screen, QuitScreen)
+        assert app.screen.unsaved[0].startswith("the machine is at step ")
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
