@@ -11,7 +11,9 @@ A position is (step, edits): the step count and how many `Machine.edits` the sta
 includes. Checkpoint 0 (the state before the first step and the first edit) is always
 kept, so every position of the history stays reachable, and initial memory can be read
 back (session save). Policy: a checkpoint is taken once the journal has grown by
-`interval` bytes since the last one; when journal + checkpoints exceed the budget, the
+`interval` bytes since the last one, unless taking it would cost more than ~1/10 of the
+run time (scanning a large SBUF takes ms; a CAST loop journals 1 MiB a step) while the
+budget still holds; when journal + checkpoints exceed the budget, the
 window is folded to the oldest checkpoint inside it; when checkpoints alone take more than
 half the budget, interior ones are thinned (the pair closest together goes first), so
 they stay few and spaced out.
@@ -19,6 +21,7 @@ they stay few and spaced out.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -30,6 +33,7 @@ JOURNAL_BUDGET = 256 << 20  # bytes of journal + checkpoints (DESIGN.md "Machine
 TILE = 1024  # memory is kept per (partition, 1 KiB tile); all-zero tiles are not stored
 KEEP_LAST = 4096  # without history: at most this many steps kept (the last one is needed)...
 KEEP_LAST_BYTES = 4 << 20  # ... and at most this many bytes (a CAST step keeps 1 MiB)
+CAPTURE_SHARE = 10  # run time between captures >= this x the time a capture takes
 
 Position = tuple[int, int]  # (step count, edits applied)
 
@@ -117,6 +121,8 @@ class History:
         self.checkpoints: list[Checkpoint] = []
         self.origin_edits = 0  # edits included at the window start (journal.origin)
         self.dropped = 0  # journal bytes folded away (so `written` only grows going forward)
+        self._capture_cost = 0.0  # seconds the last capture took
+        self._captured_at = 0.0  # perf_counter() when it ended
 
     @property
     def enabled(self) -> bool:
@@ -179,12 +185,19 @@ class History:
         if not self.checkpoints:
             return
         pos = (state.steps, edits)
+        over = self.nbytes(state) > self.budget
         if self.written(state) - self.checkpoints[-1].mark >= self.interval and \
-                pos > self.checkpoints[-1].position:
+                pos > self.checkpoints[-1].position and (over or self._affordable()):
+            start = time.perf_counter()
             self.checkpoints.append(capture(state, pos[0], edits, self.written(state)))
-        if self.nbytes(state) > self.budget:
+            self._captured_at = time.perf_counter()
+            self._capture_cost = self._captured_at - start
+        if over:
             self._fold(state)
             self._thin(state)
+
+    def _affordable(self) -> bool:
+        return time.perf_counter() - self._captured_at >= CAPTURE_SHARE * self._capture_cost
 
     def _fold(self, state: MachineState) -> None:
         """Move the window start to checkpoints inside it until the budget holds."""
