@@ -184,8 +184,8 @@ def read_npy(fh: IO[bytes], where: str, *, what: str, dtypes: tuple[np.dtype, ..
     and a shape of len(max_shape) dimensions each within its bound; the data must be
     all there. InputFileError `where: expected WHAT, found ...` otherwise."""
     fmt = np.lib.format
-    not_npy = f"{where}: offset 0: expected a .npy file holding {what}; this is not NumPy's " \
-              ".npy array format"
+    not_npy = f"{where}: expected a .npy file holding {what} (offset 0: not NumPy's .npy " \
+              "array format)"
     try:
         version = fmt.read_magic(fh)
         if version == (1, 0):
@@ -193,8 +193,8 @@ def read_npy(fh: IO[bytes], where: str, *, what: str, dtypes: tuple[np.dtype, ..
         elif version == (2, 0):
             shape, fortran, dtype = fmt.read_array_header_2_0(fh, max_header_size=MAX_NPY_HEADER)
         else:
-            raise InputFileError(f"{not_npy} (version {version[0]}.{version[1]}; expected 1.0 "
-                                 "or 2.0)")
+            raise InputFileError(f"{where}: .npy format version {version[0]}.{version[1]}; "
+                                 "expected 1.0 or 2.0")
     except (ValueError, EOFError) as e:
         if isinstance(e, InputFileError):
             raise
