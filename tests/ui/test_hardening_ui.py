@@ -419,3 +419,27 @@ async def test_q_during_a_run_stops_it_then_asks() -> None:
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+def test_the_key_help_comes_from_the_bindings(monkeypatch) -> None:
+    from textual.binding import Binding
+
+    from neurondbg.commands.tour import tour_app
+    from neurondbg.screens.help import help_text
+    from views.program import ProgramView as Program
+
+    text = help_text(NeurondbgApp()).plain
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    for line in ("f compact listing / the full disassembly of every record",  # Program f
+                 "Esc / Ctrl+C stop a run, reverse or load; leave the console; restore a pane",
+                 "Space flip bit", "← bit left",  # the Lab's bit editor
+                 "n / → tour: next", "7 pane SBUF", "o lane in lab", "[ ◀ cols"):
+        assert line in lines, line
+    tour = [" ".join(line.split()) for line in help_text(tour_app("move-gate")).plain
+            .splitlines()]
+    assert "n tour: next" in tour and "N tour: back" in tour  # the tour App's own keys
+    # a key added to a pane shows up without editing the help
+    monkeypatch.setattr(Program, "BINDINGS", [*Program.BINDINGS,
+                                              Binding("y", "yank", "copy the line")])
+    assert "y copy the line" in [" ".join(line.split()) for line in help_text().plain
+                                 .splitlines()]
