@@ -5,7 +5,8 @@
     label:loop               before executing the instruction at a label
     invalid                  before executing an instruction that fails legality
     fault                    when a step faults (faults always stop; this names it)
-    if:EXPR                  after a step, when EXPR (machine/expr.py) is non-zero
+    if:EXPR                  after a step that makes EXPR (machine/expr.py) true (an edge:
+                             not again while it stays true); an error in EXPR is false
     watch:TARGET             after a step that writes TARGET (R5, PC, sb[0,0:64], sem[3], acc[2])
     change:TARGET            after a step that changes TARGET's value
     saturate | tie | nan | inf   after a conversion step in which a lane saturates,
@@ -19,9 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from machine import expr as ex
+
+if TYPE_CHECKING:
+    from machine.engines.record import StepRecord
 
 STATIC_KINDS = ("op", "pc", "label", "invalid")  # checked before an instruction executes
 SEMANTIC_KINDS = ("saturate", "tie", "nan", "inf")
@@ -130,3 +136,54 @@ def parse_spec(spec: str) -> Breakpoint:
     except ValueError as e:
         raise _shift(e, argcol - 1) if kind in ("if", "watch", "change") else e from None
     return Breakpoint(kind, value, text, cond)
+
+
+# -- what a step touched (watch:/change:) ----------------------------------------------
+def undo_hits_any(targets: list[ex.Target], u: Any) -> bool:
+    """Whether the journal entry `u` (a non-register Undo) touched any of `targets`."""
+    return any(undo_hits(t, set(), [u]) for t in targets)
+
+
+def undo_hits(t: ex.Target, regs: set[int], undos: list[Any]) -> bool:
+    """Whether a journaled step (registers written, its Undo entries) touched `t`."""
+    if t.kind == "reg":
+        return t.index in regs
+    for u in undos:
+        if t.kind == "mem" and u.kind == "mem" and u.target == t.space:
+            r = u.key
+            if r.p0 < t.p1 and t.index < r.p1 and r.bounds[0] < t.b1 and t.b0 < r.bounds[1]:
+                return True
+        elif t.kind in ("sem", "shape") and u.target == t.kind and u.key == t.index:
+            return True
+        elif t.kind in ("acc", "idx") and u.target == t.kind and (
+                u.key.start <= t.index < u.key.stop):
+            return True
+    return False
+
+
+def shown(v: Any) -> str:
+    """A watched value for a stop message: numbers as is, memory as (short) hex bytes."""
+    if isinstance(v, bytes | bytearray):
+        return v[:16].hex(" ") + (" ..." if len(v) > 16 else "")
+    return str(v)
+
+
+def written_by(t: ex.Target, rec: StepRecord) -> Any:
+    """The step's Write that touched `t`, or None."""
+    for w in rec.writes:
+        if t.kind == "reg" and w.target == f"R{t.index}":
+            return w
+        if t.kind == "pc" and w.target == "PC":
+            return w
+        if t.kind in ("sem", "shape") and w.target == f"{t.kind}[{t.index}]":
+            return w
+        if t.kind in ("acc", "idx") and w.target == t.kind and w.index is not None and (
+                w.index.start <= t.index < w.index.stop):
+            return w
+        if t.kind == "mem" and w.region is not None and w.region.space == t.space:
+            r = w.region
+            if r.p0 < t.p1 and t.index < r.p1:
+                o = r.elem_offsets
+                if bool(np.any((o < t.b1) & (o + r.size > t.b0))):
+                    return w
+    return None

@@ -43,7 +43,16 @@ import numpy as np
 
 from machine import edits as ed
 from machine import expr as ex
-from machine.breakpoints import SEMANTIC_FLAG, STATIC_KINDS, Breakpoint, parse_spec
+from machine.breakpoints import (
+    SEMANTIC_FLAG,
+    STATIC_KINDS,
+    Breakpoint,
+    parse_spec,
+    shown,
+    undo_hits,
+    undo_hits_any,
+    written_by,
+)
 from machine.engines import Context, StepRecord, execute, handler_for
 from machine.engines.record import Fault, LazyVerdict
 from machine.engines.seq import FAST_OPCODES, fast_op
@@ -261,16 +270,16 @@ class Machine:
             was, bp.watch_old = bp.watch_old, now
             return f"{bp.value.text} became true" if now and not was else None
         if k == "watch":
-            if _written(bp.value, rec) is None:
+            if written_by(bp.value, rec) is None:
                 return None
             now = ex.snapshot(bp.value, self.state)
             old, bp.watch_old = bp.watch_old, now
-            return f"{bp.value.name} written: {_shown(old)} -> {_shown(now)}"
+            return f"{bp.value.name} written: {shown(old)} -> {shown(now)}"
         if k == "change":
             now = ex.snapshot(bp.value, self.state)
             if now != bp.watch_old:
                 old, bp.watch_old = bp.watch_old, now
-                return f"{bp.value.name} changed: {_shown(old)} -> {_shown(now)}"
+                return f"{bp.value.name} changed: {shown(old)} -> {shown(now)}"
             return None
         if rec.lanes is not None:  # semantic: saturate / tie / nan / inf
             flags = rec.lanes.flags[SEMANTIC_FLAG[k]]
@@ -806,7 +815,7 @@ class Machine:
         others = [t for t in watches if t.kind != "reg"]
         if others:
             for u in j.others:
-                if u.step >= lo and _undo_hits_any(others, u):
+                if u.step >= lo and undo_hits_any(others, u):
                     hit[u.step - j.origin] = True
         return (np.flatnonzero(hit[k0:]) + k0 + j.origin).tolist()
 
@@ -818,52 +827,4 @@ class Machine:
         regs = {w >> 32 for w in j.regs[len(j.regs) - nr:]} if nr else set()
         undos = j.others[len(j.others) - no:] if no else []
         return [bp for bp in self.breakpoints if bp.enabled and bp.kind in ("watch", "change")
-                and _undo_hits(bp.value, regs, undos)]
-
-
-def _undo_hits_any(targets: list[ex.Target], u: Any) -> bool:
-    return any(_undo_hits(t, set(), [u]) for t in targets)
-
-
-def _undo_hits(t: ex.Target, regs: set[int], undos: list[Any]) -> bool:
-    if t.kind == "reg":
-        return t.index in regs
-    for u in undos:
-        if t.kind == "mem" and u.kind == "mem" and u.target == t.space:
-            r = u.key
-            if r.p0 < t.p1 and t.index < r.p1 and r.bounds[0] < t.b1 and t.b0 < r.bounds[1]:
-                return True
-        elif t.kind in ("sem", "shape") and u.target == t.kind and u.key == t.index:
-            return True
-        elif t.kind in ("acc", "idx") and u.target == t.kind and (
-                u.key.start <= t.index < u.key.stop):
-            return True
-    return False
-
-
-def _shown(v: Any) -> str:
-    """A watched value for a stop message: numbers as is, memory as (short) hex bytes."""
-    if isinstance(v, bytes | bytearray):
-        return v[:16].hex(" ") + (" ..." if len(v) > 16 else "")
-    return str(v)
-
-
-def _written(t: ex.Target, rec: StepRecord) -> Any:
-    """The step's Write that touched `t`, or None."""
-    for w in rec.writes:
-        if t.kind == "reg" and w.target == f"R{t.index}":
-            return w
-        if t.kind == "pc" and w.target == "PC":
-            return w
-        if t.kind in ("sem", "shape") and w.target == f"{t.kind}[{t.index}]":
-            return w
-        if t.kind in ("acc", "idx") and w.target == t.kind and w.index is not None and (
-                w.index.start <= t.index < w.index.stop):
-            return w
-        if t.kind == "mem" and w.region is not None and w.region.space == t.space:
-            r = w.region
-            if r.p0 < t.p1 and t.index < r.p1:
-                o = r.elem_offsets
-                if bool(np.any((o < t.b1) & (o + r.size > t.b0))):
-                    return w
-    return None
+                and undo_hits(bp.value, regs, undos)]
