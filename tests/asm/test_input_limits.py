@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+import threading
 import zipfile
 from pathlib import Path
 
@@ -71,6 +72,32 @@ def test_a_fifo_as_data_sidecar_is_refused(tmp_path: Path) -> None:
     prog.write_bytes(RECORD)
     os.mkfifo(data_path(prog))
     one_line_exit_2(cli("disasm", prog), "p.bin.data.npz: is a FIFO")
+
+
+def test_a_fifo_swapped_in_after_the_stat_is_refused_without_blocking(
+        fifo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race open_input closes: stat saw a regular file, open finds a FIFO. Opened
+    non-blocking, then fstat'ed, it is refused instead of waiting for a writer."""
+    real_stat = os.stat
+    plain = tmp_path / "plain"
+    plain.write_bytes(b"x")
+
+    def stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        return real_stat(plain if Path(str(path)) == fifo else path, *args, **kwargs)
+
+    monkeypatch.setattr("machine.files.os.stat", stat)
+    outcome: list[Exception] = []
+
+    def read() -> None:
+        try:
+            read_input(fifo, what="program", max_bytes=10)
+        except InputFileError as e:
+            outcome.append(e)
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    worker.join(timeout=20)  # a blocking open() would never return: fail, do not hang
+    assert outcome and str(outcome[0]).startswith(f"{fifo}: is a FIFO (named pipe)")
 
 
 @pytest.mark.parametrize("path, kind", [("/dev/null", "a character device"),
