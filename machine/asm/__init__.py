@@ -55,6 +55,10 @@ Neuron dtype name or a format name like fp32, bf16, fp8_e4m3, int8, uint16):
                                         integers: the type's range), per partition
     .bytes  REGION 0x<hex>                                raw bytes, in every partition
 
+Limits (machine.files; each a one-line error at its line:column): 2,097,152 lines,
+2 MiB per line, 256 characters per name or number (hex byte strings of `.raw` /
+`.bytes` excepted), 1 GiB of data directives in all; a NUL character is never text.
+
 `neurondbg asm SRC -o OUT.bin` writes the records to OUT.bin and the data to
 OUT.bin.data.npz (see machine.asm.data); `load_any(path)` reads either form back.
 `neurondbg disasm` prints text that re-assembles to identical bytes: it names every
