@@ -22,7 +22,7 @@ import numpy as np
 
 from machine.debugger import Machine
 from machine.dtypes import Gen, parse_gen
-from machine.files import InputFileError, open_input
+from machine.files import InputFileError, load_json, open_input
 from machine.state import MachineConfig
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.program import load_program
@@ -111,7 +111,7 @@ def read_header(path: str | Path) -> dict[str, Any] | None:
             return None  # read_trace reports the problem with its line number
     try:
         d = json.loads(first)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # bad JSON: read_trace reports it with its position
         return None
     if not isinstance(d, dict) or HEADER_KEY not in d:
         return None
@@ -121,11 +121,18 @@ def read_header(path: str | Path) -> dict[str, Any] | None:
 
 
 def _parse_line(p: Path, n: int, line: str, header_ok: bool = False) -> dict[str, Any]:
+    text = line.rstrip("\r\n")
     try:
-        d = json.loads(line.rstrip("\r\n"))
+        d = json.loads(text)
     except json.JSONDecodeError as e:
         raise SessionError(f"{p}:{n}:{e.colno}: expected a JSON object per line: {e.msg}") \
             from None
+    except (ValueError, RecursionError):  # a digit-limit integer, nesting too deep
+        try:
+            load_json(text, str(p), first_line=n)  # words it as file:line:column
+        except InputFileError as e:
+            raise SessionError(str(e)) from None
+        raise
     if not isinstance(d, dict):
         raise SessionError(f"{p}:{n}: expected a JSON object per line, found "
                            f"{type(d).__name__}")

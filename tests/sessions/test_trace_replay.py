@@ -183,3 +183,13 @@ def test_replay_follows_the_trace_header(tmp_path) -> None:
     # an option given on the command line wins over the header
     pool = CliRunner().invoke(cli, ["replay", str(trace), str(demo), "--engine", "pool"])
     assert pool.exit_code == 1 and "divergence at" in pool.output
+
+
+def test_a_trace_line_with_a_huge_integer_is_a_positioned_error(tmp_path) -> None:
+    from sessions.errors import SessionError
+    from sessions.replay import read_trace
+
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"step": 0}\n{"step": ' + "9" * 5000 + "}\n")
+    with pytest.raises(SessionError, match=r"t\.jsonl:2:10: an integer with more than"):
+        list(read_trace(trace))
