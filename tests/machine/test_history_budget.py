@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from machine import debugger
 from machine.asm import assemble
@@ -190,3 +192,27 @@ def test_reverse_continue_undoes_edits_on_the_way() -> None:
     m.add_breakpoint("pc:0x40")  # MOVE R5=7, at step 1: before the edit
     assert m.reverse_continue().reason == "breakpoint" and m.state.steps == 1
     assert m.edits == [] and m.state.R[5] == 0
+
+
+@settings(deadline=None, max_examples=15)
+@given(st.lists(st.tuples(st.sampled_from(["cont", "reverse", "edit", "rc", "back"]),
+                          st.integers(0, 40_000)), min_size=1, max_size=8))
+def test_any_mix_of_commands_matches_a_machine_that_keeps_everything(ops) -> None:
+    small = machine(LOOP.format(trips=20_000), journal_budget=BUDGET // 4)
+    full = machine(LOOP.format(trips=20_000))
+    for m in (small, full):
+        m.add_breakpoint("watch:R7")  # written only by edits: reverse-continue meets none
+    for op, k in ops:
+        for m in (small, full):
+            if op == "cont":
+                m.cont(max_steps=k)
+            elif op == "reverse":
+                m.reverse(k)
+            elif op == "edit":
+                m.edit("R5", str(k % 7))
+            elif op == "rc":
+                m.reverse_continue(max_steps=k)
+            else:
+                m.reverse_step()
+        assert small.position == full.position and small.edits == full.edits
+        assert small.state.digest() == full.state.digest()
