@@ -196,10 +196,12 @@ def test_reverse_continue_undoes_edits_on_the_way() -> None:
 
 @settings(deadline=None, max_examples=15)
 @given(st.lists(st.tuples(st.sampled_from(["cont", "reverse", "edit", "rc", "back"]),
-                          st.integers(0, 40_000)), min_size=1, max_size=8))
-def test_any_mix_of_commands_matches_a_machine_that_keeps_everything(ops) -> None:
-    small = machine(LOOP.format(trips=20_000), journal_budget=BUDGET // 4)
-    full = machine(LOOP.format(trips=20_000))
+                          st.integers(0, 40_000)), min_size=1, max_size=8), st.booleans())
+def test_any_mix_of_commands_matches_a_machine_that_keeps_everything(ops, cast) -> None:
+    text = CAST_LOOP.format(trips=2000) if cast else LOOP.format(trips=20_000)
+    target = "sb[1, 4]:fp32" if cast else "R5"  # read by the CASTs / by the ADD
+    small = machine(text, journal_budget=BUDGET // 4)
+    full = machine(text)
     for m in (small, full):
         m.add_breakpoint("watch:R7")  # written only by edits: reverse-continue meets none
     for op, k in ops:
@@ -209,7 +211,7 @@ def test_any_mix_of_commands_matches_a_machine_that_keeps_everything(ops) -> Non
             elif op == "reverse":
                 m.reverse(k)
             elif op == "edit":
-                m.edit("R5", str(k % 7))
+                m.edit(target, str(k % 7))
             elif op == "rc":
                 m.reverse_continue(max_steps=k)
             else:
