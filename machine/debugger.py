@@ -378,23 +378,27 @@ class Machine:
     # -- fast path ---------------------------------------------------------------------------
     def _build_fast(self) -> None:
         if self._fast is None:
-            fast: list[Callable[[], int] | None] = [None] * self.count
+            self._fast = [None] * self.count
             ops = np.asarray(self.program.opcodes)
-            candidates = np.flatnonzero(np.isin(ops, list(FAST_OPCODES)))
-            for i in candidates.tolist():  # only SEQ records are decoded here
-                h, _ = handler_for(int(ops[i]), self.config.engine, self.config.gen)
-                if h is not None and (self.valid(i) or self.config.execute_invalid):
-                    fast[i] = fast_op(self.state, self.instruction(i), i, self.count)
-            self._fast = fast
             plain = np.ones(self.count + 1, dtype=np.uint8)
-            plain[:self.count] = [f is None for f in fast]
-            self._plain = bytearray(plain.tobytes())  # replay: stops only where no closure
+            plain[:self.count] = np.where(np.isin(ops, list(FAST_OPCODES)), 2, 1)
+            self._plain = bytearray(plain.tobytes())  # 2: a SEQ record not built yet
         if self._stop is None:
             stop = np.frombuffer(self._plain, dtype=np.uint8).copy()
             for bp in self.breakpoints:
                 if bp.enabled and bp.kind in STATIC_KINDS:
                     stop[:self.count] |= self._static_mask(bp)
             self._stop = bytearray(stop.tobytes())
+
+    def _build_one(self, i: int) -> None:
+        """The fast closure of record i, built the first time the PC reaches it."""
+        h, _ = handler_for(int(self.program.opcodes[i]), self.config.engine, self.config.gen)
+        if h is not None and (self.valid(i) or self.config.execute_invalid):
+            self._fast[i] = fast_op(self.state, self.instruction(i), i, self.count)
+        ok = self._fast[i] is not None  # fast_op declines some SEQ forms
+        self._plain[i] = 0 if ok else 1
+        assert self._stop is not None
+        self._stop[i] = (self._stop[i] & 1) | (0 if ok else 1)
 
     def _static_mask(self, bp: Breakpoint) -> np.ndarray:
         """Records a static breakpoint matches (its condition is checked when it is hit)."""
@@ -424,13 +428,18 @@ class Machine:
         fast, stop = self._fast, self._plain if plain else self._stop
         assert fast is not None and stop is not None
         self.history.base(st, len(self.edits))
-        if stop[i]:
-            return 0
         n = 0
-        while n < budget:
-            i = fast[i]()  # type: ignore[misc]
-            n += 1
+        while True:
+            if stop[i] & 2:
+                self._build_one(i)
             if stop[i]:
+                break
+            while n < budget:
+                i = fast[i]()  # type: ignore[misc]
+                n += 1
+                if stop[i]:
+                    break
+            if n >= budget:
                 break
         st.pc = self.config.base + i * RECORD_BYTES
         return n

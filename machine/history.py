@@ -16,7 +16,9 @@ run time (scanning a large SBUF takes ms; a CAST loop journals 1 MiB a step) whi
 budget still holds; when journal + checkpoints exceed the budget, the
 window is folded to the oldest checkpoint inside it; when checkpoints alone take more than
 half the budget, interior ones are thinned (the pair closest together goes first), so
-they stay few and spaced out.
+they stay few and spaced out. The window only folds to a checkpoint older than the
+current step (the last step must stay undoable), so between two checkpoints history can
+run past the budget by up to one `interval` (1/16 of the budget).
 """
 
 from __future__ import annotations
