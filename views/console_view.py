@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, RichLog
+
+MAX_LINES = 2000  # the console keeps this much output
 
 
 def complete(prefix: str, words: Sequence[str]) -> str:
@@ -66,7 +69,12 @@ class ConsoleInput(Input):
 
 
 class ConsoleView(Vertical):
-    """Posts `ConsoleView.Command` for every line entered; `write` adds output."""
+    """Posts `ConsoleView.Command` for every line entered; `write` adds output.
+
+    RichLog wraps a line once, at the width it has when written; the console keeps
+    what it wrote (bounded) and writes it again when its width changes (a resize,
+    the compact / wide layouts, a maximised pane), so no line is cut or left narrow.
+    """
 
     DEFAULT_CSS = """
     ConsoleView { height: 1fr; }
@@ -83,11 +91,14 @@ class ConsoleView(Vertical):
         super().__init__(**kwargs)
         self.messages: list[str] = []  # every line written, unwrapped
         self.words = words
+        self._written: deque[Text] = deque(maxlen=MAX_LINES)  # to re-wrap on a resize
+        self._width = 0
 
     def compose(self) -> ComposeResult:
         # min_width: RichLog renders at least 78 columns wide by default and then crops
         # to the pane; 20 lets long lines (notes, errors) wrap at the pane's width.
-        yield RichLog(id="console-log", wrap=True, markup=False, max_lines=2000, min_width=20)
+        yield RichLog(id="console-log", wrap=True, markup=False, max_lines=MAX_LINES,
+                      min_width=20)
         yield ConsoleInput(self.words, placeholder="help · step · break pc:0x80 · print R5",
                            compact=True, id="console-input")
 
@@ -95,8 +106,20 @@ class ConsoleView(Vertical):
         log = self.query_one(RichLog)
         line = Text(text, style=style) if isinstance(text, str) else text
         self.messages.append(line.plain)  # the unwrapped text, for tests and scripts
-        del self.messages[:-2000]
+        del self.messages[:-MAX_LINES]
+        self._written.append(line)
         log.write(line)
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        if width and self._width and width != self._width:
+            log = self.query_one(RichLog)
+            log.clear()
+            for line in self._written:
+                log.write(line)
+            log.scroll_end(animate=False)
+        if width:
+            self._width = width
 
     @on(Input.Submitted, "#console-input")
     def _submitted(self, event: Input.Submitted) -> None:

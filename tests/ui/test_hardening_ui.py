@@ -443,3 +443,22 @@ def test_the_key_help_comes_from_the_bindings(monkeypatch) -> None:
                                               Binding("y", "yank", "copy the line")])
     assert "y copy the line" in [" ".join(line.split()) for line in help_text().plain
                                  .splitlines()]
+
+
+async def test_the_console_rewraps_its_lines_when_its_width_changes() -> None:
+    from textual.widgets import RichLog
+
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.wait_loaded()
+        app.say("word " * 60)  # 300 columns: wrapped at the compact console's width
+        await pilot.pause()
+        log = app.screen.query_one(RichLog)
+        assert max(len(strip.text.rstrip()) for strip in log.lines) > 60
+        await pilot.resize_terminal(*SIZE)  # the wide layout: a 50-column console
+        await pilot.pause()
+        await pilot.pause()
+        assert log.size.width < 60
+        assert max(len(strip.text.rstrip()) for strip in log.lines) <= log.size.width
+        shown = " ".join(" ".join(s.text.split()) for s in log.lines)
+        assert shown.count("word") == 60 and "loaded steps.asm" in shown  # nothing lost
