@@ -240,8 +240,8 @@ def run_until(m: Machine, step: int, total: int, progress: Progress | None,
         elapsed = time.perf_counter() - t0
         if progress is not None:
             progress(m.state.steps, total)
-        if stop.reason != "max-steps":
-            return stop
+        if stop.reason != "max-steps" and m.state.steps < step:
+            return stop  # stopped short (a halt or fault on the last step is the saved state)
         # Aim each slice at SLICE_SECONDS whatever the steps cost (SEQ fast path or CAST).
         chunk = max(64, min(1 << 22, int(chunk * SLICE_SECONDS / max(elapsed, 1e-4))))
     return None

@@ -36,7 +36,7 @@ def prog(tmp_path: Path):
 def test_all_valid_exit_0(prog) -> None:
     r = run(prog(GOOD, MOVE))
     assert r.exit_code == 0, r.output
-    assert r.output.strip() == "2 instructions, 0 invalid (cayman)"
+    assert r.output.strip() == "2 instructions, 0 invalid (cayman, engine pool)"
 
 
 def test_text_report_names_index_offset_mnemonic_clause(prog) -> None:
@@ -46,7 +46,7 @@ def test_text_report_names_index_offset_mnemonic_clause(prog) -> None:
     assert lines[0] == "#1 @0x000040 COPY (0x46): invalid [is_valid_copy]"
     assert lines[1].startswith("  s4d4_tr_same_src_dst_type: out_dtype BF16 (0x6) != in_dtype "
                                "FP32 (0xA): Copy keeps the dtype; Cast (0x47) converts")
-    assert lines[-1] == "3 instructions, 1 invalid (cayman)"
+    assert lines[-1] == "3 instructions, 1 invalid (cayman, engine pool)"
 
 
 def test_json_shape(prog) -> None:
@@ -85,8 +85,8 @@ def test_engine_option_adds_dispatch_clause(prog) -> None:
 
 def test_generation_changes_the_verdict(prog) -> None:
     rs = prog(example("is_valid_range_select"))
-    assert run(rs, "--gen", "cayman").exit_code == 0
-    r = run(rs, "--gen", "sunda", "--summary")
+    assert run(rs, "--gen", "cayman", "--engine", "dve").exit_code == 0  # RANGE_SELECT is DVE's
+    r = run(rs, "--gen", "sunda", "--engine", "dve", "--summary")
     assert r.exit_code == 1
     assert json.loads(r.output)["failures"] == {"has_valid_neuron_header": 1,
                                                 "has_valid_nc_rs": 1}
@@ -126,7 +126,7 @@ def test_missing_file_and_usage_errors(tmp_path: Path, prog) -> None:
 def test_empty_program_is_valid(prog) -> None:
     r = run(prog(), "--summary")
     assert r.exit_code == 0
-    assert json.loads(r.output) == {"gen": "cayman", "engine": None, "count": 0, "invalid": 0,
+    assert json.loads(r.output) == {"gen": "cayman", "engine": "pool", "count": 0, "invalid": 0,
                                     "failures": {}, "notes": {}}
 
 

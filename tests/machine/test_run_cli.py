@@ -111,8 +111,8 @@ def test_save_session_and_resume(tmp_path) -> None:
                        str(sess), "--json")
     first = json.loads(out)
     assert code == 0 and sess.exists() and first["steps"] == 7
-    code, out, _ = run(str(sess), "--json")
+    code, out, _ = run(str(sess), "--json", "--max-steps", "0")  # 0: the saved state
     again = json.loads(out)
     assert again["steps"] == 7 and again["digest"] == first["digest"]
-    code, out, _ = run(str(sess), "--json", "--max-steps", "100")
+    code, out, _ = run(str(sess), "--json")  # continues from the saved step to the halt
     assert json.loads(out)["stop"]["reason"] == "halt" and json.loads(out)["registers"][1] == 30

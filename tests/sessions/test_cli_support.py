@@ -25,28 +25,35 @@ def test_program_run_save_then_session_run(program: Path, tmp_path: Path) -> Non
     assert stop.reason == "breakpoint" and opened.machine.state.steps == 2
     first = result_json(opened, stop)
     assert set(first) >= {"steps", "stop", "pc", "registers"} and first["steps"] == 2
-    assert first["stop"] == {"reason": "breakpoint", "pc": 0x80, "detail": "#1 op:CAST"}
+    assert first["stop"]["source"].endswith("loop.asm:5:5")  # the CAST's assembly line
+    assert {k: first["stop"][k] for k in ("reason", "pc", "detail")} == {
+        "reason": "breakpoint", "pc": 0x80, "detail": "#1 op:CAST: before CAST at 0x80"}
     save_after_run(tmp_path / "s.toml", opened, stop)
 
     again = open_program_or_session(tmp_path / "s.toml", "sunda", "dve")  # the session wins
     assert again.is_session and again.machine.config.gen.label == "cayman"
-    same = result_json(again, run_opened(again))  # no --max-steps: stay at the saved step
-    assert {k: same[k] for k in first} == first
+    same = result_json(again, run_opened(again, max_steps=0))  # 0: report the saved state
+    assert {k: same[k] for k in first if k != "stop"} == {k: first[k] for k in first
+                                                         if k != "stop"}
+    assert same["stop"]["reason"] == "max-steps"
     assert same["session"]["saved_steps"] == 2 and same["session"]["digest_ok"]
     assert json.loads(json.dumps(same)) == same
-    assert run_opened(again, max_steps=1).reason == "breakpoint"  # not beyond: stays
-    on = run_opened(again, max_steps=2 + 3)  # counts from the start: 3 more steps
+    on = run_opened(again, max_steps=3)  # counts from the saved step: 3 more steps
     assert on.reason == "max-steps" and again.machine.state.steps == 5
     assert run_opened(again, max_steps=10_000).reason == "breakpoint"  # the CAST again
 
 
-def test_session_without_stop_reports_its_step(program: Path, tmp_path: Path) -> None:
+def test_session_run_continues_from_its_saved_step(program: Path, tmp_path: Path) -> None:
     opened = open_program_or_session(program)
     opened.machine.step_n(4)
     save_after_run(tmp_path / "s.toml", opened)
     again = open_program_or_session(tmp_path / "s.toml")
-    stop = run_opened(again)
-    assert (stop.reason, stop.detail) == ("max-steps", "at the saved step 4")
+    assert again.machine.state.steps == 4
+    stop = run_opened(again)  # like `run PROGRAM` from there: to the next stop
+    assert stop.reason == "halt" and again.machine.state.steps > 4
+    fresh = open_program_or_session(program)
+    assert run_opened(fresh).reason == "halt"
+    assert fresh.machine.state.digest() == again.machine.state.digest()
 
 
 def test_errors_are_session_errors(tmp_path: Path) -> None:

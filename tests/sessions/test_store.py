@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -35,9 +36,11 @@ def _setup(machine: Machine) -> None:
 def test_round_trip_reproduces_state_breakpoints_layout(machine: Machine, program: Path,
                                                         tmp_path: Path) -> None:
     _setup(machine)
-    assert machine.cont().detail == "#3 watch:R2: R2 written"  # after the MOVE
+    assert machine.cont().detail == "#3 watch:R2: MOVE at 0x0: R2 written: 0 -> 4"
     stop = machine.cont()
-    assert stop.detail == "#4 change:sb[0, 64:80]: sbuf[0:1, 64:80] changed"  # the first CAST
+    assert stop.detail == ("#4 change:sb[0, 64:80]: CAST at 0x80: sbuf[0:1, 64:80] changed: "
+                           + " ".join(["00"] * 16)
+                           + " -> 02 03 06 07 0a 0b 0e 0f 12 13 16 17 1a 1b 1e 1f")
     assert machine.state.steps == 3
     steps, digest = machine.state.steps, machine.state.digest()
     path = tmp_path / "s" / "one.toml"
@@ -46,9 +49,12 @@ def test_round_trip_reproduces_state_breakpoints_layout(machine: Machine, progra
     doc = tomllib.loads(path.read_text())
     assert doc["schema"] == 1 and doc["program"]["path"] == "../prog/loop.asm"
     assert doc["position"]["steps"] == steps and doc["position"]["stop"] == stop.to_dict()
-    assert doc["data"] == [{"space": "sbuf", "file": "one.sbuf.npy", "partition": 0,
-                            "offset": 0}]
-    assert np.load(path.parent / "one.sbuf.npy").shape == (3, 40)
+    # images get content-hashed names, so a save never overwrites the images it replaces
+    [image] = doc["data"]
+    assert re.fullmatch(r"one\.sbuf\.[0-9a-f]{12}\.npy", image["file"])
+    assert {k: v for k, v in image.items() if k != "file"} == {
+        "space": "sbuf", "partition": 0, "offset": 0}
+    assert np.load(path.parent / image["file"]).shape == (3, 40)
 
     loaded = load_session(path)
     m = loaded.machine
