@@ -548,7 +548,11 @@ class NeurondbgApp(App):
 
     @on(LaneTable.OpenInLab)
     def _lane_to_lab(self, event: LaneTable.OpenInLab) -> None:
-        self.action_lab(event.value, event.src, event.dst)
+        from neurondbg.screens.lab import LabScreen
+
+        # The lane's own bits, formats and set-up (profile, mode, sat, gen, FP8 config):
+        # they come from the model, so there is nothing to validate.
+        self.push_screen(LabScreen(event.value, event.src, event.dst, setup=event.setup))
 
     # -- console ------------------------------------------------------------------------
     @on(ConsoleView.Command)

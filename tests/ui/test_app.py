@@ -304,7 +304,7 @@ async def test_open_and_tour_commands() -> None:
         app.run_command("open /no/such/file.asm")
         await app.wait_loaded()
         await pilot.pause()
-        assert "cannot read" in console_text(app)
+        assert "/no/such/file.asm: no such file" in console_text(app)
         assert app.session.name == "loop.asm"  # the old session stays
 
 
@@ -321,6 +321,8 @@ async def test_colon_focuses_the_console_ctrl_c_stops_and_q_quits() -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert not app.running and "stopped by the user" in console_text(app)
+        await pilot.press("q")  # steps were taken: q asks once, a second q quits
+        await pilot.pause()
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
