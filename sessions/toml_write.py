@@ -1,86 +1,59 @@
-"""A small TOML writer for session files (tomllib reads them back).
+"""Session TOML text, written by tomli-w (tomllib reads it back).
 
-Covers what sessions need: strings, ints, floats (inf/nan too), bools, arrays,
-tables, arrays of tables, and inline tables inside arrays. Anything else is a
-TypeError naming the key, so an unsaveable layout never yields a corrupt file.
+Strings that hold a line break (tour notes, descriptions) are written as multiline
+strings, so a note reads in the file as it reads on screen. tomli-w turns CRLF into LF
+inside a multiline string, so a document holding a CR LF pair is written with escaped
+single-line strings instead: the text reads back exactly as saved, whichever it is.
+A value TOML cannot hold (bytes, None, ...) is a TypeError naming its key before any
+text exists, so an unsaveable layout never yields a corrupt file.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from datetime import date, time
+from decimal import Decimal
 from typing import Any
 
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
-            "\r": "\\r"}
+import tomli_w
+
+_SCALARS = (str, int, float, date, time, Decimal)  # bool is an int; datetime is a date
 
 
 def dumps(doc: Mapping[str, Any]) -> str:
-    """The TOML text of a mapping (keys in insertion order)."""
-    lines: list[str] = []
-    _table(lines, (), doc)
-    return "\n".join(lines).lstrip("\n") + "\n"
+    """The TOML text of a mapping (keys in insertion order, plain values before tables)."""
+    bad = _unwritable(doc, ())
+    if bad is not None:
+        where, v = bad
+        raise TypeError(f"{'.'.join(where) or 'value'}: cannot write {type(v).__name__} "
+                        f"to TOML")
+    return tomli_w.dumps(doc, multiline_strings=not _holds_crlf(doc))
 
 
-def key(k: str) -> str:
-    if not isinstance(k, str):
-        raise TypeError(f"TOML keys must be strings, found {k!r}")
-    return k if _BARE_KEY.fullmatch(k) else string(k)
-
-
-def string(s: str) -> str:
-    out = []
-    for ch in s:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def _is_table_array(v: Any) -> bool:
-    return (isinstance(v, Sequence) and not isinstance(v, str | bytes) and len(v) > 0
-            and all(isinstance(x, Mapping) for x in v))
-
-
-def _table(lines: list[str], path: tuple[str, ...], table: Mapping[str, Any]) -> None:
-    subtables = []
-    for k, v in table.items():
-        if isinstance(v, Mapping) or _is_table_array(v):
-            subtables.append((k, v))
-        else:
-            lines.append(f"{key(k)} = {value(v, (*path, k))}")
-    for k, v in subtables:
-        name = ".".join(key(p) for p in (*path, k))
-        if isinstance(v, Mapping):
-            lines += ["", f"[{name}]"]
-            _table(lines, (*path, k), v)
-        else:
-            for item in v:
-                lines += ["", f"[[{name}]]"]
-                _table(lines, (*path, k), item)
-
-
-def value(v: Any, where: tuple[str, ...] = ()) -> str:
-    """One inline TOML value."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(int(v))
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return string(v)
+def _unwritable(v: Any, where: tuple[str, ...]) -> tuple[tuple[str, ...], Any] | None:
+    """The key path and value of the first value TOML cannot hold, else None."""
     if isinstance(v, Mapping):
-        return "{" + ", ".join(f"{key(k)} = {value(x, (*where, k))}" for k, x in v.items()) + "}"
-    if isinstance(v, Sequence) and not isinstance(v, bytes):
-        return "[" + ", ".join(value(x, where) for x in v) + "]"
-    raise TypeError(f"{'.'.join(where) or 'value'}: cannot write {type(v).__name__} to TOML")
+        for k, x in v.items():
+            if not isinstance(k, str):
+                return (*where, repr(k)), k
+            found = _unwritable(x, (*where, k))
+            if found is not None:
+                return found
+        return None
+    if isinstance(v, list | tuple):
+        for i, x in enumerate(v):
+            found = _unwritable(x, (*where[:-1], f"{where[-1]}[{i}]") if where else (f"[{i}]",))
+            if found is not None:
+                return found
+        return None
+    return None if isinstance(v, _SCALARS) else (where, v)
+
+
+def _holds_crlf(v: Any) -> bool:
+    if isinstance(v, str):
+        return "\r\n" in v
+    if isinstance(v, Mapping):
+        return any(_holds_crlf(x) for x in v.values())  # keys are never multiline
+    if isinstance(v, list | tuple):
+        return any(_holds_crlf(x) for x in v)
+    return False
