@@ -15,10 +15,13 @@ from machine.engines import dve, pool, seq
 from machine.engines.context import Context
 from machine.engines.record import Fault, Lanes, StepRecord
 from machine.engines.seq import Handler
-from machine.isa.opcodes import OPCODES, QUEUE_ENGINES
+from machine.isa.opcodes import OPCODES, QUEUE_ENGINES, Opcode
 
 ENGINES: tuple[str, ...] = QUEUE_ENGINES
-HANDLERS: dict[int, Handler] = {**seq.HANDLERS, **pool.HANDLERS, **dve.HANDLERS}
+# Every modelled opcode's handler, keyed by Opcode (one entry per opcode in the
+# engine module that implements it; an opcode is in one module only).
+HANDLERS: dict[Opcode, Handler] = {**seq.HANDLERS, **pool.HANDLERS, **dve.HANDLERS}
+assert len(HANDLERS) == len(seq.HANDLERS) + len(pool.HANDLERS) + len(dve.HANDLERS)
 
 __all__ = ["ENGINES", "HANDLERS", "Context", "Fault", "Lanes", "StepRecord", "execute",
            "handler_for"]

@@ -18,8 +18,10 @@ from machine.engines.alu import AluFault, alu_vec, vector_kind
 from machine.engines.ap import operand, read_elems, resolve_addr, same_count, write_elems
 from machine.engines.context import Context
 from machine.engines.record import Fault
+from machine.engines.seq import Handler
 from machine.engines.tensor import cast_bits, from_f32, from_u32, to_f32, to_u32
 from machine.isa.enums import AccumCmd, AluOp, ImmSrc, RevOps
+from machine.isa.opcodes import Opcode as Op
 from machine.isa.structs import pair_hi, pair_lo
 from machine.state import MachineState, Region
 
@@ -89,7 +91,7 @@ def predicated(ctx: Context, inst: Any) -> None:
     same_count(pred_r, dst, "predicated src/dst")
     mask = to_u32(read_elems(st, pred_r), dp) != 0
     data = read_elems(st, data_r)
-    if inst.opcode == 0x72:  # COPY_PREDICATED: bit copy (dtype_hi == out_dtype is legality's)
+    if inst.opcode == Op.COPY_PREDICATED:  # a bit copy (dtype_hi == out_dtype is legality's)
         if data_r.size != dst.size:
             raise Fault(f"COPY_PREDICATED: {dtype_name(dv)} and {dtype_name(dout)} differ in size")
         new = data.astype(f"<u{dst.size}", copy=False)
@@ -99,12 +101,17 @@ def predicated(ctx: Context, inst: Any) -> None:
 
 
 # -- TENSOR_SCALAR family (S3D3_TS, isa-facts §6.4) ----------------------------------------
+_BITVEC_TS = frozenset({Op.TENSOR_SCALAR_BITVEC_OP, Op.TENSOR_SCALAR_PTR_BITVEC_OP})
+_CACHE_TS = frozenset({Op.TENSOR_SCALAR_CACHE_REDUCE, Op.TENSOR_SCALAR_CACHE_CUMULATIVE})
+
+
 def _apply(op: int, x: np.ndarray, s: np.ndarray, swap: bool) -> np.ndarray:
     return alu_vec(op, s, x) if swap else alu_vec(op, x, s)
 
 
 def tensor_scalar(ctx: Context, inst: Any) -> None:
-    """out = (in op0 imm0) op1 imm1; 0x9a folds op1 into the accumulator, 0xe6 writes the prefix."""
+    """out = (in op0 imm0) op1 imm1; the CACHE_REDUCE form folds op1 into the accumulator,
+    CACHE_CUMULATIVE also writes the running prefix."""
     f = inst.fields
     st = ctx.state
     code = inst.opcode
@@ -116,7 +123,7 @@ def tensor_scalar(ctx: Context, inst: Any) -> None:
     op0, op1, rev = f["op0"], f["op1"], f["reverse_operands"]
     imm0 = scalar_operand(ctx, f["imm0_src"], f["imm0"], rows, "imm0")
     imm1 = scalar_operand(ctx, f["imm1_src"], f["imm1"], rows, "imm1")
-    bitvec = code in (0x53, 0x54)
+    bitvec = code in _BITVEC_TS
     for op in (op0, op1):
         kind = vector_kind(op)
         if bitvec and kind != "bits" and op != AluOp.BYPASS:
@@ -132,7 +139,7 @@ def tensor_scalar(ctx: Context, inst: Any) -> None:
                 raise Fault(f"TENSOR_SCALAR arith op {op:#x} is not an arith op")
         x = to_f32(st, read_elems(st, src), din)
         t = _apply(op0, x, imm0.view(np.float32), rev in (RevOps.FIRST, RevOps.BOTH))
-        if code in (0x9A, 0xE6):
+        if code in _CACHE_TS:
             if op1 not in _FOLD:
                 raise Fault(f"accumulating op1 {op1:#x} must be ADD, SUBTRACT, MULT, MAX or MIN")
             seed = _acc_seed(st, f["accumulator_cmd"], op1, rows, imm1, "TENSOR_SCALAR")
@@ -140,7 +147,7 @@ def tensor_scalar(ctx: Context, inst: Any) -> None:
                 raise Fault("TENSOR_SCALAR_CACHE_*: accumulator_cmd IDLE (must be 2, 3 or 4)")
             run = _running(op1, seed, t)
             st.write_array("acc", rows, run[:, -1] if run.shape[1] else seed)
-            out = run if code == 0xE6 else t
+            out = run if code == Op.TENSOR_SCALAR_CACHE_CUMULATIVE else t
         else:
             out = _apply(op1, t, imm1.view(np.float32), rev in (RevOps.SECOND, RevOps.BOTH))
     except AluFault as e:
@@ -192,7 +199,7 @@ def _reduce_max(st: MachineState, cmd: int, rows: slice, out: np.ndarray, what: 
         st.write_array("acc", rows, np.maximum(seed, out.max(axis=1, initial=-np.inf)))
 
 
-# -- SELECT_REDUCE (S2S2D2_STT 0xea; ref 004 select_reduce) ----------------------------------
+# -- SELECT_REDUCE (S2S2D2_STT; ref 004 select_reduce) -------------------------------------
 def select_reduce(ctx: Context, inst: Any) -> None:
     """out = pred ? on_true : on_false (imm0); reverse_operands != 0 inverts pred; acc = max."""
     f = inst.fields
@@ -239,7 +246,7 @@ def read_accumulator(ctx: Context, inst: Any) -> None:
     write_elems(st, dst, from_f32(st, values, f["dtype"]))
 
 
-# -- DVE_READ_INDICES (D4_MR 0xe9, isa-facts §6.2) -------------------------------------------
+# -- DVE_READ_INDICES (D4_MR, isa-facts §6.2) ------------------------------------------------
 def read_indices(ctx: Context, inst: Any) -> None:
     """dst (8 elements per partition, u16 or u32) = the 8 index registers of each lane.
 
@@ -255,8 +262,13 @@ def read_indices(ctx: Context, inst: Any) -> None:
     write_elems(st, dst, from_u32(st.idx[dst.p0:dst.p1], dst.size))
 
 
-HANDLERS = {0xE9: read_indices, 0x72: predicated, 0x99: predicated, 0x43: tensor_scalar,
-            0x53: tensor_scalar,
-            0x44: tensor_scalar, 0x54: tensor_scalar,  # legacy PTR forms: same struct
-            0x9A: tensor_scalar, 0xE6: tensor_scalar, 0xBC: range_select, 0xEA: select_reduce,
-            0x9B: read_accumulator}
+HANDLERS: dict[Op, Handler] = {
+    Op.DVE_READ_INDICES: read_indices, Op.COPY_PREDICATED: predicated,
+    Op.CAST_PREDICATED: predicated, Op.TENSOR_SCALAR_ARITH_OP: tensor_scalar,
+    Op.TENSOR_SCALAR_BITVEC_OP: tensor_scalar,
+    Op.TENSOR_SCALAR_PTR_ARITH_OP: tensor_scalar,  # legacy PTR forms: same struct
+    Op.TENSOR_SCALAR_PTR_BITVEC_OP: tensor_scalar,
+    Op.TENSOR_SCALAR_CACHE_REDUCE: tensor_scalar, Op.TENSOR_SCALAR_CACHE_CUMULATIVE: tensor_scalar,
+    Op.RANGE_SELECT: range_select, Op.SELECT_REDUCE: select_reduce,
+    Op.DVE_READ_ACCUMULATOR: read_accumulator,
+}

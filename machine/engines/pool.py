@@ -17,8 +17,10 @@ from machine.engines.alu import FOLD_UFUNCS, AluFault, alu_vec, vector_kind
 from machine.engines.ap import operand, read_elems, same_count, write_elems
 from machine.engines.context import Context
 from machine.engines.record import Fault
+from machine.engines.seq import Handler
 from machine.engines.tensor import cast_bits, cast_into, from_f32, from_u32, to_f32, to_u32
 from machine.isa.enums import AluOp, TensorSubdim
+from machine.isa.opcodes import Opcode as Op
 from machine.isa.structs import pair_hi, pair_lo
 
 SRC, DST = "src_mem_pattern", "dst_mem_pattern"
@@ -80,7 +82,7 @@ _SUBDIM_AXES = {TensorSubdim.UNUSED: 1, TensorSubdim.X: 1, TensorSubdim.XY: 2,
                 TensorSubdim.XYZ: 3, TensorSubdim.XYZW: 4}
 
 
-def _fold_operands(ctx: Context, inst: Any, bitvec_opcode: int) -> tuple[Any, ...]:
+def _fold_operands(ctx: Context, inst: Any, bitvec_opcode: Op) -> tuple[Any, ...]:
     """The shared prologue of TENSOR_REDUCE / TENSOR_CUMULATIVE: the op's kind (bitvec
     opcodes take bit ops, arith ones fp/int ops), the op_dim axis count, and the operands."""
     f = inst.fields
@@ -102,7 +104,7 @@ def _fold_operands(ctx: Context, inst: Any, bitvec_opcode: int) -> tuple[Any, ..
 
 def tensor_reduce(ctx: Context, inst: Any) -> None:
     """Fold the innermost op_dim axes (X = dim 0, ... XYZW = all four) with `op`."""
-    f, st, op, kind, naxes, src, dst = _fold_operands(ctx, inst, 0x52)
+    f, st, op, kind, naxes, src, dst = _fold_operands(ctx, inst, Op.TENSOR_REDUCE_BITVEC_OP)
     nums = src.nums  # dim 0 innermost; the array below is (P, n3, n2, n1, n0)
     if dst.count * int(np.prod(nums[:naxes])) != src.count:
         raise Fault(f"TENSOR_REDUCE: dst holds {dst.count} elements; reducing {naxes} axes of "
@@ -136,7 +138,7 @@ def _scan(op: int, x: np.ndarray) -> np.ndarray:
 
 def tensor_cumulative(ctx: Context, inst: Any) -> None:
     """dst = running fold of src over its op_dim axes (flattened, dimension 0 fastest)."""
-    f, st, op, kind, naxes, src, dst = _fold_operands(ctx, inst, 0x5E)
+    f, st, op, kind, naxes, src, dst = _fold_operands(ctx, inst, Op.TENSOR_CUMULATIVE_BITVEC_OP)
     same_count(src, dst, f"{inst.mnemonic} src/dst")
     bits = read_elems(st, src)
     inner = int(np.prod(src.nums[:naxes]))
@@ -165,10 +167,11 @@ def tensor_tensor(ctx: Context, inst: Any) -> None:
     same_count(s0, dst, "TENSOR_TENSOR src/dst")
     op = f["op"]
     kind = vector_kind(op) or ("fp" if op == AluOp.BYPASS else None)
-    if inst.opcode == 0x51 and op == AluOp.BYPASS:
+    bitvec = inst.opcode == Op.TENSOR_TENSOR_BITVEC_OP
+    if bitvec and op == AluOp.BYPASS:
         kind = "bits"
-    if kind is None or (inst.opcode == 0x51) != (kind == "bits"):
-        what = "bitvec" if inst.opcode == 0x51 else "arith"
+    if kind is None or bitvec != (kind == "bits"):
+        what = "bitvec" if bitvec else "arith"
         raise Fault(f"{inst.mnemonic}: op {op:#x} is not a modelled {what} op")
     a, b = read_elems(st, s0), read_elems(st, s1)
     try:
@@ -181,6 +184,10 @@ def tensor_tensor(ctx: Context, inst: Any) -> None:
     write_elems(st, dst, out)
 
 
-HANDLERS = {0x46: copy, 0x47: cast, 0x49: memset, 0x42: tensor_reduce, 0x52: tensor_reduce,
-            0x4E: tensor_cumulative, 0x5E: tensor_cumulative, 0x41: tensor_tensor,
-            0x51: tensor_tensor}
+HANDLERS: dict[Op, Handler] = {
+    Op.COPY: copy, Op.CAST: cast, Op.MEMSET: memset,
+    Op.TENSOR_REDUCE_ARITH_OP: tensor_reduce, Op.TENSOR_REDUCE_BITVEC_OP: tensor_reduce,
+    Op.TENSOR_CUMULATIVE_ARITH_OP: tensor_cumulative,
+    Op.TENSOR_CUMULATIVE_BITVEC_OP: tensor_cumulative,
+    Op.TENSOR_TENSOR_ARITH_OP: tensor_tensor, Op.TENSOR_TENSOR_BITVEC_OP: tensor_tensor,
+}

@@ -10,6 +10,7 @@ A form that could fault gets no fast closure, so closures never raise.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from machine.dtypes import Dtype, dtype_name
@@ -30,6 +31,7 @@ from machine.isa.enums import AluOp as A
 from machine.isa.enums import BrCmpOp, BrTargetMode, DataSrc, TensorShapeMoveType, TestEsMode
 from machine.isa.enums import UpdateMode as U
 from machine.isa.enums import WaitMode as W
+from machine.isa.opcodes import Opcode as Op
 from machine.journal import COUNT_SHIFT, REG_SHIFT
 from machine.state import NUM_REGS, PC_HI, PC_LO, RECORD_BYTES, MachineState
 
@@ -273,15 +275,15 @@ def halt(ctx: Context, inst: Any) -> None:
     ctx.state.write_scalar("halted", None, True)
 
 
-HANDLERS: dict[int, Handler] = {
-    0xA7: move, 0xA8: alu_op, 0xA9: compare_branch, 0xB2: move_shape, 0xA0: event_semaphore,
-    0xB4: test_event_sem, 0xA4: nop, 0x9F: nop, 0xA1: halt,
+HANDLERS: dict[Op, Handler] = {
+    Op.MOVE: move, Op.ALU_OP: alu_op, Op.COMPARE_BRANCH: compare_branch,
+    Op.MOVE_SHAPE: move_shape, Op.EVENT_SEMAPHORE: event_semaphore,
+    Op.TEST_EVENT_SEM: test_event_sem, Op.NOP: nop, Op.ENGINE_NOP: nop, Op.HALT: halt,
 }
 
 
 # -- fast closures -------------------------------------------------------------------------
 FastOp = Callable[[], int]
-FAST_OPCODES = frozenset({0xA4, 0x9F, 0xA7, 0xA8, 0xA9})  # NOP, ENGINE_NOP, MOVE, ALU_OP, BRANCH
 _INT_FAST: dict[int, Callable[[int, int], int]] = {
     A.ADD: lambda a, b: (a + b) & M32, A.SUBTRACT: lambda a, b: (a - b) & M32,
     A.MULT: lambda a, b: (a * b) & M32, A.ADD_INT: lambda a, b: (a + b) & M32,
@@ -292,97 +294,123 @@ _INT_FAST: dict[int, Callable[[int, int], int]] = {
 _MAY_FAULT = {A.DIVIDE, A.MOD, A.DIVIDE_INT, A.MOD_INT, A.DIVIDE_UINT, A.MOD_UINT}
 
 
+@dataclass(frozen=True)
+class Site:
+    """Where a fast closure runs: record `index` of `count`, and the state's hot lists."""
+
+    inst: Any
+    R: list[int]
+    steps_append: Callable[[int], None]
+    regs_append: Callable[[int], None]
+    base: int
+    pc: int
+    nxt: int  # the next record index (fall through)
+    count: int
+
+    @property
+    def word0(self) -> int:
+        """The journal step word of a step with no register writes."""
+        return self.pc << COUNT_SHIFT
+
+
+FastBuilder = Callable[[Site], "FastOp | None"]
+
+
 def _plain_events(f: dict[str, Any]) -> bool:
     return not f.get("events.wait_mode") and not f.get("events.update_mode")
 
 
 def fast_op(state: MachineState, inst: Any, index: int, count: int) -> FastOp | None:
     """A closure executing `inst` at record `index` of `count` without records, or None."""
-    try:
-        return _build_fast(state, inst, index, count)
-    except (Fault, KeyError, ValueError, TypeError):
+    build = FAST.get(inst.opcode)
+    if build is None or not _plain_events(inst.fields):
         return None
-
-
-def _build_fast(state: MachineState, inst: Any, index: int, count: int) -> FastOp | None:
-    f = inst.fields
-    if not _plain_events(f):
-        return None
-    R = state.R
     j = state.journal
-    steps_append, regs_append = j.steps.append, j.regs.append
-    base = state.config.base
-    pc = base + index * RECORD_BYTES
-    nxt = index + 1
-    word0 = pc << COUNT_SHIFT  # no register writes
-    op = inst.opcode
-    if op in (0xA4, 0x9F):
-        def nop_fast() -> int:
-            steps_append(word0)
-            return nxt
-        return nop_fast
-    if op == 0xA7:
-        n = f["num_mov"]
-        dsts = list(f["dst_registers"][:n])
-        if not 1 <= n <= 8 or any(d >= NUM_REGS for d in dsts):
-            return None
-        word = word0 | n << 8
-        if f["move_source"] == DataSrc.IMMEDIATE:
-            pairs = list(zip(dsts, f["immediate"][:n], strict=True))
+    pc = state.config.base + index * RECORD_BYTES
+    site = Site(inst, state.R, j.steps.append, j.regs.append, state.config.base, pc,
+                index + 1, count)
+    try:
+        return build(site)
+    except (Fault, KeyError, ValueError, TypeError):  # a form the slow path faults on
+        return None
 
-            def move_imm() -> int:
-                steps_append(word)
-                for d, v in pairs:
-                    regs_append(d << REG_SHIFT | R[d])
-                    R[d] = v
-                return nxt
-            return move_imm
-        srcs = list(f["src_registers"][:n])
-        if any(s >= NUM_REGS for s in srcs):
-            return None
-        pairs = list(zip(dsts, srcs, strict=True))
 
-        def move_reg() -> int:
-            vals = [R[s] for s in srcs]
+def _fast_nop(s: Site) -> FastOp:
+    steps_append, word0, nxt = s.steps_append, s.word0, s.nxt
+
+    def nop_fast() -> int:
+        steps_append(word0)
+        return nxt
+    return nop_fast
+
+
+def _fast_move(s: Site) -> FastOp | None:
+    f = s.inst.fields
+    R, steps_append, regs_append, nxt = s.R, s.steps_append, s.regs_append, s.nxt
+    n = f["num_mov"]
+    dsts = list(f["dst_registers"][:n])
+    if not 1 <= n <= 8 or any(d >= NUM_REGS for d in dsts):
+        return None
+    word = s.word0 | n << 8
+    if f["move_source"] == DataSrc.IMMEDIATE:
+        pairs = list(zip(dsts, f["immediate"][:n], strict=True))
+
+        def move_imm() -> int:
             steps_append(word)
-            for (d, _), v in zip(pairs, vals, strict=True):
+            for d, v in pairs:
                 regs_append(d << REG_SHIFT | R[d])
                 R[d] = v
             return nxt
-        return move_reg
-    if op == 0xA8:
-        aop, dtype, dst_dtype, s0, d, imm = _alu_parts(inst)
-        s1 = f["src1_lo"]
-        if aop in _MAY_FAULT or s0 >= NUM_REGS or (imm is None and s1 >= NUM_REGS) \
-                or d >= NUM_REGS:
-            return None
-        fn = _INT_FAST.get(aop) if dtype != Dtype.FP32 and dst_dtype == dtype else None
-        if fn is None:
-            def fn(a: int, b: int, _op: int = aop) -> int:
-                return alu32(_op, a, b, dtype, dst_dtype)
-        word = word0 | 1 << 8
-        if imm is not None:
-            def alu_imm() -> int:
-                steps_append(word)
-                regs_append(d << REG_SHIFT | R[d])
-                R[d] = fn(R[s0], imm)
-                return nxt
-            return alu_imm
+        return move_imm
+    srcs = list(f["src_registers"][:n])
+    if any(r >= NUM_REGS for r in srcs):
+        return None
+    pairs = list(zip(dsts, srcs, strict=True))
 
-        def alu_reg() -> int:
-            steps_append(word)
-            v = fn(R[s0], R[s1])
+    def move_reg() -> int:
+        vals = [R[r] for r in srcs]
+        steps_append(word)
+        for (d, _), v in zip(pairs, vals, strict=True):
             regs_append(d << REG_SHIFT | R[d])
             R[d] = v
+        return nxt
+    return move_reg
+
+
+def _fast_alu(s: Site) -> FastOp | None:
+    f = s.inst.fields
+    R, steps_append, regs_append, nxt = s.R, s.steps_append, s.regs_append, s.nxt
+    aop, dtype, dst_dtype, s0, d, imm = _alu_parts(s.inst)
+    s1 = f["src1_lo"]
+    if aop in _MAY_FAULT or s0 >= NUM_REGS or (imm is None and s1 >= NUM_REGS) \
+            or d >= NUM_REGS:
+        return None
+    fn = _INT_FAST.get(aop) if dtype != Dtype.FP32 and dst_dtype == dtype else None
+    if fn is None:
+        def fn(a: int, b: int, _op: int = aop) -> int:
+            return alu32(_op, a, b, dtype, dst_dtype)
+    word = s.word0 | 1 << 8
+    if imm is not None:
+        def alu_imm() -> int:
+            steps_append(word)
+            regs_append(d << REG_SHIFT | R[d])
+            R[d] = fn(R[s0], imm)
             return nxt
-        return alu_reg
-    if op == 0xA9:
-        return _fast_branch(f, R, steps_append, word0, pc, base, nxt, count)
-    return None
+        return alu_imm
+
+    def alu_reg() -> int:
+        steps_append(word)
+        v = fn(R[s0], R[s1])
+        regs_append(d << REG_SHIFT | R[d])
+        R[d] = v
+        return nxt
+    return alu_reg
 
 
-def _fast_branch(f: dict[str, Any], R: list[int], steps_append: Callable, word0: int, pc: int,
-                 base: int, nxt: int, count: int) -> FastOp | None:
+def _fast_branch(s: Site) -> FastOp | None:
+    f = s.inst.fields
+    R, steps_append, word0, pc, base, nxt, count = (s.R, s.steps_append, s.word0, s.pc,
+                                                     s.base, s.nxt, s.count)
     mode = f["target_mode"]
     if mode == BrTargetMode.REL_IMM:
         target = pc + f["br_immediate"]
@@ -424,3 +452,12 @@ def _fast_branch(f: dict[str, Any], R: list[int], steps_append: Callable, word0:
         steps_append(word0)
         return t if cmp(c(R[r0]), c(R[r1])) else nxt
     return br_reg
+
+
+# The SEQ fast path, by opcode: the debugger's run loop builds these closures
+# the first time the PC reaches a record of one of these opcodes.
+FAST: dict[Op, FastBuilder] = {
+    Op.NOP: _fast_nop, Op.ENGINE_NOP: _fast_nop, Op.MOVE: _fast_move, Op.ALU_OP: _fast_alu,
+    Op.COMPARE_BRANCH: _fast_branch,
+}
+FAST_OPCODES: frozenset[Op] = frozenset(FAST)

@@ -8,6 +8,7 @@ plus per-generation presence serves all four generations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 from machine.dtypes import Gen
 
@@ -221,6 +222,11 @@ OPCODES: dict[int, OpcodeInfo] = {
     for code, name, struct, eng, gens, conf in _TABLE
 }
 _BY_NAME: dict[str, OpcodeInfo] = {i.name: i for i in OPCODES.values()}
+
+# Generated from _TABLE, so a name or a code is declared once: code outside
+# machine/isa names an opcode as `Opcode.CAST`, never as 0x47.
+Opcode = IntEnum("Opcode", [(i.name, i.code) for i in OPCODES.values()], module=__name__)
+Opcode.__doc__ = "Every opcode byte of the table, by its name (an int: compares with bytes)."
 
 
 def opcode_by_name(name: str) -> OpcodeInfo:

@@ -18,7 +18,7 @@ import numpy as np
 from machine.dtypes import Dtype, Gen
 from machine.isa.addr import decode_addr4
 from machine.isa.enums import AccumCmd, AluOp, ImmSrc, ReduceOp
-from machine.isa.opcodes import opcode_by_name
+from machine.isa.opcodes import Opcode
 from machine.isa.structs import pair_hi, pair_lo
 from machine.legality.nki.check import CATALOG, evaluate
 from machine.legality.nki.vocab import FP32, NKI_DTYPES, NkiDtype, ReduceCmd, Scalar, Tile
@@ -70,8 +70,8 @@ _PAIRS: tuple[tuple[str, str, str, str], ...] = (
     ("DMA_GATHER_TRANSPOSE", "dma_transpose", "MED", "indirect/gather path"),
 )
 
-CORRESPONDENCE: dict[int, Correspondence] = {
-    (info := opcode_by_name(mn)).code: Correspondence(info.code, info.name, intr, conf, note)
+CORRESPONDENCE: dict[Opcode, Correspondence] = {
+    (op := Opcode[mn]): Correspondence(int(op), op.name, intr, conf, note)
     for mn, intr, conf, note in _PAIRS
 }
 
@@ -283,9 +283,7 @@ def _range_start_edge(args: Mapping[str, Any]) -> bool:
     return args.get("range_start", 0) + n == 2 ** 24 + 1
 
 
-_RS = opcode_by_name("RANGE_SELECT").code
-_SR = opcode_by_name("SELECT_REDUCE").code
-_CP = opcode_by_name("COPY_PREDICATED").code
+_RS, _SR, _CP = Opcode.RANGE_SELECT, Opcode.SELECT_REDUCE, Opcode.COPY_PREDICATED
 _FACTS_63 = Provenance("isa-facts", "§6.3", "HIGH")
 DISAGREEMENTS: tuple[Disagreement, ...] = (
     Disagreement(

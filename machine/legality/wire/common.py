@@ -15,6 +15,7 @@ from machine.dtypes import Gen, dtype_name
 from machine.isa import addr as isa_addr
 from machine.isa import opcodes as isa_opcodes
 from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
+from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import gates
 from machine.legality.wire.clause import Clause, Ctx, Rows, Values
@@ -55,7 +56,7 @@ def opcode_table(gen: Gen) -> np.ndarray:
     if gen not in _OPCODE_TABLES:
         t = np.zeros(256, dtype=bool)
         # 0xFF is the enum's INVALID sentinel, never a valid opcode (isa-facts §7)
-        t[sorted(isa_opcodes.opcodes_of(gen) - {0xFF})] = True
+        t[sorted(isa_opcodes.opcodes_of(gen) - {Op.INVALID})] = True
         t.flags.writeable = False
         _OPCODE_TABLES[gen] = t
     return _OPCODE_TABLES[gen]
@@ -198,7 +199,7 @@ def fixed_opcode(name: str, code: int) -> Clause:
         lambda v, ctx, ok: f"opcode 0x{int(v['header.opcode']):02X} "
         f"({mnemonic(int(v['header.opcode']))}) " + ("==" if ok else "!=")
         + f" 0x{code:02X} ({mnemonic(code)})",
-        Provenance("000" if code in (0x46, 0x47) else "001", "§3.3"),
+        Provenance("000" if code in (Op.COPY, Op.CAST) else "001", "§3.3"),
         fix=lambda v, ctx: f"set the opcode to 0x{code:02X}")
 
 

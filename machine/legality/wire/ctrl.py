@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from machine.isa.enums import BrCmpOp, BrTargetMode, DataSrc, TensorShapeMoveType
+from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
@@ -131,7 +132,7 @@ def _disjoint_msg(v: Values, ctx: Ctx, ok: bool) -> str:
 MV_CLAUSES: tuple[Clause, ...] = (
     *c.header_clauses(),
     c.TILE_IDX,  # ref 001 §3.3: after the events clause, MAVERICK only
-    c.fixed_opcode("has_move_opcode", 0xA7),
+    c.fixed_opcode("has_move_opcode", Op.MOVE),
     Clause("ctrl_mv_valid_num", ("num_mov",),
            lambda r: (r["num_mov"] > 0) & (r["num_mov"] <= SLOTS),
            lambda v, ctx, ok: f"num_mov {int(v['num_mov'])} " + ("is" if ok else "is not")
@@ -149,14 +150,14 @@ MV_CLAUSES: tuple[Clause, ...] = (
            ("num_mov", "move_source", "src_registers", "dst_registers"),
            _dst_not_in_src, _disjoint_msg, P_NOTE, note=True),
 )
-IS_VALID_CTRL_MV = Predicate("is_valid_ctrl_mv", "CTRL_MV", (0xA7,), MV_CLAUSES, P_MV)
+IS_VALID_CTRL_MV = Predicate("is_valid_ctrl_mv", "CTRL_MV", (Op.MOVE,), MV_CLAUSES, P_MV)
 
 
 # -- MOVE_SHAPE 0xb2 ----------------------------------------------------------------------
 
 P_MS = Provenance("001", "§5.2")
 P_MS_INF = Provenance("001", "§5.2 (inferred from the CTRL_MV pattern)", "LOW")
-IS_VALID_CTRL_MS = Predicate("is_valid_ctrl_ms", "CTRL_MS", (0xB2,), (
+IS_VALID_CTRL_MS = Predicate("is_valid_ctrl_ms", "CTRL_MS", (Op.MOVE_SHAPE,), (
     *c.header_clauses(),
     c.informational("partially documented predicate",
                     "ref 001 gives the CTRL_MS struct and move types, not its predicate "
@@ -195,7 +196,7 @@ def _src1_reg(r: Rows) -> np.ndarray:
     return r["src1_datasrc"] == DataSrc.REGISTER
 
 
-IS_VALID_CTRL_AL = Predicate("is_valid_ctrl_al", "CTRL_AL", (0xA8,), (
+IS_VALID_CTRL_AL = Predicate("is_valid_ctrl_al", "CTRL_AL", (Op.ALU_OP,), (
     *c.header_clauses(),
     c.informational("partially documented predicate",
                     "isa-facts §4.4 gives the CTRL_AL layout; the clauses are the ALU op "
@@ -249,7 +250,7 @@ def _rel_offset_msg(v: Values, ctx: Ctx, ok: bool) -> str:
     return f"relative offset {off} " + ("satisfies" if ok else "violates") + " |off| < 2^31"
 
 
-IS_VALID_CTRL_BR = Predicate("is_valid_ctrl_br", "CTRL_BR", (0xA9,), (
+IS_VALID_CTRL_BR = Predicate("is_valid_ctrl_br", "CTRL_BR", (Op.COMPARE_BRANCH,), (
     *c.header_clauses(),
     c.informational("partially documented predicate",
                     "isa-facts §4.5 gives the CTRL_BR layout (MED) and only two BR_CMP_OP "

@@ -11,6 +11,7 @@ import numpy as np
 
 from machine.dtypes import Dtype, Gen
 from machine.isa.enums import AccumCmd, AluOp, ImmSrc, ReduceOp, RevOps
+from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
@@ -94,20 +95,20 @@ def _tt_tensor_clauses() -> list[Clause]:
 
 
 def _pred_same_type(r: Rows) -> np.ndarray:
-    return (r["header.opcode"] == 0x99) | (HI.column(r) == r["out_dtype"])
+    return (r["header.opcode"] == Op.CAST_PREDICATED) | (HI.column(r) == r["out_dtype"])
 
 
 def _pred_same_type_msg(v: Values, ctx: Ctx, ok: bool) -> str:
-    if int(v["header.opcode"]) == 0x99:
+    if int(v["header.opcode"]) == Op.CAST_PREDICATED:
         return "CAST_PREDICATED may convert src1's dtype to out_dtype"
     hi, out = HI.value(v), int(v["out_dtype"])
     return (f"dtype_hi (src1) {gates.dtype_label(hi)} " + ("==" if ok else "!=")
             + f" out_dtype {gates.dtype_label(out)}: COPY_PREDICATED keeps the dtype; "
-            "CAST_PREDICATED (0x99) converts")
+            f"CAST_PREDICATED ({Op.CAST_PREDICATED:#04x}) converts")
 
 
 COPY_CAST_PREDICATED = Predicate(
-    "is_valid_copy_cast_predicated", "S3S3D3_TT", (0x72, 0x99), (
+    "is_valid_copy_cast_predicated", "S3S3D3_TT", (Op.COPY_PREDICATED, Op.CAST_PREDICATED), (
         *c.header_clauses(),
         c.dtype_clause(TT_OUT, prov=P_PRED),
         c.dtype_clause(LO, label="dtype_lo", prov=P_PRED),
@@ -118,22 +119,23 @@ COPY_CAST_PREDICATED = Predicate(
         Clause("is_cast_predicated_or_same_dtype", ("header.opcode", "in0_in1_dtype",
                                                     "out_dtype"),
                _pred_same_type, _pred_same_type_msg, P_PRED,
-               fix=lambda v, ctx: "use CAST_PREDICATED (0x99) to convert, or set "
-               "out_dtype to src1's dtype"),
+               fix=lambda v, ctx: f"use CAST_PREDICATED ({Op.CAST_PREDICATED:#04x}) to convert, "
+               "or set out_dtype to src1's dtype"),
         c.alu_equals("op_bypass", "op", A.BYPASS, P_PRED, "the predicated copy is a BYPASS"),
         *_tt_tensor_clauses(),
     ), P_PRED, doc="dst[i] = src0[i] != 0 ? convert(src1[i]) : dst[i]")
 
 
 TENSOR_TENSOR_ARITH = Predicate(
-    "is_valid_tensor_tensor_arith", "S3S3D3_TT", (0x41,), (
+    "is_valid_tensor_tensor_arith", "S3S3D3_TT", (Op.TENSOR_TENSOR_ARITH_OP,), (
         *c.header_clauses(),
         c.informational("partially documented predicate",
                         "isa-facts §3.3 gives the op acceptance; the rest are the shared "
                         "S3S3D3_TT operand clauses (MED)", P_OPS),
         op_class("tensor_tensor_arith_accepts(op)", "op",
                  GENERAL_ARITH | {A.POW} | INT_ALUOP, P_OPS,
-                 "general arith, POW or an integer ALU op (TENSOR_TENSOR_ARITH 0x41)"),
+                 "general arith, POW or an integer ALU op "
+                 f"(TENSOR_TENSOR_ARITH {Op.TENSOR_TENSOR_ARITH_OP:#04x})"),
         c.dtype_clause(TT_OUT, allow_fp32r=True, prov=P_OPS),
         c.dtype_clause(LO, label="dtype_lo", prov=P_OPS),
         c.dtype_clause(HI, label="dtype_hi", prov=P_OPS),
@@ -141,13 +143,14 @@ TENSOR_TENSOR_ARITH = Predicate(
     ), P_OPS)
 
 TENSOR_TENSOR_BITVEC = Predicate(
-    "is_valid_tensor_tensor_bitvec", "S3S3D3_TT", (0x51,), (
+    "is_valid_tensor_tensor_bitvec", "S3S3D3_TT", (Op.TENSOR_TENSOR_BITVEC_OP,), (
         *c.header_clauses(),
         c.informational("partially documented predicate",
                         "isa-facts §3.3 gives the op acceptance; the rest are the shared "
                         "S3S3D3_TT operand clauses (MED)", P_OPS),
         op_class("is_general_bitvec_op(op)", "op", GENERAL_BITVEC, P_OPS,
-                 "a general bitvec op (TENSOR_TENSOR_BITVEC 0x51; CRC32 excluded)"),
+                 f"a general bitvec op (TENSOR_TENSOR_BITVEC {Op.TENSOR_TENSOR_BITVEC_OP:#04x}; "
+                 "CRC32 excluded)"),
         c.dtype_clause(TT_OUT, prov=P_OPS),
         c.dtype_clause(LO, label="dtype_lo", prov=P_OPS),
         c.dtype_clause(HI, label="dtype_hi", prov=P_OPS),
@@ -235,7 +238,7 @@ def _base_msg(v: Values, ctx: Ctx, ok: bool) -> str:
             "(range indices are compared exactly in fp32)")
 
 
-RANGE_SELECT = Predicate("is_valid_range_select", "S2D2_RS", (0xBC,), (
+RANGE_SELECT = Predicate("is_valid_range_select", "S2D2_RS", (Op.RANGE_SELECT,), (
     *c.header_clauses(),
     Clause("has_valid_nc_rs", (), lambda r: np.full(len(r), r.ctx.gen >= Gen.CAYMAN),
            lambda v, ctx, ok: f"RANGE_SELECT exists from NC-v3 (cayman) on; this is "
@@ -300,7 +303,7 @@ def _stt_common() -> list[Clause]:
     ]
 
 
-SELECT_REDUCE = Predicate("is_valid_select_reduce", "S2S2D2_STT", (0xEA,), (
+SELECT_REDUCE = Predicate("is_valid_select_reduce", "S2S2D2_STT", (Op.SELECT_REDUCE,), (
     *c.header_clauses(),
     accum_set("select_reduce_valid_accumulator_cmd", "accumulator_cmd",
               frozenset({AccumCmd.IDLE, AccumCmd.ACCUMULATE, AccumCmd.ZERO_ACCUMULATE}),
@@ -314,7 +317,9 @@ SELECT_REDUCE = Predicate("is_valid_select_reduce", "S2S2D2_STT", (0xEA,), (
 ), P_STT)
 
 SCALAR_TENSOR_TENSOR = Predicate(
-    "is_valid_scalar_tensor_tensor", "S2S2D2_STT", (0x9D, 0x9E, 0xE5), (
+    "is_valid_scalar_tensor_tensor", "S2S2D2_STT", (
+        Op.SCALAR_TENSOR_TENSOR_ARITH, Op.SCALAR_TENSOR_TENSOR_BITVEC,
+        Op.TENSOR_TENSOR_SCAN_ARITH), (
         *c.header_clauses(),
         c.informational("partially documented predicate",
                         "isa-facts §6.4 gives the S2S2D2_STT layout; neurondbg checks the "
@@ -334,7 +339,8 @@ TS_OUT = DtypeRef("out_dtype")
 # isa-facts §2.1: MEM_PATTERN3D is defined from CAYMAN on
 TS_SRC = Tensor("src", "src", 3, TS_IN, mem_pattern_from=Gen.CAYMAN)
 TS_DST = Tensor("dst", "dst", 3, TS_OUT, write=True)
-_BITVEC_TS = (0x53, 0x54)
+_BITVEC_TS = (Op.TENSOR_SCALAR_BITVEC_OP, Op.TENSOR_SCALAR_PTR_BITVEC_OP)
+_LEGACY_PTR = (Op.TENSOR_SCALAR_PTR_ARITH_OP, Op.TENSOR_SCALAR_PTR_BITVEC_OP)
 
 
 class _ImmAlign(DtypeRef):
@@ -352,7 +358,7 @@ TS_ALIGN = _ImmAlign("in_dtype")
 
 
 def _ptr_ops(r: Rows) -> np.ndarray:
-    legacy = np.isin(r["header.opcode"], (0x44, 0x54))
+    legacy = np.isin(r["header.opcode"], _LEGACY_PTR)
     both = (r["imm0_src"] == ImmSrc.POINTER_IMMEDIATE) & (r["imm1_src"] == ImmSrc.POINTER_IMMEDIATE)
     return ~legacy | both
 
@@ -401,17 +407,22 @@ PTR_IMMEDIATES = Clause(
     "ptr_opcode_immediates_are_pointers", ("header.opcode", "imm0_src", "imm1_src"),
     _ptr_ops,
     lambda v, ctx, ok: f"imm0_src {int(v['imm0_src'])}, imm1_src {int(v['imm1_src'])}: "
-    "the legacy PTR opcodes (0x44, 0x54) take both immediates as pointers (POINTER 1)"
-    if int(v["header.opcode"]) in (0x44, 0x54) else "not a legacy PTR opcode",
+    f"the legacy PTR opcodes ({_LEGACY_PTR[0]:#04x}, {_LEGACY_PTR[1]:#04x}) take both immediates "
+    "as pointers (POINTER 1)"
+    if int(v["header.opcode"]) in _LEGACY_PTR else "not a legacy PTR opcode",
     P_IMM, fix=lambda v, ctx: "set imm0_src = imm1_src = 1 (POINTER_IMMEDIATE)")
 
-TENSOR_SCALAR = _ts("is_valid_tensor_scalar", (0x43, 0x53, 0x44, 0x54, 0x93),
+TENSOR_SCALAR = _ts("is_valid_tensor_scalar", (Op.TENSOR_SCALAR_ARITH_OP,
+                                               Op.TENSOR_SCALAR_BITVEC_OP, *_LEGACY_PTR,
+                                               Op.TRANSPOSE_TENSOR_SCALAR_ARITH_OP),
                     frozenset({AccumCmd.IDLE}), extra=(PTR_IMMEDIATES,), partial=True)
-TENSOR_SCALAR_CACHE_REDUCE = _ts("is_valid_tensor_scalar_cache_reduce", (0x9A,), CACHE_CMDS,
+TENSOR_SCALAR_CACHE_REDUCE = _ts("is_valid_tensor_scalar_cache_reduce",
+                                 (Op.TENSOR_SCALAR_CACHE_REDUCE,), CACHE_CMDS,
                                  extra=_CACHE_OPS, op_enums=False)
-TENSOR_SCALAR_CACHE_CUMULATIVE = _ts("is_valid_tensor_scalar_cache_cumulative", (0xE6,),
+TENSOR_SCALAR_CACHE_CUMULATIVE = _ts("is_valid_tensor_scalar_cache_cumulative",
+                                     (Op.TENSOR_SCALAR_CACHE_CUMULATIVE,),
                                      CACHE_CMDS, extra=_CACHE_OPS, op_enums=False)
-EXPONENTIAL = _ts("is_valid_exponential", (0x30,), None, partial=True)
+EXPONENTIAL = _ts("is_valid_exponential", (Op.EXPONENTIAL,), None, partial=True)
 
 
 # -- D1_RD: DVE_READ_ACCUMULATOR 0x9b / ACTIVATION_READ_ACCUMULATOR 0x24 ----------------------
@@ -423,13 +434,13 @@ RD_ACT_DTYPES = RD_DVE_DTYPES - {Dtype.FP8_EXP3, Dtype.FP8_EXP4, Dtype.FP8_EXP5}
 
 
 def _rd_dtype_ok(r: Rows) -> np.ndarray:
-    act = r["header.opcode"] == 0x24
+    act = r["header.opcode"] == Op.ACTIVATION_READ_ACCUMULATOR
     d = r["dtype"]
     return np.where(act, gates.set_gate(RD_ACT_DTYPES)[d], gates.set_gate(RD_DVE_DTYPES)[d])
 
 
 def _rd_dtype_msg(v: Values, ctx: Ctx, ok: bool) -> str:
-    act = int(v["header.opcode"]) == 0x24
+    act = int(v["header.opcode"]) == Op.ACTIVATION_READ_ACCUMULATOR
     allowed = RD_ACT_DTYPES if act else RD_DVE_DTYPES
     who = "ACTIVATION_READ_ACCUMULATOR (no FP8)" if act else "DVE_READ_ACCUMULATOR"
     return (f"dtype {gates.dtype_label(int(v['dtype']))} " + ("is" if ok else "is not")
@@ -437,12 +448,12 @@ def _rd_dtype_msg(v: Values, ctx: Ctx, ok: bool) -> str:
 
 
 def _rd_neg_ok(r: Rows) -> np.ndarray:
-    limit = np.where(r["header.opcode"] == 0x24, 0, 1)
+    limit = np.where(r["header.opcode"] == Op.ACTIVATION_READ_ACCUMULATOR, 0, 1)
     return r["negated"] <= limit
 
 
 def _rd_neg_msg(v: Values, ctx: Ctx, ok: bool) -> str:
-    act = int(v["header.opcode"]) == 0x24
+    act = int(v["header.opcode"]) == Op.ACTIVATION_READ_ACCUMULATOR
     rule = "must be 0 on ACT" if act else "must be 0 or 1"
     return f"negated {int(v['negated'])}: {rule}"
 
@@ -452,7 +463,8 @@ def _rd_reserved(r: Rows) -> np.ndarray:
         ~np.any(r["rsvd52"] != 0, axis=1)
 
 
-READ_ACCUMULATOR = Predicate("is_valid_read_accumulator", "D1_RD", (0x9B, 0x24), (
+READ_ACCUMULATOR = Predicate("is_valid_read_accumulator", "D1_RD", (
+    Op.DVE_READ_ACCUMULATOR, Op.ACTIVATION_READ_ACCUMULATOR), (
     *c.header_clauses(),
     c.equals("d1_rd_dst_element_count_one", "dst_element_count", 1, P_RD,
              "the read-back writes one element per partition"),
@@ -489,9 +501,9 @@ def _mr(name: str, codes: tuple[int, ...], extra: tuple[Clause, ...],
     ), P_MR)
 
 
-MEMORY_WRITE = _mr("is_valid_d4_mr", (0x49, 0x4B, 0x4D), (),
+MEMORY_WRITE = _mr("is_valid_d4_mr", (Op.MEMSET, Op.REG_STORE, Op.RNG), (),
                    c.dtype_clause(DtypeRef("dtype"), allow_64=True, prov=P_MR))
-READ_INDICES = _mr("is_valid_read_indices", (0xE9,), (
+READ_INDICES = _mr("is_valid_read_indices", (Op.DVE_READ_INDICES,), (
     c.equals("read_indices_dst_element_count", "dst_element_count", 8,
              Provenance("isa-facts", "§6.2", "MED"), "the index flops hold 8 indices"),
 ), c.dtype_set_clause("read_indices_valid_dtype", DtypeRef("dtype"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from machine.dtypes import Gen
 from machine.isa.enums import AluOp, TensorSubdim
+from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire.clause import Clause, Ctx, Predicate, Values
@@ -24,7 +25,8 @@ DST = Tensor("dst", "dst_mem_pattern", 4, OUT, write=True, mem_pattern_from=Gen.
 
 RESERVED = c.zero_bytes("s4d4_tr_reserved_zero", "reserved1", P)
 MASK = c.equals("mask_enable_zero", "mask_enable", 0, P,
-                "plain Copy/Cast have no predicate (COPY_PREDICATED 0x72 is a separate opcode)")
+                "plain Copy/Cast have no predicate "
+                f"(COPY_PREDICATED {Op.COPY_PREDICATED:#04x} is a separate opcode)")
 OP_ENUM = c.alu_enum("op", P)
 SUBDIM = c.in_set("is_zero_subdim(op_dim)", "op_dim", (TensorSubdim.UNUSED, TensorSubdim.X), P,
                   "op_dim must be UNUSED or X", names={0: "UNUSED", 2: "X"},
@@ -40,13 +42,13 @@ def _same_type_message(v: Values, ctx: Ctx, ok: bool) -> str:
     i, o = int(v["in_dtype"]), int(v["out_dtype"])
     rel = "==" if ok else "!="
     return (f"out_dtype {dtype_label(o)} {rel} in_dtype {dtype_label(i)}: "
-            "Copy keeps the dtype; Cast (0x47) converts")
+            f"Copy keeps the dtype; Cast ({Op.CAST:#04x}) converts")
 
 
 SAME_TYPE = Clause(
     "s4d4_tr_same_src_dst_type", ("in_dtype", "out_dtype"),
     lambda r: r["in_dtype"] == r["out_dtype"], _same_type_message, P,
-    fix=lambda v, ctx: "use CAST (0x47) to convert, or set out_dtype = in_dtype")
+    fix=lambda v, ctx: f"use CAST ({Op.CAST:#04x}) to convert, or set out_dtype = in_dtype")
 
 
 def _copy_cast(name: str, code: int, copy: bool) -> Predicate:
@@ -71,8 +73,8 @@ def _copy_cast(name: str, code: int, copy: bool) -> Predicate:
                      "Cast converts through fp32")
 
 
-IS_VALID_COPY = _copy_cast("is_valid_copy", 0x46, copy=True)
-IS_VALID_CAST = _copy_cast("is_valid_cast", 0x47, copy=False)
+IS_VALID_COPY = _copy_cast("is_valid_copy", Op.COPY, copy=True)
+IS_VALID_CAST = _copy_cast("is_valid_cast", Op.CAST, copy=False)
 
 _PARTIAL = c.informational(
     "partially documented predicate",
@@ -104,11 +106,14 @@ def _family(name: str, codes: tuple[int, ...], use_64: bool,
 
 
 # ref 000 §12: TensorReduce uses the _64 dtype gate (can take INT64/UINT64).
-TENSOR_REDUCE = _family("is_valid_tensor_reduce", (0x42, 0x52, 0x83, 0x84), use_64=True)
-TENSOR_CUMULATIVE = _family("is_valid_tensor_cumulative", (0x4E, 0x5E), use_64=False)
-RECIPROCAL = _family("is_valid_reciprocal", (0x48,), use_64=False)
-STREAM_SHUFFLE = _family("is_valid_stream_shuffle", (0x6A,), use_64=False)
-STREAM_TRANSPOSE = _family("is_valid_stream_transpose", (0x6B,), use_64=False,
+TENSOR_REDUCE = _family("is_valid_tensor_reduce", (
+    Op.TENSOR_REDUCE_ARITH_OP, Op.TENSOR_REDUCE_BITVEC_OP, Op.TRANSPOSE_TENSOR_REDUCE_ARITH_OP,
+    Op.TRANSPOSE_TENSOR_REDUCE_BITVEC_OP), use_64=True)
+TENSOR_CUMULATIVE = _family("is_valid_tensor_cumulative", (
+    Op.TENSOR_CUMULATIVE_ARITH_OP, Op.TENSOR_CUMULATIVE_BITVEC_OP), use_64=False)
+RECIPROCAL = _family("is_valid_reciprocal", (Op.RECIPROCAL,), use_64=False)
+STREAM_SHUFFLE = _family("is_valid_stream_shuffle", (Op.STREAM_SHUFFLE,), use_64=False)
+STREAM_TRANSPOSE = _family("is_valid_stream_transpose", (Op.STREAM_TRANSPOSE,), use_64=False,
                            extra=(MULTIPLE_32,))
 
 PREDICATES = (IS_VALID_COPY, IS_VALID_CAST, TENSOR_REDUCE, TENSOR_CUMULATIVE, RECIPROCAL,
