@@ -24,7 +24,7 @@ from textual.geometry import Region  # noqa: E402
 
 from neurondbg.app import NeurondbgApp  # noqa: E402
 from neurondbg.screens.main import DebuggerScreen  # noqa: E402
-from views.adapter import DEMO  # noqa: E402
+from sessions.examples import DEMO  # noqa: E402
 from views.lanes import LanesView  # noqa: E402
 
 LOOP = ROOT / "tests" / "ui" / "data" / "loop.asm"

@@ -178,7 +178,7 @@ class LanesView(Vertical):
             return  # the same conversion as before (or still none)
         self._lanes = lanes
         table = self.query_one(LaneTable)
-        table.gen, table.step = snap.gen, snap.extra.get("lanes_step")
+        table.gen, table.step = snap.gen, snap.lanes_step
         table.show(lanes)
         head = self.query_one("#lane-head", Static)
         if lanes is None:
@@ -187,7 +187,7 @@ class LanesView(Vertical):
             return
         counts = "  ".join(f"{n} {int(a.sum())}" for n, a in table.flags.items())
         src, dst = getattr(lanes, "src", "?"), getattr(lanes, "dst", "?")
-        step = snap.extra.get("lanes_step")
+        step = snap.lanes_step
         head.update(Text.assemble((f"{src} → {dst}", "bold"),
                                   f"  {table.shape[0]}x{table.shape[1]} lanes",
                                   (f" (step {step})" if step is not None else "", "dim"),

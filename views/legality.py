@@ -83,7 +83,7 @@ class LegalityView(LineView):
             if snap.verdict is not None and snap.verdict.valid != snap.nki_verdict.valid:
                 lines.append(Text("  ⚠ the wire and NKI levels disagree on this instruction",
                                   style="bold yellow"))
-        for d in snap.extra.get("disagreements", ()):
+        for d in snap.disagreements:
             lines.append(Text.assemble(("  ⚠ wire vs NKI: ", "bold yellow"), (d.topic, "bold")))
             lines.append(Text(f"     wire: {d.wire}"))
             lines.append(Text(f"     NKI:  {d.nki}"))

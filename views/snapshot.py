@@ -1,17 +1,26 @@
-"""What the panes render: one plain object per stop, pushed down by the App.
+"""What the panes render: one plain, frozen object per stop, pushed down by the App.
 
-Panes never call the model; the App (through views.adapter) builds a
-`Snapshot` from the machine after every stop and hands it to each pane's
-`show(snapshot)`. Arrays are the machine's own (not copies): panes only read.
+Panes never call the model; the App (through views.session.Session) builds a
+`Snapshot` from the machine after every stop (views.snapshot_build) and hands it to
+each pane's `show(snapshot)`. Arrays are the machine's own (not copies): panes only
+read them, and the snapshot itself cannot be changed by a pane.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from machine.dtypes import DEFAULT_GEN
+
+if TYPE_CHECKING:  # annotations only: a pane module need not load the model to import this
+    from machine.engines.record import Lanes, StepRecord
+    from machine.isa.codec import Instruction
+    from machine.legality.nki.bridge import Disagreement
+    from machine.legality.result import Verdict
 
 
 @dataclass(frozen=True)
@@ -42,12 +51,12 @@ class WrittenRegion:
         return mask
 
 
-@dataclass
+@dataclass(frozen=True)
 class Snapshot:
     """The machine as the views see it at one stop."""
 
     program_name: str = "<none>"
-    gen: str = "cayman"
+    gen: str = DEFAULT_GEN.label
     engine: str = "pool"
     lines: Sequence[ProgramLine] = ()
     pc: int = 0
@@ -56,21 +65,22 @@ class Snapshot:
     registers: Sequence[int] = (0,) * 64
     prev_registers: Sequence[int] | None = None
     breakpoints: frozenset[int] = frozenset()
-    instruction: Any | None = None  # machine.isa.codec.Instruction at the PC
-    previous_same: Any | None = None  # the last instruction executed with the same opcode
-    verdict: Any | None = None  # machine.legality Verdict (wire level)
-    nki_verdict: Any | None = None  # the NKI-intrinsic verdict where one applies
+    instruction: Instruction | None = None  # the instruction at the PC
+    previous_same: Instruction | None = None  # the last one executed with the same opcode
+    verdict: Verdict | None = None  # wire level
+    nki_verdict: Verdict | None = None  # the NKI-intrinsic verdict where one applies
+    disagreements: tuple[Disagreement, ...] = ()  # where the two levels' rules differ
     sbuf: np.ndarray | None = None
     psum: np.ndarray | None = None
     acc: np.ndarray | None = None
     idx: np.ndarray | None = None
     written: tuple[WrittenRegion, ...] = ()
-    record: Any | None = None  # the last StepRecord
-    lanes: Any | None = None  # record.lanes: flags arrays + trace(partition, element)
+    record: StepRecord | None = None  # the last StepRecord
+    lanes: Lanes | None = None  # the last conversion's lanes (kept while runs pass it)
+    lanes_step: int | None = None  # the step that made `lanes`
     stop: str = ""  # why the machine stopped last ("breakpoint at 0x80", "halt", ...)
     fault: str | None = None
     halted: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def changed_registers(self) -> frozenset[int]:

@@ -8,8 +8,8 @@ import pytest
 
 from neurondbg.app import NeurondbgApp
 from neurondbg.console import COMMANDS, execute
-from views.adapter import Session
 from views.console_view import ConsoleInput, ConsoleView, complete
+from views.session import Session
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
 

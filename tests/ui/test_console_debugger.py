@@ -14,8 +14,8 @@ from machine.history import History
 from neurondbg.app import NeurondbgApp
 from neurondbg.console import COMMANDS, HELP, execute
 from sessions.errors import SessionInterrupted
-from views.adapter import Session
 from views.console_view import complete
+from views.session import Session
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"  # MOVE @0x0, CAST @0x40, MOVE R5=7 @0x80, COPY (invalid), HALT

@@ -13,13 +13,13 @@ from click.testing import CliRunner
 from neurondbg.app import NeurondbgApp
 from neurondbg.screens.main import PANES, DebuggerScreen
 from neurondbg.screens.quit import QuitScreen
-from views.adapter import Session
 from views.console_view import ConsoleView
 from views.legality import LegalityView
 from views.pane import Pane
 from views.plot import PlotView, select_lanes
 from views.program import ProgramView
 from views.registers import RegistersView
+from views.session import Session
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"

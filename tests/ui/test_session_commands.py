@@ -10,7 +10,7 @@ from textual.widgets import Input
 
 from neurondbg import console
 from neurondbg.app import NeurondbgApp
-from views.adapter import Session
+from views.session import Session
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
 SIZE = (160, 50)
