@@ -41,6 +41,27 @@ def parse_gen(name: str | Gen) -> Gen:
         ) from None
 
 
+# Products name generations too (reference 004, `check-nki`): trn1/inf2 = NC-v2, ...
+PRODUCT_GENS: dict[str, Gen] = {"trn1": Gen.SUNDA, "inf2": Gen.SUNDA, "trn2": Gen.CAYMAN,
+                                "trn3": Gen.MARIANA}
+
+
+def parse_gen_name(name: str | Gen) -> Gen:
+    """Gen from a codename, a product name (trn1, inf2, trn2, trn3) or "genN" (NC-vN),
+    case-insensitive: what every CLI `--gen` accepts. ValueError lists the choices."""
+    if isinstance(name, Gen):
+        return name
+    key = name.strip().lower()
+    if key in PRODUCT_GENS:
+        return PRODUCT_GENS[key]
+    if key.startswith("gen") and key[3:].isdigit() and int(key[3:]) in Gen._value2member_map_:
+        return Gen(int(key[3:]))
+    if key.upper() in Gen.__members__:
+        return Gen[key.upper()]
+    raise ValueError(f"unknown generation {name!r}; expected one of: "
+                     f"{', '.join((*GEN_NAMES, *PRODUCT_GENS))}")
+
+
 class Dtype(IntEnum):
     """NEURON_ISA_TPB_DTYPE wire codes (one byte)."""
 

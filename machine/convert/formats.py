@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar
 
 import ml_dtypes
 import numpy as np
@@ -43,10 +44,24 @@ class FloatFormat:
     pad_bits: int = 0  # fp32r: low bits of the fp32 container that are always zero
     ml_dtype: np.dtype | None = None  # the ml_dtypes/numpy dtype with identical semantics
     kind: str = "float"
+    output_only: bool = False  # a conversion may produce it but never read it (fp32r)
+    is_int: ClassVar[bool] = False
+    is_hif8: ClassVar[bool] = False
+    is_float: ClassVar[bool] = True  # a FloatFormat: the fields above describe it
 
     @property
     def container(self) -> np.dtype:
         return _container(self.bits)
+
+    @property
+    def is_fp32(self) -> bool:
+        """IEEE binary32 itself: the hub every Neuron Cast goes through."""
+        return (self.bits, self.exp_bits, self.man_bits, self.pad_bits) == (32, 8, 23, 0)
+
+    @property
+    def is_scale(self) -> bool:
+        """A scale format: unsigned, no mantissa, powers of two only (e8m0)."""
+        return self.man_bits == 0 and not self.signed
 
     @property
     def emax(self) -> int:
@@ -91,6 +106,12 @@ class HiF8Format:
     signed: bool = True
     kind: str = "hif8"
     ml_dtype: None = None
+    output_only: ClassVar[bool] = False
+    is_int: ClassVar[bool] = False
+    is_hif8: ClassVar[bool] = True
+    is_float: ClassVar[bool] = False
+    is_fp32: ClassVar[bool] = False
+    is_scale: ClassVar[bool] = False
 
     @property
     def container(self) -> np.dtype:
@@ -109,6 +130,12 @@ class IntFormat:
     bits: int
     signed: bool
     kind: str = "int"
+    output_only: ClassVar[bool] = False
+    is_int: ClassVar[bool] = True
+    is_hif8: ClassVar[bool] = False
+    is_float: ClassVar[bool] = False
+    is_fp32: ClassVar[bool] = False
+    is_scale: ClassVar[bool] = False
 
     @property
     def container(self) -> np.dtype:
@@ -141,7 +168,7 @@ FORMATS: dict[str, Format] = {
     for f in (
         FloatFormat("fp32", 32, 8, 23, 127, ml_dtype=np.dtype(np.float32)),
         # FP32R: fp32 rounded (RNE) to 13 mantissa bits, low 10 bits zero (DESIGN, MED).
-        FloatFormat("fp32r", 32, 8, 13, 127, pad_bits=10),
+        FloatFormat("fp32r", 32, 8, 13, 127, pad_bits=10, output_only=True),
         FloatFormat("fp16", 16, 5, 10, 15, ml_dtype=np.dtype(np.float16)),
         FloatFormat("bf16", 16, 8, 7, 127, ml_dtype=np.dtype(ml_dtypes.bfloat16)),
         FloatFormat("fp8_e3m4", 8, 3, 4, 3, ml_dtype=np.dtype(ml_dtypes.float8_e3m4)),

@@ -19,12 +19,26 @@ Rules (DESIGN "Conversion API", ref 002 Tables 3-6):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
-from machine.convert.formats import Format, HiF8Format, IntFormat, parse_format
+from machine.convert.formats import Format, parse_format
 
-MODES: tuple[str, ...] = ("rint", "round", "floor", "ceil", "trunc", "odd", "hybrid")
+
+class Mode(StrEnum):
+    """Rounding modes (DESIGN "Conversion model"); the value is the CLI / API string, so
+    a Mode compares, hashes and prints as that string."""
+
+    RINT = "rint"  # nearest, ties to even
+    ROUND = "round"  # nearest, ties away from zero
+    FLOOR = "floor"
+    CEIL = "ceil"
+    TRUNC = "trunc"  # toward zero
+    ODD = "odd"  # round to odd
+    HYBRID = "hybrid"  # HiFloat8 (ref 002 Table 9/10)
+
+
+MODES: tuple[str, ...] = tuple(m.value for m in Mode)
 PROFILES: tuple[str, ...] = ("ieee", "neuron", "ascend")
-OUTPUT_ONLY: frozenset[str] = frozenset({"fp32r"})
 
 _FIVE = ("rint", "round", "floor", "ceil", "trunc")
 _EXACT: tuple[str, ...] = ()  # RoundMode::UNKNOWN: the conversion is exact
@@ -53,18 +67,34 @@ ASCEND_MODES: dict[tuple[str, str], tuple[str, ...]] = {
 class Options:
     src: Format
     dst: Format
-    mode: str
+    mode: Mode
     sat: bool
     profile: str
+
+
+def parse_mode(mode: str) -> Mode:
+    """A Mode from its name; ValueError (one line, listing the modes) otherwise."""
+    try:
+        return Mode(mode)
+    except ValueError:
+        raise ValueError(f"unknown mode {str(mode)!r}; expected one of: "
+                         f"{', '.join(MODES)}") from None
+
+
+def parse_profile(profile: str) -> str:
+    """A profile name, checked; ValueError (one line, listing the profiles) otherwise."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; expected one of: {', '.join(PROFILES)}")
+    return profile
 
 
 def ascend_modes(src: Format, dst: Format) -> tuple[str, ...]:
     """Modes the ascend profile accepts for src -> dst (see the module docstring)."""
     listed = ASCEND_MODES.get((src.name, dst.name))
     if listed is None:
-        if isinstance(src, IntFormat) and isinstance(dst, IntFormat):
+        if src.is_int and dst.is_int:
             return MODES[:-1]  # int -> int: exact or wrapped/saturated, no rounding
-        return _FIVE + (("hybrid",) if isinstance(dst, HiF8Format) else ())
+        return _FIVE + (("hybrid",) if dst.is_hif8 else ())
     return listed or MODES[:-1]
 
 
@@ -73,17 +103,16 @@ def resolve(src: str | Format, dst: str | Format, mode: str = "rint", sat: bool 
     """Check names and combinations; ValueError (one line, listing choices) otherwise."""
     s = src if not isinstance(src, str) else parse_format(src)
     d = dst if not isinstance(dst, str) else parse_format(dst)
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; expected one of: {', '.join(MODES)}")
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; expected one of: {', '.join(PROFILES)}")
-    if s.name in OUTPUT_ONLY:
+    m = parse_mode(mode)
+    profile = parse_profile(profile)
+    mode = m.value  # messages quote the plain name
+    if s.output_only:
         raise ValueError(f"{s.name} is an output-only format; source formats: fp32, fp16, bf16, "
                          "fp8_*, hif8, fp4_*, int*/uint*")
     if profile == "neuron" and mode != "rint":
         raise ValueError(f"profile 'neuron' rounds as numpy astype (mode 'rint' only), "
                          f"not {mode!r}; use --profile ieee or ascend to choose a mode")
-    if mode == "hybrid" and (not isinstance(d, HiF8Format) or isinstance(s, IntFormat)):
+    if m is Mode.HYBRID and (not d.is_hif8 or s.is_int):
         raise ValueError(f"mode 'hybrid' is HiFloat8 rounding (ref 002 Table 9/10): it needs "
                          f"a float source and --to hif8, not {s.name} -> {d.name}; "
                          f"other modes: {', '.join(MODES[:-1])}")
@@ -92,8 +121,8 @@ def resolve(src: str | Format, dst: str | Format, mode: str = "rint", sat: bool 
         if mode not in allowed:
             raise ValueError(f"profile 'ascend' converts {s.name} -> {d.name} with modes "
                              f"{', '.join(allowed)} (ref 002 Tables 3-6), not {mode!r}")
-        if d.name == "fp32":
+        if d.is_fp32:
             sat = False  # ref 002: fp32 output supports only the non-saturating mode
-        if isinstance(s, IntFormat) and isinstance(d, IntFormat) and d.bits > s.bits:
+        if s.is_int and d.is_int and d.bits > s.bits:
             sat = True  # ref 002: narrow -> wide integers only saturate (negative -> 0)
-    return Options(s, d, mode, bool(sat), profile)
+    return Options(s, d, m, bool(sat), profile)

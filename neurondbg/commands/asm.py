@@ -12,7 +12,9 @@ from pathlib import Path
 
 import click
 
+from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.errors import InputError
+from neurondbg.params import GEN
 
 
 class AsmInputError(InputError):
@@ -26,20 +28,15 @@ class AsmInputError(InputError):
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="binary output file; data directives go to OUTPUT.data.npz")
-@click.option("--gen", default="cayman", show_default=True,
+@click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
               help="generation for sb[]/psum[] addresses (a .gen line overrides it)")
-def command(source: str, output: str, gen: str) -> None:
+def command(source: str, output: str, gen: Gen) -> None:
     """Assemble SOURCE into OUTPUT (64-byte records)."""
     from machine.asm import AsmError, assemble, data_path, save_data
-    from machine.dtypes import parse_gen
     from machine.files import MAX_ASSEMBLY_BYTES, InputFileError, read_input
     from sessions.atomic import atomic_open, atomic_path, check_output
     from sessions.errors import SessionError
 
-    try:
-        g = parse_gen(gen)
-    except ValueError as e:
-        raise InputError(f"--gen: {e}") from None
     out = Path(output)
     side = data_path(out)
     for what, path in (("-o", out), ("the data sidecar of -o", side)):
@@ -57,7 +54,7 @@ def command(source: str, output: str, gen: str) -> None:
     except UnicodeDecodeError as e:
         raise InputError(f"{source}: offset {e.start}: expected UTF-8 assembly text") from None
     try:
-        asm = assemble(text, source, g)
+        asm = assemble(text, source, gen)
     except AsmError as e:
         raise AsmInputError(str(e)) from None
     try:

@@ -11,7 +11,9 @@ from typing import Any
 
 import click
 
+from machine.dtypes import Gen
 from neurondbg.errors import InputError
+from neurondbg.params import GEN
 
 
 def _load(path: str) -> list[Any]:
@@ -93,24 +95,20 @@ def _list_intrinsics(as_json: bool) -> None:
 @click.command("check-nki")
 @click.argument("calls_file", metavar="CALLS.json", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per call.")
-@click.option("--gen", "gen_name", default=None, metavar="GEN",
+@click.option("--gen", "default_gen", type=GEN, default=None, metavar="GEN",
               help="Generation for calls without \"gen\" (trn1, trn2, trn3, or a codename).")
 @click.option("--list", "list_only", is_flag=True, help="List the intrinsics and their clauses.")
-def command(calls_file: str | None, as_json: bool, gen_name: str | None,
+def command(calls_file: str | None, as_json: bool, default_gen: Gen | None,
             list_only: bool) -> None:
     """Check NKI intrinsic calls (a JSON list) against reference 004's legality rules."""
     from machine.legality.nki.check import evaluate, parse_call
-    from machine.legality.nki.vocab import NkiInputError, parse_call_gen
+    from machine.legality.nki.vocab import NkiInputError
 
     if list_only:
         _list_intrinsics(as_json)
         return
     if calls_file is None:
         raise InputError("check-nki: expected a CALLS.json argument (or --list)")
-    try:
-        default_gen = None if gen_name is None else parse_call_gen(gen_name, "--gen")
-    except NkiInputError as exc:
-        raise InputError(str(exc)) from None
     calls = _load(calls_file)
     results = []
     for index, call in enumerate(calls):

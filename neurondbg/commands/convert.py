@@ -25,11 +25,12 @@ from click.core import ParameterSource
 from machine.convert.formats import FORMAT_NAMES, Format, IntFormat, parse_format
 from machine.convert.iss import ISS_PRIMITIVES, IssPrimitive
 from machine.convert.kernels import convert, decode_value
-from machine.convert.options import MODES, PROFILES, Options, resolve
+from machine.convert.options import MODES, PROFILES, Mode, Options, resolve
 from machine.convert.parse import BadNumber
 from machine.convert.parse import parse_value as machine_parse_value
-from machine.dtypes import DEFAULT_GEN, GEN_NAMES, parse_gen
+from machine.dtypes import DEFAULT_GEN, GEN_NAMES, Gen
 from neurondbg.errors import InputError
+from neurondbg.params import FORMAT, GEN, MODE, PROFILE
 
 ROLE_STYLES: dict[str, str] = {
     "sign": "bold red", "exponent": "bold blue", "mantissa": "green", "kept": "bold green",
@@ -41,15 +42,17 @@ ROLE_STYLES: dict[str, str] = {
 # ignore_unknown_options: "-inf", "-1.5" and "-0x1p-3" are values, not options.
 @click.command("convert", context_settings={"ignore_unknown_options": True})
 @click.argument("values", nargs=-1)
-@click.option("--from", "src_name", metavar="FMT", help="source format (fp32, bf16, fp8_e4m3, "
-              "int8, ... or a Neuron dtype name such as FP8_EXP4)")
-@click.option("--to", "dst_name", metavar="FMT", help="destination format")
-@click.option("--gen", "gen_name", metavar="GEN", default=None,
+@click.option("--from", "src_name", type=FORMAT, metavar="FMT",
+              help="source format (fp32, bf16, fp8_e4m3, int8, ... or a Neuron dtype name such "
+                   "as FP8_EXP4)")
+@click.option("--to", "dst_name", type=FORMAT, metavar="FMT", help="destination format")
+@click.option("--gen", type=GEN, metavar="GEN", default=None,
               help=f"generation for Neuron dtype names ({', '.join(GEN_NAMES)}; "
                    f"default {DEFAULT_GEN.label}): FP8_EXP4 is e4m3 up to cayman, e4m3fn after")
-@click.option("--mode", default="rint", show_default=True, help=f"one of: {', '.join(MODES)}")
+@click.option("--mode", type=MODE, default=Mode.RINT.value, show_default=True,
+              help=f"one of: {', '.join(MODES)}")
 @click.option("--sat/--nosat", default=False, help="saturate out-of-range results")
-@click.option("--profile", default="ieee", show_default=True,
+@click.option("--profile", type=PROFILE, default="ieee", show_default=True,
               help=f"one of: {', '.join(PROFILES)}")
 @click.option("--iss", "iss_name", metavar="NAME", default=None,
               help="run an ISS primitive of reference 003 instead of --from/--to: "
@@ -61,7 +64,7 @@ ROLE_STYLES: dict[str, str] = {
 @click.option("--trace", "show_trace", is_flag=True, help="show the step-by-step bit trace")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
-            gen_name: str | None, mode: str, sat: bool, profile: str, iss_name: str | None,
+            gen: Gen | None, mode: Mode, sat: bool, profile: str, iss_name: str | None,
             iss_params: tuple[str, ...], as_bits: bool, show_trace: bool, as_json: bool) -> None:
     """Convert VALUEs from one number format to another, bit-exactly.
 
@@ -80,7 +83,6 @@ def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
                          f"formats: {', '.join(FORMAT_NAMES)}")
     _need_values(values)
     try:
-        gen = parse_gen(gen_name) if gen_name is not None else None
         # FP8_EXP4 resolves per generation (machine.dtypes.fp8_exp4_format)
         opt = resolve(parse_format(src_name, gen), parse_format(dst_name, gen), mode, sat,
                       profile)

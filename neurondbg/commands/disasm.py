@@ -7,25 +7,22 @@ import sys
 
 import click
 
+from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.errors import InputError
+from neurondbg.params import GEN
 
 
 @click.command("disasm")
 @click.argument("program", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="print the DESIGN.md JSON shape")
-@click.option("--gen", default="cayman", show_default=True,
+@click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
               help="generation for sb[]/psum[] address shorthands")
-def command(program: str, as_json: bool, gen: str) -> None:
+def command(program: str, as_json: bool, gen: Gen) -> None:
     """Disassemble PROGRAM (binary or assembly); the text re-assembles to identical bytes."""
     from machine.asm import AsmError, disassemble, load_any, to_json
-    from machine.dtypes import parse_gen
 
     try:
-        g = parse_gen(gen)
-    except ValueError as e:
-        raise InputError(f"--gen: {e}") from None
-    try:
-        prog, data = load_any(program, g)
+        prog, data = load_any(program, gen)
     except AsmError as e:
         raise InputError(e.one_line) from None
     except OSError as e:
@@ -36,4 +33,4 @@ def command(program: str, as_json: bool, gen: str) -> None:
         json.dump(to_json(prog), sys.stdout, separators=(",", ":"))
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(disassemble(prog, g, data))
+        sys.stdout.write(disassemble(prog, gen, data))

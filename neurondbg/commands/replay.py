@@ -14,32 +14,31 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from machine.isa.opcodes import QUEUE_ENGINES
+from machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
-
-ENGINE_CHOICES = QUEUE_ENGINES
+from neurondbg.params import ENGINE, GEN
 
 
 @click.command("replay")
 @click.argument("trace", type=click.Path(path_type=Path, dir_okay=False))
 @click.argument("program", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--gen", default="cayman", show_default=True, help="Hardware generation.")
-@click.option("--engine", type=click.Choice(ENGINE_CHOICES), default="pool", show_default=True,
+@click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
+              help="Hardware generation.")
+@click.option("--engine", type=ENGINE, default="pool", show_default=True,
               help="The engine queue the program runs on.")
 @click.option("--sbuf", "sbuf_in", type=click.Path(path_type=Path, dir_okay=False),
               help="uint8 .npy (partitions, bytes) loaded into SBUF, as with `run --sbuf`.")
 @click.option("--execute-invalid", is_flag=True,
               help="Execute instructions that fail legality (as the traced run did).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def command(trace: Path, program: Path, gen: str, engine: str, sbuf_in: Path | None,
+def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | None,
             execute_invalid: bool, as_json: bool) -> None:
     """Re-run PROGRAM and report the first step where it diverges from TRACE."""
     if program.suffix.lower() == ".toml":
         raise InputError(f"{program}: expected a program (.asm or .bin), found a session "
                          "file; pass the program the traced run executed")
 
-    from machine.dtypes import parse_gen
     from machine.state import MachineConfig
     from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
     from sessions.errors import SessionError, SessionInterrupted
@@ -57,22 +56,21 @@ def command(trace: Path, program: Path, gen: str, engine: str, sbuf_in: Path | N
     # The trace's header says how the traced run was configured; options given on
     # the command line win over it.
     if header and not given("gen"):
-        gen = header["gen"]
+        try:
+            gen = parse_gen_name(header["gen"])
+        except ValueError as e:
+            raise InputError(f"{trace}:1: {e}") from None
     if header and not given("engine"):
         engine = header["engine"]
     if header and not given("execute_invalid"):
         execute_invalid = bool(header.get("execute_invalid", False))
-    if engine not in ENGINE_CHOICES:
+    if engine not in ENGINE.choices:
         raise InputError(f"{trace}:1: engine {engine!r}: expected one of "
-                         f"{', '.join(ENGINE_CHOICES)}")
-    try:
-        g = parse_gen(gen)
-    except ValueError as e:
-        raise InputError(f"--gen: {e}") from None
+                         f"{', '.join(ENGINE.choices)}")
     sbuf = None
     if sbuf_in is not None:
         sbuf = load_sbuf(sbuf_in)
-    config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
+    config = MachineConfig(gen=gen, engine=engine, execute_invalid=execute_invalid)
     stopping = threading.Event()
     try:
         with ctrl_c_stops(stopping):

@@ -29,9 +29,10 @@ from typing import Any
 import click
 import numpy as np
 
-from machine.engines import ENGINES as ENGINE_CHOICES  # the engine names, declared once
+from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
+from neurondbg.params import ENGINE, GEN
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl+C
 
@@ -118,8 +119,9 @@ def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path
 
 @click.command("run")
 @click.argument("program", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--gen", default="cayman", show_default=True, help="Hardware generation.")
-@click.option("--engine", type=click.Choice(ENGINE_CHOICES), default="pool", show_default=True,
+@click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
+              help="Hardware generation.")
+@click.option("--engine", type=ENGINE, default="pool", show_default=True,
               help="The engine queue the program runs on.")
 @click.option("--max-steps", type=click.IntRange(min=0), default=None,
               help="Stop after this many steps (default 10,000,000), counted from where the "
@@ -138,7 +140,7 @@ def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path
               help="Save a session file (TOML) where the run stopped.")
 @click.option("--execute-invalid", is_flag=True,
               help="Execute instructions that fail legality instead of stopping.")
-def command(program: Path, gen: str, engine: str, max_steps: int | None,
+def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
             breaks: tuple[str, ...], sbuf_in: Path | None, dump_sbuf: Path | None,
             as_json: bool, trace_out: Path | None, save_session: Path | None,
             execute_invalid: bool) -> None:

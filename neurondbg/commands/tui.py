@@ -7,28 +7,26 @@ from typing import Any
 
 import click
 
-from machine.dtypes import GEN_NAMES
-from machine.isa.opcodes import QUEUE_ENGINES
+from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.errors import InputError
-
-ENGINES = QUEUE_ENGINES
+from neurondbg.params import ENGINE, GEN
 
 
 @click.command("tui")
 @click.argument("program", required=False, type=click.Path(path_type=Path))
-@click.option("--gen", type=click.Choice(GEN_NAMES, case_sensitive=False), default="cayman",
-              show_default=True, help="hardware generation")
-@click.option("--engine", type=click.Choice(ENGINES), default="pool", show_default=True,
+@click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
+              help="hardware generation")
+@click.option("--engine", type=ENGINE, default="pool", show_default=True,
               help="the engine queue the program runs on")
 @click.option("--lab", is_flag=True, help="open only the Convert Lab")
-def command(program: Path | None, gen: str, engine: str, lab: bool) -> None:
+def command(program: Path | None, gen: Gen, engine: str, lab: bool) -> None:
     """Open the debugger UI on PROGRAM (.asm / .bin) or SESSION (.toml), or the bundled
     demo when omitted. A program that does not load opens with the error in the console."""
     if program is not None and not program.exists():
         raise InputError(f"{program}: no such file")
     from neurondbg.app import NeurondbgApp
 
-    run_app(NeurondbgApp(program, gen=gen.lower(), engine=engine, lab_only=lab))
+    run_app(NeurondbgApp(program, gen=gen.label, engine=engine, lab_only=lab))
 
 
 def run_app(app: Any) -> None:

@@ -16,11 +16,12 @@ from pathlib import Path
 import click
 import numpy as np
 
-from machine.dtypes import GEN_NAMES
+from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
 from machine.files import MAX_PROGRAM_BYTES, InputFileError, looks_like_text, open_input
 from machine.isa.opcodes import QUEUE_ENGINES
 from machine.isa.spec import RECORD_BYTES
 from neurondbg.errors import InputError
+from neurondbg.params import GEN, EngineType
 
 ENGINES = QUEUE_ENGINES
 DEFAULT_ENGINE = "pool"  # the engine `run` uses by default: both judge the same queue
@@ -28,12 +29,12 @@ ANY_ENGINE = "any"  # no dispatch-table check: the wire-level predicates only
 
 
 
-def load(path_text: str, gen: str = "cayman"):
+def load(path_text: str, gen: str | Gen = DEFAULT_GEN):
     """The program's (N, 64) uint8 records; InputError (exit 2) on anything unreadable."""
     return load_with_source(path_text, gen)[0]
 
 
-def load_with_source(path_text: str, gen: str = "cayman"):
+def load_with_source(path_text: str, gen: str | Gen = DEFAULT_GEN):
     """(records, ProgramFile or None): for assembly, the source map that gives each
     invalid instruction its `file:line:column`."""
     path = Path(path_text)
@@ -46,7 +47,6 @@ def load_with_source(path_text: str, gen: str = "cayman"):
         raise InputError(str(e)) from None
     except OSError as e:
         raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
-    from machine.dtypes import parse_gen
     from sessions.errors import SessionError
     from sessions.program import read_program
 
@@ -181,23 +181,23 @@ def failing_clause_lines(verdict) -> list[str]:
 
 @click.command("validate")
 @click.argument("program", type=click.Path(dir_okay=False))
-@click.option("--gen", "gen", type=click.Choice(GEN_NAMES, case_sensitive=False), default="cayman",
-              show_default=True, help="Hardware generation whose rules apply.")
-@click.option("--engine", type=click.Choice((*ENGINES, ANY_ENGINE), case_sensitive=False),
-              default=DEFAULT_ENGINE, show_default=True,
+@click.option("--gen", "gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
+              help="Hardware generation whose rules apply.")
+@click.option("--engine", type=EngineType(extra=(ANY_ENGINE,)), default=DEFAULT_ENGINE,
+              show_default=True,
               help="Require the opcode in this engine's dispatch table, as `run --engine` "
                    f"does; `{ANY_ENGINE}`: the wire-level predicates only.")
 @click.option("--json", "as_json", is_flag=True, help="Every instruction's clauses as JSON.")
 @click.option("--summary", is_flag=True, help="Counts only: failing records per clause (JSON).")
-def command(program: str, gen: str, engine: str, as_json: bool, summary: bool) -> None:
+def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool) -> None:
     """Check every instruction of PROGRAM against the wire-level legality predicates and
     the engine's dispatch table (by default POOL's, the queue `run` uses)."""
     if as_json and summary:
         raise click.UsageError("--json and --summary are exclusive")
-    raw, source = load_with_source(program, gen.lower())
+    raw, source = load_with_source(program, gen)
     from machine.legality.explain import validate
-    queue = None if engine.lower() == ANY_ENGINE else engine.lower()
-    result = validate(raw, gen.lower(), queue)
+    queue = None if engine == ANY_ENGINE else engine
+    result = validate(raw, gen, queue)
     if summary:
         click.echo(json.dumps(_summary(result)))
     elif as_json:

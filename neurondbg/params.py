@@ -1,0 +1,137 @@
+"""click parameter types shared by the subcommands: generation, engine, format, mode, profile.
+
+Each type accepts what the model's own parser accepts (one declaration of the names, in
+`machine`), offers those names to shell completion, and turns a bad value into a
+`ParamError`: under `neurondbg` (cli.main) it is a usage error printed as one line,
+`neurondbg: error: neurondbg run: Invalid value for '--gen': unknown generation ...`;
+invoked standalone (click's own error display, as tests and embedders do) it prints
+one line too, `neurondbg: error: run: --gen: unknown generation ...`, never a usage block.
+
+Decisions: `--gen` takes codenames, product names (trn1, inf2, trn2, trn3, as
+`check-nki` does) and "genN", case-insensitive, everywhere; completion lists codenames
+then products, each product with its codename as help. `--format` values stay names
+(FP8_EXP4 resolves under `--gen`, which click may parse later): the type checks the name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import IO, Any
+
+import click
+from click.shell_completion import CompletionItem
+
+from machine.convert.formats import FORMAT_NAMES, parse_format
+from machine.convert.options import PROFILES, Mode, parse_mode, parse_profile
+from machine.dtypes import GEN_NAMES, PRODUCT_GENS, parse_gen_name
+from machine.isa.opcodes import QUEUE_ENGINES
+
+
+class ParamError(click.BadParameter):
+    """A bad option value: one line wherever click shows it."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        name = self.ctx.info_name if self.ctx is not None else "neurondbg"
+        hint = "/".join(self.param.opts) if self.param is not None else "value"
+        click.echo(f"neurondbg: error: {name}: {hint}: {self.message}", err=True, file=file)
+
+
+class _NamedType(click.ParamType):
+    """A value parsed by `parse` (ValueError -> ParamError), completed from `choices`."""
+
+    parse: Callable[[str], Any]
+
+    def __init__(self, choices: Sequence[str], helps: dict[str, str] | None = None) -> None:
+        self.choices = tuple(choices)
+        self.helps = helps or {}
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value  # already converted (a default given as the parsed value)
+        try:
+            return type(self).parse(value)
+        except ValueError as e:
+            raise ParamError(str(e), ctx, param) from None
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter,
+                       incomplete: str) -> list[CompletionItem]:
+        low = incomplete.lower()
+        return [CompletionItem(c, help=self.helps.get(c)) for c in self.choices
+                if c.lower().startswith(low)]
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        """The choices, as click.Choice shows them, when they fit; else the kind."""
+        few = len(self.choices) <= 8
+        return f"[{'|'.join(self.choices)}]" if few else self.name.upper()
+
+
+class GenType(_NamedType):
+    """`--gen`: a Gen from a codename, product name or "genN"."""
+
+    name = "gen"
+    parse = staticmethod(parse_gen_name)
+
+    def __init__(self) -> None:
+        super().__init__((*GEN_NAMES, *PRODUCT_GENS),
+                         {p: g.label for p, g in PRODUCT_GENS.items()})
+
+
+class EngineType(_NamedType):
+    """`--engine`: an engine queue name (machine.isa.opcodes), plus `extra` words a command
+    gives a meaning of its own (validate's `any`); case-insensitive, returned lower-case."""
+
+    name = "engine"
+
+    def __init__(self, extra: Sequence[str] = ()) -> None:
+        super().__init__((*QUEUE_ENGINES, *extra))
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        key = str(value).strip().lower()
+        if key not in self.choices:
+            raise ParamError(f"unknown engine {value!r}; expected one of: "
+                             f"{', '.join(self.choices)}", ctx, param)
+        return key
+
+
+class FormatType(_NamedType):
+    """`--from` / `--to`: a convert format name or a Neuron dtype name (checked; the
+    name is returned, resolved by the command under its `--gen`)."""
+
+    name = "fmt"
+
+    def __init__(self) -> None:
+        super().__init__(FORMAT_NAMES)
+
+    @staticmethod
+    def parse(value: str) -> str:
+        parse_format(value)
+        return value
+
+
+class ModeType(_NamedType):
+    """`--mode`: a rounding Mode."""
+
+    name = "mode"
+    parse = staticmethod(parse_mode)
+
+    def __init__(self) -> None:
+        super().__init__(tuple(Mode))
+
+
+class ProfileType(_NamedType):
+    """`--profile`: a conversion profile name."""
+
+    name = "profile"
+    parse = staticmethod(parse_profile)
+
+    def __init__(self) -> None:
+        super().__init__(PROFILES)
+
+
+GEN = GenType()
+ENGINE = EngineType()
+FORMAT = FormatType()
+MODE = ModeType()
+PROFILE = ProfileType()
