@@ -13,7 +13,6 @@ from machine.asm.errors import AsmError
 from machine.asm.fastpath import FastPath, split_line
 from machine.asm.keys import (
     FIELD,
-    INST_WORD_LEN,
     NIBBLE,
     RELATIVE,
     SHORTHAND,
@@ -38,6 +37,7 @@ from machine.isa.codec import Program, decode_bytes, encode
 from machine.isa.enums import BrTargetMode, DataSrc
 from machine.isa.spec import RECORD_BYTES, Struct
 from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
+from machine.isa.text import INST_WORD_LEN
 
 DIRECTIVES = (".gen", ".raw", ".data", ".bytes", ".fill", ".random")
 

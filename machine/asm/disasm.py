@@ -17,66 +17,24 @@ from functools import cache
 
 import numpy as np
 
-from machine.asm.assembler import INST_WORD_LEN
 from machine.asm.data import DataInit
-from machine.asm.keys import OPERAND_ALIASES, PAIR_KEYS
 from machine.dtypes import DEFAULT_GEN, Dtype, Gen
-from machine.isa.addr import decode_addr4
 from machine.isa.codec import STRUCT_ORDER, Instruction, Program, decode_bytes
 from machine.isa.opcodes import OPCODES, mnemonic
 from machine.isa.spec import Field, Struct
-from machine.isa.structs import STRUCTS, tensor_operands
+from machine.isa.structs import STRUCTS
+from machine.isa.text import (
+    INST_WORD_LEN,
+    OPERAND_ALIASES,
+    PAIR_KEYS,
+    field_key,
+    format_addr4,
+    format_element,
+    format_value,
+)
 
-_REG_NAMES = {**{i: f"R{i}" for i in range(64)}, 128: "PC_LO", 129: "PC_HI"}
-_SHORT_NAMES = ("step", "num")
-
-
-# ------------------------------------------------------------ value formatting
-
-def format_element(f: Field, v: int) -> str:
-    """One element of field `f` as the assembler reads it back."""
-    if f.role == "register" and v in _REG_NAMES:
-        return _REG_NAMES[v]
-    if f.enum is not None:
-        try:
-            return f.enum(v).name
-        except ValueError:
-            pass
-    if f.itemsize >= 4 and not f.signed and v >= 10:
-        return f"0x{v:x}"
-    return str(v)
-
-
-def format_value(f: Field, value: int | tuple[int, ...]) -> str:
-    if isinstance(value, tuple):
-        return "[" + ",".join(format_element(f, v) for v in value) + "]"
-    return format_element(f, value)
-
-
-def format_addr4(word: int, gen: Gen) -> str:
-    """`sb[p, 0xoff]`, `psum[p, 0xoff]`, `reg[Rn]`, or the raw word in hex."""
-    a = decode_addr4(word, gen)
-    if a.mode == "register" and word & 0x7FFFFF00 == 0:
-        return f"reg[{_REG_NAMES.get(a.register or 0, a.register)}]"
-    if a.mode == "immediate" and a.space is not None:
-        return f"{'sb' if a.space == 'sbuf' else 'psum'}[{a.partition}, 0x{a.offset:x}]"
-    return f"0x{word:x}"
-
-
-# ------------------------------------------------------------ column plans
-
-def _key_for(struct: Struct, f: Field) -> str:
-    """The shortest key the assembler maps back to `f` unambiguously."""
-    seg = f.name.rpartition(".")[2]
-    if seg == f.name:
-        return f.name
-    operands = set(tensor_operands(struct)) | {OPERAND_ALIASES.get(p, p)
-                                               for p in tensor_operands(struct)}
-    same = [g for g in struct.fields if g.name == seg or g.name.endswith("." + seg)]
-    if len(same) == 1 and seg not in operands and seg not in _SHORT_NAMES:
-        return seg
-    return f.name
-
+__all__ = ["data_lines", "disassemble", "disassemble_lines", "format_addr4", "format_element",
+           "format_instruction", "format_value", "to_json"]
 
 Column = Callable[[np.ndarray], np.ndarray]  # structured records -> object array of tokens
 
@@ -184,7 +142,7 @@ def _plan(struct_name: str, gen: Gen) -> tuple[Column, ...]:
             key = "step" if f.name.endswith(".step_elem") else "num"
             cols.append(_unique_column(f.name, _array_token(key, f), rows=True))
             continue
-        key = _key_for(struct, f)
+        key = field_key(struct, f)
         default = INST_WORD_LEN if f.name == "header.inst_word_len" else 0
         if f.count > 1:
             cols.append(_unique_column(f.name, _array_token(key, f), rows=True))

@@ -20,7 +20,6 @@ from functools import cache, lru_cache
 from machine.asm.errors import AsmError
 from machine.asm.keys import (
     FIELD,
-    INST_WORD_LEN,
     NIBBLE,
     RELATIVE,
     lookup_mnemonic,
@@ -41,6 +40,7 @@ from machine.files import MAX_TOKEN_CHARS
 from machine.isa.addr import encode_address
 from machine.isa.spec import RECORD_BYTES, Field
 from machine.isa.structs import STRUCTS, make_pair
+from machine.isa.text import INST_WORD_LEN
 
 # A line the lexer + parser read as label? head? (key=value)*; one value is a list
 # `[...]`, a bracket `name[...]` or an atom. Whitespace must separate arguments, so

@@ -14,13 +14,8 @@ from machine.asm.values import register_number
 from machine.isa.opcodes import OPCODES, opcode_by_name
 from machine.isa.spec import Struct
 from machine.isa.structs import STRUCTS, tensor_operands
+from machine.isa.text import OPERAND_ALIASES, PAIR_KEYS
 
-INST_WORD_LEN = 16  # default header.inst_word_len; isa-facts §1.1: the validator requires 16
-# Short operand names: the S4D4_TR operands are src_mem_pattern / dst_mem_pattern (ref 000 §3).
-OPERAND_ALIASES = {"src_mem_pattern": "src", "dst_mem_pattern": "dst"}
-# DTYPE_PAIR fields and the keys of their two nibbles (isa-facts §5.1, §6.4).
-PAIR_KEYS = {"in0_in1_dtype": ("in0_dtype", "in1_dtype"),
-             "in_out_dtype": ("in_dtype", "out_dtype")}
 FIELD_ALIASES = {"nac": "num_active_channels", "num_active_channels": "nac"}
 _RAW_MNEMONIC = re.compile(r"OP_([0-9A-Fa-f]{2})$")
 

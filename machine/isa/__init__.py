@@ -4,4 +4,10 @@
     from machine.isa.opcodes import OPCODES           # byte -> OpcodeInfo
     from machine.isa.codec import decode, encode, load_program, decode_bytes
     from machine.isa.addr import decode_addr4, decode_addr4_array, geometry
+    from machine.isa.opcodes import Opcode            # IntEnum generated from the table
+    from machine.isa import listing                   # the Program listing line of one record
 """
+
+from machine.isa.listform import listing
+
+__all__ = ["listing"]

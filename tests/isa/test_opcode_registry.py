@@ -1,0 +1,113 @@
+"""One opcode registry (issue 11): the Opcode enum is the table, and every opcode with a
+struct is fully registered (handler, predicate, listing form) or its gap is declared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from machine.asm import assemble, disassemble_lines
+from machine.dtypes import Gen
+from machine.engines import HANDLERS, handler_for
+from machine.engines.seq import FAST, FAST_OPCODES
+from machine.isa import listing
+from machine.isa.codec import decode_bytes, load_program
+from machine.isa.opcodes import OPCODES, QUEUE_ENGINES, Opcode
+from machine.isa.registry import NO_PREDICATE, NOT_MODELLED
+from machine.legality.nki.bridge import CORRESPONDENCE
+from machine.legality.wire.registry import PREDICATES, predicate_for
+from views.program import compact_text
+
+ROOT = Path(__file__).resolve().parents[2]
+WITH_STRUCT = [Opcode(c) for c, i in OPCODES.items() if i.struct != "RAW"]
+PREDICATE_OPCODES = {code for p in PREDICATES for code in p.opcodes}
+
+
+def test_the_enum_is_the_table() -> None:
+    assert {m.value: m.name for m in Opcode} == {c: i.name for c, i in OPCODES.items()}
+    assert Opcode.CAST == 0x47 and Opcode(0xA7) is Opcode.MOVE
+
+
+@pytest.mark.parametrize("op", WITH_STRUCT, ids=lambda o: o.name)
+def test_every_struct_opcode_is_registered_or_its_gap_is_declared(op: Opcode) -> None:
+    info = OPCODES[op]
+    modelled = op in HANDLERS
+    assert modelled != (op in NOT_MODELLED), "a handler or a NOT_MODELLED reason, not both"
+    engines = QUEUE_ENGINES if "seq" in info.engines else sorted(info.engines)
+    for gen in info.gens:
+        for engine in engines:
+            handler, why = handler_for(op, engine, gen)
+            if modelled:
+                assert handler is HANDLERS[op], (engine, gen, why)
+            else:
+                assert handler is None and why.endswith("is decoded but not modelled yet")
+    has_predicate = op in PREDICATE_OPCODES
+    assert has_predicate != (op in NO_PREDICATE), "a predicate or a NO_PREDICATE reason"
+    pred = predicate_for(op)
+    assert pred.struct == (info.struct if has_predicate else "RAW")
+    text = listing(decode_bytes(bytes([op]) + bytes(63)).instruction(0))
+    assert text.split(" ")[0] == info.name
+
+
+def test_the_gaps_name_only_struct_opcodes_and_give_reasons() -> None:
+    assert set(NOT_MODELLED) | set(NO_PREDICATE) <= set(WITH_STRUCT)
+    assert all(len(r) > 20 for r in (*NOT_MODELLED.values(), *NO_PREDICATE.values()))
+
+
+def test_fast_path_and_nki_bridge_are_keyed_by_modelled_enum_members() -> None:
+    assert FAST_OPCODES == frozenset(FAST) <= set(HANDLERS)
+    assert all(isinstance(k, Opcode) for k in (*HANDLERS, *FAST, *CORRESPONDENCE))
+    assert all(c.mnemonic == k.name and c.opcode == k for k, c in CORRESPONDENCE.items())
+
+
+# -- the listing form, from decoded fields, equals the text-parsing listing ----------------
+def _text_listing(program, gen: Gen, labels: dict[int, str]) -> list[str]:
+    """Today's views path: disassemble, then re-parse the text (views/program.py)."""
+    return [compact_text(t.strip(), 64 * i, labels)
+            for i, t in enumerate(disassemble_lines(program, gen))]
+
+
+def _field_listing(program, gen: Gen, labels: dict[int, str]) -> list[str]:
+    return [listing(program.instruction(i), gen, labels) for i in range(len(program))]
+
+
+SOURCES = sorted([*(ROOT / "examples").glob("*.asm"), *(ROOT / "sessions" / "examples").glob(
+    "*.asm")])
+BINARIES = sorted((ROOT / "examples").glob("*.bin"))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_listing_equals_todays_listing_for_every_example_source(path: Path) -> None:
+    a = assemble(path.read_text(encoding="utf-8"), str(path))
+    program = a.program()
+    labels = {off: name for name, off in a.labels.items()}
+    expected = _text_listing(program, a.gen, labels)
+    assert expected and _field_listing(program, a.gen, labels) == expected
+
+
+@pytest.mark.parametrize("path", BINARIES, ids=lambda p: p.name)
+def test_listing_equals_todays_listing_for_every_example_binary(path: Path) -> None:
+    program = load_program(path)
+    for gen in Gen:
+        assert _field_listing(program, gen, {}) == _text_listing(program, gen, {})
+
+
+@pytest.mark.parametrize("gen", list(Gen), ids=lambda g: g.label)
+def test_listing_equals_todays_listing_for_random_records_of_every_opcode(gen: Gen) -> None:
+    rng = np.random.default_rng(11)
+    raw = rng.integers(0, 256, size=(len(OPCODES) * 8, 64), dtype=np.uint8)
+    sparse = rng.random(raw.shape) < 0.7  # mostly-zero records exercise the defaults
+    raw[sparse] = 0
+    raw[:, 0] = np.repeat(np.array(sorted(OPCODES), dtype=np.uint8), 8)
+    program = decode_bytes(raw.tobytes())
+    labels = {64 * k: f"L{k}" for k in range(0, len(program), 5)}
+    assert _field_listing(program, gen, labels) == _text_listing(program, gen, labels)
+
+
+def test_an_unassigned_byte_lists_as_its_raw_line_without_the_stray_equals() -> None:
+    raw = bytes([0x5A]) + bytes(range(1, 64))
+    program = decode_bytes(raw)
+    assert listing(program.instruction(0)) == ".raw 0x" + raw.hex()
+    assert _text_listing(program, Gen.CAYMAN, {}) == [".raw 0x" + raw.hex() + "="]
