@@ -13,6 +13,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,11 +22,15 @@ from rich.text import Text
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input
 
+from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg import console
+from neurondbg.console import REGISTRY, Action
+from neurondbg.palette import RECENT_MAX, DynamicCommands, Entry, static_entries
 from neurondbg.screens.main import PANES, DebuggerScreen
 from views.adapter import Session
 from views.console_view import ConsoleView
@@ -36,16 +41,6 @@ from views.program import ProgramView
 from views.snapshot import Snapshot
 
 CSS_FILE = Path(str(resources.files("views").joinpath("neurondbg.tcss")))  # package data
-
-
-def step_count(line: str) -> int | None:
-    """N of a `reverse [N]` / `step [N]` / `next N` line, or None when it is not a valid
-    count (the console then reports the error as for any command)."""
-    rest = line.strip().partition(" ")[2].strip()
-    try:
-        return console._count(rest)  # the console's own reading of a step count
-    except ValueError:
-        return None
 
 
 def throttled(report: Callable[[int, int], None],
@@ -70,6 +65,8 @@ class NeurondbgApp(App):
     TITLE = "neurondbg"
     position_is_work: ClassVar[bool] = True  # steps taken count as unsaved work (see q)
     CSS_PATH = CSS_FILE
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = \
+        App.COMMANDS | {DynamicCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "step", "step", id="app.step", tooltip="step one instruction"),
         Binding("c", "continue", "continue", id="app.continue",
@@ -91,7 +88,7 @@ class NeurondbgApp(App):
                 tooltip="quit (asks first when there is unsaved work)"),
     ]
 
-    def __init__(self, program: str | Path | None = None, gen: str = "cayman",
+    def __init__(self, program: str | Path | None = None, gen: str | Gen = DEFAULT_GEN,
                  engine: str = "pool", lab_only: bool = False) -> None:
         super().__init__()
         self.program_path = program
@@ -107,13 +104,15 @@ class NeurondbgApp(App):
         self._note: Any = None
         self._saved_mark: tuple[Any, ...] | None = None  # the work as last loaded or saved
         self._quit_pending = False  # q during long work: quit (or ask) once it has stopped
+        self.recent: list[str] = []  # files opened in this run, newest first (the palette)
+        self._opening: str | Path | None = None  # the path the load worker is opening
 
     def get_default_screen(self) -> Screen:
         if self.lab_only:
             from neurondbg.screens.lab import LabScreen  # imported on demand: a faster start
 
             return LabScreen(closable=False)
-        return DebuggerScreen(console.COMMANDS)
+        return DebuggerScreen(REGISTRY.names)
 
     def debugger_ready(self) -> None:
         """Called by DebuggerScreen.on_mount: the panes exist; load the program off the UI
@@ -127,6 +126,7 @@ class NeurondbgApp(App):
         replays to its saved step; Esc / Ctrl+C stops it. On error (or stop) the console
         says why and the current session (if any) stays."""
         self.loading = True
+        self._opening = path
         self._load_interrupt = threading.Event()
         self._status(f"loading {path or 'the demo program'}… Esc stops")
         self._load_worker(path, first, self._load_interrupt)
@@ -166,6 +166,9 @@ class NeurondbgApp(App):
                 self.refresh_views()
             return
         self.session, self.load_error = session, None
+        if self._opening is not None:
+            opened = str(self._opening)
+            self.recent = [opened, *(p for p in self.recent if p != opened)][:RECENT_MAX]
         self._mark_saved()
         self._loaded()
 
@@ -307,7 +310,7 @@ class NeurondbgApp(App):
             self._quit_pending = True
             self._load_interrupt.set()
             if self.session is not None:
-                self.session.stop()
+                self.session.interrupt.set()
             return
         work = [] if self.lab_only else self.unsaved()
         if not work:
@@ -560,23 +563,14 @@ class NeurondbgApp(App):
         self.run_command(event.line)
 
     def run_command(self, line: str) -> None:
-        """Execute one console line (also used by tests and the palette)."""
-        name = line.strip().split(" ", 1)[0]
-        name = console.ALIASES.get(name, name)
-        ui_only = name in ("help", "lab", "goto", "dtype", "pane", "quit", "continue", "open",
-                           "load", "tour")
-        if not ui_only and (self.session is None or self.running or self.loading):
+        """Execute one console line (also used by tests and the palette). A command that
+        needs the program is refused, with the reason, while there is none or it runs."""
+        cmd = REGISTRY.split(line)[1]
+        if cmd is not None and cmd.needs_program and (
+                self.session is None or self.running or self.loading):
             self._guard()
             return
-        if name in ("reverse", "step", "next") and self.session is not None:
-            count = step_count(line)  # N > 1 can take long: off the UI thread
-            if count is not None and count > 1:
-                if name == "reverse":
-                    self.start_reverse(self.session, count)
-                else:
-                    self.start_steps(self.session, count)
-                return
-        reply = console.execute(line, self.session)
+        reply = console.execute(line, self.session, defer_long=True)
         for text, style in reply.lines:
             self.say(text, style)
         self._apply(reply)
@@ -586,60 +580,78 @@ class NeurondbgApp(App):
         self.run_command(line)
         await self.workers.wait_for_complete()
 
+    def reply_handlers(self) -> dict[Action, Callable[..., None]]:
+        """What the App does for each console Action (a test checks none is missing)."""
+        def memory() -> MemoryView:
+            return self.query_one(MemoryView)
+
+        return {
+            Action.REFRESH: self.refresh_views,
+            Action.CONTINUE: self.action_continue,
+            Action.STEPS: lambda n: self.start_steps(self._session(), n),
+            Action.REVERSE_STEPS: lambda n: self.start_reverse(self._session(), n),
+            Action.BREAK_CURSOR: self.action_breakpoint,
+            Action.UNTIL_CURSOR: self.run_to_cursor,
+            Action.LAB: self.action_lab,
+            Action.LAB_ISS: self._lab_iss,
+            Action.GOTO: lambda *args: memory().goto(*args),
+            Action.DTYPE: lambda name: memory().set_dtype(name),
+            Action.PANE: lambda name="": self.action_pane(name),
+            Action.QUIT: self.action_quit,
+            Action.OPEN: self._open,
+            Action.SAVE: self._save,
+        }
+
+    def _session(self) -> Session:
+        """The session, for a Reply that only a loaded program produces."""
+        assert self.session is not None
+        return self.session
+
     def _apply(self, reply: console.Reply) -> None:
-        action, args = reply.action, reply.args
-        if action == "refresh":
-            self.refresh_views()
-        elif action == "continue":
-            self.action_continue()
-        elif action == "break-cursor":
-            self.action_breakpoint()
-        elif action == "until-cursor":
-            self.run_to_cursor()
-        elif action == "lab":
-            self.action_lab(*args)
-        elif action == "lab-iss":
-            self._lab_iss(*args)
-        elif action == "goto":
-            self.query_one(MemoryView).goto(*args)
-        elif action == "dtype":
-            self.query_one(MemoryView).set_dtype(args[0])
-        elif action == "pane":
-            self.action_pane(args[0] if args and args[0] else "")
-        elif action == "quit":
-            self.action_quit()
-        elif action == "open":
-            if self.running or self.loading:  # one machine at a time in the workers
-                self._guard()
-            else:
-                self.open_program(args[0])
-        elif action == "save":
-            self._save(args[0])
+        if reply.action is not None:
+            self.reply_handlers()[reply.action](*reply.args)
+
+    def _open(self, path: str) -> None:
+        if self.running or self.loading:  # one machine at a time in the workers
+            self._guard()
+        else:
+            self.open_program(path)
+
+    def action_goto_label(self, name: str) -> None:
+        """Move the Program cursor to label `name`'s record (the palette's Go to label)."""
+        if self.session is None or name not in self.session.labels:
+            self.say(f"error: no label {name!r}", "bold red")
+            return
+        offset = self.session.labels[name]
+        index = next((i for i, line in enumerate(self.session.lines)
+                      if line.offset == offset), None)
+        if index is None:
+            self.say(f"error: label {name!r} is past the last record", "bold red")
+            return
+        program = self.query_one(ProgramView)
+        program.cursor = index
+        program.focus()
 
     # -- command palette ---------------------------------------------------------------
+    async def run_entry(self, entry: Entry) -> bool:
+        """Carry out a palette entry; False when it names no command or action."""
+        if entry.line:
+            if REGISTRY.split(entry.line)[1] is None:
+                return False
+            if entry.line.endswith(" "):
+                self._prefill(entry.line)
+            else:
+                self.run_command(entry.line)
+            return True
+        screen = self._debugger()
+        if not entry.target:
+            return await self.run_action(entry.action, self)
+        return screen is not None and await self.run_action(entry.action,
+                                                            screen.query_one(entry.target))
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         if self.lab_only:
             return
-        yield SystemCommand("Step", "Execute one instruction (s)", self.action_step)
-        yield SystemCommand("Continue", "Run to the next stop (c)", self.action_continue)
-        yield SystemCommand("Reverse step", "Undo one step (r)", self.action_reverse)
-        yield SystemCommand("Toggle breakpoint", "At the program cursor (b)",
-                            self.action_breakpoint)
-        yield SystemCommand("Stop", "Interrupt a run (Esc)", self.action_stop)
-        yield SystemCommand("Maximise / restore pane", "The focused pane (z)", self.action_zoom)
-        yield SystemCommand("Convert Lab", "Explore one value's conversion (L)", self.action_lab)
-        yield SystemCommand("Save session", "save [PATH.toml] in the console",
-                            lambda: self._prefill("save "))
-        yield SystemCommand("Load session", "load PATH.toml in the console",
-                            lambda: self._prefill("load "))
-        yield SystemCommand("Help", "Keys and console commands (?)", self.action_help)
-        for name, title in PANES.items():
-            yield SystemCommand(f"Pane: {title}", f"Maximise the {title} pane",
-                                lambda n=name: self.action_pane(n))
-        yield SystemCommand("SBUF: next dtype", "Cycle the element format (d)",
-                            lambda: self.query_one(MemoryView).action_cycle_dtype())
-        yield SystemCommand("SBUF: heatmap", "Toggle the heatmap (h)",
-                            lambda: self.query_one(MemoryView).action_heatmap())
-        yield SystemCommand("SBUF / PSUM", "Switch the memory pane (p)",
-                            lambda: self.query_one(MemoryView).action_space())
+        for entry in static_entries(self):
+            yield SystemCommand(entry.title, entry.help, partial(self.run_entry, entry))

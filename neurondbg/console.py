@@ -21,8 +21,9 @@ the issue is silent, as gdb does them:
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -30,54 +31,32 @@ import numpy as np
 
 from machine import expr
 from machine.convert.formats import parse_format
+from neurondbg.registry import Palette, Registry
 from views.lab_model import values_of
 
-HELP: dict[str, str] = {
-    "step": "step [N]            execute N instructions (default 1)",
-    "next": "next N              step N instructions (no calls in this ISA: same as step N)",
-    "continue": "continue [N]        run until a breakpoint, fault, halt (Esc / Ctrl+C stops); "
-                "N: pass the current breakpoint N-1 more times",
-    "reverse": "reverse [N]         undo the last N steps (and set edits) exactly",
-    "reverse-continue": "reverse-continue    run backwards to the previous breakpoint or watch "
-                        "hit, or the start (rc)",
-    "until": "until [ADDR|LABEL]  run until the PC is ADDR (no ADDR: the cursor's record); "
-             "breakpoints still stop",
-    "advance": "advance ADDR|LABEL  the same as until ADDR",
-    "break": "break [SPEC]        breakpoint: pc:0x80 op:CAST label:loop invalid fault if:R5>3 "
-             "saturate tie nan inf (no SPEC: the record under the cursor)",
-    "delete": "delete [N|all]      delete breakpoint #N (or all)",
-    "enable": "enable [N...]       enable breakpoints #N (no N: all)",
-    "disable": "disable [N...]      disable breakpoints #N (no N: all); they stay listed",
-    "watch": "watch TARGET        stop after a step writes TARGET: R5, sb[0, 0:64], acc[2]",
-    "info": "info breakpoints    list breakpoints; info registers: the changed ones",
-    "print": "print EXPR          evaluate: R5 + 1, R5:fp32, sb[3, 0x40]:bf16, acc[0]",
-    "x": "x/NF ADDR           examine N elements of format F at sb[P, BYTE] / psum[P, BYTE]; "
-         "F: x hex byte, b bf16, h fp16, f fp32, d int32, u uint32, or a format name",
-    "set": "set TARGET = VALUE  store into R5, R5:fp32, PC, sb[P, BYTE]:FMT, sem[N], acc[P]; "
-           "prints what was stored, refuses what does not fit; reverse undoes it",
-    "who": "who TARGET          which step last wrote R5, sb[P, BYTE], acc[P], sem[N] "
-           "(PC: the previous step)",
-    "lab": "lab [VALUE [SRC [DST]]]   open the Convert Lab; lab iss NAME [VALUE]: on an "
-           "ISS primitive of reference 003",
-    "goto": "goto P BYTE [sbuf|psum]   show SBUF/PSUM from partition P, byte BYTE",
-    "dtype": "dtype NAME          SBUF pane element format (hex, fp32, bf16, int8, ...)",
-    "pane": "pane NAME           maximise a pane (program, registers, struct, legality, memory, "
-            "accum, lanes, plot, console); `pane` alone restores",
-    "open": "open PATH           load a program (.asm / .bin) or a session (.toml)",
-    "tour": "tour [NAME]         list the guided tours, or open one",
-    "load": "load PATH.toml      open a session file (the same as open)",
-    "save": "save [PATH.toml]    save a session file (program, step, breakpoints, layout); "
-            "default: PROGRAM.session.toml in the current folder",
-    "help": "help [COMMAND]      this list",
-    "quit": "quit                leave neurondbg",
-}
-COMMANDS: tuple[str, ...] = tuple(HELP)
-ALIASES: dict[str, str] = {"s": "step", "n": "next", "c": "continue", "r": "reverse",
-                           "rc": "reverse-continue", "u": "until", "b": "break",
-                           "d": "delete", "p": "print", "i": "info", "q": "quit"}
 X_LETTERS: dict[str, str] = {"x": "uint8", "b": "bf16", "h": "fp16", "f": "fp32", "d": "int32",
                              "u": "uint32"}
 X_MAX = 1024  # elements one `x` shows: a console, not a dump (`--dump-sbuf` is)
+REGISTRY = Registry()  # every console command, declared below with @REGISTRY.command
+
+
+class Action(StrEnum):
+    """What a Reply asks the App to do after printing its lines."""
+
+    REFRESH = "refresh"
+    CONTINUE = "continue"  # run what the console armed, in the App's worker
+    STEPS = "steps"  # step N (N > 1) in the App's worker; args (N,)
+    REVERSE_STEPS = "reverse-steps"  # reverse N (N > 1) in the App's worker; args (N,)
+    BREAK_CURSOR = "break-cursor"
+    UNTIL_CURSOR = "until-cursor"
+    LAB = "lab"
+    LAB_ISS = "lab-iss"
+    GOTO = "goto"
+    DTYPE = "dtype"
+    PANE = "pane"
+    QUIT = "quit"
+    OPEN = "open"
+    SAVE = "save"
 
 
 @dataclass
@@ -85,7 +64,7 @@ class Reply:
     """What a command printed, and what the App should do next."""
 
     lines: list[tuple[str, str]] = field(default_factory=list)  # (text, style)
-    action: str | None = None  # continue, lab, goto, dtype, pane, quit, break-cursor, refresh
+    action: Action | None = None
     args: tuple[Any, ...] = ()
 
     def say(self, text: str, style: str = "") -> Reply:
@@ -97,26 +76,24 @@ def error(text: str) -> Reply:
     return Reply().say(f"error: {text}", "bold red")
 
 
-def execute(line: str, session: Any) -> Reply:
-    """Run one console line against a views.adapter.Session. Never raises."""
-    text = line.strip()
-    if not text:
+def execute(line: str, session: Any, *, defer_long: bool = False) -> Reply:
+    """Run one console line against a views.adapter.Session. Never raises.
+
+    With `defer_long`, a command's long form (step N, reverse N with N > 1) is not run
+    here but handed back as an action for the App's worker."""
+    if not line.strip():
         return Reply()
-    head, _, rest = text.partition(" ")
-    rest = rest.strip()
-    fmt = ""
-    if head.startswith("x/") or head == "x":
-        head, fmt = "x", head[2:]
-    name = ALIASES.get(head, head)
-    handler = HANDLERS.get(name)
-    if handler is None:
+    head, cmd, rest = REGISTRY.split(line)
+    if cmd is None:
         return error(f"unknown command {head!r}; expected one of: {', '.join(COMMANDS)}")
     try:
-        return handler(session, rest, fmt) if name == "x" else handler(session, rest)
+        if defer_long and cmd.long is not None and (deferred := cmd.long(rest)) is not None:
+            return deferred
+        return cmd.handler(session, rest)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
-        return error(f"{name}: {exc}")
+        return error(f"{cmd.name}: {exc}")
     except Exception as exc:  # the containment boundary: a bug is a line, the UI lives on
-        return error(f"{name}: internal error: {type(exc).__name__}: {exc}")
+        return error(f"{cmd.name}: internal error: {type(exc).__name__}: {exc}")
 
 
 def _count(rest: str, default: int = 1) -> int:
@@ -131,18 +108,85 @@ def _count(rest: str, default: int = 1) -> int:
     return n
 
 
+def _many(action: Action) -> Callable[[str], Reply | None]:
+    """The long form of a stepping command: N > 1 goes to the App's worker (it can take
+    long); anything else (1, or a bad count the handler reports) runs here."""
+
+    def deferred(rest: str) -> Reply | None:
+        try:
+            n = _count(rest)
+        except ValueError:
+            return None
+        return Reply(action=action, args=(n,)) if n > 1 else None
+
+    return deferred
+
+
+# -- argument completion (the word being typed -> candidates) ---------------------------
+def _labels(session: Any, word: str) -> Sequence[str]:
+    return sorted(session.labels) if session is not None else []
+
+
+def _breakpoint_ids(session: Any, word: str) -> Sequence[str]:
+    return [str(bp.id) for bp in session.breakpoints()] if session is not None else []
+
+
+def _break_specs(session: Any, word: str) -> Sequence[str]:
+    kinds = ["pc:", "op:", "label:", "watch:", "if:", "invalid", "fault", "saturate", "tie",
+             "nan", "inf"]
+    return kinds + [f"label:{name}" for name in _labels(session, word)]
+
+
+def _info_topics(session: Any, word: str) -> Sequence[str]:
+    return ["breakpoints", "registers"]
+
+
+def _dtypes(session: Any, word: str) -> Sequence[str]:
+    from views.memory import DTYPES
+
+    return list(DTYPES)
+
+
+def _panes(session: Any, word: str) -> Sequence[str]:
+    from neurondbg.screens.main import PANES
+
+    return list(PANES)
+
+
+def _tours(session: Any, word: str) -> Sequence[str]:
+    from sessions.tours import list_tours
+
+    return [t.name for t in list_tours()]
+
+
+def _command_names(session: Any, word: str) -> Sequence[str]:
+    return REGISTRY.names
+
+
+# -- the commands, in the order `help` lists them ---------------------------------------
+@REGISTRY.command("step", "step [N]", "execute N instructions (default 1)", aliases=("s",),
+                  palette=Palette("Step", "Execute one instruction (s)", "step"),
+                  long=_many(Action.STEPS))
 def _step(session: Any, rest: str) -> Reply:
-    return Reply(action="refresh").say(session.step(_count(rest)))
+    return Reply(action=Action.REFRESH).say(session.step(_count(rest)))
 
 
+@REGISTRY.command("next", "next N",
+                  "step N instructions (no calls in this ISA: same as step N)",
+                  aliases=("n",), long=_many(Action.STEPS))
 def _next(session: Any, rest: str) -> Reply:
     if not rest:
         raise ValueError("expected a step count: next N")
     return _step(session, rest)
 
 
+@REGISTRY.command("continue", "continue [N]",
+                  "run until a breakpoint, fault, halt (Esc / Ctrl+C stops); "
+                  "N: pass the current breakpoint N-1 more times",
+                  aliases=("c",), needs_program=False,  # the App says why nothing can run
+                  palette=Palette("Continue", "Run to the next stop (c)", "continue"))
 def _continue(session: Any, rest: str) -> Reply:
-    reply = Reply(action="continue")
+    reply = Reply(action=Action.CONTINUE)
     if session is None:  # the App says why nothing can run
         return reply
     n = _count(rest)
@@ -150,24 +194,70 @@ def _continue(session: Any, rest: str) -> Reply:
     return reply.say(session.ignore_current(n), "dim") if rest else reply
 
 
+@REGISTRY.command("reverse", "reverse [N]", "undo the last N steps (and set edits) exactly",
+                  aliases=("r",), long=_many(Action.REVERSE_STEPS),
+                  palette=Palette("Reverse step", "Undo one step (r)", "reverse"))
+def _reverse(session: Any, rest: str) -> Reply:
+    return Reply(action=Action.REFRESH).say(session.reverse(_count(rest)))
+
+
+@REGISTRY.command("reverse-continue", "reverse-continue",
+                  "run backwards to the previous breakpoint or watch hit, or the start (rc)",
+                  aliases=("rc",),
+                  palette=Palette("Reverse continue", "Run backwards to the previous stop",
+                                  "reverse-continue"))
 def _reverse_continue(session: Any, rest: str) -> Reply:
     if rest:
         raise ValueError(f"takes no argument, found {rest!r}")
     session.arm("reverse-continue")
-    return Reply(action="continue")
+    return Reply(action=Action.CONTINUE)
 
 
+@REGISTRY.command("until", "until [ADDR|LABEL]",
+                  "run until the PC is ADDR (no ADDR: the cursor's record); "
+                  "breakpoints still stop", aliases=("u",), complete=_labels,
+                  palette=Palette("Run to cursor", "Until the PC is the program cursor's record",
+                                  "until"))
 def _until(session: Any, rest: str) -> Reply:
     if not rest:
-        return Reply(action="until-cursor")
+        return Reply(action=Action.UNTIL_CURSOR)
     session.arm("until", session.resolve_pc(rest))
-    return Reply(action="continue")
+    return Reply(action=Action.CONTINUE)
 
 
+@REGISTRY.command("advance", "advance ADDR|LABEL", "the same as until ADDR", complete=_labels)
 def _advance(session: Any, rest: str) -> Reply:
     if not rest:
         raise ValueError("expected an address or label: advance 0x80")
     return _until(session, rest)
+
+
+@REGISTRY.command("break", "break [SPEC]",
+                  "breakpoint: pc:0x80 op:CAST label:loop invalid fault if:R5>3 "
+                  "saturate tie nan inf (no SPEC: the record under the cursor)",
+                  aliases=("b",), complete=_break_specs,
+                  palette=Palette("Toggle breakpoint", "At the program cursor (b)", "break"))
+def _break(session: Any, rest: str) -> Reply:
+    if not rest:
+        return Reply(action=Action.BREAK_CURSOR)
+    if rest[:1].isdigit():  # a bare address: gdb's `break *0x80`
+        rest = f"pc:{rest}"
+    bp = session.add_breakpoint(rest)
+    return Reply(action=Action.REFRESH).say(f"breakpoint {bp.describe()}", "green")
+
+
+@REGISTRY.command("delete", "delete [N|all]", "delete breakpoint #N (or all)", aliases=("d",),
+                  complete=lambda session, word: ["all", *_breakpoint_ids(session, word)])
+def _delete(session: Any, rest: str) -> Reply:
+    if rest in ("", "all"):
+        n = session.delete_breakpoint(None)
+        return Reply(action=Action.REFRESH).say(f"deleted {n} breakpoint(s)")
+    try:
+        ident = int(rest.lstrip("#"), 0)
+    except ValueError:
+        raise ValueError(f"expected a breakpoint number or 'all', found {rest!r}") from None
+    session.delete_breakpoint(ident)
+    return Reply(action=Action.REFRESH).say(f"deleted breakpoint #{ident}")
 
 
 def _ids(rest: str) -> list[int] | None:
@@ -179,45 +269,30 @@ def _ids(rest: str) -> list[int] | None:
         raise ValueError(f"expected breakpoint numbers, found {rest!r}") from None
 
 
+@REGISTRY.command("enable", "enable [N...]", "enable breakpoints #N (no N: all)",
+                  complete=_breakpoint_ids)
 def _enable(session: Any, rest: str) -> Reply:
-    return Reply(action="refresh").say(session.enable(_ids(rest), True))
+    return Reply(action=Action.REFRESH).say(session.enable(_ids(rest), True))
 
 
+@REGISTRY.command("disable", "disable [N...]",
+                  "disable breakpoints #N (no N: all); they stay listed",
+                  complete=_breakpoint_ids)
 def _disable(session: Any, rest: str) -> Reply:
-    return Reply(action="refresh").say(session.enable(_ids(rest), False))
+    return Reply(action=Action.REFRESH).say(session.enable(_ids(rest), False))
 
 
-def _reverse(session: Any, rest: str) -> Reply:
-    return Reply(action="refresh").say(session.reverse(_count(rest)))
-
-
-def _break(session: Any, rest: str) -> Reply:
-    if not rest:
-        return Reply(action="break-cursor")
-    if rest[:1].isdigit():  # a bare address: gdb's `break *0x80`
-        rest = f"pc:{rest}"
-    bp = session.add_breakpoint(rest)
-    return Reply(action="refresh").say(f"breakpoint {bp.describe()}", "green")
-
-
-def _delete(session: Any, rest: str) -> Reply:
-    if rest in ("", "all"):
-        n = session.delete_breakpoint(None)
-        return Reply(action="refresh").say(f"deleted {n} breakpoint(s)")
-    try:
-        ident = int(rest.lstrip("#"), 0)
-    except ValueError:
-        raise ValueError(f"expected a breakpoint number or 'all', found {rest!r}") from None
-    session.delete_breakpoint(ident)
-    return Reply(action="refresh").say(f"deleted breakpoint #{ident}")
-
-
+@REGISTRY.command("watch", "watch TARGET",
+                  "stop after a step writes TARGET: R5, sb[0, 0:64], acc[2]")
 def _watch(session: Any, rest: str) -> Reply:
     if not rest:
         raise ValueError("expected a target: watch R5 / watch sb[0, 0:64]")
     return _break(session, f"watch:{rest}")
 
 
+@REGISTRY.command("info", "info breakpoints",
+                  "list breakpoints; info registers: the changed ones", aliases=("i",),
+                  complete=_info_topics)
 def _info(session: Any, rest: str) -> Reply:
     what = rest or "breakpoints"
     reply = Reply()
@@ -239,6 +314,8 @@ def _info(session: Any, rest: str) -> Reply:
     raise ValueError(f"expected 'info breakpoints' or 'info registers', found {what!r}")
 
 
+@REGISTRY.command("print", "print EXPR", "evaluate: R5 + 1, R5:fp32, sb[3, 0x40]:bf16, acc[0]",
+                  aliases=("p",))
 def _print(session: Any, rest: str) -> Reply:
     if not rest:
         raise ValueError("expected an expression: print R5 + 1")
@@ -259,7 +336,15 @@ def _x_format(fmt: str) -> tuple[int, str]:
     return count, name
 
 
-def _x(session: Any, rest: str, fmt: str) -> Reply:
+@REGISTRY.command("x", "x/NF ADDR",
+                  "examine N elements of format F at sb[P, BYTE] / psum[P, BYTE]; "
+                  "F: x hex byte, b bf16, h fp16, f fp32, d int32, u uint32, or a format name",
+                  suffix=True)
+def _x(session: Any, rest: str) -> Reply:
+    fmt = ""
+    if rest.startswith("/"):  # the /NF glued to the command word (Registry.split)
+        fmt, _, rest = rest[1:].partition(" ")
+        rest = rest.strip()
     count, name = _x_format(fmt)
     if not rest:
         raise ValueError("expected an address: x/8f sb[3, 0x40]")
@@ -286,19 +371,28 @@ def _x(session: Any, rest: str, fmt: str) -> Reply:
     return reply
 
 
+@REGISTRY.command("set", "set TARGET = VALUE",
+                  "store into R5, R5:fp32, PC, sb[P, BYTE]:FMT, sem[N], acc[P]; "
+                  "prints what was stored, refuses what does not fit; reverse undoes it")
 def _set(session: Any, rest: str) -> Reply:
     left, eq, right = rest.partition("=")
     if not eq:
         raise ValueError("expected TARGET = VALUE, e.g. set R5 = 3")
-    return Reply(action="refresh").say(session.set_value(left.strip(), right.strip()))
+    return Reply(action=Action.REFRESH).say(session.set_value(left.strip(), right.strip()))
 
 
+@REGISTRY.command("who", "who TARGET",
+                  "which step last wrote R5, sb[P, BYTE], acc[P], sem[N] (PC: the previous step)")
 def _who(session: Any, rest: str) -> Reply:
     if not rest:
         raise ValueError("expected a target: who R5")
     return Reply().say(session.who(rest))
 
 
+@REGISTRY.command("lab", "lab [VALUE [SRC [DST]]]",
+                  "open the Convert Lab; lab iss NAME [VALUE]: on an ISS primitive of "
+                  "reference 003", needs_program=False,
+                  palette=Palette("Convert Lab", "Explore one value's conversion (L)", "lab"))
 def _lab(session: Any, rest: str) -> Reply:
     parts = shlex.split(rest)
     if parts and parts[0] == "iss":  # lab iss NAME [VALUE]: an ISS primitive of ref 003
@@ -307,10 +401,12 @@ def _lab(session: Any, rest: str) -> Reply:
         if len(parts) < 2 or parts[1] not in ISS_PRIMITIVES:
             raise ValueError("expected: lab iss NAME [VALUE]; primitives: "
                              + ", ".join(ISS_PRIMITIVES))
-        return Reply(action="lab-iss", args=(parts[1], parts[2] if len(parts) > 2 else ""))
-    return Reply(action="lab", args=tuple(parts[:3]))
+        return Reply(action=Action.LAB_ISS, args=(parts[1], parts[2] if len(parts) > 2 else ""))
+    return Reply(action=Action.LAB, args=tuple(parts[:3]))
 
 
+@REGISTRY.command("goto", "goto P BYTE [sbuf|psum]",
+                  "show SBUF/PSUM from partition P, byte BYTE", needs_program=False)
 def _goto(session: Any, rest: str) -> Reply:
     parts = rest.replace(",", " ").split()
     if len(parts) < 2:
@@ -325,44 +421,58 @@ def _goto(session: Any, rest: str) -> Reply:
     if session is not None:
         session.check(expr.Target("mem", partition, partition + 1, byte, byte + 1,
                                   space or "sbuf"))
-    return Reply(action="goto", args=(partition, byte, space))
+    return Reply(action=Action.GOTO, args=(partition, byte, space))
 
 
+@REGISTRY.command("dtype", "dtype NAME", "SBUF pane element format (hex, fp32, bf16, int8, ...)",
+                  needs_program=False, complete=_dtypes)
 def _dtype(session: Any, rest: str) -> Reply:
-    from views.memory import DTYPES
-
-    if rest not in DTYPES:
-        raise ValueError(f"expected one of: {', '.join(DTYPES)}")
-    return Reply(action="dtype", args=(rest,))
+    if rest not in _dtypes(session, rest):
+        raise ValueError(f"expected one of: {', '.join(_dtypes(session, rest))}")
+    return Reply(action=Action.DTYPE, args=(rest,))
 
 
+@REGISTRY.command("pane", "pane NAME",
+                  "maximise a pane (program, registers, struct, legality, memory, accum, "
+                  "lanes, plot, console); `pane` alone restores",
+                  needs_program=False, complete=_panes)
 def _pane(session: Any, rest: str) -> Reply:
-    return Reply(action="pane", args=(rest,))
+    return Reply(action=Action.PANE, args=(rest,))
 
 
-def _help(session: Any, rest: str) -> Reply:
-    reply = Reply()
-    if rest:
-        name = ALIASES.get(rest, rest)
-        if name not in HELP:
-            raise ValueError(f"no command {rest!r}")
-        return reply.say(HELP[name])
-    for name in COMMANDS:
-        reply.say(HELP[name])
-    return reply.say("keys: s step · c continue · r reverse · b breakpoint · ? help · q quit · "
-                     "Ctrl+P palette", "dim")
-
-
+@REGISTRY.command("open", "open PATH", "load a program (.asm / .bin) or a session (.toml)",
+                  needs_program=False,
+                  palette=Palette("Open", "open PATH in the console", "open "))
 def _open(session: Any, rest: str) -> Reply:
     if not rest:
         raise ValueError("expected a path: open examples/demo.asm")
-    return Reply(action="open", args=(rest,))
+    return Reply(action=Action.OPEN, args=(rest,))
 
 
+@REGISTRY.command("tour", "tour [NAME]", "list the guided tours, or open one",
+                  needs_program=False, complete=_tours)
+def _tour(session: Any, rest: str) -> Reply:
+    from sessions.tours import list_tours
+
+    tours = list_tours()
+    if not rest:
+        reply = Reply()
+        for t in tours:
+            reply.say(f"{t.name:<18} {t.title}")
+        return reply.say("open one with: tour NAME", "dim")
+    for t in tours:
+        if t.name == rest:
+            return Reply(action=Action.OPEN, args=(str(t.path),))
+    raise ValueError(f"no tour {rest!r}; expected one of: {', '.join(t.name for t in tours)}")
+
+
+@REGISTRY.command("load", "load PATH.toml", "open a session file (the same as open)",
+                  needs_program=False,
+                  palette=Palette("Load session", "load PATH.toml in the console", "load "))
 def _load(session: Any, rest: str) -> Reply:
     if not rest:
         raise ValueError("expected a session file: load here.toml")
-    return Reply(action="open", args=(rest,))
+    return Reply(action=Action.OPEN, args=(rest,))
 
 
 def default_session_path(session: Any) -> str:
@@ -375,37 +485,38 @@ def default_session_path(session: Any) -> str:
     return f"{Path(session.program_path).stem}.session.toml"
 
 
+@REGISTRY.command("save", "save [PATH.toml]",
+                  "save a session file (program, step, breakpoints, layout); "
+                  "default: PROGRAM.session.toml in the current folder",
+                  palette=Palette("Save session", "save [PATH.toml] in the console", "save "))
 def _save(session: Any, rest: str) -> Reply:
     rest = rest or default_session_path(session)
     if not rest.endswith(".toml"):
         raise ValueError(f"expected a session file name ending in .toml, found {rest!r}")
-    return Reply(action="save", args=(rest,))
+    return Reply(action=Action.SAVE, args=(rest,))
 
 
-def _tour(session: Any, rest: str) -> Reply:
-    from sessions.tours import list_tours
+@REGISTRY.command("help", "help [COMMAND]", "this list", needs_program=False,
+                  complete=_command_names)
+def _help(session: Any, rest: str) -> Reply:
+    reply = Reply()
+    if rest:
+        cmd = REGISTRY.get(rest)
+        if cmd is None:
+            raise ValueError(f"no command {rest!r}")
+        return reply.say(cmd.help_line)
+    for cmd in REGISTRY:
+        reply.say(cmd.help_line)
+    return reply.say("keys: s step · c continue · r reverse · b breakpoint · ? help · q quit · "
+                     "Ctrl+P palette", "dim")
 
-    tours = list_tours()
-    if not rest:
-        reply = Reply()
-        for t in tours:
-            reply.say(f"{t.name:<18} {t.title}")
-        return reply.say("open one with: tour NAME", "dim")
-    for t in tours:
-        if t.name == rest:
-            return Reply(action="open", args=(str(t.path),))
-    raise ValueError(f"no tour {rest!r}; expected one of: {', '.join(t.name for t in tours)}")
 
-
+@REGISTRY.command("quit", "quit", "leave neurondbg", aliases=("q",), needs_program=False)
 def _quit(session: Any, rest: str) -> Reply:
-    return Reply(action="quit")
+    return Reply(action=Action.QUIT)
 
 
-HANDLERS: dict[str, Callable[..., Reply]] = {
-    "step": _step, "next": _next, "continue": _continue, "reverse": _reverse,
-    "reverse-continue": _reverse_continue, "until": _until, "advance": _advance,
-    "break": _break, "delete": _delete, "enable": _enable, "disable": _disable,
-    "watch": _watch, "info": _info, "print": _print, "x": _x, "set": _set,
-    "who": _who, "lab": _lab, "goto": _goto, "dtype": _dtype, "pane": _pane, "help": _help,
-    "open": _open, "load": _load, "tour": _tour, "save": _save, "quit": _quit,
-}
+# Read from the registry (tests and the completion words use them).
+HELP: dict[str, str] = {cmd.name: cmd.help_line for cmd in REGISTRY}
+COMMANDS: tuple[str, ...] = REGISTRY.names
+ALIASES: dict[str, str] = REGISTRY.aliases

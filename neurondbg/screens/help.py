@@ -1,8 +1,10 @@
 """`?`: keys and console commands in a modal (Escape or ? closes).
 
 The key list is made from the BINDINGS of the App (including a tour's), the
-debugger screen and each pane's widget, so it cannot drift from what the keys
-do; a binding's `tooltip`, where it has one, is the longer explanation.
+debugger screen and each pane's widget, and the command list from the console's
+command registry (neurondbg.console.REGISTRY), so neither can drift from what the
+keys and commands do; a binding's `tooltip`, where it has one, is the longer
+explanation.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from neurondbg.console import COMMANDS, HELP
+from neurondbg.console import REGISTRY
 
 NOT_BINDINGS: tuple[tuple[str, str], ...] = (  # keys Textual itself handles
     ("Tab / Shift+Tab", "next / previous pane"),
@@ -65,6 +67,7 @@ def sections(app: Any) -> list[tuple[str, Sequence[tuple[str, str]]]]:
     from neurondbg.app import NeurondbgApp
     from neurondbg.screens.lab import LabScreen
     from neurondbg.screens.main import DebuggerScreen
+    from neurondbg.screens.quit import QuitScreen
     from views.bits_editor import BitEditor
     from views.console_view import ConsoleInput
     from views.lanes import LaneTable
@@ -91,6 +94,8 @@ def sections(app: Any) -> list[tuple[str, Sequence[tuple[str, str]]]]:
         ("Tour (while a tour is open; → ← p in the tour pane)",
          tour or bindings_of([TourPane])),
         ("Convert Lab", bindings_of([LabScreen, BitEditor])),
+        ("Quit with unsaved work (q asks)", bindings_of([QuitScreen])),
+        ("This help", bindings_of([HelpScreen])),
     ]
     return [(title, bs) for title, bs in out if bs]
 
@@ -109,8 +114,10 @@ def help_text(app: Any = None) -> Text:
         text.append(f"  {key:<16}", style="bold yellow")
         text.append(f"{what}\n")
     text.append("\nConsole commands\n", style="bold underline")
-    for name in COMMANDS:
-        text.append(f"  {HELP[name]}\n")
+    for cmd in REGISTRY:
+        text.append(f"  {cmd.help_line}\n")
+    aliases = " · ".join(f"{alias} {name}" for alias, name in REGISTRY.aliases.items())
+    text.append(f"  aliases: {aliases}\n", style="dim")
     return text
 
 

@@ -1,11 +1,13 @@
 """`q` with unsaved work: a small modal that asks once (save / quit / cancel).
 
 Keys: s saves the session (to `path`) and quits, q (pressed again) quits without
-saving, Esc or c goes back. The App decides what counts as unsaved work.
+saving, Esc or c goes back; the line that says so is made from the BINDINGS (as
+the help is), so it cannot drift. The App decides what counts as unsaved work.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
 from textual import on
@@ -16,12 +18,24 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 
+def key_hint(bindings: Iterable[BindingType]) -> str:
+    """'s: save and quit · q: quit without saving · Esc / c: cancel' from `bindings`."""
+    from neurondbg.screens.help import key_name
+
+    parts = []
+    for b in bindings:
+        binding = b if isinstance(b, Binding) else Binding(*b)
+        keys = " / ".join(key_name(k.strip()) for k in binding.key.split(","))
+        parts.append(f"{keys}: {binding.description}")
+    return " · ".join(parts)
+
+
 class QuitScreen(ModalScreen[str | None]):
     """Dismisses with 'save', 'quit' or None (cancel)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "choose('save')", "save and quit", id="quit.save"),
-        Binding("q", "choose('quit')", "quit", id="quit.quit"),
+        Binding("q", "choose('quit')", "quit without saving", id="quit.quit"),
         Binding("escape,c", "choose('')", "cancel", id="quit.cancel"),
     ]
     DEFAULT_CSS = """
@@ -41,8 +55,8 @@ class QuitScreen(ModalScreen[str | None]):
         with Vertical():
             yield Static(f"Unsaved work: {'; '.join(self.unsaved)}.", id="quit-what",
                          markup=False)
-            yield Static(f"s: save to {self.path} and quit · q: quit without saving · "
-                         "Esc: cancel", markup=False)
+            yield Static(f"{key_hint(self.BINDINGS)}; the save goes to {self.path}",
+                         id="quit-keys", markup=False)
             with Horizontal(id="quit-buttons"):
                 yield Button("Save and quit", id="save", variant="primary")
                 yield Button("Quit", id="quit", variant="error")

@@ -1,0 +1,124 @@
+"""The command palette (Ctrl+P): entries read from the console registry and the keys.
+
+Three sources, none declaring a command twice:
+- every console command whose declaration has a `Palette` (neurondbg.console);
+- the keys with no console command (KEY_ENTRIES: stop, zoom, help, the SBUF pane's
+  keys), whose help is the binding's own text and key;
+- `DynamicCommands`, a `textual.command.Provider` over what the session holds now:
+  go to a label, delete a breakpoint, open a tour, open a recent file.
+Each `Entry` dispatches as a console line or as its binding's action (App.run_entry).
+
+Decided where the issue is silent: "go to a label" moves the Program cursor to the
+label's record (an editor's "go to symbol"; `b` or `until` then act on it), it does
+not run there; "recent files" are the files opened in this App run (newest first),
+kept in memory only: neurondbg writes no file the user did not ask for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from neurondbg.console import REGISTRY
+from neurondbg.screens.main import PANES
+
+RECENT_MAX = 10  # recent files the palette offers
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One palette entry: a console `line` (ending in a space: typed into the console
+    for the user to finish), or a binding's `action` on `target` ("" = the App, else a
+    CSS selector on the debugger screen)."""
+
+    title: str
+    help: str
+    line: str = ""
+    action: str = ""
+    target: str = ""
+
+
+# keys with no console command: (palette title, binding id, the node that binds it)
+KEY_ENTRIES: tuple[tuple[str, str, str], ...] = (
+    ("Stop", "app.stop", ""),
+    ("Maximise / restore pane", "app.zoom", ""),
+    ("Help", "app.help", ""),
+    ("SBUF: next dtype", "mem.dtype", "#memory"),
+    ("SBUF: heatmap", "mem.heatmap", "#memory"),
+    ("SBUF / PSUM", "mem.space", "#memory"),
+)
+
+
+def find_binding(classes: Iterable[type], ident: str) -> Binding:
+    """The Binding with id `ident` among what `classes` (and their bases) declare."""
+    for cls in classes:
+        for base in cls.__mro__:
+            for b in base.__dict__.get("BINDINGS", ()):
+                if isinstance(b, Binding) and b.id == ident:
+                    return b
+    raise LookupError(f"no key binding {ident!r}")
+
+
+def static_entries(app: Any) -> list[Entry]:
+    """The entries that do not depend on the session: commands, keys, panes."""
+    from neurondbg.screens.help import key_name
+    from views.memory import MemoryView
+
+    out = [Entry(c.palette.title, c.palette.help, line=c.palette.line)
+           for c in REGISTRY if c.palette is not None]
+    for title, ident, target in KEY_ENTRIES:
+        b = find_binding([type(app), MemoryView], ident)
+        key = " / ".join(key_name(k.strip()) for k in b.key.split(","))
+        out.append(Entry(title, f"{b.tooltip or b.description} ({key})", action=b.action,
+                         target=target))
+    out += [Entry(f"Pane: {title}", f"Maximise the {title} pane", line=f"pane {name}")
+            for name, title in PANES.items()]
+    return out
+
+
+def dynamic_entries(app: Any) -> list[Entry]:
+    """Entries from what the App holds now: labels, breakpoints, tours, recent files."""
+    from sessions.tours import list_tours
+
+    out: list[Entry] = []
+    session = app.session
+    if session is not None and not app.running and not app.loading:
+        for name, offset in sorted(session.labels.items(), key=lambda kv: kv[1]):
+            out.append(Entry(f"Go to label: {name}", f"the program cursor to offset {offset:#x}",
+                             action=f"goto_label({name!r})"))
+        for bp in session.breakpoints():
+            out.append(Entry(f"Delete breakpoint {bp.describe()}", f"delete {bp.id}",
+                             line=f"delete {bp.id}"))
+    for tour in list_tours():
+        out.append(Entry(f"Tour: {tour.title}", f"tour {tour.name}", line=f"tour {tour.name}"))
+    current = Path(session.path).resolve() if session is not None else None
+    for path in app.recent:
+        if Path(path).resolve() != current:
+            out.append(Entry(f"Open recent: {Path(path).name}", str(path), line=f"open {path}"))
+    return out
+
+
+class DynamicCommands(Provider):
+    """The palette's entries that change with the session (see the module docstring)."""
+
+    def _entries(self) -> Iterator[Entry]:
+        yield from dynamic_entries(self.app)
+
+    async def discover(self) -> Hits:
+        for entry in self._entries():
+            if not entry.title.startswith("Go to label"):  # there may be hundreds
+                yield DiscoveryHit(entry.title, partial(self.app.run_entry, entry),
+                                   help=entry.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for entry in self._entries():
+            if (score := matcher.match(entry.title)) > 0:
+                yield Hit(score, matcher.highlight(entry.title),
+                          partial(self.app.run_entry, entry), help=entry.help)
