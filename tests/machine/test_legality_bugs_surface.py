@@ -23,20 +23,14 @@ def _boom(*args, **kwargs):
     raise LegalityBug("a clause check crashed")
 
 
-def test_a_validate_bug_raises_instead_of_passing_every_record(monkeypatch) -> None:
+@pytest.mark.parametrize("name, ask", [("validate", lambda m: m.valid(0)),
+                                       ("explain", lambda m: m.verdict(0))])
+def test_a_legality_bug_raises_instead_of_passing_every_record(monkeypatch, name, ask) -> None:
     m = machine(PROGRAM)
-    monkeypatch.setattr(legality, "validate", _boom)
-    monkeypatch.setattr("machine.debugger.validate", _boom, raising=False)
+    monkeypatch.setattr(legality, name, _boom)
+    monkeypatch.setattr(f"machine.debugger.{name}", _boom, raising=False)
     with pytest.raises(LegalityBug):
-        m.valid(0)
-
-
-def test_an_explain_bug_raises_instead_of_giving_no_verdict(monkeypatch) -> None:
-    m = machine(PROGRAM)
-    monkeypatch.setattr(legality, "explain", _boom)
-    monkeypatch.setattr("machine.debugger.explain", _boom, raising=False)
-    with pytest.raises(LegalityBug):
-        m.verdict(0)
+        ask(m)
 
 
 def test_an_opcode_without_a_documented_predicate_still_gets_a_verdict() -> None:
