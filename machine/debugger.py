@@ -358,7 +358,8 @@ class Machine:
                 raise Fault(f"{inst.mnemonic} at {pc:#x} branches to {nxt:#x}: not a byte "
                             f"address (0..{PC_LIMIT - 1:#x})")
             st.set_pc(pc + RECORD_BYTES if nxt is None else nxt)
-        except Exception as e:  # the model never raises out of a step
+        except Exception as e:  # containment boundary: the model never raises out of a
+            # step (house rule); a handler bug becomes an "internal error" fault naming it
             fault = str(e) if isinstance(e, Fault) else (
                 f"internal error in {inst.mnemonic}: {type(e).__name__}: {e}")
         st.end_step()
