@@ -8,8 +8,6 @@ from rich.text import Text
 from views.lineview import LineView
 from views.snapshot import Snapshot
 
-CHANGED = "bold black on #ffd43b"
-
 
 class AccumView(LineView):
     """p  acc  idx0..idx7; rows the last step wrote are highlighted."""
@@ -45,7 +43,7 @@ class AccumView(LineView):
         return 16 + 9 * self.idx.shape[1] if self.idx.ndim == 2 else 16
 
     def line_text(self, index: int) -> Text:
-        style = CHANGED if index in self.rows else ""
+        style = self.written_style if index in self.rows else ""
         text = Text(f"p{index:<3} ", style="dim")
         text.append(f"{float(self.acc[index]):>11.5g}", style=style)
         if self.idx.ndim == 2 and index < self.idx.shape[0]:

@@ -3,11 +3,17 @@
 Subclasses say how many lines there are and how to draw line i as rich Text;
 scrolling, cropping and the cursor row are handled here. Large views (program
 listing, SBUF rows, lanes) are built on this so a step never mounts widgets.
+
+Styles that mean the same in every view are component classes, so a theme or a
+user's CSS restyles them: `lineview--cursor` (the cursor row) and `lineview--written`
+(what the last step wrote: registers, accumulators, SBUF cells). Decision: the
+default (dark) colours are the first release's, exactly; light themes get a cursor
+from the theme's own panel colour (the dark grey would hide dark text).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -15,6 +21,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -23,15 +30,18 @@ from textual.strip import Strip
 
 from views.pane import contain
 
-CURSOR_STYLE = Style(bgcolor="grey30")
-STRIP_CACHE = 4096  # rendered lines kept per view
+STRIP_CACHE = 4096  # rendered lines kept per view (least recently drawn go first)
 
 
 class LineView(ScrollView, can_focus=True):
     """Base class: `line_count()` lines, `line_text(i)` each, one cursor row."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"lineview--cursor", "lineview--written"}
     DEFAULT_CSS = """
     LineView { height: 1fr; width: 1fr; scrollbar-size: 1 1; }
+    LineView > .lineview--cursor { background: #4e4e4e; }
+    LineView:light > .lineview--cursor { background: $panel-darken-2; }
+    LineView > .lineview--written { color: ansi_black; background: #ffd43b; text-style: bold; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor(-1)", "up", show=False, id="lines.up"),
@@ -45,8 +55,10 @@ class LineView(ScrollView, can_focus=True):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._strips: dict[Hashable, Strip] = {}
+        self._strips: LRUCache[Hashable, Strip] = LRUCache(STRIP_CACHE)
         self._base_key: object = None
+        self._base = Style()
+        self._cursor = Style()
 
     class Selected(Message):
         """The cursor moved to line `index`."""
@@ -81,9 +93,15 @@ class LineView(ScrollView, can_focus=True):
         if self._base_key != key:
             self._base_key = key
             self._base = self.rich_style
+            self._cursor = self.get_component_rich_style("lineview--cursor", partial=True)
         return self._base
 
-    def refresh_indices(self, indices) -> None:
+    @property
+    def written_style(self) -> Style:
+        """What the last step wrote (component class `lineview--written`)."""
+        return self.get_component_rich_style("lineview--written", partial=True)
+
+    def refresh_indices(self, indices: Iterable[int]) -> None:
         """Repaint only the given content lines (those on screen)."""
         top = int(self.scroll_offset.y)
         bottom = top + self.size.height
@@ -122,11 +140,9 @@ class LineView(ScrollView, can_focus=True):
                     for s in text.render(self.app.console) if s.text != "\n"]
         strip = Strip(segments).crop_extend(scroll_x, scroll_x + width, base)
         if on_cursor:
-            strip = strip.apply_style(CURSOR_STYLE)
+            strip = strip.apply_style(self._cursor)
         if key is not None:
-            if len(self._strips) > STRIP_CACHE:
-                self._strips.clear()
-            self._strips[key] = strip
+            self._strips.set(key, strip)
         return strip
 
     def watch_cursor(self, old: int, new: int) -> None:

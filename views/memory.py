@@ -1,12 +1,17 @@
 """SBUF / PSUM grid: partitions x elements in a chosen dtype (or raw hex),
-the cells the last step wrote highlighted, go-to, and a heatmap view."""
+the cells the last step wrote highlighted, go-to, and a heatmap view.
+
+The heatmap runs between the backgrounds of two component classes,
+`memoryview--heat-low` and `memoryview--heat-high` (default blue to red), so a theme
+or a user's CSS can recolour it; written cells use LineView's `lineview--written`.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 import numpy as np
-from rich.color import Color
+from rich.color import Color, ColorTriplet
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -19,7 +24,6 @@ from views.snapshot import Snapshot
 
 DTYPES: tuple[str, ...] = ("hex", "fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "int32",
                            "int16", "int8", "uint8")
-WRITTEN = Style(color="black", bgcolor="#ffd43b", bold=True)
 ROW_LABEL = 5  # "p127 "
 
 
@@ -36,14 +40,21 @@ def elem_bytes(dtype: str) -> int:
     return 1 if dtype == "hex" else max(1, FORMATS[dtype].bits // 8)
 
 
-def heat_style(t: float) -> Style:
-    """Blue (low) to red (high) background for a value scaled to [0, 1]."""
+def heat_style(t: float, low: ColorTriplet, high: ColorTriplet) -> Style:
+    """The background for a value scaled to [0, 1], `low` to `high` in a straight line."""
     t = min(1.0, max(0.0, t))
-    return Style(bgcolor=Color.from_rgb(int(40 + 200 * t), 60, int(200 - 160 * t)))
+    r, g, b = (int(a + (z - a) * t) for a, z in zip(low, high, strict=True))
+    return Style(bgcolor=Color.from_rgb(r, g, b))
 
 
 class MemoryView(LineView):
     """One line per partition; columns are elements from `start` (a byte offset)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"memoryview--heat-low", "memoryview--heat-high"}
+    DEFAULT_CSS = """
+    MemoryView > .memoryview--heat-low { background: rgb(40, 60, 200); }
+    MemoryView > .memoryview--heat-high { background: rgb(240, 60, 40); }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "cycle_dtype", "dtype", id="mem.dtype", tooltip="next element format"),
@@ -92,6 +103,12 @@ class MemoryView(LineView):
         if self.dtype == "hex" or size == 1:
             return block
         return block.view(FORMATS[self.dtype].container)
+
+    @property
+    def shown_values(self) -> np.ndarray:
+        """(partitions, columns) values of the cells on show, as last drawn (the Plot's
+        histogram is of these)."""
+        return self._values
 
     def window_values(self) -> np.ndarray:
         codes = self.window()
@@ -214,18 +231,28 @@ class MemoryView(LineView):
             return f"{int(v):>{cell_width(self.dtype)}}"
         return f"{v:>10.4g}"
 
+    def heat_colours(self) -> tuple[ColorTriplet, ColorTriplet]:
+        """The heatmap's two ends (the component classes' backgrounds)."""
+        ends = []
+        for name in ("memoryview--heat-low", "memoryview--heat-high"):
+            bg = self.get_component_rich_style(name, partial=True).bgcolor
+            ends.append(bg.get_truecolor() if bg is not None else ColorTriplet(0, 0, 0))
+        return ends[0], ends[1]
+
     def line_text(self, index: int) -> Text:
         text = Text(f"p{index:<3} ", style="dim")
         if index >= self._codes.shape[0]:
             return text
         lo, hi = self._range
         span = (hi - lo) or 1.0
+        cold, hot = self.heat_colours() if self.heatmap else (None, None)
+        written = self.written_style
         for j in range(self._codes.shape[1]):
             style: Style | str = ""
-            if self.heatmap and np.isfinite(self._values[index, j]):
-                style = heat_style((self._values[index, j] - lo) / span)
+            if cold is not None and hot is not None and np.isfinite(self._values[index, j]):
+                style = heat_style((self._values[index, j] - lo) / span, cold, hot)
             if self._mask[index, j]:
-                style = WRITTEN
+                style = written
             text.append(self._cell(index, j), style=style)
             text.append(" ")
         return text

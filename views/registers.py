@@ -14,7 +14,6 @@ from views.snapshot import Snapshot
 VIEWS: tuple[str, ...] = ("hex", "signed", "unsigned", "fp32")
 COLUMNS = 4
 ROWS = 16  # 64 registers in 4 columns
-CHANGED = "bold black on #ffd43b"
 
 
 def reg_text(value: int, view: str) -> str:
@@ -91,7 +90,7 @@ class RegistersView(LineView):
                     continue
                 line.append(f"R{i:<2} ", style="dim")
                 line.append(reg_text(int(regs[i]), self.view),
-                            style=CHANGED if i in self._changed else "")
+                            style=self.written_style if i in self._changed else "")
                 line.append(" ")
             return line
         return Text.assemble(("PC  ", "bold"), (f"0x{snap.pc:08X}", "bold green"),

@@ -166,7 +166,7 @@ class DebuggerScreen(Screen):
                                self.query_one(AccumView), self.query_one(LanesView)]
         out: list[tuple[Widget, Callable[[], object]]] = [
             (v, lambda v=v: v.show(snap)) for v in views]
-        out.append((plot, lambda: plot.show(snap, memory._values.ravel())))
+        out.append((plot, lambda: plot.show(snap, memory.shown_values.ravel())))
         return out
 
     def show(self, snap: Snapshot) -> None:
