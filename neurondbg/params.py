@@ -22,7 +22,8 @@ import click
 from click.shell_completion import CompletionItem
 
 from machine.convert.formats import FORMAT_NAMES, parse_format
-from machine.convert.options import PROFILES, Mode, parse_mode, parse_profile
+from machine.convert.modes import Mode
+from machine.convert.options import PROFILES, parse_mode, parse_profile
 from machine.dtypes import GEN_NAMES, PRODUCT_GENS, parse_gen_name
 from machine.isa.opcodes import QUEUE_ENGINES
 

@@ -17,7 +17,6 @@ from machine.convert.formats import (
     HIF8_VALUES,
     FloatFormat,
     Format,
-    HiF8Format,
     IntFormat,
 )
 
@@ -57,7 +56,7 @@ def as_bits(bits: object, fmt: Format) -> np.ndarray:
 
 def decode(bits: np.ndarray, fmt: Format) -> Lanes:
     """Exact lanes of `bits` (already in fmt's container)."""
-    if isinstance(fmt, IntFormat):
+    if fmt.is_int:
         return _decode_int(bits, fmt)
     if fmt.bits <= 16:
         return _table(fmt.name).take(bits.astype(np.intp))
@@ -120,7 +119,7 @@ def _table(name: str) -> Lanes:
 
     fmt = FORMATS[name]
     codes = np.arange(1 << fmt.bits, dtype=fmt.container)
-    if isinstance(fmt, HiF8Format):
+    if fmt.is_hif8:
         return _decode_hif8(codes)
     return _decode_float(codes, fmt)  # type: ignore[arg-type]
 

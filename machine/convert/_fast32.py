@@ -16,7 +16,8 @@ from collections.abc import Callable
 import numpy as np
 
 from machine.convert._exact import decode
-from machine.convert.formats import FORMATS, FloatFormat
+from machine.convert.formats import FORMATS, FloatFormat, Format
+from machine.convert.modes import Mode
 from machine.convert.options import Options
 
 I32 = np.int32
@@ -25,17 +26,17 @@ I32 = np.int32
 CHUNK = 1 << 15  # lanes per pass: the temporaries stay in cache
 
 
-def fast32_applies(dst: object, mode: str) -> bool:
+def fast32_applies(dst: Format, mode: str) -> bool:
     """Formats and modes this kernel handles (e8m0, fp32 itself and hybrid: generic path)."""
-    return (isinstance(dst, FloatFormat) and dst.man_bits > 0 and dst.name != "fp32"
-            and mode != "hybrid")
+    return (dst.is_float and dst.man_bits > 0 and not dst.is_fp32
+            and mode != Mode.HYBRID)
 
 
 def fp32_to_float(b: np.ndarray, opt: Options,
                   generic: Callable[..., np.ndarray]) -> np.ndarray:
     """fp32 encodings -> dst encodings; `generic(lanes, opt, raw)` supplies the special codes."""
     dst = opt.dst
-    assert isinstance(dst, FloatFormat) and fast32_applies(dst, opt.mode)
+    assert dst.is_float and fast32_applies(dst, opt.mode)
     flat = np.ascontiguousarray(b).reshape(-1)
     out = np.empty(flat.shape, dtype=dst.container)
     table = _special_table(opt, generic)
@@ -98,16 +99,16 @@ def _special_table(opt: Options, generic: Callable[..., np.ndarray]) -> np.ndarr
 def _increment(mode: str, rem: np.ndarray, shift: np.ndarray, enc: np.ndarray,
                b: np.ndarray) -> np.ndarray | None:
     """One quantum or zero per lane (int32), the rule of _round.increment."""
-    if mode == "trunc":
+    if mode == Mode.TRUNC:
         return None
-    if mode in ("floor", "ceil"):
+    if mode in (Mode.FLOOR, Mode.CEIL):
         neg = (b >> np.uint32(31)).view(I32)
-        toward = neg if mode == "floor" else 1 - neg
+        toward = neg if mode == Mode.FLOOR else 1 - neg
         return (rem != 0).view(np.int8) * toward
-    if mode == "odd":
+    if mode == Mode.ODD:
         return (rem != 0).view(np.int8) & (~enc & 1)
     half = I32(1) << (shift - 1)
-    if mode == "round":
+    if mode == Mode.ROUND:
         return (rem >= half).view(np.int8).astype(I32)
     # rint: up when above half, or exactly half with an odd lsb
     return ((rem + (enc & 1)) > half).view(np.int8).astype(I32)

@@ -22,6 +22,7 @@ import numpy as np
 from machine.convert._exact import U64, Lanes, bit_length
 from machine.convert._round import increment, split
 from machine.convert.formats import HIF8_VALUES
+from machine.convert.modes import Mode
 
 _POS = HIF8_VALUES[:0x80]
 _FINITE = np.isfinite(_POS)
@@ -60,7 +61,7 @@ def round_hif8(lanes: Lanes, mode: str, thr: np.ndarray | None = None,
     # A kept value above the grid (etop >= 16) is overflow whatever the rounding.
     code_t = code_of(np.minimum(kept_val, MAX_VALUE))
     lsb = (code_t & 1) == 1
-    if mode == "hybrid":
+    if mode == Mode.HYBRID:
         assert thr is not None
         fsh = shift - frac_bits
         fr = np.clip(fsh, 0, 63).astype(U64)

@@ -27,11 +27,10 @@ from __future__ import annotations
 import numpy as np
 
 from machine.convert.formats import FloatFormat, HiF8Format
+from machine.convert.modes import Mode
 
-ASCEND_NAN_TO_ZERO = frozenset({"fp8_e3m4", "fp8_e4m3", "fp8_e4m3fn", "fp8_e5m2",
-                                "fp4_e2m1", "fp4_e1m2"})
-_TOWARD_ZERO = {"trunc": (True, True), "odd": (True, True), "floor": (True, False),
-                "ceil": (False, True)}  # mode -> (toward zero for x > 0, for x < 0)
+_TOWARD_ZERO = {Mode.TRUNC: (True, True), Mode.ODD: (True, True), Mode.FLOOR: (True, False),
+                Mode.CEIL: (False, True)}  # mode -> (toward zero for x > 0, for x < 0)
 
 FloatLike = FloatFormat | HiF8Format
 
@@ -46,11 +45,11 @@ def with_sign(code: int | np.ndarray, neg: np.ndarray, fmt: FloatLike) -> np.nda
 
 
 def max_code(fmt: FloatLike) -> int:
-    return 0x6E if isinstance(fmt, HiF8Format) else fmt.max_code
+    return 0x6E if fmt.is_hif8 else fmt.max_code
 
 
 def inf_code(fmt: FloatLike) -> int | None:
-    if isinstance(fmt, HiF8Format):
+    if fmt.is_hif8:
         return fmt.inf_code
     if not fmt.inf:
         return None
@@ -59,7 +58,7 @@ def inf_code(fmt: FloatLike) -> int | None:
 
 def nan_code(fmt: FloatLike) -> int | None:
     """Canonical NaN magnitude code: quiet bit set, no payload (sign added by the caller)."""
-    if isinstance(fmt, HiF8Format):
+    if fmt.is_hif8:
         return fmt.nan_code
     if fmt.nan == "ieee":
         e = (1 << fmt.exp_bits) - 1
@@ -75,15 +74,15 @@ def signed_nan(fmt: FloatLike, neg: np.ndarray) -> np.ndarray:
     """NaN encoding keeping the sign where the format's NaN has one."""
     code = nan_code(fmt)
     assert code is not None
-    if isinstance(fmt, HiF8Format) or fmt.nan == "code":
+    if fmt.is_hif8 or fmt.nan == "code":
         return np.full(neg.shape, code)
     return with_sign(code, neg, fmt)
 
 
 def nan_result(fmt: FloatLike, neg: np.ndarray, sat: bool, profile: str) -> np.ndarray:
-    if fmt.name == "fp8_e8m0":
+    if fmt.is_scale:
         return np.full(neg.shape, 0xFF)
-    if profile == "ascend" and (sat or fmt.name in ASCEND_NAN_TO_ZERO):
+    if profile == "ascend" and (sat or fmt.is_minifloat):
         return np.zeros(neg.shape, dtype=np.int64)
     if nan_code(fmt) is None:
         return np.zeros(neg.shape, dtype=np.int64)
@@ -95,7 +94,7 @@ def inf_result(fmt: FloatLike, neg: np.ndarray, mode: str, sat: bool,
     """Encoding of an infinite input: infinity where the format has one (any mode), else
     the overflow rule of the mode (toward zero / odd -> max, otherwise NaN, else max)."""
     code = inf_code(fmt)
-    if code is None or sat or (profile == "ascend" and fmt.name == "fp8_e8m0"):
+    if code is None or sat or (profile == "ascend" and fmt.is_scale):
         return overflow_result(fmt, neg, mode, sat, profile)
     return with_sign(code, neg, fmt)
 
@@ -104,7 +103,7 @@ def overflow_result(fmt: FloatLike, neg: np.ndarray, mode: str, sat: bool,
                     profile: str) -> np.ndarray:
     """Encoding of a finite value whose rounding exceeds the largest finite value."""
     big = with_sign(max_code(fmt), neg, fmt)
-    if sat or (profile == "ascend" and fmt.name == "fp8_e8m0"):
+    if sat or (profile == "ascend" and fmt.is_scale):
         return big
     pos_tz, neg_tz = _TOWARD_ZERO.get(mode, (False, False))
     toward_zero = np.where(neg, neg_tz, pos_tz)

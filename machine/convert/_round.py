@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from machine.convert._exact import U64, Lanes, bit_length
+from machine.convert.modes import Mode
 
 _ONE = U64(1)
 
@@ -37,17 +38,17 @@ def increment(mode: str, lsb: np.ndarray, guard: np.ndarray, sticky: np.ndarray,
               neg: np.ndarray) -> np.ndarray:
     """Whether to add one quantum (bool array). `odd` increments an even truncation."""
     inexact = guard | sticky
-    if mode == "rint":
+    if mode == Mode.RINT:
         return guard & (sticky | lsb)
-    if mode == "round":
+    if mode == Mode.ROUND:
         return guard
-    if mode == "floor":
+    if mode == Mode.FLOOR:
         return inexact & neg
-    if mode == "ceil":
+    if mode == Mode.CEIL:
         return inexact & ~neg
-    if mode == "trunc":
+    if mode == Mode.TRUNC:
         return np.zeros(guard.shape, dtype=bool)
-    if mode == "odd":
+    if mode == Mode.ODD:
         return inexact & ~lsb
     raise ValueError(f"mode {mode!r} has no generic rounding rule")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from machine.convert.formats import FloatFormat, Format, HiF8Format, IntFormat
+from machine.convert.formats import FloatFormat, Format, IntFormat
 
 Mark = tuple[int, int, str]
 
@@ -85,9 +85,9 @@ def float_marks(fmt: FloatFormat) -> tuple[Mark, ...]:
 
 
 def decode(bits: int, fmt: Format) -> Decoded:
-    if isinstance(fmt, IntFormat):
+    if fmt.is_int:
         return _decode_int(bits, fmt)
-    if isinstance(fmt, HiF8Format):
+    if fmt.is_hif8:
         return _decode_hif8(bits)
     return _decode_float(bits, fmt)
 
@@ -102,9 +102,8 @@ def _decode_int(bits: int, fmt: IntFormat) -> Decoded:
 
 def _decode_float(bits: int, fmt: FloatFormat) -> Decoded:
     bits &= (1 << fmt.bits) - 1
-    if fmt.name == "fp32r":
-        fmt_bits = bits  # fp32r is an fp32 container: read every mantissa bit (DESIGN: fp32r)
-        return _decode_float(fmt_bits, _FP32)
+    if fmt.pad_bits:  # fp32r is an fp32 container: read every mantissa bit (DESIGN: fp32r)
+        return _decode_float(bits, _FP32)
     sign = (bits >> (fmt.bits - 1)) & 1 if fmt.signed else 0
     man = (bits >> fmt.pad_bits) & ((1 << fmt.man_bits) - 1)
     e = (bits >> (fmt.pad_bits + fmt.man_bits)) & ((1 << fmt.exp_bits) - 1)
@@ -176,9 +175,9 @@ def float_code(fmt: FloatFormat, sign: int, biased: int, man: int) -> int:
 
 def nan_code(fmt: Format, sign: int) -> int | None:
     """The NaN this project writes (canonical quiet NaN, sign kept), None if the format has none."""
-    if isinstance(fmt, HiF8Format):
+    if fmt.is_hif8:
         return fmt.nan_code
-    if isinstance(fmt, IntFormat) or fmt.nan == "none":
+    if fmt.is_int or fmt.nan == "none":
         return None
     if fmt.nan == "code":
         return fmt.nan_code
@@ -188,19 +187,19 @@ def nan_code(fmt: Format, sign: int) -> int | None:
 
 
 def inf_code(fmt: Format, sign: int) -> int | None:
-    if isinstance(fmt, HiF8Format):
+    if fmt.is_hif8:
         return (sign << 7) | fmt.inf_code
-    if isinstance(fmt, IntFormat) or not fmt.inf:
+    if fmt.is_int or not fmt.inf:
         return None
     return float_code(fmt, sign, (1 << fmt.exp_bits) - 1, 0)
 
 
 def max_code(fmt: Format, sign: int) -> int:
     """Largest finite magnitude with `sign` (integers: max or min)."""
-    if isinstance(fmt, IntFormat):
+    if fmt.is_int:
         v = fmt.min_value if sign else fmt.max_value
         return v & ((1 << fmt.bits) - 1)
-    if isinstance(fmt, HiF8Format):
+    if fmt.is_hif8:
         return (sign << 7) | 0x6E
     code = fmt.max_code
     if fmt.signed and sign:

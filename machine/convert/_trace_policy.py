@@ -8,27 +8,26 @@ from __future__ import annotations
 
 from machine.convert._trace_codec import inf_code, max_code, nan_code
 from machine.convert.formats import FloatFormat, Format, HiF8Format, IntFormat
+from machine.convert.modes import Mode
 
 Outcome = tuple[int, str, bool]
-
-FP8_NAN_TO_ZERO = ("fp8_e3m4", "fp8_e4m3", "fp8_e4m3fn", "fp8_e5m2", "fp4_e2m1", "fp4_e1m2")
 
 
 def effective_sat(dst: Format, sat: bool, profile: str) -> bool:
     # ref 002 Constraints: "When the output type is float32, only the non-saturation mode
     # is supported" -- so sat is ignored for fp32 output under ascend.
-    return sat and not (profile == "ascend" and dst.name == "fp32")
+    return sat and not (profile == "ascend" and dst.is_fp32)
 
 
 def nan_result(dst: Format, sign: int, sat: bool, profile: str) -> Outcome:
-    if isinstance(dst, IntFormat):
+    if dst.is_int:
         return 0, f"NaN has no {dst.name} encoding: it converts to 0", False
     if profile == "ascend":
-        if dst.name == "fp8_e8m0":
+        if dst.is_scale:
             return 0xFF, "ref 002: bf16 NaN gives the e8m0 NaN 0b11111111", False
         if effective_sat(dst, sat, profile):
             return 0, "ref 002: in saturation mode a NaN input gives 0", False
-        if dst.name in FP8_NAN_TO_ZERO:
+        if dst.is_minifloat:
             return 0, f"ref 002: a NaN input to {dst.name} gives 0", False
     code = nan_code(dst, sign)
     if code is None:
@@ -37,7 +36,7 @@ def nan_result(dst: Format, sign: int, sat: bool, profile: str) -> Outcome:
 
 
 def _toward_zero(mode: str, sign: int) -> bool:
-    return mode == "trunc" or (mode == "floor" and not sign) or (mode == "ceil" and sign)
+    return mode == Mode.TRUNC or (mode == Mode.FLOOR and not sign) or (mode == Mode.CEIL and sign)
 
 
 def float_overflow(dst: FloatFormat | HiF8Format, sign: int, mode: str, sat: bool, profile: str,
@@ -45,16 +44,16 @@ def float_overflow(dst: FloatFormat | HiF8Format, sign: int, mode: str, sat: boo
     """Result for an infinite input or a finite value rounded beyond the largest finite one."""
     what = "an infinite input" if inf_input else "the rounded value exceeds the largest finite"
     mx = max_code(dst, sign)
-    if profile == "ascend" and dst.name == "fp8_e8m0":
+    if profile == "ascend" and dst.is_scale:
         return 0xFE, f"{what}: ref 002 gives the e8m0 maximum 0b11111110", True
-    if profile == "ascend" and dst.name in ("fp4_e2m1", "fp4_e1m2"):
+    if profile == "ascend" and dst.is_float and dst.bits == 4:
         return mx, f"{what}: ref 002 gives the fp4 maximum with the input's sign", True
     if effective_sat(dst, sat, profile):
         return mx, f"{what}: saturation clamps to the largest finite value", True
     inf = inf_code(dst, sign)
     if inf_input and inf is not None:
         return inf, "infinity stays infinity", False
-    if mode == "odd":
+    if mode == Mode.ODD:
         return mx, f"{what}: round-to-odd overflows to the largest finite value", True
     if _toward_zero(mode, sign):
         return mx, f"{what}: {mode} rounds toward zero, so the largest finite value", True

@@ -22,12 +22,14 @@ from machine.convert._trace_codec import (
     hif8_man_bits,
 )
 from machine.convert._trace_model import Step, show
-from machine.convert.formats import FloatFormat, Format, HiF8Format, IntFormat
+from machine.convert.formats import Format, IntFormat
+from machine.convert.modes import Mode
 
-MODE_WORDS = {
-    "rint": "rint (nearest, ties to even)", "round": "round (nearest, ties away from zero)",
-    "floor": "floor (toward -inf)", "ceil": "ceil (toward +inf)", "trunc": "trunc (toward zero)",
-    "odd": "odd (round to odd)", "hybrid": "hybrid (HiFloat8, ref 002 Table 9/10)",
+MODE_WORDS: dict[str, str] = {
+    Mode.RINT: "rint (nearest, ties to even)", Mode.ROUND: "round (nearest, ties away from zero)",
+    Mode.FLOOR: "floor (toward -inf)", Mode.CEIL: "ceil (toward +inf)",
+    Mode.TRUNC: "trunc (toward zero)", Mode.ODD: "odd (round to odd)",
+    Mode.HYBRID: "hybrid (HiFloat8, ref 002 Table 9/10)",
 }
 
 
@@ -69,26 +71,26 @@ class Leg:
             code, why, satd = policy.nan_result(dst, d.sign, self.sat, self.profile)
             self._special(code, f"the input is NaN; {why}", satd)
         elif d.cls == "inf":
-            if isinstance(dst, IntFormat):
+            if dst.is_int:
                 code, why, satd = policy.int_infinity(dst, d.sign)
             else:
                 code, why, satd = policy.float_overflow(dst, d.sign, self.mode, sat,
                                                         self.profile, True)
             self.out.overflow = True
             self._special(code, f"the input is {'-' if d.sign else '+'}inf; {why}", satd)
-        elif dst.name == "fp8_e8m0" and self.profile == "ascend" and d.sign:
+        elif dst.is_scale and self.profile == "ascend" and d.sign:
             # ref 002 (bf16 -> e8m0) speaks of "the absolute value": the magnitude converts.
             self.add("special", "Special value", "e8m0 has no sign: ref 002 converts |x|")
             self.run(Decoded(d.cls, 0, d.sig, d.exp2, d.fields, d.marks))
-        elif dst.name == "fp8_e8m0" and self.profile != "ascend" and (d.sign or d.sig == 0):
+        elif dst.is_scale and self.profile != "ascend" and (d.sign or d.sig == 0):
             # e8m0 (2**k only) has no sign and no zero; like ml_dtypes, these are NaN.
             self._special(0xFF, "e8m0 holds only 2^k > 0: zero and negative inputs give "
                           "its NaN 0xFF")
         elif d.sig == 0:
             self._zero(d.sign)
-        elif isinstance(dst, IntFormat):
+        elif dst.is_int:
             self._to_int(d)
-        elif self.mode == "hybrid":
+        elif self.mode == Mode.HYBRID:
             self._hybrid(d)
         else:
             self._to_float(d)
@@ -102,11 +104,11 @@ class Leg:
 
     def _zero(self, sign: int) -> None:
         dst = self.dst
-        if dst.name == "fp8_e8m0":  # ascend (ref 002 gives no rule): 0 -> the smallest, 0x00
+        if dst.is_scale:  # ascend (ref 002 gives no rule): 0 -> the smallest, 0x00
             self._special(0x00, "e8m0 has no zero: 0 gives its smallest value 2^-127 (0x00)")
             return
         code = 0
-        if isinstance(dst, FloatFormat) and dst.signed:
+        if dst.is_float and dst.signed:
             code = float_code(dst, sign, 0, 0)
         self._special(code, f"the input is {'-' if sign and code else ''}0: the zero of "
                       f"{dst.name}")
@@ -116,37 +118,37 @@ class Leg:
     def _quantum(self, e: int) -> tuple[int, int, int]:
         """(q, kept mantissa bits, emin) for a value whose leading one has weight 2**e."""
         dst = self.dst
-        if isinstance(dst, HiF8Format):
+        if dst.is_hif8:
             if e >= -15:
                 m = hif8_man_bits(min(e, HIF8_EMAX))
                 return e - m, m, -15
             return max(e, HIF8_SUB_MIN_E), 0, -15
-        assert isinstance(dst, FloatFormat)
+        assert dst.is_float
         return max(e, dst.emin) - dst.man_bits, dst.man_bits, dst.emin
 
     def _lower_code_odd(self, kept: int, q: int) -> bool:
         """Is the encoding of the lower candidate kept * 2**q odd? (ties-to-even and
         round-to-odd compare whole codes, so e8m0 ties go to the even exponent code)."""
         dst = self.dst
-        if isinstance(dst, IntFormat):
+        if dst.is_int:
             return bool(kept & 1)
-        if isinstance(dst, HiF8Format):
+        if dst.is_hif8:
             if kept == 0:
                 return False
             if q < -15 and kept == 1:
                 return bool((q + 23) & 1)  # subnormal code is e + 23
             return bool(kept & 1)
-        assert isinstance(dst, FloatFormat)
+        assert dst.is_float
         if dst.man_bits == 0:
             return bool(kept) and bool((q + dst.bias) & 1)
         return bool(kept & 1)
 
     def _rebias(self, d: Decoded, e: int) -> None:
         dst, src = self.dst, self.src
-        if isinstance(src, IntFormat):
+        if src.is_int:
             text = f"the integer's leading one is bit {e}: unbiased exponent E = {e}"
             sb = None
-        elif isinstance(src, HiF8Format):
+        elif src.is_hif8:
             text = f"HiFloat8 stores E directly (sign-magnitude, no bias): E = {e}"
             sb = 0
         else:
@@ -156,7 +158,7 @@ class Leg:
                     f"subnormal input: normalised, its leading one has weight 2^{e}: E = {e}")
         values: dict = {"unbiased_exponent": e, "source_bias": sb}
         after = ""
-        if isinstance(dst, FloatFormat):
+        if dst.is_float:
             tb = dst.bias
             values["target_bias"] = tb
             te = e + tb
@@ -173,7 +175,7 @@ class Leg:
             text += f"; HiFloat8 keeps {hif8_man_bits(max(min(e, 15), -16))} mantissa bits at " \
                     f"this exponent (tapered precision)"
         before = bitstr((d.fields or {}).get("exponent", 0), src.exp_bits) \
-            if isinstance(src, FloatFormat) else ""
+            if src.is_float else ""
         self.add("rebias", "Exponent rebias", text, before, after, values=values)
 
     def _significand_str(self, sig: int, exp2: int, q: int) -> tuple[str, int, int]:
@@ -201,7 +203,7 @@ class Leg:
                     f"the exponent goes up by one" if kept2 >= limit or m == 0 else
                     "the increment carries into the exponent: the subnormal becomes the "
                     "smallest normal")
-            if isinstance(dst, HiF8Format) or kept2 >= limit:
+            if dst.is_hif8 or kept2 >= limit:
                 q2, _m2, _ = self._quantum(new_e)
                 kept2 = 1 << (new_e - q2)
                 q = q2
@@ -219,7 +221,7 @@ class Leg:
         shift = q - exp2  # low bits of sig below the quantum
         full, top, _low = self._significand_str(sig, exp2, q)
         kept_w = max(0, top - q + 1) if top >= q else 0
-        if isinstance(self.dst, IntFormat):
+        if self.dst.is_int:
             text = ("the binary point sits after bit 2^0: bits below it are dropped"
                     if shift > 0 else "no fraction bits: the value is an integer")
         elif e < emin:
@@ -281,23 +283,23 @@ class Leg:
             return 0, head + "exact, nothing to round"
         kind = "an exact tie" if tie else ("above halfway" if g else "below halfway")
         parity = "odd" if odd else "even"
-        if mode == "rint":
+        if mode == Mode.RINT:
             if tie:
                 which = "rounds up: the lower one is odd" if odd else "the lower one, already even"
                 return int(odd), head + f"{kind}; rint keeps the even candidate ({which})"
             return g, head + f"{kind}; rint rounds to nearest: {'up' if g else 'down'}"
-        if mode == "round":
+        if mode == Mode.ROUND:
             return g, head + (f"{kind}; round breaks ties away from zero: up" if tie else
                               f"{kind}; round goes to nearest: {'up' if g else 'down'}")
-        if mode == "floor":
+        if mode == Mode.FLOOR:
             return int(bool(sign)), head + (
                 "inexact and negative: floor moves away from zero (magnitude up)" if sign else
                 "inexact and positive: floor drops the extra bits")
-        if mode == "ceil":
+        if mode == Mode.CEIL:
             return int(not sign), head + (
                 "inexact and positive: ceil moves up" if not sign else
                 "inexact and negative: ceil drops the extra bits (toward zero)")
-        if mode == "trunc":
+        if mode == Mode.TRUNC:
             return 0, head + "trunc drops the extra bits"
         # odd
         return int(not odd), head + (f"inexact; the lower candidate is {parity}: round-to-odd "
@@ -305,7 +307,7 @@ class Leg:
 
     def _finish_float(self, sign: int, kept: int, q: int, inexact: bool, tie: bool) -> None:
         dst = self.dst
-        assert isinstance(dst, FloatFormat | HiF8Format)
+        assert not dst.is_int
         mag = Fraction(kept) * Fraction(2) ** q
         sat = policy.effective_sat(dst, self.sat, self.profile)
         if mag > dst.max_value:
@@ -321,15 +323,15 @@ class Leg:
                  f"{show(mag)} <= largest finite {show(dst.max_value)}: no overflow",
                  values={"max": dst.max_value, "saturated": False})
         if kept == 0:
-            if isinstance(dst, FloatFormat) and dst.name == "fp8_e8m0":
+            if dst.is_float and dst.is_scale:
                 # e8m0 has no zero: a value below 2^-127 lands on the smallest, 2^-127.
                 self._encode(0x00, "e8m0 has no zero: the smallest value 2^-127")
                 return
-            code = float_code(dst, sign, 0, 0) if isinstance(dst, FloatFormat) else 0
+            code = float_code(dst, sign, 0, 0) if dst.is_float else 0
             self._encode(code, "rounded to zero (underflow)")
             return
         e = kept.bit_length() - 1 + q
-        if isinstance(dst, HiF8Format):
+        if dst.is_hif8:
             m = 0 if e < -15 else hif8_man_bits(e)
             code = hif8_encode(sign, e, kept - (1 << m) if m else 0)
             self._encode(code, f"HiFloat8 with E = {e} and {m} mantissa bit(s)")
@@ -355,7 +357,7 @@ class Leg:
 
     def _to_int(self, d: Decoded) -> None:
         dst = self.dst
-        assert isinstance(dst, IntFormat)
+        assert dst.is_int
         kept, _inexact, _tie, *_ , up = self._round_bits(d.sign, d.sig, d.exp2, 0, 0, 0, 0)
         mag = kept + up
         value = -mag if d.sign else mag
@@ -375,7 +377,7 @@ class Leg:
         """
         sign, sig, exp2 = d.sign, d.sig, d.exp2
         ev = sig.bit_length() - 1 + exp2
-        if self.src.name == "fp16":
+        if self.src.is_fp16:
             width, man_w = 2, 10
             man = (sig << (man_w + 1 - sig.bit_length())) & ((1 << man_w) - 1)
             thr = ((self.src_bits & 1) << 1) | 1
@@ -392,7 +394,7 @@ class Leg:
                          "target_bias": None})
         if ev > HIF8_EMAX:
             sat = policy.effective_sat(self.dst, self.sat, self.profile)
-            code, why, satd = policy.float_overflow(self.dst, sign, "hybrid", sat,
+            code, why, satd = policy.float_overflow(self.dst, sign, Mode.HYBRID, sat,
                                                     self.profile, False)
             self.out.overflow, self.out.saturated, self.out.inexact = True, satd, True
             self.add("overflow", "Overflow and saturation", f"Ev = {ev} > 15: {why}")

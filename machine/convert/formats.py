@@ -59,9 +59,19 @@ class FloatFormat:
         return (self.bits, self.exp_bits, self.man_bits, self.pad_bits) == (32, 8, 23, 0)
 
     @property
+    def is_fp16(self) -> bool:
+        """IEEE binary16 (ref 002 Table 10 reads its bits; numpy keeps its NaN payloads)."""
+        return (self.bits, self.exp_bits, self.man_bits) == (16, 5, 10)
+
+    @property
     def is_scale(self) -> bool:
         """A scale format: unsigned, no mantissa, powers of two only (e8m0)."""
         return self.man_bits == 0 and not self.signed
+
+    @property
+    def is_minifloat(self) -> bool:
+        """An 8- or 4-bit float with sign and mantissa (fp8_*, fp4_*; not e8m0, not hif8)."""
+        return self.bits <= 8 and not self.is_scale
 
     @property
     def emax(self) -> int:
@@ -111,7 +121,9 @@ class HiF8Format:
     is_hif8: ClassVar[bool] = True
     is_float: ClassVar[bool] = False
     is_fp32: ClassVar[bool] = False
+    is_fp16: ClassVar[bool] = False
     is_scale: ClassVar[bool] = False
+    is_minifloat: ClassVar[bool] = False
 
     @property
     def container(self) -> np.dtype:
@@ -135,7 +147,9 @@ class IntFormat:
     is_hif8: ClassVar[bool] = False
     is_float: ClassVar[bool] = False
     is_fp32: ClassVar[bool] = False
+    is_fp16: ClassVar[bool] = False
     is_scale: ClassVar[bool] = False
+    is_minifloat: ClassVar[bool] = False
 
     @property
     def container(self) -> np.dtype:

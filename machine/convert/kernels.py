@@ -28,7 +28,8 @@ from machine.convert._exact import FINITE, INF, NAN, U64, Lanes, as_bits, decode
 from machine.convert._fast32 import fast32_applies, fp32_to_float
 from machine.convert._hif8 import round_hif8
 from machine.convert._round import round_float, round_int
-from machine.convert.formats import FORMATS, FloatFormat, Format, HiF8Format, IntFormat
+from machine.convert.formats import FORMATS, FloatFormat, Format, IntFormat
+from machine.convert.modes import Mode
 from machine.convert.options import Options, resolve
 
 __all__ = ["convert", "decode_value", "encode_value"]
@@ -103,7 +104,7 @@ def _convert_wide(b: np.ndarray, opt: Options) -> np.ndarray:
     """Convert without a table (any source width)."""
     if opt.profile == "neuron":
         return _neuron(b, opt)
-    if opt.src.name == "fp32" and fast32_applies(opt.dst, opt.mode):
+    if opt.src.is_fp32 and fast32_applies(opt.dst, opt.mode):
         return fp32_to_float(b, opt, encode_lanes)
     return generic(b, opt)
 
@@ -145,22 +146,22 @@ def _lut(opt: Options) -> np.ndarray:
 
 def encode_lanes(lanes: Lanes, opt: Options, raw: np.ndarray | None = None) -> np.ndarray:
     """Round exact lanes into opt.dst under opt's mode/sat/profile rules."""
-    if isinstance(opt.dst, IntFormat):
+    if opt.dst.is_int:
         return _to_int(lanes, opt.dst, opt.mode, opt.sat, opt.profile)
     return _to_float(lanes, opt, raw)
 
 
 def _to_float(lanes: Lanes, opt: Options, raw: np.ndarray | None) -> np.ndarray:
     dst, mode, sat, profile = opt.dst, opt.mode, opt.sat, opt.profile
-    assert isinstance(dst, FloatFormat | HiF8Format)
+    assert not dst.is_int
     neg = lanes.neg
-    if isinstance(dst, HiF8Format):
-        thr, frac_bits = _hybrid_thr(opt, raw, lanes) if mode == "hybrid" else (None, 14)
+    if dst.is_hif8:
+        thr, frac_bits = _hybrid_thr(opt, raw, lanes) if mode == Mode.HYBRID else (None, 14)
         code, over, _ = round_hif8(lanes, mode, thr, frac_bits)
         enc = code.astype(np.int64)
         out = np.where(enc == 0, 0, pol.with_sign(enc, neg, dst))  # no -0: 0x80 is NaN
     else:
-        e8m0 = dst.name == "fp8_e8m0"
+        e8m0 = dst.is_scale
         if e8m0 and profile == "ascend":  # ref 002 speaks of "the absolute value": |x|
             lanes = Lanes(lanes.cls, np.zeros(neg.shape, bool), lanes.mag, lanes.exp)
         enc, _ = round_float(lanes, dst.man_bits, dst.bias, dst.emin, mode)
@@ -168,7 +169,7 @@ def _to_float(lanes: Lanes, opt: Options, raw: np.ndarray | None) -> np.ndarray:
         enc = np.maximum(enc, 0) << dst.pad_bits  # e8m0 underflow (and ascend 0) -> 0x00
         out = pol.with_sign(enc, neg, dst)
     out = np.where(over, pol.overflow_result(dst, neg, mode, sat, profile), out)
-    if dst.name == "fp8_e8m0" and profile != "ascend":
+    if dst.is_scale and profile != "ascend":
         # e8m0 holds only 2^k > 0: zero and negative finite inputs are NaN (as ml_dtypes)
         out = np.where((lanes.cls == FINITE) & (neg | (lanes.mag == 0)), 0xFF, out)
     out = np.where(lanes.cls == INF, pol.inf_result(dst, neg, mode, sat, profile), out)
@@ -181,11 +182,11 @@ def _hybrid_thr(opt: Options, raw: np.ndarray | None, lanes: Lanes) -> tuple[np.
 
     Other float sources use Table 9 on their exact fp32 widening.
     """
-    if opt.src.name == "fp16":
+    if opt.src.is_fp16:
         assert raw is not None
         return ((raw.astype(np.int64) & 1) << 1) | 1, 2
-    if opt.src.name != "fp32" or raw is None:
-        raw = _to_float(lanes, Options(opt.src, _FP32, "rint", False, "ieee"), None)
+    if not opt.src.is_fp32 or raw is None:
+        raw = _to_float(lanes, Options(opt.src, _FP32, Mode.RINT, False, "ieee"), None)
     return raw.astype(np.int64) & 0x3FFF, 14
 
 
@@ -229,21 +230,21 @@ def _neuron(b: np.ndarray, opt: Options, out: np.ndarray | None = None) -> np.nd
 def _neuron_hub(b: np.ndarray, opt: Options, out: np.ndarray | None = None) -> np.ndarray:
     """src -> fp32 -> dst; writes into `out` (and returns it) on the direct paths only."""
     src, dst = opt.src, opt.dst
-    if src.name == "fp32":
+    if src.is_fp32:
         hub = b
-    elif isinstance(src, FloatFormat) and src.ml_dtype is not None:
+    elif src.is_float and src.ml_dtype is not None:
         hub = b.view(src.ml_dtype).astype(np.float32).view(np.uint32)
-    elif isinstance(src, IntFormat) and src.bits <= 32:  # numpy's int -> float32 is RNE
+    elif src.is_int and src.bits <= 32:  # numpy's int -> float32 is RNE
         hub = _int_values(b, src).astype(np.float32).view(np.uint32)
     else:  # int64/uint64 (RNE into fp32), hif8, fp4_e1m2 (exact)
-        hub = generic(b, Options(src, _FP32, "rint", False, "ieee"))
-    if dst.name == "fp32":
+        hub = generic(b, Options(src, _FP32, Mode.RINT, False, "ieee"))
+    if dst.is_fp32:
         if out is not None:
             _copy_into(out, hub)
             return out
         return hub.astype(np.uint32)
     f32 = hub.view(np.float32)
-    if isinstance(dst, FloatFormat) and dst.ml_dtype is not None and dst.name != "fp8_e8m0":
+    if dst.is_float and dst.ml_dtype is not None and not dst.is_scale:
         if not opt.sat:
             if out is not None:  # the same cast as astype, written in place
                 _copy_into(out.view(dst.ml_dtype), f32)
@@ -254,12 +255,12 @@ def _neuron_hub(b: np.ndarray, opt: Options, out: np.ndarray | None = None) -> n
         if dst.nan == "none":
             out = np.where(np.isnan(f32), 0, out).astype(dst.container)
         return out
-    if isinstance(dst, IntFormat) and dst.bits <= 32:
+    if dst.is_int and dst.bits <= 32:
         # float64 holds every fp32 value and both bounds exactly: trunc, clamp, NaN -> 0
         v = np.nan_to_num(np.trunc(f32.astype(np.float64)), nan=0.0)
         v = np.clip(v, dst.min_value, dst.max_value).astype(np.int64)
         return (v & ((1 << dst.bits) - 1)).astype(dst.container)
-    mode = "trunc" if isinstance(dst, IntFormat) else "rint"
+    mode = Mode.TRUNC if dst.is_int else Mode.RINT
     return generic(hub, Options(_FP32, dst, mode, opt.sat, "ieee"))
 
 

@@ -19,28 +19,13 @@ Rules (DESIGN "Conversion API", ref 002 Tables 3-6):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from machine.convert.formats import Format, parse_format
+from machine.convert.modes import MODES, Mode
 
-
-class Mode(StrEnum):
-    """Rounding modes (DESIGN "Conversion model"); the value is the CLI / API string, so
-    a Mode compares, hashes and prints as that string."""
-
-    RINT = "rint"  # nearest, ties to even
-    ROUND = "round"  # nearest, ties away from zero
-    FLOOR = "floor"
-    CEIL = "ceil"
-    TRUNC = "trunc"  # toward zero
-    ODD = "odd"  # round to odd
-    HYBRID = "hybrid"  # HiFloat8 (ref 002 Table 9/10)
-
-
-MODES: tuple[str, ...] = tuple(m.value for m in Mode)
 PROFILES: tuple[str, ...] = ("ieee", "neuron", "ascend")
 
-_FIVE = ("rint", "round", "floor", "ceil", "trunc")
+_FIVE = (Mode.RINT, Mode.ROUND, Mode.FLOOR, Mode.CEIL, Mode.TRUNC)
 _EXACT: tuple[str, ...] = ()  # RoundMode::UNKNOWN: the conversion is exact
 # (src, dst) -> modes, ref 002 Table 3 (float -> int), 4 (float -> float), 5 (int -> float).
 ASCEND_MODES: dict[tuple[str, str], tuple[str, ...]] = {
@@ -48,9 +33,9 @@ ASCEND_MODES: dict[tuple[str, str], tuple[str, ...]] = {
         ("fp16", "int4"), ("fp32", "int16"), ("fp16", "int8"), ("fp16", "uint8"),
         ("fp32", "int64"), ("fp32", "int32"), ("fp16", "int16"), ("fp16", "int32"))},
     ("fp16", "fp32"): _EXACT, ("bf16", "fp32"): _EXACT, ("hif8", "fp16"): _EXACT,
-    ("fp32", "bf16"): _FIVE, ("fp32", "fp16"): ("odd", *_FIVE),
-    ("fp16", "hif8"): ("round", "hybrid"), ("fp32", "hif8"): ("round", "hybrid"),
-    ("fp32", "fp8_e5m2"): ("rint",), ("fp32", "fp8_e4m3fn"): ("rint",),
+    ("fp32", "bf16"): _FIVE, ("fp32", "fp16"): (Mode.ODD, *_FIVE),
+    ("fp16", "hif8"): (Mode.ROUND, Mode.HYBRID), ("fp32", "hif8"): (Mode.ROUND, Mode.HYBRID),
+    ("fp32", "fp8_e5m2"): (Mode.RINT,), ("fp32", "fp8_e4m3fn"): (Mode.RINT,),
     ("hif8", "fp32"): _EXACT, ("fp8_e4m3fn", "fp32"): _EXACT, ("fp8_e5m2", "fp32"): _EXACT,
     ("bf16", "fp4_e2m1"): _FIVE, ("bf16", "fp4_e1m2"): _FIVE,
     ("fp4_e2m1", "bf16"): _EXACT, ("fp4_e1m2", "bf16"): _EXACT,
@@ -94,7 +79,7 @@ def ascend_modes(src: Format, dst: Format) -> tuple[str, ...]:
     if listed is None:
         if src.is_int and dst.is_int:
             return MODES[:-1]  # int -> int: exact or wrapped/saturated, no rounding
-        return _FIVE + (("hybrid",) if dst.is_hif8 else ())
+        return _FIVE + ((Mode.HYBRID,) if dst.is_hif8 else ())
     return listed or MODES[:-1]
 
 
@@ -109,7 +94,7 @@ def resolve(src: str | Format, dst: str | Format, mode: str = "rint", sat: bool 
     if s.output_only:
         raise ValueError(f"{s.name} is an output-only format; source formats: fp32, fp16, bf16, "
                          "fp8_*, hif8, fp4_*, int*/uint*")
-    if profile == "neuron" and mode != "rint":
+    if profile == "neuron" and m is not Mode.RINT:
         raise ValueError(f"profile 'neuron' rounds as numpy astype (mode 'rint' only), "
                          f"not {mode!r}; use --profile ieee or ascend to choose a mode")
     if m is Mode.HYBRID and (not d.is_hif8 or s.is_int):

@@ -80,7 +80,7 @@ def parse_value(text: str, fmt: Format | str, *, gen: Gen | None = None) -> Pars
     if x is None:
         raise BadNumber(f"value {_shown(text)}: expected a number such as 1.233, -inf, nan or "
                         "0x1p-3")
-    if isinstance(f, IntFormat):
+    if f.is_int:
         return ParsedValue(_integer(text, f, -x if neg else x), True, False)
     return encode_exact(x, f, neg=neg)
 
@@ -91,7 +91,7 @@ def _shown(text: str) -> str:
 
 
 def _special(text: str, f: Format, cls: int, neg: bool) -> ParsedValue:
-    if isinstance(f, IntFormat):
+    if f.is_int:
         word = "nan" if cls == NAN else "inf"
         raise ValueError(f"value {_shown(text)}: {f.name} has no {word}; expected an integer in "
                          f"[{f.min_value}, {f.max_value}] for {f.name}")
@@ -174,7 +174,7 @@ def encode_exact(x: Fraction, fmt: Format, *, neg: bool = False) -> ParsedValue:
 
 def exact_value(bits: int, fmt: Format) -> tuple[str, bool, Fraction]:
     """(kind: "finite" / "inf" / "nan", sign bit, |value|) of one encoding, exactly."""
-    if isinstance(fmt, IntFormat):  # read here: ISS lanes (int24, int48) have no container
+    if fmt.is_int:  # read here: ISS lanes (int24, int48) have no container
         bits &= (1 << fmt.bits) - 1
         neg = fmt.signed and bool(bits >> (fmt.bits - 1))
         return "finite", neg, Fraction((1 << fmt.bits) - bits if neg else bits)

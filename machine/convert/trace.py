@@ -26,7 +26,8 @@ from fractions import Fraction
 from machine.convert._trace_codec import Decoded, bitstr, decode
 from machine.convert._trace_model import Step, Trace, Value, show
 from machine.convert._trace_round import MODE_WORDS, Leg, LegResult
-from machine.convert.formats import FORMATS, Format, HiF8Format, IntFormat
+from machine.convert.formats import FORMATS, Format
+from machine.convert.modes import Mode
 from machine.convert.options import resolve
 
 __all__ = ["Step", "Trace", "trace"]
@@ -36,10 +37,10 @@ FP32 = FORMATS["fp32"]
 
 def _decode_step(bits: int, fmt: Format, d: Decoded, stage: str) -> Step:
     f = d.fields or {}
-    if isinstance(fmt, IntFormat):
+    if fmt.is_int:
         text = f"{fmt.name} {'two' + chr(39) + 's complement' if fmt.signed else 'unsigned'}: " \
                f"{f.get('value')}"
-    elif isinstance(fmt, HiF8Format):
+    elif fmt.is_hif8:
         text = (f"HiFloat8: sign={d.sign}, dot field of {f.get('dot_width')} bits, "
                 f"class {d.cls}: value {show(d.value)}")
     else:
@@ -71,7 +72,7 @@ def trace(bits: int, src: str | Format, dst: str | Format, mode: str = "rint",
           sat: bool = False, profile: str = "ieee") -> Trace:
     """Trace one lane: `bits` is the source encoding as an unsigned int (DESIGN bit convention)."""
     o = resolve(src, dst, mode, sat, profile)
-    if o.mode == "hybrid" and not isinstance(o.dst, HiF8Format):
+    if o.mode == Mode.HYBRID and not o.dst.is_hif8:
         raise ValueError("mode 'hybrid' is HiFloat8 rounding (ref 002 Table 9/10): "
                          "the target must be hif8")
     bits = int(bits)
@@ -110,19 +111,18 @@ def _bit_move(bits: int, fmt: Format, steps: list[Step]) -> tuple[Decoded, LegRe
 def _neuron(bits: int, src: Format, dst: Format, sat: bool,
             steps: list[Step]) -> tuple[Decoded, LegResult]:
     """Ref 000 §6.1: in -> widen-to-fp32 -> narrow-to-out."""
-    if src.name == "fp32":
+    if src.is_fp32:
         d_in = decode(bits, src)
         hub, hub_res = bits, LegResult(bits)
     else:
-        d_in, hub_res = _leg(bits, src, FP32, "rint", False, "ieee", "to_fp32")
-        if d_in.cls == "nan" and src.name in ("fp16", "bf16"):
+        d_in, hub_res = _leg(bits, src, FP32, Mode.RINT, False, "ieee", "to_fp32")
+        if d_in.cls == "nan" and src.is_float and src.bits == 16:
             # numpy / ml_dtypes widen a 16-bit NaN with its payload (ref 003 §4.2: "NaN/Inf
             # propagate with the qNaN bit preserved"); fp8 NaNs widen to the canonical NaN.
-            hub_res.code = (bits >> 15 << 31) | 0x7F800000 | ((bits & 0x3FF if src.name == "fp16"
-                                                              else bits & 0x7F)
-                                                             << (13 if src.name == "fp16" else 16))
+            payload = bits & ((1 << src.man_bits) - 1)
+            hub_res.code = (bits >> 15 << 31) | 0x7F800000 | (payload << (23 - src.man_bits))
         hub = hub_res.code
-        if isinstance(src, IntFormat):
+        if src.is_int:
             steps.extend(hub_res.steps)
             how = ("int -> fp32 rounds to nearest even (ref 003 §2): "
                    + ("exact" if not hub_res.inexact else
@@ -135,17 +135,17 @@ def _neuron(bits: int, src: Format, dst: Format, sat: bool,
                           f"{how}; hub value {show(hd.value)}", bitstr(bits, src.bits),
                           bitstr(hub, 32), hd.marks, {"hub_bits": hub, "value": hd.value},
                           stage="to_fp32"))
-    if dst.name == "fp32":
-        res = hub_res if src.name != "fp32" else LegResult(bits)
-        if src.name == "fp32":
+    if dst.is_fp32:
+        res = hub_res if not src.is_fp32 else LegResult(bits)
+        if src.is_fp32:
             steps.append(Step("decode", "Decode fp32", f"value {show(d_in.value)}",
                               bitstr(bits, 32), bitstr(bits, 32), d_in.marks, stage=""))
         return d_in, res
-    mode = "trunc" if isinstance(dst, IntFormat) else "rint"
+    mode = Mode.TRUNC if dst.is_int else Mode.RINT
     _, res = _leg(hub, FP32, dst, mode, sat, "neuron", "from_fp32")
     if decode(hub, FP32).cls == "nan":
         _astype_nan(hub, dst, sat, res)
-    if isinstance(dst, IntFormat):
+    if dst.is_int:
         res.steps[0] = _retitle(res.steps[0], "fp32 -> integer truncates toward zero and "
                                 "saturates; NaN -> 0 (ref 003 §3, ref 000 §6.4)")
     steps.extend(res.steps)
@@ -159,10 +159,10 @@ def _astype_nan(hub: int, dst: Format, sat: bool, res: LegResult) -> None:
     fp32 -> fp16 keeps the payload's top bits (numpy); ml_dtypes writes an fp4_e2m1 NaN as
     a zero whose sign bit is the inverse of the NaN's (observed, ml_dtypes 0.6)."""
     sign = hub >> 31
-    if dst.name == "fp16":
+    if dst.is_fp16:
         code = 0x7C00 | ((hub & 0x7FFFFF) >> 13)
         res.code = (sign << 15) | (code if code != 0x7C00 else 0x7C01)
-    elif dst.name == "fp4_e2m1" and not sat:
+    elif dst.is_float and dst.nan == "none" and dst.ml_dtype is not None and not sat:
         res.code = 0x0 if sign else 0x8
 
 

@@ -25,7 +25,8 @@ from click.core import ParameterSource
 from machine.convert.formats import FORMAT_NAMES, Format, IntFormat, parse_format
 from machine.convert.iss import ISS_PRIMITIVES, IssPrimitive
 from machine.convert.kernels import convert, decode_value
-from machine.convert.options import MODES, PROFILES, Mode, Options, resolve
+from machine.convert.modes import MODES, Mode
+from machine.convert.options import PROFILES, Options, resolve
 from machine.convert.parse import BadNumber
 from machine.convert.parse import parse_value as machine_parse_value
 from machine.dtypes import DEFAULT_GEN, GEN_NAMES, Gen
@@ -180,7 +181,7 @@ def _run_iss(values: tuple[str, ...], name: str, texts: tuple[str, ...], as_bits
 
 def _iss_value(code: int, fmt: Format) -> int | float | str:
     # ISS lanes may be 24/48 bits wide (accumulators): no numpy container, read exactly.
-    return _int_exact(code, fmt) if isinstance(fmt, IntFormat) else _value(code, fmt)
+    return _int_exact(code, fmt) if fmt.is_int else _value(code, fmt)
 
 
 # --- parsing ------------------------------------------------------------------------------
@@ -222,7 +223,7 @@ def _hex(code: int, fmt: Format) -> str:
 
 def _value(code: int, fmt: Format) -> int | float | str:
     v = float(decode_value(code, fmt))
-    if isinstance(fmt, IntFormat):
+    if fmt.is_int:
         return int(decode_value(code, fmt)) if fmt.bits < 54 else _int_exact(code, fmt)
     if math.isnan(v):
         return "nan"
