@@ -628,9 +628,11 @@ class NeurondbgApp(App):
         if index is None:
             self.say(f"error: label {name!r} is past the last record", "bold red")
             return
-        program = self.query_one(ProgramView)
-        program.cursor = index
-        program.focus()
+        screen = self._debugger()
+        if screen is not None:
+            program = screen.query_one(ProgramView)
+            program.cursor = index
+            program.focus()
 
     # -- command palette ---------------------------------------------------------------
     async def run_entry(self, entry: Entry) -> bool:

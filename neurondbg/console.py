@@ -3,7 +3,9 @@
 `execute(line, session)` runs one command and returns a `Reply`: text lines to
 print and, for commands that change the UI or take long, an `action` the App
 carries out. Errors come back as one red line, never raise. Breakpoint specs and
-expressions are machine.breakpoints / machine.expr's (docs/expressions.md).
+expressions are machine.breakpoints / machine.expr's (docs/expressions.md). Each
+command is declared once, with `@REGISTRY.command` (neurondbg.registry): HELP,
+COMMANDS and ALIASES below, the completion, the palette and the help screen read it.
 
 The long commands (`continue [N]`, `until` / `advance`, `reverse-continue`) arm
 the session (`Session.arm`) and return the `continue` action: the App runs
@@ -165,7 +167,7 @@ def _command_names(session: Any, word: str) -> Sequence[str]:
 
 # -- the commands, in the order `help` lists them ---------------------------------------
 @REGISTRY.command("step", "step [N]", "execute N instructions (default 1)", aliases=("s",),
-                  palette=Palette("Step", "Execute one instruction (s)", "step"),
+                  palette=Palette("Step", "Execute one instruction", "step", key="app.step"),
                   long=_many(Action.STEPS))
 def _step(session: Any, rest: str) -> Reply:
     return Reply(action=Action.REFRESH).say(session.step(_count(rest)))
@@ -184,7 +186,8 @@ def _next(session: Any, rest: str) -> Reply:
                   "run until a breakpoint, fault, halt (Esc / Ctrl+C stops); "
                   "N: pass the current breakpoint N-1 more times",
                   aliases=("c",), needs_program=False,  # the App says why nothing can run
-                  palette=Palette("Continue", "Run to the next stop (c)", "continue"))
+                  palette=Palette("Continue", "Run to the next stop", "continue",
+                                  key="app.continue"))
 def _continue(session: Any, rest: str) -> Reply:
     reply = Reply(action=Action.CONTINUE)
     if session is None:  # the App says why nothing can run
@@ -196,7 +199,7 @@ def _continue(session: Any, rest: str) -> Reply:
 
 @REGISTRY.command("reverse", "reverse [N]", "undo the last N steps (and set edits) exactly",
                   aliases=("r",), long=_many(Action.REVERSE_STEPS),
-                  palette=Palette("Reverse step", "Undo one step (r)", "reverse"))
+                  palette=Palette("Reverse step", "Undo one step", "reverse", key="app.reverse"))
 def _reverse(session: Any, rest: str) -> Reply:
     return Reply(action=Action.REFRESH).say(session.reverse(_count(rest)))
 
@@ -236,7 +239,8 @@ def _advance(session: Any, rest: str) -> Reply:
                   "breakpoint: pc:0x80 op:CAST label:loop invalid fault if:R5>3 "
                   "saturate tie nan inf (no SPEC: the record under the cursor)",
                   aliases=("b",), complete=_break_specs,
-                  palette=Palette("Toggle breakpoint", "At the program cursor (b)", "break"))
+                  palette=Palette("Toggle breakpoint", "At the program cursor", "break",
+                                  key="app.break"))
 def _break(session: Any, rest: str) -> Reply:
     if not rest:
         return Reply(action=Action.BREAK_CURSOR)
@@ -392,7 +396,8 @@ def _who(session: Any, rest: str) -> Reply:
 @REGISTRY.command("lab", "lab [VALUE [SRC [DST]]]",
                   "open the Convert Lab; lab iss NAME [VALUE]: on an ISS primitive of "
                   "reference 003", needs_program=False,
-                  palette=Palette("Convert Lab", "Explore one value's conversion (L)", "lab"))
+                  palette=Palette("Convert Lab", "Explore one value's conversion", "lab",
+                                  key="app.lab"))
 def _lab(session: Any, rest: str) -> Reply:
     parts = shlex.split(rest)
     if parts and parts[0] == "iss":  # lab iss NAME [VALUE]: an ISS primitive of ref 003

@@ -7,6 +7,7 @@ Three sources, none declaring a command twice:
 - `DynamicCommands`, a `textual.command.Provider` over what the session holds now:
   go to a label, delete a breakpoint, open a tour, open a recent file.
 Each `Entry` dispatches as a console line or as its binding's action (App.run_entry).
+None is offered when the App is the Convert Lab alone (`neurondbg tui --lab`).
 
 Decided where the issue is silent: "go to a label" moves the Program cursor to the
 label's record (an editor's "go to symbol"; `b` or `until` then act on it), it does
@@ -70,13 +71,19 @@ def static_entries(app: Any) -> list[Entry]:
     from neurondbg.screens.help import key_name
     from views.memory import MemoryView
 
-    out = [Entry(c.palette.title, c.palette.help, line=c.palette.line)
-           for c in REGISTRY if c.palette is not None]
+    def keys(ident: str) -> str:
+        b = find_binding([type(app), MemoryView], ident)
+        return " / ".join(key_name(k.strip()) for k in b.key.split(","))
+
+    out = []
+    for cmd in REGISTRY:
+        if (p := cmd.palette) is not None:
+            out.append(Entry(p.title, f"{p.help} ({keys(p.key)})" if p.key else p.help,
+                             line=p.line))
     for title, ident, target in KEY_ENTRIES:
         b = find_binding([type(app), MemoryView], ident)
-        key = " / ".join(key_name(k.strip()) for k in b.key.split(","))
-        out.append(Entry(title, f"{b.tooltip or b.description} ({key})", action=b.action,
-                         target=target))
+        out.append(Entry(title, f"{b.tooltip or b.description} ({keys(ident)})",
+                         action=b.action, target=target))
     out += [Entry(f"Pane: {title}", f"Maximise the {title} pane", line=f"pane {name}")
             for name, title in PANES.items()]
     return out
@@ -87,6 +94,8 @@ def dynamic_entries(app: Any) -> list[Entry]:
     from sessions.tours import list_tours
 
     out: list[Entry] = []
+    if app.lab_only:
+        return out
     session = app.session
     if session is not None and not app.running and not app.loading:
         for name, offset in sorted(session.labels.items(), key=lambda kv: kv[1]):

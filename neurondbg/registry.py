@@ -31,11 +31,13 @@ LongForm = Callable[[str], Any]  # the text after the word -> a deferred Reply, 
 class Palette:
     """How the command palette shows a command: its title, a one-line help, and the
     console line it runs; a line ending in a space is typed into the console for the
-    user to finish (a command that needs an argument) instead of run."""
+    user to finish (a command that needs an argument) instead of run. `key` is the id
+    of the key binding that does the same, named in the help from the binding itself."""
 
     title: str
     help: str
     line: str
+    key: str = ""
 
     @property
     def prefill(self) -> bool:

@@ -194,3 +194,18 @@ async def test_the_quit_question_names_its_keys_from_its_bindings() -> None:
         keys = str(app.screen.query_one("#quit-keys").render())
         assert keys.startswith(key_hint(QuitScreen.BINDINGS))
         assert keys.endswith("the save goes to steps.session.toml")
+
+
+async def test_palette_helps_name_their_keys_and_the_lab_alone_has_no_debugger_entries() \
+        -> None:
+    app = NeurondbgApp(STEPS)
+    async with app.run_test(size=SIZE):
+        await app.wait_loaded()
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert helps["Toggle breakpoint"] == "At the program cursor (b)"  # the binding's key
+        assert helps["Stop"].endswith("(Esc)") and helps["SBUF: heatmap"].endswith("(h)")
+    lab = NeurondbgApp(lab_only=True)
+    async with lab.run_test(size=SIZE):
+        titles = {c.title for c in lab.get_system_commands(lab.screen)}
+        assert "Quit" in titles and "Step" not in titles  # Textual's own entries only
+        assert [hit async for hit in DynamicCommands(lab.screen).search("tour")] == []
