@@ -161,6 +161,26 @@ def _tours(session: Any, word: str) -> Sequence[str]:
     return [t.name for t in list_tours()]
 
 
+PATH_CHOICES = 200  # a completion lists at most this many files of one folder
+
+
+def _paths(suffixes: tuple[str, ...]) -> Callable[[Any, str], Sequence[str]]:
+    """Complete a path: the folders and the `suffixes` files of the folder typed so far
+    (a folder ends in '/'; an unreadable folder offers nothing)."""
+
+    def complete(session: Any, word: str) -> Sequence[str]:
+        stem = word[:word.rfind("/") + 1]  # the folder typed so far, with its "/"
+        name = word[len(stem):]
+        try:
+            found = sorted(p for p in Path(stem or ".").iterdir() if p.name.startswith(name))
+        except OSError:
+            return []
+        return [f"{stem}{p.name}/" if p.is_dir() else f"{stem}{p.name}"
+                for p in found[:PATH_CHOICES] if p.is_dir() or p.suffix in suffixes]
+
+    return complete
+
+
 def _command_names(session: Any, word: str) -> Sequence[str]:
     return REGISTRY.names
 
@@ -447,6 +467,7 @@ def _pane(session: Any, rest: str) -> Reply:
 
 @REGISTRY.command("open", "open PATH", "load a program (.asm / .bin) or a session (.toml)",
                   needs_program=False,
+                  complete=_paths((".asm", ".bin", ".toml")),
                   palette=Palette("Open", "open PATH in the console", "open "))
 def _open(session: Any, rest: str) -> Reply:
     if not rest:
@@ -473,6 +494,7 @@ def _tour(session: Any, rest: str) -> Reply:
 
 @REGISTRY.command("load", "load PATH.toml", "open a session file (the same as open)",
                   needs_program=False,
+                  complete=_paths((".toml",)),
                   palette=Palette("Load session", "load PATH.toml in the console", "load "))
 def _load(session: Any, rest: str) -> Reply:
     if not rest:
@@ -493,6 +515,7 @@ def default_session_path(session: Any) -> str:
 @REGISTRY.command("save", "save [PATH.toml]",
                   "save a session file (program, step, breakpoints, layout); "
                   "default: PROGRAM.session.toml in the current folder",
+                  complete=_paths((".toml",)),
                   palette=Palette("Save session", "save [PATH.toml] in the console", "save "))
 def _save(session: Any, rest: str) -> Reply:
     rest = rest or default_session_path(session)

@@ -209,3 +209,14 @@ async def test_palette_helps_name_their_keys_and_the_lab_alone_has_no_debugger_e
         titles = {c.title for c in lab.get_system_commands(lab.screen)}
         assert "Quit" in titles and "Step" not in titles  # Textual's own entries only
         assert [hit async for hit in DynamicCommands(lab.screen).search("tour")] == []
+
+
+def test_paths_complete_to_folders_and_the_files_a_command_opens(tmp_path: Path) -> None:
+    for name in ("a.asm", "a.toml", "a.txt", "b.bin"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "ab").mkdir()
+    assert REGISTRY.completions(f"open {tmp_path}/a") == \
+        [f"open {tmp_path}/a.asm", f"open {tmp_path}/a.toml", f"open {tmp_path}/ab/"]
+    assert REGISTRY.completions(f"save {tmp_path}/") == \
+        [f"save {tmp_path}/a.toml", f"save {tmp_path}/ab/"]
+    assert REGISTRY.completions(f"load {tmp_path}/nope/") == []  # no such folder: nothing
