@@ -23,10 +23,9 @@ class AccumView(LineView):
         self.acc = (snap.acc if snap.acc is not None else np.zeros(0, np.float32)).copy()
         self.idx = (snap.idx if snap.idx is not None else np.zeros((0, 8), np.uint32)).copy()
         rows: set[int] = set()
-        record = snap.record
-        for w in getattr(record, "writes", None) or ():
-            if getattr(w, "target", "") in ("acc", "idx"):
-                index = getattr(w, "index", None)
+        for w in snap.record.writes if snap.record is not None else ():
+            if w.target in ("acc", "idx"):
+                index = w.index
                 if isinstance(index, slice):
                     rows.update(range(*index.indices(len(self.acc))))
         self.rows = rows

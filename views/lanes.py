@@ -8,7 +8,7 @@ Lab's first side shows the lane's own result.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from rich.text import Text
@@ -25,38 +25,39 @@ from views.lineview import LineView
 from views.snapshot import Snapshot
 from views.trace_text import FLAG_STYLES, steps_text, summary_text
 
+if TYPE_CHECKING:
+    from machine.engines.record import Lanes
+
 LANE_FLAGS: tuple[str, ...] = ("inexact", "tie", "saturated", "nan", "inf")
 
 
-def lane_flag_arrays(lanes: Any) -> dict[str, np.ndarray]:
-    """The per-lane flag arrays the handle offers, as 2-D (partitions, elements)."""
+def lane_flag_arrays(lanes: Lanes) -> dict[str, np.ndarray]:
+    """The lanes' flag arrays (Lanes.flags), as 2-D (partitions, elements)."""
     out: dict[str, np.ndarray] = {}
-    flags = getattr(lanes, "flags", None)  # machine.engines.record.Lanes: a dict of arrays
     for name in LANE_FLAGS:
-        arr = flags.get(name) if isinstance(flags, dict) else getattr(lanes, name, None)
+        arr = lanes.flags.get(name)
         if arr is not None:
             a = np.asarray(arr, bool)
             out[name] = a.reshape(a.shape[0], -1) if a.ndim else a.reshape(1, 1)
     return out
 
 
-def as_format(f: Any) -> Format:
+def as_format(f: Format | str) -> Format:
     """A Format from a descriptor or a format name."""
-    return f if hasattr(f, "bits") else parse_format(str(f))
+    return parse_format(f) if isinstance(f, str) else f
 
 
 FP8_EXP4_FORMATS = ("fp8_e4m3", "fp8_e4m3fn")  # what FP8_EXP4 can mean (machine.dtypes)
 
 
-def lane_setup(lanes: Any, gen: str | None = None, origin: str = "") -> LabSetup:
+def lane_setup(lanes: Lanes, gen: str | None = None, origin: str = "") -> LabSetup:
     """How the machine converted these lanes (machine.engines.record.Lanes: profile, sat;
     its Cast always rounds `rint`, as Lanes.trace does). FP8_EXP4's meaning is named when
     the conversion uses an e4m3 format, the only formats the FP8 configuration chooses."""
     names = (as_format(lanes.src).name, as_format(lanes.dst).name)
     fp8 = next((n for n in names if n in FP8_EXP4_FORMATS), None)
-    return LabSetup(mode="rint", profile=str(getattr(lanes, "profile", "neuron")),
-                    sat=bool(getattr(lanes, "sat", False)), gen=gen, fp8_exp4=fp8,
-                    origin=origin)
+    return LabSetup(mode="rint", profile=lanes.profile, sat=bool(lanes.sat), gen=gen,
+                    fp8_exp4=fp8, origin=origin)
 
 
 class LaneTable(LineView):
@@ -84,11 +85,10 @@ class LaneTable(LineView):
     def lab_request(self, index: int) -> OpenInLab | None:
         """The Lab request for the lane on line `index`: its input bits, formats, set-up."""
         lane = self.lane_at(index)
-        bits = getattr(self.lanes, "in_bits", None)
-        if lane is None or bits is None:
+        if lane is None or self.lanes is None:
             return None
         p, e = lane
-        code = int(bits[p - int(getattr(self.lanes, "p0", 0)), e])
+        code = int(self.lanes.in_bits[p - self.lanes.p0, e])
         src = as_format(self.lanes.src)
         step = f" of step {self.step}" if self.step is not None else ""
         setup = lane_setup(self.lanes, self.gen, f"lane p{p} e{e}{step}")
@@ -97,7 +97,7 @@ class LaneTable(LineView):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.lanes: Any = None
+        self.lanes: Lanes | None = None
         self.gen: str | None = None  # the generation that ran the conversion (Snapshot.gen)
         self.step: int | None = None  # the step that made it
         self.flags: dict[str, np.ndarray] = {}
@@ -105,7 +105,7 @@ class LaneTable(LineView):
         self.flagged_only = True
         self.shape = (0, 0)
 
-    def show(self, lanes: Any) -> None:
+    def show(self, lanes: Lanes | None) -> None:
         self.lanes = lanes
         self.flags = lane_flag_arrays(lanes) if lanes is not None else {}
         shape = next(iter(self.flags.values())).shape if self.flags else (0, 0)
@@ -135,21 +135,20 @@ class LaneTable(LineView):
         if not 0 <= index < self.order.size:
             return None
         p, e = divmod(int(self.order[index]), self.shape[1])
-        return p + int(getattr(self.lanes, "p0", 0)), e
+        return p + (self.lanes.p0 if self.lanes is not None else 0), e
 
     def line_count(self) -> int:
         return int(self.order.size)
 
     def line_text(self, index: int) -> Text:
         lane = self.lane_at(index)
-        if lane is None:
+        if lane is None or self.lanes is None:
             return Text()
         p, e = lane
-        row = p - int(getattr(self.lanes, "p0", 0))
+        row = p - self.lanes.p0
         text = Text(f"p{p:<3} e{e:<5}", style="dim")
-        xy = getattr(self.lanes, "in_bits", None), getattr(self.lanes, "out_bits", None)
-        if xy[0] is not None and xy[1] is not None:
-            text.append(f" {int(xy[0][row, e]):#06x} → {int(xy[1][row, e]):#06x}")
+        x, y = self.lanes.in_bits, self.lanes.out_bits
+        text.append(f" {int(x[row, e]):#06x} → {int(y[row, e]):#06x}")
         for name, arr in self.flags.items():
             if arr[row, e]:
                 text.append(f" {name}", style=FLAG_STYLES.get(name, ""))
@@ -166,6 +165,10 @@ class LanesView(Vertical):
     LanesView VerticalScroll { height: 2fr; }
     """
 
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._shown: tuple[Lanes | None] | None = None  # the lanes on show; None: nothing yet
+
     def compose(self) -> ComposeResult:
         yield Static(id="lane-head")
         yield LaneTable(id="lane-table")
@@ -174,9 +177,9 @@ class LanesView(Vertical):
 
     def show(self, snap: Snapshot) -> None:
         lanes = snap.lanes
-        if lanes is getattr(self, "_lanes", False):
+        if self._shown is not None and self._shown[0] is lanes:
             return  # the same conversion as before (or still none)
-        self._lanes = lanes
+        self._shown = (lanes,)
         table = self.query_one(LaneTable)
         table.gen, table.step = snap.gen, snap.lanes_step
         table.show(lanes)
@@ -186,7 +189,7 @@ class LanesView(Vertical):
             self.query_one("#lane-trace", Static).update("")
             return
         counts = "  ".join(f"{n} {int(a.sum())}" for n, a in table.flags.items())
-        src, dst = getattr(lanes, "src", "?"), getattr(lanes, "dst", "?")
+        src, dst = lanes.src, lanes.dst
         step = snap.lanes_step
         head.update(Text.assemble((f"{src} → {dst}", "bold"),
                                   f"  {table.shape[0]}x{table.shape[1]} lanes",

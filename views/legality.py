@@ -7,13 +7,16 @@ clause), so no message, provenance or fix is ever cut off.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
 from views.lineview import LineView
 from views.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from machine.legality.result import Verdict
 
 CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
 INDENT = 5  # continuation lines start under the clause's message
@@ -32,7 +35,7 @@ def wrap_lines(lines: list[Text], width: int, console: Console) -> list[Text]:
     return out
 
 
-def verdict_lines(verdict: Any, title: str) -> list[Text]:
+def verdict_lines(verdict: Verdict | None, title: str) -> list[Text]:
     """A verdict as indented lines: header, failing clauses in full, then passing ones."""
     if verdict is None:
         return []
@@ -66,10 +69,11 @@ class LegalityView(LineView):
         self.lines: list[Text] = []  # as shown: wrapped to the width
         self.logical: list[Text] = []  # one per message, before wrapping
         self._wrapped_at = 0
+        self._key: tuple[int | None, ...] = (None, None)  # (verdict ids, wrap width)
 
     def show(self, snap: Snapshot) -> None:
         key = (id(snap.verdict), id(snap.nki_verdict))
-        if key == getattr(self, "_key", (None, None))[:2] and snap.verdict is not None:
+        if key == self._key[:2] and snap.verdict is not None:
             return  # the same verdict objects: nothing to repaint
         self._key = key
         lines: list[Text] = []
@@ -112,8 +116,8 @@ class LegalityView(LineView):
     def content_width(self) -> int:
         return max((t.cell_len for t in self.lines), default=0)
 
-    def line_key(self, index: int) -> tuple:
-        return (getattr(self, "_key", None), index)
+    def line_key(self, index: int) -> tuple[tuple[int | None, ...], int]:
+        return (self._key, index)
 
     def line_text(self, index: int) -> Text:
         return self.lines[index]

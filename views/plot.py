@@ -12,37 +12,29 @@ int32 near 2^31) is still drawn. When nothing is left the plot says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+from rich.console import RenderableType
 from textual.binding import Binding, BindingType
 from textual_plotext import PlotextPlot
 
-from views.lab_model import values_of
-from views.lanes import as_format
 from views.pane import contain
 from views.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from machine.engines.record import Lanes
 
 MAX_POINTS = 512  # plotext draws every point; a terminal cannot show more
 OFF_SCALE = 1e6  # a lane this many times the median finite magnitude is left out
 
 
-def lane_values(lanes: Any) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """(input values, output values) of the first MAX_POINTS lanes and the lane count,
-    if the handle has them."""
+def lane_values(lanes: Lanes | None) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """(input values, output values) of the first MAX_POINTS lanes and the lane count
+    (the machine decodes them: Lanes.values)."""
     if lanes is None:
         return None
-    values = getattr(lanes, "values", None)  # machine.engines.record.Lanes: (inputs, outputs)
-    x, y = values if isinstance(values, tuple) else (None, None)
-    if x is None or y is None:
-        xin, yout = getattr(lanes, "in_bits", None), getattr(lanes, "out_bits", None)
-        if xin is None or yout is None:
-            return None
-        try:
-            x = values_of(as_format(lanes.src), np.asarray(xin))
-            y = values_of(as_format(lanes.dst), np.asarray(yout))
-        except (AttributeError, ValueError):
-            return None
+    x, y = lanes.values
     x, y = np.asarray(x, np.float64).ravel(), np.asarray(y, np.float64).ravel()
     return x[:MAX_POINTS], y[:MAX_POINTS], int(x.size)
 
@@ -92,7 +84,7 @@ class PlotView(PlotextPlot, can_focus=True):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.mode = "conversion"
-        self.lanes: Any = None
+        self.lanes: Lanes | None = None
         self.hist_data = np.zeros(0)
         self.note = ""  # what the plot left out, also in the pane's bottom border
         self._drawn = False
@@ -112,7 +104,7 @@ class PlotView(PlotextPlot, can_focus=True):
         self.mode = self.MODES[(self.MODES.index(self.mode) + 1) % len(self.MODES)]
         self.draw()
 
-    def render(self) -> Any:
+    def render(self) -> RenderableType:
         # plotext builds the figure here, at paint time: inside the pane's boundary
         return contain(self, "draw", super().render, fallback="")
 

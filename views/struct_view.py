@@ -7,7 +7,7 @@ marked with a `Δ`.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, on
@@ -19,6 +19,10 @@ from textual.widgets import Static
 from views.lineview import LineView
 from views.snapshot import Snapshot
 
+if TYPE_CHECKING:
+    from machine.isa.codec import FieldValue, Instruction
+    from machine.isa.spec import Field
+
 CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
 SELECTED_BYTES = "bold black on #4dabf7"
 NAME_WIDTH = 26  # longest field name of the structs (src_mem_pattern.start_addr)
@@ -26,7 +30,7 @@ VALUE_WIDTH = 16  # enum names with their code, 4-slot lists; longer values push
 RAW_BYTES = 8  # raw bytes shown per field line (the hex dump below has all 64)
 
 
-def field_value_text(field: Any, value: Any) -> str:
+def field_value_text(field: Field, value: FieldValue) -> str:
     """Decoded value: enum member name where the field has an enum, else int / list."""
     def one(v: int) -> str:
         if field.enum is not None:
@@ -45,10 +49,11 @@ class FieldTable(LineView):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.inst: Any = None
+        self.inst: Instruction | None = None
         self.changed: frozenset[str] = frozenset()
 
-    def set_instruction(self, inst: Any, previous: Any) -> bool:
+    def set_instruction(self, inst: Instruction | None, previous: Instruction | None
+                        ) -> bool:
         """Show `inst`; False (and no repaint) when it is the instruction already shown."""
         if inst is not None and previous is not None and previous.opcode == inst.opcode:
             changed = frozenset(n for n, v in inst.fields.items()

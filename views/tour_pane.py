@@ -13,7 +13,7 @@ line under the footer.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,6 +21,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from sessions.schema import Note
 
 HINT = "n / → next · N / p / ← back · ↑ ↓ scroll"
 HINT_AT_END = "end of the tour · N / p / ← back"
@@ -50,13 +53,13 @@ class TourPane(VerticalScroll, can_focus=True):
         super().__init__(**kwargs)
         self.tour_title = title
         self.border_title = title
-        self.note: Any = None
+        self.note: Note | None = None
         self.text = Text()  # what the pane shows (for tests and screen readers)
 
     def compose(self) -> ComposeResult:
         yield Static(id="tour-note", markup=False)
 
-    def show(self, note: Any, position: str, at_end: bool = False) -> None:
+    def show(self, note: Note | None, position: str, at_end: bool = False) -> None:
         """Render `note` (title + text) and where the tour is."""
         changed = note is not self.note
         self.note = note
