@@ -24,10 +24,12 @@ the text-parsing listing showed it with a stray `=` appended; that is not kept).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 
 from machine.dtypes import DEFAULT_GEN, Dtype, Gen
 from machine.isa.opcodes import OPCODES, mnemonic
 from machine.isa.spec import Field
+from machine.isa.structs import STRUCTS
 from machine.isa.text import (
     INST_WORD_LEN,
     OPERAND_ALIASES,
@@ -49,41 +51,52 @@ _PATTERN_SPACES = ("sb[", "ps[", "psum[", "sbuf[")
 Token = tuple[str, str]  # (key, value) as the disassembler writes them
 
 
-def _operand_prefix(f: Field) -> str:
-    return f.name[: -len(".start_addr")]
+# How each field of a struct is written: (field, kind, key, default); kinds: "pair"
+# (a DTYPE_PAIR's two nibbles), "operand" (an access pattern's address), "shape" (its
+# step / num arrays), "array", "scalar". Built once per struct: field_key is costly.
+Plan = tuple[tuple[Field, str, str, int], ...]
+
+
+@cache
+def _plan(struct_name: str) -> Plan:
+    struct = STRUCTS[struct_name]
+    out = []
+    for f in struct.fields:
+        if f.role == "opcode":
+            continue
+        if f.role == "dtype_pair":
+            out.append((f, "pair", "", 0))
+        elif f.role == "addr4":
+            prefix = f.name[: -len(".start_addr")]
+            out.append((f, "operand", prefix, 0))
+        elif f.role in ("step", "count") and f.count > 1 and f.name.endswith(
+                (".step_elem", ".num_elem")):
+            out.append((f, "shape", SHORT_NAMES[0 if f.name.endswith(".step_elem") else 1], 0))
+        else:
+            default = INST_WORD_LEN if f.name == "header.inst_word_len" else 0
+            out.append((f, "array" if f.count > 1 else "scalar", field_key(struct, f), default))
+    return tuple(out)
 
 
 def _tokens(inst: object, gen: Gen) -> list[Token]:
     """The disassembler's `key=value` pairs of one instruction, in struct order."""
-    struct, fields = inst.struct, inst.fields  # type: ignore[attr-defined]
+    fields = inst.fields  # type: ignore[attr-defined]
     out: list[Token] = []
-    for f in struct.fields:
+    for f, kind, key, default in _plan(inst.struct.name):  # type: ignore[attr-defined]
         v = fields[f.name]
-        if f.role == "opcode":
-            continue
-        if f.role == "dtype_pair":
-            for key, code in zip(PAIR_KEYS[f.name], (v & 0xF, v >> 4), strict=True):
+        if kind == "scalar":
+            if v != default:
+                out.append((key, format_element(f, v)))
+        elif kind == "pair":
+            for pkey, code in zip(PAIR_KEYS[f.name], (v & 0xF, v >> 4), strict=True):
                 if code:
-                    out.append((key, Dtype(code).name))
-            continue
-        if f.role == "addr4":
-            prefix = _operand_prefix(f)
-            step, num = fields[f"{prefix}.step_elem"], fields[f"{prefix}.num_elem"]
+                    out.append((pkey, Dtype(code).name))
+        elif kind == "operand":
+            step, num = fields[f"{key}.step_elem"], fields[f"{key}.num_elem"]
             if v or any(_flat(step)) or any(_flat(num)):
-                out.append((OPERAND_ALIASES.get(prefix, prefix), format_addr4(v, gen)))
-            continue
-        if f.role in ("step", "count") and f.count > 1 and f.name.endswith(
-                (".step_elem", ".num_elem")):
-            if any(v):
-                out.append((SHORT_NAMES[0 if f.name.endswith(".step_elem") else 1],
-                            format_value(f, v)))
-            continue
-        key = field_key(struct, f)
-        if f.count > 1:
-            if any(v):
-                out.append((key, format_value(f, v)))
-        elif v != (INST_WORD_LEN if f.name == "header.inst_word_len" else 0):
-            out.append((key, format_element(f, v)))
+                out.append((OPERAND_ALIASES.get(key, key), format_addr4(v, gen)))
+        elif any(v):  # "shape" and "array": written when any element is set
+            out.append((key, format_value(f, v)))
     return out
 
 
