@@ -48,12 +48,12 @@ ROLE_STYLES: dict[str, str] = {
                    "as FP8_EXP4)")
 @click.option("--to", "dst_name", type=FORMAT, metavar="FMT", help="destination format")
 @click.option("--gen", type=GEN, metavar="GEN", default=None,
-              help=f"generation for Neuron dtype names ({', '.join(GEN_NAMES)}; "
+              help=f"generation for Neuron dtype names ({', '.join(GEN_NAMES)}, or trn1..trn3; "
                    f"default {DEFAULT_GEN.label}): FP8_EXP4 is e4m3 up to cayman, e4m3fn after")
-@click.option("--mode", type=MODE, default=Mode.RINT.value, show_default=True,
+@click.option("--mode", type=MODE, metavar="MODE", default=Mode.RINT.value, show_default=True,
               help=f"one of: {', '.join(MODES)}")
 @click.option("--sat/--nosat", default=False, help="saturate out-of-range results")
-@click.option("--profile", type=PROFILE, default="ieee", show_default=True,
+@click.option("--profile", type=PROFILE, metavar="PROFILE", default="ieee", show_default=True,
               help=f"one of: {', '.join(PROFILES)}")
 @click.option("--iss", "iss_name", metavar="NAME", default=None,
               help="run an ISS primitive of reference 003 instead of --from/--to: "
