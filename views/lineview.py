@@ -59,6 +59,7 @@ class LineView(ScrollView, can_focus=True):
         self._base_key: object = None
         self._base = Style()
         self._cursor = Style()
+        self._written = Style()
 
     class Selected(Message):
         """The cursor moved to line `index`."""
@@ -94,12 +95,15 @@ class LineView(ScrollView, can_focus=True):
             self._base_key = key
             self._base = self.rich_style
             self._cursor = self.get_component_rich_style("lineview--cursor", partial=True)
+            self._written = self.get_component_rich_style("lineview--written", partial=True)
         return self._base
 
     @property
     def written_style(self) -> Style:
-        """What the last step wrote (component class `lineview--written`)."""
-        return self.get_component_rich_style("lineview--written", partial=True)
+        """What the last step wrote (component class `lineview--written`; looked up with
+        the base style, once per focus state and theme)."""
+        self.base_style()
+        return self._written
 
     def refresh_indices(self, indices: Iterable[int]) -> None:
         """Repaint only the given content lines (those on screen)."""
