@@ -5,9 +5,9 @@
     from machine.isa.codec import decode, encode, load_program, decode_bytes
     from machine.isa.addr import decode_addr4, decode_addr4_array, geometry
     from machine.isa.opcodes import Opcode            # IntEnum generated from the table
-    from machine.isa import listing                   # the Program listing line of one record
+    from machine.isa import listing, listing_lines    # Program listing lines (one / all)
 """
 
-from machine.isa.listform import listing
+from machine.isa.listform import listing, listing_lines
 
-__all__ = ["listing"]
+__all__ = ["listing", "listing_lines"]

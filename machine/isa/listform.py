@@ -1,8 +1,9 @@
 """The Program listing's one-line form of an instruction, built from its decoded fields.
 
-    from machine.isa import listing
+    from machine.isa import listing, listing_lines
     listing(program.instruction(3), Gen.CAYMAN, labels={0x40: "loop"})
     # 'CAST FP32→BF16 sb[0,0x0]×8 → sb[0,0x40]×8 nac=4'
+    listing_lines(program, Gen.CAYMAN, labels)     # every record, read in bulk
 
 The full disassembly (re-assemblable, every field) is 100-250 characters; the
 listing shows the mnemonic and the operands a reader scans for, and the Struct
@@ -25,10 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
+from typing import Any
 
 from machine.dtypes import DEFAULT_GEN, Dtype, Gen
+from machine.isa.codec import Instruction, Program
 from machine.isa.opcodes import OPCODES, mnemonic
-from machine.isa.spec import Field
+from machine.isa.spec import RECORD_BYTES, Field
 from machine.isa.structs import STRUCTS
 from machine.isa.text import (
     INST_WORD_LEN,
@@ -78,11 +81,10 @@ def _plan(struct_name: str) -> Plan:
     return tuple(out)
 
 
-def _tokens(inst: object, gen: Gen) -> list[Token]:
+def _tokens(struct_name: str, fields: Mapping[str, Any], gen: Gen) -> list[Token]:
     """The disassembler's `key=value` pairs of one instruction, in struct order."""
-    fields = inst.fields  # type: ignore[attr-defined]
     out: list[Token] = []
-    for f, kind, key, default in _plan(inst.struct.name):  # type: ignore[attr-defined]
+    for f, kind, key, default in _plan(struct_name):
         v = fields[f.name]
         if kind == "scalar":
             if v != default:
@@ -123,18 +125,41 @@ def _shape(num: str | None, step: str | None) -> str:
     return out
 
 
-def listing(inst: object, gen: Gen = DEFAULT_GEN, labels: Mapping[int, str] | None = None
-            ) -> str:
+def listing(inst: Instruction, gen: Gen = DEFAULT_GEN,
+            labels: Mapping[int, str] | None = None) -> str:
     """The listing line of a decoded Instruction (see the module docstring).
 
     `labels` maps a record's byte offset in the program to its label, for branch
     targets; `gen` decides how addresses decode (partition geometry).
     """
-    code, offset = inst.opcode, inst.offset  # type: ignore[attr-defined]
-    if code not in OPCODES:
-        return ".raw 0x" + bytes(inst.raw).hex()  # type: ignore[attr-defined]
+    if inst.opcode not in OPCODES:
+        return ".raw 0x" + bytes(inst.raw).hex()
+    return _line(inst.opcode, inst.offset, inst.struct.name, inst.fields, gen, labels or {})
+
+
+def listing_lines(program: Program, gen: Gen = DEFAULT_GEN,
+                  labels: Mapping[int, str] | None = None) -> list[str]:
+    """`listing` of every record of a Program, in order; the fields of each struct group
+    are read from the record array at once (no Instruction per record)."""
+    out: list[str] = [""] * len(program)
     labels = labels or {}
-    pairs = [(k.rsplit(".", 1)[-1], v) for k, v in _tokens(inst, gen)]
+    for name in program.struct_names():
+        idx, recs = program.records_for(name)
+        cols = {f.name: recs[f.name].tolist() for f in STRUCTS[name].fields}
+        arrays = [f.name for f in STRUCTS[name].fields if f.count > 1]
+        for j, i in enumerate(idx.tolist()):
+            fields = {k: v[j] for k, v in cols.items()}
+            for k in arrays:
+                fields[k] = tuple(fields[k])
+            code = fields["header.opcode"]
+            out[i] = (_line(code, i * RECORD_BYTES, name, fields, gen, labels)
+                      if code in OPCODES else ".raw 0x" + program.raw[i].tobytes().hex())
+    return out
+
+
+def _line(code: int, offset: int, struct_name: str, fields: Mapping[str, Any], gen: Gen,
+          labels: Mapping[int, str]) -> str:
+    pairs = [(k.rsplit(".", 1)[-1], v) for k, v in _tokens(struct_name, fields, gen)]
     keys = dict(pairs)
     out, tail = [mnemonic(code)], []
     dtypes = [keys[k] for k in DTYPE_KEYS if k in keys]

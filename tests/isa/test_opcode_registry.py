@@ -14,7 +14,7 @@ from machine.asm import assemble
 from machine.dtypes import Gen
 from machine.engines import HANDLERS, handler_for
 from machine.engines.seq import FAST, FAST_OPCODES
-from machine.isa import listing
+from machine.isa import listing, listing_lines
 from machine.isa.codec import decode_bytes, load_program
 from machine.isa.opcodes import OPCODES, QUEUE_ENGINES, Opcode
 from machine.isa.registry import NO_PREDICATE, NOT_MODELLED
@@ -87,6 +87,7 @@ def test_listing_equals_todays_listing_for_every_example_source(name: str) -> No
     a = assemble((ROOT / name).read_text(encoding="utf-8"), name)
     labels = {off: label for label, off in a.labels.items()}
     assert _listing(a.program(), a.gen, labels) == TODAY["sources"][name]
+    assert listing_lines(a.program(), a.gen, labels) == TODAY["sources"][name]
 
 
 @pytest.mark.parametrize("name", sorted(TODAY["binaries"]))
@@ -105,6 +106,7 @@ def test_listing_equals_todays_listing_for_random_records_of_every_opcode(gen: G
     program = decode_bytes(raw.tobytes())
     labels = {64 * k: f"L{k}" for k in range(0, len(program), 5)}  # some branch targets
     lines = _listing(program, gen, labels)
+    assert listing_lines(program, gen, labels) == lines  # the bulk form, line for line
     assert hashlib.sha256("\n".join(lines).encode()).hexdigest() == \
         TODAY["random_sha256"][gen.label]
 
@@ -112,3 +114,5 @@ def test_listing_equals_todays_listing_for_random_records_of_every_opcode(gen: G
 def test_an_unassigned_byte_lists_as_its_raw_line_without_a_stray_equals() -> None:
     raw = bytes([0x5A]) + bytes(range(1, 64))  # the text-parsing listing appended "="
     assert listing(decode_bytes(raw).instruction(0)) == ".raw 0x" + raw.hex()
+    halt = assemble("HALT").records
+    assert listing_lines(decode_bytes(raw + halt)) == [".raw 0x" + raw.hex(), "HALT"]
