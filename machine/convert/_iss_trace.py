@@ -31,11 +31,12 @@ from machine.convert._iss_vec import (
 from machine.convert._trace_codec import bitstr, decode
 from machine.convert._trace_model import ROLES, STEP_NAMES, Step, Trace, Value, show
 from machine.convert.formats import FloatFormat
+from machine.convert.modes import Mode
 
 PROFILE = "iss"
 NO_ROUNDING = "none"  # Trace.mode of the primitives that never round (widen, sats, packl, ...)
-MODE_TEXT = {"rint": "round to nearest, ties to even (RNE)", "trunc": "toward zero (RTZ)",
-             "ceil": "toward +inf (RPI)", "floor": "toward -inf (RMI)"}
+MODE_TEXT = {Mode.RINT: "round to nearest, ties to even (RNE)", Mode.TRUNC: "toward zero (RTZ)",
+             Mode.CEIL: "toward +inf (RPI)", Mode.FLOOR: "toward -inf (RMI)"}
 
 
 class _Lane:
@@ -166,15 +167,15 @@ def _round_float(lane: _Lane, sign: int, mag: int, exp2: int, fmt: FloatFormat, 
     word = f"round-mode word bits[1:0] = {round_mode & 3}: {MODE_TEXT[mode]}"
     if not inexact:
         up, why = 0, "exact, nothing to round"
-    elif mode == "rint":
+    elif mode == Mode.RINT:
         up = g & (r | s | (kept & 1))
         why = (f"a tie; the kept bits end in {kept & 1}, so RNE goes {'up' if up else 'down'} "
                "to the even one (the cmp $0x3 ; sete tie-break)" if tie else
                f"{'above' if g else 'below'} halfway: to nearest, {'up' if up else 'down'}")
-    elif mode == "trunc":
+    elif mode == Mode.TRUNC:
         up, why = 0, "RTZ drops the extra bits"
     else:
-        up = int((mode == "ceil") != bool(sign))
+        up = int((mode == Mode.CEIL) != bool(sign))
         why = f"inexact and {'negative' if sign else 'positive'}: " + \
             ("the magnitude goes up" if up else "the extra bits are dropped")
     kbits = bitstr(kept, kw)
@@ -198,7 +199,8 @@ def _round_float(lane: _Lane, sign: int, mag: int, exp2: int, fmt: FloatFormat, 
     mag_out = Fraction(kept) * Fraction(2) ** q
     if kept >> m_bits and q + m_bits > fmt.emax:
         lane.overflow = True
-        to_inf = mode == "rint" or (mode == "ceil" and not sign) or (mode == "floor" and sign)
+        to_inf = (mode == Mode.RINT or (mode == Mode.CEIL and not sign)
+                  or (mode == Mode.FLOOR and sign))
         lane.saturated = not to_inf
         lane.add("overflow", "Overflow", f"{show(mag_out)} > largest finite "
                  f"{show(fmt.max_value)}: {MODE_TEXT[mode]} gives "

@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from machine.convert.formats import FORMATS, FloatFormat
+from machine.convert.modes import Mode
 
 FP16: FloatFormat = FORMATS["fp16"]  # type: ignore[assignment]
 FP32: FloatFormat = FORMATS["fp32"]  # type: ignore[assignment]
@@ -24,7 +25,8 @@ FLOAT_FORMATS: dict[str, FloatFormat] = {"fp16": FP16, "fp32": FP32}
 
 # Round-mode word, bits [1:0] (ref 003 §8.1): 0 = RNE is OBSERVED; the order
 # RNE / RTZ / RPI / RMI for 0..3 is the document's MED reading (the Xtensa FCR order).
-ROUND_MODES: tuple[str, ...] = ("rint", "trunc", "ceil", "floor")
+# the round-mode word's bits[1:0] (ref 003): 0 RNE, 1 RTZ, 2 RPI, 3 RMI
+ROUND_MODES: tuple[Mode, ...] = (Mode.RINT, Mode.TRUNC, Mode.CEIL, Mode.FLOOR)
 
 INT_WIDTHS: tuple[int, ...] = (8, 16, 32)  # float/ufloat sources, ref 003 §2 NOTE
 TRUNC_WIDTHS: tuple[int, ...] = (16, 32)  # trunc/utrunc results, ref 003 §3.1-3.2
@@ -115,18 +117,18 @@ def round_to_float(neg: np.ndarray, mag: np.ndarray, exp2: np.ndarray, fmt: Floa
     # and a carry out of the mantissa ripples into the exponent by itself.
     enc = ((q + m_bits + fmt.bias - 1) << m_bits) + kept.astype(np.int64)
     inexact = guard | sticky
-    if mode == "rint":
+    if mode == Mode.RINT:
         up = guard & (sticky | ((enc & 1) == 1))
-    elif mode == "trunc":
+    elif mode == Mode.TRUNC:
         up = np.zeros_like(guard)
-    elif mode == "ceil":
+    elif mode == Mode.CEIL:
         up = inexact & ~neg
     else:  # floor
         up = inexact & neg
     enc = np.where(mag == 0, 0, enc + up)
     inf_code = ((1 << fmt.exp_bits) - 1) << m_bits
-    to_inf = {"rint": np.ones_like(neg), "trunc": np.zeros_like(neg), "ceil": ~neg,
-              "floor": neg}[mode]
+    to_inf = {Mode.RINT: np.ones_like(neg), Mode.TRUNC: np.zeros_like(neg), Mode.CEIL: ~neg,
+              Mode.FLOOR: neg}[mode]
     enc = np.where(enc >= inf_code, np.where(to_inf, inf_code, inf_code - 1), enc)
     return enc.astype(np.uint64) | (neg.astype(np.uint64) << np.uint64(fmt.bits - 1))
 
