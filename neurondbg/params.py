@@ -26,6 +26,7 @@ from machine.convert.modes import Mode
 from machine.convert.options import PROFILES, parse_mode, parse_profile
 from machine.dtypes import GEN_NAMES, PRODUCT_GENS, parse_gen_name
 from machine.isa.opcodes import QUEUE_ENGINES
+from machine.state import MachineConfig
 
 
 class ParamError(click.BadParameter):
@@ -131,6 +132,7 @@ class ProfileType(_NamedType):
         super().__init__(PROFILES)
 
 
+DEFAULT_ENGINE: str = MachineConfig.engine  # the queue a machine runs unless told otherwise
 GEN = GenType()
 ENGINE = EngineType()
 FORMAT = FormatType()

@@ -17,7 +17,7 @@ from click.core import ParameterSource
 from machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
-from neurondbg.params import ENGINE, GEN
+from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 
 
 @click.command("replay")
@@ -25,7 +25,7 @@ from neurondbg.params import ENGINE, GEN
 @click.argument("program", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
               help="Hardware generation.")
-@click.option("--engine", type=ENGINE, default="pool", show_default=True,
+@click.option("--engine", type=ENGINE, default=DEFAULT_ENGINE, show_default=True,
               help="The engine queue the program runs on.")
 @click.option("--sbuf", "sbuf_in", type=click.Path(path_type=Path, dir_okay=False),
               help="uint8 .npy (partitions, bytes) loaded into SBUF, as with `run --sbuf`.")

@@ -32,7 +32,7 @@ import numpy as np
 from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
-from neurondbg.params import ENGINE, GEN
+from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl+C
 
@@ -121,7 +121,7 @@ def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path
 @click.argument("program", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
               help="Hardware generation.")
-@click.option("--engine", type=ENGINE, default="pool", show_default=True,
+@click.option("--engine", type=ENGINE, default=DEFAULT_ENGINE, show_default=True,
               help="The engine queue the program runs on.")
 @click.option("--max-steps", type=click.IntRange(min=0), default=None,
               help="Stop after this many steps (default 10,000,000), counted from where the "

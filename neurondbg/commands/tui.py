@@ -9,14 +9,14 @@ import click
 
 from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.errors import InputError
-from neurondbg.params import ENGINE, GEN
+from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 
 
 @click.command("tui")
 @click.argument("program", required=False, type=click.Path(path_type=Path))
 @click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
               help="hardware generation")
-@click.option("--engine", type=ENGINE, default="pool", show_default=True,
+@click.option("--engine", type=ENGINE, default=DEFAULT_ENGINE, show_default=True,
               help="the engine queue the program runs on")
 @click.option("--lab", is_flag=True, help="open only the Convert Lab")
 def command(program: Path | None, gen: Gen, engine: str, lab: bool) -> None:

@@ -21,10 +21,9 @@ from machine.files import MAX_PROGRAM_BYTES, InputFileError, looks_like_text, op
 from machine.isa.opcodes import QUEUE_ENGINES
 from machine.isa.spec import RECORD_BYTES
 from neurondbg.errors import InputError
-from neurondbg.params import GEN, EngineType
+from neurondbg.params import DEFAULT_ENGINE, GEN, EngineType  # run's default queue too
 
 ENGINES = QUEUE_ENGINES
-DEFAULT_ENGINE = "pool"  # the engine `run` uses by default: both judge the same queue
 ANY_ENGINE = "any"  # no dispatch-table check: the wire-level predicates only
 
 
