@@ -533,10 +533,11 @@ def _help(session: Any, rest: str) -> Reply:
         if cmd is None:
             raise ValueError(f"no command {rest!r}")
         return reply.say(cmd.help_line)
+    from neurondbg.screens.help import key_summary  # the keys, from the App's bindings
+
     for cmd in REGISTRY:
         reply.say(cmd.help_line)
-    return reply.say("keys: s step · c continue · r reverse · b breakpoint · ? help · q quit · "
-                     "Ctrl+P palette", "dim")
+    return reply.say(f"keys: {key_summary()}", "dim")
 
 
 @REGISTRY.command("quit", "quit", "leave neurondbg", aliases=("q",), needs_program=False)

@@ -62,6 +62,16 @@ def bindings_of(classes: Iterable[type]) -> list[tuple[str, str]]:
             for keys, what in by_action.values()]
 
 
+def key_summary() -> str:
+    """'s step · c continue · …': the keys the App's footer shows (its BINDINGS with
+    show on), for the console's `help`."""
+    from neurondbg.app import NeurondbgApp
+
+    keys = [f"{key_name(b.key)} {b.description}" for b in NeurondbgApp.BINDINGS
+            if isinstance(b, Binding) and b.show]
+    return " · ".join([*keys, "Ctrl+P palette"])
+
+
 def sections(app: Any) -> list[tuple[str, Sequence[tuple[str, str]]]]:
     """(heading, bindings) in the order the help shows them."""
     from neurondbg.app import NeurondbgApp

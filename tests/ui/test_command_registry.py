@@ -220,3 +220,12 @@ def test_paths_complete_to_folders_and_the_files_a_command_opens(tmp_path: Path)
     assert REGISTRY.completions(f"save {tmp_path}/") == \
         [f"save {tmp_path}/a.toml", f"save {tmp_path}/ab/"]
     assert REGISTRY.completions(f"load {tmp_path}/nope/") == []  # no such folder: nothing
+
+
+def test_the_console_help_names_the_footer_keys_from_the_bindings(monkeypatch) -> None:
+    last = execute("help", None).lines[-1][0]
+    assert last == ("keys: s step · c continue · r reverse · b break · z max/restore · L lab · "
+                    "? help · q quit · Ctrl+P palette")  # was by hand: "b breakpoint", no z, L
+    monkeypatch.setattr(NeurondbgApp, "BINDINGS",
+                        [*NeurondbgApp.BINDINGS, Binding("w", "watch", "watch")])
+    assert "q quit · w watch · Ctrl+P palette" in execute("help", None).lines[-1][0]
