@@ -129,3 +129,39 @@ def test_any_note_text_round_trips(text: str) -> None:
     spec = SessionSpec(program="p.asm", sha256="", config=MachineConfig(),
                        notes=[Note(0, text, text)])
     assert _back(spec).notes == spec.notes
+
+
+OLD_WRITER_TEXT = '''schema = 1
+
+[program]
+path = "p.asm"
+sha256 = ""
+
+[machine]
+gen = "cayman"
+engine = "pool"
+
+[position]
+steps = 0
+digest = ""
+stop = {reason = "halt", pc = 64, detail = "HALT at 0x40"}
+
+[layout]
+focus = "memory"
+
+[[notes]]
+step = 0
+text = "first line\\nsecond \\"quoted\\" line"
+title = "Start"
+'''
+
+
+def test_a_file_the_old_writer_wrote_reads_the_same_and_rewrites_multiline() -> None:
+    spec = session_from_dict(tomllib.loads(OLD_WRITER_TEXT))
+    assert spec.notes == [Note(0, 'first line\nsecond "quoted" line', "Start")]
+    assert spec.stop == {"reason": "halt", "pc": 64, "detail": "HALT at 0x40"}
+    text = dumps(session_to_dict(spec))
+    assert 'text = """\nfirst line\nsecond \\"quoted\\" line"""' in text
+    back = session_from_dict(tomllib.loads(text))
+    assert back.config == spec.config.resolved()  # the machine is saved resolved
+    assert (back.notes, back.stop, back.layout) == (spec.notes, spec.stop, spec.layout)
