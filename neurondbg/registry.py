@@ -39,10 +39,6 @@ class Palette:
     line: str
     key: str = ""
 
-    @property
-    def prefill(self) -> bool:
-        return self.line.endswith(" ")
-
 
 @dataclass(frozen=True)
 class Command:
