@@ -16,6 +16,8 @@ import sys
 
 import click
 
+from neurondbg.errors import usage_line
+
 # name -> module under neurondbg.commands; order is the order `--help` lists them.
 SUBCOMMANDS: dict[str, str] = {
     "tui": "tui",
@@ -48,7 +50,7 @@ class LazyGroup(click.Group):
         return module.command
 
 
-@click.group(cls=LazyGroup, invoke_without_command=True,
+@click.group(name="neurondbg", cls=LazyGroup, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="neurondbg")
 @click.pass_context
@@ -75,8 +77,7 @@ def main() -> None:
         rv = cli.main(prog_name="neurondbg", standalone_mode=False)
     except click.UsageError as e:
         where = e.ctx.command_path if e.ctx is not None else "neurondbg"
-        message = " ".join(e.format_message().split())
-        click.echo(f"neurondbg: error: {where}: {message} (see `{where} --help`)", err=True)
+        click.echo(usage_line(where, e.format_message()), err=True)
         sys.exit(e.exit_code)
     except click.ClickException as e:
         e.show()

@@ -15,3 +15,8 @@ class InputError(click.ClickException):
 
     def show(self, file=None) -> None:
         click.echo(f"neurondbg: error: {self.format_message()}", err=True, file=file)
+
+
+def usage_line(where: str, message: str) -> str:
+    """The one line every usage error prints (bad option value, unknown command, ...)."""
+    return f"neurondbg: error: {where}: {' '.join(message.split())} (see `{where} --help`)"

@@ -27,15 +27,16 @@ from machine.convert.options import PROFILES, parse_mode, parse_profile
 from machine.dtypes import GEN_NAMES, PRODUCT_GENS, parse_gen_name
 from machine.isa.opcodes import QUEUE_ENGINES
 from machine.state import MachineConfig
+from neurondbg.errors import usage_line
 
 
 class ParamError(click.BadParameter):
     """A bad option value: one line wherever click shows it."""
 
     def show(self, file: IO[Any] | None = None) -> None:
-        name = self.ctx.info_name if self.ctx is not None else "neurondbg"
-        hint = "/".join(self.param.opts) if self.param is not None else "value"
-        click.echo(f"neurondbg: error: {name}: {hint}: {self.message}", err=True, file=file)
+        # the same line as the entry point prints (neurondbg.cli.main), however invoked
+        where = self.ctx.command_path if self.ctx is not None else "neurondbg"
+        click.echo(usage_line(where, self.format_message()), err=True, file=file)
 
 
 class _NamedType(click.ParamType):

@@ -120,7 +120,8 @@ def test_gen_option_defaults_calls_without_gen(tmp_path: Path) -> None:
     assert run(tmp_path, [call], "--gen", "mariana").exit_code == 0
     assert run(tmp_path, [{**call, "gen": "trn2"}], "--gen", "trn1").exit_code == 0  # explicit
     bad = run(tmp_path, [call], "--gen", "trn9")
-    assert bad.exit_code == 2 and "--gen: unknown generation 'trn9'" in bad.output
+    assert bad.exit_code == 2
+    assert "Invalid value for '--gen': unknown generation 'trn9'" in bad.output
 
 
 def test_list_intrinsics(tmp_path: Path) -> None:

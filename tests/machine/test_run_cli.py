@@ -85,7 +85,7 @@ def test_sbuf_input_and_breakpoints(tmp_path) -> None:
     (["missing.asm"], "missing.asm: no such file"),
     (["{ex}/loop.asm", "--break", "pc:zz"], "--break 'pc:zz': column 4"),
     (["{ex}/loop.asm", "--break", "label:nowhere"], "unknown label 'nowhere'"),
-    (["{ex}/loop.asm", "--gen", "tonga"], "--gen: unknown generation"),
+    (["{ex}/loop.asm", "--gen", "tonga"], "Invalid value for '--gen': unknown generation"),
     (["{ex}/loop.asm", "--sbuf", "{ex}/loop.asm"], "expected a .npy file"),
 ])
 def test_bad_input_is_one_line_exit_2(args, fragment, tmp_path) -> None:
