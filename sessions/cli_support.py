@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from machine.debugger import Machine, Stop
-from machine.dtypes import Gen, parse_gen
+from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
 from machine.state import MachineConfig
 from sessions.errors import SessionError
 from sessions.program import ProgramFile, read_program
@@ -61,7 +61,7 @@ def is_session_file(path: str | Path) -> bool:
     return Path(path).suffix.lower() == SESSION_SUFFIX
 
 
-def open_program_or_session(path: str | Path, gen: str | Gen = "cayman", engine: str = "pool",
+def open_program_or_session(path: str | Path, gen: str | Gen = DEFAULT_GEN, engine: str = "pool",
                             *, execute_invalid: bool = False, progress: Progress | None = None,
                             interrupt: threading.Event | None = None,
                             history: bool = True) -> Opened:

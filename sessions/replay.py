@@ -21,7 +21,7 @@ from typing import IO, Any
 import numpy as np
 
 from machine.debugger import Machine
-from machine.dtypes import Gen, parse_gen
+from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
 from machine.files import InputFileError, load_json, open_input
 from machine.state import MachineConfig
 from sessions.errors import SessionError, SessionInterrupted
@@ -179,7 +179,7 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, A
     return None if expected == actual else (path, expected, actual)
 
 
-def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen = "cayman",
+def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen = DEFAULT_GEN,
            engine: str = "pool", config: MachineConfig | None = None,
            sbuf: np.ndarray | None = None,
            interrupt: threading.Event | None = None) -> ReplayResult:

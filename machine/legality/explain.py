@@ -107,10 +107,8 @@ def explain_levels(instruction: Any, gen: Gen | str, engine: str | None = None) 
     g = parse_gen(gen)
     wire = explain(instruction, g, engine)
     raw = _raw_of(instruction)
-    try:
-        from machine.legality.nki import bridge
-    except ImportError:  # the NKI level is optional for the wire level
-        return Levels(wire, None, None, ())
+    from machine.legality.nki import bridge  # lazily: the wire level alone never needs it
+
     corr = bridge.intrinsic_for_opcode(raw[0])
     if corr is None:
         return Levels(wire, None, None, ())

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import DEFAULT_GEN, GEN_NAMES, Gen, parse_gen
+from machine.dtypes import DEFAULT_GEN, GEN_NAMES, PRODUCT_GENS, Gen, parse_gen_name
 
 
 class NkiInputError(ValueError):
@@ -284,8 +284,6 @@ def parse_op(value: Any, path: str) -> str | None:
 # --- generations ----------------------------------------------------------------
 
 # Reference 004 names products; machine.dtypes.Gen names codenames (isa-facts §0).
-PRODUCT_GENS: dict[str, Gen] = {"trn1": Gen.SUNDA, "inf2": Gen.SUNDA, "trn2": Gen.CAYMAN,
-                                "trn3": Gen.MARIANA}
 
 
 def parse_call_gen(value: Any, path: str) -> Gen:
@@ -293,13 +291,8 @@ def parse_call_gen(value: Any, path: str) -> Gen:
     if value is None:
         return DEFAULT_GEN
     if isinstance(value, str):
-        key = value.strip().lower()
-        if key in PRODUCT_GENS:
-            return PRODUCT_GENS[key]
-        if key.startswith("gen") and key[3:].isdigit() and int(key[3:]) in Gen._value2member_map_:
-            return Gen(int(key[3:]))
         try:
-            return parse_gen(key)
+            return parse_gen_name(value.strip())
         except ValueError:
             pass
     names = ", ".join((*PRODUCT_GENS, *GEN_NAMES))
