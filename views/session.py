@@ -29,6 +29,7 @@ from machine.breakpoints import Breakpoint, parse_spec
 from machine.debugger import Machine, Stop
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.engines.record import Lanes, StepRecord
+from machine.isa import listing_lines
 from machine.isa.codec import Instruction
 from machine.legality.explain import validate
 from machine.state import MachineState
@@ -133,11 +134,14 @@ class Session:
 
     # -- loading ---------------------------------------------------------------
     def _listing(self) -> list[ProgramLine]:
-        """The listing, each record judged once by the vectorized validator."""
+        """The listing, each record judged once by the vectorized validator: its full
+        disassembly and its listing form (machine.isa.listing, from the decoded fields)."""
         by_offset = {off: name for name, off in self.labels.items()}
         valid = np.asarray(validate(self.program, self.gen, self.engine).valid, bool)
         texts = disassemble_lines(self.program, self.gen)  # re-assemblable, one per record
-        return [ProgramLine(i, i * 64, texts[i].strip(), bool(valid[i]), by_offset.get(i * 64))
+        short = listing_lines(self.program, self.gen, by_offset)
+        return [ProgramLine(i, i * 64, texts[i].strip(), bool(valid[i]), by_offset.get(i * 64),
+                            listing=short[i])
                 for i in range(len(self.program))]
 
     def _make_debugger(self, m: Machine) -> Machine:

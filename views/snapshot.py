@@ -33,6 +33,7 @@ class ProgramLine:
     valid: bool | None = None  # legality verdict; None = not judged
     label: str | None = None
     failed: tuple[str, ...] = ()
+    listing: str = ""  # the listing form (machine.isa.listing); "" = the disassembly
 
 
 @dataclass(frozen=True)

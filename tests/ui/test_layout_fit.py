@@ -3,15 +3,18 @@ lines and header, registers, and legality messages wrapped (never cut)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 from textual.widgets import Static
 
+from machine.asm import assemble
+from machine.isa import listing
 from neurondbg.app import NeurondbgApp
 from neurondbg.screens.main import PANES
 from views.legality import LegalityView, wrap_lines
-from views.program import ProgramView, compact_text, split_operands
+from views.program import ProgramView
 from views.registers import RegistersView
 from views.struct_view import FieldTable
 
@@ -45,14 +48,10 @@ COMPACT = [
 
 
 def test_compact_listing_forms() -> None:
+    """The Program pane's listing form (machine.isa.listing) of each full disassembly."""
     for full, offset, short in COMPACT:
-        assert compact_text(full, offset, {0x40: "loop"}) == short, full
-
-
-def test_split_operands_keeps_brackets_whole() -> None:
-    assert split_operands("src=sb[0, 0x0] step=[1, 0]  x=1") == ["src=sb[0, 0x0]", "step=[1, 0]",
-                                                                 "x=1"]
-    assert split_operands("") == []
+        inst = dataclasses.replace(assemble(full).program().instruction(0), offset=offset)
+        assert listing(inst, labels={0x40: "loop"}) == short, full
 
 
 def test_wrap_lines_never_drops_text_and_indents_continuations() -> None:
