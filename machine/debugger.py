@@ -110,6 +110,9 @@ class Machine:
         self._fast: list[Callable[[], int] | None] | None = None
         self._stop: bytearray | None = None
         self._plain = bytearray()
+        # The last step that converted (its lanes): kept while `continue` runs past it, so
+        # the UI can show the conversion a run went through; stale once reversed past.
+        self.last_conversion: StepRecord | None = None
         self.breakpoints: list[Breakpoint] = []
         self._next_bp = 1
         self.interrupt = threading.Event()
@@ -334,6 +337,8 @@ class Machine:
             if rec.executed:
                 self.history.keep(st, len(self.edits))
         self.last = rec
+        if rec.lanes is not None:
+            self.last_conversion = rec
         if self.on_step is not None:
             self.on_step(rec)
         return rec

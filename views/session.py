@@ -105,7 +105,6 @@ class Session:
         self.warnings: list[str] = list(opened.warnings)
         self.program_path = Path(opened.program_path)  # a session names its own program
         self.lines = self._listing()
-        self.last_lanes: tuple[Lanes, int] | None = None  # the last conversion, its step
         self.dbg = self._make_debugger(machine)
         self.last: StepRecord | None = None
         self.last_stop: Stop | None = None  # the stop of the last run / step N (continue N)
@@ -148,19 +147,16 @@ class Session:
         # One event stops everything: the App's Esc sets `session.interrupt`, which is
         # the machine's own, so a single long `cont` sees it at its next check.
         m.interrupt = self.interrupt
-        # Keep the lanes of the last conversion even when `continue` runs past it.
-        # Wrapping `step` (not setting `on_step`) keeps the SEQ fast path of `cont`:
-        # conversions never take that path, they always go through `step`.
-        inner = m.step
-
-        def step_keeping_lanes() -> StepRecord:
-            rec = inner()
-            if rec.lanes is not None:
-                self.last_lanes = (rec.lanes, rec.step)
-            return rec
-
-        m.step = step_keeping_lanes  # type: ignore[method-assign]
         return m
+
+    @property
+    def last_lanes(self) -> tuple[Lanes, int] | None:
+        """The lanes of the last conversion still in effect, and its step: the machine keeps
+        the record even when `continue` runs past it; a reversed one is gone."""
+        rec = self.dbg.last_conversion
+        if rec is None or rec.lanes is None or rec.step >= self.state.steps:
+            return None
+        return rec.lanes, rec.step
 
     def require(self) -> Machine:
         return self.dbg
@@ -203,8 +199,6 @@ class Session:
         stop = m.reverse(n, progress)
         done = before - sum(m.position)
         self.last, self.last_stop = None, None
-        if self.last_lanes is not None and self.last_lanes[1] >= self.state.steps:
-            self.last_lanes = None  # that conversion has been undone
         if not done:
             self.stop_text = "at the start of history: nothing to reverse" \
                 if stop.reason == "start" and m.history.enabled else describe_stop(stop)
@@ -256,8 +250,6 @@ class Session:
         m = self.dbg
         if plan.kind == "reverse-continue":
             stop = m.reverse_continue()  # it checks `interrupt` (shared) as it goes
-            if self.last_lanes is not None and self.last_lanes[1] >= self.state.steps:
-                self.last_lanes = None
             return stop
         until = plan.arg if plan.kind == "until" else None
         while True:
