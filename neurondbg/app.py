@@ -3,7 +3,7 @@
 `NeurondbgApp(program, gen=..., engine=...)` opens a program (the bundled demo
 when none is given) in the debugger layout; `NeurondbgApp(lab_only=True)`
 opens just the Convert Lab. Widgets send messages up; the App drives the
-model (views.adapter.Session) and pushes one Snapshot down after every stop.
+model (views.session.Session) and pushes one Snapshot down after every stop.
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ from neurondbg import console
 from neurondbg.console import REGISTRY, Action
 from neurondbg.palette import RECENT_MAX, DynamicCommands, Entry, static_entries
 from neurondbg.screens.main import PANES, DebuggerScreen
-from views.adapter import Session
 from views.console_view import ConsoleView
 from views.lanes import LaneTable
 from views.memory import MemoryView
 from views.pane import Pane
 from views.program import ProgramView
+from views.session import Session
 from views.snapshot import Snapshot
 
 CSS_FILE = Path(str(resources.files("views").joinpath("neurondbg.tcss")))  # package data

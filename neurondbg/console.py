@@ -79,7 +79,7 @@ def error(text: str) -> Reply:
 
 
 def execute(line: str, session: Any, *, defer_long: bool = False) -> Reply:
-    """Run one console line against a views.adapter.Session. Never raises.
+    """Run one console line against a views.session.Session. Never raises.
 
     With `defer_long`, a command's long form (step N, reverse N with N > 1) is not run
     here but handed back as an action for the App's worker."""

@@ -20,8 +20,8 @@ from neurondbg.console import REGISTRY, Action, execute
 from neurondbg.palette import DynamicCommands, dynamic_entries, static_entries
 from neurondbg.registry import Command, Registry
 from neurondbg.screens.help import GENERIC, help_text, key_name
-from views.adapter import Session
 from views.program import ProgramView
+from views.session import Session
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"
