@@ -112,7 +112,8 @@ class NeurondbgApp(App):
             from neurondbg.screens.lab import LabScreen  # imported on demand: a faster start
 
             return LabScreen(closable=False)
-        return DebuggerScreen(REGISTRY.names)
+        return DebuggerScreen(REGISTRY.names,
+                              lambda line: REGISTRY.completions(line, self.session))
 
     def debugger_ready(self) -> None:
         """Called by DebuggerScreen.on_mount: the panes exist; load the program off the UI

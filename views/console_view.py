@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -16,6 +16,9 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Input, RichLog
 
 MAX_LINES = 2000  # the console keeps this much output
+
+
+CompleteLine = Callable[[str], Sequence[str]]  # a line -> whole-line candidates
 
 
 def complete(prefix: str, words: Sequence[str]) -> str:
@@ -39,11 +42,13 @@ class ConsoleInput(Input):
         Binding("tab", "complete", "complete", show=False, priority=True, id="console.complete"),
     ]
 
-    def __init__(self, words: Sequence[str], **kwargs) -> None:
+    def __init__(self, words: Sequence[str], complete_line: CompleteLine | None = None,
+                 **kwargs) -> None:
         # select_on_focus off: a prefilled command (e.g. "goto 3 ") is completed, not replaced
         super().__init__(suggester=SuggestFromList(words, case_sensitive=True),
                          select_on_focus=False, **kwargs)
         self.words = list(words)
+        self.complete_line = complete_line  # whole-line candidates for an argument
         self.history: list[str] = []
         self._pos = 0
 
@@ -60,7 +65,10 @@ class ConsoleInput(Input):
         self.cursor_position = len(self.value)
 
     def action_complete(self) -> None:
-        if " " in self.value.strip():
+        if " " in self.value.strip():  # an argument: the command's own completion, if any
+            if self.complete_line is not None:
+                self.value = complete(self.value, self.complete_line(self.value))
+                self.cursor_position = len(self.value)
             return
         self.value = complete(self.value.strip(), self.words)
         if self.value in self.words:
@@ -87,10 +95,12 @@ class ConsoleView(Vertical):
             super().__init__()
             self.line = line
 
-    def __init__(self, words: Sequence[str] = (), **kwargs) -> None:
+    def __init__(self, words: Sequence[str] = (), complete_line: CompleteLine | None = None,
+                 **kwargs) -> None:
         super().__init__(**kwargs)
         self.messages: list[str] = []  # every line written, unwrapped
         self.words = words
+        self.complete_line = complete_line
         self._written: deque[Text] = deque(maxlen=MAX_LINES)  # to re-wrap on a resize
         self._width = 0
 
@@ -99,7 +109,8 @@ class ConsoleView(Vertical):
         # to the pane; 20 lets long lines (notes, errors) wrap at the pane's width.
         yield RichLog(id="console-log", wrap=True, markup=False, max_lines=MAX_LINES,
                       min_width=20)
-        yield ConsoleInput(self.words, placeholder="help · step · break pc:0x80 · print R5",
+        yield ConsoleInput(self.words, self.complete_line,
+                           placeholder="help · step · break pc:0x80 · print R5",
                            compact=True, id="console-input")
 
     def write(self, text: str | Text, style: str = "") -> None:

@@ -72,9 +72,11 @@ class DebuggerScreen(Screen):
         for i, (name, title) in enumerate(PANES.items(), start=1)
     ]
 
-    def __init__(self, words: Sequence[str] = ()) -> None:
+    def __init__(self, words: Sequence[str] = (),
+                 complete_line: Callable[[str], Sequence[str]] | None = None) -> None:
         super().__init__(id="debugger")
         self.words = words
+        self.complete_line = complete_line  # the console's argument completion
         self.layout_name = "wide"
         self.tab = "registers"  # the pane the compact layout shows in its shared slot
 
@@ -95,7 +97,8 @@ class DebuggerScreen(Screen):
         with Horizontal(id="row3"):
             yield Pane(PANES["memory"], MemoryView(id="memory"), id="pane-memory", classes="tab")
             yield Pane(PANES["lanes"], LanesView(id="lanes"), id="pane-lanes", classes="tab")
-            yield Pane(PANES["console"], ConsoleView(self.words, id="console"),
+            yield Pane(PANES["console"], ConsoleView(self.words, self.complete_line,
+                                                         id="console"),
                        id="pane-console")
         yield Static("", id="too-small", markup=False)
         yield Footer()

@@ -1,0 +1,34 @@
+"""Tab in the console completes a command's argument from the registry, in the real App."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from neurondbg.app import NeurondbgApp
+
+LOOP = Path(__file__).parent / "data" / "loop.asm"
+SIZE = (160, 50)
+
+
+async def _tab(app: NeurondbgApp, pilot, typed: str) -> str:
+    field = app.screen.query_one("#console-input", Input)
+    field.focus()
+    field.value = typed
+    field.cursor_position = len(typed)
+    await pilot.press("tab")
+    await pilot.pause()
+    return field.value
+
+
+async def test_tab_completes_arguments_from_the_command_registry() -> None:
+    app = NeurondbgApp(LOOP)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_loaded()
+        assert await _tab(app, pilot, "break lab") == "break label:"  # a spec kind
+        assert await _tab(app, pilot, "break label:t") == "break label:top"  # the program's
+        assert await _tab(app, pilot, "until t") == "until top"
+        assert await _tab(app, pilot, "info b") == "info breakpoints"
+        assert await _tab(app, pilot, "brea") == "break "  # the first word, as before
+        assert await _tab(app, pilot, "break zz") == "break zz"  # nothing matches: unchanged
