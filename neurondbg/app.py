@@ -113,7 +113,8 @@ class NeurondbgApp(App):
 
             return LabScreen(closable=False)
         return DebuggerScreen(REGISTRY.names,
-                              lambda line: REGISTRY.completions(line, self.session))
+                              lambda line: REGISTRY.completions(line, self.session),
+                              on_ready=self.debugger_ready)
 
     def debugger_ready(self) -> None:
         """Called by DebuggerScreen.on_mount: the panes exist; load the program off the UI

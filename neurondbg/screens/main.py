@@ -73,10 +73,14 @@ class DebuggerScreen(Screen):
     ]
 
     def __init__(self, words: Sequence[str] = (),
-                 complete_line: Callable[[str], Sequence[str]] | None = None) -> None:
+                 complete_line: Callable[[str], Sequence[str]] | None = None,
+                 on_ready: Callable[[], None] | None = None) -> None:
         super().__init__(id="debugger")
         self.words = words
         self.complete_line = complete_line  # the console's argument completion
+        # Called once the panes exist (the App loads its program then, off the UI thread).
+        # A callback rather than a message: it must run before the first frame's refresh.
+        self.on_ready = on_ready
         self.layout_name = "wide"
         self.tab = "registers"  # the pane the compact layout shows in its shared slot
 
@@ -106,9 +110,8 @@ class DebuggerScreen(Screen):
     def on_mount(self) -> None:
         self.select_tab(self.tab)
         self.fit(self.app.size)
-        ready = getattr(self.app, "debugger_ready", None)
-        if ready is not None:
-            ready()
+        if self.on_ready is not None:
+            self.on_ready()
 
     # -- layout by size -------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
