@@ -8,6 +8,7 @@ from neurondbg.app import NeurondbgApp
 from neurondbg.screens.help import HelpScreen
 from neurondbg.screens.lab import LabScreen
 from neurondbg.screens.main import DebuggerScreen
+from tests.ui.helpers import SIZE, started
 from views.accum import AccumView
 from views.console_view import ConsoleView
 from views.lab import ConvertLab
@@ -22,7 +23,6 @@ from views.struct_view import FieldTable, HexDump
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"
 LOOP = DATA / "loop.asm"
-SIZE = (160, 50)
 
 
 def console_text(app: NeurondbgApp) -> str:
@@ -30,9 +30,7 @@ def console_text(app: NeurondbgApp) -> str:
 
 
 async def test_layout_shows_every_pane_and_the_listing() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.pause()
         assert isinstance(app.screen, DebuggerScreen)
         for pane in ("program", "registers", "struct", "legality", "memory", "accum", "lanes",
@@ -50,9 +48,7 @@ async def test_layout_shows_every_pane_and_the_listing() -> None:
 
 
 async def test_step_updates_registers_struct_legality_sbuf_and_lanes() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("s")
         await pilot.pause()
         regs = app.screen.query_one(RegistersView)
@@ -80,9 +76,7 @@ async def test_step_updates_registers_struct_legality_sbuf_and_lanes() -> None:
 
 
 async def test_invalid_instruction_is_refused_and_explained() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("s", "s", "s")
         await pilot.pause()
         legality = app.screen.query_one(LegalityView)
@@ -97,9 +91,7 @@ async def test_invalid_instruction_is_refused_and_explained() -> None:
 
 
 async def test_breakpoint_key_and_continue_in_a_worker() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         prog = app.screen.query_one(ProgramView)
         prog.focus()
         await pilot.press("down", "down", "b")
@@ -117,9 +109,7 @@ async def test_breakpoint_key_and_continue_in_a_worker() -> None:
 
 
 async def test_escape_interrupts_a_run() -> None:
-    app = NeurondbgApp(LOOP)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(LOOP) as (app, pilot):
         await pilot.press("c")
         await pilot.pause(0.3)
         assert app.running
@@ -133,9 +123,7 @@ async def test_escape_interrupts_a_run() -> None:
 
 
 async def test_maximise_restore_help_and_lab() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         app.screen.query_one(RegistersView).focus()
         await pilot.press("z")
         await pilot.pause()
@@ -158,9 +146,7 @@ async def test_maximise_restore_help_and_lab() -> None:
 
 
 async def test_pane_keys_registers_memory_lanes() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("s", "s")
         regs = app.screen.query_one(RegistersView)
         regs.focus()
@@ -207,9 +193,7 @@ async def test_pane_keys_registers_memory_lanes() -> None:
 
 
 async def test_struct_field_and_byte_selection() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         table = app.screen.query_one(FieldTable)
         dump = app.screen.query_one(HexDump)
         names = [f.name for f in table.fields()]
@@ -228,9 +212,7 @@ async def test_struct_field_and_byte_selection() -> None:
 async def test_a_program_that_does_not_load_keeps_the_app_alive(tmp_path: Path) -> None:
     bad = tmp_path / "bad.asm"
     bad.write_text("MOVE R3=5\nNOPE x=1\n")
-    app = NeurondbgApp(bad)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(bad) as (app, pilot):
         await pilot.pause()
         text = console_text(app)
         assert "error:" in text and "bad.asm:2" in text
@@ -272,9 +254,7 @@ async def test_demo_opens_by_default_and_continue_keeps_the_last_conversion() ->
 async def test_session_file_opens_at_its_step_with_layout_and_tour_notes() -> None:
     from sessions.tours import TOURS_DIR
 
-    app = NeurondbgApp(TOURS_DIR / "cast_rounding.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(TOURS_DIR / "cast_rounding.toml") as (app, pilot):
         await pilot.pause()
         assert app.screen.focused is app.screen.query_one(LaneTable)  # layout focus = lanes
         text = console_text(app)
@@ -287,9 +267,7 @@ async def test_session_file_opens_at_its_step_with_layout_and_tour_notes() -> No
 
 
 async def test_open_and_tour_commands() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         app.run_command("tour")
         await pilot.pause()
         assert "cast-rounding" in console_text(app)
@@ -309,9 +287,7 @@ async def test_open_and_tour_commands() -> None:
 
 
 async def test_colon_focuses_the_console_ctrl_c_stops_and_q_quits() -> None:
-    app = NeurondbgApp(LOOP)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(LOOP) as (app, pilot):
         await pilot.press("colon")
         assert app.screen.focused is app.screen.query_one("#console-input")
         app.screen.query_one(ProgramView).focus()

@@ -20,13 +20,13 @@ from neurondbg.console import REGISTRY, Action, execute
 from neurondbg.palette import DynamicCommands, dynamic_entries, static_entries
 from neurondbg.registry import Command, Registry
 from neurondbg.screens.help import GENERIC, help_text, key_name
+from tests.ui.helpers import SIZE, started
 from views.program import ProgramView
 from views.session import Session
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"
 LOOP = DATA / "loop.asm"
-SIZE = (160, 50)
 
 
 def squeeze(text: str) -> list[str]:
@@ -128,9 +128,7 @@ async def test_every_reply_action_has_an_app_handler() -> None:
 
 
 async def test_every_palette_entry_dispatches() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         app.run_command("break pc:0x80")
         entries = static_entries(app) + dynamic_entries(app)
         titles = {e.title for e in entries}
@@ -162,9 +160,7 @@ async def test_every_palette_entry_dispatches() -> None:
 
 
 async def test_recent_files_and_the_provider() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         app.run_command(f"open {LOOP}")
         await app.wait_loaded()
         await pilot.pause()
@@ -185,9 +181,7 @@ async def test_the_quit_question_names_its_keys_from_its_bindings() -> None:
 
     assert key_hint(QuitScreen.BINDINGS) == \
         "s: save and quit · q: quit without saving · Esc / c: cancel"
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("s", "q")
         await pilot.pause()
         assert isinstance(app.screen, QuitScreen)

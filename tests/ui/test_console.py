@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from neurondbg.app import NeurondbgApp
 from neurondbg.console import COMMANDS, execute
+from tests.ui.helpers import started
 from views.console_view import ConsoleInput, ConsoleView, complete
 from views.session import Session
 
@@ -95,9 +95,7 @@ def test_completion() -> None:
 
 
 async def test_console_widget_history_and_completion() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS, size=(160, 50)) as (app, pilot):
         box = app.screen.query_one(ConsoleInput)
         box.focus()
         await pilot.press(*"ste")

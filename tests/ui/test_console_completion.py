@@ -7,9 +7,9 @@ from pathlib import Path
 from textual.widgets import Input
 
 from neurondbg.app import NeurondbgApp
+from tests.ui.helpers import started
 
 LOOP = Path(__file__).parent / "data" / "loop.asm"
-SIZE = (160, 50)
 
 
 async def _tab(app: NeurondbgApp, pilot, typed: str) -> str:
@@ -23,9 +23,7 @@ async def _tab(app: NeurondbgApp, pilot, typed: str) -> str:
 
 
 async def test_tab_completes_arguments_from_the_command_registry() -> None:
-    app = NeurondbgApp(LOOP)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(LOOP) as (app, pilot):
         assert await _tab(app, pilot, "break lab") == "break label:"  # a spec kind
         assert await _tab(app, pilot, "break label:t") == "break label:top"  # the program's
         assert await _tab(app, pilot, "until t") == "until top"

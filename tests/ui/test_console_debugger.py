@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from machine.history import History
-from neurondbg.app import NeurondbgApp
 from neurondbg.console import COMMANDS, HELP, execute
 from sessions.errors import SessionInterrupted
+from tests.ui.helpers import started
 from views.console_view import complete
 from views.session import Session
 
@@ -244,9 +244,7 @@ def test_arming_while_running_is_refused(loop: Session) -> None:
 
 
 async def test_the_app_carries_out_an_armed_until() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS, size=(160, 50)) as (app, pilot):
         await app.run_command_async("until 0x80")
         await pilot.pause()
         assert app.session.state.pc == 0x80 and not app.running

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from neurondbg.app import NeurondbgApp
 from neurondbg.screens.main import PANES, DebuggerScreen
 from neurondbg.screens.quit import QuitScreen
+from tests.ui.helpers import SIZE, started
 from views.console_view import ConsoleView
 from views.legality import LegalityView
 from views.pane import Pane
@@ -24,7 +25,6 @@ from views.session import Session
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"
 LOOP = DATA / "loop.asm"
-SIZE = (160, 50)
 BIG_CAST = """\
 .data sb[0, 0] fp32 2e6 3e6
 CAST in_dtype=FP32 out_dtype=BF16 nac=1 src=sb[0, 0] step=[1,0,0,0] num=[2,1,1,1] \
@@ -60,9 +60,7 @@ def test_select_lanes_counts_what_it_leaves_out() -> None:
 async def test_a_cast_of_large_values_is_plotted_not_fatal(tmp_path: Path) -> None:
     program = tmp_path / "big.asm"
     program.write_text(BIG_CAST)
-    app = NeurondbgApp(program)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(program) as (app, pilot):
         await pilot.press("s")
         await pilot.pause()
         plot = app.screen.query_one(PlotView)
@@ -133,9 +131,7 @@ async def test_a_long_tour_note_scrolls() -> None:
 
 # -- a pane that fails is contained ----------------------------------------------------------
 async def test_a_pane_that_fails_to_draw_or_refresh_is_contained(monkeypatch) -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
 
         def broken_line(self: RegistersView, index: int):
             raise RuntimeError("boom")
@@ -184,9 +180,7 @@ def test_the_process_exits_non_zero_when_the_app_dies(monkeypatch) -> None:
 
 # -- q with unsaved work ---------------------------------------------------------------------
 async def test_q_quits_at_once_without_unsaved_work() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
@@ -198,9 +192,7 @@ async def test_q_quits_at_once_without_unsaved_work() -> None:
     (":set R5 = 1", "values changed with `set`"),
 ])
 async def test_q_with_unsaved_work_asks_once(work: str, what: str) -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         if work.startswith(":"):
             app.run_command(work[1:])
         else:
@@ -219,9 +211,7 @@ async def test_q_with_unsaved_work_asks_once(work: str, what: str) -> None:
 
 async def test_save_from_the_quit_question(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("s", "s")
         await pilot.pause()
         await pilot.press("q")
@@ -236,9 +226,7 @@ async def test_save_from_the_quit_question(tmp_path: Path, monkeypatch) -> None:
 
 
 async def test_a_saved_session_has_nothing_unsaved(tmp_path: Path) -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("s")
         app.run_command(f"save {tmp_path / 'here.toml'}")
         await pilot.pause()
@@ -264,9 +252,7 @@ async def test_stepping_through_a_tour_is_not_unsaved_work() -> None:
 
 # -- layout by terminal size -------------------------------------------------------------
 async def test_every_pane_is_reachable_at_100x30() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS, size=(100, 30)) as (app, pilot):
         await pilot.pause()
         screen = app.screen
         assert screen.has_class("-compact") and screen.layout_name == "compact"
@@ -294,9 +280,7 @@ async def test_every_pane_is_reachable_at_100x30() -> None:
 async def test_below_the_minimum_one_line_says_so_and_resizing_back_restores() -> None:
     from textual.widgets import Static
 
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=(70, 20)) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS, size=(70, 20)) as (app, pilot):
         await pilot.pause()
         screen = app.screen
         note = screen.query_one("#too-small", Static)
@@ -311,9 +295,7 @@ async def test_below_the_minimum_one_line_says_so_and_resizing_back_restores() -
 
 # -- long work off the UI thread ---------------------------------------------------------
 async def test_reverse_n_runs_in_a_worker_with_the_exact_result() -> None:
-    app = NeurondbgApp(LOOP)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(LOOP) as (app, pilot):
         await app.run_command_async("step 3000")
         registers = list(app.session.state.R)
         await app.run_command_async("step 2000")
@@ -332,18 +314,16 @@ async def test_reverse_n_runs_in_a_worker_with_the_exact_result() -> None:
 
 
 async def test_esc_stops_a_reverse(monkeypatch) -> None:
-    app = NeurondbgApp(LOOP)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(LOOP) as (app, pilot):
         await app.run_command_async("step 200000")
         session = app.session
         original = Session.reverse
-        started = threading.Event()
+        reversing = threading.Event()
 
         def held(self: Session, n: int = 1, progress=None) -> str:
             def gate(done: int, total: int) -> None:
                 # the first progress report waits for Esc: it lands mid-reverse
-                started.set()
+                reversing.set()
                 self.interrupt.wait(5)
                 if progress is not None:
                     progress(done, total)
@@ -354,7 +334,7 @@ async def test_esc_stops_a_reverse(monkeypatch) -> None:
         app.run_command("reverse 130000")  # popped from the journal: progress as it goes
         await pilot.pause()
         assert app.running
-        while not started.is_set():
+        while not reversing.is_set():
             await pilot.pause(0.01)
         await pilot.press("escape")
         await app.wait_loaded()
@@ -367,9 +347,7 @@ async def test_esc_stops_a_reverse(monkeypatch) -> None:
 async def test_esc_stops_loading_a_huge_session(tmp_path: Path) -> None:
     """A session saved at step 10**12 replays in the load worker; Esc ends it."""
     session = tmp_path / "huge.toml"
-    app = NeurondbgApp(LOOP)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(LOOP) as (app, pilot):
         app.run_command(f"save {session}")
         await pilot.pause()
         text = session.read_text()
@@ -403,9 +381,7 @@ async def test_step_n_runs_in_a_worker_and_esc_stops_it() -> None:
 
 
 async def test_q_during_a_run_stops_it_then_asks() -> None:
-    app = NeurondbgApp(LOOP)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(LOOP) as (app, pilot):
         app.screen.query_one(ProgramView).focus()
         await pilot.press("c")
         while app.session.state.steps == 0:
@@ -448,9 +424,7 @@ def test_the_key_help_comes_from_the_bindings(monkeypatch) -> None:
 async def test_the_console_rewraps_its_lines_when_its_width_changes() -> None:
     from textual.widgets import RichLog
 
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS, size=(100, 30)) as (app, pilot):
         app.say("word " * 60)  # 300 columns: wrapped at the compact console's width
         await pilot.pause()
         log = app.screen.query_one(RichLog)

@@ -11,15 +11,14 @@ from textual.widgets import Static
 
 from machine.asm import assemble
 from machine.isa import listing
-from neurondbg.app import NeurondbgApp
 from neurondbg.screens.main import PANES
+from tests.ui.helpers import started
 from views.legality import LegalityView, wrap_lines
 from views.program import ProgramView
 from views.registers import RegistersView
 from views.struct_view import FieldTable
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
-SIZE = (160, 50)
 
 # (full disassembly, offset, compact listing form)
 COMPACT = [
@@ -67,9 +66,7 @@ def test_wrap_lines_never_drops_text_and_indents_continuations() -> None:
 
 
 async def test_every_pane_fits_its_usual_content_at_160x50() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("s", "s", "s")  # at the invalid COPY: a failing clause to explain
         await pilot.pause()
         screen = app.screen
@@ -97,9 +94,7 @@ async def test_every_pane_fits_its_usual_content_at_160x50() -> None:
 
 
 async def test_full_text_toggle_and_rewrap_when_maximised() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("s", "s", "s")
         await pilot.pause()
         prog = app.screen.query_one(ProgramView)

@@ -9,11 +9,10 @@ import pytest
 from textual.widgets import Input
 
 from neurondbg import console
-from neurondbg.app import NeurondbgApp
+from tests.ui.helpers import started
 from views.session import Session
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
-SIZE = (160, 50)
 
 
 def test_save_without_a_path_names_the_program() -> None:
@@ -31,9 +30,7 @@ async def test_save_then_load_in_the_console(tmp_path: Path) -> None:
     here = Path.cwd()
     os.chdir(tmp_path)  # `save` without a path writes into the current folder
     try:
-        app = NeurondbgApp(STEPS)
-        async with app.run_test(size=SIZE) as pilot:
-            await app.wait_loaded()
+        async with started(STEPS) as (app, pilot):
             await pilot.press("s", "s", "s")
             app.run_command("save")
             await pilot.pause()
@@ -58,9 +55,7 @@ async def test_save_then_load_in_the_console(tmp_path: Path) -> None:
 
 
 async def test_palette_prefills_the_console() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         app._prefill("load ")
         await pilot.pause()
         box = app.query_one("#console-input", Input)
@@ -72,9 +67,7 @@ async def test_palette_prefills_the_console() -> None:
 async def test_escape_leaves_the_console_and_keys_act_on_the_program() -> None:
     from views.program import ProgramView
 
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("colon", "h", "e", "l", "p", "enter", "escape")
         await pilot.pause()
         assert isinstance(app.focused, ProgramView)
@@ -87,9 +80,7 @@ async def test_tour_notes_join_their_source_lines() -> None:
     from sessions.tours import TOURS_DIR
     from views.console_view import ConsoleView
 
-    app = NeurondbgApp(TOURS_DIR / "move_gate.toml")
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(TOURS_DIR / "move_gate.toml") as (app, pilot):
         await pilot.pause()
         note = app.session.note()
         assert "\n" in note.text.strip()  # the TOML text has line breaks ...
@@ -103,9 +94,7 @@ async def test_lab_iss_opens_the_lab_on_a_primitive() -> None:
 
     with pytest.raises(ValueError, match="primitives: float"):
         console._lab(None, "iss nope")
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         app.run_command("lab iss packl 0x10000")
         await pilot.pause()
         assert isinstance(app.screen, LabScreen)
@@ -117,9 +106,7 @@ async def test_lab_with_an_unknown_format_is_a_console_error() -> None:
     from neurondbg.screens.main import DebuggerScreen
     from views.console_view import ConsoleView
 
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         app.run_command("lab 1.5 fp32 nope")
         await pilot.pause()
         assert app.is_running and isinstance(app.screen, DebuggerScreen)
@@ -132,9 +119,7 @@ async def test_lab_with_a_bad_value_is_a_console_error() -> None:
     from neurondbg.screens.main import DebuggerScreen
     from views.console_view import ConsoleView
 
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         for line in ("lab abc", "lab iss packvr zz"):
             app.run_command(line)
             await pilot.pause()
@@ -147,9 +132,7 @@ async def test_lab_with_a_bad_value_is_a_console_error() -> None:
 
 
 async def test_pane_console_keeps_the_command_line_focused() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         app.run_command("pane console")
         await pilot.pause()
         assert app.focused is app.query_one("#console-input", Input)
@@ -177,9 +160,7 @@ def test_set_pc_needs_a_record_address() -> None:
 
 
 async def test_open_from_the_console_keeps_the_command_line_focused() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("colon")
         app.run_command(f"open {STEPS}")
         await app.wait_loaded()

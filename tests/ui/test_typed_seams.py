@@ -13,7 +13,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 
-from neurondbg.app import NeurondbgApp
+from tests.ui.helpers import started
 from views.lineview import STRIP_CACHE, LineView
 from views.memory import MemoryView, heat_style
 from views.plot import PlotView
@@ -24,7 +24,6 @@ from views.snapshot import Snapshot
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"
-SIZE = (160, 50)
 OLD_WRITTEN = Style(color="black", bgcolor="#ffd43b", bold=True)  # the first release's
 OLD_CURSOR_RGB = Color.parse("grey30").get_truecolor()
 
@@ -59,9 +58,7 @@ def test_continue_keeps_the_lanes_of_a_conversion_it_ran_past() -> None:
 
 
 async def test_the_plot_histogram_is_the_memory_panes_values() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("s", "s")
         await pilot.pause()
         memory = app.screen.query_one(MemoryView)
@@ -71,9 +68,7 @@ async def test_the_plot_histogram_is_the_memory_panes_values() -> None:
 
 
 async def test_default_theme_keeps_the_first_release_colours() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         await pilot.press("s")
         await pilot.pause()
         regs = app.screen.query_one(RegistersView)
@@ -92,9 +87,7 @@ async def test_default_theme_keeps_the_first_release_colours() -> None:
 
 
 async def test_a_light_theme_gets_a_cursor_of_its_own() -> None:
-    app = NeurondbgApp(STEPS)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
+    async with started(STEPS) as (app, pilot):
         prog = app.screen.query_one(ProgramView)
         app.theme = "textual-light"
         await pilot.pause()
