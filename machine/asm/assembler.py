@@ -40,6 +40,7 @@ from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
 from machine.isa.text import INST_WORD_LEN
 
 DIRECTIVES = (".gen", ".raw", ".data", ".bytes", ".fill", ".random")
+SECTION_DIRECTIVE = ".engine"  # read by machine.asm.sections; an error in one program
 
 @dataclass
 class Assembly:
@@ -57,11 +58,14 @@ class Assembly:
 
 
 @dataclass
-class _Ctx:
+class Context:
+    """What the passes share: file name, generation, labels, data so far."""
+
     file: str
     gen: Gen
     labels: dict[str, int] = field(default_factory=dict)
     data_bytes: int = 0  # of the data directives so far (MAX_DATA_BYTES in all)
+    in_section: bool = False  # inside an `.engine` section (machine.asm.sections)
 
 
 def _fail_for(st: Statement, file: str):
@@ -70,13 +74,14 @@ def _fail_for(st: Statement, file: str):
     return fail
 
 
-def _is_record(head: str | None) -> bool:
+def is_record(head: str | None) -> bool:
+    """Does a line with this head make a record (an instruction or .raw)?"""
     return head is not None and (not head.startswith(".") or head.lower() == ".raw")
 
 
 # One source line after pass 0: (lineno, source, label, head, argument text) from the fast
 # split, or (lineno, source, label, head, Statement) when the full parser read it.
-_Line = tuple[int, str, "str | None", "str | None", "str | Statement"]
+Line = tuple[int, str, "str | None", "str | None", "str | Statement"]
 
 
 # The line breaks of str.splitlines: counted (in C) before the split, so that a file of
@@ -123,10 +128,10 @@ def _check_nul(text: str, name: str) -> None:
                    name, lineno, at - start + 1)
 
 
-def _read_lines(text: str, name: str) -> list[_Line]:
+def read_lines(text: str, name: str) -> list[Line]:
     """Pass 0: split every line (fast path) or parse it (raises the first syntax error)."""
     _check_nul(text, name)
-    out: list[_Line] = []
+    out: list[Line] = []
     seen: dict[str, tuple[str | None, str | None, str] | None] = {}  # programs repeat lines
     for i, line in enumerate(_source_lines(text, name), 1):
         if line in seen:
@@ -144,8 +149,14 @@ def _read_lines(text: str, name: str) -> list[_Line]:
 
 def assemble(text: str, name: str = "<asm>", gen: Gen | str = DEFAULT_GEN) -> Assembly:
     """Assemble `text`; AsmError (file:line:col + caret) at the first problem."""
-    ctx = _Ctx(name, parse_gen(gen))
-    src_lines = _read_lines(text, name)
+    ctx = Context(name, parse_gen(gen))
+    return assemble_lines(read_lines(text, name), ctx)
+
+
+def assemble_lines(src_lines: list[Line], ctx: Context) -> Assembly:
+    """Passes 1 and 2 over lines of `read_lines` (all of a source, or one `.engine`
+    section of it: line numbers stay those of the whole file)."""
+    name = ctx.file
     count = 0
     for lineno, source, label, head, _ in src_lines:  # pass 1: label addresses
         if label is not None:
@@ -154,7 +165,7 @@ def assemble(text: str, name: str = "<asm>", gen: Gen | str = DEFAULT_GEN) -> As
                 assert st.label is not None
                 raise _fail_for(st, name)(f"label {label!r} defined twice", st.label.column)
             ctx.labels[label] = count * RECORD_BYTES
-        if _is_record(head):
+        if is_record(head):
             count += 1
     fast = FastPath()
     records: list[bytes] = []
@@ -197,7 +208,7 @@ def _lookup(head: Atom, fail) -> tuple[int, Struct]:
 class _Builder:
     """Collects explicit and implied field values of one instruction."""
 
-    def __init__(self, struct: Struct, ctx: _Ctx, fail, here: int) -> None:
+    def __init__(self, struct: Struct, ctx: Context, fail, here: int) -> None:
         self.struct = struct
         self.ctx = ctx
         self.fail = fail
@@ -327,7 +338,7 @@ def _imm64(atom: Atom, fail) -> tuple[int, int]:
     return num & 0xFFFFFFFF, num >> 32
 
 
-def _instruction(st: Statement, ctx: _Ctx, fail, here: int) -> bytes:
+def _instruction(st: Statement, ctx: Context, fail, here: int) -> bytes:
     assert st.head is not None
     code, struct = _lookup(st.head, fail)
     b = _Builder(struct, ctx, fail, here)
@@ -342,10 +353,13 @@ def _instruction(st: Statement, ctx: _Ctx, fail, here: int) -> bytes:
 
 # ---------------------------------------------------------------- directives
 
-def _directive(st: Statement, ctx: _Ctx, fail, data: list[DataInit]) -> bytes | None:
+def _directive(st: Statement, ctx: Context, fail, data: list[DataInit]) -> bytes | None:
     assert st.head is not None
     head = st.head.text.lower()
     if head == ".gen":
+        if ctx.in_section:
+            raise fail(".gen inside an .engine section: a kernel has one generation; put "
+                       ".gen before the first .engine", st.head.column)
         a = _positional(st, fail, 1, ".gen NAME")[0]
         try:
             ctx.gen = parse_gen(a.text)
@@ -361,6 +375,10 @@ def _directive(st: Statement, ctx: _Ctx, fail, data: list[DataInit]) -> bytes | 
     if head in (".data", ".bytes", ".fill", ".random"):
         data.append(_data_directive(head, st, ctx, fail))
         return None
+    if head == SECTION_DIRECTIVE:
+        raise fail(".engine starts an engine's section of a multi-engine kernel; this reads"
+                   " one program (give the file where a kernel is taken, e.g. neurondbg run)",
+                   st.head.column)
     raise fail(f"unknown directive {st.head.text!r}; expected one of: " + ", ".join(DIRECTIVES),
                st.head.column)
 
@@ -387,7 +405,7 @@ def _hex_blob(atoms: list[Atom], fail) -> bytes:
     return b"".join(parts)  # one copy: a line may hold a partition's worth of atoms
 
 
-def _region(value, ctx: _Ctx, fail) -> tuple[str, int, int, int, int]:
+def _region(value, ctx: Context, fail) -> tuple[str, int, int, int, int]:
     """(space, p0, p1, offset, bytes per partition) of `sb[p, off]` / `sb[p0:p1, off]`."""
     usage = "a region like sb[p0, 0] or sb[p0:p128, 0x100]"
     if not isinstance(value, Bracket) or value.name.text.lower() not in SPACE_NAMES:
@@ -425,7 +443,7 @@ def _num(atom: Atom, fail, what: str = "a number") -> int | float:
     return v
 
 
-def _data_directive(head: str, st: Statement, ctx: _Ctx, fail) -> DataInit:
+def _data_directive(head: str, st: Statement, ctx: Context, fail) -> DataInit:
     """One data initialisation. Sizes are checked before values are made: a directive
     is held to its partition (and the assembly to MAX_DATA_BYTES of data in all)
     whatever count it names."""

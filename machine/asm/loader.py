@@ -110,12 +110,22 @@ def load(path: str | Path, gen: Gen = DEFAULT_GEN) -> ProgramFile:
     if is_text:
         text = raw.decode("utf-8", errors="replace")
         del raw  # the text is a copy: do not hold both while assembling a large source
-        asm = assemble(text, str(p), gen)
-        return ProgramFile(p, asm.program(), list(asm.data), dict(asm.labels),
-                           list(asm.lines), text)
-    side = data_path(p)
+        return from_text(p, text, gen)
+    return from_binary(p, raw)
+
+
+def from_text(path: Path, text: str, gen: Gen = DEFAULT_GEN) -> ProgramFile:
+    """The program of assembly `text` read from `path` (AsmError at its first problem)."""
+    asm = assemble(text, str(path), gen)
+    return ProgramFile(path, asm.program(), list(asm.data), dict(asm.labels), list(asm.lines),
+                       text)
+
+
+def from_binary(path: Path, raw: bytes) -> ProgramFile:
+    """The program of records `raw` read from `path`, with its `.data.npz` sidecar's data."""
+    side = data_path(path)
     data = load_data(side) if side.exists() else []
-    return ProgramFile(p, decode_bytes(raw, str(p)), list(data))
+    return ProgramFile(path, decode_bytes(raw, str(path)), list(data))
 
 
 def load_any(path: str | Path, gen: Gen = DEFAULT_GEN) -> tuple[Program, list[DataInit]]:
