@@ -1,0 +1,315 @@
+"""The kernel manifest: a TOML file naming each engine's stream.
+
+    [kernel]
+    gen = "cayman"              # optional (codename or product name, as --gen takes);
+                                # an explicit gen argument / --gen wins over it
+    [engines]                   # at least one; paths relative to the manifest
+    pool = "pool.bin"           # binary records (its pool.bin.data.npz sidecar is read)
+    dve = "dve.asm"             # or assembly of one program (no .engine sections)
+    [data]                      # optional images: uint8 .npy arrays (partitions, bytes)
+    sbuf = "in.npy"             #   at partition 0, byte 0, like `run --sbuf`
+    psum = "acc.npy"
+    [machine]                   # optional MachineConfig settings (not gen or engine)
+    sbuf_bytes = 65536
+
+`[data]` may instead be an array of tables, the keys of a session's `[[data]]`:
+
+    [[data]]
+    space = "sbuf"              # sbuf | psum
+    file = "w.npy"
+    partition = 0               # default 0
+    offset = 0x100              # byte in each partition; default 0
+
+The images come after the streams' own data in Kernel.data, so they win where they
+overlap. Every bad manifest is one KernelError line `manifest[:line:column]: [table]
+key: what was expected` (the position is tomllib's for a syntax error, else the line
+where the key is written); a stream that is missing names the manifest, the key and
+the path. Every file is read within the limits of machine.files.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from machine.asm.data import SPACES, DataInit, memory_bound
+from machine.asm.loader import load
+from machine.core.kernel import (
+    ENGINE_ORDER,
+    MANIFEST_SUFFIX,
+    MAX_MANIFEST_BYTES,
+    Kernel,
+    KernelError,
+    Queue,
+    make_kernel,
+    make_queue,
+)
+from machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
+from machine.files import (
+    MAX_DATA_BYTES,
+    InputFileError,
+    open_input,
+    read_input,
+    read_npy,
+    size_text,
+)
+from machine.isa.addr import geometry
+from machine.state import MachineConfig
+
+TABLES = ("kernel", "engines", "data", "machine")
+FP8_EXP4 = ("", "fp8_e4m3", "fp8_e4m3fn")  # the choices a session's fp8_exp4 takes
+MAX_BASE = 1 << 48  # as sessions.schema: the PC of record 0 stays below 2**48
+# MachineConfig fields a manifest may set: the rest are the kernel's own (gen, engines)
+MACHINE_KEYS = tuple(f.name for f in fields(MachineConfig) if f.name not in ("gen", "engine"))
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_.\"' -]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+class _Where:
+    """Names positions in one manifest for messages."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+
+    def position(self, table: str, key: str | None, index: int = 0) -> str:
+        """`:line:column` where `key` is written in `[table]` (the `index`-th `[[table]]`),
+        or of the table's header when `key` is None; "" when not found."""
+        current, count = None, -1
+        key_re = re.compile(rf"\s*{re.escape(key)}\s*=") if key else None
+        for n, line in enumerate(self.text.splitlines(), 1):
+            h = _HEADER.match(line)
+            if h:
+                current = h.group(2).strip("\"' ")
+                if current == table:
+                    count += 1
+                    if key_re is None and count == index:
+                        return f":{n}:{len(line) - len(line.lstrip()) + 1}"
+                continue
+            if current == table and count == index and key_re is not None:
+                m = key_re.match(line)
+                if m:
+                    return f":{n}:{len(line) - len(line.lstrip()) + 1}"
+        return self._top_level(table) if key is None else ""
+
+    def _top_level(self, name: str) -> str:
+        """`:line:column` of `name = ...` before the first table header, or ""."""
+        key_re = re.compile(rf"\s*{re.escape(name)}\s*=")
+        for n, line in enumerate(self.text.splitlines(), 1):
+            if _HEADER.match(line):
+                break
+            if key_re.match(line):
+                return f":{n}:{len(line) - len(line.lstrip()) + 1}"
+        return ""
+
+    def fail(self, table: str, key: str | None, message: str, index: int | None = None
+             ) -> KernelError:
+        at = self.position(table, key, index or 0)
+        name = f"[[{table}]] {index}" if index is not None else f"[{table}]"
+        return KernelError(f"{self.path}{at}: {name}{' ' + key if key else ''}: {message}")
+
+
+def _parse(path: Path) -> tuple[dict[str, Any], _Where]:
+    raw = read_input(path, what="kernel manifest", max_bytes=MAX_MANIFEST_BYTES)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise KernelError(f"{path}: offset {e.start}: expected UTF-8 TOML text") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = _TOML_AT.search(msg)
+        at = f":{m.group(1)}:{m.group(2)}" if m else ""
+        raise KernelError(f"{path}{at}: invalid TOML: {_TOML_AT.sub('', msg)}") from None
+    except (RecursionError, ValueError):  # nesting too deep; an integer over Python's limit
+        raise KernelError(f"{path}: invalid TOML: nested too deeply or a number too "
+                          "large") from None
+    return doc, _Where(path, text)
+
+
+def looks_like_manifest(raw: bytes) -> bool:
+    """Is this TOML a kernel manifest (it has `[engines]`, or `[kernel]` and no session
+    `schema`)? Unparsable text is one when a line opens such a table, so that loading it
+    reports the syntax error as a manifest's."""
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, RecursionError, ValueError):
+        return re.search(rb"(?m)^[ \t]*\[[ \t]*(?:engines|kernel)[ \t]*\]", raw) is not None
+    return "engines" in doc or ("kernel" in doc and "schema" not in doc)
+
+
+def _table(doc: dict[str, Any], name: str, where: _Where) -> dict[str, Any]:
+    value = doc.get(name, {})
+    if not isinstance(value, dict):
+        raise where.fail(name, None, f"expected a table [{name}], found {type(value).__name__}")
+    return value
+
+
+def _gen(kernel: dict[str, Any], gen: Gen | None, where: _Where) -> Gen:
+    for key in kernel:
+        if key != "gen":
+            raise where.fail("kernel", key, "unknown key; [kernel] takes: gen")
+    if "gen" not in kernel:
+        return DEFAULT_GEN if gen is None else gen
+    value = kernel["gen"]
+    if not isinstance(value, str):
+        raise where.fail("kernel", "gen", f"expected a generation name, found {value!r}")
+    try:
+        named = parse_gen_name(value)
+    except ValueError as e:
+        raise where.fail("kernel", "gen", str(e)) from None
+    return named if gen is None else gen
+
+
+def _file(base: Path, value: Any, where: _Where, table: str, key: str,
+          index: int | None = None) -> Path:
+    """The path a manifest value names (relative to the manifest), which must exist."""
+    if not isinstance(value, str) or not value:
+        raise where.fail(table, key, f"expected a file path string, found {value!r}", index)
+    path = Path(value) if Path(value).is_absolute() else base / value
+    if not path.exists():
+        raise where.fail(table, key, f"{path}: no such file", index)
+    return path
+
+
+def _queues(engines: dict[str, Any], gen: Gen, where: _Where) -> list[Queue]:
+    if not engines:
+        raise where.fail("engines", None, "names no engine; expected lines like pool = "
+                         "\"pool.bin\" (engines: " + ", ".join(ENGINE_ORDER) + ")")
+    out = []
+    for engine, value in engines.items():
+        if engine not in ENGINE_ORDER:
+            raise where.fail("engines", engine, "unknown engine; expected one of "
+                             + ", ".join(ENGINE_ORDER))
+        path = _file(where.path.parent, value, where, "engines", engine)
+        if path.suffix.lower() == MANIFEST_SUFFIX:
+            raise where.fail("engines", engine, f"{path}: a stream is one engine's program "
+                             "(binary records or assembly), not a manifest")
+        try:
+            prog = load(path, gen)
+        except OSError as e:
+            raise where.fail("engines", engine, f"{path}: cannot read: {e.strerror or e}"
+                             ) from None
+        out.append(make_queue(engine, prog, path))
+    return out
+
+
+def _image(base: Path, where: _Where, space: Any, file: Any, partition: Any, offset: Any,
+           table: str, key: str, index: int | None) -> DataInit:
+    """One uint8 (partitions, bytes) .npy image at (partition, offset) of `space`."""
+    if space not in SPACES:
+        raise where.fail(table, "space" if index is not None else key,
+                         f"expected one of {', '.join(SPACES)}, found {space!r}", index)
+    parts, window = memory_bound(space)
+    for name, v, most in (("partition", partition, parts - 1), ("offset", offset, window - 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= most:
+            raise where.fail(table, name, f"expected an integer 0..{most}, found {v!r}", index)
+    path = _file(base, file, where, table, "file" if index is not None else key, index)
+    try:
+        with open_input(path, what=".npy image", max_bytes=MAX_DATA_BYTES) as fh:
+            arr = read_npy(fh, str(path), what="a uint8 array of shape (partitions, bytes)",
+                           dtypes=(np.dtype(np.uint8),),
+                           max_shape=(parts - partition, window - offset))
+    except OSError as e:
+        raise where.fail(table, key, f"{path}: cannot read: {e.strerror or e}", index) from None
+    except InputFileError as e:  # it names the image; say which key of the manifest too
+        raise where.fail(table, key, str(e), index) from None
+    if arr.size == 0:
+        raise where.fail(table, key, f"{path}: an empty image {arr.shape}; expected at least "
+                         "one partition and one byte", index)
+    return DataInit(space, (partition, partition + arr.shape[0]), offset,
+                    np.ascontiguousarray(arr), "", 0)
+
+
+def _images(doc: dict[str, Any], where: _Where) -> list[DataInit]:
+    value = doc.get("data")
+    base = where.path.parent
+    out: list[DataInit] = []
+    if value is None:
+        return out
+    if isinstance(value, dict):
+        for key, file in value.items():
+            if key not in SPACES:
+                raise where.fail("data", key, "unknown key; [data] takes: sbuf, psum (an "
+                                 "image at partition 0, byte 0), or use [[data]] tables")
+            out.append(_image(base, where, key, file, 0, 0, "data", key, None))
+    elif isinstance(value, list):
+        for i, row in enumerate(value):
+            if not isinstance(row, dict):
+                raise where.fail("data", None, "expected [[data]] tables of space, file, "
+                                 "partition, offset", i)
+            for key in row:
+                if key not in ("space", "file", "partition", "offset"):
+                    raise where.fail("data", key, "unknown key; [[data]] takes: space, "
+                                     "file, partition, offset", i)
+            out.append(_image(base, where, row.get("space"), row.get("file"),
+                              row.get("partition", 0), row.get("offset", 0), "data", "file", i))
+    else:
+        raise where.fail("data", None, f"expected a table or [[data]] tables, found {value!r}")
+    total = sum(d.data.size for d in out)
+    if total > MAX_DATA_BYTES:
+        raise where.fail("data", None, f"the images hold {size_text(total)}; at most "
+                         f"{size_text(MAX_DATA_BYTES)} in all")
+    return out
+
+
+def _machine(table: dict[str, Any], gen: Gen, where: _Where) -> dict[str, Any]:
+    """[machine] settings, judged as a session's [machine] is (sessions.schema)."""
+    g = geometry(gen)
+    most = {"partitions": g.partitions, "sbuf_bytes": max(g.sbuf_stride, g.sbuf_bytes),
+            "psum_bytes": max(g.psum_stride, g.psum_bytes,
+                              MachineConfig(gen=gen).resolved().psum_bytes),
+            "base": MAX_BASE - 1}
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if key in ("gen", "engine"):
+            raise where.fail("machine", key, "a kernel sets this elsewhere: [kernel] gen, "
+                             "and its engines in [engines]")
+        if key not in MACHINE_KEYS:
+            raise where.fail("machine", key, "unknown key; [machine] takes: "
+                             + ", ".join(MACHINE_KEYS))
+        default = getattr(MachineConfig(), key)
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise where.fail("machine", key, f"expected true or false, found {value!r}")
+        elif isinstance(default, int):
+            if isinstance(value, bool) or not isinstance(value, int) or not (
+                    0 <= value <= most[key]):
+                raise where.fail("machine", key, f"expected an integer 0..{most[key]}, found "
+                                 f"{value!r}")
+        elif value not in FP8_EXP4:
+            raise where.fail("machine", key, "expected " + " or ".join(
+                repr(v) for v in FP8_EXP4 if v) + f", found {value!r}")
+        out[key] = value
+    return out
+
+
+def load_manifest(path: Path, gen: Gen | None = None) -> Kernel:
+    """The kernel a manifest names (schema and errors: the module docstring)."""
+    try:
+        doc, where = _parse(path)
+    except FileNotFoundError:
+        raise KernelError(f"{path}: no such kernel manifest") from None
+    except OSError as e:
+        raise KernelError(f"{path}: cannot read: {e.strerror or e}") from None
+    except InputFileError as e:
+        raise KernelError(str(e)) from None
+    for key in doc:
+        if key not in TABLES:
+            raise KernelError(f"{path}{where.position(key, None)}: unknown table or key "
+                              f"{key!r}; a manifest has: " + ", ".join(f"[{t}]" for t in TABLES))
+    kgen = _gen(_table(doc, "kernel", where), gen, where)
+    if "engines" not in doc:
+        raise KernelError(f"{path}: no [engines] table; expected lines like pool = "
+                          "\"pool.bin\" under [engines]")
+    settings = _machine(_table(doc, "machine", where), kgen, where)
+    queues = _queues(_table(doc, "engines", where), kgen, where)
+    data = [d for q in sorted(queues, key=lambda q: ENGINE_ORDER.index(q.engine))
+            for d in q.program.data] + _images(doc, where)
+    return make_kernel(kgen, queues, data, settings, path)
