@@ -1,0 +1,52 @@
+"""Vector clocks for the race detector (machine/core/races.py).
+
+A clock is a plain list of ints, one per engine in the detector's engine order (plain
+lists because the detector reads one component per stored access on every check, and
+list indexing is the cheapest read Python has). Engine i's own component is its current
+epoch: it starts at 1, others at 0, and each semaphore release advances it. An access
+made at epoch e by engine i happens before everything an engine with ``clock[i] >= e``
+does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+Clock = list[int]
+
+
+def fresh(n: int, own: int) -> Clock:
+    """Engine `own`'s initial clock among `n` engines: its own epoch 1, nothing seen."""
+    c = [0] * n
+    c[own] = 1
+    return c
+
+
+def join(into: Clock, other: Sequence[int]) -> bool:
+    """Pointwise maximum of `other` into `into` (in place); True when `into` changed."""
+    changed = False
+    for i, v in enumerate(other):
+        if v > into[i]:
+            into[i] = v
+            changed = True
+    return changed
+
+
+def happens_before(engine: int, epoch: int, clock: Sequence[int]) -> bool:
+    """Whether an access by `engine` at `epoch` is ordered before a holder of `clock`."""
+    return epoch <= clock[engine]
+
+
+def floors(clocks: Sequence[Sequence[int]]) -> list[int]:
+    """Per engine i: the least epoch of i that every OTHER engine has seen.
+
+    An access of i at an epoch at or below it happens before anything any other engine
+    can still do (clocks only grow), so it can never race again. With one engine there
+    is nobody to race with: the floor is unbounded.
+    """
+    n = len(clocks)
+    out = []
+    for i in range(n):
+        seen = [clocks[f][i] for f in range(n) if f != i]
+        out.append(min(seen) if seen else 1 << 62)
+    return out

@@ -1,0 +1,529 @@
+"""Race detection by happens-before over semaphore edges (DESIGN.md "NeuronCore", Races).
+
+Like a thread sanitizer: each engine carries a vector clock (machine/core/clock.py).
+
+- **Release** (a semaphore update): the updater's clock is published into that
+  semaphore's history, then the updater's own epoch advances, so what it does after
+  the update is not covered. The core calls `release` after an instruction's reads and
+  before its writes for a `_READ` update, after its writes for `_COMPLETE`.
+- **Acquire** (a satisfied wait) joins ONE published clock: that of the release that
+  BEGAN the current run of values for which the wait's condition holds. Incs to 1, 2 and
+  a wait `>= 1` acquire the first inc, whatever the schedule did after: under another
+  schedule the waiter could have passed right after it, so only what preceded it is
+  guaranteed. When the condition has held since the initial value, there is no edge.
+  For a semaphore that one engine alone updates, the history of values is that
+  engine's program order, so the joined release, and with it every verdict, is the
+  same under every schedule. Limits: with several producers on one semaphore, the
+  values (and so which release begins the run) depend on the interleaving, and the
+  verdict can differ between schedules; a wait whose condition does not hold on the
+  current value joins nothing; beyond the last `SEM_HISTORY` releases of a semaphore
+  the run's start is unknown and the oldest kept release is joined (more order than
+  proven: it can miss a race, never invent one).
+- **Accesses**: an access races with an earlier access from ANOTHER engine to
+  overlapping bytes of the same space, at least one a write, unless the earlier one
+  happens before it (its epoch <= the later engine's clock entry for it). Same-engine
+  accesses are program order. Overlap is exact: partition ranges and byte bounds
+  first, then, for strided patterns whose bounds meet, an interval intersection in
+  numpy over each pattern's merged byte runs (never a Python loop over bytes).
+- **Reports**: once per pair of instructions ((engine, pc, kind) twice, unordered) and
+  space; `races` keeps the first `KEEP_RACES`, `dropped` counts the rest.
+
+Memory stays bounded however long a run goes:
+- a stored access is dropped once it happens before every other engine's current
+  clock (clocks only grow, so it can never race again);
+- of repeated identical (engine, pc, kind, region) accesses only the newest is kept:
+  its epoch is >= the older one's, so any later access the older one is not ordered
+  before, the newer one is not ordered before either, over the same bytes, as the
+  same instruction: the report (once per instruction pair) is the same. The pc is in
+  the key so that which instruction is named does not depend on the schedule;
+- at most `MAX_LIVE` unordered accesses per engine and space are kept (beyond, the
+  oldest goes: a race with it is missed, none invented); `SEM_HISTORY` releases per
+  semaphore;
+- the undo log for `rewind` holds between half and all of `undo_budget` entries;
+  older history is folded into snapshots of the detector (at most `MAX_SNAPSHOTS`).
+  `rewind` to a step before the log's reach restores the newest snapshot at or before
+  it and returns that snapshot's step: the caller then feeds the steps from there
+  again (as the core's own replay from a checkpoint does).
+
+Event steps are the core's global step numbers, nondecreasing between rewinds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from machine.core.clock import Clock, floors, fresh, join
+from machine.isa.enums import UpdateMode
+from machine.state import Region
+
+READ, WRITE = "read", "write"
+KEEP_RACES = 1000
+SEM_HISTORY = 64  # releases kept per semaphore
+MAX_LIVE = 1 << 14  # unordered accesses kept per engine and space
+UNDO_BUDGET = 1 << 18  # undo-log entries (each a small tuple) before folding
+MAX_SNAPSHOTS = 16
+RUNS_CACHE = 256  # strided patterns whose merged byte runs are kept
+
+
+@dataclass(frozen=True)
+class Access:
+    """One read or write of a memory region by one instruction."""
+
+    engine: str
+    pc: int
+    opcode: str
+    kind: str  # "read" | "write"
+    region: Region
+    step: int  # global step number
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"engine": self.engine, "pc": self.pc, "opcode": self.opcode,
+                "access": self.kind}
+
+
+@dataclass(frozen=True)
+class Race:
+    """Two unordered conflicting accesses; `a` came first in the schedule taken."""
+
+    a: Access
+    b: Access
+    space: str
+    partitions: tuple[int, int]  # half-open
+    bytes: tuple[int, int]  # half-open: lowest overlapping byte, one past the highest
+    missing: str  # the edge that would order them, in words
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a.to_dict(), "b": self.b.to_dict(), "space": self.space,
+                "partitions": list(self.partitions), "bytes": list(self.bytes),
+                "missing": self.missing}
+
+    def text(self) -> str:
+        """One line for a console or a CLI report."""
+        a, b = self.a, self.b
+        return (f"race: {a.engine.upper()} {a.pc:#x} {a.opcode} {a.kind} / "
+                f"{b.engine.upper()} {b.pc:#x} {b.opcode} {b.kind} on {self.space} "
+                f"partitions [{self.partitions[0]}, {self.partitions[1]}) bytes "
+                f"[{self.bytes[0]}, {self.bytes[1]}): {self.missing}")
+
+
+@dataclass(frozen=True)
+class _Release:
+    engine: int
+    pc: int
+    value: int  # the semaphore's value after the update
+    clock: tuple[int, ...]  # the updater's clock, published
+    when: str
+    step: int
+
+
+class _Live:
+    """A stored access: its epoch, insertion order and the _READ release of its step."""
+
+    __slots__ = ("acc", "epoch", "rr", "seq")
+
+    def __init__(self, acc: Access, epoch: int, seq: int,
+                 rr: tuple[int, int, int, str] | None) -> None:
+        self.acc = acc
+        self.epoch = epoch
+        self.seq = seq
+        self.rr = rr  # (step, pc, epoch published, mode name) of a _READ release
+
+
+_Store = OrderedDict  # (pc, kind, region) -> _Live, oldest epoch first
+
+
+class _State:
+    """Everything `rewind` restores: clocks, stored accesses, histories, reports."""
+
+    def __init__(self, n: int) -> None:
+        self.clocks: list[Clock] = [fresh(n, i) for i in range(n)]
+        self.live: dict[str, list[_Store]] = {}
+        self.hist: dict[int, deque[_Release]] = {}
+        self.lost: dict[int, int] = {}  # releases pushed out of each history
+        self.races: list[Race] = []
+        self.seen: set[tuple] = set()
+        self.dropped = 0
+        self.read_rel: list[tuple[int, int, int, str] | None] = [None] * n
+        self.seq = 0
+
+    def copy(self) -> _State:
+        c = _State.__new__(_State)
+        c.clocks = [k[:] for k in self.clocks]
+        c.live = {sp: [OrderedDict(d) for d in ds] for sp, ds in self.live.items()}
+        c.hist = {k: deque(h, maxlen=SEM_HISTORY) for k, h in self.hist.items()}
+        c.lost = dict(self.lost)
+        c.races = self.races[:]
+        c.seen = set(self.seen)
+        c.dropped = self.dropped
+        c.read_rel = self.read_rel[:]
+        c.seq = self.seq
+        return c
+
+
+# undo-log entry kinds: (step, kind, ...)
+_ADD, _DROP, _RACE, _REL, _JOIN = range(5)
+
+
+class RaceDetector:
+    """Vector-clock race detector over one core's engines (see the module docstring)."""
+
+    def __init__(self, engines: Sequence[str], *, undo_budget: int = UNDO_BUDGET) -> None:
+        self.engines = tuple(engines)
+        self._index = {e: i for i, e in enumerate(self.engines)}
+        self._budget = undo_budget  # 0: keep no undo log (rewind goes back to step 0)
+        self._s = _State(len(self.engines))
+        self._undo: deque[tuple] = deque()
+        self._snaps: list[tuple[int, _State]] = [(0, _State(len(self.engines)))]
+        self._since_snap = 0
+        self._horizon = 0  # the earliest step the undo log can rewind to
+        self._step = -1
+        self._runs: dict[Region, tuple[np.ndarray, np.ndarray]] = {}
+
+    # -- what the core reads ---------------------------------------------------------
+
+    @property
+    def races(self) -> list[Race]:
+        """Every race found so far (the first KEEP_RACES), in the order found."""
+        return self._s.races
+
+    @property
+    def dropped(self) -> int:
+        """Races found beyond the first KEEP_RACES (counted, not kept)."""
+        return self._s.dropped
+
+    def clock(self, engine: str) -> tuple[int, ...]:
+        return tuple(self._s.clocks[self._index[engine]])
+
+    def stats(self) -> dict[str, int]:
+        """Sizes of what the detector holds (the memory bound is on these)."""
+        s = self._s
+        return {"live": sum(len(d) for ds in s.live.values() for d in ds),
+                "releases": sum(len(h) for h in s.hist.values()),
+                "undo": len(self._undo), "snapshots": len(self._snaps),
+                "races": len(s.races), "dropped": s.dropped, "pairs": len(s.seen)}
+
+    # -- events ------------------------------------------------------------------------
+
+    def access(self, acc: Access) -> list[Race]:
+        """Check `acc` against the stored accesses of other engines, then store it."""
+        self._begin(acc.step)
+        s = self._s
+        region = acc.region
+        if region.count == 0 or len(self.engines) < 2:
+            return []
+        ei = self._index[acc.engine]
+        clock = s.clocks[ei]
+        stores = s.live.get(region.space)
+        if stores is None:
+            stores = s.live[region.space] = [OrderedDict() for _ in self.engines]
+        found: list[Race] = []
+        kb = (acc.engine, acc.pc, acc.kind)
+        for ej, store in enumerate(stores):
+            if ej == ei or not store:
+                continue
+            seen = clock[ej]
+            for live in reversed(store.values()):
+                if live.epoch <= seen:
+                    break  # epochs are in order: this one and all older happen before acc
+                a = live.acc
+                if a.kind == READ and acc.kind == READ:
+                    continue
+                ka = (a.engine, a.pc, a.kind)
+                pair = (region.space, ka, kb) if ka < kb else (region.space, kb, ka)
+                if pair in s.seen:
+                    continue
+                ov = self._overlap(a.region, region)
+                if ov is None:
+                    continue
+                race = Race(a, acc, region.space, ov[0], ov[1],
+                            _missing(live, acc, clock[ej]))
+                self._report(acc.step, pair, race)
+                found.append(race)
+        self._store(acc, ei, stores[ei], clock[ei])
+        return found
+
+    def release(self, engine: str, pc: int, sem: int, value: int, when: str, step: int,
+                mode: UpdateMode | str | None = None) -> None:
+        """Publish `engine`'s clock into `sem`'s history, then advance its epoch.
+
+        when: "read" | "complete"; value: the semaphore's value after the update; mode:
+        the update mode, named in the hint when a `_READ` update is the missing order.
+        """
+        if when not in (READ, "complete"):
+            raise ValueError(f"release when must be 'read' or 'complete', not {when!r}")
+        self._begin(step)
+        s = self._s
+        ei = self._index[engine]
+        clock = s.clocks[ei]
+        h = s.hist.get(sem)
+        if h is None:
+            h = s.hist[sem] = deque(maxlen=SEM_HISTORY)
+        lost = h[0] if len(h) == SEM_HISTORY else None
+        h.append(_Release(ei, pc, value, tuple(clock), when, step))
+        if lost is not None:
+            s.lost[sem] = s.lost.get(sem, 0) + 1
+        prev = s.read_rel[ei]
+        if when == READ:
+            s.read_rel[ei] = (step, pc, clock[ei], _mode_name(mode))
+        clock[ei] += 1
+        self._log((step, _REL, ei, sem, lost, prev))
+
+    def acquire(self, engine: str, sem: int, holds: Callable[[int], bool], step: int,
+                initial: int = 0) -> None:
+        """A satisfied wait on `sem` (condition `holds`): join the run-starting release."""
+        self._begin(step)
+        s = self._s
+        rel = _run_start(s.hist.get(sem), s.lost.get(sem, 0), holds, initial)
+        if rel is None:
+            return
+        ei = self._index[engine]
+        clock = s.clocks[ei]
+        old = clock[:]
+        if join(clock, rel.clock):
+            self._log((step, _JOIN, ei, old))
+            self._prune(step)
+
+    def rewind(self, step: int) -> int:
+        """Forget everything done at global steps >= `step`.
+
+        Returns the step the detector now stands at: `step` itself while the undo log
+        reaches it, else an earlier snapshot's step, from which the caller feeds the
+        events again.
+        """
+        step = max(step, 0)
+        while self._snaps[-1][0] > step:
+            self._snaps.pop()
+        if self._budget and step >= self._horizon:
+            touched: set[tuple[str, int]] = set()
+            while self._undo and self._undo[-1][0] >= step:
+                self._apply(self._undo.pop(), touched)
+            for space, ei in touched:
+                _resort(self._s.live[space], ei)
+            self._since_snap = min(self._since_snap, len(self._undo))
+            self._step = min(self._step, step - 1)
+            return step
+        at, snap = self._snaps[-1]
+        self._s = snap.copy()
+        self._undo.clear()
+        self._horizon, self._step, self._since_snap = at, at - 1, 0
+        return at
+
+    # -- internals ---------------------------------------------------------------------
+
+    def _begin(self, step: int) -> None:
+        if step > self._step:
+            if self._budget and self._since_snap > self._budget // 2:
+                self._fold(step)
+            self._step = step
+
+    def _log(self, entry: tuple) -> None:
+        if self._budget:
+            self._undo.append(entry)
+            self._since_snap += 1
+
+    def _fold(self, step: int) -> None:
+        """Snapshot the state at the start of `step`; drop the log before the previous
+        snapshot (which now covers it), so the log keeps between half and all of budget."""
+        self._snaps.append((step, self._s.copy()))
+        cut = self._snaps[-2][0]
+        while self._undo and self._undo[0][0] < cut:
+            self._undo.popleft()
+        self._horizon = max(self._horizon, cut)
+        self._since_snap = 0
+        if len(self._snaps) > MAX_SNAPSHOTS:
+            # keep a spread over the past: drop the one closest to its predecessor
+            gap = min(range(1, len(self._snaps) - 2),
+                      key=lambda i: self._snaps[i][0] - self._snaps[i - 1][0])
+            del self._snaps[gap]
+
+    def _store(self, acc: Access, ei: int, store: _Store, epoch: int) -> None:
+        s = self._s
+        region = acc.region.bare()  # the stored pattern keeps no index arrays
+        if region is not acc.region:
+            acc = dataclasses.replace(acc, region=region)
+        m = s.read_rel[ei]
+        rr = m if acc.kind == WRITE and m is not None and m[0] == acc.step else None
+        key = (acc.pc, acc.kind, region)
+        old = store.pop(key, None)
+        store[key] = _Live(acc, epoch, s.seq, rr)
+        s.seq += 1
+        self._log((acc.step, _ADD, region.space, ei, key, old))
+        if len(store) > MAX_LIVE:
+            k0, l0 = store.popitem(last=False)
+            self._log((acc.step, _DROP, region.space, ei, k0, l0))
+
+    def _report(self, step: int, pair: tuple, race: Race) -> None:
+        s = self._s
+        s.seen.add(pair)
+        kept = len(s.races) < KEEP_RACES
+        if kept:
+            s.races.append(race)
+        else:
+            s.dropped += 1
+        self._log((step, _RACE, pair, kept))
+
+    def _prune(self, step: int) -> None:
+        s = self._s
+        fl = floors(s.clocks)
+        for space, stores in s.live.items():
+            for ej, store in enumerate(stores):
+                f = fl[ej]
+                while store:
+                    key, live = next(iter(store.items()))
+                    if live.epoch > f:
+                        break
+                    del store[key]
+                    self._log((step, _DROP, space, ej, key, live))
+
+    def _apply(self, e: tuple, touched: set[tuple[str, int]]) -> None:
+        """Undo one log entry (entries are undone newest first)."""
+        s = self._s
+        kind = e[1]
+        if kind == _ADD:
+            _, _, space, ei, key, old = e
+            store = s.live[space][ei]
+            del store[key]
+            if old is not None:
+                store[key] = old
+                touched.add((space, ei))
+        elif kind == _DROP:
+            _, _, space, ei, key, live = e
+            s.live[space][ei][key] = live
+            touched.add((space, ei))
+        elif kind == _RACE:
+            _, _, pair, kept = e
+            s.seen.discard(pair)
+            if kept:
+                s.races.pop()
+            else:
+                s.dropped -= 1
+        elif kind == _REL:
+            _, _, ei, sem, lost, prev = e
+            h = s.hist[sem]
+            h.pop()
+            if lost is not None:
+                h.appendleft(lost)
+                s.lost[sem] -= 1
+            s.clocks[ei][ei] -= 1
+            s.read_rel[ei] = prev
+        else:
+            _, _, ei, old = e
+            s.clocks[ei] = old
+
+    def _overlap(self, ra: Region, rb: Region
+                 ) -> tuple[tuple[int, int], tuple[int, int]] | None:
+        """Shared partitions and the hull [lo, hi) of the shared bytes, or None."""
+        p0, p1 = max(ra.p0, rb.p0), min(ra.p1, rb.p1)
+        if p0 >= p1 or ra.count == 0:
+            return None
+        (alo, ahi), (blo, bhi) = ra.bounds, rb.bounds
+        lo, hi = max(alo, blo), min(ahi, bhi)
+        if lo >= hi:
+            return None
+        if ra.contiguous and rb.contiguous:
+            return (p0, p1), (lo, hi)
+        sa, ea = self._runs_of(ra)
+        sb, eb = self._runs_of(rb)
+        if len(sb) > len(sa):  # search the longer list once per run of the shorter
+            sa, ea, sb, eb = sb, eb, sa, ea
+        i = np.searchsorted(ea, sb, side="right")  # first run of a ending after each b
+        ic = np.minimum(i, len(ea) - 1)
+        hit = (i < len(ea)) & (sa[ic] < eb)
+        if not hit.any():
+            return None
+        j = np.searchsorted(sa, eb, side="left") - 1  # last run of a starting before it
+        low = int(np.maximum(sb, sa[ic])[hit].min())
+        high = int(np.minimum(eb, ea[j])[hit].max())
+        return (p0, p1), (low, high)
+
+    def _runs_of(self, r: Region) -> tuple[np.ndarray, np.ndarray]:
+        got = self._runs.get(r)
+        if got is None:
+            if len(self._runs) >= RUNS_CACHE:
+                del self._runs[next(iter(self._runs))]
+            got = self._runs[r] = byte_runs(r)
+        return got
+
+
+def byte_runs(r: Region) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes one partition of `r` touches, as sorted disjoint runs [starts, ends).
+
+    The innermost dimensions that pack elements back to back form one run each; only
+    the outer dimensions are expanded into an index array.
+    """
+    inner = 1
+    outer: list[tuple[int, int]] = []
+    for st, n in zip(r.steps, r.nums, strict=True):
+        if n == 1:
+            continue
+        if not outer and st == inner:
+            inner *= n
+        else:
+            outer.append((st, n))
+    offs = np.zeros(1, dtype=np.int64)
+    for st, n in outer:
+        offs = (np.arange(n, dtype=np.int64)[:, None] * (st * r.size) + offs[None, :]).ravel()
+    offs = np.unique(offs + r.start)
+    length = inner * r.size
+    if len(offs) == 1:
+        return offs, offs + length
+    brk = offs[1:] > offs[:-1] + length  # a gap before the next run
+    starts = offs[np.concatenate(([True], brk))]
+    ends = (offs + length)[np.concatenate((brk, [True]))]
+    return starts, ends
+
+
+def _run_start(h: deque[_Release] | None, lost: int, holds: Callable[[int], bool],
+               initial: int) -> _Release | None:
+    """The release that began the current run of values satisfying `holds` (or None)."""
+    if not h or not holds(h[-1].value):
+        return None
+    start = None
+    for rel in reversed(h):
+        if not holds(rel.value):
+            return start
+        start = rel
+    if lost:
+        return h[0]  # the run began before the kept history: join its oldest (see above)
+    return None if holds(initial) else h[0]
+
+
+def _mode_name(mode: UpdateMode | str | None) -> str:
+    if mode is None or mode == "":
+        return ""
+    return mode.name if isinstance(mode, UpdateMode) else str(mode)
+
+
+def _complete_of(mode: str) -> str:
+    """The `_COMPLETE` form of a `_READ` update mode name ("" when there is none)."""
+    done = mode.removesuffix("_READ") + "_COMPLETE"
+    return done if mode.endswith("_READ") and done in UpdateMode.__members__ else ""
+
+
+def _missing(live: _Live, b: Access, seen: int) -> str:
+    """In words, the edge that would order `live` (earlier) before `b`."""
+    a = live.acc
+    rr = live.rr
+    if rr is not None and seen >= rr[2]:
+        # b's engine saw the _READ release of a's own instruction, just not its writes
+        done = _complete_of(rr[3])
+        where = f"in {a.engine.upper()} at {a.pc:#x}"
+        fix = (f"use {done} instead of {rr[3]} {where}" if done
+               else f"use SEM_INC_COMPLETE (or the _COMPLETE form of its update) {where}")
+        return f"{fix}: the _READ update fires before the writes"
+    return (f"a semaphore update in {a.engine.upper()} after {a.pc:#x} "
+            f"waited on by {b.engine.upper()} before {b.pc:#x}")
+
+
+def _resort(stores: list[_Store], ei: int) -> None:
+    """Put a store back in insertion (= epoch) order after undo re-inserted entries."""
+    store = stores[ei]
+    items = sorted(store.items(), key=lambda kv: kv[1].seq)
+    store.clear()
+    store.update(items)
