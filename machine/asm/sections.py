@@ -19,6 +19,7 @@ assembler's passes on its own lines.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from machine.asm.assembler import (
@@ -31,9 +32,11 @@ from machine.asm.assembler import (
     read_lines,
 )
 from machine.asm.data import DataInit
+from machine.asm.disasm import data_lines, disassemble_lines
 from machine.asm.errors import AsmError
 from machine.asm.parser import Atom, Statement, parse_line
 from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
+from machine.isa.codec import Program
 from machine.isa.opcodes import QUEUE_ENGINES
 
 # A line whose first word is `.engine` (any case), perhaps after a label (which is then
@@ -145,3 +148,18 @@ def assemble_sections(text: str, name: str = "<asm>",
         sections.append(Section(engine, lineno, assemble_lines(lines[i + 1:stop], sctx)))
         data_bytes = sctx.data_bytes  # MAX_DATA_BYTES holds for the whole file
     return SectionedAssembly(head.gen, head.data, tuple(sections))
+
+
+def disassemble_sections(queues: Iterable[tuple[str, Program, Iterable[DataInit]]],
+                         gen: Gen = DEFAULT_GEN, data: Iterable[DataInit] = ()) -> str:
+    """The `.engine` form of several queues ((engine, program, its own data) each):
+    `.gen` when not the default, kernel-wide `data` before the first section, then each
+    section with its data and records. It re-assembles (assemble_sections) to the same
+    records per engine and the same data."""
+    lines = [] if gen == DEFAULT_GEN else [f".gen {gen.label}"]
+    lines += data_lines(data)
+    for engine, program, own in queues:
+        lines.append(f"{SECTION_DIRECTIVE} {engine}")
+        lines += data_lines(own)
+        lines += disassemble_lines(program, gen)
+    return "\n".join(lines) + "\n"

@@ -41,8 +41,9 @@ from typing import Any
 import numpy as np
 
 from machine.asm.data import DataInit
+from machine.asm.disasm import to_json
 from machine.asm.loader import ProgramFile, from_binary, from_text, read_program
-from machine.asm.sections import assemble_sections, has_sections
+from machine.asm.sections import assemble_sections, disassemble_sections, has_sections
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.files import InputFileError, read_input
 from machine.isa.opcodes import QUEUE_ENGINES
@@ -167,3 +168,23 @@ def is_kernel_source(path: str | Path) -> bool:
     except (OSError, InputFileError):  # a refusal is the loader's to report, not ours
         return False
     return is_text and has_sections(raw)
+
+
+def kernel_wide_data(kernel: Kernel) -> list[DataInit]:
+    """The kernel's data that no queue carries as its own (an `.engine` file's data
+    before the first section, a manifest's [data] images)."""
+    own = {id(d) for q in kernel.queues for d in q.program.data}
+    return [d for d in kernel.data if id(d) not in own]
+
+
+def disassemble_kernel(kernel: Kernel) -> str:
+    """The `.engine` form of a kernel: it re-assembles to the same records per engine
+    (machine.asm.sections.disassemble_sections)."""
+    return disassemble_sections(((q.engine, q.program.program, q.program.data)
+                                 for q in kernel.queues), kernel.gen, kernel_wide_data(kernel))
+
+
+def kernel_json(kernel: Kernel) -> dict[str, Any]:
+    """`disasm --json` of a kernel: `{"engines": {"pool": [...], ...}}`, each engine's
+    list in the one-program shape of machine.asm.to_json, in ENGINE_ORDER."""
+    return {"engines": {q.engine: to_json(q.program.program) for q in kernel.queues}}

@@ -29,6 +29,7 @@ the path. Every file is read within the limits of machine.files.
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from dataclasses import fields
@@ -313,3 +314,19 @@ def load_manifest(path: Path, gen: Gen | None = None) -> Kernel:
     data = [d for q in sorted(queues, key=lambda q: ENGINE_ORDER.index(q.engine))
             for d in q.program.data] + _images(doc, where)
     return make_kernel(kgen, queues, data, settings, path)
+
+
+def manifest_text(gen: Gen, streams: dict[str, str], source: str = "") -> str:
+    """A manifest naming `streams` (engine -> path relative to the manifest) on `gen`,
+    in ENGINE_ORDER; `source` names what it was made from, in a comment."""
+    # the name as a quoted string: a newline in it cannot end the comment
+    head = [f"# kernel manifest written by neurondbg asm from {_toml_string(source)}"
+            ] if source else []
+    lines = [*head, "[kernel]", f"gen = {_toml_string(gen.label)}", "", "[engines]"]
+    lines += [f"{e} = {_toml_string(streams[e])}" for e in ENGINE_ORDER if e in streams]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string: JSON's escapes are TOML's (\\" \\\\ \\n \\uXXXX)."""
+    return json.dumps(text)

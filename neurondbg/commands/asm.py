@@ -4,10 +4,20 @@ OUT and OUT.data.npz are checked before assembling (neither may be SOURCE, throu
 symlinks, `..` or hard links; the folder must be writable) and written atomically:
 both go to temporaries first, the sidecar is renamed into place, then the records.
 A stale sidecar (the new program has no data) is removed after the records land.
+
+A SOURCE with `.engine` sections is a kernel: `-o` then names the manifest to write
+and must end in `.toml` (anything else is a usage error: a kernel is several files).
+Beside it go one `<stem>.<engine>.bin` per section, each with its section's data in
+`<stem>.<engine>.bin.data.npz`; the data before the first `.engine` goes with the first
+engine's stream (ENGINE_ORDER). Every output is checked against SOURCE first, written
+to a temporary, and renamed into place sidecars first, then streams, the manifest
+last, so a manifest never names a stream that is not there yet. Existing outputs are
+replaced, as `asm` replaces OUT.bin; stale sidecars are removed.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import click
@@ -24,28 +34,22 @@ class AsmInputError(InputError):
         click.echo(f"neurondbg: error: {self.message}", err=True, file=file)
 
 
-@click.command("asm")
-@click.argument("source", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="binary output file; data directives go to OUTPUT.data.npz")
-@click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
-              help="generation for sb[]/psum[] addresses (a .gen line overrides it)")
-def command(source: str, output: str, gen: Gen) -> None:
-    """Assemble SOURCE into OUTPUT (64-byte records)."""
-    from machine.asm import AsmError, assemble, data_path, save_data
-    from machine.files import MAX_ASSEMBLY_BYTES, InputFileError, read_input
-    from sessions.atomic import atomic_open, atomic_path, check_output
+def _check(path: Path, source: str, what: str) -> Path:
+    """The resolved target of output `path`; InputError if it is SOURCE or unwritable."""
+    from sessions.atomic import check_output
     from sessions.errors import SessionError
 
-    out = Path(output)
-    side = data_path(out)
-    for what, path in (("-o", out), ("the data sidecar of -o", side)):
-        try:
-            check_output(path, [("the source", source)], what=what)
-        except SessionError as e:
-            raise InputError(str(e)) from None
     try:
-        text = read_input(source, what="assembly source",
+        return check_output(path, [("the source", source)], what=what)
+    except SessionError as e:
+        raise InputError(str(e)) from None
+
+
+def _read_source(source: str) -> str:
+    from machine.files import MAX_ASSEMBLY_BYTES, InputFileError, read_input
+
+    try:
+        return read_input(source, what="assembly source",
                           max_bytes=MAX_ASSEMBLY_BYTES).decode("utf-8")
     except InputFileError as e:
         raise InputError(str(e)) from None
@@ -53,6 +57,29 @@ def command(source: str, output: str, gen: Gen) -> None:
         raise InputError(f"{source}: cannot read: {e.strerror or e}") from None
     except UnicodeDecodeError as e:
         raise InputError(f"{source}: offset {e.start}: expected UTF-8 assembly text") from None
+
+
+@click.command("asm")
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="binary output file; data directives go to OUTPUT.data.npz (a source "
+                   "with .engine sections: the manifest NAME.toml, streams beside it)")
+@click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
+              help="generation for sb[]/psum[] addresses (a .gen line overrides it)")
+def command(source: str, output: str, gen: Gen) -> None:
+    """Assemble SOURCE into OUTPUT (64-byte records)."""
+    from machine.asm import AsmError, assemble, data_path, save_data
+    from machine.asm.sections import has_sections
+    from sessions.atomic import atomic_open, atomic_path
+
+    out = Path(output)
+    side = data_path(out)
+    _check(out, source, "-o")
+    text = _read_source(source)
+    if has_sections(text):
+        _kernel(source, text, out, gen)
+        return
+    _check(side, source, "the data sidecar of -o")
     try:
         asm = assemble(text, source, gen)
     except AsmError as e:
@@ -70,4 +97,52 @@ def command(source: str, output: str, gen: Gen) -> None:
     n = len(asm.records) // 64
     click.echo(f"{output}: {n} record{'s' if n != 1 else ''}"
                + (f", {len(asm.data)} data initialisation(s) in {side}" if asm.data else ""),
+               err=True)
+
+
+def _kernel(source: str, text: str, out: Path, gen: Gen) -> None:
+    """Write the manifest `out` and one stream (+ sidecar) per `.engine` section."""
+    from machine.asm import AsmError, data_path, save_data
+    from machine.asm.sections import assemble_sections
+    from machine.core.kernel import ENGINE_ORDER
+    from machine.core.manifest import MANIFEST_SUFFIX, manifest_text
+    from sessions.atomic import atomic_open, atomic_path
+
+    if out.suffix.lower() != MANIFEST_SUFFIX:
+        raise InputError(f"{out}: {source} has .engine sections, so -o names the kernel "
+                         f"manifest to write and must end in {MANIFEST_SUFFIX} (its streams "
+                         f"go beside it as <stem>.<engine>.bin)")
+    try:
+        sa = assemble_sections(text, source, gen)
+    except AsmError as e:
+        raise AsmInputError(str(e)) from None
+    sections = sorted(sa.sections, key=lambda s: ENGINE_ORDER.index(s.engine))
+    target = _check(out, source, "-o")  # a symlinked manifest: streams go beside its target
+    plan = []  # (section, stream path, its data)
+    for i, s in enumerate(sections):
+        stream = target.with_name(f"{target.stem}.{s.engine}.bin")
+        data = (sa.data if i == 0 else []) + s.assembly.data
+        _check(stream, source, f"the {s.engine} stream of -o")
+        _check(data_path(stream), source, f"the {s.engine} stream's data sidecar")
+        plan.append((s, stream, data))
+    streams = {s.engine: stream.name for s, stream, _ in plan}
+    try:
+        with contextlib.ExitStack() as stack:  # unwinds in reverse: the manifest lands last
+            fh = stack.enter_context(atomic_open(out, "w"))
+            fh.write(manifest_text(sa.gen, streams, Path(source).name))
+            for s, stream, _ in plan:
+                stack.enter_context(atomic_open(stream, "wb")).write(s.assembly.records)
+            for _, stream, data in plan:
+                if data:
+                    save_data(stack.enter_context(atomic_path(data_path(stream))), data)
+        for _, stream, data in plan:
+            side = data_path(stream)
+            if not data and side.exists():
+                side.unlink()  # a stale sidecar would load the wrong data
+    except OSError as e:
+        raise InputError(f"{out}: cannot write: {e.strerror or e}") from None
+    parts = ", ".join(f"{s.engine} {len(s.assembly.records) // 64}" for s, _, _ in plan)
+    ndata = sum(len(d) for _, _, d in plan)
+    click.echo(f"{out}: kernel manifest; records per engine: {parts}"
+               + (f"; {ndata} data initialisation(s) in the streams' sidecars" if ndata else ""),
                err=True)

@@ -1,4 +1,12 @@
-"""`neurondbg disasm PROGRAM [--json]`: records -> assembly text (or JSON)."""
+"""`neurondbg disasm PROGRAM [--json]`: records -> assembly text (or JSON).
+
+A kernel (a manifest, or assembly with `.engine` sections) prints in the `.engine`
+form: `.gen` unless the default, the kernel-wide data, then one section per engine in
+ENGINE_ORDER with its own data and records; `asm` of that text gives the same records
+per engine. `--json` of a kernel is `{"engines": {"pool": [...], ...}}`, each list the
+one-program shape. `--gen` defaults to the kernel's generation (its manifest's
+`[kernel] gen` or `.gen` line), for a program to cayman.
+"""
 
 from __future__ import annotations
 
@@ -15,22 +23,36 @@ from neurondbg.params import GEN
 @click.command("disasm")
 @click.argument("program", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="print the DESIGN.md JSON shape")
-@click.option("--gen", type=GEN, default=DEFAULT_GEN.label, show_default=True,
-              help="generation for sb[]/psum[] address shorthands")
-def command(program: str, as_json: bool, gen: Gen) -> None:
+@click.option("--gen", type=GEN, default=None,
+              help="generation for sb[]/psum[] address shorthands  [default: a kernel's "
+                   f"own, else {DEFAULT_GEN.label}]")
+def command(program: str, as_json: bool, gen: Gen | None) -> None:
     """Disassemble PROGRAM (binary or assembly); the text re-assembles to identical bytes."""
-    from machine.asm import AsmError, disassemble, load_any, to_json
+    from machine.asm import AsmError
 
     try:
-        prog, data = load_any(program, gen)
+        out = _render(program, as_json, gen)
     except AsmError as e:
         raise InputError(e.one_line) from None
     except OSError as e:
         raise InputError(f"{program}: cannot read: {e.strerror or e}") from None
     except ValueError as e:
         raise InputError(str(e)) from None
+    sys.stdout.write(out)
+
+
+def _render(program: str, as_json: bool, gen: Gen | None) -> str:
+    """The text `disasm` prints for PROGRAM (a kernel in its `.engine` form)."""
+    from machine.asm import disassemble, load_any, to_json
+    from machine.core.kernel import disassemble_kernel, is_kernel_source, kernel_json, load_kernel
+
+    if is_kernel_source(program):
+        kernel = load_kernel(program, gen)
+        if as_json:
+            return json.dumps(kernel_json(kernel), separators=(",", ":")) + "\n"
+        return disassemble_kernel(kernel)
+    g = DEFAULT_GEN if gen is None else gen
+    prog, data = load_any(program, g)
     if as_json:
-        json.dump(to_json(prog), sys.stdout, separators=(",", ":"))
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(disassemble(prog, gen, data))
+        return json.dumps(to_json(prog), separators=(",", ":")) + "\n"
+    return disassemble(prog, g, data)
