@@ -1,0 +1,70 @@
+"""Legality of a kernel: every queue judged on its own engine (machine.legality).
+
+    doc = validate_kernel(kernel)
+    # {"gen", "count", "invalid", "engines": {"pool": {...}, "dve": {...}}}
+
+Each engine's entry is the one-program `validate --json` document of that queue with
+`--engine` set to its engine (`gen`, `engine`, `count`, `invalid`, `instructions`: index,
+offset, opcode, mnemonic, valid, predicate, failed, notes, clauses, tree), so the
+clause `engine_has_opcode(<engine>)` finds an instruction placed on an engine whose
+dispatch table lacks it. `count` and `invalid` at the top are the totals over engines.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from machine.core.kernel import Kernel
+from machine.isa.opcodes import mnemonic
+from machine.legality.explain import explain, validate
+
+
+def validate_queues(kernel: Kernel) -> dict[str, Any]:
+    """engine -> machine.legality BulkResult of its queue, judged on that engine."""
+    return {q.engine: validate(q.program.program.raw, kernel.gen, q.engine)
+            for q in kernel.queues}
+
+
+def _verdicts(result: Any) -> list[dict[str, Any]]:
+    """One verdict per judged record (per distinct record when deduplicated), in column
+    order, as `validate --json` gives them."""
+    out: list[dict[str, Any]] = []
+    for g in result.groups:
+        names = [cl.name for cl in g.clauses]
+        notes = [cl.note for cl in g.clauses]
+        for col, ok in zip(g.passed.T.tolist(), g.valid.tolist(), strict=True):
+            out.append({
+                "valid": ok, "predicate": g.predicate.name,
+                "failed": [n for n, p, nt in zip(names, col, notes, strict=True)
+                           if not nt and not p],
+                "notes": [n for n, p, nt in zip(names, col, notes, strict=True) if nt and not p],
+                "clauses": dict(zip(names, col, strict=True)),
+            })
+    return out
+
+
+def queue_json(result: Any, raw: np.ndarray) -> dict[str, Any]:
+    """The one-program `validate --json` document of records `raw` judged as `result`.
+    Rows of identical records share their verdict's lists and tree (treat as read-only)."""
+    verdicts = _verdicts(result)
+    trees: dict[bytes, Any] = {}
+    rows = []
+    for i, (op, k) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(), strict=True)):
+        record = raw[i].tobytes()
+        if record not in trees:
+            trees[record] = explain(record, result.gen, result.engine).tree()
+        rows.append({"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op),
+                     **verdicts[k], "tree": trees[record]})
+    return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
+            "invalid": result.invalid, "instructions": rows}
+
+
+def validate_kernel(kernel: Kernel) -> dict[str, Any]:
+    """Per-engine `validate --json` documents and the totals (module docstring)."""
+    results = validate_queues(kernel)
+    engines = {q.engine: queue_json(results[q.engine], q.program.program.raw)
+               for q in kernel.queues}
+    return {"gen": kernel.gen.label, "count": sum(r.count for r in results.values()),
+            "invalid": sum(r.invalid for r in results.values()), "engines": engines}
