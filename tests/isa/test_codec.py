@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from machine.asm.loader import load
 from machine.isa.codec import IsaFormatError, decode, decode_bytes, encode, load_program
 from machine.isa.opcodes import OPCODES
 from machine.isa.structs import STRUCTS
@@ -41,7 +42,8 @@ def test_program_groups_and_instruction(tmp_path) -> None:
     recs = [bytes([c, 16]) + bytes(62) for c in (0x46, 0xA7, 0x47, 0x5A, 0xA7)]
     path = tmp_path / "p.bin"
     path.write_bytes(b"".join(recs))
-    p = load_program(path)
+    p = load(path).program
+    assert load_program(path).tobytes() == p.tobytes()  # the same loader under another name
     assert len(p) == 5 and list(p.opcodes) == [0x46, 0xA7, 0x47, 0x5A, 0xA7]
     idx, tr = p.records_for("S4D4_TR")
     assert list(idx) == [0, 2] and list(tr["header.opcode"]) == [0x46, 0x47]
@@ -70,3 +72,16 @@ def test_every_known_opcode_decodes_with_its_struct() -> None:
     p = decode_bytes(raw.tobytes())
     for i, code in enumerate(OPCODES):
         assert p.instruction(i).struct.name == OPCODES[code].struct
+
+
+def test_load_program_is_the_one_loader(tmp_path) -> None:
+    """codec.load_program reads through machine.asm.loader: assembly text too, and its
+    one-line errors (it was a second, binary-only reader)."""
+    from machine.asm import assemble
+    src = tmp_path / "p.asm"
+    src.write_text("MOVE R1=7\nHALT\n")
+    assert load_program(src).tobytes() == assemble(src.read_text()).records
+    bad = tmp_path / "bad.asm"
+    bad.write_text("HALT\nNOPE\n")
+    with pytest.raises(ValueError, match=f"^{bad}:2:1: unknown mnemonic 'NOPE'"):
+        load_program(bad)
