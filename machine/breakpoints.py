@@ -11,7 +11,16 @@
     change:TARGET            after a step that changes TARGET's value
     saturate | tie | nan | inf   after a conversion step in which a lane saturates,
                              rounds an exact tie, or produces NaN / infinity
+    race                     (a NeuronCore kernel) after a step in which the race detector
+                             finds a race
+    deadlock                 (a kernel) when no engine can run and some have not halted
+                             (a deadlock always stops; this names it)
+    wait                     (a kernel) after a step that leaves an engine blocked on a
+                             semaphore wait it was not blocked on before
 
+Any kind but `deadlock` may name the engine it is about with an `@ENGINE` suffix
+(`op:CAST@dve`, `pc:0x80@pool`, `watch:sb[0, 0:64]@pool`: a write by POOL, `race@dve`:
+a race with a DVE access, `wait@act`); without one it matches every engine.
 Any spec may end with ` if EXPR` to make it conditional, e.g. `op:CAST if R5 > 2`.
 Errors are ValueError("column N: expected ...") counted in the whole spec.
 """
@@ -25,13 +34,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from machine import expr as ex
+from machine.isa.opcodes import QUEUE_ENGINES
 
 if TYPE_CHECKING:
     from machine.engines.record import StepRecord
 
 STATIC_KINDS = ("op", "pc", "label", "invalid")  # checked before an instruction executes
 SEMANTIC_KINDS = ("saturate", "tie", "nan", "inf")
-KINDS = (*STATIC_KINDS, "fault", "if", "watch", "change", *SEMANTIC_KINDS)
+CORE_KINDS = ("race", "deadlock", "wait")  # only a NeuronCore (machine/core) stops on them
+KINDS = (*STATIC_KINDS, "fault", "if", "watch", "change", *SEMANTIC_KINDS, *CORE_KINDS)
 # The lane flag (StepRecord.lanes.flags) each semantic breakpoint tests.
 SEMANTIC_FLAG = {"saturate": "saturated", "tie": "tie", "nan": "nan", "inf": "inf"}
 
@@ -48,6 +59,7 @@ class Breakpoint:
     hits: int = 0
     id: int = 0
     watch_old: Any = field(default=None, repr=False)  # change: the value last seen
+    engine: str | None = None  # the `@ENGINE` it is about; None: every engine
 
     def describe(self) -> str:
         return f"#{self.id} {self.text}" + ("" if self.enabled else " (disabled)")
@@ -108,6 +120,7 @@ def parse_spec(spec: str) -> Breakpoint:
                 cond = ex.parse(text[cut + 4:])
             except ValueError as e:
                 raise _shift(e, lead + cut + 4) from None
+    engine, head = _engine_suffix(head, lead)
     kind, colon, arg = head.partition(":")
     kind = kind.strip().lower()
     argcol = lead + len(kind) + 2
@@ -118,6 +131,9 @@ def parse_spec(spec: str) -> Breakpoint:
         raise ValueError(f"column {argcol}: expected an argument after '{kind}:'")
     if not has_arg and colon:
         raise ValueError(f"column {argcol - 1}: '{kind}' takes no argument")
+    if kind == "deadlock" and engine is not None:
+        raise ValueError(f"column {lead + len(head) + 1}: 'deadlock' is about the whole core; "
+                         "it takes no @ENGINE")
     value: Any = None
     try:
         if kind == "op":
@@ -135,7 +151,20 @@ def parse_spec(spec: str) -> Breakpoint:
             value = ex.parse_target(arg)
     except ValueError as e:
         raise _shift(e, argcol - 1) if kind in ("if", "watch", "change") else e from None
-    return Breakpoint(kind, value, text, cond)
+    return Breakpoint(kind, value, text, cond, engine=engine)
+
+
+def _engine_suffix(head: str, lead: int) -> tuple[str | None, str]:
+    """(engine, the spec without it) for a head ending in `@ENGINE`; (None, head) else."""
+    if "@" not in head:
+        return None, head
+    rest, _, name = head.rpartition("@")
+    col = lead + len(rest) + 2
+    engine = name.strip().lower()
+    if engine not in QUEUE_ENGINES:
+        raise ValueError(f"column {col}: expected an engine ({', '.join(QUEUE_ENGINES)}) "
+                         f"after '@', found {name.strip()!r}")
+    return engine, rest.rstrip()
 
 
 # -- what a step touched (watch:/change:) ----------------------------------------------

@@ -44,6 +44,7 @@ import numpy as np
 from machine import edits as ed
 from machine import expr as ex
 from machine.breakpoints import (
+    CORE_KINDS,
     SEMANTIC_FLAG,
     STATIC_KINDS,
     Breakpoint,
@@ -98,10 +99,13 @@ class Machine:
 
     def __init__(self, program: Any, config: MachineConfig | None = None,
                  data: Iterable[Any] = (), labels: dict[str, int] | None = None, *,
-                 journal_budget: int = JOURNAL_BUDGET) -> None:
+                 journal_budget: int = JOURNAL_BUDGET,
+                 shared: MachineState | None = None) -> None:
+        """`shared`: another engine's state whose SBUF, PSUM and semaphores this machine
+        uses (one queue of a NeuronCore, machine/core; the core drives its history)."""
         self.program = program
         self.config = (config or MachineConfig()).resolved()
-        self.state = MachineState.create(self.config)
+        self.state = MachineState.create(self.config, shared)
         self.labels: dict[str, int] = dict(labels or {})  # name -> byte offset of the record
         self.count = len(program)
         self._insts: list[Any] = [None] * self.count
@@ -187,6 +191,9 @@ class Machine:
         label, or a PC / watch target outside the program or the machine (`check`)."""
         bp = parse_spec(spec)
         col = bp.text.find(":") + 2 + len(spec) - len(spec.lstrip())
+        if bp.engine is not None and bp.engine != self.config.engine:
+            raise ValueError(f"column {bp.text.rfind('@') + 2}: no {bp.engine} queue here "
+                             f"(this program runs on {self.config.engine})")
         if bp.kind == "label" and bp.value not in self.labels:
             known = ", ".join(sorted(self.labels)) or "none"
             raise ValueError(f"column 7: unknown label {bp.value!r}; labels: {known}")
@@ -217,7 +224,12 @@ class Machine:
 
     def check(self, what: Any) -> None:
         """The bounds check of every console command: a machine.expr Target or a PC
-        (int); ValueError saying what does not exist (machine/edits.py)."""
+        (int); ValueError saying what does not exist (machine/edits.py), or naming
+        another engine (`dve.R3`) than this machine's."""
+        engine = getattr(what, "engine", "")
+        if engine and engine != self.config.engine:
+            raise ValueError(f"{what.name}: no {engine} engine here (this program runs on "
+                             f"{self.config.engine})")
         ed.check(what, self.state, self.count)
 
     def _static_match(self, bp: Breakpoint, i: int) -> bool:
@@ -262,6 +274,8 @@ class Machine:
 
     def _dynamic_reason(self, bp: Breakpoint, rec: StepRecord) -> str | None:
         k = bp.kind
+        if k in CORE_KINDS:  # one queue alone: no race, and an unmet wait is a fault
+            return None
         if k == "fault":
             return f"fault: {rec.fault}" if rec.fault else None
         if k == "if":
@@ -417,6 +431,21 @@ class Machine:
             assert self._valid is not None
             mask[~self._valid] = 1
         return mask
+
+    def fast_run(self, budget: int) -> int:
+        """Run SEQ fast closures from the PC for at most `budget` steps, stopping before
+        any other instruction and before static breakpoints; the steps done (a
+        NeuronCore runs an engine ahead through them, machine/core)."""
+        return self._fast_run(budget)
+
+    def static_match(self, bp: Breakpoint, index: int) -> bool:
+        """Whether static breakpoint `bp` (op/pc/label/invalid) matches record `index`
+        (its condition aside)."""
+        return self._static_match(bp, index)
+
+    def invalidate_stops(self) -> None:
+        """The breakpoint list changed from outside (a core shares its breakpoints)."""
+        self._stop = None
 
     def _fast_run(self, budget: int, plain: bool = False) -> int:
         """Run fast closures from the PC until a stop index or `budget` steps; steps done.

@@ -14,6 +14,11 @@ except that C puts `==`/`<` below `&`, `^`, `|`; docs/expressions.md has the tab
     - + ~ !           prefix (`!` binds tightly like C's: `!R5 == 0` is `(!R5) == 0`)
     atom              NUMBER | inf | nan | R0..R63 | PC | sem[N] | shape[N] | acc[P]
                       | idx[P, K] | sb[P, BYTE] | psum[P, BYTE] | "(" expr ")"
+                      | ENGINE.R3 | ENGINE.PC | ENGINE.shape[N] | ENGINE.acc[P] | ...
+
+On a NeuronCore kernel (machine/core) each engine has its own registers: `dve.R3`,
+`pool.PC` read that engine's, a bare `R3` the engine the expression is evaluated on
+(the focused one). SBUF, PSUM and `sem[N]` are shared, so they take no engine.
 
 Registers read as unsigned 32-bit; `R5:int32` / `R5:fp32` reinterpret them.
 Memory reads default to uint8; `sb[3, 0x40]:fp32` reads 4 bytes as fp32.
@@ -33,7 +38,7 @@ import math
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +46,7 @@ import numpy as np
 from machine.convert.formats import IntFormat, parse_format
 from machine.edits import bounds_error
 from machine.engines.record import decode_values
+from machine.isa.opcodes import QUEUE_ENGINES
 
 MAX_LENGTH = 1024  # characters in one expression or target
 MAX_DEPTH = 64  # nested parentheses / prefix operators / operator levels
@@ -53,7 +59,7 @@ _TOKEN = re.compile(r"""
     (?P<ws>\s+)
   | (?P<num>0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+
        |(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*|\d[\d_]*)(?:[eE][+-]?\d+)?)
-  | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
+  | (?P<name>[A-Za-z_][A-Za-z_0-9]*(?:\.[A-Za-z_][A-Za-z_0-9]*)?)
   | (?P<op>\|\||&&|==|!=|<=|>=|<<|>>|[-+*/%&|^~!<>()\[\],:])
 """, re.VERBOSE)
 
@@ -161,9 +167,12 @@ class Target:
     space: str = ""  # "sbuf" / "psum"
     fmt: str = ""  # reinterpretation format ("" = default)
     k: int = 0  # idx: which of the 8 index registers
+    engine: str = ""  # whose register (`dve.R3`); "" = the state it is read on
 
     @property
     def name(self) -> str:
+        if self.engine:
+            return f"{self.engine}.{replace(self, engine='').name}"
         if self.kind == "reg":
             return f"R{self.index}"
         if self.kind == "pc":
@@ -346,11 +355,26 @@ class Parser:
         if t.kind != "name":
             raise self.fail("a register (R0..R63, PC) or sb[...], psum[...], sem[N], acc[P]")
         name = self.take().text
-        low = name.lower()
+        engine, dot, low = name.lower().rpartition(".")
+        if dot:
+            return replace(self._engine_target(engine, low, name, t.col), engine=engine)
+        return self._plain_target(name, low, t.col, ranges)
+
+    def _engine_target(self, engine: str, low: str, name: str, col: int) -> Target:
+        """`dve.R3`: a target of one engine's own state (registers, PC, shape, acc, idx)."""
+        if engine not in QUEUE_ENGINES:
+            raise ValueError(f"column {col}: expected an engine ({', '.join(QUEUE_ENGINES)}) "
+                             f"before '.', found {name.partition('.')[0]!r}")
+        if low in MEMORIES or low == "sem":
+            raise ValueError(f"column {col}: {low} is shared by every engine: write it "
+                             f"without '{engine}.'")
+        return self._plain_target(name.partition(".")[2], low, col + len(engine) + 1, False)
+
+    def _plain_target(self, name: str, low: str, col: int, ranges: bool) -> Target:
         if re.fullmatch(r"r\d+", low):
             n = int(low[1:])
             if n > 63 or len(low) > 3:
-                raise ValueError(f"column {t.col}: expected a register R0..R63, found {name!r}")
+                raise ValueError(f"column {col}: expected a register R0..R63, found {name!r}")
             return Target("reg", n, fmt=self.fmt())
         if low == "pc":
             return Target("pc")
@@ -376,7 +400,7 @@ class Parser:
             k = self.integer("an index register 0..7")
             self.expect("]", "']'")
             return Target("idx", p, k=k)
-        raise ValueError(f"column {t.col}: expected a register (R0..R63, PC), sb[...], psum[...], "
+        raise ValueError(f"column {col}: expected a register (R0..R63, PC), sb[...], psum[...], "
                          f"sem[N], shape[N], acc[P] or idx[P, K], found {name!r}")
 
     def span(self, ranges: bool, what: str) -> tuple[int, int]:
@@ -421,6 +445,11 @@ def read(target: Target, state: Any) -> int | float:
 
     EvalError when the target is outside this machine (the bounds rule of every
     command: machine.edits.bounds_error)."""
+    if target.engine:
+        try:
+            state = state.peer(target.engine)
+        except KeyError as e:
+            raise EvalError(str(e.args[0])) from None
     k = target.kind
     if k == "reg":
         v = state.R[target.index]
@@ -442,7 +471,7 @@ def read(target: Target, state: Any) -> int | float:
 
 def snapshot(target: Target, state: Any) -> Any:
     """A comparable copy of everything a watch target covers."""
-    if target.kind == "mem":
+    if target.kind == "mem":  # memory is shared: no engine to look up
         mem = state.memory(target.space)
         return mem[target.index:target.p1, target.b0:target.b1].tobytes()
     return read(target, state)

@@ -65,8 +65,7 @@ class Checkpoint:
     @cached_property
     def nbytes(self) -> int:
         small = 8 * (len(self.R) + len(self.shape) + len(self.sem)) + 256
-        return small + self.acc.nbytes + self.idx.nbytes + sum(
-            m.nbytes + t.nbytes for m, t in self.mem.values())
+        return small + self.acc.nbytes + self.idx.nbytes + tiles_nbytes(self.mem)
 
     def memory(self, space: str, shape: tuple[int, int]) -> np.ndarray:
         """SBUF or PSUM as it was at this checkpoint (a new array)."""
@@ -83,16 +82,36 @@ def _tiled(mem: np.ndarray) -> np.ndarray:
     return mem.reshape(p, b // t, t)
 
 
-def capture(state: MachineState, step: int, edits: int, mark: int) -> Checkpoint:
+Tiles = dict[str, tuple[np.ndarray, np.ndarray]]  # space -> (tile mask, kept tiles)
+
+
+def capture_memory(state: MachineState) -> Tiles:
+    """SBUF and PSUM as non-zero tiles (what a checkpoint keeps of memory)."""
     mem = {}
     for space in ("sbuf", "psum"):
         tiled = _tiled(state.memory(space))
         words = tiled.view(np.uint64) if tiled.shape[2] % 8 == 0 else tiled
         mask = words.any(axis=2)
         mem[space] = (mask, tiled[mask])  # boolean indexing copies
+    return mem
+
+
+def restore_memory(mem: Tiles, state: MachineState) -> None:
+    """Put memory kept by `capture_memory` back into `state` in place."""
+    for space, (mask, tiles) in mem.items():
+        m = state.memory(space)
+        m[...] = 0
+        _tiled(m)[mask] = tiles
+
+
+def tiles_nbytes(mem: Tiles) -> int:
+    return sum(m.nbytes + t.nbytes for m, t in mem.values())
+
+
+def capture(state: MachineState, step: int, edits: int, mark: int) -> Checkpoint:
     return Checkpoint(step, edits, mark, list(state.R), state.pc, list(state.shape),
                       list(state.sem), state.acc.copy(), state.idx.copy(), state.fp8_exp4,
-                      state.fp8_sat, state.halted, mem)
+                      state.fp8_sat, state.halted, capture_memory(state))
 
 
 def restore(cp: Checkpoint, state: MachineState) -> None:
@@ -106,10 +125,7 @@ def restore(cp: Checkpoint, state: MachineState) -> None:
     state.acc[...] = cp.acc
     state.idx[...] = cp.idx
     state.fp8_exp4, state.fp8_sat, state.halted = cp.fp8_exp4, cp.fp8_sat, cp.halted
-    for space, (mask, tiles) in cp.mem.items():
-        mem = state.memory(space)
-        mem[...] = 0
-        _tiled(mem)[mask] = tiles
+    restore_memory(cp.mem, state)
     state.journal.clear(cp.step)
 
 

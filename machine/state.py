@@ -3,7 +3,14 @@ DVE accumulators and index registers, the FP8 conversion configuration.
 
 Every write goes through a method here, which puts the old value in the
 journal (machine/journal.py) and, while a step is being recorded, appends a
-`Write` (old and new) to the step's list. Reads are plain attribute access.
+`Write` (old and new) to the step's list. Reads are plain attribute access; while
+`reads` is a list (the NeuronCore's race detector records a step), every memory
+read of an engine goes through `read_block` / `note_read`, which append its Region.
+
+A NeuronCore (machine/core) has one state per engine: `MachineState.create(config,
+shared=other)` gives a state with its own registers, PC, shape registers, DVE
+accumulators and journal but the SBUF, PSUM, semaphore file, view list and `peers`
+(engine name -> state, for `dve.R3` in expressions) of `other`.
 """
 
 from __future__ import annotations
@@ -210,20 +217,38 @@ class MachineState:
     halted: bool = False
     journal: Journal = field(default_factory=Journal)
     writes: list[Write] | None = None  # set while a step is being recorded
+    reads: list[Region] | None = None  # set while a step's memory reads are recorded
     # Objects holding views of SBUF/PSUM (conversion lanes), as weak references: copied
     # before the memory under them is overwritten, so a bulk step need not copy its
     # source up front. A plain list: iterating a WeakSet costs more than the check.
+    # Changed in place only (states of one core share the list).
     views: list[weakref.ref] = field(default_factory=list, repr=False)
+    # The states of a core by engine name (shared by all of them); a lone state: None.
+    peers: dict[str, MachineState] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def create(cls, config: MachineConfig | None = None) -> MachineState:
+    def create(cls, config: MachineConfig | None = None,
+               shared: MachineState | None = None) -> MachineState:
+        """A fresh state; with `shared`, one using its SBUF, PSUM, semaphores and views
+        (its memory geometry wins: one core has one SBUF)."""
         c = (config or MachineConfig()).resolved()
         p = c.partitions
-        return cls(config=c, R=[0] * NUM_REGS, pc=c.base, shape=[0] * NUM_SHAPE_REGS,
-                   sem=[0] * NUM_SEMS, sbuf=np.zeros((p, c.sbuf_bytes), np.uint8),
-                   psum=np.zeros((p, c.psum_bytes), np.uint8), acc=np.zeros(p, np.float32),
-                   idx=np.zeros((p, NUM_INDEX_REGS), np.uint32), fp8_exp4=c.fp8_exp4,
-                   fp8_sat=c.fp8_sat)
+        if shared is None:
+            sem, views = [0] * NUM_SEMS, []
+            sbuf, psum = np.zeros((p, c.sbuf_bytes), np.uint8), np.zeros((p, c.psum_bytes),
+                                                                          np.uint8)
+        else:
+            sem, views, sbuf, psum = shared.sem, shared.views, shared.sbuf, shared.psum
+        st = cls(config=c, R=[0] * NUM_REGS, pc=c.base, shape=[0] * NUM_SHAPE_REGS,
+                 sem=sem, sbuf=sbuf, psum=psum, acc=np.zeros(p, np.float32),
+                 idx=np.zeros((p, NUM_INDEX_REGS), np.uint32), fp8_exp4=c.fp8_exp4,
+                 fp8_sat=c.fp8_sat, views=views)
+        if shared is not None:
+            if shared.peers is None:
+                shared.peers = {shared.config.engine: shared}
+            st.peers = shared.peers
+            st.peers[c.engine] = st
+        return st
 
     # -- reads -------------------------------------------------------------
     @property
@@ -249,7 +274,24 @@ class MachineState:
 
     def read_block(self, region: Region) -> np.ndarray:
         """(partitions, count * size) uint8, element ordinal order."""
+        if self.reads is not None:
+            self.reads.append(region)
         return self.memory(region.space)[region.p0:region.p1, region.byte_index]
+
+    def note_read(self, region: Region) -> None:
+        """Record a memory read made without `read_block` (a scalar operand's pointer)."""
+        if self.reads is not None:
+            self.reads.append(region)
+
+    def peer(self, engine: str) -> MachineState:
+        """The state of `engine` in this core (this state for its own engine);
+        KeyError naming the engines there are."""
+        if engine == self.config.engine:
+            return self
+        if self.peers is None or engine not in self.peers:
+            have = ", ".join(self.peers or [self.config.engine])
+            raise KeyError(f"no {engine} engine here (engines: {have})")
+        return self.peers[engine]
 
     # -- writes (journaled) ------------------------------------------------
     def begin_step(self) -> None:
@@ -313,7 +355,7 @@ class MachineState:
             v = ref()
             if v is not None:
                 v.materialize()
-        self.views = []
+        self.views.clear()  # in place: other states of the core hold the same list
 
     def _protect(self, region: Region) -> None:
         """Let every live view over `region` take its own copy before it changes."""
@@ -326,7 +368,7 @@ class MachineState:
                 v.materialize()
             else:
                 keep.append(ref)
-        self.views = keep
+        self.views[:] = keep
 
     def write_scalar(self, target: str, key: int | None, value: Any) -> None:
         """sem[key], shape[key], or a named attribute (halted, fp8_exp4, fp8_sat)."""
@@ -401,14 +443,26 @@ class MachineState:
     def digest(self) -> str:
         """sha256 over all architectural state (not the journal)."""
         h = hashlib.sha256()
+        self.hash_into(h)
+        return h.hexdigest()
+
+    def hash_into(self, h: Any, shared: bool = True) -> None:
+        """Feed this state to hash `h`; `shared=False` leaves out SBUF, PSUM and the
+        semaphores (a core hashes them once for all its engines)."""
         h.update(struct.pack("<64I", *self.R))
         h.update(_pc_bytes(self.pc))
         h.update(struct.pack(f"<{NUM_SHAPE_REGS}I", *self.shape))
-        h.update(struct.pack(f"<{NUM_SEMS}I", *self.sem))
-        for a in (self.sbuf, self.psum, self.acc, self.idx):
+        if shared:
+            h.update(struct.pack(f"<{NUM_SEMS}I", *self.sem))
+        for a in ((self.sbuf, self.psum, self.acc, self.idx) if shared else (self.acc, self.idx)):
             h.update(np.ascontiguousarray(a).tobytes())
         h.update(f"{self.fp8_exp4}|{int(self.fp8_sat)}|{int(self.halted)}".encode())
-        return h.hexdigest()
+
+    def hash_shared(self, h: Any) -> None:
+        """Feed the shared part (semaphores, SBUF, PSUM) to hash `h`."""
+        h.update(struct.pack(f"<{NUM_SEMS}I", *self.sem))
+        for a in (self.sbuf, self.psum):
+            h.update(np.ascontiguousarray(a).tobytes())
 
 
 def _pc_bytes(pc: int) -> bytes:

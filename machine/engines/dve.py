@@ -50,6 +50,8 @@ def scalar_operand(ctx: Context, mode: int, raw: int, rows: slice, what: str) ->
         raise Fault(f"{what}: pointer byte {off} + 4 is outside {space}")
     if space == "psum" and ctx.engine == "pool":
         raise Fault(f"{what}: GPSIMD cannot access PSUM (ref 000)")
+    if st.reads is not None:  # the race detector sees this read too
+        st.note_read(Region(space, rows.start, rows.stop, off, 4, (1,), (1,)))
     return np.ascontiguousarray(mem[rows, off:off + 4]).view("<u4")
 
 

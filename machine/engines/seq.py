@@ -206,6 +206,23 @@ _WAIT: dict[int, Callable[[int, int], bool]] = {
 }
 
 
+def wait_holds(st: MachineState, mode: int, idx: int, value: int) -> bool:
+    """Whether a wait would pass now, without side effects (the NeuronCore checks it
+    before an engine issues). A mode or register `wait_events` refuses counts as holding:
+    the instruction then issues and faults there, naming the problem."""
+    if mode in (W.NONE, W.UNORDERED):
+        return True
+    cond = _WAIT.get(mode & 0x7F if mode & 0x80 else mode)
+    if cond is None or mode not in W._value2member_map_ or mode == W.INVALID:
+        return True
+    if mode & 0x80:
+        reg = value & 0xFF
+        if not (reg < NUM_REGS or reg in (PC_LO, PC_HI)):
+            return True
+        value = st.read_reg(reg)
+    return cond(st.sem[idx], value)
+
+
 def wait_events(st: MachineState, mode: int, idx: int, value: int, what: str) -> None:
     """Wait on a semaphore/event. One queue runs alone here, so an unmet wait is a deadlock."""
     if mode in (W.NONE, W.UNORDERED):

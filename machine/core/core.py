@@ -1,0 +1,749 @@
+"""The NeuronCore: one Machine per engine queue, shared SBUF / PSUM / semaphores,
+a scheduler, deadlock detection, race detection and breakpoints (DESIGN.md
+"NeuronCore: several engine queues").
+
+    core = Core(load_kernel("k.toml"), schedule="rr")
+    core.add_breakpoint("op:CAST@dve")
+    stop = core.cont()            # CoreStop: halt | breakpoint | deadlock | race | ...
+    core.step("dve"); core.step() # one instruction of DVE; one scheduler step
+    core.reverse_step(); core.reverse(10)
+
+Each step: the scheduler's policy (machine/core/schedule.py) picks a runnable engine
+(not halted, and its instruction's waits hold: checked without side effects before it
+issues); that engine's Machine executes one instruction (header wait, the handler, the
+header update: machine.engines.execute) on its own registers and the shared memory.
+An unmet wait is not a fault here: the engine is `waiting` with its PC on that
+instruction. The schedule taken is journaled (machine/core/timeline.py).
+
+Decisions where the issue is silent (gdb-like):
+- `step(None)` with nothing runnable changes nothing and returns a CoreStep of the
+  focused engine with its Wait (None when it halted); `step(engine)` of a blocked
+  engine does the same for that engine. Stepping a chosen engine where the policy
+  would have picked another is recorded, so replay takes the same path.
+- A fault stops the core; the faulting engine reads `faulted` until the core moves
+  (continuing re-issues the instruction, as gdb re-delivers a fault). An instruction
+  that fails legality stops with `invalid` and leaves the engine `running`.
+- `Wait.can_be_updated`: some instruction of a queue whose engine has not halted (the
+  waiting engines included) names the semaphore as an update target (header update,
+  EVENT_SEMAPHORE's own, TEST_EVENT_SEM UPDATE_*). True in a deadlock means a cycle of
+  waits; False means nothing left could ever signal it (a missing signal or index).
+- Breakpoint conditions (` if EXPR`) read the engine the breakpoint is about (the one
+  at the location, that stepped, that raced or blocked); `if:EXPR` reads the focused
+  engine; `dve.R3` always DVE's. `watch:R5` without an engine watches the focused
+  engine's R5; `watch:R5@dve` (or `watch:dve.R5`) DVE's.
+- `race` stops after the step that found a race (reason "race"); `wait` after a step
+  that left an engine newly blocked (reason "wait"); a deadlock always stops.
+- The schedule policy is fixed for the life of a Core (replay recomputes its choices).
+
+Speed: SEQ fast steps (machine.engines.seq.FAST) touch only their engine's registers,
+so `cont` runs each engine ahead through them in batches (its credit) and journals the
+policy's interleaving of those steps; the run-ahead not yet scheduled is undone when the
+command ends (`_settle`). Breakpoints that need every step's record (watch, change,
+if, semantic kinds, wait, conditions, `on_step`) turn batching off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from machine import expr as ex
+from machine.breakpoints import (
+    SEMANTIC_FLAG,
+    STATIC_KINDS,
+    Breakpoint,
+    parse_spec,
+    shown,
+    written_by,
+)
+from machine.core.events import NO_PLAN, Plan, WaitSpec, plan_of, update_targets
+from machine.core.feed import Feeder
+from machine.core.races import Race, RaceDetector
+from machine.core.schedule import Policy, parse_policy
+from machine.core.timeline import Passive, Timeline
+from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine
+from machine.engines.record import StepRecord
+from machine.history import JOURNAL_BUDGET
+from machine.state import MachineConfig, MachineState
+
+RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
+_OWN_KINDS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine's own state
+_RECORD_KINDS = ("if", "watch", "change", "wait", *SEMANTIC_FLAG)  # need every step
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Why an engine is blocked: the instruction at `pc` waits for `condition`."""
+
+    engine: str
+    pc: int
+    semaphore: int
+    value: int  # the semaphore's value now
+    condition: str  # e.g. "sem[3] >= 1"
+    can_be_updated: bool  # does any instruction left in any queue update it (module doc)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"engine": self.engine, "pc": self.pc, "semaphore": self.semaphore,
+                "value": self.value, "condition": self.condition,
+                "can_be_updated": self.can_be_updated}
+
+    def describe(self) -> str:
+        never = "" if self.can_be_updated else "; nothing left updates it"
+        return (f"{self.engine} waits at {self.pc:#x} for {self.condition} "
+                f"(sem[{self.semaphore}] = {self.value}{never})")
+
+
+@dataclass
+class CoreStep:
+    """One instruction of one engine (record None: it did not issue; `waited` says why)."""
+
+    engine: str
+    record: StepRecord | None
+    waited: Wait | None
+    races: list[Race] = field(default_factory=list)
+
+
+@dataclass
+class CoreStop:
+    """Why a core command returned."""
+
+    reason: str  # halt | breakpoint | fault | invalid | max-steps | deadlock | race | wait
+    #              | interrupt | start
+    engine: str | None
+    pc: int | None
+    detail: str
+    steps: int = 0  # global steps executed (or undone) by the command
+    waiting: list[Wait] = field(default_factory=list)
+    races: list[Race] = field(default_factory=list)  # found during the command
+    breakpoint: Breakpoint | None = None  # the first of `breakpoints`
+    breakpoints: list[Breakpoint] = field(default_factory=list)
+    record: StepRecord | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"reason": self.reason, "engine": self.engine, "pc": self.pc,
+                             "detail": self.detail}
+        if self.reason == "deadlock":
+            d["waiting"] = [w.to_dict() for w in self.waiting]
+        return d
+
+
+class Core:
+    """A kernel (machine.core.kernel.Kernel) loaded on a NeuronCore."""
+
+    def __init__(self, kernel: Any, config: MachineConfig | None = None, *,
+                 schedule: str = "rr", races: bool = True,
+                 journal_budget: int = JOURNAL_BUDGET) -> None:
+        """`config`: the machine settings (engine is set per queue); None: the kernel's
+        generation and [machine] settings. ValueError for a bad `schedule`."""
+        self.kernel = kernel
+        self.engines: tuple[str, ...] = tuple(kernel.engines)
+        self._policy: Policy = parse_policy(schedule)
+        base = config if config is not None else MachineConfig(
+            gen=kernel.gen, **dict(_mapping(kernel.machine)))
+        self.machines: dict[str, Machine] = {}
+        first: MachineState | None = None
+        for e in self.engines:
+            q = kernel.queue(e)
+            m = Machine(q.program.program, replace(base, engine=e), labels=q.program.labels,
+                        journal_budget=0, shared=first)
+            m.history = Passive()
+            self.machines[e] = m
+            first = first or m.state
+        self._ms = [self.machines[e] for e in self.engines]
+        self._states = [m.state for m in self._ms]
+        for d in kernel.data:
+            self._ms[0].load_data(d)
+        self.focus: str = self.engines[0]
+        self.interrupt = threading.Event()
+        self.detector: RaceDetector | None = RaceDetector(self.engines) if races else None
+        self._feeder = Feeder(self.engines, self.detector, list(self._states[0].sem)) \
+            if self.detector is not None else None
+        self.breakpoints: list[Breakpoint] = []
+        self._next_bp = 1
+        self.on_step: Callable[[CoreStep], None] | None = None  # e.g. `run --trace`
+        self.last: CoreStep | None = None
+        self._timeline = Timeline(journal_budget, len(self.engines))
+        self._credit = [0] * len(self.engines)
+        self._plans: list[dict[int, Plan]] = [{} for _ in self.engines]
+        self._targets: list[frozenset[int] | None] = [None] * len(self.engines)
+        self._fault: tuple[int, int] | None = None  # (engine, global step) of the last fault
+        if self._timeline.enabled:
+            self._timeline.take(self._states)  # checkpoint 0: the loaded state
+
+    # -- reading ------------------------------------------------------------------------
+    @property
+    def schedule(self) -> str:
+        """The policy: "rr", "in-order" or "random:SEED"."""
+        return self._policy.text
+
+    @property
+    def steps(self) -> int:
+        """Global scheduler steps taken (all engines)."""
+        return self._timeline.steps
+
+    @property
+    def forced(self) -> dict[int, str]:
+        """Steps taken by `step(engine)` where the policy would have chosen another
+        (global step -> engine): with the policy, they make the schedule (sessions)."""
+        return {s: self.engines[e] for s, e in self._timeline.forced.items()}
+
+    def taken(self) -> tuple[int, list[str]]:
+        """(first step, the engine of each kept global step from it): the schedule taken
+        within the kept history window."""
+        tl = self._timeline
+        return tl.origin, [self.engines[i] for i in tl.schedule]
+
+    def _index(self, engine: str) -> int:
+        try:
+            return self.engines.index(engine)
+        except ValueError:
+            raise ValueError(f"no {engine} queue in this kernel (engines: "
+                             f"{', '.join(self.engines)})") from None
+
+    def state(self, engine: str | None = None) -> MachineState:
+        """An engine's state (the focused one by default)."""
+        return self._states[self._index(engine or self.focus)]
+
+    def status(self, engine: str) -> str:
+        """"running" | "waiting" | "halted" | "faulted"."""
+        i = self._index(engine)
+        if self._fault == (i, self.steps):
+            return "faulted"
+        if self._states[i].halted:
+            return "halted"
+        return "waiting" if self._blocked(i) is not None else "running"
+
+    def waiting(self, engine: str) -> Wait | None:
+        """Why `engine` is blocked, or None when it is not."""
+        i = self._index(engine)
+        if self._states[i].halted:
+            return None
+        w = self._blocked(i)
+        return None if w is None else self._wait(i, w)
+
+    def engine_steps(self, engine: str) -> int:
+        """Instructions `engine` has executed."""
+        i = self._index(engine)
+        return len(self._states[i].journal) - self._credit[i]
+
+    def digest(self) -> str:
+        """sha256 over every engine's state, shared memory and the semaphores."""
+        h = hashlib.sha256()
+        for e, st in zip(self.engines, self._states, strict=True):
+            h.update(e.encode())
+            st.hash_into(h, shared=False)
+        self._states[0].hash_shared(h)
+        return h.hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        """The `run --json` keys of a kernel: engines, semaphores (non-zero), races."""
+        sem = self._states[0].sem
+        return {
+            "engines": {e: {"pc": st.pc, "registers": list(st.R),
+                            "steps": self.engine_steps(e), "status": self.status(e)}
+                        for e, st in zip(self.engines, self._states, strict=True)},
+            "semaphores": {str(i): v for i, v in enumerate(sem) if v},
+            "races": [r.to_dict() for r in self.races],
+        }
+
+    @property
+    def races(self) -> list[Race]:
+        """Every race found so far (none without race detection)."""
+        return list(self.detector.races) if self.detector is not None else []
+
+    # -- semaphores and runnability -----------------------------------------------------
+    def _plan(self, i: int) -> Plan:
+        m = self._ms[i]
+        k = m.index_of(m.state.pc)
+        if k is None:
+            return NO_PLAN  # outside the program: issuing it faults
+        plans = self._plans[i]
+        p = plans.get(k)
+        if p is None:
+            p = plans[k] = plan_of(m.instruction(k))
+        return p
+
+    def _blocked(self, i: int) -> WaitSpec | None:
+        """The wait engine i's next instruction cannot pass now (None: it may issue)."""
+        if self._credit[i]:
+            return None  # running ahead through fast steps, which never wait
+        return self._plan(i).blocked_on(self._states[i])
+
+    def _runnable(self) -> list[int]:
+        out = []
+        for i, st in enumerate(self._states):
+            if self._credit[i] or (not st.halted and self._blocked(i) is None):
+                out.append(i)
+        return out
+
+    def _updatable(self, sem: int) -> bool:
+        for i, st in enumerate(self._states):
+            if st.halted:
+                continue
+            t = self._targets[i]
+            if t is None:
+                t = self._targets[i] = update_targets(self._ms[i].program.raw)
+            if sem in t:
+                return True
+        return False
+
+    def _wait(self, i: int, w: WaitSpec) -> Wait:
+        st = self._states[i]
+        return Wait(self.engines[i], st.pc, w.idx, st.sem[w.idx], w.condition(st),
+                    self._updatable(w.idx))
+
+    def _waits(self) -> list[Wait]:
+        out = []
+        for i, st in enumerate(self._states):
+            w = None if st.halted else self._blocked(i)
+            if w is not None:
+                out.append(self._wait(i, w))
+        return out
+
+    # -- breakpoints --------------------------------------------------------------------
+    def add_breakpoint(self, spec: str) -> Breakpoint:
+        """Parse and add a breakpoint (machine.breakpoints, with `@ENGINE`); ValueError
+        (one line, with the column) for a bad spec, an engine without a queue, a label
+        no queue has, or a PC / watch target outside the program or the machine."""
+        bp = parse_spec(spec)
+        lead = len(spec) - len(spec.lstrip())
+        if bp.engine is not None and bp.engine not in self.engines:
+            raise ValueError(f"column {lead + bp.text.rfind('@') + 2}: no {bp.engine} queue "
+                             f"in this kernel (engines: {', '.join(self.engines)})")
+        ms = [m for e, m in self.machines.items() if bp.engine in (None, e)]
+        col = lead + bp.text.find(":") + 2
+        if bp.kind == "label":
+            ms = [m for m in ms if bp.value in m.labels]
+            if not ms:
+                known = "; ".join(f"{e}: {', '.join(sorted(m.labels)) or 'none'}"
+                                  for e, m in self.machines.items())
+                raise ValueError(f"column {col}: unknown label {bp.value!r}; labels: {known}")
+        elif bp.kind == "pc":
+            errors = []
+            for m in ms:
+                try:
+                    m.check(bp.value)
+                except ValueError as e:
+                    errors.append(str(e))
+            if len(errors) == len(ms):
+                raise ValueError(f"column {col}: {errors[0]}")
+        elif bp.kind in ("watch", "change"):
+            owner = self._owner(bp)
+            try:
+                self._ms[owner].check(replace(bp.value, engine=""))
+            except ValueError as e:
+                raise ValueError(f"column {col}: {e}") from None
+        if bp.kind in STATIC_KINDS:
+            for m in ms:  # their fast runs stop before it (Machine's stop mask)
+                m.breakpoints.append(bp)
+                m.invalidate_stops()
+        bp.id = self._next_bp
+        self._next_bp += 1
+        self.breakpoints.append(bp)
+        self._resync([bp])
+        return bp
+
+    def delete_breakpoint(self, bp_id: int) -> bool:
+        before = len(self.breakpoints)
+        self.breakpoints = [b for b in self.breakpoints if b.id != bp_id]
+        for m in self._ms:
+            m.breakpoints = [b for b in m.breakpoints if b.id != bp_id]
+            m.invalidate_stops()
+        return len(self.breakpoints) != before
+
+    def set_enabled(self, bp_id: int, enabled: bool) -> None:
+        for b in self.breakpoints:
+            if b.id == bp_id:
+                b.enabled = enabled
+                self._resync([b])
+        for m in self._ms:
+            m.invalidate_stops()
+
+    def _owner(self, bp: Breakpoint) -> int:
+        """The engine whose state a watch/change target lives on (module docstring)."""
+        t = bp.value
+        if t.kind in _OWN_KINDS:
+            return self._index(t.engine or bp.engine or self.focus)
+        return self._index(bp.engine or self.focus)
+
+    def _truth(self, e: ex.Expr, i: int) -> bool:
+        try:
+            return bool(e(self._states[i]))
+        except CONDITION_ERRORS:
+            return False
+
+    def _cond(self, bp: Breakpoint, i: int) -> bool:
+        return bp.cond is None or self._truth(bp.cond, i)
+
+    def _resync(self, bps: list[Breakpoint] | None = None) -> None:
+        """After the state moved without stepping: watch/change/if compare from now."""
+        for bp in self.breakpoints if bps is None else bps:
+            if bp.kind in ("watch", "change"):
+                bp.watch_old = ex.snapshot(bp.value, self._states[self._owner(bp)])
+            elif bp.kind == "if":
+                bp.watch_old = self._truth(bp.value, self._index(self.focus))
+
+    def _static_hits(self, i: int) -> list[Breakpoint]:
+        m = self._ms[i]
+        k = m.index_of(m.state.pc)
+        if k is None or not m.breakpoints:
+            return []
+        return [bp for bp in m.breakpoints
+                if bp.enabled and m.static_match(bp, k) and self._cond(bp, i)]
+
+    def _needs_records(self) -> bool:
+        return self.on_step is not None or any(
+            b.enabled and (b.kind in _RECORD_KINDS or b.cond is not None)
+            for b in self.breakpoints)
+
+    def _dynamic_hits(self, i: int, cs: CoreStep, blocked: list[int]
+                      ) -> list[tuple[Breakpoint, str]]:
+        """Every enabled after-step breakpoint engine i's step triggered, with why."""
+        hits = []
+        rec = cs.record
+        assert rec is not None
+        for bp in self.breakpoints:
+            if not bp.enabled or bp.kind in STATIC_KINDS or bp.kind == "deadlock":
+                continue
+            why, about = self._reason(bp, i, rec, cs, blocked)
+            if why and self._cond(bp, about):
+                hits.append((bp, why))
+        return hits
+
+    def _reason(self, bp: Breakpoint, i: int, rec: StepRecord, cs: CoreStep,
+                blocked: list[int]) -> tuple[str | None, int]:
+        k = bp.kind
+        mine = bp.engine in (None, self.engines[i])
+        if k == "race":
+            rs = [r for r in cs.races if bp.engine in (None, r.a.engine, r.b.engine)]
+            return (f"race: {_race_text(rs[0])}" if rs else None), i
+        if k == "wait":
+            for j in blocked:
+                if bp.engine in (None, self.engines[j]):
+                    w = self._blocked(j)
+                    assert w is not None
+                    return f"{self._wait(j, w).describe()}", j
+            return None, i
+        if k == "if":
+            now = self._truth(bp.value, self._index(self.focus))
+            was, bp.watch_old = bp.watch_old, now
+            return (f"{bp.value.text} became true" if now and not was else None), i
+        if k in ("watch", "change"):
+            owner = self._owner(bp)
+            own = bp.value.kind in _OWN_KINDS
+            if (own and owner != i) or (not own and not mine):
+                return None, i
+            if k == "watch" and written_by(bp.value, rec) is None:
+                return None, i
+            now = ex.snapshot(bp.value, self._states[owner])
+            if k == "change" and now == bp.watch_old:
+                return None, i
+            old, bp.watch_old = bp.watch_old, now
+            verb = "written" if k == "watch" else "changed"
+            return f"{bp.value.name} {verb}: {shown(old)} -> {shown(now)}", i
+        if not mine:
+            return None, i
+        if k == "fault":
+            return (f"fault: {rec.fault}" if rec.fault else None), i
+        if rec.lanes is not None:  # semantic: saturate / tie / nan / inf
+            n = int(rec.lanes.flags[SEMANTIC_FLAG[k]].sum())
+            if n:
+                return f"{k}: {n} lane(s) of {rec.mnemonic}", i
+        return None, i
+
+    # -- one step -----------------------------------------------------------------------
+    def step(self, engine: str | None = None) -> CoreStep:
+        """One instruction: of `engine`, or (None) of the engine the policy picks."""
+        tl = self._timeline
+        run = self._runnable()
+        if engine is None:
+            if not run:
+                return CoreStep(self.focus, None, self.waiting(self.focus))
+            i = self._policy.choose(run, tl.last, tl.steps)
+        else:
+            i = self._index(engine)
+            if i not in run:
+                return CoreStep(engine, self._ms[i].step() if self._states[i].halted else None,
+                                self.waiting(engine))
+        pick = self._policy.choose(run, tl.last, tl.steps)
+        step = tl.steps
+        cs = self._slow_step(i, feed=True)
+        if cs.record is not None and cs.record.executed:
+            if i != pick:
+                tl.force(step, i)
+            self._keep()
+        self.last = cs
+        return cs
+
+    def _slow_step(self, i: int, feed: bool) -> CoreStep:
+        """Engine i executes its next instruction with a full record; journaled if it ran."""
+        m = self._ms[i]
+        st = m.state
+        step = self._timeline.steps
+        feeder = self._feeder if feed else None
+        pre = feeder.before(st, self._plan(i)) if feeder is not None else None
+        if feeder is not None:
+            st.reads = []
+        rec = m.step()
+        reads, st.reads = st.reads, None
+        races: list[Race] = []
+        if rec.executed:
+            self._timeline.schedule.append(i)
+            if feeder is not None and pre is not None:
+                races = feeder.after(self.engines[i], rec, pre, reads or [], step)
+        elif rec.fault:
+            self._fault = (i, step)
+        cs = CoreStep(self.engines[i], rec, None, races)
+        if self.on_step is not None:
+            self.on_step(cs)
+        return cs
+
+    # -- running ------------------------------------------------------------------------
+    def cont(self, max_steps: int | None = None) -> CoreStop:
+        """Run the core until a stop reason (module docstring); `max_steps` counts the
+        steps of all engines. Interruptible (`interrupt`, checked every chunk)."""
+        self.interrupt.clear()
+        try:
+            return self._advance(max_steps, stops=True, feed=True)
+        finally:
+            self._settle()
+
+    def _advance(self, limit: int | None, stops: bool, feed: bool) -> CoreStop:
+        tl = self._timeline
+        start = tl.steps
+        first = True
+        fast = not (stops and self._needs_records())
+        blocked = self._blocked_set() if stops else []
+        found: list[Race] = []
+        while True:
+            done = tl.steps - start
+            if limit is not None and done >= limit:
+                self._settle()
+                return self._plain_stop("max-steps", f"stopped after {done} steps", done,
+                                        found)
+            if self.interrupt.is_set():
+                self._settle()
+                return self._plain_stop("interrupt", "interrupted", done, found)
+            run = self._runnable()
+            if not run:
+                return self._end(done, found)
+            step = tl.steps
+            forced = tl.forced.get(step)
+            i = forced if forced is not None else self._policy.choose(run, tl.last, step)
+            if stops and not first and not self._credit[i]:
+                hits = self._static_hits(i)
+                if hits:
+                    return self._static_stop(i, hits, done, found)
+            first = False
+            if fast and forced is None:
+                room = FAST_CHUNK if limit is None else min(FAST_CHUNK, limit - done)
+                nf = tl.next_forced(step)
+                if nf is not None:
+                    room = min(room, nf - step)
+                if self._batch(run, room):
+                    self._keep()
+                    continue
+            cs = self._slow_step(i, feed)
+            found += cs.races
+            rec = cs.record
+            assert rec is not None
+            if not rec.executed:
+                return self._refused(i, rec, done, found)
+            self._keep()
+            if stops:
+                now = self._blocked_set()
+                newly = [j for j in now if j not in blocked]
+                blocked = now
+                hits = self._dynamic_hits(i, cs, newly)
+                if hits:
+                    return self._dynamic_stop(i, cs, hits, tl.steps - start, found)
+
+    def _batch(self, run: list[int], room: int) -> int:
+        """Schedule fast steps (running engines ahead as needed); steps scheduled."""
+        credit = self._credit
+        for i in run:
+            if not credit[i]:
+                credit[i] = self._ms[i].fast_run(RUN_AHEAD)
+        tl = self._timeline
+        seq = self._policy.batch(run, credit, tl.last, tl.steps, room)
+        if seq:
+            tl.schedule.extend(seq)
+            for i in run:
+                credit[i] -= seq.count(i)
+        return len(seq)
+
+    def _settle(self) -> None:
+        """Undo run-ahead that the schedule has not reached (the state is then exact)."""
+        for i, n in enumerate(self._credit):
+            if n:
+                st = self._states[i]
+                for _ in range(n):
+                    st.undo_step()
+                self._credit[i] = 0
+
+    def _keep(self) -> None:
+        tl = self._timeline
+        if tl.due(self._states):
+            self._settle()
+            tl.take(self._states)
+        tl.fold(self._states)
+
+    def _blocked_set(self) -> list[int]:
+        return [i for i, st in enumerate(self._states)
+                if not st.halted and self._blocked(i) is not None]
+
+    # -- stops ----------------------------------------------------------------------------
+    def _at(self, i: int) -> str:
+        m = self._ms[i]
+        k = m.index_of(m.state.pc)
+        name = f"{m.instruction(k).mnemonic} at " if k is not None else ""
+        return f"{self.engines[i]} {name}{m.state.pc:#x}"
+
+    def _plain_stop(self, reason: str, detail: str, done: int, found: list[Race]) -> CoreStop:
+        last = self._timeline.last
+        i = last if last >= 0 else 0
+        return CoreStop(reason, self.engines[i], self._states[i].pc, detail, done,
+                        races=found)
+
+    def _end(self, done: int, found: list[Race]) -> CoreStop:
+        """Nothing can run: every engine halted, or a deadlock."""
+        waits = self._waits()
+        if not waits:
+            return self._plain_stop("halt", "every engine halted", done, found)
+        first = waits[0]
+        bps = [b for b in self.breakpoints if b.enabled and b.kind == "deadlock"]
+        for b in bps:
+            b.hits += 1
+        detail = "deadlock: " + "; ".join(w.describe() for w in waits)
+        return CoreStop("deadlock", first.engine, first.pc, detail, done, waits, found,
+                        breakpoints=bps, breakpoint=bps[0] if bps else None)
+
+    def _static_stop(self, i: int, hits: list[Breakpoint], done: int,
+                     found: list[Race]) -> CoreStop:
+        for bp in hits:
+            bp.hits += 1
+        where = f"before {self._at(i)}"
+        detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
+        return CoreStop("breakpoint", self.engines[i], self._states[i].pc, detail, done,
+                        races=found, breakpoint=hits[0], breakpoints=hits)
+
+    def _dynamic_stop(self, i: int, cs: CoreStep, hits: list[tuple[Breakpoint, str]],
+                      done: int, found: list[Race]) -> CoreStop:
+        rec = cs.record
+        assert rec is not None
+        by = f"{self.engines[i]} {rec.mnemonic} at {rec.pc:#x}"
+        for bp, _ in hits:
+            bp.hits += 1
+        kind = hits[0][0].kind
+        reason = kind if kind in ("race", "wait") else "breakpoint"
+        detail = "; ".join(f"{bp.describe()}: {by}: {why}" for bp, why in hits)
+        return CoreStop(reason, self.engines[i], self._states[i].pc, detail, done,
+                        races=found, breakpoint=hits[0][0],
+                        breakpoints=[bp for bp, _ in hits], record=rec)
+
+    def _refused(self, i: int, rec: StepRecord, done: int, found: list[Race]) -> CoreStop:
+        e = self.engines[i]
+        if rec.fault:
+            bps = [b for b in self.breakpoints
+                   if b.enabled and b.kind == "fault" and b.engine in (None, e)]
+            for b in bps:
+                b.hits += 1
+            return CoreStop("fault", e, rec.pc, f"{e}: {rec.fault}", done, races=found,
+                            breakpoint=bps[0] if bps else None, breakpoints=bps, record=rec)
+        if rec.invalid:
+            v = rec.verdict
+            failed = ", ".join(v.failed) if v is not None else "legality"
+            name = v.predicate if v is not None else "legality"
+            return CoreStop("invalid", e, rec.pc, f"{e}: {rec.mnemonic} at {rec.pc:#x} fails "
+                            f"{name}: {failed}", done, races=found, record=rec)
+        return CoreStop("halt", e, rec.pc, f"{e} is halted", done, races=found, record=rec)
+
+    # -- reverse and replay -------------------------------------------------------------
+    def reverse_step(self) -> bool:
+        """Undo the last global step exactly; False at the start (or without history)."""
+        tl = self._timeline
+        if not tl.enabled or tl.steps == 0:
+            return False
+        if tl.schedule:
+            self._states[tl.schedule.pop()].undo_step()
+            tl.forget_after(tl.steps)
+            self._moved(tl.steps)
+            return True
+        return self.reverse(1).steps == 1
+
+    def reverse(self, n: int) -> CoreStop:
+        """Undo the last `n` global steps: pops within the kept window, else a checkpoint
+        restored and replayed. Interruptible; "start" when it reached step 0."""
+        self.interrupt.clear()
+        tl = self._timeline
+        if not tl.enabled:
+            return self._plain_stop("start", "no history is kept (journal budget 0)", 0, [])
+        first = tl.steps
+        target = max(0, first - max(0, n))
+        stop = self._goto(target)
+        tl.forget_after(tl.steps)
+        self._moved(tl.steps)
+        done = first - tl.steps
+        if stop is not None:
+            stop.steps = done
+            return stop
+        if tl.steps == 0:
+            return self._plain_stop("start", "start of history", done, [])
+        return self._plain_stop("max-steps", f"{done} steps back", done, [])
+
+    def _goto(self, target: int) -> CoreStop | None:
+        """Move back to global step `target`; a CoreStop only if interrupted."""
+        tl = self._timeline
+        pops = tl.steps - target
+        cp = tl.at_or_before(target)
+        if target < tl.origin or target - cp.step < pops // 2:
+            tl.restart(cp, self._states)
+            stop = self._advance(target - cp.step, stops=False, feed=False)
+            self._settle()
+            return stop if stop.reason == "interrupt" else None
+        done = 0
+        states, sched = self._states, tl.schedule
+        while tl.steps > target:
+            states[sched.pop()].undo_step()
+            done += 1
+            if done % FAST_CHUNK == 0 and self.interrupt.is_set():
+                return self._plain_stop("interrupt", "interrupted", done, [])
+        return None
+
+    def replay(self, steps: int) -> CoreStop | None:
+        """Run forward to global step `steps` ignoring breakpoints, with the policy and
+        the recorded forced choices (sessions load a saved position). None when there,
+        else the stop that ended it early (halt, deadlock, fault, interrupt)."""
+        self.interrupt.clear()
+        try:
+            stop = self._advance(max(0, steps - self.steps), stops=False, feed=True)
+        finally:
+            self._settle()
+        self._resync()
+        return None if stop.reason == "max-steps" else stop
+
+    def _moved(self, step: int) -> None:
+        """After reversing to `step`: faults, race findings and watches start from here."""
+        self._fault = None
+        self.last = None
+        if self.detector is not None:
+            at = self.detector.rewind(step)
+            if at < step:  # it went back to a snapshot: feed it the steps from there again
+                self._goto(at)
+                self._advance(step - at, stops=False, feed=True)
+                self._settle()
+                self._timeline.forget_after(self.steps)
+        self._resync()
+
+
+def _mapping(m: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return m or {}
+
+
+def _race_text(r: Race) -> str:
+    return (f"{r.a.engine} {r.a.opcode} at {r.a.pc:#x} ({r.a.kind}) and {r.b.engine} "
+            f"{r.b.opcode} at {r.b.pc:#x} ({r.b.kind}) on {r.space}[{r.partitions[0]}:"
+            f"{r.partitions[1]}, {r.bytes[0]}:{r.bytes[1]}]; {r.missing}")

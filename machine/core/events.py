@@ -1,0 +1,187 @@
+"""What one instruction does to the semaphore file, read from its fields (no execution).
+
+The core needs it before an instruction issues (its waits: does it block?), after it
+ran (which semaphore writes were releases, `_READ` or `_COMPLETE`, for the race
+detector) and when it deadlocks (which semaphores any queue could still update).
+Execution order inside one instruction (machine.engines.execute): the header wait,
+then EVENT_SEMAPHORE's own wait and update or TEST_EVENT_SEM's reads/updates, then the
+header update. A wait that clears or sets its event (EVT_SET_THEN_CLEAR, ...) writes the
+semaphore as it passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from machine.engines.seq import wait_holds
+from machine.isa.enums import TestEsMode
+from machine.isa.enums import UpdateMode as U
+from machine.isa.enums import WaitMode as W
+from machine.isa.opcodes import Opcode
+from machine.isa.structs import STRUCTS
+from machine.state import NUM_REGS, PC_HI, PC_LO, MachineState
+
+_RELATION = {W.SEM_EQ_IMM: "==", W.SEM_LT_IMM: "<", W.SEM_LE_IMM: "<=", W.SEM_GT_IMM: ">",
+             W.SEM_GE_IMM: ">="}
+_EVENT = {W.EVT_SET: "!= 0", W.EVT_SET_THEN_CLEAR: "!= 0", W.EVT_CLEAR: "== 0",
+          W.EVT_CLEAR_THEN_SET: "== 0"}
+_PASSES_TO = {W.EVT_SET_THEN_CLEAR: 0, W.EVT_CLEAR_THEN_SET: 1}  # the value a passing wait leaves
+_TESTS: dict[str, Callable[[int, int], bool]] = {
+    "==": lambda s, v: s == v, "<": lambda s, v: s < v, "<=": lambda s, v: s <= v,
+    ">": lambda s, v: s > v, ">=": lambda s, v: s >= v, "!= 0": lambda s, v: s != 0,
+    "== 0": lambda s, v: s == 0}
+
+
+@dataclass(frozen=True)
+class WaitSpec:
+    """One semaphore wait an instruction makes before it issues."""
+
+    mode: int
+    idx: int
+    value: int  # the immediate, or (for the _REG forms) the register specifier in its low byte
+
+    @property
+    def relation(self) -> str | None:
+        """"==", ">=", ... "!= 0" / "== 0" for events; None for a mode that is no wait."""
+        base = self.mode & 0x7F if self.mode & 0x80 else self.mode
+        if self.mode not in W._value2member_map_ or self.mode in (W.NONE, W.UNORDERED,
+                                                                  W.INVALID):
+            return None
+        return _RELATION.get(W(base)) or _EVENT.get(W(base))
+
+    def operand(self, st: MachineState) -> int:
+        """The value compared against: the immediate or the register's value now."""
+        if self.mode & 0x80:
+            reg = self.value & 0xFF
+            return st.read_reg(reg) if reg < NUM_REGS or reg in (PC_LO, PC_HI) else 0
+        return self.value
+
+    def holds(self, st: MachineState) -> bool:
+        return wait_holds(st, self.mode, self.idx, self.value)
+
+    def condition(self, st: MachineState) -> str:
+        """"sem[3] >= 1", "sem[3] >= R5 (= 2)", "sem[4] != 0" (an event set)."""
+        rel = self.relation or "?"
+        if rel in ("!= 0", "== 0"):
+            return f"sem[{self.idx}] {rel}"
+        if self.mode & 0x80:
+            return f"sem[{self.idx}] {rel} R{self.value & 0xFF} (= {self.operand(st)})"
+        return f"sem[{self.idx}] {rel} {self.value}"
+
+    def predicate(self, st: MachineState) -> Callable[[int], bool]:
+        """The condition as a function of the semaphore's value (for the race detector)."""
+        test = _TESTS.get(self.relation or "", lambda s, v: True)
+        v = self.operand(st)
+        return lambda s: test(s, v)
+
+    @property
+    def passes_to(self) -> int | None:
+        """The value the semaphore is left with when the wait passes (None: unchanged)."""
+        return _PASSES_TO.get(self.mode)  # type: ignore[call-overload]
+
+
+@dataclass(frozen=True)
+class SemEvent:
+    """One write an instruction makes to the semaphore file, in execution order."""
+
+    idx: int
+    kind: str  # "pass" (a wait that clears/sets), "update" (an UPDATE_MODE), "store" (TEST_ES)
+    when: str  # "read" | "complete": when the update is published (isa-facts §1.2)
+    mode: U | None = None  # the UPDATE_MODE of an "update"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The semaphore side of one instruction."""
+
+    waits: tuple[WaitSpec, ...]
+    events: tuple[SemEvent, ...]  # the semaphore writes it makes, in order
+    reads: tuple[int, ...]  # semaphores TEST_EVENT_SEM READ_* copies into registers
+
+    def blocked_on(self, st: MachineState) -> WaitSpec | None:
+        """The first wait that does not hold now, or None (the instruction may issue)."""
+        for w in self.waits:
+            if not w.holds(st):
+                return w
+        return None
+
+
+NO_PLAN = Plan((), (), ())
+
+
+def _when(mode: int) -> str:
+    return "complete" if mode & 0x10 else "read"
+
+
+def _update(mode: int, idx: int) -> tuple[SemEvent, ...]:
+    if mode == U.NONE:
+        return ()
+    name = U(mode) if mode in U._value2member_map_ else None
+    return (SemEvent(idx, "update", _when(mode), name),)
+
+
+def plan_of(inst: Any) -> Plan:
+    """The Plan of a decoded instruction (machine.isa.codec.Instruction)."""
+    f = inst.fields
+    waits: list[WaitSpec] = []
+    events: list[SemEvent] = []
+    reads: tuple[int, ...] = ()
+    head = WaitSpec(f.get("events.wait_mode", 0), f.get("events.wait_idx", 0),
+                    f.get("events.semaphore_value", 0))
+    if head.relation is not None:
+        waits.append(head)
+        if head.passes_to is not None:
+            events.append(SemEvent(head.idx, "pass", "read"))
+    if inst.opcode == Opcode.EVENT_SEMAPHORE:
+        p = "events_extended."
+        ext = WaitSpec(f[p + "wait_mode"], f[p + "wait_idx"], f[p + "sem_wait_value"])
+        if ext.relation is not None:
+            waits.append(ext)
+            if ext.passes_to is not None:
+                events.append(SemEvent(ext.idx, "pass", "read"))
+        events.extend(_update(f[p + "update_mode"], f[p + "update_idx"]))
+    elif inst.opcode == Opcode.TEST_EVENT_SEM:
+        n = f["num_evt_sem"] if 1 <= f["num_evt_sem"] <= 16 else 0
+        ids = tuple(f["evt_sem_ids"][:n])
+        if f["mode"] in (TestEsMode.READ_SEM, TestEsMode.READ_EVT):
+            reads = ids
+        elif f["mode"] in (TestEsMode.UPDATE_SEM, TestEsMode.UPDATE_EVT):
+            events.extend(SemEvent(i, "store", "complete") for i in ids)
+    events.extend(_update(f.get("events.update_mode", 0), f.get("events.update_idx", 0)))
+    return Plan(tuple(waits), tuple(events), reads)
+
+
+def _offset(struct: str, name: str) -> int:
+    return STRUCTS[struct].field(name).offset
+
+
+_HEAD_MODE = _offset("CTRL_ES", "events.update_mode")  # the events header is in every struct
+_HEAD_IDX = _offset("CTRL_ES", "events.update_idx")
+_EXT_MODE = _offset("CTRL_ES", "events_extended.update_mode")
+_EXT_IDX = _offset("CTRL_ES", "events_extended.update_idx")
+_TES_MODE = _offset("CTRL_TEST_ES", "mode")
+_TES_COUNT = _offset("CTRL_TEST_ES", "num_evt_sem")
+_TES_IDS = _offset("CTRL_TEST_ES", "evt_sem_ids")
+
+
+def update_targets(raw: np.ndarray) -> frozenset[int]:
+    """Every semaphore some record of a program ((N, 64) uint8) names as an update
+    target: header updates, EVENT_SEMAPHORE's own, TEST_EVENT_SEM UPDATE_* stores.
+    Read from the raw bytes at once (a queue may hold a million records)."""
+    if not len(raw):
+        return frozenset()
+    out = set(raw[raw[:, _HEAD_MODE] != U.NONE, _HEAD_IDX].tolist())
+    ops = raw[:, 0]
+    es = raw[(ops == Opcode.EVENT_SEMAPHORE) & (raw[:, _EXT_MODE] != U.NONE)]
+    out.update(es[:, _EXT_IDX].tolist())
+    tes = raw[(ops == Opcode.TEST_EVENT_SEM)
+              & np.isin(raw[:, _TES_MODE], [TestEsMode.UPDATE_SEM, TestEsMode.UPDATE_EVT])]
+    for row in tes:
+        n = int(row[_TES_COUNT])
+        if 1 <= n <= 16:
+            out.update(row[_TES_IDS:_TES_IDS + n].tolist())
+    return frozenset(out)

@@ -1,0 +1,68 @@
+"""Feeding one executed instruction to the race detector in the contract's order.
+
+Per instruction (machine/core/races.py, DESIGN.md "Races"): `acquire` for each
+satisfied wait (the header's, EVENT_SEMAPHORE's, and a TEST_EVENT_SEM READ_* of a
+semaphore, which orders like a wait on the value it read), the release of a wait that
+clears/sets its event as it passes, `access(read)` for every source region, the `_READ`
+updates, `access(write)` for every destination, then the `_COMPLETE` updates (and
+TEST_EVENT_SEM UPDATE_* stores, which have no memory operands).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from machine.core.events import Plan
+from machine.core.races import Access, Race, RaceDetector
+from machine.engines.record import StepRecord
+from machine.state import MachineState, Region
+
+
+@dataclass(frozen=True)
+class Pre:
+    """What the feed needs from before the instruction ran."""
+
+    plan: Plan
+    waits: tuple[tuple[int, Callable[[int], bool]], ...]  # (semaphore, condition)
+    observed: tuple[int, ...]  # values of the semaphores TEST_EVENT_SEM READ_* copies
+
+
+class Feeder:
+    def __init__(self, engines: Sequence[str], detector: RaceDetector,
+                 initial: list[int]) -> None:
+        self.engines = tuple(engines)
+        self.detector = detector
+        self.initial = initial  # each semaphore's value at step 0
+
+    def before(self, st: MachineState, plan: Plan) -> Pre:
+        return Pre(plan, tuple((w.idx, w.predicate(st)) for w in plan.waits),
+                   tuple(st.sem[k] for k in plan.reads))
+
+    def after(self, engine: str, rec: StepRecord, pre: Pre, reads: list[Region],
+              step: int) -> list[Race]:
+        det, init = self.detector, self.initial
+        pc, op = rec.pc, rec.mnemonic
+        for sem, holds in pre.waits:
+            det.acquire(engine, sem, holds, step, init[sem])
+        for sem, v in zip(pre.plan.reads, pre.observed, strict=True):
+            det.acquire(engine, sem, lambda s, v=v: s == v, step, init[sem])
+        # The semaphore writes of the step, in execution order, are the plan's events.
+        values = [int(w.new) for w in rec.writes if w.target.startswith("sem[")]
+        events = list(zip(pre.plan.events, values, strict=False))
+        for ev, v in events:
+            if ev.kind == "pass":
+                det.release(engine, pc, ev.idx, v, "read", step)
+        found: list[Race] = []
+        for r in reads:
+            found += det.access(Access(engine, pc, op, "read", r, step))
+        for ev, v in events:
+            if ev.kind == "update" and ev.when == "read":
+                det.release(engine, pc, ev.idx, v, "read", step, ev.mode)
+        for w in rec.writes:
+            if w.region is not None:
+                found += det.access(Access(engine, pc, op, "write", w.region, step))
+        for ev, v in events:
+            if ev.kind != "pass" and ev.when == "complete":
+                det.release(engine, pc, ev.idx, v, "complete", step, ev.mode)
+        return found

@@ -1,0 +1,120 @@
+"""Scheduler policies: which runnable engine issues the next instruction.
+
+Every policy is a pure function of (runnable engines, the engine that took the last
+step, the global step number), so the schedule needs no state of its own to undo:
+reverse and replay recompute exactly the choices made (DESIGN.md "Scheduling").
+
+- `rr` (default): round robin, the next runnable engine after the last one in kernel
+  order (ENGINE_ORDER), starting with the first.
+- `in-order`: the last engine again while it can run, then the next runnable one
+  (one engine runs until it blocks or halts).
+- `random:SEED`: a runnable engine picked by a hash of (SEED, step) (splitmix64), so a
+  seed names one interleaving for good, on any machine.
+
+`batch` extends a schedule over a stretch where only SEQ fast steps happen: no
+semaphore or memory changes, so the runnable set stays fixed and each engine's fast
+steps commute with everyone else's (its credit: steps it has run ahead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+POLICIES = ("rr", "in-order", "random:SEED")
+_M64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class Policy:
+    kind: str  # "rr" | "in-order" | "random"
+    seed: int = 0
+
+    @property
+    def text(self) -> str:
+        return f"random:{self.seed}" if self.kind == "random" else self.kind
+
+    def choose(self, runnable: Sequence[int], last: int, step: int) -> int:
+        """The engine (index) that takes global step `step`; `runnable` ascending, not
+        empty; `last` the engine of the previous step (-1 before the first)."""
+        if self.kind == "random":
+            return runnable[_mix(self.seed, step) % len(runnable)]
+        if self.kind == "in-order" and last in runnable:
+            return last
+        for e in runnable:
+            if e > last:
+                return e
+        return runnable[0]
+
+    def batch(self, runnable: Sequence[int], credit: list[int], last: int, step: int,
+              limit: int) -> bytes:
+        """The longest schedule (<= `limit` steps, engine indices as bytes) from `step`
+        in which every engine chosen has credit left; stops before the first choice of an
+        engine without credit. `runnable` is fixed over the stretch."""
+        if limit <= 0:
+            return b""
+        if self.kind == "random":
+            return self._random_batch(runnable, credit, step, limit)
+        if self.kind == "in-order":
+            e = self.choose(runnable, last, step)
+            return bytes([e]) * min(credit[e], limit)
+        start = self.choose(runnable, last, step)
+        k = runnable.index(start)
+        order = list(runnable[k:]) + list(runnable[:k])
+        rounds = min(min(credit[e] for e in order), limit // len(order))
+        out = bytes(order) * rounds
+        for e in order:  # the partial round: up to the first engine out of credit
+            if len(out) >= limit or credit[e] <= rounds:
+                break
+            out += bytes([e])
+        return out
+
+    def _random_batch(self, runnable: Sequence[int], credit: list[int], step: int,
+                      limit: int) -> bytes:
+        n = min(limit, sum(credit[e] for e in runnable) + 1)
+        picks = np.asarray(runnable, np.uint8)[_mix_array(self.seed, step, n)
+                                               % np.uint64(len(runnable))]
+        cut = n
+        for e in runnable:
+            hits = np.flatnonzero(picks == e)
+            if len(hits) > credit[e]:
+                cut = min(cut, int(hits[credit[e]]))
+        return picks[:cut].tobytes()
+
+
+def parse_policy(text: str) -> Policy:
+    """`rr`, `in-order` or `random:SEED` (SEED an integer >= 0); ValueError otherwise."""
+    t = text.strip().lower()
+    if t in ("rr", "in-order"):
+        return Policy(t)
+    kind, colon, seed = t.partition(":")
+    if kind == "random" and colon:
+        try:
+            value = int(seed, 0)
+        except ValueError:
+            value = -1
+        if 0 <= value <= _M64:
+            return Policy("random", value)
+        raise ValueError(f"schedule {text.strip()!r}: expected random:SEED with SEED an "
+                         "integer 0 .. 2**64-1")
+    raise ValueError(f"schedule {text.strip()!r}: expected one of {', '.join(POLICIES)}")
+
+
+def _mix(seed: int, step: int) -> int:
+    """splitmix64 of seed + step (the scalar twin of `_mix_array`)."""
+    z = (seed + (step + 1) * 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def _mix_array(seed: int, step: int, n: int) -> np.ndarray:
+    """`_mix(seed, s)` for s in step .. step + n - 1, as uint64 (wrapping arithmetic)."""
+    s = np.arange(step + 1, step + n + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed & _M64) + s * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))

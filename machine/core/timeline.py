@@ -1,0 +1,226 @@
+"""The core's history: the schedule taken, checkpoints of the whole core, the budget.
+
+Each engine's Machine journals its own steps (machine/journal.py); the core journals
+which engine took each global step (`schedule`, one byte a step), so undoing the last
+global step is "pop the engine, undo that engine's newest step" and undoing in exact
+global order restores shared memory exactly. Steps the user forced on an engine
+(`Core.step("dve")`) where the policy would have picked another are kept in `forced`
+for the whole history; every other choice is the policy's, recomputed on replay.
+
+Memory stays bounded as machine/history.py does it for one machine: past `budget`
+bytes (engine journals + schedule + checkpoints) the oldest history is folded into
+checkpoints of the whole core (every engine's registers, shared SBUF/PSUM as non-zero
+tiles, semaphores), and reaching a step before the kept window restores the newest
+checkpoint at or before it and replays forward with the journaled choices. Budget 0
+(a headless run) keeps no history: the journals are emptied as the run goes.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from machine.history import History, Tiles, capture_memory, restore_memory, tiles_nbytes
+from machine.state import MachineState
+
+KEEP_NONE_STEPS = 4096  # without history, the schedule is emptied this often
+
+
+class Passive(History):
+    """An engine Machine's history inside a core: the core takes checkpoints and folds
+    journals for all engines at once, so the machine's own policy does nothing."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+    def base(self, state: MachineState, edits: int) -> None:
+        return None
+
+    def keep(self, state: MachineState, edits: int) -> None:
+        return None
+
+
+@dataclass
+class EngineSnap:
+    """One engine's own state at a checkpoint."""
+
+    steps: int  # its journal length (own step count)
+    R: list[int]
+    pc: int
+    shape: list[int]
+    acc: np.ndarray
+    idx: np.ndarray
+    fp8_exp4: str
+    fp8_sat: bool
+    halted: bool
+
+    @classmethod
+    def of(cls, st: MachineState) -> EngineSnap:
+        return cls(len(st.journal), list(st.R), st.pc, list(st.shape), st.acc.copy(),
+                   st.idx.copy(), st.fp8_exp4, st.fp8_sat, st.halted)
+
+    def put(self, st: MachineState) -> None:
+        st.R[:] = self.R  # in place: fast closures hold the list
+        st.shape[:] = self.shape
+        st.pc = self.pc
+        st.acc[...] = self.acc
+        st.idx[...] = self.idx
+        st.fp8_exp4, st.fp8_sat, st.halted = self.fp8_exp4, self.fp8_sat, self.halted
+        st.journal.clear(self.steps)
+
+
+@dataclass
+class CoreCheckpoint:
+    step: int  # global step count
+    last: int  # engine of the step before (-1 at step 0)
+    mark: int  # Timeline.written() when taken
+    engines: list[EngineSnap]
+    sem: list[int]
+    mem: Tiles
+
+    @cached_property
+    def nbytes(self) -> int:
+        regs = sum(8 * (len(e.R) + len(e.shape)) + e.acc.nbytes + e.idx.nbytes + 64
+                   for e in self.engines)
+        return regs + 8 * len(self.sem) + tiles_nbytes(self.mem)
+
+
+def capture(states: list[MachineState], step: int, last: int, mark: int) -> CoreCheckpoint:
+    return CoreCheckpoint(step, last, mark, [EngineSnap.of(s) for s in states],
+                          list(states[0].sem), capture_memory(states[0]))
+
+
+def restore(cp: CoreCheckpoint, states: list[MachineState]) -> None:
+    states[0].release_views()  # one shared list
+    for snap, st in zip(cp.engines, states, strict=True):
+        snap.put(st)
+    states[0].sem[:] = cp.sem
+    restore_memory(cp.mem, states[0])
+
+
+class Timeline:
+    """Schedule, forced choices, checkpoints and the budget of one core."""
+
+    def __init__(self, budget: int, engines: int) -> None:
+        if budget < 0:
+            raise ValueError(f"journal budget must be >= 0 bytes, found {budget}")
+        self.budget = budget
+        self.engines = engines
+        self.schedule = bytearray()  # engine index of each kept global step
+        self.origin = 0  # global step of schedule[0]
+        self.origin_last = -1  # engine of step origin - 1 (-1: none)
+        self.forced: dict[int, int] = {}  # global step -> engine, where not the policy's
+        self.forced_steps: list[int] = []  # its keys, sorted
+        self.checkpoints: list[CoreCheckpoint] = []
+        self.dropped = 0  # journal bytes folded away
+
+    @property
+    def enabled(self) -> bool:
+        return self.budget > 0
+
+    @property
+    def steps(self) -> int:
+        return self.origin + len(self.schedule)
+
+    @property
+    def last(self) -> int:
+        return self.schedule[-1] if self.schedule else self.origin_last
+
+    def force(self, step: int, engine: int) -> None:
+        self.forced[step] = engine
+        insort(self.forced_steps, step)
+
+    def next_forced(self, step: int) -> int | None:
+        """The first forced step >= `step`, or None."""
+        k = bisect_left(self.forced_steps, step)
+        return self.forced_steps[k] if k < len(self.forced_steps) else None
+
+    def counts(self, n: int) -> list[int]:
+        """Steps each engine took among the oldest `n` kept steps."""
+        head = np.frombuffer(bytes(self.schedule[:n]), np.uint8)
+        return np.bincount(head, minlength=self.engines).tolist()
+
+    # -- the budget -----------------------------------------------------------------------
+    def written(self, states: list[MachineState]) -> int:
+        return sum(s.journal.nbytes for s in states) + len(self.schedule) + self.dropped
+
+    def nbytes(self, states: list[MachineState]) -> int:
+        return (sum(s.journal.nbytes for s in states) + len(self.schedule)
+                + sum(c.nbytes for c in self.checkpoints))
+
+    def interval(self) -> int:
+        last = self.checkpoints[-1].nbytes if self.checkpoints else 0
+        return max(self.budget // 16, last, 1)
+
+    def due(self, states: list[MachineState]) -> bool:
+        """Whether a checkpoint should be taken now (the caller settles run-ahead first)."""
+        if not self.enabled or not self.checkpoints:
+            return False
+        cp = self.checkpoints[-1]
+        return self.steps > cp.step and self.written(states) - cp.mark >= self.interval()
+
+    def take(self, states: list[MachineState]) -> None:
+        self.checkpoints.append(capture(states, self.steps, self.last, self.written(states)))
+
+    def fold(self, states: list[MachineState]) -> None:
+        """Hold memory to the budget (call between steps)."""
+        if not self.enabled:
+            if len(self.schedule) >= KEEP_NONE_STEPS:
+                self._drop(len(self.schedule), states)
+            return
+        for c in list(self.checkpoints):
+            if self.nbytes(states) <= self.budget:
+                break
+            if self.origin < c.step < self.steps:
+                self._drop(c.step - self.origin, states)
+        self._thin()
+
+    def _drop(self, n: int, states: list[MachineState]) -> None:
+        """Forget the oldest `n` kept steps of the schedule and of each engine's journal."""
+        if n <= 0:
+            return
+        for st, k in zip(states, self.counts(n), strict=True):
+            before = st.journal.nbytes
+            st.journal.drop_oldest(k)
+            self.dropped += before - st.journal.nbytes
+        self.origin_last = self.schedule[n - 1]
+        del self.schedule[:n]
+        self.dropped += n
+        self.origin += n
+
+    def _thin(self) -> None:
+        """Remove interior checkpoints before the window while they take > budget / 2."""
+        cps = self.checkpoints
+        while sum(c.nbytes for c in cps) > self.budget // 2:
+            inner = [k for k in range(1, len(cps) - 1) if cps[k].step < self.origin]
+            if not inner:
+                return
+            k = min(inner, key=lambda i: cps[i + 1].step - cps[i - 1].step)
+            del cps[k]
+
+    # -- moving back ----------------------------------------------------------------------
+    def at_or_before(self, step: int) -> CoreCheckpoint:
+        best = self.checkpoints[0]
+        for c in self.checkpoints:
+            if c.step <= step:
+                best = c
+        return best
+
+    def forget_after(self, step: int) -> None:
+        """Drop checkpoints and forced choices of a future that reversing discarded."""
+        self.checkpoints = [c for c in self.checkpoints if c.step <= step] or \
+            self.checkpoints[:1]
+        k = bisect_left(self.forced_steps, step)
+        for s in self.forced_steps[k:]:
+            del self.forced[s]
+        del self.forced_steps[k:]
+
+    def restart(self, cp: CoreCheckpoint, states: list[MachineState]) -> None:
+        """Restore `cp`: the schedule window starts empty at its step."""
+        restore(cp, states)
+        self.schedule.clear()
+        self.origin, self.origin_last = cp.step, cp.last
+        self.dropped = cp.mark
