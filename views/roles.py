@@ -1,7 +1,9 @@
 """Bit roles and their colours: the one table every bit-level view uses.
 
 The roles are those of a conversion trace step's marks (machine.convert.trace):
-sign, exponent, mantissa, kept, guard, round, sticky, dropped, carry, pad.
+sign, exponent, mantissa, kept, guard, round, sticky, dropped, carry, pad, and
+HiFloat8's dot / exp_sign, hybrid's frac / thr. The table itself lives in
+machine.convert.roles; this module renders it with rich.
 """
 
 from __future__ import annotations
@@ -10,20 +12,13 @@ from collections.abc import Iterable, Sequence
 
 from rich.text import Text
 
-ROLE_STYLES: dict[str, str] = {
-    "sign": "bold #ff6b6b",
-    "exponent": "bold #4dabf7",
-    "mantissa": "bold #69db7c",
-    "kept": "bold #69db7c",
-    "guard": "bold black on #ffd43b",
-    "round": "bold black on #ffa94d",
-    "sticky": "bold black on #e599f7",
-    "dropped": "#868e96",
-    "carry": "bold black on #ff8787",
-    "pad": "#495057",
-}
+# the one table (machine.convert.roles: the `convert` CLI reads it without Textual)
+from machine.convert.roles import ROLE_STYLES, ROLES, role_per_bit
 
-ROLE_ORDER: tuple[str, ...] = tuple(ROLE_STYLES)
+__all__ = ["ROLE_ORDER", "ROLE_STYLES", "field_marks", "role_legend", "role_per_bit",
+           "styled_bits"]
+
+ROLE_ORDER: tuple[str, ...] = ROLES
 
 
 def role_legend(roles: Iterable[str] = ROLE_ORDER) -> Text:
@@ -33,19 +28,6 @@ def role_legend(roles: Iterable[str] = ROLE_ORDER) -> Text:
         text.append(f" {role} ", style=ROLE_STYLES.get(role, ""))
         text.append(" ")
     return text
-
-
-def role_per_bit(width: int, marks: Sequence[tuple[int, int, str]]) -> list[str | None]:
-    """The role of each character of a bit string (index 0 = leftmost = MSB).
-
-    A mark (start, end, role) covers string positions start..end-1; later marks
-    win, so a trace can mark a field and then a guard bit inside it.
-    """
-    roles: list[str | None] = [None] * width
-    for start, end, role in marks:
-        for i in range(max(0, start), min(width, end)):
-            roles[i] = role
-    return roles
 
 
 def styled_bits(bits: str, marks: Sequence[tuple[int, int, str]] = (),

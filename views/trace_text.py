@@ -13,12 +13,17 @@ from typing import Any
 
 from rich.text import Text
 
+from machine.convert._trace_model import FLAG_NAMES as TRACE_FLAGS
 from machine.convert.formats import Format
+from machine.convert.roles import bit_parts, elide
 from views.lab_model import bit_string, encoding_marks, fmt_value, value_of
-from views.roles import styled_bits
+from views.roles import ROLE_STYLES, styled_bits
 
 WRAP = 72  # explanation lines are wrapped (with indent) to this width
-FLAG_NAMES: tuple[str, ...] = ("inexact", "tie", "saturated", "overflow", "nan", "inf")
+ELIDE_OVER = 24  # a bit-string part longer than this reads 1000…(N bits)…0001
+LINE_WIDTH = 29  # the candidates' number line, in cells
+# the flags a trace raises beyond exact/inexact's "exact" (summary_text says "exact" itself)
+FLAG_NAMES: tuple[str, ...] = tuple(f for f in TRACE_FLAGS if f != "exact")
 FLAG_STYLES: dict[str, str] = {
     "inexact": "yellow", "tie": "bold magenta", "saturated": "bold red",
     "overflow": "red", "nan": "bold red", "inf": "red",
@@ -88,6 +93,51 @@ def summary_text(trace: Any, src: Format, dst: Format) -> Text:
     return text
 
 
+def trace_bits(bits: str, marks: Sequence[tuple[int, int, str]]) -> Text:
+    """A step's bit string: parts coloured by role and separated by `|` (so the plain
+    text, copied or read aloud, still shows them; DESIGN "Traces in plain text"), a long
+    part elided in the middle with its count."""
+    text = Text()
+    for i, (chunk, role) in enumerate(bit_parts(bits, marks)):
+        if i:
+            text.append("|", style="dim")
+        text.append(elide(chunk, ELIDE_OVER), style=ROLE_STYLES.get(role or "", ""))
+    return text
+
+
+def number_line(c: dict[str, Any]) -> Text:
+    """The two candidates on a small number line: `├` below, `┼` halfway, `┤` above, `●`
+    the exact input; the chosen end in reverse video.
+
+    `c` is a trace's candidates (machine.convert trace: below/above {bits, value},
+    halfway, chosen, distance_below)."""
+    lo, hi = Fraction(c["below"]["value"]), Fraction(c["above"]["value"])
+    x = lo + Fraction(c["distance_below"])
+    span = hi - lo
+    width = LINE_WIDTH
+
+    def at(v: Fraction) -> int:
+        return min(width - 1, max(0, round((v - lo) / span * (width - 1))))
+
+    cells = ["─"] * width
+    cells[0], cells[-1], cells[at(Fraction(c["halfway"]))] = "├", "┤", "┼"
+    cells[at(x)] = "●"
+    text = Text("   ")
+    for side in ("below", "above"):
+        cand = c[side]
+        label = f"{_num(Fraction(cand['value']))} ({cand['bits'] or 'none'})"
+        style = "reverse bold" if c["chosen"] == side else ""
+        if side == "above":
+            text.append(" ")
+        text.append(label, style=style)
+        if side == "below":
+            text.append(" ")
+            text.append("".join(cells), style="bold yellow")
+    text.append(f"\n   ● exact {_num(x)}  ┼ halfway  chosen: {c['chosen']}, "
+                f"error {c['error_ulps']:+.3g} ulp\n", style="dim")
+    return text
+
+
 def steps_text(trace: Any) -> Text:
     """Every step: title, bits before -> after coloured by role, why, named values."""
     text = Text()
@@ -100,21 +150,27 @@ def steps_text(trace: Any) -> Text:
         marks = list(getattr(step, "marks", ()) or ())
         before = getattr(step, "bits_before", "") or ""
         after = getattr(step, "bits_after", "") or ""
+        marks_before = list(getattr(step, "marks_before", ()) or ())
         if before and before != after:
             text.append("   ")
-            text.append_text(styled_bits(before, marks if len(before) == len(after) else []))
-            text.append("\n   → ", style="dim")
-            text.append_text(styled_bits(after, marks))
+            text.append_text(trace_bits(before, marks_before))
+            if after:
+                text.append("\n   → ", style="dim")
+                text.append_text(trace_bits(after, marks))
             text.append("\n")
         elif after:
             text.append("   ")
-            text.append_text(styled_bits(after, marks))
+            text.append_text(trace_bits(after, marks))
             text.append("\n")
         why = getattr(step, "text", "")
         if why:  # wrapped here so continuation lines keep the step's indent
             text.append(textwrap.fill(why, WRAP, initial_indent="   ",
                                       subsequent_indent="   ") + "\n", style="italic")
         values = getattr(step, "values", None) or {}
+        cand = values.get("candidates")
+        if isinstance(cand, dict):
+            text.append_text(number_line(cand))
+        values = {k: v for k, v in values.items() if not isinstance(v, dict)}
         if values:
             named = "  ".join(f"{k}={_num(v)}" for k, v in values.items())
             text.append(textwrap.fill(named, WRAP, initial_indent="   ",

@@ -133,14 +133,14 @@ def _round_float(lane: _Lane, sign: int, mag: int, exp2: int, fmt: FloatFormat, 
              values={"unbiased_exponent": e, "target_bias": fmt.bias,
                      "target_biased_exponent": biased})
     q = max(e, fmt.emin) - m_bits  # weight of the lowest bit the target keeps
-    hi, low = max(e, q), min(exp2, q)
+    hi, low = max(e, q + m_bits), min(exp2, q)  # leading zeros = the subnormal shift
     full = bitstr(mag << (exp2 - low), hi - low + 1)
     kw = hi - q + 1  # kept bits (from weight hi down to q)
     dropped = q - exp2 if q > exp2 else 0
     if e < fmt.emin:
         text = (f"E = {e} < emin {fmt.emin}: gradual underflow, the significand moves "
-                f"{fmt.emin - e} places right into the subnormal range (no flush-to-zero, "
-                f"ref 003 §9.3)")
+                f"{fmt.emin - e} places right into the subnormal range ({fmt.emin - e} "
+                "leading zeros; no flush-to-zero, ref 003 §9.3)")
     else:
         text = (f"normalised: the leading one becomes the implicit bit, {m_bits} mantissa bits "
                 f"follow (lowest kept weight 2^{q})")
@@ -159,8 +159,10 @@ def _round_float(lane: _Lane, sign: int, mag: int, exp2: int, fmt: FloatFormat, 
             marks_g.append((kw + i, kw + i + 1, role))
     if dropped > 2:
         marks_g.append((kw + 2, len(full), "sticky"))
+    named = ", ".join(f"{k}={v}" for k, v in (("guard", g), ("round", r), ("sticky", s))
+                      [:min(dropped, 3)]) or "nothing"
     lane.add("grs", "Guard, round, sticky",
-             f"{dropped} bit(s) dropped: guard={g}, round={r}, sticky={s}"
+             f"{dropped} bit(s) dropped: {named}"
              + ("" if inexact else " (exact: nothing lost)"), full, full, tuple(marks_g),
              {"guard": g, "round": r, "sticky": s, "dropped_bits": dropped})
     lane.inexact, lane.tie = inexact, tie
@@ -178,9 +180,9 @@ def _round_float(lane: _Lane, sign: int, mag: int, exp2: int, fmt: FloatFormat, 
         up = int((mode == Mode.CEIL) != bool(sign))
         why = f"inexact and {'negative' if sign else 'positive'}: " + \
             ("the magnitude goes up" if up else "the extra bits are dropped")
-    kbits = bitstr(kept, kw)
-    lane.add("round", "Rounding decision", f"{word}; {why}", kbits,
-             bitstr(kept + up, max(kw, (kept + up).bit_length())),
+    wid = max(kw, (kept + up).bit_length())  # one width: a carry pads the kept bits
+    lane.add("round", "Rounding decision", f"{word}; {why}", bitstr(kept, wid),
+             bitstr(kept + up, wid),
              values={"increment": up, "inexact": inexact, "tie": tie, "mode": mode,
                      "round_mode": round_mode})
     kept += up

@@ -123,6 +123,20 @@ def _decode_float(bits: int, fmt: FloatFormat) -> Decoded:
                    fields, marks)
 
 
+def hif8_marks(dot_width: int, d: int) -> tuple[Mark, ...]:
+    """sign | dot | exponent sign | exponent magnitude | mantissa of a HiFloat8 code: D
+    exponent bits follow the dot field, the first is the sign of the sign-magnitude E
+    (its leading one is implicit), the rest its magnitude bits."""
+    marks: list[Mark] = [(0, 1, "sign"), (1, 1 + dot_width, "dot")]
+    pos = 1 + dot_width
+    if d:
+        marks.append((pos, pos + 1, "exp_sign"))
+    if d > 1:
+        marks.append((pos + 1, pos + d, "exponent"))
+    marks.append((pos + d, 8, "mantissa"))
+    return tuple(marks)
+
+
 def _decode_hif8(bits: int) -> Decoded:
     bits &= 0xFF
     sign = bits >> 7
@@ -134,8 +148,7 @@ def _decode_hif8(bits: int) -> Decoded:
             mag = emag + (int(body[1:d], 2) if d > 1 else 0)
             e = -mag if es else mag
             man = int(body[d:], 2)
-            marks = ((0, 1, "sign"), (1, 1 + len(dot) + d, "exponent"),
-                     (1 + len(dot) + d, 8, "mantissa"))
+            marks = hif8_marks(len(dot), d)
             fields = {"sign": sign, "dot": int(dot, 2), "dot_width": len(dot), "exponent": e,
                       "mantissa": man, "man_bits": m}
             if (bits & 0x7F) == 0x6F:
@@ -143,7 +156,7 @@ def _decode_hif8(bits: int) -> Decoded:
             return Decoded("normal", sign, (1 << m) | man, e - m, fields, marks)
     # dot 0000: zero / NaN / subnormal 2**(M - 23)
     m = bits & 0x7
-    marks = ((0, 1, "sign"), (1, 5, "exponent"), (5, 8, "mantissa"))
+    marks = hif8_marks(4, 0)
     fields = {"sign": sign, "dot": 0, "dot_width": 4, "mantissa": m}
     if m == 0:
         return Decoded("nan" if sign else "zero", sign, fields=fields, marks=marks)

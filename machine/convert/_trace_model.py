@@ -7,11 +7,16 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-ROLES: tuple[str, ...] = ("sign", "exponent", "mantissa", "kept", "guard", "round", "sticky",
-                          "dropped", "carry", "pad")
+from machine.convert.roles import ROLES
+
+__all__ = ["FLAG_NAMES", "ROLES", "STEP_NAMES", "Step", "Trace", "Value", "json_number", "show",
+           "show_short"]
 
 STEP_NAMES: tuple[str, ...] = ("decode", "special", "widen_fp32", "rebias", "align", "grs",
                                "round", "carry", "overflow", "range", "encode", "error")
+
+# what a conversion did, in the order a table lists them: "exact" or "inexact", then the rest
+FLAG_NAMES: tuple[str, ...] = ("exact", "inexact", "tie", "saturated", "overflow", "nan", "inf")
 
 Value = Fraction | float  # exact finite value, or float inf / nan
 
@@ -65,6 +70,9 @@ class Trace:
     steps: tuple[Step, ...]
     input_class: str = ""
     output_class: str = ""
+    # the last rounding step's two candidates (JSON-ready, see _trace_round._candidates);
+    # None when nothing was rounded (exact, or a special value)
+    candidates: dict[str, Any] | None = None
 
     def step(self, name: str, stage: str | None = None) -> Step:
         """The first step called `name` (in `stage`, when given)."""
@@ -72,6 +80,14 @@ class Trace:
             if s.name == name and (stage is None or s.stage == stage):
                 return s
         raise KeyError(name)
+
+    @property
+    def flags(self) -> list[str]:
+        """FLAG_NAMES this lane raises: "exact" or "inexact" first, then tie, saturated, ..."""
+        raised = {"exact": not self.inexact, "inexact": self.inexact, "tie": self.tie,
+                  "saturated": self.saturated, "overflow": self.overflow, "nan": self.nan,
+                  "inf": self.inf}
+        return [f for f in FLAG_NAMES if raised[f]]
 
     @property
     def step_names(self) -> list[str]:
@@ -85,7 +101,21 @@ class Trace:
                 "input_class": self.input_class, "output_class": self.output_class,
                 "inexact": self.inexact, "tie": self.tie, "saturated": self.saturated,
                 "nan": self.nan, "inf": self.inf, "overflow": self.overflow,
+                "flags": self.flags, "candidates": self.candidates,
                 "steps": [s.to_dict() for s in self.steps]}
+
+
+def json_number(v: Fraction) -> float | str:
+    """An exact value for JSON: a float when float64 holds it exactly, else "p/q"."""
+    f = float(v)
+    return f if math.isfinite(f) and Fraction(f) == v else str(v)
+
+
+def show_short(v: Value) -> str:
+    """Like `show`, but a huge integer reads as ~8 digits (3.4028235e38), not 39."""
+    if isinstance(v, Fraction) and v.denominator == 1 and abs(v) >= 10**16:
+        return f"{float(v):.8g}".replace("e+", "e")
+    return show(v)
 
 
 def _jsonable(v: Any) -> Any:

@@ -20,9 +20,10 @@ from machine.convert._trace_codec import (
     float_code,
     hif8_encode,
     hif8_man_bits,
+    max_code,
 )
-from machine.convert._trace_model import Step, show
-from machine.convert.formats import Format, IntFormat
+from machine.convert._trace_model import Step, json_number, show, show_short
+from machine.convert.formats import Format
 from machine.convert.modes import Mode
 
 MODE_WORDS: dict[str, str] = {
@@ -31,6 +32,37 @@ MODE_WORDS: dict[str, str] = {
     Mode.TRUNC: "trunc (toward zero)", Mode.ODD: "odd (round to odd)",
     Mode.HYBRID: "hybrid (HiFloat8, ref 002 Table 9/10)",
 }
+
+
+def _hex(code: int | None, digits: int) -> str | None:
+    return None if code is None else f"0x{code:0{digits}x}"
+
+
+def candidate_sentence(c: dict, mode: str, tie: bool) -> str:
+    """One sentence on the two candidates: which the mode picks, and why."""
+    def val(which: str) -> str:
+        bits = c[which]["bits"]
+        return f"{show(Fraction(c[which]['value']))} ({bits or 'not representable'})"
+
+    chosen = c["chosen"]
+    other = "above" if chosen == "below" else "below"
+    code = c[chosen]["bits"] or "none"
+    d_ch, d_ot = (show(Fraction(c[f"distance_{w}"])) for w in (chosen, other))
+    head = (f"Candidates {val('below')} below and {val('above')} above, halfway "
+            f"{show(Fraction(c['halfway']))}: ")
+    if tie and mode in (Mode.RINT, Mode.ROUND):
+        rule = (f"ties go to the even code, {code}" if mode == Mode.RINT else
+                f"ties go away from zero, to {code}")
+        why = f"tie: both are {d_ch} away; {rule}"
+    elif mode in (Mode.RINT, Mode.ROUND):
+        why = f"the one {chosen} is nearer ({d_ch} away, the other {d_ot}): {code}"
+    else:
+        took = {Mode.FLOOR: "floor takes the one below", Mode.CEIL: "ceil takes the one above",
+                Mode.TRUNC: "trunc takes the one nearer zero",
+                Mode.ODD: "round-to-odd takes the one with the odd code",
+                Mode.HYBRID: "hybrid takes the one its threshold picks"}.get(mode, mode)
+        why = f"{took}, {code} ({d_ch} away)"
+    return f"{head}{why}; error {c['error_ulps']:+.3g} ulp"
 
 
 @dataclass
@@ -144,6 +176,8 @@ class Leg:
         return bool(kept & 1)
 
     def _rebias(self, d: Decoded, e: int) -> None:
+        """Unbiased exponent and the target's biased exponent; one flag for each way out of
+        the target's exponent range (below: the align step shifts; above: overflow)."""
         dst, src = self.dst, self.src
         if src.is_int:
             text = f"the integer's leading one is bit {e}: unbiased exponent E = {e}"
@@ -158,33 +192,67 @@ class Leg:
                     f"subnormal input: normalised, its leading one has weight 2^{e}: E = {e}")
         values: dict = {"unbiased_exponent": e, "source_bias": sb}
         after = ""
+        marks: tuple = ()
         if dst.is_float:
             tb = dst.bias
             values["target_bias"] = tb
             te = e + tb
             values["target_biased_exponent"] = te
             text += f"; target biased exponent = {e} + {tb} = {te}"
-            if 0 < te < (1 << dst.exp_bits):
-                after = bitstr(te, dst.exp_bits)
-            elif te <= 0:
-                text += " (<= 0: below the normal range)"
+            lo, hi = dst.emin + tb, dst.emax + tb
+            if te < lo:
+                values["exponent_range"] = "below"
+                text += (f" (below {lo}, the smallest normal: the align step shifts into the "
+                         "subnormal range)" if dst.subnormals else
+                         f" (below {lo}, the smallest exponent; {dst.name} has no subnormals)")
+            elif te > hi:
+                values["exponent_range"] = "above"
+                text += (f" (above {hi}, the largest finite exponent: the value overflows; "
+                         "the overflow step decides the result)")
             else:
-                text += " (beyond the exponent field: overflow)"
+                values["exponent_range"] = "normal"
+                after = bitstr(te, dst.exp_bits)
+                marks = ((0, dst.exp_bits, "exponent"),)
         else:
             values["target_bias"] = None
-            text += f"; HiFloat8 keeps {hif8_man_bits(max(min(e, 15), -16))} mantissa bits at " \
-                    f"this exponent (tapered precision)"
+            if e > HIF8_EMAX:
+                values["exponent_range"] = "above"
+                text += f"; above HiFloat8's largest exponent {HIF8_EMAX}: the value overflows"
+            elif e < -15:
+                values["exponent_range"] = "below"
+                text += "; below HiFloat8's normal range (|E| <= 15): a denormal or zero"
+            else:
+                values["exponent_range"] = "normal"
+                text += (f"; HiFloat8 keeps {hif8_man_bits(e)} mantissa bits at this exponent "
+                         "(tapered precision)")
         before = bitstr((d.fields or {}).get("exponent", 0), src.exp_bits) \
             if src.is_float else ""
-        self.add("rebias", "Exponent rebias", text, before, after, values=values)
+        mb = ((0, len(before), "exponent"),) if before else ()
+        self.add("rebias", "Exponent rebias", text, before, after, marks, values, mb)
 
-    def _significand_str(self, sig: int, exp2: int, q: int) -> tuple[str, int, int]:
-        """Bits of sig from its leading one down to its lowest bit or q, whichever is lower,
-        left-padded so the string starts at weight max(top, q + kept_width)... returns
-        (string, weight of the leftmost bit, weight of the rightmost bit)."""
-        top = sig.bit_length() - 1 + exp2
-        low = min(exp2, q)
-        return bitstr(sig << (exp2 - low), top - low + 1), top, low
+    def _align_text(self, e: int, m: int, emin: int, lead: int, shift: int) -> str:
+        dst = self.dst
+        if dst.is_int:
+            return ("the binary point sits after bit 2^0: the bits below it are dropped"
+                    if shift > 0 else "no fraction bits: the value is an integer")
+        if dst.is_hif8:
+            if e < -22:
+                return (f"E = {e} is below 2^-22, HiFloat8's smallest denormal: shown from "
+                        f"weight 2^-22 ({lead} leading zeros); it rounds between 0 and 2^-22")
+            if e < -15:
+                return (f"E = {e} is below HiFloat8's normal range (|E| <= 15): its denormals "
+                        "are the powers of two 2^-22 .. 2^-16 (dot 0000, value 2^(M-23)), so "
+                        f"no mantissa bit is kept: it rounds between 2^{e} and 2^{e + 1}")
+            return f"E = {e}: HiFloat8 keeps {m} mantissa bit(s) here; no alignment shift"
+        if e < emin and not dst.subnormals:
+            return (f"E = {e} is below {dst.name}'s smallest exponent {emin} ({dst.name} has "
+                    f"no subnormals): shown from weight 2^{emin}, {lead} leading zeros; the "
+                    f"candidates are 0 and 2^{emin}")
+        if e < emin:
+            return (f"E = {e} is below the smallest normal exponent {emin}: the significand "
+                    f"moves {lead} places right into the subnormal range ({lead} leading "
+                    f"zeros); {m + 1} bit positions down to 2^{emin - m} are kept")
+        return f"E = {e} is in the normal range: no alignment shift; {m} mantissa bits kept"
 
     def _to_float(self, d: Decoded) -> None:
         dst = self.dst
@@ -192,63 +260,66 @@ class Leg:
         e = sig.bit_length() - 1 + exp2
         self._rebias(d, e)
         q, m, emin = self._quantum(e)
-        kept, inexact, tie, _g, _r, _s, up = self._round_bits(sign, sig, exp2, q, e, m, emin)
+        kept, inexact, tie, up, shown = self._round_bits(sign, sig, exp2, q, e, m, emin)
         kept2 = kept + up
         # carry: the kept significand may grow one bit (1.11..1 + 1 = 10.00..0)
-        limit = 1 << (m + 1)
-        if kept2 >= limit or (e < emin and kept2 == 1 << m and m > 0) or \
-                (m == 0 and up):
+        wide = kept2 >= 1 << (m + 1)
+        to_normal = e < emin and kept2 == 1 << m and m > 0 and dst.subnormals
+        if wide or to_normal:
             new_e = kept2.bit_length() - 1 + q
-            text = (f"the increment carries out of the kept bits: the value becomes 2^{new_e}, "
-                    f"the exponent goes up by one" if kept2 >= limit or m == 0 else
-                    "the increment carries into the exponent: the subnormal becomes the "
-                    "smallest normal")
-            if dst.is_hif8 or kept2 >= limit:
+            if wide:
+                text = (f"the increment carries out of the kept bits: the value becomes "
+                        f"2^{new_e}, the exponent goes up by one (E = {new_e})")
+                marks = ((0, 1, "carry"), (1, len(shown), "kept"))
+            else:
+                text = ("the increment carries into the implicit bit: the subnormal becomes "
+                        f"the smallest normal 2^{new_e}")
+                marks = ((0, 1, "carry"), (1, len(shown), "kept"))
+            if dst.is_hif8 or wide:
                 q2, _m2, _ = self._quantum(new_e)
                 kept2 = 1 << (new_e - q2)
                 q = q2
-            self.add("carry", "Carry into the exponent", text, bitstr(kept, m + 1),
-                     bitstr(kept + up, m + 2), marks=((0, 1, "carry"),),
-                     values={"exponent": new_e})
+            self.add("carry", "Carry into the exponent", text, shown, shown, marks,
+                     {"exponent": new_e}, ((0, len(shown), "kept"),))
+        elif up and kept == 0 and m == 0:
+            self.add("carry", "Carry into the exponent", f"no carry: rounding up from 0 gives "
+                     f"the smallest step 2^{q}", values={"exponent": q})
         else:
             self.add("carry", "Carry into the exponent", "no carry: the exponent is unchanged",
                      values={"exponent": e})
         self._finish_float(sign, kept2, q, inexact, tie)
 
     def _round_bits(self, sign: int, sig: int, exp2: int, q: int, e: int, m: int,
-                    emin: int) -> tuple[int, bool, bool, int, int, int, int]:
-        """align + grs + round steps; returns kept, inexact, tie, guard, round, sticky, up."""
-        shift = q - exp2  # low bits of sig below the quantum
-        full, top, _low = self._significand_str(sig, exp2, q)
-        kept_w = max(0, top - q + 1) if top >= q else 0
-        if self.dst.is_int:
-            text = ("the binary point sits after bit 2^0: bits below it are dropped"
-                    if shift > 0 else "no fraction bits: the value is an integer")
-        elif e < emin:
-            text = (f"E = {e} is below the smallest normal exponent {emin}: the significand "
-                    f"moves {emin - e} places right into the subnormal range")
-        else:
-            text = f"E = {e} is in the normal range: no alignment shift; {m} mantissa bits kept"
-        padded = full if top >= q else "0" * (q - top - 1) + full
-        marks_a: list = []
-        kw = len(padded) - max(0, shift)
-        if top < q:
-            kw = 0
-        if kw:
-            marks_a.append((0, kw, "kept"))
-        if len(padded) > kw:
-            marks_a.append((kw, len(padded), "dropped"))
-        self.add("align", "Alignment", text, bitstr(sig, sig.bit_length()), padded,
-                 tuple(marks_a), {"shift": max(0, emin - e) if not isinstance(
-                     self.dst, IntFormat) else 0, "quantum_exponent": q, "kept_bits": kw})
+                    emin: int) -> tuple[int, bool, bool, int, str]:
+        """align + grs + round steps; returns kept, inexact, tie, increment and the round
+        step's after-bits (the kept bits plus the increment, at the step's one width).
+
+        The aligned string runs from the leftmost kept position (weight q + m for a float
+        target, or the integer's top bit) down to the lowest source bit or the quantum 2**q;
+        its leading zeros are the alignment shift."""
+        top = sig.bit_length() - 1 + exp2
+        kt = max(top, q + m)
+        low = min(exp2, q)
+        aligned = bitstr(sig << (exp2 - low), kt - low + 1)
+        kw = kt - q + 1  # kept width
+        shift = q - exp2  # source bits below the quantum
+        lead = kt - top
+        marks_a: list = [(0, kw, "kept")]
+        if shift > 0:
+            marks_a.append((kw, len(aligned), "dropped"))
+        self.add("align", "Alignment", self._align_text(e, m, emin, lead, shift),
+                 bitstr(sig, sig.bit_length()), aligned, tuple(marks_a),
+                 {"shift": lead, "quantum_exponent": q, "kept_bits": kw})
         if shift <= 0:
             kept = sig << -shift
             self.add("grs", "Guard, round, sticky", "nothing is dropped: exact",
-                     padded, padded, tuple(marks_a), {"guard": 0, "round": 0, "sticky": 0})
-            self.add("round", "Rounding decision", "exact: no rounding needed",
-                     bitstr(kept, max(1, kept_w)), bitstr(kept, max(1, kept_w)),
-                     values={"increment": 0, "inexact": False, "tie": False})
-            return kept, False, False, 0, 0, 0, 0
+                     aligned, aligned, tuple(marks_a), {"dropped_bits": 0},
+                     tuple(marks_a))
+            kb = bitstr(kept, kw)
+            self.add("round", "Rounding decision", "exact: no rounding needed", kb, kb,
+                     ((0, kw, "kept"),), {"increment": 0, "inexact": False, "tie": False},
+                     ((0, kw, "kept"),))
+            return kept, False, False, 0, kb
         kept = sig >> shift
         rem = sig & ((1 << shift) - 1)
         g = (rem >> (shift - 1)) & 1
@@ -256,71 +327,137 @@ class Leg:
         s = int(rem & ((1 << max(0, shift - 2)) - 1) != 0)
         inexact = rem != 0
         tie = g == 1 and rem == 1 << (shift - 1)
-        marks: list = [(0, kw, "kept")] if kw else []
-        marks.append((kw, kw + 1, "guard"))
+        marks: list = [(0, kw, "kept"), (kw, kw + 1, "guard")]
+        named = f"guard={g}"
+        values: dict = {"guard": g}
         if shift >= 2:
             marks.append((kw + 1, kw + 2, "round"))
+            named += f", round={r}"
+            values["round"] = r
         if shift >= 3:
-            marks.append((kw + 2, len(padded), "sticky"))
+            marks.append((kw + 2, len(aligned), "sticky"))
+            named += f", sticky={s}"
+            values["sticky"] = s
+        values["dropped_bits"] = shift
+        only = {1: " (no round or sticky bit)", 2: " (no sticky bit)"}.get(shift, "")
         self.add("grs", "Guard, round, sticky",
-                 f"{shift} bit(s) dropped: guard={g}, round={r}, sticky={s}"
+                 f"{shift} bit(s) dropped: {named}{only}"
                  + (" (exact: nothing lost)" if not inexact else ""),
-                 padded, padded, tuple(marks), {"guard": g, "round": r, "sticky": s,
-                                                "dropped_bits": shift})
+                 aligned, aligned, tuple(marks), values, tuple(marks))
         odd = self._lower_code_odd(kept, q)
-        up, why = self._decide(sign, g, r, s, inexact, tie, odd)
-        kbits = bitstr(kept, max(1, kw))
-        self.add("round", "Rounding decision", why, kbits, bitstr(kept + up, max(1, kw)),
-                 values={"increment": up, "inexact": inexact, "tie": tie, "mode": self.mode})
+        up, rule = self._decide(sign, g, inexact, tie, odd)
+        cand = self._candidates(sign, sig, exp2, kept, q, up)
+        wid = kw + 1 if (kept + up) >> kw else kw
+        before, after = bitstr(kept, wid), bitstr(kept + up, wid)
+        marks_r = ((0, 1, "carry"), (1, wid, "kept")) if wid > kw else ((0, wid, "kept"),)
+        head = f"{named}: {'an exact tie' if tie else 'above halfway' if g else 'below halfway'}"
+        self.add("round", "Rounding decision",
+                 f"{head}; {rule}. {candidate_sentence(cand, self.mode, tie)}",
+                 before, after, marks_r,
+                 {"increment": up, "inexact": inexact, "tie": tie, "mode": self.mode,
+                  "candidates": cand}, ((0, wid, "kept"),))
         self.out.inexact, self.out.tie = inexact, tie
-        return kept, inexact, tie, g, r, s, up
+        return kept, inexact, tie, up, after
 
-    def _decide(self, sign: int, g: int, r: int, s: int, inexact: bool, tie: bool,
+    def _decide(self, sign: int, g: int, inexact: bool, tie: bool,
                 odd: bool) -> tuple[int, str]:
+        """The increment (0 or 1, on the magnitude) and the mode's rule in a few words."""
         mode = self.mode
-        head = f"guard={g}, round={r}, sticky={s}: "
         if not inexact:
-            return 0, head + "exact, nothing to round"
-        kind = "an exact tie" if tie else ("above halfway" if g else "below halfway")
-        parity = "odd" if odd else "even"
+            return 0, "exact, nothing to round"
         if mode == Mode.RINT:
             if tie:
-                which = "rounds up: the lower one is odd" if odd else "the lower one, already even"
-                return int(odd), head + f"{kind}; rint keeps the even candidate ({which})"
-            return g, head + f"{kind}; rint rounds to nearest: {'up' if g else 'down'}"
+                return int(odd), "rint keeps the even candidate"
+            return g, "rint rounds to nearest"
         if mode == Mode.ROUND:
-            return g, head + (f"{kind}; round breaks ties away from zero: up" if tie else
-                              f"{kind}; round goes to nearest: {'up' if g else 'down'}")
+            return g, "round breaks ties away from zero" if tie else "round goes to nearest"
         if mode == Mode.FLOOR:
-            return int(bool(sign)), head + (
-                "inexact and negative: floor moves away from zero (magnitude up)" if sign else
-                "inexact and positive: floor drops the extra bits")
+            return int(bool(sign)), "floor rounds toward -inf"
         if mode == Mode.CEIL:
-            return int(not sign), head + (
-                "inexact and positive: ceil moves up" if not sign else
-                "inexact and negative: ceil drops the extra bits (toward zero)")
+            return int(not sign), "ceil rounds toward +inf"
         if mode == Mode.TRUNC:
-            return 0, head + "trunc drops the extra bits"
-        # odd
-        return int(not odd), head + (f"inexact; the lower candidate is {parity}: round-to-odd "
-                                     + ("takes it" if odd else "takes the odd one above"))
+            return 0, "trunc drops the extra bits (toward zero)"
+        return int(not odd), "round-to-odd takes the candidate whose code is odd"
+
+    def _candidates(self, sign: int, sig: int, exp2: int, kept: int, q: int,
+                    up: int) -> dict:
+        """The representable values just below and above the exact input (by value, not
+        magnitude), their encodings, the halfway point, the one chosen, the error in ulps.
+
+        A candidate beyond the target's range (or e8m0's missing zero) has bits None: the
+        overflow step (or e8m0's rule) then decides. JSON-ready: bits "0x..", values as
+        float where float64 holds them exactly, else an exact fraction string."""
+        unit = Fraction(2) ** q
+        x = Fraction(sig) * Fraction(2) ** exp2
+        lo, hi = (kept, kept + 1)
+        lo_v, hi_v = lo * unit, hi * unit
+        lo_c, hi_c = self._code_at(sign, lo, q), self._code_at(sign, hi, q)
+        if sign:
+            x, lo_v, hi_v = -x, -hi_v, -lo_v
+            lo_c, hi_c = hi_c, lo_c
+        chosen = ("below" if sign else "above") if up else ("above" if sign else "below")
+        chosen_v = lo_v if chosen == "below" else hi_v
+        digits = (self.dst.bits + 3) // 4
+        return {
+            "below": {"bits": _hex(lo_c, digits), "value": json_number(lo_v)},
+            "above": {"bits": _hex(hi_c, digits), "value": json_number(hi_v)},
+            "halfway": json_number((lo_v + hi_v) / 2),
+            "chosen": chosen,
+            "error_ulps": float((chosen_v - x) / unit),
+            "distance_below": json_number(x - lo_v),
+            "distance_above": json_number(hi_v - x),
+        }
+
+    def _code_at(self, sign: int, k: int, q: int) -> int | None:
+        """Encoding of (-1)**sign * k * 2**q in the target, None if it has none."""
+        dst = self.dst
+        if dst.is_int:
+            v = -k if sign else k
+            return v & ((1 << dst.bits) - 1) if dst.min_value <= v <= dst.max_value else None
+        if Fraction(k) * Fraction(2) ** q > dst.max_value:
+            return None
+        if k == 0:
+            if dst.is_float and dst.is_scale:
+                return None  # e8m0 has no zero
+            return float_code(dst, sign, 0, 0) if dst.is_float else 0
+        e = k.bit_length() - 1 + q
+        q2, _m, _ = self._quantum(e)
+        k2 = k << (q - q2) if q >= q2 else k >> (q2 - q)
+        return self._code_of(sign, k2, q2)[0]
+
+    def _code_of(self, sign: int, kept: int, q: int) -> tuple[int, str]:
+        """Encoding of a finite nonzero in-range kept * 2**q (kept at its quantum), and how."""
+        dst = self.dst
+        e = kept.bit_length() - 1 + q
+        if dst.is_hif8:
+            m = 0 if e < -15 else hif8_man_bits(e)
+            return (hif8_encode(sign, e, kept - (1 << m) if m else 0),
+                    f"HiFloat8 with E = {e} and {m} mantissa bit(s)")
+        assert dst.is_float
+        if dst.man_bits and kept < (1 << dst.man_bits):
+            return (float_code(dst, sign, 0, kept),
+                    "subnormal: exponent field 0, mantissa = the kept bits")
+        biased = e + dst.bias
+        return (float_code(dst, sign, biased, kept - (1 << dst.man_bits)),
+                f"biased exponent {biased}, mantissa = the kept bits after the implicit one")
 
     def _finish_float(self, sign: int, kept: int, q: int, inexact: bool, tie: bool) -> None:
         dst = self.dst
         assert not dst.is_int
         mag = Fraction(kept) * Fraction(2) ** q
         sat = policy.effective_sat(dst, self.sat, self.profile)
+        mx = f"{show_short(dst.max_value)} (0x{max_code(dst, 0):0{(dst.bits + 3) // 4}x})"
         if mag > dst.max_value:
             code, why, satd = policy.float_overflow(dst, sign, self.mode, sat, self.profile,
                                                     False)
             self.out.overflow, self.out.saturated = True, satd
             self.add("overflow", "Overflow and saturation",
-                     f"{show(mag)} > largest finite {show(dst.max_value)}: {why}",
+                     f"{show_short(mag)} > largest finite {mx}: {why}",
                      values={"max": dst.max_value, "saturated": satd})
             self._encode(code, "the overflow result")
             return
         self.add("overflow", "Overflow and saturation",
-                 f"{show(mag)} <= largest finite {show(dst.max_value)}: no overflow",
+                 f"{show_short(mag)} <= largest finite {mx}: no overflow",
                  values={"max": dst.max_value, "saturated": False})
         if kept == 0:
             if dst.is_float and dst.is_scale:
@@ -330,20 +467,7 @@ class Leg:
             code = float_code(dst, sign, 0, 0) if dst.is_float else 0
             self._encode(code, "rounded to zero (underflow)")
             return
-        e = kept.bit_length() - 1 + q
-        if dst.is_hif8:
-            m = 0 if e < -15 else hif8_man_bits(e)
-            code = hif8_encode(sign, e, kept - (1 << m) if m else 0)
-            self._encode(code, f"HiFloat8 with E = {e} and {m} mantissa bit(s)")
-            return
-        if dst.man_bits and kept < (1 << dst.man_bits):
-            code = float_code(dst, sign, 0, kept)
-            self._encode(code, "subnormal: exponent field 0, mantissa = the kept bits")
-            return
-        biased = e + dst.bias
-        code = float_code(dst, sign, biased, kept - (1 << dst.man_bits))
-        self._encode(code, f"biased exponent {biased}, mantissa = the kept bits after the "
-                     "implicit one")
+        self._encode(*self._code_of(sign, kept, q))
 
     def _encode(self, code: int, how: str) -> None:
         dst = self.dst
@@ -358,7 +482,7 @@ class Leg:
     def _to_int(self, d: Decoded) -> None:
         dst = self.dst
         assert dst.is_int
-        kept, _inexact, _tie, *_ , up = self._round_bits(d.sign, d.sig, d.exp2, 0, 0, 0, 0)
+        kept, _inexact, _tie, up, _shown = self._round_bits(d.sign, d.sig, d.exp2, 0, 0, 0, 0)
         mag = kept + up
         value = -mag if d.sign else mag
         code, why, satd = policy.int_range(dst, value, self.sat, self.profile, self.wrap_ints)
@@ -432,9 +556,19 @@ class Leg:
             if up and rest == 0:
                 why += ("; note: frac = thr = 0, so the table as written rounds an exactly "
                         "representable value away")
-        self.add("grs", "TA bit and frac", f"M = 0b{mfield:0{max(m, 1)}b}, TA = {ta}, "
-                 f"frac = 0b{frac:0{width}b}", values={"ta": ta, "frac": frac, "thr": thr,
-                                                      "guard": ta})
+        pattern = bitstr(man, man_w)
+        used = min(man_w, m + width)
+        marks_b = [(0, m, "kept"), (m, m + 1, "guard"), (m + 1, used, "frac")]
+        if used < man_w:
+            marks_b.append((used, man_w, "dropped"))
+        thr_at = man_w - width if not self.src.is_fp16 else man_w - 1
+        self.add("grs", "TA bit and frac", f"the {'fp16' if self.src.is_fp16 else 'fp32'} "
+                 f"mantissa: M = 0b{mfield:0{max(m, 1)}b} (kept), TA = {ta} (the bit after "
+                 f"M), frac = 0b{frac:0{width}b} (TA and the bits after it); after: thr, from "
+                 f"the {'lowest bit' if self.src.is_fp16 else f'low {width} bits'}",
+                 pattern, pattern, ((thr_at, man_w, "thr"),),
+                 values={"ta": ta, "frac": frac, "thr": thr, "guard": ta},
+                 marks_before=tuple(x for x in marks_b if x[0] < x[1]))
         self.add("round", "Rounding decision", why, values={"increment": up, "mode": "hybrid"})
         q = ev - m
         kept = (1 << m) | mfield

@@ -11,9 +11,13 @@ Rules (DESIGN "Conversion API", ref 002 Tables 3-6):
 - ascend: the modes ref 002 lists for the pair (ASCEND_MODES); a pair the document does
   not list accepts the five IEEE-style modes (rint round floor ceil trunc); a pair it lists
   as exact (RoundMode::UNKNOWN) accepts any mode but hybrid, since the result cannot depend
-  on it. `sat` with an fp32 target is ignored (ref 002: fp32 output is non-saturating only);
-  a narrow -> wide integer conversion always saturates (ref 002: "only the saturation mode
-  is supported", int16 -1 -> uint32 0). The returned Options carry the effective `sat`.
+  on it. bf16 -> fp8_e8m0 is listed as RoundMode::UNKNOWN but is not exact (e8m0 keeps
+  only powers of two): one fixed rule, `rint` (nearest, ties to the even code, as
+  ml_dtypes' astype and the ieee profile), and any other --mode is refused with that
+  note (ASCEND_FIXED), so the answer never changes with --mode. `sat` with an fp32
+  target is ignored (ref 002: fp32 output is non-saturating only); a narrow -> wide
+  integer conversion always saturates (ref 002: "only the saturation mode is supported",
+  int16 -1 -> uint32 0). The returned Options carry the effective `sat`.
 """
 
 from __future__ import annotations
@@ -40,11 +44,18 @@ ASCEND_MODES: dict[tuple[str, str], tuple[str, ...]] = {
     ("bf16", "fp4_e2m1"): _FIVE, ("bf16", "fp4_e1m2"): _FIVE,
     ("fp4_e2m1", "bf16"): _EXACT, ("fp4_e1m2", "bf16"): _EXACT,
     ("bf16", "fp16"): _FIVE, ("fp16", "bf16"): _FIVE,
-    ("bf16", "fp8_e8m0"): _EXACT, ("fp8_e8m0", "bf16"): _EXACT,
+    ("bf16", "fp8_e8m0"): (Mode.RINT,), ("fp8_e8m0", "bf16"): _EXACT,
     **{(s, d): _EXACT for s, d in (
         ("int4", "fp16"), ("int4", "bf16"), ("uint8", "fp16"), ("int8", "fp16"),
         ("int16", "fp32"))},
     ("int64", "fp32"): _FIVE, ("int16", "fp16"): _FIVE, ("int32", "fp32"): _FIVE,
+}
+
+
+# pairs whose ref 002 rounding is UNKNOWN but not exact: the rule neurondbg fixes, and why
+ASCEND_FIXED: dict[tuple[str, str], str] = {
+    ("bf16", "fp8_e8m0"): "ref 002 lists this pair's rounding as UNKNOWN; neurondbg fixes it to "
+                          "rint: nearest, ties to the even code, as ml_dtypes astype",
 }
 
 
@@ -104,10 +115,36 @@ def resolve(src: str | Format, dst: str | Format, mode: str = "rint", sat: bool 
     if profile == "ascend":
         allowed = ascend_modes(s, d)
         if mode not in allowed:
-            raise ValueError(f"profile 'ascend' converts {s.name} -> {d.name} with modes "
-                             f"{', '.join(allowed)} (ref 002 Tables 3-6), not {mode!r}")
+            fixed = ASCEND_FIXED.get((s.name, d.name))
+            why = f" ({fixed})" if fixed else " (ref 002 Tables 3-6)"
+            raise ValueError(f"profile 'ascend' converts {s.name} -> {d.name} with "
+                             f"mode{'s' if len(allowed) > 1 else ''} {', '.join(allowed)}"
+                             f"{why}, not {mode!r}")
         if d.is_fp32:
             sat = False  # ref 002: fp32 output supports only the non-saturating mode
         if s.is_int and d.is_int and d.bits > s.bits:
             sat = True  # ref 002: narrow -> wide integers only saturate (negative -> 0)
     return Options(s, d, m, bool(sat), profile)
+
+
+def applied_mode(opt: Options) -> Mode:
+    """The rounding the conversion really applies (for labels): the neuron Cast truncates
+    toward zero into an integer target (ref 003 §3) whatever `mode` says."""
+    return Mode.TRUNC if opt.profile == "neuron" and opt.dst.is_int else opt.mode
+
+
+def rules(src: Format, dst: Format, profiles: tuple[str, ...] = ("ieee",),
+          sats: tuple[bool, ...] = (False,)) -> list[Options]:
+    """Every (profile, mode, sat) the options accept for src -> dst, in PROFILES x MODES
+    order, each once (a profile that forces `sat` does not repeat a rule)."""
+    out: list[Options] = []
+    for profile in profiles:
+        for mode in MODES:
+            for sat in sats:
+                try:
+                    opt = resolve(src, dst, mode, sat, profile)
+                except ValueError:
+                    continue
+                if opt not in out:
+                    out.append(opt)
+    return out

@@ -89,12 +89,26 @@ def trace(bits: int, src: str | Format, dst: str | Format, mode: str = "rint",
     out = decode(res.code, o.dst)
     vin, vout = d_in.value, out.value
     err = vout - vin if isinstance(vin, Fraction) and isinstance(vout, Fraction) else None
+    cand = _final_candidates(steps)
     steps.append(_error_step(vin, vout, err, res))
     return Trace(bits, res.code, o.src.name, o.dst.name, o.mode, o.sat, o.profile, vin, vout,
                  err, inexact=bool(res.inexact or (err not in (None, 0))), tie=res.tie,
                  saturated=res.saturated, nan=out.cls == "nan", inf=out.cls == "inf",
                  overflow=res.overflow, steps=tuple(steps), input_class=d_in.cls,
-                 output_class=out.cls)
+                 output_class=out.cls, candidates=cand)
+
+
+def _final_candidates(steps: list[Step]) -> dict | None:
+    """The candidates of the last leg's rounding step (a neuron trace has two legs)."""
+    if not steps:
+        return None
+    stage = steps[-1].stage
+    for s in reversed(steps):
+        if s.stage != stage:
+            break
+        if s.name == "round" and "candidates" in s.values:
+            return s.values["candidates"]
+    return None
 
 
 def _bit_move(bits: int, fmt: Format, steps: list[Step]) -> tuple[Decoded, LegResult]:

@@ -26,17 +26,30 @@ from machine.convert.formats import FORMAT_NAMES, Format, IntFormat, parse_forma
 from machine.convert.iss import ISS_PRIMITIVES, IssPrimitive
 from machine.convert.kernels import convert, decode_value
 from machine.convert.modes import MODES, Mode
-from machine.convert.options import PROFILES, Options, resolve
+from machine.convert.options import PROFILES, Options, applied_mode, resolve, rules
 from machine.convert.parse import BadNumber
 from machine.convert.parse import parse_value as machine_parse_value
+from machine.convert.roles import ROLE_STYLES, bit_parts, elide, plain_bits
 from machine.dtypes import DEFAULT_GEN, GEN_NAMES, Gen
 from neurondbg.errors import InputError
 from neurondbg.params import FORMAT, GEN, MODE, PROFILE
 
-ROLE_STYLES: dict[str, str] = {
-    "sign": "bold red", "exponent": "bold blue", "mantissa": "green", "kept": "bold green",
-    "guard": "bold magenta", "round": "bold yellow", "sticky": "cyan", "dropped": "dim",
-    "carry": "bold white on red", "pad": "dim",
+__all__ = ["ROLE_STYLES", "colour_bits", "command", "parse_bits", "parse_value"]
+
+ELIDE_OVER = 24  # a part of a bit string longer than this is shown as 1000…(N bits)…0001
+
+# one line per mode and profile, for --help (and the README)
+MODE_HELP: dict[str, str] = {
+    Mode.RINT: "nearest, ties to even (IEEE default)",
+    Mode.ROUND: "nearest, ties away from zero",
+    Mode.FLOOR: "toward -inf", Mode.CEIL: "toward +inf", Mode.TRUNC: "toward zero",
+    Mode.ODD: "round to odd (sticky: no double-rounding error)",
+    Mode.HYBRID: "HiFloat8 threshold rounding (ref 002 Table 9/10; --to hif8 only)",
+}
+PROFILE_HELP: dict[str, str] = {
+    "ieee": "IEEE 754 rules carried to every format; any mode",
+    "neuron": "the Neuron Cast: in -> fp32 -> out, rint to floats, trunc to integers",
+    "ascend": "ref 002: the modes it lists per pair, its NaN/inf/overflow rules",
 }
 
 
@@ -51,10 +64,10 @@ ROLE_STYLES: dict[str, str] = {
               help=f"generation for Neuron dtype names ({', '.join(GEN_NAMES)}, or trn1..trn3; "
                    f"default {DEFAULT_GEN.label}): FP8_EXP4 is e4m3 up to cayman, e4m3fn after")
 @click.option("--mode", type=MODE, metavar="MODE", default=Mode.RINT.value, show_default=True,
-              help=f"one of: {', '.join(MODES)}")
+              help="; ".join(f"{m}: {MODE_HELP[m]}" for m in MODES))
 @click.option("--sat/--nosat", default=False, help="saturate out-of-range results")
 @click.option("--profile", type=PROFILE, metavar="PROFILE", default="ieee", show_default=True,
-              help=f"one of: {', '.join(PROFILES)}")
+              help="; ".join(f"{p}: {PROFILE_HELP[p]}" for p in PROFILES))
 @click.option("--iss", "iss_name", metavar="NAME", default=None,
               help="run an ISS primitive of reference 003 instead of --from/--to: "
                    f"{', '.join(ISS_PRIMITIVES)}")
@@ -63,18 +76,29 @@ ROLE_STYLES: dict[str, str] = {
 @click.option("--bits", "as_bits", is_flag=True,
               help="VALUEs are hex bit patterns of --from (or of the --iss input lane)")
 @click.option("--trace", "show_trace", is_flag=True, help="show the step-by-step bit trace")
+@click.option("--compare", is_flag=True,
+              help="each VALUE under every mode side by side (cells that differ marked)")
+@click.option("--profiles", "all_profiles", is_flag=True,
+              help="with --compare: every profile too (ieee, neuron, ascend)")
+@click.option("--color", "color", type=click.Choice(["auto", "always", "never"]),
+              default="auto", show_default=True,
+              help="colour the bit strings (never: parts separated by |, as when piped)")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
             gen: Gen | None, mode: Mode, sat: bool, profile: str, iss_name: str | None,
-            iss_params: tuple[str, ...], as_bits: bool, show_trace: bool, as_json: bool) -> None:
+            iss_params: tuple[str, ...], as_bits: bool, show_trace: bool, compare: bool,
+            all_profiles: bool, color: str, as_json: bool) -> None:
     """Convert VALUEs from one number format to another, bit-exactly.
 
     With --iss NAME [--param K=V]... each VALUE goes through that ISS primitive of
     reference 003 instead (its input format follows from the primitive and parameters).
     """
+    console = _console(color)
+    if all_profiles and not compare:
+        raise InputError("convert: --profiles needs --compare")
     if iss_name is not None:
         _refuse_conversion_options(src_name, dst_name)
-        _run_iss(values, iss_name, iss_params, as_bits, show_trace, as_json)
+        _run_iss(values, iss_name, iss_params, as_bits, show_trace, as_json, console)
         return
     if iss_params:
         raise InputError("convert: --param needs --iss NAME; primitives: "
@@ -90,13 +114,19 @@ def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
     except ValueError as exc:
         raise InputError(f"convert: {exc}") from None
     in_bits = [parse_bits(v, opt.src) if as_bits else parse_value(v, opt.src) for v in values]
+    if compare:
+        _compare(values, in_bits, rules(opt.src, opt.dst, PROFILES if all_profiles
+                                        else (opt.profile,), (opt.sat,)), as_json, console)
+        return
     out = convert(np.array(in_bits, dtype=opt.src.container), opt.src, opt.dst, opt.mode,
                   opt.sat, opt.profile)
-    rows = [_row(v, b, int(o), opt) for v, b, o in zip(values, in_bits, out, strict=True)]
-    traces = [_trace(b, opt) for b in in_bits] if show_trace else []
+    traces = [_trace(b, opt) for b in in_bits]  # the flags column reads them (a few lanes)
+    rows = [_row(v, b, int(o), opt, t)
+            for v, b, o, t in zip(values, in_bits, out, traces, strict=True)]
     sat_word = "sat" if opt.sat else "nosat"
-    _emit(rows, traces, as_json,
-          f"{opt.src.name} -> {opt.dst.name}  ({opt.profile}, {opt.mode}, {sat_word})")
+    _emit(rows, traces if show_trace else [], as_json, console,
+          f"{opt.src.name} -> {opt.dst.name}  ({opt.profile}, {applied_mode(opt)}, "
+          f"{sat_word})")
 
 
 def _need_values(values: tuple[str, ...]) -> None:
@@ -105,16 +135,16 @@ def _need_values(values: tuple[str, ...]) -> None:
                          "or a hex bit pattern with --bits)")
 
 
-def _emit(rows: list[dict], traces: list, as_json: bool, title: str) -> None:
+def _emit(rows: list[dict], traces: list, as_json: bool, console, title: str) -> None:
     """Print rows (and their traces, when asked) as JSON or as tables."""
     if as_json:
         for row, tr in zip(rows, traces, strict=False):
             row["trace"] = tr.to_dict()
         click.echo(json.dumps(rows, indent=2))
         return
-    _print_table(rows, title)
+    _print_table(rows, title, console)
     for row, tr in zip(rows, traces, strict=False):
-        _print_trace(row, tr)
+        _print_trace(row, tr, console)
 
 
 # --- ISS primitives (reference 003; machine.convert.iss) ----------------------------------
@@ -153,7 +183,7 @@ def parse_iss_params(prim: IssPrimitive, texts: tuple[str, ...]) -> dict:
 
 
 def _run_iss(values: tuple[str, ...], name: str, texts: tuple[str, ...], as_bits: bool,
-             show_trace: bool, as_json: bool) -> None:
+             show_trace: bool, as_json: bool, console) -> None:
     from views.lab_model import iss_format
 
     prim = ISS_PRIMITIVES.get(name.strip().lower())
@@ -166,17 +196,18 @@ def _run_iss(values: tuple[str, ...], name: str, texts: tuple[str, ...], as_bits
         raise InputError(f"convert: --iss {exc}") from None
     _need_values(values)
     src, dst = (iss_format(n) for n in prim.formats(**params))
-    in_bits = [parse_bits(v, src) if as_bits else parse_value(v, src) for v in values]
+    in_bits = [parse_bits(v, src) if as_bits else parse_value(v, src, iss=prim.name)
+               for v in values]
     out = prim.vector(np.array(in_bits, dtype=np.uint64), **params)
+    traces = [prim.trace(b, **params) for b in in_bits]  # the flags column reads them
     rows = [{"input": v, "input_bits": _hex(b, src), "input_value": _iss_value(b, src),
              "output_bits": _hex(int(o), dst), "output_value": _iss_value(int(o), dst),
              "src": src.name, "dst": dst.name, "primitive": prim.name, "params": params,
-             "section": prim.section}
-            for v, b, o in zip(values, in_bits, out, strict=True)]
-    traces = [prim.trace(b, **params) for b in in_bits] if show_trace else []
+             "section": prim.section, "flags": t.flags}
+            for v, b, o, t in zip(values, in_bits, out, traces, strict=True)]
     shown = ", ".join(f"{k}={v}" for k, v in params.items())
-    _emit(rows, traces, as_json, f"ISS {prim.name}({shown}): {src.name} -> {dst.name}  "
-                                 f"({prim.section})")
+    _emit(rows, traces if show_trace else [], as_json, console,
+          f"ISS {prim.name}({shown}): {src.name} -> {dst.name}  ({prim.section})")
 
 
 def _iss_value(code: int, fmt: Format) -> int | float | str:
@@ -200,12 +231,18 @@ def parse_bits(text: str, fmt: Format) -> int:
     return v
 
 
-def parse_value(text: str, fmt: Format) -> int:
+def parse_value(text: str, fmt: Format, iss: str | None = None) -> int:
     """The encoding of `text` in fmt (machine.convert.parse_value: exact, one rounding to
-    nearest, ties even); a finite value beyond the format's range gets a note on stderr."""
+    nearest, ties even); a finite value beyond the format's range gets a note on stderr.
+    A hex-looking VALUE that is not a number gets the --bits command line to use."""
     try:
         parsed = machine_parse_value(text, fmt)
     except BadNumber as exc:
+        if re.fullmatch(r"0x[0-9a-f_]+", text.strip().lower()):
+            how = (f"neurondbg convert --iss {iss} --bits {text.strip()}" if iss else
+                   f"neurondbg convert --bits {text.strip()} --from {fmt.name} --to FMT")
+            raise InputError(f"convert: value {text!r} is not a {fmt.name} number; for a hex "
+                             f"bit pattern add --bits: {how}") from None
         raise InputError(f"convert: {exc} (or use --bits for a hex bit pattern)") from None
     except ValueError as exc:
         raise InputError(f"convert: {exc}") from None
@@ -236,11 +273,12 @@ def _int_exact(code: int, fmt: IntFormat) -> int:
     return code - (1 << fmt.bits) if fmt.signed and code >> (fmt.bits - 1) else code
 
 
-def _row(text: str, in_code: int, out_code: int, opt: Options) -> dict:
+def _row(text: str, in_code: int, out_code: int, opt: Options, tr) -> dict:
     return {"input": text, "input_bits": _hex(in_code, opt.src),
             "input_value": _value(in_code, opt.src), "output_bits": _hex(out_code, opt.dst),
             "output_value": _value(out_code, opt.dst), "src": opt.src.name,
-            "dst": opt.dst.name, "profile": opt.profile, "mode": opt.mode, "sat": opt.sat}
+            "dst": opt.dst.name, "profile": opt.profile, "mode": applied_mode(opt),
+            "sat": opt.sat, "flags": tr.flags}
 
 
 def _trace(code: int, opt: Options):  # -> machine.convert.trace.Trace
@@ -249,59 +287,115 @@ def _trace(code: int, opt: Options):  # -> machine.convert.trace.Trace
     return trace(code, opt.src, opt.dst, opt.mode, opt.sat, opt.profile)
 
 
-def _console():
+def _compare(values: tuple[str, ...], in_bits: list[int], opts: list[Options], as_json: bool,
+             console) -> None:
+    """One row per VALUE, one column per rule; a cell that differs from the row's first
+    (the first rule: rint of the first profile) is marked `*`."""
+    from rich.table import Table
+
+    src = opts[0].src
+    cols = []  # per rule: the outputs of every value
+    for opt in opts:
+        out = convert(np.array(in_bits, dtype=src.container), opt.src, opt.dst, opt.mode,
+                      opt.sat, opt.profile)
+        cols.append([int(o) for o in out])
+    names = [f"{o.profile} {applied_mode(o)}{' sat' if o.sat else ''}" for o in opts]
+    if as_json:
+        rows = [{"input": v, "input_bits": _hex(b, src),
+                 "results": [{"profile": o.profile, "mode": applied_mode(o), "sat": o.sat,
+                              "output_bits": _hex(col[i], o.dst),
+                              "output_value": _value(col[i], o.dst),
+                              "differs": col[i] != cols[0][i]}
+                             for o, col in zip(opts, cols, strict=True)]}
+                for i, (v, b) in enumerate(zip(values, in_bits, strict=True))]
+        click.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title=f"{src.name} -> {opts[0].dst.name}: every rule (* differs from "
+                        f"{names[0]})")
+    table.add_column("input", justify="right")
+    for name in names:
+        table.add_column(name, justify="right")
+    for i, v in enumerate(values):
+        cells = []
+        for o, col in zip(opts, cols, strict=True):
+            mark = "*" if col[i] != cols[0][i] else ""
+            cells.append(f"{mark}{_hex(col[i], o.dst)} {_fmt(_value(col[i], o.dst))}")
+        table.add_row(v, *cells)
+    console.print(table)
+
+
+def _console(color: str = "auto"):
     import sys
 
     from rich.console import Console
 
     # Piped output gets a wide page, so bit strings and sentences are not folded.
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    width = None if sys.stdout.isatty() else 160
+    if color == "never":
+        return Console(highlight=False, width=width, color_system=None, no_color=True)
+    return Console(highlight=False, width=width, force_terminal=color == "always" or None)
 
 
-def _print_table(rows: list[dict], title: str) -> None:
+def _plain(console) -> bool:
+    """No colour (piped, NO_COLOR, --color never): bit strings show their parts with |."""
+    return console.no_color or console.color_system is None
+
+
+def _print_table(rows: list[dict], title: str, console) -> None:
     from rich.table import Table
 
     table = Table(title=title)
     for col in ("input", "input bits", "input value", "output bits", "output value"):
         table.add_column(col, justify="right")
+    table.add_column("flags")
     for r in rows:
         table.add_row(r["input"], r["input_bits"], _fmt(r["input_value"]), r["output_bits"],
-                      _fmt(r["output_value"]))
-    _console().print(table)
+                      _fmt(r["output_value"]), " ".join(r["flags"]))
+    console.print(table)
 
 
 def _fmt(v: int | float | str) -> str:
     return repr(v) if isinstance(v, float) else str(v)
 
 
-def colour_bits(bits: str, marks: tuple) -> object:
-    """A rich Text of `bits` with each marked range styled by its role."""
+def colour_bits(bits: str, marks: tuple, limit: int | None = None) -> object:
+    """A rich Text of `bits` with each marked range styled by its role (a part longer
+    than `limit` elided in the middle with its count)."""
     from rich.text import Text
 
-    text = Text(bits)
-    for start, end, role in marks:
-        text.stylize(ROLE_STYLES.get(role, ""), start, end)
+    text = Text()
+    for chunk, role in bit_parts(bits, marks):
+        text.append(elide(chunk, limit), ROLE_STYLES.get(role or "", ""))
     return text
 
 
-def _print_trace(row: dict, tr) -> None:
+def _print_trace(row: dict, tr, console) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    plain = _plain(console)
     table = Table(title=f"trace of {row['input']} ({row['input_bits']} -> "
                         f"{row['output_bits']})", show_lines=False)
     table.add_column("step", no_wrap=True)
     table.add_column("before", no_wrap=True)
     table.add_column("after", no_wrap=True)
-    table.add_column("what happens", overflow="fold")
+    table.add_column("what happens", overflow="fold", min_width=40)
+
+    def bits(b: str, marks: tuple) -> object:
+        return Text(plain_bits(b, marks, ELIDE_OVER)) if plain else \
+            colour_bits(b, marks, ELIDE_OVER)
+
     for s in tr.steps:
         name = f"{s.stage}:{s.name}" if s.stage else s.name
-        table.add_row(name, colour_bits(s.bits_before, s.marks_before),
-                      colour_bits(s.bits_after, s.marks), Text(s.text))
+        table.add_row(name, bits(s.bits_before, s.marks_before), bits(s.bits_after, s.marks),
+                      Text(s.text))
+    console.print(table)
+    if plain:
+        console.print("parts: sign|exponent|mantissa; kept|guard|round|sticky; "
+                      "a long part reads 1000…(N bits)…0001")
+        return
     legend = Text("roles: ")
     for role, style in ROLE_STYLES.items():
         legend.append(role, style)
         legend.append(" ")
-    console = _console()
-    console.print(table)
     console.print(legend)

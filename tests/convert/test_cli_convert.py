@@ -76,7 +76,7 @@ def test_table_output_and_trace_render() -> None:
     assert "0x3a" in res.output and "1.25" in res.output
     res = run("1.233", "--from", "fp32", "--to", "fp8_e4m3fn", "--trace")
     assert res.exit_code == 0, res.output
-    for word in ("decode", "grs", "round", "encode", "00111010"):
+    for word in ("decode", "grs", "round", "encode", "0|0111|010"):  # piped: parts split by |
         assert word in res.output
     res = run("1.233", "--from", "fp32", "--to", "fp8_e4m3fn", "--trace", "--json")
     steps = json.loads(res.output)[0]["trace"]["steps"]
@@ -217,7 +217,7 @@ def test_iss_table_and_trace_text() -> None:
     res = run("--iss", "packvr", "--param", "shift=4", "-1000", "--trace")
     assert res.exit_code == 0, res.output
     for word in ("ISS packvr(shift=4, width=16): int48 -> int16", "ref 003 §7.2", "0xffc2",
-                 "-62", "decode", "round", "encode", "1111111111000010"):
+                 "-62", "decode", "round", "encode", "1|111111111000010"):
         assert word in res.output
 
 
