@@ -7,16 +7,17 @@ clause), so no message, provenance or fix is ever cut off.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Console
 from rich.text import Text
+from textual.binding import Binding, BindingType
 
 from views.lineview import LineView
 from views.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from machine.legality.result import Verdict
+    from machine.legality.result import ClauseResult, Verdict
 
 CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
 INDENT = 5  # continuation lines start under the clause's message
@@ -35,8 +36,50 @@ def wrap_lines(lines: list[Text], width: int, console: Console) -> list[Text]:
     return out
 
 
-def verdict_lines(verdict: Verdict | None, title: str) -> list[Text]:
-    """A verdict as indented lines: header, failing clauses in full, then passing ones."""
+def _detail(c: ClauseResult, pad: str) -> list[Text]:
+    """Message, fix and provenance of a failing clause, under its name."""
+    lines = [Text(f"{pad}  {c.message}")]
+    if c.fix:
+        checked = "  (checked)" if c.fix_fields is not None else ""
+        lines.append(Text.assemble(f"{pad}  fix: ", (c.fix, "cyan"), (checked, "dim cyan")))
+    prov = c.provenance
+    lines.append(Text.assemble(f"{pad}  ", (f"{prov}", CONF_STYLE.get(prov.confidence, "dim")),
+                               (f"  reads {', '.join(c.fields)}" if c.fields else "", "dim")))
+    return lines
+
+
+def _passing(c: ClauseResult, depth: int, expand: bool) -> list[Text]:
+    pad = " " * (1 + 2 * depth)
+    more = "" if expand or not c.children else f"  ▸ {len(c.children)} sub-clauses"
+    lines = [Text.assemble(f"{pad}✓ ", (c.name, "green"), (f"  {c.message}", "dim"),
+                           (more, "dim"))]
+    if expand:
+        for child in c.children:
+            lines += _passing(child, depth + 1, expand)
+    return lines
+
+
+def clause_lines(c: ClauseResult, depth: int = 0, expand: bool = False) -> list[Text]:
+    """One clause as tree lines: a failing one in full, its failing sub-clauses expanded
+    below it and its passing ones folded into one line (all shown with `expand`)."""
+    if c.passed:
+        return _passing(c, depth, expand)
+    pad = " " * (1 + 2 * depth)
+    mark, style = ("✗", "bold red") if not c.note else ("!", "bold yellow")
+    lines = [Text.assemble(f"{pad}{mark} ", (c.name, style)), *_detail(c, pad + "  ")]
+    ok = [ch for ch in c.children if ch.passed]
+    for child in c.children:
+        if not child.passed or expand:
+            lines += clause_lines(child, depth + 1, expand)
+    if ok and not expand:
+        names = ", ".join(ch.name for ch in ok)
+        lines.append(Text(f"{pad}  ✓ {len(ok)} more pass: {names}", style="dim green"))
+    return lines
+
+
+def verdict_lines(verdict: Verdict | None, title: str, expand: bool = False) -> list[Text]:
+    """A verdict as a tree: header, the checked fix, failing clauses in full (their
+    sub-clauses below them), then the passing ones."""
     if verdict is None:
         return []
     clauses = list(verdict.clauses)
@@ -47,31 +90,45 @@ def verdict_lines(verdict: Verdict | None, title: str) -> list[Text]:
     lines = [Text.assemble((f"{title} ", "dim"), (verdict.predicate, "bold"), "  ",
                            ("VALID" if ok else "INVALID", "bold green" if ok else "bold red"),
                            (f"  {len(failed)} of {len(clauses)} clauses fail", "dim"))]
+    if verdict.fix_fields is not None:
+        from machine.legality.wire.repair import describe
+        lines.append(Text.assemble("  fix (checked: the whole predicate passes): ",
+                                   (describe(verdict.fix_fields), "cyan")))
+    elif verdict.no_fix:
+        lines.append(Text.assemble("  no fix: ", (verdict.no_fix, "yellow")))
     for c in failed + notes:
-        mark, style = ("✗", "bold red") if not c.note else ("!", "bold yellow")
-        lines.append(Text.assemble(f" {mark} ", (c.name, style)))
-        lines.append(Text(f"     {c.message}"))
-        if c.fix:
-            lines.append(Text.assemble("     fix: ", (c.fix, "cyan")))
-        prov = c.provenance
-        lines.append(Text.assemble("     ", (f"{prov}", CONF_STYLE.get(prov.confidence, "dim")),
-                                   (f"  reads {', '.join(c.fields)}" if c.fields else "", "dim")))
+        lines += clause_lines(c, 0, expand)
     for c in passed:
-        lines.append(Text.assemble(" ✓ ", (c.name, "green"), (f"  {c.message}", "dim")))
+        lines += clause_lines(c, 0, expand)
     return lines
 
 
 class LegalityView(LineView):
-    """Wire-level verdict, then the NKI-level one; the two compared."""
+    """Wire-level verdict, then the NKI-level one; the two compared. The clause tree is
+    collapsed to the failing branches; `e` shows every sub-clause."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "toggle_expand", "all clauses", id="legality.expand",
+                tooltip="the failing branches of the clause tree / every sub-clause"),
+    ]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.expand = False  # every sub-clause, not only the failing branches
+        self._snap: Snapshot | None = None
         self.lines: list[Text] = []  # as shown: wrapped to the width
         self.logical: list[Text] = []  # one per message, before wrapping
         self._wrapped_at = 0
         self._key: tuple[int | None, ...] = (None, None)  # (verdict ids, wrap width)
 
+    def action_toggle_expand(self) -> None:
+        self.expand = not self.expand
+        if self._snap is not None:
+            self._key = (None, None)
+            self.show(self._snap)
+
     def show(self, snap: Snapshot) -> None:
+        self._snap = snap
         key = (id(snap.verdict), id(snap.nki_verdict))
         if key == self._key[:2] and snap.verdict is not None:
             return  # the same verdict objects: nothing to repaint
@@ -80,10 +137,10 @@ class LegalityView(LineView):
         if snap.verdict is None:
             lines.append(Text("no legality verdict for this instruction", style="dim"))
         else:
-            lines += verdict_lines(snap.verdict, "wire")
+            lines += verdict_lines(snap.verdict, "wire", self.expand)
         if snap.nki_verdict is not None:
             lines.append(Text(""))
-            lines += verdict_lines(snap.nki_verdict, "NKI ")
+            lines += verdict_lines(snap.nki_verdict, "NKI ", self.expand)
             if snap.verdict is not None and snap.verdict.valid != snap.nki_verdict.valid:
                 lines.append(Text("  ⚠ the wire and NKI levels disagree on this instruction",
                                   style="bold yellow"))

@@ -10,7 +10,7 @@ each clause's vectorized check on a one-record array and asks it for a message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ from machine.isa.spec import RECORD_BYTES
 from machine.isa.structs import STRUCTS
 from machine.legality.result import ClauseResult, Verdict
 from machine.legality.wire.bulk import BulkResult, as_raw, evaluate, validate_raw
-from machine.legality.wire.clause import Ctx, Predicate
+from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
 from machine.legality.wire.registry import BY_NAME, ENGINE_CHOICES, predicate_for
 
 __all__ = ["ENGINE_CHOICES", "BulkResult", "Levels", "explain", "explain_levels", "predicate_of",
@@ -49,12 +49,14 @@ def predicate_of(instruction: Any) -> Predicate:
 
 
 def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
-            predicate: str | None = None) -> Verdict:
-    """Every clause of the instruction's predicate, with values, rule, fix, provenance.
+            predicate: str | None = None, fixes: bool = True) -> Verdict:
+    """Every clause of the instruction's predicate as the reference's tree, with values,
+    rule, checked fix and provenance.
 
     `instruction` is a decoded Instruction or 64 raw bytes. `predicate` forces
     another predicate by name (e.g. "is_valid_copy" on a CAST record shows why
-    it is not a valid Copy); by default the opcode selects it.
+    it is not a valid Copy); by default the opcode selects it. With `fixes`, each
+    failing clause's fix is searched and checked (machine.legality.wire.repair).
     """
     from machine.isa.codec import record_fields  # here: `validate` alone never needs it
 
@@ -66,13 +68,55 @@ def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
     ctx = Ctx(g, _engine(engine))
     clauses, passed = evaluate(pred, rec, ctx)
     values = record_fields(struct, rec[0])
-    results = []
-    for cl, ok in zip(clauses, passed[:, 0], strict=True):
-        ok = bool(ok)
-        fix = cl.fix(values, ctx) if (cl.fix is not None and not ok) else None
-        results.append(ClauseResult(cl.name, ok, cl.message(values, ctx, ok), fix,
-                                    cl.provenance, cl.fields, cl.note))
-    return Verdict(pred.name, "wire", tuple(results))
+    rows = Rows(rec, ctx)
+    failing: list[tuple[tuple[str, ...], Clause]] = []
+    results = [_node(cl, bool(ok), rows, values, ctx, (), failing)
+               for cl, ok in zip(clauses, passed[:, 0], strict=True)]
+    if not fixes or not failing:
+        return Verdict(pred.name, "wire", tuple(results))
+    from machine.legality.wire import repair
+
+    plan = repair.plan(pred, struct, rec, values, ctx, failing, forced=predicate is not None)
+    results = [_with_fixes(r, (), plan) for r in results]
+    return Verdict(pred.name, "wire", tuple(results), plan.combined, plan.no_fix)
+
+
+def _node(cl: Clause, ok: bool, rows: Rows, values: dict[str, Any], ctx: Ctx,
+          path: tuple[str, ...], failing: list) -> ClauseResult:
+    """One clause's result and its sub-clauses' (each evaluated on its own)."""
+    here = (*path, cl.name)
+    children = tuple(_node(ch, bool(ch.check(rows)[0]), rows, values, ctx, here, failing)
+                     for ch in cl.children)
+    if cl.message is not None:
+        message = cl.message(values, ctx, ok)
+    elif ok:  # a composite: every child's message, or the failing children's by name
+        message = "; ".join(c.message for c in children)
+    else:
+        message = "; ".join(f"{c.name}: {c.message}" for c in children if not c.passed)
+    if not ok and not cl.children and not cl.note:
+        failing.append((here, cl))
+    fix = cl.fix(values, ctx) if (cl.fix is not None and not ok) else None
+    return ClauseResult(cl.name, ok, message, fix, cl.provenance, cl.fields, cl.note,
+                        children)
+
+
+def _with_fixes(r: ClauseResult, path: tuple[str, ...], plan: Any) -> ClauseResult:
+    """`r` with each failing leaf's checked fix (a parent takes its first failing child's)."""
+    from machine.legality.wire.repair import describe
+
+    here = (*path, r.name)
+    if r.passed or r.note:
+        return r
+    if r.children:
+        children = tuple(_with_fixes(c, here, plan) for c in r.children)
+        first = next(c for c in children if not c.passed)
+        return replace(r, children=children, fix=first.fix, fix_fields=first.fix_fields)
+    edit = plan.per_leaf.get(here)
+    if edit is None:
+        why = plan.no_fix or "no edit of this clause's fields passes the whole predicate"
+        return replace(r, fix=f"{r.fix}; {why}" if r.fix else why)
+    text = describe(edit) + (f" ({r.fix})" if r.fix else "")
+    return replace(r, fix=text, fix_fields=edit)
 
 
 def validate(program_or_records: Any, gen: Gen | str, engine: str | None = None) -> BulkResult:

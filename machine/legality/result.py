@@ -11,12 +11,14 @@ CLI serialises them with `to_dict`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 REFS: tuple[str, ...] = ("000", "001", "002", "003", "004", "isa-facts", "DESIGN")
 CONFIDENCES: tuple[str, ...] = ("HIGH", "MED", "LOW")
 LEVELS: tuple[str, ...] = ("wire", "nki")
+PATH_SEP = " › "  # between a clause and its sub-clause in a report's path
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,11 @@ class ClauseResult:
     provenance: Provenance
     fields: tuple[str, ...]  # the fields / args the clause reads
     note: bool = False  # note-level: reported, never makes the verdict invalid
+    # the reference's sub-clauses (a parent fails exactly when a child does)
+    children: tuple[ClauseResult, ...] = ()
+    # a checked fix: field edits that, applied to a copy of the record, make the whole
+    # predicate pass (machine.legality.wire.repair); None when no edit was found
+    fix_fields: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,6 +72,30 @@ class ClauseResult:
             "note": self.note,
         }
 
+    def tree_dict(self) -> dict[str, Any]:
+        """The `validate --json` tree node: name, ok, message, fix, provenance, children."""
+        fix = None
+        if self.fix is not None or self.fix_fields is not None:
+            fix = {"fields": _jsonable(self.fix_fields), "text": self.fix}
+        return {"name": self.name, "ok": self.passed, "message": self.message, "fix": fix,
+                "provenance": self.provenance.to_dict(),
+                "children": [c.tree_dict() for c in self.children]}
+
+    def failing_paths(self, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...],
+                                                                      ClauseResult]]:
+        """(names from this clause down, leaf) for every failing leaf under this clause."""
+        here = (*path, self.name)
+        if self.passed:
+            return []
+        below = [p for c in self.children for p in c.failing_paths(here)]
+        return below or [(here, self)]
+
+
+def _jsonable(fields: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if fields is None:
+        return None
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in fields.items()}
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -73,6 +104,10 @@ class Verdict:
     predicate: str
     level: str  # "wire" or "nki"
     clauses: tuple[ClauseResult, ...]
+    # the smallest checked edit set that makes the whole predicate pass (None: valid, or
+    # no such edit), and why none exists when the record is invalid and it is None
+    fix_fields: Mapping[str, Any] | None = None
+    no_fix: str | None = None
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -100,6 +135,22 @@ class Verdict:
                 return c
         raise KeyError(name)
 
+    def node(self, path: str) -> ClauseResult:
+        """The clause at `path`, names joined by PATH_SEP (`tensor4d_valid(dst) ›
+        tensor_start_addr_valid › addr_aligned_dtype`); KeyError if there is none."""
+        first, *rest = path.split(PATH_SEP)
+        node = self.clause(first)
+        for name in rest:
+            node = next((c for c in node.children if c.name == name), None)
+            if node is None:
+                raise KeyError(path)
+        return node
+
+    def failing_paths(self) -> list[str]:
+        """Every failing leaf (non-note) as a path string, in tree order."""
+        return [PATH_SEP.join(p) for c in self.clauses if not c.note
+                for p, _ in c.failing_paths()]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "predicate": self.predicate,
@@ -108,3 +159,7 @@ class Verdict:
             "failed": list(self.failed),
             "clauses": [c.to_dict() for c in self.clauses],
         }
+
+    def tree(self) -> list[dict[str, Any]]:
+        """Every top-level clause as a `validate --json` tree node (with its children)."""
+        return [c.tree_dict() for c in self.clauses]

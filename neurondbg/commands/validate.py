@@ -101,18 +101,44 @@ def _verdicts(result) -> list[dict]:
     return verdicts
 
 
+class Trees:
+    """`tree` of each record (DESIGN "Legality reporting"), by its bytes: identical records
+    share one explanation. The cache is dropped when it holds TREE_CACHE records, so an
+    all-distinct file costs time, not memory."""
+
+    def __init__(self, result) -> None:
+        self.result = result
+        self.cache: dict[bytes, str] = {}
+
+    def json(self, record: bytes) -> str:
+        text = self.cache.get(record)
+        if text is None:
+            from machine.legality.explain import explain
+            verdict = explain(record, self.result.gen, self.result.engine)
+            text = json.dumps(verdict.tree())
+            if len(self.cache) >= TREE_CACHE:
+                self.cache.clear()
+            self.cache[record] = text
+        return text
+
+
+TREE_CACHE = 1 << 12
+
+
 def _full(result, raw) -> dict:
     """The `--json` document (DESIGN.md) as one dict."""
     from machine.isa.opcodes import mnemonic
     verdicts = _verdicts(result)
-    rows = [{"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op), **verdicts[k]}
+    trees = Trees(result)
+    rows = [{"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op), **verdicts[k],
+             "tree": json.loads(trees.json(raw[i].tobytes()))}
             for i, (op, k) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(),
                                             strict=True))]
     return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
             "invalid": result.invalid, "instructions": rows}
 
 
-ROWS_PER_WRITE = 1 << 14
+ROWS_PER_WRITE = 1 << 12
 
 
 def _write_full(result, raw, out) -> None:
@@ -123,13 +149,16 @@ def _write_full(result, raw, out) -> None:
             "invalid": result.invalid, "instructions": []}
     text = json.dumps(head)
     out.write(text[:-2])  # the document up to and including its list's "["
-    tails = [json.dumps(v)[1:] for v in _verdicts(result)]  # '"valid": ..., "clauses": {..}}'
+    # '"valid": ..., "clauses": {..}' of each column (its closing brace cut: "tree" follows)
+    tails = [json.dumps(v)[1:-1] for v in _verdicts(result)]
+    trees = Trees(result)
     names = {op: json.dumps(mnemonic(op)) for op in np.unique(raw[:, 0]).tolist()}
     ops, cols = raw[:, 0].tolist(), result.column.tolist()
     for s in range(0, result.count, ROWS_PER_WRITE):
         out.write((", " if s else "") + ", ".join(
             f'{{"index": {i}, "offset": {i * 64}, "opcode": {ops[i]}, '
-            f'"mnemonic": {names[ops[i]]}, {tails[cols[i]]}'
+            f'"mnemonic": {names[ops[i]]}, {tails[cols[i]]}, '
+            f'"tree": {trees.json(raw[i].tobytes())}}}'
             for i in range(s, min(s + ROWS_PER_WRITE, result.count))))
     out.write("]}\n")
 
@@ -172,10 +201,15 @@ def _explained(record: bytes, op: int, result) -> str:
 
 
 def failing_clause_lines(verdict) -> list[str]:
-    """`  clause: message (fix: ...)` per failing clause: `validate` and `run`'s invalid
-    stop print the same lines."""
-    return [f"  {c.name}: {c.message}" + (f" (fix: {c.fix})" if c.fix else "")
-            for c in verdict.clauses if not c.passed and not c.note]
+    """`  clause › sub-clause › rule: message (fix: ...)` per failing rule, the path from
+    the top-level clause down to the failing leaf: `validate` and `run`'s invalid stop
+    print the same lines."""
+    from machine.legality.result import PATH_SEP
+
+    return [f"  {PATH_SEP.join(path)}: {leaf.message}" + (f" (fix: {leaf.fix})" if leaf.fix
+                                                           else "")
+            for c in verdict.clauses if not c.passed and not c.note
+            for path, leaf in c.failing_paths()]
 
 
 @click.command("validate")

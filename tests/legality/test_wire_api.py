@@ -114,8 +114,11 @@ def test_move_header_notes_are_notes() -> None:
 def test_psum_write_needs_a_four_byte_dtype() -> None:
     psum_dst = {"dst_mem_pattern__start_addr": PSUM + 0x100}
     v = explain(example("is_valid_cast", **psum_dst), "cayman")
-    assert v.failed == ("tensor_start_addr_valid(dst)",)
-    assert "PSUM write needs a 4-byte dtype" in v.clause("tensor_start_addr_valid(dst)").message
+    assert v.failed == ("tensor4d_valid(dst)",)
+    rule = "tensor4d_valid(dst) › tensor_start_addr_valid › psum_write_4byte_dtype"
+    assert v.failing_paths() == [rule]
+    assert "written to PSUM, which needs a 4-byte dtype" in v.node(rule).message
+    assert v.node(rule).fix_fields == {"out_dtype": Dtype.FP32}
     assert explain(example("is_valid_cast", out_dtype=Dtype.FP32, **psum_dst), "cayman").valid
     # reading a 2-byte dtype from PSUM is fine
     src = example("is_valid_cast", in_dtype=Dtype.BF16, src_mem_pattern__start_addr=PSUM)
@@ -126,12 +129,17 @@ def test_generation_memory_geometry() -> None:
     # byte 200 KiB of partition 0: backed on cayman (224 KiB), not on sunda (192 KiB)
     raw = example("is_valid_copy", dst_mem_pattern__start_addr=200 * 1024)
     assert explain(raw, "cayman").valid
-    assert explain(raw, "sunda").failed == ("tensor_start_addr_valid(dst)",)
+    sunda = explain(raw, "sunda")
+    assert sunda.failed == ("tensor4d_valid(dst)",)
+    on_chip = "tensor4d_valid(dst) › tensor_start_addr_valid › addr_on_chip"
+    assert sunda.failing_paths() == [on_chip]
+    assert "SBUF partition 0 byte 204800, beyond the 196608 active SBUF bytes per " \
+        "partition on sunda" in sunda.node(on_chip).message
     # maverick has no PSUM (PSUM_BUF_SZ = 0): 0x2000000 is SBUF partition 32 there
     psum = example("is_valid_copy", dst_mem_pattern__start_addr=PSUM)
     assert explain(psum, "cayman").valid
     v = explain(psum, "maverick")
-    assert "SBUF partition 32" in v.clause("tensor_start_addr_valid(dst)").message
+    assert "SBUF partition 32" in v.clause("tensor4d_valid(dst)").children[1].message
     assert v.failed == ("start_addr_active_channels(dst)",)  # 32 + 128 channels > 128
     # start partition 100 + 128 channels overflows the array everywhere
     far = example("is_valid_copy", dst_mem_pattern__start_addr=100 * 0x40000)

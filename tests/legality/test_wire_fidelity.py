@@ -14,7 +14,8 @@ from machine.legality.wire.samples import example
 
 EXTENDED = range(0x10, 0x20)
 IN_CLAUSE, OUT_CLAUSE = "is_valid_dtype(in_dtype)", "is_valid_dtype(out_dtype)"
-SRC_ADDR = "tensor_start_addr_valid(src)"
+SRC_ADDR = "tensor4d_valid(src)"  # tensor_start_addr_valid is inside it (isa-facts §2.3)
+RULE = "tensor4d_valid(src) › tensor_start_addr_valid › "
 
 
 def _failed(raw: bytes, gen: Gen) -> tuple[str, ...]:
@@ -64,14 +65,18 @@ def test_indirect_reg_word_follows_the_mem_pattern_rule(field: str) -> None:
     """0xA0 INDIRECT_REG: legal where S4D4_TR operands are MEM_PATTERN (MARIANA on, §2.1)."""
     raw = example("is_valid_cast", **{field: 0xA0000005})
     label = "src" if field.startswith("src") else "dst"
-    clause = f"tensor_start_addr_valid({label})"
+    clause = f"tensor4d_valid({label})"
     for gen in (Gen.MARIANA, Gen.MAVERICK):
         assert _failed(raw, gen) == (), gen
     for gen in (Gen.SUNDA, Gen.CAYMAN):
         assert _failed(raw, gen) == (clause,), gen
-        cl = explain(raw, gen).clause(clause)
+        v = explain(raw, gen)
+        assert v.failing_paths() == [f"{clause} › tensor_start_addr_valid › "
+                                     "indirect_mem_pattern"]
+        cl = v.node(f"{clause} › tensor_start_addr_valid")
         assert "INDIRECT_REG (R5)" in cl.message and "not a MEM_PATTERN operand" in cl.message
         assert "align" not in cl.fix and "ADDR_REG (0x80)" in cl.fix
+        assert cl.fix_fields == {f"{label}_mem_pattern.start_addr": 0x80000005}
 
 
 @pytest.mark.parametrize(("word", "fix_part"), [
@@ -85,7 +90,9 @@ def test_bad_register_words_get_register_advice(word: int, fix_part: str) -> Non
     raw = example("is_valid_cast", src_mem_pattern__start_addr=word)
     for gen in Gen:
         assert _failed(raw, gen) == (SRC_ADDR,), (gen, hex(word))
-    cl = explain(raw, "mariana").clause(SRC_ADDR)
+    v = explain(raw, "mariana")
+    assert v.failing_paths() == [RULE + "addr_register_encoding"]
+    cl = v.node(RULE[:-3])
     assert fix_part in cl.fix and "align" not in cl.fix, cl.fix
     assert "encoding (isa-facts §2.2)" in cl.message
 
@@ -99,16 +106,26 @@ def test_good_register_words_pass_everywhere(word: int) -> None:
 
 def test_immediate_misalignment_still_advises_alignment() -> None:
     raw = example("is_valid_cast", in_dtype=Dtype.FP32, src_mem_pattern__start_addr=0x2)
-    cl = explain(raw, "mariana").clause(SRC_ADDR)
-    assert not cl.passed and cl.fix == "align src_mem_pattern.start_addr to 4 bytes"
+    v = explain(raw, "mariana")
+    assert v.failing_paths() == [RULE + "addr_aligned_dtype"]
+    cl = v.node(RULE + "addr_aligned_dtype")
+    assert cl.fix_fields == {"src_mem_pattern.start_addr": 0x0}
+    assert cl.fix == "set src_mem_pattern.start_addr = 0x00000000 " \
+        "(align src_mem_pattern.start_addr to 4 bytes)"
 
 
 def test_indirect_immediate_off_chip_advice() -> None:
     raw = example("is_valid_cast", src_mem_pattern__start_addr=0x20000000 | 0x3000000)
     assert _failed(raw, Gen.MARIANA) == (SRC_ADDR,)
-    assert explain(raw, "mariana").clause(SRC_ADDR).fix == \
-        "point src_mem_pattern.start_addr at SBUF or PSUM"
-    assert "no INDIRECT on cayman" in explain(raw, "cayman").clause(SRC_ADDR).fix
+    v = explain(raw, "mariana")
+    assert v.failing_paths() == [RULE + "addr_on_chip"]
+    assert "off-chip" in v.node(RULE + "addr_on_chip").message
+    assert v.fix_fields == {"src_mem_pattern.start_addr": 0x20000000 | 0x2000000}  # PSUM base
+    assert "point src_mem_pattern.start_addr into SBUF or PSUM" in v.node(RULE +
+                                                                           "addr_on_chip").fix
+    cayman = explain(raw, "cayman")
+    assert cayman.failing_paths() == [RULE + "addr_on_chip", RULE + "indirect_mem_pattern"]
+    assert "no INDIRECT on cayman" in cayman.node(RULE + "indirect_mem_pattern").fix
 
 
 def test_int_aluop_has_27_members() -> None:

@@ -10,7 +10,7 @@ machine.isa.structs (ref 000 §3.1, isa-facts §1-6).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +61,9 @@ class Ctx:
 Check = Callable[[Rows], np.ndarray]
 Message = Callable[[Values, Ctx, bool], str]
 Fix = Callable[[Values, Ctx], "str | None"]
+# candidate field edits that may make a failing clause pass ({field: new value}, most
+# plausible first); machine.legality.wire.repair checks them on the whole predicate
+Repair = Callable[[Values, Ctx], "list[dict[str, Any]]"]
 
 
 @dataclass(frozen=True)
@@ -70,15 +73,46 @@ class Clause:
     name: str
     fields: tuple[str, ...]
     check: Check
-    message: Message
+    message: Message | None  # None: a composite's message is its children's
     provenance: Provenance
     fix: Fix | None = None
     note: bool = False  # note-level: reported, never makes an instruction invalid
     gens: frozenset[Gen] | None = None  # present on these generations only (None: all)
     informational: bool = False  # always passes: states a fact ("no documented predicate")
+    # the reference's sub-clauses: the clause passes exactly when every child does
+    children: tuple[Clause, ...] = ()
+    repair: Repair | None = None
+    # fields the generic one-byte search (machine.legality.wire.repair) may not touch
+    frozen: tuple[str, ...] = ()
 
     def present(self, gen: Gen) -> bool:
         return self.gens is None or gen in self.gens
+
+    def walk(self, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Clause]]:
+        """(path of names, clause) for this clause and every sub-clause, depth first."""
+        here = (*path, self.name)
+        yield here, self
+        for child in self.children:
+            yield from child.walk(here)
+
+
+def composite(name: str, children: tuple[Clause, ...], provenance: Provenance,
+              message: Message | None = None, fix: Fix | None = None) -> Clause:
+    """A clause that is the conjunction of its sub-clauses (the reference's tree).
+
+    Its check is the AND of the children's checks, so the bulk validator and the
+    one-instruction explanation run the same declarations. With no `message`, the
+    explanation states the failing children's messages (every child's when all pass).
+    """
+    fields = tuple(dict.fromkeys(f for ch in children for f in ch.fields))
+
+    def check(rows: Rows) -> np.ndarray:
+        ok = children[0].check(rows)
+        for ch in children[1:]:
+            ok = ok & ch.check(rows)
+        return ok
+
+    return Clause(name, fields, check, message, provenance, fix=fix, children=children)
 
 
 @dataclass(frozen=True)

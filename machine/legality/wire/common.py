@@ -11,35 +11,29 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from machine.dtypes import Gen, dtype_name
-from machine.isa import addr as isa_addr
+from machine.dtypes import Gen
 from machine.isa import opcodes as isa_opcodes
 from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
 from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import gates
 from machine.legality.wire.clause import Clause, Ctx, Rows, Values
-from machine.legality.wire.operands import (
-    OFF_CHIP,
-    PSUM,
-    SBUF,
-    SPACE_NAMES,
-    DtypeRef,
-    Tensor,
-    addr_cols,
-    decode_words,
-    element_count,
-    value_count,
+from machine.legality.wire.operands import DtypeRef
+from machine.legality.wire.tensors import (  # re-exported: predicates list them as c.*
+    P_TENSOR,
+    PARTITIONS,
+    same_count,
+    start_addr_active_channels,
+    tensor_valid,
+    tt_valid_partitions,
 )
 
-PARTITIONS = 128  # POOLING_NUM_CHANNELS = DVE_NUM_CHANNELS (isa-facts §2.3)
-QUADRANT = 32  # isa-facts §2.2
+__all__ = ["PARTITIONS", "P_TENSOR", "same_count", "start_addr_active_channels",
+           "tensor_valid", "tt_valid_partitions"]
 
 P_HEADER = Provenance("isa-facts", "§1.1")
 P_EVENTS = Provenance("isa-facts", "§1.2")
-P_TENSOR = Provenance("isa-facts", "§2.3")
 P_DTYPE = Provenance("isa-facts", "§8.1")
-P_GAP_SAAC = Provenance("DESIGN", "Gaps decided here (isa-facts §10)", "LOW")
 
 
 def hexb(value: int) -> str:
@@ -344,253 +338,3 @@ def active_channels(nac_field: str, name: str = "check_active_channels",
         + ("is" if ok else "is not") + f" in 1..{PARTITIONS}: the active-channel count "
         "must name at least one and at most all 128 partitions",
         prov, fix=lambda v, ctx: f"set {nac_field} to 1..{PARTITIONS}")
-
-
-# -- tensors ------------------------------------------------------------------------------
-
-def tensor_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
-    """tensorNd_valid(<operand>): every num_elem >= 1 (unless the shape is in registers)."""
-    def check(r: Rows) -> np.ndarray:
-        # counts are unsigned and 4 x 16 bits cannot overflow int64: every num >= 1
-        # exactly when their product is nonzero (the product is shared, memoised)
-        return (element_count(r, t) != 0) | addr_cols(r, t.addr_field).shape
-
-    def message(v: Values, ctx: Ctx, ok: bool) -> str:
-        num = v[t.num_field]
-        nums = [int(num)] if isinstance(num, int) else [int(n) for n in num]
-        word = int(v[t.addr_field])
-        if word & (1 << 30):
-            return f"{t.label} takes its shape from the shape registers (SHAPE_REG): " \
-                "num_elem is not checked here"
-        return f"{t.num_field} = {nums}: every count must be >= 1 " \
-            "(unused outer dims are num 1)"
-
-    return Clause(f"tensor{t.ndim}d_valid({t.label})", (t.num_field, t.addr_field),
-                  check, message, prov,
-                  fix=lambda v, ctx: f"set unused {t.num_field} entries to 1")
-
-
-def _psum_base_ok(t: Tensor) -> str:
-    return ("PSUM and SBUF" if t.allow_psum and t.allow_sbuf else
-            "SBUF only" if t.allow_sbuf else "PSUM only")
-
-
-def _addr_ok(r: Rows, t: Tensor) -> np.ndarray:
-    a = addr_cols(r, t.addr_field)
-    dtype = t.dtype.column(r)
-    # element sizes are 1, 2, 4 or 8 bytes: aligned <=> the low bits are clear
-    low = (gates.element_bytes_table()[dtype] - 1).astype(np.uint32)
-    ok = ((a.word & low) == 0) & a.backed  # aligned, on-chip (isa-facts §2.3 rules 1-2)
-    if not t.allow_psum:
-        ok &= a.space != PSUM
-    if not t.allow_sbuf:
-        ok &= a.space != SBUF
-    if t.write:  # rule 4: a PSUM write needs a 4-byte dtype
-        ok &= (a.space != PSUM) | gates.set_gate(gates.FOUR_BYTE)[dtype]
-    ok |= a.shape  # shape-register mode: skipped (the runtime shape is not checked here)
-    allowed = _indirect_allowed(t, r.ctx.gen)
-    if a.register.any():
-        reg_ok = _register_word_ok(a.word) & (~a.indirect | allowed)
-        ok = np.where(a.register, reg_ok, ok)
-    indirect = a.indirect & ~a.register
-    if indirect.any():
-        ok = np.where(indirect, allowed & (a.space != OFF_CHIP), ok)
-    return ok
-
-
-# isa-facts §2.2, ADDR_REG4 { u8 regnum; u8 rsvd[2]; u8 marker }: a register-mode word
-# names R[byte 0] (< 64); the bits between byte 0 and the marker's mode bits (8..28) are
-# zero. Bit 30 (0xC0 ADDR_SHAPE_REG) and bit 29 (0xA0 INDIRECT_REG) are listed markers,
-# not address bits; 0xE0 (all three) is not a listed marker.
-REG_RESERVED_BITS = isa_addr.ADDRESS_MASK & ~0xFF
-REG_MARKERS = (0x80, 0xC0, 0xA0)
-
-
-def _register_word_ok(word: np.ndarray) -> np.ndarray:
-    marker = (word >> np.uint32(24)) & np.uint32(isa_addr.MARKER_MASK)
-    listed = (marker == 0x80) | (marker == 0xC0) | (marker == 0xA0)
-    return ((word & 0xFF) < 64) & ((word & np.uint32(REG_RESERVED_BITS)) == 0) & listed
-
-
-def _indirect_allowed(t: Tensor, gen: Gen) -> bool:
-    """INDIRECT operands only where the struct has a MEM_PATTERN operand (isa-facts §2.1)."""
-    return t.mem_pattern_from is not None and gen >= t.mem_pattern_from
-
-
-def _register_problems(word: int, t: Tensor, gen: Gen) -> list[str]:
-    """Why a register-mode ADDR4 word fails its encoding checks (empty when it passes)."""
-    problems = []
-    marker = (word >> 24) & isa_addr.MARKER_MASK
-    if marker not in REG_MARKERS:
-        problems.append(f"marker 0x{marker:02X} is not an ADDR4 register marker "
-                        "(0x80 ADDR_REG, 0xC0 ADDR_SHAPE_REG, 0xA0 INDIRECT_REG)")
-    if (word & 0xFF) >= 64:
-        problems.append(f"register {word & 0xFF} is not a GP register R0..R63")
-    if word & REG_RESERVED_BITS:
-        problems.append("bits 8..28 are not zero")
-    if word & isa_addr.INDIRECT_BIT and not _indirect_allowed(t, gen):
-        problems.append(f"INDIRECT, but {t.label} is not a MEM_PATTERN operand on "
-                        f"{gen.label} (isa-facts §2.1)")
-    return problems
-
-
-def tensor_start_addr_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
-    """tensor_start_addr_valid(<operand>): alignment, on-chip, space allowed, PSUM writes."""
-    def message(v: Values, ctx: Ctx, ok: bool) -> str:
-        word = int(v[t.addr_field])
-        a = decode_words(np.array([word], dtype=np.uint32), ctx.gen)
-        dtype = t.dtype.value(v)
-        size = gates.element_size(dtype)
-        head = f"{t.addr_field} 0x{word:08X}"
-        if a.register[0]:
-            mode = "INDIRECT_REG" if a.indirect[0] else "register mode"
-            problems = _register_problems(word, t, ctx.gen)
-            status = "; ".join(problems) if problems else "the encoding is valid"
-            return (f"{head}: {mode} (R{word & 0xFF}); the runtime address is not checked "
-                    f"here, only the encoding (isa-facts §2.2): {status}")
-        if a.shape[0]:
-            return f"{head}: shape-register mode, the check is skipped (isa-facts §2.3)"
-        space = int(a.space[0])
-        where = (f"{SPACE_NAMES[space]} partition {int(a.partition[0])} byte "
-                 f"{int(a.offset[0])}" if space != OFF_CHIP else "off-chip")
-        if space != OFF_CHIP and not a.backed[0]:
-            g = isa_addr.geometry(ctx.gen)
-            active = g.sbuf_bytes if space == SBUF else g.psum_bytes
-            space = OFF_CHIP
-            where += f" (beyond the {active} active bytes per partition on {ctx.gen.label})"
-        if a.indirect[0]:
-            allowed = _indirect_allowed(t, ctx.gen)
-            return (f"{head}: INDIRECT ({where}); {t.label} "
-                    + ("is" if allowed else "is not")
-                    + f" a MEM_PATTERN operand on {ctx.gen.label} (isa-facts §2.1)")
-        problems = []
-        if (word & 0x1FFFFFFF) % size:
-            problems.append(f"not aligned to the {size}-byte element of "
-                            f"{t.dtype.label} {dtype_name(dtype)}")
-        if space == OFF_CHIP:
-            problems.append(f"not on-chip on {ctx.gen.label} (not in SBUF or PSUM)")
-        if (space == PSUM and not t.allow_psum) or (space == SBUF and not t.allow_sbuf):
-            problems.append(f"{SPACE_NAMES[space]} is not allowed for {t.label} "
-                            f"({_psum_base_ok(t)})")
-        if space == PSUM and t.write and dtype not in gates.FOUR_BYTE:
-            problems.append(f"a PSUM write needs a 4-byte dtype, {t.dtype.label} is "
-                            f"{gates.dtype_label(dtype)}")
-        status = "; ".join(problems) if problems else "aligned, on-chip and allowed"
-        return f"{head} = {where}: {status}"
-
-    def fix(v: Values, ctx: Ctx) -> str | None:
-        dtype = t.dtype.value(v)
-        word = int(v[t.addr_field])
-        field = t.addr_field
-        if word & isa_addr.REGISTER_BIT:  # byte 0 is a register number: no alignment here
-            marker = (word >> 24) & isa_addr.MARKER_MASK
-            if marker not in REG_MARKERS:
-                return f"use marker 0x80 (ADDR_REG) in the top byte of {field}"
-            if (word & 0xFF) >= 64:
-                return f"name a GP register R0..R63 in byte 0 of {field}"
-            if word & REG_RESERVED_BITS:
-                return f"clear bits 8..28 of {field} (register mode holds R# and the marker)"
-            if word & isa_addr.INDIRECT_BIT and not _indirect_allowed(t, ctx.gen):
-                return f"use ADDR_REG (0x80) or an immediate address for {field}"
-            return None
-        if word & isa_addr.INDIRECT_BIT:
-            if not _indirect_allowed(t, ctx.gen):
-                return f"use an immediate address for {field} (no INDIRECT on {ctx.gen.label})"
-            return f"point {field} at SBUF or PSUM"
-        if word & isa_addr.SHAPE_BIT:
-            return None
-        if (word & isa_addr.ADDRESS_MASK) % gates.element_size(dtype):
-            return f"align {field} to {gates.element_size(dtype)} bytes"
-        return None
-
-    return Clause(f"tensor_start_addr_valid({t.label})", (t.addr_field, *t.dtype.fields),
-                  lambda r: _addr_ok(r, t), message, prov, fix=fix)
-
-
-def start_addr_active_channels(t: Tensor, nac_field: str,
-                               prov: Provenance = P_GAP_SAAC) -> Clause:
-    """start partition + nac <= 128 (DESIGN decision for the unrecovered body)."""
-    def check(r: Rows) -> np.ndarray:
-        a = addr_cols(r, t.addr_field)
-        # off-chip, register, shape and indirect addresses are judged elsewhere (by
-        # tensor_start_addr_valid, or at run time): this clause judges on-chip immediates
-        fits = a.partition + r[nac_field] <= PARTITIONS
-        return fits | (a.space == OFF_CHIP) | a.register | a.shape | a.indirect
-
-    def message(v: Values, ctx: Ctx, ok: bool) -> str:
-        word = int(v[t.addr_field])
-        a = decode_words(np.array([word], dtype=np.uint32), ctx.gen)
-        nac = int(v[nac_field])
-        if not a.immediate[0] or a.space[0] == OFF_CHIP or a.indirect[0]:
-            return f"{t.addr_field} 0x{word:08X} is not an on-chip immediate address: " \
-                "nothing to check here"
-        p = int(a.partition[0])
-        return (f"start partition {p} + {nac_field} {nac} = {p + nac} "
-                + ("<=" if ok else ">") + f" {PARTITIONS}: the active channels must stay "
-                "within the partition array")
-
-    return Clause(f"start_addr_active_channels({t.label})", (t.addr_field, nac_field),
-                  check, message, prov,
-                  fix=lambda v, ctx: f"lower {nac_field} or start at a lower partition")
-
-
-def same_count(name: str, a: Tensor, b: Tensor, prov: Provenance,
-               c: Tensor | None = None) -> Clause:
-    """Equal element counts (skipped when a shape comes from the shape registers)."""
-    ops = [x for x in (a, b, c) if x is not None]
-
-    def check(r: Rows) -> np.ndarray:
-        counts = [element_count(r, x) for x in ops]
-        ok = np.ones(len(r), dtype=bool)
-        for cnt in counts[1:]:
-            ok &= cnt == counts[0]
-        for x, cnt in zip(ops, counts, strict=True):
-            # a shape from the registers is runtime; an empty dim is tensorNd_valid's
-            # failure (reported there once, not again as a count mismatch)
-            ok |= addr_cols(r, x.addr_field).shape | (cnt == 0)
-        return ok
-
-    def message(v: Values, ctx: Ctx, ok: bool) -> str:
-        if any(int(v[x.addr_field]) & (1 << 30) for x in ops):
-            return "a shape comes from the shape registers: counts are checked at run time"
-        shown = ", ".join(f"{x.label} {value_count(v, x)}" for x in ops)
-        if any(value_count(v, x) == 0 for x in ops):
-            return f"element counts {shown}: an empty operand is reported by tensorNd_valid"
-        return f"element counts {shown}: " + ("equal" if ok else "must be equal")
-
-    fields = tuple(f for x in ops for f in (x.num_field, x.addr_field))
-    return Clause(name, fields, check, message, prov)
-
-
-def tt_valid_partitions(a: Tensor, b: Tensor, prov: Provenance = P_TENSOR) -> Clause:
-    """At most one of two sources in PSUM; both in SBUF -> same quadrant."""
-    def check(r: Rows) -> np.ndarray:
-        x, y = addr_cols(r, a.addr_field), addr_cols(r, b.addr_field)
-        known = x.immediate & y.immediate & ~x.indirect & ~y.indirect
-        both_psum = (x.space == PSUM) & (y.space == PSUM)
-        both_sbuf = (x.space == SBUF) & (y.space == SBUF)
-        quad = (x.partition // QUADRANT) == (y.partition // QUADRANT)
-        return ~known | (~both_psum & (~both_sbuf | quad))
-
-    def message(v: Values, ctx: Ctx, ok: bool) -> str:
-        words = np.array([int(v[a.addr_field]), int(v[b.addr_field])], dtype=np.uint32)
-        d = decode_words(words, ctx.gen)
-        if not (d.immediate.all() and not d.indirect.any()):
-            return "an operand address is register/shape/indirect: checked at run time"
-        sp = [SPACE_NAMES[int(s)] for s in d.space]
-        parts = [int(p) for p in d.partition]
-        desc = (f"{a.label} in {sp[0]} partition {parts[0]}, "
-                f"{b.label} in {sp[1]} partition {parts[1]}")
-        return desc + ": at most one source may be in PSUM, and two SBUF sources must " \
-            "start in the same 32-partition quadrant"
-
-    return Clause(f"tt_valid_partitions({a.label}, {b.label})", (a.addr_field, b.addr_field),
-                  check, message, prov)
-
-
-def tensor_clauses(t: Tensor, nac_field: str | None) -> list[Clause]:
-    """tensorNd_valid + tensor_start_addr_valid (+ start_addr_active_channels)."""
-    out = [tensor_valid(t), tensor_start_addr_valid(t)]
-    if nac_field is not None:
-        out.append(start_addr_active_channels(t, nac_field))
-    return out

@@ -86,9 +86,9 @@ def _tt_tensor_clauses() -> list[Clause]:
         c.active_channels(TT_NAC, prov=P_PRED),
         c.start_addr_active_channels(SRC0, TT_NAC), c.start_addr_active_channels(SRC1, TT_NAC),
         c.start_addr_active_channels(TT_DST, TT_NAC),
-        c.tensor_valid(SRC0), c.tensor_start_addr_valid(SRC0),
-        c.tensor_valid(SRC1), c.tensor_start_addr_valid(SRC1),
-        c.tensor_valid(TT_DST), c.tensor_start_addr_valid(TT_DST),
+        c.tensor_valid(SRC0),
+        c.tensor_valid(SRC1),
+        c.tensor_valid(TT_DST),
         c.same_count("tt_same_element_count", SRC0, SRC1, P_PRED, TT_DST),
         c.tt_valid_partitions(SRC0, SRC1),
     ]
@@ -269,8 +269,8 @@ RANGE_SELECT = Predicate("is_valid_range_select", "S2D2_RS", (Op.RANGE_SELECT,),
     has_valid_immediates(ImmRef("bound0", "bound0", "bound0_src", FP32_BOUND), "nac"),
     has_valid_immediates(ImmRef("bound1", "bound1", "bound1_src", FP32_BOUND), "nac"),
     c.start_addr_active_channels(RS_SRC, "nac"), c.start_addr_active_channels(RS_DST, "nac"),
-    c.tensor_valid(RS_SRC), c.tensor_start_addr_valid(RS_SRC),
-    c.tensor_valid(RS_DST), c.tensor_start_addr_valid(RS_DST),
+    c.tensor_valid(RS_SRC),
+    c.tensor_valid(RS_DST),
     c.same_count("range_select_same_src_dst_count", RS_SRC, RS_DST, P_RS),
 ), P_RS, doc="p = (x op0 bound0) && (x op1 bound1); out = p ? x : fill_val")
 
@@ -297,9 +297,9 @@ def _stt_common() -> list[Clause]:
         c.start_addr_active_channels(STT_SRC0, "nac"),
         c.start_addr_active_channels(STT_SRC1, "nac"),
         c.start_addr_active_channels(STT_DST, "nac"),
-        c.tensor_valid(STT_SRC0), c.tensor_start_addr_valid(STT_SRC0),
-        c.tensor_valid(STT_SRC1), c.tensor_start_addr_valid(STT_SRC1),
-        c.tensor_valid(STT_DST), c.tensor_start_addr_valid(STT_DST),
+        c.tensor_valid(STT_SRC0),
+        c.tensor_valid(STT_SRC1),
+        c.tensor_valid(STT_DST),
     ]
 
 
@@ -389,8 +389,8 @@ def _ts(name: str, codes: tuple[int, ...], accum: frozenset[int] | None,
         has_valid_immediates(ImmRef("imm1", "imm1", "imm1_src", TS_ALIGN), "nac"),
         c.active_channels("nac", prov=P_TS),
         c.start_addr_active_channels(TS_SRC, "nac"), c.start_addr_active_channels(TS_DST, "nac"),
-        c.tensor_valid(TS_SRC), c.tensor_start_addr_valid(TS_SRC),
-        c.tensor_valid(TS_DST), c.tensor_start_addr_valid(TS_DST),
+        c.tensor_valid(TS_SRC),
+        c.tensor_valid(TS_DST),
     ]
     return Predicate(name, "S3D3_TS", codes, tuple(clauses), P_TS)
 
@@ -477,7 +477,7 @@ READ_ACCUMULATOR = Predicate("is_valid_read_accumulator", "D1_RD", (
            Provenance("isa-facts", "§6.4 D1_RD (rsvd)", "MED")),
     c.active_channels("nac", prov=P_RD),
     c.start_addr_active_channels(RD_DST, "nac"),
-    c.tensor_valid(RD_DST), c.tensor_start_addr_valid(RD_DST),
+    c.tensor_valid(RD_DST),
 ), P_RD)
 
 
@@ -497,7 +497,7 @@ def _mr(name: str, codes: tuple[int, ...], extra: tuple[Clause, ...],
         dtype_clause, *extra,
         c.active_channels("nac", prov=P_MR),
         c.start_addr_active_channels(MR_DST, "nac"),
-        c.tensor_valid(MR_DST), c.tensor_start_addr_valid(MR_DST),
+        c.tensor_valid(MR_DST),
     ), P_MR)
 
 

@@ -57,6 +57,17 @@ class DtypeRef:
             return raw >> 4
         return raw
 
+    def edit(self, v: Values, code: int) -> dict[str, int] | None:
+        """The field edit that makes this dtype `code` (None: fixed, or a nibble too small)."""
+        if self.fixed is not None or (self.nibble is not None and code > 0xF):
+            return None
+        raw = int(v[self.field])
+        if self.nibble == "lo":
+            return {self.field: (raw & 0xF0) | code}
+        if self.nibble == "hi":
+            return {self.field: (raw & 0x0F) | (code << 4)}
+        return {self.field: code}
+
 
 @dataclass(frozen=True)
 class Tensor:
@@ -102,6 +113,10 @@ class AddrCols:
     def immediate(self) -> np.ndarray:
         return ~(self.register | self.shape)
 
+
+# isa-facts §2.2: the address map's PSUM window is PSUM_BUF_SZ = 0x400000 bytes from
+# 0x2000000; the generation's geometry (isa-facts §2.4) backs only part of it.
+PSUM_WINDOW = 0x400000
 
 OFF_CHIP, SBUF, PSUM = isa_addr.SPACE_NONE, isa_addr.SPACE_SBUF, isa_addr.SPACE_PSUM
 SPACE_NAMES = {OFF_CHIP: "off-chip", SBUF: "SBUF", PSUM: "PSUM"}

@@ -1,0 +1,177 @@
+"""The reference's clause tree (issue 12): each predicate's top-level clauses are the
+conjunction the reference writes, sub-predicates are children, a parent fails iff a
+child does, and every offered fix is checked (applied, the whole predicate passes)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from machine.dtypes import Dtype, Gen
+from machine.isa.structs import STRUCTS
+from machine.legality.explain import explain, validate
+from machine.legality.result import ClauseResult
+from machine.legality.wire.registry import BY_NAME, predicate_for
+from machine.legality.wire.repair import apply
+from machine.legality.wire.samples import EXAMPLES, example
+
+PSUM = 0x2000000
+
+
+def names(pred: str, gen: Gen = Gen.CAYMAN) -> list[str]:
+    return [c.name for c in BY_NAME[pred].clauses_for(gen) if not c.informational]
+
+
+# -- one test per reference predicate: its clause names, in the reference's order --------
+
+COPY_CONJUNCTION = [  # ref 000 §3.3, is_valid_copy verbatim
+    "has_valid_neuron_header", "has_valid_neuron_events", "has_copy_opcode",
+    "s4d4_tr_reserved_zero", "mask_enable_zero", "is_valid_dtype(in_dtype)",
+    "is_valid_dtype(out_dtype)", "is_valid_enum(op)", "is_zero_subdim(op_dim)",
+    "has_valid_active_channel_range", "start_addr_active_channels(src)",
+    "start_addr_active_channels(dst)", "tensor4d_valid(src)", "tensor4d_valid(dst)",
+    "s4d4_tr_same_src_dst_count", "s4d4_tr_op_bypass", "s4d4_tr_same_src_dst_type",
+    "has_zero_negated_field"]
+
+
+def test_is_valid_copy_clauses() -> None:
+    assert names("is_valid_copy") == COPY_CONJUNCTION
+
+
+def test_is_valid_cast_clauses() -> None:
+    """ref 000 §3.3: byte-identical to is_valid_copy except it omits same_src_dst_type."""
+    expected = [("has_cast_opcode" if n == "has_copy_opcode" else n) for n in COPY_CONJUNCTION
+                if n != "s4d4_tr_same_src_dst_type"]
+    assert names("is_valid_cast") == expected
+
+
+def test_is_valid_ctrl_mv_clauses() -> None:
+    """ref 001 §3.3 (has_tile_idx_zero on maverick only), then the two header notes."""
+    body = ["has_move_opcode", "ctrl_mv_valid_num", "ctrl_mv_reserved_zero",
+            "ctrl_mv_has_valid_dtype", "is_valid_enum(move_source)",
+            *(f"ctrl_mv_valid_register({i})" for i in range(8)),
+            "ctrl_mv_unique_dst_registers", "ctrl_mv_dst_not_in_src_registers"]
+    head = ["has_valid_neuron_header", "has_valid_neuron_events"]
+    assert names("is_valid_ctrl_mv", Gen.CAYMAN) == head + body
+    assert names("is_valid_ctrl_mv", Gen.MAVERICK) == [*head, "has_tile_idx_zero", *body]
+    notes = [c.name for c in BY_NAME["is_valid_ctrl_mv"].clauses if c.note]
+    assert notes == body[-2:]
+
+
+def test_is_valid_copy_cast_predicated_clauses() -> None:
+    """isa-facts §5.2 items 1-9, in order."""
+    assert names("is_valid_copy_cast_predicated") == [
+        "has_valid_neuron_header", "has_valid_neuron_events",  # 1
+        "is_valid_dtype(out_dtype)", "is_valid_dtype(dtype_lo)", "is_valid_dtype(dtype_hi)",
+        "is_valid_int_dtype_datapath(dtype_lo)",  # 3
+        "is_cast_predicated_or_same_dtype", "op_bypass",  # 4, 5
+        "check_active_channels", "start_addr_active_channels(src0)",
+        "start_addr_active_channels(src1)", "start_addr_active_channels(dst)",  # 6
+        "tensor3d_valid(src0)", "tensor3d_valid(src1)", "tensor3d_valid(dst)",  # 7
+        "tt_same_element_count", "tt_valid_partitions(src0, src1)"]  # 8, 9
+
+
+def test_is_valid_range_select_is_a_conjunction_of_21_checks() -> None:
+    """isa-facts §6.4: 21 checks, including start_addr_active_channels of src and dst."""
+    got = names("is_valid_range_select")
+    assert len(got) == 21
+    assert {"start_addr_active_channels(src)", "start_addr_active_channels(dst)",
+            "has_valid_nc_rs", "range_select_valid_reduce_cmd"} <= set(got)
+
+
+def test_tensor_nd_valid_and_tensor_start_addr_valid_children() -> None:
+    """isa-facts §2.3: tensorNd_valid = every num >= 1 && tensor_start_addr_valid, whose
+    rules 1-4 (then the ADDR4 encoding rules) are its children."""
+    top = BY_NAME["is_valid_copy"].clauses
+    t4 = next(c for c in top if c.name == "tensor4d_valid(dst)")
+    assert [c.name for c in t4.children] == ["num_elem_valid", "tensor_start_addr_valid"]
+    assert [c.name for c in t4.children[1].children] == [
+        "addr_aligned_dtype", "addr_on_chip", "allow_psum", "allow_sbuf",
+        "psum_write_4byte_dtype", "addr_register_encoding", "indirect_mem_pattern"]
+    assert "tensor_start_addr_valid(dst)" not in {c.name for c in top}  # not a sibling
+
+
+# -- the tree ------------------------------------------------------------------------------
+
+def test_unaligned_address_fails_tensor4d_valid_through_the_path() -> None:
+    """Issue 12: an unaligned dst printed `tensor4d_valid(dst): true` before."""
+    v = explain(example("is_valid_copy", dst_mem_pattern__start_addr=0x401), "cayman")
+    assert v.failed == ("tensor4d_valid(dst)",)
+    assert v.failing_paths() == [
+        "tensor4d_valid(dst) › tensor_start_addr_valid › addr_aligned_dtype"]
+    assert not v.clause("tensor4d_valid(dst)").passed
+    assert validate(example("is_valid_copy", dst_mem_pattern__start_addr=0x401),
+                    "cayman").clauses_of(0)["tensor4d_valid(dst)"] is False
+
+
+def test_count_clause_is_evaluated_even_when_a_count_is_zero() -> None:
+    """Issue 12: s4d4_tr_same_src_dst_count passed when one operand had a zero count."""
+    raw = example("is_valid_copy", dst_mem_pattern__num_elem=(0, 1, 1, 1))
+    v = explain(raw, "cayman")
+    assert v.failed == ("tensor4d_valid(dst)", "s4d4_tr_same_src_dst_count")
+    assert v.clause("s4d4_tr_same_src_dst_count").message == \
+        "element counts src 4, dst 0: must be equal"
+    assert validate(raw, "cayman").failed_of(0) == list(v.failed)
+
+
+def test_tree_dict_shape() -> None:
+    v = explain(example("is_valid_copy", dst_mem_pattern__start_addr=0x401), "cayman")
+    node = next(n for n in v.tree() if n["name"] == "tensor4d_valid(dst)")
+    assert set(node) == {"name", "ok", "message", "fix", "provenance", "children"}
+    assert node["ok"] is False
+    tsav = node["children"][1]
+    assert tsav["name"] == "tensor_start_addr_valid" and tsav["ok"] is False
+    aligned = tsav["children"][0]
+    assert aligned["name"] == "addr_aligned_dtype" and aligned["children"] == []
+    assert aligned["fix"]["fields"] == {"dst_mem_pattern.start_addr": 0x400}
+    assert aligned["provenance"] == {"ref": "isa-facts",
+                                     "section": "§2.3 tensor_start_addr_valid rule 1",
+                                     "confidence": "HIGH"}
+
+
+# -- property: tree agrees with clauses, parent iff child, fixes pass ----------------------
+
+def _walk(c: ClauseResult):
+    yield c
+    for ch in c.children:
+        yield from _walk(ch)
+
+
+def _applied(raw: bytes, fields) -> bytes:
+    struct = STRUCTS[predicate_for(raw[0]).struct]
+    rec = np.frombuffer(raw, dtype=struct.dtype).copy()
+    return apply(struct, rec, fields).tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=st.sampled_from(sorted(EXAMPLES)), data=st.data(),
+       gen=st.sampled_from([Gen.CAYMAN, Gen.MARIANA, Gen.SUNDA]))
+def test_tree_agrees_with_clauses_and_fixes_pass(name: str, data, gen: Gen) -> None:
+    raw = bytearray(example(name))
+    for _ in range(data.draw(st.integers(1, 3))):  # a few random bytes past the opcode
+        raw[data.draw(st.integers(1, 63))] = data.draw(st.integers(0, 255))
+    raw = bytes(raw)
+    v = explain(raw, gen)
+    bulk = validate(raw, gen)
+    assert {c.name: c.passed for c in v.clauses} == bulk.clauses_of(0)
+    for top in v.clauses:
+        for node in _walk(top):
+            if node.children:
+                assert node.passed == all(ch.passed for ch in node.children), node.name
+    offered = [v.fix_fields] + [n.fix_fields for top in v.clauses for n in _walk(top)]
+    for fields in offered:
+        if fields is not None:
+            fixed = explain(_applied(raw, fields), gen)
+            assert fixed.valid, (fields, fixed.failed)
+    if not v.valid:
+        assert v.fix_fields is not None or v.no_fix
+
+
+def test_several_failures_get_one_smallest_combined_fix() -> None:
+    raw = example("is_valid_copy", out_dtype=Dtype.BF16, dst_mem_pattern__start_addr=PSUM + 1)
+    v = explain(raw, "cayman")
+    assert v.failed == ("tensor4d_valid(dst)", "s4d4_tr_same_src_dst_type")
+    # one dtype edit fixes same-type and the PSUM write; the address needs aligning
+    assert v.fix_fields == {"dst_mem_pattern.start_addr": PSUM, "out_dtype": Dtype.FP32}
+    assert explain(_applied(raw, v.fix_fields), "cayman").valid
