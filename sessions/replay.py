@@ -7,6 +7,12 @@ Each trace line is compared with the line this machine produces for the same
 step (sessions.trace.step_to_json): every key the trace has must match, and a
 fault / refusal / halt the trace does not have is a divergence too. A trace that
 starts at step k > 0 (exported mid-session) is reached by running k steps first.
+
+A kernel's trace (sessions.kernel_trace: a header with `engines`, lines naming their
+engine) replays with `replay_kernel`: each line's engine takes the next global step
+(the journaled schedule is followed, whatever the policy would pick), so the engine
+is compared like any other key and a divergence is reported the same way. A trace
+starting at global step k > 0 is reached by k steps of the header's schedule policy.
 """
 
 from __future__ import annotations
@@ -217,3 +223,59 @@ def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen =
         if d is not None:
             return ReplayResult(compared, Divergence(expected["step"], n, *d))
     return ReplayResult(compared, None)
+
+
+def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen | None = None,
+                  sbuf: np.ndarray | None = None,
+                  interrupt: threading.Event | None = None) -> ReplayResult:
+    """Re-run the kernel at `kernel_path` following the engines a kernel trace names;
+    the first divergence or none. `gen` (given) wins over the kernel's own; errors and
+    `interrupt` as `replay`."""
+    from sessions.kernel_open import open_kernel
+    from sessions.kernel_trace import core_step_to_json
+
+    trace = Path(trace_path)
+    for _ in read_trace(trace):  # validate every line before running anything
+        pass
+    header = read_header(trace) or {}
+    schedule = header.get("schedule", "rr")
+    opened = open_kernel(kernel_path, gen, schedule=schedule if isinstance(schedule, str)
+                         else "rr", races=False,
+                         execute_invalid=bool(header.get("execute_invalid", False)),
+                         history=False)
+    core = opened.core
+    if sbuf is not None:
+        try:
+            opened.load_sbuf(sbuf)
+        except ValueError as e:
+            raise SessionError(f"{kernel_path}: {e}") from None
+    compared = 0
+    for n, expected in read_trace(trace):
+        if compared == 0 and expected["step"] > 0:  # a trace exported mid-session
+            _run_core_to(core, expected["step"], interrupt, trace)
+        if interrupt is not None and interrupt.is_set():
+            raise SessionInterrupted(f"{trace}: replay interrupted at step {core.steps} "
+                                     f"(trace line {n}; {compared} steps matched)", core.steps)
+        engine = expected.get("engine")
+        if engine not in core.engines:
+            return ReplayResult(compared + 1, Divergence(expected["step"], n, "engine", engine,
+                                                         None))
+        step = core.steps  # the global step this line's engine takes
+        actual = json.loads(json.dumps(core_step_to_json(core.step(engine), step, True)))
+        compared += 1
+        d = first_difference(expected, actual)
+        if d is not None:
+            return ReplayResult(compared, Divergence(expected["step"], n, *d))
+    return ReplayResult(compared, None)
+
+
+def _run_core_to(core: Any, step: int, interrupt: threading.Event | None, trace: Path) -> None:
+    """Advance `core` under its policy to global step `step`, checking `interrupt`."""
+    while core.steps < step:
+        if interrupt is not None and interrupt.is_set():
+            raise SessionInterrupted(f"{trace}: replay interrupted at step {core.steps} of "
+                                     f"{step}", core.steps, step)
+        stop = core.cont(max_steps=min(1 << 16, step - core.steps))
+        if stop.reason != "max-steps" and core.steps < step:
+            raise SessionError(f"{trace}: the trace starts at step {step}, but the kernel "
+                               f"stops at step {core.steps}: {stop.reason}")

@@ -2,6 +2,12 @@
 
     schema = 1
     [program]      path (relative to the session file), sha256
+    [kernel]       instead of [program], for a kernel (machine.core): path (the manifest or
+                   `.engine` source, relative), schedule (rr | in-order | random:SEED),
+                   races (bool), [kernel.streams] engine = sha256 of that queue's records,
+                   [kernel.forced] "STEP" = engine: steps a user gave to an engine the
+                   policy would not have picked (Core.forced);
+                   [position] steps then counts global scheduler steps, digest = Core.digest
     [machine]      gen, engine, partitions, sbuf_bytes, psum_bytes, fp8_exp4, fp8_sat,
                    base, execute_invalid                      (= machine.state.MachineConfig)
     [position]     steps (executed), pc, digest (MachineState.digest), stop = {reason, pc, detail}
@@ -23,6 +29,7 @@ claiming 2**40 SBUF bytes is an error, not a memory blow-up.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -35,6 +42,7 @@ from machine.state import MachineConfig
 from sessions.errors import SessionError
 
 SCHEMA_VERSION = 1
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 SPACES = ("sbuf", "psum")
 WATCH_KINDS = ("watch", "change")  # breakpoint kinds saved as [[watchpoints]]
 _MISSING = object()
@@ -69,6 +77,17 @@ class Note:
     title: str = ""
 
 
+@dataclass(frozen=True)
+class KernelEntry:
+    """A kernel session's [kernel] table: the source and what it must still hold."""
+
+    path: str  # the manifest or `.engine` source, relative to the session file
+    streams: dict[str, str]  # engine -> sha256 of its queue's 64-byte records
+    schedule: str = "rr"
+    races: bool = True
+    forced: dict[int, str] = field(default_factory=dict)  # Core.forced: step -> engine
+
+
 @dataclass
 class SessionSpec:
     """A parsed session file (no machine yet)."""
@@ -88,6 +107,7 @@ class SessionSpec:
     tour: dict[str, str] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
     source: Path | None = None  # the session file; relative paths resolve against its folder
+    kernel: KernelEntry | None = None  # a kernel session (then `program` = kernel.path)
 
     def resolve(self, relative: str) -> Path:
         """A path the file names, against the folder of the file itself (a session opened
@@ -113,9 +133,16 @@ def config_to_dict(config: MachineConfig) -> dict[str, Any]:
 
 def session_to_dict(spec: SessionSpec) -> dict[str, Any]:
     """The TOML document of a session (insertion order = file order)."""
-    doc: dict[str, Any] = {"schema": SCHEMA_VERSION,
-                           "program": {"path": spec.program, "sha256": spec.sha256},
-                           "machine": config_to_dict(spec.config)}
+    doc: dict[str, Any] = {"schema": SCHEMA_VERSION}
+    if spec.kernel is not None:
+        k = spec.kernel
+        doc["kernel"] = {"path": k.path, "schedule": k.schedule, "races": k.races,
+                         "streams": dict(k.streams)}
+        if k.forced:
+            doc["kernel"]["forced"] = {str(s): e for s, e in sorted(k.forced.items())}
+    else:
+        doc["program"] = {"path": spec.program, "sha256": spec.sha256}
+    doc["machine"] = config_to_dict(spec.config)
     pos: dict[str, Any] = {"steps": spec.steps, "digest": spec.digest}
     if spec.pc is not None:
         pos["pc"] = spec.pc
@@ -195,13 +222,20 @@ def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> 
     if version != SCHEMA_VERSION:
         top.fail("schema", f"unknown schema version {version}; this neurondbg reads "
                            f"version {SCHEMA_VERSION}")
-    prog = _Reader(src, top.get("program", dict), "program")
+    kernel = _kernel(src, top) if "kernel" in top.table else None
+    if kernel is not None and "program" in top.table:
+        top.fail("program", "a session names a [program] or a [kernel], not both")
     mach = _Reader(src, top.get("machine", dict), "machine")
     pos = _Reader(src, top.get("position", dict, {}), "position")
-    spec = SessionSpec(program=prog.get("path", str), sha256=prog.get("sha256", str, ""),
-                       config=_config(mach), source=Path(source) if source else None)
-    if not spec.program.strip():
-        prog.fail("path", "expected a program path, found an empty string")
+    if kernel is not None:
+        spec = SessionSpec(program=kernel.path, sha256="", config=_config(mach),
+                           source=Path(source) if source else None, kernel=kernel)
+    else:
+        prog = _Reader(src, top.get("program", dict), "program")
+        spec = SessionSpec(program=prog.get("path", str), sha256=prog.get("sha256", str, ""),
+                           config=_config(mach), source=Path(source) if source else None)
+        if not spec.program.strip():
+            prog.fail("path", "expected a program path, found an empty string")
     spec.steps = pos.natural("steps", 0)
     spec.digest = pos.get("digest", str, "")
     spec.pc = pos.natural("pc", None)
@@ -243,6 +277,43 @@ def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> 
         spec.notes.append(Note(r.natural("step"), r.get("text", str), r.get("title", str, "")))
     spec.notes.sort(key=lambda n: n.step)
     return spec
+
+
+def _kernel(src: str, top: _Reader) -> KernelEntry:
+    """The [kernel] table: path, schedule, races and one sha256 per engine stream."""
+    from machine.core.kernel import ENGINE_ORDER  # the core is only needed for kernels
+    from machine.core.schedule import parse_policy
+
+    k = _Reader(src, top.get("kernel", dict), "kernel")
+    path = k.get("path", str)
+    if not path.strip():
+        k.fail("path", "expected a kernel path, found an empty string")
+    try:
+        schedule = parse_policy(k.get("schedule", str, "rr")).text
+    except ValueError as e:
+        k.fail("schedule", str(e))
+    streams = _Reader(src, k.get("streams", dict), "kernel.streams")
+    if not streams.table:
+        streams.fail("", "expected the sha256 of at least one engine's stream")
+    digests: dict[str, str] = {}
+    for engine in streams.table:
+        if engine not in ENGINE_ORDER:
+            streams.fail(engine, f"expected an engine ({', '.join(ENGINE_ORDER)})")
+        digest = streams.get(engine, str)
+        if not _SHA256.fullmatch(digest):
+            streams.fail(engine, f"expected a sha256 (64 hex digits), found {digest!r}")
+        digests[engine] = digest
+    forced: dict[int, str] = {}
+    table = _Reader(src, k.get("forced", dict, {}), "kernel.forced")
+    for key in table.table:
+        engine = table.get(key, str)
+        if not key.isdecimal() or not key.isascii():
+            table.fail(key, "expected a global step number as the key")
+        if engine not in digests:
+            table.fail(key, f"expected one of the kernel's engines ({', '.join(digests)}), "
+                            f"found {engine!r}")
+        forced[int(key)] = engine
+    return KernelEntry(path, digests, schedule, k.get("races", bool, True), forced)
 
 
 def _config(r: _Reader) -> MachineConfig:

@@ -123,6 +123,9 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
     """
     spec = path if isinstance(path, SessionSpec) else read_session(path)
     src = str(spec.source) if spec.source is not None else "<session>"
+    if spec.kernel is not None:  # a Core, not one Machine: sessions.kernel_store loads it
+        raise SessionError(f"{src}: a kernel session ({', '.join(spec.kernel.streams)}); "
+                           f"load it with sessions.kernel_store (`neurondbg run {src}`)")
     prog_path = spec.program_path
     if not prog_path.is_file():
         raise SessionError(f"{src}: program {spec.program}: no such file ({prog_path})")

@@ -1,4 +1,10 @@
-"""`neurondbg replay TRACE.jsonl PROGRAM`: golden-model diff of a trace against a re-run.
+"""`neurondbg replay TRACE.jsonl PROGRAM|KERNEL`: golden-model diff of a trace against a re-run.
+
+A KERNEL (manifest or `.engine` assembly) replays a kernel's `run --trace`: each line's
+engine takes the next step, so the schedule the trace journaled is followed exactly
+(sessions.replay.replay_kernel); its `--gen` wins over the kernel's own, `--engine`
+does not apply. A kernel's trace against a one-queue PROGRAM (or the reverse) is
+refused with one line: they cannot match step for step.
 
 Exit 0 when no step diverges, 1 on the first divergence (step, field, expected vs
 actual), 2 on bad input (one line: file:line for a bad trace line), 130 when Ctrl+C
@@ -10,6 +16,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import click
 from click.core import ParameterSource
@@ -53,6 +60,21 @@ def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | N
     def given(name: str) -> bool:
         return ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
 
+    from machine.core.kernel import is_kernel_source
+
+    kernel = is_kernel_source(program)
+    if kernel != ("engines" in header):
+        what = "a kernel's" if "engines" in header else "a one-queue program's"
+        want = "the kernel it ran" if "engines" in header else "the program it ran"
+        raise InputError(f"{trace}:1: {what} trace cannot replay against {program}; pass "
+                         f"{want}")
+    if kernel and given("engine"):
+        raise InputError(f"{program}: --engine {engine}: a kernel names the engine of each "
+                         "queue (--engine is for a one-queue PROGRAM)")
+    if kernel:
+        _replay_kernel(trace, program, gen if given("gen") else None, sbuf_in, as_json)
+        return
+
     # The trace's header says how the traced run was configured; options given on
     # the command line win over it.
     if header and not given("gen"):
@@ -80,6 +102,10 @@ def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | N
         raise SystemExit(EXIT_INTERRUPTED) from None
     except SessionError as e:
         raise InputError(str(e)) from None
+    _report(result, trace, as_json)
+
+
+def _report(result: Any, trace: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(result.to_dict()))
     elif result.divergence is None:
@@ -88,3 +114,23 @@ def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | N
         click.echo(f"divergence at {result.divergence.describe()}")
     if result.diverged:
         raise SystemExit(1)
+
+
+def _replay_kernel(trace: Path, kernel: Path, gen: Gen | None, sbuf_in: Path | None,
+                   as_json: bool) -> None:
+    """The kernel branch: follow the trace's engines step by step."""
+    from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
+    from sessions.errors import SessionError, SessionInterrupted
+    from sessions.replay import replay_kernel
+
+    sbuf = load_sbuf(sbuf_in) if sbuf_in is not None else None
+    stopping = threading.Event()
+    try:
+        with ctrl_c_stops(stopping):
+            result = replay_kernel(trace, kernel, gen=gen, sbuf=sbuf, interrupt=stopping)
+    except SessionInterrupted as e:
+        click.echo(f"neurondbg: {e}", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    except SessionError as e:
+        raise InputError(str(e)) from None
+    _report(result, trace, as_json)

@@ -1,9 +1,20 @@
-"""`neurondbg run PROGRAM|SESSION`: execute headless until a stop reason (DESIGN.md CLI).
+"""`neurondbg run PROGRAM|KERNEL|SESSION`: execute headless until a stop reason (DESIGN.md CLI).
 
 PROGRAM is assembly or 64-byte records; a `.toml` SESSION continues from its saved
 step exactly as `run PROGRAM` would from there (sessions.cli_support). Exit 0 on
 halt, max-steps or a requested breakpoint; 1 when the machine stops on an invalid
 instruction or a fault; 2 on bad input (one line naming the file); 130 on Ctrl+C.
+
+A KERNEL (a manifest, or assembly with `.engine` sections; machine.core) runs every
+engine's queue on one Core under `--schedule` (rr, in-order, random:SEED) with race
+detection unless `--races off`; `--max-steps` counts global scheduler steps (all
+engines). Exit codes for a kernel (decided, as a thread sanitizer reports): a deadlock
+or any race found is a defect of the program, exit 1 like a fault, whatever the stop
+(a `--break race` stop included); otherwise as for a PROGRAM. `--engine` names the
+queue of a one-queue PROGRAM and is refused for a kernel, which names its own; a
+plain PROGRAM ignores `--schedule` / `--races` (one queue: nothing to interleave) and
+keeps exactly the output it always had. A kernel's `--gen` wins over the manifest's
+`[kernel] gen` or the file's `.gen`; without it theirs applies.
 
 Nothing the user has is lost: every output path is checked before the run (not one
 of the inputs, through symlinks, `..` or hard links; its folder writable; not a
@@ -33,6 +44,7 @@ from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
+from neurondbg.params_core import SCHEDULE, SWITCH
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl+C
 
@@ -140,16 +152,29 @@ def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path
               help="Save a session file (TOML) where the run stopped.")
 @click.option("--execute-invalid", is_flag=True,
               help="Execute instructions that fail legality instead of stopping.")
+@click.option("--schedule", type=SCHEDULE, default="rr", show_default=True,
+              help="Kernel: how the engines interleave (rr, in-order, random:SEED).")
+@click.option("--races", type=SWITCH, default="on", show_default=True,
+              help="Kernel: check for races between engines (off skips the cost).")
 def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
             breaks: tuple[str, ...], sbuf_in: Path | None, dump_sbuf: Path | None,
             as_json: bool, trace_out: Path | None, save_session: Path | None,
-            execute_invalid: bool) -> None:
+            execute_invalid: bool, schedule: str, races: bool) -> None:
     """Run PROGRAM (assembly or binary records) until it stops, or continue a
     SESSION.toml from its saved step to the next stop (its breakpoints and watches
     apply; --gen/--engine come from the session).
 
+    A KERNEL (manifest or `.engine` assembly) runs every engine on one core: see
+    --schedule and --races; a deadlock or a race exits 1.
+
     Ctrl+C stops at the current step, prints where (step, engine, PC), writes the
     outputs asked for and exits 130. No output may name an input."""
+    from neurondbg.commands.run_kernel import is_kernel_run, run_kernel
+
+    if is_kernel_run(program):
+        run_kernel(program, gen, engine, max_steps, breaks, sbuf_in, dump_sbuf, as_json,
+                   trace_out, save_session, execute_invalid, schedule, races)
+        return
     from sessions.cli_support import (
         open_program_or_session,
         result_json,

@@ -4,8 +4,8 @@
 # POOL still signals sem[0] after writing the tile, but DVE never waits for it. The
 # default round-robin schedule happens to run POOL's Cast first, so DVE reads the
 # finished tile and the output is right -- this time. Nothing orders the two
-# instructions: another schedule (try --schedule random:SEED for a few seeds) runs
-# DVE first and it reads zeros. The race detector does not depend on luck: it tracks
+# instructions: another schedule (--schedule random:0) runs DVE first and it reads
+# zeros. The race detector does not depend on luck: it tracks
 # happens-before (vector clocks over semaphore edges), so it reports POOL's write and
 # DVE's read of sb[0:128, 0x100:0x120] under every schedule, and names the missing
 # edge: a wait in DVE on the semaphore POOL updates.

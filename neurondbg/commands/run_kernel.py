@@ -1,0 +1,182 @@
+"""`neurondbg run KERNEL`: every engine's queue on one Core (machine.core; see run.py).
+
+The kernel branch of `run`: the options mean what they mean for a PROGRAM (one-line
+errors, outputs checked before the run and written atomically, Ctrl+C stops at a step
+boundary and writes them), with the Core's stop reasons and the exit codes run.py's
+docstring decides. A session file whose `[kernel]` table names a kernel continues from
+its saved global step.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+from click.core import ParameterSource
+
+from machine.dtypes import Gen
+from neurondbg.errors import InputError
+
+EXIT_DEFECT = 1  # a deadlock or a race: the program is wrong, as for a fault
+
+
+def is_kernel_run(path: Path) -> bool:
+    """Does `run` take `path` as a kernel: a manifest, an `.engine` file, or a session
+    of one (a `.toml` with `schema` and `[kernel]`: machine.core.manifest tells it from
+    a manifest)? Anything unreadable is left to the PROGRAM path, which reports it."""
+    from machine.core.kernel import is_kernel_source
+    from sessions.cli_support import is_session_file
+    from sessions.errors import SessionError
+    from sessions.store import read_session
+
+    if is_kernel_source(path):
+        return True
+    if not is_session_file(path) or not path.is_file():
+        return False
+    try:
+        return read_session(path).kernel is not None
+    except SessionError:
+        return False
+
+
+def _given(name: str) -> bool:
+    ctx = click.get_current_context()
+    return ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
+
+
+def _inputs(kernel: Any, session: Path | None, sbuf_in: Path | None,
+            spec: Any = None) -> list[tuple[str, Path]]:
+    """Every file a kernel run reads, labelled for the refusal message."""
+    from machine.asm.data import data_path
+
+    found: list[tuple[str, Path]] = []
+    if session is not None:
+        found.append(("the session", session))
+        found += [("a data image of the session", spec.resolve(d.file)) for d in spec.data]
+    found.append(("the kernel", Path(kernel.path)))
+    for q in kernel.queues:
+        found.append((f"the {q.engine} stream", Path(q.path)))
+        found.append((f"the {q.engine} stream's data", data_path(Path(q.path))))
+    if sbuf_in is not None:
+        found.append(("the --sbuf input", sbuf_in))
+    return found
+
+
+def _open(program: Path, gen: Gen, sbuf_in: Path | None, outputs: dict[str, Path | None],
+          execute_invalid: bool, schedule: str, races: bool,
+          stopping: threading.Event) -> Any:
+    """The OpenedKernel (a session replayed to its step); outputs checked first."""
+    from machine.core.kernel import is_kernel_source
+    from neurondbg.commands.run import _check_outputs
+    from sessions.cli_support import is_session_file
+    from sessions.errors import SessionError
+    from sessions.kernel_open import open_kernel, read_kernel
+    from sessions.kernel_store import load_kernel_session
+    from sessions.store import read_session
+
+    try:
+        if is_session_file(program) and not is_kernel_source(program):  # not a manifest
+            spec = read_session(program)
+            who = str(program)
+            _check_outputs(outputs, _inputs(read_kernel(spec.program_path, spec.config.gen,
+                                                        who), program, sbuf_in, spec))
+            return load_kernel_session(spec, interrupt=stopping, history=False)
+        opened = open_kernel(program, gen if _given("gen") else None, schedule=schedule,
+                             races=races, execute_invalid=execute_invalid, history=False)
+        _check_outputs(outputs, _inputs(opened.kernel, None, sbuf_in))
+        return opened
+    except SessionError as e:
+        raise InputError(str(e)) from None
+
+
+def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
+               breaks: tuple[str, ...], sbuf_in: Path | None, dump_sbuf: Path | None,
+               as_json: bool, trace_out: Path | None, save_session: Path | None,
+               execute_invalid: bool, schedule: str, races: bool) -> None:
+    """`run` of a kernel or kernel session (the arguments are run's options)."""
+    from neurondbg.commands._npy import load_sbuf
+    from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
+    from sessions.cli_support import DEFAULT_MAX_STEPS
+    from sessions.errors import SessionInterrupted
+    from sessions.kernel_report import result_json, summary
+
+    if _given("engine"):
+        raise InputError(f"{program}: --engine {engine}: a kernel names the engine of each "
+                         "queue (--engine is for a one-queue PROGRAM)")
+    outputs = {"--save-session": save_session, "--trace": trace_out, "--dump-sbuf": dump_sbuf}
+    sbuf = load_sbuf(sbuf_in) if sbuf_in is not None else None
+    stopping = threading.Event()
+    with ctrl_c_stops(stopping) as interrupts:
+        try:
+            opened = _open(program, gen, sbuf_in, outputs, execute_invalid, schedule, races,
+                           stopping)
+        except SessionInterrupted as e:
+            click.echo(f"neurondbg: {e}", err=True)
+            raise SystemExit(EXIT_INTERRUPTED) from None
+        core = opened.core
+        interrupts.append(core.interrupt)
+        for w in opened.warnings:
+            click.echo(f"neurondbg: warning: {w}", err=True)
+        if sbuf is not None:
+            try:
+                opened.load_sbuf(sbuf)
+            except ValueError as e:
+                raise InputError(f"{sbuf_in}: {e}") from None
+        for spec in breaks:
+            try:
+                opened.add_breakpoint(spec)
+            except ValueError as e:
+                raise InputError(f"--break {spec!r}: {e}") from None
+        budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps
+        try:
+            with _trace_to(trace_out, opened):
+                stop = _interrupted(core) if stopping.is_set() else core.cont(max_steps=budget)
+        except OSError as e:
+            raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
+    _write_outputs(opened, stop, dump_sbuf, save_session)
+    click.echo(json.dumps(result_json(opened, stop)) if as_json else summary(opened, stop))
+    if stop.reason == "interrupt":
+        click.echo(f"neurondbg: interrupted at step {core.steps} (engine {stop.engine}, pc "
+                   f"{stop.pc:#x})" if stop.pc is not None else
+                   f"neurondbg: interrupted at step {core.steps}", err=True)
+        raise SystemExit(EXIT_INTERRUPTED)
+    if stop.reason in ("invalid", "fault", "deadlock") or core.races:
+        raise SystemExit(EXIT_DEFECT)
+
+
+def _interrupted(core: Any) -> Any:
+    """The stop of a run that Ctrl+C ended before its first step."""
+    from machine.core.core import CoreStop
+
+    e = core.focus
+    return CoreStop("interrupt", e, core.state(e).pc, "interrupted", 0)
+
+
+def _trace_to(path: Path | None, opened: Any) -> Any:
+    from sessions.kernel_trace import trace_core
+
+    return trace_core(path, opened)
+
+
+def _write_outputs(opened: Any, stop: Any, dump_sbuf: Path | None,
+                   save_session: Path | None) -> None:
+    from sessions.atomic import atomic_open
+    from sessions.errors import SessionError
+    from sessions.kernel_store import save_kernel_session
+
+    if dump_sbuf is not None:
+        first = opened.core.machines[opened.core.engines[0]]  # the one shared SBUF
+        try:
+            with atomic_open(dump_sbuf, "wb") as fh:
+                np.save(fh, first.state.sbuf)
+        except OSError as e:
+            raise InputError(f"{dump_sbuf}: cannot write: {e.strerror or e}") from None
+    if save_session is not None:
+        try:
+            save_kernel_session(save_session, opened, stop)
+        except (SessionError, OSError) as e:
+            raise InputError(f"{save_session}: cannot save the session: {e}") from None
