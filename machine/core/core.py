@@ -516,7 +516,8 @@ class Core:
         start = tl.steps
         first = True
         fast = not (stops and self._needs_records())
-        blocked = self._blocked_set() if stops else []
+        waits = stops and any(b.enabled and b.kind == "wait" for b in self.breakpoints)
+        blocked = self._blocked_set() if waits else []
         found: list[Race] = []
         while True:
             done = tl.steps - start
@@ -554,9 +555,11 @@ class Core:
                 return self._refused(i, rec, done, found)
             self._keep()
             if stops:
-                now = self._blocked_set()
-                newly = [j for j in now if j not in blocked]
-                blocked = now
+                newly = []
+                if waits:
+                    now = self._blocked_set()
+                    newly = [j for j in now if j not in blocked]
+                    blocked = now
                 hits = self._dynamic_hits(i, cs, newly)
                 if hits:
                     return self._dynamic_stop(i, cs, hits, tl.steps - start, found)

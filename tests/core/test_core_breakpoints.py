@@ -1,0 +1,190 @@
+"""Breakpoints on a NeuronCore: `@ENGINE`, race / deadlock / wait kinds, per-engine
+registers in expressions (machine/breakpoints.py, machine/expr.py, machine/core)."""
+
+from __future__ import annotations
+
+import pytest
+
+from machine import expr as ex
+from machine.breakpoints import parse_spec
+from machine.state import MachineConfig, MachineState
+from tests.core.conftest import core
+from tests.core.test_core import CONSUMER, COPY, LOOPS, PRODUCER
+from tests.machine.helpers import machine
+
+RACY_CONSUMER = f"""
+    NOP
+    {COPY.format(src=0x100, dst=0x200)}
+    HALT
+"""
+
+
+def handshake() -> object:
+    return core(pool=PRODUCER, dve=CONSUMER)
+
+
+def test_engine_suffix_parses_on_every_kind() -> None:
+    assert parse_spec("op:CAST@dve").engine == "dve"
+    assert parse_spec("pc:0x80@pool").value == 0x80
+    bp = parse_spec("watch:sb[0, 0:64]@pool if R3 > 2")
+    assert (bp.kind, bp.engine, bp.value.b1, bp.cond.text) == ("watch", "pool", 64, "R3 > 2")
+    assert parse_spec("race").engine is None and parse_spec("wait@act").engine == "act"
+    assert parse_spec("op:CAST").engine is None
+    with pytest.raises(ValueError, match=r"column 9: expected an engine .* found 'gpu'"):
+        parse_spec("op:CAST@gpu")
+    with pytest.raises(ValueError, match="'deadlock' is about the whole core"):
+        parse_spec("deadlock@dve")
+    with pytest.raises(ValueError, match="'race' takes no argument"):
+        parse_spec("race:3")
+
+
+def test_engine_registers_in_expressions() -> None:
+    c = core(pool="MOVE R3=7\nHALT", dve="MOVE R3=9\nHALT")
+    c.cont()
+    dve, pool = c.state("dve"), c.state("pool")
+    assert ex.parse("dve.R3 - pool.R3")(pool) == 2
+    assert ex.parse("R3")(dve) == 9 and ex.parse("R3")(pool) == 7
+    assert ex.parse("pool.PC + sem[0]")(dve) == 128
+    assert ex.parse_target("dve.R3").name == "dve.R3"
+    with pytest.raises(ex.EvalError, match="no act engine here"):
+        ex.parse("act.R1")(pool)
+    with pytest.raises(ValueError, match="column 1: sem is shared by every engine"):
+        ex.parse("dve.sem[1]")
+    with pytest.raises(ValueError, match=r"column 1: expected an engine .* found 'gpu'"):
+        ex.parse("gpu.R1")
+    with pytest.raises(ValueError, match=r"column 5: expected a register R0\.\.R63"):
+        ex.parse("dve.R99")
+    lone = MachineState.create(MachineConfig(engine="dve"))
+    assert ex.parse("dve.R0 + 1")(lone) == 1
+
+
+def test_one_queue_machine_refuses_other_engines() -> None:
+    m = machine("NOP\nMOVE R1=1\nHALT")
+    m.add_breakpoint("op:MOVE@pool")
+    with pytest.raises(ValueError, match="column 9: no dve queue here"):
+        m.add_breakpoint("op:MOVE@dve")
+    with pytest.raises(ValueError, match="no dve engine here"):
+        m.edit("dve.R1", "3")
+    m.add_breakpoint("race")  # a single queue never races: accepted, never stops
+    assert m.cont().reason == "breakpoint" and m.cont().reason == "halt"
+
+
+def test_op_breakpoint_on_one_engine() -> None:
+    c = handshake()
+    bp = c.add_breakpoint("op:COPY@dve")
+    stop = c.cont()
+    assert (stop.reason, stop.engine, stop.pc, stop.breakpoint) == ("breakpoint", "dve", 0, bp)
+    assert c.engine_steps("pool") == 1 and "before dve COPY at 0x0" in stop.detail
+    assert c.cont().reason == "halt" and bp.hits == 1
+
+
+def test_pc_breakpoint_with_and_without_engine() -> None:
+    c = handshake()
+    c.add_breakpoint("pc:0x40@dve")
+    stop = c.cont()
+    assert (stop.engine, stop.pc) == ("dve", 0x40) and c.status("pool") == "halted"
+    c = handshake()
+    c.add_breakpoint("pc:0x40")
+    stop = c.cont()
+    assert (stop.engine, stop.pc) == ("pool", 0x40)
+    stop = c.cont()
+    assert (stop.engine, stop.pc) == ("dve", 0x40)
+    with pytest.raises(ValueError, match="column 4: PC 0x1000 is not a record address"):
+        c.add_breakpoint("pc:0x1000")
+    with pytest.raises(ValueError, match=r"column 9: no act queue in this kernel "
+                                         r"\(engines: pool, dve\)"):
+        c.add_breakpoint("pc:0x40@act")
+
+
+def test_label_breakpoints_are_per_section() -> None:
+    c = core(pool=LOOPS.format(n=3, k=1, sync=""), dve="NOP\nHALT")
+    c.add_breakpoint("label:again")
+    stop = c.cont()
+    assert stop.engine == "pool" and stop.pc == 0x40 * 6
+    with pytest.raises(ValueError, match="unknown label 'nowhere'; labels: pool: again, loop; "
+                                         "dve: none"):
+        c.add_breakpoint("label:nowhere")
+    with pytest.raises(ValueError, match="unknown label 'loop'"):
+        c.add_breakpoint("label:loop@dve")
+
+
+def test_watch_memory_written_by_one_engine() -> None:
+    c = handshake()
+    c.add_breakpoint("watch:sb[0, 0x200:0x210]@pool")  # only DVE writes there
+    assert c.cont().reason == "halt"
+    c = handshake()
+    bp = c.add_breakpoint("watch:sb[0, 0x200:0x210]")
+    stop = c.cont()
+    assert stop.reason == "breakpoint" and stop.engine == "dve" and stop.breakpoint is bp
+    assert "sbuf[0:1, 512:528] written: 00 00" in stop.detail
+
+
+def test_watch_and_if_on_engine_registers() -> None:
+    c = core(pool="MOVE R1=4\nMOVE R1=5\nHALT", dve="MOVE R1=6\nMOVE R1=7\nHALT")
+    c.add_breakpoint("watch:R1@dve")
+    stop = c.cont()
+    assert stop.engine == "dve" and c.state("dve").R[1] == 6 and "R1 written: 0 -> 6" in \
+        stop.detail
+    c = core(pool="MOVE R1=4\nMOVE R1=5\nHALT", dve="MOVE R1=6\nMOVE R1=7\nHALT")
+    bp = c.add_breakpoint("watch:pool.R1")
+    assert c.cont().engine == "pool" and c.steps == 1
+    c.delete_breakpoint(bp.id)
+    c.focus = "dve"
+    c.add_breakpoint("if:R1 == 7")  # bare R1: the focused engine's
+    stop = c.cont()
+    assert c.state("dve").R[1] == 7 and stop.reason == "breakpoint" and "R1 == 7 became true" \
+        in stop.detail
+
+
+def test_condition_reads_the_engine_at_the_location() -> None:
+    c = core(pool=LOOPS.format(n=12, k=1, sync=""), dve=LOOPS.format(n=3, k=1, sync=""))
+    c.focus = "dve"  # never has R2 == 6: the condition reads POOL, at the location
+    bp = c.add_breakpoint("op:COMPARE_BRANCH if R2 == 6")
+    stop = c.cont()
+    assert stop.engine == "pool" and c.state("pool").R[2] == 6
+    c.delete_breakpoint(bp.id)
+    c.add_breakpoint("op:NOP@pool if dve.R1 == 6")  # another engine's register
+    stop = c.cont()
+    assert stop.engine == "pool" and stop.pc == 0x100 and c.state("dve").R[1] == 6
+    assert c.status("dve") == "halted"
+
+
+def test_race_breakpoint_stops_after_the_racing_step() -> None:
+    c = core(pool=PRODUCER.replace("update_mode=SEM_INC_COMPLETE update_idx=3", ""),
+             dve=RACY_CONSUMER)
+    bp = c.add_breakpoint("race")
+    stop = c.cont()
+    assert stop.reason == "race" and stop.breakpoint is bp and stop.engine == "dve"
+    assert c.engine_steps("dve") == 2 and len(stop.races) == 1
+    assert stop.races[0].to_dict()["bytes"] == [256, 272]
+    assert "race: pool COPY at 0x0 (write) and dve COPY at 0x40 (read)" in stop.detail
+    c = core(pool=PRODUCER.replace("update_mode=SEM_INC_COMPLETE update_idx=3", ""),
+             dve=RACY_CONSUMER)
+    with pytest.raises(ValueError, match="column 6: no act queue"):
+        c.add_breakpoint("race@act")
+    assert c.cont().reason == "halt" and len(c.races) == 1
+
+
+def test_race_breakpoint_on_another_engine_does_not_stop() -> None:
+    c = core(pool=PRODUCER.replace("update_mode=SEM_INC_COMPLETE update_idx=3", ""),
+             dve=RACY_CONSUMER, act="NOP\nHALT")
+    c.add_breakpoint("race@act")
+    assert c.cont().reason == "halt" and len(c.races) == 1
+
+
+def test_deadlock_and_wait_breakpoints() -> None:
+    c = core(pool="NOP wait_mode=SEM_GE_IMM wait_idx=1 semaphore_value=1\nHALT",
+             dve="NOP\nNOP wait_mode=SEM_GE_IMM wait_idx=2 semaphore_value=1\nHALT")
+    dl = c.add_breakpoint("deadlock")
+    w = c.add_breakpoint("wait@dve")
+    stop = c.cont()
+    assert (stop.reason, stop.engine, stop.breakpoint) == ("wait", "dve", w)
+    assert "dve waits at 0x40 for sem[2] >= 1" in stop.detail and c.steps == 1
+    stop = c.cont()
+    assert (stop.reason, stop.breakpoint, dl.hits) == ("deadlock", dl, 1)
+
+
+def test_wait_breakpoint_ignores_engines_blocked_from_the_start() -> None:
+    c = core(pool=PRODUCER, dve=CONSUMER)
+    c.add_breakpoint("wait")
+    assert c.cont().reason == "halt"
