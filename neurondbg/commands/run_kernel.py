@@ -140,9 +140,10 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
     _write_outputs(opened, stop, dump_sbuf, save_session)
     click.echo(json.dumps(result_json(opened, stop)) if as_json else summary(opened, stop))
     if stop.reason == "interrupt":
-        click.echo(f"neurondbg: interrupted at step {core.steps} (engine {stop.engine}, pc "
-                   f"{stop.pc:#x})" if stop.pc is not None else
-                   f"neurondbg: interrupted at step {core.steps}", err=True)
+        source = opened.where(stop.engine, stop.pc)
+        at = "" if stop.pc is None else f" (engine {stop.engine}, pc {stop.pc:#x}" + (
+            f", {source})" if source else ")")
+        click.echo(f"neurondbg: interrupted at step {core.steps}{at}", err=True)
         raise SystemExit(EXIT_INTERRUPTED)
     if stop.reason in ("invalid", "fault", "deadlock") or core.races:
         raise SystemExit(EXIT_DEFECT)
