@@ -78,3 +78,14 @@ def test_copied_demo_session_opens_from_its_new_folder(tmp_path) -> None:
     assert _cli("examples", "--copy", str(tmp_path)).returncode == 0
     loaded = load_session(tmp_path / "demo.toml")
     assert not loaded.warnings and loaded.machine.config.engine == "dve"
+
+
+def test_every_example_kernel_is_described_and_loads() -> None:
+    from machine.core.kernel import is_kernel_source, load_kernel
+
+    names = [p.stem for p in examples.kernels()]
+    assert names == sorted(examples.KERNEL_DESCRIPTIONS)
+    for name in names:
+        path = examples.kernel(name)
+        assert is_kernel_source(path)
+        assert load_kernel(path).engines == ("pool", "dve")

@@ -25,6 +25,17 @@ DESCRIPTIONS: dict[str, str] = {
 }
 
 
+# The example kernels (machine.core: one `.engine` section per engine queue) in kernels/,
+# each teaching one thing about semaphores between engines (`neurondbg run` them).
+KERNEL_DESCRIPTIONS: dict[str, str] = {
+    "producer_consumer": "POOL writes a tile, DVE waits on a semaphore and reads it: race-free",
+    "missing_wait": "the same without DVE's wait: a race, found although rr runs it safely",
+    "read_vs_complete": "SEM_INC_READ where SEM_INC_COMPLETE is needed: a race on the writes",
+    "deadlock": "two engines each waiting for the other before signalling",
+    "double_buffer": "two tiles, two counting semaphores: a race-free pipeline",
+}
+
+
 def folder() -> Path:
     """The folder holding the examples (a real directory in every install we support)."""
     return Path(str(resources.files(__name__)))
@@ -39,6 +50,16 @@ def files() -> list[Path]:
     """Every bundled example file (not this module), sorted by name."""
     return sorted(p for p in folder().iterdir()
                   if p.is_file() and not p.name.startswith(("_", ".")))
+
+
+def kernels() -> list[Path]:
+    """Every bundled example kernel (kernels/*.asm), sorted by name."""
+    return sorted((folder() / "kernels").glob("*.asm"))
+
+
+def kernel(name: str) -> Path:
+    """The bundled example kernel `name` (e.g. "deadlock")."""
+    return folder() / "kernels" / f"{name}.asm"
 
 
 DEMO = path("demo.toml")  # a session on demo.asm
