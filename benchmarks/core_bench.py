@@ -1,0 +1,114 @@
+"""NeuronCore benchmarks (issue 14). Prints figures; not part of the test run.
+
+    python benchmarks/core_bench.py [--steps 2000000] [--casts 20]
+
+1. Four engines (POOL, DVE, ACT, PE) each running a SEQ loop (ALU_OP + COMPARE_BRANCH)
+   under `rr`: aggregate steps/s of `Core.cont` with and without race detection, with
+   history kept (the default budget) and headless (budget 0). Goal: >= 1M steps/s
+   without race detection, race detection <= 2x the cost.
+2. Race checking for a CAST of 128 x 4096 fp32 -> bf16: POOL and DVE each CAST their
+   own tile, over and over, behind a semaphore handshake; time per CAST step with and
+   without race detection.
+3. Reverse: `reverse` of the whole four-engine run back to step 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from machine.asm import assemble
+from machine.asm.loader import ProgramFile
+from machine.core.core import Core
+from machine.core.kernel import Kernel, make_kernel, make_queue
+from machine.dtypes import DEFAULT_GEN
+
+LOOP = """
+    MOVE R1=0 R2={trips}
+loop:
+    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3
+    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
+    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
+    HALT
+"""
+CAST = ("CAST in_dtype=FP32 out_dtype=BF16 nac=128 src=sb[0, {src:#x}] step=[1,0,0,0] "
+        "num=[4096,1,1,1] dst=sb[0, {dst:#x}] step=[1,0,0,0] num=[4096,1,1,1]")
+CASTS = """
+    MOVE R2={n}
+again:
+    {cast} {sync}
+    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
+    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=again
+    HALT
+"""
+
+
+def kernel(**queues: str) -> Kernel:
+    qs = []
+    for engine, text in queues.items():
+        path = Path(f"<{engine}>")
+        a = assemble(text, str(path))
+        qs.append(make_queue(engine, ProgramFile(path, a.program(), list(a.data),
+                                                 dict(a.labels)), path))
+    return make_kernel(DEFAULT_GEN, qs, [], {}, Path("<bench>"))
+
+
+def seq_loops(steps: int) -> None:
+    trips = max(1, steps // 4 // 3)
+    k = kernel(**{e: LOOP.format(trips=trips) for e in ("pool", "dve", "act", "pe")})
+    base = None
+    for races in (False, True):
+        for budget, what in ((None, "history kept"), (0, "headless")):
+            kw = {} if budget is None else {"journal_budget": budget}
+            c = Core(k, races=races, **kw)
+            t = time.perf_counter()
+            stop = c.cont()
+            dt = time.perf_counter() - t
+            rate = c.steps / dt
+            base = base or dt
+            print(f"4-engine SEQ loop, races {'on ' if races else 'off'}, {what:12}: "
+                  f"{c.steps:,} steps in {dt:.3f} s = {rate:,.0f} steps/s "
+                  f"({dt / base:.2f}x; stop: {stop.reason})")
+            if races and budget is None:
+                for n in (c.steps // 8, c.steps):  # journal pops; then to step 0
+                    t = time.perf_counter()
+                    back = c.reverse(n)
+                    rt = time.perf_counter() - t
+                    print(f"  reverse {back.steps:,} steps in {rt:.3f} s = "
+                          f"{back.steps / rt:,.0f} steps/s ({back.reason})")
+    print("  goal: >= 1,000,000 steps/s without race detection; with it <= 2x the cost")
+
+
+def cast_races(n: int) -> None:
+    inc, wait = "update_mode=SEM_INC_COMPLETE update_idx=1", \
+        "wait_mode=SEM_GE_IMM wait_idx=1 semaphore_value=1"
+    k = kernel(pool=CASTS.format(n=n, cast=CAST.format(src=0, dst=0x10000), sync=inc),
+               dve=CASTS.format(n=n, cast=CAST.format(src=0x4000, dst=0x18000), sync=wait))
+    times = {}
+    Core(k, races=True, journal_budget=0).cont(max_steps=8)  # warm up the convert tables
+    for races in (False, True, False, True):  # interleaved, best of two: the host is shared
+        c = Core(k, races=races, journal_budget=0)
+        t = time.perf_counter()
+        stop = c.cont()
+        dt = (time.perf_counter() - t) / (2 * n)
+        times[races] = min(dt, times.get(races, dt))
+    for races in (False, True):
+        print(f"CAST 128x4096 fp32->bf16 x {2 * n} on two engines, races "
+              f"{'on ' if races else 'off'}: {times[races] * 1e3:.2f} ms per CAST step "
+              f"(stop: {stop.reason}, races found: {len(c.races)})")
+    print(f"  race checking costs {(times[True] - times[False]) * 1e3:.3f} ms per CAST "
+          f"({times[True] / times[False]:.2f}x)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=2_000_000)
+    ap.add_argument("--casts", type=int, default=20)
+    a = ap.parse_args()
+    seq_loops(a.steps)
+    cast_races(a.casts)
+
+
+if __name__ == "__main__":
+    main()
