@@ -237,3 +237,20 @@ def test_a_bad_kernel_is_one_line_exit_2(tmp_path: Path) -> None:
     code, _, err = run(KERNELS / "producer_consumer.asm", "--dump-sbuf",
                        KERNELS / "producer_consumer.asm")
     assert code == 2 and "the kernel" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_output_naming_a_manifest_data_image_is_refused(tmp_path: Path) -> None:
+    text = (KERNELS / "producer_consumer.asm").read_text()
+    pool, dve = text.split(".engine pool")[1].split(".engine dve")
+    (tmp_path / "pool.asm").write_text(pool)
+    (tmp_path / "dve.asm").write_text(dve)
+    np.save(tmp_path / "img.npy", np.ones((2, 8), np.uint8))
+    manifest = tmp_path / "k.toml"
+    manifest.write_text('[engines]\npool = "pool.asm"\ndve = "dve.asm"\n'
+                        '[data]\nsbuf = "img.npy"\n')
+    before = (tmp_path / "img.npy").read_bytes()
+    code, _, err = run(manifest, "--dump-sbuf", tmp_path / "img.npy")
+    assert code == 2 and "data image of the kernel" in err and len(err.strip().splitlines()) == 1
+    assert (tmp_path / "img.npy").read_bytes() == before
+    code, _, err = run(manifest, "--dump-sbuf", tmp_path / "pool.asm")
+    assert code == 2 and "the pool stream" in err
