@@ -30,23 +30,3 @@ def join(into: Clock, other: Sequence[int]) -> bool:
             into[i] = v
             changed = True
     return changed
-
-
-def happens_before(engine: int, epoch: int, clock: Sequence[int]) -> bool:
-    """Whether an access by `engine` at `epoch` is ordered before a holder of `clock`."""
-    return epoch <= clock[engine]
-
-
-def floors(clocks: Sequence[Sequence[int]]) -> list[int]:
-    """Per engine i: the least epoch of i that every OTHER engine has seen.
-
-    An access of i at an epoch at or below it happens before anything any other engine
-    can still do (clocks only grow), so it can never race again. With one engine there
-    is nobody to race with: the floor is unbounded.
-    """
-    n = len(clocks)
-    out = []
-    for i in range(n):
-        seen = [clocks[f][i] for f in range(n) if f != i]
-        out.append(min(seen) if seen else 1 << 62)
-    return out

@@ -54,11 +54,11 @@ import dataclasses
 from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from machine.core.clock import Clock, floors, fresh, join
+from machine.core.clock import Clock, fresh, join
 from machine.isa.enums import UpdateMode
 from machine.state import Region
 
@@ -68,7 +68,8 @@ SEM_HISTORY = 64  # releases kept per semaphore
 MAX_LIVE = 1 << 14  # unordered accesses kept per engine and space
 UNDO_BUDGET = 1 << 18  # undo-log entries (each a small tuple) before folding
 MAX_SNAPSHOTS = 16
-RUNS_CACHE = 256  # strided patterns whose merged byte runs are kept
+RUNS_CACHE = 256  # strided patterns (and pairs) whose byte runs (verdicts) are kept
+_UNSEEN = object()
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,7 @@ class Race:
                 f"[{self.bytes[0]}, {self.bytes[1]}): {self.missing}")
 
 
-@dataclass(frozen=True)
-class _Release:
+class _Release(NamedTuple):  # a tuple: built on every semaphore update, so cheap
     engine: int
     pc: int
     value: int  # the semaphore's value after the update
@@ -125,7 +125,7 @@ class _Release:
 class _Live:
     """A stored access: its epoch, insertion order and the _READ release of its step."""
 
-    __slots__ = ("acc", "epoch", "rr", "seq")
+    __slots__ = ("acc", "epoch", "hi", "lo", "p0", "p1", "reads", "rr", "seq")
 
     def __init__(self, acc: Access, epoch: int, seq: int,
                  rr: tuple[int, int, int, str] | None) -> None:
@@ -133,9 +133,14 @@ class _Live:
         self.epoch = epoch
         self.seq = seq
         self.rr = rr  # (step, pc, epoch published, mode name) of a _READ release
+        # copied out of the access: the scan reads them for every stored access
+        r = acc.region
+        self.reads = acc.kind == READ
+        self.p0, self.p1 = r.p0, r.p1
+        self.lo, self.hi = r.bounds
 
 
-_Store = OrderedDict  # (pc, kind, region) -> _Live, oldest epoch first
+_Store = OrderedDict  # (pc, kind, pattern fields) -> _Live, oldest epoch first
 
 
 class _State:
@@ -179,11 +184,14 @@ class RaceDetector:
         self._budget = undo_budget  # 0: keep no undo log (rewind goes back to step 0)
         self._s = _State(len(self.engines))
         self._undo: deque[tuple] = deque()
+        self._log: Callable[[tuple], None] = self._undo.append if undo_budget else _ignore
+        self._mark = 0  # len(self._undo) when the newest snapshot was taken
         self._snaps: list[tuple[int, _State]] = [(0, _State(len(self.engines)))]
-        self._since_snap = 0
         self._horizon = 0  # the earliest step the undo log can rewind to
         self._step = -1
-        self._runs: dict[Region, tuple[np.ndarray, np.ndarray]] = {}
+        # strided patterns: byte runs, and the verdicts of pairs (loops repeat them)
+        self._runs: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._pairs: dict[tuple[tuple, tuple], tuple[int, int] | None] = {}
 
     # -- what the core reads ---------------------------------------------------------
 
@@ -224,6 +232,9 @@ class RaceDetector:
             stores = s.live[region.space] = [OrderedDict() for _ in self.engines]
         found: list[Race] = []
         kb = (acc.engine, acc.pc, acc.kind)
+        reading = acc.kind == READ
+        p0, p1 = region.p0, region.p1
+        lo, hi = region.bounds
         for ej, store in enumerate(stores):
             if ej == ei or not store:
                 continue
@@ -231,9 +242,11 @@ class RaceDetector:
             for live in reversed(store.values()):
                 if live.epoch <= seen:
                     break  # epochs are in order: this one and all older happen before acc
-                a = live.acc
-                if a.kind == READ and acc.kind == READ:
+                # the cheap conservative tests first: kinds, partitions, byte bounds
+                if ((reading and live.reads) or live.p1 <= p0 or p1 <= live.p0
+                        or live.hi <= lo or hi <= live.lo):
                     continue
+                a = live.acc
                 ka = (a.engine, a.pc, a.kind)
                 pair = (region.space, ka, kb) if ka < kb else (region.space, kb, ka)
                 if pair in s.seen:
@@ -287,7 +300,7 @@ class RaceDetector:
         old = clock[:]
         if join(clock, rel.clock):
             self._log((step, _JOIN, ei, old))
-            self._prune(step)
+            self._prune(step, ei)
 
     def rewind(self, step: int) -> int:
         """Forget everything done at global steps >= `step`.
@@ -305,27 +318,22 @@ class RaceDetector:
                 self._apply(self._undo.pop(), touched)
             for space, ei in touched:
                 _resort(self._s.live[space], ei)
-            self._since_snap = min(self._since_snap, len(self._undo))
+            self._mark = min(self._mark, len(self._undo))
             self._step = min(self._step, step - 1)
             return step
         at, snap = self._snaps[-1]
         self._s = snap.copy()
         self._undo.clear()
-        self._horizon, self._step, self._since_snap = at, at - 1, 0
+        self._horizon, self._step, self._mark = at, at - 1, 0
         return at
 
     # -- internals ---------------------------------------------------------------------
 
     def _begin(self, step: int) -> None:
         if step > self._step:
-            if self._budget and self._since_snap > self._budget // 2:
+            if self._budget and len(self._undo) - self._mark > self._budget // 2:
                 self._fold(step)
             self._step = step
-
-    def _log(self, entry: tuple) -> None:
-        if self._budget:
-            self._undo.append(entry)
-            self._since_snap += 1
 
     def _fold(self, step: int) -> None:
         """Snapshot the state at the start of `step`; drop the log before the previous
@@ -335,7 +343,7 @@ class RaceDetector:
         while self._undo and self._undo[0][0] < cut:
             self._undo.popleft()
         self._horizon = max(self._horizon, cut)
-        self._since_snap = 0
+        self._mark = len(self._undo)
         if len(self._snaps) > MAX_SNAPSHOTS:
             # keep a spread over the past: drop the one closest to its predecessor
             gap = min(range(1, len(self._snaps) - 2),
@@ -349,7 +357,8 @@ class RaceDetector:
             acc = dataclasses.replace(acc, region=region)
         m = s.read_rel[ei]
         rr = m if acc.kind == WRITE and m is not None and m[0] == acc.step else None
-        key = (acc.pc, acc.kind, region)
+        key = (acc.pc, acc.kind, region.p0, region.p1, region.start, region.size,
+               region.steps, region.nums)
         old = store.pop(key, None)
         store[key] = _Live(acc, epoch, s.seq, rr)
         s.seq += 1
@@ -368,15 +377,22 @@ class RaceDetector:
             s.dropped += 1
         self._log((step, _RACE, pair, kept))
 
-    def _prune(self, step: int) -> None:
+    def _prune(self, step: int, joined: int) -> None:
+        """Drop stored accesses every other engine is now ordered after.
+
+        Only `joined`'s clock grew, so only other engines' floors can have risen.
+        """
         s = self._s
-        fl = floors(s.clocks)
+        clocks = s.clocks
+        n = len(clocks)
         for space, stores in s.live.items():
             for ej, store in enumerate(stores):
-                f = fl[ej]
+                if ej == joined or not store:
+                    continue
+                floor = min(clocks[f][ej] for f in range(n) if f != ej)
                 while store:
                     key, live = next(iter(store.items()))
-                    if live.epoch > f:
+                    if live.epoch > floor:
                         break
                     del store[key]
                     self._log((step, _DROP, space, ej, key, live))
@@ -428,27 +444,43 @@ class RaceDetector:
             return None
         if ra.contiguous and rb.contiguous:
             return (p0, p1), (lo, hi)
-        sa, ea = self._runs_of(ra)
-        sb, eb = self._runs_of(rb)
-        if len(sb) > len(sa):  # search the longer list once per run of the shorter
-            sa, ea, sb, eb = sb, eb, sa, ea
-        i = np.searchsorted(ea, sb, side="right")  # first run of a ending after each b
-        ic = np.minimum(i, len(ea) - 1)
-        hit = (i < len(ea)) & (sa[ic] < eb)
-        if not hit.any():
-            return None
-        j = np.searchsorted(sa, eb, side="left") - 1  # last run of a starting before it
-        low = int(np.maximum(sb, sa[ic])[hit].min())
-        high = int(np.minimum(eb, ea[j])[hit].max())
-        return (p0, p1), (low, high)
+        ka, kb = _pattern(ra), _pattern(rb)
+        got = self._pairs.get((ka, kb), _UNSEEN)
+        if got is _UNSEEN:
+            got = _intersect(self._runs_of(ra, ka), self._runs_of(rb, kb))
+            if len(self._pairs) >= RUNS_CACHE:
+                del self._pairs[next(iter(self._pairs))]
+            self._pairs[(ka, kb)] = got
+        return None if got is None else ((p0, p1), got)
 
-    def _runs_of(self, r: Region) -> tuple[np.ndarray, np.ndarray]:
-        got = self._runs.get(r)
+    def _runs_of(self, r: Region, key: tuple) -> tuple[np.ndarray, np.ndarray]:
+        got = self._runs.get(key)
         if got is None:
             if len(self._runs) >= RUNS_CACHE:
                 del self._runs[next(iter(self._runs))]
-            got = self._runs[r] = byte_runs(r)
+            got = self._runs[key] = byte_runs(r)
         return got
+
+
+def _pattern(r: Region) -> tuple:
+    """A region's bytes within one partition, as a key (tuples hash in C)."""
+    return (r.start, r.size, r.steps, r.nums)
+
+
+def _intersect(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+               ) -> tuple[int, int] | None:
+    """The hull [lo, hi) of the bytes two sorted disjoint run lists share, or None."""
+    sa, ea = a
+    sb, eb = b
+    if len(sb) > len(sa):  # search the longer list once per run of the shorter
+        sa, ea, sb, eb = sb, eb, sa, ea
+    i = np.searchsorted(ea, sb, side="right")  # first run of a ending after each b
+    ic = np.minimum(i, len(ea) - 1)
+    hit = (i < len(ea)) & (sa[ic] < eb)
+    if not hit.any():
+        return None
+    j = np.searchsorted(sa, eb, side="left") - 1  # last run of a starting before it
+    return (int(np.maximum(sb, sa[ic])[hit].min()), int(np.minimum(eb, ea[j])[hit].max()))
 
 
 def byte_runs(r: Region) -> tuple[np.ndarray, np.ndarray]:
@@ -469,7 +501,9 @@ def byte_runs(r: Region) -> tuple[np.ndarray, np.ndarray]:
     offs = np.zeros(1, dtype=np.int64)
     for st, n in outer:
         offs = (np.arange(n, dtype=np.int64)[:, None] * (st * r.size) + offs[None, :]).ravel()
-    offs = np.unique(offs + r.start)
+    offs += r.start
+    if len(offs) > 1 and not (offs[1:] >= offs[:-1]).all():
+        offs.sort()  # (duplicates need no removing: the merge below absorbs them)
     length = inner * r.size
     if len(offs) == 1:
         return offs, offs + length
@@ -477,6 +511,10 @@ def byte_runs(r: Region) -> tuple[np.ndarray, np.ndarray]:
     starts = offs[np.concatenate(([True], brk))]
     ends = (offs + length)[np.concatenate((brk, [True]))]
     return starts, ends
+
+
+def _ignore(entry: tuple) -> None:
+    """The undo log of a detector with no undo budget."""
 
 
 def _run_start(h: deque[_Release] | None, lost: int, holds: Callable[[int], bool],
