@@ -137,10 +137,11 @@ def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path
               help="The engine queue the program runs on.")
 @click.option("--max-steps", type=click.IntRange(min=0), default=None,
               help="Stop after this many steps (default 10,000,000), counted from where the "
-                   "run starts (for a session: its saved step).")
+                   "run starts (for a session: its saved step; for a kernel: all engines).")
 @click.option("--break", "breaks", multiple=True, metavar="SPEC",
               help="Breakpoint: op:CAST, pc:0x80, label:loop, invalid, fault, if:EXPR, "
-                   "watch:R5, change:sb[0,0:64], saturate, tie, nan, inf.")
+                   "watch:R5, change:sb[0,0:64], saturate, tie, nan, inf; for a kernel also "
+                   "op:CAST@dve (any spec @ENGINE), race, deadlock, wait.")
 @click.option("--sbuf", "sbuf_in", type=click.Path(path_type=Path, dir_okay=False),
               help="uint8 .npy (partitions, bytes) loaded into SBUF at partition 0, byte 0.")
 @click.option("--dump-sbuf", type=click.Path(path_type=Path, dir_okay=False),

@@ -140,6 +140,11 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
         interrupts.append(core.interrupt)
         for w in opened.warnings:
             click.echo(f"neurondbg: warning: {w}", err=True)
+        if sbuf is not None and core.steps > 0:
+            # a session holds its memory as step-0 images: an SBUF placed mid-run would
+            # not come back on reload
+            raise InputError(f"--sbuf {sbuf_in}: places SBUF before the first step; the "
+                             f"session {program} is at step {core.steps}")
         if sbuf is not None:
             try:
                 opened.load_sbuf(sbuf)

@@ -198,3 +198,14 @@ def test_kernel_and_program_traces_do_not_mix(tmp_path: Path) -> None:
     code, _, err = cli_run("replay", trace, KERNELS / "producer_consumer.asm")
     assert code == 2 and "a one-queue program's trace" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_sbuf_into_a_session_past_step_0_is_refused(kernel: Path, tmp_path: Path) -> None:
+    sess = tmp_path / "s.toml"
+    assert cli_run("run", kernel, "--max-steps", "2", "--save-session", sess)[0] == 0
+    np.save(tmp_path / "in.npy", np.ones((1, 4), np.uint8))
+    before = sess.read_bytes()
+    code, _, err = cli_run("run", sess, "--sbuf", tmp_path / "in.npy", "--save-session",
+                           tmp_path / "s2.toml")
+    assert code == 2 and "is at step 2" in err and len(err.strip().splitlines()) == 1
+    assert sess.read_bytes() == before and not (tmp_path / "s2.toml").exists()
