@@ -15,10 +15,12 @@ Like a thread sanitizer: each engine carries a vector clock (machine/core/clock.
   engine's program order, so the joined release, and with it every verdict, is the
   same under every schedule. Limits: with several producers on one semaphore, the
   values (and so which release begins the run) depend on the interleaving, and the
-  verdict can differ between schedules; a wait whose condition does not hold on the
-  current value joins nothing; beyond the last `SEM_HISTORY` releases of a semaphore
-  the run's start is unknown and the oldest kept release is joined (more order than
-  proven: it can miss a race, never invent one).
+  verdict can differ between schedules; order that comes from counting alone is not
+  seen (POOL and ACT each inc once, DVE waits `>= 2`: DVE joins only the release that
+  reached 2, so an access of the other producer is reported); a wait whose condition
+  does not hold on the current value joins nothing; beyond the last `SEM_HISTORY`
+  releases of a semaphore the run's start is unknown and the oldest kept release is
+  joined (more order than proven: it can miss a race, never invent one).
 - **Accesses**: an access races with an earlier access from ANOTHER engine to
   overlapping bytes of the same space, at least one a write, unless the earlier one
   happens before it (its epoch <= the later engine's clock entry for it). Same-engine
@@ -103,14 +105,6 @@ class Race:
         return {"a": self.a.to_dict(), "b": self.b.to_dict(), "space": self.space,
                 "partitions": list(self.partitions), "bytes": list(self.bytes),
                 "missing": self.missing}
-
-    def text(self) -> str:
-        """One line for a console or a CLI report."""
-        a, b = self.a, self.b
-        return (f"race: {a.engine.upper()} {a.pc:#x} {a.opcode} {a.kind} / "
-                f"{b.engine.upper()} {b.pc:#x} {b.opcode} {b.kind} on {self.space} "
-                f"partitions [{self.partitions[0]}, {self.partitions[1]}) bytes "
-                f"[{self.bytes[0]}, {self.bytes[1]}): {self.missing}")
 
 
 class _Release(NamedTuple):  # a tuple: built on every semaphore update, so cheap

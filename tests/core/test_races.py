@@ -351,3 +351,36 @@ def test_release_rejects_an_unknown_timing() -> None:
     d = RaceDetector(["pool"])
     with pytest.raises(ValueError, match="'read' or 'complete'"):
         d.release("pool", 0, 1, 1, "soon", 0)
+
+
+def test_two_producers_counted_by_one_wait_is_the_documented_limit() -> None:
+    """POOL and ACT each inc once, DVE waits >= 2: only the release reaching 2 is joined."""
+    d = RaceDetector(["pool", "dve", "act"])
+    x, y = reg(start=0, n=4), reg(start=64, n=4)
+    d.access(acc("pool", 0, "write", x, 0))
+    d.release("pool", 0, 3, 1, "complete", 0)
+    d.access(acc("act", 0, "write", y, 1))
+    d.release("act", 0, 3, 2, "complete", 1)
+    d.acquire("dve", 3, ge(2), 2)
+    assert d.access(acc("dve", 0, "read", y, 2)) == []
+    assert [r.a.engine for r in d.access(acc("dve", 0x40, "read", x, 3))] == ["pool"]
+
+
+def test_unordered_accesses_beyond_the_cap_drop_the_oldest(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(races_mod, "MAX_LIVE", 4)
+    d = RaceDetector(["pool", "dve"])
+    for i in range(6):
+        d.access(acc("pool", 64 * i, "write", reg(start=16 * i, n=4), i))
+    assert d.stats()["live"] == 4
+    found = d.access(acc("dve", 0, "read", reg(start=0, n=24), 6))
+    assert sorted(r.a.pc for r in found) == [128, 192, 256, 320]
+
+
+def test_stored_accesses_keep_no_index_arrays() -> None:
+    d = RaceDetector(["pool", "dve"])
+    r = reg(n=512, step=2)
+    assert len(r.elem_offsets) == 512  # cached on the engine's region
+    d.access(acc("pool", 0, "write", r, 0))
+    (race,) = d.access(acc("dve", 0, "read", reg(n=8), 1))
+    assert race.a.region == r and "elem_offsets" not in race.a.region.__dict__
