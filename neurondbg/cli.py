@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, str] = {
     "replay": "replay",
     "tour": "tour",
     "convert": "convert",
+    "diagnose": "diagnose",
     "examples": "examples",
 }
 
