@@ -43,7 +43,6 @@ class OpenedKernel:
     kernel: Kernel
     config: MachineConfig
     images: list[Image] = field(default_factory=list)  # saved with a session
-    breakpoints: list[str] = field(default_factory=list)  # the specs added, in order
     warnings: list[str] = field(default_factory=list)
     session: Any = None  # sessions.kernel_store.LoadedKernelSession, for a session file
 
@@ -57,12 +56,6 @@ class OpenedKernel:
         first = self.core.machines[self.core.engines[0]]
         first.load_sbuf(array)  # one SBUF: every engine's machine sees it
         self.images.append(Image("sbuf", 0, 0, np.array(array, dtype=np.uint8, copy=True)))
-
-    def add_breakpoint(self, spec: str) -> Any:
-        """Core.add_breakpoint, remembered for a saved session; ValueError if bad."""
-        bp = self.core.add_breakpoint(spec)
-        self.breakpoints.append(spec)
-        return bp
 
     def where(self, engine: str | None, pc: int | None) -> str | None:
         """`file:line:column` of the instruction at `pc` in `engine`'s queue (assembly)."""

@@ -22,10 +22,6 @@ the TOML last (the commit point).
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import io
-import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -35,19 +31,23 @@ from typing import Any
 import numpy as np
 
 from machine.core.core import CoreStop
-from sessions.atomic import resolve_target, same_file, write_atomic
+from sessions.atomic import resolve_target, same_file
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.kernel_open import Image, OpenedKernel, make_core, read_kernel
 from sessions.schema import (
     WATCH_KINDS,
     BreakpointEntry,
-    DataImage,
     KernelEntry,
     SessionSpec,
-    session_to_dict,
 )
-from sessions.store import SLICE_SECONDS, Progress, _apply_image, _own_images, _relative
-from sessions.toml_write import dumps
+from sessions.store import (
+    SLICE_SECONDS,
+    Progress,
+    apply_image,
+    commit_session,
+    relative_path,
+    write_image,
+)
 
 
 @dataclass
@@ -79,7 +79,7 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
     opened = OpenedKernel(core, kernel, spec.config)
     first = core.machines[core.engines[0]]  # one shared SBUF / PSUM
     for i, img in enumerate(spec.data):
-        _apply_image(first, img, spec, f"{src}: data[{i}]")  # checks the file first
+        apply_image(first, img, spec, f"{src}: data[{i}]")  # checks the file first
         opened.images.append(Image(img.space, img.partition, img.offset,
                                    np.load(spec.resolve(img.file), allow_pickle=False)))
     loaded = LoadedKernelSession(spec, spec.stop)
@@ -88,12 +88,17 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
     if not loaded.digest_ok:
         loaded.warnings.append(f"{src}: the replayed state at step {core.steps} differs from "
                                "the saved one (digest mismatch)")
-    for key, entries in (("breakpoints", spec.breakpoints), ("watchpoints", spec.watchpoints)):
-        for i, e in enumerate(entries):
-            try:
-                opened.add_breakpoint(e.spec)
-            except ValueError as err:
-                raise SessionError(f"{src}: {key}[{i}].spec {e.spec!r}: {err}") from None
+    tagged = [(key, i, e) for key, entries in (("breakpoints", spec.breakpoints),
+                                                ("watchpoints", spec.watchpoints))
+              for i, e in enumerate(entries)]
+    tagged.sort(key=lambda t: t[2].id or 1 << 62)  # the user's order, as store.load_session
+    for key, i, e in tagged:
+        try:
+            bp = core.add_breakpoint(e.spec)
+        except ValueError as err:
+            raise SessionError(f"{src}: {key}[{i}].spec {e.spec!r}: {err}") from None
+        if not e.enabled:
+            core.set_enabled(bp.id, False)
     opened.session = loaded
     opened.warnings = list(loaded.warnings)
     return opened
@@ -149,41 +154,23 @@ def save_kernel_session(path: str | Path, opened: OpenedKernel, stop: CoreStop |
                         layout: dict[str, Any] | None = None) -> SessionSpec:
     """Write the Core of `opened` (at its current global step) as a kernel session."""
     target = resolve_target(path)
-    folder = target.parent
     core, kernel = opened.core, opened.kernel
     source = Path(kernel.path).resolve()
     if same_file(target, source):
         raise SessionError(f"{path}: cannot save: it is the kernel {kernel.path}")
-    entry = KernelEntry(_relative(source, folder), {q.engine: q.digest for q in kernel.queues},
-                        core.schedule, core.detector is not None, dict(core.forced))
+    streams = {q.engine: q.digest for q in kernel.queues}
+    entry = KernelEntry(relative_path(source, target.parent), streams, core.schedule,
+                        core.detector is not None, dict(core.forced))
     spec = SessionSpec(program=entry.path, sha256="", config=opened.config, steps=core.steps,
                        digest=core.digest(), pc=None,
                        stop=_stop_dict(stop), layout=dict(layout or {}), source=target,
                        kernel=entry)
-    for text in opened.breakpoints:
-        kind = text.split(":", 1)[0].strip().lower()
-        (spec.watchpoints if kind in WATCH_KINDS else spec.breakpoints).append(
-            BreakpointEntry(text))
-    try:
-        dumps(session_to_dict(spec))  # an unsaveable layout fails before any write
-    except TypeError as e:
-        raise SessionError(f"{path}: cannot save: {e}") from None
-    old_images = _own_images(target)
-    spec.data = _save_images(target, opened.images)
-    text = dumps(session_to_dict(spec))
-    try:
-        write_atomic(target, text.encode("utf-8"))  # the commit point
-    except BaseException as e:
-        for name in {d.file for d in spec.data} - old_images:  # no TOML names them
-            with contextlib.suppress(OSError):
-                os.unlink(folder / name)
-        if isinstance(e, OSError):
-            raise SessionError(f"{path}: cannot write: {e.strerror or e}") from None
-        raise
-    for name in old_images - {d.file for d in spec.data}:
-        with contextlib.suppress(OSError):
-            os.unlink(folder / name)
-    return spec
+    for bp in core.breakpoints:
+        entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
+        entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))
+    return commit_session(path, target, spec, lambda: [
+        write_image(target, img.space, img.array, img.partition, img.offset)
+        for img in opened.images])
 
 
 def _stop_dict(stop: CoreStop | None) -> dict[str, Any] | None:
@@ -191,20 +178,3 @@ def _stop_dict(stop: CoreStop | None) -> dict[str, Any] | None:
     if stop is None:
         return None
     return {"reason": stop.reason, "pc": stop.pc or 0, "detail": stop.detail}
-
-
-def _save_images(target: Path, images: list[Image]) -> list[DataImage]:
-    """Write each image beside the session."""
-    out = []
-    for img in images:
-        buf = io.BytesIO()
-        np.save(buf, np.ascontiguousarray(img.array))
-        data = buf.getvalue()
-        name = f"{target.stem}.{img.space}.{hashlib.sha256(data).hexdigest()[:12]}.npy"
-        try:
-            write_atomic(target.parent / name, data)
-        except OSError as e:
-            raise SessionError(f"{target.parent / name}: cannot write: {e.strerror or e}") \
-                from None
-        out.append(DataImage(img.space, name, img.partition, img.offset))
-    return out

@@ -146,7 +146,7 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
     except ValueError as e:
         raise SessionError(f"{src}: program {spec.program}: {e}") from None
     for i, img in enumerate(spec.data):
-        _apply_image(m, img, spec, f"{src}: data[{i}]")
+        apply_image(m, img, spec, f"{src}: data[{i}]")
     stop = _replay_to(m, spec, warnings, src, progress, interrupt)
     digest_ok = not spec.digest or m.state.digest() == spec.digest
     if not digest_ok:
@@ -171,7 +171,7 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
                          source)
 
 
-def _apply_image(m: Machine, img: DataImage, spec: SessionSpec, where: str) -> None:
+def apply_image(m: Machine, img: DataImage, spec: SessionSpec, where: str) -> None:
     path = spec.resolve(img.file)
     mem = m.state.memory(img.space)
     try:
@@ -281,7 +281,7 @@ def save_session(path: str | Path, machine: Machine, *, program_path: str | Path
     if same_file(target, prog):
         raise SessionError(f"{path}: cannot save: it is the program {program_path}")
     st = machine.state
-    spec = SessionSpec(program=_relative(prog, folder), sha256=sha256_of(prog, str(path)),
+    spec = SessionSpec(program=relative_path(prog, folder), sha256=sha256_of(prog, str(path)),
                        config=machine.config, steps=st.steps, digest=st.digest(), pc=st.pc,
                        stop=stop.to_dict() if stop is not None else None,
                        layout=dict(layout or {}), tour=dict(tour or {}),
@@ -290,12 +290,22 @@ def save_session(path: str | Path, machine: Machine, *, program_path: str | Path
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
         entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))
     spec.edits = list(machine.edits)
+    return commit_session(path, target, spec, lambda: _save_images(target, machine, prog))
+
+
+def commit_session(path: str | Path, target: Path, spec: SessionSpec,
+                   write_images: Callable[[], list[DataImage]]) -> SessionSpec:
+    """Write `spec` to `target` with the images `write_images` writes (its data), in the
+    order the module docstring gives: images first, the TOML last (the commit point),
+    then the images only the old TOML named are removed. `path` is the name the user
+    gave, for messages."""
+    folder = target.parent
     try:
-        text = dumps(session_to_dict(spec))  # an unsaveable layout fails before any write
+        dumps(session_to_dict(spec))  # an unsaveable layout fails before any write
     except TypeError as e:
         raise SessionError(f"{path}: cannot save: {e}") from None
-    old_images = _own_images(target)
-    spec.data = _save_images(target, machine, prog)
+    old_images = own_images(target)
+    spec.data = write_images()
     text = dumps(session_to_dict(spec))
     try:
         write_atomic(target, text.encode("utf-8"))  # the commit point
@@ -318,7 +328,7 @@ def _image_pattern(target: Path) -> re.Pattern[str]:
                       rf"\.npy")
 
 
-def _own_images(target: Path) -> set[str]:
+def own_images(target: Path) -> set[str]:
     """Images the session now at `target` names that a save made (beside it, our names):
     the only files a new save may remove. Unreadable or foreign files name none."""
     try:
@@ -332,7 +342,7 @@ def _own_images(target: Path) -> set[str]:
         if isinstance(rows, list) else set()
 
 
-def _relative(p: Path, folder: Path) -> str:
+def relative_path(p: Path, folder: Path) -> str:
     try:
         return Path(os.path.relpath(p, folder)).as_posix()
     except ValueError:  # another drive (Windows): keep it absolute
@@ -357,15 +367,22 @@ def _save_images(target: Path, machine: Machine, prog: Path) -> list[DataImage]:
             continue
         cols = np.flatnonzero(diff.any(axis=0))
         p0, p1, b0, b1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
-        buf = io.BytesIO()
-        np.save(buf, np.ascontiguousarray(mem[p0:p1, b0:b1]))
-        data = buf.getvalue()
-        # A new name per content: the image the old TOML names stays until the commit.
-        name = f"{target.stem}.{space}.{hashlib.sha256(data).hexdigest()[:12]}.npy"
-        try:
-            write_atomic(target.parent / name, data)
-        except OSError as e:
-            raise SessionError(f"{target.parent / name}: cannot write: {e.strerror or e}") \
-                from None
-        images.append(DataImage(space, name, p0, b0))
+        images.append(write_image(target, space, mem[p0:p1, b0:b1], p0, b0))
     return images
+
+
+def write_image(target: Path, space: str, array: np.ndarray, partition: int,
+                offset: int) -> DataImage:
+    """Write `array` (uint8) as an image beside the session `target`, to be placed at
+    `partition`, byte `offset` of `space`."""
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(array))
+    data = buf.getvalue()
+    # A new name per content: the image the old TOML names stays until the commit.
+    name = f"{target.stem}.{space}.{hashlib.sha256(data).hexdigest()[:12]}.npy"
+    try:
+        write_atomic(target.parent / name, data)
+    except OSError as e:
+        raise SessionError(f"{target.parent / name}: cannot write: {e.strerror or e}") \
+            from None
+    return DataImage(space, name, partition, offset)

@@ -152,7 +152,7 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
                 raise InputError(f"{sbuf_in}: {e}") from None
         for spec in breaks:
             try:
-                opened.add_breakpoint(spec)
+                core.add_breakpoint(spec)
             except ValueError as e:
                 raise InputError(f"--break {spec!r}: {e}") from None
         budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps

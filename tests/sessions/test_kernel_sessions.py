@@ -99,16 +99,20 @@ def test_forced_steps_and_breakpoints_are_saved(kernel: Path, tmp_path: Path) ->
     core.step("dve")  # blocked: takes no step
     core.step("pool")
     core.step("pool")  # rr would have given step 1 to DVE
-    opened.add_breakpoint("op:CAST@dve")
+    core.add_breakpoint("op:CAST@dve")
+    core.set_enabled(core.add_breakpoint("watch:R5@pool").id, False)
     assert core.forced == {1: "pool"}
     sess = tmp_path / "s.toml"
     save_kernel_session(sess, opened)
     spec = read_session(sess)
     assert spec.kernel is not None and spec.kernel.forced == {1: "pool"}
-    assert [b.spec for b in spec.breakpoints] == ["op:CAST@dve"]
+    assert [(b.spec, b.enabled) for b in spec.breakpoints] == [("op:CAST@dve", True)]
+    assert [(b.spec, b.enabled) for b in spec.watchpoints] == [("watch:R5@pool", False)]
     back = load_kernel_session(spec)
     assert back.core.steps == 2 and back.core.digest() == core.digest()
-    assert back.core.forced == {1: "pool"} and back.breakpoints == ["op:CAST@dve"]
+    assert back.core.forced == {1: "pool"}
+    assert [(b.text, b.enabled) for b in back.core.breakpoints] == [
+        ("op:CAST@dve", True), ("watch:R5@pool", False)]
     assert back.core.cont().reason == "breakpoint"
 
 
