@@ -136,13 +136,14 @@ class Core:
     def __init__(self, kernel: Any, config: MachineConfig | None = None, *,
                  schedule: str = "rr", races: bool = True,
                  journal_budget: int = JOURNAL_BUDGET) -> None:
-        """`config`: the machine settings (engine is set per queue); None: the kernel's
-        generation and [machine] settings. ValueError for a bad `schedule`."""
+        """`config`: the machine settings as the caller resolved them (engine is set per
+        queue); None: the kernel's generation and [machine] settings. ValueError for a bad
+        `schedule`. `journal_budget` bounds history (0: none, for a headless run)."""
         self.kernel = kernel
         self.engines: tuple[str, ...] = tuple(kernel.engines)
         self._policy: Policy = parse_policy(schedule)
-        base = config if config is not None else MachineConfig(
-            gen=kernel.gen, **dict(_mapping(kernel.machine)))
+        base = config if config is not None else MachineConfig(gen=kernel.gen, **{
+            k: v for k, v in _mapping(kernel.machine).items() if k not in ("gen", "engine")})
         self.machines: dict[str, Machine] = {}
         first: MachineState | None = None
         for e in self.engines:
@@ -189,6 +190,11 @@ class Core:
         """Steps taken by `step(engine)` where the policy would have chosen another
         (global step -> engine): with the policy, they make the schedule (sessions)."""
         return {s: self.engines[e] for s, e in self._timeline.forced.items()}
+
+    @property
+    def history_nbytes(self) -> int:
+        """Memory held by history: every engine's journal, the schedule, checkpoints."""
+        return self._timeline.nbytes(self._states)
 
     def taken(self) -> tuple[int, list[str]]:
         """(first step, the engine of each kept global step from it): the schedule taken

@@ -224,7 +224,9 @@ def wait_holds(st: MachineState, mode: int, idx: int, value: int) -> bool:
 
 
 def wait_events(st: MachineState, mode: int, idx: int, value: int, what: str) -> None:
-    """Wait on a semaphore/event. One queue runs alone here, so an unmet wait is a deadlock."""
+    """Wait on a semaphore/event. A lone queue (machine.debugger) has no other engine, so
+    an unmet wait is a deadlock fault; a NeuronCore (machine/core) checks `wait_holds`
+    before the instruction issues, so there the wait always passes."""
     if mode in (W.NONE, W.UNORDERED):
         return
     cond = _WAIT.get(mode & 0x7F if mode & 0x80 else mode)
