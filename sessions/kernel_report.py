@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from machine.core.core import CoreStop
+from machine.core.core import CoreStop, Wait
+from machine.core.races import Access, Race
 from sessions.kernel_open import OpenedKernel
 
 
@@ -64,7 +65,7 @@ def _at(opened: OpenedKernel, engine: str, pc: int) -> str:
     return f"pc {pc:#x}" + (f" ({source})" if source else "")
 
 
-def wait_line(opened: OpenedKernel, w: Any) -> str:
+def wait_line(opened: OpenedKernel, w: Wait) -> str:
     """One waiting engine, in words."""
     hope = ("an instruction left in a queue can still update it" if w.can_be_updated
             else "no instruction left in any queue updates it")
@@ -72,13 +73,13 @@ def wait_line(opened: OpenedKernel, w: Any) -> str:
             f"sem[{w.semaphore}] = {w.value}; {hope}")
 
 
-def race_line(opened: OpenedKernel, n: int, race: Any) -> str:
+def race_line(opened: OpenedKernel, n: int, race: Race) -> str:
     """One race, in words: both accesses, the overlapping bytes, the missing edge."""
     a, b = race.a, race.b
     p0, p1 = race.partitions
     b0, b1 = race.bytes
 
-    def acc(x: Any) -> str:
+    def acc(x: Access) -> str:
         verb = "writes" if x.kind == "write" else "reads"
         return f"{x.engine} {x.opcode} at {_at(opened, x.engine, x.pc)} {verb}"
 

@@ -20,10 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from machine.core.core import CoreStep
+from sessions.kernel_open import OpenedKernel
 from sessions.trace import step_to_json, trace_header
 
 
-def kernel_header(opened: Any) -> dict[str, Any]:
+def kernel_header(opened: OpenedKernel) -> dict[str, Any]:
     """The header line of a kernel trace."""
     core = opened.core
     head = trace_header(opened.config)
@@ -31,7 +33,7 @@ def kernel_header(opened: Any) -> dict[str, Any]:
     return head
 
 
-def core_step_to_json(cs: Any, step: int, comparable: bool = False) -> dict[str, Any]:
+def core_step_to_json(cs: CoreStep, step: int, comparable: bool = False) -> dict[str, Any]:
     """One trace line of the Core step `cs` (a CoreStep) taken as global step `step`;
     `comparable`: memory writes with their old/new bytes, as replay compares them."""
     if cs.record is None:  # the engine was made to issue but its wait held it back
@@ -46,7 +48,7 @@ def core_step_to_json(cs: Any, step: int, comparable: bool = False) -> dict[str,
 
 
 @contextlib.contextmanager
-def trace_core(path: Path | None, opened: Any) -> Iterator[None]:
+def trace_core(path: Path | None, opened: OpenedKernel) -> Iterator[None]:
     """Stream one JSON line per global step into an atomic file committed when the block
     ends (OSError if it cannot be written; discarded if the block raises)."""
     if path is None:
@@ -58,7 +60,7 @@ def trace_core(path: Path | None, opened: Any) -> Iterator[None]:
     with atomic_open(path, "w") as fh:
         write_line(fh, kernel_header(opened))
 
-        def on_step(cs: Any) -> None:
+        def on_step(cs: CoreStep) -> None:
             # the core counts a step once it executed; a refused one (fault) took none
             taken = cs.record is not None and cs.record.executed
             write_line(fh, core_step_to_json(cs, core.steps - taken))

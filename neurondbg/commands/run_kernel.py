@@ -122,6 +122,7 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
     from sessions.cli_support import DEFAULT_MAX_STEPS
     from sessions.errors import SessionInterrupted
     from sessions.kernel_report import result_json, summary
+    from sessions.kernel_trace import trace_core
 
     if _given("engine"):
         raise InputError(f"{program}: --engine {engine}: a kernel names the engine of each "
@@ -157,7 +158,7 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
                 raise InputError(f"--break {spec!r}: {e}") from None
         budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps
         try:
-            with _trace_to(trace_out, opened):
+            with trace_core(trace_out, opened):
                 stop = _interrupted(core) if stopping.is_set() else core.cont(max_steps=budget)
         except OSError as e:
             raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
@@ -179,12 +180,6 @@ def _interrupted(core: Any) -> Any:
 
     e = core.focus
     return CoreStop("interrupt", e, core.state(e).pc, "interrupted", 0)
-
-
-def _trace_to(path: Path | None, opened: Any) -> Any:
-    from sessions.kernel_trace import trace_core
-
-    return trace_core(path, opened)
 
 
 def _write_outputs(opened: Any, stop: Any, dump_sbuf: Path | None,
