@@ -41,6 +41,17 @@ Shorthands:
                                            this instruction's offset (bytes), debug_hint 2
     br_immediate=loop           the same relative offset, without the implied fields
 
+Semaphores (the header events of any instruction; machine.asm.semaphores):
+    wait=sem[3]>=1              wait until semaphore 3 >= 1 before issuing (>= > == <= <:
+                                events.wait_mode SEM_GE/GT/EQ/LE/LT_IMM, wait_idx,
+                                semaphore_value)
+    signal=sem[3]++@complete    update semaphore 3 once the writes are done (@read: once the
+                                sources are read): ++ SEM_INC, -- SEM_DEC, +=N SEM_ADD_IMM,
+                                -=N SEM_SUB_IMM, =N SEM_WR_IMM (update_mode, update_idx)
+    The timing is always written; a wait and an update on one line share semaphore_value,
+    so a value both name must agree. Event (EVT_*) and register (*_REG) modes, and
+    EVENT_SEMAPHORE's events_extended fields, are written by their field names.
+
 sb[p, off] is the address p * stride + off with the generation's partition stride
 (isa-facts §2.4); `.gen NAME` selects the generation (default cayman).
 
@@ -59,8 +70,16 @@ Limits (machine.files; each a one-line error at its line:column): 2,097,152 line
 2 MiB per line, 256 characters per name or number (hex byte strings of `.raw` /
 `.bytes` excepted), 1 GiB of data directives in all; a NUL character is never text.
 
+Kernels (machine.asm.sections): a file with `.engine NAME` lines (pool, dve, act, pe, sp)
+holds one queue per engine. Before the first `.engine` only comments, `.gen` and data
+directives; each section has its own labels; data directives anywhere are the kernel's;
+records keep their line numbers in the whole file. machine.core.kernel.load_kernel reads
+it (and kernel manifests); a single-program reader refuses `.engine` at its line.
+
 `neurondbg asm SRC -o OUT.bin` writes the records to OUT.bin and the data to
-OUT.bin.data.npz (see machine.asm.data); `load_any(path)` reads either form back.
+OUT.bin.data.npz (see machine.asm.data); `load_any(path)` reads either form back. For a
+kernel source, `-o NAME.toml` writes a manifest and NAME.<engine>.bin per section
+(neurondbg.commands.asm); `disasm` of a kernel prints the `.engine` form.
 `neurondbg disasm` prints text that re-assembles to identical bytes: it names every
 field that differs from the defaults above and prints unknown opcodes as `.raw`.
 """

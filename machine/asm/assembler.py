@@ -20,6 +20,9 @@ from machine.asm.keys import (
     resolve_key,
 )
 from machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
+from machine.asm.semaphores import KEYS as SEM_KEYS
+from machine.asm.semaphores import VALUE as SEM_VALUE
+from machine.asm.semaphores import sem_fields
 from machine.asm.values import (
     SPACE_NAMES,
     dtype_nibble,
@@ -218,6 +221,7 @@ class _Builder:
         self.last_operand: str | None = None
         self.moves: list[tuple[int, Atom]] = []
         self.pair_parts: dict[str, dict[int, int]] = {}
+        self.sem_value_by = ""  # the wait=/signal= key that set events.semaphore_value
 
     def set(self, name: str, value: int | tuple[int, ...], column: int) -> None:
         if name in self.explicit:
@@ -261,9 +265,11 @@ class _Builder:
 
     # Readable shorthands of the SEQ structs -----------------------------------
     def _shorthand(self, key: str, arg: Arg) -> None:
-        """Apply a SEQ shorthand (keys.SHORTHAND decides which keys are shorthands)."""
+        """Apply a shorthand (keys.SHORTHAND decides which keys are shorthands)."""
         name = self.struct.name
-        if name == "CTRL_MV":
+        if key in SEM_KEYS:
+            self._semaphore(key, arg)
+        elif name == "CTRL_MV":
             self.moves.append((register_number(key) or 0, self.atom(arg, "a register or a number")))
         elif name == "CTRL_AL":
             atom = self.atom(arg, "a register or a number")
@@ -281,6 +287,19 @@ class _Builder:
             self.implied["target_mode"] = int(BrTargetMode.REL_IMM)
             self.implied["header.debug_hint"] = 2  # builders' habit for relative branches
             self.set("br_immediate", self.value("br_immediate", arg), arg.column)
+
+    def _semaphore(self, key: str, arg: Arg) -> None:
+        """wait= / signal= (machine.asm.semaphores); the two may share the value field
+        when they agree on it."""
+        for name, value in sem_fields(key, arg.value, self.fail).items():
+            if name == SEM_VALUE and self.sem_value_by not in ("", key):
+                if self.explicit[name] != value:
+                    raise self.fail(f"wait= and signal= share {SEM_VALUE}: "
+                                    f"{self.explicit[name]} and {value} differ", arg.column)
+                continue
+            self.set(name, value, arg.column)
+            if name == SEM_VALUE:
+                self.sem_value_by = key
 
     def finish(self, code: int) -> dict[str, int | tuple[int, ...]]:
         out: dict[str, int | tuple[int, ...]] = {

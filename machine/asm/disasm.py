@@ -18,6 +18,8 @@ from functools import cache
 import numpy as np
 
 from machine.asm.data import DataInit
+from machine.asm.semaphores import EVENTS as SEM_EVENTS
+from machine.asm.semaphores import events_text
 from machine.dtypes import DEFAULT_GEN, Dtype, Gen
 from machine.isa.codec import STRUCT_ORDER, Instruction, Program, decode_bytes
 from machine.isa.opcodes import OPCODES, mnemonic
@@ -130,6 +132,10 @@ def _plan(struct_name: str, gen: Gen) -> tuple[Column, ...]:
     for f in struct.fields:
         if f.role == "opcode":
             continue
+        if f.name.startswith(EVENTS_PREFIX):
+            if f.name == f"{EVENTS_PREFIX}wait_mode":  # the five fields make one column
+                cols.append(_events_column(struct))
+            continue
         if f.role == "dtype_pair":
             cols.extend(_pair_columns(struct, f))
             continue
@@ -159,6 +165,31 @@ def _plan(struct_name: str, gen: Gen) -> tuple[Column, ...]:
         else:
             cols.append(_unique_column(f.name, _scalar_token(key, f, default), rows=False))
     return tuple(cols)
+
+
+EVENTS_PREFIX = f"{SEM_EVENTS}."
+_EVENT_FIELDS = ("wait_mode", "wait_idx", "update_mode", "update_idx", "semaphore_value")
+
+
+def _events_column(struct: Struct) -> Column:
+    """The header events as `wait=` / `signal=` shorthands where they round-trip, else
+    their fields (machine.asm.semaphores); formatted once per distinct events value."""
+    names = [EVENTS_PREFIX + n for n in _EVENT_FIELDS]
+    raw_tokens = {n: _scalar_token(field_key(struct, struct.field(n)), struct.field(n), 0)
+                  for n in names}
+
+    def raw(name: str, value: int) -> str:
+        return raw_tokens[name](value)
+
+    def col(recs: np.ndarray) -> np.ndarray:
+        wm, wi, um, ui = (recs[n].astype(np.uint64) for n in names[:4])
+        key = wm | (wi << 8) | (um << 16) | (ui << 24) | (recs[names[4]].astype(np.uint64) << 32)
+        uniq, inv = np.unique(key, return_inverse=True)
+        toks = np.array([events_text(k & 0xFF, (k >> 8) & 0xFF, (k >> 16) & 0xFF,
+                                     (k >> 24) & 0xFF, k >> 32, raw)
+                         for k in uniq.tolist()], dtype=object)
+        return toks[inv.reshape(-1)]
+    return col
 
 
 def _signed_byte_column(name: str, table: np.ndarray) -> Column:

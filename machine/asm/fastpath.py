@@ -22,10 +22,14 @@ from machine.asm.keys import (
     FIELD,
     NIBBLE,
     RELATIVE,
+    SHORTHAND,
     lookup_mnemonic,
     resolve_key,
 )
 from machine.asm.parser import Atom, parse_value
+from machine.asm.semaphores import KEYS as SEM_KEYS
+from machine.asm.semaphores import VALUE as SEM_VALUE
+from machine.asm.semaphores import sem_fields
 from machine.asm.values import (
     SPACE_NAMES,
     check_range,
@@ -56,12 +60,16 @@ _NAME = r"(?!(?:inf|nan)(?!\w))[A-Za-z_][\w.]*+"
 _ATOM = (rf"(?>(?:inf|nan)(?![\w.])|{_NAME}|[-+]?(?:0[xX][0-9a-fA-F_]++|0[bB][01_]++"
          r"|[0-9][0-9_]*+(?:\.[0-9]*+)?(?:[eE][-+]?[0-9]++)?))")
 _ITEM = rf"{_ATOM}(?:\s*+:\s*+{_ATOM})?"
-_EXACT_VALUE = (r"\[[0-9]++(?:,[0-9]++)*+\]|(?:sb|psum)\[[0-9]++, (?:0x[0-9a-fA-F]++|[0-9]++)\]"
+# the semaphore shorthand as the disassembler writes it (wait=sem[3]>=1,
+# signal=sem[3]++@complete): lowercase, decimal, no spaces
+_SEM_VALUE = r"sem\[[0-9]++\](?:\+\+|--|\+=|-=|>=|<=|==|<|>|=)[0-9]*+(?:@[a-z]++)?+(?![\w.\[])"
+_EXACT_VALUE = (rf"{_SEM_VALUE}|"
+                r"\[[0-9]++(?:,[0-9]++)*+\]|(?:sb|psum)\[[0-9]++, (?:0x[0-9a-fA-F]++|[0-9]++)\]"
                 r"|[A-Z][A-Z0-9_]*+(?![\w.\[])"
                 rf"|\[\s*+{_ATOM}(?:\s*+,\s*+{_ATOM})*+\s*+\]"
                 rf"|(?!(?:inf|nan)(?!\w))[A-Za-z_]\w*+\[\s*+{_ITEM}(?:\s*+,\s*+{_ITEM})*+\s*+\]"
                 rf"|{_ATOM}")
-_VALUE = r"\[[^\[\]]*\]|[A-Za-z_]\w*\[[^\[\]]*\]|[^\s\[\]=,:]+"
+_VALUE = rf"{_SEM_VALUE}|\[[^\[\]]*\]|[A-Za-z_]\w*\[[^\[\]]*\]|[^\s\[\]=,:]+"
 _LINE = re.compile(rf"\s*(?:({_NAME})\s*:)?\s*"
                    rf"(?:(\.?{_NAME})((?:\s+{_NAME}\s*=\s*(?:{_EXACT_VALUE}))*))?\s*")
 _ARG = re.compile(rf"({_NAME})\s*=\s*({_VALUE})")
@@ -165,6 +173,29 @@ def _value(f: Field, text: str, gen: Gen, labels: dict[str, int] | None = None,
         return None
 
 
+def _semaphore(key: str, text: str, explicit: dict[str, int | tuple[int, ...]],
+               sem_value: list[str]) -> bool:
+    """Add the fields of `wait=` / `signal=` to `explicit` as the builder does (a value
+    the two share must agree); False when the builder must judge the line."""
+    value = parse_value(text)
+    if value is None:
+        return False
+    try:
+        fields = sem_fields(key, value, _fail)
+    except AsmError:
+        return False
+    for name, v in fields.items():
+        if name in explicit:
+            if not (name == SEM_VALUE and sem_value and sem_value[0] != key
+                    and explicit[name] == v):
+                return False
+            continue
+        explicit[name] = v
+        if name == SEM_VALUE:
+            sem_value.append(key)
+    return True
+
+
 class FastPath:
     """Per-assembly caches (dropped with the Assembly, so memory stays bounded)."""
 
@@ -232,6 +263,7 @@ class FastPath:
         if cache is None:
             cache = self._values[(sname, gen)] = {}
         explicit: dict[str, int | tuple[int, ...]] = {}
+        sem_value: list[str] = []  # the wait=/signal= key that set the semaphore value
         pairs: dict[str, dict[int, int]] = {}
         last: str | None = None
         uses_label = False
@@ -244,6 +276,10 @@ class FastPath:
                     last = plan.operand
             elif kind == RELATIVE and last is not None:
                 name = f"{last}.{plan.name}"
+            elif kind == SHORTHAND and key in SEM_KEYS:
+                if not _semaphore(key, text, explicit, sem_value):
+                    return None
+                continue
             elif kind == NIBBLE:
                 nib = _nibble(text)
                 parts = pairs.setdefault(plan.name, {})

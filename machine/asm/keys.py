@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from machine.asm.semaphores import EVENTS as SEM_EVENTS
+from machine.asm.semaphores import KEYS as SEM_KEYS
 from machine.asm.values import register_number
 from machine.isa.opcodes import OPCODES, opcode_by_name
 from machine.isa.spec import Struct
@@ -44,7 +46,8 @@ def operand_names(struct: Struct) -> dict[str, str]:
 
 def _is_shorthand(struct: Struct, key: str) -> bool:
     name = struct.name
-    return ((name == "CTRL_MV" and register_number(key) is not None)
+    return ((key in SEM_KEYS and struct.has(f"{SEM_EVENTS}.wait_mode"))
+            or (name == "CTRL_MV" and register_number(key) is not None)
             or (name == "CTRL_AL" and key in ("dst", "src0", "src1"))
             or (name == "CTRL_BR" and key == "target"))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from machine.asm.errors import AsmError
-from machine.asm.lexer import Token, tokenize
+from machine.asm.lexer import Token, tokenize, unexpected
 from machine.files import MAX_TOKEN_CHARS
 
 # Directives whose positional hex atoms are byte strings, not numbers: as long as the
@@ -50,7 +50,19 @@ class Bracket:
     column: int
 
 
-Value = Atom | ListValue | Bracket
+@dataclass(frozen=True)
+class SemExpr:
+    """`sem[i] OP [value] [@when]`: a semaphore wait (`sem[3]>=1`) or update
+    (`sem[3]++@complete`, `sem[3]+=2@read`, `sem[3]=0@read`) of the wait=/signal= keys."""
+
+    target: Bracket  # sem[i]
+    op: Token  # one of lexer.SEM_OPS but "@", or the punct "="
+    operand: Atom | None  # None for ++ and --
+    when: Atom | None  # the name after "@"
+    column: int
+
+
+Value = Atom | ListValue | Bracket | SemExpr
 
 
 @dataclass(frozen=True)
@@ -85,8 +97,15 @@ class _Cursor:
         self.i += 1
         return t
 
-    def error(self, message: str, tok: Token | None = None) -> AsmError:
+    def error(self, message: str, tok: Token | None = None, operator: bool = False
+              ) -> AsmError:
+        """`message, found <token>` at the token; an operator token outside a semaphore
+        expression (`operator` False) is the lexer's `unexpected character`, as before
+        operators were tokens."""
         tok = tok or self.peek()
+        if tok.kind == "op" and not operator:
+            return AsmError(unexpected(tok.text[0]), self.file, self.lineno, tok.column,
+                            self.source)
         shown = tok.text if len(tok.text) <= 40 else tok.text[:40] + "..."  # a token may be long
         found = "end of line" if tok.kind == "end" else repr(shown)
         return AsmError(f"{message}, found {found}", self.file, self.lineno, tok.column,
@@ -98,10 +117,10 @@ class _Cursor:
             raise self.error(f"expected {what}")
         return self.take()
 
-    def atom(self, what: str) -> Atom:
+    def atom(self, what: str, operator: bool = False) -> Atom:
         t = self.peek()
         if t.kind not in ("name", "number"):
-            raise self.error(f"expected {what}")
+            raise self.error(f"expected {what}", operator=operator)
         return Atom(self.take())
 
 
@@ -131,8 +150,29 @@ def _value(c: _Cursor) -> Value:
                 continue
             c.expect_punct("]", "',' or ']'")
             break
-        return Bracket(atom, tuple(entries), atom.column)
+        bracket = Bracket(atom, tuple(entries), atom.column)
+        nxt = c.peek()
+        if atom.text.lower() == "sem" and (
+                nxt.kind == "op" or (nxt.kind == "punct" and nxt.text == "=")):
+            return _sem_expr(c, bracket)
+        return bracket
     return atom
+
+
+def _sem_expr(c: _Cursor, target: Bracket) -> SemExpr:
+    """The rest of `sem[i] OP [value] [@when]` after its bracket."""
+    op = c.take()
+    if op.text == "@":
+        raise c.error("expected a comparison (>= > == <= <) or an update (++ -- += -= =) "
+                      "before '@'", op, operator=True)
+    operand = None
+    if op.text not in ("++", "--"):
+        operand = c.atom("a value after " + repr(op.text), operator=True)
+    when = None
+    if c.peek().kind == "op" and c.peek().text == "@":
+        c.take()
+        when = c.atom("read or complete after '@'", operator=True)
+    return SemExpr(target, op, operand, when, target.column)
 
 
 def parse_line(line: str, file: str, lineno: int) -> Statement:
@@ -177,7 +217,12 @@ def _check_length(atom: Atom, c: _Cursor) -> None:
 
 
 def _check_value_length(value: Value, c: _Cursor) -> None:
-    if isinstance(value, Atom):
+    if isinstance(value, SemExpr):
+        _check_value_length(value.target, c)
+        for atom in (value.operand, value.when):
+            if atom is not None:
+                _check_length(atom, c)
+    elif isinstance(value, Atom):
         _check_length(value, c)
     elif isinstance(value, ListValue):
         for atom in value.items:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from machine.asm.errors import AsmError
-from machine.asm.parser import Atom, Bracket, ListValue, Value
+from machine.asm.parser import Atom, Bracket, ListValue, SemExpr, Value
 from machine.dtypes import Dtype, Gen
 from machine.files import MAX_TOKEN_CHARS
 from machine.isa.addr import encode_address, encode_register
@@ -151,6 +151,9 @@ def partition_index(atom: Atom, fail: Fail) -> int:
 def field_value(f: Field, value: Value, gen: Gen, fail: Fail,
                 labels: dict[str, int] | None = None, here: int = 0) -> int | tuple[int, ...]:
     """The integer (or tuple) a value assigns to field `f`."""
+    if isinstance(value, SemExpr):
+        raise fail(f"a semaphore expression is written with wait= or signal=, not for "
+                   f"{f.name}", value.column)
     if isinstance(value, Bracket):
         if f.role != "addr4":
             raise fail(f"{f.name} is not a tensor address; expected {_expected_names(f)}",
