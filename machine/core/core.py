@@ -518,6 +518,17 @@ class Core:
             self._settle()
 
     def _advance(self, limit: int | None, stops: bool, feed: bool) -> CoreStop:
+        """Run up to `limit` global steps; `stops`: breakpoints count (else a replay,
+        which reports no steps to `on_step`); `feed`: the race detector sees them."""
+        if stops:
+            return self._run(limit, True, feed)
+        on_step, self.on_step = self.on_step, None
+        try:
+            return self._run(limit, False, feed)
+        finally:
+            self.on_step = on_step
+
+    def _run(self, limit: int | None, stops: bool, feed: bool) -> CoreStop:
         tl = self._timeline
         start = tl.steps
         first = True

@@ -262,3 +262,15 @@ def test_kernel_data_applied_once_and_config_from_kernel() -> None:
     assert c.machines["dve"].config.engine == "dve" and c.machines["pool"].config.gen == k.gen
     assert c.state().sbuf[0, 0:16].view("<f4").tolist() == [1.0, 2.0, 3.0, 4.0]
     assert np.all(c.state().sbuf[4:, 0:16] == 0)
+
+
+def test_replays_report_no_steps_to_on_step() -> None:
+    c = loops(n=200, journal_budget=4096)
+    seen: list[str] = []
+    c.on_step = lambda cs: seen.append(cs.engine)
+    assert c.cont().reason == "halt" and len(seen) == c.steps
+    n = len(seen)
+    c.reverse(c.steps - 10)  # a checkpoint restored and replayed: no trace of that
+    assert c.steps == 10 and len(seen) == n
+    c.replay(30)
+    assert c.steps == 30 and len(seen) == n
