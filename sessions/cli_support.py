@@ -109,11 +109,7 @@ def result_json(opened: Opened, stop: Stop) -> dict[str, Any]:
         "steps": st.steps, "stop": stop.to_dict(), "pc": st.pc, "registers": list(st.R),
         "gen": m.config.gen.label, "engine": m.config.engine, "halted": st.halted,
         "digest": st.digest()}
-    rec = stop.record
-    if stop.reason == "invalid" and rec is not None and rec.verdict is not None:
-        out["stop"]["failed"] = list(rec.verdict.failed)
-        out["stop"]["fixes"] = {c.name: c.fix for c in rec.verdict.clauses
-                                if not c.passed and not c.note and c.fix}
+    add_verdict(out["stop"], stop.reason, stop.record)
     source = where(opened, stop)
     if source is not None:
         out["stop"]["source"] = source
@@ -123,6 +119,14 @@ def result_json(opened: Opened, stop: Stop) -> dict[str, Any]:
                           "program_changed": s.program_changed, "digest_ok": s.digest_ok,
                           "warnings": list(s.warnings)}
     return out
+
+
+def add_verdict(stop: dict[str, Any], reason: str, rec: Any) -> None:
+    """An `invalid` stop's `failed` clauses and `fixes` (clause -> fix) in `run --json`."""
+    if reason == "invalid" and rec is not None and rec.verdict is not None:
+        stop["failed"] = list(rec.verdict.failed)
+        stop["fixes"] = {c.name: c.fix for c in rec.verdict.clauses
+                         if not c.passed and not c.note and c.fix}
 
 
 def save_after_run(path: str | Path, opened: Opened, stop: Stop | None = None,

@@ -17,6 +17,7 @@ from typing import Any
 
 from machine.core.core import CoreStop, Wait
 from machine.core.races import Access, Race
+from sessions.cli_support import add_verdict
 from sessions.kernel_open import OpenedKernel
 
 
@@ -32,6 +33,7 @@ def result_json(opened: OpenedKernel, stop: CoreStop) -> dict[str, Any]:
     engine = stop_engine(opened, stop)
     st = core.machines[engine].state
     stop_d = stop.to_dict()
+    add_verdict(stop_d, stop.reason, stop.record)
     source = opened.where(stop.engine, stop.pc)
     if source is not None:
         stop_d["source"] = source
@@ -87,8 +89,9 @@ def race_line(opened: OpenedKernel, n: int, race: Race) -> str:
             f"[{b0:#x}, {b1:#x}) with nothing ordering them: {race.missing}")
 
 
-def summary(opened: OpenedKernel, stop: CoreStop) -> str:
-    """The text `run KERNEL` prints."""
+def summary(opened: OpenedKernel, stop: CoreStop, why: list[str] | None = None) -> str:
+    """The text `run KERNEL` prints; `why`: lines to show under the stop line (the
+    failing clauses of an invalid instruction, as `run PROGRAM` shows them)."""
     core = opened.core
     where = ""
     if stop.engine is not None and stop.pc is not None and stop.reason != "halt":
@@ -97,7 +100,7 @@ def summary(opened: OpenedKernel, stop: CoreStop) -> str:
         lines = [f"stop: deadlock: no engine can run and "
                  f"{', '.join(w.engine for w in stop.waiting)} have not halted"]
     else:
-        lines = [f"stop: {stop.reason}{where}: {stop.detail}"]
+        lines = [f"stop: {stop.reason}{where}: {stop.detail}", *(why or [])]
     lines += [wait_line(opened, w) for w in stop.waiting]
     for e in core.engines:
         m = core.machines[e]

@@ -163,7 +163,10 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
         except OSError as e:
             raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
     _write_outputs(opened, stop, dump_sbuf, save_session)
-    click.echo(json.dumps(result_json(opened, stop)) if as_json else summary(opened, stop))
+    if as_json:
+        click.echo(json.dumps(result_json(opened, stop)))
+    else:
+        click.echo(summary(opened, stop, _why(stop)))
     if stop.reason == "interrupt":
         source = opened.where(stop.engine, stop.pc)
         at = "" if stop.pc is None else f" (engine {stop.engine}, pc {stop.pc:#x}" + (
@@ -172,6 +175,16 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
         raise SystemExit(EXIT_INTERRUPTED)
     if stop.reason in ("invalid", "fault", "deadlock") or core.races:
         raise SystemExit(EXIT_DEFECT)
+
+
+def _why(stop: Any) -> list[str]:
+    """The failing clauses of an invalid stop, in `validate`'s words."""
+    rec = stop.record
+    if stop.reason != "invalid" or rec is None or rec.verdict is None:
+        return []
+    from neurondbg.commands.validate import failing_clause_lines
+
+    return failing_clause_lines(rec.verdict)
 
 
 def _interrupted(core: Any) -> Any:

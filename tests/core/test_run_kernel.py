@@ -254,3 +254,30 @@ def test_an_output_naming_a_manifest_data_image_is_refused(tmp_path: Path) -> No
     assert (tmp_path / "img.npy").read_bytes() == before
     code, _, err = run(manifest, "--dump-sbuf", tmp_path / "pool.asm")
     assert code == 2 and "the pool stream" in err
+
+
+WRONG_ENGINE = """\
+.engine pool
+    MOVE R1=5
+    DVE_READ_ACCUMULATOR dst_element_count=1 dtype=FP32 nac=1 dst=sb[0, 0x220] step=1 num=1
+    HALT
+.engine dve
+    MOVE R2=7
+    HALT
+"""
+
+
+def test_an_op_on_the_wrong_engine_stops_invalid_then_faults(tmp_path: Path) -> None:
+    src = tmp_path / "wrong.asm"
+    src.write_text(WRONG_ENGINE)
+    code, out, _ = run(src, "--json")
+    stop = json.loads(out)["stop"]
+    assert code == 1 and stop["reason"] == "invalid" and stop["engine"] == "pool"
+    assert stop["failed"] == ["engine_has_opcode(pool)"] and "engine_has_opcode(pool)" in \
+        stop["fixes"] and stop["source"] == f"{src}:3:5" and stop["pc"] == 0x40
+    code, out, _ = run(src)
+    assert code == 1 and out.splitlines()[1].startswith("  engine_has_opcode(pool): ")
+    code, out, _ = run(src, "--json", "--execute-invalid")
+    d = json.loads(out)
+    assert code == 1 and d["stop"]["reason"] == "fault" and d["engines"]["pool"]["status"] == \
+        "faulted" and "does not run on the pool engine" in d["stop"]["detail"]
