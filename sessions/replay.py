@@ -263,6 +263,9 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
         step = core.steps  # the global step this line's engine takes
         actual = json.loads(json.dumps(core_step_to_json(core.step(engine), step, True)))
         compared += 1
+        if "waiting" in actual and "waiting" not in expected:  # it could not issue here
+            return ReplayResult(compared, Divergence(expected["step"], n, "waiting", None,
+                                                     actual["waiting"]))
         d = first_difference(expected, actual)
         if d is not None:
             return ReplayResult(compared, Divergence(expected["step"], n, *d))

@@ -213,3 +213,18 @@ def test_sbuf_into_a_session_past_step_0_is_refused(kernel: Path, tmp_path: Path
                            tmp_path / "s2.toml")
     assert code == 2 and "is at step 2" in err and len(err.strip().splitlines()) == 1
     assert sess.read_bytes() == before and not (tmp_path / "s2.toml").exists()
+
+
+def test_a_trace_whose_engine_was_blocked_diverges_there(tmp_path: Path) -> None:
+    trace = tmp_path / "t.jsonl"
+    src = KERNELS / "producer_consumer.asm"
+    assert cli_run("run", src, "--trace", trace)[0] == 0
+    header, first, second, *rest = trace.read_text().splitlines()
+    # DVE first: its wait on sem[0] does not hold yet, so it cannot take step 0
+    swapped = [json.loads(second) | {"step": 0}, json.loads(first) | {"step": 1}]
+    trace.write_text("\n".join([header, *map(json.dumps, swapped), *rest]) + "\n")
+    code, out, _ = cli_run("replay", trace, src, "--json")
+    d = json.loads(out)["divergence"]
+    assert code == 1 and (d["step"], d["line"], d["field"]) == (0, 2, "waiting")
+    assert d["expected"] is None
+    assert d["actual"] == {"pc": 0, "semaphore": 0, "condition": "sem[0] >= 1"}
