@@ -171,6 +171,8 @@ class Timeline:
             if len(self.schedule) >= KEEP_NONE_STEPS:
                 self._drop(len(self.schedule), states)
             return
+        if self.nbytes(states) <= self.budget:
+            return
         for c in list(self.checkpoints):
             if self.nbytes(states) <= self.budget:
                 break
