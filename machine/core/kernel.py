@@ -45,7 +45,7 @@ from machine.asm.disasm import to_json
 from machine.asm.loader import ProgramFile, from_binary, from_text, read_program
 from machine.asm.sections import assemble_sections, disassemble_sections, has_sections
 from machine.dtypes import DEFAULT_GEN, Gen
-from machine.files import InputFileError, read_input
+from machine.files import BINARY_SUFFIXES, InputFileError, read_input
 from machine.isa.opcodes import QUEUE_ENGINES
 from machine.isa.spec import RECORD_BYTES
 
@@ -58,7 +58,9 @@ class KernelError(ValueError):
     """A kernel input that is not one: one line naming the file (and key or position)."""
 
 
-@dataclass(frozen=True)
+# eq=False: a kernel holds numpy arrays, which have no truth value to compare by; two
+# streams are the same when their digests are (identity hashing is what remains).
+@dataclass(frozen=True, eq=False)
 class Queue:
     """One engine's instruction stream."""
 
@@ -68,7 +70,7 @@ class Queue:
     digest: str  # sha256 hex of the stream's 64-byte records
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Kernel:
     """Every engine's queue (ENGINE_ORDER order, at most one each, at least one), the
     data they start from, and the machine settings the manifest gives."""
@@ -160,6 +162,8 @@ def is_kernel_source(path: str | Path) -> bool:
     than a plain PROGRAM, or a session file)? Decided from the file's name and text;
     a file that cannot be read is not one (the loader that opens it reports why)."""
     p = Path(path)
+    if p.suffix.lower() in BINARY_SUFFIXES:
+        return False  # records by name (machine.files.looks_like_text): no need to read them
     try:
         if p.suffix.lower() == MANIFEST_SUFFIX:
             return _is_manifest_text(read_input(p, what="kernel manifest",

@@ -30,6 +30,7 @@ the path. Every file is read within the limits of machine.files.
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from dataclasses import fields
@@ -60,6 +61,7 @@ from machine.files import (
     size_text,
 )
 from machine.isa.addr import geometry
+from machine.isa.codec import IsaFormatError
 from machine.state import MachineConfig
 
 TABLES = ("kernel", "engines", "data", "machine")
@@ -77,6 +79,9 @@ class _Where:
     def __init__(self, path: Path, text: str) -> None:
         self.path = path
         self.text = text
+        # relative paths are relative to the manifest's real folder (as a session's are):
+        # `asm -o` through a symlink writes the streams beside its target
+        self.base = Path(os.path.realpath(path)).parent
 
     def position(self, table: str, key: str | None, index: int = 0) -> str:
         """`:line:column` where `key` is written in `[table]` (the `index`-th `[[table]]`),
@@ -180,15 +185,18 @@ def _file(base: Path, value: Any, where: _Where, table: str, key: str,
 
 
 def _queues(engines: dict[str, Any], gen: Gen, where: _Where) -> list[Queue]:
+    """Each stream through the one loader; the data they carry held to MAX_DATA_BYTES in
+    all (judged after each stream, so at most one stream's worth is read past it)."""
     if not engines:
         raise where.fail("engines", None, "names no engine; expected lines like pool = "
                          "\"pool.bin\" (engines: " + ", ".join(ENGINE_ORDER) + ")")
     out = []
+    total = 0
     for engine, value in engines.items():
         if engine not in ENGINE_ORDER:
             raise where.fail("engines", engine, "unknown engine; expected one of "
                              + ", ".join(ENGINE_ORDER))
-        path = _file(where.path.parent, value, where, "engines", engine)
+        path = _file(where.base, value, where, "engines", engine)
         if path.suffix.lower() == MANIFEST_SUFFIX:
             raise where.fail("engines", engine, f"{path}: a stream is one engine's program "
                              "(binary records or assembly), not a manifest")
@@ -197,6 +205,12 @@ def _queues(engines: dict[str, Any], gen: Gen, where: _Where) -> list[Queue]:
         except OSError as e:
             raise where.fail("engines", engine, f"{path}: cannot read: {e.strerror or e}"
                              ) from None
+        except (InputFileError, IsaFormatError) as e:  # they name the stream; add the key
+            raise where.fail("engines", engine, str(e)) from None
+        total += sum(d.data.size for d in prog.data)
+        if total > MAX_DATA_BYTES:
+            raise where.fail("engines", engine, f"the streams' data is over the "
+                             f"{size_text(MAX_DATA_BYTES)} limit for a kernel's data")
         out.append(make_queue(engine, prog, path))
     return out
 
@@ -228,9 +242,9 @@ def _image(base: Path, where: _Where, space: Any, file: Any, partition: Any, off
                     np.ascontiguousarray(arr), "", 0)
 
 
-def _images(doc: dict[str, Any], where: _Where) -> list[DataInit]:
+def _images(doc: dict[str, Any], where: _Where, streams_bytes: int) -> list[DataInit]:
     value = doc.get("data")
-    base = where.path.parent
+    base = where.base
     out: list[DataInit] = []
     if value is None:
         return out
@@ -240,6 +254,7 @@ def _images(doc: dict[str, Any], where: _Where) -> list[DataInit]:
                 raise where.fail("data", key, "unknown key; [data] takes: sbuf, psum (an "
                                  "image at partition 0, byte 0), or use [[data]] tables")
             out.append(_image(base, where, key, file, 0, 0, "data", key, None))
+            _held(where, streams_bytes, out)
     elif isinstance(value, list):
         for i, row in enumerate(value):
             if not isinstance(row, dict):
@@ -251,13 +266,18 @@ def _images(doc: dict[str, Any], where: _Where) -> list[DataInit]:
                                      "file, partition, offset", i)
             out.append(_image(base, where, row.get("space"), row.get("file"),
                               row.get("partition", 0), row.get("offset", 0), "data", "file", i))
+            _held(where, streams_bytes, out)
     else:
         raise where.fail("data", None, f"expected a table or [[data]] tables, found {value!r}")
-    total = sum(d.data.size for d in out)
-    if total > MAX_DATA_BYTES:
-        raise where.fail("data", None, f"the images hold {size_text(total)}; at most "
-                         f"{size_text(MAX_DATA_BYTES)} in all")
     return out
+
+
+def _held(where: _Where, streams_bytes: int, images: list[DataInit]) -> None:
+    """The kernel's data so far (the streams' and these images) is within MAX_DATA_BYTES."""
+    total = streams_bytes + sum(d.data.size for d in images)
+    if total > MAX_DATA_BYTES:
+        raise where.fail("data", None, f"the kernel's data would hold {size_text(total)}; at "
+                         f"most {size_text(MAX_DATA_BYTES)} in all")
 
 
 def _machine(table: dict[str, Any], gen: Gen, where: _Where) -> dict[str, Any]:
@@ -311,8 +331,9 @@ def load_manifest(path: Path, gen: Gen | None = None) -> Kernel:
                           "\"pool.bin\" under [engines]")
     settings = _machine(_table(doc, "machine", where), kgen, where)
     queues = _queues(_table(doc, "engines", where), kgen, where)
-    data = [d for q in sorted(queues, key=lambda q: ENGINE_ORDER.index(q.engine))
-            for d in q.program.data] + _images(doc, where)
+    own = [d for q in sorted(queues, key=lambda q: ENGINE_ORDER.index(q.engine))
+           for d in q.program.data]
+    data = own + _images(doc, where, sum(d.data.size for d in own))
     return make_kernel(kgen, queues, data, settings, path)
 
 

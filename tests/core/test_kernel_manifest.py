@@ -182,3 +182,42 @@ def test_a_manifest_is_a_kernel_source_and_a_session_is_not(streams: Path) -> No
     assert not is_kernel_source(streams / "gone.toml")
     assert looks_like_manifest(b'[kernel]\ngen = "cayman"\n')
     assert not looks_like_manifest(b'schema = 1\n[kernel]\npath = "k.toml"\n')
+
+
+def test_a_refused_stream_names_the_manifest_key_and_the_stream(streams: Path) -> None:
+    (streams / "sub.bin").mkdir()
+    (streams / "odd.bin").write_bytes(bytes(65))
+    m = _manifest(streams, '[engines]\npool = "sub.bin"\n')
+    assert _error(m) == (f"{m}:2:1: [engines] pool: {streams / 'sub.bin'}: is a directory; "
+                         "expected a regular file holding a program")
+    m = _manifest(streams, '[engines]\npool = "pool.bin"\ndve = "odd.bin"\n')
+    assert _error(m).startswith(f"{m}:3:1: [engines] dve: {streams / 'odd.bin'}: size 65 bytes"
+                                " is not a multiple of 64")
+
+
+def test_paths_are_relative_to_the_manifests_real_folder(streams: Path, tmp_path_factory):
+    m = _manifest(streams, '[engines]\npool = "pool.bin"\n')
+    elsewhere = tmp_path_factory.mktemp("links") / "link.toml"
+    elsewhere.symlink_to(m)
+    k = load_kernel(elsewhere)
+    assert k.path == elsewhere and k.queue("pool").path == streams / "pool.bin"
+
+
+def test_the_kernels_data_is_held_to_the_data_limit(streams: Path, monkeypatch) -> None:
+    import machine.core.manifest as manifest
+    np.save(streams / "b.npy", np.zeros((2, 100), dtype=np.uint8))  # a 328-byte file
+    monkeypatch.setattr(manifest, "MAX_DATA_BYTES", 328)  # each file fits, both do not
+    m = _manifest(streams, '[engines]\npool = "pool.bin"\n[[data]]\nspace = "sbuf"\n'
+                  'file = "b.npy"\n[[data]]\nspace = "psum"\nfile = "b.npy"\n')
+    assert _error(m) == f"{m}:3:1: [data]: the kernel's data would hold 402 bytes; at most " \
+                        "328 bytes in all"
+    monkeypatch.setattr(manifest, "MAX_DATA_BYTES", 1)
+    assert _error(m) == (f"{m}:2:1: [engines] pool: the streams' data is over the 1 byte "
+                         "limit for a kernel's data")
+
+
+def test_kernels_compare_by_identity_not_by_numpy_arrays(streams: Path) -> None:
+    m = _manifest(streams, '[engines]\npool = "pool.bin"\n')
+    a, b = load_kernel(m), load_kernel(m)
+    assert a == a and a != b and len({a, b}) == 2
+    assert a.queue("pool").digest == b.queue("pool").digest
