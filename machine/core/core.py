@@ -319,6 +319,7 @@ class Core:
         if bp.engine is not None and bp.engine not in self.engines:
             raise ValueError(f"column {lead + bp.text.rfind('@') + 2}: no {bp.engine} queue "
                              f"in this kernel (engines: {', '.join(self.engines)})")
+        self._check_engines(bp, spec)
         ms = [m for e, m in self.machines.items() if bp.engine in (None, e)]
         col = lead + bp.text.find(":") + 2
         if bp.kind == "label":
@@ -351,6 +352,19 @@ class Core:
         self.breakpoints.append(bp)
         self._resync([bp])
         return bp
+
+    def _check_engines(self, bp: Breakpoint, spec: str) -> None:
+        """Every `ENGINE.` an expression or target of `bp` names has a queue here."""
+        targets = list(bp.cond.targets) if bp.cond is not None else []
+        if bp.kind == "if":
+            targets += bp.value.targets
+        elif bp.kind in ("watch", "change"):
+            targets.append(bp.value)
+        for t in targets:
+            if t.engine and t.engine not in self.engines:
+                col = spec.lower().find(f"{t.engine}.") + 1
+                raise ValueError(f"column {col}: no {t.engine} queue in this kernel "
+                                 f"(engines: {', '.join(self.engines)})")
 
     def delete_breakpoint(self, bp_id: int) -> bool:
         before = len(self.breakpoints)

@@ -188,3 +188,16 @@ def test_wait_breakpoint_ignores_engines_blocked_from_the_start() -> None:
     c = core(pool=PRODUCER, dve=CONSUMER)
     c.add_breakpoint("wait")
     assert c.cont().reason == "halt"
+
+
+def test_expressions_naming_a_missing_engine_are_refused() -> None:
+    c = handshake()
+    with pytest.raises(ValueError, match=r"column 4: no act queue in this kernel \(engines: "
+                                         r"pool, dve\)"):
+        c.add_breakpoint("if:act.R1 > 0")
+    with pytest.raises(ValueError, match="column 17: no pe queue"):
+        c.add_breakpoint("op:COPY if R1 + pe.R2 > 0")
+    with pytest.raises(ValueError, match="column 7: no sp queue"):
+        c.add_breakpoint("watch:sp.R3")
+    assert c.breakpoints == []
+    c.add_breakpoint("if:dve.R1 > 0 or pool.PC > 0x1000")
