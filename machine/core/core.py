@@ -61,6 +61,7 @@ from machine.breakpoints import (
 )
 from machine.core.events import NO_PLAN, Plan, WaitSpec, plan_of, update_targets
 from machine.core.feed import Feeder
+from machine.core.kernel import Kernel
 from machine.core.races import Race, RaceDetector
 from machine.core.schedule import Policy, parse_policy
 from machine.core.timeline import Passive, Timeline
@@ -133,7 +134,7 @@ class CoreStop:
 class Core:
     """A kernel (machine.core.kernel.Kernel) loaded on a NeuronCore."""
 
-    def __init__(self, kernel: Any, config: MachineConfig | None = None, *,
+    def __init__(self, kernel: Kernel, config: MachineConfig | None = None, *,
                  schedule: str = "rr", races: bool = True,
                  journal_budget: int = JOURNAL_BUDGET) -> None:
         """`config`: the machine settings as the caller resolved them (engine is set per
@@ -648,7 +649,9 @@ class Core:
         if not waits:
             return self._plain_stop("halt", "every engine halted", done, found)
         first = waits[0]
-        bps = [b for b in self.breakpoints if b.enabled and b.kind == "deadlock"]
+        at = self._index(first.engine)
+        bps = [b for b in self.breakpoints
+               if b.enabled and b.kind == "deadlock" and self._cond(b, at)]
         for b in bps:
             b.hits += 1
         detail = "deadlock: " + "; ".join(w.describe() for w in waits)
