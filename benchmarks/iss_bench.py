@@ -10,21 +10,11 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
 
 import numpy as np
+from convert_bench import best  # the same timing as the kernel benchmark (run from benchmarks/)
 
 from machine.convert.iss import ISS_PRIMITIVES
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """Best wall time of `repeat` runs (seconds)."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:

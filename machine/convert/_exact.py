@@ -13,12 +13,8 @@ from functools import cache
 
 import numpy as np
 
-from machine.convert.formats import (
-    HIF8_VALUES,
-    FloatFormat,
-    Format,
-    IntFormat,
-)
+from machine.convert._trace_codec import HIF8_VALUES
+from machine.convert.formats import FloatFormat, Format, IntFormat
 
 FINITE, INF, NAN = 0, 1, 2
 U64 = np.uint64

@@ -21,7 +21,7 @@ import numpy as np
 
 from machine.convert._exact import U64, Lanes, bit_length
 from machine.convert._round import increment, split
-from machine.convert.formats import HIF8_VALUES
+from machine.convert._trace_codec import HIF8_VALUES
 from machine.convert.modes import Mode
 
 _POS = HIF8_VALUES[:0x80]

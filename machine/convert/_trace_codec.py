@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from machine.convert.formats import FloatFormat, Format, IntFormat
+import numpy as np
+
+from machine.convert.formats import FORMATS, FloatFormat, Format, IntFormat
 
 Mark = tuple[int, int, str]
 
@@ -221,3 +223,14 @@ def max_code(fmt: Format, sign: int) -> int:
 
 
 _FP32 = FloatFormat("fp32", 32, 8, 23, 127)
+
+
+def _hif8_value(code: int) -> float:
+    v = decode(code, _HIF8).value
+    return float(v)  # every HiFloat8 value (and inf / NaN) is a float64 exactly
+
+
+_HIF8 = FORMATS["hif8"]
+# the value of every HiFloat8 code, from the one decoder above (kernels index it)
+HIF8_VALUES: np.ndarray = np.array([_hif8_value(c) for c in range(256)], dtype=np.float64)
+HIF8_VALUES.setflags(write=False)

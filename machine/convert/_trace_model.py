@@ -107,8 +107,10 @@ class Trace:
 
 def json_number(v: Fraction) -> float | str:
     """An exact value for JSON: a float when float64 holds it exactly, else "p/q"."""
-    f = float(v)
-    return f if math.isfinite(f) and Fraction(f) == v else str(v)
+    d = v.denominator
+    if d & (d - 1) == 0 and abs(v.numerator).bit_length() <= 53 and d.bit_length() < 1070:
+        return float(v)  # a dyadic with a 53-bit numerator: float64 holds it exactly
+    return str(v)
 
 
 def show_short(v: Value) -> str:

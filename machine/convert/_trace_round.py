@@ -38,18 +38,19 @@ def _hex(code: int | None, digits: int) -> str | None:
     return None if code is None else f"0x{code:0{digits}x}"
 
 
-def candidate_sentence(c: dict, mode: str, tie: bool) -> str:
-    """One sentence on the two candidates: which the mode picks, and why."""
+def candidate_sentence(c: dict, exact: dict[str, Fraction], mode: str, tie: bool) -> str:
+    """One sentence on the two candidates: which the mode picks, and why. `c` is the
+    JSON-ready candidates dict, `exact` its values as Fractions (below, above, halfway,
+    distance_below, distance_above)."""
     def val(which: str) -> str:
-        bits = c[which]["bits"]
-        return f"{show(Fraction(c[which]['value']))} ({bits or 'not representable'})"
+        return f"{show(exact[which])} ({c[which]['bits'] or 'not representable'})"
 
     chosen = c["chosen"]
     other = "above" if chosen == "below" else "below"
     code = c[chosen]["bits"] or "none"
-    d_ch, d_ot = (show(Fraction(c[f"distance_{w}"])) for w in (chosen, other))
+    d_ch, d_ot = show(exact[f"distance_{chosen}"]), show(exact[f"distance_{other}"])
     head = (f"Candidates {val('below')} below and {val('above')} above, halfway "
-            f"{show(Fraction(c['halfway']))}: ")
+            f"{show(exact['halfway'])}: ")
     if tie and mode in (Mode.RINT, Mode.ROUND):
         rule = (f"ties go to the even code, {code}" if mode == Mode.RINT else
                 f"ties go away from zero, to {code}")
@@ -346,13 +347,13 @@ class Leg:
                  aligned, aligned, tuple(marks), values, tuple(marks))
         odd = self._lower_code_odd(kept, q)
         up, rule = self._decide(sign, g, inexact, tie, odd)
-        cand = self._candidates(sign, sig, exp2, kept, q, up)
+        cand, exact = self._candidates(sign, sig, exp2, kept, q, up)
         wid = kw + 1 if (kept + up) >> kw else kw
         before, after = bitstr(kept, wid), bitstr(kept + up, wid)
         marks_r = ((0, 1, "carry"), (1, wid, "kept")) if wid > kw else ((0, wid, "kept"),)
         head = f"{named}: {'an exact tie' if tie else 'above halfway' if g else 'below halfway'}"
         self.add("round", "Rounding decision",
-                 f"{head}; {rule}. {candidate_sentence(cand, self.mode, tie)}",
+                 f"{head}; {rule}. {candidate_sentence(cand, exact, self.mode, tie)}",
                  before, after, marks_r,
                  {"increment": up, "inexact": inexact, "tie": tie, "mode": self.mode,
                   "candidates": cand}, ((0, wid, "kept"),))
@@ -380,33 +381,35 @@ class Leg:
         return int(not odd), "round-to-odd takes the candidate whose code is odd"
 
     def _candidates(self, sign: int, sig: int, exp2: int, kept: int, q: int,
-                    up: int) -> dict:
+                    up: int) -> tuple[dict, dict[str, Fraction]]:
         """The representable values just below and above the exact input (by value, not
-        magnitude), their encodings, the halfway point, the one chosen, the error in ulps.
+        magnitude), their encodings, the halfway point, the one chosen, the error in ulps;
+        and the same values exactly (for the sentence).
 
         A candidate beyond the target's range (or e8m0's missing zero) has bits None: the
         overflow step (or e8m0's rule) then decides. JSON-ready: bits "0x..", values as
         float where float64 holds them exactly, else an exact fraction string."""
         unit = Fraction(2) ** q
         x = Fraction(sig) * Fraction(2) ** exp2
-        lo, hi = (kept, kept + 1)
-        lo_v, hi_v = lo * unit, hi * unit
-        lo_c, hi_c = self._code_at(sign, lo, q), self._code_at(sign, hi, q)
+        lo_v, hi_v = kept * unit, (kept + 1) * unit
+        lo_c, hi_c = self._code_at(sign, kept, q), self._code_at(sign, kept + 1, q)
         if sign:
             x, lo_v, hi_v = -x, -hi_v, -lo_v
             lo_c, hi_c = hi_c, lo_c
         chosen = ("below" if sign else "above") if up else ("above" if sign else "below")
         chosen_v = lo_v if chosen == "below" else hi_v
         digits = (self.dst.bits + 3) // 4
+        exact = {"below": lo_v, "above": hi_v, "halfway": (lo_v + hi_v) / 2,
+                 "distance_below": x - lo_v, "distance_above": hi_v - x}
         return {
             "below": {"bits": _hex(lo_c, digits), "value": json_number(lo_v)},
             "above": {"bits": _hex(hi_c, digits), "value": json_number(hi_v)},
-            "halfway": json_number((lo_v + hi_v) / 2),
+            "halfway": json_number(exact["halfway"]),
             "chosen": chosen,
             "error_ulps": float((chosen_v - x) / unit),
-            "distance_below": json_number(x - lo_v),
-            "distance_above": json_number(hi_v - x),
-        }
+            "distance_below": json_number(exact["distance_below"]),
+            "distance_above": json_number(exact["distance_above"]),
+        }, exact
 
     def _code_at(self, sign: int, k: int, q: int) -> int | None:
         """Encoding of (-1)**sign * k * 2**q in the target, None if it has none."""

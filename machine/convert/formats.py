@@ -21,8 +21,22 @@ import numpy as np
 from machine.dtypes import DTYPE_ALIASES, Dtype, Gen, dtype_format
 
 
+class _Kind:
+    """What kind of format a descriptor is: each class overrides the flags that are true
+    for it (FloatFormat reads is_fp32 / is_fp16 / is_scale / is_minifloat off its fields)."""
+
+    output_only: ClassVar[bool] = False  # a conversion may produce it but never read it
+    is_int: ClassVar[bool] = False
+    is_hif8: ClassVar[bool] = False
+    is_float: ClassVar[bool] = False  # a FloatFormat: exp/man/bias fields describe it
+    is_fp32: ClassVar[bool] = False
+    is_fp16: ClassVar[bool] = False
+    is_scale: ClassVar[bool] = False
+    is_minifloat: ClassVar[bool] = False
+
+
 @dataclass(frozen=True)
-class FloatFormat:
+class FloatFormat(_Kind):
     """A binary floating-point format: sign? | exponent | mantissa.
 
     nan: "ieee"    exponent all ones, mantissa != 0 (and inf = mantissa 0)
@@ -45,9 +59,7 @@ class FloatFormat:
     ml_dtype: np.dtype | None = None  # the ml_dtypes/numpy dtype with identical semantics
     kind: str = "float"
     output_only: bool = False  # a conversion may produce it but never read it (fp32r)
-    is_int: ClassVar[bool] = False
-    is_hif8: ClassVar[bool] = False
-    is_float: ClassVar[bool] = True  # a FloatFormat: the fields above describe it
+    is_float: ClassVar[bool] = True
 
     @property
     def container(self) -> np.dtype:
@@ -102,7 +114,7 @@ class FloatFormat:
 
 
 @dataclass(frozen=True)
-class HiF8Format:
+class HiF8Format(_Kind):
     """HiFloat8 (reference 002 Table 9/10): sign, dot-coded exponent width, mantissa.
 
     0x00 zero, 0x80 NaN, 0x6F / 0xEF +-infinity, largest finite 32768.
@@ -116,14 +128,7 @@ class HiF8Format:
     signed: bool = True
     kind: str = "hif8"
     ml_dtype: None = None
-    output_only: ClassVar[bool] = False
-    is_int: ClassVar[bool] = False
     is_hif8: ClassVar[bool] = True
-    is_float: ClassVar[bool] = False
-    is_fp32: ClassVar[bool] = False
-    is_fp16: ClassVar[bool] = False
-    is_scale: ClassVar[bool] = False
-    is_minifloat: ClassVar[bool] = False
 
     @property
     def container(self) -> np.dtype:
@@ -135,21 +140,14 @@ class HiF8Format:
 
 
 @dataclass(frozen=True)
-class IntFormat:
+class IntFormat(_Kind):
     """A two's-complement (signed) or plain binary (unsigned) integer."""
 
     name: str
     bits: int
     signed: bool
     kind: str = "int"
-    output_only: ClassVar[bool] = False
     is_int: ClassVar[bool] = True
-    is_hif8: ClassVar[bool] = False
-    is_float: ClassVar[bool] = False
-    is_fp32: ClassVar[bool] = False
-    is_fp16: ClassVar[bool] = False
-    is_scale: ClassVar[bool] = False
-    is_minifloat: ClassVar[bool] = False
 
     @property
     def container(self) -> np.dtype:
@@ -224,66 +222,3 @@ def parse_format(name: str, gen: Gen | None = None) -> Format:
             return FORMATS[fmt]
     raise ValueError(f"unknown format {name!r}; expected one of: {', '.join(FORMAT_NAMES)} "
                      "(or a Neuron dtype name such as FP8_EXP4, BFLOAT16)")
-
-
-# --- HiFloat8 field layout (reference 002 Table 9; DESIGN "Format semantics") -------------
-# After the sign bit a prefix-coded "dot" field gives the exponent width D; the exponent is
-# sign-magnitude with an implicit leading 1 (|Ev| in [2^(D-1), 2^D - 1]); the mantissa takes
-# the rest of the byte. Dot "0000" is the denormal form: value 2^(M - 23), M = 1..7 (M = 0 is
-# zero, or NaN with the sign set). (dot code, dot width, D, mantissa bits) per row:
-HIF8_DOTS: tuple[tuple[int, int, int, int], ...] = (
-    (0b11, 2, 4, 1),  # |Ev| in [8, 15]
-    (0b10, 2, 3, 2),  # |Ev| in [4, 7]
-    (0b01, 2, 2, 3),  # |Ev| in [2, 3]
-    (0b001, 3, 1, 3),  # |Ev| = 1
-    (0b0001, 4, 0, 3),  # Ev = 0
-)
-HIF8_DENORMAL_BIAS = 23  # denormal value 2^(M - 23)
-
-
-@dataclass(frozen=True)
-class HiF8Fields:
-    """One HiFloat8 code taken apart (for traces and the value table)."""
-
-    code: int
-    sign: int
-    dot: str  # the dot field as a bit string ("11", "001", "0000", ...)
-    exp_width: int  # D; -1 for the denormal form
-    exponent: int  # Ev (unbiased); for a denormal the exponent of 2^(M-23)
-    mantissa: int
-    man_bits: int
-    kind: str  # "zero", "nan", "inf", "normal", "denormal"
-    value: float
-
-
-def hif8_fields(code: int) -> HiF8Fields:
-    """Decode one HiFloat8 byte into its fields and exact value (float64 holds it exactly)."""
-    code &= 0xFF
-    sign, rest = code >> 7, code & 0x7F  # rest: 7 bits after the sign
-    for dot, width, d, mbits in HIF8_DOTS:
-        if rest >> (7 - width) == dot:
-            body = rest & ((1 << (7 - width)) - 1)
-            efield, man = body >> mbits, body & ((1 << mbits) - 1)
-            if d == 0:
-                ev = 0
-            else:
-                mag = (1 << (d - 1)) | (efield & ((1 << (d - 1)) - 1))
-                ev = -mag if efield >> (d - 1) else mag
-            value = (1 + man / (1 << mbits)) * 2.0**ev
-            kind = "normal"
-            if code & 0x7F == HIF8.inf_code:
-                kind, value = "inf", float("inf")
-            return HiF8Fields(code, sign, format(dot, f"0{width}b"), d, ev, man, mbits, kind,
-                              -value if sign else value)
-    m = rest & 0x7  # dot 0000: denormal
-    if m == 0:
-        kind, value = ("nan", float("nan")) if sign else ("zero", 0.0)
-        return HiF8Fields(code, sign, "0000", -1, 0, 0, 3, kind, value)
-    value = 2.0 ** (m - HIF8_DENORMAL_BIAS)
-    return HiF8Fields(code, sign, "0000", -1, m - HIF8_DENORMAL_BIAS, m, 3, "denormal",
-                      -value if sign else value)
-
-
-HIF8: HiF8Format = FORMATS["hif8"]  # type: ignore[assignment]
-HIF8_VALUES: np.ndarray = np.array([hif8_fields(c).value for c in range(256)], dtype=np.float64)
-HIF8_VALUES.setflags(write=False)

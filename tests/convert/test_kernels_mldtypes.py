@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from machine.convert import convert
 from machine.convert._exact import decode
 from machine.convert._fast32 import fast32_applies
-from machine.convert.formats import FORMATS, HIF8_VALUES
+from machine.convert._trace_codec import HIF8_VALUES
+from machine.convert.formats import FORMATS
 from machine.convert.kernels import _convert_wide, decode_value, encode_lanes, encode_value
 from machine.convert.options import resolve
 
