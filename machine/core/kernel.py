@@ -32,7 +32,7 @@ opened (the manifest reader names the manifest, the key and the path instead).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from machine.asm.data import DataInit
+from machine.asm.data import DataInit, data_path
 from machine.asm.disasm import to_json
 from machine.asm.loader import ProgramFile, from_binary, from_text, read_program
 from machine.asm.sections import assemble_sections, disassemble_sections, has_sections
@@ -80,6 +80,9 @@ class Kernel:
     data: tuple[DataInit, ...]
     machine: Mapping[str, Any]  # MachineConfig field names -> values ([machine])
     path: Path  # the manifest, the .asm, or the plain PROGRAM
+    # every file it was read from: `path`, the streams, their .data.npz sidecars and the
+    # [data] images (what an output must never overwrite)
+    inputs: tuple[Path, ...] = ()
 
     @property
     def engines(self) -> tuple[str, ...]:
@@ -107,12 +110,20 @@ def make_queue(engine: str, program: ProgramFile, path: Path) -> Queue:
 
 
 def make_kernel(gen: Gen, queues: list[Queue], data: list[DataInit],
-                machine: Mapping[str, Any], path: Path) -> Kernel:
-    """A Kernel with the queues put in ENGINE_ORDER (each engine at most once)."""
+                machine: Mapping[str, Any], path: Path, images: Iterable[Path] = ()) -> Kernel:
+    """A Kernel with the queues put in ENGINE_ORDER (each engine at most once); its
+    inputs are `path`, each stream and the sidecar beside it, and the `images`."""
     ordered = sorted(queues, key=lambda q: ENGINE_ORDER.index(q.engine))
     engines = [q.engine for q in ordered]
     assert ordered and len(set(engines)) == len(engines), engines
-    return Kernel(gen, tuple(ordered), tuple(data), MappingProxyType(dict(machine)), path)
+    inputs = [path]
+    for q in ordered:
+        side = data_path(q.path)
+        inputs += [q.path, side] if side.exists() else [q.path]
+    inputs += images
+    unique = tuple(dict.fromkeys(inputs))  # a file named twice is one input, first place
+    return Kernel(gen, tuple(ordered), tuple(data), MappingProxyType(dict(machine)), path,
+                  unique)
 
 
 def _check_engine(engine: str) -> None:

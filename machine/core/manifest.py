@@ -146,7 +146,8 @@ def looks_like_manifest(raw: bytes) -> bool:
     try:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, RecursionError, ValueError):
-        return re.search(rb"(?m)^[ \t]*\[[ \t]*(?:engines|kernel)[ \t]*\]", raw) is not None
+        return (re.search(rb"(?m)^[ \t]*\[[ \t]*(?:engines|kernel)[ \t]*\]", raw) is not None
+                and re.search(rb"(?m)^[ \t]*schema[ \t]*=", raw) is None)
     return "engines" in doc or ("kernel" in doc and "schema" not in doc)
 
 
@@ -216,7 +217,7 @@ def _queues(engines: dict[str, Any], gen: Gen, where: _Where) -> list[Queue]:
 
 
 def _image(base: Path, where: _Where, space: Any, file: Any, partition: Any, offset: Any,
-           table: str, key: str, index: int | None) -> DataInit:
+           table: str, key: str, index: int | None) -> tuple[DataInit, Path]:
     """One uint8 (partitions, bytes) .npy image at (partition, offset) of `space`."""
     if space not in SPACES:
         raise where.fail(table, "space" if index is not None else key,
@@ -239,13 +240,15 @@ def _image(base: Path, where: _Where, space: Any, file: Any, partition: Any, off
         raise where.fail(table, key, f"{path}: an empty image {arr.shape}; expected at least "
                          "one partition and one byte", index)
     return DataInit(space, (partition, partition + arr.shape[0]), offset,
-                    np.ascontiguousarray(arr), "", 0)
+                    np.ascontiguousarray(arr), "", 0), path
 
 
-def _images(doc: dict[str, Any], where: _Where, streams_bytes: int) -> list[DataInit]:
+def _images(doc: dict[str, Any], where: _Where,
+            streams_bytes: int) -> list[tuple[DataInit, Path]]:
+    """The [data] images with the files they came from."""
     value = doc.get("data")
     base = where.base
-    out: list[DataInit] = []
+    out: list[tuple[DataInit, Path]] = []
     if value is None:
         return out
     if isinstance(value, dict):
@@ -272,9 +275,9 @@ def _images(doc: dict[str, Any], where: _Where, streams_bytes: int) -> list[Data
     return out
 
 
-def _held(where: _Where, streams_bytes: int, images: list[DataInit]) -> None:
+def _held(where: _Where, streams_bytes: int, images: list[tuple[DataInit, Path]]) -> None:
     """The kernel's data so far (the streams' and these images) is within MAX_DATA_BYTES."""
-    total = streams_bytes + sum(d.data.size for d in images)
+    total = streams_bytes + sum(d.data.size for d, _ in images)
     if total > MAX_DATA_BYTES:
         raise where.fail("data", None, f"the kernel's data would hold {size_text(total)}; at "
                          f"most {size_text(MAX_DATA_BYTES)} in all")
@@ -333,8 +336,9 @@ def load_manifest(path: Path, gen: Gen | None = None) -> Kernel:
     queues = _queues(_table(doc, "engines", where), kgen, where)
     own = [d for q in sorted(queues, key=lambda q: ENGINE_ORDER.index(q.engine))
            for d in q.program.data]
-    data = own + _images(doc, where, sum(d.data.size for d in own))
-    return make_kernel(kgen, queues, data, settings, path)
+    images = _images(doc, where, sum(d.data.size for d in own))
+    return make_kernel(kgen, queues, own + [d for d, _ in images], settings, path,
+                       [p for _, p in images])
 
 
 def manifest_text(gen: Gen, streams: dict[str, str], source: str = "") -> str:

@@ -221,3 +221,19 @@ def test_kernels_compare_by_identity_not_by_numpy_arrays(streams: Path) -> None:
     a, b = load_kernel(m), load_kernel(m)
     assert a == a and a != b and len({a, b}) == 2
     assert a.queue("pool").digest == b.queue("pool").digest
+
+
+def test_inputs_are_every_file_the_kernel_was_read_from(streams: Path) -> None:
+    m = _manifest(streams, '[engines]\npool = "pool.bin"\ndve = "dve.asm"\nsp = "pool.bin"\n'
+                  '[data]\nsbuf = "img.npy"\npsum = "img.npy"\n')
+    assert load_kernel(m).inputs == (m, streams / "pool.bin",
+                                     streams / "pool.bin.data.npz", streams / "dve.asm",
+                                     streams / "img.npy")
+    assert load_kernel(streams / "dve.asm").inputs == (streams / "dve.asm",)
+    assert load_kernel(streams / "pool.bin").inputs == (streams / "pool.bin",
+                                                        streams / "pool.bin.data.npz")
+
+
+def test_a_broken_session_file_is_not_taken_for_a_manifest() -> None:
+    assert not looks_like_manifest(b'schema = 1\n[kernel]\npath = "k.toml\n')
+    assert looks_like_manifest(b'[kernel]\npath = "k.toml\n')
