@@ -36,8 +36,8 @@ def judge(inst: Instruction, gen: Gen, engine: str) -> Judgement:
     except ValueError:
         verdict = None
     try:  # the bridge judges fields it may not know: its refusal means "nothing to say"
-        nki = bridge.check_fields(inst.opcode, inst.fields, gen)
-        split = tuple(bridge.disagreements(inst.opcode, inst.fields, gen)) if nki else ()
+        nki = bridge.check_fields(inst.opcode, inst.fields, gen, engine)
+        split = tuple(bridge.disagreements(inst.opcode, inst.fields, gen, engine)) if nki else ()
     except (AttributeError, ValueError, KeyError):
         nki, split = None, ()
     return Judgement(verdict, nki, split)

@@ -115,7 +115,7 @@ def _with_fixes(r: ClauseResult, path: tuple[str, ...], plan: Any) -> ClauseResu
     if edit is None:
         why = plan.no_fix or "no edit of this clause's fields passes the whole predicate"
         return replace(r, fix=f"{r.fix}; {why}" if r.fix else why)
-    text = describe(edit) + (f" ({r.fix})" if r.fix else "")
+    text = describe(edit, plan.struct) + (f" ({r.fix})" if r.fix else "")
     return replace(r, fix=text, fix_fields=edit)
 
 
@@ -158,5 +158,6 @@ def explain_levels(instruction: Any, gen: Gen | str, engine: str | None = None) 
         return Levels(wire, None, None, ())
     struct = STRUCTS[predicate_for(raw[0]).struct]
     fields = record_fields(struct, np.frombuffer(raw, dtype=struct.dtype)[0])
-    nki = bridge.check_fields(raw[0], fields, g)
-    return Levels(wire, corr.intrinsic, nki, tuple(bridge.disagreements(raw[0], fields, g)))
+    nki = bridge.check_fields(raw[0], fields, g, engine)
+    return Levels(wire, corr.intrinsic, nki,
+                  tuple(bridge.disagreements(raw[0], fields, g, engine)))

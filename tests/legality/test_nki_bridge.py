@@ -149,12 +149,34 @@ def test_copy_predicated_convert_fails_same_dtype() -> None:
     assert "dst_dtype_matches_output" not in [c.name for c in verdict.clauses]
 
 
-def test_copy_predicated_both_psum_disagreement() -> None:
+def test_copy_predicated_both_psum_the_levels_agree() -> None:
+    """Issue 12: a "disagreement" claimed the wire level had no limit, while
+    tt_valid_partitions (isa-facts §5.2 item 9) fails on the same record."""
+    from machine.legality.explain import explain_levels
+
     inst = _copy_predicated(Dtype.UINT8, Dtype.FP32, Dtype.FP32, psum=True)
     assert check_fields(inst.opcode, inst.fields, Gen.CAYMAN).failed == (
         "memory(src, predicate)",)
-    assert "both inputs in PSUM" in [d.topic for d in disagreements(inst.opcode, inst.fields,
-                                                                     Gen.CAYMAN)]
+    levels = explain_levels(inst.raw, Gen.CAYMAN)
+    assert "tt_valid_partitions(src0, src1)" in levels.wire.failed
+    assert levels.disagreements == ()
+    assert disagreements(inst.opcode, inst.fields, Gen.CAYMAN) == []
+
+
+def test_copy_and_cast_correspond_to_tensor_copy() -> None:
+    """ref 000 §8: tensor_copy lowers to COPY when the dtypes match, CAST when they differ;
+    on POOL (gpsimd) a PSUM source fails at the NKI level (ref 000 §3.3 GOTCHA)."""
+    from machine.legality.explain import explain_levels
+    from machine.legality.wire.samples import example
+
+    assert intrinsic_for_opcode(0x47).intrinsic == "tensor_copy"
+    cast = example("is_valid_cast", src_mem_pattern__start_addr=0x2000000)
+    pool = explain_levels(cast, Gen.CAYMAN, "pool")
+    assert pool.wire.valid  # the struct allows PSUM (AllowedInPSUM::True)
+    assert pool.nki is not None and pool.nki.failed == ("gpsimd_no_psum(src)",)
+    assert [d.topic for d in pool.disagreements] == ["GpSimd and PSUM"]
+    act = explain_levels(cast, Gen.CAYMAN, "act")
+    assert act.nki.valid and act.disagreements == ()
 
 
 def test_select_reduce_fields() -> None:

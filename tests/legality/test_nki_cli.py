@@ -49,7 +49,8 @@ def test_illegal_exit_1_and_names_clause(tmp_path: Path) -> None:
     out = result.output
     assert "call 1: select_reduce on cayman (trn2): illegal" in out
     assert "FAIL _check_select_reduce_supported_reduce_cmd: reduce_cmd reset (1)" in out
-    assert "fix: use reset_reduce" in out
+    assert "fix: select_reduce takes idle, reduce or reset_reduce" in out
+    assert "for reset use reset_reduce" in out
     assert "ref 004" in out
 
 

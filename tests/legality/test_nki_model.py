@@ -281,7 +281,9 @@ def _calls(draw: st.DrawFn) -> dict[str, Any]:
 def test_random_well_typed_calls_are_judged(call: dict[str, Any]) -> None:
     verdict = check_call(call)
     assert verdict.predicate == call["op"]
-    assert [c.name for c in verdict.clauses] == [c.name for c in INTRINSICS[call["op"]]]
+    # the generation gate of float8_e4m3fn joins the calls that use it (isa-facts §8.2)
+    gated = ["dtype_native_on_gen"] if "float8_e4m3fn" in repr(call["args"]) else []
+    assert [c.name for c in verdict.clauses] == [c.name for c in INTRINSICS[call["op"]]] + gated
     for c in verdict.clauses:
         assert "could not evaluate" not in c.message
         assert c.message

@@ -64,7 +64,8 @@ _PAIRS: tuple[tuple[str, str, str, str], ...] = (
     ("IOTA", "iota", "MED", ""),
     ("DROPOUT", "dropout", "MED", ""),
     ("GET_SEQUENCE_BOUNDS", "sequence_bounds", "MED", ""),
-    ("COPY", "tensor_copy", "MED", ""),
+    ("COPY", "tensor_copy", "MED", "dtypes equal: the bit-accurate copy (ref 000 §8)"),
+    ("CAST", "tensor_copy", "MED", "dtypes differ: the FP32-hub cast (ref 000 §8)"),
     ("GATHER", "local_gather", "LOW", "by function"),
     ("DMA_TRANSPOSE", "dma_transpose", "MED", "plain path"),
     ("DMA_GATHER_TRANSPOSE", "dma_transpose", "MED", "indirect/gather path"),
@@ -206,6 +207,15 @@ def _copy_predicated_args(f: Mapping[str, Any], gen: Gen) -> dict[str, Any]:
     return args
 
 
+def _tensor_copy_args(f: Mapping[str, Any], gen: Gen) -> dict[str, Any]:
+    # ref 000 §8: one tensor_copy lowers to COPY (same dtypes) or CAST (they differ)
+    nac = int(f["num_active_channels"])
+    args: dict[str, Any] = {}
+    _put(args, "src", _tile(f, "src_mem_pattern", int(f["in_dtype"]), nac, gen))
+    _put(args, "dtype", _nki_dtype(int(f["out_dtype"])))
+    return args
+
+
 def _cumulative_args(f: Mapping[str, Any], gen: Gen) -> dict[str, Any]:
     args: dict[str, Any] = {}
     _put(args, "reduce_cmd", _reduce_cmd(int(f["accumulator_cmd"])))
@@ -217,29 +227,41 @@ _FIELD_MAPPERS: dict[str, Callable[[Mapping[str, Any], Gen], dict[str, Any]]] = 
     "SELECT_REDUCE": _select_reduce_args,
     "COPY_PREDICATED": _copy_predicated_args,
     "TENSOR_SCALAR_CACHE_CUMULATIVE": _cumulative_args,
+    "COPY": _tensor_copy_args,
+    "CAST": _tensor_copy_args,
 }
+# The queue engine an instruction runs on, as NKI names it (ref 000 §8: tensor_copy's
+# engine in {vector, scalar, gpsimd}; POOL is the GpSimd engine).
+QUEUE_TO_NKI_ENGINE: dict[str, str] = {"pool": "gpsimd", "act": "scalar", "dve": "vector"}
 
 
-def args_from_fields(opcode: int, fields: Mapping[str, Any], gen: Gen) -> dict[str, Any] | None:
+def args_from_fields(opcode: int, fields: Mapping[str, Any], gen: Gen,
+                     engine: str | None = None) -> dict[str, Any] | None:
     """The intrinsic arguments a decoded instruction determines (partial), or None.
 
     `fields` is the decoded field dict (flat dotted names, machine.isa). Only the
-    arguments the wire encodes are present; check_fields evaluates just the
-    clauses those arguments decide.
+    arguments the wire encodes are present (and `engine`, the queue engine the
+    instruction runs on, where the intrinsic takes one); check_fields evaluates
+    just the clauses those arguments decide.
     """
     corr = intrinsic_for_opcode(opcode)
     mapper = _FIELD_MAPPERS.get(corr.mnemonic) if corr else None
     if mapper is None:
         return None
     try:
-        return mapper(fields, gen)
+        args = mapper(fields, gen)
     except (KeyError, TypeError, ValueError):
         return None  # fields of another struct: nothing to say at the NKI level
+    takes_engine = any(p.name == "engine" for p in CATALOG[corr.intrinsic].params)
+    if takes_engine and engine in QUEUE_TO_NKI_ENGINE:
+        args["engine"] = QUEUE_TO_NKI_ENGINE[engine]
+    return args
 
 
-def check_fields(opcode: int, fields: Mapping[str, Any], gen: Gen) -> Verdict | None:
+def check_fields(opcode: int, fields: Mapping[str, Any], gen: Gen,
+                 engine: str | None = None) -> Verdict | None:
     """The NKI-level verdict of a decoded instruction (clauses its fields decide)."""
-    args = args_from_fields(opcode, fields, gen)
+    args = args_from_fields(opcode, fields, gen, engine)
     if args is None:
         return None
     return evaluate(CATALOG[intrinsic_for_opcode(opcode).intrinsic], args, gen, partial=True)
@@ -283,7 +305,18 @@ def _range_start_edge(args: Mapping[str, Any]) -> bool:
     return args.get("range_start", 0) + n == 2 ** 24 + 1
 
 
+def _gpsimd_psum(args: Mapping[str, Any]) -> bool:
+    return args.get("engine") == "gpsimd" and _both_psum("src")(args)
+
+
 _RS, _SR, _CP = Opcode.RANGE_SELECT, Opcode.SELECT_REDUCE, Opcode.COPY_PREDICATED
+_GPSIMD_PSUM = tuple(Disagreement(
+    op, "tensor_copy", "GpSimd and PSUM",
+    f"{op.name} may name PSUM operands (both tensor4d_valid calls pass AllowedInPSUM::True); "
+    "on POOL the machine faults at run time", "tensor_copy on engine gpsimd may not read "
+    "PSUM: \"GpSimd engine cannot access PSUM\"",
+    (Provenance("000", "§3.3 GOTCHA"), Provenance("000", "§8 (GpSimd path asserts SBUF-only)")),
+    _gpsimd_psum) for op in (Opcode.COPY, Opcode.CAST))
 _FACTS_63 = Provenance("isa-facts", "§6.3", "HIGH")
 DISAGREEMENTS: tuple[Disagreement, ...] = (
     Disagreement(
@@ -302,13 +335,8 @@ DISAGREEMENTS: tuple[Disagreement, ...] = (
         (Provenance("isa-facts", "§5.2 item 3", "HIGH"),
          Provenance("004", "tensor_copy_predicated (CONFIRMED literal)")),
         _signed_predicate),
-    Disagreement(
-        _CP, "tensor_copy_predicated", "both inputs in PSUM",
-        "COPY_PREDICATED reads src0 and src1 from PSUM or SBUF, with no limit on both in PSUM",
-        "tensor_copy_predicated allows at most one of src / predicate in PSUM",
-        (Provenance("isa-facts", "§5.2 item 7", "HIGH"),
-         Provenance("004", "tensor_copy_predicated MEMORY (CONFIRMED docstring)")),
-        _both_psum("src", "predicate")),
+    # (no "both inputs in PSUM" entry for COPY_PREDICATED: the wire level agrees, through
+    # tt_valid_partitions(src0, src1), isa-facts §5.2 item 9 - issue 12)
     Disagreement(
         _RS, "range_select", "index range edge",
         "RANGE_SELECT requires base + element_count <= 2^24 (unless the shape comes from a "
@@ -323,12 +351,14 @@ DISAGREEMENTS: tuple[Disagreement, ...] = (
         "select_reduce allows at most one of on_true / predicate in PSUM",
         (Provenance("004", "select_reduce MEMORY (CONFIRMED docstring)"),),
         _both_psum("on_true", "predicate")),
+    *_GPSIMD_PSUM,
 )
 
 
-def disagreements(opcode: int, fields: Mapping[str, Any], gen: Gen) -> list[Disagreement]:
-    """The known wire/NKI disagreements this decoded instruction runs into."""
-    args = args_from_fields(opcode, fields, gen)
+def disagreements(opcode: int, fields: Mapping[str, Any], gen: Gen,
+                  engine: str | None = None) -> list[Disagreement]:
+    """The known wire/NKI disagreements this decoded instruction runs into (on `engine`)."""
+    args = args_from_fields(opcode, fields, gen, engine)
     if args is None:
         return []
     return [d for d in DISAGREEMENTS if d.opcode == opcode and d.applies(args)]

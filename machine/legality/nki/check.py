@@ -13,7 +13,7 @@ from typing import Any
 from machine.dtypes import Gen
 from machine.legality.nki import dma, memory, reduce, search, select
 from machine.legality.nki.args import PARSERS
-from machine.legality.nki.common import UNEXPECTED
+from machine.legality.nki.common import NATIVE_DTYPE, UNEXPECTED, gated_dtypes
 from machine.legality.nki.spec import ClauseSpec, Intrinsic
 from machine.legality.nki.vocab import NkiInputError, _show, parse_call_gen
 from machine.legality.result import ClauseResult, Verdict
@@ -82,13 +82,13 @@ def evaluate(intrinsic: Intrinsic, args: Mapping[str, Any], gen: Gen,
     only some of an intrinsic's arguments.)
     """
     results = []
-    for spec in intrinsic.clauses:
+    specs = intrinsic.clauses + ((NATIVE_DTYPE,) if gated_dtypes(args) else ())
+    for spec in specs:
         if partial and any(r not in args for r in spec.reads):
             continue
-        try:
-            passed, message = spec.check(args, gen)
-        except Exception as exc:  # a clause must never take the checker down
-            passed, message = False, f"could not evaluate: {exc!r}"
+        # no containment here: a clause that raises is a bug in the catalogue, and it
+        # must surface rather than read as a failed clause (issue 11)
+        passed, message = spec.check(args, gen)
         results.append(ClauseResult(spec.name, passed, message, None if passed else spec.fix,
                                     spec.provenance, spec.reads, spec.note))
     return Verdict(intrinsic.name, "nki", tuple(results))

@@ -15,10 +15,12 @@ from typing import Any
 from machine.dtypes import Gen
 from machine.legality.nki.spec import Check, ClauseSpec, Param
 from machine.legality.nki.vocab import (
+    NATIVE_FROM,
     NkiDtype,
     ReduceCmd,
     Scalar,
     Tile,
+    gen_label,
     show_cmds,
     show_set,
 )
@@ -133,3 +135,29 @@ def is_tile(x: Any) -> bool:
 
 def is_scalar(x: Any) -> bool:
     return isinstance(x, Scalar)
+
+
+def gated_dtypes(args: Mapping[str, Any]) -> list[tuple[str, NkiDtype]]:
+    """(argument, dtype) of every argument whose dtype is native from a later generation."""
+    out = []
+    for name, value in args.items():
+        dtype = value if isinstance(value, NkiDtype) else getattr(value, "dtype", None)
+        if isinstance(dtype, NkiDtype) and dtype.name in NATIVE_FROM:
+            out.append((name, dtype))
+    return out
+
+
+def _native(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+    bad = [(n, d) for n, d in gated_dtypes(args) if gen < NATIVE_FROM[d.name]]
+    if bad:
+        shown = ", ".join(f"{n} {d}" for n, d in bad)
+        first = NATIVE_FROM[bad[0][1].name]
+        return False, (f"{shown}: not supported on {gen_label(gen)} (native from "
+                       f"{gen_label(first)} on: \"F8E4M3FN not supported on TRN1/TRN2\")")
+    return True, "every dtype is native on " + gen_label(gen)
+
+
+# Added to a call's verdict only when an argument uses such a dtype (check.evaluate).
+NATIVE_DTYPE = clause("dtype_native_on_gen", (), "float8_e4m3fn only on trn3+", _native,
+                      Provenance("isa-facts", "§8.2 CAUTION (public NKI docs)", "MED"),
+                      fix="use float8_e4m3 before trn3, or target trn3")

@@ -21,6 +21,7 @@ from machine.legality.nki.common import (
 )
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
 from machine.legality.nki.vocab import FP32, dtype_set, gen_label
+from machine.legality.result import Provenance
 
 MEMSET_ENGINES: tuple[str, ...] = ("vector", "gpsimd", "unknown")
 SEQUENCE_BOUNDS_DTYPES = dtype_set("float32", "int32")
@@ -182,14 +183,28 @@ def _dynamic_engine_clause() -> ClauseSpec:
                   fix="use engine=nisa.vector_engine or gpsimd_engine on trn1")
 
 
+def _gpsimd_sbuf(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+    engine, src = args["engine"], args.get("src")
+    where = getattr(src, "buffer", None)
+    if engine == "gpsimd" and where == "psum":
+        return False, ("engine gpsimd with src in PSUM: \"GpSimd engine cannot access "
+                       "PSUM\"; a PSUM-resident copy runs on the Vector or Scalar engine")
+    return True, f"engine {engine}, src in {where or 'SBUF'}"
+
+
 _COPY_PARAMS = (Param("src", "tile", required=True), Param("mask", "any"),
                 Param("dtype", "dtype"), Param("engine", "engine", default="unknown"))
 TENSOR_COPY = Intrinsic(
     "tensor_copy", "Vector / Scalar / GpSimd", _COPY_PARAMS, source="neuron_isa.py:1857",
-    doc="on-chip SRAM copy",
+    doc="on-chip SRAM copy; lowers to COPY 0x46 when the dtypes match, CAST 0x47 when "
+        "they differ (ref 000 §8)",
     clauses=(
         signature("tensor_copy", _COPY_PARAMS, ref004("tensor_copy signature (stub L1424)")),
         not_none("src"),
+        clause("gpsimd_no_psum(src)", ("engine", "src"), "engine != gpsimd or src not in PSUM",
+               _gpsimd_sbuf,
+               Provenance("000", "§3.3 GOTCHA, §8 (GpSimd path asserts SBUF-only)"),
+               fix="copy on engine=nisa.vector_engine or scalar_engine, or move src to SBUF"),
     ),
 )
 TENSOR_COPY_DYNAMIC_SRC = Intrinsic(

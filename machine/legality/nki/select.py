@@ -324,7 +324,9 @@ SELECT_REDUCE = Intrinsic(
                         {**_NO_LOAD, R.reset: "; unlike range_select there is no bare reset: "
                                               "use reset_reduce (ref 004 GOTCHA)"},
                         ref004("reduce_cmd: _check_select_reduce_supported_reduce_cmd :3000"),
-                        fix="use reset_reduce (reset and accumulate) instead of reset"),
+                        fix="select_reduce takes idle, reduce or reset_reduce: for reset use "
+                        "reset_reduce (reset, then accumulate); for load_reduce use reduce "
+                        "(accumulate onto the running value)"),
         _memory(("on_true", "predicate"), "memory(on_true, predicate)",
                 ref004("select_reduce MEMORY (CONFIRMED docstring)")),
     ),

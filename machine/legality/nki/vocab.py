@@ -59,6 +59,7 @@ NKI_DTYPES: dict[str, NkiDtype] = {
         _d("bfloat16", "float", 16),
         _d("float16", "float", 16),
         _d("float8_e4m3", "float", 8),
+        _d("float8_e4m3fn", "float", 8),  # distinct: native on trn3+ only (isa-facts §8.2)
         _d("float8_e5m2", "float", 8),
         _d("float8_e3m4", "float", 8),
         _d("int8", "int", 8),
@@ -79,8 +80,11 @@ _DTYPE_ALIASES: dict[str, str] = {
     "fp16": "float16", "half": "float16", "fp8_e4m3": "float8_e4m3",
     "fp8_e5m2": "float8_e5m2", "fp8_e3m4": "float8_e3m4", "bool": "uint8", "bool_": "uint8",
     "bfloat": "bfloat16", "fp8_exp4": "float8_e4m3", "fp8_exp5": "float8_e5m2",
-    "fp8_exp3": "float8_e3m4", "float8_e4m3fn": "float8_e4m3",
+    "fp8_exp3": "float8_e3m4", "fp8_e4m3fn": "float8_e4m3fn",
 }
+# isa-facts §8.2 CAUTION (public NKI docs): float8_e4m3fn is not float8_e4m3; it is native
+# from trn3 (mariana) on ("F8E4M3FN not supported on TRN1/TRN2").
+NATIVE_FROM: dict[str, Gen] = {"float8_e4m3fn": Gen.MARIANA}
 
 FLOAT32 = NKI_DTYPES["float32"]
 FP32 = FLOAT32

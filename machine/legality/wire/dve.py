@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -63,10 +63,28 @@ def op_class(name: str, field: str, members: frozenset[AluOp], prov: Provenance,
     return Clause(name, (field,), lambda r: table(r.ctx.gen)[r[field]], message, prov)
 
 
+# The accepted command nearest in meaning to a refused one (NKI names, isa-facts §6.1):
+# reset (ZERO) -> reset_reduce (ZERO_ACCUMULATE), load_reduce -> reduce (ACCUMULATE).
+NEAREST_CMD = {AccumCmd.ZERO: AccumCmd.ZERO_ACCUMULATE,
+               AccumCmd.LOAD_ACCUMULATE: AccumCmd.ACCUMULATE,
+               AccumCmd.IDLE: AccumCmd.ACCUMULATE}
+
+
 def accum_set(name: str, field: str, codes: frozenset[int], prov: Provenance,
               rule: str) -> Clause:
-    return c.in_set(name, field, codes, prov, rule,
-                    names={int(m): m.name for m in AccumCmd})
+    def repair(v: Values, ctx: Ctx) -> list[dict[str, int]]:
+        near = NEAREST_CMD.get(int(v[field]))
+        return [{field: int(near)}] if near is not None and near in codes else []
+
+    def fix(v: Values, ctx: Ctx) -> str:
+        near = NEAREST_CMD.get(int(v[field]))
+        names = ", ".join(AccumCmd(x).name for x in sorted(codes))
+        if near is not None and near in codes:
+            return f"use {near.name} ({int(near)}), the accepted command nearest in meaning"
+        return f"use one of {names}"
+
+    return replace(c.in_set(name, field, codes, prov, rule,
+                            names={int(m): m.name for m in AccumCmd}), repair=repair, fix=fix)
 
 
 # -- predicated copy / cast 0x72 / 0x99 (isa-facts §5.2) -----------------------------------
@@ -215,6 +233,10 @@ def has_valid_immediates(imm: ImmRef, nac: str) -> Clause:
 # -- RANGE_SELECT 0xbc (isa-facts §6.3-6.4) ----------------------------------------------------
 
 P_RS = Provenance("isa-facts", "§6.4 S2D2_RS")
+# isa-facts §6.4 names the byte `in_out_dtype (DTYPE_PAIR)` but not which nibble is which:
+# lo = input, hi = output by analogy with DTYPE_PAIR's lo = in0 (§5.1), a neurondbg decision.
+P_RS_NIBBLE = Provenance("isa-facts", "§6.4 S2D2_RS; nibble roles (lo in, hi out) decided "
+                         "by neurondbg", "LOW")
 RS_IN = DtypeRef("in_out_dtype", "lo")
 RS_OUT = DtypeRef("in_out_dtype", "hi")
 RS_SRC = Tensor("src", "src", 2, RS_IN)
@@ -244,10 +266,10 @@ RANGE_SELECT = Predicate("is_valid_range_select", "S2D2_RS", (Op.RANGE_SELECT,),
            lambda v, ctx, ok: f"RANGE_SELECT exists from NC-v3 (cayman) on; this is "
            f"{ctx.gen.label}", P_RS),
     c.active_channels("nac", prov=P_RS),
-    c.dtype_set_clause("is_valid_fp_dtype_datapath(in_dtype)", RS_IN, gates.FP_DATAPATH, P_RS,
-                       "RANGE_SELECT input is FP only", label="in_dtype"),
+    c.dtype_set_clause("is_valid_fp_dtype_datapath(in_dtype)", RS_IN, gates.FP_DATAPATH,
+                       P_RS_NIBBLE, "RANGE_SELECT input is FP only", label="in_dtype"),
     c.dtype_set_clause("is_valid_fp_dtype_datapath(out_dtype)", RS_OUT,
-                       gates.FP_DATAPATH | {Dtype.FP32R}, P_RS,
+                       gates.FP_DATAPATH | {Dtype.FP32R}, P_RS_NIBBLE,
                        "RANGE_SELECT output is FP only (FP32R allowed)", label="out_dtype"),
     accum_set("range_select_valid_reduce_cmd", "reduce_cmd",
               frozenset({AccumCmd.IDLE, AccumCmd.ACCUMULATE, AccumCmd.ZERO_ACCUMULATE}),

@@ -12,6 +12,7 @@ from functools import cache
 import numpy as np
 
 from machine.isa.opcodes import OPCODES, QUEUE_ENGINES
+from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import ctrl, dve, s4d4_tr
@@ -53,6 +54,9 @@ def predicate_for(opcode: int) -> Predicate:
 
 ENGINE_CHOICES: tuple[str, ...] = QUEUE_ENGINES
 P_ENGINE = Provenance("000", "§2.2, §7; 001 §7.2; DESIGN Machine", "MED")
+# Dispatch-table entries neurondbg decided rather than read: ref 000 names POOL (pool_copy,
+# pool_cast) and ACT (the native Cast/Copy) for COPY/CAST; DVE is the project's choice.
+DECIDED: frozenset[tuple[int, str]] = frozenset({(Op.COPY, "dve"), (Op.CAST, "dve")})
 
 
 @cache
@@ -77,8 +81,10 @@ def engine_clause(engine: str) -> Clause:
         code = int(v["header.opcode"])
         info = OPCODES.get(code)
         where = ", ".join(sorted(info.engines)) if info and info.engines else "no engine"
+        decided = (f"; {info.name} on {engine} is a neurondbg decision (LOW): ref 000 §7-8 "
+                   "names POOL and ACT" if (code, engine) in DECIDED and info else "")
         return (f"{c.mnemonic(code)} (0x{code:02X}) " + ("is" if ok else "is not")
-                + f" in the {engine} dispatch table (it runs on: {where})")
+                + f" in the {engine} dispatch table (it runs on: {where}){decided}")
 
     return Clause(f"engine_has_opcode({engine})", ("header.opcode",),
                   lambda r: table[r["header.opcode"]], message, P_ENGINE,

@@ -39,6 +39,7 @@ class Plan:
     combined: Edit | None
     per_leaf: Mapping[Path, Edit | None]
     no_fix: str | None  # why no edit passes (None when `combined` exists)
+    struct: Struct | None = None  # the record's struct (for describing the edits)
 
 
 def _fits(struct: Struct, name: str, value: Any) -> bool:
@@ -126,7 +127,7 @@ def plan(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: 
          failing: Sequence[tuple[Path, Clause]], forced: bool = False) -> Plan:
     """Search the smallest checked edit sets for the failing leaves of one record."""
     if not failing:
-        return Plan(None, {}, None)
+        return Plan(None, {}, None, struct)
     cands = [candidates(cl, struct, rec, values, ctx) for _, cl in failing]
     stuck = [path[-1] for (path, _), c in zip(failing, cands, strict=True) if not c]
     n = len(failing)
@@ -181,24 +182,36 @@ def plan(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: 
         else:
             no_fix = (f"no combination of the candidate edits makes {pred.name} pass on "
                       f"{ctx.gen.label}")
-    return Plan(combined, per_leaf, no_fix)
+    return Plan(combined, per_leaf, no_fix, struct)
 
 
-def describe(edit: Mapping[str, Any]) -> str:
-    """`set out_dtype = FP32 (0xA), dst.start_addr = 0x00000400`."""
+def describe(edit: Mapping[str, Any], struct: Struct | None = None) -> str:
+    """`set out_dtype = FP32 (0xA), reduce_cmd = ZERO_ACCUMULATE (3), dst.start_addr =
+    0x00000400`: enum fields by name (when `struct` is given), addresses in hex."""
+    from machine.isa.opcodes import mnemonic
     from machine.legality.wire.gates import dtype_label
 
     parts = []
     for name, value in edit.items():
+        f = None
+        if struct is not None:
+            try:
+                f = struct.field(name)
+            except KeyError:
+                f = None
         if isinstance(value, tuple):
             shown = "[" + ", ".join(str(x) for x in value) + "]"
+        elif name == "header.opcode":
+            shown = f"0x{value:02X} ({mnemonic(value)})"
         elif name.endswith("start_addr") or name in ("fill_val", "bound0", "bound1", "imm0",
                                                      "imm1"):
             shown = f"0x{value:08X}"
-        elif name.endswith("dtype") and value < 0x20:
+        elif (f is not None and f.role == "dtype") or (f is None and name.endswith("dtype")):
             shown = dtype_label(value)
-        elif name.endswith("_dtype") or name == "in0_in1_dtype" or name == "header.opcode":
-            shown = f"0x{value:02X}"
+        elif f is not None and f.role == "dtype_pair":
+            shown = f"0x{value:02X} (lo {dtype_label(value & 0xF)}, hi {dtype_label(value >> 4)})"
+        elif f is not None and f.enum is not None and value in set(int(m) for m in f.enum):
+            shown = f"{f.enum(value).name} ({value})"
         else:
             shown = str(value)
         parts.append(f"{name} = {shown}")

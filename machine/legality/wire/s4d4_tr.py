@@ -22,6 +22,10 @@ OUT = DtypeRef("out_dtype")
 # isa-facts §2.1: from MARIANA on the operands are MEM_PATTERN4D (may be indirect).
 SRC = Tensor("src", "src_mem_pattern", 4, IN, mem_pattern_from=Gen.MARIANA)
 DST = Tensor("dst", "dst_mem_pattern", 4, OUT, write=True, mem_pattern_from=Gen.MARIANA)
+# ref 000 §3.3 GOTCHA: both tensor4d_valid calls pass AllowedInPSUM::True and
+# AllowedInSBUF::True; that POOL (GpSimd) cannot reach PSUM is engine-physical, not a
+# struct rule: the machine faults it at run time (machine.engines), and the NKI level
+# checks it (tensor_copy on gpsimd, machine.legality.nki.memory).
 
 RESERVED = c.zero_bytes("s4d4_tr_reserved_zero", "reserved1", P)
 MASK = c.equals("mask_enable_zero", "mask_enable", 0, P,
@@ -48,7 +52,10 @@ def _same_type_message(v: Values, ctx: Ctx, ok: bool) -> str:
 SAME_TYPE = Clause(
     "s4d4_tr_same_src_dst_type", ("in_dtype", "out_dtype"),
     lambda r: r["in_dtype"] == r["out_dtype"], _same_type_message, P,
-    fix=lambda v, ctx: f"use CAST ({Op.CAST:#04x}) to convert, or set out_dtype = in_dtype")
+    fix=lambda v, ctx: f"use CAST ({Op.CAST:#04x}) to convert, or set out_dtype = in_dtype",
+    # keep the destination's dtype; converting is CAST's job (the one clause it omits)
+    repair=lambda v, ctx: [{"out_dtype": int(v["in_dtype"])},
+                           {"header.opcode": int(Op.CAST)}])
 
 
 def _copy_cast(name: str, code: int, copy: bool) -> Predicate:

@@ -202,19 +202,28 @@ def _on_chip(t: Tensor) -> Clause:
 
 
 def _space_allowed(t: Tensor, space: int) -> Clause:
-    """Rule 3: allow_psum || !is_psum (space PSUM), allow_sbuf || !is_sbuf (SBUF)."""
-    allowed = t.allow_psum if space == PSUM else t.allow_sbuf
+    """Rule 3: allow_psum || !is_psum (space PSUM), allow_sbuf || !is_sbuf (SBUF).
+
+    Decision (issue 12): the references pass allow_psum = allow_sbuf = true for every
+    wire operand they document (ref 000 §3.3 GOTCHA: "Both tensor4d_valid calls pass
+    AllowedInPSUM::True, AllowedInSBUF::True"; isa-facts §5.2 item 7 likewise), so the
+    rule is declared and evaluated for every operand but only a `Tensor` declared with
+    allow_psum/allow_sbuf False can fail it. GpSimd's PSUM limit is engine-physical:
+    a run-time fault, and the NKI tensor_copy rule."""
     name = SPACE_NAMES[space]
     other = SBUF if space == PSUM else PSUM
 
+    def allowed(ctx: Ctx) -> bool:
+        return t.allow_sbuf if space == SBUF else t.allow_psum
+
     def check(r: Rows) -> np.ndarray:
-        a = addr_cols(r, t.addr_field)
-        if allowed:
+        if allowed(r.ctx):
             return np.ones(len(r), dtype=bool)
+        a = addr_cols(r, t.addr_field)
         return ~_plain(a) | (a.space != space)
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
-        if allowed:
+        if allowed(ctx):
             return f"{name} is allowed for {t.label}"
         word = int(v[t.addr_field])
         here = int(_one(word, ctx.gen).space[0]) == space
