@@ -222,15 +222,32 @@ def failing_clause_lines(verdict) -> list[str]:
                    f"does; `{ANY_ENGINE}`: the wire-level predicates only.")
 @click.option("--json", "as_json", is_flag=True, help="Every instruction's clauses as JSON.")
 @click.option("--summary", is_flag=True, help="Counts only: failing records per clause (JSON).")
-def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool) -> None:
+@click.option("--fix", "fix_out", type=click.Path(dir_okay=False), default=None,
+              metavar="OUT", help="Write PROGRAM with every checked fix applied to OUT "
+              "(binary or assembly, as PROGRAM) and list the edits.")
+def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
+            fix_out: str | None) -> None:
     """Check every instruction of PROGRAM against the wire-level legality predicates and
     the engine's dispatch table (by default POOL's, the queue `run` uses)."""
     if as_json and summary:
         raise click.UsageError("--json and --summary are exclusive")
+    if fix_out is not None and (as_json or summary):
+        raise click.UsageError("--fix lists its edits as text: not with --json or --summary")
+    target = None
+    if fix_out is not None:
+        from neurondbg.commands import validate_fix
+        target = validate_fix.output_target(fix_out, program)  # before any work
     raw, source = load_with_source(program, gen)
     from machine.legality.explain import validate
     queue = None if engine == ANY_ENGINE else engine
     result = validate(raw, gen, queue)
+    if target is not None:
+        lines, unfixed = validate_fix.write(program, target, raw, source, result)
+        for line in lines:
+            click.echo(line)
+        click.echo(f"{result.count} instructions, {result.invalid - unfixed} fixed, "
+                   f"{unfixed} without a fix; wrote {fix_out}")
+        sys.exit(1 if unfixed else 0)
     if summary:
         click.echo(json.dumps(_summary(result)))
     elif as_json:

@@ -1,0 +1,112 @@
+"""`neurondbg validate PROGRAM --fix OUT`: write the program with every checked fix applied.
+
+Each invalid instruction's smallest checked edit set (machine.legality.explain:
+applied to a copy of the record, the whole predicate re-judged on the same
+generation and engine) is applied; one line per instruction lists the edits, or
+why no edit exists. OUT has the input's form: 64-byte records for a binary
+program (its `.data.npz` sidecar copied beside OUT), assembly for assembly, where
+only the repaired instructions' lines change (label and comment kept, `fixed:
+...` added to the comment) and the new text is re-assembled to check that it
+gives exactly the repaired records. The write is atomic and never over PROGRAM.
+
+Decision (issue 12 is silent): the exit code describes OUT, the program the user
+runs next: 0 when every instruction of OUT is valid, 1 when some have no fix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from neurondbg.errors import InputError
+
+
+def output_target(out: str, program: str) -> Path:
+    """The resolved OUT; InputError (exit 2) when it is PROGRAM or cannot be written."""
+    from sessions.atomic import check_output
+    from sessions.errors import SessionError
+
+    try:
+        return check_output(out, [("the program", program)], what="--fix output")
+    except SessionError as e:
+        raise InputError(str(e)) from None
+
+
+def repair(raw: np.ndarray, result) -> tuple[np.ndarray, list[str], dict[int, str], int]:
+    """(repaired records, one line per invalid instruction, {changed index: its edits},
+    instructions without a fix)."""
+    from machine.isa.structs import STRUCTS
+    from machine.legality.explain import explain
+    from machine.legality.wire.registry import predicate_for
+    from machine.legality.wire.repair import apply, describe
+
+    fixed = raw.copy()
+    lines: list[str] = []
+    changed: dict[int, str] = {}
+    unfixed = 0
+    cache: dict[bytes, tuple[bytes | None, str]] = {}
+    for i in np.flatnonzero(~result.valid).tolist():
+        record = raw[i].tobytes()
+        if record not in cache:
+            v = explain(record, result.gen, result.engine)
+            struct = STRUCTS[predicate_for(record[0]).struct]
+            if v.fix_fields is None:
+                cache[record] = (None, f"no fix: {v.no_fix}")
+            else:
+                rec = np.frombuffer(record, dtype=struct.dtype).copy()
+                cache[record] = (apply(struct, rec, v.fix_fields).tobytes(),
+                                 describe(v.fix_fields, struct))
+        new, text = cache[record]
+        lines.append(f"#{i} @0x{i * 64:06x}: {text}")
+        if new is None:
+            unfixed += 1
+        else:
+            fixed[i] = np.frombuffer(new, dtype=np.uint8)
+            changed[i] = text
+    return fixed, lines, changed, unfixed
+
+
+def assembly_text(source, fixed: np.ndarray, edits: dict[int, str], gen) -> str:
+    """The source text with each changed instruction's line rewritten from its record."""
+    from machine.asm.disasm import format_instruction
+    from machine.isa.codec import decode
+
+    lines = source.text.splitlines(keepends=True)
+    for i in edits:
+        n = source.lines[i] - 1
+        old = lines[n]
+        head, hash_, comment = old.rstrip("\n").partition("#")
+        label, colon, _ = head.partition(":")
+        prefix = label + ": " if colon and " " not in label.strip() else ""
+        body = format_instruction(decode(fixed[i].tobytes(), i * 64, i), gen)
+        ending = "\n" if old.endswith("\n") else ""
+        kept = f"{comment.strip()}; " if hash_ and comment.strip() else ""
+        lines[n] = f"{prefix}{body}  # {kept}fixed: {edits[i]}{ending}"
+    return "".join(lines)
+
+
+def write(program: str, target: Path, raw: np.ndarray, source, result) -> tuple[list[str], int]:
+    """Repair, write OUT atomically in the input's form; (edit lines, instructions unfixed)."""
+    from machine.asm.data import data_path
+    from sessions.atomic import atomic_open
+
+    fixed, lines, changed, unfixed = repair(raw, result)
+    if source is None:  # binary: the records, and the data sidecar beside them
+        side = data_path(program)
+        with atomic_open(target, "wb") as fh:
+            fh.write(fixed.tobytes())
+        if side.exists():
+            with atomic_open(data_path(target), "wb") as fh:
+                fh.write(side.read_bytes())
+        return lines, unfixed
+    from machine.asm.loader import from_text
+
+    text = assembly_text(source, fixed, changed, result.gen)
+    again = from_text(target, text, result.gen).program.raw
+    if again.shape != fixed.shape or not np.array_equal(again, fixed):
+        raise InputError(f"{target}: the repaired assembly does not re-assemble to the "
+                         "repaired records; nothing was written")
+    with atomic_open(target, "w") as fh:
+        fh.write(text)
+    return lines, unfixed
