@@ -1,8 +1,12 @@
 """Open a kernel (machine.core) for the CLI: the source, the Core, the data it starts from.
 
-    opened = open_kernel(path, gen=None, schedule="rr", races=True)   # SessionError
-    opened.load_sbuf(array)            # `run --sbuf`: kept, so a saved session has it
+    opened = open_kernel(path, gen=None, schedule="rr", races=True,   # SessionError
+                         images=[Image("sbuf", 0, 0, array, "in.npy")])   # `run --sbuf`
     stop = opened.core.cont(max_steps)
+
+Images (memory the kernel's own data does not produce) become part of the kernel's data
+before the Core is built, so they are in its step-0 state (checkpoint 0, reverse, replay)
+and a saved session keeps them.
 
 Every bad input is one SessionError line naming the file (and line:column or key), as
 sessions.program does for a PROGRAM.
@@ -10,12 +14,14 @@ sessions.program does for a PROGRAM.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from machine.asm.data import DataInit
 from machine.asm.errors import AsmError
 from machine.core.core import Core
 from machine.core.kernel import Kernel, load_kernel
@@ -33,6 +39,13 @@ class Image:
     partition: int
     offset: int
     array: np.ndarray  # uint8 (partitions, bytes)
+    name: str = ""  # where it came from, for messages (`--sbuf FILE`, a session's data[i])
+
+    def init(self) -> DataInit:
+        """The image as a machine.asm DataInit (applied like a data directive)."""
+        a = self.array
+        return DataInit(self.space, (self.partition, self.partition + a.shape[0]), self.offset,
+                        a)
 
 
 @dataclass
@@ -49,13 +62,6 @@ class OpenedKernel:
     @property
     def path(self) -> Path:
         return self.kernel.path
-
-    def load_sbuf(self, array: np.ndarray) -> None:
-        """Place a uint8 (partitions, bytes) array at SBUF (0, 0), shared by every engine;
-        ValueError if it does not fit. Only before the first step."""
-        first = self.core.machines[self.core.engines[0]]
-        first.load_sbuf(array)  # one SBUF: every engine's machine sees it
-        self.images.append(Image("sbuf", 0, 0, np.array(array, dtype=np.uint8, copy=True)))
 
     def where(self, engine: str | None, pc: int | None) -> str | None:
         """`file:line:column` of the instruction at `pc` in `engine`'s queue (assembly)."""
@@ -99,22 +105,40 @@ def kernel_config(kernel: Kernel, execute_invalid: bool = False,
         raise SessionError(f"{kernel.path}: [machine]: {e}") from None
 
 
+def memory_shape(config: MachineConfig, space: str) -> tuple[int, int]:
+    """(partitions, bytes per partition) of `space` under `config`."""
+    c = config.resolved()
+    return c.partitions, c.sbuf_bytes if space == "sbuf" else c.psum_bytes
+
+
 def make_core(kernel: Kernel, config: MachineConfig, *, schedule: str, races: bool,
-              history: bool) -> Core:
-    """The Core of `kernel`; SessionError for a kernel the machine refuses (its data does
-    not fit, ...). `history=False`: no undo history (a headless run nobody reverses)."""
+              history: bool, images: Sequence[Image] = ()) -> OpenedKernel:
+    """The Core of `kernel` with `images` placed after its own data; SessionError for an
+    image that does not fit or a kernel the machine refuses (its data does not fit, ...).
+    `history=False`: no undo history (a headless run nobody reverses)."""
+    for img in images:
+        a = img.array
+        rows, cols = memory_shape(config, img.space)
+        if a.dtype != np.uint8 or a.ndim != 2:
+            raise SessionError(f"{img.name}: expected a uint8 array of shape (partitions, "
+                               f"bytes), got {a.dtype} {a.shape}")
+        if img.partition + a.shape[0] > rows or img.offset + a.shape[1] > cols:
+            raise SessionError(f"{img.name}: {a.shape} at partition {img.partition}, byte "
+                               f"{img.offset} does not fit {img.space} ({rows}, {cols})")
+    loaded = replace(kernel, data=(*kernel.data, *(img.init() for img in images)))
     try:
-        return Core(kernel, config, schedule=schedule, races=races,
+        core = Core(loaded, config, schedule=schedule, races=races,
                     journal_budget=JOURNAL_BUDGET if history else 0)
     except ValueError as e:
         raise SessionError(f"{kernel.path}: {e}") from None
+    return OpenedKernel(core, kernel, config, list(images))
 
 
 def open_kernel(path: str | Path, gen: Gen | None = None, *, schedule: str = "rr",
-                races: bool = True, execute_invalid: bool = False,
-                history: bool = True) -> OpenedKernel:
-    """A kernel source (manifest or `.engine` file) on a fresh Core at step 0."""
+                races: bool = True, execute_invalid: bool = False, history: bool = True,
+                images: Sequence[Image] = ()) -> OpenedKernel:
+    """A kernel source (manifest or `.engine` file) on a fresh Core at step 0, with
+    `images` (e.g. `run --sbuf`) placed after the kernel's own data."""
     kernel = read_kernel(path, gen)
-    config = kernel_config(kernel, execute_invalid)
-    core = make_core(kernel, config, schedule=schedule, races=races, history=history)
-    return OpenedKernel(core, kernel, config)
+    return make_core(kernel, kernel_config(kernel, execute_invalid), schedule=schedule,
+                     races=races, history=history, images=images)

@@ -28,12 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from machine.core.core import CoreStop
 from sessions.atomic import resolve_target, same_file
 from sessions.errors import SessionError, SessionInterrupted
-from sessions.kernel_open import Image, OpenedKernel, make_core, read_kernel
+from sessions.kernel_open import Image, OpenedKernel, make_core, memory_shape, read_kernel
 from sessions.schema import (
     WATCH_KINDS,
     BreakpointEntry,
@@ -43,8 +41,8 @@ from sessions.schema import (
 from sessions.store import (
     SLICE_SECONDS,
     Progress,
-    apply_image,
     commit_session,
+    read_image,
     relative_path,
     write_image,
 )
@@ -74,14 +72,13 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
         raise SessionError(f"{src}: kernel {entry.path}: no such file ({path})")
     kernel = read_kernel(path, spec.config.gen, src)
     _check_streams(kernel, entry, src)
-    core = make_core(kernel, spec.config, schedule=entry.schedule, races=entry.races,
-                     history=history)
-    opened = OpenedKernel(core, kernel, spec.config)
-    first = core.machines[core.engines[0]]  # one shared SBUF / PSUM
-    for i, img in enumerate(spec.data):
-        apply_image(first, img, spec, f"{src}: data[{i}]")  # checks the file first
-        opened.images.append(Image(img.space, img.partition, img.offset,
-                                   np.load(spec.resolve(img.file), allow_pickle=False)))
+    images = [Image(img.space, img.partition, img.offset,
+                    read_image(img, spec, f"{src}: data[{i}]",
+                               memory_shape(spec.config, img.space)), f"{src}: data[{i}]")
+              for i, img in enumerate(spec.data)]
+    opened = make_core(kernel, spec.config, schedule=entry.schedule, races=entry.races,
+                       history=history, images=images)
+    core = opened.core
     loaded = LoadedKernelSession(spec, spec.stop)
     _replay(core, spec.steps, entry.forced, progress, interrupt, src, loaded.warnings)
     loaded.digest_ok = not spec.digest or core.digest() == spec.digest

@@ -231,7 +231,7 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
     """Re-run the kernel at `kernel_path` following the engines a kernel trace names;
     the first divergence or none. `gen` (given) wins over the kernel's own; errors and
     `interrupt` as `replay`."""
-    from sessions.kernel_open import open_kernel
+    from sessions.kernel_open import Image, open_kernel
     from sessions.kernel_trace import core_step_to_json
 
     trace = Path(trace_path)
@@ -239,16 +239,12 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
         pass
     header = read_header(trace) or {}
     schedule = header.get("schedule", "rr")
+    images = [] if sbuf is None else [Image("sbuf", 0, 0, sbuf, "--sbuf")]
     opened = open_kernel(kernel_path, gen, schedule=schedule if isinstance(schedule, str)
                          else "rr", races=False,
                          execute_invalid=bool(header.get("execute_invalid", False)),
-                         history=False)
+                         history=False, images=images)
     core = opened.core
-    if sbuf is not None:
-        try:
-            opened.load_sbuf(sbuf)
-        except ValueError as e:
-            raise SessionError(f"{kernel_path}: {e}") from None
     compared = 0
     for n, expected in read_trace(trace):
         if compared == 0 and expected["step"] > 0:  # a trace exported mid-session

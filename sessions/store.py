@@ -172,8 +172,17 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
 
 
 def apply_image(m: Machine, img: DataImage, spec: SessionSpec, where: str) -> None:
-    path = spec.resolve(img.file)
+    """Place a session's data image in the machine's memory (SessionError if bad)."""
     mem = m.state.memory(img.space)
+    a = read_image(img, spec, where, mem.shape)
+    mem[img.partition:img.partition + a.shape[0], img.offset:img.offset + a.shape[1]] = a
+
+
+def read_image(img: DataImage, spec: SessionSpec, where: str,
+               shape: tuple[int, ...]) -> np.ndarray:
+    """A session's data image, checked (a uint8 (partitions, bytes) .npy, never unpickled)
+    to fit a memory of `shape` at its place; SessionError (one line) otherwise."""
+    path = spec.resolve(img.file)
     try:
         fh = open_input(path, what="data image", max_bytes=MAX_DATA_BYTES)
     except FileNotFoundError:
@@ -194,11 +203,11 @@ def apply_image(m: Machine, img: DataImage, spec: SessionSpec, where: str) -> No
     except InputFileError as e:
         raise SessionError(str(e)) from None
     p1, b1 = img.partition + a.shape[0], img.offset + a.shape[1]
-    if p1 > mem.shape[0] or b1 > mem.shape[1]:
+    if p1 > shape[0] or b1 > shape[1]:
         raise SessionError(f"{where}: data file {img.file}: {a.shape} at partition "
                            f"{img.partition}, byte {img.offset} does not fit {img.space} "
-                           f"{mem.shape}")
-    mem[img.partition:p1, img.offset:b1] = a
+                           f"{tuple(shape)}")
+    return a
 
 
 def journal_options(history: bool) -> dict[str, int]:

@@ -85,27 +85,32 @@ def _manifest_images(path: Path) -> list[Path]:
     return [(path.parent / n).resolve() for n in names if isinstance(n, str)]
 
 
-def _open(program: Path, gen: Gen, sbuf_in: Path | None, outputs: dict[str, Path | None],
-          execute_invalid: bool, schedule: str, races: bool,
+def _open(program: Path, gen: Gen, sbuf_in: Path | None, sbuf: np.ndarray | None,
+          outputs: dict[str, Path | None], execute_invalid: bool, schedule: str, races: bool,
           stopping: threading.Event) -> Any:
     """The OpenedKernel (a session replayed to its step); outputs checked first."""
     from machine.core.kernel import is_kernel_source
     from neurondbg.commands.run import _check_outputs
     from sessions.cli_support import is_session_file
     from sessions.errors import SessionError
-    from sessions.kernel_open import open_kernel, read_kernel
+    from sessions.kernel_open import Image, open_kernel, read_kernel
     from sessions.kernel_store import load_kernel_session
     from sessions.store import read_session
 
     try:
         if is_session_file(program) and not is_kernel_source(program):  # not a manifest
+            if sbuf is not None:  # its memory is its own step-0 images
+                raise InputError(f"--sbuf {sbuf_in}: a kernel session keeps its own memory "
+                                 f"images; give --sbuf with the kernel source")
             spec = read_session(program)
             who = str(program)
             _check_outputs(outputs, _inputs(read_kernel(spec.program_path, spec.config.gen,
                                                         who), program, sbuf_in, spec))
             return load_kernel_session(spec, interrupt=stopping, history=False)
+        images = [] if sbuf is None else [Image("sbuf", 0, 0, sbuf, f"--sbuf {sbuf_in}")]
         opened = open_kernel(program, gen if _given("gen") else None, schedule=schedule,
-                             races=races, execute_invalid=execute_invalid, history=False)
+                             races=races, execute_invalid=execute_invalid, history=False,
+                             images=images)
         _check_outputs(outputs, _inputs(opened.kernel, None, sbuf_in))
         return opened
     except SessionError as e:
@@ -132,8 +137,8 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
     stopping = threading.Event()
     with ctrl_c_stops(stopping) as interrupts:
         try:
-            opened = _open(program, gen, sbuf_in, outputs, execute_invalid, schedule, races,
-                           stopping)
+            opened = _open(program, gen, sbuf_in, sbuf, outputs, execute_invalid, schedule,
+                           races, stopping)
         except SessionInterrupted as e:
             click.echo(f"neurondbg: {e}", err=True)
             raise SystemExit(EXIT_INTERRUPTED) from None
@@ -141,16 +146,6 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
         interrupts.append(core.interrupt)
         for w in opened.warnings:
             click.echo(f"neurondbg: warning: {w}", err=True)
-        if sbuf is not None and core.steps > 0:
-            # a session holds its memory as step-0 images: an SBUF placed mid-run would
-            # not come back on reload
-            raise InputError(f"--sbuf {sbuf_in}: places SBUF before the first step; the "
-                             f"session {program} is at step {core.steps}")
-        if sbuf is not None:
-            try:
-                opened.load_sbuf(sbuf)
-            except ValueError as e:
-                raise InputError(f"{sbuf_in}: {e}") from None
         for spec in breaks:
             try:
                 core.add_breakpoint(spec)

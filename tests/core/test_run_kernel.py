@@ -208,12 +208,15 @@ def test_a_manifest_runs_like_the_engine_file(tmp_path: Path) -> None:
 
 
 def test_sbuf_input_and_dump_for_a_kernel(tmp_path: Path) -> None:
-    image = np.zeros((128, 64), np.uint8)
-    image[:, :64] = inputs(16).view(np.uint8) + 0  # the same input, given from outside
-    (tmp_path / "in.npy").write_bytes(b"")
+    image = (2 * inputs(16)).view(np.uint8)  # replaces the kernel's own input
     np.save(tmp_path / "in.npy", image)
     sb = sbuf_after(tmp_path, "producer_consumer", "--sbuf", str(tmp_path / "in.npy"))
-    np.testing.assert_array_equal(sb[:, 0x200:0x240].view(np.float32), widened(inputs(16)))
+    np.testing.assert_array_equal(sb[:, 0x200:0x240].view(np.float32),
+                                  widened(2 * inputs(16)))
+    np.save(tmp_path / "big.npy", np.zeros((2, 300_000), np.uint8))  # cayman: 224 KiB
+    code, _, err = run(KERNELS / "producer_consumer.asm", "--sbuf", tmp_path / "big.npy")
+    assert code == 2 and f"--sbuf {tmp_path / 'big.npy'}: (2, 300000) at partition 0, byte " \
+        "0 does not fit sbuf (128, 229376)" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
