@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from machine.dtypes import Gen
 from machine.history import JOURNAL_BUDGET
 from machine.state import RECORD_BYTES, MachineConfig
 from sessions.errors import SessionError
+
+if TYPE_CHECKING:  # kernel_store builds on this module
+    from sessions.kernel_store import LoadedKernelSession
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ class OpenedKernel:
     config: MachineConfig
     images: list[Image] = field(default_factory=list)  # saved with a session
     warnings: list[str] = field(default_factory=list)
-    session: Any = None  # sessions.kernel_store.LoadedKernelSession, for a session file
+    session: LoadedKernelSession | None = None  # what a session file added
 
     @property
     def path(self) -> Path:
