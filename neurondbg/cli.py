@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, str] = {
     "asm": "asm",
     "disasm": "disasm",
     "check-nki": "check_nki",
+    "explain": "explain",
     "replay": "replay",
     "tour": "tour",
     "convert": "convert",
