@@ -115,7 +115,9 @@ def _with_fixes(r: ClauseResult, path: tuple[str, ...], plan: Any) -> ClauseResu
     if edit is None:
         why = plan.no_fix or "no edit of this clause's fields passes the whole predicate"
         return replace(r, fix=f"{r.fix}; {why}" if r.fix else why)
-    text = describe(edit, plan.struct) + (f" ({r.fix})" if r.fix else "")
+    text = describe(edit, plan.struct)
+    if r.fix and r.fix not in text:  # the declared hint, unless it says the same
+        text += f" ({r.fix})"
     return replace(r, fix=text, fix_fields=edit)
 
 

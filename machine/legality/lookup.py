@@ -1,0 +1,278 @@
+"""Find the clauses and predicates a name or a compiler message refers to, and build a
+minimal instruction that fails exactly one clause (for `neurondbg explain`).
+
+    found = lookup("inst failed assertion check: 'start_addr_active_channels'")
+    found.sites      # wire clauses (every predicate and sub-clause path they appear at)
+    found.predicates # predicates named, by name or by mnemonic ("Copy" -> is_valid_copy)
+    found.nki        # NKI-level rules (reference 004), by intrinsic
+    found.unknown    # names the references do not document, with the nearest known ones
+
+Decisions (issue 12 leaves them open): quoted words in a message are what it names;
+without quotes every identifier is tried, and a word is reported as unknown only when
+it looks like a rule name (lower case with an underscore, as `s4d4_pl_dtype_check`).
+A clause name with its operand (`tensor4d_valid(dst)`) names that operand's clause; the
+bare name (`tensor4d_valid`) every operand's. The minimal failing instruction changes
+the predicate's valid example (machine.legality.wire.samples) in one or two fields,
+keeps the opcode (so the bytes are judged by that very predicate), and fails nothing
+else where that is possible; all candidates are judged in one vectorized pass.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from machine.dtypes import Gen
+from machine.isa import opcodes as isa_opcodes
+from machine.isa.structs import STRUCTS
+from machine.legality.nki.spec import ClauseSpec
+from machine.legality.result import PATH_SEP
+from machine.legality.wire.bulk import evaluate
+from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
+from machine.legality.wire.registry import ALL_PREDICATES, BY_NAME, predicate_for
+from machine.legality.wire.samples import EXAMPLES, example
+
+GEN_ORDER = (Gen.CAYMAN, Gen.MARIANA, Gen.MAVERICK, Gen.SUNDA)  # the default first
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a wire clause appears: predicate, path of names from the top-level clause."""
+
+    predicate: Predicate
+    path: tuple[str, ...]
+    clause: Clause
+
+    @property
+    def path_text(self) -> str:
+        return PATH_SEP.join(self.path)
+
+
+@dataclass(frozen=True)
+class NkiRule:
+    intrinsic: str
+    spec: ClauseSpec
+
+
+@dataclass
+class Found:
+    """What a text names (see the module docstring)."""
+
+    sites: dict[str, list[Site]] = field(default_factory=dict)  # query -> sites
+    predicates: list[Predicate] = field(default_factory=list)
+    nki: dict[str, list[NkiRule]] = field(default_factory=dict)
+    intrinsics: list[str] = field(default_factory=list)
+    unknown: dict[str, list[str]] = field(default_factory=dict)  # name -> nearest names
+
+    @property
+    def empty(self) -> bool:
+        return not (self.sites or self.predicates or self.nki or self.intrinsics)
+
+
+def _key(name: str) -> str:
+    return name.strip().lower()
+
+
+def _base(name: str) -> str:
+    return name.split("(", 1)[0]
+
+
+def _wire_sites() -> list[Site]:
+    return [Site(p, path, cl) for p in ALL_PREDICATES for top in p.clauses
+            for path, cl in top.walk() if not cl.informational]
+
+
+SITES: list[Site] = _wire_sites()
+
+
+def _nki() -> tuple[dict[str, list[NkiRule]], list[str]]:
+    from machine.legality.nki.check import CATALOG
+
+    rules: dict[str, list[NkiRule]] = {}
+    for name, intr in CATALOG.items():
+        for spec in intr.clauses:
+            rules.setdefault(_key(spec.name), []).append(NkiRule(name, spec))
+    return rules, list(CATALOG)
+
+
+def known_names() -> list[str]:
+    """Every documented name: wire clauses (with and without operand), predicates,
+    NKI rules and intrinsics."""
+    rules, intrinsics = _nki()
+    names = {s.path[-1] for s in SITES} | {_base(s.path[-1]) for s in SITES}
+    names |= {p.name for p in ALL_PREDICATES} | {r[0].spec.name for r in rules.values()}
+    return sorted(names | set(intrinsics))
+
+
+_QUOTED = re.compile(r"['\"`]([^'\"`]+)['\"`]")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\([A-Za-z0-9_, ]*\))?")
+_RULE_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]+(\([a-z0-9_, ]*\))?")
+
+
+def _tokens(text: str) -> tuple[list[str], bool]:
+    """(candidate names, quoted): the quoted words if any, else every identifier."""
+    quoted = [q.strip() for q in _QUOTED.findall(text) if q.strip()]
+    return (quoted, True) if quoted else (_WORD.findall(text), False)
+
+
+def lookup(text: str) -> Found:
+    """The clauses, predicates and NKI rules `text` names (see the module docstring)."""
+    rules, intrinsics = _nki()
+    by_name: dict[str, list[Site]] = {}
+    for s in SITES:
+        by_name.setdefault(_key(s.path[-1]), []).append(s)
+        if "(" in s.path[-1]:
+            by_name.setdefault(_key(_base(s.path[-1])), []).append(s)
+    mnemonics = {m.name.lower(): int(m) for m in isa_opcodes.Opcode}
+    found = Found()
+    tokens, quoted = _tokens(text)
+    single = len(tokens) == 1
+    for tok in dict.fromkeys(tokens):
+        k = _key(tok)
+        hit = False
+        if k in by_name:
+            found.sites[tok] = by_name[k]
+            hit = True
+        if k in {_key(p.name) for p in ALL_PREDICATES}:
+            found.predicates.append(BY_NAME[next(p.name for p in ALL_PREDICATES
+                                                 if _key(p.name) == k)])
+            hit = True
+        elif k in mnemonics:  # "Copy" in an NCC_IINAR001 line names the instruction
+            pred = predicate_for(mnemonics[k])
+            if pred.opcodes and pred not in found.predicates:
+                found.predicates.append(pred)
+                hit = True
+        if k in rules:
+            found.nki[tok] = rules[k]
+            hit = True
+        if k in {_key(i) for i in intrinsics}:
+            found.intrinsics.append(next(i for i in intrinsics if _key(i) == k))
+            hit = True
+        if not hit and (quoted or single or _RULE_LIKE.fullmatch(tok)):
+            found.unknown[tok] = nearest(tok)
+    return found
+
+
+def nearest(name: str, n: int = 5) -> list[str]:
+    """The documented names closest to `name` (difflib ratio, then shared words)."""
+    names = known_names()
+    close = difflib.get_close_matches(name, names, n=n, cutoff=0.5)
+    if len(close) < n:  # names sharing a word: s4d4_pl_dtype_check -> *dtype*, s4d4_*
+        words = {w for w in re.split(r"[_()]", name.lower()) if len(w) > 2}
+        scored = sorted(((-sum(w in nm.lower() for w in words), nm) for nm in names
+                         if nm not in close), key=lambda t: t)
+        close += [nm for s, nm in scored if s < 0][: n - len(close)]
+    return close
+
+
+# -- where a clause applies ------------------------------------------------------------------
+
+def generations(site: Site) -> list[Gen]:
+    """The generations on which the clause is evaluated for some opcode of its predicate."""
+    opgens = {g for code in site.predicate.opcodes for g in isa_opcodes.OPCODES[code].gens}
+    if not site.predicate.opcodes:
+        opgens = set(Gen)
+    top = next(c for c in site.predicate.clauses if c.name == site.path[0])
+    return [g for g in Gen if g in opgens and top.present(g)]
+
+
+def engines(pred: Predicate) -> list[str]:
+    """The queue engines whose dispatch tables hold an opcode of the predicate."""
+    found = {e for code in pred.opcodes for e in isa_opcodes.OPCODES[code].engines}
+    return sorted(found)
+
+
+# -- a minimal failing instruction -------------------------------------------------------------
+
+_ADDR_PROBES = (0x1, 0x2, 0x3, 0x401, 0x3000000, 0x2000000, 0x2000001, 0x2300000,
+                200 * 1024, 229376, 33 * 0x40000, 97 * 0x40000, 100 * 0x40000, 127 * 0x40000,
+                0x80000041, 0x80000105, 0xA0000005, 0x23000000, 0xE0000005)
+_WORD_PROBES = (0, 1, 2, 4, 8, 64, 0x1000001, 0xFF800000, 0x7F7FFFFF, 0xFFFFFFFF)
+_BYTE_ARRAY_PROBES = (1, 64, 130, 200)
+
+
+def _probes(struct, name: str) -> list[Any]:
+    f = struct.field(name)
+    lo, hi = f.bounds
+    if f.count == 1:
+        if f.itemsize == 1:
+            return list(range(lo, hi + 1))
+        base = _ADDR_PROBES if f.role == "addr4" else _WORD_PROBES
+        out = [v for v in base if lo <= v <= hi]
+        if f.signed:
+            out += [v for v in (-(1 << 31), 1 << 31, -1) if lo <= v <= hi]
+        return out
+    if f.role == "count":  # num_elem: a zero in one dim, or a different count
+        zeros = [tuple(0 if j == k else 4 if j == 0 else 1 for j in range(f.count))
+                 for k in range(f.count)]
+        return [*zeros, (8,) + (1,) * (f.count - 1), (1,) * f.count]
+    if f.itemsize == 1:
+        return [tuple(v if j == k else 0 for j in range(f.count))
+                for k in range(f.count) for v in _BYTE_ARRAY_PROBES]
+    return []
+
+
+@dataclass(frozen=True)
+class Failing:
+    """A record that fails the clause: its bytes, generation, and what else fails."""
+
+    raw: bytes
+    gen: Gen
+    also: tuple[str, ...]  # other failing paths (empty: fails exactly that clause)
+
+
+def _leaf_checks(site: Site, rows: Rows) -> np.ndarray:
+    """Per record: the target fails and no other leaf under the same top-level clause."""
+    top = next(c for c in site.predicate.clauses if c.name == site.path[0])
+    ok = np.ones(len(rows), dtype=bool)
+    for path, cl in top.walk():
+        if cl.children:
+            continue
+        passed = cl.check(rows)
+        ok &= ~passed if path[: len(site.path)] == site.path else passed
+    return ok
+
+
+def failing_example(site: Site) -> Failing | None:
+    """The predicate's example changed in one or two of the clause's fields so that the
+    clause fails (alone, where possible), on the first generation that has it."""
+    pred = site.predicate
+    if pred.name not in EXAMPLES:
+        return None
+    struct = STRUCTS[pred.struct]
+    base = np.frombuffer(example(pred.name), dtype=struct.dtype)
+    fields = [f for f in dict.fromkeys(site.clause.fields) if f != "header.opcode"]
+    probes = {f: _probes(struct, f) for f in fields}
+    combos: list[dict[str, Any]] = [{f: v} for f in fields for v in probes[f]]
+    for a, b in itertools.combinations(fields, 2):
+        combos += [{a: x, b: y} for x, y in itertools.product(probes[a][:48], probes[b][:48])]
+    if not combos:
+        return None
+    recs = np.repeat(base, len(combos))
+    for j, edit in enumerate(combos):
+        for name, value in edit.items():
+            recs[name][j] = value
+    for gen in [g for g in GEN_ORDER if g in generations(site)]:
+        ctx = Ctx(gen)
+        clauses, passed = evaluate(pred, recs, ctx)
+        fatal = np.array([not c.note for c in clauses], dtype=bool)
+        target = [c.name for c in clauses].index(site.path[0])
+        hits = ~passed[target]
+        if len(site.path) > 1:  # a sub-clause: it fails, the rest of its branch passes
+            hits &= _leaf_checks(site, Rows(recs, ctx))
+        if not hits.any():
+            continue
+        others = (~passed & fatal[:, None]).sum(axis=0) - (~passed[target] & fatal[target])
+        best = int(np.flatnonzero(hits)[np.argmin(others[hits])])
+        from machine.legality.explain import explain
+
+        raw = recs[best:best + 1].tobytes()
+        v = explain(raw, gen, fixes=False)
+        also = tuple(p for p in v.failing_paths() if not p.startswith(site.path[0]))
+        return Failing(raw, gen, also)
+    return None
