@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from machine.convert._trace_codec import decode
 from machine.convert.formats import FORMATS, FloatFormat, Format, HiF8Format, IntFormat
 from machine.convert.parse import (
     BadNumber,
@@ -24,7 +25,7 @@ from machine.convert.parse import (
     exact_value,
     parse_value,
 )
-from views.roles import field_marks
+from machine.convert.roles import field_marks
 
 _ISS_INT = re.compile(r"(u?)int(\d+)")
 
@@ -60,10 +61,14 @@ def width(fmt: Format) -> int:
     return fmt.bits
 
 
-def encoding_marks(fmt: Format) -> list[tuple[int, int, str]]:
-    """Sign / exponent / mantissa ranges of an encoding, MSB first (bit string order)."""
+def encoding_marks(fmt: Format, bits: int | None = None) -> list[tuple[int, int, str]]:
+    """Sign / exponent / mantissa ranges of an encoding, MSB first (bit string order).
+    HiFloat8's layout depends on the code (its dot field): given `bits`, sign | dot |
+    exponent sign | exponent | mantissa of that code, else its sign bit only."""
     if isinstance(fmt, FloatFormat):
         return field_marks(fmt.exp_bits, fmt.man_bits + fmt.pad_bits, fmt.signed)
+    if fmt.is_hif8 and bits is not None:
+        return list(decode(bits, fmt).marks)
     if fmt.signed:  # two's-complement sign, or HiFloat8's sign bit
         return [(0, 1, "sign")]
     return []

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from rich.text import Text
 
 # the one table (machine.convert.roles: the `convert` CLI reads it without Textual)
-from machine.convert.roles import ROLE_STYLES, ROLES, role_per_bit
+from machine.convert.roles import ROLE_STYLES, ROLES, field_marks, role_per_bit
 
 __all__ = ["ROLE_ORDER", "ROLE_STYLES", "field_marks", "role_legend", "role_per_bit",
            "styled_bits"]
@@ -43,21 +43,3 @@ def styled_bits(bits: str, marks: Sequence[tuple[int, int, str]] = (),
             style = f"{style} reverse".strip()
         text.append(ch, style=style)
     return text
-
-
-def field_marks(exp_bits: int, man_bits: int, signed: bool = True,
-                pad_bits: int = 0) -> list[tuple[int, int, str]]:
-    """Sign / exponent / mantissa / pad marks of a float encoding, MSB first."""
-    marks: list[tuple[int, int, str]] = []
-    pos = 0
-    if signed:
-        marks.append((0, 1, "sign"))
-        pos = 1
-    marks.append((pos, pos + exp_bits, "exponent"))
-    pos += exp_bits
-    if man_bits:
-        marks.append((pos, pos + man_bits, "mantissa"))
-        pos += man_bits
-    if pad_bits:
-        marks.append((pos, pos + pad_bits, "pad"))
-    return marks

@@ -47,7 +47,7 @@ def _num(v: Any) -> str:
 
 def encoding_text(fmt: Format, bits: int) -> Text:
     """`0 01111111 0000000` coloured by field, then the hex code."""
-    text = styled_bits(bit_string(fmt, bits), encoding_marks(fmt))
+    text = styled_bits(bit_string(fmt, bits), encoding_marks(fmt, bits))
     digits = max(1, (fmt.bits + 3) // 4)
     text.append(f"  0x{bits:0{digits}X}", style="dim")
     return text

@@ -15,6 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from machine.convert.formats import FORMATS, FloatFormat, Format, IntFormat
+from machine.convert.roles import field_marks
 
 Mark = tuple[int, int, str]
 
@@ -71,19 +72,7 @@ def bitstr(bits: int, width: int) -> str:
 
 def float_marks(fmt: FloatFormat) -> tuple[Mark, ...]:
     """Sign / exponent / mantissa / pad ranges of a FloatFormat encoding (MSB = index 0)."""
-    marks: list[Mark] = []
-    pos = 0
-    if fmt.signed:
-        marks.append((0, 1, "sign"))
-        pos = 1
-    marks.append((pos, pos + fmt.exp_bits, "exponent"))
-    pos += fmt.exp_bits
-    if fmt.man_bits:
-        marks.append((pos, pos + fmt.man_bits, "mantissa"))
-        pos += fmt.man_bits
-    if fmt.pad_bits:
-        marks.append((pos, pos + fmt.pad_bits, "pad"))
-    return tuple(marks)
+    return tuple(field_marks(fmt.exp_bits, fmt.man_bits, fmt.signed, fmt.pad_bits))
 
 
 def decode(bits: int, fmt: Format) -> Decoded:

@@ -72,3 +72,21 @@ def elide(chunk: str, limit: int | None) -> str:
 def plain_bits(bits: str, marks: Sequence[Mark], limit: int | None = None) -> str:
     """The bit string with `|` between its parts (sign|exponent|mantissa, kept|guard|...)."""
     return "|".join(elide(chunk, limit) for chunk, _ in bit_parts(bits, marks))
+
+
+def field_marks(exp_bits: int, man_bits: int, signed: bool = True,
+                pad_bits: int = 0) -> list[Mark]:
+    """Sign / exponent / mantissa / pad marks of a float encoding, MSB first."""
+    marks: list[Mark] = []
+    pos = 0
+    if signed:
+        marks.append((0, 1, "sign"))
+        pos = 1
+    marks.append((pos, pos + exp_bits, "exponent"))
+    pos += exp_bits
+    if man_bits:
+        marks.append((pos, pos + man_bits, "mantissa"))
+        pos += man_bits
+    if pad_bits:
+        marks.append((pos, pos + pad_bits, "pad"))
+    return marks
