@@ -1,0 +1,30 @@
+"""The console's `explain TEXT`: the same report as `neurondbg explain TEXT` (issue 12).
+
+Declared with `@REGISTRY.command` like every console command; it is active once
+neurondbg.console imports this module (`from neurondbg import console_explain  # noqa:
+F401`, after REGISTRY is defined). Needs no program: it explains names, not state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neurondbg.commands.explain import explain_text
+from neurondbg.console import REGISTRY, Reply
+
+
+@REGISTRY.command("explain", "explain TEXT",
+                  "what a clause / predicate name or a compiler message means: the rule, "
+                  "its provenance, an instruction that fails it and its fix",
+                  needs_program=False)
+def _explain(session: Any, rest: str) -> Reply:
+    text = rest.strip()
+    if not text:
+        raise ValueError("expected a clause or predicate name, or a compiler message: "
+                         "explain TEXT")
+    lines, found = explain_text(text)
+    reply = Reply()
+    for line in lines:
+        style = "" if found else "yellow"
+        reply.say(line, "bold" if line and not line.startswith(" ") and found else style)
+    return reply
