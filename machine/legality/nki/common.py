@@ -137,6 +137,27 @@ def is_scalar(x: Any) -> bool:
     return isinstance(x, Scalar)
 
 
+def same_partitions(names: tuple[str, ...]) -> Check:
+    """The given tile arguments (those passed) have one partition-dim size."""
+    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+        sizes = {n: t.partitions for n in names if (t := args.get(n)) is not None}
+        shown = ", ".join(f"{n} {p}" for n, p in sizes.items())
+        if len(set(sizes.values())) <= 1:
+            return True, f"partition sizes match: {shown}"
+        return False, f"partition sizes differ: {shown}; they must match"
+    return check
+
+
+def out_dtype_in(source: str, legal: frozenset[NkiDtype], what: str) -> Check:
+    """The output dtype (`dtype`, else `source`'s) is in `legal`, described as `what`."""
+    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+        out = out_dtype(args, source)
+        if out is None or out in legal:
+            return True, f"output dtype {out} is {what}"
+        return False, f"output dtype {out} is not {what}"
+    return check
+
+
 def gated_dtypes(args: Mapping[str, Any]) -> list[tuple[str, NkiDtype]]:
     """(argument, dtype) of every argument whose dtype is native from a later generation."""
     out = []

@@ -16,6 +16,7 @@ from machine.legality.nki.common import (
     is_tile,
     not_none,
     out_dtype,
+    out_dtype_in,
     ref004,
     signature,
 )
@@ -137,13 +138,6 @@ def _segment_shape(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
                    "and the input (1, N)")
 
 
-def _seq_out(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-    out = out_dtype(args, "segment_ids")
-    if out is None or out in SEQUENCE_BOUNDS_DTYPES:
-        return True, f"output dtype {out} is float32 or int32"
-    return False, f"output dtype {out} is not float32 or int32"
-
-
 _SB_PARAMS = (Param("segment_ids", "tile", required=True), Param("dtype", "dtype"))
 SEQUENCE_BOUNDS = Intrinsic(
     "sequence_bounds", "GpSimd", _SB_PARAMS, source="neuron_isa.py:1775",
@@ -160,7 +154,8 @@ SEQUENCE_BOUNDS = Intrinsic(
                  ref004("sequence_bounds: segment_ids float32 or int32"),
                  fix="cast segment_ids to int32"),
         clause("output_dtype", ("dtype", "segment_ids"), "output dtype float32 or int32",
-               _seq_out, ref004("sequence_bounds: out dtype float32 or int32")),
+               out_dtype_in("segment_ids", SEQUENCE_BOUNDS_DTYPES, "float32 or int32"),
+               ref004("sequence_bounds: out dtype float32 or int32")),
     ),
 )
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from machine.dtypes import Gen
-from machine.legality.nki.common import clause, not_none, ref004, signature
+from machine.legality.nki.common import clause, not_none, ref004, same_partitions, signature
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
 from machine.legality.nki.vocab import dtype_set, show_set
 
@@ -68,15 +68,6 @@ def _find_index8_dtype(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
     return False, f"output dtype {dtype} is not in {show_set(FIND_INDEX8_DTYPES)}"
 
 
-def _match_partitions(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-    tiles = {n: args.get(n) for n in ("data", "vals", "dst_idx")}
-    sizes = {n: t.partitions for n, t in tiles.items() if t is not None}
-    shown = ", ".join(f"{n} {p}" for n, p in sizes.items())
-    if len(set(sizes.values())) <= 1:
-        return True, f"partition dims match: {shown}"
-    return False, f"partition dims differ: {shown}"
-
-
 _MAX8_PARAMS = (Param("src", "tile", required=True), Param("mask", "any"),
                 Param("dtype", "dtype"))
 MAX8 = Intrinsic(
@@ -124,7 +115,8 @@ NC_MATCH_REPLACE8 = Intrinsic(
         elems_per_partition("data", 1, "nc_match_replace8: <= 16384 elem/part"),
         exactly_8_vals("nc_match_replace8: vals exactly 8 elem/part"),
         clause("assert_same_shape(partitions)", ("data", "vals", "dst_idx"),
-               "data / vals (/ dst_idx) partition dims match", _match_partitions,
+               "data / vals (/ dst_idx) partition dims match",
+               same_partitions(("data", "vals", "dst_idx")),
                ref004("nc_match_replace8: assert_same_shape over partition dims"),
                fix="give data and vals the same partition count"),
     ),

@@ -21,8 +21,10 @@ from machine.legality.nki.common import (
     not_none,
     op_in,
     out_dtype,
+    out_dtype_in,
     reduce_cmd_gate,
     ref004,
+    same_partitions,
     signature,
 )
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
@@ -75,15 +77,6 @@ def _availability(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
     if gen >= Gen.CAYMAN:
         return True, f"range_select exists on {gen_label(gen)} (NeuronCore-v3+)"
     return False, f"range_select is NeuronCore-v3+ only; {gen_label(gen)} is NC-v{int(gen)}"
-
-
-def _rs_partitions(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-    tiles = {n: args.get(n) for n in ("on_true_tile", "bound0", "bound1")}
-    sizes = {n: t.partitions for n, t in tiles.items() if t is not None}
-    shown = ", ".join(f"{n} {p}" for n, p in sizes.items())
-    if len(set(sizes.values())) <= 1:
-        return True, f"partition sizes match: {shown}"
-    return False, f"partition-dim sizes differ: {shown}; they must match"
 
 
 def _rs_bound(name: str) -> ClauseSpec:
@@ -164,7 +157,8 @@ RANGE_SELECT = Intrinsic(
                _availability, ref004("range_select availability (CONFIRMED docstring L1140)"),
                fix="target trn2 (cayman) or later"),
         clause("_check_range_select_tiles(partitions)", ("on_true_tile", "bound0", "bound1"),
-               "on_true_tile, bound0, bound1 partition sizes match", _rs_partitions,
+               "on_true_tile, bound0, bound1 partition sizes match",
+               same_partitions(("on_true_tile", "bound0", "bound1")),
                ref004("range_select: _check_range_select_tiles :2980")),
         _rs_bound("bound0"), _rs_bound("bound1"),
         clause("_check_range_select_tiles(on_true_tile)", "on_true_tile",
@@ -365,13 +359,6 @@ def _affine_on_false(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
                    "the tile dtypes")
 
 
-def _affine_out(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-    out = out_dtype(args, "on_true_tile")
-    if out is None or out in AFFINE_SELECT_TILE_DTYPES:
-        return True, f"output dtype {out} is a float or 8/16-bit int"
-    return False, f"output dtype {out} is neither a float nor an 8/16-bit int"
-
-
 _AS = "affine_select"
 _AS_PARAMS = (Param("pred", "expr", required=True), Param("on_true_tile", "tile", required=True),
               Param("on_false_value", "scalar", required=True), Param("mask", "any"),
@@ -389,7 +376,8 @@ AFFINE_SELECT = Intrinsic(
                  ": affine_select tiles are any float or 8/16-bit int",
                  ref004("affine_select GOTCHA: DTYPE (CONFIRMED docstring)")),
         clause("output_dtype", ("dtype", "on_true_tile"), "output is a float or 8/16-bit int",
-               _affine_out, ref004("affine_select GOTCHA: DTYPE (CONFIRMED docstring)")),
+               out_dtype_in("on_true_tile", AFFINE_SELECT_TILE_DTYPES, "a float or 8/16-bit int"),
+               ref004("affine_select GOTCHA: DTYPE (CONFIRMED docstring)")),
         clause("on_false_value_float32", "on_false_value", "on_false_value is float32",
                _affine_on_false, ref004("affine_select GOTCHA: on_false fp32 error string "
                                         "(CONFIRMED)"),

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from machine.dtypes import Gen
+from machine.dtypes import Dtype, Gen
 from machine.isa import opcodes as isa_opcodes
 from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
 from machine.isa.opcodes import Opcode as Op
@@ -94,6 +94,12 @@ def _header_fix(v: Values, ctx: Ctx) -> str | None:
     return None
 
 
+# Conflict (issue 12, isa-facts §1.1 vs §7): the validator's 256-bit opcode bitmask of
+# §1.1 (0x400082F07FBFFFFF, 0x024BC3FFFFDF3F7F, 0x7FEFFFFFE08F7FFF, 0x1001E0000003E) has
+# 145 bits set, SUNDA's enumerator count, yet matches no generation's §7 opcode set (61
+# codes differ even from SUNDA's). Presence comes from the §7 table per generation
+# (machine.isa.opcodes); the bitmask is not used. tests/legality/test_issue12_fidelity.py
+# shows the mismatch.
 HEADER = Clause(
     "has_valid_neuron_header", ("header.opcode", "header.inst_word_len"),
     _header_check, _header_message, P_HEADER, fix=_header_fix)
@@ -302,9 +308,9 @@ def dtype_clause(ref: DtypeRef, allow_fp32r: bool = False, allow_64: bool = Fals
 
     def fix(v: Values, ctx: Ctx) -> str | None:
         code = ref.value(v)
-        if code == 0xB and not allow_fp32r:
+        if code == Dtype.FP32R and not allow_fp32r:
             return f"FP32R is output-only; use FP32 (0xA) for {label}"
-        if code in (0x1, 0xC) and not allow_64:
+        if code in (Dtype.UINT64, Dtype.INT64) and not allow_64:
             return f"64-bit dtypes need an opcode with the _64 gate; use INT32/UINT32 for {label}"
         if plain and code >= gates.PLAIN_LIMIT:
             return (f"use a plain dtype (code < 0x{gates.PLAIN_LIMIT:X}) for {label}; "
