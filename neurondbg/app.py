@@ -39,6 +39,7 @@ from views.pane import Pane
 from views.program import ProgramView
 from views.session import Session
 from views.snapshot import Snapshot
+from views.timeline import TimelineView
 
 CSS_FILE = Path(str(resources.files("views").joinpath("neurondbg.tcss")))  # package data
 
@@ -57,6 +58,24 @@ def throttled(report: Callable[[int, int], None],
             report(done, total)
 
     return progress
+
+
+def _is_kernel(path: str | Path) -> bool:
+    """A manifest or an `.engine` assembly file (an unreadable path is not: the loader
+    then says why it cannot open it)."""
+    from machine.core.kernel import is_kernel_source
+
+    try:
+        return is_kernel_source(path)
+    except (OSError, ValueError):
+        return False
+
+
+def _core_session(path: str | Path | None, gen: Any, engine: str, **options: Any) -> Any:
+    from views.core_session import CoreSession  # imported on demand: a program's start
+
+    assert path is not None
+    return CoreSession(path, gen, engine, **options)
 
 
 class NeurondbgApp(App):
@@ -106,12 +125,22 @@ class NeurondbgApp(App):
         self._quit_pending = False  # q during long work: quit (or ask) once it has stopped
         self.recent: list[str] = []  # files opened in this run, newest first (the palette)
         self._opening: str | Path | None = None  # the path the load worker is opening
+        # A kernel (several engine queues) gets the core layout; decided at start: the
+        # window keeps its layout, so `open` of the other kind says so (see _load_done).
+        self.core_mode = program is not None and _is_kernel(program)
+        self._race_shown: object = None  # the race stop whose overlap the SBUF pane shows
 
     def get_default_screen(self) -> Screen:
         if self.lab_only:
             from neurondbg.screens.lab import LabScreen  # imported on demand: a faster start
 
             return LabScreen(closable=False)
+        if self.core_mode:
+            from neurondbg.screens.core import CoreScreen
+
+            return CoreScreen(REGISTRY.names,
+                              lambda line: REGISTRY.completions(line, self.session),
+                              on_ready=self.debugger_ready)
         return DebuggerScreen(REGISTRY.names,
                               lambda line: REGISTRY.completions(line, self.session),
                               on_ready=self.debugger_ready)
@@ -144,8 +173,13 @@ class NeurondbgApp(App):
                                   f"{done:,} of {total:,}{share} · Esc stops")
 
         try:
-            session = Session(path, self.gen, self.engine, progress=throttled(progress),
-                              interrupt=interrupt)
+            if path is not None and _is_kernel(path) != self.core_mode:
+                raise ValueError(f"{path}: {'not ' if self.core_mode else ''}a kernel: this "
+                                 f"window shows {'a kernel' if self.core_mode else 'one program'}"
+                                 f"; open it with `neurondbg tui {path}`")
+            maker = _core_session if self.core_mode else Session
+            session = maker(path, self.gen, self.engine, progress=throttled(progress),
+                            interrupt=interrupt)
             error = None
         except (ValueError, OSError) as exc:  # shown in the console, not a traceback
             session, error = None, str(exc)
@@ -189,8 +223,14 @@ class NeurondbgApp(App):
         assert session is not None
         # The file name, not the path: the screen (and its snapshots) must not depend on
         # where the checkout lives.
-        self.say(f"loaded {session.path.name} ({len(session.lines)} records, "
-                 f"{session.gen.label}, {session.engine})", "green")
+        if self.core_mode:
+            engines = session.engines  # type: ignore[attr-defined]
+            self.say(f"loaded kernel {session.path.name} ({len(engines)} engines: "
+                     f"{', '.join(engines)}; {session.gen.label}); S steps the core, s the "
+                     "focused engine, e focuses the next", "green")
+        else:
+            self.say(f"loaded {session.path.name} ({len(session.lines)} records, "
+                     f"{session.gen.label}, {session.engine})", "green")
         for w in session.warnings:
             self.say(f"warning: {w}", "yellow")
         focus = session.layout.get("focus")
@@ -216,8 +256,19 @@ class NeurondbgApp(App):
         screen = self._debugger()
         if screen is None:
             return
-        screen.show(self.snapshot())  # each pane inside views.pane.contain
+        snap = self.snapshot()
+        screen.show(snap)  # each pane inside views.pane.contain
         self._show_note()
+        self._show_race(snap)
+
+    def _show_race(self, snap: Any) -> None:
+        """After a race stop, scroll the SBUF pane to the overlap (highlighted) once."""
+        races = getattr(snap, "races", ())
+        stop = getattr(self.session, "last_stop", None)
+        if races and stop is not self._race_shown:
+            self._race_shown = stop
+            r = races[0]
+            self.query_one(MemoryView).goto(r.partitions[0], r.bytes[0], r.space)
 
     def _show_note(self) -> None:
         """A tour's note for the current step, printed once when it changes."""
@@ -275,7 +326,7 @@ class NeurondbgApp(App):
         s = self.session
         if s is None:
             return ()
-        steps, edits = s.dbg.position
+        steps, edits = s.position
         return (steps if self.position_is_work else None, edits,
                 tuple((bp.describe(), bp.enabled) for bp in s.breakpoints()))
 
@@ -346,6 +397,16 @@ class NeurondbgApp(App):
     def action_step(self) -> None:
         if (s := self._guard()) is not None:
             self._do(lambda: s.step(1))
+
+    def action_step_core(self) -> None:
+        """S: one scheduler step of the core (a kernel only)."""
+        if (s := self._guard()) is not None and self.core_mode:
+            self._do(s.step_core)  # type: ignore[attr-defined]
+
+    def action_focus_engine(self, by: int = 1) -> None:
+        """e / E: focus the next / previous engine; the panes follow it."""
+        if (s := self._guard()) is not None and self.core_mode:
+            self._do(lambda: s.cycle_focus(by))  # type: ignore[attr-defined]
 
     def action_reverse(self) -> None:
         if (s := self._guard()) is not None:
@@ -543,6 +604,11 @@ class NeurondbgApp(App):
     @on(Pane.Failed)
     def _pane_failed(self, event: Pane.Failed) -> None:
         self.say(f"error: {event.pane} pane: {event.text}", "bold red")
+
+    @on(TimelineView.Travel)
+    def _travel(self, event: TimelineView.Travel) -> None:
+        if (s := self._guard()) is not None and self.core_mode:
+            self._do(lambda: s.travel(event.step))  # type: ignore[attr-defined]
 
     @on(MemoryView.GotoPrompt)
     def _goto_prompt(self, event: MemoryView.GotoPrompt) -> None:

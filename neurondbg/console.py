@@ -190,7 +190,17 @@ def _command_names(session: Any, word: str) -> Sequence[str]:
                   palette=Palette("Step", "Execute one instruction", "step", key="app.step"),
                   long=_many(Action.STEPS))
 def _step(session: Any, rest: str) -> Reply:
+    if rest == "core":  # DESIGN: `step core` (S) advances the scheduler one instruction
+        return Reply(action=Action.REFRESH).say(_core(session, "step core").step_core())
     return Reply(action=Action.REFRESH).say(session.step(_count(rest)))
+
+
+def _core(session: Any, what: str) -> Any:
+    """The session when it runs a kernel (views.core_session.CoreSession)."""
+    if not getattr(session, "is_core", False):
+        raise ValueError(f"{what} needs a kernel (several engine queues); this is one "
+                         "program")
+    return session
 
 
 @REGISTRY.command("next", "next N",
@@ -411,6 +421,31 @@ def _who(session: Any, rest: str) -> Reply:
     if not rest:
         raise ValueError("expected a target: who R5")
     return Reply().say(session.who(rest))
+
+
+def _engines(session: Any, word: str) -> Sequence[str]:
+    return list(getattr(session, "engines", ()))
+
+
+@REGISTRY.command("focus", "focus [ENGINE]",
+                  "kernel: the engine the Program, Registers and Struct panes show "
+                  "(e / E cycle); no ENGINE: the engines", complete=_engines)
+def _focus(session: Any, rest: str) -> Reply:
+    core = _core(session, "focus")
+    if not rest:
+        return Reply().say(f"focus: {core.engine} (engines: {', '.join(core.engines)})")
+    return Reply(action=Action.REFRESH).say(core.focus_engine(rest))
+
+
+@REGISTRY.command("schedule", "schedule [POLICY]",
+                  "kernel: the scheduler's policy rr | in-order | random:SEED (restarts the "
+                  "kernel at step 0); no POLICY: the current one",
+                  complete=lambda session, word: ["rr", "in-order", "random:"])
+def _schedule(session: Any, rest: str) -> Reply:
+    core = _core(session, "schedule")
+    if not rest:
+        return Reply().say(f"schedule: {core.core.schedule}")
+    return Reply(action=Action.REFRESH).say(core.set_schedule(rest))
 
 
 @REGISTRY.command("lab", "lab [VALUE [SRC [DST]]]",

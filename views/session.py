@@ -81,6 +81,19 @@ def _ticking(progress: Progress | None, done: Callable[[], int],
         ticker.join()  # no late report after the command's own result
 
 
+def program_listing(program: Any, labels: dict[str, int], gen: Gen,
+                    engine: str) -> list[ProgramLine]:
+    """The listing, each record judged once by the vectorized validator on `engine`: its
+    full disassembly and its listing form (machine.isa.listing, from the decoded fields)."""
+    by_offset = {off: name for name, off in labels.items()}
+    valid = np.asarray(validate(program, gen, engine).valid, bool)
+    texts = disassemble_lines(program, gen)  # re-assemblable, one per record
+    short = listing_lines(program, gen, by_offset)
+    return [ProgramLine(i, i * 64, texts[i].strip(), bool(valid[i]), by_offset.get(i * 64),
+                        listing=short[i])
+            for i in range(len(program))]
+
+
 class Session:
     """A loaded program (or session file) and the machine running it."""
 
@@ -133,15 +146,7 @@ class Session:
 
     # -- loading ---------------------------------------------------------------
     def _listing(self) -> list[ProgramLine]:
-        """The listing, each record judged once by the vectorized validator: its full
-        disassembly and its listing form (machine.isa.listing, from the decoded fields)."""
-        by_offset = {off: name for name, off in self.labels.items()}
-        valid = np.asarray(validate(self.program, self.gen, self.engine).valid, bool)
-        texts = disassemble_lines(self.program, self.gen)  # re-assemblable, one per record
-        short = listing_lines(self.program, self.gen, by_offset)
-        return [ProgramLine(i, i * 64, texts[i].strip(), bool(valid[i]), by_offset.get(i * 64),
-                            listing=short[i])
-                for i in range(len(self.program))]
+        return program_listing(self.program, self.labels, self.gen, self.engine)
 
     def _make_debugger(self, m: Machine) -> Machine:
         # One event stops everything: the App's Esc sets `session.interrupt`, which is
@@ -160,6 +165,12 @@ class Session:
 
     def require(self) -> Machine:
         return self.dbg
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """(steps, `set` edits) applied: what `q` compares with the last save."""
+        steps, edits = self.dbg.position
+        return steps, edits
 
     @property
     def state(self) -> MachineState:

@@ -75,16 +75,19 @@ def key_summary() -> str:
 def sections(app: Any) -> list[tuple[str, Sequence[tuple[str, str]]]]:
     """(heading, bindings) in the order the help shows them."""
     from neurondbg.app import NeurondbgApp
+    from neurondbg.screens.core import CoreScreen
     from neurondbg.screens.lab import LabScreen
     from neurondbg.screens.main import DebuggerScreen
     from neurondbg.screens.quit import QuitScreen
     from views.bits_editor import BitEditor
     from views.console_view import ConsoleInput
     from views.lanes import LaneTable
+    from views.legality import LegalityView
     from views.memory import MemoryView
     from views.plot import PlotView
     from views.program import ProgramView
     from views.registers import RegistersView
+    from views.timeline import TimelineView
     from views.tour_pane import TourPane
 
     app_class = type(app) if isinstance(app, NeurondbgApp) else NeurondbgApp
@@ -97,10 +100,13 @@ def sections(app: Any) -> list[tuple[str, Sequence[tuple[str, str]]]]:
          bindings_of([DebuggerScreen])),
         ("Program", bindings_of([ProgramView])),
         ("Registers", bindings_of([RegistersView])),
+        ("Legality", bindings_of([LegalityView])),
         ("SBUF", bindings_of([MemoryView])),
         ("Convert trace", bindings_of([LaneTable])),
         ("Plot", bindings_of([PlotView])),
         ("Console", bindings_of([ConsoleInput])),
+        ("NeuronCore (a kernel: keys 1..9 pick its panes)", bindings_of([CoreScreen])),
+        ("Timeline", bindings_of([TimelineView])),
         ("Tour (while a tour is open; → ← p in the tour pane)",
          tour or bindings_of([TourPane])),
         ("Convert Lab", bindings_of([LabScreen, BitEditor])),

@@ -72,10 +72,14 @@ class DebuggerScreen(Screen):
         for i, (name, title) in enumerate(PANES.items(), start=1)
     ]
 
+    screen_id: ClassVar[str] = "debugger"
+    panes: ClassVar[dict[str, str]] = PANES  # this layout's panes (a subclass has its own)
+    always_shown: ClassVar[tuple[str, ...]] = ALWAYS_SHOWN
+
     def __init__(self, words: Sequence[str] = (),
                  complete_line: Callable[[str], Sequence[str]] | None = None,
                  on_ready: Callable[[], None] | None = None) -> None:
-        super().__init__(id="debugger")
+        super().__init__(id=self.screen_id)
         self.words = words
         self.complete_line = complete_line  # the console's argument completion
         # Called once the panes exist (the App loads its program then, off the UI thread).
@@ -127,7 +131,7 @@ class DebuggerScreen(Screen):
     def select_tab(self, name: str) -> None:
         """Show pane `name` in the compact layout's shared slot (no-op for Program and
         Console, which are always shown)."""
-        if name in ALWAYS_SHOWN or name not in PANES:
+        if name in self.always_shown or name not in self.panes:
             return
         self.tab = name
         pane = self.query_one(f"#pane-{name}", Pane)
@@ -139,8 +143,8 @@ class DebuggerScreen(Screen):
                 break
             node.add_class("-host")
         bar = []
-        for i, (key, title) in enumerate(PANES.items(), start=1):
-            if key in ALWAYS_SHOWN:
+        for i, (key, title) in enumerate(self.panes.items(), start=1):
+            if key in self.always_shown:
                 continue
             style = "reverse bold" if key == name else "dim"
             bar.append(f"[@click=screen.go('{key}')][{style}] {i} {escape(title)} [/][/]")

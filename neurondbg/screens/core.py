@@ -1,0 +1,127 @@
+"""The NeuronCore layout: engines side by side, the timeline, the semaphores.
+
+A kernel (several engine queues) opens here instead of the single-program layout
+(neurondbg/screens/main.py, unchanged for a PROGRAM). The Program, Registers,
+Struct, Legality and SBUF panes are the single-program ones, fed the FOCUSED
+engine's Snapshot; the Engines, Timeline and Semaphores panes show the core.
+
+Keys (decided where the issue is silent): `s` steps the focused engine, `S` the core
+(one scheduler step), `c` continues the core, `r` reverses one global step, `e` / `E`
+focus the next / previous engine. Digits still pick panes, in both layouts (a user
+who learnt them on a program keeps them; `e` and `focus ENGINE` pick engines).
+
+Layouts: at >= 150x44 every pane is visible; below (100x30) the Engines strip,
+the Timeline (collapsed to the focused engine and its semaphore partners), the
+Program and the Console stay, the other panes share one tab slot (digits pick them).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.geometry import Size
+from textual.widgets import Footer, Header, Static
+
+from neurondbg.screens.main import DebuggerScreen
+from views.console_view import ConsoleView
+from views.core_snapshot import CoreSnapshot
+from views.engines import EnginesView
+from views.legality import LegalityView
+from views.memory import MemoryView
+from views.pane import Pane, contain
+from views.program import ProgramView
+from views.registers import RegistersView
+from views.semaphores import SemaphoresView
+from views.snapshot import Snapshot
+from views.struct_view import StructView
+from views.timeline import TimelineView
+
+CORE_PANES: dict[str, str] = {
+    "program": "Program", "engines": "Engines", "timeline": "Timeline",
+    "registers": "Registers", "semaphores": "Semaphores", "struct": "Struct",
+    "legality": "Legality", "memory": "SBUF", "console": "Console",
+}
+CORE_ALWAYS = ("program", "console", "engines", "timeline")
+FOLLOW_FOCUS = ("program", "registers", "struct", "legality")  # titled with the engine
+
+
+class CoreScreen(DebuggerScreen):
+    """The kernel layout; `show(CoreSnapshot)` feeds every pane."""
+
+    screen_id: ClassVar[str] = "core"
+    panes: ClassVar[dict[str, str]] = CORE_PANES
+    always_shown: ClassVar[tuple[str, ...]] = CORE_ALWAYS
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(str(i), f"go('{name}')", f"pane {title}", show=False,
+                  id=f"core.pane.{name}")
+          for i, (name, title) in enumerate(CORE_PANES.items(), start=1)),
+        Binding("S", "app.step_core", "step core", id="core.step",
+                tooltip="one scheduler step (the policy picks the engine)"),
+        Binding("e", "app.focus_engine(1)", "next engine", id="core.focus",
+                tooltip="focus the next engine: the panes follow it"),
+        Binding("E", "app.focus_engine(-1)", "previous engine", show=False,
+                id="core.focus.back", tooltip="focus the previous engine"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.tab = "registers"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="pane-bar")
+        with Horizontal(id="core-top"):
+            yield Pane(CORE_PANES["engines"], EnginesView(id="engines"), id="pane-engines")
+            yield Pane(CORE_PANES["semaphores"], SemaphoresView(id="semaphores"),
+                       id="pane-semaphores", classes="tab")
+        yield Pane(CORE_PANES["timeline"], TimelineView(id="timeline"), id="pane-timeline")
+        with Horizontal(id="core-mid"):
+            yield Pane(CORE_PANES["program"], ProgramView(id="program"), id="pane-program")
+            yield Pane(CORE_PANES["struct"], StructView(id="struct"), id="pane-struct",
+                       classes="tab")
+            yield Pane(CORE_PANES["legality"], LegalityView(id="legality"),
+                       id="pane-legality", classes="tab")
+        with Horizontal(id="core-low"):
+            yield Pane(CORE_PANES["memory"], MemoryView(id="memory"), id="pane-memory",
+                       classes="tab")
+            yield Pane(CORE_PANES["registers"], RegistersView(id="registers"),
+                       id="pane-registers", classes="tab")
+            yield Pane(CORE_PANES["console"], ConsoleView(self.words, self.complete_line,
+                                                          id="console"), id="pane-console")
+        yield Static("", id="too-small", markup=False)
+        yield Footer()
+
+    def fit(self, size: Size) -> None:
+        super().fit(size)
+        timeline = self.query_one(TimelineView)
+        timeline.collapsed = self.layout_name != "wide"
+        timeline.refresh()
+
+    def show(self, snap: Snapshot | CoreSnapshot) -> None:  # type: ignore[override]
+        """Every pane from one CoreSnapshot (a plain Snapshot while loading or on error)."""
+        core = snap if isinstance(snap, CoreSnapshot) else CoreSnapshot(focused=snap,
+                                                                         stop=snap.stop)
+        focused = core.focused
+        with self.app.batch_update():
+            feeds = [(self.query_one(v), v) for v in (ProgramView, RegistersView, StructView,
+                                                      LegalityView, MemoryView)]
+            for view, _ in feeds:
+                contain(view, "refresh", lambda view=view: view.show(focused), None)
+            engines = self.query_one(EnginesView)
+            contain(engines, "refresh", lambda: engines.show(core.engines), None)
+            sems = self.query_one(SemaphoresView)
+            contain(sems, "refresh", lambda: sems.show(core), None)
+            timeline = self.query_one(TimelineView)
+            contain(timeline, "refresh", lambda: timeline.show(core.timeline), None)
+            if core.engines:
+                for name in FOLLOW_FOCUS:
+                    pane = self.query_one(f"#pane-{name}", Pane)
+                    mark = "● " if str(pane.border_title).startswith("● ") else ""
+                    pane.border_title = f"{mark}{CORE_PANES[name]} · {focused.engine}"
+            title = core.title or focused.program_name
+            title += f" · {core.stop}" if core.stop else ""
+            if title != self.sub_title:
+                self.sub_title = title

@@ -1,0 +1,135 @@
+"""Pilot tests of the NeuronCore layout (issue 16): a kernel opens in CoreScreen, the
+panes follow the focused engine, the timeline travels exactly, a race stop shows both
+instructions and the overlap."""
+
+from __future__ import annotations
+
+from sessions.examples import folder
+from tests.ui.helpers import started
+from views.console_view import ConsoleView
+from views.core_session import CoreSession
+from views.engines import EnginesView
+from views.program import ProgramView
+from views.registers import RegistersView
+from views.semaphores import SemaphoresView
+from views.timeline import TimelineView
+
+KERNELS = folder() / "kernels"
+PRODUCER = KERNELS / "producer_consumer.asm"
+MISSING = KERNELS / "missing_wait.asm"
+DEADLOCK = KERNELS / "deadlock.asm"
+DOUBLE = KERNELS / "double_buffer.asm"
+
+
+def _text(widget) -> str:
+    return str(widget.render())
+
+
+async def test_a_kernel_opens_in_the_core_layout() -> None:
+    async with started(PRODUCER) as (app, _pilot):
+        from neurondbg.screens.core import CoreScreen
+
+        assert isinstance(app.screen, CoreScreen)
+        assert isinstance(app.session, CoreSession)
+        strip = _text(app.screen.query_one(EnginesView))
+        assert "▶ pool" in strip and "waiting on sem[0] >= 1" in strip
+        assert "schedule rr" in app.screen.sub_title
+
+
+async def test_focus_switching_updates_the_panes() -> None:
+    async with started(DOUBLE) as (app, pilot):
+        program = app.screen.query_one(ProgramView)
+        assert app.session.engine == "pool"
+        pool_lines = [line.text for line in program.lines]
+        await pilot.press("S", "S", "S")  # pool, dve, pool under rr
+        assert app.session.core.steps == 3
+        await pilot.press("e")
+        assert app.session.engine == "dve"
+        assert [line.text for line in program.lines] != pool_lines
+        assert program.lines == app.session.lines_of["dve"]
+        assert program.lines[program.pc_index].offset == app.session.core.state("dve").pc == 0x40
+        assert "Program · dve" in str(app.screen.query_one("#pane-program").border_title)
+        assert app.screen.query_one(RegistersView).snap.engine == "dve"
+        assert "▶ dve" in _text(app.screen.query_one(EnginesView))
+        await pilot.press("s")  # the focused engine only
+        assert (app.session.core.engine_steps("dve"), app.session.core.engine_steps("pool")) \
+            == (2, 2)
+        await pilot.press("E")
+        assert app.session.engine == "pool"
+        app.run_command("focus dve")
+        assert app.session.engine == "dve"
+
+
+async def test_timeline_cursor_travels_to_a_step_and_back_exactly() -> None:
+    async with started(DOUBLE) as (app, pilot):
+        app.run_command("continue")
+        await app.wait_loaded()
+        core = app.session.core
+        end, final = core.steps, core.digest()
+        assert end == 10
+        timeline = app.screen.query_one(TimelineView)
+        timeline.focus()
+        await pilot.press("home", "right", "right")  # the cursor on step 3
+        await pilot.press("enter")
+        assert core.steps == 3
+        at3 = core.digest()
+        assert core.digest() != final
+        assert "pool CAST" in _text(timeline) and "undone" not in _text(timeline)
+        await pilot.press("end", "enter")  # forward again along the path taken
+        assert (core.steps, core.digest()) == (end, final)
+        await pilot.press("home", "right", "right", "enter")
+        assert core.digest() == at3
+
+
+async def test_waits_are_gaps_and_semaphore_edges_are_marked() -> None:
+    async with started(PRODUCER) as (app, pilot):
+        await pilot.press("S", "S")
+        text = _text(app.screen.query_one(TimelineView)).splitlines()
+        pool, dve, sem = text[1], text[2], text[3]
+        assert pool.split()[1] == "CAST" and dve.split()[1].startswith("╌")
+        assert "↑" in sem and "↓" in sem
+        assert sem.index("↑") < sem.index("↓")
+
+
+async def test_a_race_stop_shows_both_instructions_and_the_overlap() -> None:
+    async with started(MISSING) as (app, _pilot):
+        app.run_command("break race")
+        app.run_command("continue")
+        await app.wait_loaded()
+        stop = app.session.last_stop
+        assert stop is not None and stop.reason == "race"
+        sems = _text(app.screen.query_one(SemaphoresView))
+        assert "RACE #1" in sems
+        assert "first  pool 0x0000  CAST" in sems and "[write]" in sems
+        assert "second dve 0x0000  CAST" in sems and "[read]" in sems
+        assert "missing_wait.asm:" in sems  # the listing lines name the source lines
+        assert "fix: a semaphore update in POOL" in sems
+        memory = app.screen.query_one("#memory")
+        written = memory.snap.written
+        assert [(w.space, w.p0, w.p1, w.columns) for w in written] == \
+            [("sbuf", 0, 128, slice(0x100, 0x120))]
+        assert app.session.engine == "dve"  # the stop moved the focus to the racing engine
+
+
+async def test_a_deadlock_shows_the_wait_for_cycle_and_the_fix() -> None:
+    async with started(DEADLOCK) as (app, _pilot):
+        app.run_command("continue")
+        await app.wait_loaded()
+        sems = _text(app.screen.query_one(SemaphoresView))
+        assert "DEADLOCK" in sems
+        assert "pool waits at 0x0 for sem[1] >= 1" in sems
+        assert "dve waits at 0x0 for sem[0] >= 1" in sems
+        assert "fix: the waits form a cycle" in sems
+
+
+async def test_schedule_and_who_in_the_console() -> None:
+    async with started(PRODUCER) as (app, pilot):
+        await pilot.press("S")
+        app.run_command("who sem[0]")
+        app.run_command("schedule random:7")
+        assert app.session.core.schedule == "random:7" and app.session.core.steps == 0
+        assert "schedule random:7" in app.screen.sub_title
+        app.run_command("schedule sometimes")
+        joined = "\n".join(app.screen.query_one(ConsoleView).messages)
+        assert "sem[0] = 1: last updated by pool at 0x0 (step 1)" in joined
+        assert "error: schedule:" in joined

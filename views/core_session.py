@@ -1,0 +1,682 @@
+"""The core counterpart of views.session.Session: a kernel on a machine.core.Core.
+
+`CoreSession(path)` opens a kernel (a manifest or an `.engine` assembly file) through
+sessions.kernel_open and offers the methods the App and the console call on a
+Session (step, reverse, run, breakpoints, who, snapshot, ...), acting on the FOCUSED
+engine where a Session acts on its one machine, plus the core's own: `step_core`
+(one scheduler step), `focus_engine`, `cycle_focus`, `set_schedule`, `travel`.
+
+Steps are numbered as the title counts them: the N-th step taken is "step N" (the
+model's global step index N-1); travelling to step N leaves the machine right after it.
+
+Decisions where the issue is silent (gdb / pudb habits):
+- `step` (s) steps the focused engine only; a blocked or halted engine does not move
+  and the reply says why. `step_core` (S) is one scheduler step.
+- A stop that names an engine (a breakpoint, a race, a fault) moves the focus to it,
+  as gdb switches to the thread that stopped.
+- `schedule POLICY` restarts the kernel at step 0 under the new policy (a Core's
+  policy is fixed for its life; the path taken so far belongs to the old one), keeping
+  the breakpoints.
+- `set` is refused on a kernel (an edit outside the schedule would not replay).
+- The gen is the kernel's own ([kernel] gen), not the TUI's default.
+- `until` and `reverse-continue` are refused on a kernel for now (say so, not guess).
+- Timeline travel forward (to a step undone earlier) re-takes the recorded engine of
+  each step with `Core.step(engine)`, so it is exact whatever the policy.
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_left
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from machine import expr
+from machine.breakpoints import Breakpoint
+from machine.core.core import Core, CoreStop
+from machine.core.events import plan_of, update_targets
+from machine.core.races import Race
+from machine.debugger import Machine
+from machine.engines.record import Lanes, StepRecord
+from machine.isa.codec import Instruction
+from machine.state import RECORD_BYTES, MachineState
+from sessions.kernel_open import OpenedKernel, open_kernel
+from views.core_snapshot import (
+    Cell,
+    CoreSnapshot,
+    Edge,
+    EngineRow,
+    RaceView,
+    SemRow,
+    TimelineData,
+    race_view,
+)
+from views.session import Progress, _ticking, program_listing
+from views.snapshot import ProgramLine, WrittenRegion
+from views.snapshot_build import SnapshotBuilder
+
+RUN_KINDS = ("continue",)
+
+
+class CoreSession:
+    """A loaded kernel and the Core running it."""
+
+    is_core = True
+
+    def __init__(self, path: str | Path, gen: Any = None, engine: str = "pool", *,
+                 progress: Any = None, interrupt: threading.Event | None = None,
+                 schedule: str = "rr") -> None:
+        """`gen`, `engine`, `progress`: as Session's, unused (the kernel says its gen and
+        engines; opening does not replay). SessionError (a ValueError) on bad input."""
+        self.path = Path(path)
+        self.name = self.path.name
+        self.program_path = self.path
+        self.interrupt = interrupt if interrupt is not None else threading.Event()
+        self.opened: OpenedKernel = open_kernel(self.path, schedule=schedule)
+        self.warnings: list[str] = list(self.opened.warnings)
+        self.notes: list[Any] = []
+        self.layout: dict[str, Any] = {}
+        self.ignore: dict[int, int] = {}
+        self.busy = False
+        self.stop_text = "loaded"
+        self.last_stop: CoreStop | None = None
+        self._armed = False
+        self._setup()
+
+    def _setup(self) -> None:
+        """Per-engine listings and snapshot builders of the opened kernel's Core."""
+        core = self.core
+        core.interrupt = self.interrupt  # one event stops the run, as Session's
+        self.gen = core.kernel.gen
+        self.lines_of: dict[str, list[ProgramLine]] = {}
+        self._builders: dict[str, SnapshotBuilder] = {}
+        for e in core.engines:
+            m = core.machines[e]
+            lines = program_listing(m.program, dict(m.labels), self.gen, e)
+            self.lines_of[e] = lines
+            self._builders[e] = SnapshotBuilder(f"{self.name} [{e}]", self.gen, e, lines)
+        self._last: dict[str, StepRecord] = {}
+        self._by_opcode: dict[str, dict[int, Instruction]] = {e: {} for e in core.engines}
+        self.prev_regs: list[int] | None = None
+        self._path: list[int] = []  # the engine of every step known (past + undone future)
+        self._sems: dict[str, frozenset[int]] = {}
+
+    @property
+    def core(self) -> Core:
+        return self.opened.core
+
+    # -- the Session surface (the focused engine) -----------------------------------
+    @property
+    def engine(self) -> str:
+        return self.core.focus
+
+    @property
+    def engines(self) -> tuple[str, ...]:
+        return self.core.engines
+
+    @property
+    def dbg(self) -> Machine:
+        return self.core.machines[self.core.focus]
+
+    def require(self) -> Machine:
+        return self.dbg
+
+    @property
+    def state(self) -> MachineState:
+        return self.dbg.state
+
+    @property
+    def lines(self) -> list[ProgramLine]:
+        return self.lines_of[self.core.focus]
+
+    @property
+    def labels(self) -> dict[str, int]:
+        return dict(self.dbg.labels)
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """(global steps, edits): edits are refused on a kernel, so always 0."""
+        return self.core.steps, 0
+
+    @property
+    def last_lanes(self) -> tuple[Lanes, int] | None:
+        rec = self.dbg.last_conversion
+        if rec is None or rec.lanes is None or rec.step >= self.state.steps:
+            return None
+        return rec.lanes, rec.step
+
+    def note(self) -> Any:
+        return None
+
+    def digest(self) -> str:
+        return self.core.digest()
+
+    # -- focus and schedule ------------------------------------------------------------
+    def focus_engine(self, engine: str) -> str:
+        """Focus `engine`; ValueError naming the kernel's engines otherwise."""
+        if engine not in self.core.engines:
+            raise ValueError(f"expected one of {', '.join(self.core.engines)}, found "
+                             f"{engine!r}")
+        self.core.focus = engine
+        self.prev_regs = None
+        return f"focus: {engine}"
+
+    def cycle_focus(self, by: int = 1) -> str:
+        es = self.core.engines
+        return self.focus_engine(es[(es.index(self.core.focus) + by) % len(es)])
+
+    def set_schedule(self, policy: str) -> str:
+        """Restart the kernel at step 0 under `policy` (module docstring); the breakpoints
+        are kept. ValueError for a bad policy (nothing changes)."""
+        from machine.core.schedule import parse_policy
+
+        parse_policy(policy)  # the one-line error before anything is thrown away
+        kept = [(bp.text, bp.enabled) for bp in self.core.breakpoints]
+        focus = self.core.focus
+        self.opened = open_kernel(self.path, schedule=policy)
+        for spec, enabled in kept:
+            bp = self.core.add_breakpoint(spec)
+            if not enabled:
+                self.core.set_enabled(bp.id, False)
+        self._setup()
+        self.core.focus = focus
+        self.last_stop = None
+        self.stop_text = f"schedule {self.core.schedule}: restarted at step 0"
+        return self.stop_text
+
+    # -- driving -------------------------------------------------------------------------
+    def _note_step(self, engine: str, rec: StepRecord | None) -> None:
+        if rec is not None and rec.executed:
+            self._last[engine] = rec
+            if rec.instruction is not None:
+                self._by_opcode[engine][rec.instruction.opcode] = rec.instruction
+
+    def _begin(self) -> None:
+        self.prev_regs = list(self.state.R)
+        self.last_stop = None
+
+    def step(self, n: int = 1) -> str:
+        """Step the focused engine `n` instructions (others do not move)."""
+        self._begin()
+        e = self.core.focus
+        done = 0
+        for _ in range(n):
+            cs = self.core.step(e)
+            self._note_step(e, cs.record)
+            if cs.record is None or not cs.record.executed:
+                self.stop_text = self._refusal(e, cs.record, cs.waited)
+                return self.stop_text
+            done += 1
+            if cs.races:
+                self.stop_text = f"{e} stepped; race: {cs.races[0].to_dict()['missing']}"
+                self._race_stop(cs.races)
+                return self.stop_text
+        rec = self._last.get(e)
+        what = f"{rec.mnemonic} at {rec.pc:#x}" if rec is not None else ""
+        self.stop_text = f"{e}: {what} (step {self.core.steps})" if n == 1 else \
+            f"{e}: {done} steps (step {self.core.steps})"
+        return self.stop_text
+
+    def _refusal(self, e: str, rec: StepRecord | None, waited: Any) -> str:
+        if waited is not None:
+            return f"{e} is blocked: {waited.describe()}"
+        if rec is not None and rec.fault:
+            return f"{e}: fault: {rec.fault}"
+        if rec is not None and rec.invalid:
+            return f"{e}: invalid: {rec.mnemonic} at {rec.pc:#x}"
+        return f"{e} is halted"
+
+    def step_core(self) -> str:
+        """One scheduler step (the policy picks the engine)."""
+        self._begin()
+        cs = self.core.step()
+        self._note_step(cs.engine, cs.record)
+        if cs.record is None or not cs.record.executed:
+            waits = [w.describe() for w in _waits(self.core)]
+            self.stop_text = ("nothing can run: " + "; ".join(waits)) if waits else \
+                self._refusal(cs.engine, cs.record, cs.waited)
+            return self.stop_text
+        self.core.focus = cs.engine
+        rec = cs.record
+        self.stop_text = f"step {self.core.steps}: {cs.engine} {rec.mnemonic} at {rec.pc:#x}"
+        if cs.races:
+            self._race_stop(cs.races)
+            self.stop_text += f"; race: {cs.races[0].missing}"
+        return self.stop_text
+
+    def _race_stop(self, races: list[Race]) -> None:
+        self.last_stop = CoreStop("race", races[0].b.engine, races[0].b.pc, "race",
+                                  races=list(races))
+
+    def reverse(self, n: int = 1, progress: Any = None) -> str:
+        """Undo the last `n` global steps exactly (in global order)."""
+        self._begin()
+        before = self.core.steps
+        if n == 1:
+            self.core.reverse_step()
+        else:
+            self.core.reverse(n)
+        self._last.clear()
+        done = before - self.core.steps
+        self.stop_text = "at the start of history: nothing to reverse" if not done else \
+            f"reversed {done:,} step(s) to step {self.core.steps}"
+        return self.stop_text
+
+    def travel(self, step: int) -> str:
+        """Move the core to global step `step` of the timeline, back or forward (forward
+        only along the path already taken: module docstring)."""
+        self._begin()
+        self._sync_path()
+        core = self.core
+        if step < core.steps:
+            core.reverse(core.steps - step)
+        while core.steps < step and core.steps < len(self._path):
+            e = core.engines[self._path[core.steps]]
+            cs = core.step(e)
+            if cs.record is None or not cs.record.executed:
+                break
+        self._last.clear()
+        self.stop_text = f"travelled to step {core.steps}"
+        return self.stop_text
+
+    def stop(self) -> None:
+        self.interrupt.set()
+
+    def arm(self, kind: str, arg: int = 0) -> None:
+        if kind not in RUN_KINDS:
+            raise ValueError(f"{kind} is not available on a kernel yet; use break "
+                             "pc:ADDR@ENGINE and continue")
+        if self.busy:
+            raise ValueError("running: Esc or Ctrl+C stops it first")
+        self._armed = True
+
+    def ignore_current(self, n: int) -> str:
+        return "a count is not used on a kernel: continuing"
+
+    def run(self, progress: Progress | None = None, slice_s: float = 0.05) -> str:
+        """`continue` the core until a stop reason or `stop()`."""
+        self._begin()
+        self._armed = False
+        start = self.core.steps
+        self.busy = True
+        try:
+            with _ticking(progress, lambda: abs(self.core.steps - start), slice_s):
+                stop = self.core.cont()
+        finally:
+            self.busy = False
+        if stop.reason == "interrupt":
+            stop.detail = "stopped by the user"
+        self.last_stop = stop
+        if stop.engine is not None and stop.reason not in ("halt", "max-steps"):
+            self.core.focus = stop.engine
+        if stop.record is not None and stop.engine is not None:
+            self._note_step(stop.engine, stop.record)
+        moved = self.core.steps - start
+        self.stop_text = f"{stop.reason}: {stop.detail} after {moved:,} " \
+                         f"step{'s' * (moved != 1)}"
+        return self.stop_text
+
+    # -- breakpoints ------------------------------------------------------------------
+    def breakpoints(self) -> list[Breakpoint]:
+        return list(self.core.breakpoints)
+
+    def add_breakpoint(self, spec: str) -> Breakpoint:
+        return self.core.add_breakpoint(spec)
+
+    def delete_breakpoint(self, ident: int | None) -> int:
+        ids = [bp.id for bp in self.core.breakpoints] if ident is None else [ident]
+        for i in ids:
+            if not self.core.delete_breakpoint(i):
+                raise ValueError(f"no breakpoint #{i}")
+        return len(ids)
+
+    def enable(self, idents: list[int] | None, on: bool) -> str:
+        known = {bp.id for bp in self.core.breakpoints}
+        ids = sorted(known) if idents is None else idents
+        missing = [i for i in ids if i not in known]
+        if missing:
+            raise ValueError(f"no breakpoint #{missing[0]}")
+        for i in ids:
+            self.core.set_enabled(i, on)
+        if not ids:
+            return "no breakpoints"
+        return f"{'enabled' if on else 'disabled'} " + ", ".join(f"#{i}" for i in ids)
+
+    def pc_of(self, index: int) -> int:
+        if not 0 <= index < len(self.lines):
+            raise ValueError("no record under the cursor")
+        return self.lines[index].offset + self.state.config.base
+
+    def toggle_breakpoint(self, index: int) -> str:
+        """A breakpoint at record `index` of the focused engine's queue, on or off."""
+        pc = self.pc_of(index)
+        e = self.core.focus
+        for bp in self.core.breakpoints:
+            if bp.kind == "pc" and bp.value == pc and bp.engine == e:
+                self.core.delete_breakpoint(bp.id)
+                return f"deleted breakpoint #{bp.id} at {pc:#x}@{e}"
+        bp = self.add_breakpoint(f"pc:{pc:#x}@{e}")
+        return f"breakpoint {bp.describe()}"
+
+    def breakpoint_indices(self, engine: str | None = None) -> frozenset[int]:
+        e = engine or self.core.focus
+        base = self.state.config.base
+        return frozenset((bp.value - base) // RECORD_BYTES for bp in self.core.breakpoints
+                         if bp.kind == "pc" and bp.enabled and bp.engine in (None, e))
+
+    def check(self, what: Any) -> None:
+        self.dbg.check(what)
+
+    def resolve_pc(self, text: str) -> int:
+        raise ValueError("not available on a kernel yet")
+
+    def set_value(self, target: str, value: str) -> str:
+        raise ValueError("not available on a kernel: an edit outside the schedule would "
+                         "not replay")
+
+    def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
+        from sessions.kernel_store import save_kernel_session
+
+        save_kernel_session(path, self.opened, self.last_stop)
+        return f"saved {path} at step {self.core.steps}"
+
+    # -- global steps ------------------------------------------------------------------
+    def _positions(self) -> tuple[int, list[str], dict[str, list[int]]]:
+        """(first kept step, engine of each kept step, each engine's global steps)."""
+        origin, names = self.core.taken()
+        pos: dict[str, list[int]] = {e: [] for e in self.core.engines}
+        for j, e in enumerate(names):
+            pos[e].append(origin + j)
+        return origin, names, pos
+
+    def global_step(self, engine: str, local: int,
+                    pos: dict[str, list[int]] | None = None) -> int | None:
+        """The global step at which `engine` took its own step `local` (kept window)."""
+        p = (pos or self._positions()[2])[engine]
+        base = self.core.engine_steps(engine) - len(p)
+        k = local - base
+        return p[k] if 0 <= k < len(p) else None
+
+    def who(self, target: str) -> str:
+        """Which step last wrote a target: `sem[3]` across the engines (with who waits on
+        it), anything else on the focused engine; global step numbers."""
+        t = expr.parse_target(target)
+        pos = self._positions()[2]
+        if t.kind == "sem":
+            return self._who_sem(t.index, pos)
+        self.check(t)
+        e = self.core.focus
+        st = self.state
+        if t.kind in ("reg", "pc"):
+            hit = st.who_wrote(t.name)
+        elif t.kind == "mem":
+            hit = st.who_wrote(t.space, t.index, t.b0)
+        elif t.kind in ("acc", "idx"):
+            hit = st.who_wrote(t.kind, t.index)
+        else:
+            hit = st.who_wrote(t.name)
+        if hit is None:
+            return f"{target}: not written by {e} within the kept history"
+        local, pc = hit
+        g = self.global_step(e, local, pos)
+        return f"{target}: last written by {e} at {pc:#x} (step {_shown(g)})"
+
+    def _who_sem(self, i: int, pos: dict[str, list[int]]) -> str:
+        best: tuple[int, str, int] | None = None
+        for e in self.core.engines:
+            hit = self.core.state(e).who_wrote(f"sem[{i}]")
+            if hit is None:
+                continue
+            g = self.global_step(e, hit[0], pos)
+            if g is not None and (best is None or g > best[0]):
+                best = (g, e, hit[1])
+        value = self.core.state().sem[i]
+        head = f"sem[{i}] = {value}: "
+        head += f"last updated by {best[1]} at {best[2]:#x} (step {best[0] + 1})" if best else \
+            "not updated within the kept history"
+        waiters = [w for w in _waits(self.core) if w.semaphore == i]
+        if waiters:
+            head += "; waited on by " + ", ".join(f"{w.engine} at {w.pc:#x} ({w.condition})"
+                                                  for w in waiters)
+        return head
+
+    # -- snapshot -------------------------------------------------------------------------
+    def _sync_path(self) -> None:
+        """Keep the undone future while the steps taken are a prefix of it."""
+        origin, names = self.core.taken()
+        idx = {e: i for i, e in enumerate(self.core.engines)}
+        now = [idx[n] for n in names]
+        if origin:  # the folded past: keep what we knew of it
+            head = self._path[:origin] if len(self._path) >= origin else [-1] * origin
+            now = head + now
+        if self._path[:len(now)] != now:
+            self._path = now
+
+    def synchronised_with(self, engine: str) -> frozenset[str]:
+        """Engines sharing a semaphore with `engine` (it waits on or updates it)."""
+        mine = self._sem_set(engine)
+        return frozenset(e for e in self.core.engines
+                         if e != engine and self._sem_set(e) & mine)
+
+    def _sem_set(self, engine: str) -> frozenset[int]:
+        if engine not in self._sems:
+            m = self.core.machines[engine]
+            used = set(update_targets(m.program.raw))
+            for k in range(len(m.program)):
+                used.update(w.idx for w in plan_of(m.instruction(k)).waits)
+            self._sems[engine] = frozenset(used)
+        return self._sems[engine]
+
+    def snapshot(self) -> CoreSnapshot:
+        core = self.core
+        self._sync_path()
+        e = core.focus
+        m = core.machines[e]
+        focused = self._builders[e].build(
+            m, record=self._last.get(e), previous=self._by_opcode[e],
+            prev_registers=self.prev_regs, breakpoints=self.breakpoint_indices(e),
+            lanes=self.last_lanes, stop=self.stop_text)
+        races = self._race_views()
+        if races:  # the SBUF pane highlights the overlap of the first race
+            r = races[0]
+            region = WrittenRegion(r.space, r.partitions[0], r.partitions[1],
+                                   slice(r.bytes[0], r.bytes[1]))
+            focused = replace(focused, written=(region,))
+        stop = self.last_stop
+        deadlock = [w.describe() for w in stop.waiting] if stop is not None and \
+            stop.reason == "deadlock" else []
+        return CoreSnapshot(
+            focused=focused, title=f"{self.name} · {self.gen.label} · schedule "
+            f"{core.schedule} · step {core.steps} · focus {e}",
+            schedule=core.schedule, engines=self._engine_rows(),
+            semaphores=self._sem_rows(), timeline=self._timeline(),
+            races=races, deadlock=tuple(deadlock), advice=self._advice(stop, races),
+            stop=self.stop_text)
+
+    def _engine_rows(self) -> list[EngineRow]:
+        core = self.core
+        rows = []
+        for e in core.engines:
+            st = core.state(e)
+            lines = self.lines_of[e]
+            k = st.pc_index
+            text = (lines[k].listing or lines[k].text) if 0 <= k < len(lines) else ""
+            w = core.waiting(e)
+            rows.append(EngineRow(e, st.pc, text, core.status(e), w.condition if w else "",
+                                  core.engine_steps(e), e == core.focus))
+        return rows
+
+    def _sem_rows(self) -> list[SemRow]:
+        core = self.core
+        sem = core.state().sem
+        waits = _waits(core)
+        shown = sorted({i for i, v in enumerate(sem) if v} | {w.semaphore for w in waits})
+        pos = self._positions()[2]
+        rows = []
+        for i in shown:
+            best: tuple[int, str, int] | None = None
+            for e in core.engines:
+                hit = core.state(e).who_wrote(f"sem[{i}]")
+                if hit is None:
+                    continue
+                g = self.global_step(e, hit[0], pos)
+                if g is not None and (best is None or g > best[0]):
+                    best = (g, e, hit[1])
+            by = f"{best[1]} {best[2]:#x} step {best[0] + 1}" if best else ""
+            rows.append(SemRow(i, sem[i], by, tuple(f"{w.engine} at {w.pc:#x} ({w.condition})"
+                                                    for w in waits if w.semaphore == i)))
+        return rows
+
+    def _listing_line(self, engine: str, pc: int) -> str:
+        lines = self.lines_of.get(engine, [])
+        k, rest = divmod(pc - self.state.config.base, RECORD_BYTES)
+        text = (lines[k].listing or lines[k].text) if not rest and 0 <= k < len(lines) else "?"
+        where = self.opened.where(engine, pc)
+        return f"{engine} {pc:#06x}  {text}" + (f"  ({where})" if where else "")
+
+    def _race_views(self) -> list[RaceView]:
+        stop = self.last_stop
+        if stop is None or stop.reason != "race" or not stop.races:
+            return []
+        return [race_view(r, self._listing_line(r.a.engine, r.a.pc) + f"  [{r.a.kind}]",
+                          self._listing_line(r.b.engine, r.b.pc) + f"  [{r.b.kind}]")
+                for r in stop.races]
+
+    def _advice(self, stop: CoreStop | None, races: list[RaceView]) -> str:
+        if races:
+            return f"fix: {races[0].missing}"
+        if stop is None or stop.reason != "deadlock":
+            return ""
+        never = [w for w in stop.waiting if not w.can_be_updated]
+        if never:
+            w = never[0]
+            return (f"fix: nothing left updates sem[{w.semaphore}]: add the missing update "
+                    f"(or correct the index) that {w.engine} waits for at {w.pc:#x}")
+        cycle = " -> ".join(f"{w.engine} (sem[{w.semaphore}])" for w in stop.waiting)
+        return (f"fix: the waits form a cycle {cycle}: make one engine update its semaphore "
+                "before it waits on the other's")
+
+    def _timeline(self) -> TimelineData:
+        core = self.core
+        origin = core.taken()[0]
+        races = tuple((n, r.a.step, r.b.step) for n, r in enumerate(core.races, start=1))
+        e = core.focus
+        return TimelineData(core.engines, core.steps, max(len(self._path), core.steps), origin,
+                            _Cells(self), races, self.synchronised_with(e), e)
+
+
+def _shown(g: int | None) -> str:
+    """A global step index as the UI numbers steps: the N-th step taken is step N."""
+    return "?" if g is None else str(g + 1)
+
+
+def _waits(core: Core) -> list[Any]:
+    return [w for e in core.engines if (w := core.waiting(e)) is not None]
+
+
+class _Cells:
+    """Timeline cells of any step range, from the engines' journals (exact within the
+    kept history): run cells name the instruction; an engine that did not run at a step
+    is `wait` when its next instruction's semaphore wait did not hold on the value the
+    semaphore had then (the journals' old values give it), else `ready`; `halted` after
+    its HALT. Register-operand waits compare with the register's value now."""
+
+    def __init__(self, s: CoreSession) -> None:
+        self.s = s
+        core = s.core
+        self.core = core
+        self.origin, _, self.pos = s._positions()
+        self.path = list(s._path)
+        self.steps = core.steps
+        self.base = {e: core.engine_steps(e) - len(p) for e, p in self.pos.items()}
+        self._sem: dict[int, tuple[list[int], list[int]]] | None = None
+
+    def _sem_history(self) -> dict[int, tuple[list[int], list[int]]]:
+        """sem index -> (global steps of its writes, the value before each), in order."""
+        if self._sem is None:
+            writes: list[tuple[int, int, int, int]] = []
+            for e in self.core.engines:
+                for n, u in enumerate(self.core.state(e).journal.others):
+                    if u.target == "sem":
+                        g = self.s.global_step(e, u.step, self.pos)
+                        if g is not None:
+                            writes.append((g, n, int(u.key), int(u.old)))
+            writes.sort()
+            hist: dict[int, tuple[list[int], list[int]]] = {}
+            for g, _, i, old in writes:
+                steps, olds = hist.setdefault(i, ([], []))
+                steps.append(g)
+                olds.append(old)
+            self._sem = hist
+        return self._sem
+
+    def sem_at(self, i: int, g: int) -> int:
+        """The value of sem[i] before global step g."""
+        steps, olds = self._sem_history().get(i, ([], []))
+        k = bisect_left(steps, g)
+        return olds[k] if k < len(steps) else int(self.core.state().sem[i])
+
+    def _pc(self, e: str, k: int) -> int | None:
+        """The PC of `e`'s k-th global issue in the window (its own step base + k)."""
+        return self.core.state(e).journal.pc_of(self.base[e] + k)
+
+    def _inst(self, e: str, pc: int) -> Instruction | None:
+        m = self.core.machines[e]
+        k = m.index_of(pc)
+        return m.instruction(k) if k is not None else None
+
+    def columns(self, lo: int, hi: int) -> list[list[Cell]]:
+        out = []
+        for e in self.core.engines:
+            p = self.pos[e]
+            st = self.core.state(e)
+            row = []
+            for g in range(lo, hi):
+                if g >= self.steps or g < self.origin:
+                    mine = g < len(self.path) and self.core.engines[self.path[g]] == e \
+                        if 0 <= g < len(self.path) and self.path[g] >= 0 else False
+                    row.append(Cell("future" if mine else "ready"))
+                    continue
+                k = bisect_left(p, g)
+                if k < len(p) and p[k] == g:
+                    pc = self._pc(e, k)
+                    inst = self._inst(e, pc) if pc is not None else None
+                    row.append(Cell("run", inst.mnemonic if inst is not None else "?"))
+                    continue
+                if k == len(p):
+                    if st.halted:
+                        row.append(Cell("halted"))
+                        continue
+                    pc = st.pc
+                else:
+                    pc = self._pc(e, k)
+                inst = self._inst(e, pc) if pc is not None else None
+                row.append(Cell("wait" if inst is not None and self._blocked(inst, st, g)
+                                else "ready"))
+            out.append(row)
+        return out
+
+    def _blocked(self, inst: Instruction, st: MachineState, g: int) -> bool:
+        return any(not w.predicate(st)(self.sem_at(w.idx, g)) for w in plan_of(inst).waits)
+
+    def edges(self, lo: int, hi: int) -> list[Edge]:
+        out = []
+        hist = self._sem_history()
+        for e in self.core.engines:
+            p = self.pos[e]
+            for k in range(bisect_left(p, lo), bisect_left(p, hi)):
+                g = p[k]
+                pc = self._pc(e, k)
+                inst = self._inst(e, pc) if pc is not None else None
+                if inst is None:
+                    continue
+                for w in plan_of(inst).waits:
+                    steps = hist.get(w.idx, ([], []))[0]
+                    j = bisect_left(steps, g) - 1
+                    if j >= 0:
+                        src = steps[j]
+                        by = self.core.engines[self.path[src]] if 0 <= src < len(
+                            self.path) and self.path[src] >= 0 else "?"
+                        out.append(Edge(w.idx, src, by, g, e))
+        return out

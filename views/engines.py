@@ -1,0 +1,46 @@
+"""The engine strip: one line per engine queue of a kernel (views.core_snapshot rows).
+
+`▶` marks the focused engine (the Program, Registers, Struct and Legality panes show
+it); each line: name, PC, the instruction at the PC, status (running / waiting on
+the condition / halted / faulted) and the engine's own step count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.widgets import Static
+
+from views.core_snapshot import EngineRow
+
+STATUS_STYLE = {"running": "green", "waiting": "yellow", "halted": "dim", "faulted": "bold red"}
+
+
+def engine_line(row: EngineRow, width: int = 60) -> Text:
+    """One engine's line; the instruction is cut to `width` characters."""
+    mark = ("▶ ", "bold reverse") if row.focused else ("  ", "")
+    status = f"waiting on {row.waiting}" if row.status == "waiting" else row.status
+    inst = row.instruction if len(row.instruction) <= width else row.instruction[:width - 1] + "…"
+    return Text.assemble(mark, (f"{row.engine:<5}", "bold" if row.focused else ""),
+                         f" pc {row.pc:#06x}  ", (f"{inst:<{width}}", ""), "  ",
+                         (f"{status:<24}", STATUS_STYLE.get(row.status, "")),
+                         (f" {row.steps:>7,} steps", "dim"))
+
+
+class EnginesView(Static, can_focus=True):
+    """The engine strip (read-only: `e` / `E` or `focus ENGINE` change the focus)."""
+
+    DEFAULT_CSS = "EnginesView { height: auto; }"
+
+    def on_resize(self) -> None:
+        self.show(self._rows)
+
+    _rows: Sequence[EngineRow] = ()
+
+    def show(self, rows: Sequence[EngineRow]) -> None:
+        self._rows = rows
+        width = max(12, min(60, self.size.width - 62)) if self.size.width else 30
+        text = Text("\n").join(engine_line(r, width) for r in rows) if rows else \
+            Text("no kernel loaded", style="dim")
+        self.update(text)

@@ -1,0 +1,47 @@
+"""The Semaphores pane: the non-zero (or waited-on) semaphores, who last updated each
+and who waits on it; above them, after a race or deadlock stop, the stop's view: both
+instructions of the race (listing lines) or the wait-for cycle, and the fix in words.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from views.core_snapshot import CoreSnapshot
+
+
+def stop_lines(snap: CoreSnapshot) -> list[Text]:
+    """The race / deadlock view of a stop ([] for any other stop)."""
+    out: list[Text] = []
+    for n, r in enumerate(snap.races, start=1):
+        out.append(Text(f"RACE #{n}: {r.text}", style="bold red"))
+        out.append(Text(f"  first  {r.a_line}"))
+        out.append(Text(f"  second {r.b_line}"))
+    if snap.deadlock:
+        out.append(Text("DEADLOCK: nothing can run", style="bold red"))
+        out += [Text(f"  {line}") for line in snap.deadlock]
+    if snap.advice:
+        out.append(Text(snap.advice, style="bold yellow"))
+    return out
+
+
+def semaphore_lines(snap: CoreSnapshot) -> list[Text]:
+    if not snap.semaphores:
+        return [Text("every semaphore is 0; nobody waits", style="dim")]
+    out = []
+    for s in snap.semaphores:
+        line = Text.assemble((f"sem[{s.index}]", "bold"), f" = {s.value}")
+        if s.updated_by:
+            line.append(f"  by {s.updated_by}", style="cyan")
+        for w in s.waiters:
+            line.append(f"  ⏳ {w}", style="yellow")
+        out.append(line)
+    return out
+
+
+class SemaphoresView(Static, can_focus=True):
+    """Read-only text; `who sem[N]` in the console says the same for one semaphore."""
+
+    def show(self, snap: CoreSnapshot) -> None:
+        self.update(Text("\n").join(stop_lines(snap) + semaphore_lines(snap)))
