@@ -175,3 +175,35 @@ def test_several_failures_get_one_smallest_combined_fix() -> None:
     # one dtype edit fixes same-type and the PSUM write; the address needs aligning
     assert v.fix_fields == {"dst_mem_pattern.start_addr": PSUM, "out_dtype": Dtype.FP32}
     assert explain(_applied(raw, v.fix_fields), "cayman").valid
+
+
+def test_has_valid_immediates_children() -> None:
+    """isa-facts §6.4: POINTER -> tpb_addr_active_channels && addr_aligned_dtype;
+    REG_PTR -> is_valid_imm_reg; each a child of has_valid_immediates(<slot>)."""
+    top = next(c for c in BY_NAME["is_valid_tensor_scalar"].clauses
+               if c.name == "has_valid_immediates(imm0)")
+    assert [c.name for c in top.children] == [
+        "tpb_addr_active_channels", "addr_aligned_dtype", "is_valid_imm_reg"]
+    raw = example("is_valid_tensor_scalar", imm0_src=1, imm0=0x2)  # a misaligned pointer
+    v = explain(raw, "cayman")
+    assert v.failing_paths() == ["has_valid_immediates(imm0) › addr_aligned_dtype"]
+    assert v.fix_fields == {"imm0": 0x0}
+
+
+def test_pane_shows_the_failing_branch_and_folds_the_rest() -> None:
+    from views.legality import verdict_lines
+
+    v = explain(example("is_valid_copy", dst_mem_pattern__start_addr=0x401), "cayman")
+    text = [line.plain for line in verdict_lines(v, "wire")]
+    assert text[0] == "wire is_valid_copy  INVALID  1 of 18 clauses fail"
+    assert text[1] == ("  fix (checked: the whole predicate passes): "
+                       "set dst_mem_pattern.start_addr = 0x00000400")
+    assert text[2] == " ✗ tensor4d_valid(dst)"
+    assert "   ✗ tensor_start_addr_valid" in text
+    assert "     ✗ addr_aligned_dtype" in text
+    assert "     ✓ 6 more pass: addr_on_chip, allow_psum, allow_sbuf, psum_write_4byte_dtype, " \
+        "addr_register_encoding, indirect_mem_pattern" in text
+    assert "   ✓ 1 more pass: num_elem_valid" in text
+    full = [line.plain for line in verdict_lines(v, "wire", expand=True)]
+    assert any(line.startswith("     ✓ addr_on_chip") for line in full)
+    assert not any("more pass" in line for line in full)

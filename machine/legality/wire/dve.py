@@ -15,7 +15,7 @@ from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values
+from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values, composite
 from machine.legality.wire.operands import (
     SBUF,
     DtypeRef,
@@ -191,43 +191,103 @@ class ImmRef:
     align: DtypeRef
 
 
+def _imm_pointer_ok(imm: ImmRef, nac: str, r: Rows) -> tuple[np.ndarray, np.ndarray]:
+    """(pointer rows, tpb_addr_active_channels) of an IMM slot: an on-chip SBUF address
+    whose partition + nac <= 128 (isa-facts §6.4: a PartitionOffset into SBUF)."""
+    ptr = r[imm.src] == ImmSrc.POINTER_IMMEDIATE
+    if not ptr.any():  # the address decode only when some record holds a pointer
+        return ptr, np.ones(len(r), dtype=bool)
+    a = decode_words(r[imm.value], r.ctx.gen)
+    return ptr, a.immediate & (a.space == SBUF) & a.backed & (
+        a.partition + r[nac] <= c.PARTITIONS)
+
+
+def _imm_where(imm: ImmRef, v: Values, ctx: Ctx) -> str:
+    word = int(v[imm.value])
+    a = decode_words(np.array([word], dtype=np.uint32), ctx.gen)
+    return (f"SBUF partition {int(a.partition[0])} byte {int(a.offset[0])}"
+            if a.space[0] == SBUF and a.backed[0] else "not an SBUF address")
+
+
+def _imm_mode(imm: ImmRef, v: Values, mode: int) -> str | None:
+    """The message of a rule that does not apply to this IMM_SRC mode (None: it applies)."""
+    if int(v[imm.src]) == mode:
+        return None
+    return f"{imm.label} is not {ImmSrc(mode).name}: the rule does not apply"
+
+
 def has_valid_immediates(imm: ImmRef, nac: str) -> Clause:
-    """INSTRUCTION: passes; POINTER: on-chip, partition + nac <= 128, aligned; REG_PTR:
-    register < 64. Pointers are SBUF PartitionOffset addresses (isa-facts §6.4)."""
-    def check(r: Rows) -> np.ndarray:
-        mode = r[imm.src]
-        ptr = mode == ImmSrc.POINTER_IMMEDIATE
-        reg = mode == ImmSrc.REG_PTR_IMMEDIATE
-        ok = ~(ptr | reg)  # INSTRUCTION_IMMEDIATE (and non-members, judged by is_valid_enum)
-        if reg.any():
-            ok |= reg & ((r[imm.value] & 0xFF) < 64)
-        if ptr.any():  # the address decode only when some record holds a pointer
-            word = r[imm.value]
-            a = decode_words(word, r.ctx.gen)
-            low = (gates.element_bytes_table()[imm.align.column(r)] - 1).astype(np.uint32)
-            ok |= ptr & a.immediate & (a.space == SBUF) & a.backed & (
-                a.partition + r[nac] <= c.PARTITIONS) & ((a.word & low) == 0)
-        return ok
+    """has_valid_immediates(imm, src, nac, dtype) as its sub-predicates (isa-facts §6.4):
+    INSTRUCTION: passes; POINTER: tpb_addr_active_channels && addr_aligned_dtype (an SBUF
+    PartitionOffset address, the DESIGN decision partition + nac <= 128); REG_PTR:
+    is_valid_imm_reg (register < 64)."""
+    def tpb_check(r: Rows) -> np.ndarray:
+        ptr, ok = _imm_pointer_ok(imm, nac, r)
+        return ~ptr | ok
+
+    def tpb_message(v: Values, ctx: Ctx, ok: bool) -> str:
+        skip = _imm_mode(imm, v, ImmSrc.POINTER_IMMEDIATE)
+        if skip:
+            return skip
+        return (f"{imm.label} is a pointer 0x{int(v[imm.value]):08X} ({_imm_where(imm, v, ctx)}):"
+                f" it must be an SBUF address with partition + {nac} {int(v[nac])} <= 128")
+
+    def tpb_repair(v: Values, ctx: Ctx) -> list[dict[str, int]]:
+        return [{imm.value: 0}, {imm.src: int(ImmSrc.INSTRUCTION_IMMEDIATE)}]
+
+    def aligned_check(r: Rows) -> np.ndarray:
+        ptr = r[imm.src] == ImmSrc.POINTER_IMMEDIATE
+        low = (gates.element_bytes_table()[imm.align.column(r)] - 1).astype(np.uint32)
+        return ~ptr | ((r[imm.value] & low) == 0)
+
+    def aligned_message(v: Values, ctx: Ctx, ok: bool) -> str:
+        skip = _imm_mode(imm, v, ImmSrc.POINTER_IMMEDIATE)
+        if skip:
+            return skip
+        size = gates.element_size(imm.align.value(v))
+        return (f"pointer 0x{int(v[imm.value]):08X} " + ("is" if ok else "is not")
+                + f" aligned to {size} bytes")
+
+    def aligned_repair(v: Values, ctx: Ctx) -> list[dict[str, int]]:
+        size = gates.element_size(imm.align.value(v))
+        return [{imm.value: int(v[imm.value]) & ~(size - 1)}]
+
+    def reg_check(r: Rows) -> np.ndarray:
+        reg = r[imm.src] == ImmSrc.REG_PTR_IMMEDIATE
+        return ~reg | ((r[imm.value] & 0xFF) < 64)
+
+    def reg_message(v: Values, ctx: Ctx, ok: bool) -> str:
+        skip = _imm_mode(imm, v, ImmSrc.REG_PTR_IMMEDIATE)
+        if skip:
+            return skip
+        return f"{imm.label} names register {int(v[imm.value]) & 0xFF}: R0..R63 " + (
+            "holds the pointer" if ok else "are the only GP registers")
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         mode, word = int(v[imm.src]), int(v[imm.value])
         if mode == ImmSrc.POINTER_IMMEDIATE:
-            a = decode_words(np.array([word], dtype=np.uint32), ctx.gen)
             size = gates.element_size(imm.align.value(v))
-            where = (f"SBUF partition {int(a.partition[0])} byte {int(a.offset[0])}"
-                     if a.space[0] == SBUF and a.backed[0] else "not an SBUF address")
-            return (f"{imm.label} is a pointer 0x{word:08X} ({where}): it must be an SBUF "
-                    f"address with partition + {nac} {int(v[nac])} <= 128, aligned to "
-                    f"{size} bytes (tpb_addr_active_channels, addr_aligned_dtype)")
+            return (f"{imm.label} is a pointer 0x{word:08X} ({_imm_where(imm, v, ctx)}): it "
+                    f"must be an SBUF address with partition + {nac} {int(v[nac])} <= 128, "
+                    f"aligned to {size} bytes (tpb_addr_active_channels, addr_aligned_dtype)")
         if mode == ImmSrc.REG_PTR_IMMEDIATE:
             return f"{imm.label} names register {word & 0xFF}: is_valid_imm_reg needs R0..R63"
         if mode == ImmSrc.INSTRUCTION_IMMEDIATE:
             return f"{imm.label} is an inline immediate 0x{word:08X}: always valid"
         return f"{imm.src} {mode} is not an IMM_SRC (checked by is_valid_enum)"
 
-    return Clause(f"has_valid_immediates({imm.label})", (imm.src, imm.value, nac,
-                                                         *imm.align.fields),
-                  check, message, P_IMM)
+    fields = (imm.src, imm.value, nac)
+    return composite(f"has_valid_immediates({imm.label})", (
+        Clause("tpb_addr_active_channels", fields, tpb_check, tpb_message, P_IMM,
+               fix=lambda v, ctx: f"point {imm.label} into SBUF within the active channels",
+               repair=tpb_repair),
+        Clause("addr_aligned_dtype", (imm.src, imm.value, *imm.align.fields), aligned_check,
+               aligned_message, P_IMM, fix=lambda v, ctx: f"align the {imm.label} pointer",
+               repair=aligned_repair),
+        Clause("is_valid_imm_reg", (imm.src, imm.value), reg_check, reg_message, P_IMM,
+               fix=lambda v, ctx: f"name R0..R63 in byte 0 of {imm.value}",
+               repair=lambda v, ctx: [{imm.value: int(v[imm.value]) & 0x3F}]),
+    ), P_IMM, message=message)
 
 
 # -- RANGE_SELECT 0xbc (isa-facts §6.3-6.4) ----------------------------------------------------
