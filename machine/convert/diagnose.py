@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from machine.convert._trace_model import Step
+from machine.convert._trace_model import Step, show
 from machine.convert._trace_round import MODE_WORDS
 from machine.convert.formats import FORMATS, Format
 from machine.convert.kernels import convert, decode_value
@@ -315,20 +316,18 @@ def _examples(xf: np.ndarray, yf: np.ndarray, expected: np.ndarray | None,
         m = int(masks[i])
         out.append({"index": [int(j) for j in np.unravel_index(i, shape)] if shape else [],
                     "input_bits": f"0x{int(xf[i]):0{digits_in}x}",
-                    "input": _short(float(values[k]), src),
+                    "input": _short(float(values[k])),
                     "actual_bits": f"0x{int(yf[i]):0{digits_out}x}",
                     "expected_bits": f"0x{int(exp[k]):0{digits_out}x}",
                     "rules": [r.name for b, r in enumerate(cand) if m >> b & 1]})
     return out
 
 
-def _short(v: float, fmt: Format) -> str:
-    """A lane's value as short as its own format reads it (3.1012952 for an fp32)."""
-    if v.is_integer() and abs(v) < 2**53:
-        return repr(int(v))
-    if fmt.ml_dtype is not None and np.isfinite(v):
-        return str(np.array([v]).astype(fmt.ml_dtype)[0])
-    return repr(v)
+def _short(v: float) -> str:
+    """A lane's value: exact when it is a short dyadic (1.00390625), else ~9 digits."""
+    if not np.isfinite(v):
+        return repr(v)
+    return show(Fraction(v))
 
 
 def lane_kinds(x: np.ndarray, src: Format, dst: Format) -> dict[str, int]:

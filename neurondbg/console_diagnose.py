@@ -1,0 +1,96 @@
+"""The console's `diagnose`: rounding forensics on the last Cast (issue 13).
+
+Load the output another device or library produced (ACTUAL) into the Cast's
+destination, run the Cast, then `diagnose`: the destination's bytes from before the
+Cast (the step's journaled write) are ACTUAL, the Cast's inputs are INPUT, and the
+answer is `neurondbg diagnose`'s (machine.convert.diagnose), with the machine's own
+rule (the neuron Cast, rint into floats, trunc into integers, its FP8 saturation) as
+the expected one. `diagnose LANE` (e.g. `diagnose 3,17`) adds that lane's two traces'
+rounding steps.
+
+Active once neurondbg.console imports this module (`from neurondbg import
+console_diagnose  # noqa: F401`, after REGISTRY is defined).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from machine.convert.diagnose import Rule, diagnose, explaining_rule
+from machine.convert.formats import parse_format
+from machine.convert.options import applied_mode, resolve
+from machine.convert.roles import plain_bits
+from neurondbg.console import REGISTRY, Reply
+
+MAX_LINES = 8  # example lanes printed
+
+
+def destination_before(rec: Any) -> np.ndarray:
+    """The Cast destination's encodings from before the step (what was loaded there),
+    shaped like the lanes' outputs; ValueError when the step wrote no such block."""
+    lanes = rec.lanes
+    out = np.asarray(lanes.out_bits)
+    size = out.size * out.dtype.itemsize
+    for w in reversed(rec.writes):
+        if w.region is not None and np.asarray(w.old).size == size:
+            old = np.ascontiguousarray(np.asarray(w.old, dtype=np.uint8))
+            return old.reshape(-1).view(out.dtype).reshape(out.shape)
+    raise ValueError("the last Cast's step has no destination write of its size to compare")
+
+
+@REGISTRY.command("diagnose", "diagnose [LANE]",
+                  "which conversion rule explains the values loaded in the last Cast's "
+                  "destination (the device output), lane by lane; LANE (p,e): its rounding")
+def _diagnose(session: Any, rest: str) -> Reply:
+    last = session.last_lanes
+    if last is None:
+        raise ValueError("no conversion in effect: step a Cast whose destination holds the "
+                         "values to explain")
+    lanes, step = last
+    rec = session.require().last_conversion
+    src, dst = parse_format(lanes.src), parse_format(lanes.dst)
+    opt = resolve(src, dst, "rint", bool(lanes.sat), lanes.profile)
+    expected = Rule(opt.profile, applied_mode(opt), opt.sat)
+    actual = destination_before(rec)
+    x = np.asarray(lanes.in_bits)
+    d = diagnose(x, actual, src, dst, expected)
+    reply = Reply().say(f"step {step}: {src.name} -> {dst.name}, the destination's old "
+                        "contents as ACTUAL", "bold")
+    reply.say(d.summary())
+    for rule, n in d.explained_by:
+        reply.say(f"  {n:>10,}  {rule.name}")
+    if d.unexplained:
+        reply.say(f"  {d.unexplained:>10,}  unexplained", "yellow")
+    for ex in d.examples[:MAX_LINES]:
+        p, e = ex["index"]
+        reply.say(f"  lane p{p + lanes.p0} e{e}: {ex['input']} -> {ex['actual_bits']}, "
+                  f"expected {ex['expected_bits']}", "dim")
+    if rest.strip():
+        _lane(reply, d, rest.strip(), x, actual, src, dst, lanes.p0)
+    return reply
+
+
+def _lane(reply: Reply, d: Any, text: str, x: np.ndarray, actual: np.ndarray, src: Any,
+          dst: Any, p0: int) -> None:
+    """The rounding step of one lane under the expected and the explaining rule."""
+    try:
+        p, e = (int(v) for v in text.replace(" ", "").strip("[]").split(","))
+    except ValueError:
+        raise ValueError(f"expected a lane p,e (e.g. diagnose {p0},0), found {text!r}") from None
+    row = p - p0
+    if not (0 <= row < x.shape[0] and 0 <= e < x.shape[1]):
+        raise ValueError(f"lane p{p} e{e} is outside the Cast's {x.shape[0]}x{x.shape[1]} "
+                         f"lanes (partitions from {p0})")
+    bits, got = int(x[row, e]), int(actual[row, e])
+    why = explaining_rule(d, bits, got, src, dst)
+    for label, rule in (("expected", d.baseline), ("explained by", why)):
+        if rule is None:
+            reply.say(f"{label}: no rule reproduces 0x{got:x}", "yellow")
+            continue
+        reply.say(f"{label}: {rule.name}", "bold")
+        for name, step in rule.steps(bits, src, dst):
+            if step is not None and step.name in ("grs", "round", "encode"):
+                bits_text = plain_bits(step.bits_after, step.marks, 24)
+                reply.say(f"  {name:<18} {bits_text}  {step.text}")
