@@ -395,8 +395,8 @@ def _directive(st: Statement, ctx: Context, fail, data: list[DataInit]) -> bytes
         data.append(_data_directive(head, st, ctx, fail))
         return None
     if head == SECTION_DIRECTIVE:
-        raise fail(".engine starts an engine's section of a multi-engine kernel; this reads"
-                   " one program (give the file where a kernel is taken, e.g. neurondbg run)",
+        raise fail(".engine starts an engine's section of a multi-engine kernel, and this "
+                   "reads a single program (kernels are read by neurondbg run, asm, disasm)",
                    st.head.column)
     raise fail(f"unknown directive {st.head.text!r}; expected one of: " + ", ".join(DIRECTIVES),
                st.head.column)
