@@ -43,7 +43,7 @@ MODE_HELP: dict[str, str] = {
     Mode.RINT: "nearest, ties to even (IEEE default)",
     Mode.ROUND: "nearest, ties away from zero",
     Mode.FLOOR: "toward -inf", Mode.CEIL: "toward +inf", Mode.TRUNC: "toward zero",
-    Mode.ODD: "round to odd (sticky: no double-rounding error)",
+    Mode.ODD: "round to odd (a later rounding then rounds once)",
     Mode.HYBRID: "HiFloat8 threshold rounding (ref 002 Table 9/10; --to hif8 only)",
 }
 PROFILE_HELP: dict[str, str] = {

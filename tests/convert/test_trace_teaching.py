@@ -232,3 +232,12 @@ def test_trace_parts_widths_and_candidates(src: str, dst: str, mode: str, sat: b
         picked = c[c["chosen"]]["bits"]
         if picked is not None and not t.overflow and not t.saturated:
             assert int(picked, 16) == t.output_bits, (hex(bits), src, dst, mode, c)
+
+
+def test_help_says_what_every_mode_and_profile_does() -> None:
+    from neurondbg.commands.convert import MODE_HELP, PROFILE_HELP
+
+    out = " ".join(cli_out("--help").split())
+    for name, text in (*MODE_HELP.items(), *PROFILE_HELP.items()):
+        assert f"{name}: {' '.join(text.split())}" in out
+    assert set(MODE_HELP) == {"rint", "round", "floor", "ceil", "trunc", "odd", "hybrid"}
