@@ -85,6 +85,17 @@ def _manifest_images(path: Path) -> list[Path]:
     return [(path.parent / n).resolve() for n in names if isinstance(n, str)]
 
 
+def _session_wins(spec: Any) -> list[str]:
+    """Warnings for options a kernel session decides itself (its saved schedule, race
+    checking, generation and legality setting continue it exactly)."""
+    k = spec.kernel
+    saved = {"schedule": k.schedule, "races": "on" if k.races else "off",
+             "gen": spec.config.gen.label,
+             "execute_invalid": "on" if spec.config.execute_invalid else "off"}
+    return [f"--{name.replace('_', '-')}: the session's {value} applies"
+            for name, value in saved.items() if _given(name)]
+
+
 def _open(program: Path, gen: Gen, sbuf_in: Path | None, sbuf: np.ndarray | None,
           outputs: dict[str, Path | None], execute_invalid: bool, schedule: str, races: bool,
           stopping: threading.Event) -> Any:
@@ -106,7 +117,9 @@ def _open(program: Path, gen: Gen, sbuf_in: Path | None, sbuf: np.ndarray | None
             who = str(program)
             _check_outputs(outputs, _inputs(read_kernel(spec.program_path, spec.config.gen,
                                                         who), program, sbuf_in, spec))
-            return load_kernel_session(spec, interrupt=stopping, history=False)
+            opened = load_kernel_session(spec, interrupt=stopping, history=False)
+            opened.warnings += _session_wins(spec)
+            return opened
         images = [] if sbuf is None else [Image("sbuf", 0, 0, sbuf, f"--sbuf {sbuf_in}")]
         opened = open_kernel(program, gen if _given("gen") else None, schedule=schedule,
                              races=races, execute_invalid=execute_invalid, history=False,

@@ -233,3 +233,16 @@ def test_a_trace_whose_engine_was_blocked_diverges_there(tmp_path: Path) -> None
     assert code == 1 and (d["step"], d["line"], d["field"]) == (0, 2, "waiting")
     assert d["expected"] is None
     assert d["actual"] == {"pc": 0, "semaphore": 0, "condition": "sem[0] >= 1"}
+
+
+def test_options_a_kernel_session_decides_are_warned_about(kernel: Path,
+                                                           tmp_path: Path) -> None:
+    sess = tmp_path / "s.toml"
+    assert cli_run("run", kernel, "--max-steps", "2", "--schedule", "in-order",
+                   "--save-session", sess)[0] == 0
+    r = CliRunner().invoke(cli, ["run", str(sess), "--schedule", "rr", "--races", "off",
+                                 "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["schedule"] == "in-order"
+    assert r.stderr.splitlines() == [
+        "neurondbg: warning: --schedule: the session's in-order applies",
+        "neurondbg: warning: --races: the session's on applies"]
