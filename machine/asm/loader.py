@@ -48,6 +48,7 @@ class ProgramFile:
     labels: dict[str, int] = field(default_factory=dict)  # name -> byte offset of the record
     lines: list[int] | None = None  # source line of each record (assembly only)
     text: str = ""  # the assembly source (for columns)
+    gen: Gen | None = None  # assembly: the generation its addresses were made for (.gen)
 
     @cached_property
     def _line_starts(self) -> list[int]:
@@ -118,7 +119,7 @@ def from_text(path: Path, text: str, gen: Gen = DEFAULT_GEN) -> ProgramFile:
     """The program of assembly `text` read from `path` (AsmError at its first problem)."""
     asm = assemble(text, str(path), gen)
     return ProgramFile(path, asm.program(), list(asm.data), dict(asm.labels), list(asm.lines),
-                       text)
+                       text, asm.gen)
 
 
 def from_binary(path: Path, raw: bytes) -> ProgramFile:

@@ -12,9 +12,9 @@ Three inputs (DESIGN.md "NeuronCore: several engine queues"):
   on `engine`, so everything that takes a program takes it unchanged.
 
 Generation (decided): an explicit `gen` argument wins (as a command-line option beats a
-config file); otherwise the manifest's `[kernel] gen`, or the assembly's `.gen` line,
-else DEFAULT_GEN. A `.gen` line still decides the sb[]/psum[] addresses of its own file,
-as in `neurondbg asm`.
+config file); otherwise the manifest's `[kernel] gen`, or the assembly's `.gen` line
+(of an `.engine` file or a plain assembly program), else DEFAULT_GEN. A `.gen` line
+still decides the sb[]/psum[] addresses of its own file, as in `neurondbg asm`.
 
 `Kernel.data` holds every SBUF/PSUM initialisation in the order to apply them: an
 `.engine` file's data directives in line order; for a manifest, each stream's own data
@@ -32,6 +32,7 @@ opened (the manifest reader names the manifest, the key and the path instead).
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,7 +137,7 @@ def _from_sections(path: Path, text: str, gen: Gen | None) -> Kernel:
     sa = assemble_sections(text, str(path), DEFAULT_GEN if gen is None else gen)
     queues = [make_queue(s.engine, ProgramFile(path, s.assembly.program(),
                                                list(s.assembly.data), dict(s.assembly.labels),
-                                               list(s.assembly.lines), text), path)
+                                               list(s.assembly.lines), text, sa.gen), path)
               for s in sa.sections]
     return make_kernel(sa.gen if gen is None else gen, queues, sa.all_data, {}, path)
 
@@ -159,7 +160,7 @@ def load_kernel(path: str | Path, gen: Gen | None = None, engine: str = "pool") 
         prog = from_text(p, text, DEFAULT_GEN if gen is None else gen)
     else:
         prog = from_binary(p, raw)
-    kgen = DEFAULT_GEN if gen is None else gen
+    kgen = gen if gen is not None else prog.gen if prog.gen is not None else DEFAULT_GEN
     return make_kernel(kgen, [make_queue(engine, prog, p)], prog.data, {}, p)
 
 
@@ -194,9 +195,12 @@ def kernel_wide_data(kernel: Kernel) -> list[DataInit]:
 
 def disassemble_kernel(kernel: Kernel) -> str:
     """The `.engine` form of a kernel: it re-assembles to the same records per engine
-    (machine.asm.sections.disassemble_sections)."""
-    return disassemble_sections(((q.engine, q.program.program, q.program.data)
-                                 for q in kernel.queues), kernel.gen, kernel_wide_data(kernel))
+    (machine.asm.sections.disassemble_sections). A manifest's [machine] settings have no
+    assembly spelling: they are shown in leading `#` comments."""
+    notes = "".join(f"# [machine] {k} = {json.dumps(v)}\n" for k, v in kernel.machine.items())
+    return notes + disassemble_sections(((q.engine, q.program.program, q.program.data)
+                                         for q in kernel.queues), kernel.gen,
+                                        kernel_wide_data(kernel))
 
 
 def kernel_json(kernel: Kernel) -> dict[str, Any]:

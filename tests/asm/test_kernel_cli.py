@@ -129,3 +129,14 @@ def test_asm_of_a_bad_kernel_is_an_error_at_its_line(tmp_path: Path):
     assert r.output.startswith(f"neurondbg: error: {src}:1:1: instruction before the first "
                                ".engine")
     assert not (tmp_path / "k.toml").exists()
+
+
+def test_disasm_shows_a_manifests_machine_settings_as_comments(tmp_path: Path):
+    out = tmp_path / "k.toml"
+    assert _run("asm", str(TWO), "-o", str(out)).exit_code == 0
+    with out.open("a") as fh:
+        fh.write("\n[machine]\nsbuf_bytes = 4096\nfp8_sat = true\n")
+    r = _run("disasm", str(out))
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[:2] == ["# [machine] sbuf_bytes = 4096",
+                                         "# [machine] fp8_sat = true"]

@@ -173,3 +173,11 @@ def test_is_kernel_source(tmp_path: Path) -> None:
 def test_has_sections_reads_bytes_or_text() -> None:
     assert has_sections(".engine pool\n") and has_sections(b"x\n .engine pool")
     assert not has_sections(".engines\n") and not has_sections("  x .engine pool\n")
+
+
+def test_a_plain_assembly_programs_gen_line_is_the_kernels_unless_one_is_given(
+        tmp_path: Path) -> None:
+    f = _write(tmp_path, ".gen sunda\nHALT\n", "p.asm")
+    assert load_kernel(f).gen == Gen.SUNDA
+    assert load_kernel(f, Gen.MARIANA).gen == Gen.MARIANA
+    assert load_kernel(f).queue("pool").program.gen == Gen.SUNDA
