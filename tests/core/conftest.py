@@ -29,7 +29,8 @@ def kernel(**queues: str) -> Kernel:
 
 
 def core(schedule: str = "rr", races: bool = True, journal_budget: int | None = None,
-         **queues: str) -> Core:
+         config: dict | None = None, **queues: str) -> Core:
+    """A Core on a small machine; `config`: more MachineConfig settings (gen, ...)."""
     kw = {} if journal_budget is None else {"journal_budget": journal_budget}
-    return Core(kernel(**queues), MachineConfig(**SMALL), schedule=schedule, races=races,
-                **kw)
+    return Core(kernel(**queues), MachineConfig(**{**SMALL, **(config or {})}),
+                schedule=schedule, races=races, **kw)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from machine.core.core import Core
+from machine.dtypes import Gen
 from tests.core.conftest import core
 from tests.core.test_core import CONSUMER, COPY, PRODUCER
 
@@ -90,3 +91,44 @@ def test_races_off_records_nothing() -> None:
     assert c.cont().reason == "halt"
     assert c.detector is None and c.races == [] and c.to_json()["races"] == []
     assert seen and all(r is None for r in seen)
+
+
+IDS = "evt_sem_ids=[{},0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]"
+REGS = "value_registers=[{},0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]"
+SIGNALS = {  # (producer's signal after its COPY, consumer's wait before its COPY)
+    "event_semaphore": (
+        "EVENT_SEMAPHORE events_extended.update_mode=SEM_INC_READ events_extended.update_idx=2",
+        "EVENT_SEMAPHORE events_extended.wait_mode=SEM_GE_IMM events_extended.wait_idx=2 "
+        "events_extended.sem_wait_value=1"),
+    "event_then_clear": (
+        "NOP update_mode=EVT_SET_READ update_idx=2",
+        "NOP wait_mode=EVT_SET_THEN_CLEAR wait_idx=2"),
+    "test_event_sem_poll": (
+        f"MOVE R4=1\nTEST_EVENT_SEM mode=UPDATE_SEM num_evt_sem=1 {IDS.format(2)} "
+        f"{REGS.format(4)}",
+        f"poll:\nTEST_EVENT_SEM mode=READ_SEM num_evt_sem=1 {IDS.format(2)} {REGS.format(5)}\n"
+        "COMPARE_BRANCH cmp_op=EQ_IMM dtype=INT32 cmp_reg0=R5 cmp_immediate=0 target=poll"),
+}
+
+
+@pytest.mark.parametrize("signal", sorted(SIGNALS))
+@pytest.mark.parametrize("schedule", ["rr", "in-order", "random:5"])
+def test_semaphore_instructions_order_accesses(signal: str, schedule: str) -> None:
+    """EVENT_SEMAPHORE, an event cleared as the wait passes, and TEST_EVENT_SEM polling
+    order the consumer after the producer: no race; without the consumer's wait, one."""
+    give, take = SIGNALS[signal]
+    pool = PRODUCER.replace(" update_mode=SEM_INC_COMPLETE update_idx=3", "").replace(
+        "    HALT", f"{give}\n    HALT")
+    dve = NO_WAIT.replace("    COPY", f"{take}\n    COPY", 1)
+    cfg = {"gen": Gen.MARIANA, "execute_invalid": True}
+    c = core(schedule, config=cfg, pool=pool, dve=dve)
+    assert c.cont(max_steps=10_000).reason == "halt"
+    assert c.races == [] and sbuf_at(c, 0x200) == [1.0, 2.0, 3.0, 4.0]
+    if signal == "event_then_clear":
+        assert c.state().sem[2] == 0  # the wait cleared it as it passed
+    c = core(schedule, config=cfg, pool=pool, dve=NO_WAIT)
+    assert c.cont(max_steps=10_000).reason == "halt" and len(c.races) == 1
+
+
+def sbuf_at(c: Core, offset: int) -> list[float]:
+    return c.state().sbuf[0, offset:offset + 16].view("<f4").tolist()
