@@ -48,7 +48,6 @@ from machine.asm.sections import assemble_sections, disassemble_sections, has_se
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.files import BINARY_SUFFIXES, InputFileError, read_input
 from machine.isa.opcodes import QUEUE_ENGINES
-from machine.isa.spec import RECORD_BYTES
 
 ENGINE_ORDER: tuple[str, ...] = QUEUE_ENGINES  # ("pool", "dve", "act", "pe", "sp")
 MANIFEST_SUFFIX = ".toml"
@@ -100,9 +99,7 @@ class Kernel:
 
 def records_digest(program: ProgramFile) -> str:
     """sha256 hex of a program's 64-byte records (the bytes of its binary form)."""
-    raw = np.ascontiguousarray(program.program.raw)
-    assert raw.size % RECORD_BYTES == 0
-    return hashlib.sha256(raw.data).hexdigest()
+    return hashlib.sha256(np.ascontiguousarray(program.program.raw).data).hexdigest()
 
 
 def make_queue(engine: str, program: ProgramFile, path: Path) -> Queue:
@@ -119,8 +116,9 @@ def make_kernel(gen: Gen, queues: list[Queue], data: list[DataInit],
     assert ordered and len(set(engines)) == len(engines), engines
     inputs = [path]
     for q in ordered:
-        side = data_path(q.path)
-        inputs += [q.path, side] if side.exists() else [q.path]
+        side = data_path(q.path)  # read for a binary stream only (machine.asm.loader)
+        binary = q.program.lines is None
+        inputs += [q.path, side] if binary and side.exists() else [q.path]
     inputs += images
     unique = tuple(dict.fromkeys(inputs))  # a file named twice is one input, first place
     return Kernel(gen, tuple(ordered), tuple(data), MappingProxyType(dict(machine)), path,
@@ -164,11 +162,6 @@ def load_kernel(path: str | Path, gen: Gen | None = None, engine: str = "pool") 
     return make_kernel(kgen, [make_queue(engine, prog, p)], prog.data, {}, p)
 
 
-def _is_manifest_text(raw: bytes) -> bool:
-    from machine.core.manifest import looks_like_manifest
-    return looks_like_manifest(raw)
-
-
 def is_kernel_source(path: str | Path) -> bool:
     """Is `path` a kernel manifest or an assembly file with `.engine` sections (rather
     than a plain PROGRAM, or a session file)? Decided from the file's name and text;
@@ -178,8 +171,9 @@ def is_kernel_source(path: str | Path) -> bool:
         return False  # records by name (machine.files.looks_like_text): no need to read them
     try:
         if p.suffix.lower() == MANIFEST_SUFFIX:
-            return _is_manifest_text(read_input(p, what="kernel manifest",
-                                                max_bytes=MAX_MANIFEST_BYTES))
+            from machine.core.manifest import looks_like_manifest  # it builds on this module
+            return looks_like_manifest(read_input(p, what="kernel manifest",
+                                                  max_bytes=MAX_MANIFEST_BYTES))
         raw, is_text = read_program(p)
     except (OSError, InputFileError):  # a refusal is the loader's to report, not ours
         return False
