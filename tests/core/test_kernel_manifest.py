@@ -237,3 +237,10 @@ def test_inputs_are_every_file_the_kernel_was_read_from(streams: Path) -> None:
 def test_a_broken_session_file_is_not_taken_for_a_manifest() -> None:
     assert not looks_like_manifest(b'schema = 1\n[kernel]\npath = "k.toml\n')
     assert looks_like_manifest(b'[kernel]\npath = "k.toml\n')
+
+
+def test_an_assembly_streams_stray_sidecar_is_not_an_input(tmp_path: Path) -> None:
+    src = tmp_path / "p.asm"
+    src.write_text("HALT\n")
+    save_data(data_path(src), [])  # never read for assembly
+    assert load_kernel(src).inputs == (src,)
