@@ -6,7 +6,7 @@ a scheduler, deadlock detection, race detection and breakpoints (DESIGN.md
     core.add_breakpoint("op:CAST@dve")
     stop = core.cont()            # CoreStop: halt | breakpoint | deadlock | race | ...
     core.step("dve"); core.step() # one instruction of DVE; one scheduler step
-    core.reverse_step(); core.reverse(10)
+    core.reverse_step(); core.reverse(10); core.reverse_continue(); core.run_to(0x80, "dve")
 
 Each step: the scheduler's policy (machine/core/schedule.py) picks a runnable engine
 (not halted, and its instruction's waits hold: checked without side effects before it
@@ -57,6 +57,7 @@ from machine.breakpoints import (
     Breakpoint,
     parse_spec,
     shown,
+    undo_hits,
     written_by,
 )
 from machine.core.events import NO_PLAN, Plan, WaitSpec, plan_of, update_targets
@@ -749,6 +750,82 @@ class Core:
             if done % FAST_CHUNK == 0 and self.interrupt.is_set():
                 return self._plain_stop("interrupt", "interrupted", done, [])
         return None
+
+    def run_to(self, pc: int, engine: str | None = None) -> CoreStop:
+        """Continue until `engine` (any engine: None) is about to execute the
+        instruction at `pc` (a temporary `pc:` breakpoint), or another stop."""
+        spec = f"pc:{pc:#x}" + (f"@{engine}" if engine else "")
+        bp = self.add_breakpoint(spec)
+        try:
+            stop = self.cont()
+        finally:
+            self.delete_breakpoint(bp.id)
+            self._next_bp -= 1  # a temporary: its id is not used up
+        if stop.breakpoint is bp:
+            stop.breakpoints.remove(bp)
+            stop.breakpoint = stop.breakpoints[0] if stop.breakpoints else None
+            stop.detail = f"reached {self._at(self._index(stop.engine or self.focus))}"
+        return stop
+
+    def reverse_continue(self, max_steps: int | None = None) -> CoreStop:
+        """Undo global steps, newest first, until a static breakpoint matches the engine
+        just stepped back at its PC, or a watch/change target was written by the undone
+        step; else to the start (or `max_steps` back). Past the kept window the window
+        before it is rebuilt from a checkpoint. Interruptible."""
+        self.interrupt.clear()
+        tl = self._timeline
+        if not tl.enabled:
+            return self._plain_stop("start", "no history is kept (journal budget 0)", 0, [])
+        first = tl.steps
+        floor = 0 if max_steps is None else max(0, first - max_steps)
+        watches = [b for b in self.breakpoints if b.enabled and b.kind in ("watch", "change")]
+        try:
+            while tl.steps > floor:
+                if self.interrupt.is_set():
+                    return self._plain_stop("interrupt", "interrupted", first - tl.steps, [])
+                if not tl.schedule:
+                    self._rebuild_window()
+                i = tl.schedule[-1]
+                watched = [bp for bp in watches if self._undo_touches(bp, i)]
+                tl.schedule.pop()
+                self._states[i].undo_step()
+                hits = watched + [b for b in self._static_hits(i) if b not in watched]
+                if hits:
+                    stop = self._static_stop(i, hits, first - tl.steps, [])
+                    stop.detail += " (reverse)"
+                    return stop
+            done = first - tl.steps
+            if tl.steps:
+                return self._plain_stop("max-steps", f"{done} steps back", done, [])
+            return self._plain_stop("start", "start of history", done, [])
+        finally:
+            tl.forget_after(tl.steps)
+            self._moved(tl.steps)
+
+    def _rebuild_window(self) -> None:
+        """The kept window is used up: restore the checkpoint before it and replay up to
+        here, so the steps before the current one can be popped again."""
+        tl = self._timeline
+        cur = tl.steps
+        cp = tl.at_or_before(cur - 1)
+        tl.restart(cp, self._states)
+        self._advance(cur - cp.step, stops=False, feed=False)
+        self._settle()
+
+    def _undo_touches(self, bp: Breakpoint, i: int) -> bool:
+        """Whether engine i's newest journaled step wrote the target of watch `bp`."""
+        t = bp.value
+        if t.kind in _OWN_KINDS:
+            if self._owner(bp) != i:
+                return False
+        elif bp.engine not in (None, self.engines[i]):
+            return False
+        j = self._states[i].journal
+        word = j.steps[-1]
+        nr, no = (word >> 8) & 0xFF, word & 0xFF
+        regs = {w >> 32 for w in j.regs[len(j.regs) - nr:]} if nr else set()
+        undos = j.others[len(j.others) - no:] if no else []
+        return undo_hits(t, regs, undos)
 
     def replay(self, steps: int) -> CoreStop | None:
         """Run forward to global step `steps` ignoring breakpoints, with the policy and

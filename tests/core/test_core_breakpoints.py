@@ -201,3 +201,37 @@ def test_expressions_naming_a_missing_engine_are_refused() -> None:
         c.add_breakpoint("watch:sp.R3")
     assert c.breakpoints == []
     c.add_breakpoint("if:dve.R1 > 0 or pool.PC > 0x1000")
+
+
+def test_run_to_a_pc_of_one_engine() -> None:
+    c = core(pool=LOOPS.format(n=3, k=1, sync=""), dve=LOOPS.format(n=5, k=1, sync=""))
+    stop = c.run_to(0x100, "dve")
+    assert (stop.reason, stop.engine, stop.pc, stop.breakpoint) == ("breakpoint", "dve", 0x100,
+                                                                    None)
+    assert stop.detail == "reached dve NOP at 0x100" and c.breakpoints == []
+    assert c.state("dve").R[2] == 0 and c.add_breakpoint("op:HALT").id == 1
+
+
+@pytest.mark.parametrize(("n", "budget"), [(30, None), (3000, 40_000)])
+def test_reverse_continue_to_breakpoints_and_watches(n: int, budget: int | None) -> None:
+    """Back to the last time an engine was at a breakpoint or wrote a watched target;
+    with a small budget the window before the kept one is rebuilt from a checkpoint."""
+    c = core(journal_budget=budget, pool=LOOPS.format(n=n, k=1, sync=""),
+             dve=LOOPS.format(n=n + 10, k=2, sync=""))
+    assert c.cont().reason == "halt"
+    assert (c._timeline.origin > 0) == (budget is not None)
+    end = c.steps
+    bp = c.add_breakpoint("label:again@pool")
+    stop = c.reverse_continue()
+    assert (stop.reason, stop.engine, stop.pc, stop.breakpoint) == ("breakpoint", "pool",
+                                                                    0x180, bp)
+    assert stop.detail.endswith("(reverse)") and c.state("pool").R[2] == 1
+    c.delete_breakpoint(bp.id)
+    w = c.add_breakpoint("watch:R1@dve")
+    before = c.state("dve").R[1]
+    stop = c.reverse_continue()
+    assert stop.breakpoint is w and stop.engine == "dve" and c.state("dve").R[1] == before - 1
+    c.delete_breakpoint(w.id)
+    stop = c.reverse_continue()
+    assert stop.reason == "start" and c.steps == 0
+    assert c.cont().reason == "halt" and c.steps == end
