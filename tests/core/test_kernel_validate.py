@@ -44,3 +44,36 @@ def test_a_plain_program_is_judged_on_its_engine(tmp_path: Path) -> None:
     doc = validate_kernel(load_kernel(DATA / "pool_part.asm", engine="act"))
     assert list(doc["engines"]) == ["act"]
     assert doc["count"] == 3 and doc["invalid"] == 0
+
+
+def test_the_validate_command_of_a_kernel(capsys) -> None:
+    from machine.dtypes import Gen
+    from neurondbg.commands.validate_kernel import validate_kernel_command
+
+    assert validate_kernel_command(str(WRONG), Gen.CAYMAN, False, True, False) == 1
+    assert json.loads(capsys.readouterr().out) == validate_kernel(load_kernel(WRONG))
+    assert validate_kernel_command(str(WRONG), Gen.CAYMAN, False, False, True) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["count"], doc["invalid"]) == (4, 1)
+    assert doc["engines"]["pool"]["failures"] == {"engine_has_opcode(pool)": 1}
+    assert doc["engines"]["dve"]["failures"] == {}
+    assert validate_kernel_command(str(WRONG), Gen.SUNDA, True, False, False) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"#0 @0x000000 {WRONG}:3:5: COPY_PREDICATED (0x72): invalid")
+    assert out[-2:] == ["2 instructions, 1 invalid (sunda, engine pool)",
+                        "2 instructions, 0 invalid (sunda, engine dve)"]
+
+
+def test_the_validate_command_of_a_bad_kernel_is_one_line(tmp_path: Path) -> None:
+    import pytest
+
+    from machine.dtypes import Gen
+    from neurondbg.commands.validate_kernel import validate_kernel_command
+    from neurondbg.errors import InputError
+
+    bad = tmp_path / "k.asm"
+    bad.write_text("HALT\n.engine pool\n")
+    with pytest.raises(InputError) as e:
+        validate_kernel_command(str(bad), Gen.CAYMAN, False, False, False)
+    assert e.value.message == f"{bad}:1:1: instruction before the first .engine: every " \
+        "instruction belongs to an engine's section (.engine pool | dve | act | pe | sp)"
