@@ -61,14 +61,11 @@ def throttled(report: Callable[[int, int], None],
 
 
 def _is_kernel(path: str | Path) -> bool:
-    """A manifest or an `.engine` assembly file (an unreadable path is not: the loader
-    then says why it cannot open it)."""
-    from machine.core.kernel import is_kernel_source
+    """A kernel source or kernel session (an unreadable path is not: the loader then
+    says why it cannot open it)."""
+    from views.core_session import opens_as_kernel
 
-    try:
-        return is_kernel_source(path)
-    except (OSError, ValueError):
-        return False
+    return opens_as_kernel(path)
 
 
 def _core_session(path: str | Path | None, gen: Any, engine: str, **options: Any) -> Any:
@@ -269,6 +266,11 @@ class NeurondbgApp(App):
             self._race_shown = stop
             r = races[0]
             self.query_one(MemoryView).goto(r.partitions[0], r.bytes[0], r.space)
+            for n, race in enumerate(races, start=1):  # the two listing lines, in full
+                self.say(f"race #{n}: {race.text}", "bold red")
+                self.say(f"  1st {race.a_line}: {race.a_listing}")
+                self.say(f"  2nd {race.b_line}: {race.b_listing}")
+                self.say(f"  fix: {race.missing}", "yellow")
 
     def _show_note(self) -> None:
         """A tour's note for the current step, printed once when it changes."""

@@ -59,6 +59,31 @@ from views.snapshot_build import SnapshotBuilder
 RUN_KINDS = ("continue",)
 
 
+def _kernel_session(path: Path) -> Any:
+    """The SessionSpec of a kernel session file at `path`, or None for anything else."""
+    if path.suffix.lower() != ".toml":
+        return None
+    from sessions.errors import SessionError
+    from sessions.store import read_session
+
+    try:
+        spec = read_session(path)
+    except (SessionError, OSError, ValueError):
+        return None  # not a session: the kernel loader says what it is not
+    return spec if spec.kernel is not None else None
+
+
+def opens_as_kernel(path: str | Path) -> bool:
+    """A kernel source (manifest, `.engine` file) or a kernel session file."""
+    from machine.core.kernel import is_kernel_source
+
+    p = Path(path)
+    try:
+        return is_kernel_source(p) or _kernel_session(p) is not None
+    except (OSError, ValueError):
+        return False
+
+
 class CoreSession:
     """A loaded kernel and the Core running it."""
 
@@ -71,12 +96,22 @@ class CoreSession:
         engines; opening does not replay). SessionError (a ValueError) on bad input."""
         self.path = Path(path)
         self.name = self.path.name
-        self.program_path = self.path
+        self.program_path: Path = self.path
         self.interrupt = interrupt if interrupt is not None else threading.Event()
-        self.opened: OpenedKernel = open_kernel(self.path, schedule=schedule)
-        self.warnings: list[str] = list(self.opened.warnings)
+        spec = _kernel_session(self.path)
         self.notes: list[Any] = []
         self.layout: dict[str, Any] = {}
+        if spec is not None:  # a saved kernel session (or a tour): replayed to its step
+            from sessions.kernel_store import load_kernel_session
+
+            self.opened: OpenedKernel = load_kernel_session(spec, progress=progress,
+                                                            interrupt=self.interrupt)
+            self.program_path = spec.program_path
+            self.notes = list(spec.notes)
+            self.layout = dict(spec.layout)
+        else:
+            self.opened = open_kernel(self.path, schedule=schedule)
+        self.warnings: list[str] = list(self.opened.warnings)
         self.ignore: dict[int, int] = {}
         self.busy = False
         self.stop_text = "loaded"
@@ -147,7 +182,9 @@ class CoreSession:
         return rec.lanes, rec.step
 
     def note(self) -> Any:
-        return None
+        """The tour note for the current global step (the last one at or before it)."""
+        here = [n for n in self.notes if n.step <= self.core.steps]
+        return here[-1] if here else None
 
     def digest(self) -> str:
         return self.core.digest()
@@ -528,19 +565,28 @@ class CoreSession:
                                                     for w in waits if w.semaphore == i)))
         return rows
 
-    def _listing_line(self, engine: str, pc: int) -> str:
+    def listing_line(self, engine: str, pc: int) -> str:
+        """`engine`'s listing line of the instruction at `pc` ("?" outside its queue)."""
         lines = self.lines_of.get(engine, [])
         k, rest = divmod(pc - self.state.config.base, RECORD_BYTES)
-        text = (lines[k].listing or lines[k].text) if not rest and 0 <= k < len(lines) else "?"
+        return (lines[k].listing or lines[k].text) if not rest and 0 <= k < len(lines) \
+            else "?"
+
+    def _access_line(self, engine: str, pc: int, kind: str, opcode: str) -> str:
+        """"dve 0x40 CAST (read) semaphores.asm:21": short enough for the pane; the
+        console prints the listing lines in full (views.core_snapshot.RaceView)."""
         where = self.opened.where(engine, pc)
-        return f"{engine} {pc:#06x}  {text}" + (f"  ({where})" if where else "")
+        name = where.replace("\\", "/").rsplit("/", 1)[-1].rsplit(":", 1)[0] if where else ""
+        return f"{engine} {pc:#x} {opcode} ({kind})" + (f"  {name}" if name else "")
 
     def _race_views(self) -> list[RaceView]:
         stop = self.last_stop
         if stop is None or stop.reason != "race" or not stop.races:
             return []
-        return [race_view(r, self._listing_line(r.a.engine, r.a.pc) + f"  [{r.a.kind}]",
-                          self._listing_line(r.b.engine, r.b.pc) + f"  [{r.b.kind}]")
+        return [race_view(r, self._access_line(r.a.engine, r.a.pc, r.a.kind, r.a.opcode),
+                          self._access_line(r.b.engine, r.b.pc, r.b.kind, r.b.opcode),
+                          self.listing_line(r.a.engine, r.a.pc),
+                          self.listing_line(r.b.engine, r.b.pc))
                 for r in stop.races]
 
     def _advice(self, stop: CoreStop | None, races: list[RaceView]) -> str:

@@ -97,8 +97,10 @@ class RaceView:
     """A race as the stop view shows it: both instructions and the overlap."""
 
     text: str  # the one-line report
-    a_line: str  # "pool 0x0  CAST ...  (write)  file:line"
+    a_line: str  # "pool 0x0 CAST (write)  file.asm:12"
     b_line: str
+    a_listing: str  # the instruction's listing line, in full
+    b_listing: str
     space: str
     partitions: tuple[int, int]
     bytes: tuple[int, int]
@@ -121,12 +123,15 @@ class CoreSnapshot:
     stop: str = ""
 
 
-def race_view(race: Race, where_a: str, where_b: str) -> RaceView:
-    """A RaceView of one race: `where_*` are the two instructions' listing lines."""
+def race_view(race: Race, where_a: str, where_b: str, listing_a: str,
+              listing_b: str) -> RaceView:
+    """A RaceView of one race: `where_*` name the two accesses, `listing_*` are the two
+    instructions' listing lines."""
     a, b = race.a, race.b
     return RaceView(
         text=(f"{a.engine} {a.opcode} at {a.pc:#x} ({a.kind}) and {b.engine} {b.opcode} at "
               f"{b.pc:#x} ({b.kind}) on {race.space}[{race.partitions[0]}:{race.partitions[1]}"
               f", {race.bytes[0]:#x}:{race.bytes[1]:#x}]"),
-        a_line=where_a, b_line=where_b, space=race.space, partitions=race.partitions,
+        a_line=where_a, b_line=where_b, a_listing=listing_a, b_listing=listing_b,
+        space=race.space, partitions=race.partitions,
         bytes=race.bytes, missing=race.missing)

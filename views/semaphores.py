@@ -15,9 +15,10 @@ def stop_lines(snap: CoreSnapshot) -> list[Text]:
     """The race / deadlock view of a stop ([] for any other stop)."""
     out: list[Text] = []
     for n, r in enumerate(snap.races, start=1):
-        out.append(Text(f"RACE #{n}: {r.text}", style="bold red"))
-        out.append(Text(f"  first  {r.a_line}"))
-        out.append(Text(f"  second {r.b_line}"))
+        out.append(Text(f"RACE #{n} on {r.space}[{r.partitions[0]}:{r.partitions[1]}, "
+                        f"{r.bytes[0]:#x}:{r.bytes[1]:#x}]", style="bold red"))
+        out.append(Text(f" 1st {r.a_line}"))
+        out.append(Text(f" 2nd {r.b_line}"))
     if snap.deadlock:
         out.append(Text("DEADLOCK: nothing can run", style="bold red"))
         out += [Text(f"  {line}") for line in snap.deadlock]

@@ -36,7 +36,7 @@ LANE_STYLES = ("bold cyan", "bold green", "bold magenta", "bold yellow", "bold b
 class TimelineView(Widget, can_focus=True):
     """Swimlanes of the schedule taken (see the module docstring)."""
 
-    DEFAULT_CSS = "TimelineView { height: 1fr; }"
+    DEFAULT_CSS = "TimelineView { height: auto; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "move(-1)", "earlier", show=False, id="timeline.left"),
         Binding("right", "move(1)", "later", show=False, id="timeline.right"),
@@ -68,7 +68,7 @@ class TimelineView(Widget, can_focus=True):
         self.data = data
         if data is not None and (self.follow or self.cursor >= max(data.horizon, 1)):
             self.cursor = max(0, data.steps - 1)
-        self.refresh()
+        self.refresh(layout=True)  # the height follows the lanes shown
 
     # -- keys -------------------------------------------------------------------------
     def _per(self) -> tuple[int, int]:
@@ -167,20 +167,19 @@ class TimelineView(Widget, can_focus=True):
     def _marks(self, d: TimelineData, lo: int, hi: int, chars: int, per: int,
                cur: int) -> Text:
         n = (hi - lo + per - 1) // per
-        cells = [" "] * n
-        styles = [""] * n
+        marks: list[set[str]] = [set() for _ in range(n)]
         for e in d.edges(lo, hi):
-            for g, glyph in ((e.src, "↑"), (e.dst, "↓")):
+            for g, what in ((e.src, "up"), (e.dst, "down")):
                 if lo <= g < hi:
-                    cells[(g - lo) // per], styles[(g - lo) // per] = glyph, "cyan"
+                    marks[(g - lo) // per].add(what)
         for _, a, b in d.races:
             for g in (a, b):
                 if lo <= g < hi:
-                    cells[(g - lo) // per], styles[(g - lo) // per] = "✖", "bold red"
+                    marks[(g - lo) // per].add("race")
         line = Text("sem".ljust(LABEL), style="dim")
-        for c in range(n):
-            line.append(cells[c].ljust(chars), style=styles[c] + (" reverse" if c == cur
-                                                                  else ""))
+        for c, m in enumerate(marks):
+            glyph, style = _mark(m)
+            line.append(glyph.ljust(chars), style=style + (" reverse" if c == cur else ""))
         return line
 
     def _detail(self, d: TimelineData, cols: list[list[Cell]], lo: int) -> Text:
@@ -200,6 +199,17 @@ class TimelineView(Widget, can_focus=True):
             if g in (a, b):
                 parts.append(f"race #{n}: steps {a + 1} and {b + 1}")
         return Text(" · ".join(parts), style="italic")
+
+
+def _mark(m: set[str]) -> tuple[str, str]:
+    """The glyph under the lanes for one column: a race wins, then the edges' ends."""
+    if "race" in m:
+        return "✖", "bold red"
+    if {"up", "down"} <= m:
+        return "↕", "cyan"
+    if m:
+        return ("↑" if "up" in m else "↓"), "cyan"
+    return " ", ""
 
 
 def _cell_text(cells: list[Cell], chars: int, style: str) -> tuple[str, str]:

@@ -2,7 +2,9 @@
 
 Without NAME: one tour per line, its name, then a one-line description.
 With NAME: the debugger layout on the tour's session (its machine at step 0,
-its breakpoints) plus the tour pane, whose note follows the step.
+its breakpoints) plus the tour pane, whose note follows the step. A kernel tour
+(a kernel session, e.g. `semaphores`) opens the NeuronCore layout; n is then one
+scheduler step (S) and the notes count global steps.
 """
 
 from __future__ import annotations
@@ -34,6 +36,22 @@ def tour_app(name: str) -> Any:
 
     info = find_tour(name)
 
+    class CoreTourGuide(TourGuide):
+        """A kernel tour's guide: the step is the core's global step count (n is S)."""
+
+        def __init__(self, session: Any) -> None:
+            super().__init__(SimpleNamespace(machine=None, notes=session.notes))  # type: ignore[arg-type]
+            self.core = session.core
+
+        @property
+        def step(self) -> int:
+            return self.core.steps
+
+        @property
+        def at_end(self) -> bool:
+            return self.step >= self.last_step or all(
+                self.core.status(e) == "halted" for e in self.core.engines)
+
     class TourApp(NeurondbgApp):
         """The debugger App on the tour's session, with a tour pane."""
 
@@ -51,6 +69,8 @@ def tour_app(name: str) -> Any:
         def guide(self) -> TourGuide | None:
             if self.session is None:
                 return None
+            if self.core_mode:  # a kernel tour: its notes count global scheduler steps
+                return CoreTourGuide(self.session)
             loaded = SimpleNamespace(machine=self.session.dbg, notes=self.session.notes)
             return TourGuide(loaded)  # type: ignore[arg-type]
 
@@ -79,7 +99,10 @@ def tour_app(name: str) -> Any:
                     self.say("end of the tour", "dim")
                     self.refresh_views()
                     return
-                self.action_step()
+                if self.core_mode:
+                    self.action_step_core()
+                else:
+                    self.action_step()
             else:
                 self.action_reverse()
 

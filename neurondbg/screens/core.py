@@ -98,7 +98,7 @@ class CoreScreen(DebuggerScreen):
         super().fit(size)
         timeline = self.query_one(TimelineView)
         timeline.collapsed = self.layout_name != "wide"
-        timeline.refresh()
+        timeline.refresh(layout=True)
 
     def show(self, snap: Snapshot | CoreSnapshot) -> None:  # type: ignore[override]
         """Every pane from one CoreSnapshot (a plain Snapshot while loading or on error)."""

@@ -21,6 +21,12 @@ DEADLOCK = KERNELS / "deadlock.asm"
 DOUBLE = KERNELS / "double_buffer.asm"
 
 
+def _cast_lines(path) -> list[int]:
+    """The line numbers of the CAST instructions of an example (its comments may change)."""
+    return [n for n, line in enumerate(path.read_text().splitlines(), start=1)
+            if line.strip().startswith("CAST ")]
+
+
 def _text(widget) -> str:
     return str(widget.render())
 
@@ -99,11 +105,14 @@ async def test_a_race_stop_shows_both_instructions_and_the_overlap() -> None:
         stop = app.session.last_stop
         assert stop is not None and stop.reason == "race"
         sems = _text(app.screen.query_one(SemaphoresView))
-        assert "RACE #1" in sems
-        assert "first  pool 0x0000  CAST" in sems and "[write]" in sems
-        assert "second dve 0x0000  CAST" in sems and "[read]" in sems
-        assert "missing_wait.asm:" in sems  # the listing lines name the source lines
-        assert "fix: a semaphore update in POOL" in sems
+        assert "RACE #1 on sbuf[0:128, 0x100:0x120]" in sems
+        pool, dve = _cast_lines(MISSING)
+        assert f" 1st pool 0x0 CAST (write)  missing_wait.asm:{pool}" in sems
+        assert f" 2nd dve 0x0 CAST (read)  missing_wait.asm:{dve}" in sems
+        assert "fix: a semaphore update in POOL after 0x0 waited on by DVE before 0x0" in sems
+        said = "\n".join(app.screen.query_one(ConsoleView).messages)
+        assert f"1st pool 0x0 CAST (write)  missing_wait.asm:{pool}: CAST FP32→BF16" in said
+        assert f"2nd dve 0x0 CAST (read)  missing_wait.asm:{dve}: CAST BF16→FP32" in said
         memory = app.screen.query_one("#memory")
         written = memory.snap.written
         assert [(w.space, w.p0, w.p1, w.columns) for w in written] == \
@@ -133,3 +142,20 @@ async def test_schedule_and_who_in_the_console() -> None:
         joined = "\n".join(app.screen.query_one(ConsoleView).messages)
         assert "sem[0] = 1: last updated by pool at 0x0 (step 1)" in joined
         assert "error: schedule:" in joined
+
+
+async def test_a_bad_kernel_is_one_console_line_and_core_commands_need_a_kernel(
+        tmp_path) -> None:
+    bad = tmp_path / "bad.asm"
+    bad.write_text(".engine pool\n    HALT\n.engine dve\n    CAST nonsense=1\n")
+    async with started(bad) as (app, _pilot):
+        assert app.session is None
+        said = "\n".join(app.screen.query_one(ConsoleView).messages)
+        assert "error: " in said and "bad.asm:4:" in said
+    async with started(KERNELS.parent / "loop.asm") as (app, _pilot):
+        app.run_command("step core")
+        app.run_command("schedule rr")
+        said = "\n".join(app.screen.query_one(ConsoleView).messages)
+        assert "error: step: step core needs a kernel" in said
+        assert "error: schedule: schedule needs a kernel" in said
+        assert app.session.state.steps == 0
