@@ -53,16 +53,24 @@ def test_examples_lists_every_bundled_file() -> None:
     for p in examples.files():
         assert p.name in out.stdout
     assert "demo.toml" in out.stdout and "__init__" not in out.stdout
+    assert [p.stem for p in examples.kernels()] == sorted(examples.KERNEL_DESCRIPTIONS)
+    for p in examples.kernels():
+        assert f"kernels/{p.name}" in out.stdout
+        assert examples.KERNEL_DESCRIPTIONS[p.stem] in out.stdout
 
 
 def test_examples_copy_writes_identical_files_and_never_overwrites(tmp_path) -> None:
     dest = tmp_path / "mine"
     out = _cli("examples", "--copy", str(dest))
     assert out.returncode == 0, out.stderr
-    names = sorted(p.name for p in dest.iterdir())
+    names = sorted(p.name for p in dest.iterdir() if p.is_file())
     assert names == sorted(p.name for p in examples.files())
     for p in examples.files():
         assert (dest / p.name).read_bytes() == p.read_bytes()
+    kernels = examples.kernels()
+    assert sorted(p.name for p in (dest / "kernels").iterdir()) == [p.name for p in kernels]
+    for p in kernels:
+        assert (dest / "kernels" / p.name).read_bytes() == p.read_bytes()
     # a second copy is a no-op; an edited file is never replaced, and nothing is written
     assert _cli("examples", "--copy", str(dest)).returncode == 0
     (dest / "loop.asm").write_text("# my edits\n")
@@ -72,6 +80,15 @@ def test_examples_copy_writes_identical_files_and_never_overwrites(tmp_path) -> 
     assert again.stderr.count("\n") == 1 and "loop.asm" in again.stderr
     assert (dest / "loop.asm").read_text() == "# my edits\n"
     assert not (dest / "demo.asm").exists()
+
+
+def test_examples_copy_refuses_a_kernels_file_before_writing(tmp_path) -> None:
+    (tmp_path / "kernels").write_text("mine\n")
+    out = _cli("examples", "--copy", str(tmp_path))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "kernels: exists and is not a folder" in out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kernels"]  # nothing written
+    assert (tmp_path / "kernels").read_text() == "mine\n"
 
 
 def test_copied_demo_session_opens_from_its_new_folder(tmp_path) -> None:

@@ -1,9 +1,11 @@
 """`neurondbg examples [--copy DIR]`: list the bundled examples, or copy them out.
 
 The examples ship inside the package (sessions/examples), so a regular install has
-them. `--copy DIR` writes every file into DIR (created if missing) so it can be
-edited and run; a file already there with other contents is never overwritten
-(the copy refuses before writing anything), one with the same contents is skipped.
+them: programs and sessions at the top, the multi-engine example kernels in
+`kernels/`. `--copy DIR` writes every file into DIR (kernels into DIR/kernels;
+created if missing) so it can be edited and run; a file already there with other
+contents is never overwritten (the copy refuses before writing anything), one with
+the same contents is skipped.
 """
 
 from __future__ import annotations
@@ -23,25 +25,35 @@ def command(copy_to: str | None) -> None:
     from sessions import examples
 
     files = examples.files()
+    kernels = examples.kernels()
     if copy_to is None:
         click.echo(f"bundled examples (in {examples.folder()}):")
         for stem in sorted({p.name.split(".")[0] for p in files}):
             names = " ".join(p.name for p in files if p.name.split(".")[0] == stem)
             click.echo(f"  {stem:<20} {examples.DESCRIPTIONS.get(stem, '')}")
             click.echo(f"  {'':<20} {names}")
+        click.echo("example kernels (one .engine section per engine; `neurondbg run` them):")
+        for p in kernels:
+            click.echo(f"  {p.stem:<20} {examples.KERNEL_DESCRIPTIONS.get(p.stem, '')}")
+            click.echo(f"  {'':<20} kernels/{p.name}")
         click.echo("copy them out for editing: neurondbg examples --copy DIR")
         return
-    _copy(files, Path(copy_to))
+    root = examples.folder()
+    _copy([(p, p.relative_to(root)) for p in files + kernels], Path(copy_to))
 
 
-def _copy(files: list[Path], dest: Path) -> None:
+def _copy(files: list[tuple[Path, Path]], dest: Path) -> None:
+    """Copy each (source, path relative to `dest`), refusing before any write."""
     from sessions.atomic import write_atomic
 
     if dest.exists() and not dest.is_dir():
         raise InputError(f"{dest}: expected a folder to copy the examples into")
     todo = []
-    for src in files:
-        target = dest / src.name
+    for src, rel in files:
+        target = dest / rel
+        if target.parent != dest and (target.parent.is_symlink()
+                                      or (target.parent.exists() and not target.parent.is_dir())):
+            raise InputError(f"{target.parent}: exists and is not a folder; nothing copied")
         data = src.read_bytes()
         if target.is_symlink() or target.exists():
             if not target.is_file():
@@ -54,6 +66,7 @@ def _copy(files: list[Path], dest: Path) -> None:
     try:
         dest.mkdir(parents=True, exist_ok=True)
         for target, data in todo:
+            target.parent.mkdir(exist_ok=True)  # kernels/
             write_atomic(target, data)
     except OSError as e:
         raise InputError(f"{dest}: cannot write: {e.strerror or e}") from None
