@@ -441,7 +441,7 @@ class Core:
         mine = bp.engine in (None, self.engines[i])
         if k == "race":
             rs = [r for r in cs.races if bp.engine in (None, r.a.engine, r.b.engine)]
-            return (f"race: {_race_text(rs[0])}" if rs else None), i
+            return (f"race: {race_text(rs[0])}" if rs else None), i
         if k == "wait":
             for j in blocked:
                 if bp.engine in (None, self.engines[j]):
@@ -857,7 +857,8 @@ def _mapping(m: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return m or {}
 
 
-def _race_text(r: Race) -> str:
+def race_text(r: Race) -> str:
+    """One line for a race: both accesses, the overlapping bytes and the missing edge."""
     return (f"{r.a.engine} {r.a.opcode} at {r.a.pc:#x} ({r.a.kind}) and {r.b.engine} "
             f"{r.b.opcode} at {r.b.pc:#x} ({r.b.kind}) on {r.space}[{r.partitions[0]}:"
             f"{r.partitions[1]}, {r.bytes[0]}:{r.bytes[1]}]; {r.missing}")
