@@ -26,7 +26,8 @@ import numpy as np
 from machine.history import History, Tiles, capture_memory, restore_memory, tiles_nbytes
 from machine.state import MachineState
 
-KEEP_NONE_STEPS = 4096  # without history, the schedule is emptied this often
+KEEP_NONE_STEPS = 4096  # without history, the schedule is emptied this often...
+KEEP_NONE_BYTES = 4 << 20  # ... or once the journals hold this much (a CAST keeps 1 MiB)
 
 
 class Passive(History):
@@ -168,7 +169,8 @@ class Timeline:
     def fold(self, states: list[MachineState]) -> None:
         """Hold memory to the budget (call between steps)."""
         if not self.enabled:
-            if len(self.schedule) >= KEEP_NONE_STEPS:
+            if len(self.schedule) >= KEEP_NONE_STEPS or \
+                    sum(s.journal.other_bytes for s in states) > KEEP_NONE_BYTES:
                 self._drop(len(self.schedule), states)
             return
         if self.nbytes(states) <= self.budget:

@@ -80,3 +80,20 @@ def test_detector_rewound_past_its_log_is_fed_again() -> None:
     c.reverse(n)
     assert c.races == []
     assert c.cont().reason == "halt" and [r.to_dict() for r in c.races] == found
+
+
+def test_headless_run_of_large_copies_stays_small() -> None:
+    """Without history each engine's journal is emptied as it goes, by bytes as well as
+    steps: 200 copies of 128 x 2 KiB would otherwise keep 50 MiB of old bytes."""
+    def big(dst: int) -> str:
+        return copies(100, 0, dst).replace("nac=64", "nac=128").replace("num=[4,1,1,1]",
+                                                                        "num=[512,1,1,1]")
+    c = core(journal_budget=0, pool=big(0x800), dve=big(0x1000), config={"sbuf_bytes": 8192})
+    peak = 0
+
+    def watch(cs: object) -> None:
+        nonlocal peak
+        peak = max(peak, c.history_nbytes)
+    c.on_step = watch
+    assert c.cont().reason == "halt"
+    assert peak < 6 << 20 and c.history_nbytes < 6 << 20
