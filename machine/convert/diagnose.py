@@ -3,8 +3,10 @@
 `diagnose(input_bits, actual_bits, src, dst, reference=None) -> Diagnosis`: for every
 lane, the candidate rules (`candidate_rules`: every profile x mode x saturation the
 options accept for the pair, and the usual real-world slips) whose output equals
-ACTUAL. Vectorized: one `convert` per rule over each chunk of lanes, and one bit per
-rule per lane kept (a uint64 mask), so memory is 8 bytes a lane whatever the rule count.
+ACTUAL. Vectorized: one `convert` per rule over each chunk of lanes (a source of 16 bits
+or fewer: one convert of every code per rule, then a table look-up); one bit per rule
+(a uint64 mask) is kept only for the lanes the expected rule misses, so memory beyond
+the arrays themselves is a chunk's hits plus 16 bytes per exception.
 
 Decisions where the issue is silent (written here, as the docstring of the tool):
 - The expected rule (the baseline) is ieee rint without saturation (the IEEE default,
@@ -120,14 +122,15 @@ class Rule:
 
 def subnormal_mask(bits: np.ndarray, fmt: Format) -> np.ndarray:
     """Which encodings are subnormal (HiFloat8: its denormals, dot 0000 with M != 0)."""
-    b = bits.astype(np.uint64)
+    b = bits.astype(fmt.container, copy=False)
+    t = b.dtype.type
     if fmt.is_hif8:
-        return ((b & 0x78) == 0) & ((b & 0x7) != 0)
+        return ((b & t(0x78)) == 0) & ((b & t(0x7)) != 0)
     if not fmt.is_float or not fmt.subnormals or not fmt.man_bits:
         return np.zeros(bits.shape, bool)
-    e = (b >> (fmt.pad_bits + fmt.man_bits)) & ((1 << fmt.exp_bits) - 1)
-    m = (b >> fmt.pad_bits) & ((1 << fmt.man_bits) - 1)
-    return (e == 0) & (m != 0)
+    e_mask = t(((1 << fmt.exp_bits) - 1) << (fmt.pad_bits + fmt.man_bits))
+    m_mask = t(((1 << fmt.man_bits) - 1) << fmt.pad_bits)
+    return ((b & e_mask) == 0) & ((b & m_mask) != 0)
 
 
 def zero_of(bits: np.ndarray, fmt: Format) -> np.ndarray:
@@ -241,39 +244,51 @@ def diagnose(input_bits: np.ndarray, actual_bits: np.ndarray, src: Format, dst: 
         cand.insert(0, expected)
     assert len(cand) <= 64, "one bit per rule in a uint64 mask"
     xf, yf = x.reshape(-1), y.reshape(-1)
-    masks = np.zeros(xf.size, np.uint64)
-    base_ok = None if ref is None else _same(ref.reshape(-1), yf, dst, nan_any)
+    rf = None if ref is None else ref.reshape(-1)
+    base = None if ref is not None else cand.index(expected)
+    # a source of <= 16 bits: convert every code once per rule, then look the lanes up
+    tables = [rule.request.apply(np.arange(1 << src.bits, dtype=np.uint64).astype(
+        src.container), src, dst) for rule in cand] if src.bits <= 16 and xf.size > 1 << 16 \
+        else None
+    counts = np.zeros(len(cand), np.int64)
+    exc_at: list[np.ndarray] = []  # flat indices of the lanes the baseline misses
+    exc_mask: list[np.ndarray] = []  # and, per such lane, one bit per rule that matches it
     for start in range(0, xf.size, chunk):
         xs, ys = xf[start:start + chunk], yf[start:start + chunk]
-        acc = masks[start:start + chunk]
+        hits = np.empty((len(cand), xs.size), bool)
         for r, rule in enumerate(cand):
-            hit = _same(rule.request.apply(xs, src, dst), ys, dst, nan_any)
-            acc |= hit.astype(np.uint64) << np.uint64(r)
-    counts = [int(((masks >> np.uint64(r)) & np.uint64(1)).sum()) for r in range(len(cand))]
-    baseline = None
-    if base_ok is None:
-        b = cand.index(expected)
-        baseline = cand[b]
-        base_ok = ((masks >> np.uint64(b)) & np.uint64(1)).astype(bool)
-    every = [r for r, n in zip(cand, counts, strict=True) if n == xf.size and r != baseline]
-    rest = ~base_ok
-    explained: list[tuple[Rule, np.ndarray]] = []
-    left = rest.copy()
+            got = tables[r][xs] if tables is not None else rule.request.apply(xs, src, dst)
+            hits[r] = _same(got, ys, dst, nan_any)
+        counts += hits.sum(axis=1)
+        ok = hits[base] if rf is None else _same(rf[start:start + chunk], ys, dst, nan_any)
+        bad = np.flatnonzero(~ok)
+        m = np.zeros(bad.size, np.uint64)
+        for r in range(len(cand)):
+            m |= hits[r, bad].astype(np.uint64) << np.uint64(r)
+        exc_at.append(bad + start)
+        exc_mask.append(m)
+    at = np.concatenate(exc_at)
+    masks = np.concatenate(exc_mask)
+    baseline = None if base is None else cand[base]
+    every = [r for r, n in zip(cand, counts.tolist(), strict=True)
+             if n == xf.size and r != baseline]
+    explained: list[tuple[Rule, np.ndarray]] = []  # (rule, indices into `at`)
+    left = np.ones(at.size, bool)
     while left.any():
-        per = [int((((masks[left] >> np.uint64(r)) & np.uint64(1))).sum())
-               for r in range(len(cand))]
+        bits = [((masks[left] >> np.uint64(r)) & np.uint64(1)).astype(bool)
+                for r in range(len(cand))]
+        per = [int(b.sum()) for b in bits]
         best = int(np.argmax(per))
         if per[best] == 0:
             break
-        got = left & (((masks >> np.uint64(best)) & np.uint64(1)).astype(bool))
+        got = np.flatnonzero(left)[bits[best]]
         explained.append((cand[best], got))
-        left &= ~got
-    expected = None if ref is None else ref.reshape(-1)
-    examples = _examples(xf, yf, expected, baseline, explained, left, masks, cand, src, dst,
-                         x.shape)
-    return Diagnosis(tuple(x.shape), src.name, dst.name, baseline, int(base_ok.sum()),
-                     [(r, int(m.sum())) for r, m in explained], int(left.sum()), examples,
-                     lane_kinds(xf[rest], src, dst), cand, every)
+        left[got] = False
+    examples = _examples(xf, yf, rf, baseline, explained, np.flatnonzero(left), at, masks,
+                         cand, src, dst, x.shape)
+    return Diagnosis(tuple(x.shape), src.name, dst.name, baseline, int(xf.size - at.size),
+                     [(r, int(g.size)) for r, g in explained], int(left.sum()), examples,
+                     lane_kinds(xf[at], src, dst), cand, every)
 
 
 def explaining_rule(d: Diagnosis, input_bits: int, actual_bits: int, src: Format,
@@ -296,14 +311,15 @@ def _same(a: np.ndarray, b: np.ndarray, dst: Format, nan_any: bool) -> np.ndarra
 
 def _examples(xf: np.ndarray, yf: np.ndarray, expected: np.ndarray | None,
               baseline: Rule | None, explained: list[tuple[Rule, np.ndarray]],
-              left: np.ndarray, masks: np.ndarray, cand: Sequence[Rule], src: Format,
-              dst: Format, shape: tuple[int, ...]) -> list[dict[str, Any]]:
-    """A few lanes of each explaining rule, then of the unexplained ones."""
-    picks = [np.flatnonzero(m)[:MAX_EXAMPLES] for _, m in explained]
-    picks.append(np.flatnonzero(left)[:MAX_EXAMPLES])
-    flat = np.concatenate(picks) if picks else np.zeros(0, np.int64)
-    if flat.size == 0:
+              left: np.ndarray, at: np.ndarray, masks: np.ndarray, cand: Sequence[Rule],
+              src: Format, dst: Format, shape: tuple[int, ...]) -> list[dict[str, Any]]:
+    """A few lanes of each explaining rule, then of the unexplained ones (groups hold
+    indices into `at`, the flat lane numbers of the exceptions; `masks` their rule bits)."""
+    picks = [g[:MAX_EXAMPLES] for _, g in explained] + [left[:MAX_EXAMPLES]]
+    local = np.concatenate(picks).astype(np.int64)
+    if local.size == 0:
         return []
+    flat = at[local]
     if expected is None:
         assert baseline is not None
         exp = baseline.request.apply(xf[flat], src, dst)
@@ -312,9 +328,9 @@ def _examples(xf: np.ndarray, yf: np.ndarray, expected: np.ndarray | None,
     digits_in, digits_out = (src.bits + 3) // 4, (dst.bits + 3) // 4
     values = decode_value(xf[flat], src)
     out = []
-    for k, i in enumerate(flat.tolist()):
-        m = int(masks[i])
-        out.append({"index": [int(j) for j in np.unravel_index(i, shape)] if shape else [],
+    for k, (i, j) in enumerate(zip(flat.tolist(), local.tolist(), strict=True)):
+        m = int(masks[j])
+        out.append({"index": [int(n) for n in np.unravel_index(i, shape)] if shape else [],
                     "input_bits": f"0x{int(xf[i]):0{digits_in}x}",
                     "input": _short(float(values[k])),
                     "actual_bits": f"0x{int(yf[i]):0{digits_out}x}",
