@@ -783,8 +783,8 @@ class Core:
             while tl.steps > floor:
                 if self.interrupt.is_set():
                     return self._plain_stop("interrupt", "interrupted", first - tl.steps, [])
-                if not tl.schedule:
-                    self._rebuild_window()
+                if not tl.schedule and not self._rebuild_window():
+                    return self._plain_stop("interrupt", "interrupted", first - tl.steps, [])
                 i = tl.schedule[-1]
                 watched = [bp for bp in watches if self._undo_touches(bp, i)]
                 tl.schedule.pop()
@@ -802,15 +802,17 @@ class Core:
             tl.forget_after(tl.steps)
             self._moved(tl.steps)
 
-    def _rebuild_window(self) -> None:
+    def _rebuild_window(self) -> bool:
         """The kept window is used up: restore the checkpoint before it and replay up to
-        here, so the steps before the current one can be popped again."""
+        here, so the steps before the current one can be popped again. False when
+        interrupted (the core is then at a consistent earlier step)."""
         tl = self._timeline
         cur = tl.steps
         cp = tl.at_or_before(cur - 1)
         tl.restart(cp, self._states)
-        self._advance(cur - cp.step, stops=False, feed=False)
+        stop = self._advance(cur - cp.step, stops=False, feed=False)
         self._settle()
+        return stop.reason != "interrupt"
 
     def _undo_touches(self, bp: Breakpoint, i: int) -> bool:
         """Whether engine i's newest journaled step wrote the target of watch `bp`."""
