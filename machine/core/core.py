@@ -848,10 +848,15 @@ class Core:
         if self.detector is not None:
             at = self.detector.rewind(step)
             if at < step:  # it went back to a snapshot: feed it the steps from there again
+                # (not interruptible: the detector and the core must meet at `step`; the
+                # work is bounded by the detector's undo log)
+                pending = self.interrupt.is_set()
+                self.interrupt.clear()
                 self._goto(at)
-                self._advance(step - at, stops=False, feed=True)
+                self._advance(step - self.steps, stops=False, feed=True)
                 self._settle()
-                self._timeline.forget_after(self.steps)
+                if pending:
+                    self.interrupt.set()
         self._resync()
 
 
