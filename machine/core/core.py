@@ -34,6 +34,10 @@ Decisions where the issue is silent (gdb-like):
 - `race` stops after the step that found a race (reason "race"); `wait` after a step
   that left an engine newly blocked (reason "wait"); a deadlock always stops.
 - The schedule policy is fixed for the life of a Core (replay recomputes its choices).
+- `cont` does not stop again before the instruction it stopped before (gdb); `run_to`
+  is `cont` with a temporary `pc:` breakpoint; `reverse_continue` stops after undoing a
+  step when the engine stepped back is at a static breakpoint, or that step wrote a
+  watched target. `last` is the CoreStep of the last `step()`.
 
 Speed: SEQ fast steps (machine.engines.seq.FAST) touch only their engine's registers,
 so `cont` runs each engine ahead through them in batches (its credit) and journals the
