@@ -225,11 +225,13 @@ class Machine:
     def check(self, what: Any) -> None:
         """The bounds check of every console command: a machine.expr Target or a PC
         (int); ValueError saying what does not exist (machine/edits.py), or naming
-        another engine (`dve.R3`) than this machine's."""
+        an engine (`dve.R3`) that neither this machine nor its core (`state.peers`) has."""
         engine = getattr(what, "engine", "")
-        if engine and engine != self.config.engine:
-            raise ValueError(f"{what.name}: no {engine} engine here (this program runs on "
-                             f"{self.config.engine})")
+        if engine:
+            try:
+                self.state.peer(engine)
+            except KeyError as e:
+                raise ValueError(f"{what.name}: {e.args[0]}") from None
         ed.check(what, self.state, self.count)
 
     def _static_match(self, bp: Breakpoint, i: int) -> bool:

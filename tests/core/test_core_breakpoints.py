@@ -63,8 +63,12 @@ def test_one_queue_machine_refuses_other_engines() -> None:
     m.add_breakpoint("op:MOVE@pool")
     with pytest.raises(ValueError, match="column 9: no dve queue here"):
         m.add_breakpoint("op:MOVE@dve")
-    with pytest.raises(ValueError, match="no dve engine here"):
+    with pytest.raises(ValueError, match=r"dve.R1: no dve engine here \(engines: pool\)"):
         m.edit("dve.R1", "3")
+    c = core(pool="HALT", dve="HALT")
+    c.machines["pool"].check(ex.parse_target("dve.R3"))  # a core's machines know its engines
+    with pytest.raises(ValueError, match=r"act.R3: no act engine here \(engines: pool, dve\)"):
+        c.machines["pool"].check(ex.parse_target("act.R3"))
     m.add_breakpoint("race")  # a single queue never races: accepted, never stops
     assert m.cont().reason == "breakpoint" and m.cont().reason == "halt"
 
