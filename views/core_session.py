@@ -57,6 +57,7 @@ from views.snapshot import ProgramLine, WrittenRegion
 from views.snapshot_build import SnapshotBuilder
 
 RUN_KINDS = ("continue",)
+CELL_CACHE = 200_000  # timeline cells kept (past steps never change); then start afresh
 
 
 def _kernel_session(path: Path) -> Any:
@@ -135,6 +136,8 @@ class CoreSession:
         self._by_opcode: dict[str, dict[int, Instruction]] = {e: {} for e in core.engines}
         self.prev_regs: list[int] | None = None
         self._path: list[int] = []  # the engine of every step known (past + undone future)
+        self._index = _Index(core)
+        self._plans: dict[int, tuple[Instruction, tuple[Any, ...]]] = {}  # id -> waits
         self._sems: dict[str, frozenset[int]] = {}
 
     @property
@@ -240,6 +243,7 @@ class CoreSession:
         done = 0
         for _ in range(n):
             cs = self.core.step(e)
+            self._index.hint(e, cs.record)
             self._note_step(e, cs.record)
             if cs.record is None or not cs.record.executed:
                 self.stop_text = self._refusal(e, cs.record, cs.waited)
@@ -268,6 +272,7 @@ class CoreSession:
         """One scheduler step (the policy picks the engine)."""
         self._begin()
         cs = self.core.step()
+        self._index.hint(cs.engine, cs.record)
         self._note_step(cs.engine, cs.record)
         if cs.record is None or not cs.record.executed:
             waits = [w.describe() for w in _waits(self.core)]
@@ -291,7 +296,8 @@ class CoreSession:
         self._begin()
         before = self.core.steps
         if n == 1:
-            self.core.reverse_step()
+            if self.core.reverse_step():
+                self._index.hint_back()
         else:
             self.core.reverse(n)
         self._last.clear()
@@ -308,6 +314,7 @@ class CoreSession:
         core = self.core
         if step < core.steps:
             core.reverse(core.steps - step)
+            self._sync_path()  # back first: the path from here on is compared anew
         while core.steps < step and core.steps < len(self._path):
             e = core.engines[self._path[core.steps]]
             cs = core.step(e)
@@ -419,27 +426,22 @@ class CoreSession:
         return f"saved {path} at step {self.core.steps}"
 
     # -- global steps ------------------------------------------------------------------
-    def _positions(self) -> tuple[int, list[str], dict[str, list[int]]]:
-        """(first kept step, engine of each kept step, each engine's global steps)."""
-        origin, names = self.core.taken()
-        pos: dict[str, list[int]] = {e: [] for e in self.core.engines}
-        for j, e in enumerate(names):
-            pos[e].append(origin + j)
-        return origin, names, pos
+    def _positions(self) -> tuple[int, list[int], dict[str, list[int]]]:
+        """(first kept step, engine index of each kept step, each engine's global steps),
+        kept up to date step by step (rebuilt from the core after a run)."""
+        ix = self._index.sync()
+        return ix.origin, ix.names, ix.pos
 
     def global_step(self, engine: str, local: int,
                     pos: dict[str, list[int]] | None = None) -> int | None:
         """The global step at which `engine` took its own step `local` (kept window)."""
-        p = (pos or self._positions()[2])[engine]
-        base = self.core.engine_steps(engine) - len(p)
-        k = local - base
-        return p[k] if 0 <= k < len(p) else None
+        return self._index.sync().global_step(engine, local)
 
     def who(self, target: str) -> str:
         """Which step last wrote a target: `sem[3]` across the engines (with who waits on
         it), anything else on the focused engine; global step numbers."""
         t = expr.parse_target(target)
-        pos = self._positions()[2]
+        pos: dict[str, list[int]] = {}
         if t.kind == "sem":
             return self._who_sem(t.index, pos)
         self.check(t)
@@ -480,15 +482,20 @@ class CoreSession:
 
     # -- snapshot -------------------------------------------------------------------------
     def _sync_path(self) -> None:
-        """Keep the undone future while the steps taken are a prefix of it."""
-        origin, names = self.core.taken()
-        idx = {e: i for i, e in enumerate(self.core.engines)}
-        now = [idx[n] for n in names]
-        if origin:  # the folded past: keep what we knew of it
-            head = self._path[:origin] if len(self._path) >= origin else [-1] * origin
-            now = head + now
-        if self._path[:len(now)] != now:
-            self._path = now
+        """Keep the undone future while the steps taken are a prefix of it. Steps before
+        `_Index.checked` are known equal (commands only append, or only pop, between two
+        looks: `travel` looks in between), so a step costs O(1), not O(run)."""
+        ix = self._index.sync()
+        n = ix.origin + len(ix.names)
+        path = self._path
+        if len(path) < ix.origin:  # the folded past: keep what we knew of it
+            path.extend([-1] * (ix.origin - len(path)))
+        start = max(min(ix.checked, n), ix.origin)
+        tail = ix.names[start - ix.origin:]
+        if path[start:start + len(tail)] != tail:
+            del path[start:]
+            path.extend(tail)
+        ix.checked = n
 
     def synchronised_with(self, engine: str) -> frozenset[str]:
         """Engines sharing a semaphore with `engine` (it waits on or updates it)."""
@@ -549,7 +556,7 @@ class CoreSession:
         sem = core.state().sem
         waits = _waits(core)
         shown = sorted({i for i, v in enumerate(sem) if v} | {w.semaphore for w in waits})
-        pos = self._positions()[2]
+        pos: dict[str, list[int]] = {}
         rows = []
         for i in shown:
             best: tuple[int, str, int] | None = None
@@ -605,11 +612,114 @@ class CoreSession:
 
     def _timeline(self) -> TimelineData:
         core = self.core
-        origin = core.taken()[0]
+        origin = self._index.sync().origin
         races = tuple((n, r.a.step, r.b.step) for n, r in enumerate(core.races, start=1))
         e = core.focus
         return TimelineData(core.engines, core.steps, max(len(self._path), core.steps), origin,
                             _Cells(self), races, self.synchronised_with(e), e)
+
+
+class _Index:
+    """Global-step bookkeeping of the kept history: the engine of each step, each
+    engine's global steps, every semaphore write (global step, value before). One step
+    forward or back updates it in O(1) (the App's per-step render must not grow with
+    the run, DESIGN "UI"); anything else (a run, a travel, a fold) rebuilds it from the
+    core's schedule and the engines' journals."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
+        self.checked = 0  # CoreSession._sync_path: the path is known equal up to here
+        self._hint: tuple[str, str] | None = None
+        self.rebuild()
+
+    def _mark(self) -> tuple[int, tuple[int, ...]]:
+        core = self.core
+        return core.steps, tuple(core.state(e).journal.origin for e in core.engines)
+
+    def hint(self, engine: str, rec: StepRecord | None) -> None:
+        """`engine` just took one executed step (else nothing moved)."""
+        if rec is not None and rec.executed:
+            self._hint = (engine, "step") if self._hint is None else ("", "many")
+
+    def hint_back(self) -> None:
+        self._hint = ("", "back") if self._hint is None else ("", "many")
+
+    def sync(self) -> _Index:
+        mark = self._mark()
+        hint, self._hint = self._hint, None
+        if mark == self.mark:
+            return self
+        steps, origins = mark
+        if hint is not None and origins == self.mark[1]:
+            if hint[1] == "step" and steps == self.mark[0] + 1:
+                self._forward(hint[0])
+                self.mark = mark
+                return self
+            if hint[1] == "back" and steps == self.mark[0] - 1 and self.names:
+                self._back()
+                self.mark = mark
+                return self
+        self.rebuild()
+        return self
+
+    def rebuild(self) -> None:
+        core = self.core
+        origin, names = core.taken()
+        order = {e: i for i, e in enumerate(core.engines)}
+        self.origin = origin
+        self.names = [order[n] for n in names]
+        self.pos: dict[str, list[int]] = {e: [] for e in core.engines}
+        for j, i in enumerate(self.names):
+            self.pos[core.engines[i]].append(origin + j)
+        self.base = {e: core.engine_steps(e) - len(p) for e, p in self.pos.items()}
+        writes: list[tuple[int, int, int, int]] = []
+        for e in core.engines:
+            for n, u in enumerate(core.state(e).journal.others):
+                if u.target == "sem":
+                    g = self.global_step(e, u.step)
+                    if g is not None:
+                        writes.append((g, n, int(u.key), int(u.old)))
+        writes.sort()
+        self.sems: dict[int, tuple[list[int], list[int]]] = {}
+        for g, _, i, old in writes:
+            steps, olds = self.sems.setdefault(i, ([], []))
+            steps.append(g)
+            olds.append(old)
+        self.checked = min(self.checked, origin + len(self.names))
+        self.cells: dict[tuple[str, int], Cell] = {}  # _Cells' final cells
+        self.mark = self._mark()
+
+    def _forward(self, engine: str) -> None:
+        g = self.origin + len(self.names)
+        self.names.append(self.core.engines.index(engine))
+        self.pos[engine].append(g)
+        journal = self.core.state(engine).journal
+        local = len(journal) - 1
+        mine = []
+        for u in reversed(journal.others):
+            if u.step != local:
+                break
+            if u.target == "sem":
+                mine.append((int(u.key), int(u.old)))
+        for i, old in reversed(mine):
+            steps, olds = self.sems.setdefault(i, ([], []))
+            steps.append(g)
+            olds.append(old)
+
+    def _back(self) -> None:
+        g = self.origin + len(self.names) - 1
+        self.pos[self.core.engines[self.names.pop()]].pop()
+        for steps, olds in self.sems.values():
+            while steps and steps[-1] == g:
+                steps.pop()
+                olds.pop()
+        self.checked = min(self.checked, g)
+        self.cells.clear()
+
+    def global_step(self, engine: str, local: int) -> int | None:
+        p = self.pos[engine]
+        k = local - self.base[engine]
+        return p[k] if 0 <= k < len(p) else None
 
 
 def _shown(g: int | None) -> str:
@@ -632,30 +742,14 @@ class _Cells:
         self.s = s
         core = s.core
         self.core = core
-        self.origin, _, self.pos = s._positions()
-        self.path = list(s._path)
+        ix = s._index.sync()
+        self.origin, self.pos, self.base = ix.origin, ix.pos, ix.base
+        self.path = s._path  # read only while this frame draws
         self.steps = core.steps
-        self.base = {e: core.engine_steps(e) - len(p) for e, p in self.pos.items()}
-        self._sem: dict[int, tuple[list[int], list[int]]] | None = None
+        self._ix = ix
 
     def _sem_history(self) -> dict[int, tuple[list[int], list[int]]]:
-        """sem index -> (global steps of its writes, the value before each), in order."""
-        if self._sem is None:
-            writes: list[tuple[int, int, int, int]] = []
-            for e in self.core.engines:
-                for n, u in enumerate(self.core.state(e).journal.others):
-                    if u.target == "sem":
-                        g = self.s.global_step(e, u.step, self.pos)
-                        if g is not None:
-                            writes.append((g, n, int(u.key), int(u.old)))
-            writes.sort()
-            hist: dict[int, tuple[list[int], list[int]]] = {}
-            for g, _, i, old in writes:
-                steps, olds = hist.setdefault(i, ([], []))
-                steps.append(g)
-                olds.append(old)
-            self._sem = hist
-        return self._sem
+        return self._ix.sems
 
     def sem_at(self, i: int, g: int) -> int:
         """The value of sem[i] before global step g."""
@@ -674,37 +768,54 @@ class _Cells:
 
     def columns(self, lo: int, hi: int) -> list[list[Cell]]:
         out = []
+        cache = self._ix.cells
         for e in self.core.engines:
             p = self.pos[e]
             st = self.core.state(e)
             row = []
             for g in range(lo, hi):
-                if g >= self.steps or g < self.origin:
-                    mine = g < len(self.path) and self.core.engines[self.path[g]] == e \
-                        if 0 <= g < len(self.path) and self.path[g] >= 0 else False
-                    row.append(Cell("future" if mine else "ready"))
-                    continue
-                k = bisect_left(p, g)
-                if k < len(p) and p[k] == g:
-                    pc = self._pc(e, k)
-                    inst = self._inst(e, pc) if pc is not None else None
-                    row.append(Cell("run", inst.mnemonic if inst is not None else "?"))
-                    continue
-                if k == len(p):
-                    if st.halted:
-                        row.append(Cell("halted"))
-                        continue
-                    pc = st.pc
-                else:
-                    pc = self._pc(e, k)
-                inst = self._inst(e, pc) if pc is not None else None
-                row.append(Cell("wait" if inst is not None and self._blocked(inst, st, g)
-                                else "ready"))
+                cell = cache.get((e, g))
+                if cell is None:
+                    cell, final = self._cell(e, p, st, g)
+                    if final:
+                        cache[(e, g)] = cell
+                row.append(cell)
             out.append(row)
+        if len(cache) > CELL_CACHE:
+            cache.clear()
         return out
 
+    def _cell(self, e: str, p: list[int], st: MachineState, g: int) -> tuple[Cell, bool]:
+        """The cell of `e` at step g, and whether it is final: a past step after which
+        the engine issued again never changes (until the index moves back)."""
+        if g >= self.steps or g < self.origin:
+            path = self.path
+            mine = 0 <= g < len(path) and path[g] >= 0 and self.core.engines[path[g]] == e
+            return Cell("future" if mine else "ready"), False
+        k = bisect_left(p, g)
+        if k < len(p) and p[k] == g:
+            pc = self._pc(e, k)
+            inst = self._inst(e, pc) if pc is not None else None
+            return Cell("run", inst.mnemonic if inst is not None else "?"), True
+        if k == len(p):
+            if st.halted:
+                return Cell("halted"), False
+            pc: int | None = st.pc
+        else:
+            pc = self._pc(e, k)
+        inst = self._inst(e, pc) if pc is not None else None
+        kind = "wait" if inst is not None and self._blocked(inst, st, g) else "ready"
+        return Cell(kind), k < len(p)
+
     def _blocked(self, inst: Instruction, st: MachineState, g: int) -> bool:
-        return any(not w.predicate(st)(self.sem_at(w.idx, g)) for w in plan_of(inst).waits)
+        return any(not w.predicate(st)(self.sem_at(w.idx, g)) for w in self._waits(inst))
+
+    def _waits(self, inst: Instruction) -> tuple[Any, ...]:
+        plans = self.s._plans
+        key = id(inst)  # the machines cache their decoded instructions
+        if key not in plans:
+            plans[key] = (inst, plan_of(inst).waits)
+        return plans[key][1]
 
     def edges(self, lo: int, hi: int) -> list[Edge]:
         out = []
@@ -717,7 +828,7 @@ class _Cells:
                 inst = self._inst(e, pc) if pc is not None else None
                 if inst is None:
                     continue
-                for w in plan_of(inst).waits:
+                for w in self._waits(inst):
                     steps = hist.get(w.idx, ([], []))[0]
                     j = bisect_left(steps, g) - 1
                     if j >= 0:

@@ -41,8 +41,9 @@ def semaphore_lines(snap: CoreSnapshot) -> list[Text]:
     return out
 
 
-class SemaphoresView(Static, can_focus=True):
-    """Read-only text; `who sem[N]` in the console says the same for one semaphore."""
+class SemaphoresView(Static):
+    """Read-only text (its pane scrolls it); `who sem[N]` in the console says the same
+    for one semaphore."""
 
     def show(self, snap: CoreSnapshot) -> None:
         self.update(Text("\n").join(stop_lines(snap) + semaphore_lines(snap)))

@@ -139,7 +139,9 @@ class TimelineView(Widget, can_focus=True):
                                   LANE_STYLES[i % len(LANE_STYLES)], d.engines[i] == d.focus))
         out.append(self._marks(d, lo, hi, chars, per, cur))
         out.append(self._detail(d, cols, lo))
-        return Text("\n").join(out)
+        text = Text("\n", no_wrap=True, overflow="crop").join(out)
+        text.no_wrap = True
+        return text
 
     def _ruler(self, lo: int, hi: int, chars: int, per: int, cur: int) -> Text:
         n = (hi - lo + per - 1) // per
@@ -151,17 +153,22 @@ class TimelineView(Widget, can_focus=True):
             if x >= free and x + len(label) <= len(buf):
                 buf[x:x + len(label)] = label
                 free = x + len(label) + 2
-        return Text("step".ljust(LABEL) + "".join(buf), style="dim")
+        return Text("step".ljust(LABEL) + "".join(buf), style="dim", no_wrap=True)
 
     def _lane(self, name: str, row: list[Cell], chars: int, per: int, cur: int, style: str,
               focused: bool) -> Text:
         line = Text(("▶" if focused else " ") + name[:LABEL - 2].ljust(LABEL - 1),
-                    style="bold" if focused else "")
-        for c in range(0, len(row), per):
+                    style="bold" if focused else "", no_wrap=True, overflow="crop")
+        run_text, run_style = "", ""
+        for c in range(0, len(row), per):  # consecutive cells of one style: one span
             text, st = _cell_text(row[c:c + per], chars, style)
             if c // per == cur:
                 st = f"{st} reverse".strip()
-            line.append(text, style=st)
+            if st != run_style:
+                line.append(run_text, style=run_style)
+                run_text, run_style = "", st
+            run_text += text
+        line.append(run_text, style=run_style)
         return line
 
     def _marks(self, d: TimelineData, lo: int, hi: int, chars: int, per: int,

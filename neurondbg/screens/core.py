@@ -21,7 +21,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
 from textual.widgets import Footer, Header, Static
 
@@ -75,7 +75,8 @@ class CoreScreen(DebuggerScreen):
         yield Static("", id="pane-bar")
         with Horizontal(id="core-top"):
             yield Pane(CORE_PANES["engines"], EnginesView(id="engines"), id="pane-engines")
-            yield Pane(CORE_PANES["semaphores"], SemaphoresView(id="semaphores"),
+            yield Pane(CORE_PANES["semaphores"], VerticalScroll(SemaphoresView(id="semaphores"),
+                                                                 can_focus=True),
                        id="pane-semaphores", classes="tab")
         yield Pane(CORE_PANES["timeline"], TimelineView(id="timeline"), id="pane-timeline")
         with Horizontal(id="core-mid"):

@@ -9,7 +9,7 @@
 # wait for sem[1] >= 1 (DVE's signal) before reusing the buffer, or double-buffer.
 
 .engine pool
-.fill sb[0:128, 0] fp32 count=16 start=1.0 step=0.25 pstep=0.5
+.fill sb[0:128, 0] fp32 count=32 start=1.0 step=0.25 pstep=0.5
     CAST in_dtype=FP32 out_dtype=BF16 nac=128 src=sb[0, 0] step=[1,0,0,0] num=[16,1,1,1] dst=sb[0, 0x100] step=[1,0,0,0] num=[16,1,1,1] events.update_mode=SEM_INC_COMPLETE events.update_idx=0
     MOVE R1=1 R2=2
     # the race: this second tile reuses sb[:, 0x100] with no wait for DVE's sem[1]
