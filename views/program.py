@@ -52,8 +52,8 @@ class ProgramView(LineView):
         else:  # only the lines whose markers changed
             self.refresh_indices(i for i in (old_pc, self.pc_index, *(old_bps ^ self.breakpoints))
                                  if i is not None)
-        if old_pc != self.pc_index and self.pc_index is not None and \
-                0 <= self.pc_index < len(self.lines):
+        if (new_listing or old_pc != self.pc_index) and self.pc_index is not None and \
+                0 <= self.pc_index < len(self.lines):  # another engine's listing: its PC
             self.cursor = self.pc_index
 
     def _make_texts(self) -> None:
