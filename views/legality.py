@@ -73,7 +73,8 @@ def clause_lines(c: ClauseResult, depth: int = 0, expand: bool = False) -> list[
             lines += clause_lines(child, depth + 1, expand)
     if ok and not expand:
         names = ", ".join(ch.name for ch in ok)
-        lines.append(Text(f"{pad}  ✓ {len(ok)} more pass: {names}", style="dim green"))
+        # "·", not "✓": the folded line belongs to the failing branch above it
+        lines.append(Text(f"{pad}  · {len(ok)} more pass: {names}", style="dim green"))
     return lines
 
 
@@ -141,8 +142,10 @@ class LegalityView(LineView):
         if snap.nki_verdict is not None:
             lines.append(Text(""))
             lines += verdict_lines(snap.nki_verdict, "NKI ", self.expand)
-            if snap.verdict is not None and snap.verdict.valid != snap.nki_verdict.valid:
-                lines.append(Text("  ⚠ the wire and NKI levels disagree on this instruction",
+            # The NKI verdict judges only the arguments the fields decide, so a wire failure
+            # with an NKI pass is expected; the reverse is a real difference of the levels.
+            if snap.verdict is not None and snap.verdict.valid and not snap.nki_verdict.valid:
+                lines.append(Text("  ⚠ the NKI level refuses what the wire level accepts",
                                   style="bold yellow"))
         for d in snap.disagreements:
             lines.append(Text.assemble(("  ⚠ wire vs NKI: ", "bold yellow"), (d.topic, "bold")))

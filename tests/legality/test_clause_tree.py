@@ -201,9 +201,9 @@ def test_pane_shows_the_failing_branch_and_folds_the_rest() -> None:
     assert text[2] == " ✗ tensor4d_valid(dst)"
     assert "   ✗ tensor_start_addr_valid" in text
     assert "     ✗ addr_aligned_dtype" in text
-    assert "     ✓ 6 more pass: addr_on_chip, allow_psum, allow_sbuf, psum_write_4byte_dtype, " \
+    assert "     · 6 more pass: addr_on_chip, allow_psum, allow_sbuf, psum_write_4byte_dtype, " \
         "addr_register_encoding, indirect_mem_pattern" in text
-    assert "   ✓ 1 more pass: num_elem_valid" in text
+    assert "   · 1 more pass: num_elem_valid" in text
     full = [line.plain for line in verdict_lines(v, "wire", expand=True)]
     assert any(line.startswith("     ✓ addr_on_chip") for line in full)
     assert not any("more pass" in line for line in full)
