@@ -143,3 +143,29 @@ def test_as_a_process_no_traceback(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
     assert out.stderr.startswith("neurondbg: error: ")
+
+
+def test_text_report_shows_the_path_to_the_failing_rule(prog) -> None:
+    bad = example("is_valid_copy", dst_mem_pattern__start_addr=0x401)
+    r = run(prog(bad))
+    assert r.exit_code == 1
+    lines = r.output.splitlines()
+    assert lines[1] == (
+        "  tensor4d_valid(dst) › tensor_start_addr_valid › addr_aligned_dtype: "
+        "dst_mem_pattern.start_addr 0x00000401 is not aligned to the 4-byte element of "
+        "out_dtype FP32 (fix: set dst_mem_pattern.start_addr = 0x00000400 (align "
+        "dst_mem_pattern.start_addr to 4 bytes))")
+
+
+def test_json_tree_beside_failed_and_clauses(prog) -> None:
+    bad = example("is_valid_copy", dst_mem_pattern__start_addr=0x401)
+    doc = json.loads(run(prog(GOOD, bad), "--json").output)
+    good_row, bad_row = doc["instructions"]
+    assert bad_row["failed"] == ["tensor4d_valid(dst)"]  # top-level clauses, as before
+    assert bad_row["clauses"]["tensor4d_valid(dst)"] is False
+    names = [n["name"] for n in bad_row["tree"]]
+    assert names == list(bad_row["clauses"])  # the tree's top level is the clause list
+    node = bad_row["tree"][names.index("tensor4d_valid(dst)")]
+    assert node["ok"] is False and node["fix"]["fields"] == {
+        "dst_mem_pattern.start_addr": 0x400}
+    assert all(n["ok"] for n in good_row["tree"]) and good_row["valid"]
