@@ -433,44 +433,51 @@ class CoreSession:
         ix = self._index.sync()
         return ix.origin, ix.names, ix.pos
 
-    def global_step(self, engine: str, local: int,
-                    pos: dict[str, list[int]] | None = None) -> int | None:
+    def global_step(self, engine: str, local: int) -> int | None:
         """The global step at which `engine` took its own step `local` (kept window)."""
         return self._index.sync().global_step(engine, local)
 
     def who(self, target: str) -> str:
-        """Which step last wrote a target: `sem[3]` across the engines (with who waits on
-        it), anything else on the focused engine; global step numbers."""
+        """Which step last wrote a target, in global step numbers: shared state (SBUF /
+        PSUM bytes, `sem[3]` with who waits on it) across the engines, an engine's own
+        (R5, PC, acc[P]) on the focused engine."""
         t = expr.parse_target(target)
-        pos: dict[str, list[int]] = {}
         if t.kind == "sem":
-            return self._who_sem(t.index, pos)
+            return self._who_sem(t.index)
         self.check(t)
+        if t.kind == "mem":
+            best = self._last_writer(lambda st: st.who_wrote(t.space, t.index, t.b0))
+            if best is None:
+                return f"{target}: not written within the kept history"
+            g, e, pc = best
+            return f"{target}: last written by {e} at {pc:#x} (step {g + 1})"
         e = self.core.focus
         st = self.state
         if t.kind in ("reg", "pc"):
             hit = st.who_wrote(t.name)
-        elif t.kind == "mem":
-            hit = st.who_wrote(t.space, t.index, t.b0)
         elif t.kind in ("acc", "idx"):
             hit = st.who_wrote(t.kind, t.index)
         else:
             hit = st.who_wrote(t.name)
         if hit is None:
             return f"{target}: not written by {e} within the kept history"
-        local, pc = hit
-        g = self.global_step(e, local, pos)
-        return f"{target}: last written by {e} at {pc:#x} (step {_shown(g)})"
+        step = _shown(self.global_step(e, hit[0]))
+        return f"{target}: last written by {e} at {hit[1]:#x} (step {step})"
 
-    def _who_sem(self, i: int, pos: dict[str, list[int]]) -> str:
+    def _last_writer(self, hit_of: Any) -> tuple[int, str, int] | None:
+        """(global step, engine, pc) of the newest write `hit_of(state)` finds."""
         best: tuple[int, str, int] | None = None
         for e in self.core.engines:
-            hit = self.core.state(e).who_wrote(f"sem[{i}]")
+            hit = hit_of(self.core.state(e))
             if hit is None:
                 continue
-            g = self.global_step(e, hit[0], pos)
+            g = self.global_step(e, hit[0])
             if g is not None and (best is None or g > best[0]):
                 best = (g, e, hit[1])
+        return best
+
+    def _who_sem(self, i: int) -> str:
+        best = self._last_writer(lambda st: st.who_wrote(f"sem[{i}]"))
         value = self.core.state().sem[i]
         head = f"sem[{i}] = {value}: "
         head += f"last updated by {best[1]} at {best[2]:#x} (step {best[0] + 1})" if best else \
@@ -557,17 +564,9 @@ class CoreSession:
         sem = core.state().sem
         waits = _waits(core)
         shown = sorted({i for i, v in enumerate(sem) if v} | {w.semaphore for w in waits})
-        pos: dict[str, list[int]] = {}
         rows = []
         for i in shown:
-            best: tuple[int, str, int] | None = None
-            for e in core.engines:
-                hit = core.state(e).who_wrote(f"sem[{i}]")
-                if hit is None:
-                    continue
-                g = self.global_step(e, hit[0], pos)
-                if g is not None and (best is None or g > best[0]):
-                    best = (g, e, hit[1])
+            best = self._last_writer(lambda st, i=i: st.who_wrote(f"sem[{i}]"))
             by = f"{best[1]} {best[2]:#x} step {best[0] + 1}" if best else ""
             rows.append(SemRow(i, sem[i], by, tuple(f"{w.engine} at {w.pc:#x} ({w.condition})"
                                                     for w in waits if w.semaphore == i)))

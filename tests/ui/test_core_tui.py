@@ -159,3 +159,47 @@ async def test_a_bad_kernel_is_one_console_line_and_core_commands_need_a_kernel(
         assert "error: step: step core needs a kernel" in said
         assert "error: schedule: schedule needs a kernel" in said
         assert app.session.state.steps == 0
+
+
+async def test_who_reads_shared_memory_across_engines_and_break_marks_the_focused_queue(
+        ) -> None:
+    async with started(DOUBLE) as (app, pilot):
+        app.run_command("continue")
+        await app.wait_loaded()
+        await pilot.press("e")  # dve: POOL wrote the tile it read
+        assert app.session.engine == "dve"
+        app.run_command("who sb[0, 0x200]")
+        app.run_command("who sb[0, 0x300]")
+        app.run_command("break")  # the Program cursor's record, on the focused engine only
+        said = "\n".join(app.screen.query_one(ConsoleView).messages)
+        assert "sb[0, 0x200]: last written by pool at 0x80 (step 5)" in said
+        assert "sb[0, 0x300]: last written by dve at 0x0 (step 2)" in said
+        bp = app.session.breakpoints()[0]
+        assert (bp.kind, bp.engine) == ("pc", "dve")
+        assert app.screen.query_one(ProgramView).breakpoints == \
+            app.session.breakpoint_indices("dve") != app.session.breakpoint_indices("pool")
+
+
+async def test_escape_stops_a_long_core_run(tmp_path) -> None:
+    loop = tmp_path / "spin.asm"
+    loop.write_text("".join(
+        f".engine {e}\n    MOVE R1=0 R2=0x7fffffff\nloop:\n"
+        "    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1\n"
+        "    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop\n"
+        "    HALT\n" for e in ("pool", "dve")))
+    async with started(loop) as (app, pilot):
+        app.run_command("continue")
+        while not app.running:
+            await pilot.pause(0.01)
+        await pilot.press("escape")
+        await app.wait_loaded()
+        assert not app.running
+        assert app.session.last_stop.reason == "interrupt"
+        assert "stopped by the user" in app.session.stop_text
+        steps = app.session.core.steps
+        assert 0 < steps < 2 * 0x7fffffff
+        d = app.session.digest()
+        await pilot.press("r")  # the state after an interrupt is exact: reverse one step
+        assert app.session.core.steps == steps - 1
+        await pilot.press("S")
+        assert app.session.digest() == d
