@@ -67,11 +67,13 @@ class Found:
     predicates: list[Predicate] = field(default_factory=list)
     nki: dict[str, list[NkiRule]] = field(default_factory=dict)
     intrinsics: list[str] = field(default_factory=list)
+    engines: list[Clause] = field(default_factory=list)  # engine_has_opcode(<engine>)
     unknown: dict[str, list[str]] = field(default_factory=dict)  # name -> nearest names
 
     @property
     def empty(self) -> bool:
-        return not (self.sites or self.predicates or self.nki or self.intrinsics)
+        return not (self.sites or self.predicates or self.nki or self.intrinsics
+                    or self.engines)
 
 
 def _key(name: str) -> str:
@@ -106,6 +108,7 @@ def known_names() -> list[str]:
     rules, intrinsics = _nki()
     names = {s.path[-1] for s in SITES} | {_base(s.path[-1]) for s in SITES}
     names |= {p.name for p in ALL_PREDICATES} | {r[0].spec.name for r in rules.values()}
+    names |= {c.name for cs in _engine_clauses().values() for c in cs}
     return sorted(names | set(intrinsics))
 
 
@@ -129,6 +132,7 @@ def lookup(text: str) -> Found:
         if "(" in s.path[-1]:
             by_name.setdefault(_key(_base(s.path[-1])), []).append(s)
     mnemonics = {m.name.lower(): int(m) for m in isa_opcodes.Opcode}
+    engine_clauses = _engine_clauses()
     found = Found()
     tokens, quoted = _tokens(text)
     single = len(tokens) == 1
@@ -150,12 +154,27 @@ def lookup(text: str) -> Found:
         if k in rules:
             found.nki[tok] = rules[k]
             hit = True
+        if k in engine_clauses:
+            found.engines += [c for c in engine_clauses[k] if c not in found.engines]
+            hit = True
         if k in {_key(i) for i in intrinsics}:
             found.intrinsics.append(next(i for i in intrinsics if _key(i) == k))
             hit = True
         if not hit and (quoted or single or _RULE_LIKE.fullmatch(tok)):
             found.unknown[tok] = nearest(tok)
     return found
+
+
+def _engine_clauses() -> dict[str, list[Clause]]:
+    """engine_has_opcode(<engine>) by name, and every engine's under the bare name."""
+    from machine.legality.wire.registry import ENGINE_CHOICES, engine_clause
+
+    out: dict[str, list[Clause]] = {}
+    for engine in ENGINE_CHOICES:
+        cl = engine_clause(engine)
+        out.setdefault(_key(cl.name), []).append(cl)
+        out.setdefault(_key(_base(cl.name)), []).append(cl)
+    return out
 
 
 def nearest(name: str, n: int = 5) -> list[str]:

@@ -126,6 +126,14 @@ def explain_text(text: str) -> tuple[list[str], bool]:
         lines += predicate_lines(pred)
     for name, rules in found.nki.items():
         lines += nki_lines(name, rules)
+    for cl in found.engines:
+        engine = cl.name[cl.name.index("(") + 1:-1]
+        lines += [f"{cl.name}  [neurondbg clause, added by --engine / the run's queue]",
+                  f"  rule:       the {engine} engine's dispatch table holds the opcode "
+                  "(SEQ control opcodes run on every engine)",
+                  f"  provenance: {cl.provenance} — confidence {cl.provenance.confidence}",
+                  "  reads:      header.opcode",
+                  "  no field edit fixes it: run the program on an engine that has the opcode"]
     for name in found.intrinsics:
         lines.append(f"{name}  [NKI intrinsic, reference 004]: see `neurondbg check-nki`")
     for name, near in found.unknown.items():

@@ -92,3 +92,10 @@ def test_every_failing_example_fails_its_clause() -> None:
         assert fail is not None, site.path_text
         v = explain(fail.raw, fail.gen)
         assert site.path[0] in v.failed, (site.path_text, v.failed)
+
+
+def test_engine_clause_is_known() -> None:
+    r = run("engine_has_opcode(pe)")
+    assert r.exit_code == 0
+    assert r.output.startswith("engine_has_opcode(pe)  [neurondbg clause")
+    assert "no field edit fixes it" in r.output
