@@ -357,7 +357,7 @@ class CoreSession:
         if stop.record is not None and stop.engine is not None:
             self._note_step(stop.engine, stop.record)
         moved = self.core.steps - start
-        said = stop.detail if stop.detail.startswith(stop.reason) else \
+        said = stop.detail if stop.detail.startswith((stop.reason, "#")) else \
             f"{stop.reason}: {stop.detail}"
         self.stop_text = f"{said} after {moved:,} step{'s' * (moved != 1)}"
         return self.stop_text

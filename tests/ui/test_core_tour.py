@@ -1,0 +1,24 @@
+"""The `semaphores` tour (issue 16): a kernel session opened as a tour, in the
+NeuronCore layout, where n is one scheduler step."""
+
+from __future__ import annotations
+
+from tests.ui.helpers import started
+from views.semaphores import SemaphoresView
+
+
+async def test_the_semaphores_tour_opens_the_core_layout_and_n_steps_the_core() -> None:
+    from neurondbg.commands.tour import tour_app
+    from neurondbg.screens.core import CoreScreen
+
+    async with started(app=tour_app("semaphores")) as (app, pilot):
+        assert isinstance(app.screen, CoreScreen)
+        assert app.session.engines == ("pool", "dve", "act", "pe", "sp")
+        for _ in range(8):
+            await pilot.press("n")
+        assert app.session.core.steps == 8
+        assert app.session.note().title == "A race the schedule hid"
+        assert "RACE #1" in str(app.screen.query_one(SemaphoresView).render())
+        await pilot.press("N")
+        assert app.session.core.steps == 7
+
