@@ -511,6 +511,16 @@ class CoreSession:
         return frozenset(e for e in self.core.engines
                          if e != engine and self._sem_set(e) & mine)
 
+    def partner_of(self, engine: str) -> str | None:
+        """The engine the maximised Program pane shows beside `engine`: the first it
+        synchronises with, else the next one (None for a one-queue kernel)."""
+        es = self.core.engines
+        linked = self.synchronised_with(engine)
+        for e in es:
+            if e in linked:
+                return e
+        return es[(es.index(engine) + 1) % len(es)] if len(es) > 1 else None
+
     def _sem_set(self, engine: str) -> frozenset[int]:
         if engine not in self._sems:
             m = self.core.machines[engine]
@@ -538,8 +548,15 @@ class CoreSession:
         stop = self.last_stop
         deadlock = [w.describe() for w in stop.waiting] if stop is not None and \
             stop.reason == "deadlock" else []
+        partner = self.partner_of(e)
+        other = None
+        if partner is not None:
+            other = self._builders[partner].build(
+                core.machines[partner], record=self._last.get(partner),
+                previous=self._by_opcode[partner], prev_registers=None,
+                breakpoints=self.breakpoint_indices(partner), lanes=None, stop="")
         return CoreSnapshot(
-            focused=focused, title=f"{self.name} · {self.gen.label} · schedule "
+            focused=focused, partner=other, title=f"{self.name} · {self.gen.label} · schedule "
             f"{core.schedule} · step {core.steps} · focus {e}",
             schedule=core.schedule, engines=self._engine_rows(),
             semaphores=self._sem_rows(), timeline=self._timeline(),

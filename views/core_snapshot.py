@@ -121,6 +121,7 @@ class CoreSnapshot:
     deadlock: Sequence[str] = field(default_factory=tuple)  # the wait-for lines
     advice: str = ""  # the fix, in words, for a race or deadlock stop
     stop: str = ""
+    partner: Snapshot | None = None  # the engine shown beside the focused one (maximised)
 
 
 def race_view(race: Race, where_a: str, where_b: str, listing_a: str,

@@ -10,6 +10,9 @@ Keys (decided where the issue is silent): `s` steps the focused engine, `S` the 
 focus the next / previous engine. Digits still pick panes, in both layouts (a user
 who learnt them on a program keeps them; `e` and `focus ENGINE` pick engines).
 
+Maximised (z), the Program pane shows a second engine's listing beside the focused
+one's: the first engine it shares a semaphore with, else the next.
+
 Layouts: at >= 150x44 every pane is visible; below (100x30) the Engines strip,
 the Timeline (collapsed to the focused engine and its semaphore partners), the
 Program and the Console stay, the other panes share one tab slot (digits pick them).
@@ -48,6 +51,11 @@ CORE_ALWAYS = ("program", "console", "engines", "timeline")
 FOLLOW_FOCUS = ("program", "registers", "struct", "legality")  # titled with the engine
 
 
+class PartnerProgramView(ProgramView, can_focus=False):
+    """The second engine's listing beside the focused one's, shown only while the
+    Program pane is maximised (z); read-only (the keys act on the focused engine)."""
+
+
 class CoreScreen(DebuggerScreen):
     """The kernel layout; `show(CoreSnapshot)` feeds every pane."""
 
@@ -80,7 +88,10 @@ class CoreScreen(DebuggerScreen):
                        id="pane-semaphores", classes="tab")
         yield Pane(CORE_PANES["timeline"], TimelineView(id="timeline"), id="pane-timeline")
         with Horizontal(id="core-mid"):
-            yield Pane(CORE_PANES["program"], ProgramView(id="program"), id="pane-program")
+            with Pane(CORE_PANES["program"], id="pane-program"):
+                with Horizontal(id="program-pair"):
+                    yield ProgramView(id="program")
+                    yield PartnerProgramView(id="program-partner")
             yield Pane(CORE_PANES["struct"], StructView(id="struct"), id="pane-struct",
                        classes="tab")
             yield Pane(CORE_PANES["legality"], LegalityView(id="legality"),
@@ -107,10 +118,13 @@ class CoreScreen(DebuggerScreen):
                                                                          stop=snap.stop)
         focused = core.focused
         with self.app.batch_update():
-            feeds = [(self.query_one(v), v) for v in (ProgramView, RegistersView, StructView,
-                                                      LegalityView, MemoryView)]
+            feeds = [(self.query_one(f"#{name}"), name) for name in (
+                "program", "registers", "struct", "legality", "memory")]
             for view, _ in feeds:
                 contain(view, "refresh", lambda view=view: view.show(focused), None)
+            partner = self.query_one(PartnerProgramView)
+            if core.partner is not None:
+                contain(partner, "refresh", lambda: partner.show(core.partner), None)
             engines = self.query_one(EnginesView)
             contain(engines, "refresh", lambda: engines.show(core.engines), None)
             sems = self.query_one(SemaphoresView)
@@ -121,7 +135,9 @@ class CoreScreen(DebuggerScreen):
                 for name in FOLLOW_FOCUS:
                     pane = self.query_one(f"#pane-{name}", Pane)
                     mark = "● " if str(pane.border_title).startswith("● ") else ""
-                    pane.border_title = f"{mark}{CORE_PANES[name]} · {focused.engine}"
+                    beside = f"  (z: beside {core.partner.engine})" if name == "program" \
+                        and core.partner is not None else ""
+                    pane.border_title = f"{mark}{CORE_PANES[name]} · {focused.engine}{beside}"
             title = core.title or focused.program_name
             title += f" · {core.stop}" if core.stop else ""
             if title != self.sub_title:

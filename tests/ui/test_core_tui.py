@@ -203,3 +203,18 @@ async def test_escape_stops_a_long_core_run(tmp_path) -> None:
         assert app.session.core.steps == steps - 1
         await pilot.press("S")
         assert app.session.digest() == d
+
+
+async def test_the_maximised_program_pane_shows_the_partner_engine_beside() -> None:
+    from neurondbg.screens.core import PartnerProgramView
+
+    async with started(DOUBLE) as (app, pilot):
+        await pilot.press("S", "S", "S")
+        partner = app.screen.query_one(PartnerProgramView)
+        assert not partner.display or partner.size.width == 0
+        await pilot.press("z")
+        await pilot.pause()
+        assert partner.size.width > 0
+        assert partner.lines == app.session.lines_of["dve"]
+        assert partner.lines[partner.pc_index].offset == app.session.core.state("dve").pc
+        assert "beside dve" in str(app.screen.query_one("#pane-program").border_title)
