@@ -88,4 +88,12 @@ def engine_clause(engine: str) -> Clause:
 
     return Clause(f"engine_has_opcode({engine})", ("header.opcode",),
                   lambda r: table[r["header.opcode"]], message, P_ENGINE,
-                  fix=lambda v, ctx: "run the program on an engine that has this opcode")
+                  fix=_engine_fix)
+
+
+def _engine_fix(v, ctx) -> str:
+    """What to change instead of a field: the engine (no field edit adds an opcode)."""
+    info = OPCODES.get(int(v["header.opcode"]))
+    where = ", ".join(sorted(info.engines)) if info and info.engines else ""
+    return "run the program on an engine that has this opcode" + (
+        f" (--engine {where})" if where else "")
