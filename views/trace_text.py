@@ -17,7 +17,7 @@ from machine.convert._trace_model import FLAG_NAMES as TRACE_FLAGS
 from machine.convert.formats import Format
 from machine.convert.roles import bit_parts, elide
 from views.lab_model import bit_string, encoding_marks, fmt_value, value_of
-from views.roles import ROLE_STYLES, styled_bits
+from views.roles import styled_bits
 
 WRAP = 72  # explanation lines are wrapped (with indent) to this width
 ELIDE_OVER = 24  # a bit-string part longer than this reads 1000…(N bits)…0001
@@ -94,15 +94,17 @@ def summary_text(trace: Any, src: Format, dst: Format) -> Text:
 
 
 def trace_bits(bits: str, marks: Sequence[tuple[int, int, str]]) -> Text:
-    """A step's bit string: parts coloured by role and separated by `|` (so the plain
-    text, copied or read aloud, still shows them; DESIGN "Traces in plain text"), a long
-    part elided in the middle with its count."""
-    text = Text()
-    for i, (chunk, role) in enumerate(bit_parts(bits, marks)):
-        if i:
-            text.append("|", style="dim")
-        text.append(elide(chunk, ELIDE_OVER), style=ROLE_STYLES.get(role or "", ""))
-    return text
+    """A step's bit string: parts coloured by role and, as the panes always did, a space
+    between them (so they stay apart without colour too: NO_COLOR); a long part elided
+    in the middle with its count. The CLI's piped text uses `|` (machine.convert.roles)."""
+    shown, shown_marks, pos = "", [], 0
+    for chunk, role in bit_parts(bits, marks):
+        part = elide(chunk, ELIDE_OVER)
+        if role is not None:
+            shown_marks.append((pos, pos + len(part), role))
+        shown += part
+        pos += len(part)
+    return styled_bits(shown, shown_marks)
 
 
 def number_line(c: dict[str, Any]) -> Text:

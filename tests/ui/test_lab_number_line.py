@@ -1,4 +1,4 @@
-"""The Lab's and the Convert-trace pane's trace text: | between parts, the candidates'
+"""The Lab's and the Convert-trace pane's trace text: parts kept apart, the candidates'
 number line, long parts elided (issue 13)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ def f32(x: float) -> int:
 
 def test_steps_text_separates_parts_and_draws_the_candidates() -> None:
     plain = steps_text(trace(f32(1.0625), "fp32", "fp8_e4m3fn")).plain
-    assert "0|01111111|00010000000000000000000" in plain  # the fp32 encoding
-    assert "1000|1|0|000000000000000000" in plain  # kept|guard|round|sticky
+    assert "0 01111111 00010000000000000000000" in plain  # the fp32 encoding
+    assert "1000 1 0 000000000000000000" in plain  # kept guard round sticky
     line = next(ln for ln in plain.splitlines() if "├" in ln)
     assert line.strip().startswith("1 (0x38) ├") and line.endswith("┤ 1.125 (0x39)")
     # a tie: the exact input sits on the halfway mark, in the middle of the line
