@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from machine.asm import AsmError, assemble, save_data
 from machine.asm.data import data_path
@@ -19,7 +21,7 @@ from machine.core.kernel import (
     load_kernel,
 )
 from machine.dtypes import DEFAULT_GEN, Gen
-from machine.isa.opcodes import QUEUE_ENGINES
+from machine.isa.opcodes import OPCODES, QUEUE_ENGINES
 
 DATA = Path(__file__).parent / "data"
 TWO = DATA / "two_engines.asm"
@@ -181,3 +183,29 @@ def test_a_plain_assembly_programs_gen_line_is_the_kernels_unless_one_is_given(
     assert load_kernel(f).gen == Gen.SUNDA
     assert load_kernel(f, Gen.MARIANA).gen == Gen.MARIANA
     assert load_kernel(f).queue("pool").program.gen == Gen.SUNDA
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.lists(st.sampled_from(ENGINE_ORDER), min_size=1, max_size=5, unique=True),
+       st.lists(st.tuples(st.sampled_from(sorted(OPCODES)), st.binary(min_size=63,
+                                                                       max_size=63)),
+                min_size=0, max_size=6),
+       st.sampled_from(list(Gen)))
+def test_the_engine_form_of_any_kernel_reassembles_to_its_streams(
+        engines: list[str], recs: list[tuple[int, bytes]], gen: Gen) -> None:
+    """disassemble_kernel -> assemble_sections gives every engine's records back."""
+    from machine.asm.loader import ProgramFile
+    from machine.asm.sections import assemble_sections
+    from machine.core.kernel import disassemble_kernel, make_kernel, make_queue
+    from machine.isa.codec import decode_bytes
+
+    queues = []
+    for k, e in enumerate(engines):
+        data = b"".join(bytes([c]) + r for c, r in recs[k:])  # a different stream each
+        path = Path(f"{e}.bin")
+        queues.append(make_queue(e, ProgramFile(path, decode_bytes(data), []), path))
+    kernel = make_kernel(gen, queues, [], {}, Path("k.toml"))
+    back = assemble_sections(disassemble_kernel(kernel), "back.asm")
+    assert back.gen == gen
+    assert {s.engine: s.assembly.records for s in back.sections} == {
+        q.engine: q.program.program.tobytes() for q in kernel.queues}
