@@ -233,6 +233,9 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
         raise click.UsageError("--json and --summary are exclusive")
     if fix_out is not None and (as_json or summary):
         raise click.UsageError("--fix lists its edits as text: not with --json or --summary")
+    from machine.core.kernel import is_kernel_source
+    if is_kernel_source(program):  # each queue on its own engine (machine.core.validate)
+        _validate_kernel(program, gen, as_json, summary, fix_out)
     target = None
     if fix_out is not None:
         from neurondbg.commands import validate_fix
@@ -255,3 +258,20 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
     else:
         _text(result, raw, source)
     sys.exit(1 if result.invalid else 0)
+
+
+def _validate_kernel(program: str, gen: Gen, as_json: bool, summary: bool,
+                     fix_out: str | None) -> None:
+    """A kernel: every queue is judged on its own engine, so `--engine` does not apply
+    (refused, as `run KERNEL` does); an explicit `--gen` wins over the kernel's own."""
+    from click.core import ParameterSource
+
+    from neurondbg.commands.validate_kernel import validate_kernel_command
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("engine") is not ParameterSource.DEFAULT:
+        raise click.UsageError("--engine does not apply to a kernel: each queue is judged "
+                               "on its own engine")
+    if fix_out is not None:
+        raise click.UsageError("--fix takes one program, not a kernel")
+    given = ctx.get_parameter_source("gen") is not ParameterSource.DEFAULT
+    sys.exit(validate_kernel_command(program, gen, given, as_json, summary))
