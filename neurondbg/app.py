@@ -234,7 +234,7 @@ class NeurondbgApp(App):
         typing = self.focused is not None and self.focused.id == "console-input"
         if typing:  # `open` / `load` typed in the console: keep typing there
             return
-        if focus in PANES and focus != "console":
+        if focus in self._panes() and focus != "console":
             widget = self.query_one(f"#{focus}")
             target = widget if widget.focusable else next(
                 (w for w in widget.query("*") if w.focusable), widget)
@@ -281,6 +281,11 @@ class NeurondbgApp(App):
             # Single line breaks in a note are the TOML source's; the console wraps itself.
             text = re.sub(r"(?<!\n)\n(?!\n)", " ", note.text.strip())
             self.say(Text(text, style="italic"))
+
+    def _panes(self) -> dict[str, str]:
+        """The panes of this window's layout (a kernel's differ from a program's)."""
+        screen = self._debugger()
+        return screen.panes if screen is not None else PANES
 
     def _debugger(self) -> DebuggerScreen | None:
         for s in self.screen_stack:
@@ -592,8 +597,8 @@ class NeurondbgApp(App):
         if not name:
             screen.minimize()
             return
-        if name not in PANES:
-            self.say(f"error: pane: expected one of: {', '.join(PANES)}", "bold red")
+        if name not in screen.panes:
+            self.say(f"error: pane: expected one of: {', '.join(screen.panes)}", "bold red")
             return
         widget = screen.query_one(f"#{name}")
         target = widget if widget.focusable else next(

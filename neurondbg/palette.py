@@ -66,6 +66,12 @@ def find_binding(classes: Iterable[type], ident: str) -> Binding:
     raise LookupError(f"no key binding {ident!r}")
 
 
+def _panes(app: Any) -> dict[str, str]:
+    """The panes of the App's layout (a kernel's differ from a program's)."""
+    screen = app._debugger() if hasattr(app, "_debugger") else None
+    return screen.panes if screen is not None else PANES
+
+
 def static_entries(app: Any) -> list[Entry]:
     """The entries that do not depend on the session: commands, keys, panes."""
     from neurondbg.screens.help import key_name
@@ -85,7 +91,7 @@ def static_entries(app: Any) -> list[Entry]:
         out.append(Entry(title, f"{b.tooltip or b.description} ({keys(ident)})",
                          action=b.action, target=target))
     out += [Entry(f"Pane: {title}", f"Maximise the {title} pane", line=f"pane {name}")
-            for name, title in PANES.items()]
+            for name, title in _panes(app).items()]
     return out
 
 
@@ -104,6 +110,14 @@ def dynamic_entries(app: Any) -> list[Entry]:
         for bp in session.breakpoints():
             out.append(Entry(f"Delete breakpoint {bp.describe()}", f"delete {bp.id}",
                              line=f"delete {bp.id}"))
+        if getattr(session, "is_core", False):  # a kernel: the core's own commands
+            out.append(Entry("Step core", "one scheduler step (S)", line="step core"))
+            for e in session.engines:
+                out.append(Entry(f"Focus engine: {e}", f"focus {e} (e / E cycle)",
+                                 line=f"focus {e}"))
+            for policy in ("rr", "in-order", "random:0"):
+                out.append(Entry(f"Schedule: {policy}", f"schedule {policy} (restarts at "
+                                 "step 0)", line=f"schedule {policy}"))
     for tour in list_tours():
         out.append(Entry(f"Tour: {tour.title}", f"tour {tour.name}", line=f"tour {tour.name}"))
     current = Path(session.path).resolve() if session is not None else None

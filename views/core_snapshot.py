@@ -123,6 +123,15 @@ class CoreSnapshot:
     stop: str = ""
     partner: Snapshot | None = None  # the engine shown beside the focused one (maximised)
 
+    @property
+    def registers(self) -> Sequence[int]:
+        """The focused engine's registers (what `info registers` reads)."""
+        return self.focused.registers
+
+    @property
+    def changed_registers(self) -> frozenset[int]:
+        return self.focused.changed_registers
+
 
 def race_view(race: Race, where_a: str, where_b: str, listing_a: str,
               listing_b: str) -> RaceView:

@@ -218,3 +218,25 @@ async def test_the_maximised_program_pane_shows_the_partner_engine_beside() -> N
         assert partner.lines == app.session.lines_of["dve"]
         assert partner.lines[partner.pc_index].offset == app.session.core.state("dve").pc
         assert "beside dve" in str(app.screen.query_one("#pane-program").border_title)
+
+
+async def test_core_palette_entries_panes_and_info_registers() -> None:
+    from neurondbg.palette import dynamic_entries, static_entries
+
+    async with started(DOUBLE) as (app, pilot):
+        entries = {e.title: e for e in static_entries(app) + dynamic_entries(app)}
+        for title in ("Pane: Timeline", "Pane: Engines", "Pane: Semaphores", "Step core",
+                      "Focus engine: dve", "Schedule: in-order"):
+            assert title in entries, title
+        assert "Pane: Plot" not in entries  # the program layout's, not this one's
+        assert await app.run_entry(entries["Step core"])
+        assert app.session.core.steps == 1
+        assert await app.run_entry(entries["Focus engine: dve"])
+        assert app.session.engine == "dve"
+        app.run_command("pane timeline")
+        await pilot.pause()
+        assert app.screen.maximized is not None
+        app.run_command("pane")
+        app.run_command("info registers")
+        said = "\n".join(app.screen.query_one(ConsoleView).messages)
+        assert "R0  = 0x00000000 (0)" in said and "internal error" not in said
