@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from machine.core.core import CoreStop, Wait
-from machine.core.races import Access, Race
+from machine.core.core import CoreStop, Wait, race_text
+from machine.core.races import Race
 from sessions.cli_support import add_verdict
 from sessions.kernel_open import OpenedKernel
 
@@ -76,17 +76,8 @@ def wait_line(opened: OpenedKernel, w: Wait) -> str:
 
 
 def race_line(opened: OpenedKernel, n: int, race: Race) -> str:
-    """One race, in words: both accesses, the overlapping bytes, the missing edge."""
-    a, b = race.a, race.b
-    p0, p1 = race.partitions
-    b0, b1 = race.bytes
-
-    def acc(x: Access) -> str:
-        verb = "writes" if x.kind == "write" else "reads"
-        return f"{x.engine} {x.opcode} at {_at(opened, x.engine, x.pc)} {verb}"
-
-    return (f"race {n}: {acc(a)} and {acc(b)} {race.space} partitions [{p0}, {p1}) bytes "
-            f"[{b0:#x}, {b1:#x}) with nothing ordering them: {race.missing}")
+    """One race, in words (machine.core.core.race_text, with source positions)."""
+    return f"race {n}: {race_text(race, lambda engine, pc: _at(opened, engine, pc))}"
 
 
 def summary(opened: OpenedKernel, stop: CoreStop, why: list[str] | None = None) -> str:

@@ -67,7 +67,7 @@ from machine.breakpoints import (
 from machine.core.events import NO_PLAN, Plan, WaitSpec, plan_of, update_targets
 from machine.core.feed import Feeder
 from machine.core.kernel import Kernel
-from machine.core.races import Race, RaceDetector
+from machine.core.races import Access, Race, RaceDetector
 from machine.core.schedule import Policy, parse_policy
 from machine.core.timeline import Passive, Timeline
 from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine
@@ -868,8 +868,17 @@ def _mapping(m: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return m or {}
 
 
-def race_text(r: Race) -> str:
-    """One line for a race: both accesses, the overlapping bytes and the missing edge."""
-    return (f"{r.a.engine} {r.a.opcode} at {r.a.pc:#x} ({r.a.kind}) and {r.b.engine} "
-            f"{r.b.opcode} at {r.b.pc:#x} ({r.b.kind}) on {r.space}[{r.partitions[0]}:"
-            f"{r.partitions[1]}, {r.bytes[0]}:{r.bytes[1]}]; {r.missing}")
+def race_text(r: Race, at: Callable[[str, int], str] | None = None) -> str:
+    """One line for a race: both accesses, the overlapping bytes and the missing edge.
+
+    `at(engine, pc)` words where an instruction is (the CLI adds file:line:column);
+    every report of a race (a stop's detail, `run KERNEL`'s text) goes through here."""
+    where = at or (lambda engine, pc: f"pc {pc:#x}")
+
+    def access(x: Access) -> str:
+        verb = "writes" if x.kind == "write" else "reads"
+        return f"{x.engine} {x.opcode} at {where(x.engine, x.pc)} {verb}"
+
+    (p0, p1), (b0, b1) = r.partitions, r.bytes
+    return (f"{access(r.a)} and {access(r.b)} {r.space} partitions [{p0}, {p1}) bytes "
+            f"[{b0:#x}, {b1:#x}) with nothing ordering them: {r.missing}")

@@ -161,8 +161,9 @@ def test_race_breakpoint_stops_after_the_racing_step() -> None:
     assert stop.reason == "race" and stop.breakpoint is bp and stop.engine == "dve"
     assert c.engine_steps("dve") == 2 and len(stop.races) == 1
     assert stop.races[0].to_dict()["bytes"] == [256, 272]
-    assert "race: pool COPY at 0x0 (write) and dve COPY at 0x40 (read) on sbuf[0:4, " \
-        "256:272]; a semaphore update in POOL" in stop.detail
+    assert "race: pool COPY at pc 0x0 writes and dve COPY at pc 0x40 reads sbuf partitions " \
+        "[0, 4) bytes [0x100, 0x110) with nothing ordering them: a semaphore update in POOL" \
+        in stop.detail
     c = core(pool=PRODUCER.replace("update_mode=SEM_INC_COMPLETE update_idx=3", ""),
              dve=RACY_CONSUMER)
     with pytest.raises(ValueError, match="column 6: no act queue"):
