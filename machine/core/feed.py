@@ -51,8 +51,8 @@ class Feeder:
         values = [int(w.new) for w in rec.writes if w.target.startswith("sem[")]
         events = list(zip(pre.plan.events, values, strict=False))
         for ev, v in events:
-            if ev.kind == "pass":
-                det.release(engine, pc, ev.idx, v, "read", step)
+            if ev.kind == "pass":  # a wait clearing/setting its event: no _READ update
+                det.release(engine, pc, ev.idx, v, "read", step, update=False)
         found: list[Race] = []
         for r in reads:
             found += det.access(Access(engine, pc, op, "read", r, step))

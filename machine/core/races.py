@@ -256,11 +256,14 @@ class RaceDetector:
         return found
 
     def release(self, engine: str, pc: int, sem: int, value: int, when: str, step: int,
-                mode: UpdateMode | str | None = None) -> None:
+                mode: UpdateMode | str | None = None, *, update: bool = True) -> None:
         """Publish `engine`'s clock into `sem`'s history, then advance its epoch.
 
         when: "read" | "complete"; value: the semaphore's value after the update; mode:
         the update mode, named in the hint when a `_READ` update is the missing order.
+        update=False: not an UPDATE_MODE but a wait that clears/sets its event as it
+        passes (before the reads); its writes are unordered too, but "use _COMPLETE"
+        would be the wrong advice, so no hint names it.
         """
         if when not in (READ, "complete"):
             raise ValueError(f"release when must be 'read' or 'complete', not {when!r}")
@@ -276,7 +279,7 @@ class RaceDetector:
         if lost is not None:
             s.lost[sem] = s.lost.get(sem, 0) + 1
         prev = s.read_rel[ei]
-        if when == READ:
+        if when == READ and update:
             s.read_rel[ei] = (step, pc, clock[ei], _mode_name(mode))
         clock[ei] += 1
         self._log((step, _REL, ei, sem, lost, prev))

@@ -81,6 +81,18 @@ def test_read_update_without_the_wait_names_the_plain_missing_edge() -> None:
     assert r.missing.startswith("a semaphore update in POOL after 0x40")
 
 
+def test_a_passing_wait_that_clears_its_event_gives_no_complete_hint() -> None:
+    """A wait that clears its event as it passes releases before the writes, like a _READ
+    update, but it is no UPDATE_MODE: the missing edge is named, not "use _COMPLETE"."""
+    d = RaceDetector(["pool", "dve"])
+    tile = reg()
+    d.release("pool", 0x40, 3, 0, "read", 0, update=False)
+    d.access(acc("pool", 0x40, "write", tile, 0))
+    d.acquire("dve", 3, lambda v: v == 0, 1, initial=1)
+    (r,) = d.access(acc("dve", 0x80, "read", tile, 1))
+    assert r.missing == "a semaphore update in POOL after 0x40 waited on by DVE before 0x80"
+
+
 def test_read_update_orders_the_reads_before_the_consumers_write() -> None:
     """The _READ release covers the instruction's reads: a WAR on its source is ordered."""
     d = RaceDetector(["pool", "dve"])
