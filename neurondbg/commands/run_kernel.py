@@ -58,31 +58,15 @@ def _inputs(kernel: Any, session: Path | None, sbuf_in: Path | None,
         found.append(("the session", session))
         found += [("a data image of the session", spec.resolve(d.file)) for d in spec.data]
     found.append(("the kernel", Path(kernel.path)))
-    found += [("a data image of the kernel", p) for p in _manifest_images(Path(kernel.path))]
     for q in kernel.queues:
         found.append((f"the {q.engine} stream", Path(q.path)))
         found.append((f"the {q.engine} stream's data", data_path(Path(q.path))))
+    named = {p for _, p in found}
+    # Kernel.inputs lists every file the kernel was read from; the rest are [data] images
+    found += [("a data image of the kernel", p) for p in kernel.inputs if p not in named]
     if sbuf_in is not None:
         found.append(("the --sbuf input", sbuf_in))
     return found
-
-
-def _manifest_images(path: Path) -> list[Path]:
-    """The .npy files a manifest's [data] names (machine.core.manifest has loaded and
-    checked them already; this only lists the paths, for the output checks)."""
-    import tomllib
-
-    from machine.core.kernel import MANIFEST_SUFFIX
-
-    if path.suffix.lower() != MANIFEST_SUFFIX:
-        return []
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8")).get("data", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return []
-    names = list(data.values()) if isinstance(data, dict) else [
-        t.get("file") for t in data if isinstance(t, dict)] if isinstance(data, list) else []
-    return [(path.parent / n).resolve() for n in names if isinstance(n, str)]
 
 
 def _session_wins(spec: Any) -> list[str]:
