@@ -2,7 +2,15 @@
 
 Subcommands live in `neurondbg/commands/<name>.py`, each exporting a click
 command called `command`. They are imported lazily, so `neurondbg validate`
-never pays for Textual and a broken subcommand cannot break the others.
+never pays for Textual and a broken subcommand cannot break the others, and
+`neurondbg --help` imports no command at all (so neither numpy nor Textual): it lists
+each command with the short help declared in SUBCOMMANDS.
+
+Adding a command: write `neurondbg/commands/<module>.py` exporting `command`, and add
+one entry `"name": Sub("<module>", "<short help>")` to SUBCOMMANDS, where the short help
+is the command's own first help sentence, exactly as
+`command.get_short_help_str(limit=10**6)` gives it (tests/test_startup_imports.py checks
+the two agree, so they cannot drift).
 
 Exit codes (DESIGN.md): 0 ok, 1 the program is invalid / stopped on a fault,
 2 bad input or usage, always with a one-line error on stderr.
@@ -13,30 +21,52 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+from typing import NamedTuple
 
 import click
 
 from neurondbg.errors import usage_line
 
-# name -> module under neurondbg.commands; order is the order `--help` lists them.
-SUBCOMMANDS: dict[str, str] = {
-    "tui": "tui",
-    "run": "run",
-    "validate": "validate",
-    "asm": "asm",
-    "disasm": "disasm",
-    "check-nki": "check_nki",
-    "explain": "explain",
-    "replay": "replay",
-    "tour": "tour",
-    "convert": "convert",
-    "diagnose": "diagnose",
-    "examples": "examples",
+
+class Sub(NamedTuple):
+    """One subcommand: its module under neurondbg.commands, and its short help (the
+    command's own first help sentence, listed by `--help` without importing it)."""
+
+    module: str
+    short_help: str
+
+
+# name -> Sub; order is the order `--help` lists them.
+SUBCOMMANDS: dict[str, Sub] = {
+    "tui": Sub("tui", "Open the debugger UI on PROGRAM (.asm / .bin) or SESSION (.toml), or "
+                      "the bundled demo when omitted."),
+    "run": Sub("run", "Run PROGRAM (assembly or binary records) until it stops, or continue a "
+                      "SESSION.toml from its saved step to the next stop (its breakpoints and "
+                      "watches apply; --gen/--engine come from the session)."),
+    "validate": Sub("validate", "Check every instruction of PROGRAM against the wire-level "
+                                "legality predicates and the engine's dispatch table (by "
+                                "default POOL's, the queue `run` uses)."),
+    "asm": Sub("asm", "Assemble SOURCE into OUTPUT (64-byte records)."),
+    "disasm": Sub("disasm", "Disassemble PROGRAM (binary or assembly); the text re-assembles "
+                            "to identical bytes."),
+    "check-nki": Sub("check_nki", "Check NKI intrinsic calls (a JSON list) against reference "
+                                  "004's legality rules."),
+    "explain": Sub("explain", "Explain a clause or predicate name, or a pasted compiler "
+                              "message: the rule, where it comes from, and an instruction "
+                              "that fails it, with its fix."),
+    "replay": Sub("replay", "Re-run PROGRAM and report the first step where it diverges from "
+                            "TRACE."),
+    "tour": Sub("tour", "List the guided tours, or open tour NAME in the TUI."),
+    "convert": Sub("convert", "Convert VALUEs from one number format to another, bit-exactly."),
+    "diagnose": Sub("diagnose", "Find which conversion rule reproduces ACTUAL from INPUT, lane "
+                                "by lane."),
+    "examples": Sub("examples", "List the bundled example programs and sessions, or copy them "
+                                "out (--copy DIR)."),
 }
 
 
 def _available(name: str) -> bool:
-    return importlib.util.find_spec(f"neurondbg.commands.{SUBCOMMANDS[name]}") is not None
+    return importlib.util.find_spec(f"neurondbg.commands.{SUBCOMMANDS[name].module}") is not None
 
 
 class LazyGroup(click.Group):
@@ -48,8 +78,21 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in SUBCOMMANDS or not _available(name):
             return None
-        module = importlib.import_module(f"neurondbg.commands.{SUBCOMMANDS[name]}")
+        module = importlib.import_module(f"neurondbg.commands.{SUBCOMMANDS[name].module}")
         return module.command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from SUBCOMMANDS' short help, as click lays it out, without
+        importing any command (so `--help` pays for neither numpy nor Textual)."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        # a bare Command truncates the text exactly as the real one would its help
+        rows = [(n, click.Command(n, help=SUBCOMMANDS[n].short_help).get_short_help_str(limit))
+                for n in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(name="neurondbg", cls=LazyGroup, invoke_without_command=True,

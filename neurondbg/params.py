@@ -11,23 +11,24 @@ Decisions: `--gen` takes codenames, product names (trn1, inf2, trn2, trn3, as
 `check-nki` does) and "genN", case-insensitive, everywhere; completion lists codenames
 then products, each product with its codename as help. `--format` values stay names
 (FP8_EXP4 resolves under `--gen`, which click may parse later): the type checks the name.
+Importing this module loads neither numpy nor ml_dtypes: each type's choices and parser
+come from `machine` on first use (issue 17).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import IO, Any
 
 import click
 from click.shell_completion import CompletionItem
 
-from machine.convert.formats import FORMAT_NAMES, parse_format
-from machine.convert.modes import Mode
-from machine.convert.options import PROFILES, parse_mode, parse_profile
-from machine.dtypes import GEN_NAMES, PRODUCT_GENS, parse_gen_name
-from machine.isa.opcodes import QUEUE_ENGINES
-from machine.state import MachineConfig
 from neurondbg.errors import usage_line
+
+# The model's names are imported when a type first needs them (a value to parse, a
+# completion, a command's --help), never at import: `neurondbg --help` imports this
+# module's users' tables only by name, and numpy / ml_dtypes stay unloaded.
 
 
 class ParamError(click.BadParameter):
@@ -44,9 +45,21 @@ class _NamedType(click.ParamType):
 
     parse: Callable[[str], Any]
 
-    def __init__(self, choices: Sequence[str], helps: dict[str, str] | None = None) -> None:
-        self.choices = tuple(choices)
-        self.helps = helps or {}
+    def _choices(self) -> Sequence[str]:
+        """The accepted names, from the model (called once, on first use)."""
+        raise NotImplementedError
+
+    def _helps(self) -> dict[str, str]:
+        """Completion help per name (called once, on first use)."""
+        return {}
+
+    @cached_property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self._choices())
+
+    @cached_property
+    def helps(self) -> dict[str, str]:
+        return self._helps()
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
@@ -73,11 +86,19 @@ class GenType(_NamedType):
     """`--gen`: a Gen from a codename, product name or "genN"."""
 
     name = "gen"
-    parse = staticmethod(parse_gen_name)
 
-    def __init__(self) -> None:
-        super().__init__((*GEN_NAMES, *PRODUCT_GENS),
-                         {p: g.label for p, g in PRODUCT_GENS.items()})
+    @staticmethod
+    def parse(value: str) -> Any:
+        from machine.dtypes import parse_gen_name
+        return parse_gen_name(value)
+
+    def _choices(self) -> Sequence[str]:
+        from machine.dtypes import GEN_NAMES, PRODUCT_GENS
+        return (*GEN_NAMES, *PRODUCT_GENS)
+
+    def _helps(self) -> dict[str, str]:
+        from machine.dtypes import PRODUCT_GENS
+        return {p: g.label for p, g in PRODUCT_GENS.items()}
 
 
 class EngineType(_NamedType):
@@ -87,7 +108,11 @@ class EngineType(_NamedType):
     name = "engine"
 
     def __init__(self, extra: Sequence[str] = ()) -> None:
-        super().__init__((*QUEUE_ENGINES, *extra))
+        self.extra = tuple(extra)
+
+    def _choices(self) -> Sequence[str]:
+        from machine.isa.opcodes import QUEUE_ENGINES
+        return (*QUEUE_ENGINES, *self.extra)
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
@@ -104,11 +129,13 @@ class FormatType(_NamedType):
 
     name = "fmt"
 
-    def __init__(self) -> None:
-        super().__init__(FORMAT_NAMES)
+    def _choices(self) -> Sequence[str]:
+        from machine.convert.formats import FORMAT_NAMES
+        return FORMAT_NAMES
 
     @staticmethod
     def parse(value: str) -> str:
+        from machine.convert.formats import parse_format
         parse_format(value)
         return value
 
@@ -117,23 +144,41 @@ class ModeType(_NamedType):
     """`--mode`: a rounding Mode."""
 
     name = "mode"
-    parse = staticmethod(parse_mode)
 
-    def __init__(self) -> None:
-        super().__init__(tuple(Mode))
+    @staticmethod
+    def parse(value: str) -> Any:
+        from machine.convert.options import parse_mode
+        return parse_mode(value)
+
+    def _choices(self) -> Sequence[str]:
+        from machine.convert.modes import Mode
+        return tuple(Mode)
 
 
 class ProfileType(_NamedType):
     """`--profile`: a conversion profile name."""
 
     name = "profile"
-    parse = staticmethod(parse_profile)
 
-    def __init__(self) -> None:
-        super().__init__(PROFILES)
+    @staticmethod
+    def parse(value: str) -> Any:
+        from machine.convert.options import parse_profile
+        return parse_profile(value)
+
+    def _choices(self) -> Sequence[str]:
+        from machine.convert.options import PROFILES
+        return PROFILES
 
 
-DEFAULT_ENGINE: str = MachineConfig.engine  # the queue a machine runs unless told otherwise
+def __getattr__(name: str) -> Any:
+    """DEFAULT_ENGINE, the queue a machine runs unless told otherwise (MachineConfig's, read
+    on first use so that importing this module does not import the machine)."""
+    if name == "DEFAULT_ENGINE":
+        from machine.state import MachineConfig
+        return MachineConfig.engine
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 GEN = GenType()
 ENGINE = EngineType()
 FORMAT = FormatType()

@@ -14,7 +14,6 @@ from typing import Any
 
 import click
 
-from machine.core.schedule import parse_policy
 from neurondbg.params import ParamError, _NamedType
 
 SCHEDULE_WORDS: tuple[str, ...] = ("rr", "in-order", "random:")  # completion prefixes
@@ -23,6 +22,7 @@ SCHEDULE_WORDS: tuple[str, ...] = ("rr", "in-order", "random:")  # completion pr
 def parse_schedule(value: str) -> str:
     """The canonical policy text of `value` (machine.core.schedule.parse_policy, the one
     grammar of policies); ValueError (one line) if it is none."""
+    from machine.core.schedule import parse_policy  # on first use: it imports numpy
     return parse_policy(value).text
 
 
@@ -32,8 +32,8 @@ class ScheduleType(_NamedType):
     name = "schedule"
     parse = staticmethod(parse_schedule)
 
-    def __init__(self) -> None:
-        super().__init__(SCHEDULE_WORDS)
+    def _choices(self) -> tuple[str, ...]:
+        return SCHEDULE_WORDS
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
         return "[rr|in-order|random:SEED]"
@@ -56,8 +56,8 @@ class SwitchType(_NamedType):
     name = "switch"
     parse = staticmethod(parse_switch)
 
-    def __init__(self) -> None:
-        super().__init__(("on", "off"))
+    def _choices(self) -> tuple[str, ...]:
+        return ("on", "off")
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:

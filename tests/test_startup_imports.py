@@ -1,0 +1,68 @@
+"""Issue 17: `neurondbg --help` imports no command, so neither numpy nor Textual, and the
+short help SUBCOMMANDS declares is each command's own (an import check, never a timing)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import click
+import pytest
+
+from neurondbg.cli import SUBCOMMANDS, cli
+
+_PROBE = """
+import json, sys
+sys.argv = {argv!r}
+from neurondbg.cli import main
+try:
+    main()
+except SystemExit as e:
+    code = e.code
+heavy = ("numpy", "ml_dtypes", "textual")
+print(json.dumps({{"code": code, "loaded": [m for m in heavy if m in sys.modules]}}),
+      file=sys.stderr)
+"""
+
+
+def loaded_by(*argv: str) -> dict[str, object]:
+    """The exit code and which heavy modules `neurondbg ARGV` loaded, in a fresh process."""
+    r = subprocess.run([sys.executable, "-c", _PROBE.format(argv=["neurondbg", *argv])],
+                       capture_output=True, text=True, check=False)
+    return json.loads(r.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("-h",), ("--version",)])
+def test_help_imports_neither_numpy_nor_textual(argv: tuple[str, ...]) -> None:
+    assert loaded_by(*argv) == {"code": 0, "loaded": []}
+
+
+def test_params_import_loads_no_numpy() -> None:
+    code = ("import sys, neurondbg.params, neurondbg.params_core; "
+            "print([m for m in ('numpy', 'ml_dtypes') if m in sys.modules])")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "[]"
+
+
+def test_a_command_that_needs_numpy_still_loads_it() -> None:
+    # the probe can tell: `run --help` imports its command, which imports the model
+    assert "numpy" in loaded_by("run", "--help")["loaded"]
+
+
+@pytest.mark.parametrize("name", list(SUBCOMMANDS))
+def test_declared_short_help_is_the_commands_own(name: str) -> None:
+    cmd = cli.get_command(click.Context(cli), name)
+    assert cmd is not None
+    assert SUBCOMMANDS[name].short_help == cmd.get_short_help_str(limit=10**6)
+
+
+def test_help_lists_every_command_with_clicks_layout() -> None:
+    """The table-driven list is what click would print from the imported commands."""
+    ctx = click.Context(cli)
+    fast = click.HelpFormatter()
+    cli.format_commands(ctx, fast)
+    slow = click.HelpFormatter()
+    click.Group.format_commands(cli, ctx, slow)
+    assert fast.getvalue() == slow.getvalue()
+    assert all(f"  {name}" in fast.getvalue() for name in SUBCOMMANDS)
