@@ -34,13 +34,19 @@ class EnginesView(Static, can_focus=True):
     DEFAULT_CSS = "EnginesView { height: auto; }"
 
     def on_resize(self) -> None:
+        self._key = None
         self.show(self._rows)
 
     _rows: Sequence[EngineRow] = ()
+    _key: object = None
 
     def show(self, rows: Sequence[EngineRow]) -> None:
-        self._rows = rows
         width = max(12, min(60, self.size.width - 62)) if self.size.width else 30
+        key = (tuple(rows), width)
+        if key == self._key:
+            return  # nothing changed: no new layout (a step usually moves one engine)
+        self._rows, self._key = rows, key
         text = Text("\n").join(engine_line(r, width) for r in rows) if rows else \
             Text("no kernel loaded", style="dim")
+        text.no_wrap = True
         self.update(text)

@@ -45,5 +45,10 @@ class SemaphoresView(Static):
     """Read-only text (its pane scrolls it); `who sem[N]` in the console says the same
     for one semaphore."""
 
+    _shown: str | None = None
+
     def show(self, snap: CoreSnapshot) -> None:
-        self.update(Text("\n").join(stop_lines(snap) + semaphore_lines(snap)))
+        text = Text("\n").join(stop_lines(snap) + semaphore_lines(snap))
+        if text.markup != self._shown:  # unchanged text: no new layout
+            self._shown = text.markup
+            self.update(text)

@@ -63,12 +63,15 @@ class TimelineView(Widget, can_focus=True):
         self.collapsed = False
         self.follow = True  # the cursor follows the newest step until the user moves it
         self._left = 0
+        self._height = 0  # lines drawn last time (a change needs a new layout)
 
     def show(self, data: TimelineData | None) -> None:
         self.data = data
         if data is not None and (self.follow or self.cursor >= max(data.horizon, 1)):
             self.cursor = max(0, data.steps - 1)
-        self.refresh(layout=True)  # the height follows the lanes shown
+        height = (len(self.lanes()) + 3) if data is not None and data.horizon else 1
+        self.refresh(layout=height != self._height)  # the height follows the lanes shown
+        self._height = height
 
     # -- keys -------------------------------------------------------------------------
     def _per(self) -> tuple[int, int]:
