@@ -1,4 +1,8 @@
-"""`neurondbg tui [PROGRAM|SESSION] [--gen GEN] [--engine ENG] [--lab]`: the terminal UI."""
+"""`neurondbg tui [PROGRAM|KERNEL|SESSION] [--gen GEN] [--engine ENG] [--lab]`: the terminal UI.
+
+A KERNEL (a manifest, an `.engine` assembly file, or a kernel session) opens in the
+NeuronCore layout (neurondbg/screens/core.py); its gen and engines are its own, so
+--gen and --engine apply to a PROGRAM only."""
 
 from __future__ import annotations
 
@@ -21,7 +25,8 @@ from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 @click.option("--lab", is_flag=True, help="open only the Convert Lab")
 def command(program: Path | None, gen: Gen, engine: str, lab: bool) -> None:
     """Open the debugger UI on PROGRAM (.asm / .bin) or SESSION (.toml), or the bundled
-    demo when omitted. A program that does not load opens with the error in the console."""
+    demo when omitted; a KERNEL (manifest or .engine sections) opens the NeuronCore
+    layout. A program that does not load opens with the error in the console."""
     if program is not None and not program.exists():
         raise InputError(f"{program}: no such file")
     from neurondbg.app import NeurondbgApp
