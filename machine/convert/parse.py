@@ -25,15 +25,18 @@ that hold a value rather than text (the Lab keeping a value across a format chan
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
 
 from machine.convert._exact import FINITE, INF, NAN, U64, Lanes, decode
 from machine.convert.formats import Format, IntFormat, parse_format
-from machine.convert.kernels import encode_lanes
+from machine.convert.kernels import encode_lanes, float64_lanes
 from machine.convert.options import Options
 from machine.dtypes import Gen
 
@@ -204,3 +207,93 @@ def _encode(f: Format, cls: int, neg: bool, mag: int, exp: int) -> int:
     lanes = Lanes(np.array([cls], np.uint8), np.array([neg]), np.array([mag], U64),
                   np.array([exp], np.int64))
     return int(encode_lanes(lanes, Options(f, f, "rint", False, "ieee"))[0])
+
+
+# --- many values at once (issue 17) -------------------------------------------------------
+
+# A plain ASCII decimal: float() reads it correctly rounded to float64 (as Python's own
+# float() of any other text might not: it also takes non-ASCII digits and "1__0").
+_PLAIN_DECIMAL = re.compile(r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*")
+_PLAIN_INT = re.compile(r"\s*[+-]?[0-9]+\s*")
+_NONZERO = re.compile(r"[1-9]")
+_F64_TINY = 2.0 ** -1000  # below this float64 loses bits (subnormals): the exact reader
+
+
+@dataclass(frozen=True)
+class ParsedValues:
+    """Encodings read from many texts (ParsedValue, lane by lane)."""
+
+    bits: np.ndarray  # the format's container dtype
+    overflow: np.ndarray  # bool, as ParsedValue.overflow
+
+
+def parse_values(texts: list[str], fmt: Format,
+                 slow: Callable[[int, str], ParsedValue] | None = None) -> ParsedValues:
+    """parse_value of every text, equal lane by lane, without a Fraction per plain value.
+
+    A plain decimal is read by float(): correctly rounded to float64, x. Every rounding
+    boundary of a format of <= 32 bits is a float64, so the exact value and x round alike
+    unless x sits on a boundary; x is therefore rounded twice, once as a hair below and
+    once as a hair above (its significand with a sticky bit two places down), and only
+    where the two differ does Decimal say on which side (or on) the exact value lies.
+    Any other text (hex floats, specials, underscores, a float64 overflow or subnormal)
+    goes to `slow(index, text)`, by default parse_value itself, which raises for a bad text.
+    """
+    read = slow if slow is not None else (lambda _i, t: parse_value(t, fmt))
+    if fmt.is_int:
+        return _parse_ints(texts, fmt, read)
+    f64 = np.zeros(len(texts), np.float64)
+    slow_at: dict[int, ParsedValue] = {}
+    plain = _PLAIN_DECIMAL.fullmatch
+    for i, t in enumerate(texts):
+        if len(t) > 200 or plain(t) is None:
+            slow_at[i] = read(i, t)
+            continue
+        x = float(t)
+        ax = abs(x)
+        if ax == math.inf or (ax < _F64_TINY and ax != 0.0) or (
+                ax == 0.0 and _NONZERO.search(t.lower().partition("e")[0])):
+            slow_at[i] = read(i, t)  # past float64, or a nonzero digit read as zero
+            continue
+        f64[i] = x
+    lanes = float64_lanes(f64)
+    nonzero = lanes.mag != 0
+    below = _encode_nudged(lanes, fmt, np.where(nonzero, -1, 0).astype(np.int8))
+    bits = _encode_nudged(lanes, fmt, np.where(nonzero, 1, 0).astype(np.int8))
+    on_edge = np.flatnonzero(below != bits)
+    if on_edge.size:
+        side = np.zeros(on_edge.size, np.int8)
+        for k, i in enumerate(on_edge.tolist()):
+            # copy_abs: exact, where abs() would round to the context's 28 digits
+            exact = Decimal(texts[i].strip()).copy_abs()
+            x = Decimal(float(f64[i])).copy_abs()
+            side[k] = (exact > x) - (exact < x)
+        bits[on_edge] = _encode_nudged(lanes.take(on_edge), fmt, side)
+    overflow = (decode(bits, fmt).cls != FINITE) & nonzero
+    for i, p in slow_at.items():
+        bits[i] = p.bits
+        overflow[i] = p.overflow
+    return ParsedValues(bits, overflow)
+
+
+def _encode_nudged(lanes: Lanes, fmt: Format, side: np.ndarray) -> np.ndarray:
+    """Lanes rounded into fmt after moving each a quarter float64 ulp by `side` (-1, 0, +1
+    in magnitude): a value strictly between two float64s rounds as any value there does."""
+    mag = (lanes.mag << U64(2)) + side.astype(np.int64).astype(U64)  # -1 wraps: mag*4 - 1
+    with np.errstate(over="ignore"):  # a value past the format's range reads as inf, noted
+        return encode_lanes(Lanes(lanes.cls, lanes.neg, mag, lanes.exp - 2),
+                            Options(fmt, fmt, "rint", False, "ieee")).astype(fmt.container)
+
+
+def _parse_ints(texts: list[str], fmt: IntFormat,
+                read: Callable[[int, str], ParsedValue]) -> ParsedValues:
+    """Integer formats: int() of a plain integer in range; any other text to `read`."""
+    bits = np.zeros(len(texts), fmt.container)
+    mask = (1 << fmt.bits) - 1
+    plain = _PLAIN_INT.fullmatch
+    for i, t in enumerate(texts):
+        v = int(t) if plain(t) is not None else None
+        if v is None or not fmt.min_value <= v <= fmt.max_value:
+            v = read(i, t).bits  # the exact reader's value or its error
+        bits[i] = v & mask
+    return ParsedValues(bits, np.zeros(len(texts), bool))
