@@ -25,7 +25,7 @@ def engine_line(row: EngineRow, width: int = 60) -> Text:
     return Text.assemble(mark, (f"{row.engine:<5}", "bold" if row.focused else ""),
                          f" pc {row.pc:#06x}  ", (f"{inst:<{width}}", ""), "  ",
                          (f"{status:<24}", STATUS_STYLE.get(row.status, "")),
-                         (f" {row.steps:>7,} steps", "dim"))
+                         (f" {row.steps:>7,} step{'s' if row.steps != 1 else ' '}", "dim"))
 
 
 class EnginesView(Static, can_focus=True):
