@@ -19,7 +19,9 @@ Decisions where the issue is silent (gdb / pudb habits):
   the breakpoints.
 - `set` is refused on a kernel (an edit outside the schedule would not replay).
 - The gen is the kernel's own ([kernel] gen), not the TUI's default.
-- `until` and `reverse-continue` are refused on a kernel for now (say so, not guess).
+- `until ADDR` runs until the FOCUSED engine is about to execute ADDR (a label of its
+  queue, or an address); `reverse-continue` undoes global steps back to the previous
+  breakpoint or watch hit (Core.run_to / Core.reverse_continue).
 - Timeline travel forward (to a step undone earlier) re-takes the recorded engine of
   each step with `Core.step(engine)`, so it is exact whatever the policy.
 """
@@ -56,7 +58,7 @@ from views.session import Progress, _ticking, program_listing
 from views.snapshot import ProgramLine, WrittenRegion
 from views.snapshot_build import SnapshotBuilder
 
-RUN_KINDS = ("continue",)
+RUN_KINDS = ("continue", "until", "reverse-continue")
 CELL_CACHE = 200_000  # timeline cells kept (past steps never change); then start afresh
 
 
@@ -117,7 +119,7 @@ class CoreSession:
         self.busy = False
         self.stop_text = "loaded"
         self.last_stop: CoreStop | None = None
-        self._armed = False
+        self._armed: tuple[str, int] = ("continue", 0)
         self._setup()
 
     def _setup(self) -> None:
@@ -328,12 +330,12 @@ class CoreSession:
         self.interrupt.set()
 
     def arm(self, kind: str, arg: int = 0) -> None:
+        """Choose what the next `run()` does (RUN_KINDS), as Session.arm."""
         if kind not in RUN_KINDS:
-            raise ValueError(f"{kind} is not available on a kernel yet; use break "
-                             "pc:ADDR@ENGINE and continue")
+            raise ValueError(f"expected one of {', '.join(RUN_KINDS)}, found {kind!r}")
         if self.busy:
             raise ValueError("running: Esc or Ctrl+C stops it first")
-        self._armed = True
+        self._armed = (kind, arg)
 
     def ignore_current(self, n: int) -> str:
         return "a count is not used on a kernel: continuing"
@@ -341,12 +343,17 @@ class CoreSession:
     def run(self, progress: Progress | None = None, slice_s: float = 0.05) -> str:
         """`continue` the core until a stop reason or `stop()`."""
         self._begin()
-        self._armed = False
+        (kind, arg), self._armed = self._armed, ("continue", 0)
         start = self.core.steps
         self.busy = True
         try:
             with _ticking(progress, lambda: abs(self.core.steps - start), slice_s):
-                stop = self.core.cont()
+                if kind == "until":
+                    stop = self.core.run_to(arg, self.core.focus)
+                elif kind == "reverse-continue":
+                    stop = self.core.reverse_continue()
+                else:
+                    stop = self.core.cont()
         finally:
             self.busy = False
         if stop.reason == "interrupt":
@@ -356,10 +363,11 @@ class CoreSession:
             self.core.focus = stop.engine
         if stop.record is not None and stop.engine is not None:
             self._note_step(stop.engine, stop.record)
-        moved = self.core.steps - start
+        moved = abs(self.core.steps - start)
         said = stop.detail if stop.detail.startswith((stop.reason, "#")) else \
             f"{stop.reason}: {stop.detail}"
-        self.stop_text = f"{said} after {moved:,} step{'s' * (moved != 1)}"
+        back = " back" if kind == "reverse-continue" else ""
+        self.stop_text = f"{said} after {moved:,} step{'s' * (moved != 1)}{back}"
         return self.stop_text
 
     # -- breakpoints ------------------------------------------------------------------
@@ -414,7 +422,20 @@ class CoreSession:
         self.dbg.check(what)
 
     def resolve_pc(self, text: str) -> int:
-        raise ValueError("not available on a kernel yet")
+        """An address (0x80, pc:0x80) or a label of the focused engine's queue, checked."""
+        t = text.strip().removeprefix("pc:").strip()
+        labels = self.labels
+        if t in labels:
+            pc = self.state.config.base + labels[t]
+        else:
+            try:
+                pc = int(t.replace("_", ""), 0)
+            except ValueError:
+                known = ", ".join(sorted(labels)) or "none"
+                raise ValueError(f"expected a record address such as 0x80 or a label of "
+                                 f"{self.engine} (labels: {known}), found {t!r}") from None
+        self.check(pc)
+        return pc
 
     def set_value(self, target: str, value: str) -> str:
         raise ValueError("not available on a kernel: an edit outside the schedule would "

@@ -240,3 +240,21 @@ async def test_core_palette_entries_panes_and_info_registers() -> None:
         app.run_command("info registers")
         said = "\n".join(app.screen.query_one(ConsoleView).messages)
         assert "R0  = 0x00000000 (0)" in said and "internal error" not in said
+
+
+async def test_until_runs_the_focused_engine_to_an_address_and_rc_runs_back() -> None:
+    async with started(DOUBLE) as (app, pilot):
+        await pilot.press("e")  # dve
+        app.run_command("until 0x80")
+        await app.wait_loaded()
+        core = app.session.core
+        assert (core.state("dve").pc, core.steps) == (0x80, 5)
+        assert "reached dve CAST at 0x80" in app.session.stop_text
+        app.run_command("break pc:0x40@pool")
+        app.run_command("reverse-continue")
+        await app.wait_loaded()
+        assert (core.state("pool").pc, core.steps) == (0x40, 2)
+        assert app.session.stop_text.endswith("after 3 steps back")
+        app.run_command("until nowhere")
+        said = "\n".join(app.screen.query_one(ConsoleView).messages)
+        assert "error: until: expected a record address such as 0x80 or a label of pool" in said
