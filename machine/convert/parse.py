@@ -211,9 +211,6 @@ def _encode(f: Format, cls: int, neg: bool, mag: int, exp: int) -> int:
 
 # --- many values at once (issue 17) -------------------------------------------------------
 
-# A plain ASCII decimal: float() reads it correctly rounded to float64 (as Python's own
-# float() of any other text might not: it also takes non-ASCII digits and "1__0").
-_PLAIN_DECIMAL = re.compile(r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*")
 _PLAIN_INT = re.compile(r"\s*[+-]?[0-9]+\s*")
 _NONZERO = re.compile(r"[1-9]")
 _F64_TINY = 2.0 ** -1000  # below this float64 loses bits (subnormals): the exact reader
@@ -242,20 +239,15 @@ def parse_values(texts: list[str], fmt: Format,
     read = slow if slow is not None else (lambda _i, t: parse_value(t, fmt))
     if fmt.is_int:
         return _parse_ints(texts, fmt, read)
-    f64 = np.zeros(len(texts), np.float64)
+    vals: list[float] = []
     slow_at: dict[int, ParsedValue] = {}
-    plain = _PLAIN_DECIMAL.fullmatch
     for i, t in enumerate(texts):
-        if len(t) > 200 or plain(t) is None:
+        x = _plain_float(t)
+        if x is None:
             slow_at[i] = read(i, t)
-            continue
-        x = float(t)
-        ax = abs(x)
-        if ax == math.inf or (ax < _F64_TINY and ax != 0.0) or (
-                ax == 0.0 and _NONZERO.search(t.lower().partition("e")[0])):
-            slow_at[i] = read(i, t)  # past float64, or a nonzero digit read as zero
-            continue
-        f64[i] = x
+            x = 0.0
+        vals.append(x)
+    f64 = np.array(vals, np.float64)
     lanes = float64_lanes(f64)
     nonzero = lanes.mag != 0
     below = _encode_nudged(lanes, fmt, np.where(nonzero, -1, 0).astype(np.int8))
@@ -274,6 +266,24 @@ def parse_values(texts: list[str], fmt: Format,
         bits[i] = p.bits
         overflow[i] = p.overflow
     return ParsedValues(bits, overflow)
+
+
+def _plain_float(t: str) -> float | None:
+    """float(t) when it is the correctly rounded float64 of a plain ASCII decimal the exact
+    reader takes alike (float() alone also reads non-ASCII digits, inf and nan); None for
+    anything else, and for a value float64 cannot hold (overflow, subnormal, underflow)."""
+    if len(t) > 200 or not t.isascii():
+        return None
+    try:
+        x = float(t)  # ASCII: a decimal, "1_0", inf / nan words; a hex float raises
+    except ValueError:
+        return None
+    ax = abs(x)
+    if _F64_TINY <= ax < math.inf:
+        return x
+    if ax == 0.0 and not _NONZERO.search(t.lower().partition("e")[0]):
+        return x  # a zero, written as one
+    return None
 
 
 def _encode_nudged(lanes: Lanes, fmt: Format, side: np.ndarray) -> np.ndarray:

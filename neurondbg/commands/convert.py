@@ -10,6 +10,20 @@ src -> dst conversion. Integer sources take integers only, and they must fit the
 [--param K=V]...` runs an ISS primitive of reference 003 (machine.convert.iss) on each
 VALUE instead; its rows carry "primitive" and "params" where a conversion's carry
 profile / mode / sat.
+
+`--input FILE` (`-` for stdin) converts many values at once, vectorized (issue 17): one
+VALUE per line (blank lines and `#` comments skipped), or a `.npy` array (integers with
+--bits are bit patterns; otherwise each element is a value, read exactly). A bad value
+is one line `FILE:LINE: ...` and exit 2. The output streams: one tab-separated line per
+value (input, input bits, input value, output bits, output value, equal|differs) after
+a `#` title and a `#` column line, or with --json one JSON object per line (JSON Lines:
+the keys of a row of the one-value form, with "equal": bool, the output's value is the
+input's, NaN for NaN, in place of "flags"). Decisions: the flags come from a per-lane
+trace (~0.3 ms a value), so the batch form leaves them to the one-value form (its
+"exact" is about rounding: inf saturated to the maximum is "exact", not "equal");
+--trace, --compare and
+--iss take VALUEs only; at most NOTES_SHOWN "beyond range" notes are printed, then
+their count.
 """
 
 from __future__ import annotations
@@ -84,15 +98,24 @@ PROFILE_HELP: dict[str, str] = {
               default="auto", show_default=True,
               help="colour the bit strings (never: parts separated by |, as when piped)")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
+@click.option("--input", "input_path", metavar="FILE", default=None,
+              help="many values at once: one per line of FILE (- for stdin) or a .npy array; "
+                   "prints one line per value (with --json, JSON Lines)")
 def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
             gen: Gen | None, mode: Mode, sat: bool, profile: str, iss_name: str | None,
             iss_params: tuple[str, ...], as_bits: bool, show_trace: bool, compare: bool,
-            all_profiles: bool, color: str, as_json: bool) -> None:
+            all_profiles: bool, color: str, as_json: bool, input_path: str | None) -> None:
     """Convert VALUEs from one number format to another, bit-exactly.
 
     With --iss NAME [--param K=V]... each VALUE goes through that ISS primitive of
     reference 003 instead (its input format follows from the primitive and parameters).
     """
+    if input_path is not None:
+        from neurondbg.commands.convert_input import run_input
+
+        _refuse_for_input(values, iss_name, show_trace, compare)
+        run_input(input_path, src_name, dst_name, gen, mode, sat, profile, as_bits, as_json)
+        return
     console = _console(color)
     if all_profiles and not compare:
         raise InputError("convert: --profiles needs --compare")
@@ -127,6 +150,18 @@ def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
     _emit(rows, traces if show_trace else [], as_json, console,
           f"{opt.src.name} -> {opt.dst.name}  ({opt.profile}, {applied_mode(opt)}, "
           f"{sat_word})")
+
+
+def _refuse_for_input(values: tuple[str, ...], iss_name: str | None, show_trace: bool,
+                      compare: bool) -> None:
+    """--input is the vectorized form of a plain conversion: per-value forms are errors."""
+    if values:
+        raise InputError("convert: give VALUEs or --input FILE, not both")
+    given = [o for o, on in (("--iss", iss_name is not None), ("--trace", show_trace),
+                             ("--compare", compare)) if on]
+    if given:
+        raise InputError(f"convert: --input does not take {', '.join(given)} (they show one "
+                         "value at a time: give the VALUEs as arguments)")
 
 
 def _need_values(values: tuple[str, ...]) -> None:

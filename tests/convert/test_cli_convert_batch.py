@@ -3,6 +3,7 @@ lane by lane, and `convert --input` prints what the one-value form computes."""
 
 from __future__ import annotations
 
+import json
 import random
 from fractions import Fraction
 
@@ -99,3 +100,102 @@ def test_a_bad_value_goes_to_the_slow_reader_with_its_index() -> None:
     assert seen == [(2, "one")]
     with pytest.raises(ValueError, match="out of range"):
         parse_values(["1", "300"], parse_format("int8"))
+
+
+# --- the command line ---------------------------------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from click.testing import CliRunner  # noqa: E402
+
+from neurondbg.cli import cli  # noqa: E402
+
+SAMPLE = ["1.5", "0.1", "-0", "nan", "-inf", "1e999", "65504", "3.0e-8", "448", "-1e-40",
+          "0x1p-3", "1_000", "2.5", "1e-400", "0.3333333333333333333333333"]
+
+
+def one_value_rows(values: list[str], *opts: str) -> list[dict]:
+    r = CliRunner().invoke(cli, ["convert", *values, *opts, "--json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize(("src", "dst", "extra"), [
+    ("fp32", "bf16", ()), ("fp32", "fp8_e4m3fn", ("--sat",)), ("fp16", "fp8_e5m2", ()),
+    ("bf16", "int8", ("--mode", "trunc")), ("fp32", "hif8", ()), ("fp32", "fp32r", ()),
+])
+def test_input_lines_equal_the_one_value_form(tmp_path: Path, src: str, dst: str,
+                                              extra: tuple[str, ...]) -> None:
+    opts = ["--from", src, "--to", dst, *extra]
+    f = tmp_path / "v.txt"
+    f.write_text("# values\n\n" + "\n".join(SAMPLE) + "\n")
+    r = CliRunner().invoke(cli, ["convert", "--input", str(f), *opts, "--json"])
+    assert r.exit_code == 0, r.output
+    got = [json.loads(line) for line in r.stdout.splitlines()]
+    want = one_value_rows(SAMPLE, *opts)
+    assert len(got) == len(want) == len(SAMPLE)
+    for g, w in zip(got, want, strict=True):
+        finite = all(isinstance(w[k], float | int) for k in ("input_value", "output_value"))
+        if finite:  # the trace's "exact" is "equal" when no special value is involved
+            assert g["equal"] == ("exact" in w["flags"])
+        assert g["equal"] == (w["input_value"] == w["output_value"])
+        del w["flags"], g["equal"]
+        assert g == w
+
+
+def test_input_text_lines_and_stdin(tmp_path: Path) -> None:
+    r = CliRunner().invoke(cli, ["convert", "--input", "-", "--from", "fp32", "--to", "bf16"],
+                           input="1.5\n0.1\nnan\n")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines() == [
+        "# fp32 -> bf16  (ieee, rint, nosat)",
+        "# input\tinput bits\tinput value\toutput bits\toutput value\tequal",
+        "1.5\t0x3fc00000\t1.5\t0x3fc0\t1.5\tequal",
+        "0.1\t0x3dcccccd\t0.10000000149011612\t0x3dcd\t0.10009765625\tdiffers",
+        "nan\t0x7fc00000\tnan\t0x7fc0\tnan\tequal"]
+
+
+def test_input_npy_values_and_bits(tmp_path: Path) -> None:
+    f = tmp_path / "v.npy"
+    np.save(f, np.array([1.5, 0.1, -2.0], np.float32))
+    r = CliRunner().invoke(cli, ["convert", "--input", str(f), "--from", "fp32", "--to", "bf16",
+                                 "--json"])
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [x["input_bits"] for x in rows] == ["0x3fc00000", "0x3dcccccd", "0xc0000000"]
+    np.save(f, np.array([0x3C00, 0x7C00], np.uint16))
+    r = CliRunner().invoke(cli, ["convert", "--input", str(f), "--bits", "--from", "fp16",
+                                 "--to", "fp32", "--json"])
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [x["output_value"] for x in rows] == [1.0, "inf"]
+
+
+@pytest.mark.parametrize(("text", "args", "message"), [
+    ("1\n\ntwo\n", (), "v.txt:3: value 'two': expected a number"),
+    ("1\n300\n", ("--from", "int8", "--to", "int16"), "v.txt:2: value '300': out of range"),
+    ("0x1g\n", ("--bits",), "v.txt:1: convert: value '0x1g': expected a hex bit pattern"),
+    ("# only a comment\n", (), "v.txt: no values"),
+])
+def test_a_bad_input_is_one_line_with_its_line(tmp_path: Path, text: str, args: tuple,
+                                                message: str) -> None:
+    f = tmp_path / "v.txt"
+    f.write_text(text)
+    opts = list(args) if "--from" in args else ["--from", "fp32", "--to", "bf16", *args]
+    r = CliRunner().invoke(cli, ["convert", "--input", str(f), *opts])
+    assert r.exit_code == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and message in r.stderr
+
+
+def test_input_refuses_per_value_forms(tmp_path: Path) -> None:
+    f = tmp_path / "v.txt"
+    f.write_text("1\n")
+    for extra in (["1.5"], ["--trace"], ["--compare"]):
+        r = CliRunner().invoke(cli, ["convert", "--input", str(f), "--from", "fp32", "--to",
+                                     "bf16", *extra])
+        assert r.exit_code == 2 and r.stderr.startswith("neurondbg: error: convert: ")
+
+
+def test_input_not_utf8(tmp_path: Path) -> None:
+    f = tmp_path / "v.txt"
+    f.write_bytes(b"1.5\n\xff\n")
+    r = CliRunner().invoke(cli, ["convert", "--input", str(f), "--from", "fp32", "--to", "bf16"])
+    assert r.exit_code == 2 and "offset 4: expected UTF-8" in r.stderr
