@@ -1,0 +1,61 @@
+"""Open what a `launch` request names: a PROGRAM, a session file or a KERNEL.
+
+    target, warnings = open_target(LaunchArgs.model_validate(arguments))
+
+Launch arguments (beyond DAP's own `noDebug` / `__restart`, which are ignored):
+`program` (the path; required), `gen`, `engine` (a PROGRAM's queue), `schedule`
+(a kernel's: rr, in-order, random:SEED), `races` (bool, default true), `stopOnEntry`
+(bool, default false). A session file's own gen / engine / schedule win, as in
+`neurondbg run SESSION`. Errors are one-line ValueErrors naming the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from machine.core.kernel import is_kernel_source
+from machine.dtypes import DEFAULT_GEN, parse_gen_name
+from neurondbg.dap.target import CoreTarget, MachineTarget, Target
+
+
+class LaunchArgs(BaseModel):
+    """The `launch` request's arguments this adapter reads."""
+
+    model_config = ConfigDict(extra="allow")
+    program: str = Field(..., min_length=1)
+    gen: str | None = None
+    engine: str = "pool"
+    schedule: str = "rr"
+    races: bool = True
+    stopOnEntry: bool = False  # DAP spells it so
+
+
+def open_target(args: LaunchArgs) -> tuple[Target, list[str]]:
+    """The Target at `args.program` with the warnings its loader gave."""
+    from machine.core.schedule import parse_policy
+    from machine.isa.opcodes import QUEUE_ENGINES
+    from sessions.cli_support import is_session_file, open_program_or_session
+    from sessions.kernel_open import open_kernel
+    from sessions.kernel_store import load_kernel_session
+    from sessions.store import read_session
+
+    path = Path(args.program).expanduser()
+    if not path.exists():
+        raise ValueError(f"{path}: no such file")
+    gen = parse_gen_name(args.gen) if args.gen else None
+    if args.engine not in QUEUE_ENGINES:
+        raise ValueError(f"engine: expected one of {', '.join(QUEUE_ENGINES)}, found "
+                         f"{args.engine!r}")
+    schedule = parse_policy(args.schedule).text
+    if is_kernel_source(path):
+        opened = open_kernel(path, gen, schedule=schedule, races=args.races)
+        return CoreTarget(opened.core, path.resolve()), list(opened.warnings)
+    if is_session_file(path):
+        spec = read_session(path)
+        if spec.kernel is not None:
+            opened = load_kernel_session(spec)
+            return CoreTarget(opened.core, opened.path.resolve()), list(opened.warnings)
+    o = open_program_or_session(path, gen or DEFAULT_GEN, args.engine)
+    return MachineTarget(o.machine, o.program_path, o.source), list(o.warnings)
