@@ -1,12 +1,18 @@
 """`neurondbg check-nki CALLS.json [--json]`: NKI-intrinsic-level legality (ref 004).
 
-Input: a JSON list of calls `{"op": ..., "args": {...}, "gen": "trn2"}`.
-Exit 0 when every call is legal, 1 when any is illegal, 2 on bad input.
+Input: a JSON list of calls `{"op": ..., "args": {...}, "gen": "trn2"}`, from a file or
+stdin (`-`). Exit 0 when every call is legal, 1 when any is illegal, 2 on bad input.
+
+Many calls at once (issue 17): a call written as an earlier one (the same op, args and
+gen, keys in the same order) is judged once, and its report, JSON or text, is rendered once
+and reused with the call's index, so a list of 100,000 calls costs one judgement per
+distinct call. The output is byte for byte what judging every call would print.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import click
@@ -22,7 +28,11 @@ def _load(path: str) -> list[Any]:
     from machine.files import MAX_JSON_BYTES, InputFileError, load_json, read_input
 
     try:
-        calls = load_json(read_input(path, what="calls file", max_bytes=MAX_JSON_BYTES), path)
+        data = sys.stdin.buffer.read(MAX_JSON_BYTES + 1) if path == "-" else read_input(
+            path, what="calls file", max_bytes=MAX_JSON_BYTES)
+        if len(data) > MAX_JSON_BYTES:
+            raise InputError(f"{path}: more than {MAX_JSON_BYTES} bytes of calls")
+        calls = load_json(data, "<stdin>" if path == "-" else path)
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except InputFileError as exc:
@@ -46,30 +56,65 @@ def _as_json(index: int, verdict: Any, gen: Any) -> dict[str, Any]:
     }
 
 
+def _json_text(results: list[tuple[int, Any, Any]]) -> str:
+    """json.dumps([_as_json(...) ...], indent=2), each distinct verdict encoded once."""
+    if not results:
+        return "[]"
+    tails: dict[int, str] = {}  # id(verdict) -> its object's lines after "index", indented
+    parts = []
+    for index, verdict, gen in results:
+        tail = tails.get(id(verdict))
+        if tail is None:
+            body = _as_json(0, verdict, gen)
+            del body["index"]
+            lines = json.dumps(body, indent=2).split("\n")[1:]  # after the opening brace
+            tail = tails[id(verdict)] = "\n".join("  " + ln for ln in lines)
+        parts.append(f'  {{\n    "index": {index},\n{tail}')
+    return "[\n" + ",\n".join(parts) + "\n]"
+
+
+_SENTINEL = 987654321987  # stands for the index in a report rendered once per verdict
+
+
 def _print(results: list[tuple[int, Any, Any]]) -> None:
     from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=True)
+    rendered: dict[int, tuple[str, str]] = {}  # id(verdict) -> text before / after index
+    out = sys.stdout
+    for index, verdict, gen in results:
+        parts = rendered.get(id(verdict))
+        if parts is None:
+            with console.capture() as cap:
+                _print_one(console, _SENTINEL, verdict, gen)
+            before, _, after = cap.get().partition(str(_SENTINEL))
+            parts = rendered[id(verdict)] = (before, after)
+        out.write(f"{parts[0]}{index}{parts[1]}")
+    if not results:
+        console.print("no calls")
+    out.flush()
+
+
+def _print_one(console: Any, index: int, verdict: Any, gen: Any) -> None:
+    """One call's report: its head line, then each failed clause and note."""
     from rich.markup import escape
 
     from machine.legality.nki.vocab import gen_label
 
-    console = Console(highlight=False, soft_wrap=True)
-    for index, verdict, gen in results:
-        head = f"call {index}: {verdict.predicate} on {gen_label(gen)}:"
-        if verdict.valid:
-            console.print(f"{head} [green]legal[/green]")
-        else:
-            console.print(f"{head} [bold red]illegal[/bold red] "
-                          f"({len(verdict.failed)} clause(s) failed)")
-        for c in verdict.clauses:
-            if c.passed:
-                continue
-            tag = "[yellow]note[/yellow]" if c.note else "[red]FAIL[/red]"
-            console.print(f"  {tag} [bold]{escape(c.name)}[/bold]: {escape(c.message)}")
-            if c.fix:
-                console.print(f"       fix: {escape(c.fix)}")
-            console.print(f"       [dim]{escape(str(c.provenance))}[/dim]")
-    if not results:
-        console.print("no calls")
+    head = f"call {index}: {verdict.predicate} on {gen_label(gen)}:"
+    if verdict.valid:
+        console.print(f"{head} [green]legal[/green]")
+    else:
+        console.print(f"{head} [bold red]illegal[/bold red] "
+                      f"({len(verdict.failed)} clause(s) failed)")
+    for c in verdict.clauses:
+        if c.passed:
+            continue
+        tag = "[yellow]note[/yellow]" if c.note else "[red]FAIL[/red]"
+        console.print(f"  {tag} [bold]{escape(c.name)}[/bold]: {escape(c.message)}")
+        if c.fix:
+            console.print(f"       fix: {escape(c.fix)}")
+        console.print(f"       [dim]{escape(str(c.provenance))}[/dim]")
 
 
 def _list_intrinsics(as_json: bool) -> None:
@@ -110,16 +155,21 @@ def command(calls_file: str | None, as_json: bool, default_gen: Gen | None,
     if calls_file is None:
         raise InputError("check-nki: expected a CALLS.json argument (or --list)")
     calls = _load(calls_file)
+    where = "<stdin>" if calls_file == "-" else calls_file
     results = []
+    judged: dict[str, tuple[Any, Any]] = {}  # a call's repr -> (verdict, gen)
     for index, call in enumerate(calls):
-        try:
-            intrinsic, args, gen = parse_call(call, f"call {index}", default_gen)
-        except NkiInputError as exc:
-            raise InputError(f"{calls_file}: {exc}") from None
-        results.append((index, evaluate(intrinsic, args, gen), gen))
+        key = repr(call)  # JSON values: repr tells 1, 1.0 and true apart; the cheapest key
+        hit = judged.get(key)
+        if hit is None:
+            try:
+                intrinsic, args, gen = parse_call(call, f"call {index}", default_gen)
+            except NkiInputError as exc:
+                raise InputError(f"{where}: {exc}") from None
+            hit = judged[key] = (evaluate(intrinsic, args, gen), gen)
+        results.append((index, *hit))
     if as_json:
-        out = [_as_json(i, v, g) for i, v, g in results]
-        click.echo(json.dumps(out, indent=2))
+        click.echo(_json_text(results))
     else:
         _print(results)
     if not all(v.valid for _, v, _ in results):
