@@ -20,6 +20,8 @@ Decisions where the issue is silent (as gdb / lldb-dap do them):
 - `evaluate` runs the console's `print EXPR` on the frame's engine (an `x/NF ADDR`
   line runs `x`), so the editor shows what the TUI console would;
 - addresses (disassembly, instruction breakpoints) are target.address(engine, pc);
+- `readMemory` reads SBUF / PSUM by partition (memoryReference `sbuf[P]`, `psum[P]`;
+  offset = byte in the partition) or a queue's instruction records (an address);
 - data breakpoints watch writes (`watch:TARGET`): registers from the Registers scope
   (that engine's), or any watch target typed as an expression (`sb[0, 0:64]`).
 """
@@ -41,6 +43,7 @@ from neurondbg.dap.target import Halt, Target, address, split_address
 SCOPES = ("Registers", "Semaphores", "Accumulators", "Instruction")
 _REF = 8  # variablesReference = thread id * _REF + scope number (1-based)
 NO_INSTRUCTION = "??"  # a disassembly slot outside the program
+MAX_READ = 1 << 20  # bytes one readMemory returns at most
 # Exception filters: the kernel stops a breakpoint kind names (machine.breakpoints);
 # faults, invalid instructions and deadlocks always stop and need no filter.
 EXCEPTION_FILTERS = (
@@ -64,6 +67,7 @@ def capabilities() -> dt.Capabilities:
         supportsStepBack=True, supportsDataBreakpoints=True,
         supportsInstructionBreakpoints=True, supportsDisassembleRequest=True,
         supportsEvaluateForHovers=True, supportsTerminateRequest=True,
+        supportsReadMemoryRequest=True,
         supportsSteppingGranularity=True, exceptionBreakpointFilters=[
             dt.ExceptionBreakpointsFilter(filter=f, label=label, description=text,
                                           default=default)
@@ -549,6 +553,34 @@ class Adapter:
         if line.startswith("print ") and " = " in out:
             out = out.split(" = ", 1)[1]  # the value alone, as a watch shows it
         self._respond(req, dt.EvaluateResponseBody(result=out, variablesReference=0))
+
+    def _on_readMemory(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+        import base64
+
+        a = dt.ReadMemoryArguments.model_validate(args)
+        t = self._idle()
+        ref = a.memoryReference.strip()
+        count = max(0, min(a.count, MAX_READ))
+        if ref.startswith(("sbuf[", "psum[")) and ref.endswith("]"):
+            space, part = ref[:4], _int(ref[5:-1])
+            mem = t.state(t.engines[0]).memory(space)
+            if not 0 <= part < mem.shape[0]:
+                raise RequestError(f"{ref}: expected a partition 0..{mem.shape[0] - 1}")
+            row, start = mem[part], a.offset or 0
+            data = bytes(row[max(0, start):max(0, start + count)])
+            base = f"{ref}+{start:#x}"
+        else:
+            engine, pc = split_address(_int(ref) + (a.offset or 0))
+            if engine not in t.engines:
+                raise RequestError(f"memoryReference {ref}: no {engine} queue here")
+            m = t.machine(engine)
+            raw = m.program.raw.tobytes()
+            start = pc - m.config.base
+            data = raw[max(0, start):max(0, start + count)] if start >= 0 else b""
+            base = f"{address(engine, pc):#x}"
+        self._respond(req, dt.ReadMemoryResponseBody(
+            address=base, data=base64.b64encode(data).decode(),
+            unreadableBytes=count - len(data) or None))
 
     def _on_disassemble(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         from machine.asm.disasm import format_instruction

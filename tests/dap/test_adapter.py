@@ -225,3 +225,80 @@ def test_session_file_launches_at_its_saved_step(tmp_path: Any) -> None:
     c.ok("configurationDone")
     c.event("stopped")
     assert registers(c)["R1"] == "0x00000006 (6)" and frame(c)["line"] == 8
+
+
+SPIN = """\
+    MOVE R2=1
+spin:
+    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=spin
+    HALT
+"""
+
+
+def test_pause_stops_a_run_that_never_ends(tmp_path: Any) -> None:
+    src = tmp_path / "spin.asm"
+    src.write_text(SPIN)
+    c = launched(src)
+    c.ok("configurationDone")
+    r = c.request("stackTrace", threadId=1)
+    assert not r["success"] and "running" in r["message"]
+    c.ok("pause", threadId=1)
+    stop = c.event("stopped")["body"]
+    assert stop["reason"] == "pause"
+    assert frame(c)["line"] == 3  # it spins on the branch
+
+
+def test_read_memory_of_sbuf_and_of_records() -> None:
+    import base64
+
+    import numpy as np
+
+    c = launched(KERNELS / "producer_consumer.asm", stopOnEntry=True)
+    c.ok("configurationDone")
+    c.event("stopped")
+    got = c.ok("readMemory", memoryReference="sbuf[1]", offset=0, count=8)
+    values = np.frombuffer(base64.b64decode(got["data"]), dtype=np.float32)
+    assert values.tolist() == [1.5, 1.75]  # .fill start=1.0 step=0.25 pstep=0.5
+    rec = c.ok("readMemory", memoryReference=f"{1 << 48:#x}", count=160)
+    raw = base64.b64decode(rec["data"])
+    assert len(raw) == 128 and rec["unreadableBytes"] == 32  # DVE has two records
+    insts = c.ok("disassemble", memoryReference=f"{1 << 48:#x}", instructionCount=1)
+    assert insts["instructions"][0]["instructionBytes"] == raw[:64].hex(" ")
+    r = c.request("readMemory", memoryReference="sbuf[999]", count=4)
+    assert not r["success"] and "expected a partition 0..127" in r["message"]
+
+
+TWO_MOVES = """\
+.engine pool
+    MOVE R1=5
+    HALT
+.engine dve
+    MOVE R1=7
+    HALT
+"""
+
+
+def test_kernel_register_watch_is_the_engines_own(tmp_path: Any) -> None:
+    src = tmp_path / "two.asm"
+    src.write_text(TWO_MOVES)
+    c = launched(src, stopOnEntry=True)
+    c.ok("configurationDone")
+    c.event("stopped")
+    threads = {t["name"]: t["id"] for t in c.ok("threads")["threads"]}
+    ref = c.ok("scopes", frameId=threads["dve"])["scopes"][0]["variablesReference"]
+    info = c.ok("dataBreakpointInfo", name="R1", variablesReference=ref)
+    assert info["dataId"] == "R1@dve"
+    c.ok("setDataBreakpoints", breakpoints=[{"dataId": "R1@dve"}])
+    c.ok("continue", threadId=1)
+    stop = c.event("stopped")["body"]
+    assert stop["reason"] == "data breakpoint" and stop["threadId"] == threads["dve"]
+    assert registers(c, threads["dve"])["R1"] == "0x00000007 (7)"
+    assert registers(c, threads["pool"])["R1"] == "0x00000005 (5)"  # POOL's write passed
+
+
+def test_evaluate_runs_the_console_x_command() -> None:
+    c = launched(KERNELS / "producer_consumer.asm", stopOnEntry=True)
+    c.ok("configurationDone")
+    c.event("stopped")
+    out = c.ok("evaluate", expression="x/2f sb[1, 0]", frameId=1, context="repl")["result"]
+    assert out == "sbuf[1, 0x0000]  1.5  1.75"

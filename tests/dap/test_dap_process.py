@@ -87,3 +87,20 @@ def test_tcp_session_on_loopback() -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_stdio_kernel_threads_are_its_engines() -> None:
+    src = EXAMPLES / "kernels" / "producer_consumer.asm"
+    c = Process()
+    c.ok("initialize", adapterID="neurondbg")
+    c.ok("launch", program=str(src), schedule="in-order")
+    c.event("initialized")
+    assert [t["name"] for t in c.ok("threads")["threads"]] == ["pool", "dve"]
+    c.ok("setBreakpoints", source={"path": str(src)}, breakpoints=[{"line": 21}])
+    c.ok("configurationDone")
+    stop = c.event("stopped")["body"]
+    assert stop["threadId"] == 2
+    f = c.ok("stackTrace", threadId=2)["stackFrames"][0]
+    assert (f["line"], f["name"]) == (21, "dve: HALT @ 0x40")
+    c.ok("disconnect")
+    assert c.close() == 0
