@@ -197,6 +197,11 @@ class Adapter:
         self._worker = threading.Thread(target=work, name="neurondbg-dap-run", daemon=True)
         self._worker.start()
 
+    @property
+    def running(self) -> bool:
+        """Whether a `continue` / `reverseContinue` is under way."""
+        return self._running.is_set()
+
     def wait(self, timeout: float | None = None) -> None:
         """Wait for a running command to end (tests, disconnect)."""
         w = self._worker

@@ -302,3 +302,30 @@ def test_evaluate_runs_the_console_x_command() -> None:
     c.event("stopped")
     out = c.ok("evaluate", expression="x/2f sb[1, 0]", frameId=1, context="repl")["result"]
     assert out == "sbuf[1, 0x0000]  1.5  1.75"
+
+
+def test_deadlock_is_an_exception_stop_naming_the_waits() -> None:
+    c = launched(KERNELS / "deadlock.asm")
+    c.ok("configurationDone")
+    stop = c.event("stopped")["body"]
+    assert stop["reason"] == "exception" and stop["description"].startswith("deadlock: ")
+    assert "waits at" in stop["text"]
+
+
+def test_instruction_scope_decodes_the_struct_fields() -> None:
+    c = launched(LOOP, stopOnEntry=True)
+    c.ok("configurationDone")
+    c.event("stopped")
+    ref = next(s["variablesReference"] for s in c.ok("scopes", frameId=1)["scopes"]
+               if s["name"] == "Instruction")
+    fields = {v["name"]: v["value"] for v in c.ok("variables", variablesReference=ref)["variables"]}
+    assert fields["mnemonic"] == "MOVE" and fields["header.opcode"] == "167"
+
+
+def test_disconnect_while_running_stops_the_run(tmp_path: Any) -> None:
+    src = tmp_path / "spin.asm"
+    src.write_text(SPIN)
+    c = launched(src)
+    c.ok("configurationDone")
+    c.ok("disconnect")
+    assert c.adapter.ended and not c.adapter.running
