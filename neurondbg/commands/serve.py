@@ -15,12 +15,15 @@ import shlex
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from machine.dtypes import Gen
 from neurondbg.errors import InputError
 from neurondbg.params import ENGINE, GEN
+
+if TYPE_CHECKING:  # the model is the visitor's process's to load, not the server's
+    from machine.dtypes import Gen
 
 DEFAULT_PORT = 8000  # textual-serve's
 
