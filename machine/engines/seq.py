@@ -9,6 +9,7 @@ A form that could fault gets no fast closure, so closures never raise.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -131,9 +132,10 @@ def alu_op(ctx: Context, inst: Any) -> None:
 
 
 # -- COMPARE_BRANCH (isa-facts §4.5, MED) ------------------------------------------------
+# operator's functions, not lambdas: a C call costs a fast step less than a Python frame
 _CMP: dict[str, Callable[[Any, Any], bool]] = {
-    "EQ": lambda a, b: a == b, "NE": lambda a, b: a != b, "LT": lambda a, b: a < b,
-    "GT": lambda a, b: a > b, "LE": lambda a, b: a <= b, "GE": lambda a, b: a >= b,
+    "EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "GT": operator.gt,
+    "LE": operator.le, "GE": operator.ge,
 }
 
 
@@ -303,13 +305,16 @@ HANDLERS: dict[Op, Handler] = {
 
 # -- fast closures -------------------------------------------------------------------------
 FastOp = Callable[[], int]
-_INT_FAST: dict[int, Callable[[int, int], int]] = {
-    A.ADD: lambda a, b: (a + b) & M32, A.SUBTRACT: lambda a, b: (a - b) & M32,
-    A.MULT: lambda a, b: (a * b) & M32, A.ADD_INT: lambda a, b: (a + b) & M32,
-    A.SUB_INT: lambda a, b: (a - b) & M32, A.MULT_INT: lambda a, b: (a * b) & M32,
-    A.BITWISE_AND: lambda a, b: a & b, A.BITWISE_OR: lambda a, b: a | b,
-    A.BITWISE_XOR: lambda a, b: a ^ b,
+# integer ALU ops a fast step runs inline: (operator's C function, whether the result is
+# masked to 32 bits); any other op goes through alu32
+_INT_FAST: dict[int, tuple[Callable[[int, int], int], bool]] = {
+    A.ADD: (operator.add, True), A.SUBTRACT: (operator.sub, True),
+    A.MULT: (operator.mul, True), A.ADD_INT: (operator.add, True),
+    A.SUB_INT: (operator.sub, True), A.MULT_INT: (operator.mul, True),
+    A.BITWISE_AND: (operator.and_, False), A.BITWISE_OR: (operator.or_, False),
+    A.BITWISE_XOR: (operator.xor, False),
 }
+_SIGN = 0x80000000  # s32(x) < s32(y) exactly when (x ^ _SIGN) < (y ^ _SIGN), x, y 32-bit
 _MAY_FAULT = {A.DIVIDE, A.MOD, A.DIVIDE_INT, A.MOD_INT, A.DIVIDE_UINT, A.MOD_UINT}
 
 
@@ -404,11 +409,13 @@ def _fast_alu(s: Site) -> FastOp | None:
     if aop in _MAY_FAULT or s0 >= NUM_REGS or (imm is None and s1 >= NUM_REGS) \
             or d >= NUM_REGS:
         return None
-    fn = _INT_FAST.get(aop) if dtype != Dtype.FP32 and dst_dtype == dtype else None
-    if fn is None:
-        def fn(a: int, b: int, _op: int = aop) -> int:
-            return alu32(_op, a, b, dtype, dst_dtype)
     word = s.word0 | 1 << 8
+    inline = _INT_FAST.get(aop) if dtype != Dtype.FP32 and dst_dtype == dtype else None
+    if inline is not None:
+        return _alu_inline(s, inline[0], inline[1], s0, s1, d, imm, word)
+
+    def fn(a: int, b: int, _op: int = aop) -> int:
+        return alu32(_op, a, b, dtype, dst_dtype)
     if imm is not None:
         def alu_imm() -> int:
             steps_append(word)
@@ -420,6 +427,43 @@ def _fast_alu(s: Site) -> FastOp | None:
     def alu_reg() -> int:
         steps_append(word)
         v = fn(R[s0], R[s1])
+        regs_append(d << REG_SHIFT | R[d])
+        R[d] = v
+        return nxt
+    return alu_reg
+
+
+def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, s0: int, s1: int,
+                d: int, imm: int | None, word: int) -> FastOp:
+    """An integer ALU step with its operation inline (no Python call but the closure's)."""
+    R, steps_append, regs_append, nxt = s.R, s.steps_append, s.regs_append, s.nxt
+    if imm is not None:
+        if masked:
+            def alu_imm_m() -> int:
+                steps_append(word)
+                regs_append(d << REG_SHIFT | R[d])
+                R[d] = op(R[s0], imm) & M32
+                return nxt
+            return alu_imm_m
+
+        def alu_imm() -> int:
+            steps_append(word)
+            regs_append(d << REG_SHIFT | R[d])
+            R[d] = op(R[s0], imm)
+            return nxt
+        return alu_imm
+    if masked:
+        def alu_reg_m() -> int:
+            steps_append(word)
+            v = op(R[s0], R[s1]) & M32
+            regs_append(d << REG_SHIFT | R[d])
+            R[d] = v
+            return nxt
+        return alu_reg_m
+
+    def alu_reg() -> int:
+        steps_append(word)
+        v = op(R[s0], R[s1])
         regs_append(d << REG_SHIFT | R[d])
         R[d] = v
         return nxt
@@ -455,6 +499,13 @@ def _fast_branch(s: Site) -> FastOp | None:
     conv = s32 if dtype == Dtype.INT32 else bits_f32 if dtype == Dtype.FP32 else None
     if src == "IMM":
         b = f["cmp_immediate"] if conv is None else conv(f["cmp_immediate"])
+        if conv is s32:  # signed: compare the sign-flipped 32-bit patterns, no s32 call
+            bb = (b & M32) ^ _SIGN
+
+            def br_imm_s32() -> int:
+                steps_append(word0)
+                return t if cmp((R[r0] & M32) ^ _SIGN, bb) else nxt
+            return br_imm_s32
         if conv is None:
             def br_imm() -> int:
                 steps_append(word0)
