@@ -9,15 +9,22 @@ from click.testing import CliRunner
 from neurondbg.cli import cli
 from sessions.errors import SessionError
 from sessions.schema import Note
+from sessions.store import read_session
 from sessions.tours import TourGuide, find_tour, list_tours, load_tour, note_at
 
-NAMES = ["cast-rounding", "copy-vs-cast", "dve-accumulators", "move-gate"]
+NAMES = ["cast-rounding", "copy-vs-cast", "dve-accumulators", "move-gate"]  # one program
+LISTED = [*NAMES, "semaphores"]  # semaphores: a kernel (tests/ui/test_core_tour.py)
 
 
-def test_four_tours_are_listed() -> None:
+def test_every_tour_is_listed() -> None:
     tours = list_tours()
-    assert [t.name for t in tours] == NAMES
-    assert all(t.title and t.description and t.path.with_suffix(".asm").exists() for t in tours)
+    assert [t.name for t in tours] == LISTED
+    assert all(t.title and t.description for t in tours)
+    for t in tours:  # a program tour's .asm beside it; a kernel tour names its kernel
+        spec = read_session(t.path)
+        source = (spec.resolve(spec.kernel.path) if spec.kernel is not None
+                  else t.path.with_suffix(".asm"))
+        assert source.is_file(), t.name
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -123,11 +130,11 @@ def test_tour_cli_lists_and_rejects_unknown_names() -> None:
     out = runner.invoke(cli, ["tour"])
     assert out.exit_code == 0
     lines = out.output.splitlines()
-    assert [ln.split("  ", 1)[0] for ln in lines] == NAMES
+    assert [ln.split("  ", 1)[0] for ln in lines] == LISTED
     assert lines[0].startswith("cast-rounding  ties to even, sticky bits")
     bad = runner.invoke(cli, ["tour", "nope"])
     assert bad.exit_code == 2 and bad.output == (
-        "neurondbg: error: unknown tour 'nope'; tours: " + ", ".join(NAMES) + "\n")
+        "neurondbg: error: unknown tour 'nope'; tours: " + ", ".join(LISTED) + "\n")
 
 
 async def test_tour_app_shows_notes_forward_and_back() -> None:
