@@ -22,6 +22,9 @@ Decisions where the issue is silent (as gdb / lldb-dap do them):
 - addresses (disassembly, instruction breakpoints) are target.address(engine, pc);
 - `readMemory` reads SBUF / PSUM by partition (memoryReference `sbuf[P]`, `psum[P]`;
   offset = byte in the partition) or a queue's instruction records (an address);
+- a function breakpoint's name is a label (`loop`: gdb's `break loop`) or any breakpoint
+  SPEC of machine.breakpoints (`op:CAST@dve`, `saturate`, `race`), so the editor's
+  function-breakpoint box reaches the whole breakpoint language;
 - data breakpoints watch writes (`watch:TARGET`): registers from the Registers scope
   (that engine's), or any watch target typed as an expression (`sb[0, 0:64]`).
 """
@@ -67,7 +70,7 @@ def capabilities() -> dt.Capabilities:
         supportsStepBack=True, supportsDataBreakpoints=True,
         supportsInstructionBreakpoints=True, supportsDisassembleRequest=True,
         supportsEvaluateForHovers=True, supportsTerminateRequest=True,
-        supportsReadMemoryRequest=True,
+        supportsReadMemoryRequest=True, supportsFunctionBreakpoints=True,
         supportsSteppingGranularity=True, exceptionBreakpointFilters=[
             dt.ExceptionBreakpointsFilter(filter=f, label=label, description=text,
                                           default=default)
@@ -174,6 +177,8 @@ class Adapter:
         reason = halt.reason
         if ids and set(ids) <= {d for d, _ in self._other_bps.get("instruction", [])}:
             reason = "instruction breakpoint"
+        elif ids and set(ids) <= {d for d, _ in self._other_bps.get("function", [])}:
+            reason = "function breakpoint"
         self.event("stopped", dt.StoppedEventBody(
             reason=reason, description=halt.description, text=halt.text or None,
             threadId=self._thread(halt.engine), allThreadsStopped=True,
@@ -363,6 +368,26 @@ class Adapter:
         self._idle()
         out = self._set_filters(list(a.filters))
         self._respond(req, dt.SetExceptionBreakpointsResponseBody(breakpoints=out))
+
+    def _on_setFunctionBreakpoints(self, req: dict[str, Any],
+                                   args: dict[str, Any]) -> None:
+        from machine.breakpoints import KINDS
+
+        a = dt.SetFunctionBreakpointsArguments.model_validate(args)
+        self._idle()
+        self._replace(self._other_bps, "function")
+        out = []
+        for fb in a.breakpoints:
+            name = fb.name.strip()
+            word = name.split()[0].split("@")[0].lower() if name else ""
+            spec = name if ":" in name or word in KINDS else f"label:{name}"
+            try:
+                dap_id = self._add(self._other_bps, "function", [spec + self._cond(fb.condition)])
+            except ValueError as e:
+                out.append(dt.Breakpoint(verified=False, reason="failed", message=str(e)))
+                continue
+            out.append(dt.Breakpoint(id=dap_id, verified=True))
+        self._respond(req, dt.SetFunctionBreakpointsResponseBody(breakpoints=out))
 
     def _on_dataBreakpointInfo(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         from machine.expr import parse_target

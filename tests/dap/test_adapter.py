@@ -329,3 +329,19 @@ def test_disconnect_while_running_stops_the_run(tmp_path: Any) -> None:
     c.ok("configurationDone")
     c.ok("disconnect")
     assert c.adapter.ended and not c.adapter.running
+
+
+def test_function_breakpoints_are_labels_or_any_spec() -> None:
+    c = launched(LOOP)
+    bps = c.ok("setFunctionBreakpoints", breakpoints=[
+        {"name": "loop", "condition": "R1 == 6"}, {"name": "nolabel"},
+        {"name": "op:COMPARE_BRANCH if R2 == 3"}])["breakpoints"]
+    assert [b["verified"] for b in bps] == [True, False, True]
+    assert "unknown label 'nolabel'; labels: loop" in bps[1]["message"]
+    c.ok("configurationDone")
+    stop = c.event("stopped")["body"]
+    assert stop["reason"] == "function breakpoint" and stop["hitBreakpointIds"] == [bps[0]["id"]]
+    assert frame(c)["line"] == 7 and registers(c)["R1"] == "0x00000006 (6)"
+    c.ok("continue", threadId=1)
+    c.event("stopped")
+    assert frame(c)["line"] == 10 and registers(c)["R2"] == "0x00000003 (3)"
