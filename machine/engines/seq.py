@@ -437,18 +437,33 @@ def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, s0: int, s
                 d: int, imm: int | None, word: int) -> FastOp:
     """An integer ALU step with its operation inline (no Python call but the closure's)."""
     R, steps_append, regs_append, nxt = s.R, s.steps_append, s.regs_append, s.nxt
+    dsh = d << REG_SHIFT
     if imm is not None:
+        if op is operator.add:  # a loop's counters: the arithmetic itself inline
+            def add_imm() -> int:
+                steps_append(word)
+                regs_append(dsh | R[d])
+                R[d] = (R[s0] + imm) & M32
+                return nxt
+            return add_imm
+        if op is operator.sub:
+            def sub_imm() -> int:
+                steps_append(word)
+                regs_append(dsh | R[d])
+                R[d] = (R[s0] - imm) & M32
+                return nxt
+            return sub_imm
         if masked:
             def alu_imm_m() -> int:
                 steps_append(word)
-                regs_append(d << REG_SHIFT | R[d])
+                regs_append(dsh | R[d])
                 R[d] = op(R[s0], imm) & M32
                 return nxt
             return alu_imm_m
 
         def alu_imm() -> int:
             steps_append(word)
-            regs_append(d << REG_SHIFT | R[d])
+            regs_append(dsh | R[d])
             R[d] = op(R[s0], imm)
             return nxt
         return alu_imm
@@ -456,7 +471,7 @@ def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, s0: int, s
         def alu_reg_m() -> int:
             steps_append(word)
             v = op(R[s0], R[s1]) & M32
-            regs_append(d << REG_SHIFT | R[d])
+            regs_append(dsh | R[d])
             R[d] = v
             return nxt
         return alu_reg_m
@@ -464,7 +479,7 @@ def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, s0: int, s
     def alu_reg() -> int:
         steps_append(word)
         v = op(R[s0], R[s1])
-        regs_append(d << REG_SHIFT | R[d])
+        regs_append(dsh | R[d])
         R[d] = v
         return nxt
     return alu_reg
