@@ -580,6 +580,10 @@ def _quit(session: Any, rest: str) -> Reply:
     return Reply(action=Action.QUIT)
 
 
+# Commands declared in modules of their own (they import REGISTRY and Reply from here,
+# so they are imported once both exist): explain (issue 12), diagnose (issue 13).
+from neurondbg import console_diagnose, console_explain  # noqa: E402, F401
+
 # Read from the registry (tests and the completion words use them).
 HELP: dict[str, str] = {cmd.name: cmd.help_line for cmd in REGISTRY}
 COMMANDS: tuple[str, ...] = REGISTRY.names

@@ -117,7 +117,7 @@ def test_a_long_step_or_reverse_is_handed_to_the_app() -> None:
 def test_which_commands_need_a_program() -> None:
     idle = {cmd.name for cmd in REGISTRY if not cmd.needs_program}
     assert idle == {"help", "lab", "goto", "dtype", "pane", "quit", "continue", "open", "load",
-                    "tour"}
+                    "tour", "explain"}
 
 
 async def test_every_reply_action_has_an_app_handler() -> None:
