@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -56,10 +57,12 @@ def _as_json(index: int, verdict: Any, gen: Any) -> dict[str, Any]:
     }
 
 
-def _json_text(results: list[tuple[int, Any, Any]]) -> str:
-    """json.dumps([_as_json(...) ...], indent=2), each distinct verdict encoded once."""
+def _write_json(results: list[tuple[int, Any, Any]], write: Callable[[str], Any]) -> None:
+    """json.dumps([_as_json(...) ...], indent=2) and a newline, each distinct verdict
+    encoded once, written BLOCK calls at a time (no one string of the whole output)."""
     if not results:
-        return "[]"
+        write("[]\n")
+        return
     tails: dict[int, str] = {}  # id(verdict) -> its object's lines after "index", indented
     parts = []
     for index, verdict, gen in results:
@@ -70,9 +73,16 @@ def _json_text(results: list[tuple[int, Any, Any]]) -> str:
             lines = json.dumps(body, indent=2).split("\n")[1:]  # after the opening brace
             tail = tails[id(verdict)] = "\n".join("  " + ln for ln in lines)
         parts.append(f'  {{\n    "index": {index},\n{tail}')
-    return "[\n" + ",\n".join(parts) + "\n]"
+        if len(parts) == BLOCK:
+            write(("[\n" if index < BLOCK else ",\n") + ",\n".join(parts))
+            parts.clear()
+    last = results[-1][0]
+    if parts:
+        write(("[\n" if last < BLOCK else ",\n") + ",\n".join(parts))
+    write("\n]\n")
 
 
+BLOCK = 4096  # calls per write of the JSON output
 _SENTINEL = 987654321987  # stands for the index in a report rendered once per verdict
 
 
@@ -169,7 +179,8 @@ def command(calls_file: str | None, as_json: bool, default_gen: Gen | None,
             hit = judged[key] = (evaluate(intrinsic, args, gen), gen)
         results.append((index, *hit))
     if as_json:
-        click.echo(_json_text(results))
+        _write_json(results, sys.stdout.write)
+        sys.stdout.flush()
     else:
         _print(results)
     if not all(v.valid for _, v, _ in results):

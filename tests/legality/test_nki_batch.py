@@ -73,3 +73,18 @@ def test_stdin_and_empty(tmp_path: Path) -> None:
 def test_bad_stdin_is_one_line(text: str, message: str) -> None:
     r = CliRunner().invoke(cli, ["check-nki", "-"], input=text)
     assert r.exit_code == 2 and message in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("count", [1, 2, 7, 8])
+def test_json_written_in_blocks_is_one_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            count: int) -> None:
+    from neurondbg.commands import check_nki
+
+    monkeypatch.setattr(check_nki, "BLOCK", 2)
+    f = tmp_path / "calls.json"
+    f.write_text(json.dumps(calls()[:count]))
+    r = CliRunner().invoke(cli, ["check-nki", str(f), "--json"])
+    monkeypatch.setattr(check_nki, "BLOCK", 4096)
+    whole = CliRunner().invoke(cli, ["check-nki", str(f), "--json"])
+    assert r.stdout == whole.stdout
+    assert [d["index"] for d in json.loads(r.stdout)] == list(range(count))
