@@ -345,6 +345,7 @@ class CoreSession:
         self._begin()
         (kind, arg), self._armed = self._armed, ("continue", 0)
         start = self.core.steps
+        found_before = len(self.core.races)
         self.busy = True
         try:
             with _ticking(progress, lambda: abs(self.core.steps - start), slice_s):
@@ -368,6 +369,12 @@ class CoreSession:
             f"{stop.reason}: {stop.detail}"
         back = " back" if kind == "reverse-continue" else ""
         self.stop_text = f"{said} after {moved:,} step{'s' * (moved != 1)}{back}"
+        found = len(self.core.races) - found_before
+        if found > 0 and stop.reason != "race":
+            # like a thread sanitizer, a race is reported where it happens without stopping
+            # (unless `break race` asks to): say so, or a halt would read as a clean run
+            self.stop_text += (f"; {found} race{'s' * (found != 1)} found on the way "
+                               "(✖ on the timeline; `break race` stops at one)")
         return self.stop_text
 
     # -- breakpoints ------------------------------------------------------------------

@@ -120,6 +120,20 @@ async def test_a_race_stop_shows_both_instructions_and_the_overlap() -> None:
         assert app.session.engine == "dve"  # the stop moved the focus to the racing engine
 
 
+async def test_a_run_that_halts_says_how_many_races_it_found() -> None:
+    async with started(MISSING) as (app, _pilot):
+        app.run_command("continue")  # no `break race`: the run halts, the race is reported
+        await app.wait_loaded()
+        assert app.session.last_stop.reason == "halt"
+        said = "\n".join(app.screen.query_one(ConsoleView).messages)
+        assert "halt: every engine halted after 4 steps; 1 race found on the way" in said
+    async with started(PRODUCER) as (app, _pilot):
+        app.run_command("continue")
+        await app.wait_loaded()
+        said = "\n".join(app.screen.query_one(ConsoleView).messages)
+        assert "halt: every engine halted after 4 steps" in said and "race" not in said
+
+
 async def test_a_deadlock_shows_the_wait_for_cycle_and_the_fix() -> None:
     async with started(DEADLOCK) as (app, _pilot):
         app.run_command("continue")
