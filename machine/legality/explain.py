@@ -19,7 +19,14 @@ from machine.dtypes import Gen, parse_gen
 from machine.isa.spec import RECORD_BYTES
 from machine.isa.structs import STRUCTS
 from machine.legality.result import ClauseResult, Verdict
-from machine.legality.wire.bulk import BulkResult, as_raw, evaluate, validate_raw
+from machine.legality.wire.bulk import (
+    BulkResult,
+    Summary,
+    as_raw,
+    evaluate,
+    summarize_raw,
+    validate_raw,
+)
 from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
 from machine.legality.wire.registry import BY_NAME, ENGINE_CHOICES, predicate_for
 
@@ -128,6 +135,11 @@ def validate(program_or_records: Any, gen: Gen | str, engine: str | None = None)
     record array with 64-byte items.
     """
     return validate_raw(as_raw(program_or_records), parse_gen(gen), _engine(engine))
+
+
+def summarize(program_or_records: Any, gen: Gen | str, engine: str | None = None) -> Summary:
+    """validate's counts only (`validate --summary`), in memory bounded by one chunk."""
+    return summarize_raw(as_raw(program_or_records), parse_gen(gen), _engine(engine))
 
 
 @dataclass(frozen=True)

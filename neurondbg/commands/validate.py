@@ -241,8 +241,12 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
         from neurondbg.commands import validate_fix
         target = validate_fix.output_target(fix_out, program)  # before any work
     raw, source = load_with_source(program, gen)
-    from machine.legality.explain import validate
+    from machine.legality.explain import summarize, validate
     queue = None if engine == ANY_ENGINE else engine
+    if summary and target is None:  # counts only: bounded memory, one chunk at a time
+        counts = summarize(raw, gen, queue)
+        click.echo(json.dumps(_summary(counts)))
+        sys.exit(1 if counts.invalid else 0)
     result = validate(raw, gen, queue)
     if target is not None:
         lines, unfixed = validate_fix.write(program, target, raw, source, result)

@@ -270,3 +270,39 @@ def _judge(words: np.ndarray, found: tuple[np.ndarray, np.ndarray] | None, ctx: 
         clauses, passed = evaluate(pred, rec, ctx)
         w = None if weights is None else weights[s:e]
         result.groups.append(GroupResult(pred, clauses, passed, w, base + s))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The counts of a BulkResult (`validate --summary`), without its per-record matrices."""
+
+    gen: Gen
+    count: int
+    engine: str | None
+    invalid: int
+    failures: dict[str, int]  # failing instructions per non-note clause, most first
+    note_failures: dict[str, int]
+
+
+def summarize_raw(raw: np.ndarray, gen: Gen, engine: str | None = None,
+                  chunk: int = CHUNK) -> Summary:
+    """validate_raw's counts, `chunk` records at a time, each chunk's verdicts dropped once
+    counted: memory stays one chunk's whatever the program's length, and the counts are
+    validate_raw's own (it judges chunk by chunk too)."""
+    n = raw.shape[0]
+    invalid = 0
+    fails: dict[str, int] = {}
+    notes: dict[str, int] = {}
+    for start in range(0, n, chunk):
+        part = validate_raw(raw[start:start + chunk], gen, engine, chunk)
+        invalid += part.invalid
+        for name, k in part.failures.items():
+            fails[name] = fails.get(name, 0) + k
+        for name, k in part.note_failures.items():
+            notes[name] = notes.get(name, 0) + k
+    return Summary(gen, n, engine, invalid, _most_first(fails), _most_first(notes))
+
+
+def _most_first(counts: dict[str, int]) -> dict[str, int]:
+    """BulkResult's order of counts: most frequent first, then by name."""
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
