@@ -39,7 +39,8 @@ class Sub(NamedTuple):
 # name -> Sub; order is the order `--help` lists them.
 SUBCOMMANDS: dict[str, Sub] = {
     "tui": Sub("tui", "Open the debugger UI on PROGRAM (.asm / .bin) or SESSION (.toml), or "
-                      "the bundled demo when omitted."),
+                      "the bundled demo when omitted; a KERNEL (manifest or .engine sections) "
+                      "opens the NeuronCore layout."),
     "run": Sub("run", "Run PROGRAM (assembly or binary records) until it stops, or continue a "
                       "SESSION.toml from its saved step to the next stop (its breakpoints and "
                       "watches apply; --gen/--engine come from the session)."),
