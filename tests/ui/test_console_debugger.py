@@ -200,7 +200,8 @@ def test_help_and_completion_know_the_new_commands() -> None:
     assert complete("reverse-", COMMANDS) == "reverse-continue"
     assert complete("adv", COMMANDS) == "advance"
     assert complete("en", COMMANDS) == "enable"
-    assert complete("di", COMMANDS) == "disable"
+    assert complete("dis", COMMANDS) == "disable"
+    assert complete("di", COMMANDS) == "di"  # diagnose, disable: only the common prefix
     assert complete("un", COMMANDS) == "until"
 
 
