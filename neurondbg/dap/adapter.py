@@ -84,6 +84,7 @@ class Adapter:
         self._send = send
         self.target: Target | None = None
         self._stop_on_entry = False
+        self._stop_on_halt = False
         self._worker: threading.Thread | None = None
         self._running = threading.Event()  # cleared before the stop is sent
         self._source_bps: dict[str, list[tuple[int, list[int]]]] = {}  # path -> (dap id, ids)
@@ -166,6 +167,8 @@ class Adapter:
 
     def _report(self, halt: Halt) -> None:
         """The event(s) a command's end sends."""
+        if halt.reason == "exited" and self._stop_on_halt:
+            halt.reason = "halt"  # stays a stop: the editor can step back from here
         if halt.reason == "exited":
             self.output(halt.description)
             if halt.text and halt.text != halt.description:  # e.g. the races a run found
@@ -225,6 +228,7 @@ class Adapter:
         target, warnings = open_target(la)
         self.target = target
         self._stop_on_entry = la.stopOnEntry
+        self._stop_on_halt = la.stopOnHalt
         if target.is_kernel:  # the filters' defaults, until setExceptionBreakpoints
             self._set_filters([f for f, *_, default in EXCEPTION_FILTERS if default])
         self._respond(req, None)

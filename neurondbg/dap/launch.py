@@ -5,8 +5,11 @@
 Launch arguments (beyond DAP's own `noDebug` / `__restart`, which are ignored):
 `program` (the path; required), `gen`, `engine` (a PROGRAM's queue), `schedule`
 (a kernel's: rr, in-order, random:SEED), `races` (bool, default true), `stopOnEntry`
-(bool, default false). A session file's own gen / engine / schedule win, as in
-`neurondbg run SESSION`. Errors are one-line ValueErrors naming the file.
+(bool, default false), `stopOnHalt` (bool, default false: when every engine has halted
+the session ends, as gdb's does when the inferior exits; true keeps it stopped there
+so the user can step back, as rr does at the end of a recording). A session file's own
+gen / engine / schedule win, as in `neurondbg run SESSION`. Errors are one-line
+ValueErrors naming the file.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class LaunchArgs(BaseModel):
     schedule: str = "rr"
     races: bool = True
     stopOnEntry: bool = False  # DAP spells it so
+    stopOnHalt: bool = False  # a halt stops (reason "halt") instead of ending the session
 
 
 def open_target(args: LaunchArgs) -> tuple[Target, list[str]]:

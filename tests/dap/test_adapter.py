@@ -345,3 +345,17 @@ def test_function_breakpoints_are_labels_or_any_spec() -> None:
     c.ok("continue", threadId=1)
     c.event("stopped")
     assert frame(c)["line"] == 10 and registers(c)["R2"] == "0x00000003 (3)"
+
+
+def test_stop_on_halt_keeps_the_session_for_stepping_back() -> None:
+    c = launched(LOOP, stopOnHalt=True)
+    c.ok("configurationDone")
+    stop = c.event("stopped")["body"]
+    assert stop["reason"] == "halt" and stop["description"] == "HALT"
+    assert registers(c)["R1"] == "0x0000001e (30)"
+    c.ok("stepBack", threadId=1)
+    c.event("stopped")
+    assert frame(c)["line"] == 11  # before the HALT again
+    c.ok("reverseContinue", threadId=1)
+    assert c.event("stopped")["body"]["reason"] == "entry"
+    assert frame(c)["line"] == 5 and registers(c)["R1"] == "0x00000000 (0)"
