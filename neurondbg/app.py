@@ -398,6 +398,8 @@ class NeurondbgApp(App):
             return False
         self.say(text, "green")
         self._mark_saved()
+        if self.is_web:  # `neurondbg serve`: the file is on the server; hand the browser a copy
+            self.deliver_binary(Path(path), save_filename=Path(path).name)
         return True
 
     # -- actions (keys, palette, console) -------------------------------------------
