@@ -63,6 +63,10 @@ SUBCOMMANDS: dict[str, Sub] = {
                                 "by lane."),
     "examples": Sub("examples", "List the bundled example programs and sessions, or copy them "
                                 "out (--copy DIR)."),
+    "serve": Sub("serve", "Serve the debugger UI on PROGRAM / SESSION / KERNEL (or the demo) "
+                          "to a browser."),
+    "dap": Sub("dap", "Debug PROGRAMs, sessions and kernels from an editor (VS Code, nvim-dap, "
+                      "dape)."),
 }
 
 
