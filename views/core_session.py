@@ -54,7 +54,7 @@ from views.core_snapshot import (
     TimelineData,
     race_view,
 )
-from views.session import Progress, _ticking, program_listing
+from views.session import Progress, _ticking, enable_breakpoints, program_listing
 from views.snapshot import ProgramLine, WrittenRegion
 from views.snapshot_build import SnapshotBuilder
 
@@ -392,16 +392,7 @@ class CoreSession:
         return len(ids)
 
     def enable(self, idents: list[int] | None, on: bool) -> str:
-        known = {bp.id for bp in self.core.breakpoints}
-        ids = sorted(known) if idents is None else idents
-        missing = [i for i in ids if i not in known]
-        if missing:
-            raise ValueError(f"no breakpoint #{missing[0]}")
-        for i in ids:
-            self.core.set_enabled(i, on)
-        if not ids:
-            return "no breakpoints"
-        return f"{'enabled' if on else 'disabled'} " + ", ".join(f"#{i}" for i in ids)
+        return enable_breakpoints(self.core, idents, on)
 
     def pc_of(self, index: int) -> int:
         if not 0 <= index < len(self.lines):

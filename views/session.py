@@ -45,6 +45,21 @@ LoadProgress = Callable[[int, int], None]  # (done, total): replaying a session,
 RUN_KINDS = ("continue", "until", "reverse-continue")
 
 
+def enable_breakpoints(debugger: Machine | Any, idents: list[int] | None, on: bool) -> str:
+    """Enable or disable `debugger`'s breakpoints (a Machine's or a Core's) by number, all
+    when None, like gdb; what happened, or ValueError naming the first unknown number."""
+    known = {bp.id for bp in debugger.breakpoints}
+    ids = sorted(known) if idents is None else idents
+    missing = [i for i in ids if i not in known]
+    if missing:
+        raise ValueError(f"no breakpoint #{missing[0]}")
+    for i in ids:
+        debugger.set_enabled(i, on)
+    if not ids:
+        return "no breakpoints"
+    return f"{'enabled' if on else 'disabled'} " + ", ".join(f"#{i}" for i in ids)
+
+
 @dataclass(frozen=True)
 class RunPlan:
     """What the next `run()` does: `continue`, `until` (arg: the PC) or `reverse-continue`."""
@@ -322,16 +337,7 @@ class Session:
 
     def enable(self, idents: list[int] | None, on: bool) -> str:
         """Enable or disable breakpoints by number (all when None), like gdb."""
-        known = {bp.id for bp in self.dbg.breakpoints}
-        ids = sorted(known) if idents is None else idents
-        missing = [i for i in ids if i not in known]
-        if missing:
-            raise ValueError(f"no breakpoint #{missing[0]}")
-        for i in ids:
-            self.dbg.set_enabled(i, on)
-        if not ids:
-            return "no breakpoints"
-        return f"{'enabled' if on else 'disabled'} " + ", ".join(f"#{i}" for i in ids)
+        return enable_breakpoints(self.dbg, idents, on)
 
     def pc_of(self, index: int) -> int:
         """The PC of record `index` (the Program cursor's record)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,7 @@ def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | N
                          "file; pass the program the traced run executed")
 
     from machine.state import MachineConfig
-    from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
-    from sessions.errors import SessionError, SessionInterrupted
+    from sessions.errors import SessionError
     from sessions.replay import read_header, replay
 
     try:
@@ -93,10 +93,20 @@ def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | N
     if sbuf_in is not None:
         sbuf = load_sbuf(sbuf_in)
     config = MachineConfig(gen=gen, engine=engine, execute_invalid=execute_invalid)
+    _interruptible(lambda stopping: replay(trace, program, config=config, sbuf=sbuf,
+                                           interrupt=stopping), trace, as_json)
+
+
+def _interruptible(run: Callable[[threading.Event], Any], trace: Path, as_json: bool) -> None:
+    """`run(stopping)` with Ctrl+C setting `stopping` (exit 130, one line), a SessionError
+    as one line (exit 2), then the report."""
+    from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
+    from sessions.errors import SessionError, SessionInterrupted
+
     stopping = threading.Event()
     try:
         with ctrl_c_stops(stopping):
-            result = replay(trace, program, config=config, sbuf=sbuf, interrupt=stopping)
+            result = run(stopping)
     except SessionInterrupted as e:
         click.echo(f"neurondbg: {e}", err=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
@@ -119,18 +129,8 @@ def _report(result: Any, trace: Path, as_json: bool) -> None:
 def _replay_kernel(trace: Path, kernel: Path, gen: Gen | None, sbuf_in: Path | None,
                    as_json: bool) -> None:
     """The kernel branch: follow the trace's engines step by step."""
-    from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
-    from sessions.errors import SessionError, SessionInterrupted
     from sessions.replay import replay_kernel
 
     sbuf = load_sbuf(sbuf_in) if sbuf_in is not None else None
-    stopping = threading.Event()
-    try:
-        with ctrl_c_stops(stopping):
-            result = replay_kernel(trace, kernel, gen=gen, sbuf=sbuf, interrupt=stopping)
-    except SessionInterrupted as e:
-        click.echo(f"neurondbg: {e}", err=True)
-        raise SystemExit(EXIT_INTERRUPTED) from None
-    except SessionError as e:
-        raise InputError(str(e)) from None
-    _report(result, trace, as_json)
+    _interruptible(lambda stopping: replay_kernel(trace, kernel, gen=gen, sbuf=sbuf,
+                                                  interrupt=stopping), trace, as_json)
