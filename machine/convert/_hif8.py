@@ -57,7 +57,10 @@ def round_hif8(lanes: Lanes, mode: str, thr: np.ndarray | None = None,
     q = np.maximum(etop - precision(etop), MIN_Q)
     shift = q - exp
     kept, guard, sticky = split(mag, shift)
-    kept_val = np.ldexp(kept.astype(np.float64), q.astype(np.int32))
+    # Inputs far above the grid (huge parsed decimals) overflow float64 to inf here,
+    # which the np.minimum / `> MAX_VALUE` below turn into the overflow they are.
+    with np.errstate(over="ignore"):
+        kept_val = np.ldexp(kept.astype(np.float64), q.astype(np.int32))
     # A kept value above the grid (etop >= 16) is overflow whatever the rounding.
     code_t = code_of(np.minimum(kept_val, MAX_VALUE))
     lsb = (code_t & 1) == 1
@@ -71,7 +74,8 @@ def round_hif8(lanes: Lanes, mode: str, thr: np.ndarray | None = None,
         inc = np.where(np.abs(etop) <= 3, guard, by_thr) & (etop >= -23)
     else:
         inc = increment(mode, lsb, guard, sticky, lanes.neg)
-    val = np.ldexp((kept + inc.astype(U64)).astype(np.float64), q.astype(np.int32))
+    with np.errstate(over="ignore"):
+        val = np.ldexp((kept + inc.astype(U64)).astype(np.float64), q.astype(np.int32))
     val = np.where(mag == 0, 0.0, val)
     overflow = val > MAX_VALUE
     code = code_of(np.minimum(val, MAX_VALUE))
