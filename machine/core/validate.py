@@ -27,28 +27,10 @@ def validate_queues(kernel: Kernel) -> dict[str, Any]:
             for q in kernel.queues}
 
 
-def _verdicts(result: Any) -> list[dict[str, Any]]:
-    """One verdict per judged record (per distinct record when deduplicated), in column
-    order, as `validate --json` gives them."""
-    out: list[dict[str, Any]] = []
-    for g in result.groups:
-        names = [cl.name for cl in g.clauses]
-        notes = [cl.note for cl in g.clauses]
-        for col, ok in zip(g.passed.T.tolist(), g.valid.tolist(), strict=True):
-            out.append({
-                "valid": ok, "predicate": g.predicate.name,
-                "failed": [n for n, p, nt in zip(names, col, notes, strict=True)
-                           if not nt and not p],
-                "notes": [n for n, p, nt in zip(names, col, notes, strict=True) if nt and not p],
-                "clauses": dict(zip(names, col, strict=True)),
-            })
-    return out
-
-
 def queue_json(result: Any, raw: np.ndarray) -> dict[str, Any]:
     """The one-program `validate --json` document of records `raw` judged as `result`.
     Rows of identical records share their verdict's lists and tree (treat as read-only)."""
-    verdicts = _verdicts(result)
+    verdicts = result.verdicts()
     trees: dict[bytes, Any] = {}
     rows = []
     for i, (op, k) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(), strict=True)):

@@ -83,24 +83,6 @@ def _summary(result) -> dict:
             "notes": result.note_failures}
 
 
-def _verdicts(result) -> list[dict]:
-    """One verdict per judged record (per distinct record when deduplicated), in column
-    order: every instruction that is a copy of the record shares it."""
-    verdicts: list[dict] = []
-    for g in result.groups:
-        names = [cl.name for cl in g.clauses]
-        notes = [cl.note for cl in g.clauses]
-        for col, ok in zip(g.passed.T.tolist(), g.valid.tolist(), strict=True):
-            verdicts.append({
-                "valid": ok, "predicate": g.predicate.name,
-                "failed": [n for n, p, nt in zip(names, col, notes, strict=True)
-                           if not nt and not p],
-                "notes": [n for n, p, nt in zip(names, col, notes, strict=True) if nt and not p],
-                "clauses": dict(zip(names, col, strict=True)),
-            })
-    return verdicts
-
-
 class Trees:
     """`tree` of each record (DESIGN "Legality reporting"), by its bytes: identical records
     share one explanation. The cache is dropped when it holds TREE_CACHE records, so an
@@ -128,7 +110,7 @@ TREE_CACHE = 1 << 12
 def _full(result, raw) -> dict:
     """The `--json` document (DESIGN.md) as one dict."""
     from machine.isa.opcodes import mnemonic
-    verdicts = _verdicts(result)
+    verdicts = result.verdicts()
     trees = Trees(result)
     rows = [{"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op), **verdicts[k],
              "tree": json.loads(trees.json(raw[i].tobytes()))}
@@ -150,7 +132,7 @@ def _write_full(result, raw, out) -> None:
     text = json.dumps(head)
     out.write(text[:-2])  # the document up to and including its list's "["
     # '"valid": ..., "clauses": {..}' of each column (its closing brace cut: "tree" follows)
-    tails = [json.dumps(v)[1:-1] for v in _verdicts(result)]
+    tails = [json.dumps(v)[1:-1] for v in result.verdicts()]
     trees = Trees(result)
     names = {op: json.dumps(mnemonic(op)) for op in np.unique(raw[:, 0]).tolist()}
     ops, cols = raw[:, 0].tolist(), result.column.tolist()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -108,6 +109,25 @@ class BulkResult:
     @cached_property
     def invalid(self) -> int:
         return sum(g.invalid for g in self.groups)
+
+    def verdicts(self) -> list[dict[str, Any]]:
+        """One verdict per judged record (per distinct record when deduplicated), in
+        column order, as `validate --json` rows carry them: every instruction that is a
+        copy of the record shares it (`column[i]` picks instruction i's)."""
+        out: list[dict[str, Any]] = []
+        for g in self.groups:
+            names = [cl.name for cl in g.clauses]
+            notes = [cl.note for cl in g.clauses]
+            for col, ok in zip(g.passed.T.tolist(), g.valid.tolist(), strict=True):
+                out.append({
+                    "valid": ok, "predicate": g.predicate.name,
+                    "failed": [n for n, p, nt in zip(names, col, notes, strict=True)
+                               if not nt and not p],
+                    "notes": [n for n, p, nt in zip(names, col, notes, strict=True)
+                              if nt and not p],
+                    "clauses": dict(zip(names, col, strict=True)),
+                })
+        return out
 
     def _counts(self, notes: bool) -> dict[str, int]:
         out: dict[str, int] = {}
