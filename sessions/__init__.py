@@ -3,13 +3,38 @@
     from sessions import save_session, load_session, SessionError
     save_session("s.toml", machine, program_path="prog.asm", layout={"focus": "memory"})
     loaded = load_session("s.toml")   # .machine at the saved step; .warnings; .program_changed
+
+The names below load on first use (PEP 562 `__getattr__`): importing a submodule
+such as `sessions.errors`, or locating the shipped tours, must not pull in the
+model (numpy) through `sessions.schema` / `sessions.store` (issue 17: `neurondbg
+tour` lists the tours without numpy).
 """
 
-from sessions.errors import SessionError
-from sessions.schema import SCHEMA_VERSION, SessionSpec, session_from_dict, session_to_dict
-from sessions.store import LoadedSession, load_session, read_session, save_session
+from __future__ import annotations
 
-__all__ = [
-    "SCHEMA_VERSION", "LoadedSession", "SessionError", "SessionSpec", "load_session",
-    "read_session", "save_session", "session_from_dict", "session_to_dict",
-]
+from importlib import import_module
+from typing import Any
+
+# public name -> the submodule that defines it
+_LAZY = {
+    "SessionError": "sessions.errors",
+    "SCHEMA_VERSION": "sessions.schema", "SessionSpec": "sessions.schema",
+    "session_from_dict": "sessions.schema", "session_to_dict": "sessions.schema",
+    "LoadedSession": "sessions.store", "load_session": "sessions.store",
+    "read_session": "sessions.store", "save_session": "sessions.store",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sessions' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later look-ups skip this hook
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

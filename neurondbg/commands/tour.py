@@ -109,17 +109,50 @@ def tour_app(name: str) -> Any:
     return TourApp()
 
 
+def tour_lines() -> list[str]:
+    """The listing, `name  description` per tour sorted by name, as `list_tours` gives it.
+
+    Read straight from the tours folder's `[tour]` tables (tomllib; the folder found
+    without importing `sessions.tours`, whose session loader imports the model): the
+    listing needs no numpy (issue 17). Should a tour file not parse, or its `[tour]`
+    table not be strings, `list_tours` itself reads them all and reports the error.
+    """
+    import tomllib
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    spec = find_spec("sessions.tours")
+    assert spec is not None and spec.submodule_search_locations is not None  # ships with us
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    tours: list[tuple[str, str]] = []
+    try:
+        for p in sorted(folder.glob("*.toml")):
+            with p.open("rb") as fh:
+                table = tomllib.load(fh).get("tour", {})
+            if not isinstance(table, dict):
+                raise ValueError(p)
+            name = table.get("name", p.stem)
+            desc = table.get("description", "")
+            if not isinstance(name, str) or not isinstance(desc, str):
+                raise ValueError(p)
+            tours.append((name, desc))
+    except (OSError, ValueError):  # tomllib.TOMLDecodeError is a ValueError
+        from sessions.tours import list_tours
+
+        return [f"{t.name}  {t.description}" for t in list_tours()]
+    return [f"{name}  {desc}" for name, desc in sorted(tours, key=lambda t: t[0])]
+
+
 @click.command("tour")
 @click.argument("name", required=False)
 def command(name: str | None) -> None:
     """List the guided tours, or open tour NAME in the TUI."""
     from sessions.errors import SessionError
-    from sessions.tours import list_tours
 
     try:
         if name is None:
-            for t in list_tours():
-                click.echo(f"{t.name}  {t.description}")
+            for line in tour_lines():
+                click.echo(line)
             return
         app = tour_app(name)
     except SessionError as e:
