@@ -13,6 +13,10 @@ engine's stream (ENGINE_ORDER). Every output is checked against SOURCE first, wr
 to a temporary, and renamed into place sidecars first, then streams, the manifest
 last, so a manifest never names a stream that is not there yet. Existing outputs are
 replaced, as `asm` replaces OUT.bin; stale sidecars are removed.
+
+A SOURCE of more than LARGE_LINES lines shows, on a terminal, a pulse and the elapsed
+time on stderr while it is assembled (neurondbg.progress; the assembler reports no
+progress of its own). Smaller sources assemble in well under the bar's delay anyway.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import click
 from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.errors import InputError
 from neurondbg.params import GEN
+
+LARGE_LINES = 10_000  # a source longer than this shows a progress pulse on a terminal
 
 
 class AsmInputError(InputError):
@@ -59,6 +65,16 @@ def _read_source(source: str) -> str:
         raise InputError(f"{source}: offset {e.start}: expected UTF-8 assembly text") from None
 
 
+def _assembling(source: str, text: str) -> contextlib.AbstractContextManager[object]:
+    """The progress pulse of assembling a large `text` (module docstring), else nothing."""
+    lines = text.count("\n") + 1
+    if lines <= LARGE_LINES:
+        return contextlib.nullcontext()
+    from neurondbg.progress import progress
+
+    return progress(None, f"asm {Path(source).name}: {lines:,} lines")
+
+
 @click.command("asm")
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
@@ -81,7 +97,8 @@ def command(source: str, output: str, gen: Gen) -> None:
         return
     _check(side, source, "the data sidecar of -o")
     try:
-        asm = assemble(text, source, gen)
+        with _assembling(source, text):
+            asm = assemble(text, source, gen)
     except AsmError as e:
         raise AsmInputError(str(e)) from None
     try:
@@ -113,7 +130,8 @@ def _kernel(source: str, text: str, out: Path, gen: Gen) -> None:
                          f"manifest to write and must end in {MANIFEST_SUFFIX} (its streams "
                          f"go beside it as <stem>.<engine>.bin)")
     try:
-        sa = assemble_sections(text, source, gen)
+        with _assembling(source, text):
+            sa = assemble_sections(text, source, gen)
     except AsmError as e:
         raise AsmInputError(str(e)) from None
     sections = sorted(sa.sections, key=lambda s: ENGINE_ORDER.index(s.engine))

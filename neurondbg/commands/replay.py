@@ -8,7 +8,9 @@ refused with one line: they cannot match step for step.
 
 Exit 0 when no step diverges, 1 on the first divergence (step, field, expected vs
 actual), 2 on bad input (one line: file:line for a bad trace line), 130 when Ctrl+C
-stops it (at a step boundary, saying which step and trace line it reached).
+stops it (at a step boundary, saying which step and trace line it reached). On a
+terminal, stderr shows a pulse and the elapsed time while it runs (neurondbg.progress;
+sessions.replay reports no step count to show).
 """
 
 from __future__ import annotations
@@ -101,11 +103,12 @@ def _interruptible(run: Callable[[threading.Event], Any], trace: Path, as_json: 
     """`run(stopping)` with Ctrl+C setting `stopping` (exit 130, one line), a SessionError
     as one line (exit 2), then the report."""
     from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
+    from neurondbg.progress import progress
     from sessions.errors import SessionError, SessionInterrupted
 
     stopping = threading.Event()
     try:
-        with ctrl_c_stops(stopping):
+        with ctrl_c_stops(stopping), progress(None, f"replay {trace.name}"):
             result = run(stopping)
     except SessionInterrupted as e:
         click.echo(f"neurondbg: {e}", err=True)

@@ -33,7 +33,7 @@ import contextlib
 import json
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +213,8 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
             except ValueError as e:
                 raise InputError(f"--break {spec!r}: {e}") from None
         try:
-            with _trace_to(trace_out, m):
+            with _trace_to(trace_out, m), steps_bar(f"run {program.name}",
+                                                    lambda: m.state.steps, max_steps):
                 if stopping.is_set():  # Ctrl+C came before the run began
                     from machine.debugger import Stop
 
@@ -222,7 +223,10 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
                     stop = run_opened(opened, max_steps)
         except OSError as e:  # only the trace is written during the run
             raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
-    _write_outputs(opened, stop, dump_sbuf, save_session)
+    from sessions.cli_support import save_after_run
+
+    write_outputs(m.state.sbuf, dump_sbuf, save_session,
+                  lambda path: save_after_run(path, opened, stop))
     source = where(opened, stop)
     if as_json:
         click.echo(json.dumps(result_json(opened, stop)))
@@ -259,20 +263,32 @@ def _trace_to(path: Path | None, m: Any) -> Iterator[None]:
             m.on_step = None
 
 
-def _write_outputs(opened: Any, stop: Any, dump_sbuf: Path | None,
-                   save_session: Path | None) -> None:
+def write_outputs(sbuf: np.ndarray, dump_sbuf: Path | None, save_session: Path | None,
+                  save: Callable[[Path], None]) -> None:
+    """Where a run stopped (a program's or a kernel's): `sbuf` to --dump-sbuf (atomic)
+    and `save(path)` the session to --save-session; InputError (one line) if either
+    cannot be written."""
     from sessions.atomic import atomic_open
-    from sessions.cli_support import save_after_run
     from sessions.errors import SessionError
 
     if dump_sbuf is not None:
         try:
             with atomic_open(dump_sbuf, "wb") as fh:
-                np.save(fh, opened.machine.state.sbuf)
+                np.save(fh, sbuf)
         except OSError as e:
             raise InputError(f"{dump_sbuf}: cannot write: {e.strerror or e}") from None
     if save_session is not None:
         try:
-            save_after_run(save_session, opened, stop)
+            save(save_session)
         except (SessionError, OSError) as e:
             raise InputError(f"{save_session}: cannot save the session: {e}") from None
+
+
+def steps_bar(label: str, steps: Callable[[], int],
+              max_steps: int | None) -> contextlib.AbstractContextManager[Any]:
+    """The progress bar of a run (neurondbg.progress): the steps taken since it began,
+    read from `steps()`, out of --max-steps when given (else a pulse with the count)."""
+    from neurondbg.progress import progress
+
+    start = steps()
+    return progress(max_steps, label, "steps", poll=lambda: steps() - start)

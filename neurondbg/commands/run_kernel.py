@@ -120,10 +120,11 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
                execute_invalid: bool, schedule: str, races: bool) -> None:
     """`run` of a kernel or kernel session (the arguments are run's options)."""
     from neurondbg.commands._npy import load_sbuf
-    from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
+    from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops, steps_bar, write_outputs
     from sessions.cli_support import DEFAULT_MAX_STEPS
     from sessions.errors import SessionInterrupted
     from sessions.kernel_report import result_json, summary
+    from sessions.kernel_store import save_kernel_session
     from sessions.kernel_trace import trace_core
 
     if _given("engine"):
@@ -150,11 +151,14 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
                 raise InputError(f"--break {spec!r}: {e}") from None
         budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps
         try:
-            with trace_core(trace_out, opened):
+            with trace_core(trace_out, opened), steps_bar(f"run {program.name}",
+                                                          lambda: core.steps, max_steps):
                 stop = _interrupted(core) if stopping.is_set() else core.cont(max_steps=budget)
         except OSError as e:
             raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
-    _write_outputs(opened, stop, dump_sbuf, save_session)
+    first = core.machines[core.engines[0]]  # the one shared SBUF
+    write_outputs(first.state.sbuf, dump_sbuf, save_session,
+                  lambda path: save_kernel_session(path, opened, stop))
     if as_json:
         click.echo(json.dumps(result_json(opened, stop)))
     else:
@@ -185,23 +189,3 @@ def _interrupted(core: Any) -> Any:
 
     e = core.focus
     return CoreStop("interrupt", e, core.state(e).pc, "interrupted", 0)
-
-
-def _write_outputs(opened: Any, stop: Any, dump_sbuf: Path | None,
-                   save_session: Path | None) -> None:
-    from sessions.atomic import atomic_open
-    from sessions.errors import SessionError
-    from sessions.kernel_store import save_kernel_session
-
-    if dump_sbuf is not None:
-        first = opened.core.machines[opened.core.engines[0]]  # the one shared SBUF
-        try:
-            with atomic_open(dump_sbuf, "wb") as fh:
-                np.save(fh, first.state.sbuf)
-        except OSError as e:
-            raise InputError(f"{dump_sbuf}: cannot write: {e.strerror or e}") from None
-    if save_session is not None:
-        try:
-            save_kernel_session(save_session, opened, stop)
-        except (SessionError, OSError) as e:
-            raise InputError(f"{save_session}: cannot save the session: {e}") from None

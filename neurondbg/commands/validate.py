@@ -4,6 +4,10 @@ Exit 0 when every instruction is valid, 1 when any is invalid, 2 on bad input.
 Binary programs are memory-mapped (one np.frombuffer over the page cache, no
 copy); assembly goes through machine.asm.load_any. This module is imported only
 when the command runs; the assembler only for assembly input.
+
+On a terminal, stderr shows progress (neurondbg.progress): a pulse while the records
+are judged (machine.legality's bulk validation reports no progress of its own), then,
+for `--json`, a bar counting the rows written, which is most of a large file's time.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from machine.isa.opcodes import QUEUE_ENGINES
 from machine.isa.spec import RECORD_BYTES
 from neurondbg.errors import InputError
 from neurondbg.params import DEFAULT_ENGINE, GEN, EngineType  # run's default queue too
+from neurondbg.progress import Advance, progress
 
 ENGINES = QUEUE_ENGINES
 ANY_ENGINE = "any"  # no dispatch-table check: the wire-level predicates only
@@ -123,9 +128,10 @@ def _full(result, raw) -> dict:
 ROWS_PER_WRITE = 1 << 12
 
 
-def _write_full(result, raw, out) -> None:
+def _write_full(result, raw, out, advance: Advance | None = None) -> None:
     """Stream the text json.dumps(_full(...)) would give, without building it: each
-    distinct verdict is serialized once and each instruction's row is formatted."""
+    distinct verdict is serialized once and each instruction's row is formatted;
+    `advance(n)` is told of each block of n rows written."""
     from machine.isa.opcodes import mnemonic
     head = {"gen": result.gen.label, "engine": result.engine, "count": result.count,
             "invalid": result.invalid, "instructions": []}
@@ -142,6 +148,8 @@ def _write_full(result, raw, out) -> None:
             f'"mnemonic": {names[ops[i]]}, {tails[cols[i]]}, '
             f'"tree": {trees.json(raw[i].tobytes())}}}'
             for i in range(s, min(s + ROWS_PER_WRITE, result.count))))
+        if advance is not None:
+            advance(min(ROWS_PER_WRITE, result.count - s))
     out.write("]}\n")
 
 
@@ -225,11 +233,14 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
     raw, source = load_with_source(program, gen)
     from machine.legality.explain import summarize, validate
     queue = None if engine == ANY_ENGINE else engine
+    judging = f"validate {Path(program).name}: {len(raw):,} instructions"
     if summary and target is None:  # counts only: bounded memory, one chunk at a time
-        counts = summarize(raw, gen, queue)
+        with progress(None, judging):
+            counts = summarize(raw, gen, queue)
         click.echo(json.dumps(_summary(counts)))
         sys.exit(1 if counts.invalid else 0)
-    result = validate(raw, gen, queue)
+    with progress(None, judging):
+        result = validate(raw, gen, queue)
     if target is not None:
         lines, unfixed = validate_fix.write(program, target, raw, source, result)
         for line in lines:
@@ -240,7 +251,9 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
     if summary:
         click.echo(json.dumps(_summary(result)))
     elif as_json:
-        _write_full(result, raw, sys.stdout)
+        with progress(result.count, f"validate {Path(program).name}: --json",
+                      "instructions") as advance:
+            _write_full(result, raw, sys.stdout, advance)
     else:
         _text(result, raw, source)
     sys.exit(1 if result.invalid else 0)

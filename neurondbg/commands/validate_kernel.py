@@ -22,6 +22,7 @@ import click
 
 from machine.dtypes import Gen
 from neurondbg.errors import InputError
+from neurondbg.progress import progress
 
 
 def validate_kernel_command(program: str, gen: Gen, gen_given: bool, as_json: bool,
@@ -41,11 +42,14 @@ def validate_kernel_command(program: str, gen: Gen, gen_given: bool, as_json: bo
         raise InputError(f"{program}: cannot read: {e.strerror or e}") from None
     except ValueError as e:  # KernelError, InputFileError, IsaFormatError: one line each
         raise InputError(str(e)) from None
+    judging = f"validate {kernel.path.name}"
     if as_json:
-        doc = validate_kernel(kernel)
+        with progress(None, judging):
+            doc = validate_kernel(kernel)
         click.echo(json.dumps(doc))
         return 1 if doc["invalid"] else 0
-    results = validate_queues(kernel)
+    with progress(None, judging):
+        results = validate_queues(kernel)
     invalid = sum(r.invalid for r in results.values())
     if summary:
         click.echo(json.dumps({"gen": kernel.gen.label,

@@ -1,0 +1,124 @@
+"""The one progress bar of long command-line work (issue 15): `run`, `validate`,
+`replay`, `diagnose` and large `asm`.
+
+    with progress(total, "run spin.asm", "steps", poll=lambda: m.state.steps) as advance:
+        ...                      # or call advance(n) as work gets done
+
+A bar is drawn on stderr only when stderr is a terminal (or a `console` is given, which
+tests use to force it); piped, the block runs with a no-op `advance` and prints nothing.
+
+Decisions where the issue is silent (as cargo / pip / tqdm do it):
+- The bar appears only after DELAY seconds, so a quick command prints nothing extra,
+  and it is transient: when the work ends it is erased, so what stays on the terminal
+  is exactly what a piped run prints.
+- All drawing happens on one ticker thread, at most every REFRESH seconds (10 a
+  second). `advance(n)` only adds to a counter, and `poll` (a function returning the
+  count done, e.g. a machine's step counter) is read by the ticker: the loops doing the
+  work pay nothing for the bar.
+- `total=None` draws a pulse (work of unknown length, e.g. a run that stops when the
+  program halts); `unit=""` shows no count at all, only the pulse and the elapsed
+  time, for work that reports no progress of its own.
+- Nothing here changes Ctrl+C: the bar is erased when the block ends, whether it ends
+  normally, by the first Ctrl+C's clean stop or by the second one's KeyboardInterrupt.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # rich is imported only when a bar is drawn (`--help` stays light)
+    from rich.console import Console
+
+DELAY = 0.3  # seconds of work before a bar appears
+REFRESH = 0.1  # seconds between redraws: at most 10 a second
+
+Advance = Callable[[int], None]
+
+
+def _ignore(n: int = 1) -> None:
+    """The `advance` of a block without a bar."""
+
+
+def stderr_is_terminal() -> bool:
+    """Whether a bar may be drawn: stderr is a terminal (never when piped or captured)."""
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def stderr_console() -> Console:
+    """The console a bar is drawn on when none is given: stderr's."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+@contextmanager
+def progress(total: int | None, label: str, unit: str = "", *,
+             poll: Callable[[], int] | None = None,
+             console: Console | None = None) -> Iterator[Advance]:
+    """A bar `label` counting `unit` up to `total` while the block runs; yields
+    `advance(n)`. `poll` (instead of advance) is read for the count done. A no-op
+    unless `console` is given or stderr is a terminal (module docstring)."""
+    if console is None and not stderr_is_terminal():
+        yield _ignore
+        return
+    done = [0]
+
+    def advance(n: int = 1) -> None:
+        done[0] += n
+
+    ticker = _Ticker(total, label, unit, poll or (lambda: done[0]), console)
+    ticker.start()
+    try:
+        yield advance
+    finally:
+        ticker.finish()
+
+
+class _Ticker(threading.Thread):
+    """Draws and redraws the bar until `finish`; the only thread that touches rich."""
+
+    def __init__(self, total: int | None, label: str, unit: str, read: Callable[[], int],
+                 console: Console | None) -> None:
+        super().__init__(name="neurondbg-progress", daemon=True)
+        self.total, self.label, self.unit, self.read = total, label, unit, read
+        self.console = console
+        self.stopping = threading.Event()
+
+    def finish(self) -> None:
+        self.stopping.set()
+        self.join(timeout=1.0)  # it wakes at once; never hang an exit on a slow terminal
+
+    def run(self) -> None:
+        if self.stopping.wait(DELAY):
+            return  # quick work: no bar at all
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        columns: list = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn()]
+        if self.unit:
+            columns += [MofNCompleteColumn(), TextColumn(self.unit)]
+        columns.append(TimeElapsedColumn())
+        if self.unit and self.total is not None:
+            columns.append(TimeRemainingColumn())
+        console = self.console or stderr_console()
+        # stdout/stderr are not redirected: the work's own output comes after the block
+        with Progress(*columns, console=console, transient=True, auto_refresh=False,
+                      redirect_stdout=False, redirect_stderr=False) as bar:
+            task = bar.add_task(self.label, total=self.total)
+            while True:
+                bar.update(task, completed=self.read() if self.unit else 0)
+                bar.refresh()
+                if self.stopping.wait(REFRESH):
+                    break

@@ -1,0 +1,194 @@
+"""Issue 15: long command-line work shows a progress bar on stderr when it is a terminal,
+and nothing extra when piped; Ctrl+C still stops a run cleanly under a bar."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import pty
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from neurondbg import progress as bars
+from neurondbg.cli import cli
+from neurondbg.commands import asm, validate
+
+SPIN = """\
+top:
+    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=1
+    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R1 cmp_immediate=-1 target=top
+"""
+ERASED = "\x1b[1A\x1b[2K"  # the bar's line: cursor up, line cleared
+SPIN_STEPS = 400_000  # long enough to outlast the bar's DELAY on any machine
+
+
+def wait_for(predicate, what: str) -> None:
+    """Wait (up to 30 s, not a timed assertion) until `predicate()` holds."""
+    ev = threading.Event()
+    for _ in range(3000):
+        if predicate():
+            return
+        ev.wait(0.01)
+    raise AssertionError(f"never saw {what}")
+
+
+@pytest.fixture
+def spin(tmp_path: Path) -> Path:
+    p = tmp_path / "spin.asm"
+    p.write_text(SPIN)
+    return p
+
+
+# -- the helper ------------------------------------------------------------------------------
+def test_piped_progress_is_a_no_op_and_starts_no_thread() -> None:
+    before = threading.active_count()
+    with bars.progress(10, "work", "items") as advance:  # pytest captures stderr: no tty
+        assert threading.active_count() == before
+        advance(5)
+    assert advance is bars._ignore
+
+
+def test_a_forced_terminal_draws_the_label_count_and_unit_then_erases(monkeypatch) -> None:
+    monkeypatch.setattr(bars, "DELAY", 0.0)
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=100, color_system=None)
+    with bars.progress(1000, "crunch", "items", console=console) as advance:
+        advance(250)
+        advance(250)
+        wait_for(lambda: "500/1000" in buf.getvalue(), "the count drawn")
+    text = buf.getvalue()
+    assert "crunch" in text and "items" in text
+    assert "\x1b[?25h" in text and text.endswith(ERASED)  # transient: cursor back, erased
+
+
+def test_poll_is_read_for_the_count(monkeypatch) -> None:
+    monkeypatch.setattr(bars, "DELAY", 0.0)
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=100, color_system=None)
+    counter = [41]
+    with bars.progress(None, "polled", "steps", poll=lambda: counter[0], console=console):
+        counter[0] = 42
+        wait_for(lambda: "42/?" in buf.getvalue(), "the polled count")
+
+
+def test_quick_work_shows_no_bar_at_all() -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=100)
+    with bars.progress(3, "quick", "items", console=console) as advance:
+        advance(3)  # done well within DELAY
+    assert buf.getvalue() == ""
+
+
+def test_a_unitless_bar_shows_no_count(monkeypatch) -> None:
+    monkeypatch.setattr(bars, "DELAY", 0.0)
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=100, color_system=None)
+    with bars.progress(None, "judging 7 things", console=console):
+        wait_for(lambda: "judging 7 things" in buf.getvalue(), "the pulse")
+    assert "/?" not in buf.getvalue() and "0:00:0" in buf.getvalue()  # elapsed time only
+
+
+# -- the commands, piped: nothing extra ------------------------------------------------------
+def test_piped_run_prints_nothing_extra_on_stderr(spin: Path, monkeypatch) -> None:
+    monkeypatch.setattr(bars, "DELAY", 0.0)  # a bar would be drawn at once if it could be
+    r = CliRunner().invoke(cli, ["run", str(spin), "--max-steps", str(SPIN_STEPS)])
+    assert r.exit_code == 0
+    assert r.stderr == ""
+    assert r.stdout.startswith(f"stop: max-steps at pc 0x0 ({spin}:2:5): stopped after "
+                               f"{SPIN_STEPS} steps\n")
+
+
+def test_asm_shows_a_pulse_only_above_large_lines() -> None:
+    small = "    HALT\n" * 10
+    assert isinstance(asm._assembling("s.asm", small), contextlib.nullcontext)
+    large = "    HALT\n" * (asm.LARGE_LINES + 1)
+    assert not isinstance(asm._assembling("l.asm", large), contextlib.nullcontext)
+
+
+def test_validate_json_rows_advance_the_bar_by_every_row(tmp_path: Path) -> None:
+    from machine.legality.explain import validate as judge
+
+    raw = np.zeros((validate.ROWS_PER_WRITE * 2 + 5, 64), np.uint8)
+    result = judge(raw, "cayman", "pool")
+    seen: list[int] = []
+    out = io.StringIO()
+    validate._write_full(result, raw, out, seen.append)
+    assert seen == [validate.ROWS_PER_WRITE, validate.ROWS_PER_WRITE, 5]
+    assert json.loads(out.getvalue())["count"] == len(raw)
+
+
+# -- forced terminal through the CLI: a kernel's global steps are counted --------------------
+def test_kernel_run_counts_global_steps_on_a_terminal(tmp_path: Path, monkeypatch) -> None:
+    kernel = tmp_path / "k.asm"
+    kernel.write_text(".engine pool\n" + SPIN + ".engine dve\n" + SPIN)
+    buf = io.StringIO()
+    monkeypatch.setattr(bars, "DELAY", 0.0)
+    monkeypatch.setattr(bars, "stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(bars, "stderr_console", lambda: Console(
+        file=buf, force_terminal=True, width=120, color_system=None))
+    r = CliRunner().invoke(cli, ["run", str(kernel), "--max-steps", "60000", "--races", "off"])
+    assert r.exit_code == 0, r.output
+    assert "run k.asm" in buf.getvalue() and "/60000 steps" in buf.getvalue()
+    assert "stopped after 60000 steps" in r.stdout
+
+
+# -- a real terminal (a pty) -----------------------------------------------------------------
+def _run_on_pty(args: list[str], interrupt_when: str | None = None
+                ) -> tuple[int, str, str]:
+    """`neurondbg ARGS` with stderr on a pty and stdout piped: (code, stdout, pty text).
+    With `interrupt_when`, SIGINT is sent once the pty has shown that text."""
+    main, child = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "neurondbg", *args], stdout=subprocess.PIPE,
+                            stderr=child, text=True)
+    os.close(child)
+    seen = bytearray()
+    sent = False
+    try:
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the child closed the pty
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if interrupt_when and not sent and interrupt_when.encode() in seen:
+                proc.send_signal(signal.SIGINT)
+                sent = True
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        os.close(main)
+    return proc.returncode, out, seen.decode("utf-8", "replace")
+
+
+def test_run_on_a_terminal_shows_a_bar_and_the_same_stdout(spin: Path) -> None:
+    steps = str(SPIN_STEPS * 4)
+    code, out, tty = _run_on_pty(["run", str(spin), "--max-steps", steps])
+    piped = subprocess.run([sys.executable, "-m", "neurondbg", "run", str(spin),
+                            "--max-steps", steps], capture_output=True, text=True, check=False)
+    assert code == 0 == piped.returncode
+    assert out == piped.stdout and piped.stderr == ""
+    assert "run spin.asm" in tty and f"/{steps}" in tty and "steps" in tty
+    assert "\x1b[?25h" in tty and tty.endswith(ERASED)  # erased at the end, cursor back
+
+
+def test_ctrl_c_under_the_bar_stops_with_one_line_and_130(spin: Path) -> None:
+    code, out, tty = _run_on_pty(["run", str(spin), "--max-steps", str(10**12), "--json"],
+                                 interrupt_when="run spin.asm")
+    assert code == 130
+    result = json.loads(out)
+    assert result["stop"]["reason"] == "interrupt" and result["steps"] > 0
+    after_bar = tty.rsplit(ERASED, 1)[-1]  # the bar is gone before the message
+    assert after_bar.strip().splitlines() == [
+        f"neurondbg: interrupted at step {result['steps']} (engine pool, pc 0x0, {spin}:2:5)"]
