@@ -6,6 +6,7 @@
     rec = m.step()                   # StepRecord: writes, verdict, fault, lanes
     m.reverse_step(); m.reverse_continue(); m.reverse(10**7, progress=cb)
     m.edit("R5", "1")                # a journaled `set`: "R5 = 1 (0x00000001)"
+    m.edit_record(3, raw64)          # record 3 of the program replaced, journaled the same way
 
 Stop reasons: halt | breakpoint | fault | invalid | max-steps (and `interrupt` when
 `m.interrupt` is set from another thread; checked at step boundaries). A
@@ -26,6 +27,11 @@ worker thread. Decisions where the issue is silent (gdb-like):
   read outside memory) makes it false.
 - `reverse` undoes events newest first: a `set` edit is an event of its own (undone
   without moving the step count), so `reverse` right after a mistaken `set` undoes it.
+- `edit_record` (the TUI's "apply fix") is an event like a `set`: `Edit(step,
+  "record[N]", "0x" + the 64 bytes in hex)`, so `reverse` undoes it, history replay and a
+  saved session re-apply it at the same position. The program is copied on the first
+  record edit (`loaded_program` keeps the file's records, which a session names by sha256);
+  each record edit gives `program` a new Program object, so a holder can tell it changed.
 - A branch to a negative address, or one past the journal's 48-bit PC (which also
   bounds a session's `base`), faults on the branch: such a PC never enters the state.
   A branch to any other address outside the program faults at the next fetch, as before.
@@ -33,6 +39,7 @@ worker thread. Decisions where the issue is silent (gdb-like):
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -58,6 +65,7 @@ from machine.engines import Context, StepRecord, execute, handler_for
 from machine.engines.record import Fault, LazyVerdict
 from machine.engines.seq import FAST_OPCODES, fast_op
 from machine.history import JOURNAL_BUDGET, History, Position, restore
+from machine.isa.codec import Program
 from machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
 from machine.legality.explain import explain, validate
 from machine.legality.result import Verdict
@@ -70,6 +78,33 @@ _MISSING = object()  # no Verdict cached yet
 FAST_CHUNK = 1 << 16  # fast steps between interrupt checks (~65 ms at 1e6 steps/s)
 # `run` reports the first five; `interrupt` (UI) and `start` (reverse) are interactive only.
 STOP_REASONS = ("halt", "breakpoint", "fault", "invalid", "max-steps", "interrupt", "start")
+RECORD_TARGET = re.compile(r"record\[(\d+)\]")  # an Edit target naming a program record
+
+
+def record_target(index: int) -> str:
+    """The Edit target of a record edit: `record[3]` (sessions save it as any edit)."""
+    return f"record[{index}]"
+
+
+def record_index(target: str) -> int | None:
+    """The record a `record[N]` Edit target names, or None for a `set` target."""
+    m = RECORD_TARGET.fullmatch(target.strip())
+    return int(m.group(1)) if m else None
+
+
+def record_bits(raw: bytes) -> str:
+    """A record's 64 bytes as an Edit value: "0x" + the bytes in file order, in hex."""
+    return "0x" + bytes(raw).hex()
+
+
+def bits_record(value: str) -> bytes:
+    """The 64 bytes of a record Edit value; ValueError (one line) if it holds no record."""
+    text = value.strip().lower().removeprefix("0x")
+    if len(text) != 2 * RECORD_BYTES or text.strip("0123456789abcdef"):
+        raise ValueError(f"expected a record's {RECORD_BYTES} bytes as 0x and "
+                         f"{2 * RECORD_BYTES} hex digits, found {value[:40]!r}"
+                         + ("…" if len(value) > 40 else ""))
+    return bytes.fromhex(text)
 
 
 @dataclass
@@ -104,6 +139,7 @@ class Machine:
         """`shared`: another engine's state whose SBUF, PSUM and semaphores this machine
         uses (one queue of a NeuronCore, machine/core; the core drives its history)."""
         self.program = program
+        self.loaded_program = program  # as loaded: record edits change a copy (`program`)
         self.config = (config or MachineConfig()).resolved()
         self.state = MachineState.create(self.config, shared)
         self.labels: dict[str, int] = dict(labels or {})  # name -> byte offset of the record
@@ -123,8 +159,9 @@ class Machine:
         self.last: StepRecord | None = None
         self.on_step: Callable[[StepRecord], None] | None = None  # e.g. `run --trace`
         self.history = History(journal_budget)
-        self.edits: list[ed.Edit] = []  # the `set` edits leading to the current state
-        self._edit_old: list[int] = []  # the bits each edit replaced (undo)
+        self.edits: list[ed.Edit] = []  # the `set` and record edits leading to the state now
+        self._edit_old: list[int] = []  # the bits each edit replaced (undo; a record's as
+        # one big-endian int of its 64 bytes)
         for d in data:
             self.load_data(d)
 
@@ -594,8 +631,43 @@ class Machine:
         self._apply(ed.Edit(self.state.steps, ed.target_text(t), hex(bits)), t)
         return f"{ed.target_text(t)} = {shown}"
 
+    def edit_record(self, index: int, raw: bytes) -> str:
+        """Replace record `index` of the program with the 64 bytes `raw`, journaled like a
+        `set` (reverse undoes it, a saved session replays it), and judge it afresh; returns
+        what changed ("record 3 at 0xc0: 4 bytes changed, now valid"). ValueError (one
+        line) for a record the program lacks or bytes that are not one record."""
+        if isinstance(index, bool) or not isinstance(index, int | np.integer):
+            raise ValueError(f"record: expected a record number, found {index!r}")
+        index = int(index)
+        if not 0 <= index < self.count:
+            raise ValueError(f"record {index} does not exist (the program has records "
+                             f"0..{self.count - 1})" if self.count else
+                             f"record {index} does not exist (the program is empty)")
+        if not isinstance(raw, bytes | bytearray | memoryview):
+            raise ValueError(f"record {index}: expected {RECORD_BYTES} bytes, found "
+                             f"{type(raw).__name__}")
+        new = bytes(raw)
+        if len(new) != RECORD_BYTES:
+            raise ValueError(f"record {index}: expected {RECORD_BYTES} bytes, found "
+                             f"{len(new)}")
+        old = self.program.raw[index].tobytes()
+        self._apply_record(ed.Edit(self.state.steps, record_target(index), record_bits(new)),
+                           index, new)
+        changed = sum(a != b for a, b in zip(old, new, strict=True))
+        pc = self.config.base + index * RECORD_BYTES
+        return (f"record {index} at {pc:#x}: {changed} byte{'s' * (changed != 1)} changed, "
+                f"now {'valid' if self.valid(index) else 'invalid'}")
+
     def apply_edit(self, e: ed.Edit) -> None:
         """Replay a saved edit (its bits, exactly); ValueError if it does not fit."""
+        index = record_index(e.target)
+        if index is not None:
+            if index >= self.count:
+                raise ValueError(f"edit of {e.target}: the program has records "
+                                 f"0..{self.count - 1}")
+            self._apply_record(ed.Edit(self.state.steps, e.target, e.value), index,
+                               bits_record(e.value))
+            return
         t = ex.parse_target(e.target)
         self.check(t)
         try:
@@ -618,9 +690,48 @@ class Machine:
         self.last = None
         self._resync()
 
+    def _apply_record(self, e: ed.Edit, index: int, raw: bytes) -> None:
+        self.history.base(self.state, len(self.edits))
+        self._edit_old.append(int.from_bytes(self.program.raw[index].tobytes(), "big"))
+        self._write_record(index, raw)
+        self.edits.append(e)
+        self.last = None
+        self._resync()
+
+    def _write_record(self, index: int, raw: bytes) -> None:
+        """Put `raw` in as record `index`: a new Program (its struct groups are cached)
+        over a copy of the loaded records, and that record judged and decoded afresh."""
+        records = self.program.raw
+        if self.program is self.loaded_program:  # never write into the loaded records
+            records = np.array(records, dtype=np.uint8, copy=True)
+        records[index] = np.frombuffer(raw, dtype=np.uint8)
+        self.program = Program(records, self.loaded_program.name)
+        self._insts[index] = None
+        self._verdicts.pop(index, None)
+        if self._valid is not None:  # records are judged one by one: only this one changed
+            if not self._valid.flags.writeable:
+                self._valid = self._valid.copy()
+            self._valid[index] = bool(validate(records[index:index + 1], self.config.gen,
+                                               self.config.engine).valid[0])
+        self._fast = None  # closures, the opcode mask and the stop mask are rebuilt lazily
+        self._stop = None
+
     def _undo_edit(self) -> None:
         e = self.edits.pop()
-        ed.write_bits(ex.parse_target(e.target), self.state, self._edit_old.pop())
+        old = self._edit_old.pop()
+        index = record_index(e.target)
+        if index is not None:
+            self._write_record(index, old.to_bytes(RECORD_BYTES, "big"))
+            return
+        ed.write_bits(ex.parse_target(e.target), self.state, old)
+
+    def _unwind_records(self, start: int) -> None:
+        """Put back the records edited by `edits[start:]`, newest first (a checkpoint
+        restores the state, not the program)."""
+        for k in range(len(self.edits) - 1, start - 1, -1):
+            index = record_index(self.edits[k].target)
+            if index is not None:
+                self._write_record(index, self._edit_old[k].to_bytes(RECORD_BYTES, "big"))
 
     def initial_memory(self) -> dict[str, np.ndarray]:
         """SBUF and PSUM before the first step and the first edit (copies): from
@@ -712,6 +823,7 @@ class Machine:
         h, st = self.history, self.state
         cp = next(c for c in h.checkpoints if c.position == start)
         pending = self.edits[cp.edits:target[1]]
+        self._unwind_records(cp.edits)
         del self.edits[cp.edits:]
         del self._edit_old[cp.edits:]
         restore(cp, st)

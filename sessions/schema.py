@@ -15,10 +15,18 @@
                    memory images applied after the program's own data directives
     [[breakpoints]] / [[watchpoints]]   spec (machine/breakpoints.py language), enabled, id
     [[edits]]      step, target, value: a `set` made when `step` steps had run, replayed
-                   at that step on load (machine.edits.Edit: value = the bits stored, hex)
+                   at that step on load (machine.edits.Edit: value = the bits stored, hex);
+                   or a record edit (the TUI's "apply fix", Machine.edit_record): target
+                   `record[N]`, value "0x" + 128 hex digits, the 64 bytes that replaced
+                   record N, in file order
     [layout]       opaque: the UI's layout and selected panes
     [tour]         name, title, description            (tours only)
     [[notes]]      step, title, text                   (tours only: shown from `step` on)
+
+Decision (issue 12): a record edit is one more kind of `[[edits]]` target, not a new
+table, so set and record edits keep one order (replay and reverse follow it) and the
+schema stays version 1: files without record edits are unchanged, and an older
+neurondbg refuses a record edit with its one-line "edits[N]: set record[3] ..." error.
 
 `session_from_dict` validates every field and raises SessionError naming the
 file, the key and what was expected; nothing in a session file is executed.
@@ -254,7 +262,10 @@ def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> 
         for r in top.rows(key):
             out.append(BreakpointEntry(r.get("spec", str), r.get("enabled", bool, True),
                                        r.natural("id", 0)))
-    for r in top.rows("edits"):
+    edits = top.rows("edits")
+    if edits:  # the debugger (and its legality engine) only to read record edits: tours load
+        from machine.debugger import bits_record, record_index  # this module at start-up
+    for r in edits:
         step = r.natural("step")
         if step > spec.steps:
             r.fail("step", f"expected at most the saved step {spec.steps}, found {step}")
@@ -262,11 +273,17 @@ def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> 
         if not target.strip():
             r.fail("target", "expected a target such as R5 or sb[0, 0], found an empty string")
         value = r.get("value", str)
-        try:
-            int(value, 0)
-        except ValueError:
-            r.fail("value", f"expected the stored bits as a hex string such as \"0x3f800000\", "
-                            f"found {value!r}")
+        if record_index(target) is not None:
+            try:
+                bits_record(value)
+            except ValueError as e:
+                r.fail("value", str(e))
+        else:
+            try:
+                int(value, 0)
+            except ValueError:
+                r.fail("value", f"expected the stored bits as a hex string such as "
+                                f"\"0x3f800000\", found {value!r}")
         spec.edits.append(Edit(step, target, value))
     spec.edits.sort(key=lambda e: e.step)  # stable: edits at one step keep file order
     spec.layout = top.get("layout", dict, {})

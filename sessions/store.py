@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from machine.asm.data import memory_bound
-from machine.debugger import Machine, Stop
+from machine.debugger import Machine, Stop, record_index
 from machine.edits import Edit
 from machine.files import MAX_DATA_BYTES, InputFileError, open_input, read_input, read_npy
 from sessions.atomic import resolve_target, same_file, write_atomic
@@ -218,7 +218,7 @@ def journal_options(history: bool) -> dict[str, int]:
 def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str,
                progress: Progress | None, interrupt: threading.Event | None) -> Stop | None:
     """Run exactly `spec.steps` steps (fast path: no breakpoints yet), applying each
-    `set` edit when its step is reached."""
+    `set` or record edit when its step is reached."""
     total = spec.steps
     if progress is not None:
         progress(0, total)
@@ -266,11 +266,14 @@ def _short(m: Machine, stop: Stop, total: int, warnings: list[str], src: str) ->
 
 
 def _apply_edit(m: Machine, edit: Edit, where: str) -> None:
-    """Re-make a saved `set` (its stored bits, exactly) through the machine's journal."""
+    """Re-make a saved `set` or record edit (its stored bits, exactly) through the
+    machine's journal."""
     try:
         m.apply_edit(edit)
     except ValueError as e:
-        raise SessionError(f"{where}: set {edit.target} = {edit.value}: {e}") from None
+        what = edit.target if record_index(edit.target) is not None else \
+            f"set {edit.target} = {edit.value}"  # 128 hex digits say nothing in one line
+        raise SessionError(f"{where}: {what}: {e}") from None
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -361,7 +364,8 @@ def relative_path(p: Path, folder: Path) -> str:
 def _save_images(target: Path, machine: Machine, prog: Path) -> list[DataImage]:
     """Write .npy images of initial memory the program's data directives do not produce."""
     program, data, labels = load_program(prog, machine.config.gen, str(target))
-    if not np.array_equal(np.asarray(program.raw), np.asarray(machine.program.raw)):
+    # The file must still hold the records the machine loaded (record edits are [[edits]]).
+    if not np.array_equal(np.asarray(program.raw), np.asarray(machine.loaded_program.raw)):
         raise SessionError(f"{target}: cannot save: {prog} no longer holds the program this "
                            f"machine runs (the file changed since it was loaded)")
     try:

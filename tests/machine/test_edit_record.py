@@ -1,0 +1,231 @@
+"""Machine.edit_record (issue 12, the TUI's "apply fix"): a record of the program replaced,
+journaled like a `set` edit, undone by reverse, replayed exactly from history and from a
+saved session; bad input is a one-line ValueError."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from machine.asm import assemble
+from machine.debugger import Machine, bits_record, record_bits
+from machine.edits import Edit
+from machine.legality.wire.repair import apply
+from machine.state import MachineConfig
+from sessions import load_session, save_session
+from sessions.errors import SessionError
+from sessions.schema import session_from_dict
+
+from .helpers import SMALL
+
+# record 1 is a COPY from FP32 to BF16: invalid (s4d4_tr_same_src_dst_type); its checked
+# fix sets out_dtype = FP32. Records 2..4 loop R2 times adding R5 to R1.
+PROGRAM = """
+.data sb[0:4, 0] fp32 1.0 2.5 -3.0 0.1
+    MOVE R1=0 R2=4 R5=3
+    COPY in_dtype=FP32 out_dtype=BF16 nac=4 src=sb[0, 0] {pattern} dst=sb[0, 64] {pattern}
+loop:
+    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=R{src}
+    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
+    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
+    HALT
+"""
+COPY, ADD = 1, 2
+
+
+def source(src: int = 5) -> str:
+    return PROGRAM.format(src=src, pattern="step=[1,0,0,0] num=[4,1,1,1]")
+
+
+def machine(**options) -> Machine:
+    a = assemble(source(), "<test>")
+    return Machine(a.program(), MachineConfig(**SMALL), data=a.data, labels=a.labels,
+                   **options)
+
+
+def fixed_copy(m: Machine) -> bytes:
+    """Record COPY with its verdict's checked fix applied."""
+    v = m.verdict(COPY)
+    assert not v.valid and v.fix_fields == {"out_dtype": 0xA}
+    inst = m.instruction(COPY)
+    rec = np.frombuffer(inst.raw, dtype=inst.struct.dtype).copy()
+    return apply(inst.struct, rec, v.fix_fields).tobytes()
+
+
+def other_add() -> bytes:
+    """Record ADD adding R0 (zero) instead of R5."""
+    return assemble(source(src=0), "<test>").program().raw[ADD].tobytes()
+
+
+def test_edit_then_reverse_restores_the_bytes_and_the_verdict() -> None:
+    m = machine()
+    old = m.program.raw[COPY].tobytes()
+    assert m.cont().reason == "invalid" and m.state.pc == 0x40
+    new = fixed_copy(m)
+    assert m.edit_record(COPY, new) == "record 1 at 0x40: 1 byte changed, now valid"
+    assert m.program.raw[COPY].tobytes() == new and m.verdict(COPY).valid
+    assert m.instruction(COPY).fields["out_dtype"] == 0xA
+    assert m.edits == [Edit(1, "record[1]", record_bits(new))]
+    assert m.position == (1, 1)
+    assert m.cont().reason == "halt" and m.state.R[1] == 12
+    assert m.reverse(m.state.steps - 1).steps > 0 and m.position == (1, 1)
+    assert m.reverse_step()  # the edit is an event of its own, undone without a step
+    assert m.position == (1, 0)
+    assert m.program.raw[COPY].tobytes() == old
+    assert not m.valid(COPY) and not m.verdict(COPY).valid
+    assert m.loaded_program.raw[COPY].tobytes() == old  # the loaded records never change
+    assert m.cont().reason == "invalid"
+
+
+def test_an_edit_reaches_the_bulk_flags_the_fast_path_and_breakpoints() -> None:
+    m = machine()
+    m.add_breakpoint("invalid")
+    assert m.cont().reason == "breakpoint"
+    m.edit_record(COPY, fixed_copy(m))
+    m.edit_record(ADD, other_add())  # a SEQ record whose fast closure may be built already
+    assert m.cont().reason == "halt"  # no stop at the repaired COPY
+    assert m.state.R[1] == 0  # the loop added R0, not R5
+    m.rewind()
+    assert m.program.raw.tobytes() == m.loaded_program.raw.tobytes()
+    assert m.cont().reason == "breakpoint"
+
+
+def test_every_position_is_reached_again_exactly_by_one_jump_back() -> None:
+    # One event at a time (journal pops), then each position again by one reverse from the
+    # end (far jumps replay from checkpoint 0, which holds the state but not the program:
+    # the records edited after it are put back, then re-edited on the way).
+    def run() -> Machine:
+        m = machine()
+        m.cont()
+        m.edit_record(COPY, fixed_copy(m))
+        m.step_n(3)
+        m.edit_record(ADD, other_add())
+        m.cont()
+        return m
+
+    m = run()
+    end = sum(m.position)
+    seen = {}
+    while True:
+        seen[sum(m.position)] = (m.position, m.state.digest(), m.program.raw.tobytes())
+        if not m.reverse_step():
+            break
+    assert m.position == (0, 0) and m.program.raw.tobytes() == m.loaded_program.raw.tobytes()
+    for events, want in seen.items():
+        m = run()
+        m.reverse(end - events)
+        assert (m.position, m.state.digest(), m.program.raw.tobytes()) == want
+
+
+def test_reverse_far_back_replays_record_edits_exactly() -> None:
+    m = machine()
+    m.cont()
+    m.edit_record(COPY, fixed_copy(m))
+    m.step_n(2)
+    m.edit_record(ADD, other_add())
+    after_edit = (m.position, m.state.digest(), m.program.raw.tobytes())
+    m.cont()
+    end = m.position
+    m.reverse(sum(end) - sum(after_edit[0]))  # one jump: a checkpoint replay
+    assert (m.position, m.state.digest(), m.program.raw.tobytes()) == after_edit
+    m.reverse(1)  # the ADD edit undone: the COPY edit stays
+    assert m.program.raw[ADD].tobytes() == m.loaded_program.raw[ADD].tobytes()
+    assert m.program.raw[COPY].tobytes() != m.loaded_program.raw[COPY].tobytes()
+    m.reverse(10**9)
+    assert m.position == (0, 0) and m.program.raw.tobytes() == m.loaded_program.raw.tobytes()
+
+
+def test_a_folded_history_replays_record_edits_too() -> None:
+    # A tiny journal budget folds history into checkpoints; going back past the window
+    # replays from one, and the records must be those of the position reached.
+    a = assemble(source().replace("R2=4", "R2=3000"), "<test>")
+    m = Machine(a.program(), MachineConfig(**SMALL), data=a.data, labels=a.labels,
+                journal_budget=64 << 10)
+    m.cont()
+    m.edit_record(COPY, fixed_copy(m))
+    m.step_n(10)
+    m.edit_record(ADD, other_add())
+    mid = (m.position, m.state.digest(), m.program.raw.tobytes())
+    m.cont()
+    assert m.state.halted and m.history.window_start(m.state) > mid[0]
+    m.reverse(sum(m.position) - sum(mid[0]))
+    assert (m.position, m.state.digest(), m.program.raw.tobytes()) == mid
+    m.reverse(10**9)
+    assert m.program.raw.tobytes() == m.loaded_program.raw.tobytes()
+
+
+@pytest.mark.parametrize(("index", "raw", "message"), [
+    (6, bytes(64), "record 6 does not exist (the program has records 0..5)"),
+    (-1, bytes(64), "record -1 does not exist (the program has records 0..5)"),
+    (True, bytes(64), "record: expected a record number, found True"),
+    (1, bytes(63), "record 1: expected 64 bytes, found 63"),
+    (1, "00" * 64, "record 1: expected 64 bytes, found str"),
+])
+def test_bad_input_is_a_one_line_error_and_changes_nothing(index, raw, message) -> None:
+    m = machine()
+    with pytest.raises(ValueError) as e:
+        m.edit_record(index, raw)
+    assert str(e.value) == message
+    assert not m.edits and m.program is m.loaded_program
+
+
+@pytest.mark.parametrize(("value", "fragment"), [
+    ("0x12", "expected a record's 64 bytes as 0x and 128 hex digits, found '0x12'"),
+    ("0x" + "zz" * 64, "expected a record's 64 bytes as 0x and 128 hex digits"),
+])
+def test_a_saved_record_edit_that_holds_no_record_is_refused(value, fragment) -> None:
+    with pytest.raises(ValueError, match="expected a record's 64 bytes"):
+        bits_record(value)
+    doc = {"schema": 1, "program": {"path": "p.asm"}, "machine": {"gen": "cayman"},
+           "position": {"steps": 1},
+           "edits": [{"step": 1, "target": "record[1]", "value": value}]}
+    with pytest.raises(SessionError) as e:
+        session_from_dict(doc, "s.toml")
+    assert str(e.value).startswith("s.toml: edits[0].value: ") and fragment in str(e.value)
+
+
+def test_a_saved_session_replays_the_record_edit(tmp_path) -> None:
+    prog = tmp_path / "prog.asm"
+    prog.write_text(source())
+    loaded = load_session_of(prog, tmp_path)
+    m = loaded.machine
+    assert m.cont().reason == "invalid"
+    new = fixed_copy(m)
+    m.edit_record(COPY, new)
+    m.step_n(2)
+    session = tmp_path / "s.toml"
+    save_session(session, m, program_path=prog)
+    text = session.read_text()
+    assert "schema = 1" in text and 'target = "record[1]"' in text
+    assert f'value = "{record_bits(new)}"' in text
+    again = load_session(session)
+    assert again.warnings == [] and again.digest_ok
+    m2 = again.machine
+    assert m2.position == m.position and m2.state.digest() == m.state.digest()
+    assert m2.program.raw.tobytes() == m.program.raw.tobytes()
+    assert m2.loaded_program.raw[COPY].tobytes() != new
+    assert m2.reverse(2).steps == 2 and m2.position == (1, 1)
+    assert m2.reverse_step() and m2.position == (1, 0)
+    assert not m2.valid(COPY)
+    assert m2.cont().reason == "invalid"
+
+
+def test_a_saved_record_edit_beyond_the_program_is_a_session_error(tmp_path) -> None:
+    prog = tmp_path / "prog.asm"
+    prog.write_text(source())
+    session = tmp_path / "s.toml"
+    session.write_text('schema = 1\n[program]\npath = "prog.asm"\n[machine]\ngen = "cayman"\n'
+                       f'sbuf_bytes = 4096\npsum_bytes = 2048\n[[edits]]\nstep = 0\n'
+                       f'target = "record[9]"\nvalue = "{record_bits(bytes(64))}"\n')
+    with pytest.raises(SessionError) as e:
+        load_session(session)
+    assert str(e.value) == (f"{session}: edits[0]: record[9]: edit of record[9]: the "
+                            f"program has records 0..5")
+
+
+def load_session_of(prog, folder):
+    """A machine on `prog` through a fresh session file (the loader the TUI uses)."""
+    s = folder / "fresh.toml"
+    s.write_text('schema = 1\n[program]\npath = "prog.asm"\n[machine]\ngen = "cayman"\n'
+                 'sbuf_bytes = 4096\npsum_bytes = 2048\n')
+    return load_session(s)
