@@ -17,24 +17,18 @@ time there measures the neighbours as much as the model.
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
+
+from _harness import options
 
 from machine.asm import assemble
 from machine.asm.loader import ProgramFile
 from machine.core.core import Core
 from machine.core.kernel import Kernel, make_kernel, make_queue
 from machine.dtypes import DEFAULT_GEN
+from machine.isa.programs import counted_loop
 
-LOOP = """
-    MOVE R1=0 R2={trips}
-loop:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-    HALT
-"""
 CAST = ("CAST in_dtype=FP32 out_dtype=BF16 nac=128 src=sb[0, {src:#x}] step=[1,0,0,0] "
         "num=[4096,1,1,1] dst=sb[0, {dst:#x}] step=[1,0,0,0] num=[4096,1,1,1]")
 CASTS = """
@@ -59,7 +53,7 @@ def kernel(**queues: str) -> Kernel:
 
 def seq_loops(steps: int) -> None:
     trips = max(1, steps // 4 // 3)
-    k = kernel(**{e: LOOP.format(trips=trips) for e in ("pool", "dve", "act", "pe")})
+    k = kernel(**{e: counted_loop(trips) for e in ("pool", "dve", "act", "pe")})
     base = None
     for races in (False, True):
         for budget, what in ((None, "history kept"), (0, "headless")):
@@ -105,10 +99,7 @@ def cast_races(n: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=2_000_000)
-    ap.add_argument("--casts", type=int, default=20)
-    a = ap.parse_args()
+    a = options(__doc__, steps=2_000_000, casts=20).parse_args()
     seq_loops(a.steps)
     cast_races(a.casts)
 

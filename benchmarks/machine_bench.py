@@ -13,40 +13,24 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
+from _harness import machine, options, per_call, timed
 
-from machine.asm import assemble
 from machine.convert import convert
 from machine.debugger import Machine
-from machine.state import MachineConfig
+from machine.isa.programs import counted_loop
 
-LOOP = """
-    MOVE R1=0 R2={trips}
-loop:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-    HALT
-"""
 DST = 0x8000
 CAST = ("CAST in_dtype=FP32 out_dtype=BF16 nac=128 src=sb[0, 0] step=[1,0,0,0] "
         f"num=[4096,1,1,1] dst=sb[0, {DST:#x}] step=[1,0,0,0] num=[4096,1,1,1]\nHALT")
 
 
-def _machine(text: str) -> Machine:
-    a = assemble(text, "<bench>")
-    return Machine(a.program(), MachineConfig(), data=a.data, labels=a.labels)
-
-
 def seq_loop(steps: int) -> None:
     trips = max(1, (steps - 2) // 3)
-    m = _machine(LOOP.format(trips=trips))
-    t = time.perf_counter()
-    stop = m.cont()
-    dt = time.perf_counter() - t
+    m = machine(counted_loop(trips))
+    stop, dt = timed(m.cont)
     n = m.state.steps
     print(f"SEQ loop: {n:,} steps in {dt:.3f} s = {n / dt:,.0f} instructions/s "
           f"(target >= 1,000,000; stop: {stop.reason})")
@@ -57,22 +41,16 @@ def seq_loop(steps: int) -> None:
     print(f"  journal: {jb / n:.1f} bytes/step for {written / n:.1f} bytes written/step "
           f"= {jb / written:.2f}x (target <= 2x)")
     k = min(200_000, n)
-    t = time.perf_counter()
-    for _ in range(k):
-        m.reverse_step()
-    rdt = (time.perf_counter() - t) / k
+    rdt = per_call(m.reverse_step, k)
     print(f"  reverse-step: {rdt * 1e6:.2f} us/step vs forward {dt / n * 1e6:.2f} us/step "
           f"(fast path) = {rdt / (dt / n):.1f}x")
-    t = time.perf_counter()
-    for _ in range(k // 10):
-        m.step()
-    sdt = (time.perf_counter() - t) / (k // 10)
+    sdt = per_call(m.step, k // 10)
     print(f"  single step with a full record (slow path): {sdt * 1e6:.1f} us/step; "
           f"reverse is {rdt / sdt:.2f}x of it")
 
 
 def cast_step(repeats: int) -> None:
-    m = _machine(CAST)
+    m = machine(CAST)
     rng = np.random.default_rng(7)
     vals = rng.standard_normal((128, 4096)).astype(np.float32)
     m.state.sbuf[:, :4 * 4096] = vals.view(np.uint8)
@@ -82,12 +60,9 @@ def cast_step(repeats: int) -> None:
     m.valid(0)  # the program's bulk legality, computed once, is not part of a step
     t_conv, t_conv_sb = [], []
     for _ in range(repeats):
-        t = time.perf_counter()
-        convert(bits, "fp32", "bf16", "rint", False, "neuron")
-        t_conv.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        convert(in_sbuf, "fp32", "bf16", "rint", False, "neuron")
-        t_conv_sb.append(time.perf_counter() - t)
+        t_conv.append(timed(lambda: convert(bits, "fp32", "bf16", "rint", False, "neuron"))[1])
+        t_conv_sb.append(timed(lambda: convert(in_sbuf, "fp32", "bf16", "rint", False,
+                                               "neuron"))[1])
     c, csb = float(np.median(t_conv)), float(np.median(t_conv_sb))
     s, r, jb = _step_times(m, repeats)
     print(f"CAST fp32->bf16 128x4096: step {s * 1e3:.2f} ms, convert alone {c * 1e3:.2f} ms "
@@ -110,13 +85,10 @@ def cast_step(repeats: int) -> None:
     lines = [CAST.splitlines()[0].replace(hex(DST), hex(DST + k * written // 128))
              for k in range(n)]
     for what, text in (("the same destination", [lines[0]] * n), ("fresh destinations", lines)):
-        m = _machine("\n".join([*text, "HALT"]))
+        m = machine("\n".join([*text, "HALT"]))
         m.state.sbuf[:, :4 * 4096] = vals.view(np.uint8)
         m.valid(0)
-        t = time.perf_counter()
-        for _ in range(n):
-            m.step()
-        fwd = (time.perf_counter() - t) / n
+        fwd = per_call(m.step, n)
         print(f"  {n} CAST steps in a row into {what} (the journal keeps every step; "
               f"verdicts are explained only when read): {fwd * 1e3:.2f} ms/step")
 
@@ -125,14 +97,11 @@ def _step_times(m: Machine, repeats: int) -> tuple[float, float, int]:
     """Median step and reverse-step times, and the journal bytes of one step."""
     t_step, t_rev, jb = [], [], 0
     for _ in range(repeats):
-        t = time.perf_counter()
-        rec = m.step()
-        t_step.append(time.perf_counter() - t)
+        rec, dt = timed(m.step)
+        t_step.append(dt)
         assert rec.executed, rec.fault
         jb = m.state.journal.nbytes
-        t = time.perf_counter()
-        m.reverse_step()
-        t_rev.append(time.perf_counter() - t)
+        t_rev.append(timed(m.reverse_step)[1])
     return float(np.median(t_step)), float(np.median(t_rev)), jb
 
 
@@ -161,10 +130,7 @@ def _floor(m: Machine, repeats: int, direct: bool = True) -> list[float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=1_000_000)
-    ap.add_argument("--repeats", type=int, default=15)
-    args = ap.parse_args()
+    args = options(__doc__, steps=1_000_000, repeats=15).parse_args()
     seq_loop(args.steps)
     cast_step(args.repeats)
 

@@ -17,27 +17,19 @@ figure is the growth over the RSS just before the run started.
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import subprocess
 import sys
-import time
 
-from machine.asm import assemble
+from _harness import machine, options, timed
+
 from machine.debugger import Machine
 from machine.history import JOURNAL_BUDGET
-from machine.state import MachineConfig
+from machine.isa.programs import counted_loop
 
-LOOP = """
-    MOVE R1=0 R2={trips}
-    MOVE R5=7
-loop:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-    HALT
-"""
+# R5 is written once, by the MOVE at step 1: the reverse-continue target.
+WRITE_R5 = "    MOVE R5=7\n"
 MIB = 1 << 20
 
 
@@ -51,19 +43,12 @@ def _peak() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
 
 
-def _machine(steps: int, budget: int) -> Machine:
-    a = assemble(LOOP.format(trips=max(1, (steps - 3) // 3)), "<bench>")
-    return Machine(a.program(), MachineConfig(), data=a.data, labels=a.labels,
-                   journal_budget=budget)
-
-
 def scenario(name: str, steps: int) -> dict[str, float]:
     budget = 0 if name == "run" else JOURNAL_BUDGET
-    m = _machine(steps, budget)
+    m = machine(counted_loop(max(1, (steps - 3) // 3), prelude=WRITE_R5),
+                journal_budget=budget)
     base = _rss()
-    t = time.perf_counter()
-    stop = m.cont()
-    dt = time.perf_counter() - t
+    stop, dt = timed(m.cont)
     st = m.state
     out = {"steps": st.steps, "seconds": dt, "stop": stop.reason,
            "peak_growth": _peak() - base, "history": m.history.nbytes(st),
@@ -77,21 +62,13 @@ def scenario(name: str, steps: int) -> dict[str, float]:
 def _reverse_figures(m: Machine) -> dict[str, float]:
     st = m.state
     end = st.steps
-    t = time.perf_counter()
-    m.reverse(end - end // 2)
-    mid = time.perf_counter() - t
+    _, mid = timed(lambda: m.reverse(end - end // 2))
     assert st.steps == end // 2
-    t = time.perf_counter()
-    m.reverse(st.steps - 1000)
-    near = time.perf_counter() - t
-    t = time.perf_counter()
-    m.reverse_step()
-    one = time.perf_counter() - t
+    _, near = timed(lambda: m.reverse(st.steps - 1000))
+    _, one = timed(m.reverse_step)
     m.cont()
     m.add_breakpoint("watch:R5")  # written once, at step 1: deep in the folded history
-    t = time.perf_counter()
-    stop = m.reverse_continue()
-    rc = time.perf_counter() - t
+    stop, rc = timed(m.reverse_continue)
     assert stop.reason == "breakpoint" and st.steps == 1, stop
     return {"reverse_mid": mid, "reverse_near_start": near, "reverse_step_there": one,
             "reverse_continue_to_step_1": rc}
@@ -104,12 +81,9 @@ def _child(name: str, steps: int) -> dict[str, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--run-steps", type=int, default=50_000_000)
-    ap.add_argument("--cont-steps", type=int, default=20_000_000)
-    ap.add_argument("--long-steps", type=int, default=40_000_000)
+    ap = options(__doc__, run_steps=50_000_000, cont_steps=20_000_000,
+                 long_steps=40_000_000, steps=0)
     ap.add_argument("--child", choices=("run", "cont", "long"))
-    ap.add_argument("--steps", type=int, default=0)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(scenario(args.child, args.steps)))

@@ -17,13 +17,16 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from textual.geometry import Region  # noqa: E402
 
+from machine.isa.programs import handshake_loops  # noqa: E402
 from neurondbg.app import NeurondbgApp  # noqa: E402
 from neurondbg.screens.main import DebuggerScreen  # noqa: E402
 from sessions.examples import DEMO  # noqa: E402
@@ -78,51 +81,54 @@ def render_all(screen: DebuggerScreen) -> int:
     return lines
 
 
-async def per_step(program: Path, steps: int = 200) -> tuple[float, float, int]:
-    """(median ms, max ms, lines rendered per step) of step + show + render."""
+async def _render_steps(program: Path, screen_type: type, step: Callable[[Any], object],
+                        steps: int, warm: Callable[[Any], object] | None = None,
+                        reset: Callable[[Any], object] | None = None
+                        ) -> tuple[float, float, int]:
+    """(median ms, max ms, lines rendered per step) of `step(session)` + show + render on
+    `program` open in the app at SIZE; `warm(session)` runs once first and `reset(session)`
+    before each step, both untimed."""
     app = NeurondbgApp(program)
     times: list[float] = []
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_loaded()
         await pilot.pause()
         screen = app.screen
-        assert isinstance(screen, DebuggerScreen)
+        assert isinstance(screen, screen_type)
+        session = app.session
+        if warm is not None:
+            warm(session)
         lines = 0
         for _ in range(steps):
+            if reset is not None:
+                reset(session)
             t0 = time.perf_counter()
-            app.session.step(1)
-            screen.show(app.session.snapshot())
+            step(session)
+            screen.show(session.snapshot())
             lines = render_all(screen)
             times.append(time.perf_counter() - t0)
-            if app.session.state.halted:
-                app.session.reverse(app.session.state.steps)
     return statistics.median(times) * 1e3, max(times) * 1e3, lines
 
 
-# Five engines, each a counted SEQ loop, with a semaphore handshake between loops.
-CORE_LOOP = """
-    MOVE R1=0 R2={n}
-loop:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=1
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-    NOP {sync}
-    MOVE R2={n}
-again:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=1
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=again
-    HALT
-"""
+async def per_step(program: Path, steps: int = 200) -> tuple[float, float, int]:
+    """(median ms, max ms, lines rendered per step) of step + show + render; a halted
+    program is reversed to its start (untimed) and stepped again."""
+    def rewind(session: Any) -> None:
+        if session.state.halted:
+            session.reverse(session.state.steps)
+
+    return await _render_steps(program, DebuggerScreen, lambda s: s.step(1), steps,
+                               reset=rewind)
 
 
 def five_engine_kernel(folder: Path, n: int = 2000) -> Path:
-    """A five-engine `.engine` kernel: POOL signals sem[1], the others wait for it."""
+    """A five-engine `.engine` kernel, each a counted SEQ loop twice: POOL signals sem[1]
+    between its loops, the others wait for it there."""
     parts = []
     for e in ("pool", "dve", "act", "pe", "sp"):
         sync = "update_mode=SEM_INC_READ update_idx=1" if e == "pool" else \
             "wait_mode=SEM_GE_IMM wait_idx=1 semaphore_value=1"
-        parts.append(f".engine {e}\n" + CORE_LOOP.format(n=n, sync=sync))
+        parts.append(f".engine {e}\n" + handshake_loops(n, sync=sync))
     path = folder / "five_loops.asm"
     path.write_text("".join(parts))
     return path
@@ -134,23 +140,8 @@ async def core_step(kernel: Path, warm: int = 10_000, steps: int = 200
     `warm`-step timeline behind it."""
     from neurondbg.screens.core import CoreScreen
 
-    app = NeurondbgApp(kernel)
-    times: list[float] = []
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_loaded()
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, CoreScreen)
-        session = app.session
-        session.core.cont(max_steps=warm)
-        lines = 0
-        for _ in range(steps):
-            t0 = time.perf_counter()
-            session.step_core()
-            screen.show(session.snapshot())
-            lines = render_all(screen)
-            times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3, max(times) * 1e3, lines
+    return await _render_steps(kernel, CoreScreen, lambda s: s.step_core(), steps,
+                               warm=lambda s: s.core.cont(max_steps=warm))
 
 
 async def lane_trace(program: Path, repeats: int = 50) -> float:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from machine.core.core import Core
+from machine.isa.programs import handshake_loops
 from machine.state import MachineConfig, MachineState
 from tests.core.conftest import SMALL, core, kernel
 
@@ -21,30 +22,17 @@ CONSUMER = f"""
     {COPY.format(src=0x100, dst=0x200)} wait_mode=SEM_GE_IMM wait_idx=3 semaphore_value=1
     HALT
 """
-# Two engines, each a counted SEQ loop with a semaphore handshake in the middle.
-LOOPS = """
-    MOVE R1=0 R2={n}
-loop:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1={k}
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-    NOP {sync}
-    MOVE R2={n}
-again:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=1
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=again
-    HALT
-"""
 POLICIES = ["rr", "in-order", "random:7"]
 
 
 def loops(schedule: str = "rr", n: int = 50, **kw: object) -> Core:
+    """Three engines, each a counted SEQ loop twice; POOL signals sem[1] between its loops,
+    DVE waits for it there, ACT does neither."""
     return core(schedule, **kw,
-                pool=LOOPS.format(n=n, k=3, sync="update_mode=SEM_INC_READ update_idx=1"),
-                dve=LOOPS.format(n=n + 7, k=5, sync="wait_mode=SEM_GE_IMM wait_idx=1 "
-                                 "semaphore_value=1"),
-                act=LOOPS.format(n=n // 2, k=2, sync=""))
+                pool=handshake_loops(n, 3, "update_mode=SEM_INC_READ update_idx=1"),
+                dve=handshake_loops(n + 7, 5, "wait_mode=SEM_GE_IMM wait_idx=1 "
+                                    "semaphore_value=1"),
+                act=handshake_loops(n // 2, 2))
 
 
 def sbuf_f32(c: Core, offset: int) -> list[float]:

@@ -7,9 +7,10 @@ import pytest
 
 from machine import expr as ex
 from machine.breakpoints import parse_spec
+from machine.isa.programs import handshake_loops
 from machine.state import MachineConfig, MachineState
 from tests.core.conftest import core
-from tests.core.test_core import CONSUMER, COPY, LOOPS, PRODUCER
+from tests.core.test_core import CONSUMER, COPY, PRODUCER
 from tests.machine.helpers import machine
 
 RACY_CONSUMER = f"""
@@ -101,7 +102,7 @@ def test_pc_breakpoint_with_and_without_engine() -> None:
 
 
 def test_label_breakpoints_are_per_section() -> None:
-    c = core(pool=LOOPS.format(n=3, k=1, sync=""), dve="NOP\nHALT")
+    c = core(pool=handshake_loops(3, 1), dve="NOP\nHALT")
     c.add_breakpoint("label:again")
     stop = c.cont()
     assert stop.engine == "pool" and stop.pc == 0x40 * 6
@@ -141,7 +142,7 @@ def test_watch_and_if_on_engine_registers() -> None:
 
 
 def test_condition_reads_the_engine_at_the_location() -> None:
-    c = core(pool=LOOPS.format(n=12, k=1, sync=""), dve=LOOPS.format(n=3, k=1, sync=""))
+    c = core(pool=handshake_loops(12, 1), dve=handshake_loops(3, 1))
     c.focus = "dve"  # never has R2 == 6: the condition reads POOL, at the location
     bp = c.add_breakpoint("op:COMPARE_BRANCH if R2 == 6")
     stop = c.cont()
@@ -210,7 +211,7 @@ def test_expressions_naming_a_missing_engine_are_refused() -> None:
 
 
 def test_run_to_a_pc_of_one_engine() -> None:
-    c = core(pool=LOOPS.format(n=3, k=1, sync=""), dve=LOOPS.format(n=5, k=1, sync=""))
+    c = core(pool=handshake_loops(3, 1), dve=handshake_loops(5, 1))
     stop = c.run_to(0x100, "dve")
     assert (stop.reason, stop.engine, stop.pc, stop.breakpoint) == ("breakpoint", "dve", 0x100,
                                                                     None)
@@ -222,8 +223,8 @@ def test_run_to_a_pc_of_one_engine() -> None:
 def test_reverse_continue_to_breakpoints_and_watches(n: int, budget: int | None) -> None:
     """Back to the last time an engine was at a breakpoint or wrote a watched target;
     with a small budget the window before the kept one is rebuilt from a checkpoint."""
-    c = core(journal_budget=budget, pool=LOOPS.format(n=n, k=1, sync=""),
-             dve=LOOPS.format(n=n + 10, k=2, sync=""))
+    c = core(journal_budget=budget, pool=handshake_loops(n, 1),
+             dve=handshake_loops(n + 10, 2))
     assert c.cont().reason == "halt"
     assert (c._timeline.origin > 0) == (budget is not None)
     end = c.steps

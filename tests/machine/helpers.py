@@ -6,15 +6,19 @@ import numpy as np
 
 from machine.asm import assemble
 from machine.debugger import Machine
+from machine.history import JOURNAL_BUDGET
 from machine.state import MachineConfig
 
 SMALL = {"sbuf_bytes": 4096, "psum_bytes": 2048}
 
 
-def machine(text: str, engine: str = "pool", **config) -> Machine:
+def machine(text: str, engine: str = "pool", journal_budget: int = JOURNAL_BUDGET,
+            **config) -> Machine:
+    """A Machine on the assembled `text`, SMALL memories unless `config` says otherwise."""
     a = assemble(text, "<test>")
     cfg = MachineConfig(engine=engine, **{**SMALL, **config})
-    return Machine(a.program(), cfg, data=a.data, labels=a.labels)
+    return Machine(a.program(), cfg, data=a.data, labels=a.labels,
+                   journal_budget=journal_budget)
 
 
 def put(m: Machine, partitions: slice, offset: int, values: np.ndarray) -> None:

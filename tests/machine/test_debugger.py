@@ -10,6 +10,7 @@ from machine.debugger import Machine
 from machine.engines import HANDLERS
 from machine.isa.codec import decode_bytes
 from machine.isa.opcodes import OPCODES
+from machine.isa.programs import counted_loop
 from machine.state import MachineConfig
 
 from .helpers import machine, put
@@ -171,14 +172,7 @@ def test_change_breakpoint_follows_reverse_steps() -> None:
 
 
 def test_fast_path_stops_exactly_at_static_breakpoints() -> None:
-    m = machine("""
-        MOVE R1=0 R2=100000
-    loop:
-        ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=1
-        ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-        COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-        HALT
-    """)
+    m = machine(counted_loop(100000, add=1))
     m.add_breakpoint("op:HALT")
     stop = m.cont()
     assert stop.reason == "breakpoint" and stop.pc == 0x100 and m.state.R[1] == 100000

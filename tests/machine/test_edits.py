@@ -5,28 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from machine.asm import assemble
 from machine.debugger import Machine
 from machine.edits import Edit
 from machine.expr import parse_target
-from machine.state import MachineConfig
+from machine.history import JOURNAL_BUDGET
+from machine.isa.programs import counted_loop
 
-from .helpers import SMALL
-
-LOOP = """
-    MOVE R1=0 R2={trips}
-loop:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=R5
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-    HALT
-"""
+from . import helpers
 
 
-def machine(trips: int = 10, journal_budget: int = 256 << 20) -> Machine:
-    a = assemble(LOOP.format(trips=trips), "<test>")
-    return Machine(a.program(), MachineConfig(**SMALL), data=a.data, labels=a.labels,
-                   journal_budget=journal_budget)
+def machine(trips: int = 10, journal_budget: int = JOURNAL_BUDGET) -> Machine:
+    """A loop adding R5 to R1 each trip (so edits of R5 show in R1)."""
+    return helpers.machine(counted_loop(trips, add="R5"), journal_budget=journal_budget)
 
 
 @pytest.mark.parametrize(("target", "value", "report", "bits"), [

@@ -9,29 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from machine import debugger
-from machine.asm import assemble
-from machine.debugger import Machine
-from machine.history import JOURNAL_BUDGET, KEEP_LAST, KEEP_LAST_BYTES
-from machine.state import MachineConfig
+from machine.history import KEEP_LAST, KEEP_LAST_BYTES
+from machine.isa.programs import counted_loop
 
-from .helpers import SMALL
+from .helpers import machine
 
 
-def machine(text: str, journal_budget: int = JOURNAL_BUDGET) -> Machine:
-    a = assemble(text, "<test>")
-    return Machine(a.program(), MachineConfig(**SMALL), data=a.data, labels=a.labels,
-                   journal_budget=journal_budget)
+def loop(trips: int) -> str:
+    """R1 counts up, R2 counts down; R5 is written once, by the instruction at 0x40."""
+    return counted_loop(trips, prelude="    MOVE R5=7\n")
 
-# R1 counts up, R2 counts down; R5 is written once, by the instruction at 0x40.
-LOOP = """
-    MOVE R1=0 R2={trips}
-    MOVE R5=7
-loop:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-    HALT
-"""
 # A CAST in the loop writes SBUF every trip, so checkpoints carry memory too.
 CAST_LOOP = """
     MOVE R2={trips}
@@ -58,7 +45,7 @@ def _forward_digests(m, marks: list[int]) -> dict[int, str]:
 
 
 def test_a_long_run_stays_under_the_budget_and_folds_into_checkpoints() -> None:
-    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m = machine(loop(100_000), journal_budget=BUDGET)
     assert m.cont().reason == "halt" and m.state.steps == 300_003
     h = m.history
     # The window folds to a checkpoint older than the current step (the last step stays
@@ -67,15 +54,15 @@ def test_a_long_run_stays_under_the_budget_and_folds_into_checkpoints() -> None:
     assert m.state.journal.origin > 0  # folded: the oldest steps live in checkpoints only
     assert h.checkpoints[0].position == (0, 0) and len(h.checkpoints) >= 2
     # The same run with the default budget keeps everything and folds nothing.
-    full = machine(LOOP.format(trips=100_000))
+    full = machine(loop(100_000))
     full.cont()
     assert full.state.journal.origin == 0 and full.state.journal.nbytes > BUDGET
 
 
 def test_reverse_past_the_window_is_bit_exact() -> None:
     marks = [1, 2, 3, 1000, 77_777, 150_001, 299_999]
-    want = _forward_digests(machine(LOOP.format(trips=100_000)), marks)
-    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    want = _forward_digests(machine(loop(100_000)), marks)
+    m = machine(loop(100_000), journal_budget=BUDGET)
     m.cont()
     for k in sorted(marks, reverse=True):
         stop = m.reverse(m.state.steps - k)
@@ -106,7 +93,7 @@ def test_reverse_past_the_window_with_memory_writes_and_then_forward_again() -> 
 
 
 def test_reverse_continue_finds_breakpoints_in_the_folded_region() -> None:
-    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m = machine(loop(100_000), journal_budget=BUDGET)
     m.cont()
     assert m.state.journal.origin > 10
     m.add_breakpoint("watch:R5")  # only the second MOVE writes it, at step 1
@@ -123,8 +110,8 @@ def test_reverse_continue_finds_breakpoints_in_the_folded_region() -> None:
 
 def test_reverse_of_many_steps_reports_progress_and_can_be_interrupted(monkeypatch) -> None:
     monkeypatch.setattr(debugger, "FAST_CHUNK", 256)  # interrupt checks every 256 steps
-    ref = machine(LOOP.format(trips=100_000))
-    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    ref = machine(loop(100_000))
+    m = machine(loop(100_000), journal_budget=BUDGET)
     m.cont()
     cps = [c.step for c in m.history.checkpoints]
     gap, left = max((b - a, a) for a, b in itertools.pairwise(cps))
@@ -147,7 +134,7 @@ def test_reverse_of_many_steps_reports_progress_and_can_be_interrupted(monkeypat
 
 
 def test_no_history_keeps_a_bounded_journal_and_refuses_reverse() -> None:
-    m = machine(LOOP.format(trips=100_000), journal_budget=0)
+    m = machine(loop(100_000), journal_budget=0)
     assert m.cont().reason == "halt" and m.state.steps == 300_003
     assert len(m.state.journal.steps) <= KEEP_LAST + (1 << 16)
     assert m.last is not None and m.last.mnemonic == "HALT"
@@ -159,7 +146,7 @@ def test_no_history_keeps_a_bounded_journal_and_refuses_reverse() -> None:
 
 
 def test_who_wrote_answers_within_the_kept_window_only() -> None:
-    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m = machine(loop(100_000), journal_budget=BUDGET)
     m.cont()
     assert m.state.who_wrote("R5") is None  # step 1 was folded away
     step, pc = m.state.who_wrote("R1")
@@ -178,7 +165,7 @@ def test_no_history_bounds_memory_writes_too() -> None:
 
 
 def test_reverse_continue_judges_conditions_at_each_candidate_in_folded_history() -> None:
-    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m = machine(loop(100_000), journal_budget=BUDGET)
     m.cont()
     m.add_breakpoint("label:loop if R1 == 30")  # the loop head is reached 100000 times
     stop = m.reverse_continue()
@@ -187,7 +174,7 @@ def test_reverse_continue_judges_conditions_at_each_candidate_in_folded_history(
 
 
 def test_reverse_continue_undoes_edits_on_the_way() -> None:
-    m = machine(LOOP.format(trips=100_000), journal_budget=BUDGET)
+    m = machine(loop(100_000), journal_budget=BUDGET)
     m.cont(max_steps=50)
     m.edit("R5", "9")
     m.cont()
@@ -200,7 +187,7 @@ def test_reverse_continue_undoes_edits_on_the_way() -> None:
 @given(st.lists(st.tuples(st.sampled_from(["cont", "reverse", "edit", "rc", "back"]),
                           st.integers(0, 40_000)), min_size=1, max_size=8), st.booleans())
 def test_any_mix_of_commands_matches_a_machine_that_keeps_everything(ops, cast) -> None:
-    text = CAST_LOOP.format(trips=2000) if cast else LOOP.format(trips=20_000)
+    text = CAST_LOOP.format(trips=2000) if cast else loop(20_000)
     target = "sb[1, 4]:fp32" if cast else "R5"  # read by the CASTs / by the ADD
     small = machine(text, journal_budget=BUDGET // 4)
     full = machine(text)

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from machine.asm import assemble
 from machine.debugger import Machine
+from machine.isa.programs import counted_loop
 from machine.state import MachineConfig
 
 OPS = ["ADD", "SUBTRACT", "MULT", "BITWISE_AND", "BITWISE_OR", "BITWISE_XOR", "ADD_INT",
@@ -80,11 +81,7 @@ def test_fast_run_equals_slow_steps(seed: list[tuple]) -> None:
 
 def test_budget_counts_every_step() -> None:
     """fast_run's budget is exact: n steps, never n + 1 or n - 1, wherever it ends."""
-    text = ("    MOVE R1=0 R2=100\nloop:\n"
-            "    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3\n"
-            "    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1\n"
-            "    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 "
-            "target=loop\n    HALT\n")
+    text = counted_loop(100)
     for budget in (1, 2, 3, 7, 299, 300, 301, 10_000):
         m = machine(text)
         m.step()  # the MOVE

@@ -17,17 +17,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from machine.isa.programs import counted_loop
 from neurondbg.cli import cli
 from sessions import atomic
 
-LOOP = """\
-    MOVE R1=0 R2=10
-loop:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-    HALT
-"""
+LOOP = counted_loop(10)
 SPIN = """\
 top:
     ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=1

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from machine.dtypes import Dtype
 from machine.engines.alu import AluFault, alu32, alu64, f32_bits
 from machine.isa.enums import AluOp as A
+from machine.isa.programs import counted_loop
 
 from .helpers import machine
 
@@ -85,14 +86,7 @@ def test_alu_int32_wraps_like_numpy(a, b) -> None:
             assert alu32(op, a & 0xFFFFFFFF, b & 0xFFFFFFFF, I32) == int(ref) & 0xFFFFFFFF
 
 
-LOOP = """
-    MOVE R1=0 R2=10
-loop:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-    HALT
-"""
+LOOP = counted_loop(10)
 
 
 def test_counted_loop_fast_and_slow_agree() -> None:

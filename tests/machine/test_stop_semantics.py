@@ -5,18 +5,12 @@ from __future__ import annotations
 import pytest
 
 from machine.debugger import Machine
+from machine.isa.programs import counted_loop
 
 from .helpers import machine
 
 # 0x00 MOVE, 0x40 ADD R1 += 3, 0x80 SUB R2 -= 1, 0xC0 branch to 0x40 while R2 > 0, 0x100 HALT
-LOOP = """
-    MOVE R1=0 R2=5
-loop:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3
-    ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
-    HALT
-"""
+LOOP = counted_loop(5)
 
 
 def test_a_stop_lists_every_breakpoint_that_matched_and_names_the_instruction() -> None:

@@ -1,0 +1,49 @@
+"""What the benchmark scripts share: their command line, a machine from assembly text, and
+timing. The programs they run are `machine.isa.programs` (the tests step the same ones).
+
+Run a benchmark as `python benchmarks/<name>.py`: this folder is then first on sys.path,
+so `from _harness import ...` finds this module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from machine.asm import assemble
+from machine.debugger import Machine
+from machine.state import MachineConfig
+
+T = TypeVar("T")
+
+
+def options(doc: str, **ints: int) -> argparse.ArgumentParser:
+    """A parser described by the first line of `doc`, with one `--name` integer option per
+    keyword (underscores become dashes) defaulting to its value; add more, then parse."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    for name, default in ints.items():
+        ap.add_argument(f"--{name.replace('_', '-')}", type=int, default=default)
+    return ap
+
+
+def machine(text: str, name: str = "<bench>", **kw: object) -> Machine:
+    """A Machine (default config) on the assembled `text`; `kw` go to Machine."""
+    a = assemble(text, name)
+    return Machine(a.program(), MachineConfig(), data=a.data, labels=a.labels, **kw)
+
+
+def timed(fn: Callable[[], T]) -> tuple[T, float]:
+    """`fn()` and the wall seconds it took."""
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t
+
+
+def per_call(fn: Callable[[], object], n: int) -> float:
+    """Mean wall seconds of one of `n` calls of `fn` in a row."""
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t) / n
