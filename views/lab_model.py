@@ -16,7 +16,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from machine.convert._trace_codec import decode
 from machine.convert.formats import FORMATS, FloatFormat, Format, HiF8Format, IntFormat
 from machine.convert.parse import (
     BadNumber,
@@ -26,6 +25,7 @@ from machine.convert.parse import (
     parse_value,
 )
 from machine.convert.roles import field_marks
+from machine.convert.trace import decode
 
 _ISS_INT = re.compile(r"(u?)int(\d+)")
 

@@ -4,6 +4,15 @@ Readable per-lane code on plain Python ints, written from the document's bodies
 (never calling the vectorized machine.convert._iss_vec), in the Trace / Step form of
 machine.convert.trace: named steps (STEP_NAMES), bit strings before/after, marked
 ranges by role (ROLES), one explanation each. Profile "iss".
+
+Every rounding step that drops bits carries the two candidates of the float trace
+(values["candidates"], and Trace.candidates), built by machine.convert._trace_round.
+candidates: for float / ufloat / narrow in the target float format, for trunc / utrunc
+and the packs in the integer result format, by the value the primitive rounds (pack and
+packvr*: the Q-format value lane / 2^shift). `chosen` is the candidate the rounding
+picked before any later step: a saturating clamp (flagged), or pack's `& 0x7fffffff`,
+which for shift >= 16 lands in the result bits of a negative lane, may still change it.
+A step that drops nothing (widen, shift 0) has none, as in the float trace.
 """
 
 from __future__ import annotations
@@ -30,7 +39,13 @@ from machine.convert._iss_vec import (
 )
 from machine.convert._trace_codec import bitstr, decode
 from machine.convert._trace_model import ROLES, STEP_NAMES, Step, Trace, Value, show
-from machine.convert.formats import FloatFormat
+from machine.convert._trace_round import (
+    HALF_UP,
+    candidate_sentence,
+    candidates,
+    final_candidates,
+)
+from machine.convert.formats import FORMATS, FloatFormat, Format
 from machine.convert.modes import Mode
 
 PROFILE = "iss"
@@ -59,12 +74,33 @@ class _Lane:
             text = f"output {show(vout)} vs input {show(vin)}: no finite error"
         else:
             text = f"output {show(vout)} - exact input {show(vin)} = {show(err)}"
+        cand = final_candidates(self.steps)
         self.add("error", "Error vs the exact input", text, values={"error": err})
         nan = isinstance(vout, float) and math.isnan(vout)
         inf = isinstance(vout, float) and not nan
         return Trace(in_bits, out_bits, src, dst, mode, sat, PROFILE, vin, vout, err,
                      self.inexact or bool(err), self.tie, self.saturated, nan, inf,
-                     self.overflow, tuple(self.steps), in_cls, out_cls)
+                     self.overflow, tuple(self.steps), in_cls, out_cls, cand)
+
+
+def _with_candidates(text: str, values: dict, dst: Format, sign: int, sig: int, exp2: int,
+                     kept: int, q: int, up: int, rule: str, tie: bool = False) -> str:
+    """Put the candidates of a rounding into a round step's values; return its text with
+    the candidates' sentence (machine.convert._trace_round, as the float trace says it)."""
+    cand, exact = candidates(dst, sign, sig, exp2, kept, q, up)
+    values["candidates"] = cand
+    return f"{text}. {candidate_sentence(cand, exact, rule, tie)}"
+
+
+def _fixed_point(text: str, values: dict, dst: Format, v: int, shift: int,
+                 rounded: int, rule: str) -> str:
+    """_with_candidates for a signed integer lane v read as v / 2^shift (shift > 0) that
+    the primitive rounded to the integer `rounded` (floor(v / 2^shift) or one above)."""
+    sign, mag = int(v < 0), abs(v)
+    kept = mag >> shift
+    up = -rounded - kept if sign else rounded - kept  # the increment on the magnitude
+    tie = mag & ((1 << shift) - 1) == 1 << (shift - 1)
+    return _with_candidates(text, values, dst, sign, mag, -shift, kept, 0, up, rule, tie)
 
 
 def _int_marks(width: int, is_signed: bool) -> tuple:
@@ -181,10 +217,13 @@ def _round_float(lane: _Lane, sign: int, mag: int, exp2: int, fmt: FloatFormat, 
         why = f"inexact and {'negative' if sign else 'positive'}: " + \
             ("the magnitude goes up" if up else "the extra bits are dropped")
     wid = max(kw, (kept + up).bit_length())  # one width: a carry pads the kept bits
-    lane.add("round", "Rounding decision", f"{word}; {why}", bitstr(kept, wid),
-             bitstr(kept + up, wid),
-             values={"increment": up, "inexact": inexact, "tie": tie, "mode": mode,
-                     "round_mode": round_mode})
+    values = {"increment": up, "inexact": inexact, "tie": tie, "mode": mode,
+              "round_mode": round_mode}
+    text = f"{word}; {why}"
+    if dropped:
+        text = _with_candidates(text, values, fmt, sign, mag, exp2, kept, q, up, mode, tie)
+    lane.add("round", "Rounding decision", text, bitstr(kept, wid), bitstr(kept + up, wid),
+             values=values)
     kept += up
     if kept == 1 << (m_bits + 1):
         kept, q = 1 << m_bits, q + 1
@@ -316,10 +355,13 @@ def _truncate(lane: _Lane, d, fmt: FloatFormat, dst: str, lo: int, hi: int,
     lane.add("align", "Alignment", text, s, s, marks, {"shift": sh})
     frac = d.sig & ((1 << sh) - 1) if sh > 0 else 0
     lane.inexact = frac != 0
-    lane.add("round", "Rounding decision",
-             "always toward zero: the fraction bits are discarded; trunc has no round-mode "
-             "operand, the FSR mode is never read (ref 003 §3 CORRECTION)",
-             values={"increment": 0, "inexact": frac != 0, "mode": "trunc"})
+    text = ("always toward zero: the fraction bits are discarded; trunc has no round-mode "
+            "operand, the FSR mode is never read (ref 003 §3 CORRECTION)")
+    values = {"increment": 0, "inexact": frac != 0, "mode": "trunc"}
+    if sh > 0 and d.sig:  # a zero has nothing to round (as the float trace: no candidates)
+        text = _with_candidates(text, values, FORMATS[dst], d.sign, d.sig, d.exp2, mag, 0, 0,
+                                Mode.TRUNC)
+    lane.add("round", "Rounding decision", text, values=values)
     v = -mag if d.sign else mag
     if not is_signed and d.sign and v != 0:
         out, why = 0, "a negative value clamps to 0 (utrunc, ref 003 §3.2, MED)"
@@ -480,9 +522,15 @@ def trace_pack(value: int, shift: int) -> Trace:
     bias = pack_bias(shift)
     total = (bits + bias) & ((1 << PACK_IN) - 1)
     quirk = "" if 1 <= shift <= 16 else f" (the & 0xf makes shift {shift} add 2^{(shift - 1) & 15})"
-    lane.add("round", "Rounding decision", f"add the round-half bias 1 << ((shift-1) & 0xf) = "
-             f"{bias}{quirk}: half of the last kept unit rounds up", bitstr(bits, PACK_IN),
-             bitstr(total, PACK_IN), values={"increment": bias, "mode": "half_up"})
+    text = (f"add the round-half bias 1 << ((shift-1) & 0xf) = {bias}{quirk}: half of the "
+            "last kept unit rounds up")
+    values: dict = {"increment": bias, "mode": "half_up"}
+    if shift:
+        rounded = (v >> shift) + (((bits & ((1 << shift) - 1)) + bias) >> shift)
+        rule = HALF_UP if shift <= 16 else f"adding {bias}"
+        text = _fixed_point(text, values, FORMATS[f"int{PACK_OUT}"], v, shift, rounded, rule)
+    lane.add("round", "Rounding decision", text, bitstr(bits, PACK_IN), bitstr(total, PACK_IN),
+             values=values)
     cleared = total & 0x7FFFFFFF
     lane.add("range", "Mask", "& 0x7fffffff clears bit 31" +
              (" (it was set)" if total >> 31 else ""), bitstr(total, PACK_IN),
@@ -514,11 +562,14 @@ def _trace_packvr(value: int, shift: int, width: int, rounding: bool, is_signed:
                 "shift 0: nothing to round")
     else:
         text = "no round bias (the _nr form): the shift floors"
-    lane.add("round", "Rounding decision", text, values={"increment": bias,
-                                                         "mode": "half_up" if rounding else
-                                                         "floor"})
     total = acc + bias
     shifted = total >> shift
+    rule = HALF_UP if rounding else Mode.FLOOR
+    values: dict = {"increment": bias, "mode": str(rule)}
+    if shift:
+        text = _fixed_point(text, values, FORMATS[_int_name(width, is_signed)], acc, shift,
+                            shifted, rule)
+    lane.add("round", "Rounding decision", text, values=values)
     lane.inexact = acc & ((1 << shift) - 1) != 0
     wide = acc_w + 1  # the sum is kept one bit wider, so adding the bias never wraps
     kw = wide - shift

@@ -38,10 +38,14 @@ def _hex(code: int | None, digits: int) -> str | None:
     return None if code is None else f"0x{code:0{digits}x}"
 
 
+HALF_UP = "half_up"  # the ISS packs' add-half-then-shift rounding (ties toward +inf)
+
+
 def candidate_sentence(c: dict, exact: dict[str, Fraction], mode: str, tie: bool) -> str:
     """One sentence on the two candidates: which the mode picks, and why. `c` is the
     JSON-ready candidates dict, `exact` its values as Fractions (below, above, halfway,
-    distance_below, distance_above)."""
+    distance_below, distance_above); `mode` a Mode, HALF_UP, or a short phrase naming the
+    rule ("adding 8")."""
     def val(which: str) -> str:
         return f"{show(exact[which])} ({c[which]['bits'] or 'not representable'})"
 
@@ -51,19 +55,117 @@ def candidate_sentence(c: dict, exact: dict[str, Fraction], mode: str, tie: bool
     d_ch, d_ot = show(exact[f"distance_{chosen}"]), show(exact[f"distance_{other}"])
     head = (f"Candidates {val('below')} below and {val('above')} above, halfway "
             f"{show(exact['halfway'])}: ")
-    if tie and mode in (Mode.RINT, Mode.ROUND):
-        rule = (f"ties go to the even code, {code}" if mode == Mode.RINT else
-                f"ties go away from zero, to {code}")
+    nearest = (Mode.RINT, Mode.ROUND, HALF_UP)
+    if tie and mode in nearest:
+        rule = {Mode.RINT: f"ties go to the even code, {code}",
+                Mode.ROUND: f"ties go away from zero, to {code}",
+                HALF_UP: f"half up sends ties toward +inf, to {code}"}[mode]
         why = f"tie: both are {d_ch} away; {rule}"
-    elif mode in (Mode.RINT, Mode.ROUND):
+    elif mode in nearest:
         why = f"the one {chosen} is nearer ({d_ch} away, the other {d_ot}): {code}"
     else:
         took = {Mode.FLOOR: "floor takes the one below", Mode.CEIL: "ceil takes the one above",
                 Mode.TRUNC: "trunc takes the one nearer zero",
                 Mode.ODD: "round-to-odd takes the one with the odd code",
-                Mode.HYBRID: "hybrid takes the one its threshold picks"}.get(mode, mode)
+                Mode.HYBRID: "hybrid takes the one its threshold picks"
+                }.get(mode, f"{mode} takes the one {chosen}")
         why = f"{took}, {code} ({d_ch} away)"
     return f"{head}{why}; error {c['error_ulps']:+.3g} ulp"
+
+
+def quantum(dst: Format, e: int) -> tuple[int, int, int]:
+    """(q, kept mantissa bits, emin) in float target dst for a value whose leading one has
+    weight 2**e."""
+    if dst.is_hif8:
+        if e >= -15:
+            m = hif8_man_bits(min(e, HIF8_EMAX))
+            return e - m, m, -15
+        return max(e, HIF8_SUB_MIN_E), 0, -15
+    assert dst.is_float
+    return max(e, dst.emin) - dst.man_bits, dst.man_bits, dst.emin
+
+
+def code_of(dst: Format, sign: int, kept: int, q: int) -> tuple[int, str]:
+    """Encoding in float target dst of a finite nonzero in-range kept * 2**q (kept at its
+    quantum), and how it is built."""
+    e = kept.bit_length() - 1 + q
+    if dst.is_hif8:
+        m = 0 if e < -15 else hif8_man_bits(e)
+        return (hif8_encode(sign, e, kept - (1 << m) if m else 0),
+                f"HiFloat8 with E = {e} and {m} mantissa bit(s)")
+    assert dst.is_float
+    if dst.man_bits and kept < (1 << dst.man_bits):
+        return (float_code(dst, sign, 0, kept),
+                "subnormal: exponent field 0, mantissa = the kept bits")
+    biased = e + dst.bias
+    return (float_code(dst, sign, biased, kept - (1 << dst.man_bits)),
+            f"biased exponent {biased}, mantissa = the kept bits after the implicit one")
+
+
+def code_at(dst: Format, sign: int, k: int, q: int) -> int | None:
+    """Encoding of (-1)**sign * k * 2**q in dst, None if it has none."""
+    if dst.is_int:
+        v = -k if sign else k
+        return v & ((1 << dst.bits) - 1) if dst.min_value <= v <= dst.max_value else None
+    if Fraction(k) * Fraction(2) ** q > dst.max_value:
+        return None
+    if k == 0:
+        if dst.is_float and dst.is_scale:
+            return None  # e8m0 has no zero
+        return float_code(dst, sign, 0, 0) if dst.is_float else 0
+    e = k.bit_length() - 1 + q
+    q2, _m, _ = quantum(dst, e)
+    k2 = k << (q - q2) if q >= q2 else k >> (q2 - q)
+    return code_of(dst, sign, k2, q2)[0]
+
+
+def candidates(dst: Format, sign: int, sig: int, exp2: int, kept: int, q: int,
+               up: int) -> tuple[dict, dict[str, Fraction]]:
+    """The representable values of dst just below and above the exact input
+    (-1)**sign * sig * 2**exp2 (by value, not magnitude), their encodings, the halfway
+    point, the one chosen, the error in ulps; and the same values exactly (for the
+    sentence). `kept` is the magnitude cut at the quantum 2**q, `up` the increment (0 or 1)
+    the rounding added to it. Every rounding step of every trace (the profiles' and the
+    ISS primitives') builds its candidates here.
+
+    A candidate beyond the target's range (or e8m0's missing zero) has bits None: the
+    overflow step (or e8m0's rule) then decides. JSON-ready: bits "0x..", values as
+    float where float64 holds them exactly, else an exact fraction string."""
+    unit = Fraction(2) ** q
+    x = Fraction(sig) * Fraction(2) ** exp2
+    lo_v, hi_v = kept * unit, (kept + 1) * unit
+    lo_c, hi_c = code_at(dst, sign, kept, q), code_at(dst, sign, kept + 1, q)
+    if sign:
+        x, lo_v, hi_v = -x, -hi_v, -lo_v
+        lo_c, hi_c = hi_c, lo_c
+    chosen = ("below" if sign else "above") if up else ("above" if sign else "below")
+    chosen_v = lo_v if chosen == "below" else hi_v
+    digits = (dst.bits + 3) // 4
+    exact = {"below": lo_v, "above": hi_v, "halfway": (lo_v + hi_v) / 2,
+             "distance_below": x - lo_v, "distance_above": hi_v - x}
+    return {
+        "below": {"bits": _hex(lo_c, digits), "value": json_number(lo_v)},
+        "above": {"bits": _hex(hi_c, digits), "value": json_number(hi_v)},
+        "halfway": json_number(exact["halfway"]),
+        "chosen": chosen,
+        "error_ulps": float((chosen_v - x) / unit),
+        "distance_below": json_number(exact["distance_below"]),
+        "distance_above": json_number(exact["distance_above"]),
+    }, exact
+
+
+def final_candidates(steps: list[Step] | tuple[Step, ...]) -> dict | None:
+    """A trace's candidates: those of the last leg's rounding step (a neuron trace has two
+    legs; the last step's stage names the last leg)."""
+    if not steps:
+        return None
+    stage = steps[-1].stage
+    for s in reversed(steps):
+        if s.stage != stage:
+            break
+        if s.name == "round" and "candidates" in s.values:
+            return s.values["candidates"]
+    return None
 
 
 @dataclass
@@ -147,17 +249,6 @@ class Leg:
                       f"{dst.name}")
 
     # -- float targets ---------------------------------------------------------------------
-
-    def _quantum(self, e: int) -> tuple[int, int, int]:
-        """(q, kept mantissa bits, emin) for a value whose leading one has weight 2**e."""
-        dst = self.dst
-        if dst.is_hif8:
-            if e >= -15:
-                m = hif8_man_bits(min(e, HIF8_EMAX))
-                return e - m, m, -15
-            return max(e, HIF8_SUB_MIN_E), 0, -15
-        assert dst.is_float
-        return max(e, dst.emin) - dst.man_bits, dst.man_bits, dst.emin
 
     def _lower_code_odd(self, kept: int, q: int) -> bool:
         """Is the encoding of the lower candidate kept * 2**q odd? (ties-to-even and
@@ -260,7 +351,7 @@ class Leg:
         sign, sig, exp2 = d.sign, d.sig, d.exp2
         e = sig.bit_length() - 1 + exp2
         self._rebias(d, e)
-        q, m, emin = self._quantum(e)
+        q, m, emin = quantum(self.dst, e)
         kept, inexact, tie, up, shown = self._round_bits(sign, sig, exp2, q, e, m, emin)
         kept2 = kept + up
         # carry: the kept significand may grow one bit (1.11..1 + 1 = 10.00..0)
@@ -277,7 +368,7 @@ class Leg:
                         f"the smallest normal 2^{new_e}")
                 marks = ((0, 1, "carry"), (1, len(shown), "kept"))
             if dst.is_hif8 or wide:
-                q2, _m2, _ = self._quantum(new_e)
+                q2, _m2, _ = quantum(self.dst, new_e)
                 kept2 = 1 << (new_e - q2)
                 q = q2
             self.add("carry", "Carry into the exponent", text, shown, shown, marks,
@@ -347,7 +438,7 @@ class Leg:
                  aligned, aligned, tuple(marks), values, tuple(marks))
         odd = self._lower_code_odd(kept, q)
         up, rule = self._decide(sign, g, inexact, tie, odd)
-        cand, exact = self._candidates(sign, sig, exp2, kept, q, up)
+        cand, exact = candidates(self.dst, sign, sig, exp2, kept, q, up)
         wid = kw + 1 if (kept + up) >> kw else kw
         before, after = bitstr(kept, wid), bitstr(kept + up, wid)
         marks_r = ((0, 1, "carry"), (1, wid, "kept")) if wid > kw else ((0, wid, "kept"),)
@@ -380,70 +471,6 @@ class Leg:
             return 0, "trunc drops the extra bits (toward zero)"
         return int(not odd), "round-to-odd takes the candidate whose code is odd"
 
-    def _candidates(self, sign: int, sig: int, exp2: int, kept: int, q: int,
-                    up: int) -> tuple[dict, dict[str, Fraction]]:
-        """The representable values just below and above the exact input (by value, not
-        magnitude), their encodings, the halfway point, the one chosen, the error in ulps;
-        and the same values exactly (for the sentence).
-
-        A candidate beyond the target's range (or e8m0's missing zero) has bits None: the
-        overflow step (or e8m0's rule) then decides. JSON-ready: bits "0x..", values as
-        float where float64 holds them exactly, else an exact fraction string."""
-        unit = Fraction(2) ** q
-        x = Fraction(sig) * Fraction(2) ** exp2
-        lo_v, hi_v = kept * unit, (kept + 1) * unit
-        lo_c, hi_c = self._code_at(sign, kept, q), self._code_at(sign, kept + 1, q)
-        if sign:
-            x, lo_v, hi_v = -x, -hi_v, -lo_v
-            lo_c, hi_c = hi_c, lo_c
-        chosen = ("below" if sign else "above") if up else ("above" if sign else "below")
-        chosen_v = lo_v if chosen == "below" else hi_v
-        digits = (self.dst.bits + 3) // 4
-        exact = {"below": lo_v, "above": hi_v, "halfway": (lo_v + hi_v) / 2,
-                 "distance_below": x - lo_v, "distance_above": hi_v - x}
-        return {
-            "below": {"bits": _hex(lo_c, digits), "value": json_number(lo_v)},
-            "above": {"bits": _hex(hi_c, digits), "value": json_number(hi_v)},
-            "halfway": json_number(exact["halfway"]),
-            "chosen": chosen,
-            "error_ulps": float((chosen_v - x) / unit),
-            "distance_below": json_number(exact["distance_below"]),
-            "distance_above": json_number(exact["distance_above"]),
-        }, exact
-
-    def _code_at(self, sign: int, k: int, q: int) -> int | None:
-        """Encoding of (-1)**sign * k * 2**q in the target, None if it has none."""
-        dst = self.dst
-        if dst.is_int:
-            v = -k if sign else k
-            return v & ((1 << dst.bits) - 1) if dst.min_value <= v <= dst.max_value else None
-        if Fraction(k) * Fraction(2) ** q > dst.max_value:
-            return None
-        if k == 0:
-            if dst.is_float and dst.is_scale:
-                return None  # e8m0 has no zero
-            return float_code(dst, sign, 0, 0) if dst.is_float else 0
-        e = k.bit_length() - 1 + q
-        q2, _m, _ = self._quantum(e)
-        k2 = k << (q - q2) if q >= q2 else k >> (q2 - q)
-        return self._code_of(sign, k2, q2)[0]
-
-    def _code_of(self, sign: int, kept: int, q: int) -> tuple[int, str]:
-        """Encoding of a finite nonzero in-range kept * 2**q (kept at its quantum), and how."""
-        dst = self.dst
-        e = kept.bit_length() - 1 + q
-        if dst.is_hif8:
-            m = 0 if e < -15 else hif8_man_bits(e)
-            return (hif8_encode(sign, e, kept - (1 << m) if m else 0),
-                    f"HiFloat8 with E = {e} and {m} mantissa bit(s)")
-        assert dst.is_float
-        if dst.man_bits and kept < (1 << dst.man_bits):
-            return (float_code(dst, sign, 0, kept),
-                    "subnormal: exponent field 0, mantissa = the kept bits")
-        biased = e + dst.bias
-        return (float_code(dst, sign, biased, kept - (1 << dst.man_bits)),
-                f"biased exponent {biased}, mantissa = the kept bits after the implicit one")
-
     def _finish_float(self, sign: int, kept: int, q: int, inexact: bool, tie: bool) -> None:
         dst = self.dst
         assert not dst.is_int
@@ -470,7 +497,7 @@ class Leg:
             code = float_code(dst, sign, 0, 0) if dst.is_float else 0
             self._encode(code, "rounded to zero (underflow)")
             return
-        self._encode(*self._code_of(sign, kept, q))
+        self._encode(*code_of(self.dst, sign, kept, q))
 
     def _encode(self, code: int, how: str) -> None:
         dst = self.dst
@@ -578,7 +605,7 @@ class Leg:
         kept2 = kept + up
         if kept2 >> (m + 1):
             ev2 = ev + 1
-            q2, _m2, _ = self._quantum(ev2)
+            q2, _m2, _ = quantum(self.dst, ev2)
             kept2, q = 1 << (ev2 - q2), q2
             self.add("carry", "Carry into the exponent", f"Ev becomes {ev2}",
                      values={"exponent": ev2})

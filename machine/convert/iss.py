@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from machine.convert import _iss_vec as vec
 from machine.convert._iss_trace import (
     trace_float,
     trace_narrow,
@@ -47,17 +48,7 @@ from machine.convert._iss_trace import (
     trace_zeroext,
 )
 from machine.convert._iss_vec import (
-    FLOAT_FORMATS,
-    INT_WIDTHS,
-    PACK_IN,
-    PACK_OUT,
-    PACKL_IN,
-    PACKL_OUT,
-    PACKVR_ACC,
     ROUND_MODES,
-    SATS_WIDTHS,
-    SHIFTS,
-    TRUNC_WIDTHS,
     float_,
     mode_of,
     narrow,
@@ -164,17 +155,18 @@ def _int(width: int, is_signed: bool = True) -> str:
 _RM = IssParam("round_mode", tuple(range(len(ROUND_MODES))), 0,
                "FSR round-mode word, bits [1:0]: " +
                ", ".join(f"{i} = {m}" for i, m in enumerate(ROUND_MODES)))
-_FDST = IssParam("dst", tuple(FLOAT_FORMATS), "fp32", "float result format")
-_FSRC = IssParam("src", tuple(FLOAT_FORMATS), "fp32", "float source format")
-_IW = IssParam("width", INT_WIDTHS, 32, "integer source width")
-_TW = IssParam("width", TRUNC_WIDTHS, 32, "integer result width")
-_SH = IssParam("shift", SHIFTS, 0, "right shift (Q-format scale) of the 32-bit shift operand")
-_PW = IssParam("width", tuple(PACKVR_ACC), 16,
-               "lane width; accumulator " + ", ".join(f"{w}->{a}" for w, a in PACKVR_ACC.items()))
+_FDST = IssParam("dst", tuple(vec.FLOAT_FORMATS), "fp32", "float result format")
+_FSRC = IssParam("src", tuple(vec.FLOAT_FORMATS), "fp32", "float source format")
+_IW = IssParam("width", vec.INT_WIDTHS, 32, "integer source width")
+_TW = IssParam("width", vec.TRUNC_WIDTHS, 32, "integer result width")
+_SH = IssParam("shift", vec.SHIFTS, 0,
+               "right shift (Q-format scale) of the 32-bit shift operand")
+_PW = IssParam("width", tuple(vec.PACKVR_ACC), 16, "lane width; accumulator "
+               + ", ".join(f"{w}->{a}" for w, a in vec.PACKVR_ACC.items()))
 
 
 def _acc(width: int = 16, **_: Any) -> str:
-    return _int(PACKVR_ACC[width])
+    return _int(vec.PACKVR_ACC[width])
 
 
 ISS_PRIMITIVES: dict[str, IssPrimitive] = {p.name: p for p in (
@@ -197,14 +189,14 @@ ISS_PRIMITIVES: dict[str, IssPrimitive] = {p.name: p for p in (
                  "gradual underflow, overflow -> inf", "ref 003 §4.3, §9", "HIGH", (_RM,),
                  narrow, trace_narrow, lambda **_: ("fp32", "fp16")),
     IssPrimitive("sats", "saturating signed narrow 2w -> w bits", "ref 003 §6.2", "HIGH",
-                 (IssParam("width", SATS_WIDTHS, 16, "result width (source is twice it)"),),
+                 (IssParam("width", vec.SATS_WIDTHS, 16, "result width (source is twice it)"),),
                  sats, trace_sats, lambda width=16, **_: (_int(2 * width), _int(width))),
     IssPrimitive("packl", "48-bit lane -> low 16 bits, no clamp (wrap)", "ref 003 §7.1a",
                  "HIGH", (), packl, trace_packl,
-                 lambda **_: (_int(PACKL_IN), _int(PACKL_OUT))),
+                 lambda **_: (_int(vec.PACKL_IN), _int(vec.PACKL_OUT))),
     IssPrimitive("pack", "32-bit load + round-half bias, >> shift, low 16 bits",
                  "ref 003 §7.1b", "HIGH (shift 0 / > 16: MED)", (_SH,), pack, trace_pack,
-                 lambda **_: (_int(PACK_IN), _int(PACK_OUT))),
+                 lambda **_: (_int(vec.PACK_IN), _int(vec.PACK_OUT))),
     IssPrimitive("packvr", "accumulator >> shift, round half up, saturate to signed",
                  "ref 003 §7.2", "HIGH", (_SH, _PW), packvr, trace_packvr,
                  lambda width=16, **_: (_acc(width), _int(width))),

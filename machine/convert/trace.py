@@ -16,6 +16,10 @@ Decisions where DESIGN.md is silent (also in the report):
   a positive value below 2^-127 gives 2^-127 in every mode.
 - hybrid is HiFloat8's rounding: other targets reject it (ValueError).
 - An infinite input keeps infinity where the target has one, whatever the mode.
+
+`decode(bits, fmt) -> Decoded` (class, sign, significand, exponent, fields and the marks
+of each field on the bit string) is public here for the views: the one reader of an
+encoding's parts that the traces use.
 """
 
 from __future__ import annotations
@@ -25,12 +29,12 @@ from fractions import Fraction
 
 from machine.convert._trace_codec import Decoded, bitstr, decode
 from machine.convert._trace_model import Step, Trace, Value, show
-from machine.convert._trace_round import MODE_WORDS, Leg, LegResult
+from machine.convert._trace_round import MODE_WORDS, Leg, LegResult, final_candidates
 from machine.convert.formats import FORMATS, Format
 from machine.convert.modes import Mode
 from machine.convert.options import resolve
 
-__all__ = ["Step", "Trace", "trace"]
+__all__ = ["Decoded", "Step", "Trace", "decode", "trace"]
 
 FP32 = FORMATS["fp32"]
 
@@ -89,26 +93,13 @@ def trace(bits: int, src: str | Format, dst: str | Format, mode: str = "rint",
     out = decode(res.code, o.dst)
     vin, vout = d_in.value, out.value
     err = vout - vin if isinstance(vin, Fraction) and isinstance(vout, Fraction) else None
-    cand = _final_candidates(steps)
+    cand = final_candidates(steps)
     steps.append(_error_step(vin, vout, err, res))
     return Trace(bits, res.code, o.src.name, o.dst.name, o.mode, o.sat, o.profile, vin, vout,
                  err, inexact=bool(res.inexact or (err not in (None, 0))), tie=res.tie,
                  saturated=res.saturated, nan=out.cls == "nan", inf=out.cls == "inf",
                  overflow=res.overflow, steps=tuple(steps), input_class=d_in.cls,
                  output_class=out.cls, candidates=cand)
-
-
-def _final_candidates(steps: list[Step]) -> dict | None:
-    """The candidates of the last leg's rounding step (a neuron trace has two legs)."""
-    if not steps:
-        return None
-    stage = steps[-1].stage
-    for s in reversed(steps):
-        if s.stage != stage:
-            break
-        if s.name == "round" and "candidates" in s.values:
-            return s.values["candidates"]
-    return None
 
 
 def _bit_move(bits: int, fmt: Format, steps: list[Step]) -> tuple[Decoded, LegResult]:
