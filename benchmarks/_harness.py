@@ -28,6 +28,14 @@ def options(doc: str, **ints: int) -> argparse.ArgumentParser:
     return ap
 
 
+def run(doc: str, *benches: Callable[[int], object], **ints: int) -> None:
+    """The main of a benchmark script: parse `options(doc, **ints)`, then call each bench
+    with the option in the same place (the first bench gets the first option, ...)."""
+    args = vars(options(doc, **ints).parse_args())
+    for bench, value in zip(benches, args.values(), strict=True):
+        bench(value)
+
+
 def machine(text: str, name: str = "<bench>", **kw: object) -> Machine:
     """A Machine (default config) on the assembled `text`; `kw` go to Machine."""
     a = assemble(text, name)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from _harness import options
+from _harness import run
 
 from machine.asm import assemble
 from machine.asm.loader import ProgramFile
@@ -98,11 +98,5 @@ def cast_races(n: int) -> None:
           f"({times[True] / times[False]:.2f}x)")
 
 
-def main() -> None:
-    a = options(__doc__, steps=2_000_000, casts=20).parse_args()
-    seq_loops(a.steps)
-    cast_races(a.casts)
-
-
 if __name__ == "__main__":
-    main()
+    run(__doc__, seq_loops, cast_races, steps=2_000_000, casts=20)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from _harness import machine, options, per_call, timed
+from _harness import machine, per_call, run, timed
 
 from machine.convert import convert
 from machine.debugger import Machine
@@ -129,11 +129,5 @@ def _floor(m: Machine, repeats: int, direct: bool = True) -> list[float]:
     return times
 
 
-def main() -> None:
-    args = options(__doc__, steps=1_000_000, repeats=15).parse_args()
-    seq_loop(args.steps)
-    cast_step(args.repeats)
-
-
 if __name__ == "__main__":
-    main()
+    run(__doc__, seq_loop, cast_step, steps=1_000_000, repeats=15)

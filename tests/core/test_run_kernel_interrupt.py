@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
-import threading
+import time
 import tomllib
 from pathlib import Path
+
+from tests.helpers import interrupted_run, writing
 
 SPIN = """\
 .engine pool
@@ -22,29 +23,13 @@ top:
 """
 
 
-def _started(path: Path) -> bool:
-    return any(p.stat().st_size > 0 for p in path.parent.glob(f".{path.name}.*.tmp"))
-
-
-def _interrupt(args: list[str], started: Path) -> tuple[int, str, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "neurondbg", "run", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        while proc.poll() is None and not _started(started):
-            threading.Event().wait(0.02)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    return proc.returncode, out, err
-
-
 def test_ctrl_c_stops_a_kernel_saves_it_and_exits_130(tmp_path: Path) -> None:
     spin = tmp_path / "spin.asm"
     spin.write_text(SPIN)
     sess, trace = tmp_path / "s.toml", tmp_path / "t.jsonl"
-    code, out, err = _interrupt([str(spin), "--max-steps", str(10**12), "--save-session",
-                                 str(sess), "--trace", str(trace), "--json"], trace)
+    code, out, err = interrupted_run([str(spin), "--max-steps", str(10**12), "--save-session",
+                                      str(sess), "--trace", str(trace), "--json"],
+                                     lambda: writing(trace))
     assert code == 130, err
     d = json.loads(out)
     steps = d["steps"]
@@ -66,16 +51,10 @@ def test_ctrl_c_stops_a_fast_kernel_run(tmp_path: Path) -> None:
     spin = tmp_path / "spin.asm"
     spin.write_text(SPIN)
     sess = tmp_path / "s.toml"
-    proc = subprocess.Popen([sys.executable, "-m", "neurondbg", "run", str(spin), "--max-steps",
-                             str(10**12), "--save-session", str(sess), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        threading.Event().wait(2.0)  # let it get going (import + load take ~1 s)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, err
+    start = time.monotonic()  # let it get going (import + load take ~1 s)
+    code, out, err = interrupted_run([str(spin), "--max-steps", str(10**12), "--save-session",
+                                      str(sess), "--json"], lambda: time.monotonic() > start + 2)
+    assert code == 130, err
     d = json.loads(out)
     assert d["stop"]["reason"] == "interrupt"
     assert tomllib.loads(sess.read_text())["position"]["steps"] == d["steps"]

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import threading
 import tomllib
 from pathlib import Path
@@ -20,6 +17,7 @@ from click.testing import CliRunner
 from machine.isa.programs import counted_loop
 from neurondbg.cli import cli
 from sessions import atomic
+from tests.helpers import interrupted_run, writing
 
 LOOP = counted_loop(10)
 SPIN = """\
@@ -136,27 +134,15 @@ def test_asm_writes_records_and_sidecar(tmp_path: Path) -> None:
 
 
 # -- Ctrl+C ------------------------------------------------------------------------------------
-def _trace_started(folder: Path) -> bool:
-    """Whether the run's trace temporary holds data: its first buffer of steps is out."""
-    return any(p.stat().st_size > 0 for p in folder.glob(".t.jsonl.*.tmp"))
-
-
 def test_ctrl_c_stops_at_a_step_saves_and_exits_130(tmp_path: Path) -> None:
     spin = tmp_path / "spin.asm"
     spin.write_text(SPIN)
     sess, trace = tmp_path / "s.toml", tmp_path / "t.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "neurondbg", "run", str(spin),
-                             "--max-steps", str(10**12), "--save-session", str(sess),
-                             "--trace", str(trace), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        while proc.poll() is None and not _trace_started(tmp_path):
-            threading.Event().wait(0.02)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, err
+    # SIGINT once the trace temporary holds data: its first buffer of steps is out
+    code, out, err = interrupted_run([str(spin), "--max-steps", str(10**12), "--save-session",
+                                      str(sess), "--trace", str(trace), "--json"],
+                                     lambda: writing(trace))
+    assert code == 130, err
     result = json.loads(out)
     steps = result["steps"]
     assert result["stop"]["reason"] == "interrupt" and steps > 0

@@ -48,15 +48,3 @@ def machine(program: Path) -> Machine:
 def sbuf_image() -> np.ndarray:
     return np.arange(3 * 40, dtype=np.uint8).reshape(3, 40)
 
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
-    """Run `async def` tests (Pilot) with asyncio: no async plugin is installed."""
-    import asyncio
-    import inspect
-
-    if not inspect.iscoroutinefunction(pyfuncitem.obj):
-        return None
-    args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
-    asyncio.run(pyfuncitem.obj(**args))
-    return True

@@ -1,4 +1,4 @@
-"""Run `async def` tests in this folder with asyncio (no async plugin is installed)."""
+"""Run `async def` tests (Pilot) with asyncio, in every folder: no async plugin is installed."""
 
 from __future__ import annotations
 

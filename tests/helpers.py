@@ -1,0 +1,31 @@
+"""Helpers for tests in more than one folder: Ctrl+C a `neurondbg run` child process."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+
+def writing(target: Path) -> bool:
+    """Whether an atomic write of `target` has begun putting data out: its temporary
+    (`.NAME.*.tmp` beside it, sessions.atomic) is not empty."""
+    return any(p.stat().st_size > 0 for p in target.parent.glob(f".{target.name}.*.tmp"))
+
+
+def interrupted_run(args: list[str], ready: Callable[[], bool]) -> tuple[int, str, str]:
+    """Run `python -m neurondbg run ARGS` in a child and send it SIGINT (Ctrl+C) once
+    `ready()` holds, or when it has ended already; its exit code, stdout and stderr."""
+    proc = subprocess.Popen([sys.executable, "-m", "neurondbg", "run", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while proc.poll() is None and not ready():
+            threading.Event().wait(0.02)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
