@@ -3,7 +3,9 @@
     wire.py     Content-Length framing over a pair of byte streams
     target.py   one interface over a Machine (PROGRAM, PROGRAM session) or a Core (kernel)
     launch.py   open what a `launch` request names
-    adapter.py  the requests: messages in, responses and events out (dap-types models)
+    protocol.py the adapter's plumbing: messages out, dispatch in, the running worker
+    adapter.py  the Adapter (dap-types models): launch, session and running requests
+    breakpoints.py / variables.py / memory.py  the other requests, by job
 
 It sits beside the TUI, above `sessions` and `machine`: nothing here imports Textual.
 """

@@ -1,0 +1,196 @@
+"""The debug adapter's machinery: messages out, dispatch in, the worker that runs.
+
+`AdapterBase` answers no request itself: each job's requests are methods `_on_<command>`
+of a class built on it (breakpoints.py, variables.py, memory.py, adapter.py), and
+`handle` finds them by name. Every request gets a response; `handle` never raises (the
+adapter's containment boundary, see adapter.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import dap_types as dt
+from pydantic import BaseModel, ValidationError
+
+from neurondbg.dap.target import Halt, Target
+
+BreakpointTable = dict[str, list[tuple[int, list[int]]]]  # key -> [(DAP id, model ids)]
+
+
+class RequestError(ValueError):
+    """A request this adapter refuses: its message is the error response's text."""
+
+
+def _body(model: BaseModel | None) -> dict[str, Any] | None:
+    return None if model is None else model.model_dump(exclude_none=True, by_alias=True)
+
+
+class AdapterBase:
+    """One debug session's state and plumbing: a Target opened by `launch`."""
+
+    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+        self._send = send
+        self.target: Target | None = None
+        self._stop_on_entry = False
+        self._stop_on_halt = False
+        self._worker: threading.Thread | None = None
+        self._running = threading.Event()  # cleared before the stop is sent
+        self._source_bps: BreakpointTable = {}  # path -> (dap id, ids)
+        self._other_bps: BreakpointTable = {}  # "data"/"instruction"
+        self._dap_of: dict[int, int] = {}  # model breakpoint id -> DAP breakpoint id
+        self._next_id = 1
+        self.ended = False
+
+    # -- messages ------------------------------------------------------------------------
+    def event(self, name: str, body: BaseModel | dict[str, Any] | None = None) -> None:
+        msg: dict[str, Any] = {"type": "event", "event": name}
+        b = body if isinstance(body, dict) or body is None else _body(body)
+        if b is not None:
+            msg["body"] = b
+        self._send(msg)
+
+    def _respond(self, req: dict[str, Any], body: BaseModel | dict[str, Any] | None) -> None:
+        msg: dict[str, Any] = {"type": "response", "request_seq": req.get("seq", 0),
+                               "success": True, "command": str(req.get("command", ""))}
+        b = body if isinstance(body, dict) or body is None else _body(body)
+        if b is not None:
+            msg["body"] = b
+        self._send(msg)
+
+    def _error(self, req: dict[str, Any], text: str) -> None:
+        err = dt.ErrorResponseBody(error=dt.Message(id=1, format=text, showUser=True))
+        self._send({"type": "response", "request_seq": req.get("seq", 0), "success": False,
+                    "command": str(req.get("command", "")), "message": text,
+                    "body": _body(err)})
+
+    def output(self, text: str, category: str = "console") -> None:
+        self.event("output", dt.OutputEventBody(category=category, output=text + "\n"))
+
+    # -- dispatch ------------------------------------------------------------------------
+    def handle(self, message: dict[str, Any]) -> bool:
+        """Answer one message; False once the session has ended (disconnect)."""
+        if message.get("type") != "request":
+            return not self.ended  # responses to reverse requests, stray events: ignored
+        command = message.get("command")
+        handler = getattr(self, f"_on_{command}", None) if isinstance(command, str) else None
+        if handler is None:
+            self._error(message, f"unsupported request {command!r}")
+            return not self.ended
+        args = message.get("arguments")
+        try:
+            if args is not None and not isinstance(args, dict):
+                raise RequestError(f"arguments: expected an object, found {type(args).__name__}")
+            handler(message, args or {})
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "arguments"
+            self._error(message, f"{command}: {where}: {first['msg']}")
+        except (RequestError, ValueError, KeyError, IndexError) as e:
+            self._error(message, f"{command}: {e.args[0] if e.args else e}")
+        except Exception as e:  # the containment boundary: a bug answers, the adapter lives
+            self._error(message, f"{command}: internal error: {type(e).__name__}: {e}")
+        return not self.ended
+
+    # -- helpers -------------------------------------------------------------------------
+    def _target(self) -> Target:
+        if self.target is None:
+            raise RequestError("nothing is launched yet (send `launch` first)")
+        return self.target
+
+    def _idle(self) -> Target:
+        t = self._target()
+        if self._running.is_set():
+            raise RequestError("the target is running (send `pause` first)")
+        return t
+
+    def _engine(self, thread_id: int) -> str:
+        t = self._target()
+        if not 1 <= thread_id <= len(t.engines):
+            raise RequestError(f"no thread {thread_id}; threads: 1..{len(t.engines)} "
+                               f"({', '.join(t.engines)})")
+        return t.engines[thread_id - 1]
+
+    def _thread(self, engine: str) -> int:
+        return self._target().engines.index(engine) + 1
+
+    def _report(self, halt: Halt) -> None:
+        """The event(s) a command's end sends."""
+        if halt.reason == "exited" and self._stop_on_halt:
+            halt.reason = "halt"  # stays a stop: the editor can step back from here
+        if halt.reason == "exited":
+            self.output(halt.description)
+            if halt.text and halt.text != halt.description:  # e.g. the races a run found
+                self.output(halt.text, "stderr")
+            self.event("exited", dt.ExitedEventBody(exitCode=0))
+            self.event("terminated", dt.TerminatedEventBody())
+            return
+        ids = sorted({self._dap_of[b.id] for b in halt.breakpoints if b.id in self._dap_of})
+        reason = halt.reason
+        if ids and set(ids) <= {d for d, _ in self._other_bps.get("instruction", [])}:
+            reason = "instruction breakpoint"
+        elif ids and set(ids) <= {d for d, _ in self._other_bps.get("function", [])}:
+            reason = "function breakpoint"
+        self.event("stopped", dt.StoppedEventBody(
+            reason=reason, description=halt.description, text=halt.text or None,
+            threadId=self._thread(halt.engine), allThreadsStopped=True,
+            hitBreakpointIds=ids or None))
+
+    def _source(self, engine: str, pc: int) -> tuple[dt.Source | None, int, int]:
+        """(Source, line, column) of `engine`'s instruction at `pc` (None: no source)."""
+        t = self._target()
+        prog = t.program(engine)
+        i = t.machine(engine).index_of(pc)
+        if prog is None or i is None:
+            return None, 0, 0
+        where = prog.where(i)
+        if where is None:
+            return None, 0, 0
+        _, line, col = where.rsplit(":", 2)
+        return dt.Source(name=prog.path.name, path=str(resolved(prog.path))), int(line), int(col)
+
+    def _start(self, run: Callable[[], Halt]) -> None:
+        """Run a long command in the worker thread; its end sends the stop."""
+        def work() -> None:
+            try:
+                halt = run()
+            except Exception as e:  # containment boundary: the model is not expected to
+                # raise (faults are state); if it does, the editor hears it and stays alive
+                t = self.target
+                engine = t.engines[0] if t is not None else "pool"
+                halt = Halt("exception", engine, f"internal error: {type(e).__name__}: {e}")
+            self._running.clear()  # the editor asks for the stack as soon as it hears
+            self._report(halt)
+
+        self._running.set()
+
+        self._worker = threading.Thread(target=work, name="neurondbg-dap-run", daemon=True)
+        self._worker.start()
+
+    @property
+    def running(self) -> bool:
+        """Whether a `continue` / `reverseContinue` is under way."""
+        return self._running.is_set()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for a running command to end (tests, disconnect)."""
+        w = self._worker
+        if w is not None:
+            w.join(timeout)
+
+
+def address_int(text: str) -> int:
+    try:
+        return int(text.strip(), 0)
+    except ValueError:
+        raise ValueError(f"expected an address such as 0x80, found {text!r}") from None
+
+
+def resolved(p: Path) -> Path:
+    try:
+        return p.resolve()
+    except OSError:
+        return p

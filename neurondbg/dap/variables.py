@@ -1,0 +1,116 @@
+"""The debug adapter's inspection requests: threads (engines), the one stack frame,
+scopes (registers, semaphores, accumulators, the decoded instruction), variables and
+`evaluate` (the console's `print` / `x`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dap_types as dt
+
+from neurondbg.dap.protocol import AdapterBase, RequestError
+from neurondbg.dap.target import address
+
+SCOPES = ("Registers", "Semaphores", "Accumulators", "Instruction")
+_REF = 8  # variablesReference = thread id * _REF + scope number (1-based)
+
+
+class VariableRequests(AdapterBase):
+    """threads, stackTrace, scopes, variables, evaluate."""
+
+    def _on_threads(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+        t = self._target()
+        threads = [dt.Thread(id=i + 1, name=e) for i, e in enumerate(t.engines)]
+        self._respond(req, dt.ThreadsResponseBody(threads=threads))
+
+    def _on_stackTrace(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+        a = dt.StackTraceArguments.model_validate(args)
+        t = self._idle()
+        engine = self._engine(a.threadId)
+        m = t.machine(engine)
+        pc = m.state.pc
+        i = m.index_of(pc)
+        name = m.instruction(i).mnemonic if i is not None else "(outside the program)"
+        src, line, col = self._source(engine, pc)
+        frame = dt.StackFrame(id=a.threadId, name=f"{engine}: {name} @ {pc:#x}", source=src,
+                              line=line, column=col,
+                              instructionPointerReference=f"{address(engine, pc):#x}")
+        frames = [frame] if (a.startFrame or 0) == 0 else []
+        self._respond(req, dt.StackTraceResponseBody(stackFrames=frames, totalFrames=1))
+
+    def _on_scopes(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+        a = dt.ScopesArguments.model_validate(args)
+        t = self._idle()
+        engine = self._engine(a.frameId)
+        shown = ["Registers"]
+        if t.is_kernel:
+            shown.append("Semaphores")
+        if engine == "dve":
+            shown.append("Accumulators")
+        shown.append("Instruction")
+        scopes = [dt.Scope(name=s, variablesReference=a.frameId * _REF + SCOPES.index(s) + 1,
+                           expensive=False, presentationHint="registers" if s == "Registers"
+                           else None) for s in shown]
+        self._respond(req, dt.ScopesResponseBody(scopes=scopes))
+
+    def _on_variables(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+        a = dt.VariablesArguments.model_validate(args)
+        self._idle()
+        thread, scope = divmod(a.variablesReference, _REF)
+        if not 1 <= scope <= len(SCOPES):
+            raise RequestError(f"no variables reference {a.variablesReference}")
+        engine = self._engine(thread)
+        rows = self._rows(engine, SCOPES[scope - 1])
+        start = a.start or 0
+        rows = rows[start:start + a.count] if a.count else rows[start:]
+        self._respond(req, dt.VariablesResponseBody(variables=rows))
+
+    def _rows(self, engine: str, scope: str) -> list[dt.Variable]:
+        t = self._target()
+        st = t.state(engine)
+        prefix = f"{engine}." if t.is_kernel else ""
+        if scope == "Registers":
+            rows = [dt.Variable(name=f"R{r}", value=f"{v:#010x} ({v})", type="uint32",
+                                evaluateName=f"{prefix}R{r}", variablesReference=0)
+                    for r, v in enumerate(st.R)]
+            rows.insert(0, dt.Variable(name="PC", value=f"{st.pc:#x}", type="pc",
+                                       evaluateName=f"{prefix}PC", variablesReference=0,
+                                       memoryReference=f"{address(engine, st.pc):#x}"))
+            rows.append(dt.Variable(name="status", value=t.status(engine),
+                                    variablesReference=0))
+            return rows
+        if scope == "Semaphores":
+            return [dt.Variable(name=f"sem[{i}]", value=str(v), evaluateName=f"sem[{i}]",
+                                variablesReference=0) for i, v in enumerate(st.sem)]
+        if scope == "Accumulators":
+            return [dt.Variable(name=f"acc[{p}]", value=f"{float(v):g}", type="fp32",
+                                evaluateName=f"{prefix}acc[{p}]", variablesReference=0)
+                    for p, v in enumerate(st.acc)]
+        m = t.machine(engine)
+        i = m.index_of(st.pc)
+        if i is None:
+            return []
+        inst = m.instruction(i)
+        rows = [dt.Variable(name="mnemonic", value=inst.mnemonic, variablesReference=0)]
+        rows += [dt.Variable(name=k, value=str(v), variablesReference=0)
+                 for k, v in inst.fields.items()]
+        return rows
+
+    def _on_evaluate(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+        from neurondbg import console
+
+        a = dt.EvaluateArguments.model_validate(args)
+        t = self._idle()
+        engine = self._engine(a.frameId) if a.frameId else t.engines[0]
+        text = a.expression.strip()
+        if text.startswith(("print ", "p ")):
+            text = text.split(" ", 1)[1].strip()
+        line = text if text.startswith(("x/", "x ")) else f"print {text}"
+        reply = console.execute(line, t.machine(engine))
+        out = "\n".join(s for s, _ in reply.lines)
+        if out.startswith("error: "):
+            raise RequestError(out.removeprefix("error: "))
+        if line.startswith("print ") and " = " in out:
+            out = out.split(" = ", 1)[1]  # the value alone, as a watch shows it
+        self._respond(req, dt.EvaluateResponseBody(result=out, variablesReference=0))
