@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from machine.asm.assembler import assemble
@@ -34,47 +35,37 @@ def test_clause_name_rule_provenance_fields_and_both_forms() -> None:
     assert explain(assemble(good, "<t>", "cayman").records, "cayman").valid
 
 
-def test_compiler_assertion_message_names_the_clause() -> None:
-    r = run("inst failed assertion check: 'start_addr_active_channels'")
-    assert r.exit_code == 0
-    assert "start_addr_active_channels(src)  [wire clause of is_valid_copy]" in r.output
-    assert "start_addr_active_channels(dst)  [wire clause of is_valid_copy]" in r.output
-    assert "DESIGN.md Gaps decided here (isa-facts §10) (LOW) — confidence LOW" in r.output
-    assert "'start_addr_active_channels' also appears in: is_valid_cast" in r.output
-
-
-def test_ncc_line_names_the_instruction_predicate() -> None:
-    r = run("NCC_IINAR001 ISA validation failed: Copy; ...")
-    assert r.exit_code == 0
-    assert r.output.startswith("is_valid_copy  [wire predicate over S4D4_TR: COPY (0x46)]")
-    assert "clauses:    has_valid_neuron_header" in r.output
-
-
-def test_unknown_name_says_so_with_nearest_names() -> None:
-    r = run("s4d4_pl_dtype_check")
-    assert r.exit_code == 1
-    assert r.output.startswith("'s4d4_pl_dtype_check' is not a name the references document; "
-                               "nearest known: ")
-    assert "is_valid_dtype" in r.output
-
-
-def test_sub_clause_shows_its_path() -> None:
-    r = run("addr_aligned_dtype")
-    assert r.exit_code == 0
-    assert r.output.startswith("tensor4d_valid(src) › tensor_start_addr_valid › "
-                               "addr_aligned_dtype  [wire clause of is_valid_copy]")
-    assert "isa-facts §2.3 tensor_start_addr_valid rule 1" in r.output
-
-
-def test_nki_rule_name() -> None:
-    r = run("_check_select_reduce_supported_reduce_cmd")
-    assert r.exit_code == 0
-    assert "[NKI rule of select_reduce]" in r.output and "ref 004" in r.output
-
-
-def test_empty_text_is_a_usage_error() -> None:
-    r = run("")
-    assert r.exit_code == 2
+@pytest.mark.parametrize(("text", "code", "start", "parts"), [
+    pytest.param("inst failed assertion check: 'start_addr_active_channels'", 0, "", [
+        "start_addr_active_channels(src)  [wire clause of is_valid_copy]",
+        "start_addr_active_channels(dst)  [wire clause of is_valid_copy]",
+        "DESIGN.md Gaps decided here (isa-facts §10) (LOW) — confidence LOW",
+        "'start_addr_active_channels' also appears in: is_valid_cast"],
+        id="compiler_assertion_message_names_the_clause"),
+    pytest.param("NCC_IINAR001 ISA validation failed: Copy; ...", 0,
+                 "is_valid_copy  [wire predicate over S4D4_TR: COPY (0x46)]",
+                 ["clauses:    has_valid_neuron_header"],
+                 id="ncc_line_names_the_instruction_predicate"),
+    pytest.param("s4d4_pl_dtype_check", 1,
+                 "'s4d4_pl_dtype_check' is not a name the references document; nearest known: ",
+                 ["is_valid_dtype"], id="unknown_name_says_so_with_nearest_names"),
+    pytest.param("addr_aligned_dtype", 0,
+                 "tensor4d_valid(src) › tensor_start_addr_valid › "
+                 "addr_aligned_dtype  [wire clause of is_valid_copy]",
+                 ["isa-facts §2.3 tensor_start_addr_valid rule 1"], id="sub_clause_shows_its_path"),
+    pytest.param("_check_select_reduce_supported_reduce_cmd", 0, "",
+                 ["[NKI rule of select_reduce]", "ref 004"], id="nki_rule_name"),
+    pytest.param("", 2, "", [], id="empty_text_is_a_usage_error"),
+    pytest.param("engine_has_opcode(pe)", 0, "engine_has_opcode(pe)  [neurondbg clause",
+                 ["no field edit fixes it"], id="engine_clause_is_known"),
+])
+def test_explain_text(text: str, code: int, start: str, parts: list[str]) -> None:
+    """What `explain TEXT` answers: its exit code, how the answer starts, what it says."""
+    r = run(text)
+    assert r.exit_code == code
+    assert r.output.startswith(start)
+    for part in parts:
+        assert part in r.output, part
 
 
 def test_lookup_operand_name_is_exact() -> None:
@@ -92,10 +83,3 @@ def test_every_failing_example_fails_its_clause() -> None:
         assert fail is not None, site.path_text
         v = explain(fail.raw, fail.gen)
         assert site.path[0] in v.failed, (site.path_text, v.failed)
-
-
-def test_engine_clause_is_known() -> None:
-    r = run("engine_has_opcode(pe)")
-    assert r.exit_code == 0
-    assert r.output.startswith("engine_has_opcode(pe)  [neurondbg clause")
-    assert "no field edit fixes it" in r.output

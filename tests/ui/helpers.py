@@ -1,4 +1,5 @@
-"""What most Pilot tests start with: the App on a program, its load finished."""
+"""What most Pilot tests start with: the App on a program, its load finished, or the
+Convert Lab alone; picking in a Select and typing into an Input."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import Input, Select
 
 from neurondbg.app import NeurondbgApp
+from views.lab import ConvertLab
 
 SIZE = (160, 50)  # the default layout's terminal
 
@@ -25,3 +28,28 @@ async def started(program: str | Path | None = None, *, size: tuple[int, int] = 
     async with app.run_test(size=size) as pilot:
         await app.wait_loaded()
         yield app, pilot
+
+
+@asynccontextmanager
+async def lab_started(size: tuple[int, int] = SIZE
+                      ) -> AsyncIterator[tuple[NeurondbgApp, Pilot, ConvertLab]]:
+    """`async with lab_started() as (app, pilot, lab):` — the Convert Lab alone (what
+    `neurondbg lab` opens), headless at `size`."""
+    app = NeurondbgApp(lab_only=True)
+    async with app.run_test(size=size) as pilot:
+        yield app, pilot, app.screen.query_one(ConvertLab)
+
+
+async def choose(pilot: Pilot, select: str, value: object) -> None:
+    """Pick `value` in the screen's Select `select` (a CSS id) and let the screen react."""
+    pilot.app.screen.query_one(select, Select).value = value
+    await pilot.pause()
+
+
+async def type_value(pilot: Pilot, text: str, box: str = "#lab-input") -> None:
+    """Type `text` into the screen's Input `box` and press Enter."""
+    field = pilot.app.screen.query_one(box, Input)
+    field.focus()
+    field.value = text
+    await pilot.press("enter")
+    await pilot.pause()

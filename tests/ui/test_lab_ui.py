@@ -9,10 +9,9 @@ from textual.widgets import Input, Select, Static
 from machine.convert.iss import ISS_PRIMITIVES
 from neurondbg.app import NeurondbgApp
 from neurondbg.screens.lab import LabScreen
+from tests.ui.helpers import SIZE, choose, lab_started, type_value
 from views.bits_editor import BitEditor
 from views.lab import ISS_PARAMS, ConvertLab, IssSide, LabSide
-
-SIZE = (160, 50)
 
 
 def side_text(app: NeurondbgApp, side: str) -> str:
@@ -20,10 +19,8 @@ def side_text(app: NeurondbgApp, side: str) -> str:
 
 
 async def test_lab_opens_on_a_tie() -> None:
-    app = NeurondbgApp(lab_only=True)
-    async with app.run_test(size=SIZE) as pilot:
+    async with lab_started() as (app, pilot, lab):
         await pilot.pause()
-        lab = app.screen.query_one(ConvertLab)
         assert lab.bits == 0x3F808000
         a = app.screen.query_one("#lab-side-a", LabSide)
         assert a.trace.output_bits == 0x3F80 and a.trace.tie
@@ -35,28 +32,18 @@ async def test_lab_opens_on_a_tie() -> None:
 
 
 async def test_typing_a_value_and_a_pattern() -> None:
-    app = NeurondbgApp(lab_only=True)
-    async with app.run_test(size=SIZE) as pilot:
-        lab = app.screen.query_one(ConvertLab)
-        box = app.screen.query_one("#lab-input", Input)
-        box.focus()
-        box.value = "0x3f818000"  # 1.01171875: a tie between 0x3F81 and 0x3F82
-        await pilot.press("enter")
-        await pilot.pause()
+    async with lab_started() as (app, pilot, lab):
+        await type_value(pilot, "0x3f818000")  # 1.01171875: a tie between 0x3F81 and 0x3F82
         assert lab.bits == 0x3F818000
         assert app.screen.query_one("#lab-side-a", LabSide).trace.output_bits == 0x3F82
-        box.value = "nonsense"
-        await pilot.press("enter")
-        await pilot.pause()
+        await type_value(pilot, "nonsense")
         msg = str(app.screen.query_one("#lab-message", Static).render())
         assert "expected a number" in msg
         assert lab.bits == 0x3F818000  # unchanged
 
 
 async def test_clicking_a_bit_flips_it() -> None:
-    app = NeurondbgApp(lab_only=True)
-    async with app.run_test(size=SIZE) as pilot:
-        lab = app.screen.query_one(ConvertLab)
+    async with lab_started() as (app, pilot, lab):
         editor = app.screen.query_one(BitEditor)
         col = editor._cols[0]  # the sign bit
         await pilot.click(BitEditor, offset=(col, 0))
@@ -72,29 +59,22 @@ async def test_clicking_a_bit_flips_it() -> None:
 
 
 async def test_side_b_compares_another_mode_and_profile_errors() -> None:
-    app = NeurondbgApp(lab_only=True)
-    async with app.run_test(size=SIZE) as pilot:
+    async with lab_started() as (app, pilot, _lab):
         screen = app.screen
         screen.query_one("#profile-b", Select).value = "ieee"
-        screen.query_one("#mode-b", Select).value = "ceil"
-        await pilot.pause()
+        await choose(pilot, "#mode-b", "ceil")
         assert screen.query_one("#lab-side-a", LabSide).trace.output_bits == 0x3F80
         assert screen.query_one("#lab-side-b", LabSide).trace.output_bits == 0x3F81
-        screen.query_one("#profile-b", Select).value = "neuron"  # neuron + ceil: refused
-        await pilot.pause()
+        await choose(pilot, "#profile-b", "neuron")  # neuron + ceil: refused
         assert "profile 'neuron' rounds as numpy astype" in side_text(app, "b")
 
 
 async def test_changing_formats_keeps_the_value() -> None:
-    app = NeurondbgApp(lab_only=True)
-    async with app.run_test(size=SIZE) as pilot:
+    async with lab_started() as (app, pilot, lab):
         screen = app.screen
-        lab = screen.query_one(ConvertLab)
-        screen.query_one("#lab-dst", Select).value = "fp8_e4m3fn"
-        await pilot.pause()
+        await choose(pilot, "#lab-dst", "fp8_e4m3fn")
         assert screen.query_one("#lab-side-a", LabSide).trace.output_bits == 0x38  # 1.0
-        screen.query_one("#lab-src", Select).value = "fp16"
-        await pilot.pause()
+        await choose(pilot, "#lab-src", "fp16")
         assert lab.bits == 0x3C04  # 1.00390625 is exact in fp16
         assert screen.query_one(BitEditor)._width == 16
 
@@ -106,12 +86,9 @@ def iss_text(app: NeurondbgApp) -> str:
 
 
 async def test_iss_kind_keeps_the_value_and_swaps_the_panels() -> None:
-    app = NeurondbgApp(lab_only=True)
-    async with app.run_test(size=SIZE) as pilot:
+    async with lab_started() as (app, pilot, lab):
         screen = app.screen
-        lab = screen.query_one(ConvertLab)
-        screen.query_one("#lab-kind", Select).value = "iss"
-        await pilot.pause()
+        await choose(pilot, "#lab-kind", "iss")
         side = screen.query_one(IssSide)
         assert lab.iss_mode and lab.iss_name == "narrow" and lab.iss_params == {"round_mode": 0}
         assert side.display and not screen.query_one("#lab-sides").display
@@ -122,57 +99,40 @@ async def test_iss_kind_keeps_the_value_and_swaps_the_panels() -> None:
         assert "ref 003 §4.3" in str(side.border_subtitle)
         shown = {n for n in ISS_PARAMS if screen.query_one(f"#iss-box-{n}").display}
         assert shown == {"round_mode"}
-        screen.query_one("#lab-kind", Select).value = "convert"
-        await pilot.pause()
+        await choose(pilot, "#lab-kind", "convert")
         assert not side.display and screen.query_one("#lab-sides").display
         assert (lab.src.name, lab.dst.name) == ("fp32", "bf16")
         assert screen.query_one("#lab-side-a", LabSide).trace.output_bits == 0x3F80
 
 
 async def test_iss_primitive_parameters_and_typed_lane() -> None:
-    app = NeurondbgApp(lab_only=True)
-    async with app.run_test(size=SIZE) as pilot:
+    async with lab_started() as (app, pilot, lab):
         screen = app.screen
-        lab = screen.query_one(ConvertLab)
-        screen.query_one("#lab-kind", Select).value = "iss"
-        await pilot.pause()
-        screen.query_one("#iss-prim", Select).value = "packvr"
-        await pilot.pause()
+        await choose(pilot, "#lab-kind", "iss")
+        await choose(pilot, "#iss-prim", "packvr")
         assert lab.iss_params == {"shift": 0, "width": 16}
         assert (lab.src.name, lab.dst.name) == ("int48", "int16")
         assert screen.query_one(BitEditor)._width == 48
         shown = {n for n in ISS_PARAMS if screen.query_one(f"#iss-box-{n}").display}
         assert shown == {"shift", "width"}
-        screen.query_one("#iss-shift", Select).value = 4
-        await pilot.pause()
-        box = screen.query_one("#lab-input", Input)
-        box.focus()
-        box.value = "-1000"
-        await pilot.press("enter")
-        await pilot.pause()
+        await choose(pilot, "#iss-shift", 4)
+        await type_value(pilot, "-1000")
         side = screen.query_one(IssSide)
         # ref 003 §7.2: (-1000 + (1 << 3)) >> 4 = -62, round half up
         assert lab.bits == (1 << 48) - 1000 and side.trace.output_bits == 0xFFC2
         assert "0xFFC2" in iss_text(app) and "= -62" in iss_text(app)
-        screen.query_one("#iss-width", Select).value = 8  # 8-bit lanes, 24-bit accumulator
-        await pilot.pause()
+        await choose(pilot, "#iss-width", 8)  # 8-bit lanes, 24-bit accumulator
         assert (lab.src.name, lab.dst.name) == ("int24", "int8")
         assert lab.bits == (1 << 24) - 1000 and side.trace.output_bits == 0xC2
-        screen.query_one("#iss-prim", Select).value = "narrow"
-        await pilot.pause()
-        box.value = "65520"
-        await pilot.press("enter")
-        await pilot.pause()
+        await choose(pilot, "#iss-prim", "narrow")
+        await type_value(pilot, "65520")
         assert side.trace.output_bits == 0x7C00  # RNE: overflow to inf
-        screen.query_one("#iss-round_mode", Select).value = 1  # RTZ: largest finite
-        await pilot.pause()
+        await choose(pilot, "#iss-round_mode", 1)  # RTZ: largest finite
         assert side.trace.output_bits == 0x7BFF and lab.iss_params == {"round_mode": 1}
 
 
 async def test_every_primitive_renders_and_agrees_with_its_vector() -> None:
-    app = NeurondbgApp(lab_only=True)
-    async with app.run_test(size=SIZE) as pilot:
-        lab = app.screen.query_one(ConvertLab)
+    async with lab_started() as (app, pilot, lab):
         lab.set_kind(True)
         side = app.screen.query_one(IssSide)
         for name, prim in ISS_PRIMITIVES.items():
