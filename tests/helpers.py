@@ -1,13 +1,26 @@
-"""Helpers for tests in more than one folder: Ctrl+C a `neurondbg run` child process."""
+"""Helpers for tests in more than one folder: one file under other names; Ctrl+C a
+`neurondbg run` child process."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+
+def aliases(path: Path) -> list[Path]:
+    """The file `path` named four ways: itself, through `sub/..`, a hard link and a symbolic
+    link (made beside it), for tests that an output naming an input is refused."""
+    folder = path.parent
+    (folder / "sub").mkdir()
+    hard, sym = folder / f"hard{path.suffix}", folder / f"sym{path.suffix}"
+    os.link(path, hard)
+    sym.symlink_to(path)
+    return [path, folder / "sub" / ".." / path.name, hard, sym]
 
 
 def writing(target: Path) -> bool:

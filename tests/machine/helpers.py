@@ -21,6 +21,14 @@ def machine(text: str, engine: str = "pool", journal_budget: int = JOURNAL_BUDGE
                    journal_budget=journal_budget)
 
 
+def fault(text: str, engine: str = "pool", **config) -> str:
+    """Run `text` with invalid records executed: it must stop on a fault; that fault's
+    detail (the model never raises: a fault is machine state)."""
+    stop = machine(text, engine, execute_invalid=True, **config).cont()
+    assert stop.reason == "fault", stop
+    return stop.detail
+
+
 def put(m: Machine, partitions: slice, offset: int, values: np.ndarray) -> None:
     v = np.ascontiguousarray(values)
     raw = v.view(np.uint8).reshape(v.shape[0], -1) if v.ndim == 2 else v.view(np.uint8)

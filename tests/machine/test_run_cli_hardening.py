@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from machine.isa.programs import counted_loop
 from neurondbg.cli import cli
 from sessions import atomic
-from tests.helpers import interrupted_run, writing
+from tests.helpers import aliases, interrupted_run, writing
 
 LOOP = counted_loop(10)
 SPIN = """\
@@ -49,12 +49,7 @@ def prog(tmp_path: Path) -> Path:
 def test_output_that_resolves_to_the_program_is_refused(prog: Path, tmp_path: Path,
                                                         option: str) -> None:
     before = prog.read_bytes()
-    (tmp_path / "sub").mkdir()
-    hard = tmp_path / "hard.asm"
-    os.link(prog, hard)
-    sym = tmp_path / "sym.asm"
-    sym.symlink_to(prog)
-    for alias in (prog, tmp_path / "sub" / ".." / "loop.asm", hard, sym):
+    for alias in aliases(prog):
         code, out, err = run("run", prog, option, alias)
         assert code == 2 and out == "", (alias, err)
         assert f"{option} would overwrite the program" in err and err.count("\n") == 1

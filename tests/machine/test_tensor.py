@@ -9,7 +9,7 @@ import pytest
 from machine.convert import convert
 from machine.dtypes import Dtype, Gen, dtype_bytes, dtype_format
 
-from .helpers import get, machine, put
+from .helpers import fault, get, machine, put
 
 IN = ["INT8", "UINT8", "INT16", "UINT16", "BF16", "FP16", "INT32", "UINT32", "FP32",
       "FP8_EXP3", "FP8_EXP4", "FP8_EXP5"]
@@ -201,8 +201,7 @@ def test_range_select_load_accumulate_is_invalid_and_faults_when_forced() -> Non
             "bound1=3.5 src=sb[0,0] step=[1,0] num=[4,1] dst=sb[0,64] step=[1,0] num=[4,1]\nHALT")
     stop = machine(text, engine="dve").cont()
     assert stop.reason == "invalid" and "RANGE_SELECT" in stop.detail
-    stop = machine(text, engine="dve", execute_invalid=True).cont()
-    assert stop.reason == "fault" and "LOAD_ACCUMULATE" in stop.detail
+    assert "LOAD_ACCUMULATE" in fault(text, engine="dve")
 
 
 def test_lanes_keep_their_input_when_the_source_is_overwritten_later() -> None:
@@ -314,11 +313,9 @@ def test_lane_values_agree_with_the_exact_decoder(fmt) -> None:
 
 
 def test_huge_broadcast_pattern_faults_instead_of_allocating() -> None:
-    m = machine("COPY in_dtype=FP32 out_dtype=FP32 nac=1 src=sb[0, 0] step=[0,0,0,0] "
-                "num=[65535,65535,65535,65535] dst=sb[0, 0] step=[0,0,0,0] "
-                "num=[65535,65535,65535,65535]\nHALT", execute_invalid=True)
-    stop = m.cont()
-    assert stop.reason == "fault" and "at most" in stop.detail
+    assert "at most" in fault("COPY in_dtype=FP32 out_dtype=FP32 nac=1 src=sb[0, 0] "
+                              "step=[0,0,0,0] num=[65535,65535,65535,65535] dst=sb[0, 0] "
+                              "step=[0,0,0,0] num=[65535,65535,65535,65535]\nHALT")
 
 
 def test_tensor_cumulative_prefix_per_row() -> None:

@@ -17,6 +17,7 @@ from sessions.atomic import atomic_open, check_output, remove_stale_temporaries,
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.store import load_session, read_session, save_session
 from sessions.toml_write import dumps
+from tests.helpers import aliases
 from tests.sessions.conftest import make_machine, sbuf_image
 
 
@@ -113,12 +114,7 @@ def test_stale_temporaries_of_dead_processes_are_removed(tmp_path: Path) -> None
 def test_output_naming_an_input_is_refused(tmp_path: Path) -> None:
     prog = tmp_path / "p.asm"
     prog.write_text("HALT\n")
-    (tmp_path / "sub").mkdir()
-    hard = tmp_path / "hard.asm"
-    os.link(prog, hard)
-    sym = tmp_path / "sym.asm"
-    sym.symlink_to(prog)
-    for alias in (prog, tmp_path / "sub" / ".." / "p.asm", hard, sym):
+    for alias in aliases(prog):
         with pytest.raises(SessionError, match="would overwrite the program"):
             check_output(alias, [("the program", prog)], what="--trace")
     assert check_output(tmp_path / "t.jsonl", [("the program", prog)]) == tmp_path / "t.jsonl"
