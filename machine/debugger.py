@@ -29,9 +29,9 @@ worker thread. Decisions where the issue is silent (gdb-like):
   without moving the step count), so `reverse` right after a mistaken `set` undoes it.
 - `edit_record` (the TUI's "apply fix") is an event like a `set`: `Edit(step,
   "record[N]", "0x" + the 64 bytes in hex)`, so `reverse` undoes it, history replay and a
-  saved session re-apply it at the same position. The program is copied on the first
-  record edit (`loaded_program` keeps the file's records, which a session names by sha256);
-  each record edit gives `program` a new Program object, so a holder can tell it changed.
+  saved session re-apply it at the same position. Each record edit (or its undo) gives
+  `program` a new Program over a copy of the records (`loaded_program` keeps the file's,
+  which a session names by sha256), so a holder can tell it changed and what.
 - A branch to a negative address, or one past the journal's 48-bit PC (which also
   bounds a session's `base`), faults on the branch: such a PC never enters the state.
   A branch to any other address outside the program faults at the next fetch, as before.
@@ -699,11 +699,10 @@ class Machine:
         self._resync()
 
     def _write_record(self, index: int, raw: bytes) -> None:
-        """Put `raw` in as record `index`: a new Program (its struct groups are cached)
-        over a copy of the loaded records, and that record judged and decoded afresh."""
-        records = self.program.raw
-        if self.program is self.loaded_program:  # never write into the loaded records
-            records = np.array(records, dtype=np.uint8, copy=True)
+        """Put `raw` in as record `index`: a new Program over a new copy of the records
+        (no Program's records ever change: a holder compares old and new, and the struct
+        groups a Program caches stay true), and that record judged and decoded afresh."""
+        records = np.array(self.program.raw, dtype=np.uint8, copy=True)
         records[index] = np.frombuffer(raw, dtype=np.uint8)
         self.program = Program(records, self.loaded_program.name)
         self._insts[index] = None

@@ -3,11 +3,15 @@ provenance and fix hint; the NKI-intrinsic verdict beside it where one applies.
 
 Lines are wrapped to the pane's width (continuations indented under their
 clause), so no message, provenance or fix is ever cut off.
+
+`F` applies the checked fix of the instruction shown (the one at the PC) to the
+program in memory (views.session.Session.apply_fix: journaled, `r` undoes it, a
+saved session keeps it) and says in the console what changed, or why there is no fix.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from rich.console import Console
 from rich.text import Text
@@ -104,13 +108,52 @@ def verdict_lines(verdict: Verdict | None, title: str, expand: bool = False) -> 
     return lines
 
 
+@runtime_checkable
+class FixHost(Protocol):
+    """What `F` needs of the App (neurondbg.app's has it): the loaded session, whether a
+    worker is using it, the console and a repaint of every pane."""
+
+    session: Any
+    running: bool
+    loading: bool
+
+    def say(self, text: str | Text, style: str = "") -> None: ...
+
+    def refresh_views(self) -> None: ...
+
+
+def apply_fix(host: FixHost) -> None:
+    """Apply the fix of the record at the PC through the host's session, then repaint;
+    the outcome (or why nothing was done) is one console line."""
+    from views.session import Session
+
+    session = host.session
+    if host.running or host.loading or session is None:
+        host.say("fix: " + ("running: Esc or Ctrl+C stops it first" if host.running else
+                            "no program loaded"), "yellow")
+        return
+    if not isinstance(session, Session):
+        host.say("fix: a kernel's queues are not edited in place; write the repaired "
+                 "queue with `neurondbg validate FILE --fix OUT`", "yellow")
+        return
+    try:
+        text = session.apply_fix()
+    except ValueError as e:
+        host.say(f"error: {e}", "bold red")
+        return
+    host.say(text)
+    host.refresh_views()
+
+
 class LegalityView(LineView):
     """Wire-level verdict, then the NKI-level one; the two compared. The clause tree is
-    collapsed to the failing branches; `e` shows every sub-clause."""
+    collapsed to the failing branches; `e` shows every sub-clause, `F` applies the fix."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "toggle_expand", "all clauses", id="legality.expand",
                 tooltip="the failing branches of the clause tree / every sub-clause"),
+        Binding("F", "apply_fix", "apply fix", id="legality.fix",
+                tooltip="apply the checked fix to the instruction at the PC (r undoes it)"),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -121,6 +164,10 @@ class LegalityView(LineView):
         self.logical: list[Text] = []  # one per message, before wrapping
         self._wrapped_at = 0
         self._key: tuple[int | None, ...] = (None, None)  # (verdict ids, wrap width)
+
+    def action_apply_fix(self) -> None:
+        if isinstance(self.app, FixHost):  # an App without a session has nothing to fix
+            apply_fix(self.app)
 
     def action_toggle_expand(self) -> None:
         self.expand = not self.expand

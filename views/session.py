@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 
 from machine import expr
-from machine.asm.disasm import disassemble_lines
+from machine.asm.disasm import disassemble_lines, format_instruction
 from machine.breakpoints import Breakpoint, parse_spec
 from machine.debugger import Machine, Stop
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.engines.record import Lanes, StepRecord
-from machine.isa import listing_lines
+from machine.isa import listing, listing_lines
 from machine.isa.codec import Instruction
 from machine.legality.explain import validate
 from machine.state import MachineState
@@ -58,6 +58,12 @@ def enable_breakpoints(debugger: Machine | Any, idents: list[int] | None, on: bo
     if not ids:
         return "no breakpoints"
     return f"{'enabled' if on else 'disabled'} " + ", ".join(f"#{i}" for i in ids)
+
+
+def _value(record: np.ndarray, name: str) -> int | tuple[int, ...]:
+    """Field `name` of a one-record structured array, as the decoder gives it."""
+    v = record[name][0]
+    return tuple(int(x) for x in v) if np.ndim(v) else int(v)
 
 
 @dataclass(frozen=True)
@@ -124,7 +130,6 @@ class Session:
         opened = open_program_or_session(self.path, gen, engine, progress=progress,
                                          interrupt=self.interrupt)
         machine = opened.machine
-        self.program = machine.program
         self.labels: dict[str, int] = dict(machine.labels)
         self.gen = machine.config.gen
         self.engine = machine.config.engine
@@ -132,8 +137,9 @@ class Session:
         self.layout: dict[str, Any] = dict(opened.layout)  # a TOML table: {"focus": "lanes"}
         self.warnings: list[str] = list(opened.warnings)
         self.program_path = Path(opened.program_path)  # a session names its own program
-        self.lines = self._listing()
         self.dbg = self._make_debugger(machine)
+        self.lines = self._listing()
+        self._listed = machine.program  # the records `lines` show (see `_sync_listing`)
         self.last: StepRecord | None = None
         self.last_stop: Stop | None = None  # the stop of the last run / step N (continue N)
         self.prev_regs: list[int] | None = None
@@ -160,8 +166,36 @@ class Session:
         return here[-1] if here else None
 
     # -- loading ---------------------------------------------------------------
+    @property
+    def program(self) -> Any:
+        """The records the machine runs now (a fix edits them: Machine.edit_record)."""
+        return self.dbg.program
+
     def _listing(self) -> list[ProgramLine]:
         return program_listing(self.program, self.labels, self.gen, self.engine)
+
+    def _sync_listing(self) -> None:
+        """After a record edit, or a reverse past one, relist only the records that
+        differ (listing a whole program again takes seconds at 10**5 records) and judge
+        them afresh: a new `lines` list, so the Program pane sees the change."""
+        now = self.dbg.program
+        if now is self._listed:
+            return
+        changed = np.flatnonzero((np.asarray(now.raw) != np.asarray(self._listed.raw))
+                                 .any(axis=1)).tolist()
+        self._listed = now
+        if not changed:
+            return
+        lines = list(self.lines)
+        by_offset = {off: name for name, off in self.labels.items()}
+        for i in changed:
+            inst = self.dbg.instruction(i)
+            lines[i] = ProgramLine(i, i * 64, format_instruction(inst, self.gen).strip(),
+                                   self.dbg.valid(i), by_offset.get(i * 64),
+                                   listing=listing(inst, self.gen, by_offset))
+        self.lines = lines
+        # the builder caches each record's judgement: a fresh one judges the edited ones
+        self._snapshots = SnapshotBuilder(self.name, self.gen, self.engine, self.lines)
 
     def _make_debugger(self, m: Machine) -> Machine:
         # One event stops everything: the App's Esc sets `session.interrupt`, which is
@@ -412,8 +446,47 @@ class Session:
         self.last_stop = None
         return self.dbg.edit(target, value)
 
+    def apply_fix(self, index: int | None = None) -> str:
+        """Apply the checked fix of record `index` (default: the one at the PC, which the
+        Legality pane shows) to the program in memory through Machine.edit_record
+        (journaled: `reverse` undoes it, a saved session keeps it) and judge it again;
+        what changed, e.g. "record 3: dst.start_addr 0x00001001 -> 0x00001000; now
+        valid". ValueError (one line) when there is no record or no fix, saying why.
+
+        Decision (issue 12 is silent): the fix is the wire verdict's smallest checked
+        edit set (Verdict.fix_fields: the whole predicate passes on this generation and
+        engine); a valid record is left alone and says so."""
+        from machine.legality.wire.repair import apply, describe
+
+        m = self.dbg
+        i = self.state.pc_index if index is None else index
+        if not 0 <= i < m.count:
+            raise ValueError(f"fix: no record at pc {self.state.pc:#x}" if index is None
+                             else f"fix: record {i} does not exist (0..{m.count - 1})")
+        verdict = m.verdict(i)
+        if verdict.valid:
+            return f"record {i}: {verdict.predicate} passes: nothing to fix"
+        if verdict.fix_fields is None:
+            raise ValueError(f"record {i}: no fix: {verdict.no_fix or 'no checked edit'}")
+        inst = m.instruction(i)
+        before = np.frombuffer(inst.raw, dtype=inst.struct.dtype).copy()
+        after = apply(inst.struct, before, verdict.fix_fields)
+        m.edit_record(i, after.tobytes())
+        self.last_stop = None
+
+        def shown(name: str, value: Any) -> str:  # describe's "set NAME = VALUE" form
+            return describe({name: value}, inst.struct).partition(" = ")[2]
+
+        changes = ", ".join(f"{name} {shown(name, _value(before, name))} -> "
+                            f"{shown(name, _value(after, name))}"
+                            for name in verdict.fix_fields)
+        now = m.verdict(i)
+        state = "now valid" if now.valid else f"still invalid: {', '.join(now.failed)}"
+        return f"record {i}: {changes}; {state}"
+
     def snapshot(self) -> Snapshot:
         """The machine at this stop, as the panes render it."""
+        self._sync_listing()
         return self._snapshots.build(
             self.dbg, record=self.last, previous=self._by_opcode,
             prev_registers=self.prev_regs, breakpoints=self.breakpoint_indices(),

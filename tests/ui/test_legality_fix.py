@@ -1,0 +1,116 @@
+"""Issue 12: `F` in the Legality pane applies the checked fix of the instruction at the PC
+to the program in memory (journaled: `r` undoes it; a saved session keeps it), judges it
+again and says in the console what changed, or why there is no fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from neurondbg.app import NeurondbgApp
+from neurondbg.screens.help import help_text
+from tests.ui.helpers import started
+from views.console_view import ConsoleView
+from views.legality import LegalityView
+from views.program import ProgramView
+
+PATTERN = "step=[1,0,0,0] num=[4,1,1,1]"
+PROGRAM = f"""
+.data sb[0:4, 0] fp32 1.0 2.5 -3.0 0.1
+    MOVE R1=7
+    COPY in_dtype=FP32 out_dtype=BF16 nac=4 src=sb[0, 0] {PATTERN} dst=sb[0, 64] {PATTERN}
+    HALT
+"""
+NO_FIX = """
+    CAST_PREDICATED in0_dtype=INT32 in1_dtype=FP32 out_dtype=BF16 op=BYPASS nac=8 src0=sb[0, 0] step=[1,0,0] num=[8,1,1] src1=sb[0, 32] step=[1,0,0] num=[8,1,1] dst=sb[0, 64] step=[1,0,0] num=[8,1,1]
+    HALT
+"""  # noqa: E501 (one instruction per line)
+
+
+def said(app: NeurondbgApp) -> list[str]:
+    return list(app.screen.query_one(ConsoleView).messages)
+
+
+def shown(app: NeurondbgApp) -> str:
+    return "\n".join(t.plain for t in app.screen.query_one(LegalityView).lines)
+
+
+async def test_f_applies_the_fix_and_r_undoes_it(tmp_path: Path) -> None:
+    prog = tmp_path / "bad.asm"
+    prog.write_text(PROGRAM)
+    async with started(prog) as (app, pilot):
+        await pilot.press("s")  # before the COPY now
+        await pilot.pause()
+        listing = app.screen.query_one(ProgramView)
+        assert listing.pc_index == 1 and listing.lines[1].valid is False
+        assert "INVALID" in shown(app)
+        app.screen.query_one(LegalityView).focus()
+        await pilot.press("F")
+        await pilot.pause()
+        assert said(app)[-1] == "record 1: out_dtype BF16 (0x6) -> FP32 (0xA); now valid"
+        assert "is_valid_copy  VALID" in shown(app)
+        assert listing.lines[1].valid is True and "out_dtype=FP32" in listing.lines[1].text
+        assert app.session is not None and app.session.position == (1, 1)
+        assert app.unsaved()  # the edit is work a quit would lose
+        await pilot.press("s")  # the repaired COPY runs
+        await pilot.pause()
+        assert listing.pc_index == 2
+        await pilot.press("r", "r")  # back over the step, then the edit itself
+        await pilot.pause()
+        assert app.session.position == (1, 0)
+        assert "INVALID" in shown(app) and listing.lines[1].valid is False
+        assert "out_dtype=BF16" in listing.lines[1].text
+        await pilot.press("s")
+        await pilot.pause()
+        assert "invalid: COPY" in "\n".join(said(app))
+
+
+async def test_a_fixed_program_saves_and_reloads_with_its_edit(tmp_path: Path) -> None:
+    prog = tmp_path / "bad.asm"
+    prog.write_text(PROGRAM)
+    session = tmp_path / "s.toml"
+    async with started(prog) as (app, pilot):
+        await pilot.press("s")
+        app.screen.query_one(LegalityView).focus()
+        await pilot.press("F")
+        await pilot.pause()
+        assert app.session is not None
+        app.session.save(session)
+    assert prog.read_text() == PROGRAM  # the file is never written: the edit is the session's
+    async with started(session) as (app, pilot):
+        await pilot.pause()
+        listing = app.screen.query_one(ProgramView)
+        assert listing.pc_index == 1 and listing.lines[1].valid is True
+        assert "is_valid_copy  VALID" in shown(app)
+        await pilot.press("r")  # the reloaded edit is undoable too
+        await pilot.pause()
+        assert "INVALID" in shown(app) and listing.lines[1].valid is False
+
+
+async def test_without_a_fix_f_says_why_and_changes_nothing(tmp_path: Path) -> None:
+    prog = tmp_path / "pool.asm"
+    prog.write_text(NO_FIX)
+    async with started(prog) as (app, pilot):
+        app.screen.query_one(LegalityView).focus()
+        await pilot.press("F")
+        await pilot.pause()
+        assert said(app)[-1] == (
+            "error: record 0: no fix: no edit of this record's fields makes "
+            "is_valid_copy_cast_predicated pass on cayman, engine pool: "
+            "engine_has_opcode(pool) cannot be fixed within the record")
+        assert app.session is not None and app.session.position == (0, 0)
+        assert "INVALID" in shown(app)
+
+
+async def test_on_a_valid_record_f_says_so(tmp_path: Path) -> None:
+    prog = tmp_path / "bad.asm"
+    prog.write_text(PROGRAM)
+    async with started(prog) as (app, pilot):
+        app.screen.query_one(LegalityView).focus()
+        await pilot.press("F")
+        await pilot.pause()
+        assert said(app)[-1] == "record 0: is_valid_ctrl_mv passes: nothing to fix"
+        assert app.session is not None and app.session.position == (0, 0)
+
+
+def test_the_key_is_in_the_help() -> None:
+    assert "apply the checked fix to the instruction at the PC" in help_text().plain
