@@ -26,7 +26,7 @@ from __future__ import annotations
 import io
 import json
 import shlex
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +40,9 @@ LANES_PER_WRITE = 1 << 14  # `export lanes` formats this many rows at a time
 KINDS = ("trace", "lanes")
 
 
-def _kinds(session: Any, word: str) -> Sequence[str]:
-    return list(KINDS)
-
-
 @REGISTRY.command("export", "export trace|lanes PATH [P,E]",
                   "write the last Cast's lane P,E trace (as convert --trace) or every lane "
-                  "(lanes) to PATH; .json: JSON; served: also a browser download",
-                  complete=_kinds)
+                  "(lanes) to PATH; .json: JSON; served: also a browser download")
 def _export(session: Any, rest: str) -> Reply:
     try:
         words = shlex.split(rest)  # a PATH with spaces is quoted, as in a shell
