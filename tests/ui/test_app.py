@@ -131,18 +131,11 @@ async def test_maximise_restore_help_and_lab() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen.maximized is None
-        await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
-        await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, DebuggerScreen)
-        await pilot.press("L")
-        await pilot.pause()
-        assert isinstance(app.screen, LabScreen)
-        await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, DebuggerScreen)
+        for key, screen in (("question_mark", HelpScreen), ("escape", DebuggerScreen),
+                            ("L", LabScreen), ("escape", DebuggerScreen)):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, screen), key
 
 
 async def test_pane_keys_registers_memory_lanes() -> None:
