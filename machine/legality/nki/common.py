@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from machine.dtypes import Gen
-from machine.legality.nki.spec import Check, ClauseSpec, Param
+from machine.legality.nki.spec import Check, ClauseSpec, Intrinsic, Param
 from machine.legality.nki.vocab import (
     NATIVE_FROM,
     NkiDtype,
@@ -64,6 +64,20 @@ def not_none(arg: str) -> ClauseSpec:
         return True, f"{arg} is {args[arg]}"
     return clause(f"assert_not_none({arg})", arg, f"{arg} is not None", check,
                   ref004("Common Wrapper Skeleton"), fix=f"pass a value for {arg}")
+
+
+def intrinsic(name: str, engine: str, params: tuple[Param, ...], source: str, doc: str,
+              signed: Provenance, *rules: ClauseSpec, asserted: tuple[str, ...] = (),
+              why: str = "") -> Intrinsic:
+    """An intrinsic whose clauses follow the wrapper skeleton (ref 004): the signature
+    check, then assert_not_none over `asserted` (in that order), then its own `rules`.
+
+    The name and the parameter table are written once; the signature clause is built
+    from them (`signed` is where the reference gives the signature, `why` adds to the
+    unexpected-keyword message).
+    """
+    head = (signature(name, params, signed, why), *(not_none(a) for a in asserted))
+    return Intrinsic(name, engine, params, head + rules, source, doc=doc)
 
 
 def reduce_cmd_gate(name: str, intrinsic: str, legal: frozenset[ReduceCmd],

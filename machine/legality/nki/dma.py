@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from machine.dtypes import Gen
-from machine.legality.nki.common import clause, not_none, ref004, signature
+from machine.legality.nki.common import clause, intrinsic, ref004
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
 from machine.legality.nki.vocab import gen_label
 
@@ -64,23 +64,21 @@ _DC_PARAMS = (Param("dst", "tile", required=True), Param("src", "tile", required
               Param("mask", "any"), Param("dst_rmw_op", "op"),
               Param("oob_mode", "oob_mode", default="error"),
               Param("dge_mode", "dge_mode", default="unknown"))
-DMA_COPY = Intrinsic(
-    "dma_copy", "DMA", _DC_PARAMS, source="neuron_isa.py:2428",
-    doc="HBM <-> SBUF copy; casts when dtypes differ",
-    clauses=(
-        signature("dma_copy", _DC_PARAMS, ref004("dma_copy signature (CONFIRMED stub L414)")),
-        not_none("dst"), not_none("src"),
-        hwdge_gate("dma_copy: HWDGE gate"),
-        clause("dst_rmw_op_add_only", "dst_rmw_op", "dst_rmw_op in {None, np.add}", _rmw_op,
-               ref004("dma_copy: dst_rmw_op"), fix="use dst_rmw_op=np.add or None"),
-        clause("dst_rmw_op_oob_mode_error", ("dst_rmw_op", "oob_mode"),
-               "dst_rmw_op set => oob_mode == error", _rmw_oob, ref004("dma_copy: oob_mode"),
-               fix="use oob_mode=oob_mode.error with dst_rmw_op"),
-        clause("prefer_tensor_copy_sbuf_to_sbuf", ("src", "dst"),
-               "SBUF -> SBUF copies are better done by tensor_copy (advice)", _sbuf_to_sbuf,
-               ref004("tensor_copy: for SBUF->SBUF prefer this over dma_copy"), note=True,
-               fix="use nisa.tensor_copy"),
-    ),
+DMA_COPY = intrinsic(
+    "dma_copy", "DMA", _DC_PARAMS, "neuron_isa.py:2428",
+    "HBM <-> SBUF copy; casts when dtypes differ",
+    ref004("dma_copy signature (CONFIRMED stub L414)"),
+    hwdge_gate("dma_copy: HWDGE gate"),
+    clause("dst_rmw_op_add_only", "dst_rmw_op", "dst_rmw_op in {None, np.add}", _rmw_op,
+           ref004("dma_copy: dst_rmw_op"), fix="use dst_rmw_op=np.add or None"),
+    clause("dst_rmw_op_oob_mode_error", ("dst_rmw_op", "oob_mode"),
+           "dst_rmw_op set => oob_mode == error", _rmw_oob, ref004("dma_copy: oob_mode"),
+           fix="use oob_mode=oob_mode.error with dst_rmw_op"),
+    clause("prefer_tensor_copy_sbuf_to_sbuf", ("src", "dst"),
+           "SBUF -> SBUF copies are better done by tensor_copy (advice)", _sbuf_to_sbuf,
+           ref004("tensor_copy: for SBUF->SBUF prefer this over dma_copy"), note=True,
+           fix="use nisa.tensor_copy"),
+    asserted=("dst", "src"),
 )
 
 
@@ -124,26 +122,23 @@ _DT_PARAMS = (Param("src", "tile", required=True), Param("axes", "int_list"),
               Param("dge_mode", "dge_mode", default="unknown"), Param("mask", "any"),
               Param("dtype", "dtype"), Param("oob_mode", "oob_mode", default="error"))
 _DT_TABLE = "dma_transpose legality table (CONFIRMED literals, body 0x3e8e0)"
-DMA_TRANSPOSE = Intrinsic(
-    "dma_transpose", "DMA", _DT_PARAMS, source="neuron_isa.py:2003",
-    doc="transpose via the DMA engine; plain (HWDGE) and indirect (SWDGE) paths",
-    clauses=(
-        signature("dma_transpose", _DT_PARAMS,
-                  ref004("dma_transpose signature (CONFIRMED stub L477)")),
-        not_none("src"),
-        clause("dma_transpose_axes", ("src", "axes"), "axes (1,0) / (2,1,0) / (3,1,2,0) by rank",
-               _axes, ref004("dma_transpose permutations (CONFIRMED docstring)"),
-               fix="leave axes=None or pass the rank's permutation"),
-        clause("dge_mode_for_path", ("dge_mode", "src"),
-               "plain: {unknown, hwdge}; indirect: {unknown, swdge}", _dge_path,
-               ref004(_DT_TABLE + "; GOTCHA: disjoint whitelists"),
-               fix="use dge_mode unknown (legal on both paths)"),
-        hwdge_gate("dma_transpose: HWDGE gate (same >= gen3 rule as dma_copy)"),
-        clause("hwdge_columns_multiple_of_128", ("src", "dge_mode"),
-               "hwdge => src.shape[-1] % 128 == 0", _hwdge_columns,
-               ref004("dma_transpose CORRECTION DMA-1 (docstring rule stub L492)"),
-               fix="pad the last dim to a multiple of 128"),
-    ),
+DMA_TRANSPOSE = intrinsic(
+    "dma_transpose", "DMA", _DT_PARAMS, "neuron_isa.py:2003",
+    "transpose via the DMA engine; plain (HWDGE) and indirect (SWDGE) paths",
+    ref004("dma_transpose signature (CONFIRMED stub L477)"),
+    clause("dma_transpose_axes", ("src", "axes"), "axes (1,0) / (2,1,0) / (3,1,2,0) by rank",
+           _axes, ref004("dma_transpose permutations (CONFIRMED docstring)"),
+           fix="leave axes=None or pass the rank's permutation"),
+    clause("dge_mode_for_path", ("dge_mode", "src"),
+           "plain: {unknown, hwdge}; indirect: {unknown, swdge}", _dge_path,
+           ref004(_DT_TABLE + "; GOTCHA: disjoint whitelists"),
+           fix="use dge_mode unknown (legal on both paths)"),
+    hwdge_gate("dma_transpose: HWDGE gate (same >= gen3 rule as dma_copy)"),
+    clause("hwdge_columns_multiple_of_128", ("src", "dge_mode"),
+           "hwdge => src.shape[-1] % 128 == 0", _hwdge_columns,
+           ref004("dma_transpose CORRECTION DMA-1 (docstring rule stub L492)"),
+           fix="pad the last dim to a multiple of 128"),
+    asserted=("src",),
 )
 
 INTRINSICS: tuple[Intrinsic, ...] = (DMA_COPY, DMA_TRANSPOSE)

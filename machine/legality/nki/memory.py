@@ -13,12 +13,11 @@ from machine.dtypes import Gen
 from machine.legality.nki.common import (
     clause,
     dtype_in,
+    intrinsic,
     is_tile,
-    not_none,
     out_dtype,
     out_dtype_in,
     ref004,
-    signature,
 )
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
 from machine.legality.nki.vocab import FP32, dtype_set, gen_label
@@ -46,28 +45,21 @@ _MEMSET_PARAMS = (Param("shape", "int_list", required=True),
                   Param("value", "number", required=True),
                   Param("dtype", "dtype", required=True), Param("mask", "any"),
                   Param("engine", "engine", default="unknown"))
-MEMSET = Intrinsic(
-    "memset", "Vector or GpSimd", _MEMSET_PARAMS, source="neuron_isa.py:1817",
-    doc="fill a tile with a compile-time constant; all valid NKI dtypes",
-    clauses=(
-        signature("memset", _MEMSET_PARAMS, ref004("memset signature (CONFIRMED stub L740)")),
-        not_none("dtype"),
-        clause("supported_engine(engine)", "engine", "engine in {vector, gpsimd, unknown}",
-               _memset_engine, ref004("memset: engine may be vector | gpsimd | unknown"),
-               fix="use engine=nisa.vector_engine, gpsimd_engine or leave it unknown"),
-    ),
+MEMSET = intrinsic(
+    "memset", "Vector or GpSimd", _MEMSET_PARAMS, "neuron_isa.py:1817",
+    "fill a tile with a compile-time constant; all valid NKI dtypes",
+    ref004("memset signature (CONFIRMED stub L740)"),
+    clause("supported_engine(engine)", "engine", "engine in {vector, gpsimd, unknown}",
+           _memset_engine, ref004("memset: engine may be vector | gpsimd | unknown"),
+           fix="use engine=nisa.vector_engine, gpsimd_engine or leave it unknown"),
+    asserted=("dtype",),
 )
 
 _IOTA_PARAMS = (Param("expr", "expr", required=True), Param("dtype", "dtype", required=True),
                 Param("mask", "any"))
-IOTA = Intrinsic(
-    "iota", "GpSimd", _IOTA_PARAMS, source="neuron_isa.py:1281",
-    doc="index pattern from an affine nl.arange expression; no local _check_*",
-    clauses=(
-        signature("iota", _IOTA_PARAMS, ref004("iota signature (CONFIRMED stub L602)")),
-        not_none("expr"), not_none("dtype"),
-    ),
-)
+IOTA = intrinsic("iota", "GpSimd", _IOTA_PARAMS, "neuron_isa.py:1281",
+                 "index pattern from an affine nl.arange expression; no local _check_*",
+                 ref004("iota signature (CONFIRMED stub L602)"), asserted=("expr", "dtype"))
 
 
 # --- dropout --------------------------------------------------------------------------
@@ -109,20 +101,18 @@ _DROPOUT_PARAMS = (Param("data", "tile", required=True),
                    Param("prob", "tile_or_scalar", required=True),
                    Param("mask", "any"), Param("dtype", "dtype"))
 _DROPOUT_PROV = ref004("dropout dtype rules (CONFIRMED docstring, enforced in ctx)")
-DROPOUT = Intrinsic(
-    "dropout", "Vector", _DROPOUT_PARAMS, source="neuron_isa.py:1312",
-    doc="per-element Bernoulli zeroing with drop probability prob",
-    clauses=(
-        signature("dropout", _DROPOUT_PARAMS, ref004("dropout signature (CONFIRMED stub L548)")),
-        not_none("data"), not_none("prob"),
-        clause("prob_shape", ("prob", "data"), "prob is a scalar or a (data.shape[0], 1) tile",
-               _prob_shape, ref004("dropout: prob scalar or (data.shape[0], 1)"),
-               fix="pass prob as a scalar or a (P, 1) tile"),
-        clause("prob_dtype", ("prob", "data"), "integer data => float32 prob; float data => "
-               "float prob", _prob_dtype, _DROPOUT_PROV, fix="pass prob as float32"),
-        clause("output_dtype", ("dtype", "data"), "integer data => output dtype == data dtype",
-               _dropout_out, _DROPOUT_PROV, fix="drop dtype= for integer data"),
-    ),
+DROPOUT = intrinsic(
+    "dropout", "Vector", _DROPOUT_PARAMS, "neuron_isa.py:1312",
+    "per-element Bernoulli zeroing with drop probability prob",
+    ref004("dropout signature (CONFIRMED stub L548)"),
+    clause("prob_shape", ("prob", "data"), "prob is a scalar or a (data.shape[0], 1) tile",
+           _prob_shape, ref004("dropout: prob scalar or (data.shape[0], 1)"),
+           fix="pass prob as a scalar or a (P, 1) tile"),
+    clause("prob_dtype", ("prob", "data"), "integer data => float32 prob; float data => "
+           "float prob", _prob_dtype, _DROPOUT_PROV, fix="pass prob as float32"),
+    clause("output_dtype", ("dtype", "data"), "integer data => output dtype == data dtype",
+           _dropout_out, _DROPOUT_PROV, fix="drop dtype= for integer data"),
+    asserted=("data", "prob"),
 )
 
 
@@ -139,24 +129,20 @@ def _segment_shape(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
 
 
 _SB_PARAMS = (Param("segment_ids", "tile", required=True), Param("dtype", "dtype"))
-SEQUENCE_BOUNDS = Intrinsic(
-    "sequence_bounds", "GpSimd", _SB_PARAMS, source="neuron_isa.py:1775",
-    doc="[start, end] of each element's segment; padding id 0 -> [n, -1]",
-    clauses=(
-        signature("sequence_bounds", _SB_PARAMS,
-                  ref004("sequence_bounds GOTCHA: no mask parameter"),
-                  why=" (sequence_bounds is the only op with no mask parameter)"),
-        not_none("segment_ids"),
-        clause("partition_dim_1(segment_ids)", "segment_ids", "segment_ids shape (1, N)",
-               _segment_shape, ref004("sequence_bounds: partition dim MUST be 1"),
-               fix="reshape segment_ids to (1, N)"),
-        dtype_in("segment_ids_dtype", "segment_ids", SEQUENCE_BOUNDS_DTYPES, "",
-                 ref004("sequence_bounds: segment_ids float32 or int32"),
-                 fix="cast segment_ids to int32"),
-        clause("output_dtype", ("dtype", "segment_ids"), "output dtype float32 or int32",
-               out_dtype_in("segment_ids", SEQUENCE_BOUNDS_DTYPES, "float32 or int32"),
-               ref004("sequence_bounds: out dtype float32 or int32")),
-    ),
+SEQUENCE_BOUNDS = intrinsic(
+    "sequence_bounds", "GpSimd", _SB_PARAMS, "neuron_isa.py:1775",
+    "[start, end] of each element's segment; padding id 0 -> [n, -1]",
+    ref004("sequence_bounds GOTCHA: no mask parameter"),
+    clause("partition_dim_1(segment_ids)", "segment_ids", "segment_ids shape (1, N)",
+           _segment_shape, ref004("sequence_bounds: partition dim MUST be 1"),
+           fix="reshape segment_ids to (1, N)"),
+    dtype_in("segment_ids_dtype", "segment_ids", SEQUENCE_BOUNDS_DTYPES, "",
+             ref004("sequence_bounds: segment_ids float32 or int32"),
+             fix="cast segment_ids to int32"),
+    clause("output_dtype", ("dtype", "segment_ids"), "output dtype float32 or int32",
+           out_dtype_in("segment_ids", SEQUENCE_BOUNDS_DTYPES, "float32 or int32"),
+           ref004("sequence_bounds: out dtype float32 or int32")),
+    asserted=("segment_ids",), why=" (sequence_bounds is the only op with no mask parameter)",
 )
 
 
@@ -189,37 +175,29 @@ def _gpsimd_sbuf(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
 
 _COPY_PARAMS = (Param("src", "tile", required=True), Param("mask", "any"),
                 Param("dtype", "dtype"), Param("engine", "engine", default="unknown"))
-TENSOR_COPY = Intrinsic(
-    "tensor_copy", "Vector / Scalar / GpSimd", _COPY_PARAMS, source="neuron_isa.py:1857",
-    doc="on-chip SRAM copy; lowers to COPY 0x46 when the dtypes match, CAST 0x47 when "
-        "they differ (ref 000 §8)",
-    clauses=(
-        signature("tensor_copy", _COPY_PARAMS, ref004("tensor_copy signature (stub L1424)")),
-        not_none("src"),
-        clause("gpsimd_no_psum(src)", ("engine", "src"), "engine != gpsimd or src not in PSUM",
-               _gpsimd_sbuf,
-               Provenance("000", "§3.3 GOTCHA, §8 (GpSimd path asserts SBUF-only)"),
-               fix="copy on engine=nisa.vector_engine or scalar_engine, or move src to SBUF"),
-    ),
+_COPY_ENGINES = "Vector / Scalar / GpSimd"
+TENSOR_COPY = intrinsic(
+    "tensor_copy", _COPY_ENGINES, _COPY_PARAMS, "neuron_isa.py:1857",
+    "on-chip SRAM copy; lowers to COPY 0x46 when the dtypes match, CAST 0x47 when "
+    "they differ (ref 000 §8)",
+    ref004("tensor_copy signature (stub L1424)"),
+    clause("gpsimd_no_psum(src)", ("engine", "src"), "engine != gpsimd or src not in PSUM",
+           _gpsimd_sbuf, Provenance("000", "§3.3 GOTCHA, §8 (GpSimd path asserts SBUF-only)"),
+           fix="copy on engine=nisa.vector_engine or scalar_engine, or move src to SBUF"),
+    asserted=("src",),
 )
-TENSOR_COPY_DYNAMIC_SRC = Intrinsic(
-    "tensor_copy_dynamic_src", "Vector / Scalar / GpSimd", _COPY_PARAMS,
-    source="neuron_isa.py:2328", doc="copy with src at a dynamic per-partition offset",
-    clauses=(
-        signature("tensor_copy_dynamic_src", _COPY_PARAMS,
-                  ref004("tensor_copy_dynamic_src signature (stub L1499)")),
-        not_none("src"), _dynamic_engine_clause(),
-    ),
+TENSOR_COPY_DYNAMIC_SRC = intrinsic(
+    "tensor_copy_dynamic_src", _COPY_ENGINES, _COPY_PARAMS, "neuron_isa.py:2328",
+    "copy with src at a dynamic per-partition offset",
+    ref004("tensor_copy_dynamic_src signature (stub L1499)"), _dynamic_engine_clause(),
+    asserted=("src",),
 )
 _COPY_DST_PARAMS = (Param("dst", "tile", required=True), *_COPY_PARAMS)
-TENSOR_COPY_DYNAMIC_DST = Intrinsic(
-    "tensor_copy_dynamic_dst", "Vector / Scalar / GpSimd", _COPY_DST_PARAMS,
-    source="neuron_isa.py:2383", doc="copy with dst at a dynamic per-partition offset",
-    clauses=(
-        signature("tensor_copy_dynamic_dst", _COPY_DST_PARAMS,
-                  ref004("tensor_copy_dynamic_dst signature (stub L1467)")),
-        not_none("dst"), not_none("src"), _dynamic_engine_clause(),
-    ),
+TENSOR_COPY_DYNAMIC_DST = intrinsic(
+    "tensor_copy_dynamic_dst", _COPY_ENGINES, _COPY_DST_PARAMS, "neuron_isa.py:2383",
+    "copy with dst at a dynamic per-partition offset",
+    ref004("tensor_copy_dynamic_dst signature (stub L1467)"), _dynamic_engine_clause(),
+    asserted=("dst", "src"),
 )
 
 
@@ -276,28 +254,24 @@ _LG_PARAMS = (Param("src_buffer", "tile", required=True), Param("index", "tile",
               Param("num_elem_per_idx", "int", default=1), Param("num_valid_indices", "int"),
               Param("mask", "any"))
 _LG_PROV = ref004("local_gather constraints (CONFIRMED docstring)")
-LOCAL_GATHER = Intrinsic(
-    "local_gather", "GpSimd", _LG_PARAMS, source="neuron_isa.py:2596",
-    doc="each GpSimd core gathers from its 16 SBUF partitions; no dtype parameter",
-    clauses=(
-        signature("local_gather", _LG_PARAMS, ref004("local_gather NOTE: no dtype parameter"),
-                  why=" (local_gather has no dtype parameter: the output keeps src_buffer's "
-                      "dtype)"),
-        not_none("src_buffer"), not_none("index"),
-        clause("check_local_gather_shape(partitions)", ("src_buffer", "index"),
-               "src_buffer.shape[0] == index.shape[0], divisible by 16", _gather_partitions,
-               _LG_PROV, fix="use a multiple of 16 partitions for both"),
-        clause("num_elem_per_idx", "num_elem_per_idx", "num_elem_per_idx in {1,2,4,8,16,32}",
-               _gather_elems, _LG_PROV),
-        clause("indices_per_core", "index", f"<= {GATHER_MAX_INDICES_PER_CORE} indices per core",
-               _gather_count, ref004("local_gather; thresholds NOTE (value CONFIRMED)"),
-               fix="split the gather into several calls"),
-        dtype_in("index_dtype", "index", GATHER_INDEX_DTYPES, ": local_gather indices are uint16",
-                 _LG_PROV, fix="cast index to nl.uint16"),
-        clause("num_valid_indices", ("num_valid_indices", "index"),
-               "num_valid_indices <= index.size / (index.shape[0] / 16)", _gather_valid,
-               _LG_PROV),
-    ),
+LOCAL_GATHER = intrinsic(
+    "local_gather", "GpSimd", _LG_PARAMS, "neuron_isa.py:2596",
+    "each GpSimd core gathers from its 16 SBUF partitions; no dtype parameter",
+    ref004("local_gather NOTE: no dtype parameter"),
+    clause("check_local_gather_shape(partitions)", ("src_buffer", "index"),
+           "src_buffer.shape[0] == index.shape[0], divisible by 16", _gather_partitions,
+           _LG_PROV, fix="use a multiple of 16 partitions for both"),
+    clause("num_elem_per_idx", "num_elem_per_idx", "num_elem_per_idx in {1,2,4,8,16,32}",
+           _gather_elems, _LG_PROV),
+    clause("indices_per_core", "index", f"<= {GATHER_MAX_INDICES_PER_CORE} indices per core",
+           _gather_count, ref004("local_gather; thresholds NOTE (value CONFIRMED)"),
+           fix="split the gather into several calls"),
+    dtype_in("index_dtype", "index", GATHER_INDEX_DTYPES, ": local_gather indices are uint16",
+             _LG_PROV, fix="cast index to nl.uint16"),
+    clause("num_valid_indices", ("num_valid_indices", "index"),
+           "num_valid_indices <= index.size / (index.shape[0] / 16)", _gather_valid, _LG_PROV),
+    asserted=("src_buffer", "index"),
+    why=" (local_gather has no dtype parameter: the output keeps src_buffer's dtype)",
 )
 
 

@@ -13,10 +13,9 @@ from typing import Any
 from machine.dtypes import Gen
 from machine.legality.nki.common import (
     clause,
-    not_none,
+    intrinsic,
     out_dtype,
     ref004,
-    signature,
 )
 from machine.legality.nki.spec import Intrinsic, Param
 from machine.legality.nki.vocab import dtype_set
@@ -107,29 +106,27 @@ _TR_PARAMS = (
     Param("axis", "int_list", required=True), Param("mask", "any"), Param("dtype", "dtype"),
     Param("negate", "bool", default=False), Param("keepdims", "bool", default=False),
 )
-TENSOR_REDUCE = Intrinsic(
-    _TR, "Vector", _TR_PARAMS, source="neuron_isa.py:487",
-    doc="free-dimension reduction; the partition axis is preserved",
-    clauses=(
-        signature(_TR, _TR_PARAMS, ref004("tensor_reduce signature (CONFIRMED stub L1614)")),
-        not_none("data"),
-        clause("_check_free_axis", ("axis", "data"),
-               "axis: free dims only, consecutive from 1, at most 4, non-empty", _free_axis,
-               ref004("tensor_reduce GOTCHA (axis rule, CONFIRMED docstring)"),
-               fix="reduce over [1], [1,2], [1,2,3] or [1,2,3,4]"),
-        clause("_check_tensor_reduce_supported_op", "op", "op is a bitvec or arithmetic op",
-               _supported_op, ref004("tensor_reduce: two op classes (list elided)", "MED")),
-        clause("_check_tensor_reduce_bitvec_types", ("op", "dtype", "data"),
-               "bitvec op => dtype in {int32, uint8, uint16, uint32}", _bitvec_types,
-               ref004("tensor_reduce: _check_tensor_reduce_bitvec_types :3130 (CONFIRMED)"),
-               fix="pass dtype=nl.int32 / uint8 / uint16 / uint32"),
-        clause("bitvec_input_integer(data)", ("op", "data"), "bitvec op => integer data",
-               _bitvec_input, ref004("tensor_reduce: two op classes (CONFIRMED docstring)"),
-               fix="bitcast the data to an integer dtype"),
-        clause("err_reduce_unsupported_negate", ("op", "negate"), "negate only for arithmetic ops",
-               _negate, ref004("tensor_reduce: negate is ARITHMETIC-only (CONFIRMED)"),
-               fix="drop negate=True or use an arithmetic op"),
-    ),
+TENSOR_REDUCE = intrinsic(
+    _TR, "Vector", _TR_PARAMS, "neuron_isa.py:487",
+    "free-dimension reduction; the partition axis is preserved",
+    ref004("tensor_reduce signature (CONFIRMED stub L1614)"),
+    clause("_check_free_axis", ("axis", "data"),
+           "axis: free dims only, consecutive from 1, at most 4, non-empty", _free_axis,
+           ref004("tensor_reduce GOTCHA (axis rule, CONFIRMED docstring)"),
+           fix="reduce over [1], [1,2], [1,2,3] or [1,2,3,4]"),
+    clause("_check_tensor_reduce_supported_op", "op", "op is a bitvec or arithmetic op",
+           _supported_op, ref004("tensor_reduce: two op classes (list elided)", "MED")),
+    clause("_check_tensor_reduce_bitvec_types", ("op", "dtype", "data"),
+           "bitvec op => dtype in {int32, uint8, uint16, uint32}", _bitvec_types,
+           ref004("tensor_reduce: _check_tensor_reduce_bitvec_types :3130 (CONFIRMED)"),
+           fix="pass dtype=nl.int32 / uint8 / uint16 / uint32"),
+    clause("bitvec_input_integer(data)", ("op", "data"), "bitvec op => integer data",
+           _bitvec_input, ref004("tensor_reduce: two op classes (CONFIRMED docstring)"),
+           fix="bitcast the data to an integer dtype"),
+    clause("err_reduce_unsupported_negate", ("op", "negate"), "negate only for arithmetic ops",
+           _negate, ref004("tensor_reduce: negate is ARITHMETIC-only (CONFIRMED)"),
+           fix="drop negate=True or use an arithmetic op"),
+    asserted=("data",),
 )
 
 
@@ -145,21 +142,18 @@ def _par_op(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
 _TPR = "tensor_partition_reduce"
 _TPR_PARAMS = (Param("op", "op", required=True), Param("data", "tile", required=True),
                Param("mask", "any"), Param("dtype", "dtype"))
-TENSOR_PARTITION_REDUCE = Intrinsic(
-    _TPR, "GpSimd", _TPR_PARAMS, source="neuron_isa.py:583",
-    doc="reduction across partitions on GpSimd",
-    clauses=(
-        signature(_TPR, _TPR_PARAMS, ref004("tensor_partition_reduce signature (CONFIRMED)")),
-        not_none("data"),
-        clause("err_par_reduce_unsupported_op", "op", "op in {add, max, bitwise_and, bitwise_or}",
-               _par_op, ref004("tensor_partition_reduce: body 0x76320 probes (CONFIRMED)"),
-               fix="use np.add, np.max, np.bitwise_and or np.bitwise_or"),
-        clause("err_par_reduce_bitvec_op_invalid_dtype", ("op", "dtype", "data"),
-               "bitwise_and/or => dtype in {uint8, uint16, uint32} (no int32)",
-               lambda args, gen: _par_bitvec(args),
-               ref004("tensor_partition_reduce GOTCHA: uint-only (STRONG)"),
-               fix="use dtype=nl.uint32 (int32 is legal for tensor_reduce, not here)"),
-    ),
+TENSOR_PARTITION_REDUCE = intrinsic(
+    _TPR, "GpSimd", _TPR_PARAMS, "neuron_isa.py:583", "reduction across partitions on GpSimd",
+    ref004("tensor_partition_reduce signature (CONFIRMED)"),
+    clause("err_par_reduce_unsupported_op", "op", "op in {add, max, bitwise_and, bitwise_or}",
+           _par_op, ref004("tensor_partition_reduce: body 0x76320 probes (CONFIRMED)"),
+           fix="use np.add, np.max, np.bitwise_and or np.bitwise_or"),
+    clause("err_par_reduce_bitvec_op_invalid_dtype", ("op", "dtype", "data"),
+           "bitwise_and/or => dtype in {uint8, uint16, uint32} (no int32)",
+           lambda args, gen: _par_bitvec(args),
+           ref004("tensor_partition_reduce GOTCHA: uint-only (STRONG)"),
+           fix="use dtype=nl.uint32 (int32 is legal for tensor_reduce, not here)"),
+    asserted=("data",),
 )
 
 
@@ -197,27 +191,23 @@ def _bn_aggr_triples(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
 
 
 _BN_PARAMS = (Param("data", "tile", required=True), Param("mask", "any"), Param("dtype", "dtype"))
-BN_STATS = Intrinsic(
-    "bn_stats", "Vector", _BN_PARAMS, source="neuron_isa.py:2501",
-    doc="per-partition mean/variance: 6 elements (even and odd triples)",
-    clauses=(
-        signature("bn_stats", _BN_PARAMS, ref004("bn_stats signature (CONFIRMED stub L356)")),
-        not_none("data"),
-        clause("bn_stats_fmax", "data", f"data free size <= {BN_STATS_FMAX}", _bn_stats_fmax,
-               ref004("bn_stats NOTE; thresholds NOTE (value CONFIRMED, enforced in nki_ctx)"),
-               fix=f"split the free dim into tiles of <= {BN_STATS_FMAX} and bn_aggr them"),
-    ),
+BN_STATS = intrinsic(
+    "bn_stats", "Vector", _BN_PARAMS, "neuron_isa.py:2501",
+    "per-partition mean/variance: 6 elements (even and odd triples)",
+    ref004("bn_stats signature (CONFIRMED stub L356)"),
+    clause("bn_stats_fmax", "data", f"data free size <= {BN_STATS_FMAX}", _bn_stats_fmax,
+           ref004("bn_stats NOTE; thresholds NOTE (value CONFIRMED, enforced in nki_ctx)"),
+           fix=f"split the free dim into tiles of <= {BN_STATS_FMAX} and bn_aggr them"),
+    asserted=("data",),
 )
-BN_AGGR = Intrinsic(
-    "bn_aggr", "Vector", _BN_PARAMS, source="neuron_isa.py:2558",
-    doc="folds bn_stats outputs into (mean, variance) per partition",
-    clauses=(
-        signature("bn_aggr", _BN_PARAMS, ref004("bn_aggr signature (CONFIRMED stub L320)")),
-        not_none("data"),
-        clause("bn_aggr_free_size_multiple_of_3", "data", "data free size % 3 == 0",
-               _bn_aggr_triples, ref004("bn_aggr (CONFIRMED docstring)"),
-               fix="pass whole bn_stats outputs (6 elements each)"),
-    ),
+BN_AGGR = intrinsic(
+    "bn_aggr", "Vector", _BN_PARAMS, "neuron_isa.py:2558",
+    "folds bn_stats outputs into (mean, variance) per partition",
+    ref004("bn_aggr signature (CONFIRMED stub L320)"),
+    clause("bn_aggr_free_size_multiple_of_3", "data", "data free size % 3 == 0",
+           _bn_aggr_triples, ref004("bn_aggr (CONFIRMED docstring)"),
+           fix="pass whole bn_stats outputs (6 elements each)"),
+    asserted=("data",),
 )
 
 INTRINSICS: tuple[Intrinsic, ...] = (TENSOR_REDUCE, TENSOR_PARTITION_REDUCE, BN_STATS, BN_AGGR)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from machine.dtypes import Gen
-from machine.legality.nki.common import clause, not_none, ref004, same_partitions, signature
+from machine.legality.nki.common import clause, intrinsic, ref004, same_partitions
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
 from machine.legality.nki.vocab import dtype_set, show_set
 
@@ -68,58 +68,53 @@ def _find_index8_dtype(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
     return False, f"output dtype {dtype} is not in {show_set(FIND_INDEX8_DTYPES)}"
 
 
+def _data_vals(op: str, low: int, span: str) -> tuple[ClauseSpec, ...]:
+    """The envelope find_index8 and match_replace8 share: data up to 5-D with `low`..16384
+    elements per partition (`span`, as the reference words it), vals up to 3-D with 8."""
+    return (max_dims("data", 5, f"{op}: data up to 5-D"),
+            max_dims("vals", 3, f"{op}: vals up to 3-D"),
+            elems_per_partition("data", low, f"{op}: {span} elem/part"),
+            exactly_8_vals(f"{op}: vals exactly 8 elem/part"))
+
+
 _MAX8_PARAMS = (Param("src", "tile", required=True), Param("mask", "any"),
                 Param("dtype", "dtype"))
-MAX8 = Intrinsic(
-    "max8", "Vector", _MAX8_PARAMS, source="neuron_isa.py:2124",
-    doc="the 8 largest values per partition, descending; output [par, 8]",
-    clauses=(
-        signature("max8", _MAX8_PARAMS, ref004("max8 signature (CONFIRMED stub L704)")),
-        not_none("src"),
-        max_dims("src", 5, "max8: src up to 5-D"),
-        elems_per_partition("src", SEARCH_WIDTH, "max8: 8..16384 elements per partition"),
-    ),
+MAX8 = intrinsic(
+    "max8", "Vector", _MAX8_PARAMS, "neuron_isa.py:2124",
+    "the 8 largest values per partition, descending; output [par, 8]",
+    ref004("max8 signature (CONFIRMED stub L704)"),
+    max_dims("src", 5, "max8: src up to 5-D"),
+    elems_per_partition("src", SEARCH_WIDTH, "max8: 8..16384 elements per partition"),
+    asserted=("src",),
 )
 
 _FI_PARAMS = (Param("data", "tile", required=True), Param("vals", "tile", required=True),
               Param("mask", "any"), Param("dtype", "dtype"))
-NC_FIND_INDEX8 = Intrinsic(
-    "nc_find_index8", "Vector", _FI_PARAMS, source="neuron_isa.py:2162",
-    doc="index of the first occurrence of each of 8 vals per partition",
-    clauses=(
-        signature("nc_find_index8", _FI_PARAMS,
-                  ref004("nc_find_index8 signature (CONFIRMED stub L776)")),
-        not_none("data"), not_none("vals"),
-        max_dims("data", 5, "nc_find_index8: data up to 5-D"),
-        max_dims("vals", 3, "nc_find_index8: vals up to 3-D"),
-        elems_per_partition("data", SEARCH_WIDTH, "nc_find_index8: 8..16384 elem/part"),
-        exactly_8_vals("nc_find_index8: vals exactly 8 elem/part"),
-        clause("output_dtype", "dtype", "dtype in {uint16, uint32} (default uint32)",
-               _find_index8_dtype, ref004("nc_find_index8: output dtype uint16 OR uint32"),
-               fix="use dtype=nl.uint32 (default) or nl.uint16"),
-    ),
+NC_FIND_INDEX8 = intrinsic(
+    "nc_find_index8", "Vector", _FI_PARAMS, "neuron_isa.py:2162",
+    "index of the first occurrence of each of 8 vals per partition",
+    ref004("nc_find_index8 signature (CONFIRMED stub L776)"),
+    *_data_vals("nc_find_index8", SEARCH_WIDTH, "8..16384"),
+    clause("output_dtype", "dtype", "dtype in {uint16, uint32} (default uint32)",
+           _find_index8_dtype, ref004("nc_find_index8: output dtype uint16 OR uint32"),
+           fix="use dtype=nl.uint32 (default) or nl.uint16"),
+    asserted=("data", "vals"),
 )
 
 _MR_PARAMS = (Param("data", "tile", required=True), Param("vals", "tile", required=True),
               Param("imm", "number", required=True), Param("dst_idx", "tile"),
               Param("mask", "any"), Param("dtype", "dtype"))
-NC_MATCH_REPLACE8 = Intrinsic(
-    "nc_match_replace8", "Vector", _MR_PARAMS, source="neuron_isa.py:2207",
-    doc="replace the first occurrence of each of 8 vals with imm",
-    clauses=(
-        signature("nc_match_replace8", _MR_PARAMS,
-                  ref004("nc_match_replace8 signature (CONFIRMED stub L816)")),
-        not_none("data"), not_none("vals"),
-        max_dims("data", 5, "nc_match_replace8: data up to 5-D"),
-        max_dims("vals", 3, "nc_match_replace8: vals up to 3-D"),
-        elems_per_partition("data", 1, "nc_match_replace8: <= 16384 elem/part"),
-        exactly_8_vals("nc_match_replace8: vals exactly 8 elem/part"),
-        clause("assert_same_shape(partitions)", ("data", "vals", "dst_idx"),
-               "data / vals (/ dst_idx) partition dims match",
-               same_partitions(("data", "vals", "dst_idx")),
-               ref004("nc_match_replace8: assert_same_shape over partition dims"),
-               fix="give data and vals the same partition count"),
-    ),
+NC_MATCH_REPLACE8 = intrinsic(
+    "nc_match_replace8", "Vector", _MR_PARAMS, "neuron_isa.py:2207",
+    "replace the first occurrence of each of 8 vals with imm",
+    ref004("nc_match_replace8 signature (CONFIRMED stub L816)"),
+    *_data_vals("nc_match_replace8", 1, "<= 16384"),
+    clause("assert_same_shape(partitions)", ("data", "vals", "dst_idx"),
+           "data / vals (/ dst_idx) partition dims match",
+           same_partitions(("data", "vals", "dst_idx")),
+           ref004("nc_match_replace8: assert_same_shape over partition dims"),
+           fix="give data and vals the same partition count"),
+    asserted=("data", "vals"),
 )
 
 INTRINSICS: tuple[Intrinsic, ...] = (MAX8, NC_FIND_INDEX8, NC_MATCH_REPLACE8)
