@@ -334,6 +334,9 @@ def test_bf16_to_e2m1_mode_cases(mode: str, sign: int, x: str, want: int) -> Non
     assert t.tie == (x == "0.0100000")
 
 
+BF16_0_761719 = (0b01111110 << 7) | 0b1000011  # bf16 0 01111110 1000011, both fp4 sections
+
+
 def test_bf16_to_e2m1_rint_case_4_slip() -> None:
     # CAST_RINT (4): "0b0.1100000xxx ... 1 % 2 == 1. Output: float4_e2m1_mantissa = 0b0.1".
     # 0.75 is the midpoint of 0.5 (mantissa 1, odd) and 1.0 (0 01 0, even): rounding up
@@ -342,11 +345,17 @@ def test_bf16_to_e2m1_rint_case_4_slip() -> None:
     assert t.output_bits == 0b0_01_0 and t.output_value == 1 and t.tie
 
 
-def test_bf16_to_e2m1_example_1() -> None:
-    # Example 1: exponent 124 (-3), mantissa 1011011 -> 0b0.0011011011; the nine low bits
-    # 011011011 are below the midpoint 0b100000000. The document stops there: rint -> 0.
-    t = both((124 << 7) | 0b1011011, "bf16", "fp4_e2m1")
-    assert t.output_bits == 0 and t.step("align").values["shift"] == 3
+@pytest.mark.parametrize(("fmt", "want"), [
+    # e2m1: the nine low bits 011011011 are below the midpoint 0b100000000: rint -> 0.
+    ("fp4_e2m1", 0),
+    # e1m2: the eight low bits 11011011 are above the midpoint 0b10000000: rint -> 0.01.
+    ("fp4_e1m2", 0b0_0_01),
+])
+def test_bf16_to_fp4_example_1(fmt: str, want: int) -> None:
+    # Example 1 of both fp4 sections: exponent 124 (-3), mantissa 1011011 -> 0b0.0011011011;
+    # the document stops at the rounding decision.
+    t = both((124 << 7) | 0b1011011, "bf16", fmt)
+    assert t.output_bits == want and t.step("align").values["shift"] == 3
 
 
 def test_bf16_to_e2m1_0_761719() -> None:
@@ -355,8 +364,7 @@ def test_bf16_to_e2m1_0_761719() -> None:
     # Therefore, rounding is performed. float4_e2m1_mantissa = 0.1 ... float4_e2m1=0.5": it
     # prints the unrounded kept bit. Rounding 0.1 up carries into the exponent: 1.0
     # (0 01 0), the nearest e2m1 value to 0.761719 (midpoint 0.75).
-    bits = (0b01111110 << 7) | 0b1000011
-    t = both(bits, "bf16", "fp4_e2m1")
+    t = both(BF16_0_761719, "bf16", "fp4_e2m1")
     assert t.output_bits == 0b0_01_0 and t.output_value == 1
     assert t.step("carry").values["exponent"] == 0
 
@@ -387,19 +395,11 @@ def test_bf16_to_e1m2_floor_case_2_11_bit_slip(x: str) -> None:
     assert one((1 << 15) | bf16_exact(frac(x)), "bf16", "fp4_e1m2", "floor") == 0b1001
 
 
-def test_bf16_to_e1m2_example_1() -> None:
-    # Example 1 (exponent 124, mantissa 1011011 -> 0b0.0011011011): the eight low bits
-    # 11011011 are above the midpoint 0b10000000; the document stops there: rint -> 0.01.
-    t = both((124 << 7) | 0b1011011, "bf16", "fp4_e1m2")
-    assert t.output_bits == 0b0_0_01 and t.step("align").values["shift"] == 3
-
-
 def test_bf16_to_e1m2_0_761719() -> None:
     # bf16 0.761719 -> e1m2 0 0 11 = 0.75 (discarded 000011 below the midpoint 100000).
     # The document labels this result "float4_e2m1_mantissa = 0.11 ... float4_e2m1=0.75"
     # in the e1m2 section (a naming slip); the value is right.
-    bits = (0b01111110 << 7) | 0b1000011
-    t = both(bits, "bf16", "fp4_e1m2")
+    t = both(BF16_0_761719, "bf16", "fp4_e1m2")
     assert t.output_bits == 0b0_0_11 and t.output_value == Fraction(3, 4)
 
 
