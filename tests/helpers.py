@@ -1,15 +1,18 @@
 """Helpers for tests in more than one folder: one file under other names; Ctrl+C a
-`neurondbg run` child process."""
+`neurondbg run` child process, and what every interrupted run saves."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import threading
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def aliases(path: Path) -> list[Path]:
@@ -42,3 +45,24 @@ def interrupted_run(args: list[str], ready: Callable[[], bool]) -> tuple[int, st
     finally:
         proc.kill()
     return proc.returncode, out, err
+
+
+def interrupted_spin(folder: Path, text: str) -> tuple[dict[str, Any], str, Path]:
+    """`run` the endless program (or kernel) `text` with --save-session, --trace and --json,
+    Ctrl+C once the trace has data out, and check what every interrupted run gives: exit
+    130, a stop "interrupt" at a step > 0, the session saved at that step and one trace line
+    per step after the header. Returns the JSON result, stderr and the program's path."""
+    spin = folder / "spin.asm"
+    spin.write_text(text)
+    sess, trace = folder / "s.toml", folder / "t.jsonl"
+    code, out, err = interrupted_run([str(spin), "--max-steps", str(10**12), "--save-session",
+                                      str(sess), "--trace", str(trace), "--json"],
+                                     lambda: writing(trace))
+    assert code == 130, err
+    result = json.loads(out)
+    steps = result["steps"]
+    assert result["stop"]["reason"] == "interrupt" and steps > 0
+    assert tomllib.loads(sess.read_text())["position"]["steps"] == steps
+    lines = trace.read_text().splitlines()
+    assert len(lines) == steps + 1 and json.loads(lines[-1])["step"] == steps - 1
+    return result, err, spin

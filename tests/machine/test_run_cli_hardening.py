@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,7 @@ from click.testing import CliRunner
 from machine.isa.programs import counted_loop
 from neurondbg.cli import cli
 from sessions import atomic
-from tests.helpers import aliases, interrupted_run, writing
+from tests.helpers import aliases, interrupted_spin
 
 LOOP = counted_loop(10)
 SPIN = """\
@@ -130,22 +129,9 @@ def test_asm_writes_records_and_sidecar(tmp_path: Path) -> None:
 
 # -- Ctrl+C ------------------------------------------------------------------------------------
 def test_ctrl_c_stops_at_a_step_saves_and_exits_130(tmp_path: Path) -> None:
-    spin = tmp_path / "spin.asm"
-    spin.write_text(SPIN)
-    sess, trace = tmp_path / "s.toml", tmp_path / "t.jsonl"
-    # SIGINT once the trace temporary holds data: its first buffer of steps is out
-    code, out, err = interrupted_run([str(spin), "--max-steps", str(10**12), "--save-session",
-                                      str(sess), "--trace", str(trace), "--json"],
-                                     lambda: writing(trace))
-    assert code == 130, err
-    result = json.loads(out)
-    steps = result["steps"]
-    assert result["stop"]["reason"] == "interrupt" and steps > 0
-    assert (f"interrupted at step {steps} (engine pool, pc {result['pc']:#x}, "
+    result, err, spin = interrupted_spin(tmp_path, SPIN)
+    assert (f"interrupted at step {result['steps']} (engine pool, pc {result['pc']:#x}, "
             f"{spin}:") in err
-    assert tomllib.loads(sess.read_text())["position"]["steps"] == steps
-    lines = trace.read_text().splitlines()
-    assert len(lines) == steps + 1 and json.loads(lines[-1])["step"] == steps - 1
 
 
 # -- sessions continue -----------------------------------------------------------------------
