@@ -133,8 +133,8 @@ def apply_fix(host: FixHost) -> None:
                             "no program loaded"), "yellow")
         return
     if not isinstance(session, Session):
-        host.say("fix: a kernel's queues are not edited in place; write the repaired "
-                 "queue with `neurondbg validate FILE --fix OUT`", "yellow")
+        host.say("fix: a kernel's queues are not edited in place (a single program's "
+                 "records are)", "yellow")
         return
     try:
         text = session.apply_fix()

@@ -217,7 +217,7 @@ class Session:
 
     @property
     def position(self) -> tuple[int, int]:
-        """(steps, `set` edits) applied: what `q` compares with the last save."""
+        """(steps, `set` and record edits) applied: what `q` compares with the last save."""
         steps, edits = self.dbg.position
         return steps, edits
 
@@ -482,7 +482,8 @@ class Session:
                             for name in verdict.fix_fields)
         now = m.verdict(i)
         state = "now valid" if now.valid else f"still invalid: {', '.join(now.failed)}"
-        return f"record {i}: {changes}; {state}"
+        self.stop_text = f"record {i}: {changes}; {state}"  # the stop it fixed is stale
+        return self.stop_text
 
     def snapshot(self) -> Snapshot:
         """The machine at this stop, as the panes render it."""

@@ -50,6 +50,7 @@ async def test_f_applies_the_fix_and_r_undoes_it(tmp_path: Path) -> None:
         assert "is_valid_copy  VALID" in shown(app)
         assert listing.lines[1].valid is True and "out_dtype=FP32" in listing.lines[1].text
         assert app.session is not None and app.session.position == (1, 1)
+        assert app.session.stop_text == said(app)[-1]  # the title no longer says "invalid"
         assert app.unsaved()  # the edit is work a quit would lose
         await pilot.press("s")  # the repaired COPY runs
         await pilot.pause()
@@ -110,6 +111,16 @@ async def test_on_a_valid_record_f_says_so(tmp_path: Path) -> None:
         await pilot.pause()
         assert said(app)[-1] == "record 0: is_valid_ctrl_mv passes: nothing to fix"
         assert app.session is not None and app.session.position == (0, 0)
+
+
+async def test_in_a_kernel_f_says_it_edits_only_a_single_program() -> None:
+    kernel = Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm"
+    async with started(kernel) as (app, pilot):
+        app.screen.query_one(LegalityView).focus()
+        await pilot.press("F")
+        await pilot.pause()
+        assert said(app)[-1] == ("fix: a kernel's queues are not edited in place (a single "
+                                 "program's records are)")
 
 
 def test_the_key_is_in_the_help() -> None:
