@@ -91,22 +91,40 @@ def accum_set(name: str, field: str, codes: frozenset[int], prov: Provenance,
 
 P_PRED = Provenance("isa-facts", "§5.2")
 TT_NAC = "num_active_channels"
+# The in0_in1_dtype pair layouts (S3S3D3_TT, S2S2D2_STT): src0 reads dtype_lo, src1
+# dtype_hi, dst is written in out_dtype.
 LO = DtypeRef("in0_in1_dtype", "lo")
 HI = DtypeRef("in0_in1_dtype", "hi")
 TT_OUT = DtypeRef("out_dtype")
-SRC0 = Tensor("src0", "src0", 3, LO)
-SRC1 = Tensor("src1", "src1", 3, HI)
-TT_DST = Tensor("dst", "dst", 3, TT_OUT, write=True)
+
+
+def _pair_operands(rank: int) -> tuple[Tensor, Tensor, Tensor]:
+    """src0, src1 and dst of a pair layout whose access patterns have `rank` dims."""
+    return (Tensor("src0", "src0", rank, LO), Tensor("src1", "src1", rank, HI),
+            Tensor("dst", "dst", rank, TT_OUT, write=True))
+
+
+def _pair_dtypes(prov: Provenance, allow_fp32r: bool = False) -> tuple[Clause, ...]:
+    """out_dtype, dtype_lo and dtype_hi of a pair layout are valid dtypes."""
+    return (c.dtype_clause(TT_OUT, allow_fp32r=allow_fp32r, prov=prov),
+            c.dtype_clause(LO, label="dtype_lo", prov=prov),
+            c.dtype_clause(HI, label="dtype_hi", prov=prov))
+
+
+def _placed(nac: str, *tensors: Tensor) -> tuple[Clause, ...]:
+    """Each operand starts within the active channels, then each operand is valid whole
+    (the order every DVE predicate lists them in)."""
+    return (*(c.start_addr_active_channels(t, nac) for t in tensors),
+            *(c.tensor_valid(t) for t in tensors))
+
+
+SRC0, SRC1, TT_DST = _pair_operands(3)
 
 
 def _tt_tensor_clauses() -> list[Clause]:
     return [
         c.active_channels(TT_NAC, prov=P_PRED),
-        c.start_addr_active_channels(SRC0, TT_NAC), c.start_addr_active_channels(SRC1, TT_NAC),
-        c.start_addr_active_channels(TT_DST, TT_NAC),
-        c.tensor_valid(SRC0),
-        c.tensor_valid(SRC1),
-        c.tensor_valid(TT_DST),
+        *_placed(TT_NAC, SRC0, SRC1, TT_DST),
         c.same_count("tt_same_element_count", SRC0, SRC1, P_PRED, TT_DST),
         c.tt_valid_partitions(SRC0, SRC1),
     ]
@@ -128,9 +146,7 @@ def _pred_same_type_msg(v: Values, ctx: Ctx, ok: bool) -> str:
 COPY_CAST_PREDICATED = Predicate(
     "is_valid_copy_cast_predicated", "S3S3D3_TT", (Op.COPY_PREDICATED, Op.CAST_PREDICATED), (
         *c.header_clauses(),
-        c.dtype_clause(TT_OUT, prov=P_PRED),
-        c.dtype_clause(LO, label="dtype_lo", prov=P_PRED),
-        c.dtype_clause(HI, label="dtype_hi", prov=P_PRED),
+        *_pair_dtypes(P_PRED),
         c.dtype_set_clause("is_valid_int_dtype_datapath(dtype_lo)", LO, gates.INT_DATAPATH,
                            P_PRED, "the predicate (src0) is an integer tensor",
                            label="dtype_lo"),
@@ -154,9 +170,7 @@ TENSOR_TENSOR_ARITH = Predicate(
                  GENERAL_ARITH | {A.POW} | INT_ALUOP, P_OPS,
                  "general arith, POW or an integer ALU op "
                  f"(TENSOR_TENSOR_ARITH {Op.TENSOR_TENSOR_ARITH_OP:#04x})"),
-        c.dtype_clause(TT_OUT, allow_fp32r=True, prov=P_OPS),
-        c.dtype_clause(LO, label="dtype_lo", prov=P_OPS),
-        c.dtype_clause(HI, label="dtype_hi", prov=P_OPS),
+        *_pair_dtypes(P_OPS, allow_fp32r=True),
         *_tt_tensor_clauses(),
     ), P_OPS)
 
@@ -169,9 +183,7 @@ TENSOR_TENSOR_BITVEC = Predicate(
         op_class("is_general_bitvec_op(op)", "op", GENERAL_BITVEC, P_OPS,
                  f"a general bitvec op (TENSOR_TENSOR_BITVEC {Op.TENSOR_TENSOR_BITVEC_OP:#04x}; "
                  "CRC32 excluded)"),
-        c.dtype_clause(TT_OUT, prov=P_OPS),
-        c.dtype_clause(LO, label="dtype_lo", prov=P_OPS),
-        c.dtype_clause(HI, label="dtype_hi", prov=P_OPS),
+        *_pair_dtypes(P_OPS),
         *_tt_tensor_clauses(),
     ), P_OPS)
 
@@ -351,9 +363,7 @@ RANGE_SELECT = Predicate("is_valid_range_select", "S2D2_RS", (Op.RANGE_SELECT,),
     c.is_valid_enum("bound1_src", ImmSrc, P_RS),
     has_valid_immediates(ImmRef("bound0", "bound0", "bound0_src", FP32_BOUND), "nac"),
     has_valid_immediates(ImmRef("bound1", "bound1", "bound1_src", FP32_BOUND), "nac"),
-    c.start_addr_active_channels(RS_SRC, "nac"), c.start_addr_active_channels(RS_DST, "nac"),
-    c.tensor_valid(RS_SRC),
-    c.tensor_valid(RS_DST),
+    *_placed("nac", RS_SRC, RS_DST),
     c.same_count("range_select_same_src_dst_count", RS_SRC, RS_DST, P_RS),
 ), P_RS, doc="p = (x op0 bound0) && (x op1 bound1); out = p ? x : fill_val")
 
@@ -361,28 +371,16 @@ RANGE_SELECT = Predicate("is_valid_range_select", "S2D2_RS", (Op.RANGE_SELECT,),
 # -- S2S2D2_STT: SELECT_REDUCE 0xea and the scalar-tensor-tensor ops --------------------------
 
 P_STT = Provenance("isa-facts", "§6.3-6.4 S2S2D2_STT")
-STT_LO = DtypeRef("in0_in1_dtype", "lo")
-STT_HI = DtypeRef("in0_in1_dtype", "hi")
-STT_OUT = DtypeRef("out_dtype")
-STT_SRC0 = Tensor("src0", "src0", 2, STT_LO)
-STT_SRC1 = Tensor("src1", "src1", 2, STT_HI)
-STT_DST = Tensor("dst", "dst", 2, STT_OUT, write=True)
+STT_SRC0, STT_SRC1, STT_DST = _pair_operands(2)
 
 
 def _stt_common() -> list[Clause]:
     return [
-        c.dtype_clause(STT_OUT, allow_fp32r=True, prov=P_STT),
-        c.dtype_clause(STT_LO, label="dtype_lo", prov=P_STT),
-        c.dtype_clause(STT_HI, label="dtype_hi", prov=P_STT),
+        *_pair_dtypes(P_STT, allow_fp32r=True),
         c.is_valid_enum("reverse_operands", RevOps, P_STT),
         c.is_valid_enum("imm0_src", ImmSrc, P_STT),
         c.active_channels("nac", prov=P_STT),
-        c.start_addr_active_channels(STT_SRC0, "nac"),
-        c.start_addr_active_channels(STT_SRC1, "nac"),
-        c.start_addr_active_channels(STT_DST, "nac"),
-        c.tensor_valid(STT_SRC0),
-        c.tensor_valid(STT_SRC1),
-        c.tensor_valid(STT_DST),
+        *_placed("nac", STT_SRC0, STT_SRC1, STT_DST),
     ]
 
 
@@ -471,9 +469,7 @@ def _ts(name: str, codes: tuple[int, ...], accum: frozenset[int] | None,
         has_valid_immediates(ImmRef("imm0", "imm0", "imm0_src", TS_ALIGN), "nac"),
         has_valid_immediates(ImmRef("imm1", "imm1", "imm1_src", TS_ALIGN), "nac"),
         c.active_channels("nac", prov=P_TS),
-        c.start_addr_active_channels(TS_SRC, "nac"), c.start_addr_active_channels(TS_DST, "nac"),
-        c.tensor_valid(TS_SRC),
-        c.tensor_valid(TS_DST),
+        *_placed("nac", TS_SRC, TS_DST),
     ]
     return Predicate(name, "S3D3_TS", codes, tuple(clauses), P_TS)
 
@@ -559,8 +555,7 @@ READ_ACCUMULATOR = Predicate("is_valid_read_accumulator", "D1_RD", (
            + ("are all 0" if ok else "must all be 0"),
            Provenance("isa-facts", "§6.4 D1_RD (rsvd)", "MED")),
     c.active_channels("nac", prov=P_RD),
-    c.start_addr_active_channels(RD_DST, "nac"),
-    c.tensor_valid(RD_DST),
+    *_placed("nac", RD_DST),
 ), P_RD)
 
 
@@ -579,8 +574,7 @@ def _mr(name: str, codes: tuple[int, ...], extra: tuple[Clause, ...],
                         "dtype, channels and destination (MED)", P_MR),
         dtype_clause, *extra,
         c.active_channels("nac", prov=P_MR),
-        c.start_addr_active_channels(MR_DST, "nac"),
-        c.tensor_valid(MR_DST),
+        *_placed("nac", MR_DST),
     ), P_MR)
 
 
