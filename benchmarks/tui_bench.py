@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from textual.geometry import Region  # noqa: E402
 
-from machine.isa.programs import handshake_loops  # noqa: E402
+from machine.isa.programs import handshake_loops, kernel_text  # noqa: E402
 from neurondbg.app import NeurondbgApp  # noqa: E402
 from neurondbg.screens.main import DebuggerScreen  # noqa: E402
 from sessions.examples import DEMO  # noqa: E402
@@ -124,13 +124,11 @@ async def per_step(program: Path, steps: int = 200) -> tuple[float, float, int]:
 def five_engine_kernel(folder: Path, n: int = 2000) -> Path:
     """A five-engine `.engine` kernel, each a counted SEQ loop twice: POOL signals sem[1]
     between its loops, the others wait for it there."""
-    parts = []
-    for e in ("pool", "dve", "act", "pe", "sp"):
-        sync = "update_mode=SEM_INC_READ update_idx=1" if e == "pool" else \
-            "wait_mode=SEM_GE_IMM wait_idx=1 semaphore_value=1"
-        parts.append(f".engine {e}\n" + handshake_loops(n, sync=sync))
+    wait = "wait_mode=SEM_GE_IMM wait_idx=1 semaphore_value=1"
     path = folder / "five_loops.asm"
-    path.write_text("".join(parts))
+    path.write_text(kernel_text(
+        pool=handshake_loops(n, sync="update_mode=SEM_INC_READ update_idx=1"),
+        **{e: handshake_loops(n, sync=wait) for e in ("dve", "act", "pe", "sp")}))
     return path
 
 

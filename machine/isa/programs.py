@@ -1,9 +1,10 @@
-"""Parameterised assembly texts of the counted SEQ loop, for the tests and the benchmarks.
+"""Parameterised assembly texts of the SEQ loops the tests and the benchmarks step.
 
 There is no LOOP opcode: a loop is ALU_OP + COMPARE_BRANCH (isa-facts §4.4, §4.5), as in
-`sessions/examples/loop.asm`. The tests and the benchmarks all step that same loop with
-other trip counts, so its text is declared once, here. Every builder returns assembly
-text for `machine.asm.assemble`; the layout (and so every PC) is fixed:
+`sessions/examples/loop.asm`. The tests and the benchmarks all step that same counted loop
+with other trip counts (and spin, for interrupting), so its text is declared once, here.
+Every builder returns assembly text for `machine.asm.assemble` (`kernel_text` joins them
+into a NeuronCore kernel). The counted loop's layout (and so every PC) is fixed:
 
     0x00 MOVE R1=0 R2=trips  (then the `prelude` lines, 0x40 each)
     loop: R1 += add; R2 -= 1; branch to loop while R2 > 0
@@ -36,3 +37,17 @@ def handshake_loops(trips: int, add: int | str = 1, sync: str = "") -> str:
     second 1."""
     return (f"    MOVE R1=0 R2={trips}\n{trip('loop', add)}"
             f"    NOP {sync}\n    MOVE R2={trips}\n{trip('again', 1)}    HALT\n")
+
+
+def spin(reg: int = 1) -> str:
+    """An endless loop at `top`: R{reg} += 1 while R{reg} > -1 (2**31 trips before the
+    int32 wrap ends it), for tests that a run can be interrupted."""
+    return (f"top:\n    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R{reg} src0=R{reg} src1=1\n"
+            f"    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R{reg} cmp_immediate=-1 "
+            "target=top\n")
+
+
+def kernel_text(**engines: str) -> str:
+    """A NeuronCore kernel source (machine/core): one `.engine NAME` section per keyword,
+    in keyword order, holding that engine's program text."""
+    return "".join(f".engine {engine}\n{text}" for engine, text in engines.items())

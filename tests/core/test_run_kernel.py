@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from machine.isa.programs import kernel_text
 from neurondbg.cli import cli
 from sessions import examples
 
@@ -259,15 +260,10 @@ def test_an_output_naming_a_manifest_data_image_is_refused(tmp_path: Path) -> No
     assert code == 2 and "the pool stream" in err
 
 
-WRONG_ENGINE = """\
-.engine pool
-    MOVE R1=5
-    DVE_READ_ACCUMULATOR dst_element_count=1 dtype=FP32 nac=1 dst=sb[0, 0x220] step=1 num=1
-    HALT
-.engine dve
-    MOVE R2=7
-    HALT
-"""
+WRONG_ENGINE = kernel_text(
+    pool="    MOVE R1=5\n    DVE_READ_ACCUMULATOR dst_element_count=1 dtype=FP32 nac=1 "
+         "dst=sb[0, 0x220] step=1 num=1\n    HALT\n",
+    dve="    MOVE R2=7\n    HALT\n")
 
 
 def test_an_op_on_the_wrong_engine_stops_invalid_then_faults(tmp_path: Path) -> None:

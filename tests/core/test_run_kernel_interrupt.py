@@ -9,18 +9,10 @@ import time
 import tomllib
 from pathlib import Path
 
+from machine.isa.programs import kernel_text, spin
 from tests.helpers import interrupted_run, interrupted_spin
 
-SPIN = """\
-.engine pool
-top:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R1 cmp_immediate=-1 target=top
-.engine dve
-top:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=-1 target=top
-"""
+SPIN = kernel_text(pool=spin(1), dve=spin(2))  # each engine counts in its own register
 
 
 def test_ctrl_c_stops_a_kernel_saves_it_and_exits_130(tmp_path: Path) -> None:

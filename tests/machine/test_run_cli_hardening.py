@@ -13,17 +13,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.isa.programs import counted_loop
+from machine.isa.programs import counted_loop, spin
 from neurondbg.cli import cli
 from sessions import atomic
 from tests.helpers import aliases, interrupted_spin
 
 LOOP = counted_loop(10)
-SPIN = """\
-top:
-    ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=1
-    COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R1 cmp_immediate=-1 target=top
-"""
+SPIN = spin(1)
 PREDICATED = ("    CAST_PREDICATED in0_dtype=INT32 in1_dtype=FP32 out_dtype=BF16 op=BYPASS nac=8 "
               "src0=sb[0, 0] step=[1,0,0] num=[8,1,1] src1=sb[0, 32] step=[1,0,0] num=[8,1,1] "
               "dst=sb[0, 64] step=[1,0,0] num=[8,1,1]\n")
