@@ -1,5 +1,6 @@
-"""Helpers for tests in more than one folder: one file under other names; Ctrl+C a
-`neurondbg run` child process, and what every interrupted run saves."""
+"""Helpers for tests in more than one folder: what a fresh interpreter imports; one file
+under other names; Ctrl+C a `neurondbg run` child process, and what every interrupted run
+saves."""
 
 from __future__ import annotations
 
@@ -13,6 +14,15 @@ import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+
+def modules_after(code: str) -> set[str]:
+    """The names in sys.modules of a fresh interpreter once it has run `code` (the import
+    checks: what a command or a package pulls in, never how long it takes)."""
+    probe = f"{code}\nimport sys\nprint(' '.join(sorted(sys.modules)))\n"
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       check=True)
+    return set(r.stdout.splitlines()[-1].split())
 
 
 def aliases(path: Path) -> list[Path]:

@@ -1,23 +1,19 @@
 """Dependencies point one way: machine <- sessions <- views <- neurondbg."""
 
-import subprocess
-import sys
-
 import pytest
+
+from tests.helpers import modules_after
 
 
 def imported_by(package: str) -> set[str]:
     """The top-level packages loaded in a fresh interpreter that imports every module of
     `package`."""
-    code = (
-        "import importlib, pkgutil, sys\n"
+    loaded = modules_after(
+        "import importlib, pkgutil\n"
         f"pkg = importlib.import_module({package!r})\n"
         "for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
-        "    importlib.import_module(m.name)\n"
-        "print(' '.join(sorted({n.split('.')[0] for n in sys.modules})))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return set(out.stdout.split())
+        "    importlib.import_module(m.name)")
+    return {n.split(".")[0] for n in loaded}
 
 
 @pytest.mark.parametrize("package", ["machine", "sessions"])
