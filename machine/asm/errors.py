@@ -19,13 +19,9 @@ class AsmError(ValueError):
         super().__init__(self.render())
 
     @property
-    def location(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
-
-    @property
     def one_line(self) -> str:
         """`file:line:col: message` (for callers that print a single line)."""
-        return f"{self.location}: {self.message}"
+        return f"{self.file}:{self.line}:{self.column}: {self.message}"
 
     def render(self) -> str:
         """The one-line message, then the source line and a caret under the column; of a

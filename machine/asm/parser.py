@@ -22,17 +22,9 @@ from machine.files import MAX_TOKEN_CHARS
 BLOB_DIRECTIVES = (".raw", ".bytes")
 
 
-@dataclass(frozen=True)
-class Atom:
-    token: Token
-
-    @property
-    def text(self) -> str:
-        return self.token.text
-
-    @property
-    def column(self) -> int:
-        return self.token.column
+# An atom is the name or number token itself (the parser reads no other kind into one):
+# its text and 1-based column are the value's.
+Atom = Token
 
 
 @dataclass(frozen=True)
@@ -121,7 +113,7 @@ class _Cursor:
         t = self.peek()
         if t.kind not in ("name", "number"):
             raise self.error(f"expected {what}", operator=operator)
-        return Atom(self.take())
+        return self.take()
 
 
 def _value(c: _Cursor) -> Value:
@@ -135,7 +127,7 @@ def _value(c: _Cursor) -> Value:
         c.expect_punct("]", "',' or ']'")
         return ListValue(tuple(items), t.column)
     atom = c.atom("a value (number, name or [list])")
-    if atom.token.kind == "name" and c.peek().text == "[" and c.peek().kind == "punct":
+    if atom.kind == "name" and c.peek().text == "[" and c.peek().kind == "punct":
         c.take()
         entries: list[tuple[Atom, Atom | None]] = []
         while True:
@@ -180,19 +172,19 @@ def parse_line(line: str, file: str, lineno: int) -> Statement:
     c = _Cursor(tokenize(line, file, lineno), file, lineno, line)
     st = Statement(lineno, line)
     if c.peek().kind == "name" and c.peek(1).text == ":" and c.peek(1).kind == "punct":
-        st.label = Atom(c.take())
+        st.label = c.take()
         _check_length(st.label, c)
         c.take()
     if c.peek().kind == "end":
         return st
     if c.peek().kind != "name":
         raise c.error("expected a mnemonic, a directive or a label")
-    st.head = Atom(c.take())
+    st.head = c.take()
     _check_length(st.head, c)
     while c.peek().kind != "end":
         start = c.peek()
         if start.kind == "name" and c.peek(1).text == "=" and c.peek(1).kind == "punct":
-            key = Atom(c.take())
+            key = c.take()
             c.take()
             st.args.append(Arg(key, _value(c), start.column))
         else:
@@ -211,7 +203,7 @@ def _check_length(atom: Atom, c: _Cursor) -> None:
     label or 64-bit value needs one, and Python refuses to convert decimal
     literals of over 4300 digits (which would surface as a traceback)."""
     if len(atom.text) > MAX_TOKEN_CHARS:
-        kind = "number" if atom.token.kind == "number" else "name"
+        kind = "number" if atom.kind == "number" else "name"
         raise AsmError(f"{kind} of {len(atom.text):,} characters; at most {MAX_TOKEN_CHARS} "
                        "are accepted", c.file, c.lineno, atom.column, c.source)
 
