@@ -456,6 +456,8 @@ class Session:
         Decision (issue 12 is silent): the fix is the wire verdict's smallest checked
         edit set (Verdict.fix_fields: the whole predicate passes on this generation and
         engine); a valid record is left alone and says so."""
+        from machine.isa.structs import STRUCTS
+        from machine.legality.explain import predicate_of
         from machine.legality.wire.repair import apply, describe
 
         m = self.dbg
@@ -469,13 +471,14 @@ class Session:
         if verdict.fix_fields is None:
             raise ValueError(f"record {i}: no fix: {verdict.no_fix or 'no checked edit'}")
         inst = m.instruction(i)
-        before = np.frombuffer(inst.raw, dtype=inst.struct.dtype).copy()
-        after = apply(inst.struct, before, verdict.fix_fields)
+        struct = STRUCTS[predicate_of(inst).struct]  # the fix names the predicate's fields
+        before = np.frombuffer(inst.raw, dtype=struct.dtype).copy()
+        after = apply(struct, before, verdict.fix_fields)
         m.edit_record(i, after.tobytes())
         self.last_stop = None
 
         def shown(name: str, value: Any) -> str:  # describe's "set NAME = VALUE" form
-            return describe({name: value}, inst.struct).partition(" = ")[2]
+            return describe({name: value}, struct).partition(" = ")[2]
 
         changes = ", ".join(f"{name} {shown(name, _value(before, name))} -> "
                             f"{shown(name, _value(after, name))}"

@@ -6,12 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
+from machine.asm.loader import load
 from neurondbg.app import NeurondbgApp
 from neurondbg.screens.help import help_text
 from tests.ui.helpers import started
 from views.console_view import ConsoleView
 from views.legality import LegalityView
 from views.program import ProgramView
+from views.session import Session, program_listing
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 PATTERN = "step=[1,0,0,0] num=[4,1,1,1]"
 PROGRAM = f"""
@@ -114,13 +120,45 @@ async def test_on_a_valid_record_f_says_so(tmp_path: Path) -> None:
 
 
 async def test_in_a_kernel_f_says_it_edits_only_a_single_program() -> None:
-    kernel = Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm"
+    kernel = EXAMPLES / "kernels" / "deadlock.asm"
     async with started(kernel) as (app, pilot):
         app.screen.query_one(LegalityView).focus()
         await pilot.press("F")
         await pilot.pause()
         assert said(app)[-1] == ("fix: a kernel's queues are not edited in place (a single "
                                  "program's records are)")
+
+
+def test_every_offered_fix_makes_the_record_valid_and_the_listing_follows(tmp_path) -> None:
+    # The examples' records with two random bytes changed: each invalid one is fixed (the
+    # whole predicate then passes) or says why not; the listing relists exactly the edits.
+    raws = np.concatenate([load(p).program.raw for p in sorted(EXAMPLES.glob("*.asm"))])
+    rng = np.random.default_rng(12)
+    records = raws[rng.integers(0, len(raws), 120)].copy()
+    for _ in range(2):
+        records[np.arange(120), rng.integers(1, 64, 120)] = rng.integers(0, 256, 120)
+    prog = tmp_path / "random.bin"
+    prog.write_bytes(records.tobytes())
+    s = Session(prog, "cayman")
+    outcomes = {"fixed": 0, "no fix": 0, "valid": 0}
+    for i in range(len(records)):
+        try:
+            text = s.apply_fix(i)
+        except ValueError as e:
+            assert str(e).startswith(f"record {i}: no fix: ")
+            outcomes["no fix"] += 1
+            continue
+        kind = "fixed" if text.endswith("; now valid") else "valid"
+        assert kind == "fixed" or text.endswith("passes: nothing to fix"), text
+        outcomes[kind] += 1
+    assert min(outcomes.values()) >= 20, outcomes  # each kind is well exercised
+    s.snapshot()  # the listing catches up with the edits
+    assert s.lines == program_listing(s.program, s.labels, s.gen, s.engine)
+    assert all(line.valid for line in s.lines) == (outcomes["no fix"] == 0)
+    assert s.dbg.rewind() == outcomes["fixed"]
+    s.snapshot()
+    assert s.lines == program_listing(s.program, s.labels, s.gen, s.engine)
+    assert s.program.raw.tobytes() == records.tobytes()
 
 
 def test_the_key_is_in_the_help() -> None:
