@@ -29,6 +29,7 @@ from machine.dtypes import Gen
 from machine.history import JOURNAL_BUDGET
 from machine.state import RECORD_BYTES, MachineConfig
 from sessions.errors import SessionError
+from sessions.program import naming, open_error
 
 if TYPE_CHECKING:  # kernel_store builds on this module
     from sessions.kernel_store import LoadedKernelSession
@@ -80,18 +81,14 @@ def read_kernel(path: str | Path, gen: Gen | None = None, who: str = "") -> Kern
     """The kernel at `path` (machine.core.kernel.load_kernel); SessionError (one line,
     prefixed by `who`, e.g. the session file naming it) on any bad input."""
     p = Path(path)
-    prefix = f"{who}: kernel " if who else ""
     try:
         return load_kernel(p, gen)
-    except FileNotFoundError:
-        raise SessionError(f"{prefix}{p}: no such file") from None
     except OSError as e:
-        raise SessionError(f"{prefix}{p}: cannot read: {e.strerror or e}") from None
+        raise open_error("kernel", p, e, who) from None
     except AsmError as e:
         raise SessionError(f"{who + ': ' if who else ''}{e.one_line}") from None
     except ValueError as e:  # KernelError, InputFileError, IsaFormatError: name the file
-        msg = str(e).splitlines()[0]
-        where = msg if msg.startswith(str(p)) else f"{p}: {msg}"
+        where = naming(p, e)
         raise SessionError(f"{who}: {where}" if who else where) from None
 
 

@@ -17,7 +17,7 @@ from machine.dtypes import Gen
 from machine.isa.codec import Program
 from sessions.errors import SessionError
 
-__all__ = ["ProgramFile", "load_program", "read_program", "sha256_of"]
+__all__ = ["ProgramFile", "load_program", "naming", "open_error", "read_program", "sha256_of"]
 
 
 def sha256_of(path: Path, who: str = "") -> str:
@@ -41,16 +41,28 @@ def load_program(path: Path, gen: Gen, who: str = ""
 
 def read_program(path: Path, gen: Gen, who: str = "") -> ProgramFile:
     """The program at `path` with its source map; errors as load_program."""
-    prefix = f"{who}: program " if who else ""
     try:
         return load(path, gen)
-    except FileNotFoundError:
-        raise SessionError(f"{prefix}{path}: no such file") from None
     except OSError as e:
-        raise SessionError(f"{prefix}{path}: cannot read: {e.strerror or e}") from None
+        raise open_error("program", path, e, who) from None
     except UnreadableProgram as e:  # the file itself was refused: the message names it
         raise SessionError(f"{who}: {e}" if who else str(e)) from None
     except ValueError as e:  # AsmError / IsaFormatError: messages already name the file
-        msg = str(e).splitlines()[0]  # the assembler's source line and caret follow it
-        where = msg if msg.startswith(str(path)) else f"{path}: {msg}"
+        where = naming(path, e)
         raise SessionError(f"{who}: not a program: {where}" if who else where) from None
+
+
+def open_error(what: str, path: Path, e: OSError, who: str = "") -> SessionError:
+    """The one line for a `what` ("program", "kernel") file that cannot be opened; `who`
+    (the session file that names it) leads."""
+    prefix = f"{who}: {what} " if who else ""
+    if isinstance(e, FileNotFoundError):
+        return SessionError(f"{prefix}{path}: no such file")
+    return SessionError(f"{prefix}{path}: cannot read: {e.strerror or e}")
+
+
+def naming(path: Path, e: ValueError) -> str:
+    """The first line of a loader's message (an assembler's source line and caret follow
+    it), led by `path` unless it already names the file."""
+    msg = str(e).splitlines()[0]
+    return msg if msg.startswith(str(path)) else f"{path}: {msg}"
