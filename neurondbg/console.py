@@ -9,8 +9,11 @@ COMMANDS and ALIASES below, the completion, the palette and the help screen read
 
 The long commands (`continue [N]`, `until` / `advance`, `reverse-continue`) arm
 the session (`Session.arm`) and return the `continue` action: the App runs
-`Session.run()` in its worker, which carries out what was armed. Decisions where
-the issue is silent, as gdb does them:
+`Session.run()` in its worker, which carries out what was armed. A slow command
+(`slow=True`: `diagnose`) reads the session in its handler and returns the rest as
+`Reply.work`; `execute` runs that at once, or with `defer_slow` hands it back for
+the console's thread worker (ConsoleView.run_work: the UI stays live, Esc stops it).
+Decisions where the issue is silent, as gdb does them:
 - `continue N` passes the breakpoint it stopped at N-1 more times (an ignore count
   kept per breakpoint until used up); not stopped at one, the count is ignored.
 - `until ADDR` and `advance ADDR` are the same here (no frames): run until the PC is
@@ -61,13 +64,22 @@ class Action(StrEnum):
     SAVE = "save"
 
 
+Cancelled = Callable[[], bool]  # True once the user stopped a slow command's work
+
+
 @dataclass
 class Reply:
-    """What a command printed, and what the App should do next."""
+    """What a command printed, and what the App should do next.
+
+    `work` is a slow command's computation, not yet run: given `cancelled`, it returns
+    the Reply whose lines follow these (it checks `cancelled` between its parts and
+    returns early once it is True; its own action is not applied). It must not touch the
+    session: the handler read what it needs, so the work may run on another thread."""
 
     lines: list[tuple[str, str]] = field(default_factory=list)  # (text, style)
     action: Action | None = None
     args: tuple[Any, ...] = ()
+    work: Callable[[Cancelled], Reply] | None = None
 
     def say(self, text: str, style: str = "") -> Reply:
         self.lines.append((text, style))
@@ -78,24 +90,42 @@ def error(text: str) -> Reply:
     return Reply().say(f"error: {text}", "bold red")
 
 
-def execute(line: str, session: Any, *, defer_long: bool = False) -> Reply:
+def execute(line: str, session: Any, *, defer_long: bool = False,
+            defer_slow: bool = False) -> Reply:
     """Run one console line against a views.session.Session. Never raises.
 
     With `defer_long`, a command's long form (step N, reverse N with N > 1) is not run
-    here but handed back as an action for the App's worker."""
+    here but handed back as an action for the App's worker. With `defer_slow`, a slow
+    command's work is not run here but handed back in `Reply.work` (which never raises
+    either) for a thread worker (views.console_view.ConsoleView.run_work)."""
     if not line.strip():
         return Reply()
     head, cmd, rest = REGISTRY.split(line)
     if cmd is None:
         return error(f"unknown command {head!r}; expected one of: {', '.join(COMMANDS)}")
-    try:
-        if defer_long and cmd.long is not None and (deferred := cmd.long(rest)) is not None:
+    if defer_long and cmd.long is not None:
+        deferred = _contained(cmd.name, cmd.long, rest)
+        if deferred is not None:
             return deferred
-        return cmd.handler(session, rest)
+    reply = _contained(cmd.name, cmd.handler, session, rest)
+    if reply.work is None:
+        return reply
+    work = reply.work
+    reply.work = lambda cancelled: _contained(cmd.name, work, cancelled)
+    if defer_slow:
+        return reply
+    done = reply.work(lambda: False)
+    return Reply(reply.lines + done.lines, reply.action, reply.args)
+
+
+def _contained(name: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args), a bad input or a bug in it turned into one error line (a Reply)."""
+    try:
+        return fn(*args)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
-        return error(f"{cmd.name}: {exc}")
+        return error(f"{name}: {exc}")
     except Exception as exc:  # the containment boundary: a bug is a line, the UI lives on
-        return error(f"{cmd.name}: internal error: {type(exc).__name__}: {exc}")
+        return error(f"{name}: internal error: {type(exc).__name__}: {exc}")
 
 
 def _count(rest: str, default: int = 1) -> int:

@@ -6,7 +6,9 @@ Cast (the step's journaled write) are ACTUAL, the Cast's inputs are INPUT, and t
 answer is `neurondbg diagnose`'s (machine.convert.diagnose), with the machine's own
 rule (the neuron Cast, rint into floats, trunc into integers, its FP8 saturation) as
 the expected one. `diagnose LANE` (e.g. `diagnose 3,17`) adds that lane's two traces'
-rounding steps.
+rounding steps. A slow command (its work runs in the console's thread worker; Esc
+stops it): the machine's diagnose has no stop check of its own yet, so a stop ends
+the work before or after it and drops its result.
 
 Active once neurondbg.console imports this module (`from neurondbg import
 console_diagnose  # noqa: F401`, after REGISTRY is defined).
@@ -22,7 +24,7 @@ from machine.convert.diagnose import Rule, diagnose, explaining_rule
 from machine.convert.formats import parse_format
 from machine.convert.options import applied_mode, resolve
 from machine.convert.roles import plain_bits
-from neurondbg.console import REGISTRY, Reply
+from neurondbg.console import REGISTRY, Cancelled, Reply
 
 MAX_LINES = 8  # example lanes printed
 
@@ -42,8 +44,11 @@ def destination_before(rec: Any) -> np.ndarray:
 
 @REGISTRY.command("diagnose", "diagnose [LANE]",
                   "which conversion rule explains the values loaded in the last Cast's "
-                  "destination (the device output), lane by lane; LANE (p,e): its rounding")
+                  "destination (the device output), lane by lane; LANE (p,e): its rounding",
+                  slow=True)
 def _diagnose(session: Any, rest: str) -> Reply:
+    """Reads the last Cast here (the caller's thread); the diagnosis is the Reply's work,
+    on copies, so it may run in the console's worker while the machine steps on."""
     last = session.last_lanes
     if last is None:
         raise ValueError("no conversion in effect: step a Cast whose destination holds the "
@@ -53,37 +58,48 @@ def _diagnose(session: Any, rest: str) -> Reply:
     src, dst = parse_format(lanes.src), parse_format(lanes.dst)
     opt = resolve(src, dst, "rint", bool(lanes.sat), lanes.profile)
     expected = Rule(opt.profile, applied_mode(opt), opt.sat)
-    actual = destination_before(rec)
-    x = np.asarray(lanes.in_bits)
-    d = diagnose(x, actual, src, dst, expected)
-    reply = Reply().say(f"step {step}: {src.name} -> {dst.name}, the destination's old "
-                        "contents as ACTUAL", "bold")
-    reply.say(d.summary())
-    for rule, n in d.explained_by:
-        reply.say(f"  {n:>10,}  {rule.name}")
-    if d.unexplained:
-        reply.say(f"  {d.unexplained:>10,}  unexplained", "yellow")
-    for ex in d.examples[:MAX_LINES]:
-        p, e = ex["index"]
-        reply.say(f"  lane p{p + lanes.p0} e{e}: {ex['input']} -> {ex['actual_bits']}, "
-                  f"expected {ex['expected_bits']}", "dim")
-    if rest.strip():
-        _lane(reply, d, rest.strip(), x, actual, src, dst, lanes.p0)
-    return reply
+    actual = destination_before(rec).copy()
+    x = np.array(lanes.in_bits)
+    p0 = lanes.p0
+    lane = _lane_index(rest.strip(), x.shape, p0) if rest.strip() else None
+
+    def work(cancelled: Cancelled) -> Reply:
+        if cancelled():
+            return Reply()
+        d = diagnose(x, actual, src, dst, expected)
+        reply = Reply().say(f"step {step}: {src.name} -> {dst.name}, the destination's old "
+                            "contents as ACTUAL", "bold")
+        reply.say(d.summary())
+        for rule, n in d.explained_by:
+            reply.say(f"  {n:>10,}  {rule.name}")
+        if d.unexplained:
+            reply.say(f"  {d.unexplained:>10,}  unexplained", "yellow")
+        for ex in d.examples[:MAX_LINES]:
+            p, e = ex["index"]
+            reply.say(f"  lane p{p + p0} e{e}: {ex['input']} -> {ex['actual_bits']}, "
+                      f"expected {ex['expected_bits']}", "dim")
+        if lane is not None and not cancelled():
+            _lane(reply, d, int(x[lane]), int(actual[lane]), src, dst)
+        return reply
+
+    return Reply(work=work)
 
 
-def _lane(reply: Reply, d: Any, text: str, x: np.ndarray, actual: np.ndarray, src: Any,
-          dst: Any, p0: int) -> None:
-    """The rounding step of one lane under the expected and the explaining rule."""
+def _lane_index(text: str, shape: tuple[int, ...], p0: int) -> tuple[int, int]:
+    """The (row, element) of the Cast's lanes that `p,e` names."""
     try:
         p, e = (int(v) for v in text.replace(" ", "").strip("[]").split(","))
     except ValueError:
         raise ValueError(f"expected a lane p,e (e.g. diagnose {p0},0), found {text!r}") from None
     row = p - p0
-    if not (0 <= row < x.shape[0] and 0 <= e < x.shape[1]):
-        raise ValueError(f"lane p{p} e{e} is outside the Cast's {x.shape[0]}x{x.shape[1]} "
+    if not (0 <= row < shape[0] and 0 <= e < shape[1]):
+        raise ValueError(f"lane p{p} e{e} is outside the Cast's {shape[0]}x{shape[1]} "
                          f"lanes (partitions from {p0})")
-    bits, got = int(x[row, e]), int(actual[row, e])
+    return row, e
+
+
+def _lane(reply: Reply, d: Any, bits: int, got: int, src: Any, dst: Any) -> None:
+    """The rounding step of one lane under the expected and the explaining rule."""
     why = explaining_rule(d, bits, got, src, dst)
     for label, rule in (("expected", d.baseline), ("explained by", why)):
         if rule is None:

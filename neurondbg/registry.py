@@ -11,6 +11,10 @@ Decided where the issue is silent:
   says so (`suffix=True`); `step/3` stays an unknown command, as before.
 - completion of the first word offers canonical names only (aliases are for
   typing, not for listing, as gdb's `help` lists them).
+- a `slow` command (`diagnose`) is one whose handler returns its computation as
+  `Reply.work` instead of doing it: the handler reads the session on the caller's
+  thread, and dispatch (neurondbg.console.execute) decides where the work runs, at
+  once or in the console's thread worker (views.console_view), which Esc stops.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ class Command:
     palette: Palette | None = None  # None: not in the command palette
     suffix: bool = False  # accepts gdb's `/FMT` glued to its name (x/4f)
     long: LongForm | None = None  # the form the App runs in a worker (step N with N > 1)
+    slow: bool = False  # the handler returns Reply.work: run off the UI thread, Esc stops it
 
     @property
     def help_line(self) -> str:
@@ -73,12 +78,13 @@ class Registry:
     def command(self, name: str, usage: str, text: str, *, aliases: tuple[str, ...] = (),
                 complete: Completer | None = None, needs_program: bool = True,
                 palette: Palette | None = None, suffix: bool = False,
-                long: LongForm | None = None) -> Callable[[Handler], Handler]:
+                long: LongForm | None = None,
+                slow: bool = False) -> Callable[[Handler], Handler]:
         """Decorator: declare the decorated function as the handler of command `name`."""
 
         def register(handler: Handler) -> Handler:
             self.add(Command(name, usage, text, handler, aliases, complete, needs_program,
-                             palette, suffix, long))
+                             palette, suffix, long, slow))
             return handler
 
         return register

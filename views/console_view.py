@@ -1,24 +1,38 @@
-"""Console: output log and a command line with history (↑/↓) and completion (Tab)."""
+"""Console: output log and a command line with history (↑/↓) and completion (Tab), and the
+thread worker that runs a slow command's work (`run_work`) while the UI stays live."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from rich.text import Text
 from textual import events, on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, RichLog
+from textual.worker import Worker, WorkerState, get_current_worker
 
 MAX_LINES = 2000  # the console keeps this much output
+WORK_GROUP = "console"  # the worker group of a slow command's work
 
 
 CompleteLine = Callable[[str], Sequence[str]]  # a line -> whole-line candidates
+
+
+class Output(Protocol):
+    """What a slow command's work returns: lines of (text, style)."""
+
+    @property
+    def lines(self) -> Sequence[tuple[str, str]]: ...
+
+
+Work = Callable[[Callable[[], bool]], Output]  # cancelled() -> its output
 
 
 def complete(prefix: str, words: Sequence[str]) -> str:
@@ -40,6 +54,8 @@ class ConsoleInput(Input):
         Binding("up", "history(-1)", "previous", show=False, id="console.prev"),
         Binding("down", "history(1)", "next", show=False, id="console.next"),
         Binding("tab", "complete", "complete", show=False, priority=True, id="console.complete"),
+        Binding("escape", "stop_work", "stop", show=False, id="console.stop",
+                tooltip="stop the slow command that is running (diagnose)"),
     ]
 
     def __init__(self, words: Sequence[str], complete_line: CompleteLine | None = None,
@@ -63,6 +79,13 @@ class ConsoleInput(Input):
         self._pos = max(0, min(len(self.history), self._pos + delta))
         self.value = self.history[self._pos] if self._pos < len(self.history) else ""
         self.cursor_position = len(self.value)
+
+    def action_stop_work(self) -> None:
+        """Esc: stop the console's slow command; with none running, Esc goes on to the
+        App's own binding (leave the console)."""
+        view = self.parent
+        if not (isinstance(view, ConsoleView) and view.cancel_work()):
+            raise SkipAction()
 
     def action_complete(self) -> None:
         if " " in self.value.strip():  # an argument: the command's own completion, if any
@@ -103,6 +126,8 @@ class ConsoleView(Vertical):
         self.complete_line = complete_line
         self._written: deque[Text] = deque(maxlen=MAX_LINES)  # to re-wrap on a resize
         self._width = 0
+        self._work: Worker | None = None  # the slow command's work that runs, if any
+        self._work_name = ""
 
     def compose(self) -> ComposeResult:
         # min_width: RichLog renders at least 78 columns wide by default and then crops
@@ -120,6 +145,48 @@ class ConsoleView(Vertical):
         del self.messages[:-MAX_LINES]
         self._written.append(line)
         log.write(line)
+
+    # -- a slow command's work (neurondbg.console: Reply.work) ----------------------------
+    @property
+    def working(self) -> bool:
+        """A slow command's work is running."""
+        return self._work is not None and not self._work.is_finished
+
+    def run_work(self, line: str, work: Work) -> None:
+        """Run `work` (console line `line`'s) in a thread worker: the UI stays live; its
+        lines are written when it is done. Esc in the command line (or `cancel_work`) stops it
+        at once: "stopped" is written and whatever it still returns is dropped (it sees
+        `cancelled()` turn True). One at a time: a new one stops the one running."""
+        self.cancel_work()
+        self._work_name = line.split()[0] if line.split() else "work"
+        self.write(f"{self._work_name}: working… Esc stops", "dim")
+
+        def job() -> Output:
+            worker = get_current_worker()
+            return work(lambda: worker.is_cancelled)
+
+        self._work = self.run_worker(job, name=line, group=WORK_GROUP, thread=True,
+                                     exclusive=True, exit_on_error=False)
+
+    def cancel_work(self) -> bool:
+        """Stop the running work, if any (True if there was one)."""
+        if not self.working:
+            return False
+        assert self._work is not None
+        self._work.cancel()
+        self.write(f"{self._work_name}: stopped", "yellow")
+        return True
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker is not self._work or worker.is_cancelled:
+            return  # a stopped one (its "stopped" is written) or another node's
+        if event.state == WorkerState.SUCCESS and worker.result is not None:
+            for text, style in worker.result.lines:
+                self.write(text, style)
+        elif event.state == WorkerState.ERROR:  # the work contains its errors: a bug here
+            self.write(f"error: {self._work_name}: internal error: {worker.error!r}",
+                       "bold red")
 
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width
