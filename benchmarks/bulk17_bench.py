@@ -1,0 +1,120 @@
+"""Issue 17's bulk-validation figures, beside legality_bench.py. Prints figures; not a test.
+
+    python benchmarks/bulk17_bench.py [--mixed 1000000] [--distinct 10000000] [--json 100000]
+
+1. `neurondbg validate --summary` as a whole process (best of a few runs) on N mixed
+   records (legality_bench's templates: ~77 distinct) and on M all-distinct records
+   (random bytes under the mixed opcodes, so every documented predicate is exercised):
+   instructions/s (goals >= 6M/s and >= 5M/s), and the in-process `summarize_raw` alone.
+2. `neurondbg validate --json` of K records: the child's peak memory (ru_maxrss), mixed
+   and all-distinct, and the in-process `BulkResult.verdicts()` size and time.
+The load average is printed first: on a shared machine read the ratios, not the seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+from machine.dtypes import Gen
+from machine.legality.wire.bulk import summarize_raw, validate_raw
+
+sys.path.insert(0, str(Path(__file__).parent))
+from legality_bench import build  # the same mixed records as legality_bench
+
+NEURONDBG = str(Path(sys.executable).parent / "neurondbg")
+_WRAPPER = """
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def distinct(n: int, seed: int = 2) -> np.ndarray:
+    """n random records under the mixed records' opcodes (all distinct in practice)."""
+    rnd = np.random.default_rng(seed).integers(0, 256, (n, 64), dtype=np.uint8)
+    rnd[:, 0] = build(n)[:, 0]
+    return rnd
+
+
+def whole(args: list[str], runs: int, env: dict[str, str]) -> tuple[float, float]:
+    """(best wall seconds, peak MiB) of `neurondbg ARGS` in a fresh process."""
+    best, peak = float("inf"), 0.0
+    for _ in range(runs + 1):  # the first warms the page and bytecode caches
+        t0 = time.perf_counter()
+        r = subprocess.run([sys.executable, "-c", _WRAPPER, NEURONDBG, *args],
+                           capture_output=True, text=True, check=True, env=env)
+        best = min(best, time.perf_counter() - t0)
+        peak = int(r.stdout.split()[-1]) / 1024
+    return best, peak
+
+
+def in_process(raw: np.ndarray, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        summarize_raw(raw, Gen.CAYMAN, "pool")
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def verdicts_cost(raw: np.ndarray) -> tuple[float, float, int]:
+    """(seconds, MiB traced, list length) of validate_raw(...).verdicts()."""
+    result = validate_raw(raw, Gen.CAYMAN, "pool")
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    v = result.verdicts()
+    dt = time.perf_counter() - t0
+    size = tracemalloc.get_traced_memory()[0] / 2**20
+    tracemalloc.stop()
+    return dt, size, len(v)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mixed", type=int, default=1_000_000)
+    ap.add_argument("--distinct", type=int, default=10_000_000)
+    ap.add_argument("--json", type=int, default=100_000)
+    ap.add_argument("--json-distinct", type=int, default=10_000,
+                    help="all-distinct records for --json (each is explained: slow)")
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import numpy, click"], check=True)
+    print(f"interpreter + numpy + click alone: {time.perf_counter() - t0:.3f} s")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.bin"
+        # as an installed package runs: with .pyc files (PYTHONDONTWRITEBYTECODE=1, if set,
+        # would compile every module again in every run)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pyc")
+        for label, n, make in (("mixed", a.mixed, build), ("all-distinct", a.distinct, distinct)):
+            raw = make(n)
+            raw.tofile(path)
+            dt, peak = whole(["validate", str(path), "--summary"], a.runs, env)
+            ip = in_process(raw)
+            print(f"validate --summary, {n:,} {label}: whole process {dt:.3f} s = "
+                  f"{n / dt / 1e6:.2f}M/s (peak {peak:.0f} MiB); in-process summarize_raw "
+                  f"{ip:.3f} s = {n / ip / 1e6:.2f}M/s")
+            del raw
+        for label, n, make in (("mixed", a.json, build),
+                               ("all-distinct", a.json_distinct, distinct)):
+            raw = make(n)
+            raw.tofile(path)
+            dt, peak = whole(["validate", str(path), "--json"], 1, env)
+            vt, vm, vn = verdicts_cost(raw)
+            print(f"validate --json, {n:,} {label}: whole process {dt:.3f} s, peak "
+                  f"{peak:.0f} MiB; verdicts(): {vn:,} rows, {vm:.1f} MiB, {vt:.3f} s")
+
+
+if __name__ == "__main__":
+    main()
