@@ -906,6 +906,8 @@ class Machine:
                     cands = None
                     continue
                 if self._edit_on_top():
+                    if record_index(self.edits[-1].target) is not None:
+                        cands = None  # steps before it fetched the records of that time
                     self._undo_edit()
                     continue
                 if cands is None:
@@ -941,8 +943,9 @@ class Machine:
 
     def _candidates(self, lo: int) -> list[int]:
         """Steps in [lo, steps) of the kept window that may stop a reverse-continue
-        (ascending): a static breakpoint's record fetched there, or a watched target
-        written by it. A superset: conditions are judged at the step itself."""
+        (ascending): a static breakpoint's record fetched there, a watched target
+        written by it, or the step just before a record edit. A superset: conditions
+        are judged at the step itself."""
         j = self.state.journal
         n = len(j.steps)
         k0 = max(0, lo - j.origin)
@@ -971,7 +974,12 @@ class Machine:
             for u in j.others:
                 if u.step >= lo and undo_hits_any(others, u):
                     hit[u.step - j.origin] = True
-        return (np.flatnonzero(hit[k0:]) + k0 + j.origin).tolist()
+        found = (np.flatnonzero(hit[k0:]) + k0 + j.origin).tolist()
+        # The records differ before a record edit: stop the jump there (its step is judged
+        # exactly, like any candidate) and search what ran before with the records then.
+        edges = [e.step - 1 for e in self.edits if e.step - 1 >= lo
+                 and record_index(e.target) is not None]
+        return sorted(set(found) | set(edges)) if edges else found
 
     def _watch_hits(self) -> list[Breakpoint]:
         """The watch/change breakpoints whose target the last kept step wrote."""

@@ -229,3 +229,25 @@ def load_session_of(prog, folder):
     s.write_text('schema = 1\n[program]\npath = "prog.asm"\n[machine]\ngen = "cayman"\n'
                  'sbuf_bytes = 4096\npsum_bytes = 2048\n')
     return load_session(s)
+
+
+def test_reverse_continue_judges_steps_before_an_edit_by_the_records_then() -> None:
+    # NOP at record 1 runs at steps 1 and 4; then it is edited into a MOVE. Reversing to
+    # `break op:NOP` must stop before step 4: the records of that time had a NOP there
+    # (judged by today's records it would run back to the start).
+    a = assemble("""
+        MOVE R2=3
+    loop:
+        NOP
+        ALU_OP op=SUBTRACT dtype=INT32 dst_dtype=INT32 dst=R2 src0=R2 src1=1
+        COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
+        HALT
+    """, "<test>")
+    m = Machine(a.program(), MachineConfig(**SMALL), labels=a.labels)
+    assert m.step_n(7).reason == "max-steps" and m.state.pc == 0x40
+    m.edit_record(1, assemble("MOVE R7=1", "<test>").program().raw[0].tobytes())
+    assert m.cont().reason == "halt" and m.state.R[7] == 1
+    m.add_breakpoint("op:NOP")
+    stop = m.reverse_continue()
+    assert (stop.reason, m.state.pc, m.position) == ("breakpoint", 0x40, (4, 0))
+    assert m.instruction(1).mnemonic == "NOP"
