@@ -117,13 +117,28 @@ class BulkResult:
     def verdicts(self) -> list[dict[str, Any]]:
         """One verdict per judged record (per distinct record when deduplicated), in
         column order, as `validate --json` rows carry them: every instruction that is a
-        copy of the record shares it (`column[i]` picks instruction i's)."""
+        copy of the record shares it (`column[i]` picks instruction i's).
+
+        Records of a group whose clauses pass and fail alike share one verdict object
+        (most records of a real program pass everything): memory grows with the
+        distinct outcomes, not the records. Treat the verdicts as read-only.
+        """
         out: list[dict[str, Any]] = []
         for g in self.groups:
+            if g.size == 0:
+                continue
             names = [cl.name for cl in g.clauses]
             notes = [cl.note for cl in g.clauses]
-            for col, ok in zip(g.passed.T.tolist(), g.valid.tolist(), strict=True):
-                out.append({
+            if names:  # each record's pass column as one opaque key: its distinct outcomes
+                keys = np.ascontiguousarray(g.passed.T).view(np.dtype((np.void, len(names))))
+                _, first, inverse = np.unique(keys.reshape(-1), return_index=True,
+                                              return_inverse=True)
+            else:
+                first, inverse = np.zeros(1, np.intp), np.zeros(g.size, np.intp)
+            shared = []
+            for col, ok in zip(g.passed[:, first].T.tolist(), g.valid[first].tolist(),
+                               strict=True):
+                shared.append({
                     "valid": ok, "predicate": g.predicate.name,
                     "failed": [n for n, p, nt in zip(names, col, notes, strict=True)
                                if not nt and not p],
@@ -131,6 +146,7 @@ class BulkResult:
                               if nt and not p],
                     "clauses": dict(zip(names, col, strict=True)),
                 })
+            out.extend([shared[k] for k in inverse.reshape(-1).tolist()])
         return out
 
     def _counts(self, notes: bool) -> dict[str, int]:
