@@ -30,6 +30,7 @@ import os
 import re
 import stat
 import sys
+import tomllib
 from pathlib import Path
 from typing import IO, Any
 
@@ -174,6 +175,32 @@ def load_json(text: str | bytes, where: str, *, first_line: int = 1) -> Any:
         at = "" if m is None else "{}:{}:".format(*line_column(text, m.start(), first_line))
         raise InputFileError(f"{where}:{at} an integer with more than {limit} digits; "
                              "expected a number of sensible size") from None
+
+
+# tomllib ends its messages with the position: "Invalid value (at line 3, column 7)"
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+
+
+def load_toml(raw: bytes, where: str | Path, *, what: str = "invalid TOML"
+              ) -> tuple[dict[str, Any], str]:
+    """(document, text) of TOML bytes, with every failure as one InputFileError line:
+    `where: offset N: expected UTF-8 TOML text`, `where:LINE:COL: <what>: <reason>` (the
+    parser's position moved to the front, as gcc would put it), or nesting too deep /
+    an integer over Python's digit limit (which would otherwise escape as tracebacks)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputFileError(f"{where}: offset {e.start}: expected UTF-8 TOML text") from None
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = _TOML_AT.search(msg)
+        at = f":{m.group(1)}:{m.group(2)}" if m else ""
+        raise InputFileError(f"{where}{at}: {what}: {_TOML_AT.sub('', msg)}") from None
+    except (RecursionError, ValueError):
+        raise InputFileError(f"{where}: {what}: nested too deeply or a number too "
+                             "large") from None
 
 
 def read_npy(fh: IO[bytes], where: str, *, what: str, dtypes: tuple[np.dtype, ...],

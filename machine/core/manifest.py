@@ -55,6 +55,7 @@ from machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from machine.files import (
     MAX_DATA_BYTES,
     InputFileError,
+    load_toml,
     open_input,
     read_input,
     read_npy,
@@ -69,7 +70,6 @@ FP8_EXP4 = ("", "fp8_e4m3", "fp8_e4m3fn")  # the choices a session's fp8_exp4 ta
 MAX_BASE = 1 << 48  # as sessions.schema: the PC of record 0 stays below 2**48
 # MachineConfig fields a manifest may set: the rest are the kernel's own (gen, engines)
 MACHINE_KEYS = tuple(f.name for f in fields(MachineConfig) if f.name not in ("gen", "engine"))
-_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_.\"' -]+?)\s*\]\]?\s*(?:#.*)?$")
 
 
@@ -123,19 +123,9 @@ class _Where:
 def _parse(path: Path) -> tuple[dict[str, Any], _Where]:
     raw = read_input(path, what="kernel manifest", max_bytes=MAX_MANIFEST_BYTES)
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise KernelError(f"{path}: offset {e.start}: expected UTF-8 TOML text") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        msg = str(e)
-        m = _TOML_AT.search(msg)
-        at = f":{m.group(1)}:{m.group(2)}" if m else ""
-        raise KernelError(f"{path}{at}: invalid TOML: {_TOML_AT.sub('', msg)}") from None
-    except (RecursionError, ValueError):  # nesting too deep; an integer over Python's limit
-        raise KernelError(f"{path}: invalid TOML: nested too deeply or a number too "
-                          "large") from None
+        doc, text = load_toml(raw, path)
+    except InputFileError as e:
+        raise KernelError(str(e)) from None
     return doc, _Where(path, text)
 
 
