@@ -26,5 +26,5 @@ def test_bad_toml_is_one_line(raw: bytes, message: str) -> None:
 
 
 def test_the_caller_names_the_problem() -> None:
-    with pytest.raises(InputFileError, match=r"^s\.toml:1:3: malformed TOML: "):
+    with pytest.raises(InputFileError, match=r"^s\.toml:1:4: malformed TOML: "):
         load_toml(b"a =\n", "s.toml", what="malformed TOML")
