@@ -461,8 +461,8 @@ class Session:
         from machine.legality.wire.repair import apply, describe
 
         m = self.dbg
-        i = self.state.pc_index if index is None else index
-        if not 0 <= i < m.count:
+        i = m.index_of(self.state.pc) if index is None else index  # None: not a record
+        if i is None or not 0 <= i < m.count:
             raise ValueError(f"fix: no record at pc {self.state.pc:#x}" if index is None
                              else f"fix: record {i} does not exist (0..{m.count - 1})")
         verdict = m.verdict(i)

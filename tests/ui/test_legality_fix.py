@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from machine.asm.loader import load
 from neurondbg.app import NeurondbgApp
@@ -159,6 +160,23 @@ def test_every_offered_fix_makes_the_record_valid_and_the_listing_follows(tmp_pa
     s.snapshot()
     assert s.lines == program_listing(s.program, s.labels, s.gen, s.engine)
     assert s.program.raw.tobytes() == records.tobytes()
+
+
+@pytest.mark.parametrize(("index", "message"), [
+    (None, "fix: no record at pc 0x41"),
+    (7, "fix: record 7 does not exist (0..2)"),
+    (-1, "fix: record -1 does not exist (0..2)"),
+])
+def test_apply_fix_refuses_a_pc_or_record_that_is_no_record(tmp_path: Path, index,
+                                                             message) -> None:
+    prog = tmp_path / "bad.asm"
+    prog.write_text(PROGRAM)
+    s = Session(prog)
+    s.state.pc = 0x41  # between records 1 and 2 (a branch can leave it there)
+    with pytest.raises(ValueError) as e:
+        s.apply_fix(index)
+    assert str(e.value) == message and s.position == (0, 0)
+    assert s.apply_fix(1) == "record 1: out_dtype BF16 (0x6) -> FP32 (0xA); now valid"
 
 
 def test_the_key_is_in_the_help() -> None:
