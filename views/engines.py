@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
-from textual.widgets import Static
 
 from views.core_snapshot import EngineRow
+from views.textlines import TextLines
 
 STATUS_STYLE = {"running": "green", "waiting": "yellow", "halted": "dim", "faulted": "bold red"}
 
@@ -28,25 +28,37 @@ def engine_line(row: EngineRow, width: int = 60) -> Text:
                          (f" {row.steps:>7,} step{'s' if row.steps != 1 else ' '}", "dim"))
 
 
-class EnginesView(Static, can_focus=True):
-    """The engine strip (read-only: `e` / `E` or `focus ENGINE` change the focus)."""
+class EnginesView(TextLines, can_focus=True):
+    """The engine strip (read-only: `e` / `E` or `focus ENGINE` change the focus). A step
+    repaints it without a new layout: its height (the engine count) stays."""
 
     DEFAULT_CSS = "EnginesView { height: auto; }"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._rows: Sequence[EngineRow] = ()
+        self._key: object = None
+        self._text = Text("no kernel loaded", style="dim")
 
     def on_resize(self) -> None:
         self._key = None
         self.show(self._rows)
 
-    _rows: Sequence[EngineRow] = ()
-    _key: object = None
-
     def show(self, rows: Sequence[EngineRow]) -> None:
         width = max(12, min(60, self.size.width - 62)) if self.size.width else 30
         key = (tuple(rows), width)
         if key == self._key:
-            return  # nothing changed: no new layout (a step usually moves one engine)
+            return  # nothing changed: no repaint (a step usually moves one engine)
+        relayout = len(rows) != len(self._rows) or self._key is None
         self._rows, self._key = rows, key
         text = Text("\n").join(engine_line(r, width) for r in rows) if rows else \
             Text("no kernel loaded", style="dim")
         text.no_wrap = True
-        self.update(text)
+        self._text = text
+        self.refresh(layout=relayout)
+
+    def text(self) -> Text:
+        return self._text
+
+    def line_count(self) -> int:
+        return max(1, len(self._rows))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from textual.containers import Vertical
+from textual.geometry import Region
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -50,10 +51,25 @@ class Pane(Vertical):
         self._reported: str | None = None  # the last error sent to the Console
 
     def on_descendant_focus(self) -> None:
-        self.border_title = f"● {self._title()}"
+        self.set_title(f"● {self._title()}")
 
     def on_descendant_blur(self) -> None:
-        self.border_title = self._title()
+        self.set_title(self._title())
+
+    def set_title(self, title: str) -> None:
+        """Set the border title, repainting only the top border row. Textual's
+        `border_title` setter repaints the whole pane: 20-odd rows at every core step
+        that moves the engine focus (the Program, Registers, Struct and Legality panes
+        are titled with it), for one row that changed."""
+        if title == self.border_title:
+            return
+        if self._border_title is None or not self.size:  # no title row drawn yet
+            self.border_title = title
+            return
+        # what the setter stores (textual.widget._BorderTitle), without its full refresh
+        self._border_title = self.render_str(title).expand_tabs(4).split()[0]
+        x, y = self.content_offset  # refresh regions are content-relative: the border
+        self.refresh(Region(-x, -y, self.outer_size.width, 1))  # row sits above them
 
     def _title(self) -> str:
         return str(self.border_title or "").removeprefix("● ")

@@ -24,16 +24,16 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from views.core_snapshot import Cell, TimelineData
+from views.textlines import TextLines
 
 ZOOMS: tuple[tuple[int, int], ...] = ((5, 1), (1, 1), (1, 10), (1, 100))  # (chars, steps)
 LABEL = 6  # the lane name column
 LANE_STYLES = ("bold cyan", "bold green", "bold magenta", "bold yellow", "bold blue")
 
 
-class TimelineView(Widget, can_focus=True):
+class TimelineView(TextLines, can_focus=True):
     """Swimlanes of the schedule taken (see the module docstring)."""
 
     DEFAULT_CSS = "TimelineView { height: auto; }"
@@ -69,7 +69,7 @@ class TimelineView(Widget, can_focus=True):
         self.data = data
         if data is not None and (self.follow or self.cursor >= max(data.horizon, 1)):
             self.cursor = max(0, data.steps - 1)
-        height = (len(self.lanes()) + 3) if data is not None and data.horizon else 1
+        height = self.line_count()
         self.refresh(layout=height != self._height)  # the height follows the lanes shown
         self._height = height
 
@@ -103,6 +103,11 @@ class TimelineView(Widget, can_focus=True):
         self.refresh()
 
     # -- drawing ----------------------------------------------------------------------
+    def line_count(self) -> int:
+        """The ruler, the lanes shown, the marks and the detail line (or one line)."""
+        d = self.data
+        return len(self.lanes()) + 3 if d is not None and d.horizon else 1
+
     def lanes(self) -> list[int]:
         """Indices of the engines drawn (all, or the focused one and its partners)."""
         d = self.data
@@ -125,7 +130,7 @@ class TimelineView(Widget, can_focus=True):
         self._left = left
         return left * per, cells
 
-    def render(self) -> Text:
+    def text(self) -> Text:
         d = self.data
         if d is None or not d.horizon:
             return Text("no steps yet: S steps the core, s the focused engine, c continues",

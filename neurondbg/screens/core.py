@@ -137,7 +137,7 @@ class CoreScreen(DebuggerScreen):
                     mark = "● " if str(pane.border_title).startswith("● ") else ""
                     beside = f"  (z: beside {core.partner.engine})" if name == "program" \
                         and core.partner is not None else ""
-                    pane.border_title = f"{mark}{CORE_PANES[name]} · {focused.engine}{beside}"
+                    pane.set_title(f"{mark}{CORE_PANES[name]} · {focused.engine}{beside}")
             title = core.title or focused.program_name
             title += f" · {core.stop}" if core.stop else ""
             if title != self.sub_title:

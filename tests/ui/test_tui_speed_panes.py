@@ -1,0 +1,59 @@
+"""The step path repaints only what changed (issues 16 and 17): a pane's title repaints
+its border row alone, and the panes drawn line by line (views.textlines) show exactly
+the text they render."""
+
+from __future__ import annotations
+
+from textual.geometry import Region
+
+from sessions.examples import folder
+from tests.ui.helpers import started
+from views.engines import EnginesView
+from views.pane import Pane
+from views.timeline import TimelineView
+
+PRODUCER = folder() / "kernels" / "producer_consumer.asm"
+
+
+def _drawn(widget) -> list[str]:
+    """The widget's content lines as painted, trailing blanks dropped."""
+    strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+    return [strip.text.rstrip() for strip in strips]
+
+
+async def test_a_pane_title_repaints_only_the_border_row() -> None:
+    async with started(PRODUCER) as (app, pilot):
+        await pilot.pause()
+        pane = app.screen.query_one("#pane-registers", Pane)
+        pane._exchange_repaint_regions()  # what the last frame painted
+        pane.set_title("Registers · dve")
+        assert pane.border_title == "Registers · dve"
+        assert set(pane._exchange_repaint_regions()) == {Region(0, 0, pane.outer_size.width, 1)}
+        top = pane.render_lines(Region(0, 0, pane.outer_size.width, 1))[0].text
+        assert "Registers · dve" in top
+        pane.set_title("Registers · dve")  # the same title: nothing to repaint
+        assert not pane._exchange_repaint_regions()
+
+
+async def test_a_core_step_retitles_the_panes_that_follow_the_focus() -> None:
+    async with started(PRODUCER) as (app, pilot):
+        await pilot.press("e")
+        await pilot.pause()
+        engine = app.session.engine
+        for name in ("program", "registers", "struct", "legality"):
+            title = app.screen.query_one(f"#pane-{name}", Pane).border_title
+            assert title.endswith(f"· {engine}") or f"· {engine}  (z: beside" in title
+
+
+async def test_line_drawn_panes_paint_the_text_they_render() -> None:
+    async with started(PRODUCER) as (app, pilot):
+        await pilot.press("S", "S", "S")
+        await pilot.pause()
+        for view in (app.screen.query_one(TimelineView), app.screen.query_one(EnginesView)):
+            width = view.size.width
+            want = [line[:width].rstrip() for line in str(view.render()).splitlines()]
+            assert _drawn(view) == want
+            assert view.size.height == len(want)  # the height is the line count
+        lanes = _drawn(app.screen.query_one(TimelineView))
+        assert lanes[0].startswith("step  1")
+        assert any(line.startswith("▶") for line in lanes)
