@@ -94,17 +94,9 @@ def check(what: Any, state: Any, count: int) -> None:
 
 # -- values ---------------------------------------------------------------------------------
 def target_text(t: Any) -> str:
-    """The canonical spelling of a settable target (round-trips through parse_target)."""
-    fmt = f":{t.fmt}" if t.fmt else ""
-    if t.kind == "reg":
-        return f"R{t.index}{fmt}"
-    if t.kind == "pc":
-        return "PC"
-    if t.kind == "mem":
-        return f"{'sb' if t.space == 'sbuf' else 'psum'}[{t.index}, {t.b0}]{fmt}"
-    if t.kind == "idx":
-        return f"idx[{t.index}, {t.k}]"
-    return f"{t.kind}[{t.index}]"
+    """The canonical spelling of a settable target (a machine.expr.Target, which spells
+    itself: round-trips through parse_target)."""
+    return t.settable
 
 
 def value_format(t: Any) -> tuple[str, bool]:

@@ -171,14 +171,28 @@ class Target:
 
     @property
     def name(self) -> str:
+        """How the target is shown (watches, messages): memory as its whole block."""
         if self.engine:
             return f"{self.engine}.{replace(self, engine='').name}"
+        if self.kind == "mem":
+            return f"{self.space}[{self.index}:{self.p1}, {self.b0}:{self.b1}]"
+        return self._slot()
+
+    @property
+    def settable(self) -> str:
+        """The canonical spelling of a settable target (round-trips through parse_target):
+        memory as its first byte, the format after a register or memory; no engine."""
+        fmt = f":{self.fmt}" if self.fmt else ""
+        if self.kind == "mem":
+            return f"{'sb' if self.space == 'sbuf' else 'psum'}[{self.index}, {self.b0}]{fmt}"
+        return self._slot() + (fmt if self.kind == "reg" else "")
+
+    def _slot(self) -> str:
+        """A register, PC or scalar-array slot, as both spellings write it."""
         if self.kind == "reg":
             return f"R{self.index}"
         if self.kind == "pc":
             return "PC"
-        if self.kind == "mem":
-            return f"{self.space}[{self.index}:{self.p1}, {self.b0}:{self.b1}]"
         if self.kind == "idx":
             return f"idx[{self.index}, {self.k}]"
         return f"{self.kind}[{self.index}]"
