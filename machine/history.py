@@ -24,8 +24,10 @@ run past the budget by up to one `interval` (1/16 of the budget).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 import numpy as np
 
@@ -129,6 +131,24 @@ def restore(cp: Checkpoint, state: MachineState) -> None:
     state.journal.clear(cp.step)
 
 
+C = TypeVar("C")
+
+
+def newest_reached(checkpoints: Sequence[C], reached: Callable[[C], bool]) -> C:
+    """The newest checkpoint `reached` accepts (checkpoint 0 always qualifies)."""
+    best = checkpoints[0]
+    for c in checkpoints:
+        if reached(c):
+            best = c
+    return best
+
+
+def kept_reached(checkpoints: list[C], reached: Callable[[C], bool]) -> list[C]:
+    """The checkpoints `reached` accepts, checkpoint 0 at least: reversing discarded the
+    future of the others."""
+    return [c for c in checkpoints if reached(c)] or checkpoints[:1]
+
+
 class History:
     """The checkpoints of one machine and the budget policy over them and its journal."""
 
@@ -177,16 +197,11 @@ class History:
 
     def at_or_before(self, pos: Position) -> Checkpoint:
         """The newest checkpoint at or before `pos` (checkpoint 0 always qualifies)."""
-        best = self.checkpoints[0]
-        for c in self.checkpoints:
-            if c.position <= pos:
-                best = c
-        return best
+        return newest_reached(self.checkpoints, lambda c: c.position <= pos)
 
     def forget_after(self, pos: Position) -> None:
         """Drop checkpoints of a future that reversing discarded."""
-        self.checkpoints = [c for c in self.checkpoints if c.position <= pos] or \
-            self.checkpoints[:1]
+        self.checkpoints = kept_reached(self.checkpoints, lambda c: c.position <= pos)
 
     def keep(self, state: MachineState, edits: int) -> None:
         """Hold history to the budget; call between steps (cheap when nothing is due)."""

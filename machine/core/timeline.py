@@ -23,7 +23,15 @@ from functools import cached_property
 
 import numpy as np
 
-from machine.history import History, Tiles, capture_memory, restore_memory, tiles_nbytes
+from machine.history import (
+    History,
+    Tiles,
+    capture_memory,
+    kept_reached,
+    newest_reached,
+    restore_memory,
+    tiles_nbytes,
+)
 from machine.state import MachineState
 
 KEEP_NONE_STEPS = 4096  # without history, the schedule is emptied this often...
@@ -207,16 +215,11 @@ class Timeline:
 
     # -- moving back ----------------------------------------------------------------------
     def at_or_before(self, step: int) -> CoreCheckpoint:
-        best = self.checkpoints[0]
-        for c in self.checkpoints:
-            if c.step <= step:
-                best = c
-        return best
+        return newest_reached(self.checkpoints, lambda c: c.step <= step)
 
     def forget_after(self, step: int) -> None:
         """Drop checkpoints and forced choices of a future that reversing discarded."""
-        self.checkpoints = [c for c in self.checkpoints if c.step <= step] or \
-            self.checkpoints[:1]
+        self.checkpoints = kept_reached(self.checkpoints, lambda c: c.step <= step)
         k = bisect_left(self.forced_steps, step)
         for s in self.forced_steps[k:]:
             del self.forced[s]
