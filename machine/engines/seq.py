@@ -10,7 +10,7 @@ A form that could fault gets no fast closure, so closures never raise.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,15 +178,24 @@ def compare_branch(ctx: Context, inst: Any) -> int | None:
 
 
 # -- MOVE_SHAPE (ref 001 §5.2; semantics of the three move types inferred, LOW) -----------
+def _entries(f: Any, what: str, count: str, limit: int, why: str,
+             *lists: str) -> Iterator[tuple[int, ...]]:
+    """(k, lists[0][k], lists[1][k], ...) for the first f[count] entries of the struct's
+    lists; a Fault naming `what` when the count is outside 1..limit."""
+    n = f[count]
+    if not 1 <= n <= limit:
+        raise Fault(f"{what} {count} = {n}; {why}")
+    # the lists hold at least `limit` entries (MOVE_SHAPE's data 8): the count takes n
+    return zip(range(n), *(f[name] for name in lists), strict=False)
+
+
 def move_shape(ctx: Context, inst: Any) -> None:
     f = inst.fields
     st = ctx.state
-    n = f["num_move"]
-    if not 1 <= n <= 4:
-        raise Fault(f"MOVE_SHAPE num_move = {n}; the struct holds 1..4 shape registers")
     mt = f["move_type"]
-    for k in range(n):
-        sr, data = f["shape_registers"][k], f["data"][k]
+    for k, sr, data in _entries(f, "MOVE_SHAPE", "num_move", 4,
+                                "the struct holds 1..4 shape registers",
+                                "shape_registers", "data"):
         if mt == TensorShapeMoveType.IMMEDIATE:
             st.write_scalar("shape", sr, data)
         elif mt == TensorShapeMoveType.REG_TO_SHAPE:
@@ -272,12 +281,9 @@ def test_event_sem(ctx: Context, inst: Any) -> None:
     """READ_* copies sem values into registers, UPDATE_* writes registers into sems (LOW)."""
     f = inst.fields
     st = ctx.state
-    n = f["num_evt_sem"]
-    if not 1 <= n <= 16:
-        raise Fault(f"TEST_EVENT_SEM num_evt_sem = {n}; must be 1..16")
     mode = f["mode"]
-    for k in range(n):
-        sid, reg = f["evt_sem_ids"][k], f["value_registers"][k]
+    for k, sid, reg in _entries(f, "TEST_EVENT_SEM", "num_evt_sem", 16, "must be 1..16",
+                                "evt_sem_ids", "value_registers"):
         if mode in (TestEsMode.READ_SEM, TestEsMode.READ_EVT):
             _check_dst(reg, f"value_registers[{k}]")
             st.write_reg(reg, st.sem[sid])
