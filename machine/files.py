@@ -126,6 +126,17 @@ def read_input(path: str | Path, *, what: str, max_bytes: int) -> bytes:
     return data
 
 
+def read_file(path: str | Path, *, what: str, max_bytes: int) -> bytes:
+    """read_input with every failure as one InputFileError line: a missing file is
+    `path: no such <what>`, one that cannot be read `path: cannot read: <reason>`."""
+    try:
+        return read_input(path, what=what, max_bytes=max_bytes)
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such {what}") from None
+    except OSError as e:
+        raise InputFileError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
 def looks_like_text(path: Path, data: bytes) -> bool:
     """Assembly by extension; otherwise text if it is UTF-8 without NUL bytes
     (binary records are full of zero bytes)."""

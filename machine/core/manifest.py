@@ -57,7 +57,7 @@ from machine.files import (
     InputFileError,
     load_toml,
     open_input,
-    read_input,
+    read_file,
     read_npy,
     size_text,
 )
@@ -121,9 +121,9 @@ class _Where:
 
 
 def _parse(path: Path) -> tuple[dict[str, Any], _Where]:
-    raw = read_input(path, what="kernel manifest", max_bytes=MAX_MANIFEST_BYTES)
     try:
-        doc, text = load_toml(raw, path)
+        doc, text = load_toml(read_file(path, what="kernel manifest",
+                                        max_bytes=MAX_MANIFEST_BYTES), path)
     except InputFileError as e:
         raise KernelError(str(e)) from None
     return doc, _Where(path, text)
@@ -306,14 +306,7 @@ def _machine(table: dict[str, Any], gen: Gen, where: _Where) -> dict[str, Any]:
 
 def load_manifest(path: Path, gen: Gen | None = None) -> Kernel:
     """The kernel a manifest names (schema and errors: the module docstring)."""
-    try:
-        doc, where = _parse(path)
-    except FileNotFoundError:
-        raise KernelError(f"{path}: no such kernel manifest") from None
-    except OSError as e:
-        raise KernelError(f"{path}: cannot read: {e.strerror or e}") from None
-    except InputFileError as e:
-        raise KernelError(str(e)) from None
+    doc, where = _parse(path)
     for key in doc:
         if key not in TABLES:
             raise KernelError(f"{path}{where.position(key, None)}: unknown table or key "
