@@ -18,6 +18,9 @@ Decisions where the issue is silent (as cargo / pip / tqdm do it):
 - `total=None` draws a pulse (work of unknown length, e.g. a run that stops when the
   program halts); `unit=""` shows no count at all, only the pulse and the elapsed
   time, for work that reports no progress of its own.
+- A block that writes to stdout while it runs (`prints=True`, e.g. `validate --json`'s
+  rows) gets a bar only when stdout is not the same terminal: there the output itself
+  shows the progress, and a bar redrawn under it would tangle with it.
 - Nothing here changes Ctrl+C: the bar is erased when the block ends, whether it ends
   normally, by the first Ctrl+C's clean stop or by the second one's KeyboardInterrupt.
 """
@@ -43,10 +46,14 @@ def _ignore(n: int = 1) -> None:
     """The `advance` of a block without a bar."""
 
 
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
 def stderr_is_terminal() -> bool:
     """Whether a bar may be drawn: stderr is a terminal (never when piped or captured)."""
-    isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty())
+    return _is_terminal(sys.stderr)
 
 
 def stderr_console() -> Console:
@@ -58,12 +65,14 @@ def stderr_console() -> Console:
 
 @contextmanager
 def progress(total: int | None, label: str, unit: str = "", *,
-             poll: Callable[[], int] | None = None,
+             poll: Callable[[], int] | None = None, prints: bool = False,
              console: Console | None = None) -> Iterator[Advance]:
     """A bar `label` counting `unit` up to `total` while the block runs; yields
     `advance(n)`. `poll` (instead of advance) is read for the count done. A no-op
-    unless `console` is given or stderr is a terminal (module docstring)."""
-    if console is None and not stderr_is_terminal():
+    unless `console` is given or stderr is a terminal, and, for a block that `prints`
+    to stdout, stdout is not one (module docstring)."""
+    if console is None and (not stderr_is_terminal()
+                            or (prints and _is_terminal(sys.stdout))):
         yield _ignore
         return
     done = [0]
@@ -91,7 +100,9 @@ class _Ticker(threading.Thread):
 
     def finish(self) -> None:
         self.stopping.set()
-        self.join(timeout=1.0)  # it wakes at once; never hang an exit on a slow terminal
+        # it wakes at once and erases the bar before the command prints its result; the
+        # bound only keeps a terminal that blocks writes from hanging the exit
+        self.join(timeout=5.0)
 
     def run(self) -> None:
         if self.stopping.wait(DELAY):

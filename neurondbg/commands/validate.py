@@ -7,7 +7,8 @@ when the command runs; the assembler only for assembly input.
 
 On a terminal, stderr shows progress (neurondbg.progress): a pulse while the records
 are judged (machine.legality's bulk validation reports no progress of its own), then,
-for `--json`, a bar counting the rows written, which is most of a large file's time.
+for `--json` into a file or pipe, a bar counting the rows written (most of a large
+file's time; on the terminal the rows themselves show it).
 """
 
 from __future__ import annotations
@@ -252,7 +253,7 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
         click.echo(json.dumps(_summary(result)))
     elif as_json:
         with progress(result.count, f"validate {Path(program).name}: --json",
-                      "instructions") as advance:
+                      "instructions", prints=True) as advance:
             _write_full(result, raw, sys.stdout, advance)
     else:
         _text(result, raw, source)

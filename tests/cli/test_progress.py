@@ -127,15 +127,41 @@ def test_validate_json_rows_advance_the_bar_by_every_row(tmp_path: Path) -> None
     assert json.loads(out.getvalue())["count"] == len(raw)
 
 
-# -- forced terminal through the CLI: a kernel's global steps are counted --------------------
-def test_kernel_run_counts_global_steps_on_a_terminal(tmp_path: Path, monkeypatch) -> None:
-    kernel = tmp_path / "k.asm"
-    kernel.write_text(".engine pool\n" + SPIN + ".engine dve\n" + SPIN)
+def test_a_block_that_prints_gets_no_bar_when_stdout_is_the_terminal(monkeypatch) -> None:
+    monkeypatch.setattr(bars, "_is_terminal", lambda stream: True)  # stderr and stdout
+    monkeypatch.setattr(bars, "stderr_console", lambda: pytest.fail("no bar may be drawn"))
+    with bars.progress(10, "rows", "rows", prints=True) as advance:
+        assert advance is bars._ignore
+    with bars.progress(10, "rows", "rows") as advance:  # a block that does not print
+        assert advance is not bars._ignore
+
+
+# -- forced terminal through the CLI -----------------------------------------------------------
+def forced_terminal(monkeypatch) -> io.StringIO:
+    """stderr taken for a terminal, the bar drawn into the returned buffer at once."""
     buf = io.StringIO()
     monkeypatch.setattr(bars, "DELAY", 0.0)
     monkeypatch.setattr(bars, "stderr_is_terminal", lambda: True)
     monkeypatch.setattr(bars, "stderr_console", lambda: Console(
         file=buf, force_terminal=True, width=120, color_system=None))
+    return buf
+
+
+def test_validate_json_into_a_pipe_counts_rows_on_a_terminal(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    program = tmp_path / "many.bin"
+    np.zeros((20_000, 64), np.uint8).tofile(program)
+    buf = forced_terminal(monkeypatch)
+    r = CliRunner().invoke(cli, ["validate", "--json", str(program)])
+    assert json.loads(r.stdout)["count"] == 20_000
+    assert "validate many.bin: --json" in buf.getvalue() and "/20000 instructions" in \
+        buf.getvalue()
+
+
+def test_kernel_run_counts_global_steps_on_a_terminal(tmp_path: Path, monkeypatch) -> None:
+    kernel = tmp_path / "k.asm"
+    kernel.write_text(".engine pool\n" + SPIN + ".engine dve\n" + SPIN)
+    buf = forced_terminal(monkeypatch)
     r = CliRunner().invoke(cli, ["run", str(kernel), "--max-steps", "60000", "--races", "off"])
     assert r.exit_code == 0, r.output
     assert "run k.asm" in buf.getvalue() and "/60000 steps" in buf.getvalue()
