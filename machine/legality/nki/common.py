@@ -9,7 +9,7 @@ the provenance section text where the reference gives one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from machine.dtypes import Gen
@@ -54,6 +54,22 @@ def signature(intrinsic: str, params: tuple[Param, ...], provenance: Provenance,
 
     return clause("signature", UNEXPECTED, f"only the parameters ({names})", check, provenance,
                   fix="remove the unexpected argument(s)")
+
+
+def given(*names: str) -> Callable[[Callable[..., tuple[bool, str]]], Check]:
+    """Make a rule over the named arguments' values a Check that passes, as "<a> or <b>
+    not given", while one of them is None: a missing argument is reported once, by its
+    assert_not_none clause, not again by every rule that reads it."""
+    absent = f"{' or '.join(names)} not given"
+
+    def wrap(rule: Callable[..., tuple[bool, str]]) -> Check:
+        def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
+            values = [args.get(n) for n in names]
+            if any(v is None for v in values):
+                return True, absent
+            return rule(*values)
+        return check
+    return wrap
 
 
 def not_none(arg: str) -> ClauseSpec:

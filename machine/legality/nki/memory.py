@@ -13,6 +13,7 @@ from machine.dtypes import Gen
 from machine.legality.nki.common import (
     clause,
     dtype_in,
+    given,
     intrinsic,
     is_tile,
     out_dtype,
@@ -20,7 +21,7 @@ from machine.legality.nki.common import (
     ref004,
 )
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
-from machine.legality.nki.vocab import FP32, dtype_set, gen_label
+from machine.legality.nki.vocab import FP32, Scalar, Tile, dtype_set, gen_label
 from machine.legality.result import Provenance
 
 MEMSET_ENGINES: tuple[str, ...] = ("vector", "gpsimd", "unknown")
@@ -74,10 +75,8 @@ def _prob_shape(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
                    f"({data.partitions}, 1) = (data.shape[0], 1)")
 
 
-def _prob_dtype(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-    data, prob = args.get("data"), args.get("prob")
-    if data is None or prob is None:
-        return True, "data or prob not given"
+@given("data", "prob")
+def _prob_dtype(data: Tile, prob: Tile | Scalar) -> tuple[bool, str]:
     if data.dtype.is_int:
         if prob.dtype == FP32:
             return True, f"integer data {data.dtype} with float32 prob"
@@ -118,10 +117,8 @@ DROPOUT = intrinsic(
 
 # --- sequence_bounds ------------------------------------------------------------------
 
-def _segment_shape(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-    ids = args.get("segment_ids")
-    if ids is None:
-        return True, "segment_ids not given"
+@given("segment_ids")
+def _segment_shape(ids: Tile) -> tuple[bool, str]:
     if len(ids.shape) == 2 and ids.partitions == 1:
         return True, f"segment_ids {ids} is (1, N): output (1, 2, {ids.shape[1]})"
     return False, (f"segment_ids {ids} has shape {list(ids.shape)}: the partition dim must be 1 "
@@ -203,10 +200,8 @@ TENSOR_COPY_DYNAMIC_DST = intrinsic(
 
 # --- local_gather ---------------------------------------------------------------------
 
-def _gather_partitions(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-    src, index = args.get("src_buffer"), args.get("index")
-    if src is None or index is None:
-        return True, "src_buffer or index not given"
+@given("src_buffer", "index")
+def _gather_partitions(src: Tile, index: Tile) -> tuple[bool, str]:
     if src.partitions != index.partitions:
         return False, (f"src_buffer has {src.partitions} partitions, index {index.partitions}: "
                        "src_buffer.shape[0] must equal index.shape[0]")
@@ -228,10 +223,8 @@ def _gather_elems(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
     return False, f"num_elem_per_idx {n} is not in {{1, 2, 4, 8, 16, 32}}"
 
 
-def _gather_count(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-    index = args.get("index")
-    if index is None:
-        return True, "index not given"
+@given("index")
+def _gather_count(index: Tile) -> tuple[bool, str]:
     n = _per_core(index)
     if n <= GATHER_MAX_INDICES_PER_CORE:
         return True, f"index {index}: {n} indices per core <= {GATHER_MAX_INDICES_PER_CORE}"

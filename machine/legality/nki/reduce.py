@@ -13,12 +13,13 @@ from typing import Any
 from machine.dtypes import Gen
 from machine.legality.nki.common import (
     clause,
+    given,
     intrinsic,
     out_dtype,
     ref004,
 )
 from machine.legality.nki.spec import Intrinsic, Param
-from machine.legality.nki.vocab import dtype_set
+from machine.legality.nki.vocab import Tile, dtype_set
 
 MAX_REDUCE_AXES = 4
 
@@ -169,20 +170,16 @@ def _par_bitvec(args: Mapping[str, Any]) -> tuple[bool, str]:
                    f"are {{uint8, uint16, uint32}}{extra}")
 
 
-def _bn_stats_fmax(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-    data = args.get("data")
-    if data is None:
-        return True, "data not given"
+@given("data")
+def _bn_stats_fmax(data: Tile) -> tuple[bool, str]:
     if data.free_size <= BN_STATS_FMAX:
         return True, f"data {data} has {data.free_size} free elements <= {BN_STATS_FMAX}"
     return False, (f"data {data} has {data.free_size} free elements > {BN_STATS_FMAX} "
                    "(nl.tile_size.bn_stats_fmax)")
 
 
-def _bn_aggr_triples(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-    data = args.get("data")
-    if data is None:
-        return True, "data not given"
+@given("data")
+def _bn_aggr_triples(data: Tile) -> tuple[bool, str]:
     n = data.free_size
     if n % 3 == 0:
         return True, f"data {data} has {n} free elements = {n // 3} (count, mean, var) triples"

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from machine.dtypes import Gen
-from machine.legality.nki.common import clause, intrinsic, ref004, same_partitions
+from machine.legality.nki.common import clause, given, intrinsic, ref004, same_partitions
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
-from machine.legality.nki.vocab import dtype_set, show_set
+from machine.legality.nki.vocab import Tile, dtype_set, show_set
 
 SEARCH_WIDTH = 8  # fixed silicon width
 MAX_ELEMS = 16384
@@ -33,10 +33,8 @@ def max_dims(arg: str, limit: int, section: str) -> ClauseSpec:
 
 def elems_per_partition(arg: str, low: int, section: str) -> ClauseSpec:
     """low..16384 elements per partition."""
-    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-        tile = args.get(arg)
-        if tile is None:
-            return True, f"{arg} not given"
+    @given(arg)
+    def check(tile: Tile) -> tuple[bool, str]:
         n = tile.free_size
         if low <= n <= MAX_ELEMS:
             return True, f"{arg} {tile} has {n} elements per partition in {low}..{MAX_ELEMS}"

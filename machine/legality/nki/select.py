@@ -16,6 +16,7 @@ from machine.dtypes import Gen
 from machine.legality.nki.common import (
     clause,
     dtype_in,
+    given,
     intrinsic,
     is_scalar,
     is_tile,
@@ -34,6 +35,7 @@ from machine.legality.nki.vocab import (
     NKI_DTYPES,
     ReduceCmd,
     Scalar,
+    Tile,
     dtype_set,
     fp32_bits,
     gen_label,
@@ -79,10 +81,8 @@ def _availability(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
 
 
 def _rs_bound(name: str) -> ClauseSpec:
-    def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-        bound = args.get(name)
-        if bound is None:
-            return True, f"{name} not given"
+    @given(name)
+    def check(bound: Tile) -> tuple[bool, str]:
         problems = []
         if bound.free_size != 1:
             problems.append(f"{bound.free_size} elements per partition (needs exactly 1)")
