@@ -158,6 +158,25 @@ def test_validate_json_into_a_pipe_counts_rows_on_a_terminal(tmp_path: Path,
         buf.getvalue()
 
 
+def test_replay_and_diagnose_pulse_on_a_terminal(spin: Path, tmp_path: Path,
+                                                  monkeypatch) -> None:
+    trace = tmp_path / "t.jsonl"
+    r = CliRunner().invoke(cli, ["run", str(spin), "--max-steps", "3000", "--trace", str(trace)])
+    assert r.exit_code == 0
+    x = np.arange(1, 100_001, dtype=np.float32) / 7
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", x)  # fp32 -> fp32: every lane matches
+    buf = forced_terminal(monkeypatch)
+    r = CliRunner().invoke(cli, ["replay", str(trace), str(spin)])
+    assert r.stdout == f"no divergence: 3000 steps match {trace}\n"
+    r = CliRunner().invoke(cli, ["diagnose", str(tmp_path / "x.npy"), str(tmp_path / "y.npy"),
+                                 "--from", "fp32", "--to", "fp32"])
+    assert r.exit_code == 0 and r.stdout.startswith("100,000 lanes: all match")
+    drawn = buf.getvalue()
+    assert "replay t.jsonl" in drawn and "diagnose 100,000 lanes" in drawn
+    assert "/?" not in drawn  # pulses: neither reports a count
+
+
 def test_kernel_run_counts_global_steps_on_a_terminal(tmp_path: Path, monkeypatch) -> None:
     kernel = tmp_path / "k.asm"
     kernel.write_text(".engine pool\n" + SPIN + ".engine dve\n" + SPIN)
