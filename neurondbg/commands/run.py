@@ -25,6 +25,11 @@ leftover). Ctrl+C stops at a step boundary: where it stopped is printed, and the
 outputs asked for (--save-session, --dump-sbuf, --trace) are written for that state.
 A second Ctrl+C abandons the run at once (outputs not yet written keep their old
 contents).
+
+On a terminal, stderr shows a progress bar while the run goes (neurondbg.progress): the
+steps taken, out of --max-steps when it is given (else a pulse with the count; the
+default budget is a safety net, not a length), for a kernel the global steps. It reads
+the step counter from its own thread, so the run's loop pays nothing for it.
 """
 
 from __future__ import annotations
