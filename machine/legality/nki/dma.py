@@ -102,7 +102,9 @@ def _dge_path(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
     path, legal = (("indirect/gather", INDIRECT_DGE_MODES) if indirect
                    else ("plain", PLAIN_DGE_MODES))
     if mode in legal:
-        return True, f"dge_mode {mode} is legal on the {path} path {set(legal)}"
+        # in the table's order: a set of strings would print in a per-process hash order
+        shown = "{" + ", ".join(repr(m) for m in legal) + "}"
+        return True, f"dge_mode {mode} is legal on the {path} path {shown}"
     return False, (f"dge_mode {mode} on the {path} transpose path: legal are "
                    f"{{{', '.join(legal)}}} (hwdge only plain, swdge only indirect)")
 
