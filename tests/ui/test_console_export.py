@@ -25,6 +25,7 @@ PROGRAM = (
 # was delivered to the browser.
 CHILD = """
 import asyncio, json, sys
+import neurondbg.console  # first: once it imports console_export itself, HELP lists it
 import neurondbg.console_export  # noqa: F401
 from neurondbg.app import NeurondbgApp
 from views.console_view import ConsoleView
