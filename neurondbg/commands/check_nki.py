@@ -3,17 +3,20 @@
 Input: a JSON list of calls `{"op": ..., "args": {...}, "gen": "trn2"}`, from a file or
 stdin (`-`). Exit 0 when every call is legal, 1 when any is illegal, 2 on bad input.
 
-Many calls at once (issue 17): a call written as an earlier one (the same op, args and
-gen, keys in the same order) is judged once, and its report, JSON or text, is rendered once
-and reused with the call's index, so a list of 100,000 calls costs one judgement per
-distinct call. The output is byte for byte what judging every call would print.
+Many calls at once (issue 17): a call written as an earlier one (the same text; calls
+that differ only in spacing are judged apart, with the same result) is parsed and judged
+once, and its report, JSON or text, is rendered once and reused with the call's index, so
+a list of 100,000 calls costs one judgement per distinct call. The output is byte for byte
+what judging every call would print (the JSON with indent=2, by `dumps_indented`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
+from json.encoder import encode_basestring_ascii as _esc  # json's C string encoder
 from typing import Any
 
 import click
@@ -23,24 +26,89 @@ from neurondbg.errors import InputError
 from neurondbg.params import GEN
 
 
-def _load(path: str) -> list[Any]:
-    """The calls list; InputError (one line, exit 2) for a FIFO or other non-regular file,
-    a file over MAX_JSON_BYTES, bad UTF-8 or JSON, or integers past Python's digit limit."""
+def _load(path: str) -> tuple[list[Any], list[Any]]:
+    """(key per call, call per key): the calls list, with a key per call that is equal for
+    calls written alike; InputError (one line, exit 2) for a FIFO or other non-regular
+    file, a file over MAX_JSON_BYTES, bad UTF-8 or JSON, or integers past Python's digit
+    limit. The keys are each call's text (see `scan_calls`), or, should the scan not
+    apply, each parsed call's repr (which tells 1, 1.0 and true apart)."""
     from machine.files import MAX_JSON_BYTES, InputFileError, load_json, read_input
 
+    where = "<stdin>" if path == "-" else path
     try:
         data = sys.stdin.buffer.read(MAX_JSON_BYTES + 1) if path == "-" else read_input(
             path, what="calls file", max_bytes=MAX_JSON_BYTES)
         if len(data) > MAX_JSON_BYTES:
             raise InputError(f"{path}: more than {MAX_JSON_BYTES} bytes of calls")
-        calls = load_json(data, "<stdin>" if path == "-" else path)
+        try:
+            scanned = scan_calls(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            scanned = None
+        if scanned is not None:
+            return scanned
+        calls = load_json(data, where)  # the one statement of every bad-input error
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except InputFileError as exc:
         raise InputError(str(exc)) from None
     if not isinstance(calls, list):
         raise InputError(f"{path}: expected a JSON list of calls, got {type(calls).__name__}")
-    return calls
+    keys = [repr(call) for call in calls]
+    return keys, dict(zip(keys, calls, strict=True))
+
+
+_WS = re.compile(r"[ \t\n\r]*")  # JSON's whitespace
+_SCAN = json.JSONDecoder().scan_once  # json.loads's own scanner, one value at a time
+PREFIX = 48  # characters of a call that pick the earlier texts it may repeat
+RECENT = 4  # earlier distinct texts remembered per prefix
+
+
+def scan_calls(text: str) -> tuple[list[str], dict[str, Any]] | None:
+    """(text of each call, parsed call per distinct text) of a JSON list, as json.loads
+    would parse it; None when `text` is not a well-formed JSON list (json.loads then
+    states the error).
+
+    Calls repeat (issue 17: 100,000 calls, a few distinct): a call whose text repeats
+    one of the last RECENT distinct object texts that began with the same PREFIX
+    characters is recognised by comparing text, not parsed again. That is exact: an
+    object's or array's text ends at its closing bracket, so identical characters
+    parse to an identical value ending at the same place.
+    """
+    ws = _WS.match
+    i = ws(text).end()
+    if not text.startswith("[", i):
+        return None
+    i = ws(text, i + 1).end()
+    keys: list[str] = []
+    values: dict[str, Any] = {}
+    recent: dict[str, list[str]] = {}
+    if text.startswith("]", i):
+        return (keys, values) if ws(text, i + 1).end() == len(text) else None
+    while True:
+        head = text[i:i + PREFIX]
+        key = next((t for t in recent.get(head, ()) if text.startswith(t, i)), None)
+        if key is None:
+            try:
+                value, end = _SCAN(text, i)
+            except (StopIteration, ValueError, RecursionError):  # json.loads says what
+                return None
+            key = text[i:end]
+            if key not in values:
+                values[key] = value
+                if key[0] in "{[" and len(key) > PREFIX:
+                    seen = recent.setdefault(head, [])
+                    seen.insert(0, key)
+                    del seen[RECENT:]
+        else:
+            end = i + len(key)
+        keys.append(key)
+        i = ws(text, end).end()
+        if text.startswith(",", i):
+            i = ws(text, i + 1).end()
+        elif text.startswith("]", i):
+            return (keys, values) if ws(text, i + 1).end() == len(text) else None
+        else:
+            return None
 
 
 def _as_json(index: int, verdict: Any, gen: Any) -> dict[str, Any]:
@@ -57,6 +125,35 @@ def _as_json(index: int, verdict: Any, gen: Any) -> dict[str, Any]:
     }
 
 
+def dumps_indented(obj: Any, level: int = 0) -> str:
+    """json.dumps(obj, indent=2), for dicts, lists and tuples of JSON scalars, nested.
+
+    json.dumps with an indent runs the pure-Python encoder, and it was most of check-nki's
+    time (issue 17); here only the layout is Python, strings are escaped by json's own C
+    function and other scalars by json.dumps itself, so the text is the same.
+    """
+    if isinstance(obj, dict):
+        if not obj:
+            return "{}"
+        pad = ",\n" + "  " * (level + 1)
+        body = pad.join(f"{_esc(k) if type(k) is str else _esc(json.dumps(k))}: "
+                        f"{_esc(v) if type(v) is str else dumps_indented(v, level + 1)}"
+                        for k, v in obj.items())
+        return "{" + pad[1:] + body + "\n" + "  " * level + "}"
+    if isinstance(obj, list | tuple):
+        if not obj:
+            return "[]"
+        pad = ",\n" + "  " * (level + 1)
+        body = pad.join(_esc(v) if type(v) is str else dumps_indented(v, level + 1)
+                        for v in obj)
+        return "[" + pad[1:] + body + "\n" + "  " * level + "]"
+    if obj is True:
+        return "true"
+    if obj is False:
+        return "false"
+    return json.dumps(obj)  # None, numbers (NaN as json writes it), or json's TypeError
+
+
 def _write_json(results: list[tuple[int, Any, Any]], write: Callable[[str], Any]) -> None:
     """json.dumps([_as_json(...) ...], indent=2) and a newline, each distinct verdict
     encoded once, written BLOCK calls at a time (no one string of the whole output)."""
@@ -70,7 +167,7 @@ def _write_json(results: list[tuple[int, Any, Any]], write: Callable[[str], Any]
         if tail is None:
             body = _as_json(0, verdict, gen)
             del body["index"]
-            lines = json.dumps(body, indent=2).split("\n")[1:]  # after the opening brace
+            lines = dumps_indented(body).split("\n")[1:]  # after the opening brace
             tail = tails[id(verdict)] = "\n".join("  " + ln for ln in lines)
         parts.append(f'  {{\n    "index": {index},\n{tail}')
         if len(parts) == BLOCK:
@@ -164,16 +261,15 @@ def command(calls_file: str | None, as_json: bool, default_gen: Gen | None,
         return
     if calls_file is None:
         raise InputError("check-nki: expected a CALLS.json argument (or --list)")
-    calls = _load(calls_file)
+    keys, calls = _load(calls_file)
     where = "<stdin>" if calls_file == "-" else calls_file
     results = []
-    judged: dict[str, tuple[Any, Any]] = {}  # a call's repr -> (verdict, gen)
-    for index, call in enumerate(calls):
-        key = repr(call)  # JSON values: repr tells 1, 1.0 and true apart; the cheapest key
+    judged: dict[Any, tuple[Any, Any]] = {}  # a call's key -> (verdict, gen)
+    for index, key in enumerate(keys):
         hit = judged.get(key)
         if hit is None:
             try:
-                intrinsic, args, gen = parse_call(call, f"call {index}", default_gen)
+                intrinsic, args, gen = parse_call(calls[key], f"call {index}", default_gen)
             except NkiInputError as exc:
                 raise InputError(f"{where}: {exc}") from None
             hit = judged[key] = (evaluate(intrinsic, args, gen), gen)
