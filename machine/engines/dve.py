@@ -17,6 +17,7 @@ from machine.dtypes import Dtype, dtype_name
 from machine.engines.alu import AluFault, alu_vec, vector_kind
 from machine.engines.ap import operand, read_elems, resolve_addr, same_count, write_elems
 from machine.engines.context import Context
+from machine.engines.pool import pair_operands
 from machine.engines.record import Fault
 from machine.engines.seq import Handler
 from machine.engines.tensor import cast_bits, from_f32, from_u32, to_f32, to_u32
@@ -81,16 +82,9 @@ def _running(op: int, seed: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 # -- predicated copy / cast (isa-facts §5.2): false lanes keep the old destination ---------
 def predicated(ctx: Context, inst: Any) -> None:
-    f = inst.fields
     st = ctx.state
-    nac = f["num_active_channels"]
-    pair = f["in0_in1_dtype"]
-    dp, dv, dout = pair_lo(pair), pair_hi(pair), f["out_dtype"]
-    pred_r = operand(st, f, "src0", dp, nac, ctx.engine, "src0 (predicate)")
-    data_r = operand(st, f, "src1", dv, nac, ctx.engine, "src1 (data)")
-    dst = operand(st, f, "dst", dout, nac, ctx.engine)
-    same_count(pred_r, data_r, "predicated src0/src1")
-    same_count(pred_r, dst, "predicated src/dst")
+    (dp, dv, dout), (pred_r, data_r, dst) = pair_operands(
+        ctx, inst, "predicated", ("src0 (predicate)", "src1 (data)"))
     mask = to_u32(read_elems(st, pred_r), dp) != 0
     data = read_elems(st, data_r)
     if inst.opcode == Op.COPY_PREDICATED:  # a bit copy (dtype_hi == out_dtype is legality's)

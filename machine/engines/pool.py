@@ -22,16 +22,42 @@ from machine.engines.tensor import cast_bits, cast_into, from_f32, from_u32, to_
 from machine.isa.enums import AluOp, TensorSubdim
 from machine.isa.opcodes import Opcode as Op
 from machine.isa.structs import pair_hi, pair_lo
+from machine.state import Region
 
 SRC, DST = "src_mem_pattern", "dst_mem_pattern"
+
+
+def src_dst(ctx: Context, inst: Any) -> tuple[Region, Region]:
+    """The src and dst operands of a one-source instruction (COPY, CAST, TENSOR_REDUCE,
+    TENSOR_CUMULATIVE), each of its own dtype, src resolved (and faulting) first."""
+    f = inst.fields
+    nac = f["num_active_channels"]
+    return (operand(ctx.state, f, SRC, f["in_dtype"], nac, ctx.engine, "src"),
+            operand(ctx.state, f, DST, f["out_dtype"], nac, ctx.engine, "dst"))
+
+
+def pair_operands(ctx: Context, inst: Any, what: str, labels: tuple[str | None, str | None]
+                  = (None, None)) -> tuple[tuple[int, int, int], tuple[Region, Region, Region]]:
+    """((dtype of src0, of src1, of dst), (src0, src1, dst)) of a two-source instruction
+    whose source dtypes share the `in0_in1_dtype` byte (TENSOR_TENSOR, the predicated
+    COPY / CAST), in that order, the element counts checked equal (`what` names it)."""
+    f = inst.fields
+    st = ctx.state
+    nac = f["num_active_channels"]
+    pair = f["in0_in1_dtype"]
+    d0, d1, dout = pair_lo(pair), pair_hi(pair), f["out_dtype"]
+    s0 = operand(st, f, "src0", d0, nac, ctx.engine, labels[0])
+    s1 = operand(st, f, "src1", d1, nac, ctx.engine, labels[1])
+    dst = operand(st, f, "dst", dout, nac, ctx.engine)
+    same_count(s0, s1, f"{what} src0/src1")
+    same_count(s0, dst, f"{what} src/dst")
+    return (d0, d1, dout), (s0, s1, dst)
 
 
 def copy(ctx: Context, inst: Any) -> None:
     f = inst.fields
     st = ctx.state
-    nac = f["num_active_channels"]
-    src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
-    dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
+    src, dst = src_dst(ctx, inst)
     same_count(src, dst, "COPY src/dst")
     if src.size != dst.size:
         raise Fault(f"COPY in_dtype {dtype_name(f['in_dtype'])} and out_dtype "
@@ -42,9 +68,7 @@ def copy(ctx: Context, inst: Any) -> None:
 def cast(ctx: Context, inst: Any) -> None:
     f = inst.fields
     st = ctx.state
-    nac = f["num_active_channels"]
-    src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
-    dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
+    src, dst = src_dst(ctx, inst)
     same_count(src, dst, "CAST src/dst")
     ctx.lanes = cast_into(st, src, dst, f["in_dtype"], f["out_dtype"])
     if ctx.lanes is not None:  # converted straight into a contiguous, disjoint destination
@@ -87,7 +111,6 @@ def _fold_operands(ctx: Context, inst: Any, bitvec_opcode: Op) -> tuple[Any, ...
     opcodes take bit ops, arith ones fp/int ops), the op_dim axis count, and the operands."""
     f = inst.fields
     st = ctx.state
-    nac = f["num_active_channels"]
     op = f["op"]
     kind = vector_kind(op)
     bitvec = inst.opcode == bitvec_opcode
@@ -97,8 +120,7 @@ def _fold_operands(ctx: Context, inst: Any, bitvec_opcode: Op) -> tuple[Any, ...
     naxes = _SUBDIM_AXES.get(f["op_dim"])
     if naxes is None:
         raise Fault(f"{inst.mnemonic}: op_dim {f['op_dim']} is not a TENSOR_SUBDIM code")
-    src = operand(st, f, SRC, f["in_dtype"], nac, ctx.engine, "src")
-    dst = operand(st, f, DST, f["out_dtype"], nac, ctx.engine, "dst")
+    src, dst = src_dst(ctx, inst)
     return f, st, op, kind, naxes, src, dst
 
 
@@ -157,14 +179,7 @@ def tensor_tensor(ctx: Context, inst: Any) -> None:
     """dst = src0 OP src1 elementwise; arith in fp32 (int band on 32-bit ints), bitvec on bits."""
     f = inst.fields
     st = ctx.state
-    nac = f["num_active_channels"]
-    pair = f["in0_in1_dtype"]
-    d0, d1, dout = pair_lo(pair), pair_hi(pair), f["out_dtype"]
-    s0 = operand(st, f, "src0", d0, nac, ctx.engine)
-    s1 = operand(st, f, "src1", d1, nac, ctx.engine)
-    dst = operand(st, f, "dst", dout, nac, ctx.engine)
-    same_count(s0, s1, "TENSOR_TENSOR src0/src1")
-    same_count(s0, dst, "TENSOR_TENSOR src/dst")
+    (d0, d1, dout), (s0, s1, dst) = pair_operands(ctx, inst, "TENSOR_TENSOR")
     op = f["op"]
     kind = vector_kind(op) or ("fp" if op == AluOp.BYPASS else None)
     bitvec = inst.opcode == Op.TENSOR_TENSOR_BITVEC_OP
