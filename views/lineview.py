@@ -50,7 +50,9 @@ class LineView(ScrollView, can_focus=True):
         Binding("pagedown", "cursor(10)", "page down", show=False, id="lines.pagedown"),
     ]
 
-    cursor: reactive[int] = reactive(0)
+    # repaint=False: watch_cursor repaints the two rows that change (a reactive's default
+    # repaints the whole view, at every step that moves the Program cursor to the PC)
+    cursor: reactive[int] = reactive(0, repaint=False)
     show_cursor: ClassVar[bool] = True
 
     def __init__(self, *args, **kwargs) -> None:

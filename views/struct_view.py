@@ -65,8 +65,14 @@ class FieldTable(LineView):
             and inst.offset == self.inst.offset)
         if same and changed == self.changed:
             return False
+        old = self.inst
+        before = [self.line_key(i) for i in range(self.line_count())]
         self.inst, self.changed = inst, changed
-        self.update_size()
+        if old is not None and inst is not None and old.struct is inst.struct:
+            # the same fields: repaint only the lines whose field bytes or mark changed
+            self.refresh_indices(i for i, key in enumerate(before) if key != self.line_key(i))
+        else:
+            self.update_size()
         return True
 
     def fields(self) -> tuple:
@@ -83,8 +89,10 @@ class FieldTable(LineView):
         return min(NAME_WIDTH, max((len(f.name) for f in self.fields()), default=0))
 
     def line_key(self, index: int) -> tuple:
+        """A line shows its field's bytes (and the value they decode to) and its mark."""
         f = self.fields()[index]
-        return (self.inst.raw, f.name, f.name in self.changed)
+        return (self.inst.struct.name, f.name, bytes(self.inst.raw[f.offset:f.end]),
+                f.name in self.changed)
 
     def line_text(self, index: int) -> Text:
         f = self.fields()[index]
@@ -178,14 +186,16 @@ class StructView(Vertical):
         if not table.set_instruction(inst, snap.previous_same):
             return
         head = self.query_one("#struct-head", Static)
+        # layout=False: the head is one row high (DEFAULT_CSS) whatever it says
         if inst is None:
-            head.update(Text("no instruction at the PC", style="dim"))
+            head.update(Text("no instruction at the PC", style="dim"), layout=False)
         else:
             # one row, kept under the pane's 78 columns for the usual mnemonics
             head.update(Text.assemble((inst.mnemonic, "bold"),
                                       f" {inst.opcode:#04x} · {inst.struct.name} · "
                                       f"@{inst.offset:#x}",
-                                      (f"   Δ changed since the last {inst.mnemonic}", "dim")))
+                                      (f"   Δ changed since the last {inst.mnemonic}", "dim")),
+                        layout=False)
         self._update_dump()
 
     def _update_dump(self) -> None:

@@ -4,15 +4,21 @@ the text they render."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from textual.geometry import Region
 
 from sessions.examples import folder
 from tests.ui.helpers import started
 from views.engines import EnginesView
 from views.pane import Pane
+from views.program import ProgramView
+from views.struct_view import FieldTable
 from views.timeline import TimelineView
 
 PRODUCER = folder() / "kernels" / "producer_consumer.asm"
+LOOP = Path(__file__).parent / "data" / "loop.asm"
 
 
 def _drawn(widget) -> list[str]:
@@ -57,3 +63,35 @@ async def test_line_drawn_panes_paint_the_text_they_render() -> None:
         lanes = _drawn(app.screen.query_one(TimelineView))
         assert lanes[0].startswith("step  1")
         assert any(line.startswith("▶") for line in lanes)
+
+
+async def test_moving_the_program_cursor_repaints_the_two_rows_only() -> None:
+    async with started(LOOP) as (app, pilot):
+        program = app.screen.query_one(ProgramView)
+        program.focus()
+        await pilot.pause()
+        assert program.cursor == 0
+        program._exchange_repaint_regions()
+        program.cursor = 3
+        regions = program._exchange_repaint_regions()
+        assert sorted((r.y, r.height) for r in regions) == [(0, 1), (3, 1)]
+        assert "▶" in program.render_line(0).text  # the PC marker still on record 0
+
+
+async def test_the_struct_pane_repaints_the_fields_that_changed() -> None:
+    async with started(LOOP) as (app, pilot):
+        table = app.screen.query_one(FieldTable)
+        inst = table.inst
+        assert inst is not None
+        await pilot.pause()
+        table._exchange_repaint_regions()
+        name = next(f.name for f in inst.struct.fields if f.role != "reserved" and f.size == 1)
+        f = inst.struct.field(name)
+        raw = bytearray(inst.raw)
+        raw[f.offset] ^= 1
+        other = replace(inst, raw=bytes(raw), offset=inst.offset + 64)
+        assert table.set_instruction(other, None)
+        regions = table._exchange_repaint_regions()
+        assert all(r.height == 1 for r in regions)  # rows, not the whole table
+        index = [x.name for x in table.fields()].index(name)
+        assert index in {r.y for r in regions}
