@@ -11,14 +11,7 @@ import numpy as np
 from machine.asm.data import DataInit, data_format, to_bytes
 from machine.asm.errors import AsmError
 from machine.asm.fastpath import FastPath, split_line
-from machine.asm.keys import (
-    FIELD,
-    NIBBLE,
-    RELATIVE,
-    SHORTHAND,
-    lookup_mnemonic,
-    resolve_key,
-)
+from machine.asm.keys import Kind, lookup_mnemonic, resolve_key
 from machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
 from machine.asm.semaphores import KEYS as SEM_KEYS
 from machine.asm.semaphores import VALUE as SEM_VALUE
@@ -243,29 +236,29 @@ class _Builder:
         key = arg.key.text
         plan = resolve_key(self.struct.name, key)
         kind = plan.kind
-        if kind == FIELD:
+        if kind is Kind.FIELD:
             if plan.operand is not None:
                 self.last_operand = plan.operand
             self.set(plan.name, self.value(plan.name, arg), arg.column)
-        elif kind == NIBBLE:
+        elif kind is Kind.NIBBLE:
             nib = dtype_nibble(self.atom(arg, "a dtype"), self.fail)
             parts = self.pair_parts.setdefault(plan.name, {})
             if plan.slot in parts:
                 raise self.fail(f"{key} is set twice on this line", arg.column)
             parts[plan.slot] = nib
-        elif kind == RELATIVE:
+        elif kind is Kind.RELATIVE:
             if self.last_operand is None:
                 raise self.fail(plan.message, arg.column)
             name = f"{self.last_operand}.{plan.name}"
             self.set(name, self.value(name, arg), arg.column)
-        elif kind == SHORTHAND:
+        elif kind is Kind.SHORTHAND:
             self._shorthand(key, arg)
         else:
             raise self.fail(plan.message, arg.key.column)
 
     # Readable shorthands of the SEQ structs -----------------------------------
     def _shorthand(self, key: str, arg: Arg) -> None:
-        """Apply a shorthand (keys.SHORTHAND decides which keys are shorthands)."""
+        """Apply a shorthand (keys.Kind.SHORTHAND decides which keys are shorthands)."""
         name = self.struct.name
         if key in SEM_KEYS:
             self._semaphore(key, arg)

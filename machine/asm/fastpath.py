@@ -18,14 +18,7 @@ import struct as _struct
 from functools import cache, lru_cache
 
 from machine.asm.errors import AsmError
-from machine.asm.keys import (
-    FIELD,
-    NIBBLE,
-    RELATIVE,
-    SHORTHAND,
-    lookup_mnemonic,
-    resolve_key,
-)
+from machine.asm.keys import Kind, lookup_mnemonic, resolve_key
 from machine.asm.parser import Atom, parse_value
 from machine.asm.semaphores import KEYS as SEM_KEYS
 from machine.asm.semaphores import VALUE as SEM_VALUE
@@ -45,6 +38,10 @@ from machine.isa.addr import encode_address
 from machine.isa.spec import RECORD_BYTES, Field
 from machine.isa.structs import STRUCTS, make_pair
 from machine.isa.text import INST_WORD_LEN
+
+# The plan kinds as module constants: in the per-key loop an Enum member lookup costs
+# several times a global's.
+_FIELD, _NIBBLE, _RELATIVE, _SHORTHAND = Kind.FIELD, Kind.NIBBLE, Kind.RELATIVE, Kind.SHORTHAND
 
 # A line the lexer + parser read as label? head? (key=value)*; one value is a list
 # `[...]`, a bracket `name[...]` or an atom. Whitespace must separate arguments, so
@@ -270,17 +267,17 @@ class FastPath:
         for key, text in _ARG.findall(rest):
             plan = resolve_key(sname, key)
             kind = plan.kind
-            if kind == FIELD:
+            if kind is _FIELD:
                 name = plan.name
                 if plan.operand is not None:
                     last = plan.operand
-            elif kind == RELATIVE and last is not None:
+            elif kind is _RELATIVE and last is not None:
                 name = f"{last}.{plan.name}"
-            elif kind == SHORTHAND and key in SEM_KEYS:
+            elif kind is _SHORTHAND and key in SEM_KEYS:
                 if not _semaphore(key, text, explicit, sem_value):
                     return None
                 continue
-            elif kind == NIBBLE:
+            elif kind is _NIBBLE:
                 nib = _nibble(text)
                 parts = pairs.setdefault(plan.name, {})
                 if nib is None or plan.slot in parts:

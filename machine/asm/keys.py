@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 
 from machine.asm.semaphores import EVENTS as SEM_EVENTS
@@ -21,17 +22,20 @@ from machine.isa.text import OPERAND_ALIASES, PAIR_KEYS
 FIELD_ALIASES = {"nac": "num_active_channels", "num_active_channels": "nac"}
 _RAW_MNEMONIC = re.compile(r"OP_([0-9A-Fa-f]{2})$")
 
-# KeyPlan kinds
-FIELD = "field"  # set `name`; `operand`, when given, becomes the line's last operand
-NIBBLE = "nibble"  # set nibble `slot` of DTYPE_PAIR field `name`
-RELATIVE = "relative"  # set `<last operand>.<name>` (step=/num= without an operand)
-SHORTHAND = "shorthand"  # a struct-specific shorthand (MOVE R3=, ALU dst=, BR target=)
-ERROR = "error"  # `message`, reported at the key's column
+
+class Kind(StrEnum):
+    """What a KeyPlan does."""
+
+    FIELD = "field"  # set `name`; `operand`, when given, becomes the line's last operand
+    NIBBLE = "nibble"  # set nibble `slot` of DTYPE_PAIR field `name`
+    RELATIVE = "relative"  # set `<last operand>.<name>` (step=/num= without an operand)
+    SHORTHAND = "shorthand"  # a struct-specific shorthand (MOVE R3=, ALU dst=, BR target=)
+    ERROR = "error"  # `message`, reported at the key's column
 
 
 @dataclass(frozen=True)
 class KeyPlan:
-    kind: str
+    kind: Kind
     name: str = ""
     operand: str | None = None
     slot: int = 0
@@ -58,34 +62,34 @@ def resolve_key(struct_name: str, key: str) -> KeyPlan:
     s = STRUCTS[struct_name]
     if s.has(key):
         op = key[: -len(".start_addr")] if s.field(key).role == "addr4" else None
-        return KeyPlan(FIELD, key, op)
+        return KeyPlan(Kind.FIELD, key, op)
     for pair, (lo_key, hi_key) in PAIR_KEYS.items():
         if s.has(pair) and key in (lo_key, hi_key):
-            return KeyPlan(NIBBLE, pair, slot=0 if key == lo_key else 1)
+            return KeyPlan(Kind.NIBBLE, pair, slot=0 if key == lo_key else 1)
     operands = operand_names(s)
     if key in operands:
         prefix = operands[key]
-        return KeyPlan(FIELD, f"{prefix}.start_addr", prefix)
+        return KeyPlan(Kind.FIELD, f"{prefix}.start_addr", prefix)
     head, _, tail = key.rpartition(".")
     if tail in ("step", "num") and (head in operands or not head):
         elem = "step_elem" if tail == "step" else "num_elem"
         if head:
-            return KeyPlan(FIELD, f"{operands[head]}.{elem}")
-        return KeyPlan(RELATIVE, elem, message=(
+            return KeyPlan(Kind.FIELD, f"{operands[head]}.{elem}")
+        return KeyPlan(Kind.RELATIVE, elem, message=(
             f"{tail}= needs a tensor operand before it on the line (or write <operand>.{tail}=)"))
     if _is_shorthand(s, key):
-        return KeyPlan(SHORTHAND)
+        return KeyPlan(Kind.SHORTHAND)
     alias = FIELD_ALIASES.get(key)
     if alias and s.has(alias):
-        return KeyPlan(FIELD, alias)
+        return KeyPlan(Kind.FIELD, alias)
     matches = [f.name for f in s.fields if f.name.endswith("." + key)]
     if len(matches) == 1:
-        return KeyPlan(FIELD, matches[0])
+        return KeyPlan(Kind.FIELD, matches[0])
     if len(matches) > 1:
-        return KeyPlan(ERROR, message=f"ambiguous field {key!r} for {s.name}; write one of: "
+        return KeyPlan(Kind.ERROR, message=f"ambiguous field {key!r} for {s.name}; write one of: "
                        + ", ".join(matches))
     names = [f.name for f in s.fields if f.name != "header.opcode"]
-    return KeyPlan(ERROR, message=f"unknown field {key!r} for {s.name}; expected one of: "
+    return KeyPlan(Kind.ERROR, message=f"unknown field {key!r} for {s.name}; expected one of: "
                    + ", ".join(names))
 
 
