@@ -27,10 +27,15 @@ def sb(partition: int, offset: int = 0) -> int:
 
 OFF_CHIP = 0x3000000  # beyond SBUF and PSUM on cayman
 
-# Overrides that fail one clause of every S4D4_TR-style predicate (prefix-free names).
-_S4 = {
+# A word length and a wait mode that fail the header and the events clause of most
+# predicates (the others fail them their own way).
+_HEADER = {
     "has_valid_neuron_header": {"header.inst_word_len": 15},
     "has_valid_neuron_events": {"events.wait_mode": 0x10},
+}
+# Overrides that fail one clause of every S4D4_TR-style predicate (prefix-free names).
+_S4 = {
+    **_HEADER,
     "is_valid_enum(op)": {"op": 0x30},
     "has_valid_active_channel_range": {"num_active_channels": 0},
     "start_addr_active_channels(src)": {"src_mem_pattern.start_addr": sb(100)},
@@ -123,8 +128,7 @@ _RS = {
 }
 
 _STT_COMMON = {
-    "has_valid_neuron_header": {"header.inst_word_len": 15},
-    "has_valid_neuron_events": {"events.wait_mode": 0x10},
+    **_HEADER,
     "is_valid_dtype(out_dtype)": {"out_dtype": 0},
     "is_valid_dtype(dtype_lo)": {"in0_in1_dtype": 0 | (Dtype.FP32 << 4)},
     "is_valid_dtype(dtype_hi)": {"in0_in1_dtype": Dtype.UINT8},
@@ -149,8 +153,7 @@ _STT = {**_STT_COMMON, "is_valid_enum(op0)": {"op0": 0x30}, "is_valid_enum(op1)"
         "is_valid_enum(accumulator_cmd)": {"accumulator_cmd": 5}}
 
 _TS_COMMON = {
-    "has_valid_neuron_header": {"header.inst_word_len": 15},
-    "has_valid_neuron_events": {"events.wait_mode": 0x10},
+    **_HEADER,
     "is_valid_dtype(in_dtype)": {"in_dtype": Dtype.FP32R},
     "is_valid_dtype(out_dtype)": {"out_dtype": Dtype.UINT64},
     "is_valid_enum(imm0_src)": {"imm0_src": 3},
@@ -172,8 +175,7 @@ _CACHE = {**_TS_COMMON,
           "tensor_scalar_cache_fold_op(op1)": {"op1": AluOp.IS_GT}}
 
 _DST_ONLY = {
-    "has_valid_neuron_header": {"header.inst_word_len": 15},
-    "has_valid_neuron_events": {"events.wait_mode": 0x10},
+    **_HEADER,
     "check_active_channels": {"nac": 0},
     "start_addr_active_channels(dst)": {"dst.start_addr": sb(100, 0x400)},
     "tensor_start_addr_valid(dst) › addr_aligned_dtype": {"dst.start_addr": 0x401},
@@ -189,8 +191,7 @@ MUTATIONS: dict[str, dict[str, dict]] = {
     "is_valid_stream_transpose": {**_FAMILY,
                                   "has_multiple_32_channels": {"num_active_channels": 33}},
     "is_valid_ctrl_mv": {
-        "has_valid_neuron_header": {"header.inst_word_len": 15},
-        "has_valid_neuron_events": {"events.wait_mode": 0x10},
+        **_HEADER,
         "ctrl_mv_valid_num": {"num_mov": 9, "src_registers": (1, 2, 5, 6, 7, 8, 9, 10),
                               "dst_registers": (3, 4, 11, 12, 13, 14, 15, 16)},
         "ctrl_mv_reserved_zero": {"reserved0": 1},
@@ -203,16 +204,14 @@ MUTATIONS: dict[str, dict[str, dict]] = {
         "ctrl_mv_dst_not_in_src_registers": {"dst_registers": (2, 4, 0, 0, 0, 0, 0, 0)},
     },
     "is_valid_ctrl_ms": {
-        "has_valid_neuron_header": {"header.inst_word_len": 15},
-        "has_valid_neuron_events": {"events.wait_mode": 0x10},
+        **_HEADER,
         "is_valid_enum(move_type)": {"move_type": 3},
         "ctrl_ms_valid_num": {"num_move": 0},
         "ctrl_ms_reserved_zero(reserved0)": {"reserved0": 1},
         "ctrl_ms_reserved_zero(reserved1)": {"reserved1": (0,) * 11 + (1,)},
     },
     "is_valid_ctrl_al": {
-        "has_valid_neuron_header": {"header.inst_word_len": 15},
-        "has_valid_neuron_events": {"events.wait_mode": 0x10},
+        **_HEADER,
         "is_valid_enum(op)": {"op": 0x30},
         "is_valid_dtype_64(dtype)": {"dtype": Dtype.FP32R},
         "ctrl_al_valid_dst_dtype": {"dst_dtype": Dtype.FP32R},
@@ -225,8 +224,7 @@ MUTATIONS: dict[str, dict[str, dict]] = {
         "is_valid_register_write(dst_hi)": {"dst_hi": 255},
     },
     "is_valid_ctrl_br": {
-        "has_valid_neuron_header": {"header.inst_word_len": 15},
-        "has_valid_neuron_events": {"events.wait_mode": 0x10},
+        **_HEADER,
         "is_valid_enum(cmp_op)": {"cmp_op": 1},
         "is_valid_enum(target_mode)": {"target_mode": 0},
         "is_valid_dtype(dtype)": {"dtype": Dtype.INT64},
