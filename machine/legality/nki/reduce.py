@@ -101,14 +101,13 @@ def _negate(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
     return True, f"negate={negate} with op np.{op}"
 
 
-_TR = "tensor_reduce"
 _TR_PARAMS = (
     Param("op", "op", required=True), Param("data", "tile", required=True),
     Param("axis", "int_list", required=True), Param("mask", "any"), Param("dtype", "dtype"),
     Param("negate", "bool", default=False), Param("keepdims", "bool", default=False),
 )
 TENSOR_REDUCE = intrinsic(
-    _TR, "Vector", _TR_PARAMS, "neuron_isa.py:487",
+    "tensor_reduce", "Vector", _TR_PARAMS, "neuron_isa.py:487",
     "free-dimension reduction; the partition axis is preserved",
     ref004("tensor_reduce signature (CONFIRMED stub L1614)"),
     clause("_check_free_axis", ("axis", "data"),
@@ -140,11 +139,11 @@ def _par_op(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
                    "{add, max, bitwise_and, bitwise_or} (np.sum / np.maximum as aliases)")
 
 
-_TPR = "tensor_partition_reduce"
 _TPR_PARAMS = (Param("op", "op", required=True), Param("data", "tile", required=True),
                Param("mask", "any"), Param("dtype", "dtype"))
 TENSOR_PARTITION_REDUCE = intrinsic(
-    _TPR, "GpSimd", _TPR_PARAMS, "neuron_isa.py:583", "reduction across partitions on GpSimd",
+    "tensor_partition_reduce", "GpSimd", _TPR_PARAMS, "neuron_isa.py:583",
+    "reduction across partitions on GpSimd",
     ref004("tensor_partition_reduce signature (CONFIRMED)"),
     clause("err_par_reduce_unsupported_op", "op", "op in {add, max, bitwise_and, bitwise_or}",
            _par_op, ref004("tensor_partition_reduce: body 0x76320 probes (CONFIRMED)"),

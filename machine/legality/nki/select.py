@@ -354,12 +354,11 @@ def _affine_on_false(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
                    "the tile dtypes")
 
 
-_AS = "affine_select"
 _AS_PARAMS = (Param("pred", "expr", required=True), Param("on_true_tile", "tile", required=True),
               Param("on_false_value", "scalar", required=True), Param("mask", "any"),
               Param("dtype", "dtype"))
 AFFINE_SELECT = intrinsic(
-    _AS, "GpSimd", _AS_PARAMS, "neuron_isa.py:1389",
+    "affine_select", "GpSimd", _AS_PARAMS, "neuron_isa.py:1389",
     "out = (pred > 0) ? on_true_tile : on_false_value, pred affine",
     ref004("affine_select signature (CONFIRMED stub L268)"),
     clause("pred_affine_expression", "pred", "pred is one affine expression, not a tile "
@@ -415,7 +414,6 @@ def _copy_reverse(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
     return True, f"reverse_pred={reverse} with {'scalar' if is_scalar(src) else 'tile'} src"
 
 
-_TCP = "tensor_copy_predicated"
 _TCP_PARAMS = (
     Param("src", "tile_or_scalar", required=True), Param("dst", "tile", required=True),
     Param("predicate", "tile", required=True), Param("reverse_pred", "bool", default=False),
@@ -423,7 +421,7 @@ _TCP_PARAMS = (
 )
 _TCP_PROV = ref004("tensor_copy_predicated (CONFIRMED literal, body 0x7e1f0)")
 TENSOR_COPY_PREDICATED = intrinsic(
-    _TCP, "Vector", _TCP_PARAMS, "neuron_isa.py:1909",
+    "tensor_copy_predicated", "Vector", _TCP_PARAMS, "neuron_isa.py:1909",
     "where predicate, copy src into dst; elsewhere dst is unchanged",
     ref004("tensor_copy_predicated signature (CONFIRMED)"),
     clause("predicate_integer_tile", "predicate", "predicate.dtype in {uint8, uint16, uint32}",
