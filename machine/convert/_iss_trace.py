@@ -524,7 +524,7 @@ def trace_pack(value: int, shift: int) -> Trace:
     quirk = "" if 1 <= shift <= 16 else f" (the & 0xf makes shift {shift} add 2^{(shift - 1) & 15})"
     text = (f"add the round-half bias 1 << ((shift-1) & 0xf) = {bias}{quirk}: half of the "
             "last kept unit rounds up")
-    values: dict = {"increment": bias, "mode": "half_up"}
+    values: dict = {"increment": bias, "mode": HALF_UP}
     if shift:
         rounded = (v >> shift) + (((bits & ((1 << shift) - 1)) + bias) >> shift)
         rule = HALF_UP if shift <= 16 else f"adding {bias}"
@@ -545,7 +545,7 @@ def trace_pack(value: int, shift: int) -> Trace:
     out = _as_int(val, PACK_OUT, True)
     lane.overflow = out != val and out + (1 << PACK_OUT) != val
     code = _encode_int(lane, out, PACK_OUT, True, f"& 0xffff, read as int{PACK_OUT}")
-    return lane.finish(bits, code, f"int{PACK_IN}", f"int{PACK_OUT}", "half_up", False,
+    return lane.finish(bits, code, f"int{PACK_IN}", f"int{PACK_OUT}", HALF_UP, False,
                        Fraction(v, 1 << shift), Fraction(out), "integer", "integer")
 
 
@@ -581,7 +581,7 @@ def _trace_packvr(value: int, shift: int, width: int, rounding: bool, is_signed:
     dst = _int_name(width, is_signed)
     out = _clamp(lane, shifted, lo, hi, dst, "passes")
     code = _encode_int(lane, out, width, is_signed, dst)
-    return lane.finish(bits, code, f"int{acc_w}", dst, "half_up" if rounding else "floor",
+    return lane.finish(bits, code, f"int{acc_w}", dst, str(rule),
                        True, Fraction(acc, 1 << shift), Fraction(out), "integer", "integer")
 
 
