@@ -42,13 +42,13 @@ def writing(target: Path) -> bool:
     return any(p.stat().st_size > 0 for p in target.parent.glob(f".{target.name}.*.tmp"))
 
 
-def interrupted_run(args: list[str], ready: Callable[[], bool]) -> tuple[int, str, str]:
+def interrupted_run(args: list[str], ready: Callable[[int], bool]) -> tuple[int, str, str]:
     """Run `python -m neurondbg run ARGS` in a child and send it SIGINT (Ctrl+C) once
-    `ready()` holds, or when it has ended already; its exit code, stdout and stderr."""
+    `ready(pid)` holds, or when it has ended already; its exit code, stdout and stderr."""
     proc = subprocess.Popen([sys.executable, "-m", "neurondbg", "run", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        while proc.poll() is None and not ready():
+        while proc.poll() is None and not ready(proc.pid):
             threading.Event().wait(0.02)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
@@ -67,7 +67,7 @@ def interrupted_spin(folder: Path, text: str) -> tuple[dict[str, Any], str, Path
     sess, trace = folder / "s.toml", folder / "t.jsonl"
     code, out, err = interrupted_run([str(spin), "--max-steps", str(10**12), "--save-session",
                                       str(sess), "--trace", str(trace), "--json"],
-                                     lambda: writing(trace))
+                                     lambda _pid: writing(trace))
     assert code == 130, err
     result = json.loads(out)
     steps = result["steps"]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 
@@ -13,6 +13,14 @@ from machine.isa.programs import kernel_text, spin
 from tests.helpers import interrupted_run, interrupted_spin
 
 SPIN = kernel_text(pool=spin(1), dve=spin(2))  # each engine counts in its own register
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a child has used (Linux /proc): a readiness clock that a loaded host
+    does not stretch, unlike the wall clock."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 def test_ctrl_c_stops_a_kernel_saves_it_and_exits_130(tmp_path: Path) -> None:
@@ -32,9 +40,10 @@ def test_ctrl_c_stops_a_fast_kernel_run(tmp_path: Path) -> None:
     spin = tmp_path / "spin.asm"
     spin.write_text(SPIN)
     sess = tmp_path / "s.toml"
-    start = time.monotonic()  # let it get going (import + load take ~1 s)
+    # let it get going: import + load take ~0.5 s of CPU, so 1.5 s of CPU is inside the run
+    # however slow the host (a wall-clock wait let Ctrl+C land during start-up under load)
     code, out, err = interrupted_run([str(spin), "--max-steps", str(10**12), "--save-session",
-                                      str(sess), "--json"], lambda: time.monotonic() > start + 2)
+                                      str(sess), "--json"], lambda pid: cpu_seconds(pid) > 1.5)
     assert code == 130, err
     d = json.loads(out)
     assert d["stop"]["reason"] == "interrupt"
