@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from machine.convert.diagnose import Rule, diagnose, explaining_rule
+from machine.convert.diagnose import Rule, Stopped, diagnose, explaining_rule
 from machine.convert.formats import parse_format
 from machine.convert.options import applied_mode, resolve
 from machine.convert.roles import plain_bits
@@ -64,9 +64,10 @@ def _diagnose(session: Any, rest: str) -> Reply:
     lane = _lane_index(rest.strip(), x.shape, p0) if rest.strip() else None
 
     def work(cancelled: Cancelled) -> Reply:
-        if cancelled():
+        try:  # Esc asks between two rules' conversions
+            d = diagnose(x, actual, src, dst, expected, cancelled=cancelled)
+        except Stopped:
             return Reply()
-        d = diagnose(x, actual, src, dst, expected)
         reply = Reply().say(f"step {step}: {src.name} -> {dst.name}, the destination's old "
                             "contents as ACTUAL", "bold")
         reply.say(d.summary())

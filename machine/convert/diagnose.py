@@ -24,7 +24,7 @@ Decisions where the issue is silent (written here, as the docstring of the tool)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -41,6 +41,10 @@ from machine.convert.options import PROFILES, applied_mode, rules
 CHUNK = 1 << 20  # lanes converted at a time (bounds the temporaries)
 MAX_EXAMPLES = 3  # example lanes per explaining rule
 VIAS: tuple[str, ...] = ("fp32", "bf16", "fp16")
+
+
+class Stopped(Exception):
+    """diagnose() was cancelled between two rules' conversions."""
 
 
 @dataclass(frozen=True)
@@ -226,11 +230,14 @@ EXPECTED = Rule("ieee", Mode.RINT, False)
 
 def diagnose(input_bits: np.ndarray, actual_bits: np.ndarray, src: Format, dst: Format,
              expected: Rule = EXPECTED, reference: np.ndarray | None = None,
-             nan_any: bool = False, chunk: int = CHUNK) -> Diagnosis:
+             nan_any: bool = False, chunk: int = CHUNK,
+             cancelled: Callable[[], bool] | None = None) -> Diagnosis:
     """Which rules reproduce `actual_bits` (dst encodings) from `input_bits` (src
     encodings), lane by lane, against the `expected` rule or a `reference` array.
     `nan_any`: any NaN encoding matches any NaN (values, not bits, were compared).
-    ValueError when the shapes differ."""
+    `cancelled` is asked before each rule's conversion (the TUI console's Esc): when it
+    holds, Stopped is raised. ValueError when the shapes differ."""
+    stop = cancelled or (lambda: False)
     x = np.asarray(input_bits).astype(src.container, copy=False)
     y = np.asarray(actual_bits).astype(dst.container, copy=False)
     if x.shape != y.shape:
@@ -247,9 +254,8 @@ def diagnose(input_bits: np.ndarray, actual_bits: np.ndarray, src: Format, dst: 
     rf = None if ref is None else ref.reshape(-1)
     base = None if ref is not None else cand.index(expected)
     # a source of <= 16 bits: convert every code once per rule, then look the lanes up
-    tables = [rule.request.apply(np.arange(1 << src.bits, dtype=np.uint64).astype(
-        src.container), src, dst) for rule in cand] if src.bits <= 16 and xf.size > 1 << 16 \
-        else None
+    tables = [_table(rule, src, dst, stop) for rule in cand] \
+        if src.bits <= 16 and xf.size > 1 << 16 else None
     counts = np.zeros(len(cand), np.int64)
     exc_at: list[np.ndarray] = []  # flat indices of the lanes the baseline misses
     exc_mask: list[np.ndarray] = []  # and, per such lane, one bit per rule that matches it
@@ -257,6 +263,8 @@ def diagnose(input_bits: np.ndarray, actual_bits: np.ndarray, src: Format, dst: 
         xs, ys = xf[start:start + chunk], yf[start:start + chunk]
         hits = np.empty((len(cand), xs.size), bool)
         for r, rule in enumerate(cand):
+            if stop():
+                raise Stopped("diagnose stopped")
             got = tables[r][xs] if tables is not None else rule.request.apply(xs, src, dst)
             hits[r] = _same(got, ys, dst, nan_any)
         counts += hits.sum(axis=1)
@@ -289,6 +297,14 @@ def diagnose(input_bits: np.ndarray, actual_bits: np.ndarray, src: Format, dst: 
     return Diagnosis(tuple(x.shape), src.name, dst.name, baseline, int(xf.size - at.size),
                      [(r, int(g.size)) for r, g in explained], int(left.sum()), examples,
                      lane_kinds(xf[at], src, dst), cand, every)
+
+
+def _table(rule: Rule, src: Format, dst: Format, stop: Callable[[], bool]) -> np.ndarray:
+    """`rule`'s output for every code of a <= 16-bit source (the lanes are looked up)."""
+    if stop():
+        raise Stopped("diagnose stopped")
+    return rule.request.apply(np.arange(1 << src.bits, dtype=np.uint64).astype(src.container),
+                              src, dst)
 
 
 def explaining_rule(d: Diagnosis, input_bits: int, actual_bits: int, src: Format,

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from machine.convert import convert
-from machine.convert.diagnose import EXPECTED, Rule, candidate_rules, diagnose
+from machine.convert.diagnose import EXPECTED, Rule, Stopped, candidate_rules, diagnose
 from machine.convert.formats import FORMATS
 from machine.convert.kernels import decode_value
 from neurondbg.cli import cli
@@ -168,3 +168,23 @@ def test_cli_errors_are_one_line(files: dict[str, str], which: str, extra: tuple
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("neurondbg: error: diagnose: "), res.output
     assert needle in lines[0]
+
+
+@pytest.mark.parametrize("size", [64, 1 << 17])  # lane by lane, and through the code tables
+def test_cancelled_stops_between_rules(size: int) -> None:
+    """The TUI's Esc: `cancelled` is asked before each rule's conversion; the answer
+    stops the work there (Stopped), not after every rule has run."""
+    fp32, bf16 = FORMATS["fp32"], FORMATS["bf16"]
+    src, dst = (fp32, bf16) if size == 64 else (bf16, FORMATS["fp8_e4m3fn"])
+    x = np.random.default_rng(1).integers(0, 1 << 16, size).astype(src.container)
+    asked: list[int] = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return len(asked) == 3
+
+    with pytest.raises(Stopped):
+        diagnose(x, convert(x, src.name, dst.name), src, dst, cancelled=cancelled)
+    assert len(asked) == 3 < len(candidate_rules(src, dst))
+    full = diagnose(x, convert(x, src.name, dst.name), src, dst, cancelled=lambda: False)
+    assert full.unexplained == 0
