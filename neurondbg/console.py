@@ -445,6 +445,20 @@ def _set(session: Any, rest: str) -> Reply:
     return Reply(action=Action.REFRESH).say(session.set_value(left.strip(), right.strip()))
 
 
+@REGISTRY.command("fix", "fix [N]",
+                  "apply the checked legality fix of record N (default: the one at the PC) "
+                  "to the program in memory, as the Legality pane's F; reverse undoes it")
+def _fix(session: Any, rest: str) -> Reply:
+    if getattr(session, "is_core", False):
+        raise ValueError("fix: a kernel's queues are not edited in place (a single program's "
+                         "records are)")
+    try:
+        index = int(rest.replace("_", ""), 0) if rest else None
+    except ValueError:
+        raise ValueError(f"fix: expected a record number such as 3, found {rest!r}") from None
+    return Reply(action=Action.REFRESH).say(session.apply_fix(index))
+
+
 @REGISTRY.command("who", "who TARGET",
                   "which step last wrote R5, sb[P, BYTE], acc[P], sem[N] (PC: the previous step)")
 def _who(session: Any, rest: str) -> Reply:
@@ -612,7 +626,7 @@ def _quit(session: Any, rest: str) -> Reply:
 
 # Commands declared in modules of their own (they import REGISTRY and Reply from here,
 # so they are imported once both exist): explain (issue 12), diagnose (issue 13).
-from neurondbg import console_diagnose, console_explain  # noqa: E402, F401
+from neurondbg import console_diagnose, console_explain, console_export  # noqa: E402, F401
 
 # Read from the registry (tests and the completion words use them).
 HELP: dict[str, str] = {cmd.name: cmd.help_line for cmd in REGISTRY}
