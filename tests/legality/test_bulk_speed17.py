@@ -1,5 +1,6 @@
 """Issue 17's bulk-validation changes keep every answer: verdicts shared by records with one
-outcome equal the per-record ones, and per-group gathering judges each record as itself."""
+outcome equal the per-record ones, and groups gathered and judged block by block judge each
+record as itself."""
 
 from __future__ import annotations
 
@@ -55,7 +56,8 @@ def test_records_with_one_outcome_share_one_verdict_object() -> None:
 
 
 def test_per_group_gathering_equals_explaining_each_record(monkeypatch) -> None:
-    monkeypatch.setattr(bulk, "SUB", 311)  # many passes, each with many small groups
+    monkeypatch.setattr(bulk, "SUB", 311)  # many passes, each with many small groups...
+    monkeypatch.setattr(bulk, "BLOCK", 5)  # ...each judged in several blocks
     raw = records(3, 2000)
     result = validate_raw(raw, Gen.MAVERICK, "dve", dedup=False)
     for i in range(0, len(raw), 7):
