@@ -8,6 +8,7 @@ model (views.session.Session) and pushes one Snapshot down after every stop.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 import time
@@ -16,7 +17,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -30,16 +31,18 @@ from textual.widgets import Input
 from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg import console
 from neurondbg.console import REGISTRY, Action
-from neurondbg.palette import RECENT_MAX, DynamicCommands, Entry, static_entries
 from neurondbg.screens.main import PANES, DebuggerScreen
 from views.console_view import ConsoleView
 from views.lanes import LaneTable
 from views.memory import MemoryView
 from views.pane import Pane
 from views.program import ProgramView
-from views.session import Session
 from views.snapshot import Snapshot
 from views.timeline import TimelineView
+
+if TYPE_CHECKING:  # the model and the palette load after the first frame (issue 17)
+    from neurondbg.palette import Entry
+    from views.session import Session
 
 CSS_FILE = Path(str(resources.files("views").joinpath("neurondbg.tcss")))  # package data
 
@@ -63,7 +66,7 @@ def throttled(report: Callable[[int, int], None],
 def _is_kernel(path: str | Path) -> bool:
     """A kernel source or kernel session (an unreadable path is not: the loader then
     says why it cannot open it)."""
-    from views.core_session import opens_as_kernel
+    from views.kernel_kind import opens_as_kernel  # not the core session's model
 
     return opens_as_kernel(path)
 
@@ -75,6 +78,19 @@ def _core_session(path: str | Path | None, gen: Any, engine: str, **options: Any
     return CoreSession(path, gen, engine, **options)
 
 
+def _program_session(path: str | Path | None, gen: Any, engine: str, **options: Any) -> Any:
+    from views.session import Session  # imported by the load worker, not before the frame
+
+    return Session(path, gen, engine, **options)
+
+
+def _palette_commands() -> type[Provider]:
+    """The palette's own provider, imported when the palette first opens."""
+    from neurondbg.palette import DynamicCommands
+
+    return DynamicCommands
+
+
 class NeurondbgApp(App):
     """neurondbg's terminal UI."""
 
@@ -82,7 +98,7 @@ class NeurondbgApp(App):
     position_is_work: ClassVar[bool] = True  # steps taken count as unsaved work (see q)
     CSS_PATH = CSS_FILE
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = \
-        App.COMMANDS | {DynamicCommands}
+        App.COMMANDS | {_palette_commands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "step", "step", id="app.step", tooltip="step one instruction"),
         Binding("c", "continue", "continue", id="app.continue",
@@ -116,6 +132,8 @@ class NeurondbgApp(App):
         self.running = False
         self.loading = False
         self._load_interrupt = threading.Event()  # set by Esc / Ctrl+C while loading
+        self._load_started = asyncio.Event()  # clear while the first load waits for its frame
+        self._load_started.set()
         self._ticker: Timer | None = None  # the status line of a `step N`
         self._note: Any = None
         self._saved_mark: tuple[Any, ...] | None = None  # the work as last loaded or saved
@@ -157,7 +175,18 @@ class NeurondbgApp(App):
         self._opening = path
         self._load_interrupt = threading.Event()
         self._status(f"loading {path or 'the demo program'}… Esc stops")
-        self._load_worker(path, first, self._load_interrupt)
+        if not first:
+            self._load_worker(path, first, self._load_interrupt)
+            return
+        # The first load starts once the first frame is painted: its imports (numpy, the
+        # model) and its assembly would otherwise compete with composing that frame for
+        # the interpreter, and the frame needs none of them (the panes say "loading").
+        self._load_started.clear()
+        self.call_after_refresh(self._start_first_load, path, self._load_interrupt)
+
+    def _start_first_load(self, path: str | Path | None, interrupt: threading.Event) -> None:
+        self._load_started.set()
+        self._load_worker(path, True, interrupt)
 
     @work(thread=True, exclusive=True, group="load")
     def _load_worker(self, path: str | Path | None, first: bool,
@@ -174,7 +203,7 @@ class NeurondbgApp(App):
                 raise ValueError(f"{path}: {'not ' if self.core_mode else ''}a kernel: this "
                                  f"window shows {'a kernel' if self.core_mode else 'one program'}"
                                  f"; open it with `neurondbg tui {path}`")
-            maker = _core_session if self.core_mode else Session
+            maker = _core_session if self.core_mode else _program_session
             session = maker(path, self.gen, self.engine, progress=throttled(progress),
                             interrupt=interrupt)
             error = None
@@ -200,6 +229,8 @@ class NeurondbgApp(App):
             return
         self.session, self.load_error = session, None
         if self._opening is not None:
+            from neurondbg.palette import RECENT_MAX
+
             opened = str(self._opening)
             self.recent = [opened, *(p for p in self.recent if p != opened)][:RECENT_MAX]
         self._mark_saved()
@@ -207,6 +238,7 @@ class NeurondbgApp(App):
 
     async def wait_loaded(self) -> None:
         """Wait until loading (and any run) has finished: for tests and scripts."""
+        await self._load_started.wait()
         await self.workers.wait_for_complete()
 
     def _loaded(self) -> None:
@@ -732,5 +764,7 @@ class NeurondbgApp(App):
         yield from super().get_system_commands(screen)
         if self.lab_only:
             return
+        from neurondbg.palette import static_entries
+
         for entry in static_entries(self):
             yield SystemCommand(entry.title, entry.help, partial(self.run_entry, entry))

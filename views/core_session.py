@@ -54,37 +54,13 @@ from views.core_snapshot import (
     TimelineData,
     race_view,
 )
+from views.kernel_kind import kernel_session_spec
 from views.session import Progress, _ticking, enable_breakpoints, program_listing
 from views.snapshot import ProgramLine, WrittenRegion
 from views.snapshot_build import SnapshotBuilder
 
 RUN_KINDS = ("continue", "until", "reverse-continue")
 CELL_CACHE = 200_000  # timeline cells kept (past steps never change); then start afresh
-
-
-def _kernel_session(path: Path) -> Any:
-    """The SessionSpec of a kernel session file at `path`, or None for anything else."""
-    if path.suffix.lower() != ".toml":
-        return None
-    from sessions.errors import SessionError
-    from sessions.store import read_session
-
-    try:
-        spec = read_session(path)
-    except (SessionError, OSError, ValueError):
-        return None  # not a session: the kernel loader says what it is not
-    return spec if spec.kernel is not None else None
-
-
-def opens_as_kernel(path: str | Path) -> bool:
-    """A kernel source (manifest, `.engine` file) or a kernel session file."""
-    from machine.core.kernel import is_kernel_source
-
-    p = Path(path)
-    try:
-        return is_kernel_source(p) or _kernel_session(p) is not None
-    except (OSError, ValueError):
-        return False
 
 
 class CoreSession:
@@ -101,7 +77,7 @@ class CoreSession:
         self.name = self.path.name
         self.program_path: Path = self.path
         self.interrupt = interrupt if interrupt is not None else threading.Event()
-        spec = _kernel_session(self.path)
+        spec = kernel_session_spec(self.path)
         self.notes: list[Any] = []
         self.layout: dict[str, Any] = {}
         if spec is not None:  # a saved kernel session (or a tour): replayed to its step

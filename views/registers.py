@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import struct
 from typing import ClassVar
 
-import numpy as np
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -25,7 +25,7 @@ def reg_text(value: int, view: str) -> str:
         return f"{value - (1 << 32) if value >> 31 else value:>11}"
     if view == "unsigned":
         return f"{value:>11}"
-    f = float(np.array([value], np.uint32).view(np.float32)[0])
+    f = struct.unpack("<f", struct.pack("<I", value))[0]  # the bits as an fp32
     return f"{f:>11.4g}"
 
 

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from machine.dtypes import DEFAULT_GEN
 
 if TYPE_CHECKING:  # annotations only: a pane module need not load the model to import this
+    import numpy as np
+
     from machine.engines.record import Lanes, StepRecord
     from machine.isa.codec import Instruction
     from machine.legality.nki.bridge import Disagreement
@@ -47,6 +47,8 @@ class WrittenRegion:
     fmt: str | None = None  # element format of the written data, when the step knows it
 
     def byte_mask(self, nbytes: int) -> np.ndarray:
+        import numpy as np  # only a drawn SBUF/PSUM needs it: not the first frame's panes
+
         mask = np.zeros(nbytes, bool)
         mask[self.columns] = True
         return mask

@@ -1,0 +1,62 @@
+"""The first frame comes before the model (issue 17): the App's module leaves the
+session model and the palette to the load worker, and the first load starts once that
+frame is painted. Import checks, not timings (benchmarks/tui_bench.py times it)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from sessions.examples import folder
+from tests.ui.helpers import started
+
+ROOT = Path(__file__).resolve().parents[2]
+LOOP = Path(__file__).parent / "data" / "loop.asm"
+KERNEL = folder() / "kernels" / "producer_consumer.asm"
+
+
+def _loaded_after(code: str, modules: tuple[str, ...]) -> list[str]:
+    """Which of `modules` a fresh interpreter has imported after running `code`."""
+    probe = f"import sys\n{code}\nprint(','.join(m for m in {modules!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout.strip()
+    return out.split(",") if out else []
+
+
+def test_the_app_module_leaves_the_session_model_and_the_palette_for_later() -> None:
+    assert _loaded_after("import neurondbg.app", (
+        "views.session", "views.core_session", "neurondbg.palette", "machine.debugger")) == []
+
+
+def test_choosing_the_layout_does_not_load_a_session_model() -> None:
+    code = f"import neurondbg.app\nassert not neurondbg.app._is_kernel({str(LOOP)!r})"
+    assert _loaded_after(code, ("views.session", "views.core_session")) == []
+    code = f"import neurondbg.app\nassert neurondbg.app._is_kernel({str(KERNEL)!r})"
+    assert _loaded_after(code, ("views.session", "views.core_session")) == []
+
+
+async def test_the_first_load_starts_after_the_first_frame_and_is_waited_for() -> None:
+    async with started(LOOP) as (app, pilot):
+        assert app.session is not None and app.session.path.name == "loop.asm"
+        assert not app.loading
+        await pilot.press("s")
+        await pilot.pause()
+        assert app.session.state.steps == 1
+
+
+def test_the_listing_register_struct_and_core_panes_import_without_numpy() -> None:
+    panes = ("views.snapshot", "views.program", "views.registers", "views.struct_view",
+             "views.legality", "views.timeline", "views.engines", "views.semaphores",
+             "views.core_snapshot", "views.pane", "views.lineview", "views.textlines")
+    assert _loaded_after("\n".join(f"import {m}" for m in panes), ("numpy",)) == []
+
+
+def test_the_fp32_register_view_reads_the_bits_as_fp32() -> None:
+    from views.registers import reg_text
+
+    shown = {bits: reg_text(bits, "fp32") for bits in (
+        0x3F800000, 0xC0490FDB, 0x7F800000, 0xFF800000, 0x7FC00000, 0x00000001)}
+    assert [s.strip() for s in shown.values()] == ["1", "-3.142", "inf", "-inf", "nan",
+                                                   "1.401e-45"]
+    assert {len(s) for s in shown.values()} == {11}
