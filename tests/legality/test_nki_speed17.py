@@ -27,7 +27,7 @@ def test_dumps_indented_is_json_dumps_indent_2(value) -> None:
 
 
 def test_dumps_indented_non_string_keys_and_tuples() -> None:
-    value = {1: (2, [3.5, {}]), True: None, None: float("nan"), 2.5: ()}
+    value = {1: (2, [3.5, {}]), False: None, None: float("nan"), 2.5: ()}
     assert dumps_indented(value) == json.dumps(value, indent=2)
 
 
@@ -90,3 +90,24 @@ def test_calls_spelled_differently_print_the_same(tmp_path: Path) -> None:
     a = CliRunner().invoke(cli, ["check-nki", str(tight), "--json"])
     b = CliRunner().invoke(cli, ["check-nki", str(loose), "--json"])
     assert a.output == b.output and json.loads(a.output)[5]["index"] == 5
+
+
+def test_shared_clause_results_equal_fresh_ones(monkeypatch) -> None:
+    from machine.legality.nki import check
+    from machine.legality.nki.check import evaluate, parse_call
+    from machine.legality.result import ClauseResult
+
+    calls = json.loads(EXAMPLE.read_text())
+    first = [evaluate(*parse_call(c)) for c in calls]
+    again = [evaluate(*parse_call(c)) for c in calls]
+    for a, b in zip(first, again, strict=True):
+        assert a == b and a is not b
+        assert all(x is y for x, y in zip(a.clauses, b.clauses, strict=True))  # shared
+    intrinsic = parse_call(calls[1])[0]
+    for r, spec in zip(first[1].clauses, intrinsic.clauses, strict=False):
+        assert r == ClauseResult(spec.name, r.passed, r.message, None if r.passed else spec.fix,
+                                 spec.provenance, spec.reads, spec.note)
+    monkeypatch.setattr(check, "MEMO", 3)  # emptied as it fills: still the same verdicts
+    check._RESULTS.clear()
+    assert [evaluate(*parse_call(c)) for c in calls] == first
+    assert len(check._RESULTS) <= 3
