@@ -20,12 +20,14 @@ Program and the Console stay, the other panes share one tab slot (digits pick th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
+from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 
 from neurondbg.screens.main import DebuggerScreen
@@ -34,7 +36,7 @@ from views.core_snapshot import CoreSnapshot
 from views.engines import EnginesView
 from views.legality import LegalityView
 from views.memory import MemoryView
-from views.pane import Pane, contain
+from views.pane import Pane
 from views.program import ProgramView
 from views.registers import RegistersView
 from views.semaphores import SemaphoresView
@@ -112,25 +114,41 @@ class CoreScreen(DebuggerScreen):
         timeline.collapsed = self.layout_name != "wide"
         timeline.refresh(layout=True)
 
-    def show(self, snap: Snapshot | CoreSnapshot) -> None:  # type: ignore[override]
-        """Every pane from one CoreSnapshot (a plain Snapshot while loading or on error)."""
-        core = snap if isinstance(snap, CoreSnapshot) else CoreSnapshot(focused=snap,
-                                                                         stop=snap.stop)
+    def feeds(self, snap: Snapshot | CoreSnapshot  # type: ignore[override]
+              ) -> list[tuple[str, Widget, Callable[[], object]]]:
+        """(pane, view, how it takes the CoreSnapshot): the focused engine's panes, the
+        partner listing (in the Program pane), then the core's own panes."""
+        core = self._core(snap)
         focused = core.focused
+        out: list[tuple[str, Widget, Callable[[], object]]] = [
+            (name, view, lambda view=view: view.show(focused)) for name, view in (
+                (name, self.query_one(f"#{name}")) for name in (
+                    "program", "registers", "struct", "legality", "memory"))]
+        partner = self.query_one(PartnerProgramView)
+        if core.partner is not None:
+            out.append(("program", partner, lambda: partner.show(core.partner)))
+        engines = self.query_one(EnginesView)
+        sems = self.query_one(SemaphoresView)
+        timeline = self.query_one(TimelineView)
+        out += [("engines", engines, lambda: engines.show(core.engines)),
+                ("semaphores", sems, lambda: sems.show(core)),
+                ("timeline", timeline, lambda: timeline.show(core.timeline))]
+        return out
+
+    @staticmethod
+    def _core(snap: Snapshot | CoreSnapshot) -> CoreSnapshot:
+        """A CoreSnapshot (a plain Snapshot while loading or on error)."""
+        return snap if isinstance(snap, CoreSnapshot) else CoreSnapshot(focused=snap,
+                                                                         stop=snap.stop)
+
+    def show(self, snap: Snapshot | CoreSnapshot) -> None:  # type: ignore[override]
+        """Every pane on show from one CoreSnapshot (hidden ones catch up when shown:
+        neurondbg/screens/main.py)."""
+        core = self._core(snap)
+        focused = core.focused
+        self._snap = core  # type: ignore[assignment]
         with self.app.batch_update():
-            feeds = [(self.query_one(f"#{name}"), name) for name in (
-                "program", "registers", "struct", "legality", "memory")]
-            for view, _ in feeds:
-                contain(view, "refresh", lambda view=view: view.show(focused), None)
-            partner = self.query_one(PartnerProgramView)
-            if core.partner is not None:
-                contain(partner, "refresh", lambda: partner.show(core.partner), None)
-            engines = self.query_one(EnginesView)
-            contain(engines, "refresh", lambda: engines.show(core.engines), None)
-            sems = self.query_one(SemaphoresView)
-            contain(sems, "refresh", lambda: sems.show(core), None)
-            timeline = self.query_one(TimelineView)
-            contain(timeline, "refresh", lambda: timeline.show(core.timeline), None)
+            self._feed(core)  # type: ignore[arg-type]
             if core.engines:
                 for name in FOLLOW_FOCUS:
                     pane = self.query_one(f"#pane-{name}", Pane)

@@ -10,6 +10,12 @@ Three layouts, by terminal size (decided here; views/neurondbg.tcss draws them):
   instead of boxes cut in half.
 The panes stay mounted in every layout (only CSS changes), so their state
 (cursor, dtype, console history) survives a resize.
+
+Hidden panes are not refreshed (issue 17): a step feeds the panes on show, and a pane
+that a tab, a maximised pane or a too-small terminal hides is fed the newest snapshot
+when it is shown again. The Program, SBUF and Console panes are always fed: the
+Program cursor follows the PC and the SBUF window follows the writes, state that a
+user finds where the steps left it.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ PANES: dict[str, str] = {
     "console": "Console",
 }
 ALWAYS_SHOWN = ("program", "console")  # in the compact layout; the others are tabs
+ALWAYS_FED = ("program", "memory")  # followed state (module docstring): fed even hidden
 WIDE = Size(150, 44)  # the three bands: 66 + 34 + a listing; 19 + 15 rows + the data band
 MINIMUM = Size(80, 24)  # below it no layout is usable
 
@@ -87,6 +94,8 @@ class DebuggerScreen(Screen):
         self.on_ready = on_ready
         self.layout_name = "wide"
         self.tab = "registers"  # the pane the compact layout shows in its shared slot
+        self._snap: Snapshot | None = None  # the newest snapshot shown
+        self._stale: set[str] = set()  # hidden panes not fed `_snap` yet
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -127,6 +136,7 @@ class DebuggerScreen(Screen):
         self.set_class(self.layout_name == "compact", "-compact")
         self.set_class(self.layout_name == "tiny", "-tiny")
         self.query_one("#too-small", Static).update(too_small_text(size))
+        self.catch_up()
 
     def select_tab(self, name: str) -> None:
         """Show pane `name` in the compact layout's shared slot (no-op for Program and
@@ -142,6 +152,7 @@ class DebuggerScreen(Screen):
             if node is self:
                 break
             node.add_class("-host")
+        self.catch_up()
         bar = []
         for i, (key, title) in enumerate(self.panes.items(), start=1):
             if key in self.always_shown:
@@ -167,24 +178,57 @@ class DebuggerScreen(Screen):
         target.focus()
 
     # -- model -> panes ----------------------------------------------------------------
-    def feeds(self, snap: Snapshot) -> list[tuple[Widget, Callable[[], object]]]:
-        """(view, how it takes the snapshot), in the order the panes are refreshed."""
+    def feeds(self, snap: Snapshot) -> list[tuple[str, Widget, Callable[[], object]]]:
+        """(pane, view, how it takes the snapshot), in the order the panes are refreshed
+        (the Plot's histogram reads the SBUF pane's window: after it)."""
         memory = self.query_one(MemoryView)
         plot = self.query_one(PlotView)
-        views: list[Widget] = [self.query_one(ProgramView), self.query_one(RegistersView),
-                               self.query_one(StructView), self.query_one(LegalityView), memory,
-                               self.query_one(AccumView), self.query_one(LanesView)]
-        out: list[tuple[Widget, Callable[[], object]]] = [
-            (v, lambda v=v: v.show(snap)) for v in views]
-        out.append((plot, lambda: plot.show(snap, memory.shown_values.ravel())))
+        views: list[tuple[str, Widget]] = [
+            ("program", self.query_one(ProgramView)), ("registers", self.query_one(RegistersView)),
+            ("struct", self.query_one(StructView)), ("legality", self.query_one(LegalityView)),
+            ("memory", memory), ("accum", self.query_one(AccumView)),
+            ("lanes", self.query_one(LanesView))]
+        out: list[tuple[str, Widget, Callable[[], object]]] = [
+            (name, v, lambda v=v: v.show(snap)) for name, v in views]
+        out.append(("plot", plot, lambda: plot.show(snap, memory.shown_values.ravel())))
         return out
 
-    def show(self, snap: Snapshot) -> None:
-        """Render every pane from one snapshot (inside one batch update: one repaint).
-        A pane that fails shows its error; the others still refresh (views.pane.contain)."""
-        with self.app.batch_update():
-            for view, feed in self.feeds(snap):
+    def pane_shown(self, name: str) -> bool:
+        """Is pane `name` on screen in the current layout (or the maximised one)?"""
+        if self.layout_name == "tiny":
+            return False
+        if self.maximized is not None:
+            return self.maximized.id == f"pane-{name}" or any(
+                node.id == f"pane-{name}" for node in self.maximized.ancestors_with_self)
+        return self.layout_name == "wide" or name in self.always_shown or name == self.tab
+
+    def _feed(self, snap: Snapshot, names: set[str] | None = None) -> None:
+        """Feed the shown panes (of `names`, or all) `snap`; mark the hidden ones stale."""
+        for name, view, feed in self.feeds(snap):
+            if names is not None and name not in names:
+                continue
+            if name in ALWAYS_FED or self.pane_shown(name):
+                self._stale.discard(name)
                 contain(view, "refresh", feed, None)
+            else:
+                self._stale.add(name)
+
+    def catch_up(self) -> None:
+        """Feed the newest snapshot to the stale panes that are shown now."""
+        if self._snap is not None and any(self.pane_shown(n) for n in self._stale):
+            with self.app.batch_update():
+                self._feed(self._snap, set(self._stale))
+
+    def watch_maximized(self) -> None:
+        self.catch_up()
+
+    def show(self, snap: Snapshot) -> None:
+        """Render the panes on show from one snapshot (inside one batch update: one
+        repaint); hidden ones catch up when shown (module docstring). A pane that fails
+        shows its error; the others still refresh (views.pane.contain)."""
+        self._snap = snap
+        with self.app.batch_update():
+            self._feed(snap)
             title = f"{snap.program_name} · {snap.gen} · {snap.engine}" + (
                 f" · {snap.stop}" if snap.stop else "")
             if title != self.sub_title:

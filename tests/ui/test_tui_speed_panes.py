@@ -95,3 +95,34 @@ async def test_the_struct_pane_repaints_the_fields_that_changed() -> None:
         assert all(r.height == 1 for r in regions)  # rows, not the whole table
         index = [x.name for x in table.fields()].index(name)
         assert index in {r.y for r in regions}
+
+
+async def test_a_hidden_tab_is_fed_when_it_is_shown() -> None:
+    async with started(LOOP, size=(100, 30)) as (app, pilot):
+        await pilot.press("s", "s", "s")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.layout_name == "compact" and screen.tab == "registers"
+        table = screen.query_one(FieldTable)
+        assert table.inst is None  # the Struct tab is hidden: not refreshed at each step
+        assert screen.query_one(ProgramView).pc_index == 1  # the Program pane always is
+        await pilot.press("5")  # the Struct tab
+        await pilot.pause()
+        snap = app.session.snapshot()
+        assert table.inst is not None and table.inst.offset == snap.instruction.offset
+
+
+async def test_panes_hidden_by_a_maximised_pane_catch_up_when_it_is_restored() -> None:
+    from views.registers import RegistersView
+
+    async with started(LOOP) as (app, pilot):
+        app.screen.query_one(ProgramView).focus()
+        await pilot.press("z", "s", "s", "s")
+        await pilot.pause()
+        registers = app.screen.query_one(RegistersView)
+        assert registers.snap.steps == 0  # hidden behind the maximised Program pane
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.maximized is None
+        assert registers.snap.steps == 3 and list(registers.snap.registers) == list(
+            app.session.state.R)
