@@ -38,7 +38,14 @@ import numpy as np
 from machine.asm.data import memory_bound
 from machine.debugger import Machine, Stop, record_index
 from machine.edits import Edit
-from machine.files import MAX_DATA_BYTES, InputFileError, open_input, read_input, read_npy
+from machine.files import (
+    MAX_DATA_BYTES,
+    InputFileError,
+    load_toml,
+    open_input,
+    read_file,
+    read_npy,
+)
 from sessions.atomic import resolve_target, same_file, write_atomic
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.program import ProgramFile, load_program, read_program, sha256_of
@@ -54,7 +61,6 @@ from sessions.schema import (
 )
 from sessions.toml_write import dumps
 
-_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
 MAX_SESSION_BYTES = 64 << 20  # a session is a small TOML; its memory lives in .npy images
 SLICE_SECONDS = 0.03  # replay between interrupt checks: well inside the 100 ms an Esc may take
@@ -88,24 +94,10 @@ def read_session(path: str | Path) -> SessionSpec:
     """Parse and validate a session file (no machine); SessionError on bad input."""
     p = Path(path)
     try:
-        raw = read_input(p, what="session file", max_bytes=MAX_SESSION_BYTES)
-    except FileNotFoundError:
-        raise SessionError(f"{p}: no such session file") from None
-    except OSError as e:
-        raise SessionError(f"{p}: cannot read: {e.strerror or e}") from None
-    except InputFileError as e:  # a FIFO, device or folder; or far too large
+        doc, _ = load_toml(read_file(p, what="session file", max_bytes=MAX_SESSION_BYTES), p,
+                           what="malformed TOML")
+    except InputFileError as e:  # missing, unreadable, a FIFO or device, far too large, bad TOML
         raise SessionError(str(e)) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SessionError(f"{p}: offset {e.start}: expected UTF-8 TOML text") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        msg = str(e)
-        m = _AT.search(msg)
-        where = f"{p}:{m.group(1)}:{m.group(2)}" if m else str(p)
-        raise SessionError(f"{where}: malformed TOML: {_AT.sub('', msg)}") from None
     return session_from_dict(doc, p)
 
 

@@ -148,6 +148,8 @@ GOOD = 'schema = 1\n[program]\npath = "PROG"\n[machine]\ngen = "cayman"\n'
 
 @pytest.mark.parametrize("text, message", [
     ('schema = 1\n[program\npath = "x"\n', r"bad\.toml:2:9: malformed TOML: Expected ']'"),
+    ("a = " + "[" * 5000 + "]" * 5000 + "\n",  # was a bare RecursionError
+     r"bad\.toml: malformed TOML: nested too deeply or a number too large"),
     ('schema = 2\n[program]\npath = "x"\n[machine]\ngen = "cayman"\n',
      r"bad\.toml: schema: unknown schema version 2; this neurondbg reads version 1"),
     ('[program]\npath = "x"\n', r"bad\.toml: schema: missing"),
