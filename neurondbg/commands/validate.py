@@ -22,7 +22,13 @@ import click
 import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
-from machine.files import MAX_PROGRAM_BYTES, InputFileError, looks_like_text, open_input
+from machine.files import (
+    BINARY_SUFFIXES,
+    MAX_PROGRAM_BYTES,
+    InputFileError,
+    looks_like_text,
+    open_input,
+)
 from machine.isa.opcodes import QUEUE_ENGINES
 from machine.isa.spec import RECORD_BYTES
 from neurondbg.errors import InputError
@@ -224,9 +230,10 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
         raise click.UsageError("--json and --summary are exclusive")
     if fix_out is not None and (as_json or summary):
         raise click.UsageError("--fix lists its edits as text: not with --json or --summary")
-    from machine.core.kernel import is_kernel_source
-    if is_kernel_source(program):  # each queue on its own engine (machine.core.validate)
-        _validate_kernel(program, gen, as_json, summary, fix_out)
+    if Path(program).suffix.lower() not in BINARY_SUFFIXES:  # records by name are never a
+        from machine.core.kernel import is_kernel_source  # kernel: spare the import (~80 ms)
+        if is_kernel_source(program):  # each queue on its own engine (machine.core.validate)
+            _validate_kernel(program, gen, as_json, summary, fix_out)
     target = None
     if fix_out is not None:
         from neurondbg.commands import validate_fix
