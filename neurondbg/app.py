@@ -430,9 +430,14 @@ class NeurondbgApp(App):
             return False
         self.say(text, "green")
         self._mark_saved()
-        if self.is_web:  # `neurondbg serve`: the file is on the server; hand the browser a copy
-            self.deliver_binary(Path(path), save_filename=Path(path).name)
+        self._deliver(path)
         return True
+
+    def _deliver(self, path: str) -> None:
+        """Under `neurondbg serve` a file written on the server (a saved session, an
+        exported trace) is also handed to the browser, as a download."""
+        if self.is_web:
+            self.deliver_binary(Path(path), save_filename=Path(path).name)
 
     # -- actions (keys, palette, console) -------------------------------------------
     def action_step(self) -> None:
@@ -565,6 +570,9 @@ class NeurondbgApp(App):
         if self.running and self.session is not None:
             self.session.interrupt.set()
             return
+        if (screen := self._debugger()) is not None and \
+                screen.query_one(ConsoleView).cancel_work():  # a slow console command
+            return
         focused = self.screen.focused
         if isinstance(focused, Input) and focused.id == "console-input":
             # Esc leaves the command line, so s / c / r act on the program again
@@ -679,9 +687,11 @@ class NeurondbgApp(App):
                 self.session is None or self.running or self.loading):
             self._guard()
             return
-        reply = console.execute(line, self.session, defer_long=True)
+        reply = console.execute(line, self.session, defer_long=True, defer_slow=True)
         for text, style in reply.lines:
             self.say(text, style)
+        if reply.work is not None and (screen := self._debugger()) is not None:
+            screen.query_one(ConsoleView).run_work(line, reply.work)  # slow: off the UI thread
         self._apply(reply)
 
     async def run_command_async(self, line: str) -> None:
@@ -709,6 +719,7 @@ class NeurondbgApp(App):
             Action.QUIT: self.action_quit,
             Action.OPEN: self._open,
             Action.SAVE: self._save,
+            Action.DELIVER: self._deliver,
         }
 
     def _session(self) -> Session:

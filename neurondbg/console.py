@@ -62,6 +62,7 @@ class Action(StrEnum):
     QUIT = "quit"
     OPEN = "open"
     SAVE = "save"
+    DELIVER = "deliver"  # a file the command wrote: served in a browser, it downloads; args (path,)
 
 
 Cancelled = Callable[[], bool]  # True once the user stopped a slow command's work

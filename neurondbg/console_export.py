@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from neurondbg.console import REGISTRY, Reply
+from neurondbg.console import REGISTRY, Action, Reply
 
 JSON_SUFFIX = ".json"
 PAGE_WIDTH = 160  # the width `convert` gives piped output: bit strings are not folded
@@ -65,8 +65,9 @@ def _export(session: Any, rest: str) -> Reply:
             raise ValueError(f"export lanes takes no lane, found {lane_text.strip()!r}")
         chunks, what = _lanes(lanes, step, as_json), f"all {lanes.in_bits.size} lanes"
     path = _write(session, Path(path_text), chunks)
-    _deliver(path)
-    return Reply().say(f"exported {what} of step {step} to {path_text}", "green")
+    # Action.DELIVER: served in a browser (neurondbg serve), the App hands it a copy
+    return Reply(action=Action.DELIVER, args=(str(path),)).say(
+        f"exported {what} of step {step} to {path_text}", "green")
 
 
 # -- what is written ------------------------------------------------------------------------
@@ -180,16 +181,3 @@ def _write(session: Any, path: Path, chunks: Iterable[str]) -> Path:
     except OSError as e:
         raise ValueError(f"{path}: cannot write: {e.strerror or e}") from None
     return path
-
-
-def _deliver(path: Path) -> None:
-    """Served in a browser, hand the browser a copy, as App._save does for a session.
-
-    A console handler is given the session, not the App: the App that runs the
-    command is Textual's active app (its context variable); outside an App (the
-    console driven by a script) there is none and nothing is delivered."""
-    from textual._context import active_app
-
-    app = active_app.get(None)
-    if app is not None and app.is_web:
-        app.deliver_binary(path, save_filename=path.name)

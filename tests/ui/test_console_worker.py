@@ -85,3 +85,39 @@ async def test_the_ui_stays_live_esc_stops_and_the_result_appears(tmp_path: Path
         await pilot.press("escape")  # nothing runs: Esc is the App's, it leaves the console
         await pilot.pause()
         assert isinstance(app.screen.focused, ProgramView)
+
+
+async def test_a_typed_diagnose_runs_in_the_worker_and_ctrl_c_stops_it(tmp_path: Path) -> None:
+    """The App's own path (the command line, the palette): `diagnose` returns at once,
+    its work runs in the console's worker, and the App's stop (Ctrl+C) cancels it."""
+    path = tmp_path / "device.asm"
+    path.write_text(PROGRAM)
+    async with started(path) as (app, pilot):
+        await app.run_command_async("step 2")
+        view = app.query_one(ConsoleView)
+        running, gate, seen = threading.Event(), threading.Event(), []
+        real = console.execute
+
+        def held(line: str, session: object, **kw: bool) -> Reply:
+            reply = real(line, session, **kw)
+            if reply.work is not None:
+                reply.work = _gated(reply.work, running, gate, seen)
+            return reply
+
+        console.execute = held
+        try:
+            app.run_command("diagnose")
+        finally:
+            console.execute = real
+        assert await asyncio.to_thread(running.wait, 30) and view.working
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not view.working and _printed(view, "diagnose: stopped")
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert seen == [True] and not _printed(view, SUMMARY)
+        app.run_command("diagnose")  # unheld: the result arrives from the worker
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert _printed(view, SUMMARY)
