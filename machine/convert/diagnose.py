@@ -231,12 +231,14 @@ EXPECTED = Rule("ieee", Mode.RINT, False)
 def diagnose(input_bits: np.ndarray, actual_bits: np.ndarray, src: Format, dst: Format,
              expected: Rule = EXPECTED, reference: np.ndarray | None = None,
              nan_any: bool = False, chunk: int = CHUNK,
-             cancelled: Callable[[], bool] | None = None) -> Diagnosis:
+             cancelled: Callable[[], bool] | None = None,
+             progress: Callable[[int], None] | None = None) -> Diagnosis:
     """Which rules reproduce `actual_bits` (dst encodings) from `input_bits` (src
     encodings), lane by lane, against the `expected` rule or a `reference` array.
     `nan_any`: any NaN encoding matches any NaN (values, not bits, were compared).
     `cancelled` is asked before each rule's conversion (the TUI console's Esc): when it
-    holds, Stopped is raised. ValueError when the shapes differ."""
+    holds, Stopped is raised. `progress(n)` is told each block of n lanes judged (the
+    CLI's bar). ValueError when the shapes differ."""
     stop = cancelled or (lambda: False)
     x = np.asarray(input_bits).astype(src.container, copy=False)
     y = np.asarray(actual_bits).astype(dst.container, copy=False)
@@ -275,6 +277,8 @@ def diagnose(input_bits: np.ndarray, actual_bits: np.ndarray, src: Format, dst: 
             m |= hits[r, bad].astype(np.uint64) << np.uint64(r)
         exc_at.append(bad + start)
         exc_mask.append(m)
+        if progress is not None:
+            progress(xs.size)
     at = np.concatenate(exc_at)
     masks = np.concatenate(exc_mask)
     baseline = None if base is None else cand[base]

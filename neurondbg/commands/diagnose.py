@@ -12,8 +12,8 @@ Decisions where the issue is silent: the expected rule is `--profile/--mode/--sa
 array instead. Comparing values (no --bits), any NaN matches any NaN; with --bits
 encodings must match bit for bit. `--trace-lane 3,17` (or a flat index) traces that
 lane under the expected rule and under the first rule that explains it, side by side.
-On a terminal, stderr shows a pulse and the elapsed time while the rules are tried
-(neurondbg.progress; machine.convert.diagnose reports no progress of its own).
+On a terminal, stderr shows a bar of the lanes judged while the rules are tried
+(neurondbg.progress, counting the lanes machine.convert.diagnose has judged).
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ def command(input_path: str, actual_path: str, src_name: str, dst_name: str,
             raise InputError(f"diagnose: {name} has shape {arr.shape} but INPUT {x.shape}: "
                              "one output per input lane expected")
     expected = Rule(opt.profile, opt.mode, opt.sat)
-    with progress(None, f"diagnose {x.size:,} lanes"):
-        d = diagnose(x, y, src, dst, expected, ref, nan_any=not as_bits)
+    with progress(x.size, "diagnose", "lanes") as advance:
+        d = diagnose(x, y, src, dst, expected, ref, nan_any=not as_bits, progress=advance)
     lane = parse_lane(lane_text, x.shape) if lane_text is not None else None
     if as_json:
         out = d.to_dict()

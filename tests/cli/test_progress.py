@@ -158,7 +158,7 @@ def test_validate_json_into_a_pipe_counts_rows_on_a_terminal(tmp_path: Path,
         buf.getvalue()
 
 
-def test_replay_and_diagnose_pulse_on_a_terminal(spin: Path, tmp_path: Path,
+def test_replay_pulses_and_diagnose_counts_lanes_on_a_terminal(spin: Path, tmp_path: Path,
                                                   monkeypatch) -> None:
     trace = tmp_path / "t.jsonl"
     r = CliRunner().invoke(cli, ["run", str(spin), "--max-steps", "3000", "--trace", str(trace)])
@@ -173,8 +173,8 @@ def test_replay_and_diagnose_pulse_on_a_terminal(spin: Path, tmp_path: Path,
                                  "--from", "fp32", "--to", "fp32"])
     assert r.exit_code == 0 and r.stdout.startswith("100,000 lanes: all match")
     drawn = buf.getvalue()
-    assert "replay t.jsonl" in drawn and "diagnose 100,000 lanes" in drawn
-    assert "/?" not in drawn  # pulses: neither reports a count
+    assert "replay t.jsonl" in drawn and "/100000 lanes" in drawn  # diagnose counts lanes
+    assert "/?" not in drawn  # the replay pulse reports no count
 
 
 def test_kernel_run_counts_global_steps_on_a_terminal(tmp_path: Path, monkeypatch) -> None:
