@@ -10,6 +10,7 @@ each clause's vectorized check on a one-record array and asks it for a message.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,10 +29,16 @@ from machine.legality.wire.bulk import (
     validate_raw,
 )
 from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
-from machine.legality.wire.registry import BY_NAME, ENGINE_CHOICES, predicate_for
+from machine.legality.wire.registry import (
+    ALL_PREDICATES,
+    BY_NAME,
+    ENGINE_CHOICES,
+    PREDICATE_INDEX,
+    predicate_for,
+)
 
-__all__ = ["ENGINE_CHOICES", "BulkResult", "Levels", "explain", "explain_levels", "predicate_of",
-           "validate"]
+__all__ = ["ENGINE_CHOICES", "BulkResult", "Levels", "explain", "explain_levels", "explain_many",
+           "predicate_of", "validate"]
 
 
 def _raw_of(instruction: Any) -> bytes:
@@ -77,7 +84,7 @@ def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
     values = record_fields(struct, rec[0])
     rows = Rows(rec, ctx)
     failing: list[tuple[tuple[str, ...], Clause]] = []
-    results = [_node(cl, bool(ok), rows, values, ctx, (), failing)
+    results = [_node(cl, bool(ok), lambda ch: bool(ch.check(rows)[0]), values, ctx, (), failing)
                for cl, ok in zip(clauses, passed[:, 0], strict=True)]
     if not fixes or not failing:
         return Verdict(pred.name, "wire", tuple(results))
@@ -88,11 +95,11 @@ def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
     return Verdict(pred.name, "wire", tuple(results), plan.combined, plan.no_fix)
 
 
-def _node(cl: Clause, ok: bool, rows: Rows, values: dict[str, Any], ctx: Ctx,
-          path: tuple[str, ...], failing: list) -> ClauseResult:
-    """One clause's result and its sub-clauses' (each evaluated on its own)."""
+def _node(cl: Clause, ok: bool, passes: Callable[[Clause], bool], values: Mapping[str, Any],
+          ctx: Ctx, path: tuple[str, ...], failing: list) -> ClauseResult:
+    """One clause's result and its sub-clauses' (each evaluated on its own: `passes`)."""
     here = (*path, cl.name)
-    children = tuple(_node(ch, bool(ch.check(rows)[0]), rows, values, ctx, here, failing)
+    children = tuple(_node(ch, passes(ch), passes, values, ctx, here, failing)
                      for ch in cl.children)
     if cl.message is not None:
         message = cl.message(values, ctx, ok)
@@ -117,7 +124,9 @@ def _with_fixes(r: ClauseResult, path: tuple[str, ...], plan: Any) -> ClauseResu
     if r.children:
         children = tuple(_with_fixes(c, here, plan) for c in r.children)
         first = next(c for c in children if not c.passed)
-        return replace(r, children=children, fix=first.fix, fix_fields=first.fix_fields)
+        # dataclasses.replace, spelled out: it is most of this function's time in bulk
+        return ClauseResult(r.name, r.passed, r.message, first.fix, r.provenance, r.fields,
+                            r.note, children, first.fix_fields)
     edit = plan.per_leaf.get(here)
     if edit is None:
         why = plan.no_fix or "no edit of this clause's fields passes the whole predicate"
@@ -125,7 +134,75 @@ def _with_fixes(r: ClauseResult, path: tuple[str, ...], plan: Any) -> ClauseResu
     text = describe(edit, plan.struct)
     if r.fix and r.fix not in text:  # the declared hint, unless it says the same
         text += f" ({r.fix})"
-    return replace(r, fix=text, fix_fields=edit)
+    return ClauseResult(r.name, r.passed, r.message, text, r.provenance, r.fields, r.note,
+                        r.children, edit)
+
+
+def explain_many(records: Any, gen: Gen | str, engine: str | None = None) -> list[Verdict]:
+    """`explain(record, gen, engine)` of every record, equal verdict for verdict, computed
+    a predicate at a time (`validate --json` of all-distinct records: ~20x faster).
+
+    `records` is anything `validate` accepts. Each clause and sub-clause is checked
+    once over all the records of its predicate, the field values are read column by
+    column, and the checked-fix search runs for the failing records only, batched
+    (machine.legality.wire.repair.plan_many); what remains per record is its messages.
+    """
+    g = parse_gen(gen)
+    ctx = Ctx(g, _engine(engine))
+    raw = as_raw(records)
+    out: list[Verdict | None] = [None] * len(raw)
+    pid = PREDICATE_INDEX[raw[:, 0]]
+    for p in np.unique(pid).tolist():
+        idx = np.flatnonzero(pid == p)
+        pred = ALL_PREDICATES[p]
+        struct = STRUCTS[pred.struct]
+        rec = np.ascontiguousarray(raw[idx]).view(struct.dtype).reshape(-1)
+        for i, v in zip(idx.tolist(), _explain_group(pred, struct, rec, ctx), strict=True):
+            out[i] = v
+    return out  # type: ignore[return-value]  # every slot is filled: pid covers each row
+
+
+def _explain_group(pred: Predicate, struct: Any, rec: np.ndarray, ctx: Ctx) -> list[Verdict]:
+    """explain() of records of one predicate's struct, each clause checked once for all."""
+    from machine.legality.wire import repair
+
+    clauses, passed = evaluate(pred, rec, ctx)
+    rows = Rows(rec, ctx)
+    table: dict[int, list[bool]] = {}  # id(clause) -> per record: it passed
+    for cl, ok in zip(clauses, passed, strict=True):
+        table[id(cl)] = ok.tolist()
+        for _, sub in cl.walk():
+            if sub is not cl and id(sub) not in table:
+                table[id(sub)] = sub.check(rows).tolist()
+    tops = [(cl, table[id(cl)]) for cl in clauses]
+    values = _values_many(struct, rec)
+    trees, failing = [], []
+    for i, vals in enumerate(values):
+        fails: list[tuple[tuple[str, ...], Clause]] = []
+        trees.append([_node(cl, ok[i], lambda ch, i=i: table[id(ch)][i], vals, ctx, (), fails)
+                      for cl, ok in tops])
+        failing.append(fails)
+    bad = [i for i, f in enumerate(failing) if f]
+    plans = dict(zip(bad, repair.plan_many(pred, struct, rec[bad], [values[i] for i in bad],
+                                           ctx, [failing[i] for i in bad]), strict=True))
+    out = []
+    for i, results in enumerate(trees):
+        plan = plans.get(i)
+        if plan is None:
+            out.append(Verdict(pred.name, "wire", tuple(results)))
+        else:
+            out.append(Verdict(pred.name, "wire", tuple(_with_fixes(r, (), plan)
+                                                        for r in results),
+                               plan.combined, plan.no_fix))
+    return out
+
+
+def _values_many(struct: Any, rec: np.ndarray) -> list[dict[str, Any]]:
+    """machine.isa.codec.record_fields of every record, read a field column at a time."""
+    names = [f.name for f in struct.fields]
+    cols = [rec[f.name].tolist() if f.count == 1 else [tuple(v) for v in rec[f.name].tolist()]
+            for f in struct.fields]
+    return [dict(zip(names, row, strict=True)) for row in zip(*cols, strict=True)]
 
 
 def validate(program_or_records: Any, gen: Gen | str, engine: str | None = None) -> BulkResult:

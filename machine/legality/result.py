@@ -11,8 +11,11 @@ CLI serialises them with `to_dict`.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 REFS: tuple[str, ...] = ("000", "001", "002", "003", "004", "isa-facts", "DESIGN")
@@ -81,6 +84,18 @@ class ClauseResult:
                 "provenance": self.provenance.to_dict(),
                 "children": [c.tree_dict() for c in self.children]}
 
+    def tree_json(self) -> str:
+        """json.dumps(self.tree_dict()), written directly (`validate --json` writes one per
+        clause of every record: building the dicts first was a third of its time)."""
+        fix = "null"
+        if self.fix is not None or self.fix_fields is not None:
+            text = "null" if self.fix is None else _str(self.fix)
+            fix = f'{{"fields": {json.dumps(_jsonable(self.fix_fields))}, "text": {text}}}'
+        children = ", ".join(c.tree_json() for c in self.children)
+        return (f'{{"name": {_str(self.name)}, "ok": {"true" if self.passed else "false"}, '
+                f'"message": {_str(self.message)}, "fix": {fix}, '
+                f'"provenance": {_provenance_json(self.provenance)}, "children": [{children}]}}')
+
     def failing_paths(self, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...],
                                                                       ClauseResult]]:
         """(names from this clause down, leaf) for every failing leaf under this clause."""
@@ -89,6 +104,14 @@ class ClauseResult:
             return []
         below = [p for c in self.children for p in c.failing_paths(here)]
         return below or [(here, self)]
+
+
+_str = encode_basestring_ascii  # json.dumps's own string encoder (ensure_ascii)
+
+
+@functools.cache
+def _provenance_json(p: Provenance) -> str:
+    return json.dumps(p.to_dict())
 
 
 def _jsonable(fields: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -163,3 +186,7 @@ class Verdict:
     def tree(self) -> list[dict[str, Any]]:
         """Every top-level clause as a `validate --json` tree node (with its children)."""
         return [c.tree_dict() for c in self.clauses]
+
+    def tree_json(self) -> str:
+        """json.dumps(self.tree()), without building the dicts."""
+        return "[" + ", ".join(c.tree_json() for c in self.clauses) + "]"

@@ -97,19 +97,35 @@ def _summary(result) -> dict:
 
 class Trees:
     """`tree` of each record (DESIGN "Legality reporting"), by its bytes: identical records
-    share one explanation. The cache is dropped when it holds TREE_CACHE records, so an
-    all-distinct file costs time, not memory."""
+    share one explanation. `prepare` explains a block's new records together
+    (machine.legality.explain.explain_many: each clause checked once for all of them, the
+    fix search batched); the cache is dropped when it would exceed TREE_CACHE records
+    (then holds one block), so an all-distinct file costs time, not memory."""
 
     def __init__(self, result) -> None:
         self.result = result
         self.cache: dict[bytes, str] = {}
+
+    def prepare(self, records: list[bytes]) -> None:
+        """Explain the records not cached yet, EXPLAIN_BATCH at a time."""
+        from machine.legality.explain import explain_many
+
+        new = [r for r in dict.fromkeys(records) if r not in self.cache]
+        if len(self.cache) + len(new) > TREE_CACHE:
+            self.cache.clear()
+        for s in range(0, len(new), EXPLAIN_BATCH):
+            part = new[s:s + EXPLAIN_BATCH]
+            raw = np.frombuffer(b"".join(part), dtype=np.uint8).reshape(-1, RECORD_BYTES)
+            for record, verdict in zip(part, explain_many(raw, self.result.gen,
+                                                          self.result.engine), strict=True):
+                self.cache[record] = verdict.tree_json()
 
     def json(self, record: bytes) -> str:
         text = self.cache.get(record)
         if text is None:
             from machine.legality.explain import explain
             verdict = explain(record, self.result.gen, self.result.engine)
-            text = json.dumps(verdict.tree())
+            text = verdict.tree_json()
             if len(self.cache) >= TREE_CACHE:
                 self.cache.clear()
             self.cache[record] = text
@@ -117,6 +133,7 @@ class Trees:
 
 
 TREE_CACHE = 1 << 12
+EXPLAIN_BATCH = 1 << 10  # records explained together: bounds the verdicts held at once
 
 
 def _full(result, raw) -> dict:
@@ -150,11 +167,14 @@ def _write_full(result, raw, out, advance: Advance | None = None) -> None:
     names = {op: json.dumps(mnemonic(op)) for op in np.unique(raw[:, 0]).tolist()}
     ops, cols = raw[:, 0].tolist(), result.column.tolist()
     for s in range(0, result.count, ROWS_PER_WRITE):
+        block = range(s, min(s + ROWS_PER_WRITE, result.count))
+        records = [raw[i].tobytes() for i in block]
+        trees.prepare(records)
         out.write((", " if s else "") + ", ".join(
             f'{{"index": {i}, "offset": {i * 64}, "opcode": {ops[i]}, '
             f'"mnemonic": {names[ops[i]]}, {tails[cols[i]]}, '
-            f'"tree": {trees.json(raw[i].tobytes())}}}'
-            for i in range(s, min(s + ROWS_PER_WRITE, result.count))))
+            f'"tree": {trees.json(record)}}}'
+            for i, record in zip(block, records, strict=True)))
         if advance is not None:
             advance(min(ROWS_PER_WRITE, result.count - s))
     out.write("]}\n")

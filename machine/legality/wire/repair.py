@@ -58,34 +58,62 @@ def _norm(value: Any) -> Any:
     return tuple(int(x) for x in value) if isinstance(value, tuple | list) else int(value)
 
 
-def _byte_scan(clause: Clause, struct: Struct, rec: np.ndarray, values: Values,
-               ctx: Ctx) -> list[Edit]:
-    """Single-byte values of the clause's fields that make the clause pass."""
-    out: list[tuple[int, int, Edit]] = []
+def _scan_fields(clause: Clause, struct: Struct) -> list[Any]:
+    """The one-byte fields of the clause the generic search tries all 256 values of."""
+    out = []
     for name in dict.fromkeys(clause.fields):
         if name in FROZEN or name in clause.frozen:
             continue
         f = struct.field(name)
-        if f.count != 1 or f.itemsize != 1:
-            continue
-        old = int(values[name])
-        rows = np.repeat(rec, 256)
-        rows[name] = np.arange(256, dtype=rows[name].dtype) if not f.signed else \
-            np.arange(-128, 128, dtype=rows[name].dtype)
-        ok = clause.check(Rows(rows, ctx))
-        for v in rows[name][ok].tolist():
-            if v != old:
-                out.append((bin((v ^ old) & 0xFF).count("1"), v & 0xFF, {name: v}))
-    out.sort(key=lambda t: (t[0], t[1]))
-    return [e for _, _, e in out]
+        if f.count == 1 and f.itemsize == 1:
+            out.append(f)
+    return out
 
 
-def candidates(clause: Clause, struct: Struct, rec: np.ndarray, values: Values,
-               ctx: Ctx) -> list[Edit]:
-    """The clause's candidate edits, declared ones first, each changing something."""
+_POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.int64)
+_NONE = 1 << 20  # a sort key above every real one (a value that does not pass)
+SCAN_RECORDS = 256  # records per vectorized byte scan: 256 x 256 rows, ~4 MiB
+
+
+def _byte_scan_many(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx,
+                    need: int = 256) -> list[list[Edit]]:
+    """Per record: the single-byte values of the clause's fields that make the clause pass,
+    nearest in bits to the current value first (ties: the lower byte, then the earlier
+    field); at least the first `need` of that order (all of it by default)."""
+    per: list[list[tuple[int, Edit]]] = [[] for _ in range(len(rec))]
+    for f in _scan_fields(clause, struct):
+        vals = np.arange(-128, 128) if f.signed else np.arange(256)
+        for s in range(0, len(rec), SCAN_RECORDS):
+            part = rec[s:s + SCAN_RECORDS]
+            rows = np.repeat(part, 256)
+            rows[f.name] = np.tile(vals.astype(rows[f.name].dtype), len(part))
+            ok = clause.check(Rows(rows, ctx)).reshape(len(part), 256)
+            old = part[f.name].astype(np.int64)[:, None]
+            key = _POPCOUNT[(vals ^ old) & 0xFF] * 256 + (vals & 0xFF)
+            key = np.where(ok & (vals != old), key, _NONE)
+            order = np.argsort(key, axis=1, kind="stable")[:, :need]
+            keys = np.take_along_axis(key, order, axis=1).tolist()
+            for r, ks, vs in zip(range(s, s + len(part)), keys, vals[order].tolist(),
+                                 strict=True):
+                per[r] += [(k, {f.name: v}) for k, v in zip(ks, vs, strict=True) if k < _NONE]
+    out = []
+    for edits in per:
+        edits.sort(key=lambda t: t[0])  # stable: equal keys keep the field order
+        out.append([e for _, e in edits])
+    return out
+
+
+def _byte_scan(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx) -> list[Edit]:
+    """Single-byte values of the clause's fields that make the clause pass."""
+    return _byte_scan_many(clause, struct, rec, ctx)[0]
+
+
+def _keep(declared: Sequence[Edit], scanned: Sequence[Edit], struct: Struct,
+          values: Values) -> list[Edit]:
+    """The first K_MAX edits, declared ones first, that fit the fields and change something,
+    each once. `scanned` are _byte_scan's: one-byte values that fit and differ already."""
     found: list[Edit] = []
-    declared = clause.repair(values, ctx) if clause.repair is not None else []
-    for edit in [*declared, *_byte_scan(clause, struct, rec, values, ctx)]:
+    for edit in declared:
         edit = {k: _norm(v) for k, v in edit.items()}
         if not edit or not all(_fits(struct, k, v) for k, v in edit.items()):
             continue
@@ -93,8 +121,22 @@ def candidates(clause: Clause, struct: Struct, rec: np.ndarray, values: Values,
             continue
         found.append(edit)
         if len(found) >= K_MAX:
+            return found
+    mine = found.copy()  # a scanned edit can only repeat a declared one
+    for edit in scanned:
+        if mine and edit in mine:
+            continue
+        found.append(edit)
+        if len(found) >= K_MAX:
             break
     return found
+
+
+def candidates(clause: Clause, struct: Struct, rec: np.ndarray, values: Values,
+               ctx: Ctx) -> list[Edit]:
+    """The clause's candidate edits, declared ones first, each changing something."""
+    declared = clause.repair(values, ctx) if clause.repair is not None else []
+    return _keep(declared, _byte_scan(clause, struct, rec, ctx), struct, values)
 
 
 def apply(struct: Struct, rec: np.ndarray, edit: Mapping[str, Any]) -> np.ndarray:
@@ -123,31 +165,59 @@ def _judge(records: np.ndarray, pred: Predicate, ctx: Ctx, forced: bool) -> np.n
     return ok
 
 
+Option = tuple[int, "Edit | None"]  # (rank: 0 = the clause's most plausible edit, edit)
+
+
+def _options(cands: Sequence[list[Edit]]) -> list[list[Option]]:
+    """Per failing clause, the choices searched: none or one of its first k candidates,
+    k as large as keeps the combinations within COMBOS (each clause's first edit when
+    even k = 1 is too many)."""
+    n = len(cands)
+    k = K_MAX
+    while k > 1 and (k + 1) ** n > COMBOS:
+        k -= 1
+    if (k + 1) ** n > COMBOS:  # too many failing clauses to search: each one's first edit
+        return [[(0, c[0])] if c else [(0, None)] for c in cands]
+    return [[(0, None)] + [(r + 1, e) for r, e in enumerate(c[:k])] for c in cands]
+
+
+def _changed(edits: Sequence[Edit | None], values: Values) -> Edit:
+    """The edits merged in order (a later clause's value wins), minus no-op fields."""
+    merged: Edit = {}
+    for e in edits:
+        if e is not None:
+            merged.update(e)
+    return {k: v for k, v in merged.items() if _norm(values[k]) != v}
+
+
+def _plan(pred: Predicate, struct: Struct, ctx: Ctx, failing: Sequence[tuple[Path, Clause]],
+          cands: Sequence[list[Edit]], combined: Edit | None,
+          per_leaf: Sequence[Edit | None]) -> Plan:
+    """The Plan of a search's outcome, with why no fix exists when none does."""
+    no_fix = None
+    if combined is None:
+        stuck = [path[-1] for (path, _), c in zip(failing, cands, strict=True) if not c]
+        if stuck:
+            no_fix = (f"no edit of this record's fields makes {pred.name} pass on "
+                      f"{ctx.gen.label}" + (f", engine {ctx.engine}" if ctx.engine else "")
+                      + f": {', '.join(stuck)} cannot be fixed within the record")
+        else:
+            no_fix = (f"no combination of the candidate edits makes {pred.name} pass on "
+                      f"{ctx.gen.label}")
+    return Plan(combined, {path: e for (path, _), e in zip(failing, per_leaf, strict=True)},
+                no_fix, struct)
+
+
 def plan(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: Ctx,
          failing: Sequence[tuple[Path, Clause]], forced: bool = False) -> Plan:
     """Search the smallest checked edit sets for the failing leaves of one record."""
     if not failing:
         return Plan(None, {}, None, struct)
     cands = [candidates(cl, struct, rec, values, ctx) for _, cl in failing]
-    stuck = [path[-1] for (path, _), c in zip(failing, cands, strict=True) if not c]
-    n = len(failing)
-    k = K_MAX
-    while k > 1 and (k + 1) ** n > COMBOS:
-        k -= 1
-    if (k + 1) ** n > COMBOS:  # too many failing clauses to search: each one's first edit
-        options = [[(0, c[0])] if c else [(0, None)] for c in cands]
-    else:
-        options = [[(0, None)] + [(r + 1, e) for r, e in enumerate(c[:k])] for c in cands]
     combos: list[tuple[int, int, Edit, tuple[bool, ...]]] = []
     seen: dict[tuple, int] = {}
-    for choice in itertools.product(*options):
-        merged: Edit = {}
-        for _, e in choice:
-            if e is not None:
-                merged.update(e)
-        if not merged:
-            continue
-        changed = {k2: v for k2, v in merged.items() if _norm(values[k2]) != v}
+    for choice in itertools.product(*_options(cands)):
+        changed = _changed([e for _, e in choice], values)
         if not changed:
             continue
         key = tuple(sorted(changed.items()))
@@ -164,25 +234,171 @@ def plan(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: 
     combos.sort(key=lambda t: (t[0], t[1]))
     combos = combos[:COMBOS]
     if combos:
-        records = np.concatenate([apply(struct, rec, e) for _, _, e, _ in combos])
+        records = np.repeat(rec, len(combos))  # one copy per combination, then its edits
+        for j, (_, _, e, _) in enumerate(combos):
+            for name, value in e.items():
+                records[name][j] = value
         ok = _judge(records, pred, ctx, forced)
     else:
         ok = np.zeros(0, dtype=bool)
     passing = [c for c, good in zip(combos, ok.tolist(), strict=True) if good]
     combined = passing[0][2] if passing else None
-    per_leaf: dict[Path, Edit | None] = {}
-    for i, (path, _) in enumerate(failing):
-        per_leaf[path] = next((e for _, _, e, used in passing if used[i]), None)
-    no_fix = None
-    if combined is None:
-        if stuck:
-            no_fix = (f"no edit of this record's fields makes {pred.name} pass on "
-                      f"{ctx.gen.label}" + (f", engine {ctx.engine}" if ctx.engine else "")
-                      + f": {', '.join(stuck)} cannot be fixed within the record")
-        else:
-            no_fix = (f"no combination of the candidate edits makes {pred.name} pass on "
-                      f"{ctx.gen.label}")
-    return Plan(combined, per_leaf, no_fix, struct)
+    per_leaf = [next((e for _, _, e, used in passing if used[i]), None)
+                for i in range(len(failing))]
+    return _plan(pred, struct, ctx, failing, cands, combined, per_leaf)
+
+
+ROWS_MAX = 1 << 16  # combinations enumerated per vectorized pass of plan_many (memory bound)
+
+
+def plan_many(pred: Predicate, struct: Struct, rec: np.ndarray, values: Sequence[Values],
+              ctx: Ctx, failing: Sequence[Sequence[tuple[Path, Clause]]]) -> list[Plan]:
+    """`plan(pred, struct, rec[i:i+1], values[i], ctx, failing[i])` of every record, plan
+    for plan, batched: each failing clause's byte scan runs once over all the records it
+    fails, and the combinations of every record are enumerated, deduplicated, ranked and
+    judged as arrays (`_search`) instead of one Python dict per combination."""
+    n = len(rec)
+    declared = [[cl.repair(values[r], ctx) if cl.repair is not None else []
+                 for _, cl in failing[r]] for r in range(n)]
+    by_clause: dict[int, tuple[Clause, list[tuple[int, int]]]] = {}
+    for r in range(n):
+        for slot, (_, cl) in enumerate(failing[r]):
+            by_clause.setdefault(id(cl), (cl, []))[1].append((r, slot))
+    scanned: list[list[list[Edit]]] = [[[] for _ in failing[r]] for r in range(n)]
+    for cl, sites in by_clause.values():
+        if not _scan_fields(cl, struct):
+            continue
+        # _keep skips at most one scanned edit per declared one: K_MAX + that many suffice
+        need = K_MAX + max(len(declared[r][slot]) for r, slot in sites)
+        rs = [r for r, _ in sites]
+        for (r, slot), edits in zip(sites, _byte_scan_many(cl, struct, rec[rs], ctx, need),
+                                    strict=True):
+            scanned[r][slot] = edits
+    cands = [[_keep(declared[r][slot], scanned[r][slot], struct, values[r])
+              for slot in range(len(failing[r]))] for r in range(n)]
+    bad = [r for r in range(n) if failing[r]]
+    found = dict(zip(bad, _search(pred, rec[bad], [values[r] for r in bad], ctx,
+                                  [_options(cands[r]) for r in bad]), strict=True))
+    return [_plan(pred, struct, ctx, failing[r], cands[r], *found[r]) if failing[r]
+            else Plan(None, {}, None, struct) for r in range(n)]
+
+
+def _search(pred: Predicate, rec: np.ndarray, values: Sequence[Values], ctx: Ctx,
+            options: Sequence[list[list[Option]]]) -> list[tuple[Edit | None,
+                                                                    list[Edit | None]]]:
+    """Per record: (combined, per failing clause its edit) as plan()'s loop finds them, for
+    records grouped into passes of at most ROWS_MAX combinations."""
+    out: list[tuple[Edit | None, list[Edit | None]]] = []
+    batch: list[int] = []
+    rows = 0
+    for r in range(len(rec) + 1):
+        size = int(np.prod([len(o) for o in options[r]])) if r < len(rec) else 0
+        if batch and (r == len(rec) or rows + size > ROWS_MAX):
+            out += _search_pass(pred, rec[batch], [values[b] for b in batch], ctx,
+                                [options[b] for b in batch])
+            batch, rows = [], 0
+        if r < len(rec):
+            batch.append(r)
+            rows += size
+    return out
+
+
+def _search_pass(pred: Predicate, rec: np.ndarray, values: Sequence[Values], ctx: Ctx,
+                 options: Sequence[list[list[Option]]]) -> list[tuple[Edit | None,
+                                                                         list[Edit | None]]]:
+    """One pass of _search. Each row of `choice` is one combination (option ids, 0: no
+    edit; slots in the clauses' order); each field's final value is the last chosen edit's,
+    interned as a small int; a combination's key is its changed values, one per field."""
+    opts: list[Option] = [(0, None)]
+    col: dict[str, int] = {}  # field -> column of the key
+    ids: list[dict[Any, int]] = []  # per column: value -> id
+    has: list[dict[int, int]] = []  # per column: option id -> value id
+    n_max = max(len(o) for o in options)
+    shapes = [tuple(len(s) for s in slots) for slots in options]
+    sizes = [int(np.prod(sh)) for sh in shapes]
+    choice = np.zeros((sum(sizes), n_max), dtype=np.intp)
+    who = np.repeat(np.arange(len(options)), sizes)
+    grids: dict[tuple[int, ...], np.ndarray] = {}  # itertools.product's order, as rows
+    at = 0
+    for r, slots in enumerate(options):
+        base = []
+        for slot in slots:
+            base.append(len(opts))
+            for rank, e in slot:
+                if e is None:
+                    opts.append((0, None))  # never chosen: the id is mapped to 0 below
+                    continue
+                for k, v in e.items():
+                    c = col.setdefault(k, len(col))
+                    if c == len(ids):
+                        ids.append({})
+                        has.append({})
+                    has[c][len(opts)] = ids[c].setdefault(v, len(ids[c]))
+                opts.append((rank, e))
+        grid = grids.get(shapes[r])
+        if grid is None:
+            grid = grids[shapes[r]] = np.indices(shapes[r]).reshape(len(slots), -1).T
+        choice[at:at + sizes[r], :len(slots)] = grid + np.array(base, dtype=np.intp)
+        at += sizes[r]
+    none = np.array([e is None for _, e in opts])
+    choice[none[choice]] = 0
+    keys = np.full((len(choice), 1 + len(col)), -1, dtype=np.int64)
+    keys[:, 0] = who
+    for name, c in col.items():
+        cur = np.array([ids[c].setdefault(_norm(v[name]), len(ids[c])) for v in values])[who]
+        vid = np.full(len(opts), -1, dtype=np.int64)
+        vid[list(has[c])] = list(has[c].values())
+        final = cur.copy()
+        for s in range(n_max):
+            v = vid[choice[:, s]]
+            final = np.where(v >= 0, v, final)  # a later clause's edit wins
+        keys[:, 1 + c] = np.where(final != cur, final, -1)
+    size = (keys[:, 1:] >= 0).sum(axis=1)
+    live = np.flatnonzero(size > 0)
+    results: list[tuple[Edit | None, list[Edit | None]]] = [
+        (None, [None] * len(o)) for o in options]
+    if not len(live):
+        return results
+    # one group per record and changed-value set: first row, least rank, any use per slot
+    flat = np.ascontiguousarray(keys[live]).view(np.dtype((np.void, keys.itemsize
+                                                             * keys.shape[1]))).reshape(-1)
+    _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    rank = np.array([r for r, _ in opts], dtype=np.int64)[choice[live]].sum(axis=1)
+    least = np.full(len(first), np.iinfo(np.int64).max)
+    np.minimum.at(least, inverse, rank)
+    used = np.zeros((len(first), n_max), dtype=bool)
+    np.logical_or.at(used, inverse, choice[live] != 0)
+    row = live[first]
+    order = np.lexsort((row, least, size[row], who[row]))  # plan()'s stable sort
+    row, used, owners = row[order], used[order], who[row[order]]
+    starts = np.searchsorted(owners, owners, side="left")
+    keep = np.arange(len(row)) - starts < COMBOS
+    row, used, owners = row[keep], used[keep], owners[keep]
+    judged = rec[owners]
+    for name, c in col.items():
+        k = keys[row, 1 + c]
+        sel = k >= 0
+        if sel.any():
+            table = list(ids[c])  # ids in insertion order: the value of id j is table[j]
+            judged[name][sel] = np.array(table)[k[sel]]
+    ok = _judge(judged, pred, ctx, False)
+
+    def firsts(mask: np.ndarray) -> dict[int, int]:
+        """Per record: its first passing combination's row (in the sorted order)."""
+        hits = np.flatnonzero(mask)
+        who_hits, at = np.unique(owners[hits], return_index=True)
+        return dict(zip(who_hits.tolist(), row[hits[at]].tolist(), strict=True))
+
+    def edit(r: int, g: int) -> Edit:
+        return _changed([opts[o][1] for o in choice[g].tolist() if o], values[r])
+
+    combined = firsts(ok)
+    per_slot = [firsts(ok & used[:, s]) for s in range(n_max)]
+    for r, g in combined.items():
+        results[r] = (edit(r, g), [edit(r, per_slot[s][r]) if r in per_slot[s] else None
+                                   for s in range(len(options[r]))])
+    return results
 
 
 def describe(edit: Mapping[str, Any], struct: Struct | None = None) -> str:

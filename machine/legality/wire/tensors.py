@@ -20,6 +20,7 @@ a partition is "beyond the active SBUF bytes", not "not in SBUF or PSUM".
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -62,7 +63,10 @@ REG_MARKERS = (0x80, 0xC0, 0xA0)
 MODE_BITS = 0xFFFFFFFF & ~isa_addr.ADDRESS_MASK
 
 
+@functools.lru_cache(maxsize=1 << 10)
 def _one(word: int, gen: Gen) -> AddrCols:
+    """One word decoded. Memoised: an explanation's messages decode each operand's address
+    several times (read only: the arrays are never written)."""
     return decode_words(np.array([word], dtype=np.uint32), gen)
 
 
