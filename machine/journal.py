@@ -18,7 +18,7 @@ entry kept, so `steps[k]` is step `origin + k`; `Undo.step` is absolute.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -79,6 +79,12 @@ class Journal:
         u = Undo(self.origin + len(self.steps), kind, target, key, old)
         self.others.append(u)
         self.other_bytes += u.nbytes
+
+    def set_old(self, k: int, old: Any) -> None:
+        """Give entry `k` other old bytes of the same shape: a write that journals them as
+        it goes (MachineState.open_write) first records a zero block, then the real one.
+        The byte count stays: it is the nominal size either way."""
+        self.others[k] = replace(self.others[k], old=old)
 
     def pop_other(self) -> Undo:
         u = self.others.pop()

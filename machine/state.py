@@ -186,7 +186,8 @@ def _jsonable(v: Any) -> Any:
 
 
 ZERO_MIN_BYTES = 16 * 1024  # blocks this large are checked for zeros before copying
-ZERO_SCAN_BYTES = 64 * 1024  # scanned a few rows at a time: non-zero data stops early
+ZERO_SCAN_BYTES = 256 * 1024  # scanned this many bytes at a time: non-zero data stops
+# early; one scan of a whole block of convert_into's rows (SCRATCH_BYTES) is one call
 
 
 def _is_zero(block: np.ndarray) -> bool:
@@ -197,6 +198,60 @@ def _is_zero(block: np.ndarray) -> bool:
         if np.count_nonzero(words[p:p + rows]):
             return False
     return True
+
+
+_ZERO = np.zeros(1, np.uint8)
+_ZERO.setflags(write=False)
+
+
+def zeros(shape: tuple[int, ...]) -> np.ndarray:
+    """A read-only all-zero uint8 array of `shape` that holds one byte (strides 0): what
+    the journal keeps for untouched memory (np.broadcast_to's result, ~5x cheaper)."""
+    return np.ndarray(shape, np.uint8, _ZERO, 0, (0,) * len(shape))
+
+
+class OldBytes:
+    """The journaled old bytes of a write made in place into `view`, a slice of memory
+    (MachineState.open_write). Call it as before(lo, hi) just before rows lo..hi-1 of
+    the view are overwritten, rows in increasing order (machine.convert.convert_into),
+    and `settle()` once the write is over, finished or not.
+
+    A block of ZERO_MIN_BYTES or more that is all zero is journaled as a broadcast zero
+    (untouched memory needs no copy, as in write_block). The zero check runs one block
+    at a time as the write reaches it, so it reads bytes the write is about to touch
+    anyway (they are then in cache for it); at the first non-zero block the rest of the
+    view is copied, the rows already passed being zero, and the journal entry takes that
+    copy before any byte of it is overwritten. Undo rewrites the whole region, so a write
+    that stops early must still have the rows it never reached checked: `settle`.
+    """
+
+    __slots__ = ("_journal", "_k", "_pending", "_seen", "_view", "old")
+
+    def __init__(self, journal: Journal, region: Region, view: np.ndarray) -> None:
+        self._view = view
+        self._pending = view.size >= ZERO_MIN_BYTES
+        self._seen = 0  # rows before this one are journaled (checked zero, or copied)
+        self.old = zeros(view.shape) if self._pending else view.copy()
+        self._journal = journal
+        self._k = len(journal.others)
+        # The journal keeps the bare descriptor: index arrays are rebuilt on undo.
+        journal.other("mem", region.space, region.bare(), self.old)
+
+    def __call__(self, lo: int, hi: int) -> None:
+        if self._pending and not _is_zero(self._view[lo:hi]):
+            old = np.empty(self._view.shape, np.uint8)
+            old[:lo] = 0
+            old[lo:] = self._view[lo:]
+            self._journal.set_old(self._k, old)
+            self.old, self._pending = old, False
+        self._seen = hi
+
+    def settle(self) -> None:
+        """Journal the rows the write never reached (a step stopped part way: its undo
+        must give them back as they are), if they are still only assumed zero."""
+        n = self._view.shape[0]
+        if self._pending and self._seen < n:
+            self(self._seen, n)
 
 
 @dataclass
@@ -325,17 +380,17 @@ class MachineState:
         rows, idx = slice(region.p0, region.p1), region.byte_index
         # A contiguous pattern is a 2-D slice: the old bytes are one slice copy and the
         # new ones one slice assignment; a strided one gathers (a copy already) and scatters.
-        view = mem[rows, idx] if isinstance(idx, slice) else None
-        if view is None:
-            old = mem[rows, idx]
-        elif view.size >= ZERO_MIN_BYTES and _is_zero(view):
-            # Untouched memory: the journal needs no copy (nor fresh pages) to restore it.
-            old = np.broadcast_to(np.uint8(0), view.shape)
+        if isinstance(idx, slice):
+            view = mem[rows, idx]
+            journaled = OldBytes(self.journal, region, view)
+            journaled(0, view.shape[0])  # every row at once: written in one assignment
+            old = journaled.old
         else:
-            old = view.copy()
-        # The journal keeps the bare descriptor: index arrays are rebuilt on undo, so its
-        # memory stays proportional to the bytes written.
-        self.journal.other("mem", region.space, region.bare(), old)
+            view = None
+            old = mem[rows, idx]
+            # The journal keeps the bare descriptor: index arrays are rebuilt on undo, so
+            # its memory stays proportional to the bytes written.
+            self.journal.other("mem", region.space, region.bare(), old)
         if np.may_share_memory(data, mem):
             data = data.copy()  # a COPY's source view: keep the record's `new` stable
         if view is not None:
@@ -344,6 +399,20 @@ class MachineState:
             mem[rows, idx] = data
         if self.writes is not None:
             self.writes.append(Write(region.space, old, data, region=region))
+
+    def open_write(self, region: Region) -> tuple[np.ndarray, OldBytes]:
+        """Begin a journaled write that the caller makes in place: (the slice view of
+        `region`'s memory, its OldBytes). Views watching the region copy first (as in
+        write_block). The caller calls the OldBytes before each block of rows it writes,
+        then its `settle()` (in a `finally`), and appends the step's Write (whose old
+        bytes are OldBytes.old after the write).
+        `region` must be contiguous (its byte_index a slice)."""
+        idx = region.byte_index
+        assert isinstance(idx, slice), "open_write takes a contiguous region"
+        if self.views:
+            self._protect(region)
+        view = self.memory(region.space)[region.p0:region.p1, idx]
+        return view, OldBytes(self.journal, region, view)
 
     def watch(self, view: Any) -> None:
         """Register an object with `overlaps(region)` and `materialize()` (see `views`)."""

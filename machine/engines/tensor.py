@@ -12,11 +12,12 @@ from functools import lru_cache
 import numpy as np
 
 from machine.convert import convert
-from machine.convert.formats import parse_format
+from machine.convert.kernels import convert_into
+from machine.convert.options import Options, resolve
 from machine.dtypes import Dtype, Gen, dtype_format, dtype_name
 from machine.engines.ap import read_elems
 from machine.engines.record import Fault, Lanes
-from machine.state import ZERO_MIN_BYTES, MachineState, Region, Write, _is_zero
+from machine.state import MachineState, Region, Write
 
 _SIGNED = {Dtype.INT8: np.int8, Dtype.INT16: np.int16, Dtype.INT32: np.int32,
            Dtype.INT64: np.int64}
@@ -24,9 +25,13 @@ _SIGNED = {Dtype.INT8: np.int8, Dtype.INT16: np.int16, Dtype.INT32: np.int32,
 
 def fmt_of(state: MachineState, dtype: int) -> str:
     """The convert format of a dtype code under the machine's configuration."""
+    return _fmt(dtype, state.config.gen, state.fp8_exp4)
+
+
+def _fmt(dtype: int, gen: Gen, fp8_exp4: str) -> str:
     if dtype == Dtype.FP8_EXP4:
-        return state.fp8_exp4
-    fmt = _format(dtype, state.config.gen)
+        return fp8_exp4
+    fmt = _format(dtype, gen)
     if fmt is None:
         raise Fault(f"dtype {dtype_name(dtype)} has no conversion model")
     return fmt
@@ -61,44 +66,48 @@ def cast_into(state: MachineState, src: Region, dst: Region, src_dtype: int, dst
     Returns None, having done nothing, unless the direct path applies: `dst` is a
     slice per partition, disjoint from `src` (an overlapping cast would read what
     it has already written), and the dst format's container is the element size.
-    Then it does `MachineState.write_block`'s work without the result temporary:
-    watchers over `dst` copy first, the old bytes are journaled BEFORE the convert
-    writes the view (undo stays exact), and the step's Write and the lanes' out_bits
-    are that view; the lanes are watched, so each side is copied before the memory
-    under it changes again (Lanes.watch).
+    Then it does `MachineState.write_block`'s work without the result temporary
+    (MachineState.open_write): watchers over `dst` copy first, the old bytes are
+    journaled block by block just BEFORE the convert writes each block (undo stays
+    exact; an all-zero destination is checked as the write reaches it, in cache), and
+    the step's Write and the lanes' out_bits are that view; the lanes are watched, so
+    each side is copied before the memory under it changes again (Lanes.watch).
     """
-    s, d = fmt_of(state, src_dtype), fmt_of(state, dst_dtype)
-    idx = dst.byte_index
-    if not isinstance(idx, slice) or src.overlaps(dst) or _itemsize(d) != dst.size:
+    if not isinstance(dst.byte_index, slice) or src.overlaps(dst):
         return None
-    mem = state.memory(dst.space)
-    if state.views:
-        state._protect(dst)  # the write_block protocol, without its copy
-    view = mem[dst.p0:dst.p1, idx]
-    if view.size >= ZERO_MIN_BYTES and _is_zero(view):
-        old = np.broadcast_to(np.uint8(0), view.shape)  # as write_block: zeros need no copy
-    else:
-        old = view.copy()
-    state.journal.other("mem", dst.space, dst.bare(), old)
+    s, d, opt, container = _cast_plan(src_dtype, dst_dtype, state.config.gen, state.fp8_exp4,
+                                      state.fp8_sat)
+    if container.itemsize != dst.size:
+        return None
+    view, journaled = state.open_write(dst)
     bits = read_elems(state, src)  # a view for a slice pattern, a gathered copy otherwise
-    out = view.view(f"<u{dst.size}")
+    out = view.view(container)
     try:
-        convert(bits, s, d, mode="rint", sat=state.fp8_sat, profile="neuron", out=out)
-    except ValueError as e:  # the step faults; the debugger undoes the journaled write
-        raise Fault(f"cannot convert {s} -> {d}: {e}") from None
-    write = Write(dst.space, old, view, region=dst)
+        convert_into(bits, opt, out, journaled)
+    finally:  # a write stopped part way: rows it never reached are journaled as they are
+        journaled.settle()
+    write = Write(dst.space, journaled.old, view, region=dst)
     if state.writes is not None:
         state.writes.append(write)
-    on_src = np.may_share_memory(bits, state.memory(src.space))
+    on_src = isinstance(src.byte_index, slice)  # read_elems viewed memory (else gathered)
     lanes = Lanes(s, d, state.fp8_sat, src.p0, bits, out, None,
                   source=src if on_src else None, dest=dst, write=write)
     lanes.watch(state)
     return lanes
 
 
-@lru_cache(maxsize=64)
-def _itemsize(fmt: str) -> int:
-    return parse_format(fmt).container.itemsize
+@lru_cache(maxsize=256)
+def _cast_plan(src_dtype: int, dst_dtype: int, gen: Gen, fp8_exp4: str, sat: bool
+               ) -> tuple[str, str, Options, np.dtype]:
+    """(src format, dst format, the neuron Cast's resolved options, dst container) of a
+    CAST under a machine configuration, computed once per distinct one (a step's Python
+    is a fifth of a bulk CAST). A pair machine.convert refuses is a Fault (not cached)."""
+    s, d = _fmt(src_dtype, gen, fp8_exp4), _fmt(dst_dtype, gen, fp8_exp4)
+    try:
+        opt = resolve(s, d, "rint", sat, "neuron")
+    except ValueError as e:
+        raise Fault(f"cannot convert {s} -> {d}: {e}") from None
+    return s, d, opt, opt.dst.container
 
 
 def to_f32(state: MachineState, bits: np.ndarray, dtype: int) -> np.ndarray:
