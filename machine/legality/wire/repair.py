@@ -312,7 +312,9 @@ def _search_pass(pred: Predicate, rec: np.ndarray, values: Sequence[Values], ctx
     opts: list[Option] = [(0, None)]
     col: dict[str, int] = {}  # field -> column of the key
     ids: list[dict[Any, int]] = []  # per column: value -> id
-    has: list[dict[int, int]] = []  # per column: option id -> value id
+    start, count = [0], [0]  # per option: its first field edit in edit_col / edit_vid, count
+    edit_col: list[int] = []
+    edit_vid: list[int] = []
     n_max = max(len(o) for o in options)
     shapes = [tuple(len(s) for s in slots) for slots in options]
     sizes = [int(np.prod(sh)) for sh in shapes]
@@ -325,16 +327,15 @@ def _search_pass(pred: Predicate, rec: np.ndarray, values: Sequence[Values], ctx
         for slot in slots:
             base.append(len(opts))
             for rank, e in slot:
-                if e is None:
-                    opts.append((0, None))  # never chosen: the id is mapped to 0 below
-                    continue
-                for k, v in e.items():
+                start.append(len(edit_col))
+                count.append(0 if e is None else len(e))
+                opts.append((rank, e))
+                for k, v in (e or {}).items():
                     c = col.setdefault(k, len(col))
                     if c == len(ids):
                         ids.append({})
-                        has.append({})
-                    has[c][len(opts)] = ids[c].setdefault(v, len(ids[c]))
-                opts.append((rank, e))
+                    edit_col.append(c)
+                    edit_vid.append(ids[c].setdefault(v, len(ids[c])))
         grid = grids.get(shapes[r])
         if grid is None:
             grid = grids[shapes[r]] = np.indices(shapes[r]).reshape(len(slots), -1).T
@@ -342,17 +343,21 @@ def _search_pass(pred: Predicate, rec: np.ndarray, values: Sequence[Values], ctx
         at += sizes[r]
     none = np.array([e is None for _, e in opts])
     choice[none[choice]] = 0
-    keys = np.full((len(choice), 1 + len(col)), -1, dtype=np.int64)
+    cur = np.array([[ids[c].setdefault(_norm(v[name]), len(ids[c])) for name, c in col.items()]
+                    for v in values], dtype=np.int64).reshape(len(values), len(col))[who]
+    final = cur.copy()
+    starts, counts = np.array(start), np.array(count)
+    cols, vids = np.array(edit_col, dtype=np.intp), np.array(edit_vid, dtype=np.int64)
+    for s in range(n_max):  # slot by slot: a later clause's edit of a field wins
+        o = choice[:, s]
+        m = np.flatnonzero(counts[o])
+        if len(m):
+            reps = counts[o[m]]
+            pos = np.repeat(starts[o[m]] - (np.cumsum(reps) - reps), reps) + np.arange(reps.sum())
+            final[np.repeat(m, reps), cols[pos]] = vids[pos]
+    keys = np.empty((len(choice), 1 + len(col)), dtype=np.int64)
     keys[:, 0] = who
-    for name, c in col.items():
-        cur = np.array([ids[c].setdefault(_norm(v[name]), len(ids[c])) for v in values])[who]
-        vid = np.full(len(opts), -1, dtype=np.int64)
-        vid[list(has[c])] = list(has[c].values())
-        final = cur.copy()
-        for s in range(n_max):
-            v = vid[choice[:, s]]
-            final = np.where(v >= 0, v, final)  # a later clause's edit wins
-        keys[:, 1 + c] = np.where(final != cur, final, -1)
+    keys[:, 1:] = np.where(final != cur, final, -1)
     size = (keys[:, 1:] >= 0).sum(axis=1)
     live = np.flatnonzero(size > 0)
     results: list[tuple[Edit | None, list[Edit | None]]] = [
