@@ -18,7 +18,7 @@ entry kept, so `steps[k]` is step `origin + k`; `Undo.step` is absolute.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -84,7 +84,8 @@ class Journal:
         """Give entry `k` other old bytes of the same shape: a write that journals them as
         it goes (MachineState.open_write) first records a zero block, then the real one.
         The byte count stays: it is the nominal size either way."""
-        self.others[k] = replace(self.others[k], old=old)
+        u = self.others[k]
+        self.others[k] = Undo(u.step, u.kind, u.target, u.key, old)
 
     def pop_other(self) -> Undo:
         u = self.others.pop()

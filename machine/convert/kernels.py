@@ -318,7 +318,8 @@ def _cast_rows(out: np.ndarray, src: np.ndarray, before: Before | None) -> None:
     Views of one buffer (machine memory) overlap in bounds, and numpy's bounds-only
     overlap guard would then cast all of `src` into a temporary first; a scratch block
     of rows that stays in cache does the same in pieces (measured: ~20% faster for
-    128 x 4096), and `before` reads each block of `out` just before it is written.
+    128 x 4096), and `before` reads each block of `out` just before it is converted and
+    written (measured: a little faster than after converting it, for old bytes copied).
     """
     if out.ndim < 2:
         if before is not None:
@@ -335,11 +336,11 @@ def _cast_rows(out: np.ndarray, src: np.ndarray, before: Before | None) -> None:
     for p in range(0, n, rows):
         q = min(p + rows, n)
         part = None
+        if before is not None:
+            before(p, q)  # first: old bytes taken while the block is still in cache
         if tmp is not None:
             part = tmp[:q - p]
             np.copyto(part, src[p:q], casting="unsafe")
-        if before is not None:
-            before(p, q)
         if part is None:
             np.copyto(out[p:q], src[p:q], casting="unsafe")
         else:
