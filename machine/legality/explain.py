@@ -85,23 +85,64 @@ def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
     clauses, passed = evaluate(pred, rec, ctx)
     values = record_fields(struct, rec[0])
     rows = Rows(rec, ctx)
-    failing: list[tuple[tuple[str, ...], Clause]] = []
-    results = [_node(cl, bool(ok), lambda ch: bool(ch.check(rows)[0]), values, ctx, (), failing)
-               for cl, ok in zip(clauses, passed[:, 0], strict=True)]
-    if not fixes or not failing:
-        return Verdict(pred.name, "wire", tuple(results))
-    from machine.legality.wire import repair
+    seen: dict[int, bool] = {}
 
-    plan = repair.plan(pred, struct, rec, values, ctx, failing, forced=predicate is not None)
-    results = [_with_fixes(r, (), plan) for r in results]
-    return Verdict(pred.name, "wire", tuple(results), plan.combined, plan.no_fix)
+    def passes(ch: Clause) -> bool:
+        if id(ch) not in seen:
+            seen[id(ch)] = bool(ch.check(rows)[0])
+        return seen[id(ch)]
+
+    tops = [(cl, bool(ok)) for cl, ok in zip(clauses, passed[:, 0], strict=True)]
+    failing = _failing_leaves(tops, passes)
+    plan = None
+    if fixes and failing:
+        from machine.legality.wire import repair
+
+        plan = repair.plan(pred, struct, rec, values, ctx, failing, forced=predicate is not None)
+    return _verdict(pred, tops, passes, values, ctx, plan)
+
+
+Path = tuple[str, ...]
+
+
+def _failing_leaves(tops: list[tuple[Clause, bool]],
+                    passes: Callable[[Clause], bool]) -> list[tuple[Path, Clause]]:
+    """(path, clause) of every failing non-note leaf, in tree order (under a note clause
+    too): the clauses the fix search must make pass."""
+    out: list[tuple[Path, Clause]] = []
+
+    def walk(cl: Clause, ok: bool, path: Path) -> None:
+        here = (*path, cl.name)
+        for ch in cl.children:
+            walk(ch, passes(ch), here)
+        if not ok and not cl.children and not cl.note:
+            out.append((here, cl))
+
+    for cl, ok in tops:
+        walk(cl, ok, ())
+    return out
+
+
+def _verdict(pred: Predicate, tops: list[tuple[Clause, bool]], passes: Callable[[Clause], bool],
+             values: Mapping[str, Any], ctx: Ctx, plan: Any) -> Verdict:
+    """The Verdict of one record: every clause's result, with the checked fixes of `plan`
+    (None: no fix searched)."""
+    results = tuple(_node(cl, ok, passes, values, ctx, (), plan, plan is not None)
+                    for cl, ok in tops)
+    if plan is None:
+        return Verdict(pred.name, "wire", results)
+    return Verdict(pred.name, "wire", results, plan.combined, plan.no_fix)
 
 
 def _node(cl: Clause, ok: bool, passes: Callable[[Clause], bool], values: Mapping[str, Any],
-          ctx: Ctx, path: tuple[str, ...], failing: list) -> ClauseResult:
-    """One clause's result and its sub-clauses' (each evaluated on its own: `passes`)."""
+          ctx: Ctx, path: Path, plan: Any, fixing: bool) -> ClauseResult:
+    """One clause's result and its sub-clauses' (each evaluated on its own: `passes`).
+
+    With `fixing` (a plan, and no passing or note clause above), a failing non-note leaf
+    gets its checked fix from the plan and a failing parent its first failing child's."""
     here = (*path, cl.name)
-    children = tuple(_node(ch, passes(ch), passes, values, ctx, here, failing)
+    fixing = fixing and not ok and not cl.note
+    children = tuple(_node(ch, passes(ch), passes, values, ctx, here, plan, fixing)
                      for ch in cl.children)
     if cl.message is not None:
         message = cl.message(values, ctx, ok)
@@ -109,36 +150,30 @@ def _node(cl: Clause, ok: bool, passes: Callable[[Clause], bool], values: Mappin
         message = "; ".join(c.message for c in children)
     else:
         message = "; ".join(f"{c.name}: {c.message}" for c in children if not c.passed)
-    if not ok and not cl.children and not cl.note:
-        failing.append((here, cl))
     fix = cl.fix(values, ctx) if (cl.fix is not None and not ok) else None
+    fix_fields = None
+    if fixing and children:
+        first = next(c for c in children if not c.passed)
+        fix, fix_fields = first.fix, first.fix_fields
+    elif fixing:
+        fix, fix_fields = _checked_fix(here, fix, plan)
     return ClauseResult(cl.name, ok, message, fix, cl.provenance, cl.fields, cl.note,
-                        children)
+                        children, fix_fields)
 
 
-def _with_fixes(r: ClauseResult, path: tuple[str, ...], plan: Any) -> ClauseResult:
-    """`r` with each failing leaf's checked fix (a parent takes its first failing child's)."""
+def _checked_fix(path: Path, hint: str | None, plan: Any) -> tuple[str, Any]:
+    """(fix text, field edits) of a failing leaf: the plan's edit for it, the declared
+    hint after it unless the edit says the same; or why no edit of it passes."""
     from machine.legality.wire.repair import describe
 
-    here = (*path, r.name)
-    if r.passed or r.note:
-        return r
-    if r.children:
-        children = tuple(_with_fixes(c, here, plan) for c in r.children)
-        first = next(c for c in children if not c.passed)
-        # dataclasses.replace, spelled out: it is most of this function's time in bulk
-        return ClauseResult(r.name, r.passed, r.message, first.fix, r.provenance, r.fields,
-                            r.note, children, first.fix_fields)
-    edit = plan.per_leaf.get(here)
+    edit = plan.per_leaf.get(path)
     if edit is None:
         why = plan.no_fix or "no edit of this clause's fields passes the whole predicate"
-        return ClauseResult(r.name, r.passed, r.message, f"{r.fix}; {why}" if r.fix else why,
-                            r.provenance, r.fields, r.note, r.children, r.fix_fields)
+        return (f"{hint}; {why}" if hint else why), None
     text = describe(edit, plan.struct)
-    if r.fix and r.fix not in text:  # the declared hint, unless it says the same
-        text += f" ({r.fix})"
-    return ClauseResult(r.name, r.passed, r.message, text, r.provenance, r.fields, r.note,
-                        r.children, edit)
+    if hint and hint not in text:
+        text += f" ({hint})"
+    return text, edit
 
 
 def explain_many(records: Any, gen: Gen | str, engine: str | None = None) -> list[Verdict]:
@@ -194,25 +229,14 @@ def _explain_group(pred: Predicate, struct: Any, rec: np.ndarray, ctx: Ctx) -> l
                 table[id(sub)] = sub.check(rows).tolist()
     tops = [(cl, table[id(cl)]) for cl in clauses]
     values = _values_many(struct, rec)
-    trees, failing = [], []
-    for i, vals in enumerate(values):
-        fails: list[tuple[tuple[str, ...], Clause]] = []
-        trees.append([_node(cl, ok[i], lambda ch, i=i: table[id(ch)][i], vals, ctx, (), fails)
-                      for cl, ok in tops])
-        failing.append(fails)
+    per = [([(cl, ok[i]) for cl, ok in tops], lambda ch, i=i: table[id(ch)][i])
+           for i in range(len(rec))]
+    failing = [_failing_leaves(t, passes) for t, passes in per]
     bad = [i for i, f in enumerate(failing) if f]
     plans = dict(zip(bad, repair.plan_many(pred, struct, rec[bad], [values[i] for i in bad],
                                            ctx, [failing[i] for i in bad]), strict=True))
-    out = []
-    for i, results in enumerate(trees):
-        plan = plans.get(i)
-        if plan is None:
-            out.append(Verdict(pred.name, "wire", tuple(results)))
-        else:
-            out.append(Verdict(pred.name, "wire", tuple(_with_fixes(r, (), plan)
-                                                        for r in results),
-                               plan.combined, plan.no_fix))
-    return out
+    return [_verdict(pred, t, passes, values[i], ctx, plans.get(i))
+            for i, (t, passes) in enumerate(per)]
 
 
 def _values_many(struct: Any, rec: np.ndarray) -> list[dict[str, Any]]:
