@@ -186,8 +186,9 @@ def _jsonable(v: Any) -> Any:
 
 
 ZERO_MIN_BYTES = 16 * 1024  # blocks this large are checked for zeros before copying
-ZERO_SCAN_BYTES = 256 * 1024  # scanned this many bytes at a time: non-zero data stops
-# early; one scan of a whole block of convert_into's rows (SCRATCH_BYTES) is one call
+# Scanned this many bytes at a time (non-zero data stops early): a block of convert_into's
+# rows (machine.convert.kernels.SCRATCH_BYTES) is then one call.
+ZERO_SCAN_BYTES = 256 * 1024
 
 
 def _is_zero(block: np.ndarray) -> bool:
