@@ -75,6 +75,72 @@ _NONE = 1 << 20  # a sort key above every real one (a value that does not pass)
 SCAN_RECORDS = 256  # records per vectorized byte scan: 256 x 256 rows, ~4 MiB
 
 
+class _Reads(Rows):
+    """Rows that note the fields a check reads (`rec` itself, read whole: None).
+
+    A check that read only the scanned field saw nothing of the rest of the record, so
+    its outcome for each of the 256 values is the same for every record: one probe
+    serves them all (the check sees the generation and engine, the same for all)."""
+
+    def __init__(self, rec: np.ndarray, ctx: Ctx) -> None:
+        self.read: set[str | None] = set()
+        super().__init__(rec, ctx)
+
+    @property  # type: ignore[override]
+    def rec(self) -> np.ndarray:
+        self.read.add(None)
+        return self._rec
+
+    @rec.setter
+    def rec(self, value: np.ndarray) -> None:
+        self._rec = value
+
+    def __len__(self) -> int:
+        return len(self._rec)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        self.read.add(name)
+        return self._rec[name]
+
+    def true(self) -> np.ndarray:
+        return np.ones(len(self._rec), dtype=bool)
+
+
+def _scan(clause: Clause, part: np.ndarray, ctx: Ctx, name: str, vals: np.ndarray,
+          rows_type: type[Rows]) -> tuple[np.ndarray, Rows]:
+    """(records x 256 outcomes of the clause with field `name` set to each value, the Rows)."""
+    rows = np.repeat(part, 256)
+    rows[name] = np.tile(vals.astype(rows[name].dtype), len(part))
+    checked = rows_type(rows, ctx)
+    return clause.check(checked).reshape(len(part), 256), checked
+
+
+def _shared_scan(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx, f: Any,
+                 vals: np.ndarray) -> np.ndarray | None:
+    """The scan's outcomes for every record from one scan per distinct value of the other
+    fields the check reads (found by a probe on the first record, then confirmed: the
+    scan of those representatives reads no other field); None when it reads the record
+    whole or an array field."""
+    probe = _Reads(np.repeat(rec[:1], 256), ctx)
+    probe._rec[f.name] = vals.astype(probe._rec[f.name].dtype)
+    clause.check(probe)
+    others = sorted(n for n in probe.read if n != f.name)  # type: ignore[type-var]
+    if None in probe.read or any(struct.field(n).count != 1 for n in others):
+        return None
+    if others:
+        cols = np.stack([rec[n].astype(np.int64) for n in others], axis=1)
+        _, first, inverse = np.unique(cols, axis=0, return_index=True, return_inverse=True)
+    else:
+        first, inverse = np.zeros(1, dtype=np.intp), np.zeros(len(rec), dtype=np.intp)
+    reps = []
+    for s in range(0, len(first), SCAN_RECORDS):
+        ok, rows = _scan(clause, rec[first[s:s + SCAN_RECORDS]], ctx, f.name, vals, _Reads)
+        if not rows.read <= probe.read:  # type: ignore[attr-defined]
+            return None
+        reps.append(ok)
+    return np.concatenate(reps)[inverse.reshape(-1)]
+
+
 def _byte_scan_many(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx,
                     need: int = 256) -> list[list[Edit]]:
     """Per record: the single-byte values of the clause's fields that make the clause pass,
@@ -83,11 +149,13 @@ def _byte_scan_many(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx,
     per: list[list[tuple[int, Edit]]] = [[] for _ in range(len(rec))]
     for f in _scan_fields(clause, struct):
         vals = np.arange(-128, 128) if f.signed else np.arange(256)
+        shared = _shared_scan(clause, struct, rec, ctx, f, vals) if len(rec) > 1 else None
         for s in range(0, len(rec), SCAN_RECORDS):
             part = rec[s:s + SCAN_RECORDS]
-            rows = np.repeat(part, 256)
-            rows[f.name] = np.tile(vals.astype(rows[f.name].dtype), len(part))
-            ok = clause.check(Rows(rows, ctx)).reshape(len(part), 256)
+            if shared is not None:
+                ok = shared[s:s + SCAN_RECORDS]
+            else:
+                ok = _scan(clause, part, ctx, f.name, vals, Rows)[0]
             old = part[f.name].astype(np.int64)[:, None]
             key = _POPCOUNT[(vals ^ old) & 0xFF] * 256 + (vals & 0xFF)
             key = np.where(ok & (vals != old), key, _NONE)
