@@ -134,3 +134,27 @@ def test_validate_json_of_distinct_records_is_the_one_by_one_document(engine,
     validate_cmd._write_full(result, raw, out)
     assert out.getvalue() == expected
     assert calls == []  # every tree came from a batch, none from a one-record explanation
+
+
+def test_a_byte_scan_shared_by_records_is_each_records_own() -> None:
+    from machine.legality.wire.clause import Ctx
+
+    raw = np.concatenate([distinct(120, 13), near_valid(160, 14)])
+    ctx = Ctx(Gen.CAYMAN, "pool")
+    shared = 0
+    for op in np.unique(raw[:, 0]).tolist():
+        pred = predicate_for(op)
+        struct = STRUCTS[pred.struct]
+        rec = np.ascontiguousarray(raw[raw[:, 0] == op]).view(struct.dtype).reshape(-1)
+        if len(rec) < 2:
+            continue
+        for top in pred.clauses_for(ctx.gen):
+            for _, cl in top.walk():
+                if cl.children:
+                    continue
+                own = [repair._byte_scan(cl, struct, rec[i:i + 1], ctx) for i in range(len(rec))]
+                assert repair._byte_scan_many(cl, struct, rec, ctx) == own, cl.name
+                shared += any(repair._shared_scan(cl, struct, rec, ctx, f, np.arange(256))
+                              is not None for f in repair._scan_fields(cl, struct)
+                              if not f.signed)
+    assert shared  # some clauses' scans were shared, so the equality above tested them
