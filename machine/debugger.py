@@ -18,7 +18,15 @@ History (machine/history.py) is bounded by `journal_budget` bytes (0: none, for 
 headless run); reversing past the kept window restores a checkpoint and replays.
 Long commands (`cont`, `reverse`, `reverse_continue`, `replay`) check `interrupt`
 every FAST_CHUNK steps and report `progress(done, total)`, so a UI can run them in a
-worker thread. Decisions where the issue is silent (gdb-like):
+worker thread. The interrupt contract: a run entry never clears `interrupt` when it
+starts (an Esc landing between "the UI starts a worker" and "the run begins" would be
+lost); one set before the run stops it at once (reason "interrupt", 0 steps). A run
+that stops BECAUSE of the interrupt clears it (the run consumed it); a run that ends for
+another reason (halt, breakpoint, max-steps...) leaves the flag as it is, so an Esc
+arriving as one run of a multi-run command ends still stops the next. The caller that
+starts a fresh user command (the App/Session, the DAP adapter) clears stale interrupts
+on its own thread before starting the worker.
+Decisions where the issue is silent (gdb-like):
 - A stop lists every breakpoint that matched there (`Stop.breakpoints`), each with the
   instruction that caused it: the one about to run for pc/op/label/invalid, the one
   just run for watch/change/if/semantic kinds (with old -> new for watches).
@@ -524,12 +532,23 @@ class Machine:
             self.on_step = on_step
 
     # -- run commands ------------------------------------------------------------------------
+    def _consumed(self, stop: Stop) -> Stop:
+        """A run entry's result: an interrupt stop consumes the interrupt (module
+        docstring: the interrupt contract)."""
+        if stop.reason == "interrupt":
+            self.interrupt.clear()
+        return stop
+
     def cont(self, max_steps: int | None = None, until_pc: int | None = None,
              progress: Progress | None = None) -> Stop:
         """Continue until a stop reason; `until_pc` adds a temporary breakpoint.
 
-        `progress(done, max_steps or 0)` is called every FAST_CHUNK fast steps."""
-        self.interrupt.clear()
+        `progress(done, max_steps or 0)` is called every FAST_CHUNK fast steps. An
+        `interrupt` set before the call stops it at once (0 steps)."""
+        return self._consumed(self._cont(max_steps, until_pc, progress))
+
+    def _cont(self, max_steps: int | None, until_pc: int | None,
+              progress: Progress | None) -> Stop:
         done = 0
         first = True
         fast_last = False
@@ -769,8 +788,12 @@ class Machine:
         kept window, else (or when cheaper) a checkpoint restored and replayed forward.
         Interruptible (`interrupt`), with `progress(done, total)`. On interrupt the
         machine is at a consistent earlier position between the two."""
-        self.interrupt.clear()
+        return self._consumed(self._reverse(n, progress))
+
+    def _reverse(self, n: int, progress: Progress | None) -> Stop:
         st = self.state
+        if self.interrupt.is_set():  # set before the run: it stops at once (the contract)
+            return Stop("interrupt", st.pc, "interrupted", 0)
         if not self.history.enabled:
             return Stop("start", st.pc, "no history is kept (journal budget 0)")
         total = st.steps + len(self.edits)
@@ -835,10 +858,9 @@ class Machine:
         """Run forward to step count `steps` ignoring breakpoints, applying `edits` at
         their steps (sessions: load a saved position with its edits). None when there,
         else the Stop that ended it early (interrupt, fault, halt). Interruptible."""
-        self.interrupt.clear()
         stop = self._replay(steps, edits, progress)
         self._resync()
-        return stop
+        return None if stop is None else self._consumed(stop)
 
     def _replay(self, steps: int, edits: Iterable[ed.Edit],
                 progress: Progress | None) -> Stop | None:
@@ -884,7 +906,9 @@ class Machine:
         The kept window is searched from the journal at once (PCs and register writes as
         arrays), and the machine jumps to each candidate step, newest first, to judge it
         exactly (conditions need the state there)."""
-        self.interrupt.clear()
+        return self._consumed(self._reverse_continue(max_steps, progress))
+
+    def _reverse_continue(self, max_steps: int | None, progress: Progress | None) -> Stop:
         st, h = self.state, self.history
         if not h.enabled:
             return Stop("start", st.pc, "no history is kept (journal budget 0)")

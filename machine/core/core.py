@@ -34,6 +34,9 @@ Decisions where the issue is silent (gdb-like):
 - `race` stops after the step that found a race (reason "race"); `wait` after a step
   that left an engine newly blocked (reason "wait"); a deadlock always stops.
 - The schedule policy is fixed for the life of a Core (replay recomputes its choices).
+- `interrupt` follows the Machine's contract (machine/debugger.py): no run entry clears
+  it when it starts (one set before stops the run at once, 0 steps); a run that stops
+  because of it clears it; a run ending otherwise leaves it as it is.
 - `cont` does not stop again before the instruction it stopped before (gdb); `run_to`
   is `cont` with a temporary `pc:` breakpoint; `reverse_continue` stops after undoing a
   step when the engine stepped back is at a static breakpoint, or that step wrote a
@@ -531,11 +534,17 @@ class Core:
     def cont(self, max_steps: int | None = None) -> CoreStop:
         """Run the core until a stop reason (module docstring); `max_steps` counts the
         steps of all engines. Interruptible (`interrupt`, checked every chunk)."""
-        self.interrupt.clear()
         try:
-            return self._advance(max_steps, stops=True, feed=True)
+            stop = self._advance(max_steps, stops=True, feed=True)
         finally:
             self._settle()
+        return self._consumed(stop)
+
+    def _consumed(self, stop: CoreStop) -> CoreStop:
+        """A run entry's result: an interrupt stop consumes the interrupt."""
+        if stop.reason == "interrupt":
+            self.interrupt.clear()
+        return stop
 
     def _advance(self, limit: int | None, stops: bool, feed: bool) -> CoreStop:
         """Run up to `limit` global steps; `stops`: breakpoints count (else a replay,
@@ -719,10 +728,14 @@ class Core:
     def reverse(self, n: int) -> CoreStop:
         """Undo the last `n` global steps: pops within the kept window, else a checkpoint
         restored and replayed. Interruptible; "start" when it reached step 0."""
-        self.interrupt.clear()
+        return self._consumed(self._reverse(n))
+
+    def _reverse(self, n: int) -> CoreStop:
         tl = self._timeline
         if not tl.enabled:
             return self._plain_stop("start", "no history is kept (journal budget 0)", 0, [])
+        if self.interrupt.is_set():  # set before the run: it stops at once (the contract)
+            return self._plain_stop("interrupt", "interrupted", 0, [])
         first = tl.steps
         target = max(0, first - max(0, n))
         stop = self._goto(target)
@@ -776,7 +789,9 @@ class Core:
         just stepped back at its PC, or a watch/change target was written by the undone
         step; else to the start (or `max_steps` back). Past the kept window the window
         before it is rebuilt from a checkpoint. Interruptible."""
-        self.interrupt.clear()
+        return self._consumed(self._reverse_continue(max_steps))
+
+    def _reverse_continue(self, max_steps: int | None) -> CoreStop:
         tl = self._timeline
         if not tl.enabled:
             return self._plain_stop("start", "no history is kept (journal budget 0)", 0, [])
@@ -837,13 +852,12 @@ class Core:
         """Run forward to global step `steps` ignoring breakpoints, with the policy and
         the recorded forced choices (sessions load a saved position). None when there,
         else the stop that ended it early (halt, deadlock, fault, interrupt)."""
-        self.interrupt.clear()
         try:
             stop = self._advance(max(0, steps - self.steps), stops=False, feed=True)
         finally:
             self._settle()
         self._resync()
-        return None if stop.reason == "max-steps" else stop
+        return None if stop.reason == "max-steps" else self._consumed(stop)
 
     def _moved(self, step: int) -> None:
         """After reversing to `step`: faults, race findings and watches start from here."""

@@ -82,7 +82,7 @@ class Adapter(BreakpointRequests, VariableRequests, MemoryRequests):
         self.event("initialized")
 
     def _on_configurationDone(self, req: dict[str, Any], args: dict[str, Any]) -> None:
-        t = self._idle()
+        t = self._ready()
         self._respond(req, None)
         if self._stop_on_entry:
             self.event("stopped", dt.StoppedEventBody(reason="entry", threadId=1,
@@ -107,19 +107,19 @@ class Adapter(BreakpointRequests, VariableRequests, MemoryRequests):
     # -- running -------------------------------------------------------------------------
     def _on_continue(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         dt.ContinueArguments.model_validate(args)
-        t = self._idle()
+        t = self._ready()
         self._respond(req, dt.ContinueResponseBody(allThreadsContinued=True))
         self._start(t.cont)
 
     def _on_reverseContinue(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         dt.ReverseContinueArguments.model_validate(args)
-        t = self._idle()
+        t = self._ready()
         self._respond(req, None)
         self._start(t.reverse_continue)
 
     def _step(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         a = dt.NextArguments.model_validate(args)
-        t = self._idle()
+        t = self._ready()
         engine = self._engine(a.threadId)
         self._respond(req, None)
         self._report(t.step(engine))
@@ -128,7 +128,7 @@ class Adapter(BreakpointRequests, VariableRequests, MemoryRequests):
 
     def _on_stepBack(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         a = dt.StepBackArguments.model_validate(args)
-        t = self._idle()
+        t = self._ready()
         self._engine(a.threadId)
         self._respond(req, None)
         self._report(t.reverse_step())

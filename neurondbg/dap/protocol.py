@@ -107,6 +107,14 @@ class AdapterBase:
             raise RequestError("the target is running (send `pause` first)")
         return t
 
+    def _ready(self) -> Target:
+        """The idle target, about to run a command: a `pause` that raced the end of the
+        last run (the model's run entries never clear `interrupt`, machine/debugger.py)
+        is dropped here, on the adapter's thread, so it cannot stop this one at once."""
+        t = self._idle()
+        t.interrupt.clear()
+        return t
+
     def _engine(self, thread_id: int) -> str:
         t = self._target()
         if not 1 <= thread_id <= len(t.engines):
