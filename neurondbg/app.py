@@ -227,6 +227,9 @@ class NeurondbgApp(App):
                 self.say(f"error: {error}", "bold red")
                 self.refresh_views()
             return
+        # An Esc that came as the load finished stopped nothing: the new session's event
+        # (the load's own) must not stop its first command.
+        session.interrupt.clear()
         self.session, self.load_error = session, None
         if self._opening is not None:
             from neurondbg.palette import RECENT_MAX
@@ -466,9 +469,20 @@ class NeurondbgApp(App):
     def action_continue(self) -> None:
         if (s := self._guard()) is None:
             return
-        self.running = True
+        self._begin_run(s)
         self._status("running… Esc or Ctrl+C stops")
         self._run_worker(s)
+
+    def _begin_run(self, session: Session) -> None:
+        """Before any run worker starts, on the UI thread: clear the session's interrupt,
+        then mark the App running (from then on Esc / Ctrl+C set it).
+
+        The model no longer clears `interrupt` when a run starts (it clears it when it
+        stops because of it), so an Esc pressed after this point and before the worker's
+        run begins stops that run at its first check instead of being lost; Esc is only
+        taken as a stop while `running`, so no earlier Esc can be pending here."""
+        session.interrupt.clear()
+        self.running = True
 
     @work(thread=True, exclusive=True, group="run")
     def _run_worker(self, session: Session) -> None:
@@ -496,7 +510,7 @@ class NeurondbgApp(App):
     def start_steps(self, session: Session, n: int) -> None:
         """`step N` off the UI thread (it stops early at breakpoints); the status line
         counts the steps; Esc / Ctrl+C stops it at the machine's next check."""
-        self.running = True
+        self._begin_run(session)
         start = session.state.steps
         self._status(f"stepping {n:,}… Esc or Ctrl+C stops")
         # the model's fast path reports nothing: the UI reads the count (an int) itself
@@ -515,14 +529,12 @@ class NeurondbgApp(App):
 
     def start_reverse(self, session: Session, n: int) -> None:
         """`reverse N` off the UI thread, with progress; Esc / Ctrl+C stops it."""
-        self.running = True
+        self._begin_run(session)
         self._status(f"reversing {n:,} steps… Esc or Ctrl+C stops")
         self._reverse_worker(session, n)
 
     @work(thread=True, exclusive=True, group="run")
     def _reverse_worker(self, session: Session, n: int) -> None:
-        session.interrupt.clear()  # the caller clears it (Session.reverse's contract)
-
         def progress(done: int, total: int) -> None:
             self.call_from_thread(self._status,
                                   f"reversing… {done:,} of {total:,} steps · Esc stops")
@@ -545,6 +557,11 @@ class NeurondbgApp(App):
 
     def _run_done(self, text: str) -> None:
         self.running = False
+        if self.session is not None:
+            # An Esc that came after the run had stopped for another reason (a halt, a
+            # breakpoint) has nothing left to stop: it must not stop the next command
+            # (a `reverse` on this thread checks the same event).
+            self.session.interrupt.clear()
         if self._ticker is not None:
             self._ticker.stop()
             self._ticker = None

@@ -215,11 +215,17 @@ class CoreSession:
         self.last_stop = None
 
     def step(self, n: int = 1) -> str:
-        """Step the focused engine `n` instructions (others do not move)."""
+        """Step the focused engine `n` instructions (others do not move); `step N` stops
+        at `interrupt` (set by Esc / Ctrl+C while the App's worker runs it)."""
         self._begin()
         e = self.core.focus
         done = 0
         for _ in range(n):
+            if n > 1 and self.interrupt.is_set():  # Esc / Ctrl+C during `step N` (a worker)
+                self.interrupt.clear()
+                self.stop_text = (f"{e}: {done} steps (step {self.core.steps}); interrupt: "
+                                  "stopped by the user")
+                return self.stop_text
             cs = self.core.step(e)
             self._index.hint(e, cs.record)
             self._note_step(e, cs.record)

@@ -285,10 +285,13 @@ class Session:
 
     def run(self, progress: Progress | None = None, slice_s: float = 0.05) -> str:
         """Carry out the armed command (default: continue) until a stop reason or
-        `stop()`; `progress(steps, rate)` every `slice_s` seconds."""
+        `stop()`; `progress(steps, rate)` every `slice_s` seconds.
+
+        `interrupt` is not cleared here: the caller clears it before it starts the run
+        (the App, on its UI thread), so a stop asked for between then and the first step
+        stops the run at once ("stopped by the user" after 0 steps)."""
         m = self.dbg
         plan, self._plan = self._plan, RunPlan()
-        self.interrupt.clear()
         self.prev_regs = self._regs()
         start = self.state.steps
         self.busy = True
@@ -316,7 +319,8 @@ class Session:
             stop = m.cont(until_pc=until)
             if stop.reason != "breakpoint" or not self._pass(stop):
                 return stop
-            if self.interrupt.is_set():  # cont clears it on entry: look before going on
+            if self.interrupt.is_set():  # stop here, as cont would, consuming the flag
+                self.interrupt.clear()
                 return Stop("interrupt", self.state.pc, "interrupted", stop.steps)
 
     def _pass(self, stop: Stop) -> bool:

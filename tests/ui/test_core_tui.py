@@ -203,8 +203,7 @@ async def test_escape_stops_a_long_core_run(tmp_path) -> None:
         "    HALT\n" for e in ("pool", "dve")))
     async with started(loop) as (app, pilot):
         app.run_command("continue")
-        # Esc once the worker is stepping: an Esc before its run begins is cleared by the
-        # run's start (a known race, left for now: Machine/Core.cont clear `interrupt`)
+        # Esc once the worker is stepping (an Esc before its run begins: test_esc_race)
         while not app.running or app.session.core.steps == 0:
             await pilot.pause(0.01)
         await pilot.press("escape")
