@@ -37,6 +37,9 @@ from machine.isa.text import INST_WORD_LEN
 
 DIRECTIVES = (".gen", ".raw", ".data", ".bytes", ".fill", ".random")
 SECTION_DIRECTIVE = ".engine"  # read by machine.asm.sections; an error in one program
+PROGRESS_LINES = 4096  # lines between progress reports: a call per block costs nothing
+
+Progress = Callable[[int, int], None]  # (done, total)
 
 @dataclass
 class Assembly:
@@ -124,68 +127,129 @@ def _check_nul(text: str, name: str) -> None:
                    name, lineno, at - start + 1)
 
 
-def read_lines(text: str, name: str) -> list[Line]:
-    """Pass 0: split every line (fast path) or parse it (raises the first syntax error)."""
+def split_source(text: str, name: str, progress: Progress | None = None
+                 ) -> tuple[list[Line], list[int]]:
+    """Pass 0: split every line (fast path) or parse it (raises the first syntax error).
+    Also the indices of the lines the full parser read: every directive but `.raw` is
+    one of them (split_line leaves those to the parser), so `.engine` lines are found
+    without a second look at every line. `progress(lines read, lines)` is called at
+    the start and every PROGRESS_LINES lines."""
     _check_nul(text, name)
+    source = _source_lines(text, name)
+    total = len(source)
     out: list[Line] = []
+    parsed: list[int] = []
     seen: dict[str, tuple[str | None, str | None, str] | None] = {}  # programs repeat lines
-    for i, line in enumerate(_source_lines(text, name), 1):
-        if line in seen:
-            split = seen[line]
-        else:
-            split = seen[line] = split_line(line)
-        if split is not None:
-            out.append((i, line, *split))
-            continue
-        st = parse_line(line, name, i)
-        out.append((i, line, st.label.text if st.label else None,
-                    st.head.text if st.head else None, st))
-    return out
+    if progress is not None:
+        progress(0, total)  # the total, at once
+    for start in range(0, total, PROGRESS_LINES):  # blocks: the callback costs nothing
+        for i, line in enumerate(source[start:start + PROGRESS_LINES], start + 1):
+            if line in seen:
+                split = seen[line]
+            else:
+                split = seen[line] = split_line(line)
+            if split is not None:
+                out.append((i, line, *split))
+                continue
+            st = parse_line(line, name, i)
+            parsed.append(i - 1)
+            out.append((i, line, st.label.text if st.label else None,
+                        st.head.text if st.head else None, st))
+        if progress is not None:
+            progress(min(start + PROGRESS_LINES, total), total)
+    return out, parsed
 
 
-def assemble(text: str, name: str = "<asm>", gen: Gen | str = DEFAULT_GEN) -> Assembly:
-    """Assemble `text`; AsmError (file:line:col + caret) at the first problem."""
+def read_lines(text: str, name: str) -> list[Line]:
+    """Pass 0 (split_source) without the parsed lines' indices."""
+    return split_source(text, name)[0]
+
+
+class Meter:
+    """The (done, total) of the three passes for a `progress` callback: a line counts
+    a third once it is read (pass 0), labelled (pass 1) and encoded (pass 2), so the
+    count moves through each pass; `finish` reports (total, total), lines no pass
+    after the first sees (`.engine`) included. Counts only grow."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.total = self.read = self.passed = 0
+
+    def reading(self, done: int, total: int) -> None:
+        self.read, self.total = done, total
+        self.progress(done // 3, total)
+
+    def passing(self, lines: int) -> None:
+        self.passed += lines
+        self.progress(min((self.read + self.passed) // 3, self.total), self.total)
+
+    def finish(self) -> None:
+        self.progress(self.total, self.total)
+
+
+def assemble(text: str, name: str = "<asm>", gen: Gen | str = DEFAULT_GEN,
+             progress: Progress | None = None) -> Assembly:
+    """Assemble `text`; AsmError (file:line:col + caret) at the first problem.
+    `progress(done, total)` (lines of `text`, counted as Meter says) is called at the
+    start, every PROGRESS_LINES lines of each pass, and with (total, total) at the end."""
     ctx = Context(name, parse_gen(gen))
-    return assemble_lines(read_lines(text, name), ctx)
+    if progress is None:
+        return assemble_lines(read_lines(text, name), ctx)
+    meter = Meter(progress)
+    asm = assemble_lines(split_source(text, name, meter.reading)[0], ctx, meter.passing)
+    meter.finish()
+    return asm
 
 
-def assemble_lines(src_lines: list[Line], ctx: Context) -> Assembly:
+def assemble_lines(src_lines: list[Line], ctx: Context,
+                   advance: Callable[[int], None] | None = None) -> Assembly:
     """Passes 1 and 2 over lines of `read_lines` (all of a source, or one `.engine`
-    section of it: line numbers stay those of the whole file)."""
+    section of it: line numbers stay those of the whole file). `advance(n)` is called
+    as each pass is done with a block of n lines (PROGRESS_LINES)."""
     name = ctx.file
     count = 0
-    for lineno, source, label, head, _ in src_lines:  # pass 1: label addresses
-        if label is not None:
-            if label in ctx.labels:
-                st = parse_line(source, name, lineno)
-                assert st.label is not None
-                raise _fail_for(st, name)(f"label {label!r} defined twice", st.label.column)
-            ctx.labels[label] = count * RECORD_BYTES
-        if is_record(head):
-            count += 1
+    for start in range(0, len(src_lines), PROGRESS_LINES):  # pass 1: label addresses
+        block = src_lines[start:start + PROGRESS_LINES]
+        for lineno, source, label, head, _ in block:
+            if label is not None:
+                if label in ctx.labels:
+                    st = parse_line(source, name, lineno)
+                    assert st.label is not None
+                    raise _fail_for(st, name)(f"label {label!r} defined twice",
+                                              st.label.column)
+                ctx.labels[label] = count * RECORD_BYTES
+            # is_record(head), inlined: this loop runs once per line
+            if head is not None and (head[0] != "." or head.lower() == ".raw"):
+                count += 1
+        if advance is not None:
+            advance(len(block))
     fast = FastPath()
     records: list[bytes] = []
     lines: list[int] = []
     data: list[DataInit] = []
-    for lineno, source, _, head, rest in src_lines:  # pass 2: encode
-        if head is None:
-            continue
-        here = len(records) * RECORD_BYTES
-        rec = None
-        if isinstance(rest, str):
-            rec = fast.record(head, rest, ctx.gen, ctx.labels, here)
-            if rec is None:  # the full path gives the same bytes, or the positioned error
-                rest = parse_line(source, name, lineno)
-        if rec is None:
-            assert isinstance(rest, Statement)
-            fail = _fail_for(rest, name)
-            if head.startswith("."):
-                rec = _directive(rest, ctx, fail, data)
-            else:
-                rec = _instruction(rest, ctx, fail, here)
-        if rec is not None:
-            records.append(rec)
-            lines.append(lineno)
+    for start in range(0, len(src_lines), PROGRESS_LINES):  # pass 2, in blocks
+        block = src_lines[start:start + PROGRESS_LINES]
+        for lineno, source, _, head, rest in block:  # encode
+            if head is None:
+                continue
+            here = len(records) * RECORD_BYTES
+            rec = None
+            if isinstance(rest, str):
+                rec = fast.record(head, rest, ctx.gen, ctx.labels, here)
+                if rec is None:  # the full path gives the same bytes, or the positioned error
+                    rest = parse_line(source, name, lineno)
+            if rec is None:
+                assert isinstance(rest, Statement)
+                fail = _fail_for(rest, name)
+                if head.startswith("."):
+                    rec = _directive(rest, ctx, fail, data)
+                else:
+                    rec = _instruction(rest, ctx, fail, here)
+            if rec is not None:
+                records.append(rec)
+                lines.append(lineno)
+        if advance is not None:
+            advance(len(block))
     return Assembly(b"".join(records), data, ctx.labels, lines, ctx.gen, name)
 
 

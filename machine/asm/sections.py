@@ -27,9 +27,11 @@ from machine.asm.assembler import (
     Assembly,
     Context,
     Line,
+    Meter,
+    Progress,
     assemble_lines,
     is_record,
-    read_lines,
+    split_source,
 )
 from machine.asm.data import DataInit
 from machine.asm.disasm import data_lines, disassemble_lines
@@ -116,14 +118,17 @@ def _check_preamble(lines: list[Line], name: str) -> None:
                        name, lineno, st.head.column, source.rstrip("\n"))
 
 
-def assemble_sections(text: str, name: str = "<asm>",
-                      gen: Gen | str = DEFAULT_GEN) -> SectionedAssembly:
+def assemble_sections(text: str, name: str = "<asm>", gen: Gen | str = DEFAULT_GEN,
+                      progress: Progress | None = None) -> SectionedAssembly:
     """Assemble a file of `.engine` sections (see the module docstring); AsmError
-    (file:line:column) at the first problem, or when the file has no section."""
-    lines = read_lines(text, name)
+    (file:line:column) at the first problem, or when the file has no section.
+    `progress(done, total)` counts the file's lines as `assemble` does."""
+    meter = Meter(progress) if progress is not None else None
+    lines, parsed = split_source(text, name, meter.reading if meter else None)
     starts: list[tuple[int, str, int]] = []  # (index in lines, engine, line number)
     seen: dict[str, int] = {}
-    for i, (lineno, source, _, head, rest) in enumerate(lines):
+    for i in parsed:  # only the parser reads directives: no look at every line
+        lineno, source, _, head, rest = lines[i]
         if head is None or head.lower() != SECTION_DIRECTIVE:
             continue
         st = rest if isinstance(rest, Statement) else parse_line(source, name, lineno)
@@ -138,15 +143,19 @@ def assemble_sections(text: str, name: str = "<asm>",
                        ".engine NAME", name, 1, 1)
     preamble = lines[:starts[0][0]]
     _check_preamble(preamble, name)
+    advance = meter.passing if meter else None
     ctx = Context(name, parse_gen(gen))
-    head = assemble_lines(preamble, ctx)
+    head = assemble_lines(preamble, ctx, advance)
     sections = []
     data_bytes = ctx.data_bytes
     bounds = [i for i, _, _ in starts] + [len(lines)]
     for (i, engine, lineno), stop in zip(starts, bounds[1:], strict=True):
         sctx = Context(name, head.gen, data_bytes=data_bytes, in_section=True)
-        sections.append(Section(engine, lineno, assemble_lines(lines[i + 1:stop], sctx)))
+        sections.append(Section(engine, lineno, assemble_lines(lines[i + 1:stop], sctx,
+                                                               advance)))
         data_bytes = sctx.data_bytes  # MAX_DATA_BYTES holds for the whole file
+    if meter:
+        meter.finish()
     return SectionedAssembly(head.gen, head.data, tuple(sections))
 
 
