@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -32,12 +32,13 @@ from machine.files import InputFileError, load_json, open_input
 from machine.state import MachineConfig
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.program import load_program
-from sessions.store import run_until
+from sessions.store import Progress, run_until
 from sessions.trace import HEADER_KEY, step_to_json
 
 EVENT_KEYS = ("fault", "invalid", "halted", "failed")  # must not appear unannounced
 MAX_TRACE_BYTES = 1 << 40  # read line by line: the bound only keeps a claim sane
 MAX_TRACE_LINE = 16 << 20  # a step's line (writes as hex or sha256) is far smaller
+PROGRESS_STEPS = 1024  # steps between progress reports (a step costs far more than a call)
 
 
 @dataclass(frozen=True)
@@ -185,21 +186,52 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, A
     return None if expected == actual else (path, expected, actual)
 
 
+def _count_steps(trace: Path) -> int:
+    """The trace's step lines, every line checked (read_trace) before anything runs."""
+    return sum(1 for _ in read_trace(trace))
+
+
+def _reporter(progress: Progress | None, total: int) -> Callable[[int], None]:
+    """`report(compared)`: progress(compared, total) every PROGRESS_STEPS steps and at
+    0; the replays call `progress` themselves once they end."""
+    if progress is None:
+        return _no_report
+    progress(0, total)
+
+    def report(compared: int) -> None:
+        if compared % PROGRESS_STEPS == 0:
+            progress(compared, total)
+    return report
+
+
+def _no_report(compared: int) -> None:
+    """The report of a replay nobody watches."""
+
+
+def _ended(result: ReplayResult, progress: Progress | None, total: int) -> ReplayResult:
+    """`result`, once `progress` has its final count: `total` when every step matched,
+    the steps compared when one diverged."""
+    if progress is not None:
+        progress(result.steps if result.diverged else total, total)
+    return result
+
+
 def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen = DEFAULT_GEN,
            engine: str = "pool", config: MachineConfig | None = None,
-           sbuf: np.ndarray | None = None,
-           interrupt: threading.Event | None = None) -> ReplayResult:
+           sbuf: np.ndarray | None = None, interrupt: threading.Event | None = None,
+           progress: Progress | None = None) -> ReplayResult:
     """Re-run `program_path` step by step against the trace; the first divergence or none.
 
     `config` (when given) overrides gen/engine; `sbuf` is an initial SBUF image
     (as `run --sbuf`). Bad input raises SessionError; the whole trace is checked
     first so a bad line is reported whatever the replay would find. Setting
     `interrupt` stops at the next step with SessionInterrupted (the step reached,
-    and the lines compared so far in its message).
+    and the lines compared so far in its message). `progress(steps compared, steps in
+    the trace)` is called once the trace is checked, every PROGRESS_STEPS steps and at
+    the end (steps a mid-session trace runs before its first line are not counted).
     """
     trace = Path(trace_path)
-    for _ in read_trace(trace):  # validate every line before running anything
-        pass
+    total = _count_steps(trace)  # validate every line before running anything
     cfg = config or MachineConfig(gen=parse_gen(gen), engine=engine)
     program, data, labels = load_program(Path(program_path), cfg.gen)
     try:
@@ -208,6 +240,7 @@ def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen =
             m.load_sbuf(sbuf)
     except ValueError as e:
         raise SessionError(f"{program_path}: {e}") from None
+    report = _reporter(progress, total)
     compared = 0
     for n, expected in read_trace(trace):
         if compared == 0 and expected["step"] > 0:  # a trace exported mid-session
@@ -219,24 +252,25 @@ def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen =
                                      m.state.steps)
         actual = json.loads(json.dumps(step_to_json(m.step())))
         compared += 1
+        report(compared)
         d = first_difference(expected, actual)
         if d is not None:
-            return ReplayResult(compared, Divergence(expected["step"], n, *d))
-    return ReplayResult(compared, None)
+            return _ended(ReplayResult(compared, Divergence(expected["step"], n, *d)),
+                          progress, total)
+    return _ended(ReplayResult(compared, None), progress, total)
 
 
 def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen | None = None,
-                  sbuf: np.ndarray | None = None,
-                  interrupt: threading.Event | None = None) -> ReplayResult:
+                  sbuf: np.ndarray | None = None, interrupt: threading.Event | None = None,
+                  progress: Progress | None = None) -> ReplayResult:
     """Re-run the kernel at `kernel_path` following the engines a kernel trace names;
-    the first divergence or none. `gen` (given) wins over the kernel's own; errors and
-    `interrupt` as `replay`."""
+    the first divergence or none. `gen` (given) wins over the kernel's own; errors,
+    `interrupt` and `progress` (global steps compared) as `replay`."""
     from sessions.kernel_open import Image, open_kernel
     from sessions.kernel_trace import core_step_to_json
 
     trace = Path(trace_path)
-    for _ in read_trace(trace):  # validate every line before running anything
-        pass
+    total = _count_steps(trace)  # validate every line before running anything
     header = read_header(trace) or {}
     schedule = header.get("schedule", "rr")
     images = [] if sbuf is None else [Image("sbuf", 0, 0, sbuf, "--sbuf")]
@@ -245,6 +279,7 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
                          execute_invalid=bool(header.get("execute_invalid", False)),
                          history=False, images=images)
     core = opened.core
+    report = _reporter(progress, total)
     compared = 0
     for n, expected in read_trace(trace):
         if compared == 0 and expected["step"] > 0:  # a trace exported mid-session
@@ -254,18 +289,20 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
                                      f"(trace line {n}; {compared} steps matched)", core.steps)
         engine = expected.get("engine")
         if engine not in core.engines:
-            return ReplayResult(compared + 1, Divergence(expected["step"], n, "engine", engine,
-                                                         None))
+            return _ended(ReplayResult(compared + 1, Divergence(expected["step"], n, "engine",
+                                                                engine, None)), progress, total)
         step = core.steps  # the global step this line's engine takes
         actual = json.loads(json.dumps(core_step_to_json(core.step(engine), step, True)))
         compared += 1
+        report(compared)
         if "waiting" in actual and "waiting" not in expected:  # it could not issue here
-            return ReplayResult(compared, Divergence(expected["step"], n, "waiting", None,
-                                                     actual["waiting"]))
+            return _ended(ReplayResult(compared, Divergence(expected["step"], n, "waiting", None,
+                                                            actual["waiting"])), progress, total)
         d = first_difference(expected, actual)
         if d is not None:
-            return ReplayResult(compared, Divergence(expected["step"], n, *d))
-    return ReplayResult(compared, None)
+            return _ended(ReplayResult(compared, Divergence(expected["step"], n, *d)),
+                          progress, total)
+    return _ended(ReplayResult(compared, None), progress, total)
 
 
 def _run_core_to(core: Any, step: int, interrupt: threading.Event | None, trace: Path) -> None:
