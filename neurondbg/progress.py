@@ -3,6 +3,8 @@
 
     with progress(total, "run spin.asm", "steps", poll=lambda: m.state.steps) as advance:
         ...                      # or call advance(n) as work gets done
+    with counted("replay t.jsonl", "steps") as report:
+        replay(..., progress=report)   # work that reports (done, total) itself
 
 A bar is drawn on stderr only when stderr is a terminal (or a `console` is given, which
 tests use to force it); piped, the block runs with a no-op `advance` and prints nothing.
@@ -18,6 +20,12 @@ Decisions where the issue is silent (as cargo / pip / tqdm do it):
 - `total=None` draws a pulse (work of unknown length, e.g. a run that stops when the
   program halts); `unit=""` shows no count at all, only the pulse and the elapsed
   time, for work that reports no progress of its own.
+- `counted` is for work that learns its total as it goes and reports (done, total)
+  through a callback (`assemble`, `replay`: the `progress` parameter of the library):
+  until the first report it is a pulse with the elapsed time and no count (not
+  `0/?`), then a bar counting `unit` with the time remaining. `report` only stores
+  the pair (one reference, so the ticker never sees a done from one report with the
+  total of another).
 - A block that writes to stdout while it runs (`prints=True`, e.g. `validate --json`'s
   rows) gets a bar only when stdout is not the same terminal: there the output itself
   shows the progress, and a bar redrawn under it would tangle with it.
@@ -34,16 +42,22 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # rich is imported only when a bar is drawn (`--help` stays light)
-    from rich.console import Console
+    from rich.console import Console, RenderableType
+    from rich.progress import ProgressColumn, Task
 
 DELAY = 0.3  # seconds of work before a bar appears
 REFRESH = 0.1  # seconds between redraws: at most 10 a second
 
 Advance = Callable[[int], None]
+Report = Callable[[int, int], None]  # (done, total), the library's `progress` callback
 
 
 def _ignore(n: int = 1) -> None:
     """The `advance` of a block without a bar."""
+
+
+def _ignore_report(done: int, total: int) -> None:
+    """The `report` of a block without a bar."""
 
 
 def _is_terminal(stream: object) -> bool:
@@ -80,10 +94,34 @@ def progress(total: int | None, label: str, unit: str = "", *,
     def advance(n: int = 1) -> None:
         done[0] += n
 
-    ticker = _Ticker(total, label, unit, poll or (lambda: done[0]), console)
+    read = poll or (lambda: done[0])
+    with _ticking(_Ticker(label, unit, lambda: (read(), total), console)):
+        yield advance
+
+
+@contextmanager
+def counted(label: str, unit: str, *, console: Console | None = None) -> Iterator[Report]:
+    """A bar `label` counting `unit` as the block's work reports (done, total) through
+    the `report` it yields (module docstring); a no-op unless `console` is given or
+    stderr is a terminal."""
+    if console is None and not stderr_is_terminal():
+        yield _ignore_report
+        return
+    latest: list[tuple[int, int | None]] = [(0, None)]
+
+    def report(done: int, total: int) -> None:
+        latest[0] = (done, total)
+
+    with _ticking(_Ticker(label, unit, lambda: latest[0], console, counted=True)):
+        yield report
+
+
+@contextmanager
+def _ticking(ticker: _Ticker) -> Iterator[None]:
+    """Run `ticker` while the block runs; the bar is gone when it ends, however."""
     ticker.start()
     try:
-        yield advance
+        yield
     finally:
         ticker.finish()
 
@@ -91,11 +129,12 @@ def progress(total: int | None, label: str, unit: str = "", *,
 class _Ticker(threading.Thread):
     """Draws and redraws the bar until `finish`; the only thread that touches rich."""
 
-    def __init__(self, total: int | None, label: str, unit: str, read: Callable[[], int],
-                 console: Console | None) -> None:
+    def __init__(self, label: str, unit: str, read: Callable[[], tuple[int, int | None]],
+                 console: Console | None, counted: bool = False) -> None:
         super().__init__(name="neurondbg-progress", daemon=True)
-        self.total, self.label, self.unit, self.read = total, label, unit, read
+        self.label, self.unit, self.read = label, unit, read  # read: (done, total)
         self.console = console
+        self.counted = counted  # the total comes with the reports (`counted`)
         self.stopping = threading.Event()
 
     def finish(self) -> None:
@@ -117,19 +156,39 @@ class _Ticker(threading.Thread):
             TimeRemainingColumn,
         )
 
+        total = self.read()[1]
         columns: list = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn()]
+        counts: list = []
         if self.unit:
-            columns += [MofNCompleteColumn(), TextColumn(self.unit)]
-        columns.append(TimeElapsedColumn())
-        if self.unit and self.total is not None:
-            columns.append(TimeRemainingColumn())
+            counts += [MofNCompleteColumn(), TextColumn(self.unit)]
+        if self.counted:  # no count until the work has said how much there is
+            columns += [_when_total(c) for c in counts]
+            columns += [TimeElapsedColumn(), _when_total(TimeRemainingColumn())]
+        else:
+            columns += counts
+            columns.append(TimeElapsedColumn())
+            if self.unit and total is not None:
+                columns.append(TimeRemainingColumn())
         console = self.console or stderr_console()
         # stdout/stderr are not redirected: the work's own output comes after the block
         with Progress(*columns, console=console, transient=True, auto_refresh=False,
                       redirect_stdout=False, redirect_stderr=False) as bar:
-            task = bar.add_task(self.label, total=self.total)
+            task = bar.add_task(self.label, total=total)
             while True:
-                bar.update(task, completed=self.read() if self.unit else 0)
+                done, total = self.read()
+                bar.update(task, completed=done if self.unit else 0, total=total)
                 bar.refresh()
                 if self.stopping.wait(REFRESH):
                     break
+
+
+def _when_total(column: ProgressColumn) -> ProgressColumn:
+    """`column`, drawn only once the task has a total (blank before: a pulse)."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
+
+    class WhenTotal(ProgressColumn):
+        def render(self, task: Task) -> RenderableType:
+            return column.render(task) if task.total is not None else Text("")
+
+    return WhenTotal()

@@ -14,14 +14,18 @@ to a temporary, and renamed into place sidecars first, then streams, the manifes
 last, so a manifest never names a stream that is not there yet. Existing outputs are
 replaced, as `asm` replaces OUT.bin; stale sidecars are removed.
 
-A SOURCE of more than LARGE_LINES lines shows, on a terminal, a pulse and the elapsed
-time on stderr while it is assembled (neurondbg.progress; the assembler reports no
-progress of its own). Smaller sources assemble in well under the bar's delay anyway.
+A SOURCE of more than LARGE_LINES lines shows, on a terminal, a bar of the lines
+assembled out of the source's lines on stderr (neurondbg.progress.counted, fed by the
+assembler's `progress`: a line counts a third as each of its three passes is done).
+Smaller sources assemble in well under the bar's delay anyway. Ctrl+C while a large
+source assembles is one line saying nothing was written (exit 130): outputs are
+written only once the whole source has assembled.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
@@ -52,27 +56,41 @@ def _check(path: Path, source: str, what: str) -> Path:
 
 
 def _read_source(source: str) -> str:
-    from machine.files import MAX_ASSEMBLY_BYTES, InputFileError, read_input
+    from machine.files import MAX_ASSEMBLY_BYTES, InputFileError, read_file
 
-    try:
-        return read_input(source, what="assembly source",
-                          max_bytes=MAX_ASSEMBLY_BYTES).decode("utf-8")
+    try:  # read_file words a missing or unreadable file too: one line each
+        return read_file(source, what="assembly source",
+                         max_bytes=MAX_ASSEMBLY_BYTES).decode("utf-8")
     except InputFileError as e:
         raise InputError(str(e)) from None
-    except OSError as e:
-        raise InputError(f"{source}: cannot read: {e.strerror or e}") from None
     except UnicodeDecodeError as e:
         raise InputError(f"{source}: offset {e.start}: expected UTF-8 assembly text") from None
 
 
-def _assembling(source: str, text: str) -> contextlib.AbstractContextManager[object]:
-    """The progress pulse of assembling a large `text` (module docstring), else nothing."""
-    lines = text.count("\n") + 1
-    if lines <= LARGE_LINES:
-        return contextlib.nullcontext()
-    from neurondbg.progress import progress
+Report = Callable[[int, int], None] | None  # the assembler's `progress`, or none
 
-    return progress(None, f"asm {Path(source).name}: {lines:,} lines")
+
+def _assembling(source: str, text: str) -> contextlib.AbstractContextManager[Report]:
+    """The progress bar of assembling a large `text` (module docstring), yielding the
+    assembler's `progress` callback; else nothing, yielding None."""
+    if text.count("\n") + 1 <= LARGE_LINES:
+        return contextlib.nullcontext()
+    return _bar(source)
+
+
+@contextlib.contextmanager
+def _bar(source: str) -> Iterator[Report]:
+    """The bar of assembling `source`; Ctrl+C under it is one line and exit 130."""
+    from neurondbg.commands.run import EXIT_INTERRUPTED
+    from neurondbg.progress import counted
+
+    try:
+        with counted(f"asm {Path(source).name}", "lines") as report:
+            yield report
+    except KeyboardInterrupt:
+        click.echo(f"neurondbg: interrupted: {source} was not assembled; nothing was written",
+                   err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
 
 
 @click.command("asm")
@@ -97,8 +115,8 @@ def command(source: str, output: str, gen: Gen) -> None:
         return
     _check(side, source, "the data sidecar of -o")
     try:
-        with _assembling(source, text):
-            asm = assemble(text, source, gen)
+        with _assembling(source, text) as report:
+            asm = assemble(text, source, gen, report)
     except AsmError as e:
         raise AsmInputError(str(e)) from None
     try:
@@ -130,8 +148,8 @@ def _kernel(source: str, text: str, out: Path, gen: Gen) -> None:
                          f"manifest to write and must end in {MANIFEST_SUFFIX} (its streams "
                          f"go beside it as <stem>.<engine>.bin)")
     try:
-        with _assembling(source, text):
-            sa = assemble_sections(text, source, gen)
+        with _assembling(source, text) as report:
+            sa = assemble_sections(text, source, gen, report)
     except AsmError as e:
         raise AsmInputError(str(e)) from None
     sections = sorted(sa.sections, key=lambda s: ENGINE_ORDER.index(s.engine))

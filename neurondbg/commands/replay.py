@@ -9,8 +9,9 @@ refused with one line: they cannot match step for step.
 Exit 0 when no step diverges, 1 on the first divergence (step, field, expected vs
 actual), 2 on bad input (one line: file:line for a bad trace line), 130 when Ctrl+C
 stops it (at a step boundary, saying which step and trace line it reached). On a
-terminal, stderr shows a pulse and the elapsed time while it runs (neurondbg.progress;
-sessions.replay reports no step count to show).
+terminal, stderr shows a bar of the steps replayed out of the trace's steps
+(neurondbg.progress.counted, fed by sessions.replay's `progress`); while the trace's
+lines are still being checked, before any step runs, it is a pulse with no count.
 """
 
 from __future__ import annotations
@@ -95,21 +96,25 @@ def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | N
     if sbuf_in is not None:
         sbuf = load_sbuf(sbuf_in)
     config = MachineConfig(gen=gen, engine=engine, execute_invalid=execute_invalid)
-    _interruptible(lambda stopping: replay(trace, program, config=config, sbuf=sbuf,
-                                           interrupt=stopping), trace, as_json)
+    _interruptible(lambda stopping, report: replay(trace, program, config=config, sbuf=sbuf,
+                                                   interrupt=stopping, progress=report),
+                   trace, as_json)
 
 
-def _interruptible(run: Callable[[threading.Event], Any], trace: Path, as_json: bool) -> None:
-    """`run(stopping)` with Ctrl+C setting `stopping` (exit 130, one line), a SessionError
-    as one line (exit 2), then the report."""
+Replay = Callable[[threading.Event, Callable[[int, int], None]], Any]
+
+
+def _interruptible(run: Replay, trace: Path, as_json: bool) -> None:
+    """`run(stopping, report)` with Ctrl+C setting `stopping` (exit 130, one line) and
+    `report` drawing the bar, a SessionError as one line (exit 2), then the report."""
     from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
-    from neurondbg.progress import progress
+    from neurondbg.progress import counted
     from sessions.errors import SessionError, SessionInterrupted
 
     stopping = threading.Event()
     try:
-        with ctrl_c_stops(stopping), progress(None, f"replay {trace.name}"):
-            result = run(stopping)
+        with ctrl_c_stops(stopping), counted(f"replay {trace.name}", "steps") as report:
+            result = run(stopping, report)
     except SessionInterrupted as e:
         click.echo(f"neurondbg: {e}", err=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
@@ -135,5 +140,6 @@ def _replay_kernel(trace: Path, kernel: Path, gen: Gen | None, sbuf_in: Path | N
     from sessions.replay import replay_kernel
 
     sbuf = load_sbuf(sbuf_in) if sbuf_in is not None else None
-    _interruptible(lambda stopping: replay_kernel(trace, kernel, gen=gen, sbuf=sbuf,
-                                                  interrupt=stopping), trace, as_json)
+    _interruptible(lambda stopping, report: replay_kernel(trace, kernel, gen=gen, sbuf=sbuf,
+                                                          interrupt=stopping,
+                                                          progress=report), trace, as_json)
