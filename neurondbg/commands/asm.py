@@ -25,7 +25,7 @@ written only once the whole source has assembled.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -33,6 +33,7 @@ import click
 from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.errors import InputError
 from neurondbg.params import GEN
+from neurondbg.progress import Report
 
 LARGE_LINES = 10_000  # a source longer than this shows a progress pulse on a terminal
 
@@ -67,10 +68,7 @@ def _read_source(source: str) -> str:
         raise InputError(f"{source}: offset {e.start}: expected UTF-8 assembly text") from None
 
 
-Report = Callable[[int, int], None] | None  # the assembler's `progress`, or none
-
-
-def _assembling(source: str, text: str) -> contextlib.AbstractContextManager[Report]:
+def _assembling(source: str, text: str) -> contextlib.AbstractContextManager[Report | None]:
     """The progress bar of assembling a large `text` (module docstring), yielding the
     assembler's `progress` callback; else nothing, yielding None."""
     if text.count("\n") + 1 <= LARGE_LINES:

@@ -29,6 +29,7 @@ from machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import InputError
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
+from neurondbg.progress import Report
 
 
 @click.command("replay")
@@ -101,7 +102,7 @@ def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | N
                    trace, as_json)
 
 
-Replay = Callable[[threading.Event, Callable[[int, int], None]], Any]
+Replay = Callable[[threading.Event, Report], Any]  # run(stopping, report)
 
 
 def _interruptible(run: Replay, trace: Path, as_json: bool) -> None:
