@@ -2,7 +2,8 @@
 
     /work/venv/bin/python benchmarks/machine_bench.py [--steps 1000000]
 
-1. SEQ loop (ALU_OP + COMPARE_BRANCH), headless `continue`: instructions/s (target >= 1e6).
+1. SEQ loop (ALU_OP + COMPARE_BRANCH), headless `continue`: instructions/s, best of 5
+   wall and CPU time (target >= 4e6, issue 17).
 2. CAST fp32 -> bf16 on 128 x 4096 elements: machine step time / machine.convert alone
    (target <= 1.5) into untouched (zero) memory and into non-zero memory, against the
    plain-numpy floor of the same journaled work (old bytes copied, then converted straight
@@ -27,13 +28,20 @@ CAST = ("CAST in_dtype=FP32 out_dtype=BF16 nac=128 src=sb[0, 0] step=[1,0,0,0] "
         f"num=[4096,1,1,1] dst=sb[0, {DST:#x}] step=[1,0,0,0] num=[4096,1,1,1]\nHALT")
 
 
-def seq_loop(steps: int) -> None:
+def seq_loop(steps: int, runs: int = 5) -> None:
     trips = max(1, (steps - 2) // 3)
-    m = machine(counted_loop(trips))
-    stop, dt = timed(m.cont)
+    walls, cpus = [], []
+    for _ in range(runs):  # best of several: the machine is shared, figures are noisy
+        m = machine(counted_loop(trips))
+        c0 = time.process_time()
+        stop, dt = timed(m.cont)
+        cpus.append(time.process_time() - c0)
+        walls.append(dt)
     n = m.state.steps
-    print(f"SEQ loop: {n:,} steps in {dt:.3f} s = {n / dt:,.0f} instructions/s "
-          f"(target >= 1,000,000; stop: {stop.reason})")
+    dt = min(walls)
+    print(f"SEQ loop: {n:,} steps in {dt:.3f} s = {n / dt:,.0f} instructions/s, best of {runs} "
+          f"(worst {n / max(walls):,.0f}; CPU best {n / min(cpus):,.0f}) (target >= 4,000,000; "
+          f"stop: {stop.reason})")
     # Bytes written per step: the register value (4) where one is written, and the PC (4).
     reg_writes = len(m.state.journal.regs)
     written = 4 * reg_writes + 4 * n

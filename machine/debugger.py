@@ -71,7 +71,8 @@ from machine.breakpoints import (
 )
 from machine.engines import Context, StepRecord, execute, handler_for
 from machine.engines.record import Fault, LazyVerdict
-from machine.engines.seq import FAST_OPCODES, fast_op
+from machine.engines.seq import FAST_OPCODES, fast_op, inline_of
+from machine.engines.superblock import MAX_BLOCK, Block, superblock
 from machine.history import JOURNAL_BUDGET, History, Position, restore
 from machine.isa.codec import Program
 from machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
@@ -158,6 +159,10 @@ class Machine:
         self._fast: list[Callable[[], int] | None] | None = None
         self._stop: bytearray | None = None
         self._plain = bytearray()
+        # superblocks by entry record, one table per stop table (`_stop`, `_plain`):
+        # None not built yet, False none (the record is not fast or has no Inline)
+        self._blocks: list[tuple[Block, int] | bool | None] = []
+        self._blocks_plain: list[tuple[Block, int] | bool | None] = []
         # The last step that converted (its lanes): kept while `continue` runs past it, so
         # the UI can show the conversion a run went through; stale once reversed past.
         self.last_conversion: StepRecord | None = None
@@ -446,12 +451,38 @@ class Machine:
             plain = np.ones(self.count + 1, dtype=np.uint8)
             plain[:self.count] = np.where(np.isin(ops, list(FAST_OPCODES)), 2, 1)
             self._plain = bytearray(plain.tobytes())  # 2: a SEQ record not built yet
+            self._blocks_plain = [None] * (self.count + 1)
         if self._stop is None:
             stop = np.frombuffer(self._plain, dtype=np.uint8).copy()
             for bp in self.breakpoints:
                 if bp.enabled and bp.kind in STATIC_KINDS:
                     stop[:self.count] |= self._static_mask(bp)
             self._stop = bytearray(stop.tobytes())
+            self._blocks = [None] * (self.count + 1)  # built against the old stops
+
+    def _block_at(self, i: int, stop: bytearray) -> tuple[Block, int] | bool:
+        """The superblock entered at record i under `stop` (records i.. up to a branch,
+        none with a stop bit), with its length; False when record i has no Inline.
+        Built the first time a fast run reaches i (compiling costs about as much as a
+        few hundred fast steps; a loop pays it once)."""
+        assert self._fast is not None
+        records = []
+        j = i
+        while j < self.count and len(records) < MAX_BLOCK:
+            if stop[j] & 2:
+                self._build_one(j)
+            if stop[j]:
+                break
+            form = inline_of(self._fast[j])  # type: ignore[arg-type]
+            if form is None:
+                break
+            records.append((j, form))
+            if form.exit is not None:  # a branch ends the block
+                break
+            j += 1
+        if not records:
+            return False
+        return superblock(i, records, self.state), len(records)
 
     def _build_one(self, i: int) -> None:
         """The fast closure of record i, built the first time the PC reaches it."""
@@ -505,21 +536,26 @@ class Machine:
         self._build_fast()
         fast, stop = self._fast, self._plain if plain else self._stop
         assert fast is not None and stop is not None
+        blocks = self._blocks_plain if plain else self._blocks
         self.history.base(st, len(self.edits))
         n = 0
-        while True:
+        while n < budget:
             if stop[i] & 2:
                 self._build_one(i)
             if stop[i]:
                 break
-            k = 0  # a for loop over range counts the steps cheaper than n += 1; n < budget
-            for k in range(1, budget - n + 1):  # noqa: B007 (k is the count run)
-                i = fast[i]()  # type: ignore[misc]
-                if stop[i]:
-                    break
-            n += k
-            if n >= budget:
-                break
+            b = blocks[i]
+            if b is None:
+                b = blocks[i] = self._block_at(i, stop)
+            if b:
+                run, length = b  # type: ignore[misc]
+                most = (budget - n) // length
+                if most:  # whole passes only: max-steps stays exact
+                    i, passes = run(most)
+                    n += passes * length
+                    continue
+            i = fast[i]()  # type: ignore[misc]
+            n += 1
         st.pc = self.config.base + i * RECORD_BYTES
         return n
 

@@ -132,11 +132,13 @@ def alu_op(ctx: Context, inst: Any) -> None:
 
 
 # -- COMPARE_BRANCH (isa-facts §4.5, MED) ------------------------------------------------
-# operator's functions, not lambdas: a C call costs a fast step less than a Python frame
-_CMP: dict[str, Callable[[Any, Any], bool]] = {
-    "EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "GT": operator.gt,
-    "LE": operator.le, "GE": operator.ge,
+# operator's functions, not lambdas: a C call costs a fast step less than a Python frame;
+# the symbol is what a superblock's generated code writes
+_RELATIONS: dict[str, tuple[Callable[[Any, Any], bool], str]] = {
+    "EQ": (operator.eq, "=="), "NE": (operator.ne, "!="), "LT": (operator.lt, "<"),
+    "GT": (operator.gt, ">"), "LE": (operator.le, "<="), "GE": (operator.ge, ">="),
 }
+_CMP: dict[str, Callable[[Any, Any], bool]] = {k: f for k, (f, _) in _RELATIONS.items()}
 
 
 def _branch_taken(st: MachineState, f: dict[str, Any]) -> bool:
@@ -312,16 +314,44 @@ HANDLERS: dict[Op, Handler] = {
 # -- fast closures -------------------------------------------------------------------------
 FastOp = Callable[[], int]
 # integer ALU ops a fast step runs inline: (operator's C function, whether the result is
-# masked to 32 bits); any other op goes through alu32
-_INT_FAST: dict[int, tuple[Callable[[int, int], int], bool]] = {
-    A.ADD: (operator.add, True), A.SUBTRACT: (operator.sub, True),
-    A.MULT: (operator.mul, True), A.ADD_INT: (operator.add, True),
-    A.SUB_INT: (operator.sub, True), A.MULT_INT: (operator.mul, True),
-    A.BITWISE_AND: (operator.and_, False), A.BITWISE_OR: (operator.or_, False),
-    A.BITWISE_XOR: (operator.xor, False),
+# masked to 32 bits, the operator's symbol for generated code); any other op goes
+# through alu32
+_INT_FAST: dict[int, tuple[Callable[[int, int], int], bool, str]] = {
+    A.ADD: (operator.add, True, "+"), A.SUBTRACT: (operator.sub, True, "-"),
+    A.MULT: (operator.mul, True, "*"), A.ADD_INT: (operator.add, True, "+"),
+    A.SUB_INT: (operator.sub, True, "-"), A.MULT_INT: (operator.mul, True, "*"),
+    A.BITWISE_AND: (operator.and_, False, "&"), A.BITWISE_OR: (operator.or_, False, "|"),
+    A.BITWISE_XOR: (operator.xor, False, "^"),
 }
 _SIGN = 0x80000000  # s32(x) < s32(y) exactly when (x ^ _SIGN) < (y ^ _SIGN), x, y 32-bit
 _MAY_FAULT = {A.DIVIDE, A.MOD, A.DIVIDE_INT, A.MOD_INT, A.DIVIDE_UINT, A.MOD_UINT}
+
+
+@dataclass(frozen=True)
+class Inline:
+    """A fast step as straight-line code, for a superblock (machine/engines/superblock.py):
+    the same work as its closure, declared next to it from the same decoded fields.
+
+    `code`: statements over `R` (the registers) and `J(word)` (journals one register
+    write, `reg << REG_SHIFT | old`, in the closure's order); `{p}` in them is a prefix
+    unique to the record (its temporaries and `env` names). `env`: objects the code
+    calls by name. `exit`: the next record index as an expression (a branch, which ends
+    a block), None to fall through. `word`: the step's journal word."""
+
+    code: tuple[str, ...]
+    word: int
+    env: tuple[tuple[str, Any], ...] = ()
+    exit: str | None = None
+
+
+def inline_of(op: FastOp) -> Inline | None:
+    """The Inline a fast closure carries (every builder of FAST attaches one)."""
+    return getattr(op, "inline", None)
+
+
+def _with(fn: FastOp, inline: Inline) -> FastOp:
+    fn.inline = inline  # type: ignore[attr-defined]
+    return fn
 
 
 @dataclass(frozen=True)
@@ -371,7 +401,7 @@ def _fast_nop(s: Site) -> FastOp:
     def nop_fast() -> int:
         steps_append(word0)
         return nxt
-    return nop_fast
+    return _with(nop_fast, Inline((), word0))
 
 
 def _fast_move(s: Site) -> FastOp | None:
@@ -391,7 +421,8 @@ def _fast_move(s: Site) -> FastOp | None:
                 regs_append(d << REG_SHIFT | R[d])
                 R[d] = v
             return nxt
-        return move_imm
+        code = [c for d, v in pairs for c in (f"J({d << REG_SHIFT} | R[{d}])", f"R[{d}] = {v}")]
+        return _with(move_imm, Inline(tuple(code), word))
     srcs = list(f["src_registers"][:n])
     if any(r >= NUM_REGS for r in srcs):
         return None
@@ -404,7 +435,10 @@ def _fast_move(s: Site) -> FastOp | None:
             regs_append(d << REG_SHIFT | R[d])
             R[d] = v
         return nxt
-    return move_reg
+    code = [f"{{p}}v{k} = R[{r}]" for k, r in enumerate(srcs)]  # all read before any write
+    code += [c for k, d in enumerate(dsts) for c in (f"J({d << REG_SHIFT} | R[{d}])",
+                                                     f"R[{d}] = {{p}}v{k}")]
+    return _with(move_reg, Inline(tuple(code), word))
 
 
 def _fast_alu(s: Site) -> FastOp | None:
@@ -418,17 +452,20 @@ def _fast_alu(s: Site) -> FastOp | None:
     word = s.word0 | 1 << 8
     inline = _INT_FAST.get(aop) if dtype != Dtype.FP32 and dst_dtype == dtype else None
     if inline is not None:
-        return _alu_inline(s, inline[0], inline[1], s0, s1, d, imm, word)
+        return _alu_inline(s, inline[0], inline[1], inline[2], s0, s1, d, imm, word)
 
     def fn(a: int, b: int, _op: int = aop) -> int:
         return alu32(_op, a, b, dtype, dst_dtype)
+    b = f"{imm}" if imm is not None else f"R[{s1}]"
+    code = (f"J({d << REG_SHIFT} | R[{d}])", f"R[{d}] = {{p}}fn(R[{s0}], {b})")
+    form = Inline(code, word, (("fn", fn),))
     if imm is not None:
         def alu_imm() -> int:
             steps_append(word)
             regs_append(d << REG_SHIFT | R[d])
             R[d] = fn(R[s0], imm)
             return nxt
-        return alu_imm
+        return _with(alu_imm, form)
 
     def alu_reg() -> int:
         steps_append(word)
@@ -436,14 +473,17 @@ def _fast_alu(s: Site) -> FastOp | None:
         regs_append(d << REG_SHIFT | R[d])
         R[d] = v
         return nxt
-    return alu_reg
+    return _with(alu_reg, form)
 
 
-def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, s0: int, s1: int,
-                d: int, imm: int | None, word: int) -> FastOp:
+def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, sym: str, s0: int,
+                s1: int, d: int, imm: int | None, word: int) -> FastOp:
     """An integer ALU step with its operation inline (no Python call but the closure's)."""
     R, steps_append, regs_append, nxt = s.R, s.steps_append, s.regs_append, s.nxt
     dsh = d << REG_SHIFT
+    value = f"R[{s0}] {sym} {imm if imm is not None else f'R[{s1}]'}"
+    form = Inline((f"J({dsh} | R[{d}])",
+                   f"R[{d}] = ({value}) & {M32}" if masked else f"R[{d}] = {value}"), word)
     if imm is not None:
         if op is operator.add:  # a loop's counters: the arithmetic itself inline
             def add_imm() -> int:
@@ -451,28 +491,28 @@ def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, s0: int, s
                 regs_append(dsh | R[d])
                 R[d] = (R[s0] + imm) & M32
                 return nxt
-            return add_imm
+            return _with(add_imm, form)
         if op is operator.sub:
             def sub_imm() -> int:
                 steps_append(word)
                 regs_append(dsh | R[d])
                 R[d] = (R[s0] - imm) & M32
                 return nxt
-            return sub_imm
+            return _with(sub_imm, form)
         if masked:
             def alu_imm_m() -> int:
                 steps_append(word)
                 regs_append(dsh | R[d])
                 R[d] = op(R[s0], imm) & M32
                 return nxt
-            return alu_imm_m
+            return _with(alu_imm_m, form)
 
         def alu_imm() -> int:
             steps_append(word)
             regs_append(dsh | R[d])
             R[d] = op(R[s0], imm)
             return nxt
-        return alu_imm
+        return _with(alu_imm, form)
     if masked:
         def alu_reg_m() -> int:
             steps_append(word)
@@ -480,7 +520,7 @@ def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, s0: int, s
             regs_append(dsh | R[d])
             R[d] = v
             return nxt
-        return alu_reg_m
+        return _with(alu_reg_m, form)
 
     def alu_reg() -> int:
         steps_append(word)
@@ -488,7 +528,7 @@ def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, s0: int, s
         regs_append(dsh | R[d])
         R[d] = v
         return nxt
-    return alu_reg
+    return _with(alu_reg, form)
 
 
 def _fast_branch(s: Site) -> FastOp | None:
@@ -510,14 +550,17 @@ def _fast_branch(s: Site) -> FastOp | None:
         def jump() -> int:
             steps_append(word0)
             return t
-        return jump
+        return _with(jump, Inline((), word0, exit=f"{t}"))
     rel, _, src = name.partition("_")
     dtype = f["dtype"]
     r0, r1 = f["cmp_reg0"], f["cmp_reg1"]
     if dtype not in SCALAR_DTYPES or r0 >= NUM_REGS or (src == "REG" and r1 >= NUM_REGS):
         return None
-    cmp = _CMP[rel]
+    cmp, sym = _RELATIONS[rel]
     conv = s32 if dtype == Dtype.INT32 else bits_f32 if dtype == Dtype.FP32 else None
+
+    def taken(test: str, env: tuple[tuple[str, Any], ...] = ()) -> Inline:
+        return Inline((), word0, env, exit=f"{t} if {test} else {nxt}")
     if src == "IMM":
         b = f["cmp_immediate"] if conv is None else conv(f["cmp_immediate"])
         if conv is s32:  # signed: compare the sign-flipped 32-bit patterns, no s32 call
@@ -526,23 +569,24 @@ def _fast_branch(s: Site) -> FastOp | None:
             def br_imm_s32() -> int:
                 steps_append(word0)
                 return t if cmp((R[r0] & M32) ^ _SIGN, bb) else nxt
-            return br_imm_s32
+            return _with(br_imm_s32, taken(f"((R[{r0}] & {M32}) ^ {_SIGN}) {sym} {bb}"))
         if conv is None:
             def br_imm() -> int:
                 steps_append(word0)
                 return t if cmp(R[r0], b) else nxt
-            return br_imm
+            return _with(br_imm, taken(f"R[{r0}] {sym} {b}"))
 
         def br_imm_conv() -> int:
             steps_append(word0)
             return t if cmp(conv(R[r0]), b) else nxt
-        return br_imm_conv
+        return _with(br_imm_conv, taken(f"{{p}}conv(R[{r0}]) {sym} {{p}}b",
+                                        (("conv", conv), ("b", b))))
     c = conv or (lambda x: x)
 
     def br_reg() -> int:
         steps_append(word0)
         return t if cmp(c(R[r0]), c(R[r1])) else nxt
-    return br_reg
+    return _with(br_reg, taken(f"{{p}}c(R[{r0}]) {sym} {{p}}c(R[{r1}])", (("c", c),)))
 
 
 # The SEQ fast path, by opcode: the debugger's run loop builds these closures
