@@ -171,11 +171,11 @@ class ProfileType(_NamedType):
 
 
 def __getattr__(name: str) -> Any:
-    """DEFAULT_ENGINE, the queue a machine runs unless told otherwise (MachineConfig's, read
-    on first use so that importing this module does not import the machine)."""
+    """DEFAULT_ENGINE, the queue a machine runs unless told otherwise (machine.isa.opcodes's,
+    read on first use so that importing this module does not import the model's tables)."""
     if name == "DEFAULT_ENGINE":
-        from machine.state import MachineConfig
-        return MachineConfig.engine
+        from machine.isa.opcodes import DEFAULT_ENGINE
+        return DEFAULT_ENGINE
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

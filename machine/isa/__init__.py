@@ -6,8 +6,21 @@
     from machine.isa.addr import decode_addr4, decode_addr4_array, geometry
     from machine.isa.opcodes import Opcode            # IntEnum generated from the table
     from machine.isa import listing, listing_lines    # Program listing lines (one / all)
+
+Importing a submodule (machine.isa.opcodes) does not import the listing form and the
+codec behind it: `listing` and `listing_lines` are loaded on first use (issue 17:
+`validate --summary` needs the opcode table, not the listing).
 """
 
-from machine.isa.listform import listing, listing_lines
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["listing", "listing_lines"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from machine.isa import listform
+        return getattr(listform, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,6 +15,10 @@ from machine.dtypes import Gen
 ENGINES: tuple[str, ...] = ("pool", "dve", "act", "pe", "sp", "seq")
 # The engines a program can run on ("seq" marks control opcodes that run on all of them).
 QUEUE_ENGINES: tuple[str, ...] = tuple(e for e in ENGINES if e != "seq")
+# The queue a program runs on unless told otherwise (MachineConfig.engine, `run --engine`
+# and `validate --engine` defaults): declared here, where the queues are, so that a command
+# names it without importing the machine model.
+DEFAULT_ENGINE = "pool"
 
 
 @dataclass(frozen=True)

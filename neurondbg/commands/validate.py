@@ -1,8 +1,10 @@
 """`neurondbg validate PROGRAM [--gen] [--engine] [--json | --summary]` (DESIGN.md).
 
 Exit 0 when every instruction is valid, 1 when any is invalid, 2 on bad input.
-Binary programs are memory-mapped (one np.frombuffer over the page cache, no
-copy); assembly goes through machine.asm.load_any. This module is imported only
+Binary programs are memory-mapped (np.frombuffer over the page cache, no copy):
+whole for the per-instruction outputs, a block of CHUNK records at a time for
+`--summary` (its memory stays bounded however long the file); assembly goes through
+machine.asm.load_any. This module is imported only
 when the command runs; the assembler only for assembly input.
 
 On a terminal, stderr shows progress (neurondbg.progress): a pulse while the records
@@ -15,7 +17,9 @@ from __future__ import annotations
 
 import json
 import mmap
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -76,6 +80,56 @@ def _read_all(f) -> np.ndarray:
     except (OSError, ValueError):  # empty, or no mmap here
         f.seek(0)
         return np.frombuffer(f.read(), dtype=np.uint8)
+
+
+def _summarize_file(path_text: str, gen: Gen, queue: str | None):
+    """`--summary`'s counts (machine.legality.wire.bulk.Summary). A binary program is
+    judged block by block, CHUNK records at a time, each block memory-mapped on its own
+    (`_blocks`: memory stays bounded however long the file); assembly is loaded whole."""
+    from machine.legality.wire.bulk import CHUNK, summarize_chunks, summarize_raw
+
+    path = Path(path_text)
+    try:
+        with open_input(path, what="program", max_bytes=MAX_PROGRAM_BYTES) as f:
+            if not looks_like_text(path, f.read(4096)):
+                size = os.fstat(f.fileno()).st_size
+                if size % RECORD_BYTES:
+                    f.seek(0)
+                    _records(np.frombuffer(f.read(), dtype=np.uint8), path_text)  # its error
+                f.seek(0)
+                with progress(None, f"validate {path.name}: {size // RECORD_BYTES:,} "
+                                    "instructions"):
+                    return summarize_chunks(_blocks(f, size, path_text, CHUNK), gen, queue)
+    except InputFileError as e:
+        raise InputError(str(e)) from None
+    except OSError as e:
+        raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
+    raw, _ = load_with_source(path_text, gen)
+    with progress(None, f"validate {path.name}: {len(raw):,} instructions"):
+        return summarize_raw(raw, gen, queue)
+
+
+def _blocks(f, size: int, path_text: str, records: int) -> Iterator[np.ndarray]:
+    """The file's `size` bytes as (n, 64) uint8 blocks of up to `records` records, each
+    block memory-mapped on its own (the page cache used in place, no copy) and dropped
+    when the next is asked for: at most two blocks are mapped at once, so the memory used
+    stays bounded however long the file. A block that cannot be mapped is read."""
+    step = records * RECORD_BYTES
+    if step % mmap.ALLOCATIONGRANULARITY:  # map offsets must be multiples of it
+        step += mmap.ALLOCATIONGRANULARITY - step % mmap.ALLOCATIONGRANULARITY
+    for offset in range(0, size, step):
+        length = min(step, size - offset)
+        try:
+            data = mmap.mmap(f.fileno(), length, offset=offset, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # no mmap here, or the file shrank meanwhile
+            f.seek(offset)
+            data = f.read(length)
+            if len(data) != length:
+                raise InputError(f"{path_text}: the file changed while it was read "
+                                 f"(expected {size} bytes)") from None
+        block = np.frombuffer(data, dtype=np.uint8).reshape(-1, RECORD_BYTES)
+        del data  # the block alone keeps the mapping: it goes when the caller drops it
+        yield block
 
 
 def _records(raw: np.ndarray, path_text: str) -> np.ndarray:
@@ -258,15 +312,14 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
     if fix_out is not None:
         from neurondbg.commands import validate_fix
         target = validate_fix.output_target(fix_out, program)  # before any work
-    raw, source = load_with_source(program, gen)
-    from machine.legality.explain import summarize, validate
     queue = None if engine == ANY_ENGINE else engine
-    judging = f"validate {Path(program).name}: {len(raw):,} instructions"
     if summary and target is None:  # counts only: bounded memory, one chunk at a time
-        with progress(None, judging):
-            counts = summarize(raw, gen, queue)
+        counts = _summarize_file(program, gen, queue)
         click.echo(json.dumps(_summary(counts)))
         sys.exit(1 if counts.invalid else 0)
+    raw, source = load_with_source(program, gen)
+    from machine.legality.explain import validate
+    judging = f"validate {Path(program).name}: {len(raw):,} instructions"
     with progress(None, judging):
         result = validate(raw, gen, queue)
     if target is not None:

@@ -118,3 +118,14 @@ def test_an_unassigned_byte_lists_as_its_raw_line_without_a_stray_equals() -> No
     assert listing(decode_bytes(raw).instruction(0)) == ".raw 0x" + raw.hex()
     halt = assemble("HALT").records
     assert listing_lines(decode_bytes(raw + halt)) == [".raw 0x" + raw.hex(), "HALT"]
+
+
+def test_default_engine_is_the_machines() -> None:
+    """The commands' `--engine` default (machine.isa.opcodes.DEFAULT_ENGINE, read without
+    importing the model) is the queue a MachineConfig runs."""
+    from machine.isa.opcodes import DEFAULT_ENGINE, QUEUE_ENGINES
+    from machine.state import MachineConfig
+    from neurondbg.params import DEFAULT_ENGINE as PARAM_DEFAULT
+
+    assert DEFAULT_ENGINE == MachineConfig().engine == PARAM_DEFAULT
+    assert DEFAULT_ENGINE in QUEUE_ENGINES

@@ -10,6 +10,7 @@ per-instruction arrays are gathered through `column` only when asked for.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -339,12 +340,22 @@ def summarize_raw(raw: np.ndarray, gen: Gen, engine: str | None = None,
     """validate_raw's counts, `chunk` records at a time, each chunk's verdicts dropped once
     counted: memory stays one chunk's whatever the program's length, and the counts are
     validate_raw's own (it judges chunk by chunk too)."""
-    n = raw.shape[0]
-    invalid = 0
+    return summarize_chunks((raw[s:s + chunk] for s in range(0, raw.shape[0], chunk)),
+                            gen, engine)
+
+
+def summarize_chunks(chunks: Iterable[np.ndarray], gen: Gen,
+                     engine: str | None = None) -> Summary:
+    """summarize_raw over a program given as successive (n, 64) uint8 blocks of records
+    (a file read block by block into one buffer: nothing of a block is kept once it is
+    counted, so the caller may overwrite it when the next one is asked for). Each block
+    is judged as one chunk: blocks of CHUNK records count as summarize_raw's do."""
+    n = invalid = 0
     fails: dict[str, int] = {}
     notes: dict[str, int] = {}
-    for start in range(0, n, chunk):
-        part = validate_raw(raw[start:start + chunk], gen, engine, chunk)
+    for raw in chunks:
+        part = validate_raw(raw, gen, engine, max(1, raw.shape[0]))
+        n += part.count
         invalid += part.invalid
         for name, k in part.failures.items():
             fails[name] = fails.get(name, 0) + k

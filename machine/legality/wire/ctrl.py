@@ -83,24 +83,39 @@ def _slot_register(idx: int) -> Clause:
                   check, message, P_MV, fix=fix)
 
 
-def _active(r: Rows) -> np.ndarray:
-    return np.arange(SLOTS)[None, :] < r["num_mov"].astype(np.int64)[:, None]
+def _slots(r: Rows, name: str) -> np.ndarray:
+    """(SLOTS, N) copy of a register list, one contiguous row per slot (memoised): the
+    pairwise slot compares below read whole rows, not columns strided by the record."""
+    return r.memo(("slots", name), lambda: np.ascontiguousarray(r[name].T))
+
+
+def _active(r: Rows) -> list[np.ndarray]:
+    """Per slot: the rows using it (slot < num_mov), memoised."""
+    return r.memo("active", lambda: [r["num_mov"] > k for k in range(SLOTS)])
 
 
 def _unique_dst(r: Rows) -> np.ndarray:
-    # inactive slots get distinct sentinels (256 + slot) so only active ones can collide
-    dst = np.where(_active(r), r["dst_registers"], 256 + np.arange(SLOTS)).astype(np.uint16)
-    dst.sort(axis=1)
-    return ~np.any(dst[:, 1:] == dst[:, :-1], axis=1)
+    # slot b repeats an earlier slot a < b; the active slots are a prefix (slot < num_mov),
+    # so b active implies a active: a pair is judged when its later slot is active.
+    # Slot rows compared pairwise: far cheaper than a per-row sort of 8 values
+    dst, act = _slots(r, "dst_registers"), _active(r)
+    dup = np.zeros(len(r), dtype=bool)
+    for b in range(1, SLOTS):
+        same = dst[0] == dst[b]
+        for a in range(1, b):
+            same |= dst[a] == dst[b]
+        dup |= same & act[b]
+    return ~dup
 
 
 def _dst_not_in_src(r: Rows) -> np.ndarray:
-    act = _active(r)
-    src = np.where(act, r["src_registers"], 256 + np.arange(SLOTS)).astype(np.uint16)
-    dst = np.where(act, r["dst_registers"], 512 + np.arange(SLOTS)).astype(np.uint16)
+    src, dst, act = _slots(r, "src_registers"), _slots(r, "dst_registers"), _active(r)
     clash = np.zeros(len(r), dtype=bool)
-    for j in range(SLOTS):
-        clash |= np.any(dst == src[:, j:j + 1], axis=1)
+    for a in range(SLOTS):  # active destination a equals some active source b
+        hit = np.zeros(len(r), dtype=bool)
+        for b in range(SLOTS):
+            hit |= (dst[a] == src[b]) & act[b]
+        clash |= hit & act[a]
     return ~clash | (r["move_source"] != DataSrc.REGISTER)
 
 

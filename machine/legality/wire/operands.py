@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -96,22 +97,107 @@ class Tensor:
         return (self.addr_field, self.num_field)
 
 
-@dataclass(frozen=True)
 class AddrCols:
-    """Decoded ADDR4 words (isa-facts §2.2), one entry per record."""
+    """Decoded ADDR4 words (isa-facts §2.2), one entry per record.
 
-    word: np.ndarray  # uint32
-    register: np.ndarray  # bit 31: address from a GP register
-    shape: np.ndarray  # bit 30: shape from shape registers
-    indirect: np.ndarray  # bit 29
-    space: np.ndarray  # OFF_CHIP / SBUF / PSUM of the immediate byte address
-    partition: np.ndarray  # -1 off-chip
-    offset: np.ndarray  # byte offset within the partition, -1 off-chip
-    backed: np.ndarray  # the offset lies within the partition's active bytes (isa-facts §2.4)
+    Each column is computed when a clause first reads it and kept (a clause group reads
+    most, but not all, of them; `offset` only messages read). The address tests are done
+    on the word with its SHAPE and INDIRECT bits cleared and its REGISTER bit kept: a
+    register-mode word is then above every on-chip range, so one unsigned compare per
+    range also excludes it. Read only: the arrays are shared by the clauses.
+    """
 
-    @property
+    def __init__(self, word: np.ndarray, gen: Gen) -> None:
+        self.word = word  # uint32
+        self.gen = gen
+        self._g = isa_addr.geometry(gen)
+
+    @cached_property
+    def register(self) -> np.ndarray:
+        """Bit 31: the address is in a GP register."""
+        return self.word >= np.uint32(isa_addr.REGISTER_BIT)
+
+    @cached_property
+    def shape(self) -> np.ndarray:
+        """Bit 30: the shape is in the shape registers."""
+        return (self.word & np.uint32(isa_addr.SHAPE_BIT)) != 0
+
+    @cached_property
+    def indirect(self) -> np.ndarray:
+        """Bit 29: an INDIRECT descriptor."""
+        return (self.word & np.uint32(isa_addr.INDIRECT_BIT)) != 0
+
+    @cached_property
     def immediate(self) -> np.ndarray:
-        return ~(self.register | self.shape)
+        """Neither register nor shape mode: bits 31 and 30 clear."""
+        return self.word < np.uint32(isa_addr.SHAPE_BIT)
+
+    @cached_property
+    def plain(self) -> np.ndarray:
+        """Immediate and not indirect: bits 31..29 clear."""
+        return self.word < np.uint32(isa_addr.INDIRECT_BIT)
+
+    @cached_property
+    def _kept(self) -> np.ndarray:
+        return self.word & np.uint32(isa_addr.REGISTER_BIT | isa_addr.ADDRESS_MASK)
+
+    @cached_property
+    def _in_sbuf(self) -> np.ndarray:
+        return self._kept < np.uint32(self._g.sbuf_span)
+
+    @cached_property
+    def _rel(self) -> np.ndarray:
+        return self._kept - np.uint32(self._g.psum_base)  # wraps below the base: out of range
+
+    @cached_property
+    def _in_psum(self) -> np.ndarray | None:
+        """None when no word is in PSUM (the PSUM columns are then skipped)."""
+        if not self._g.psum_stride:
+            return None
+        in_psum = self._rel < np.uint32(self._g.psum_span)
+        return in_psum if in_psum.any() else None
+
+    @cached_property
+    def space(self) -> np.ndarray:
+        """int8 OFF_CHIP / SBUF / PSUM of the immediate byte address."""
+        space = np.where(self._in_sbuf, np.int8(SBUF), np.int8(OFF_CHIP))
+        if self._in_psum is not None:
+            space = np.where(self._in_psum, np.int8(PSUM), space)
+        return space
+
+    @cached_property
+    def partition(self) -> np.ndarray:
+        """int32 partition, -1 off-chip."""
+        g = self._g
+        part = np.where(self._in_sbuf, _div(self._kept, g.sbuf_stride).view(np.int32),
+                        np.int32(-1))
+        if self._in_psum is not None:
+            part = np.where(self._in_psum, _div(self._rel, g.psum_stride).view(np.int32), part)
+        return part
+
+    @cached_property
+    def offset(self) -> np.ndarray:
+        """int32 byte offset within the partition, -1 off-chip."""
+        g = self._g
+        off = np.where(self._in_sbuf, _mod(self._kept, g.sbuf_stride).view(np.int32),
+                       np.int32(-1))
+        if self._in_psum is not None:
+            off = np.where(self._in_psum, _mod(self._rel, g.psum_stride).view(np.int32), off)
+        return off
+
+    @cached_property
+    def backed(self) -> np.ndarray:
+        """The offset lies within the partition's active bytes (isa-facts §2.4)."""
+        g = self._g
+        backed = self._in_sbuf
+        if g.sbuf_bytes < g.sbuf_stride:
+            backed = backed & (_mod(self._kept, g.sbuf_stride) < np.uint32(g.sbuf_bytes))
+        if self._in_psum is not None:
+            psum = self._in_psum
+            if g.psum_bytes < g.psum_stride:
+                psum = psum & (_mod(self._rel, g.psum_stride) < np.uint32(g.psum_bytes))
+            backed = backed | psum
+        return backed
 
 
 # isa-facts §2.2: the address map's PSUM window is PSUM_BUF_SZ = 0x400000 bytes from
@@ -131,32 +217,10 @@ def decode_words(words: np.ndarray, gen: Gen) -> AddrCols:
     """Vectorized ADDR4 decode with machine.isa.addr's bits and geometry.
 
     The same meaning as isa_addr.decode_addr4_array (tested against it), in
-    uint32 arithmetic with shifts: legality decodes millions of operands.
+    uint32 arithmetic with shifts, column by column on first use: legality decodes
+    millions of operands.
     """
-    w = np.ascontiguousarray(words, dtype=np.uint32)
-    g = isa_addr.geometry(gen)
-    register = w >= np.uint32(isa_addr.REGISTER_BIT)
-    shape = (w & np.uint32(isa_addr.SHAPE_BIT)) != 0
-    indirect = (w & np.uint32(isa_addr.INDIRECT_BIT)) != 0
-    address = w & np.uint32(isa_addr.ADDRESS_MASK)
-    in_sbuf = ~register & (address < np.uint32(g.sbuf_span))
-    partition = _div(address, g.sbuf_stride).astype(np.int32)
-    offset = _mod(address, g.sbuf_stride).astype(np.int32)
-    space = np.where(in_sbuf, np.int8(SBUF), np.int8(OFF_CHIP))
-    backed = in_sbuf & (offset < g.sbuf_bytes)
-    if g.psum_stride:
-        rel = address - np.uint32(g.psum_base)  # wraps below the base: out of range
-        in_psum = ~register & (rel < np.uint32(g.psum_span))
-        if in_psum.any():
-            partition = np.where(in_psum, _div(rel, g.psum_stride), partition)
-            offset = np.where(in_psum, _mod(rel, g.psum_stride), offset)
-            space[in_psum] = PSUM
-            backed |= in_psum & (offset < g.psum_bytes)
-    on_chip = space != OFF_CHIP
-    partition = np.where(on_chip, partition, -1)
-    offset = np.where(on_chip, offset, -1)
-    return AddrCols(word=w, register=register, shape=shape, indirect=indirect, space=space,
-                    partition=partition, offset=offset, backed=backed)
+    return AddrCols(np.ascontiguousarray(words, dtype=np.uint32), gen)
 
 
 def _div(x: np.ndarray, d: int) -> np.ndarray:

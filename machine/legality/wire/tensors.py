@@ -72,7 +72,7 @@ def _one(word: int, gen: Gen) -> AddrCols:
 
 def _plain(a: AddrCols) -> np.ndarray:
     """Immediate, neither register, shape nor indirect: the rules 1-4 apply."""
-    return ~a.register & ~a.shape & ~a.indirect
+    return a.plain
 
 
 def _with_address(word: int, address: int) -> int:
@@ -418,7 +418,7 @@ def start_addr_active_channels(t: Tensor, nac_field: str,
         # off-chip, register, shape and indirect addresses have no start partition here
         # (tensor_start_addr_valid judges them, or the run time does)
         fits = a.partition + r[nac_field] <= PARTITIONS
-        return fits | (a.space == OFF_CHIP) | a.register | a.shape | a.indirect
+        return fits | (a.space == OFF_CHIP) | ~a.plain  # ~plain: register, shape or indirect
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         word = int(v[t.addr_field])
@@ -500,7 +500,7 @@ def tt_valid_partitions(a: Tensor, b: Tensor, prov: Provenance = P_TENSOR) -> Cl
     """At most one of two sources in PSUM; both in SBUF -> same quadrant."""
     def check(r: Rows) -> np.ndarray:
         x, y = addr_cols(r, a.addr_field), addr_cols(r, b.addr_field)
-        known = x.immediate & y.immediate & ~x.indirect & ~y.indirect
+        known = x.plain & y.plain  # immediate, not indirect
         both_psum = (x.space == PSUM) & (y.space == PSUM)
         both_sbuf = (x.space == SBUF) & (y.space == SBUF)
         quad = (x.partition // QUADRANT) == (y.partition // QUADRANT)
