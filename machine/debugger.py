@@ -159,10 +159,14 @@ class Machine:
         self._fast: list[Callable[[], int] | None] | None = None
         self._stop: bytearray | None = None
         self._plain = bytearray()
-        # superblocks by entry record, one table per stop table (`_stop`, `_plain`):
-        # None not built yet, False none (the record is not fast or has no Inline)
-        self._blocks: list[tuple[Block, int] | bool | None] = []
-        self._blocks_plain: list[tuple[Block, int] | bool | None] = []
+        # superblocks (machine/engines/superblock.py) by entry record, one table per stop
+        # table (`_stop`, `_plain`); `_heat[i]`: fast runs entered at record i so far
+        # (a block is compiled on the second: code run once is not worth compiling), 2
+        # when none can start there; `_ends[i]`: record i is a branch (a block ends there)
+        self._blocks: list[tuple[Block, int] | None] = []
+        self._blocks_plain: list[tuple[Block, int] | None] = []
+        self._heat = bytearray()
+        self._ends = bytearray()
         # The last step that converted (its lanes): kept while `continue` runs past it, so
         # the UI can show the conversion a run went through; stale once reversed past.
         self.last_conversion: StepRecord | None = None
@@ -452,6 +456,8 @@ class Machine:
             plain[:self.count] = np.where(np.isin(ops, list(FAST_OPCODES)), 2, 1)
             self._plain = bytearray(plain.tobytes())  # 2: a SEQ record not built yet
             self._blocks_plain = [None] * (self.count + 1)
+            self._heat = bytearray(self.count + 1)
+            self._ends = bytearray(self.count + 1)
         if self._stop is None:
             stop = np.frombuffer(self._plain, dtype=np.uint8).copy()
             for bp in self.breakpoints:
@@ -460,11 +466,11 @@ class Machine:
             self._stop = bytearray(stop.tobytes())
             self._blocks = [None] * (self.count + 1)  # built against the old stops
 
-    def _block_at(self, i: int, stop: bytearray) -> tuple[Block, int] | bool:
+    def _block_at(self, i: int, stop: bytearray) -> tuple[Block, int] | None:
         """The superblock entered at record i under `stop` (records i.. up to a branch,
-        none with a stop bit), with its length; False when record i has no Inline.
-        Built the first time a fast run reaches i (compiling costs about as much as a
-        few hundred fast steps; a loop pays it once)."""
+        none with a stop bit), with its length; None when record i has no Inline.
+        Compiling costs about a hundred fast steps per record: built for entries
+        reached twice (a loop pays it once)."""
         assert self._fast is not None
         records = []
         j = i
@@ -481,7 +487,7 @@ class Machine:
                 break
             j += 1
         if not records:
-            return False
+            return None
         return superblock(i, records, self.state), len(records)
 
     def _build_one(self, i: int) -> None:
@@ -490,6 +496,8 @@ class Machine:
         if h is not None and (self.valid(i) or self.config.execute_invalid):
             self._fast[i] = fast_op(self.state, self.instruction(i), i, self.count)
         ok = self._fast[i] is not None  # fast_op declines some SEQ forms
+        form = inline_of(self._fast[i]) if ok else None  # type: ignore[arg-type]
+        self._ends[i] = form is not None and form.exit is not None
         self._plain[i] = 0 if ok else 1
         assert self._stop is not None
         self._stop[i] = (self._stop[i] & 1) | (0 if ok else 1)
@@ -537,6 +545,7 @@ class Machine:
         fast, stop = self._fast, self._plain if plain else self._stop
         assert fast is not None and stop is not None
         blocks = self._blocks_plain if plain else self._blocks
+        heat, ends = self._heat, self._ends
         self.history.base(st, len(self.edits))
         n = 0
         while n < budget:
@@ -545,17 +554,29 @@ class Machine:
             if stop[i]:
                 break
             b = blocks[i]
-            if b is None:
-                b = blocks[i] = self._block_at(i, stop)
-            if b:
-                run, length = b  # type: ignore[misc]
+            if b is not None:
+                run, length = b
                 most = (budget - n) // length
                 if most:  # whole passes only: max-steps stays exact
                     i, passes = run(most)
                     n += passes * length
                     continue
-            i = fast[i]()  # type: ignore[misc]
-            n += 1
+            elif heat[i] == 1:  # entered here before: compile the block
+                b = self._block_at(i, stop)
+                if b is not None:
+                    blocks[i] = b
+                    continue
+                heat[i] = 2
+            elif heat[i] == 0:
+                heat[i] = 1
+            # one by one to the end of a block (a branch), a stop, or the budget
+            k = 0  # a for loop over range counts the steps cheaper than n += 1; n < budget
+            for k in range(1, budget - n + 1):  # noqa: B007 (k is the count run)
+                end = ends[i]
+                i = fast[i]()  # type: ignore[misc]
+                if end or stop[i]:
+                    break
+            n += k
         st.pc = self.config.base + i * RECORD_BYTES
         return n
 

@@ -133,3 +133,21 @@ def test_a_loop_runs_in_whole_passes_and_the_budget_stays_exact() -> None:
     m.add_breakpoint("pc:0x80")  # the SUB inside the loop block
     stop = m.cont()
     assert stop.reason == "breakpoint" and m.state.pc == 0x80 and stop.steps in (1, 2, 3)
+
+
+def test_blocks_are_compiled_for_entries_reached_twice(monkeypatch) -> None:
+    """Code run once is not worth compiling; a loop compiles its block once."""
+    import machine.debugger as debugger
+
+    built: list[int] = []
+    real = debugger.superblock
+
+    def counting(entry, records, state):  # type: ignore[no-untyped-def]
+        built.append(entry)
+        return real(entry, records, state)
+    monkeypatch.setattr(debugger, "superblock", counting)
+    once = machine("\n".join(["MOVE R1=1"] * 50 + ["HALT"]))
+    assert once.cont().reason == "halt" and built == []
+    loop = machine(counted_loop(1000))
+    assert loop.cont().reason == "halt" and loop.state.R[1] == 3000
+    assert built == [1]  # the loop body, entered at its head (record 1)
