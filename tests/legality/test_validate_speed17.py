@@ -155,3 +155,22 @@ def test_summary_imports_only_the_judging(tmp_path) -> None:
     for name in ("machine.state", "machine.isa.listform", "machine.isa.codec",
                  "machine.legality.wire.repair", "machine.core", "sessions"):
         assert name not in loaded, name
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.lists(st.integers(0, 255), max_size=40), st.booleans())
+def test_lookup_equals_indexing(codes: list[int], constant: bool) -> None:
+    """Both paths of clause.lookup (a constant column, any column) give table[col]."""
+    import pytest
+
+    from machine.legality.wire.clause import lookup
+    from machine.legality.wire.gates import align_mask_table, dtype_gate
+
+    col = np.array(codes[:1] * len(codes) if constant else codes, dtype=np.uint8)
+    for table in (dtype_gate(Gen.CAYMAN, True, False), align_mask_table()):
+        got = lookup(table, col)
+        np.testing.assert_array_equal(got, table[col])
+        assert got.dtype == table.dtype and got.shape == col.shape
+    for beyond in ([5, 5], [1, 5]):  # a code beyond the table is refused on both paths
+        with pytest.raises(IndexError):
+            lookup(np.zeros(4, dtype=bool), np.array(beyond, dtype=np.uint8))

@@ -17,7 +17,7 @@ from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
 from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Rows, Values
+from machine.legality.wire.clause import Clause, Ctx, Rows, Values, lookup
 from machine.legality.wire.operands import DtypeRef
 from machine.legality.wire.tensors import (  # re-exported: predicates list them as c.*
     P_TENSOR,
@@ -71,7 +71,7 @@ def enum_table(codes: Iterable[int]) -> np.ndarray:
 # -- header and events -------------------------------------------------------------------
 
 def _header_check(r: Rows) -> np.ndarray:
-    return opcode_table(r.ctx.gen)[r["header.opcode"]] & (r["header.inst_word_len"] == 16)
+    return lookup(opcode_table(r.ctx.gen), r["header.opcode"]) & (r["header.inst_word_len"] == 16)
 
 
 def _header_message(v: Values, ctx: Ctx, ok: bool) -> str:
@@ -140,7 +140,7 @@ def _events_message(v: Values, ctx: Ctx, ok: bool) -> str:
 
 EVENTS = Clause(
     "has_valid_neuron_events", ("events.wait_mode", "events.update_mode"),
-    lambda r: _WAIT_OK[r["events.wait_mode"]] & _UPDATE_OK[r["events.update_mode"]],
+    lambda r: lookup(_WAIT_OK, r["events.wait_mode"]) & lookup(_UPDATE_OK, r["events.update_mode"]),
     _events_message, P_EVENTS,
     fix=lambda v, ctx: "use wait_mode NONE (0) / update_mode NONE (0) if no sync is wanted")
 
@@ -186,7 +186,7 @@ def alu_enum(field: str, prov: Provenance, label: str | None = None) -> Clause:
     """is_valid_enum(<op>): the byte is an ALU_OP of the generation."""
     return Clause(
         f"is_valid_enum({label or field})", (field,),
-        lambda r: alu_table(r.ctx.gen)[r[field]],
+        lambda r: lookup(alu_table(r.ctx.gen), r[field]),
         lambda v, ctx, ok: f"{field} {alu_name(int(v[field]))} " + ("is" if ok else "is not")
         + f" an ALU_OP of {ctx.gen.label}", prov)
 
@@ -254,7 +254,7 @@ def in_set(name: str, field: str, codes: Iterable[int], prov: Provenance, rule: 
 
     allowed = "{" + ", ".join(show(c) for c in sorted(codes)) + "}"
     return Clause(
-        name, (field,), lambda r: table[r[field]],
+        name, (field,), lambda r: lookup(table, r[field]),
         lambda v, ctx, ok: f"{field} {show(int(v[field]))} " + ("is" if ok else "is not")
         + f" in {allowed}: {rule}",
         prov, fix=(lambda v, ctx: fix) if fix else None)
@@ -276,7 +276,7 @@ def is_valid_enum(field: str, enum_cls, prov: Provenance, label: str | None = No
             "{" + ", ".join(f"{enum_cls(c).name} {c}" for c in sorted(codes)) + "}"
 
     return Clause(f"is_valid_enum({label or field.split('.')[-1]})", (field,),
-                  lambda r: table[r[field]], message, prov)
+                  lambda r: lookup(table, r[field]), message, prov)
 
 
 # -- dtype gates --------------------------------------------------------------------------
@@ -292,7 +292,7 @@ def dtype_clause(ref: DtypeRef, allow_fp32r: bool = False, allow_64: bool = Fals
     label = label or ref.label
 
     def check(r: Rows) -> np.ndarray:
-        return gates.dtype_gate(r.ctx.gen, allow_fp32r, allow_64, plain)[ref.column(r)]
+        return lookup(gates.dtype_gate(r.ctx.gen, allow_fp32r, allow_64, plain), ref.column(r))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         code = ref.value(v)
@@ -326,7 +326,7 @@ def dtype_set_clause(name: str, ref: DtypeRef, codes: frozenset[int], prov: Prov
     table = gates.set_gate(codes)
     label = label or ref.label
     return Clause(
-        name, ref.fields, lambda r: table[ref.column(r)],
+        name, ref.fields, lambda r: lookup(table, ref.column(r)),
         lambda v, ctx, ok: f"{label} {gates.dtype_label(ref.value(v))} "
         + ("is" if ok else "is not") + f" in {gates.set_label(codes)}: {rule}",
         prov, fix=(lambda v, ctx: fix) if fix else None)

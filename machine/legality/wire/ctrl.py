@@ -13,7 +13,7 @@ from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values
+from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values, lookup
 from machine.legality.wire.operands import DtypeRef
 
 P_MV = Provenance("001", "§3.3")
@@ -30,7 +30,7 @@ def register_clause(kind: str, field: str, label: str | None = None,
     table = gates.REGISTER_READ if kind == "read" else gates.REGISTER_WRITE
 
     def check(r: Rows) -> np.ndarray:
-        ok = table[r[field]]
+        ok = lookup(table, r[field])
         return ok if when is None else ok | ~when(r)
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
@@ -220,7 +220,7 @@ IS_VALID_CTRL_AL = Predicate("is_valid_ctrl_al", "CTRL_AL", (Op.ALU_OP,), (
     c.dtype_clause(DtypeRef("dtype"), allow_fp32r=False, allow_64=True, prov=P_AL),
     Clause("ctrl_al_valid_dst_dtype", ("dst_dtype",),
            lambda r: (r["dst_dtype"] == 0)
-           | gates.dtype_gate(r.ctx.gen, False, True)[r["dst_dtype"]],
+           | lookup(gates.dtype_gate(r.ctx.gen, False, True), r["dst_dtype"]),
            _al_dst_dtype_message, P_AL_DST,
            fix=lambda v, ctx: "set dst_dtype = 0 (the result keeps dtype) or a valid dtype"),
     c.is_valid_enum("src1_datasrc", DataSrc, P_AL),

@@ -15,7 +15,15 @@ from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values, composite
+from machine.legality.wire.clause import (
+    Clause,
+    Ctx,
+    Predicate,
+    Rows,
+    Values,
+    composite,
+    lookup,
+)
 from machine.legality.wire.operands import (
     SBUF,
     DtypeRef,
@@ -60,7 +68,7 @@ def op_class(name: str, field: str, members: frozenset[AluOp], prov: Provenance,
         return f"{field} {c.alu_name(int(v[field]))} " + ("is" if ok else "is not") \
             + f" {rule} on {ctx.gen.label}"
 
-    return Clause(name, (field,), lambda r: table(r.ctx.gen)[r[field]], message, prov)
+    return Clause(name, (field,), lambda r: lookup(table(r.ctx.gen), r[field]), message, prov)
 
 
 # The accepted command nearest in meaning to a refused one (NKI names, isa-facts §6.1):
@@ -249,7 +257,7 @@ def has_valid_immediates(imm: ImmRef, nac: str) -> Clause:
 
     def aligned_check(r: Rows) -> np.ndarray:
         ptr = r[imm.src] == ImmSrc.POINTER_IMMEDIATE
-        low = (gates.element_bytes_table()[imm.align.column(r)] - 1).astype(np.uint32)
+        low = lookup(gates.align_mask_table(), imm.align.column(r))
         return ~ptr | ((r[imm.value] & low) == 0)
 
     def aligned_message(v: Values, ctx: Ctx, ok: bool) -> str:

@@ -92,6 +92,15 @@ def element_bytes_table() -> np.ndarray:
     return t
 
 
+@cache
+def align_mask_table() -> np.ndarray:
+    """Per dtype code: the low address bits an aligned address has clear (element bytes
+    - 1, uint32, the ADDR4 word's type): `word & mask == 0` <=> aligned."""
+    t = (element_bytes_table() - 1).astype(np.uint32)
+    t.flags.writeable = False
+    return t
+
+
 def element_size(code: int) -> int:
     """Alignment unit of one code (see `element_bytes_table`)."""
     return int(element_bytes_table()[code & 0xFF])
@@ -124,6 +133,6 @@ def set_label(codes: frozenset[int]) -> str:
 
 
 __all__ = ["FOUR_BYTE", "FP_DATAPATH", "INT_DATAPATH", "MOVE_DTYPES", "PLAIN_LIMIT",
-           "REGISTER_READ", "REGISTER_WRITE", "describe_gate", "dtype_bytes", "dtype_gate",
-           "dtype_label", "element_bytes_table", "element_size", "register_label", "set_gate",
-           "set_label"]
+           "REGISTER_READ", "REGISTER_WRITE", "align_mask_table", "describe_gate",
+           "dtype_bytes", "dtype_gate", "dtype_label", "element_bytes_table", "element_size",
+           "register_label", "set_gate", "set_label"]

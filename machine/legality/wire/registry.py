@@ -16,7 +16,7 @@ from machine.isa.opcodes import Opcode as Op
 from machine.legality.result import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import ctrl, dve, s4d4_tr
-from machine.legality.wire.clause import Clause, Predicate
+from machine.legality.wire.clause import Clause, Predicate, lookup
 
 PREDICATES: tuple[Predicate, ...] = (*s4d4_tr.PREDICATES, *ctrl.PREDICATES, *dve.PREDICATES)
 
@@ -87,7 +87,7 @@ def engine_clause(engine: str) -> Clause:
                 + f" in the {engine} dispatch table (it runs on: {where}){decided}")
 
     return Clause(f"engine_has_opcode({engine})", ("header.opcode",),
-                  lambda r: table[r["header.opcode"]], message, P_ENGINE,
+                  lambda r: lookup(table, r["header.opcode"]), message, P_ENGINE,
                   fix=_engine_fix)
 
 

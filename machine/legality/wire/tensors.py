@@ -29,7 +29,7 @@ from machine.dtypes import Dtype, Gen, dtype_name
 from machine.isa import addr as isa_addr
 from machine.legality.result import Provenance
 from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Rows, Values, composite
+from machine.legality.wire.clause import Clause, Ctx, Rows, Values, composite, lookup
 from machine.legality.wire.operands import (
     OFF_CHIP,
     PSUM,
@@ -146,7 +146,7 @@ def _aligned(t: Tensor) -> Clause:
     def check(r: Rows) -> np.ndarray:
         a = addr_cols(r, t.addr_field)
         # element sizes are 1, 2, 4 or 8 bytes: aligned <=> the low bits are clear
-        low = (gates.element_bytes_table()[t.dtype.column(r)] - 1).astype(np.uint32)
+        low = lookup(gates.align_mask_table(), t.dtype.column(r))
         return ~_plain(a) | ((a.word & low) == 0)
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
@@ -259,7 +259,7 @@ def _psum_write(t: Tensor) -> Clause:
         if not t.write:
             return np.ones(len(r), dtype=bool)
         a = addr_cols(r, t.addr_field)
-        return ~_plain(a) | (a.space != PSUM) | four[t.dtype.column(r)]
+        return ~_plain(a) | (a.space != PSUM) | lookup(four, t.dtype.column(r))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         if not t.write:
