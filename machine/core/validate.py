@@ -18,7 +18,8 @@ import numpy as np
 
 from machine.core.kernel import Kernel
 from machine.isa.opcodes import mnemonic
-from machine.legality.explain import explain, validate
+from machine.isa.spec import RECORD_BYTES
+from machine.legality.explain import explain_many, validate
 
 
 def validate_queues(kernel: Kernel) -> dict[str, Any]:
@@ -27,18 +28,28 @@ def validate_queues(kernel: Kernel) -> dict[str, Any]:
             for q in kernel.queues}
 
 
+EXPLAIN_BATCH = 1 << 10  # distinct records explained together: bounds the verdicts held
+
+
 def queue_json(result: Any, raw: np.ndarray) -> dict[str, Any]:
     """The one-program `validate --json` document of records `raw` judged as `result`.
-    Rows of identical records share their verdict's lists and tree (treat as read-only)."""
+    Rows of identical records share their verdict's lists and tree (treat as read-only).
+    The distinct records are explained EXPLAIN_BATCH at a time by explain_many (each
+    clause checked once per batch; verdicts equal explain's, record for record)."""
     verdicts = result.verdicts()
+    records = [raw[i].tobytes() for i in range(len(raw))]
     trees: dict[bytes, Any] = {}
-    rows = []
-    for i, (op, k) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(), strict=True)):
-        record = raw[i].tobytes()
-        if record not in trees:
-            trees[record] = explain(record, result.gen, result.engine).tree()
-        rows.append({"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op),
-                     **verdicts[k], "tree": trees[record]})
+    distinct = list(dict.fromkeys(records))
+    for s in range(0, len(distinct), EXPLAIN_BATCH):
+        part = distinct[s:s + EXPLAIN_BATCH]
+        batch = np.frombuffer(b"".join(part), dtype=np.uint8).reshape(-1, RECORD_BYTES)
+        for record, verdict in zip(part, explain_many(batch, result.gen, result.engine),
+                                   strict=True):
+            trees[record] = verdict.tree()
+    rows = [{"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op),
+             **verdicts[k], "tree": trees[record]}
+            for i, (op, k, record) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(),
+                                                    records, strict=True))]
     return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
             "invalid": result.invalid, "instructions": rows}
 

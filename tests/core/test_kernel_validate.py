@@ -77,3 +77,26 @@ def test_the_validate_command_of_a_bad_kernel_is_one_line(tmp_path: Path) -> Non
         validate_kernel_command(str(bad), Gen.CAYMAN, False, False, False)
     assert e.value.message == f"{bad}:1:1: instruction before the first .engine: every " \
         "instruction belongs to an engine's section (.engine pool | dve | act | pe | sp)"
+
+
+def test_queue_trees_equal_one_record_explanations(monkeypatch) -> None:
+    """queue_json explains the distinct records in batches (explain_many): each row's tree
+    is explain(record).tree(), across batch boundaries and for repeated records."""
+    import numpy as np
+
+    from machine.core import validate as core_validate
+    from machine.dtypes import Gen
+    from machine.legality.explain import explain
+    from machine.legality.explain import validate as validate_records
+    from machine.legality.wire.registry import ALL_PREDICATES
+
+    rng = np.random.default_rng(4)
+    raw = rng.integers(0, 256, (40, 64), dtype=np.uint8)
+    raw[:, 0] = rng.choice(sorted({c for p in ALL_PREDICATES for c in p.opcodes}), 40)
+    raw[30:] = raw[:10]  # repeats share a tree
+    monkeypatch.setattr(core_validate, "EXPLAIN_BATCH", 7)  # several batches
+    for engine in ("pool", "dve"):
+        result = validate_records(raw, Gen.CAYMAN, engine)
+        doc = core_validate.queue_json(result, raw)
+        assert [r["tree"] for r in doc["instructions"]] == \
+            [explain(r.tobytes(), Gen.CAYMAN, engine).tree() for r in raw]
