@@ -187,12 +187,14 @@ def dtype_bytes(code: int) -> float | None:
         return None
 
 
+_DTYPE_NAMES: dict[int, str] = {int(d): d.name for d in Dtype}
+
+
 def dtype_name(code: int) -> str:
-    """Enum name of a code, or its hex value when the code is unassigned."""
-    try:
-        return Dtype(code).name
-    except ValueError:
-        return f"0x{code:02X}"
+    """Enum name of a code, or its hex value when the code is unassigned (a table look-up:
+    messages name dtypes often, and building the enum member per call cost ~1 us)."""
+    name = _DTYPE_NAMES.get(int(code))
+    return name if name is not None else f"0x{code:02X}"
 
 
 def parse_dtype(text: str) -> Dtype:

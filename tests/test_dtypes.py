@@ -32,3 +32,15 @@ def test_parse() -> None:
         parse_dtype("fp12")
     with pytest.raises(ValueError, match="sunda, cayman, mariana, maverick"):
         parse_gen("tonga")
+
+
+def test_dtype_name_of_every_byte() -> None:
+    """The tabled names equal the enum's; unassigned codes (and numpy ints) show as hex."""
+    import numpy as np
+
+    from machine.dtypes import Dtype, dtype_name
+
+    for code in range(256):
+        want = Dtype(code).name if code in Dtype._value2member_map_ else f"0x{code:02X}"
+        assert dtype_name(code) == dtype_name(np.uint8(code)) == want
+    assert dtype_name(Dtype.BF16) == "BF16"
