@@ -8,8 +8,10 @@ same five sections, each its own `.asm` file, are loaded with machine.asm.loader
 (read + assemble, what `run` does for a PROGRAM). The two alternate round by round and
 each figure is the CPU time (time.process_time) of the best and the median round, so
 other work on a shared machine disturbs them less than wall time. The ratio of the
-best rounds is the cost of the section split. Then the parts of assemble_sections:
-pass 0 over the whole file vs over the five files.
+best rounds is the cost of the section split. The same with `where` of each queue's
+last record (`run` prints a stop's file:line:column; each queue of an `.engine` file
+holds the whole file's text), then pass 0 (read_lines) over the whole file vs over the
+five files.
 """
 
 from __future__ import annotations
@@ -64,6 +66,19 @@ def main() -> None:
             f"load_kernel, one .engine file ({total:,} records)": lambda: load_kernel(kernel),
             "load, five separate .asm files": lambda: [load(f) for f in files],
         }, args.rounds)
+        report(times, total)
+        a, b = (min(v) for v in times.values())
+        print(f"ratio of the best rounds: {a / b:.2f}x")
+        def kernel_where() -> None:
+            for q in load_kernel(kernel).queues:
+                q.program.where(len(q.program.lines) - 1)
+
+        def files_where() -> None:
+            for prog in [load(f) for f in files]:
+                prog.where(len(prog.lines) - 1)
+
+        times = rounds({"  + where of each queue's last record": kernel_where,
+                        "  + where of each program's last record": files_where}, args.rounds)
         report(times, total)
         a, b = (min(v) for v in times.values())
         print(f"ratio of the best rounds: {a / b:.2f}x")

@@ -85,14 +85,14 @@ Line = tuple[int, str, "str | None", "str | None", "str | Statement"]
 
 # The line breaks of str.splitlines: counted (in C) before the split, so that a file of
 # form feeds does not become a list of a hundred million empty lines first.
-_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-_LINE_END = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+LINE_END = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # one break each
 
 
 def _source_lines(text: str, name: str) -> list[str]:
     """text.splitlines(); AsmError past MAX_ASSEMBLY_LINES lines or at the first line
     over MAX_LINE_CHARS (machine.files)."""
-    breaks = sum(text.count(c) for c in _BREAKS) - text.count("\r\n")
+    breaks = sum(text.count(c) for c in LINE_BREAKS) - text.count("\r\n")
     if breaks > MAX_ASSEMBLY_LINES:
         _check_line(MAX_ASSEMBLY_LINES + 1, 0, name)
     lines = text.splitlines()
@@ -120,7 +120,7 @@ def _check_nul(text: str, name: str) -> None:
     if at < 0:
         return
     lineno, start = 1, 0
-    for m in _LINE_END.finditer(text, 0, at):
+    for m in LINE_END.finditer(text, 0, at):
         lineno, start = lineno + 1, m.end()
     raise AsmError("NUL character: this is not assembly text (binary programs of 64-byte "
                    "records are read as such unless named .asm, .s, .nasm or .txt)",

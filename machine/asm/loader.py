@@ -18,12 +18,14 @@ when the file cannot be opened.
 
 from __future__ import annotations
 
-import re
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from machine.asm.assembler import assemble
+import numpy as np
+
+from machine.asm.assembler import LINE_BREAKS, LINE_END, assemble
 from machine.asm.data import DataInit, data_path, load_data
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.files import (
@@ -51,9 +53,18 @@ class ProgramFile:
     gen: Gen | None = None  # assembly: the generation its addresses were made for (.gen)
 
     @cached_property
-    def _line_starts(self) -> list[int]:
-        """Offset of each line in `text` (built once, on the first `where`)."""
-        return [0] + [m.end() for m in re.finditer("\n", self.text)]
+    def _line_starts(self) -> np.ndarray:
+        """Offset of each line in `text` (built once, on the first `where`), shared with
+        the last program that built one for the same text: a kernel's queues all hold
+        their whole `.engine` file, which is then scanned once, not once per engine. The
+        share holds that program weakly, so it keeps no text alive."""
+        last = _INDEXED[0]
+        owner = last[0]() if last is not None else None
+        if last is not None and owner is not None and owner.text is self.text:
+            return last[1]
+        starts = line_starts(self.text)
+        _INDEXED[0] = (weakref.ref(self), starts)
+        return starts
 
     def where(self, index: int) -> str | None:
         """`file:line:column` of record `index` in assembly source (the column of its
@@ -64,8 +75,8 @@ class ProgramFile:
         starts = self._line_starts
         if line > len(starts):
             return None
-        end = self.text.find("\n", starts[line - 1])
-        source = self.text[starts[line - 1]:end if end >= 0 else len(self.text)]
+        end = int(starts[line]) if line < len(starts) else len(self.text)
+        source = self.text[int(starts[line - 1]):end].rstrip(LINE_BREAKS)
         head = source.split("#", 1)[0]
         label, colon, _ = head.partition(":")
         # `label: MNEMONIC ...`: a colon before the first space ends a label
@@ -73,6 +84,41 @@ class ProgramFile:
         body = source[body_at:]
         column = body_at + len(body) - len(body.lstrip()) + 1
         return f"{self.path}:{line}:{column}"
+
+
+# the last ProgramFile whose text was indexed, and the index (ProgramFile._line_starts)
+_INDEXED: list[tuple[weakref.ref[ProgramFile], np.ndarray] | None] = [None]
+_ASCII_BREAKS = np.zeros(256, dtype=bool)  # the line breaks that are ASCII bytes
+_ASCII_BREAKS[[ord(c) for c in LINE_BREAKS if c.isascii()]] = True
+_LAST_ASCII_BREAK = max(ord(c) for c in LINE_BREAKS if c.isascii())
+_BLOCK = 1 << 20  # characters per block of line_starts' scan
+
+
+def line_starts(text: str) -> np.ndarray:
+    """The offset in `text` of each line's start, lines split as the assembler splits
+    them (str.splitlines: `\r\n`, `\n`, `\r`, form feed, ... each end a line), so a
+    record's line number finds its line. ASCII text (nearly every source) is scanned
+    by numpy as bytes, which are then its characters, a block at a time (the scan's
+    temporaries stay small beside the text); other text by LINE_END."""
+    if not text.isascii():
+        found = np.fromiter((m.end() for m in LINE_END.finditer(text)), dtype=np.int64)
+    else:
+        found = np.concatenate([np.zeros(0, dtype=np.int64)]
+                               + [_ascii_ends(text, at) for at in range(0, len(text), _BLOCK)])
+    return np.concatenate((np.zeros(1, dtype=np.int64), found))
+
+
+def _ascii_ends(text: str, at: int) -> np.ndarray:
+    """The offsets just after each line break in text[at:at + _BLOCK] (ASCII)."""
+    raw = np.frombuffer(text[at:at + _BLOCK].encode("ascii"), dtype=np.uint8)
+    low = np.flatnonzero(raw <= _LAST_ASCII_BREAK)  # breaks and tabs: few, so then
+    ends = low[_ASCII_BREAKS[raw[low]]]  # a table says which are breaks
+    cr = ends[raw[ends] == 13]
+    if len(cr):  # the \r of a \r\n ends no line: its \n does
+        after = np.append(raw, np.uint8(ord(text[at + len(raw)]) if at + len(raw) < len(text)
+                                        else 0))[cr + 1]
+        ends = np.setdiff1d(ends, cr[after == 10], assume_unique=True)
+    return ends.astype(np.int64) + (at + 1)
 
 
 class UnreadableProgram(InputFileError):
