@@ -2,6 +2,8 @@
 
     python benchmarks/bulk17_bench.py [--mixed 1000000] [--distinct 10000000] [--json 100000]
 
+0. The floors: the interpreter with numpy and click, and `validate --summary` of an empty
+   file (the command's own imports, nothing judged).
 1. `neurondbg validate --summary` as a whole process (best of a few runs) on N mixed
    records (legality_bench's templates: ~77 distinct) and on M all-distinct records
    (random bytes under the mixed opcodes, so every documented predicate is exercised):
@@ -103,6 +105,11 @@ def main() -> None:
         # would compile every module again in every run)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pyc")
+        # the start-up floor of the command itself: its imports, no records to judge
+        path.write_bytes(b"")
+        dt, peak, cpu = whole(["validate", str(path), "--summary"], a.runs, env)
+        print(f"validate --summary of an empty file (interpreter + imports): {dt:.3f} s "
+              f"(CPU {cpu:.3f} s, peak {peak:.0f} MiB)")
         for label, n, make in (("mixed", a.mixed, build), ("all-distinct", a.distinct, distinct)):
             raw = make(n)
             raw.tofile(path)

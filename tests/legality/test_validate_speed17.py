@@ -174,3 +174,17 @@ def test_lookup_equals_indexing(codes: list[int], constant: bool) -> None:
     for beyond in ([5, 5], [1, 5]):  # a code beyond the table is refused on both paths
         with pytest.raises(IndexError):
             lookup(np.zeros(4, dtype=bool), np.array(beyond, dtype=np.uint8))
+
+
+def test_summary_blocks_of_a_shrunk_file_are_one_error(tmp_path) -> None:
+    """A file shorter than its size when stat'ed (it shrank meanwhile) is a one-line
+    InputError naming it, not a crash: the block that cannot be mapped is read, short."""
+    import pytest
+
+    from neurondbg.errors import InputError
+
+    path = tmp_path / "p.bin"
+    _records(10, 4).tofile(path)
+    with open(path, "rb") as f, pytest.raises(InputError) as e:
+        list(validate_cmd._blocks(f, 20 * 64, str(path), 1 << 20))
+    assert str(e.value) == f"{path}: the file changed while it was read (expected 1280 bytes)"
