@@ -86,14 +86,22 @@ Line = tuple[int, str, "str | None", "str | None", "str | Statement"]
 # The line breaks of str.splitlines: counted (in C) before the split, so that a file of
 # form feeds does not become a list of a hundred million empty lines first.
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+ASCII_LINE_BREAKS = "".join(c for c in LINE_BREAKS if c.isascii())
 LINE_END = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # one break each
+
+
+def _breaks(text: str) -> int:
+    """The line breaks of `text` as str.splitlines counts them, counted in C: ASCII
+    text has only the ASCII ones, and `\r\n` (one break) only where there is a `\r`."""
+    counts = {c: text.count(c) for c in (ASCII_LINE_BREAKS if text.isascii() else LINE_BREAKS)}
+    return sum(counts.values()) - (text.count("\r\n") if counts["\r"] else 0)
 
 
 def _source_lines(text: str, name: str) -> list[str]:
     """text.splitlines(); AsmError past MAX_ASSEMBLY_LINES lines or at the first line
     over MAX_LINE_CHARS (machine.files)."""
-    breaks = sum(text.count(c) for c in LINE_BREAKS) - text.count("\r\n")
-    if breaks > MAX_ASSEMBLY_LINES:
+    # a text no longer than the limit cannot have more lines than it: nothing to count
+    if len(text) > MAX_ASSEMBLY_LINES and _breaks(text) > MAX_ASSEMBLY_LINES:
         _check_line(MAX_ASSEMBLY_LINES + 1, 0, name)
     lines = text.splitlines()
     _check_line(len(lines), 0, name)  # one more than the breaks when the last is unended

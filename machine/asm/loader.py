@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from machine.asm.assembler import LINE_BREAKS, LINE_END, assemble
+from machine.asm.assembler import ASCII_LINE_BREAKS, LINE_BREAKS, LINE_END, assemble
 from machine.asm.data import DataInit, data_path, load_data
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.files import (
@@ -89,8 +89,8 @@ class ProgramFile:
 # the last ProgramFile whose text was indexed, and the index (ProgramFile._line_starts)
 _INDEXED: list[tuple[weakref.ref[ProgramFile], np.ndarray] | None] = [None]
 _ASCII_BREAKS = np.zeros(256, dtype=bool)  # the line breaks that are ASCII bytes
-_ASCII_BREAKS[[ord(c) for c in LINE_BREAKS if c.isascii()]] = True
-_LAST_ASCII_BREAK = max(ord(c) for c in LINE_BREAKS if c.isascii())
+_ASCII_BREAKS[[ord(c) for c in ASCII_LINE_BREAKS]] = True
+_LAST_ASCII_BREAK = max(map(ord, ASCII_LINE_BREAKS))
 _BLOCK = 1 << 20  # characters per block of line_starts' scan
 
 

@@ -1,6 +1,7 @@
-"""ProgramFile.where finds a record's line as the assembler numbered it (str.splitlines:
-`\\r\\n`, `\\r`, form feed, ... each end a line), in ASCII and other text alike, and a
-kernel's queues (which share one whole-file text) each find their own lines."""
+"""Lines as the assembler numbers them (str.splitlines: `\\r\\n`, `\\r`, form feed, ... each
+end a line), in ASCII and other text alike: ProgramFile.where finds a record's line, a
+kernel's queues (which share one whole-file text) each find their own, and the line
+limit counts every kind of break."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from machine.asm import loader
+from machine.asm import assemble, loader
+from machine.asm.assembler import _breaks
+from machine.asm.errors import AsmError
 from machine.asm.loader import from_text, line_starts
 from machine.core.kernel import load_kernel
+from machine.files import MAX_ASSEMBLY_LINES
 
 BREAKS = ["\n", "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 
@@ -66,3 +70,22 @@ def test_a_kernels_queues_scan_their_shared_text_once_and_keep_nothing_alive(
     del other
     gc.collect()
     assert gone() is None  # the share holds the last program weakly
+
+
+@pytest.mark.parametrize("text", [
+    "\u2028" * (MAX_ASSEMBLY_LINES + 1),  # a break only non-ASCII text can hold
+    "é" + "\x85" * (MAX_ASSEMBLY_LINES + 1),
+    "\r\n" * MAX_ASSEMBLY_LINES + "HALT",  # \r\n is one break: the unended line is over
+    "\r" * (MAX_ASSEMBLY_LINES + 1),
+], ids=["U+2028", "U+0085", "crlf", "cr"])
+def test_the_line_limit_counts_every_kind_of_break(text: str) -> None:
+    with pytest.raises(AsmError) as e:
+        assemble(text, "p.asm")
+    assert e.value.line == MAX_ASSEMBLY_LINES + 1
+    assert "more than 2,097,152 lines" in e.value.message
+
+
+@pytest.mark.parametrize("text", ["", "a", "\r\n", "\r\r\n\n", "\x0c\x1c\x1d\x1e\x0b",
+                                  "é\x85\u2028\u2029\r\n\r", "\t \x1f\x1b"])
+def test_breaks_are_counted_as_splitlines_splits(text: str) -> None:
+    assert _breaks(text) == len((text + "x").splitlines()) - 1
