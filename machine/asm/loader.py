@@ -96,7 +96,7 @@ _BLOCK = 1 << 20  # characters per block of line_starts' scan
 
 def line_starts(text: str) -> np.ndarray:
     """The offset in `text` of each line's start, lines split as the assembler splits
-    them (str.splitlines: `\r\n`, `\n`, `\r`, form feed, ... each end a line), so a
+    them (str.splitlines: CR LF, LF, CR, form feed, ... each end a line), so a
     record's line number finds its line. ASCII text (nearly every source) is scanned
     by numpy as bytes, which are then its characters, a block at a time (the scan's
     temporaries stay small beside the text); other text by LINE_END."""
