@@ -234,41 +234,61 @@ def _write_full(result, raw, out, advance: Advance | None = None) -> None:
     out.write("]}\n")
 
 
+TEXT_BLOCK = 1 << 10  # invalid instructions whose new records are explained together
+
+
 def _text(result, raw, source=None) -> None:
     """Per invalid instruction: index, offset (and `file:line:column` for assembly),
-    mnemonic and each failing clause's message."""
+    mnemonic and each failing clause's message. The invalid instructions are taken
+    TEXT_BLOCK at a time and the block's records not yet explained are explained together
+    (explain_many: verdict for verdict explain's), so text output of a mostly distinct
+    program does not cost one explanation per record."""
     out = sys.stdout
     bad = np.flatnonzero(~result.valid)
     # one explanation per distinct record: by column (copies share one when deduplicated),
     # then by bytes (copies judged separately when the program was mostly distinct)
     explained: dict[int, str] = {}
     by_bytes: dict[bytes, str] = {}
-    lines: list[str] = []
-    for i, op, k in zip(bad.tolist(), raw[bad, 0].tolist(), result.column[bad].tolist(),
-                        strict=True):
-        text = explained.get(k)
-        if text is None:
-            record = raw[i].tobytes()
-            text = explained[k] = by_bytes.get(record) or _explained(record, op, result)
-            by_bytes[record] = text
-        at = source.where(i) if source is not None else None
-        lines.append(f"#{i} @0x{i * 64:06x} {at + ': ' if at else ''}{text}")
-        if len(lines) >= 4096:
-            out.write("".join(lines))
-            lines.clear()
-    out.write("".join(lines))
+    for s in range(0, len(bad), TEXT_BLOCK):
+        block = bad[s:s + TEXT_BLOCK]
+        cols = result.column[block].tolist()
+        new: dict[bytes, None] = {}  # the block's records not explained yet, in order
+        for i, k in zip(block.tolist(), cols, strict=True):
+            if k not in explained:
+                record = raw[i].tobytes()
+                if record in by_bytes:
+                    explained[k] = by_bytes[record]
+                else:
+                    new[record] = None
+        by_bytes.update(zip(new, _explain_texts(list(new), result), strict=True))
+        lines = []
+        for i, k in zip(block.tolist(), cols, strict=True):
+            text = explained.get(k)
+            if text is None:
+                text = explained[k] = by_bytes[raw[i].tobytes()]
+            at = source.where(i) if source is not None else None
+            lines.append(f"#{i} @0x{i * 64:06x} {at + ': ' if at else ''}{text}")
+        out.write("".join(lines))
     engine = f", engine {result.engine}" if result.engine else ""
     out.write(f"{result.count} instructions, {result.invalid} invalid "
               f"({result.gen.label}{engine})\n")
 
 
-def _explained(record: bytes, op: int, result) -> str:
-    """The text of one invalid record: mnemonic, predicate, each failing clause (and fix)."""
+def _explain_texts(records: list[bytes], result) -> list[str]:
+    """The text of each invalid record: mnemonic, predicate, each failing clause (and
+    fix), the records explained together (machine.legality.explain.explain_many)."""
+    if not records:
+        return []
     from machine.isa.opcodes import mnemonic
-    from machine.legality.explain import explain
-    verdict = explain(record, result.gen, result.engine)
-    parts = [f"{mnemonic(op)} (0x{op:02X}): invalid [{verdict.predicate}]"]
-    return "\n".join(parts + failing_clause_lines(verdict)) + "\n"
+    from machine.legality.explain import explain_many
+    raw = np.frombuffer(b"".join(records), dtype=np.uint8).reshape(-1, RECORD_BYTES)
+    texts = []
+    for record, verdict in zip(records, explain_many(raw, result.gen, result.engine),
+                               strict=True):
+        op = record[0]
+        parts = [f"{mnemonic(op)} (0x{op:02X}): invalid [{verdict.predicate}]"]
+        texts.append("\n".join(parts + failing_clause_lines(verdict)) + "\n")
+    return texts
 
 
 def failing_clause_lines(verdict) -> list[str]:

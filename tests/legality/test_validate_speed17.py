@@ -188,3 +188,26 @@ def test_summary_blocks_of_a_shrunk_file_are_one_error(tmp_path) -> None:
     with open(path, "rb") as f, pytest.raises(InputError) as e:
         list(validate_cmd._blocks(f, 20 * 64, str(path), 1 << 20))
     assert str(e.value) == f"{path}: the file changed while it was read (expected 1280 bytes)"
+
+
+def test_text_report_equals_one_explanation_per_record(monkeypatch, capsys) -> None:
+    """`validate`'s text report explains a block's new records together (explain_many):
+    every line is the one-record explanation's, across blocks and for repeated records,
+    whether the program was deduplicated or not."""
+    from machine.isa.opcodes import mnemonic
+    from machine.legality.explain import explain, validate
+
+    monkeypatch.setattr(validate_cmd, "TEXT_BLOCK", 7)
+    for raw in (_records(60, 5), np.unique(_records(60, 5), axis=0)):
+        result = validate(raw, Gen.CAYMAN, "pool")
+        validate_cmd._text(result, raw)
+        want = []
+        for i in np.flatnonzero(~result.valid).tolist():
+            v = explain(raw[i].tobytes(), Gen.CAYMAN, "pool")
+            op = int(raw[i, 0])
+            head = f"{mnemonic(op)} (0x{op:02X}): invalid [{v.predicate}]"
+            body = "\n".join([head, *validate_cmd.failing_clause_lines(v)])
+            want.append(f"#{i} @0x{i * 64:06x} {body}\n")
+        want.append(f"{len(raw)} instructions, {result.invalid} invalid (cayman, engine pool)\n")
+        assert capsys.readouterr().out == "".join(want)
+        assert result.invalid > 10
