@@ -33,16 +33,16 @@ from neurondbg import console
 from neurondbg.console import REGISTRY, Action
 from neurondbg.screens.main import PANES, DebuggerScreen
 from views.console_view import ConsoleView
-from views.lanes import LaneTable
-from views.memory import MemoryView
 from views.pane import Pane
 from views.program import ProgramView
 from views.snapshot import Snapshot
-from views.timeline import TimelineView
 
-if TYPE_CHECKING:  # the model and the palette load after the first frame (issue 17)
+if TYPE_CHECKING:  # the model, the palette and the numpy views load after the first frame
     from neurondbg.palette import Entry
+    from views.lanes import LaneTable
+    from views.memory import MemoryView
     from views.session import Session
+    from views.timeline import TimelineView
 
 CSS_FILE = Path(str(resources.files("views").joinpath("neurondbg.tcss")))  # package data
 
@@ -185,6 +185,9 @@ class NeurondbgApp(App):
         self.call_after_refresh(self._start_first_load, path, self._load_interrupt)
 
     def _start_first_load(self, path: str | Path | None, interrupt: threading.Event) -> None:
+        # The views that import numpy are built now, before the load (views.deferred)
+        if (screen := self._debugger()) is not None:
+            screen.build_views()
         self._load_started.set()
         self._load_worker(path, True, interrupt)
 
@@ -300,7 +303,7 @@ class NeurondbgApp(App):
         if races and stop is not self._race_shown:
             self._race_shown = stop
             r = races[0]
-            self.query_one(MemoryView).goto(r.partitions[0], r.bytes[0], r.space)
+            self._memory().goto(r.partitions[0], r.bytes[0], r.space)
             for n, race in enumerate(races, start=1):  # the two listing lines, in full
                 self.say(f"race #{n}: {race.text}", "bold red")
                 self.say(f"  1st {race.a_line}: {race.a_listing}")
@@ -327,6 +330,15 @@ class NeurondbgApp(App):
             if isinstance(s, DebuggerScreen):
                 return s
         return None
+
+    def _memory(self) -> MemoryView:
+        """The SBUF pane's view (built first if the first frame has not built it yet)."""
+        from views.memory import MemoryView
+
+        screen = self._debugger()
+        if screen is not None:
+            screen.build_views()
+        return self.query_one(MemoryView)
 
     def say(self, text: str | Text, style: str = "") -> None:
         screen = self._debugger()
@@ -659,6 +671,7 @@ class NeurondbgApp(App):
         if name not in screen.panes:
             self.say(f"error: pane: expected one of: {', '.join(screen.panes)}", "bold red")
             return
+        screen.build_views()
         widget = screen.query_one(f"#{name}")
         target = widget if widget.focusable else next(
             (w for w in widget.query("*") if w.focusable), widget)
@@ -671,20 +684,20 @@ class NeurondbgApp(App):
     def _pane_failed(self, event: Pane.Failed) -> None:
         self.say(f"error: {event.pane} pane: {event.text}", "bold red")
 
-    @on(TimelineView.Travel)
-    def _travel(self, event: TimelineView.Travel) -> None:
+    # Handlers named after their messages (Textual's on_<namespace>_<message>) rather than
+    # @on(MemoryView.GotoPrompt): the App's module does not import those views (the numpy
+    # ones are built after the first frame; the timeline is the kernel layout's only).
+    def on_timeline_view_travel(self, event: TimelineView.Travel) -> None:
         if (s := self._guard()) is not None and self.core_mode:
             self._do(lambda: s.travel(event.step))  # type: ignore[attr-defined]
 
-    @on(MemoryView.GotoPrompt)
-    def _goto_prompt(self, event: MemoryView.GotoPrompt) -> None:
+    def on_memory_view_goto_prompt(self, event: MemoryView.GotoPrompt) -> None:
         box = self.query_one("#console-input", Input)
-        box.value = f"goto {self.query_one(MemoryView).cursor} "
+        box.value = f"goto {self._memory().cursor} "
         box.focus()
         box.cursor_position = len(box.value)
 
-    @on(LaneTable.OpenInLab)
-    def _lane_to_lab(self, event: LaneTable.OpenInLab) -> None:
+    def on_lane_table_open_in_lab(self, event: LaneTable.OpenInLab) -> None:
         from neurondbg.screens.lab import LabScreen
 
         # The lane's own bits, formats and set-up (profile, mode, sat, gen, FP8 config):
@@ -718,9 +731,7 @@ class NeurondbgApp(App):
 
     def reply_handlers(self) -> dict[Action, Callable[..., None]]:
         """What the App does for each console Action (a test checks none is missing)."""
-        def memory() -> MemoryView:
-            return self.query_one(MemoryView)
-
+        memory = self._memory
         return {
             Action.REFRESH: self.refresh_views,
             Action.CONTINUE: self.action_continue,

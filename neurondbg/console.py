@@ -21,6 +21,10 @@ Decisions where the issue is silent, as gdb does them:
   the record under the Program cursor (the `until-cursor` action).
 - `enable` / `disable` without numbers act on every breakpoint.
 - `x/NF` shows at most X_MAX elements.
+
+The module imports no model (numpy, machine.expr, the formats): the App's first frame
+composes the console's completion words from REGISTRY before any program is loaded
+(issue 17), so each handler imports what it evaluates with.
 """
 
 from __future__ import annotations
@@ -32,12 +36,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from machine import expr
-from machine.convert.formats import parse_format
 from neurondbg.registry import Palette, Registry
-from views.lab_model import values_of
 
 X_LETTERS: dict[str, str] = {"x": "uint8", "b": "bf16", "h": "fp16", "f": "fp32", "d": "int32",
                              "u": "uint32"}
@@ -103,6 +102,10 @@ def execute(line: str, session: Any, *, defer_long: bool = False,
         return Reply()
     head, cmd, rest = REGISTRY.split(line)
     if cmd is None:
+        near = REGISTRY.nearest(head)
+        if near is not None:
+            return error(f"unknown command {head!r}; did you mean {near!r}? (`help` lists "
+                         "every command)")
         return error(f"unknown command {head!r}; expected one of: {', '.join(COMMANDS)}")
     if defer_long and cmd.long is not None:
         deferred = _contained(cmd.name, cmd.long, rest)
@@ -384,6 +387,8 @@ def _info(session: Any, rest: str) -> Reply:
 def _print(session: Any, rest: str) -> Reply:
     if not rest:
         raise ValueError("expected an expression: print R5 + 1")
+    from machine import expr
+
     value = expr.parse(rest)(session.state)
     shown = f"{value} ({value:#x})" if isinstance(value, int) and not isinstance(
         value, bool) else repr(value)
@@ -391,6 +396,8 @@ def _print(session: Any, rest: str) -> Reply:
 
 
 def _x_format(fmt: str) -> tuple[int, str]:
+    from machine.convert.formats import parse_format
+
     digits = fmt[:len(fmt) - len(fmt.lstrip("0123456789"))]
     spec = fmt[len(digits):]
     count = int(digits[:6]) if digits else 8
@@ -406,6 +413,12 @@ def _x_format(fmt: str) -> tuple[int, str]:
                   "F: x hex byte, b bf16, h fp16, f fp32, d int32, u uint32, or a format name",
                   suffix=True)
 def _x(session: Any, rest: str) -> Reply:
+    import numpy as np
+
+    from machine import expr
+    from machine.convert.formats import parse_format
+    from views.lab_model import values_of
+
     fmt = ""
     if rest.startswith("/"):  # the /NF glued to the command word (Registry.split)
         fmt, _, rest = rest[1:].partition(" ")
@@ -524,6 +537,8 @@ def _goto(session: Any, rest: str) -> Reply:
     except ValueError:
         raise ValueError(f"expected numbers: goto PARTITION BYTE, found {rest!r}") from None
     if session is not None:
+        from machine import expr
+
         session.check(expr.Target("mem", partition, partition + 1, byte, byte + 1,
                                   space or "sbuf"))
     return Reply(action=Action.GOTO, args=(partition, byte, space))

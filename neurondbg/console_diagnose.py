@@ -11,20 +11,19 @@ stops it): the machine's diagnose has no stop check of its own yet, so a stop en
 the work before or after it and drops its result.
 
 Active once neurondbg.console imports this module (`from neurondbg import
-console_diagnose  # noqa: F401`, after REGISTRY is defined).
+console_diagnose  # noqa: F401`, after REGISTRY is defined). Its functions import
+numpy and machine.convert when they run: the declaration is read before the App's first
+frame, which needs no model (issue 17).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from machine.convert.diagnose import Rule, Stopped, diagnose, explaining_rule
-from machine.convert.formats import parse_format
-from machine.convert.options import applied_mode, resolve
-from machine.convert.roles import plain_bits
 from neurondbg.console import REGISTRY, Cancelled, Reply
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_LINES = 8  # example lanes printed
 
@@ -32,6 +31,8 @@ MAX_LINES = 8  # example lanes printed
 def destination_before(rec: Any) -> np.ndarray:
     """The Cast destination's encodings from before the step (what was loaded there),
     shaped like the lanes' outputs; ValueError when the step wrote no such block."""
+    import numpy as np
+
     lanes = rec.lanes
     out = np.asarray(lanes.out_bits)
     size = out.size * out.dtype.itemsize
@@ -49,6 +50,12 @@ def destination_before(rec: Any) -> np.ndarray:
 def _diagnose(session: Any, rest: str) -> Reply:
     """Reads the last Cast here (the caller's thread); the diagnosis is the Reply's work,
     on copies, so it may run in the console's worker while the machine steps on."""
+    import numpy as np
+
+    from machine.convert.diagnose import Rule, Stopped, diagnose
+    from machine.convert.formats import parse_format
+    from machine.convert.options import applied_mode, resolve
+
     last = session.last_lanes
     if last is None:
         raise ValueError("no conversion in effect: step a Cast whose destination holds the "
@@ -101,6 +108,9 @@ def _lane_index(text: str, shape: tuple[int, ...], p0: int) -> tuple[int, int]:
 
 def _lane(reply: Reply, d: Any, bits: int, got: int, src: Any, dst: Any) -> None:
     """The rounding step of one lane under the expected and the explaining rule."""
+    from machine.convert.diagnose import explaining_rule
+    from machine.convert.roles import plain_bits
+
     why = explaining_rule(d, bits, got, src, dst)
     for label, rule in (("expected", d.baseline), ("explained by", why)):
         if rule is None:

@@ -3,13 +3,14 @@
 Declared with `@REGISTRY.command` like every console command; it is active once
 neurondbg.console imports this module (`from neurondbg import console_explain  # noqa:
 F401`, after REGISTRY is defined). Needs no program: it explains names, not state.
+The legality tables load when it runs, not with its declaration (issue 17: the App's
+first frame reads the declarations).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from neurondbg.commands.explain import explain_text
 from neurondbg.console import REGISTRY, Reply
 
 
@@ -22,6 +23,8 @@ def _explain(session: Any, rest: str) -> Reply:
     if not text:
         raise ValueError("expected a clause or predicate name, or a compiler message: "
                          "explain TEXT")
+    from neurondbg.commands.explain import explain_text
+
     lines, found = explain_text(text)
     reply = Reply()
     for line in lines:

@@ -18,7 +18,9 @@ Decisions where the issue is silent:
   --trace`'s, with the step and the lane added.
 
 Active once neurondbg.console imports this module (`from neurondbg import
-console_export  # noqa: F401`, after REGISTRY is defined).
+console_export  # noqa: F401`, after REGISTRY is defined). numpy is imported by the
+writer: the declaration is read before the App's first frame, which needs no model
+(issue 17).
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ import json
 import shlex
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from neurondbg.console import REGISTRY, Action, Reply
+
+if TYPE_CHECKING:  # numpy is imported when lanes are written, not with the declaration
+    import numpy as np
 
 JSON_SUFFIX = ".json"
 PAGE_WIDTH = 160  # the width `convert` gives piped output: bit strings are not folded
@@ -121,6 +124,8 @@ def _page() -> Any:
 def _lanes(lanes: Any, step: int, as_json: bool) -> Iterator[str]:
     """Every lane's partition, element, input and output encodings and flags, in chunks
     of LANES_PER_WRITE lanes (a 128x4096 Cast is never one string in memory)."""
+    import numpy as np
+
     rows, cols = lanes.shape
     src_digits, dst_digits = (_digits(lanes.in_bits), _digits(lanes.out_bits))
     flags = lanes.flags

@@ -11,6 +11,9 @@ Decided where the issue is silent:
   says so (`suffix=True`); `step/3` stays an unknown command, as before.
 - completion of the first word offers canonical names only (aliases are for
   typing, not for listing, as gdb's `help` lists them).
+- an unknown command word is answered with the nearest command name when one is
+  close (difflib's ratio >= NEAR, as git's "did you mean"); aliases are not offered
+  (one or two letters are near too many words).
 - a `slow` command (`diagnose`) is one whose handler returns its computation as
   `Reply.work` instead of doing it: the handler reads the session on the caller's
   thread, and dispatch (neurondbg.console.execute) decides where the work runs, at
@@ -19,12 +22,14 @@ Decided where the issue is silent:
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 USAGE_WIDTH = 20  # the usage column of a help line; a longer usage is followed by GAP
 GAP = "   "
+NEAR = 0.6  # difflib's ratio from which an unknown word is taken for a misspelt command
 
 Handler = Callable[[Any, str], Any]  # (session or None, the text after the command word)
 Completer = Callable[[Any, str], Sequence[str]]  # (session or None, the word being typed)
@@ -114,6 +119,13 @@ class Registry:
     def get(self, word: str) -> Command | None:
         """The command `word` names (a name or an alias), or None."""
         return self._commands.get(self._aliases.get(word, word))
+
+    def nearest(self, word: str) -> str | None:
+        """The command name closest to an unknown `word` (`stpe` -> `step`), or None when
+        none is near (module docstring)."""
+        found = difflib.get_close_matches(word.partition("/")[0], self.names, n=1,
+                                          cutoff=NEAR)
+        return found[0] if found else None
 
     def split(self, line: str) -> tuple[str, Command | None, str]:
         """(the word typed, its command or None, the rest) of a console line; for a

@@ -3,12 +3,22 @@
 Apart from views.core_session so that the App can decide its layout before the first
 frame without importing the core session's model (the Core, the races, the debugger):
 the check reads the file and needs only the kernel and session readers.
+
+A first look decides most files without importing those readers (they import numpy,
+~0.15 s before the first frame, issue 17): a file that names no kernel table and no
+`.engine` section cannot be one (see `cannot_be_kernel`); every other file gets the
+full check.
 """
 
 from __future__ import annotations
 
+import os
+import stat
+import tomllib
 from pathlib import Path
 from typing import Any
+
+FIRST_LOOK_BYTES = 1 << 20  # a larger file (or a FIFO, a device) gets the full check
 
 
 def kernel_session_spec(path: Path) -> Any:
@@ -25,11 +35,36 @@ def kernel_session_spec(path: Path) -> Any:
     return spec if spec.kernel is not None else None
 
 
+def cannot_be_kernel(path: Path) -> bool:
+    """True when a first look shows that `path` is neither a kernel source nor a kernel
+    session: a small regular file with no `.engine` text (a section: has_sections) whose
+    TOML has neither an [engines] nor a [kernel] table (a manifest, a kernel session),
+    or that is no TOML and has no such table's name in it (looks_like_manifest then
+    reads it as text). False means "read it fully" (machine.core.kernel, sessions)."""
+    try:
+        with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK)) as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > FIRST_LOOK_BYTES:
+                return False
+            raw = fh.read(FIRST_LOOK_BYTES + 1)
+    except OSError:
+        return False
+    if b".engine" in raw.lower():  # the section directive is case-insensitive
+        return False
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, RecursionError, ValueError):  # not TOML: its bytes tell
+        return b"engines" not in raw and b"kernel" not in raw
+    return "engines" not in doc and "kernel" not in doc
+
+
 def opens_as_kernel(path: str | Path) -> bool:
     """A kernel source (manifest, `.engine` file) or a kernel session file."""
+    p = Path(path)
+    if cannot_be_kernel(p):
+        return False
     from machine.core.kernel import is_kernel_source
 
-    p = Path(path)
     try:
         return is_kernel_source(p) or kernel_session_spec(p) is not None
     except (OSError, ValueError):

@@ -30,12 +30,12 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 
-from neurondbg.screens.main import DebuggerScreen
+from neurondbg.screens.main import DebuggerScreen, memory_view
 from views.console_view import ConsoleView
 from views.core_snapshot import CoreSnapshot
+from views.deferred import Deferred
 from views.engines import EnginesView
 from views.legality import LegalityView
-from views.memory import MemoryView
 from views.pane import Pane
 from views.program import ProgramView
 from views.registers import RegistersView
@@ -99,7 +99,7 @@ class CoreScreen(DebuggerScreen):
             yield Pane(CORE_PANES["legality"], LegalityView(id="legality"),
                        id="pane-legality", classes="tab")
         with Horizontal(id="core-low"):
-            yield Pane(CORE_PANES["memory"], MemoryView(id="memory"), id="pane-memory",
+            yield Pane(CORE_PANES["memory"], Deferred(memory_view), id="pane-memory",
                        classes="tab")
             yield Pane(CORE_PANES["registers"], RegistersView(id="registers"),
                        id="pane-registers", classes="tab")
@@ -118,6 +118,7 @@ class CoreScreen(DebuggerScreen):
               ) -> list[tuple[str, Widget, Callable[[], object]]]:
         """(pane, view, how it takes the CoreSnapshot): the focused engine's panes, the
         partner listing (in the Program pane), then the core's own panes."""
+        self.build_views()
         core = self._core(snap)
         focused = core.focused
         out: list[tuple[str, Widget, Callable[[], object]]] = [

@@ -33,13 +33,10 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 
-from views.accum import AccumView
 from views.console_view import ConsoleView
-from views.lanes import LanesView
+from views.deferred import Deferred, build_deferred
 from views.legality import LegalityView
-from views.memory import MemoryView
 from views.pane import Pane, contain, pane_of
-from views.plot import PlotView
 from views.program import ProgramView
 from views.registers import RegistersView
 from views.snapshot import Snapshot
@@ -55,6 +52,32 @@ ALWAYS_SHOWN = ("program", "console")  # in the compact layout; the others are t
 ALWAYS_FED = ("program", "memory")  # followed state (module docstring): fed even hidden
 WIDE = Size(150, 44)  # the three bands: 66 + 34 + a listing; 19 + 15 rows + the data band
 MINIMUM = Size(80, 24)  # below it no layout is usable
+
+
+# The views whose modules import numpy, the conversion model or textual_plotext: built
+# after the first frame (views.deferred), each by its own maker.
+def memory_view() -> Widget:
+    from views.memory import MemoryView
+
+    return MemoryView(id="memory")
+
+
+def accum_view() -> Widget:
+    from views.accum import AccumView
+
+    return AccumView(id="accum")
+
+
+def plot_view() -> Widget:
+    from views.plot import PlotView
+
+    return PlotView(id="plot")
+
+
+def lanes_view() -> Widget:
+    from views.lanes import LanesView
+
+    return LanesView(id="lanes")
 
 
 def layout_for(size: Size) -> str:
@@ -96,6 +119,7 @@ class DebuggerScreen(Screen):
         self.tab = "registers"  # the pane the compact layout shows in its shared slot
         self._snap: Snapshot | None = None  # the newest snapshot shown
         self._stale: set[str] = set()  # hidden panes not fed `_snap` yet
+        self._built = False  # the deferred views are mounted (build_views)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -105,15 +129,15 @@ class DebuggerScreen(Screen):
             yield Pane(PANES["registers"], RegistersView(id="registers"), id="pane-registers",
                        classes="tab")
             with Vertical(id="col-side"):
-                yield Pane(PANES["accum"], AccumView(id="accum"), id="pane-accum", classes="tab")
-                yield Pane(PANES["plot"], PlotView(id="plot"), id="pane-plot", classes="tab")
+                yield Pane(PANES["accum"], Deferred(accum_view), id="pane-accum", classes="tab")
+                yield Pane(PANES["plot"], Deferred(plot_view), id="pane-plot", classes="tab")
         with Horizontal(id="row2"):
             yield Pane(PANES["struct"], StructView(id="struct"), id="pane-struct", classes="tab")
             yield Pane(PANES["legality"], LegalityView(id="legality"), id="pane-legality",
                        classes="tab")
         with Horizontal(id="row3"):
-            yield Pane(PANES["memory"], MemoryView(id="memory"), id="pane-memory", classes="tab")
-            yield Pane(PANES["lanes"], LanesView(id="lanes"), id="pane-lanes", classes="tab")
+            yield Pane(PANES["memory"], Deferred(memory_view), id="pane-memory", classes="tab")
+            yield Pane(PANES["lanes"], Deferred(lanes_view), id="pane-lanes", classes="tab")
             yield Pane(PANES["console"], ConsoleView(self.words, self.complete_line,
                                                          id="console"),
                        id="pane-console")
@@ -125,6 +149,13 @@ class DebuggerScreen(Screen):
         self.fit(self.app.size)
         if self.on_ready is not None:
             self.on_ready()
+
+    def build_views(self) -> None:
+        """Mount the views composed as placeholders (views.deferred); once: the App calls
+        it after the first frame, and each path that needs one of those views first."""
+        if not self._built:
+            self._built = True
+            build_deferred(self)
 
     # -- layout by size -------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
@@ -168,6 +199,7 @@ class DebuggerScreen(Screen):
 
     def action_go(self, name: str) -> None:
         """Focus pane `name` (keys 1..9); in the compact layout, show its tab."""
+        self.build_views()  # a key pressed before the App built them
         self.select_tab(name)
         if name == "console":
             self.query_one("#console-input").focus()
@@ -181,6 +213,12 @@ class DebuggerScreen(Screen):
     def feeds(self, snap: Snapshot) -> list[tuple[str, Widget, Callable[[], object]]]:
         """(pane, view, how it takes the snapshot), in the order the panes are refreshed
         (the Plot's histogram reads the SBUF pane's window: after it)."""
+        from views.accum import AccumView  # built views (build_views): their modules are in
+        from views.lanes import LanesView
+        from views.memory import MemoryView
+        from views.plot import PlotView
+
+        self.build_views()
         memory = self.query_one(MemoryView)
         plot = self.query_one(PlotView)
         views: list[tuple[str, Widget]] = [
