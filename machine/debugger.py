@@ -819,7 +819,9 @@ class Machine:
 
     # -- reverse -------------------------------------------------------------------------------
     def reverse_step(self) -> bool:
-        """Undo the last event (a step, or a `set` edit) exactly; False at the start."""
+        """Undo the last event (a step, or a `set` edit) exactly; False at the start, or
+        when `interrupt` stopped the replay an event past the kept window needs (then
+        nothing is undone and the interrupt is consumed, as by `reverse`)."""
         st, h = self.state, self.history
         if h.enabled and st.journal.steps and not (self.edits and self._edit_on_top()):
             st.undo_step()  # the common case, kept cheap: a pop within the window

@@ -66,3 +66,15 @@ def test_replay_stops_on_an_interrupt_set_before_and_consumes_it() -> None:
     ref = machine(counted_loop(50))
     ref.cont(max_steps=20)
     assert np.array_equal(m.state.R, ref.state.R) and m.state.pc == ref.state.pc
+
+
+def test_reverse_step_past_the_window_with_an_interrupt_set_undoes_nothing() -> None:
+    m = machine(counted_loop(3000), journal_budget=4096)  # history folds as it runs
+    m.cont()
+    while m.state.journal.steps:  # pops within the kept window
+        m.reverse_step()
+    n = m.state.steps
+    assert n > 0  # the next undo needs a replay from a checkpoint
+    m.interrupt.set()
+    assert not m.reverse_step() and m.state.steps == n and not m.interrupt.is_set()
+    assert m.reverse_step() and m.state.steps == n - 1
