@@ -4,27 +4,59 @@ A program is one engine's queue (DESIGN.md "Machine"). SEQ control runs on
 every engine (ref 001 §7.2); a data instruction runs only where machine.isa's
 opcode table places it (ref 000 §2.2, §7). `handler_for` says which Python
 function executes an opcode on an engine, or why none does (the fault text).
+
+The engine modules (seq, pool, dve and what they import: the ALU, the conversion
+kernels) load with the first use of `HANDLERS` or `handler_for`, not with the package:
+`machine.engines.record` (a step's data, read by the expressions, the edits and the
+UI) and `ENGINES` (the queue names, read by the session schema) need none of them
+(issue 17). The other names the package exports load on first access too.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from machine.dtypes import Gen
-from machine.engines import dve, pool, seq
-from machine.engines.context import Context
-from machine.engines.record import Fault, Lanes, StepRecord
-from machine.engines.seq import Handler
 from machine.isa.opcodes import OPCODES, QUEUE_ENGINES, Opcode
 
+if TYPE_CHECKING:
+    from machine.engines.context import Context
+    from machine.engines.record import Fault, Lanes, StepRecord
+    from machine.engines.seq import Handler
+
 ENGINES: tuple[str, ...] = QUEUE_ENGINES
-# Every modelled opcode's handler, keyed by Opcode (one entry per opcode in the
-# engine module that implements it; an opcode is in one module only).
-HANDLERS: dict[Opcode, Handler] = {**seq.HANDLERS, **pool.HANDLERS, **dve.HANDLERS}
-assert len(HANDLERS) == len(seq.HANDLERS) + len(pool.HANDLERS) + len(dve.HANDLERS)
 
 __all__ = ["ENGINES", "HANDLERS", "Context", "Fault", "Lanes", "StepRecord", "execute",
            "handler_for"]
+
+# The exported names that live in a submodule: imported on first access (__getattr__).
+_FROM: dict[str, str] = {"Context": "context", "Fault": "record", "Lanes": "record",
+                         "StepRecord": "record", "Handler": "seq"}
+_handlers: dict[Opcode, Handler] | None = None
+
+
+def _all_handlers() -> dict[Opcode, Handler]:
+    """Every modelled opcode's handler, keyed by Opcode (one entry per opcode in the
+    engine module that implements it; an opcode is in one module only)."""
+    global _handlers
+    if _handlers is None:
+        from machine.engines import dve, pool, seq
+
+        table = {**seq.HANDLERS, **pool.HANDLERS, **dve.HANDLERS}
+        assert len(table) == len(seq.HANDLERS) + len(pool.HANDLERS) + len(dve.HANDLERS)
+        _handlers = table
+    return _handlers
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HANDLERS":
+        return _all_handlers()
+    if name in _FROM:
+        value = getattr(importlib.import_module(f"machine.engines.{_FROM[name]}"), name)
+        globals()[name] = value  # the next access is a plain module attribute
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def handler_for(opcode: int, engine: str, gen: Gen) -> tuple[Handler | None, str]:
@@ -37,7 +69,7 @@ def handler_for(opcode: int, engine: str, gen: Gen) -> tuple[Handler | None, str
     if "seq" not in info.engines and engine not in info.engines:
         where = ", ".join(sorted(info.engines)) or "no modelled engine"
         return None, f"{info.name} does not run on the {engine} engine (it runs on: {where})"
-    h = HANDLERS.get(opcode)
+    h = (_handlers if _handlers is not None else _all_handlers()).get(opcode)
     if h is None:
         return None, f"{info.name} ({opcode:#04x}) is decoded but not modelled yet"
     return h, ""
@@ -52,10 +84,14 @@ def execute(ctx: Context, inst: Any, handler: Handler) -> int | None:
     st = ctx.state
     wait = f.get("events.wait_mode", 0)
     if wait:
-        seq.wait_events(st, wait, f["events.wait_idx"], f["events.semaphore_value"], "events")
+        from machine.engines.seq import wait_events  # loaded with its handler (handler_for)
+
+        wait_events(st, wait, f["events.wait_idx"], f["events.semaphore_value"], "events")
     nxt = handler(ctx, inst)
     update = f.get("events.update_mode", 0)
     if update:
-        seq.update_events(st, update, f["events.update_idx"], f["events.semaphore_value"],
-                          "events")
+        from machine.engines.seq import update_events
+
+        update_events(st, update, f["events.update_idx"], f["events.semaphore_value"],
+                      "events")
     return nxt
