@@ -132,8 +132,11 @@ class NeurondbgApp(App):
         self.running = False
         self.loading = False
         self._load_interrupt = threading.Event()  # set by Esc / Ctrl+C while loading
-        self._load_started = asyncio.Event()  # clear while the first load waits for its frame
-        self._load_started.set()
+        # Set once the first load's worker has started (never, in the Lab alone): until
+        # then `wait_loaded` waits, even before the debugger screen is mounted.
+        self._load_started = asyncio.Event()
+        if lab_only:
+            self._load_started.set()
         self._ticker: Timer | None = None  # the status line of a `step N`
         self._note: Any = None
         self._saved_mark: tuple[Any, ...] | None = None  # the work as last loaded or saved
@@ -243,7 +246,10 @@ class NeurondbgApp(App):
         self._loaded()
 
     async def wait_loaded(self) -> None:
-        """Wait until loading (and any run) has finished: for tests and scripts."""
+        """Wait until the first load (and any later load or run) has finished: for tests
+        and scripts. Called right after the App starts, it waits for the first load too
+        (before, it returned at once when called before the screen was mounted, and keys
+        pressed next were refused as "loading")."""
         await self._load_started.wait()
         await self.workers.wait_for_complete()
 
