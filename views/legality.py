@@ -147,10 +147,13 @@ def apply_fix(host: FixHost) -> None:
 
 class LegalityView(LineView):
     """Wire-level verdict, then the NKI-level one; the two compared. The clause tree is
-    collapsed to the failing branches; `e` shows every sub-clause, `F` applies the fix."""
+    collapsed to the failing branches; `a` shows all the sub-clauses, `F` applies the fix.
+
+    Decided (issue 17): `a`, not `e` as before, since `e` focuses the next engine on the
+    kernel screen and a key means one thing per screen (tests/ui/test_keys_and_suggestions)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("e", "toggle_expand", "all clauses", id="legality.expand",
+        Binding("a", "toggle_expand", "all clauses", id="legality.expand",
                 tooltip="the failing branches of the clause tree / every sub-clause"),
         Binding("F", "apply_fix", "apply fix", id="legality.fix",
                 tooltip="apply the checked fix to the instruction at the PC (r undoes it)"),

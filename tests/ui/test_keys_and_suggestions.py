@@ -3,9 +3,15 @@ key means one thing per screen (no pane's key shadows a key of its screen or the
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from textual.binding import Binding
 
 from neurondbg.console import COMMANDS, REGISTRY, execute
+from sessions.examples import folder
+from tests.ui.helpers import started
+from views.legality import LegalityView
 
 
 @pytest.mark.parametrize(("typed", "meant"), [
@@ -23,3 +29,41 @@ def test_a_word_near_no_command_lists_them_all() -> None:
                       + ", ".join(COMMANDS), "bold red")]
     assert REGISTRY.nearest("frobnicate") is None
     assert REGISTRY.nearest("zz") is None  # not taken for the alias `z`-anything
+
+
+def _keys(bindings: object) -> dict[str, Binding]:
+    """key -> its Binding, for every key of a BINDINGS list ("escape,q": two keys)."""
+    out: dict[str, Binding] = {}
+    for b in bindings:  # type: ignore[attr-defined]
+        if isinstance(b, Binding):
+            out.update((k.strip(), b) for k in b.key.split(","))
+    return out
+
+
+@pytest.mark.parametrize("program", [None, folder() / "kernels" / "producer_consumer.asm"])
+async def test_no_pane_key_shadows_a_key_of_its_screen_or_the_app(program: Path | None
+                                                                  ) -> None:
+    """A pane's own key would win over the screen's while that pane has the focus (the
+    Legality pane's `e` over the kernel screen's `e` next engine, before). Escape is
+    the one key every level takes in turn (stop this pane's work, then the App's)."""
+    async with started(program) as (app, _pilot):
+        screen = app.screen
+        top = {k: b for k, b in {**_keys(type(app).BINDINGS),
+                                 **_keys(type(screen).BINDINGS)}.items()
+               if not b.priority and k != "escape"}
+        shadowed = sorted((type(w).__name__, k) for w in screen.query("*")
+                          for k in w._bindings.key_to_bindings if k in top)
+        assert shadowed == []
+        assert "a" in _keys(LegalityView.BINDINGS)  # all clauses
+
+
+async def test_a_expands_the_legality_tree_and_e_on_a_kernel_still_moves_the_focus(
+        ) -> None:
+    async with started(folder() / "kernels" / "producer_consumer.asm") as (app, pilot):
+        legality = app.screen.query_one(LegalityView)
+        legality.focus()
+        engine = app.session.engine
+        await pilot.press("a")
+        assert legality.expand
+        await pilot.press("e")
+        assert app.session.engine != engine and legality.expand
