@@ -2,7 +2,7 @@
 
     /work/venv/bin/python benchmarks/tui_bench.py
 
-1. process start -> first frame of the demo program (target <= 1 s);
+1. process start -> first frame painted of the demo program (issue 17: <= 0.5 s);
 2. per step at 160x50 with every pane visible: the model step plus rendering
    every visible line of every widget, median over 200 steps (target <= 16 ms);
 3. tracing one conversion lane and showing it in the Convert-trace pane;
@@ -38,12 +38,17 @@ SIZE = (160, 50)
 FIRST_FRAME = """
 import asyncio, sys
 from neurondbg.app import NeurondbgApp
+display = NeurondbgApp._display
+def first_paint(app, screen, update):  # the first debugger frame handed to the driver
+    if update is not None and screen.id in ("debugger", "core") and not app.painted:
+        app.painted = True
+        print("frame", flush=True)
+    display(app, screen, update)
+NeurondbgApp._display = first_paint
+NeurondbgApp.painted = False
 async def main():
     app = NeurondbgApp({program!r})
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
-        app.export_screenshot()
-        print("frame", flush=True)
         await app.wait_loaded()
         await pilot.pause()
         app.export_screenshot()
@@ -53,8 +58,10 @@ asyncio.run(main())
 
 
 def first_frame(program: Path, runs: int = 3) -> tuple[float, float]:
-    """Seconds from spawning the interpreter to the first composed frame, and to the frame
-    with the program loaded (it loads in a worker after the first frame); best of runs."""
+    """Seconds from spawning the interpreter to the first frame painted (handed to the
+    headless driver), and to the frame with the program loaded (it loads in a worker
+    after the first frame); best of runs. benchmarks/tui_first_frame_bench.py breaks the
+    first frame down."""
     best = [float("inf"), float("inf")]
     for _ in range(runs):
         t0 = time.perf_counter()
@@ -161,7 +168,7 @@ async def lane_trace(program: Path, repeats: int = 50) -> float:
 def main() -> None:
     demo = DEMO if DEMO.exists() else CAST
     frame, loaded = first_frame(demo)
-    print(f"first frame: {frame:.3f} s (target <= 1 s); {demo.name} loaded and shown: "
+    print(f"first frame painted: {frame:.3f} s (issue 17: <= 0.5 s); {demo.name} loaded and shown: "
           f"{loaded:.3f} s")
     med, worst, lines = asyncio.run(per_step(LOOP))
     print(f"per step, SEQ loop, all panes ({lines} lines rendered): median {med:.2f} ms, "
