@@ -26,6 +26,7 @@ import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen, fp8_exp4_format
 from machine.isa.addr import geometry
+from machine.isa.opcodes import DEFAULT_ENGINE
 from machine.journal import COUNT_SHIFT, REG_SHIFT, Journal, Undo
 
 NUM_REGS = 64
@@ -51,7 +52,7 @@ class MachineConfig:
     """What a machine is built from; sessions save it, `run --gen/--engine` set it."""
 
     gen: Gen = DEFAULT_GEN
-    engine: str = "pool"  # the queue the program runs on: pool, dve, act, pe, sp
+    engine: str = DEFAULT_ENGINE  # the queue the program runs on: pool, dve, act, pe, sp
     partitions: int = 128
     sbuf_bytes: int = 0  # per partition; 0 = the generation's active size
     psum_bytes: int = 0

@@ -127,5 +127,5 @@ def test_default_engine_is_the_machines() -> None:
     from machine.state import MachineConfig
     from neurondbg.params import DEFAULT_ENGINE as PARAM_DEFAULT
 
-    assert DEFAULT_ENGINE == MachineConfig().engine == PARAM_DEFAULT
+    assert DEFAULT_ENGINE == MachineConfig().engine == PARAM_DEFAULT  # one declaration, read thrice
     assert DEFAULT_ENGINE in QUEUE_ENGINES
