@@ -33,11 +33,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 from legality_bench import build  # the same mixed records as legality_bench
 
 NEURONDBG = str(Path(sys.executable).parent / "neurondbg")
+# The child's own wall time is taken here, around its run alone: timing the wrapper
+# would add a second interpreter's start-up (~0.04 s) to every figure.
 _WRAPPER = """
-import resource, subprocess, sys
+import resource, subprocess, sys, time
+t0 = time.perf_counter()
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+wall = time.perf_counter() - t0
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(r.ru_maxrss, r.ru_utime + r.ru_stime)
+print(r.ru_maxrss, r.ru_utime + r.ru_stime, wall)
 """
 
 
@@ -48,16 +52,17 @@ def distinct(n: int, seed: int = 2) -> np.ndarray:
     return rnd
 
 
-def whole(args: list[str], runs: int, env: dict[str, str]) -> tuple[float, float, float]:
-    """(best wall seconds, peak MiB, best CPU seconds) of `neurondbg ARGS`, a fresh process
-    (the CPU time, user + system, is what a loaded machine disturbs least)."""
+def whole(args: list[str], runs: int, env: dict[str, str],
+          program: tuple[str, ...] = (NEURONDBG,)) -> tuple[float, float, float]:
+    """(best wall seconds, peak MiB, best CPU seconds) of `neurondbg ARGS` (or `program
+    ARGS`), a fresh process (the CPU time, user + system, is what a loaded machine
+    disturbs least)."""
     best, peak, cpu = float("inf"), 0.0, float("inf")
     for _ in range(runs + 1):  # the first warms the page and bytecode caches
-        t0 = time.perf_counter()
-        r = subprocess.run([sys.executable, "-c", _WRAPPER, NEURONDBG, *args],
+        r = subprocess.run([sys.executable, "-c", _WRAPPER, *program, *args],
                            capture_output=True, text=True, check=True, env=env)
-        best = min(best, time.perf_counter() - t0)
-        kib, seconds = r.stdout.split()[-2:]
+        kib, seconds, wall = r.stdout.split()[-3:]
+        best = min(best, float(wall))
         peak, cpu = int(kib) / 1024, min(cpu, float(seconds))
     return best, peak, cpu
 
@@ -94,11 +99,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    t0 = time.perf_counter()
-    floor = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-c",
-                            "import numpy, click"], capture_output=True, text=True, check=True)
-    print(f"interpreter + numpy + click alone: {time.perf_counter() - t0:.3f} s "
-          f"(CPU {float(floor.stdout.split()[-1]):.3f} s)")
+    dt, _, cpu = whole(["-c", "import numpy, click"], a.runs, dict(os.environ),
+                       program=(sys.executable,))
+    print(f"interpreter + numpy + click alone: {dt:.3f} s (CPU {cpu:.3f} s)")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.bin"
         # as an installed package runs: with .pyc files (PYTHONDONTWRITEBYTECODE=1, if set,
