@@ -1,11 +1,12 @@
 """Helpers for tests in more than one folder: what a fresh interpreter imports; one file
 under other names; Ctrl+C a `neurondbg run` child process, and what every interrupted run
-saves."""
+saves; a `neurondbg` child with stderr on a real terminal (a pty)."""
 
 from __future__ import annotations
 
 import json
 import os
+import pty
 import signal
 import subprocess
 import sys
@@ -76,3 +77,31 @@ def interrupted_spin(folder: Path, text: str) -> tuple[dict[str, Any], str, Path
     lines = trace.read_text().splitlines()
     assert len(lines) == steps + 1 and json.loads(lines[-1])["step"] == steps - 1
     return result, err, spin
+
+
+def run_on_pty(args: list[str], interrupt_when: str | None = None) -> tuple[int, str, str]:
+    """`neurondbg ARGS` with stderr on a pty and stdout piped: (code, stdout, pty text).
+    With `interrupt_when`, SIGINT is sent once the pty has shown that text."""
+    main, child = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "neurondbg", *args], stdout=subprocess.PIPE,
+                            stderr=child, text=True)
+    os.close(child)
+    seen = bytearray()
+    sent = False
+    try:
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the child closed the pty
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if interrupt_when and not sent and interrupt_when.encode() in seen:
+                proc.send_signal(signal.SIGINT)
+                sent = True
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        os.close(main)
+    return proc.returncode, out, seen.decode("utf-8", "replace")

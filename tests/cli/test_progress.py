@@ -6,9 +6,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
-import pty
-import signal
 import subprocess
 import sys
 import threading
@@ -22,6 +19,7 @@ from rich.console import Console
 from neurondbg import progress as bars
 from neurondbg.cli import cli
 from neurondbg.commands import asm, validate
+from tests.helpers import run_on_pty
 
 SPIN = """\
 top:
@@ -192,40 +190,11 @@ def test_kernel_run_counts_global_steps_on_a_terminal(tmp_path: Path, monkeypatc
 
 
 # -- a real terminal (a pty) -----------------------------------------------------------------
-def _run_on_pty(args: list[str], interrupt_when: str | None = None
-                ) -> tuple[int, str, str]:
-    """`neurondbg ARGS` with stderr on a pty and stdout piped: (code, stdout, pty text).
-    With `interrupt_when`, SIGINT is sent once the pty has shown that text."""
-    main, child = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "neurondbg", *args], stdout=subprocess.PIPE,
-                            stderr=child, text=True)
-    os.close(child)
-    seen = bytearray()
-    sent = False
-    try:
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # the child closed the pty
-                break
-            if not chunk:
-                break
-            seen += chunk
-            if interrupt_when and not sent and interrupt_when.encode() in seen:
-                proc.send_signal(signal.SIGINT)
-                sent = True
-        out, _ = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-        os.close(main)
-    return proc.returncode, out, seen.decode("utf-8", "replace")
-
-
 def test_run_on_a_terminal_shows_a_bar_and_the_same_stdout(tmp_path: Path) -> None:
     spin = tmp_path / "spin.asm"
     spin.write_text(SLOW_SPIN)
     steps = str(SPIN_STEPS * 4)
-    code, out, tty = _run_on_pty(["run", str(spin), "--max-steps", steps])
+    code, out, tty = run_on_pty(["run", str(spin), "--max-steps", steps])
     piped = subprocess.run([sys.executable, "-m", "neurondbg", "run", str(spin),
                             "--max-steps", steps], capture_output=True, text=True, check=False)
     assert code == 0 == piped.returncode
@@ -235,7 +204,7 @@ def test_run_on_a_terminal_shows_a_bar_and_the_same_stdout(tmp_path: Path) -> No
 
 
 def test_ctrl_c_under_the_bar_stops_with_one_line_and_130(spin: Path) -> None:
-    code, out, tty = _run_on_pty(["run", str(spin), "--max-steps", str(10**12), "--json"],
+    code, out, tty = run_on_pty(["run", str(spin), "--max-steps", str(10**12), "--json"],
                                  interrupt_when="run spin.asm")
     assert code == 130
     result = json.loads(out)

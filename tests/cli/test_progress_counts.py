@@ -19,6 +19,7 @@ from machine.isa.programs import counted_loop, kernel_text
 from neurondbg import progress as bars
 from neurondbg.cli import cli
 from neurondbg.commands import asm
+from tests.helpers import run_on_pty
 
 LINES = asm.LARGE_LINES + 5  # a source long enough for asm's bar
 
@@ -163,39 +164,13 @@ def test_ctrl_c_under_the_asm_bar_is_one_line_130_and_writes_nothing(tmp_path: P
 def test_asm_on_a_terminal_counts_lines_and_ctrl_c_stops_it(tmp_path: Path) -> None:
     """The real bar on a pty, Ctrl+C sent once it shows a count: one line after the
     erased bar, exit 130, the output left as it was."""
-    import pty
-    import subprocess
-    import sys
-
     src = tmp_path / "big.asm"
     lines = 1_000_000  # a second of work: the bar (after 0.3 s) is seen well before the end
     src.write_text("NOP\n" * lines)
     out = tmp_path / "big.bin"
     out.write_bytes(b"keep")
-    main, child = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "neurondbg", "asm", str(src), "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=child, text=True)
-    os.close(child)
-    seen = bytearray()
-    sent = False
-    try:
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # the child closed the pty
-                break
-            if not chunk:
-                break
-            seen += chunk
-            if not sent and f"/{lines}".encode() in seen:  # a count is on the screen
-                proc.send_signal(signal.SIGINT)
-                sent = True
-        proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-        os.close(main)
-    tty = seen.decode("utf-8", "replace")
-    assert proc.returncode == 130
+    code, _, tty = run_on_pty(["asm", str(src), "-o", str(out)], interrupt_when=f"/{lines}")
+    assert code == 130  # SIGINT once a count is on the screen
     assert "asm big.asm" in tty and f"/{lines}" in tty and "lines" in tty
     after_bar = tty.rsplit("\x1b[1A\x1b[2K", 1)[-1]  # the bar is erased before the message
     assert after_bar.strip().splitlines() == [
