@@ -105,3 +105,13 @@ def run_on_pty(args: list[str], interrupt_when: str | None = None) -> tuple[int,
         proc.kill()
         os.close(main)
     return proc.returncode, out, seen.decode("utf-8", "replace")
+
+
+def wait_for(predicate: Callable[[], bool], what: str) -> None:
+    """Wait (up to 30 s, not a timed assertion) until `predicate()` holds."""
+    ev = threading.Event()
+    for _ in range(3000):
+        if predicate():
+            return
+        ev.wait(0.01)
+    raise AssertionError(f"never saw {what}")

@@ -19,7 +19,7 @@ from rich.console import Console
 from neurondbg import progress as bars
 from neurondbg.cli import cli
 from neurondbg.commands import asm, validate
-from tests.helpers import run_on_pty
+from tests.helpers import run_on_pty, wait_for
 
 SPIN = """\
 top:
@@ -32,16 +32,6 @@ SPIN_STEPS = 400_000  # long enough to outlast the bar's DELAY on any machine
 # (~8M steps/s), fast enough to end before the bar's DELAY; this one stays ~1.5M steps/s.
 SLOW_SPIN = SPIN.replace("    COMPARE_BRANCH", "    ALU_OP op=ADD dtype=FP32 dst_dtype=FP32 dst=R2 "
                          "src0=R2 src1=R3\n    COMPARE_BRANCH")
-
-
-def wait_for(predicate, what: str) -> None:
-    """Wait (up to 30 s, not a timed assertion) until `predicate()` holds."""
-    ev = threading.Event()
-    for _ in range(3000):
-        if predicate():
-            return
-        ev.wait(0.01)
-    raise AssertionError(f"never saw {what}")
 
 
 @pytest.fixture

@@ -19,19 +19,9 @@ from machine.isa.programs import counted_loop, kernel_text
 from neurondbg import progress as bars
 from neurondbg.cli import cli
 from neurondbg.commands import asm
-from tests.helpers import run_on_pty
+from tests.helpers import run_on_pty, wait_for
 
 LINES = asm.LARGE_LINES + 5  # a source long enough for asm's bar
-
-
-def wait_for(predicate, what: str) -> None:
-    """Wait (up to 30 s, not a timed assertion) until `predicate()` holds."""
-    ev = threading.Event()
-    for _ in range(3000):
-        if predicate():
-            return
-        ev.wait(0.01)
-    raise AssertionError(f"never saw {what}")
 
 
 @pytest.fixture
