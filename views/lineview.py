@@ -9,6 +9,14 @@ user's CSS restyles them: `lineview--cursor` (the cursor row) and `lineview--wri
 (what the last step wrote: registers, accumulators, SBUF cells). Decision: the
 default (dark) colours are the first release's, exactly; light themes get a cursor
 from the theme's own panel colour (the dark grey would hide dark text).
+
+The cursor row is drawn as Textual's DataTable and OptionList draw theirs: the
+`lineview--cursor` background under the whole row, bright while the view has focus
+(`LineView:focus > .lineview--cursor`) and dimmer without it, so the row `b`, Enter or
+a selection acts on stays visible when focus is elsewhere. The cursor is the row's
+background, under the line's own styles: a cell with a background of its own (a
+written cell, a heatmap cell) keeps it on the cursor row, as in pudb and gdb-dashboard,
+where the highlighted line still shows its syntax colours.
 """
 
 from __future__ import annotations
@@ -39,8 +47,10 @@ class LineView(ScrollView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {"lineview--cursor", "lineview--written"}
     DEFAULT_CSS = """
     LineView { height: 1fr; width: 1fr; scrollbar-size: 1 1; }
-    LineView > .lineview--cursor { background: #4e4e4e; }
-    LineView:light > .lineview--cursor { background: $panel-darken-2; }
+    LineView > .lineview--cursor { background: #303030; }
+    LineView:focus > .lineview--cursor { background: #4e4e4e; }
+    LineView:light > .lineview--cursor { background: $panel; }
+    LineView:light:focus > .lineview--cursor { background: $panel-darken-2; }
     LineView > .lineview--written { color: ansi_black; background: #ffd43b; text-style: bold; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -100,6 +110,11 @@ class LineView(ScrollView, can_focus=True):
             self._written = self.get_component_rich_style("lineview--written", partial=True)
         return self._base
 
+    def notify_style_update(self) -> None:
+        # a theme change or a CSS reload restyles the component classes: look them up again
+        super().notify_style_update()
+        self._base_key = None
+
     @property
     def written_style(self) -> Style:
         """What the last step wrote (component class `lineview--written`; looked up with
@@ -134,19 +149,22 @@ class LineView(ScrollView, can_focus=True):
         base = self.base_style()
         if index >= self.line_count():
             return Strip.blank(width, base)
-        on_cursor = self.show_cursor and index == self.cursor and self.has_focus
+        # the cursor row, focused or not (its style says which): its background is the
+        # row's, under the text's own styles (Strip.apply_style would put it under the
+        # base background too, where it cannot be seen)
+        on_cursor = self.show_cursor and index == self.cursor
+        row = base + self._cursor if on_cursor else base
         key = self.line_key(index)
         if key is not None:
-            key = (key, scroll_x, width, self._base_key, on_cursor)
+            # the styles themselves, not the focus state: a CSS reload changes them too
+            key = (key, scroll_x, width, row, self._written)
             cached = self._strips.get(key)
             if cached is not None:
                 return cached
         text = self.line_text(index)
-        segments = [Segment(s.text, base + s.style if s.style else base)
+        segments = [Segment(s.text, row + s.style if s.style else row)
                     for s in text.render(self.app.console) if s.text != "\n"]
-        strip = Strip(segments).crop_extend(scroll_x, scroll_x + width, base)
-        if on_cursor:
-            strip = strip.apply_style(self._cursor)
+        strip = Strip(segments).crop_extend(scroll_x, scroll_x + width, row)
         if key is not None:
             self._strips.set(key, strip)
         return strip

@@ -1,0 +1,151 @@
+"""The list panes' cursor row can be seen: the `lineview--cursor` background under the
+whole row, bright in the focused pane and dimmer in the others (it was applied under
+the base background, where it never showed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from rich.color import Color
+from rich.style import Style
+from rich.text import Text
+from textual.app import App, ComposeResult
+
+from tests.ui.helpers import started
+from views.accum import AccumView
+from views.lanes import LaneTable
+from views.legality import LegalityView
+from views.lineview import LineView
+from views.memory import MemoryView
+from views.program import ProgramView
+from views.struct_view import FieldTable
+
+STEPS = Path(__file__).parent / "data" / "steps.asm"
+FOCUSED = Color.parse("#4e4e4e").get_truecolor()  # the first release's cursor grey
+BLURRED = Color.parse("#303030").get_truecolor()
+
+
+def backgrounds(view: LineView, index: int) -> set[tuple[int, int, int]]:
+    """The background colours of every cell of content line `index` as drawn now."""
+    strip = view.render_line(index - int(view.scroll_offset.y))
+    assert strip.cell_length == view.size.width  # the whole row, padding included
+    return {seg.style.bgcolor.get_truecolor() for seg in strip if seg.style is not None}
+
+
+def base(view: LineView) -> tuple[int, int, int]:
+    return view.rich_style.bgcolor.get_truecolor()
+
+
+async def test_the_focused_program_cursor_row_moves_with_the_keys() -> None:
+    async with started(STEPS) as (app, pilot):
+        program = app.screen.query_one(ProgramView)
+        program.focus()
+        await pilot.pause()
+        assert program.cursor == 0 and backgrounds(program, 0) == {FOCUSED}
+        assert backgrounds(program, 1) == {base(program)} != {FOCUSED}
+        await pilot.press("down", "down")
+        assert program.cursor == 2
+        assert backgrounds(program, 2) == {FOCUSED}
+        assert backgrounds(program, 0) == {base(program)}  # the old row (a cached strip)
+        assert "▶" in program.render_line(0).text  # the PC marker stays on record 0
+        await pilot.press("up")
+        assert backgrounds(program, 1) == {FOCUSED}
+        assert backgrounds(program, 2) == {base(program)}
+
+
+async def test_a_click_moves_the_cursor_row() -> None:
+    async with started(STEPS) as (app, pilot):
+        program = app.screen.query_one(ProgramView)
+        assert await pilot.click(ProgramView, offset=(10, 3))
+        await pilot.pause()
+        assert program.has_focus and program.cursor == 3
+        assert backgrounds(program, 3) == {FOCUSED}
+        assert backgrounds(program, 0) == {base(program)}
+
+
+async def test_a_blurred_pane_keeps_a_dimmer_cursor_row() -> None:
+    async with started(STEPS) as (app, pilot):
+        program = app.screen.query_one(ProgramView)
+        program.focus()
+        await pilot.press("down")
+        app.screen.query_one(LegalityView).focus()
+        await pilot.pause()
+        assert not program.has_focus
+        assert backgrounds(program, 1) == {BLURRED}
+        assert BLURRED not in (FOCUSED, base(program))
+        assert backgrounds(program, 0) == {base(program)}
+        program.focus()
+        await pilot.pause()
+        assert backgrounds(program, 1) == {FOCUSED}
+
+
+async def test_every_list_pane_shows_its_cursor_row() -> None:
+    async with started(STEPS) as (app, pilot):
+        await pilot.press("s", "s")  # past the CAST: the lanes have rows
+        await pilot.pause()
+        for kind in (AccumView, MemoryView, LaneTable, LegalityView, FieldTable):
+            view = app.screen.query_one(kind)
+            view.focus()
+            await pilot.pause()
+            assert view.line_count() > 2, kind
+            view.cursor = 0
+            await pilot.press("down")
+            assert view.cursor == 1, kind
+            assert FOCUSED in backgrounds(view, 1), kind
+            assert FOCUSED not in backgrounds(view, 0), kind
+            assert FOCUSED not in backgrounds(view, 2), kind
+
+
+async def test_a_light_theme_has_a_focused_and_a_dimmer_cursor() -> None:
+    async with started(STEPS) as (app, pilot):
+        program = app.screen.query_one(ProgramView)
+        program.focus()
+        app.theme = "textual-light"
+        await pilot.pause()
+        focused = backgrounds(program, 0)
+        app.screen.query_one(LegalityView).focus()
+        await pilot.pause()
+        blurred = backgrounds(program, 0)
+        assert len(focused) == len(blurred) == 1
+        assert len({*focused, *blurred, base(program)}) == 3  # three distinct greys
+        assert not focused & {FOCUSED, BLURRED}
+
+
+class Marked(LineView):
+    """Three lines; line 1 has a cell with a background of its own (a written cell)."""
+
+    MARK: ClassVar[Style] = Style(bgcolor="#ffd43b")
+
+    def line_count(self) -> int:
+        return 3
+
+    def line_text(self, index: int) -> Text:
+        text = Text(f"line {index} ")
+        text.append("cell", style=self.MARK if index == 1 else "")
+        return text
+
+    def line_key(self, index: int) -> int:
+        return index
+
+
+class MarkedApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Marked()
+
+
+async def test_a_cell_with_its_own_background_keeps_it_on_the_cursor_row() -> None:
+    app = MarkedApp()
+    async with app.run_test(size=(40, 5)) as pilot:
+        view = app.query_one(Marked)
+        view.focus()
+        await pilot.press("down")
+        assert view.cursor == 1
+        mark = Marked.MARK.bgcolor.get_truecolor()
+        strip = view.render_line(1)
+        cells = {seg.text: seg.style.bgcolor.get_truecolor() for seg in strip if seg.text}
+        assert cells["cell"] == mark and cells["line 1 "] == FOCUSED
+        assert backgrounds(view, 1) == {FOCUSED, mark}
+        await pilot.press("down")
+        assert backgrounds(view, 1) == {base(view), mark}
+        assert backgrounds(view, 2) == {FOCUSED}
