@@ -177,7 +177,8 @@ class LineView(ScrollView, can_focus=True):
     def scroll_to_line(self, index: int) -> None:
         """Scroll so line `index` is visible (no animation)."""
         top = int(self.scroll_offset.y)
-        height = max(1, self.size.height)
+        # the rows lines are drawn in: a horizontal scrollbar takes the last of size.height
+        height = max(1, self.scrollable_content_region.height)
         if index < top:
             self.scroll_to(y=index, animate=False)
         elif index >= top + height:

@@ -149,3 +149,40 @@ async def test_a_cell_with_its_own_background_keeps_it_on_the_cursor_row() -> No
         await pilot.press("down")
         assert backgrounds(view, 1) == {base(view), mark}
         assert backgrounds(view, 2) == {FOCUSED}
+
+
+class Wide(LineView):
+    """Ten lines wider than the view: a horizontal scrollbar takes the view's last row."""
+
+    def on_mount(self) -> None:
+        self.update_size()
+
+    def line_count(self) -> int:
+        return 10
+
+    def content_width(self) -> int:
+        return 200
+
+    def line_text(self, index: int) -> Text:
+        return Text(f"line {index} " + "x" * 190)
+
+
+class WideApp(App[None]):
+    CSS = "Wide { height: 4; }"
+
+    def compose(self) -> ComposeResult:
+        yield Wide()
+
+
+async def test_the_cursor_row_is_not_left_under_the_horizontal_scrollbar() -> None:
+    app = WideApp()
+    async with app.run_test(size=(40, 6)) as pilot:
+        view = app.query_one(Wide)
+        view.focus()
+        await pilot.pause()
+        rows = view.scrollable_content_region.height
+        assert (view.size.height, rows) == (4, 3)  # the scrollbar's row
+        await pilot.press("down", "down", "down")  # to line 3: the 4th row
+        assert view.cursor == 3 and int(view.scroll_offset.y) == 1
+        assert view.render_line(2).text.startswith("line 3")
+        assert backgrounds(view, 3) == {FOCUSED}
