@@ -38,8 +38,11 @@ Decisions where the issue is silent (gdb-like):
 - `edit_record` (the TUI's "apply fix") is an event like a `set`: `Edit(step,
   "record[N]", "0x" + the 64 bytes in hex)`, so `reverse` undoes it, history replay and a
   saved session re-apply it at the same position. Each record edit (or its undo) gives
-  `program` a new Program over a copy of the records (`loaded_program` keeps the file's,
-  which a session names by sha256), so a holder can tell it changed and what.
+  `program` a new Program (`Program.edited`: it shares the loaded records and keeps the
+  edited ones aside, so an edit costs the same at 10**6 records as at 10; `loaded_program`
+  keeps the file's, which a session names by sha256), so a holder can tell it changed and
+  what (`program.changed_from(old)`). Only that record's caches are dropped: its decode,
+  verdict and legality flag, its fast closure and the superblocks that cover it.
 - A branch to a negative address, or one past the journal's 48-bit PC (which also
   bounds a session's `base`), faults on the branch: such a PC never enters the state.
   A branch to any other address outside the program faults at the next fetch, as before.
@@ -74,7 +77,6 @@ from machine.engines.record import Fault, LazyVerdict
 from machine.engines.seq import FAST_OPCODES, fast_op, inline_of
 from machine.engines.superblock import MAX_BLOCK, Block, superblock
 from machine.history import JOURNAL_BUDGET, History, Position, restore
-from machine.isa.codec import Program
 from machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
 from machine.legality.explain import explain, validate
 from machine.legality.result import Verdict
@@ -148,7 +150,7 @@ class Machine:
         """`shared`: another engine's state whose SBUF, PSUM and semaphores this machine
         uses (one queue of a NeuronCore, machine/core; the core drives its history)."""
         self.program = program
-        self.loaded_program = program  # as loaded: record edits change a copy (`program`)
+        self.loaded_program = program  # as loaded: record edits make new ones (`program`)
         self.config = (config or MachineConfig()).resolved()
         self.state = MachineState.create(self.config, shared)
         self.labels: dict[str, int] = dict(labels or {})  # name -> byte offset of the record
@@ -294,7 +296,7 @@ class Machine:
         if bp.kind == "label":
             return self.labels.get(bp.value) == i * RECORD_BYTES
         if bp.kind == "op":
-            return int(self.program.opcodes[i]) == bp.value
+            return self.program.opcode(i) == bp.value
         return not self.valid(i)  # "invalid"
 
     def _static_hits(self, pc: int) -> list[Breakpoint]:
@@ -492,7 +494,7 @@ class Machine:
 
     def _build_one(self, i: int) -> None:
         """The fast closure of record i, built the first time the PC reaches it."""
-        h, _ = handler_for(int(self.program.opcodes[i]), self.config.engine, self.config.gen)
+        h, _ = handler_for(self.program.opcode(i), self.config.engine, self.config.gen)
         if h is not None and (self.valid(i) or self.config.execute_invalid):
             self._fast[i] = fast_op(self.state, self.instruction(i), i, self.count)
         ok = self._fast[i] is not None  # fast_op declines some SEQ forms
@@ -726,7 +728,7 @@ class Machine:
         if len(new) != RECORD_BYTES:
             raise ValueError(f"record {index}: expected {RECORD_BYTES} bytes, found "
                              f"{len(new)}")
-        old = self.program.raw[index].tobytes()
+        old = self.program.record(index)
         self._apply_record(ed.Edit(self.state.steps, record_target(index), record_bits(new)),
                            index, new)
         changed = sum(a != b for a, b in zip(old, new, strict=True))
@@ -768,28 +770,47 @@ class Machine:
 
     def _apply_record(self, e: ed.Edit, index: int, raw: bytes) -> None:
         self.history.base(self.state, len(self.edits))
-        self._edit_old.append(int.from_bytes(self.program.raw[index].tobytes(), "big"))
+        self._edit_old.append(int.from_bytes(self.program.record(index), "big"))
         self._write_record(index, raw)
         self.edits.append(e)
         self.last = None
         self._resync()
 
     def _write_record(self, index: int, raw: bytes) -> None:
-        """Put `raw` in as record `index`: a new Program over a new copy of the records
-        (no Program's records ever change: a holder compares old and new, and the struct
-        groups a Program caches stay true), and that record judged and decoded afresh."""
-        records = np.array(self.program.raw, dtype=np.uint8, copy=True)
-        records[index] = np.frombuffer(raw, dtype=np.uint8)
-        self.program = Program(records, self.loaded_program.name)
+        """Put `raw` in as record `index`: a new Program (`Program.edited`, O(1) in the
+        program's length; no Program's records ever change: a holder compares old and
+        new), and that record's caches dropped: it is decoded, judged and compiled afresh."""
+        self.program = self.program.edited(index, raw)
         self._insts[index] = None
         self._verdicts.pop(index, None)
         if self._valid is not None:  # records are judged one by one: only this one changed
             if not self._valid.flags.writeable:
                 self._valid = self._valid.copy()
-            self._valid[index] = bool(validate(records[index:index + 1], self.config.gen,
+            one = np.frombuffer(raw, dtype=np.uint8).reshape(1, RECORD_BYTES)
+            self._valid[index] = bool(validate(one, self.config.gen,
                                                self.config.engine).valid[0])
-        self._fast = None  # closures, the opcode mask and the stop mask are rebuilt lazily
-        self._stop = None
+        self._refresh_fast(index)
+
+    def _refresh_fast(self, index: int) -> None:
+        """Record `index` changed: its entries in the fast tables (built for the records
+        before) as if never built, its stop bit judged again, and every superblock that
+        covers it (entered at most MAX_BLOCK - 1 records before it) dropped."""
+        if self._fast is None:
+            return  # built later from the records as they are then
+        self._fast[index] = None
+        plain = 2 if self.program.opcode(index) in FAST_OPCODES else 1
+        self._plain[index] = plain
+        self._ends[index] = 0
+        self._heat[index] = 0
+        if self._stop is not None:
+            hit = any(bp.enabled and bp.kind in STATIC_KINDS and self._static_match(bp, index)
+                      for bp in self.breakpoints)
+            self._stop[index] = plain | hit
+        for blocks in (self._blocks, self._blocks_plain):
+            for j in range(max(0, index - MAX_BLOCK + 1), min(index + 1, len(blocks))):
+                b = blocks[j]
+                if b is not None and j + b[1] > index:
+                    blocks[j] = None
 
     def _undo_edit(self) -> None:
         e = self.edits.pop()

@@ -9,7 +9,7 @@ structured view per struct group.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -141,20 +141,88 @@ def encode(struct: Struct, fields: Mapping[str, FieldValue]) -> bytes:
     return rec.tobytes()
 
 
-@dataclass
 class Program:
-    """A whole instruction stream: N x 64 raw bytes viewed per struct group."""
+    """A whole instruction stream: N x 64 raw bytes viewed per struct group.
 
-    raw: np.ndarray  # (N, 64) uint8, from one np.frombuffer
-    name: str = "<bytes>"
-    _groups: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+    No Program's records ever change. `edited(i, record)` is the same program with record
+    i replaced, made in O(edits so far), not O(records): it shares the records it came from
+    and keeps the replaced ones aside (a Machine's record edits, the TUI's "apply fix", at
+    10**6 records). Reads of one record (`record`, `opcode`, `instruction`) see the
+    replacement at once; `raw` (and the views built on it) of an edited program is one
+    read-only copy, built on the first read and kept. `changed_from(other)` names the
+    records two programs of one lineage differ in without comparing all of them.
+    """
+
+    def __init__(self, raw: np.ndarray, name: str = "<bytes>") -> None:
+        self.name = name
+        self._base = raw  # (N, 64) uint8, from one np.frombuffer; shared by edited copies
+        self._edits: dict[int, bytes] = {}  # record index -> its 64 bytes, where not _base's
+        self._raw: np.ndarray | None = raw  # None until an edited program's is built
+        self._opcodes: np.ndarray | None = None
+        self._groups: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def __len__(self) -> int:
-        return int(self.raw.shape[0])
+        return int(self._base.shape[0])
+
+    def __repr__(self) -> str:
+        return f"Program({self.name!r}, {len(self)} records, {len(self._edits)} edited)"
+
+    @property
+    def raw(self) -> np.ndarray:
+        """(N, 64) uint8: every record (an edited program's: a copy, built once)."""
+        if self._raw is None:
+            raw = np.array(self._base, dtype=np.uint8, copy=True)
+            for i, rec in self._edits.items():
+                raw[i] = np.frombuffer(rec, dtype=np.uint8)
+            raw.flags.writeable = False
+            self._raw = raw
+        return self._raw
 
     @property
     def opcodes(self) -> np.ndarray:
-        return self.raw[:, 0]
+        if self._raw is not None:
+            return self._raw[:, 0]
+        if self._opcodes is None:  # N bytes, not the N x 64 of `raw`
+            ops = self._base[:, 0].copy()
+            for i, rec in self._edits.items():
+                ops[i] = rec[0]
+            ops.flags.writeable = False
+            self._opcodes = ops
+        return self._opcodes
+
+    def record(self, i: int) -> bytes:
+        """The 64 bytes of record i (0 <= i < len)."""
+        rec = self._edits.get(i)
+        return self._base[i].tobytes() if rec is None else rec
+
+    def opcode(self, i: int) -> int:
+        """The opcode byte of record i (0 <= i < len)."""
+        rec = self._edits.get(i)
+        return int(self._base[i, 0]) if rec is None else rec[0]
+
+    def edited(self, index: int, record: bytes) -> Program:
+        """This program with record `index` replaced by the 64 bytes `record` (a new
+        Program; this one is unchanged). O(edits), not O(records)."""
+        rec = bytes(record)
+        if not 0 <= index < len(self) or len(rec) != RECORD_BYTES:
+            raise ValueError(f"record {index}: expected a record of 0..{len(self) - 1} and "
+                             f"{RECORD_BYTES} bytes, found {len(rec)}")
+        new = Program(self._base, self.name)
+        new._edits = dict(self._edits)
+        if rec == self._base[index].tobytes():
+            new._edits.pop(index, None)  # back to the shared record
+        else:
+            new._edits[index] = rec
+        new._raw = None if new._edits else self._base  # no edit left: no copy to build
+        return new
+
+    def changed_from(self, other: Program) -> list[int] | None:
+        """The records (ascending) in which this program and `other` differ when one was
+        made from the other by `edited` (O(edits)); None when they share no records."""
+        if other._base is not self._base:
+            return None
+        keys = self._edits.keys() | other._edits.keys()
+        return sorted(k for k in keys if self._edits.get(k) != other._edits.get(k))
 
     @cached_property
     def struct_codes(self) -> np.ndarray:
@@ -184,7 +252,7 @@ class Program:
         if not -n <= i < n:
             raise IndexError(f"instruction {i} out of range 0..{n - 1}")
         i %= n
-        return decode(self.raw[i].tobytes(), offset=i * RECORD_BYTES, index=i)
+        return decode(self.record(i), offset=i * RECORD_BYTES, index=i)
 
     def tobytes(self) -> bytes:
         return self.raw.tobytes()
