@@ -204,6 +204,9 @@ class LegalityView(LineView):
             lines.append(Text("     " + "; ".join(str(p) for p in d.provenance), style="dim"))
         self.logical = lines
         self._wrap()
+        # a new verdict is a new text: read from its first line, the cursor there too (it
+        # was left where it was, off screen once the view scrolled back to the top)
+        self.cursor = 0
         self.scroll_to(y=0, animate=False)
 
     def wrap_width(self) -> int:

@@ -186,3 +186,18 @@ async def test_the_cursor_row_is_not_left_under_the_horizontal_scrollbar() -> No
         assert view.cursor == 3 and int(view.scroll_offset.y) == 1
         assert view.render_line(2).text.startswith("line 3")
         assert backgrounds(view, 3) == {FOCUSED}
+
+
+async def test_a_new_verdict_brings_the_legality_cursor_back_to_its_first_line() -> None:
+    async with started(STEPS) as (app, pilot):
+        legality = app.screen.query_one(LegalityView)
+        legality.focus()
+        await pilot.pause()
+        rows = legality.scrollable_content_region.height
+        assert legality.line_count() > rows + 2
+        await pilot.press(*["down"] * (rows + 1))
+        assert int(legality.scroll_offset.y) > 0
+        await pilot.press("s")  # the next instruction's verdict
+        await pilot.pause()
+        assert legality.cursor == 0 and int(legality.scroll_offset.y) == 0
+        assert backgrounds(legality, 0) == {FOCUSED}
