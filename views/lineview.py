@@ -185,6 +185,11 @@ class LineView(ScrollView, can_focus=True):
             self.scroll_to(y=index - height + 1, animate=False)
 
     def action_cursor(self, delta: int) -> None:
+        """Move the cursor `delta` lines; a view without one (show_cursor False, e.g. the
+        Registers) scrolls instead, as a pager does (an unseen cursor moved first)."""
+        if not self.show_cursor:
+            self.scroll_to(y=max(0, int(self.scroll_offset.y) + delta), animate=False)
+            return
         count = self.line_count()
         if count:
             self.cursor = max(0, min(count - 1, self.cursor + delta))

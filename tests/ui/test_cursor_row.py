@@ -201,3 +201,34 @@ async def test_a_new_verdict_brings_the_legality_cursor_back_to_its_first_line()
         await pilot.pause()
         assert legality.cursor == 0 and int(legality.scroll_offset.y) == 0
         assert backgrounds(legality, 0) == {FOCUSED}
+
+
+class NoCursor(Wide):
+    """A view without a cursor row (as the Registers)."""
+
+    show_cursor: ClassVar[bool] = False
+
+    def content_width(self) -> int:
+        return 10
+
+
+class NoCursorApp(App[None]):
+    CSS = "NoCursor { height: 3; }"
+
+    def compose(self) -> ComposeResult:
+        yield NoCursor()
+
+
+async def test_the_keys_scroll_a_view_without_a_cursor_row() -> None:
+    app = NoCursorApp()
+    async with app.run_test(size=(40, 6)) as pilot:
+        view = app.query_one(NoCursor)
+        view.focus()
+        await pilot.press("down")
+        assert int(view.scroll_offset.y) == 1  # at once: no unseen cursor walks down first
+        assert view.render_line(0).text.startswith("line 1")
+        assert backgrounds(view, 1) == {base(view)}  # and no row is marked
+        await pilot.press("pagedown")
+        assert int(view.scroll_offset.y) == 7  # the last screenful: 10 lines, 3 rows
+        await pilot.press("up")
+        assert int(view.scroll_offset.y) == 6
