@@ -54,10 +54,13 @@ class LineView(ScrollView, can_focus=True):
     LineView > .lineview--written { color: ansi_black; background: #ffd43b; text-style: bold; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor(-1)", "up", show=False, id="lines.up"),
-        Binding("down", "cursor(1)", "down", show=False, id="lines.down"),
+        Binding("up,k", "cursor(-1)", "up", show=False, id="lines.up"),
+        Binding("down,j", "cursor(1)", "down", show=False, id="lines.down"),
         Binding("pageup", "cursor(-10)", "page up", show=False, id="lines.pageup"),
         Binding("pagedown", "cursor(10)", "page down", show=False, id="lines.pagedown"),
+        # ScrollView's own Home / End scrolled the view and left the cursor row off screen
+        Binding("home", "cursor_edge(0)", "first line", show=False, id="lines.home"),
+        Binding("end", "cursor_edge(1)", "last line", show=False, id="lines.end"),
     ]
 
     # repaint=False: watch_cursor repaints the two rows that change (a reactive's default
@@ -193,6 +196,13 @@ class LineView(ScrollView, can_focus=True):
         count = self.line_count()
         if count:
             self.cursor = max(0, min(count - 1, self.cursor + delta))
+
+    def action_cursor_edge(self, end: int) -> None:
+        """Home / End: the cursor to the first / last line (the view scrolls with it)."""
+        if not self.show_cursor:
+            self.scroll_to(y=self.max_scroll_y if end else 0, animate=False)
+        elif self.line_count():
+            self.cursor = self.line_count() - 1 if end else 0
 
     def on_click(self, event: events.Click) -> None:
         index = int(self.scroll_offset.y) + event.y

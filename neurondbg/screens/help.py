@@ -25,7 +25,8 @@ from neurondbg.console import REGISTRY
 NOT_BINDINGS: tuple[tuple[str, str], ...] = (  # keys Textual itself handles
     ("Tab / Shift+Tab", "next / previous pane"),
     ("Ctrl+P", "command palette: every action by name"),
-    ("↑ ↓ PgUp PgDn", "move the cursor in a listing, scroll a note or the help"),
+    ("↑ ↓ j k PgUp PgDn", "move the cursor in a listing, scroll a note or the help"),
+    ("Home / End", "the first / last line of a listing"),
 )
 
 

@@ -232,3 +232,19 @@ async def test_the_keys_scroll_a_view_without_a_cursor_row() -> None:
         assert int(view.scroll_offset.y) == 7  # the last screenful: 10 lines, 3 rows
         await pilot.press("up")
         assert int(view.scroll_offset.y) == 6
+
+
+async def test_j_k_home_and_end_move_the_cursor_row_and_keep_it_on_screen() -> None:
+    async with started(STEPS) as (app, pilot):
+        memory = app.screen.query_one(MemoryView)  # 128 partitions: more than its rows
+        memory.focus()
+        await pilot.press("j", "j", "k")
+        assert memory.cursor == 1 and backgrounds(memory, 1) == {FOCUSED}
+        await pilot.press("end")
+        last = memory.line_count() - 1
+        top, rows = int(memory.scroll_offset.y), memory.scrollable_content_region.height
+        assert memory.cursor == last and top <= last < top + rows
+        assert backgrounds(memory, last) == {FOCUSED}
+        await pilot.press("home")
+        assert memory.cursor == 0 and int(memory.scroll_offset.y) == 0
+        assert backgrounds(memory, 0) == {FOCUSED}
