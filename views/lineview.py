@@ -209,6 +209,12 @@ class LineView(ScrollView, can_focus=True):
         if 0 <= index < self.line_count():
             self.cursor = index
 
+    def on_resize(self) -> None:
+        # a smaller view (a pane restored, the terminal resized) keeps the cursor row in view,
+        # as pudb keeps the current line (subclasses' on_resize run too: Textual calls each)
+        if self.show_cursor:
+            self.scroll_to_line(self.cursor)
+
     def on_focus(self) -> None:
         self.refresh()
 

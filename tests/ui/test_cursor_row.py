@@ -248,3 +248,31 @@ async def test_j_k_home_and_end_move_the_cursor_row_and_keep_it_on_screen() -> N
         await pilot.press("home")
         assert memory.cursor == 0 and int(memory.scroll_offset.y) == 0
         assert backgrounds(memory, 0) == {FOCUSED}
+
+
+class Tall(Wide):
+    """Ten lines that fit the view's width: as many rows as the terminal gives."""
+
+    def content_width(self) -> int:
+        return 10
+
+
+class TallApp(App[None]):
+    CSS = "Tall { height: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        yield Tall()
+
+
+async def test_a_smaller_view_keeps_the_cursor_row_in_view() -> None:
+    app = TallApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        view = app.query_one(Tall)
+        view.focus()
+        await pilot.press(*["down"] * 8)
+        assert view.cursor == 8 and int(view.scroll_offset.y) == 0  # all ten lines fit
+        await pilot.resize_terminal(40, 4)
+        await pilot.pause()
+        top, rows = int(view.scroll_offset.y), view.scrollable_content_region.height
+        assert rows == 4 and top <= 8 < top + rows
+        assert backgrounds(view, 8) == {FOCUSED}
