@@ -13,10 +13,10 @@ from the theme's own panel colour (the dark grey would hide dark text).
 The cursor row is drawn as Textual's DataTable and OptionList draw theirs: the
 `lineview--cursor` background under the whole row, bright while the view has focus
 (`LineView:focus > .lineview--cursor`) and dimmer without it, so the row a key acts on
-(`b` a record, `o` a lane, a field's bytes) stays visible when focus is elsewhere. The cursor is the row's
-background, under the line's own styles: a cell with a background of its own (a
-written cell, a heatmap cell) keeps it on the cursor row, as in pudb and gdb-dashboard,
-where the highlighted line still shows its syntax colours.
+(`b` a record, `o` a lane, a field's bytes) stays visible when focus is elsewhere.
+The cursor is the row's background, under the line's own styles: a cell with a
+background of its own (a written cell, a heatmap cell) keeps it on the cursor row, as
+in pudb and gdb-dashboard, where the highlighted line still shows its syntax colours.
 """
 
 from __future__ import annotations
