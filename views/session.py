@@ -181,8 +181,10 @@ class Session:
         now = self.dbg.program
         if now is self._listed:
             return
-        changed = np.flatnonzero((np.asarray(now.raw) != np.asarray(self._listed.raw))
-                                 .any(axis=1)).tolist()
+        changed = now.changed_from(self._listed)  # O(edits): both come from one load
+        if changed is None:  # another program altogether: compare every record
+            changed = np.flatnonzero((np.asarray(now.raw) != np.asarray(self._listed.raw))
+                                     .any(axis=1)).tolist()
         self._listed = now
         if not changed:
             return
