@@ -86,6 +86,21 @@ class LazyGroup(click.Group):
         module = importlib.import_module(f"neurondbg.commands.{SUBCOMMANDS[name].module}")
         return module.command
 
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        """click's, with the nearest command named for a misspelt one (`valdate`), as the
+        console does (the same difflib ratio, neurondbg.registry.NEAR)."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            from neurondbg.registry import NEAR
+
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=NEAR)
+            if near:
+                ctx.fail(f"No such command {name!r}; did you mean {near[0]!r}?")
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from SUBCOMMANDS' short help, as click lays it out, without
         importing any command (so `--help` pays for neither numpy nor Textual)."""
