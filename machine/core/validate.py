@@ -19,7 +19,8 @@ import numpy as np
 from machine.core.kernel import Kernel
 from machine.isa.opcodes import mnemonic
 from machine.isa.spec import RECORD_BYTES
-from machine.legality.explain import explain_many, validate
+from machine.legality.explain import EXPLAIN_BATCH, explain_many, validate
+from machine.legality.wire._dedup import dedup
 
 
 def validate_queues(kernel: Kernel) -> dict[str, Any]:
@@ -28,28 +29,24 @@ def validate_queues(kernel: Kernel) -> dict[str, Any]:
             for q in kernel.queues}
 
 
-EXPLAIN_BATCH = 1 << 10  # distinct records explained together: bounds the verdicts held
-
-
 def queue_json(result: Any, raw: np.ndarray) -> dict[str, Any]:
     """The one-program `validate --json` document of records `raw` judged as `result`.
     Rows of identical records share their verdict's lists and tree (treat as read-only).
-    The distinct records are explained EXPLAIN_BATCH at a time by explain_many (each
-    clause checked once per batch; verdicts equal explain's, record for record)."""
+    The distinct records (found by the bulk check's row dedup, no bytes object per
+    record) are explained EXPLAIN_BATCH at a time by explain_many (each clause checked
+    once per batch; verdicts equal explain's, record for record)."""
     verdicts = result.verdicts()
-    records = [raw[i].tobytes() for i in range(len(raw))]
-    trees: dict[bytes, Any] = {}
-    distinct = list(dict.fromkeys(records))
-    for s in range(0, len(distinct), EXPLAIN_BATCH):
-        part = distinct[s:s + EXPLAIN_BATCH]
-        batch = np.frombuffer(b"".join(part), dtype=np.uint8).reshape(-1, RECORD_BYTES)
-        for record, verdict in zip(part, explain_many(batch, result.gen, result.engine),
-                                   strict=True):
-            trees[record] = verdict.tree()
-    rows = [{"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op),
-             **verdicts[k], "tree": trees[record]}
-            for i, (op, k, record) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(),
-                                                    records, strict=True))]
+    raw = np.ascontiguousarray(raw)
+    # max_fraction=1.0: never None (every row may be kept), so no fallback is needed
+    keep, inverse = dedup(raw.view(np.uint64).reshape(-1, RECORD_BYTES // 8), 1.0)
+    trees: list[Any] = []
+    for s in range(0, len(keep), EXPLAIN_BATCH):
+        trees += [v.tree() for v in explain_many(raw[keep[s:s + EXPLAIN_BATCH]], result.gen,
+                                                 result.engine)]
+    rows = [{"index": i, "offset": i * RECORD_BYTES, "opcode": op, "mnemonic": mnemonic(op),
+             **verdicts[k], "tree": trees[j]}
+            for i, (op, k, j) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(),
+                                               inverse.tolist(), strict=True))]
     return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
             "invalid": result.invalid, "instructions": rows}
 

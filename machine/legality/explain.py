@@ -176,6 +176,9 @@ def _checked_fix(path: Path, hint: str | None, plan: Any) -> tuple[str, Any]:
     return text, edit
 
 
+EXPLAIN_BATCH = 1 << 10  # records a caller explains together: bounds the verdicts held
+
+
 def explain_many(records: Any, gen: Gen | str, engine: str | None = None) -> list[Verdict]:
     """`explain(record, gen, engine)` of every record, equal verdict for verdict, computed
     a predicate at a time (`validate --json` of all-distinct records: ~20x faster).

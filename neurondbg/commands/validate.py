@@ -162,7 +162,7 @@ class Trees:
 
     def prepare(self, records: list[bytes]) -> None:
         """Explain the records not cached yet, EXPLAIN_BATCH at a time."""
-        from machine.legality.explain import explain_many
+        from machine.legality.explain import EXPLAIN_BATCH, explain_many
 
         new = [r for r in dict.fromkeys(records) if r not in self.cache]
         if len(self.cache) + len(new) > TREE_CACHE:
@@ -187,7 +187,6 @@ class Trees:
 
 
 TREE_CACHE = 1 << 12
-EXPLAIN_BATCH = 1 << 10  # records explained together: bounds the verdicts held at once
 
 
 def _full(result, raw) -> dict:
@@ -195,8 +194,8 @@ def _full(result, raw) -> dict:
     from machine.isa.opcodes import mnemonic
     verdicts = result.verdicts()
     trees = Trees(result)
-    rows = [{"index": i, "offset": i * 64, "opcode": op, "mnemonic": mnemonic(op), **verdicts[k],
-             "tree": json.loads(trees.json(raw[i].tobytes()))}
+    rows = [{"index": i, "offset": i * RECORD_BYTES, "opcode": op, "mnemonic": mnemonic(op),
+             **verdicts[k], "tree": json.loads(trees.json(raw[i].tobytes()))}
             for i, (op, k) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(),
                                             strict=True))]
     return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
@@ -225,7 +224,7 @@ def _write_full(result, raw, out, advance: Advance | None = None) -> None:
         records = [raw[i].tobytes() for i in block]
         trees.prepare(records)
         out.write((", " if s else "") + ", ".join(
-            f'{{"index": {i}, "offset": {i * 64}, "opcode": {ops[i]}, '
+            f'{{"index": {i}, "offset": {i * RECORD_BYTES}, "opcode": {ops[i]}, '
             f'"mnemonic": {names[ops[i]]}, {tails[cols[i]]}, '
             f'"tree": {trees.json(record)}}}'
             for i, record in zip(block, records, strict=True)))
