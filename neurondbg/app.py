@@ -497,8 +497,9 @@ class NeurondbgApp(App):
 
         The model no longer clears `interrupt` when a run starts (it clears it when it
         stops because of it), so an Esc pressed after this point and before the worker's
-        run begins stops that run at its first check instead of being lost; Esc is only
-        taken as a stop while `running`, so no earlier Esc can be pending here."""
+        run begins stops that run at its first check instead of being lost. Esc is only
+        taken as a stop while `running`, and a run's or load's end clears the flag, so
+        the clear here guards against any other caller of `Session.stop` while idle."""
         session.interrupt.clear()
         self.running = True
 

@@ -464,8 +464,9 @@ def _set(session: Any, rest: str) -> Reply:
                   "to the program in memory, as the Legality pane's F; reverse undoes it")
 def _fix(session: Any, rest: str) -> Reply:
     if getattr(session, "is_core", False):
-        raise ValueError("fix: a kernel's queues are not edited in place (a single program's "
-                         "records are)")
+        from views.session import KERNEL_NOT_FIXED
+
+        raise ValueError(f"fix: {KERNEL_NOT_FIXED}")
     try:
         index = int(rest.replace("_", ""), 0) if rest else None
     except ValueError:

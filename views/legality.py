@@ -125,7 +125,7 @@ class FixHost(Protocol):
 def apply_fix(host: FixHost) -> None:
     """Apply the fix of the record at the PC through the host's session, then repaint;
     the outcome (or why nothing was done) is one console line."""
-    from views.session import Session
+    from views.session import KERNEL_NOT_FIXED, Session
 
     session = host.session
     if host.running or host.loading or session is None:
@@ -133,8 +133,7 @@ def apply_fix(host: FixHost) -> None:
                             "no program loaded"), "yellow")
         return
     if not isinstance(session, Session):
-        host.say("fix: a kernel's queues are not edited in place (a single program's "
-                 "records are)", "yellow")
+        host.say(f"fix: {KERNEL_NOT_FIXED}", "yellow")
         return
     try:
         text = session.apply_fix()

@@ -43,6 +43,8 @@ from views.stop_text import at_pc, describe_record, describe_stop
 Progress = Callable[[int, float], None]  # (steps so far, steps per second)
 LoadProgress = Callable[[int, int], None]  # (done, total): replaying a session, reversing
 RUN_KINDS = ("continue", "until", "reverse-continue")
+# Why `fix` (the console) and F (the Legality pane) refuse a kernel: one sentence for both.
+KERNEL_NOT_FIXED = "a kernel's queues are not edited in place (a single program's records are)"
 
 
 def enable_breakpoints(debugger: Machine | Any, idents: list[int] | None, on: bool) -> str:

@@ -104,7 +104,7 @@ def test_shared_clause_results_equal_fresh_ones(monkeypatch) -> None:
         assert a == b and a is not b
         assert all(x is y for x, y in zip(a.clauses, b.clauses, strict=True))  # shared
     intrinsic = parse_call(calls[1])[0]
-    for r, spec in zip(first[1].clauses, intrinsic.clauses, strict=False):
+    for r, spec in zip(first[1].clauses, intrinsic.clauses, strict=True):
         assert r == ClauseResult(spec.name, r.passed, r.message, None if r.passed else spec.fix,
                                  spec.provenance, spec.reads, spec.note)
     monkeypatch.setattr(check, "MEMO", 3)  # emptied as it fills: still the same verdicts
