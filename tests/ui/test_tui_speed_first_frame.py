@@ -4,24 +4,18 @@ frame is painted. Import checks, not timings (benchmarks/tui_bench.py times it).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from sessions.examples import folder
-from tests.ui.helpers import started
+from tests.helpers import modules_after
 
-ROOT = Path(__file__).resolve().parents[2]
 LOOP = Path(__file__).parent / "data" / "loop.asm"
 KERNEL = folder() / "kernels" / "producer_consumer.asm"
 
 
 def _loaded_after(code: str, modules: tuple[str, ...]) -> list[str]:
     """Which of `modules` a fresh interpreter has imported after running `code`."""
-    probe = f"import sys\n{code}\nprint(','.join(m for m in {modules!r} if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         cwd=ROOT, check=True).stdout.strip()
-    return out.split(",") if out else []
+    return sorted(modules_after(code) & set(modules))
 
 
 def test_the_app_module_leaves_the_session_model_and_the_palette_for_later() -> None:
@@ -34,15 +28,6 @@ def test_choosing_the_layout_does_not_load_a_session_model() -> None:
     assert _loaded_after(code, ("views.session", "views.core_session")) == []
     code = f"import neurondbg.app\nassert neurondbg.app._is_kernel({str(KERNEL)!r})"
     assert _loaded_after(code, ("views.session", "views.core_session")) == []
-
-
-async def test_the_first_load_starts_after_the_first_frame_and_is_waited_for() -> None:
-    async with started(LOOP) as (app, pilot):
-        assert app.session is not None and app.session.path.name == "loop.asm"
-        assert not app.loading
-        await pilot.press("s")
-        await pilot.pause()
-        assert app.session.state.steps == 1
 
 
 def test_the_listing_register_struct_and_core_panes_import_without_numpy() -> None:
