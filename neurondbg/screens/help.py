@@ -25,12 +25,10 @@ from neurondbg.console import REGISTRY
 NOT_BINDINGS: tuple[tuple[str, str], ...] = (  # keys Textual itself handles
     ("Tab / Shift+Tab", "next / previous pane"),
     ("Ctrl+P", "command palette: every action by name"),
-    ("↑ ↓ j k PgUp PgDn", "move the cursor in a listing, scroll a note or the help"),
-    ("Home / End", "the first / last line of a listing"),
 )
 
 
-GENERIC = ("textual", "views.lineview")  # bases whose keys NOT_BINDINGS sums up
+GENERIC = ("textual", "views.lineview")  # bases whose keys NOT_BINDINGS / listing_keys give
 
 
 def key_name(key: str) -> str:
@@ -39,6 +37,19 @@ def key_name(key: str) -> str:
     name = {"escape": "Esc", "right": "→", "left": "←", "up": "↑", "down": "↓",
             "space": "Space", "tab": "Tab"}.get(last, format_key(last))
     return "+".join([m.capitalize() for m in mods] + [name.upper() if mods else name])
+
+
+def listing_keys() -> list[tuple[str, str]]:
+    """(keys, what) of every listing's cursor keys, from LineView's BINDINGS (their one
+    declaration): each pane built on it shares them, so they are listed once here."""
+    from views.lineview import LineView
+
+    rows: list[tuple[str, str]] = []
+    for b in LineView.BINDINGS:
+        binding = b if isinstance(b, Binding) else Binding(*b)
+        keys = " ".join(key_name(k.strip()) for k in binding.key.split(","))
+        rows.append((keys, f"listing: {binding.description}"))
+    return rows
 
 
 def bindings_of(classes: Iterable[type]) -> list[tuple[str, str]]:
@@ -127,7 +138,7 @@ def help_text(app: Any = None) -> Text:
             text.append(f"  {keys:<16}", style="bold yellow")
             text.append(f"{what}\n")
     text.append("Anywhere\n", style="bold")
-    for key, what in NOT_BINDINGS:
+    for key, what in (*NOT_BINDINGS, *listing_keys()):
         text.append(f"  {key:<16}", style="bold yellow")
         text.append(f"{what}\n")
     text.append("\nConsole commands\n", style="bold underline")
