@@ -67,3 +67,13 @@ async def test_a_expands_the_legality_tree_and_e_on_a_kernel_still_moves_the_foc
         assert legality.expand
         await pilot.press("e")
         assert app.session.engine != engine and legality.expand
+
+
+def test_the_help_lists_every_listing_key_from_its_binding() -> None:
+    from neurondbg.screens.help import help_text, key_name
+    from views.lineview import LineView
+
+    text = help_text().plain
+    for b in LineView.BINDINGS:
+        for key in b.key.split(","):
+            assert f"{key_name(key)}" in text and f"listing: {b.description}" in text
