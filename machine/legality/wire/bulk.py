@@ -269,7 +269,7 @@ def validate_raw(raw: np.ndarray, gen: Gen, engine: str | None = None,
     n = raw.shape[0]
     result = BulkResult(gen, n, engine)
     words = np.ascontiguousarray(raw).view(np.uint64)  # a record = 8 words
-    buffer = np.empty((min(n, chunk, SUB, BLOCK), 8), dtype=np.uint64)  # reused gather buffer
+    buffer = np.empty((min(n, chunk, BLOCK), 8), dtype=np.uint64)  # reused gather buffer
     for start in range(0, n, chunk):
         part = words[start:start + chunk]
         found = _dedup.dedup(part, MAX_DISTINCT) if dedup else None

@@ -70,11 +70,6 @@ def _one(word: int, gen: Gen) -> AddrCols:
     return decode_words(np.array([word], dtype=np.uint32), gen)
 
 
-def _plain(a: AddrCols) -> np.ndarray:
-    """Immediate, neither register, shape nor indirect: the rules 1-4 apply."""
-    return a.plain
-
-
 def _with_address(word: int, address: int) -> int:
     return (word & MODE_BITS) | (address & isa_addr.ADDRESS_MASK)
 
@@ -147,11 +142,11 @@ def _aligned(t: Tensor) -> Clause:
         a = addr_cols(r, t.addr_field)
         # element sizes are 1, 2, 4 or 8 bytes: aligned <=> the low bits are clear
         low = lookup(gates.align_mask_table(), t.dtype.column(r))
-        return ~_plain(a) | ((a.word & low) == 0)
+        return ~a.plain | ((a.word & low) == 0)
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         word = int(v[t.addr_field])
-        if not _plain(_one(word, ctx.gen))[0]:
+        if not _one(word, ctx.gen).plain[0]:
             return f"{t.addr_field} 0x{word:08X} is not a plain immediate: not checked here"
         dtype = t.dtype.value(v)
         size = gates.element_size(dtype)
@@ -176,7 +171,7 @@ def _on_chip(t: Tensor) -> Clause:
     def check(r: Rows) -> np.ndarray:
         a = addr_cols(r, t.addr_field)
         descriptor = a.indirect & ~a.register  # an INDIRECT descriptor's own address
-        return (~_plain(a) | a.backed) & (~descriptor | (a.space != OFF_CHIP))
+        return (~a.plain | a.backed) & (~descriptor | (a.space != OFF_CHIP))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         word = int(v[t.addr_field])
@@ -224,7 +219,7 @@ def _space_allowed(t: Tensor, space: int) -> Clause:
         if allowed(r.ctx):
             return np.ones(len(r), dtype=bool)
         a = addr_cols(r, t.addr_field)
-        return ~_plain(a) | (a.space != space)
+        return ~a.plain | (a.space != space)
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         if allowed(ctx):
@@ -259,13 +254,13 @@ def _psum_write(t: Tensor) -> Clause:
         if not t.write:
             return np.ones(len(r), dtype=bool)
         a = addr_cols(r, t.addr_field)
-        return ~_plain(a) | (a.space != PSUM) | lookup(four, t.dtype.column(r))
+        return ~a.plain | (a.space != PSUM) | lookup(four, t.dtype.column(r))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         if not t.write:
             return f"{t.label} is read, not written: rule 4 does not apply"
         word = int(v[t.addr_field])
-        if int(_one(word, ctx.gen).space[0]) != PSUM or not _plain(_one(word, ctx.gen))[0]:
+        if int(_one(word, ctx.gen).space[0]) != PSUM or not _one(word, ctx.gen).plain[0]:
             return f"{t.label} is not written to PSUM: any dtype"
         dtype = t.dtype.value(v)
         return (f"{t.label} is written to PSUM, which needs a 4-byte dtype: {t.dtype.label} "
