@@ -181,7 +181,8 @@ EXPLAIN_BATCH = 1 << 10  # records a caller explains together: bounds the verdic
 
 def explain_many(records: Any, gen: Gen | str, engine: str | None = None) -> list[Verdict]:
     """`explain(record, gen, engine)` of every record, equal verdict for verdict, computed
-    a predicate at a time (`validate --json` of all-distinct records: ~20x faster).
+    a predicate at a time (benchmarks/bulk17_bench.py prints `validate --json` of
+    all-distinct records, which this serves).
 
     `records` is anything `validate` accepts. Each clause and sub-clause is checked
     once over all the records of its predicate, the field values are read column by
