@@ -470,7 +470,7 @@ class Machine:
 
     def _block_at(self, i: int, stop: bytearray) -> tuple[Block, int] | None:
         """The superblock entered at record i under `stop` (records i.. up to a branch,
-        none with a stop bit), with its length; None when record i has no Inline.
+        none with a stop bit), with its length; None when record i itself has a stop bit.
         Compiling costs about a hundred fast steps per record: built for entries
         reached twice (a loop pays it once)."""
         assert self._fast is not None
@@ -482,8 +482,6 @@ class Machine:
             if stop[j]:
                 break
             form = inline_of(self._fast[j])  # type: ignore[arg-type]
-            if form is None:
-                break
             records.append((j, form))
             if form.exit is not None:  # a branch ends the block
                 break

@@ -344,9 +344,9 @@ class Inline:
     exit: str | None = None
 
 
-def inline_of(op: FastOp) -> Inline | None:
-    """The Inline a fast closure carries (every builder of FAST attaches one)."""
-    return getattr(op, "inline", None)
+def inline_of(op: FastOp) -> Inline:
+    """The Inline a fast closure carries (every builder of FAST attaches one: `_with`)."""
+    return op.inline  # type: ignore[attr-defined]
 
 
 def _with(fn: FastOp, inline: Inline) -> FastOp:
