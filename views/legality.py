@@ -149,7 +149,11 @@ class LegalityView(LineView):
     collapsed to the failing branches; `a` shows all the sub-clauses, `F` applies the fix.
 
     Decided (issue 17): `a`, not `e` as before, since `e` focuses the next engine on the
-    kernel screen and a key means one thing per screen (tests/ui/test_keys_and_suggestions)."""
+    kernel screen and a key means one thing per screen (tests/ui/test_keys_and_suggestions).
+
+    The text is rebuilt when the verdict objects differ (`is`, on the objects held, never
+    id(): a freed verdict's id can be a new one's) and on `a` or a new width; its cached
+    lines are keyed by a version counter bumped on each rebuild."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "toggle_expand", "all clauses", id="legality.expand",
@@ -165,7 +169,10 @@ class LegalityView(LineView):
         self.lines: list[Text] = []  # as shown: wrapped to the width
         self.logical: list[Text] = []  # one per message, before wrapping
         self._wrapped_at = 0
-        self._key: tuple[int | None, ...] = (None, None)  # (verdict ids, wrap width)
+        # The verdict objects shown, held so that `is` compares live objects (an id() of a
+        # freed verdict can be reused by a new one); None: nothing shown, or redraw.
+        self._shown: tuple[Verdict | None, Verdict | None] | None = None
+        self._version = 0  # bumped on every new text: the key of the cached lines
 
     def action_apply_fix(self) -> None:
         if isinstance(self.app, FixHost):  # an App without a session has nothing to fix
@@ -174,15 +181,16 @@ class LegalityView(LineView):
     def action_toggle_expand(self) -> None:
         self.expand = not self.expand
         if self._snap is not None:
-            self._key = (None, None)
+            self._shown = None
             self.show(self._snap)
 
     def show(self, snap: Snapshot) -> None:
         self._snap = snap
-        key = (id(snap.verdict), id(snap.nki_verdict))
-        if key == self._key[:2] and snap.verdict is not None:
-            return  # the same verdict objects: nothing to repaint
-        self._key = key
+        shown = (snap.verdict, snap.nki_verdict)
+        if snap.verdict is not None and self._shown is not None and all(
+                a is b for a, b in zip(shown, self._shown, strict=True)):
+            return  # the same verdict objects (a record's are cached): nothing to repaint
+        self._shown = shown
         lines: list[Text] = []
         if snap.verdict is None:
             lines.append(Text("no legality verdict for this instruction", style="dim"))
@@ -215,7 +223,7 @@ class LegalityView(LineView):
     def _wrap(self) -> None:
         self._wrapped_at = self.wrap_width()
         self.lines = wrap_lines(self.logical, self._wrapped_at, self.app.console)
-        self._key = (*self._key[:2], self._wrapped_at)
+        self._version += 1  # new lines (a new verdict, `a`, a new width): new keys
         self.update_size()
 
     def on_resize(self) -> None:
@@ -228,8 +236,8 @@ class LegalityView(LineView):
     def content_width(self) -> int:
         return max((t.cell_len for t in self.lines), default=0)
 
-    def line_key(self, index: int) -> tuple[tuple[int | None, ...], int]:
-        return (self._key, index)
+    def line_key(self, index: int) -> tuple[int, int]:
+        return (self._version, index)
 
     def line_text(self, index: int) -> Text:
         return self.lines[index]

@@ -1,0 +1,72 @@
+"""The Legality pane repaints whenever what it shows changes: a new verdict object (even
+one whose id() a freed verdict had) and the `a` toggle (the cached lines were keyed by
+the verdicts' ids, so a toggled tree kept drawing the collapsed tree's lines)."""
+
+from __future__ import annotations
+
+import views.legality
+from machine.legality.explain import explain
+from machine.legality.wire.samples import example
+from tests.ui.helpers import started
+from views.legality import LegalityView
+from views.snapshot import Snapshot
+
+COPY_MISMATCH = "sessions/examples/copy_type_mismatch.asm"
+
+
+def drawn(view: LegalityView) -> list[str]:
+    """The pane's rows as painted (through its line cache)."""
+    return [view.render_line(y).text.rstrip() for y in range(view.size.height)]
+
+
+def wanted(view: LegalityView) -> list[str]:
+    top = int(view.scroll_offset.y)
+    return [t.plain.rstrip() for t in view.lines[top:top + view.size.height]]
+
+
+async def test_a_new_verdict_with_a_reused_id_is_shown(monkeypatch) -> None:
+    # Every object gets the same id(): a verdict freed and another made at its address.
+    monkeypatch.setattr(views.legality, "id", lambda obj: 1, raising=False)
+    valid = explain(example("is_valid_copy"), "cayman")
+    invalid = explain(example("is_valid_copy", dst_mem_pattern__start_addr=0x401), "cayman")
+    assert valid.valid and not invalid.valid
+    async with started(COPY_MISMATCH) as (app, _pilot):
+        view = app.screen.query_one(LegalityView)
+        view.show(Snapshot(verdict=valid))
+        assert "VALID" in view.lines[0].plain and "INVALID" not in view.lines[0].plain
+        view.show(Snapshot(verdict=invalid))
+        assert "INVALID" in view.lines[0].plain
+
+
+async def test_the_same_verdict_objects_do_not_rebuild_the_text() -> None:
+    verdict = explain(example("is_valid_copy"), "cayman")
+    async with started(COPY_MISMATCH) as (app, _pilot):
+        view = app.screen.query_one(LegalityView)
+        view.show(Snapshot(verdict=verdict))
+        lines = view.lines
+        view.show(Snapshot(verdict=verdict, steps=3))
+        assert view.lines is lines
+
+
+async def test_a_draws_the_expanded_tree_where_the_view_is_scrolled() -> None:
+    async with started(COPY_MISMATCH) as (app, pilot):
+        view = app.screen.query_one(LegalityView)
+        for _ in range(6):  # to the failing COPY
+            if view._snap is not None and view._snap.verdict is not None \
+                    and not view._snap.verdict.valid:
+                break
+            await pilot.press("s")
+            await pilot.pause()
+        view.focus()
+        await pilot.pause()
+        folded = next(i for i, t in enumerate(view.lines) if "▸" in t.plain)
+        view.scroll_to(y=folded, animate=False)
+        await pilot.pause()
+        top = int(view.scroll_offset.y)
+        assert drawn(view) == wanted(view)  # the collapsed rows, drawn and cached
+        await pilot.press("a")
+        view.scroll_to(y=top, animate=False)
+        await pilot.pause()
+        assert int(view.scroll_offset.y) == top
+        assert "▸" not in "".join(wanted(view))
+        assert drawn(view) == wanted(view)
