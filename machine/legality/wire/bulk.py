@@ -13,16 +13,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from machine.dtypes import Gen
 from machine.isa.spec import RECORD_BYTES
-from machine.isa.structs import STRUCTS
 from machine.legality.wire import _dedup
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
-from machine.legality.wire.registry import ALL_PREDICATES, PREDICATE_INDEX, engine_clause
+
+if TYPE_CHECKING:
+    from machine.dtypes import Gen
+    from machine.legality.wire.clause import Clause, Ctx, Predicate
+
+# The predicate tables (machine.legality.wire.registry, the clause modules and the ISA
+# enums they name) are imported by the functions that judge records, on first use: a
+# summary of an empty program, or importing this module, does not build them (issue 17).
 
 
 @dataclass
@@ -242,6 +246,9 @@ def as_raw(data) -> np.ndarray:
 
 def evaluate(pred: Predicate, rec: np.ndarray, ctx: Ctx) -> tuple[tuple[Clause, ...], np.ndarray]:
     """(clauses, pass matrix) of one predicate over a record array of its struct."""
+    from machine.legality.wire.clause import Rows
+    from machine.legality.wire.registry import engine_clause
+
     clauses = pred.clauses_for(ctx.gen)
     if ctx.engine is not None:
         clauses = (*clauses, engine_clause(ctx.engine))
@@ -265,6 +272,8 @@ def validate_raw(raw: np.ndarray, gen: Gen, engine: str | None = None,
     With `dedup`, each distinct record of a chunk is judged once (machine.legality.
     wire._dedup); the per-clause results are the same either way.
     """
+    from machine.legality.wire.clause import Ctx
+
     ctx = Ctx(gen, engine)
     n = raw.shape[0]
     result = BulkResult(gen, n, engine)
@@ -285,6 +294,9 @@ def _judge(words: np.ndarray, found: tuple[np.ndarray, np.ndarray] | None, ctx: 
            result: BulkResult, buffer: np.ndarray) -> None:
     """Judge records (the distinct ones when `found` = (keep, inverse)) grouped by predicate,
     one contiguous block per group, and record where each instruction's column is."""
+    from machine.isa.structs import STRUCTS
+    from machine.legality.wire.registry import ALL_PREDICATES, PREDICATE_INDEX
+
     base = result.groups[-1].start + result.groups[-1].size if result.groups else 0
     weights: np.ndarray | None = None
     if found is None:
