@@ -1,10 +1,25 @@
 """Reading user input files within sane limits, and telling assembly from binary records.
 
-Every input file (program, data sidecar, `.npy` image, JSON) is read through
+Every input file (program, data sidecar, `.npy` image, JSON, trace) is read through
 `open_input` / `read_input`: it must be a regular file (a FIFO, device, socket or
 directory is refused before it is opened, so nothing blocks or reads forever) no
 larger than a limit stated for that kind of input. Refusals are `InputFileError`, a
 ValueError whose message is one line naming the file; the CLI prints it and exits 2.
+
+`open_stream` (a stream) and `read_file` (the bytes) also word every OS error as one
+InputFileError line, the mapping declared once here (`_unreadable`):
+- missing: `path: no such <what>` (also a file that vanishes before it is opened);
+- not a regular file: `path: is a directory; expected a regular file holding a <what>`;
+- too large: `path: 2.0 GiB is over the 1 GiB limit for a <what>`;
+- any other OS error opening or reading it: `path: cannot read: <reason>` (permission
+  denied, an I/O error, a name too long, ...);
+- a file that grows past its limit while being read (checked again as it is read, so a
+  file appended to, or a /proc file whose size says 0, cannot be read forever):
+  `path: grew past the 1 GiB limit for a <what> while being read`;
+- as text, bytes that are not UTF-8: `path: offset N: expected UTF-8 text`.
+A file that shrinks while it is read simply ends early: the reader of its format says
+what is missing (a `.npy` "truncated: the header promises ...", a trace line that is
+not JSON), as for a file that was short to begin with.
 
 Limits (decided here; generous for real programs, small enough that a bad input
 fails in well under a second instead of exhausting memory):
@@ -18,23 +33,29 @@ fails in well under a second instead of exhausting memory):
   MAX_DATA_BYTES = 1 GiB in all;
 - a JSON input (check-nki calls): MAX_JSON_BYTES = 64 MiB.
 
-Standard library and numpy only: `neurondbg validate` tells binary input apart
-without importing the assembler (machine.asm.loader and the validate command share
-`looks_like_text`).
+Standard library only at import (numpy and tomllib are imported by the one function
+each that needs them): `neurondbg validate` tells binary input apart without importing
+the assembler (machine.asm.loader and the validate command share `looks_like_text`),
+and a kernel's first look does not wait for numpy.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import stat
 import sys
-import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Literal, overload
 
-import numpy as np
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    import numpy as np
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -96,13 +117,25 @@ def _article(what: str) -> str:
     return f"an {what}" if what[:1].lower() in "aeiou." else f"a {what}"
 
 
-def open_input(path: str | Path, *, what: str, max_bytes: int) -> IO[bytes]:
-    """A binary file object on `path` once it is known to be a regular file of at most
-    `max_bytes`; InputFileError otherwise, OSError (unchanged) when it cannot be opened.
+def _grew_past(path: str | Path, what: str, max_bytes: int) -> InputFileError:
+    return InputFileError(f"{path}: grew past the {size_text(max_bytes)} limit for "
+                          f"{_article(what)} while being read")
 
-    `what` names the input in messages ("program", "data file", ...). The file is
-    stat'ed before opening (a FIFO is never opened), opened non-blocking (a FIFO
-    swapped in meanwhile cannot block) and fstat'ed after (closing that race)."""
+
+def _unreadable(path: str | Path, what: str, e: OSError) -> InputFileError:
+    """The one line for an OSError opening or reading a user's input (see the module
+    docstring): the single place that maps them."""
+    if isinstance(e, FileNotFoundError):
+        return InputFileError(f"{path}: no such {what}")
+    return InputFileError(f"{path}: cannot read: {e.strerror or e}")
+
+
+def _open_fd(path: str | Path, what: str, max_bytes: int) -> int:
+    """A read-only descriptor on `path` once it is known to be a regular file of at most
+    `max_bytes`: stat'ed before opening (a FIFO is never opened), opened non-blocking (a
+    FIFO swapped in meanwhile cannot block) and fstat'ed after (closing that race)."""
+    if "\0" in os.fspath(path):  # os.stat would raise a bare ValueError
+        raise InputFileError(f"{os.fspath(path)!r}: a file name cannot hold a NUL character")
     _check(path, os.stat(path), what, max_bytes)
     fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | getattr(os, "O_BINARY", 0))
     try:
@@ -112,7 +145,16 @@ def open_input(path: str | Path, *, what: str, max_bytes: int) -> IO[bytes]:
     except BaseException:
         os.close(fd)
         raise
-    return os.fdopen(fd, "rb")
+    return fd
+
+
+def open_input(path: str | Path, *, what: str, max_bytes: int) -> IO[bytes]:
+    """A binary file object on `path` once it is known to be a regular file of at most
+    `max_bytes`; InputFileError otherwise, OSError (unchanged) when it cannot be opened.
+
+    `what` names the input in messages ("program", "data file", ...). For one line on
+    every failure, opening and reading, use open_stream."""
+    return os.fdopen(_open_fd(path, what, max_bytes), "rb")
 
 
 def read_input(path: str | Path, *, what: str, max_bytes: int) -> bytes:
@@ -121,20 +163,132 @@ def read_input(path: str | Path, *, what: str, max_bytes: int) -> bytes:
     with open_input(path, what=what, max_bytes=max_bytes) as fh:
         data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise InputFileError(f"{path}: grew past the {size_text(max_bytes)} limit for "
-                             f"{_article(what)} while being read")
+        raise _grew_past(path, what, max_bytes)
     return data
 
 
-def read_file(path: str | Path, *, what: str, max_bytes: int) -> bytes:
-    """read_input with every failure as one InputFileError line: a missing file is
-    `path: no such <what>`, one that cannot be read `path: cannot read: <reason>`."""
+STREAM_BUFFER = 64 * KIB  # a buffered read per 64 KiB: trace lines are read one by one
+_READALL_CHUNK = 1 * MIB  # reading to the end of a file whose size says less (/proc)
+
+
+class _InputReader(io.FileIO):
+    """The unbuffered reads of one user's input: an OSError is its InputFileError line,
+    and a read that takes the position past `max_bytes` is refused (the file grew after
+    it was checked; reading it whole reads at most one chunk more than the limit)."""
+
+    def __init__(self, fd: int, path: str | Path, what: str, max_bytes: int) -> None:
+        super().__init__(fd, "rb")
+        self._path, self._what, self._max_bytes = path, what, max_bytes
+
+    def _within_limit(self) -> None:
+        if self.tell() > self._max_bytes:
+            raise _grew_past(self._path, self._what, self._max_bytes)
+
+    def readinto(self, buffer: Any) -> int | None:
+        try:
+            n = super().readinto(buffer)
+        except OSError as e:
+            raise _unreadable(self._path, self._what, e) from None
+        self._within_limit()
+        return n
+
+    def read(self, size: int | None = -1) -> bytes | None:
+        if size is None or size < 0:
+            return self.readall()
+        try:
+            data = super().read(size)
+        except OSError as e:
+            raise _unreadable(self._path, self._what, e) from None
+        self._within_limit()
+        return data
+
+    def readall(self) -> bytes:
+        parts: list[bytes] = []
+        while True:
+            pos = self.tell()
+            try:
+                size = os.fstat(self.fileno()).st_size
+            except OSError as e:
+                raise _unreadable(self._path, self._what, e) from None
+            # what the size says plus one byte (to meet the end), at least a chunk, and
+            # never more than one byte past the limit (read() then refuses it)
+            want = min(self._max_bytes + 1, max(size + 1, pos + _READALL_CHUNK)) - pos
+            chunk = self.read(want)
+            if not chunk:
+                return b"".join(parts)  # one part: the part itself, no copy
+            parts.append(chunk)
+
+
+class _InputText(io.TextIOWrapper):
+    """UTF-8 text of one user's input: bytes that are not UTF-8 are an InputFileError
+    naming the file and the byte offset."""
+
+    def __init__(self, buffer: io.BufferedReader, path: str | Path) -> None:
+        super().__init__(buffer, encoding="utf-8", errors="strict")
+        self._path = path
+
+    def _not_utf8(self, e: UnicodeDecodeError) -> InputFileError:
+        # the decoder was handed the bytes up to the buffer's position (with any bytes of
+        # a character the previous chunk began): e.start counts from there
+        at = self.buffer.tell() - len(e.object) + e.start
+        return InputFileError(f"{self._path}: offset {at}: expected UTF-8 text")
+
+    def read(self, size: int | None = -1) -> str:
+        try:
+            return super().read(size)
+        except UnicodeDecodeError as e:
+            raise self._not_utf8(e) from None
+
+    def readline(self, size: int | None = -1) -> str:
+        try:
+            return super().readline(size)
+        except UnicodeDecodeError as e:
+            raise self._not_utf8(e) from None
+
+    def __next__(self) -> str:
+        try:
+            return super().__next__()
+        except UnicodeDecodeError as e:
+            raise self._not_utf8(e) from None
+
+
+@overload
+def open_stream(path: str | Path, *, what: str, max_bytes: int,
+                text: Literal[False] = False) -> AbstractContextManager[io.BufferedReader]: ...
+
+
+@overload
+def open_stream(path: str | Path, *, what: str, max_bytes: int,
+                text: Literal[True]) -> AbstractContextManager[io.TextIOWrapper]: ...
+
+
+def open_stream(path: str | Path, *, what: str, max_bytes: int,
+                text: bool = False) -> AbstractContextManager[Any]:
+    """`with open_stream(path, what=..., max_bytes=...) as fh:` a user's input as a
+    buffered binary stream (seekable), or with `text=True` as UTF-8 text (universal
+    newlines); every failure opening or reading it is one InputFileError line naming
+    the file (the module docstring lists them). `what` names the input in messages."""
+    return _stream(path, what, max_bytes, text)
+
+
+@contextmanager
+def _stream(path: str | Path, what: str, max_bytes: int, text: bool) -> Iterator[Any]:
     try:
-        return read_input(path, what=what, max_bytes=max_bytes)
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such {what}") from None
+        fd = _open_fd(path, what, max_bytes)
     except OSError as e:
-        raise InputFileError(f"{path}: cannot read: {e.strerror or e}") from None
+        raise _unreadable(path, what, e) from None
+    raw = _InputReader(fd, path, what, max_bytes)
+    buffered = io.BufferedReader(raw, STREAM_BUFFER)
+    with _InputText(buffered, path) if text else buffered as fh:
+        yield fh
+
+
+def read_file(path: str | Path, *, what: str, max_bytes: int) -> bytes:
+    """The bytes of `path` with every failure as one InputFileError line (open_stream's
+    checks and messages: a missing file is `path: no such <what>`, one that cannot be
+    read `path: cannot read: <reason>`)."""
+    with open_stream(path, what=what, max_bytes=max_bytes) as fh:
+        return fh.read()
 
 
 def looks_like_text(path: Path, data: bytes) -> bool:
@@ -198,6 +352,8 @@ def load_toml(raw: bytes, where: str | Path, *, what: str = "invalid TOML"
     `where: offset N: expected UTF-8 TOML text`, `where:LINE:COL: <what>: <reason>` (the
     parser's position moved to the front, as gcc would put it), or nesting too deep /
     an integer over Python's digit limit (which would otherwise escape as tracebacks)."""
+    import tomllib  # this function's alone: machine.files loads without it
+
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -221,6 +377,8 @@ def read_npy(fh: IO[bytes], where: str, *, what: str, dtypes: tuple[np.dtype, ..
     The header must name one of `dtypes` (never an object dtype: nothing is unpickled)
     and a shape of len(max_shape) dimensions each within its bound; the data must be
     all there. InputFileError `where: expected WHAT, found ...` otherwise."""
+    import numpy as np  # this function's alone: machine.files loads without numpy
+
     fmt = np.lib.format
     not_npy = f"{where}: expected a .npy file holding {what} (offset 0: not NumPy's .npy " \
               "array format)"

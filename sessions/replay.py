@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -28,7 +29,7 @@ import numpy as np
 
 from machine.debugger import Machine
 from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
-from machine.files import InputFileError, load_json, open_input
+from machine.files import InputFileError, load_json, open_stream
 from machine.state import MachineConfig
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.program import load_program
@@ -72,15 +73,14 @@ class ReplayResult:
                 "divergence": None if self.divergence is None else self.divergence.to_dict()}
 
 
-def _open_trace(p: Path) -> IO[bytes]:
-    """The trace as a regular file (a FIFO or device is refused, never read forever)."""
+@contextmanager
+def _open_trace(p: Path) -> Iterator[IO[bytes]]:
+    """The trace as a stream (machine.files.open_stream: a FIFO or device is refused,
+    never read forever); every failure opening or reading it is a SessionError line."""
     try:
-        return open_input(p, what="trace", max_bytes=MAX_TRACE_BYTES)
-    except FileNotFoundError:
-        raise SessionError(f"{p}: no such trace file") from None
-    except OSError as e:
-        raise SessionError(f"{p}: cannot read: {e.strerror or e}") from None
-    except InputFileError as e:
+        with open_stream(p, what="trace file", max_bytes=MAX_TRACE_BYTES) as fh:
+            yield fh
+    except InputFileError as e:  # raised by the stream's reads: _parse_line words its own
         raise SessionError(str(e)) from None
 
 

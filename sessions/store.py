@@ -27,7 +27,6 @@ import os
 import re
 import threading
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +41,7 @@ from machine.files import (
     MAX_DATA_BYTES,
     InputFileError,
     load_toml,
-    open_input,
+    open_stream,
     read_file,
     read_npy,
 )
@@ -175,30 +174,16 @@ def read_image(img: DataImage, spec: SessionSpec, where: str,
     """A session's data image, checked (a uint8 (partitions, bytes) .npy, never unpickled)
     to fit a memory of `shape` at its place; SessionError (one line) otherwise."""
     path = spec.resolve(img.file)
-    try:
-        fh = open_input(path, what="data image", max_bytes=MAX_DATA_BYTES)
-    except FileNotFoundError:
-        raise SessionError(f"{where}: data file {img.file}: no such file ({path})") from None
-    except OSError as e:
-        raise SessionError(f"{where}: data file {img.file}: cannot read: "
-                           f"{e.strerror or e}") from None
-    except InputFileError as e:  # a FIFO, device, folder or oversized file
-        raise SessionError(f"{where}: {e}") from None
     try:  # the header is judged first: never unpickles, never allocates more than fits
-        with fh:
-            a = read_npy(fh, f"{where}: data file {img.file}",
-                         what="a uint8 array of shape (partitions, bytes)",
+        with open_stream(path, what="data image", max_bytes=MAX_DATA_BYTES) as fh:
+            a = read_npy(fh, str(path), what="a uint8 array of shape (partitions, bytes)",
                          dtypes=(np.dtype(np.uint8),), max_shape=memory_bound(img.space))
-    except OSError as e:
-        raise SessionError(f"{where}: data file {img.file}: cannot read: "
-                           f"{e.strerror or e}") from None
-    except InputFileError as e:
-        raise SessionError(str(e)) from None
+    except InputFileError as e:  # `path: ...`: the file as resolved, whatever the TOML says
+        raise SessionError(f"{where}: {e}") from None
     p1, b1 = img.partition + a.shape[0], img.offset + a.shape[1]
     if p1 > shape[0] or b1 > shape[1]:
-        raise SessionError(f"{where}: data file {img.file}: {a.shape} at partition "
-                           f"{img.partition}, byte {img.offset} does not fit {img.space} "
-                           f"{tuple(shape)}")
+        raise SessionError(f"{where}: {path}: {a.shape} at partition {img.partition}, byte "
+                           f"{img.offset} does not fit {img.space} {tuple(shape)}")
     return a
 
 
@@ -335,9 +320,10 @@ def _image_pattern(target: Path) -> re.Pattern[str]:
 def own_images(target: Path) -> set[str]:
     """Images the session now at `target` names that a save made (beside it, our names):
     the only files a new save may remove. Unreadable or foreign files name none."""
-    try:
-        doc = tomllib.loads(target.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    try:  # bounded, and a FIFO or device swapped in for the target is never read
+        doc, _ = load_toml(read_file(target, what="session file",
+                                     max_bytes=MAX_SESSION_BYTES), target)
+    except InputFileError:  # missing, unreadable, not TOML: it names no image of ours
         return set()
     rows = doc.get("data") if isinstance(doc, dict) else None
     pattern = _image_pattern(target)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from itertools import zip_longest
+from typing import IO
 
 import click
 import numpy as np
@@ -31,7 +32,7 @@ from machine.convert.kernels import decode_value, encode_value
 from machine.convert.modes import Mode
 from machine.convert.options import resolve
 from machine.convert.roles import plain_bits
-from machine.files import MAX_DATA_BYTES, InputFileError, open_input, read_npy
+from machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_npy
 from neurondbg.errors import InputError
 from neurondbg.params import FORMAT, MODE, PROFILE
 from neurondbg.progress import progress
@@ -98,8 +99,8 @@ def command(input_path: str, actual_path: str, src_name: str, dst_name: str,
 def load_lanes(path: str, fmt: Format, as_bits: bool, what: str) -> np.ndarray:
     """The encodings in `fmt` of a .npy file's lanes (InputError, one line, otherwise)."""
     want = f"{fmt.name} encodings ({fmt.container})" if as_bits else f"{fmt.name} values"
-    try:
-        with open_input(path, what=f"{what} .npy", max_bytes=MAX_DATA_BYTES) as fh:
+    try:  # opening and reading fail as machine.files.open_stream words them
+        with open_stream(path, what=f"{what} .npy", max_bytes=MAX_DATA_BYTES) as fh:
             shape = _peek(fh, path, want)
             fh.seek(0)
             allowed = (fmt.container,) if as_bits else VALUE_DTYPES
@@ -107,8 +108,6 @@ def load_lanes(path: str, fmt: Format, as_bits: bool, what: str) -> np.ndarray:
                            max_shape=(MAX_DIM,) * len(shape))
     except InputFileError as e:
         raise InputError(f"diagnose: {e}") from None
-    except OSError as e:
-        raise InputError(f"diagnose: {path}: cannot read: {e.strerror or e}") from None
     if as_bits:
         if fmt.bits < 8 and (arr >> fmt.bits).any():
             i = _first(arr >> fmt.bits != 0)
@@ -118,7 +117,7 @@ def load_lanes(path: str, fmt: Format, as_bits: bool, what: str) -> np.ndarray:
     return _encode_exact(arr, fmt, path)
 
 
-def _peek(fh, path: str, want: str) -> tuple[int, ...]:
+def _peek(fh: IO[bytes], path: str, want: str) -> tuple[int, ...]:
     """The shape in a .npy header (read_npy then judges the whole header again)."""
     f = np.lib.format
     try:

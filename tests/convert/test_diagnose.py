@@ -155,7 +155,7 @@ def test_cli_json_reference_and_trace_lane(files: dict[str, str]) -> None:
     ("yb", (), "is not a fp8_e4m3fn value (pass encodings with --bits)"),
     ("yv", ("--bits",), "expected an array of fp8_e4m3fn encodings (uint8)"),
     ("yb", ("--bits", "--trace-lane", "9,9"), "outside the shape (4, 32)"),
-    ("missing", (), "cannot read"),
+    ("missing", (), "missing.npy: no such ACTUAL .npy"),
 ])
 def test_cli_errors_are_one_line(files: dict[str, str], which: str, extra: tuple,
                                  needle: str) -> None:

@@ -37,10 +37,11 @@ def test_a_directory_or_fifo_is_refused_as_not_a_regular_file(tmp_path: Path,
     folder.mkdir()
     with pytest.raises(SessionError) as e:
         list(read_trace(folder))
-    assert str(e.value) == f"{folder}: is a directory; expected a regular file holding a trace"
+    assert str(e.value) == (f"{folder}: is a directory; expected a regular file holding a "
+                            "trace file")
     fifo = tmp_path / "f.jsonl"
     os.mkfifo(fifo)
     r = CliRunner().invoke(cli, ["replay", str(fifo), str(program)])
     assert r.exit_code == 2
     assert r.stderr == (f"neurondbg: error: {fifo}: is a FIFO (named pipe); expected a regular "
-                        "file holding a trace\n")
+                        "file holding a trace file\n")
