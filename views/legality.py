@@ -193,7 +193,8 @@ class LegalityView(LineView):
         self._shown = shown
         lines: list[Text] = []
         if snap.verdict is None:
-            lines.append(Text("no legality verdict for this instruction", style="dim"))
+            lines.append(Text("no instruction at the PC" if snap.instruction is None else
+                              "no legality verdict for this instruction", style="dim"))
         else:
             lines += verdict_lines(snap.verdict, "wire", self.expand)
         if snap.nki_verdict is not None:

@@ -94,4 +94,6 @@ class RegistersView(LineView):
                 line.append(" ")
             return line
         return Text.assemble(("PC  ", "bold"), (f"0x{snap.pc:08X}", "bold green"),
-                             f"  record {snap.pc_index}   steps {snap.steps}")
+                             # "-": the PC holds no record (past a HALT, or outside)
+                             f"  record {'-' if snap.pc_index is None else snap.pc_index}"
+                             f"   steps {snap.steps}")

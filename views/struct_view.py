@@ -2,7 +2,8 @@
 
 Selecting a field highlights its bytes; clicking a byte selects its field.
 Fields that differ from the previous instruction with the same opcode are
-marked with a `Δ`.
+marked with a `Δ`. Where the PC holds no instruction (a halted engine) the last
+instruction run stays, its head line saying so (StructView.shown_instruction).
 """
 
 from __future__ import annotations
@@ -140,6 +141,8 @@ class HexDump(LineView):
         return (self.raw[lo:hi], max(self.span[0], lo), min(self.span[1], hi), index)
 
     def line_text(self, row: int) -> Text:
+        if not self.raw:
+            return Text()  # no instruction: no offsets without bytes
         line = Text(f"{row * 16:02x}  ", style="dim")
         for col in range(16):
             i = row * 16 + col
@@ -175,28 +178,57 @@ class StructView(Vertical):
     StructView #struct-head { height: 1; }
     """
 
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._head: tuple = ()  # what the head line says now: (instruction, note)
+        self._halted_on: Instruction | None = None  # the last run shown for a halted machine
+
     def compose(self) -> ComposeResult:
         yield Static(id="struct-head")
         yield FieldTable(id="struct-fields")
         yield HexDump(id="struct-hex")
 
     def show(self, snap: Snapshot) -> None:
-        inst = snap.instruction
+        inst, previous, note = self.shown_instruction(snap)
+        self._halted_on = inst if snap.halted and snap.instruction is None else None
         table = self.query_one(FieldTable)
-        if not table.set_instruction(inst, snap.previous_same):
+        changed = table.set_instruction(inst, previous)
+        head_key = (None if inst is None else (inst.offset, bytes(inst.raw)), note)
+        if not changed and head_key == self._head:
             return
+        self._head = head_key
         head = self.query_one("#struct-head", Static)
         # layout=False: the head is one row high (DEFAULT_CSS) whatever it says
         if inst is None:
-            head.update(Text("no instruction at the PC", style="dim"), layout=False)
+            head.update(Text(note, style="dim"), layout=False)
         else:
             # one row, kept under the pane's 78 columns for the usual mnemonics
             head.update(Text.assemble((inst.mnemonic, "bold"),
                                       f" {inst.opcode:#04x} · {inst.struct.name} · "
                                       f"@{inst.offset:#x}",
+                                      (f"   {note}", "bold yellow") if note else
                                       (f"   Δ changed since the last {inst.mnemonic}", "dim")),
                         layout=False)
         self._update_dump()
+
+    def shown_instruction(self, snap: Snapshot) -> tuple[Instruction | None,
+                                                         Instruction | None, str]:
+        """(instruction, the one its Δ compares with, a note for the head line).
+
+        Decided (as pudb keeps the last line of a finished program highlighted): where the
+        PC holds no instruction (a halted engine's PC is past its HALT; a branch left the
+        program) the last instruction run stays, fields and bytes, its head saying why; a
+        step of a halted machine runs nothing, so what halted it stays too. With nothing run
+        the head says there is no instruction and the dump is empty (no bare offsets)."""
+        if snap.instruction is not None:
+            return snap.instruction, snap.previous_same, ""
+        ran = snap.record.instruction if snap.record is not None else None
+        if ran is None and snap.halted:
+            ran = self._halted_on
+        where = "halted" if snap.halted else f"no instruction at {snap.pc:#x}"
+        if ran is None:
+            return None, None, "no instruction at the PC" + (" (halted)" if snap.halted else "")
+        return ran, None, f"{where} · last run"
 
     def _update_dump(self) -> None:
         table = self.query_one(FieldTable)

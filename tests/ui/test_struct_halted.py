@@ -1,0 +1,74 @@
+"""The panes once the PC holds no instruction: a halted engine's Struct pane keeps the
+last instruction run (fields and bytes, the head saying why), never hex offsets alone;
+Registers say `record -` (not `record None`), Legality that there is no instruction."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from tests.ui.helpers import started
+from views.legality import LegalityView
+from views.registers import RegistersView
+from views.struct_view import FieldTable, HexDump, StructView
+
+LOOP = "sessions/examples/loop.asm"  # 5 records, HALT at 0x100
+KERNEL = "sessions/examples/kernels/producer_consumer.asm"  # pool: CAST, HALT at 0x40
+
+
+def head(app) -> str:
+    return str(app.screen.query_one("#struct-head", Static).render())
+
+
+def dump(app) -> list[str]:
+    view = app.screen.query_one(HexDump)
+    return [view.line_text(row).plain for row in range(4)]
+
+
+async def test_a_halted_program_keeps_its_halt_in_the_struct_pane() -> None:
+    async with started(LOOP) as (app, pilot):
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.session.state.halted and app.session.state.pc == 0x140
+        table = app.screen.query_one(FieldTable)
+        assert table.inst is not None and table.inst.mnemonic == "HALT"
+        assert table.inst.offset == 0x100 and table.line_count() > 0
+        assert head(app).startswith("HALT ") and "@0x100" in head(app)
+        assert "halted · last run" in head(app)
+        assert dump(app)[0].startswith("00  ") and len(dump(app)[0].split()) == 5  # bytes
+        regs = app.screen.query_one(RegistersView)
+        pc_line = regs.line_text(regs.line_count() - 1).plain
+        assert "PC  0x00000140  record -   steps 32" in pc_line, pc_line
+        assert app.screen.query_one(LegalityView).lines[0].plain == "no instruction at the PC"
+        await pilot.press("s")  # a step of the halted machine runs nothing
+        await pilot.pause()
+        assert table.inst is not None and table.inst.offset == 0x100
+        assert "halted · last run" in head(app)
+        await pilot.press("r")  # back before the HALT: the PC holds it again
+        await pilot.pause()
+        assert app.session.state.pc == 0x100 and not app.session.state.halted
+        assert table.inst.offset == 0x100 and "last run" not in head(app)
+        assert "Δ changed since the last HALT" in head(app)
+
+
+async def test_a_halted_engine_keeps_its_halt_on_the_kernel_screen() -> None:
+    async with started(KERNEL) as (app, pilot):
+        await pilot.press("s", "s")  # pool: CAST, then HALT
+        await pilot.pause()
+        table = app.screen.query_one(FieldTable)
+        assert table.inst is not None and table.inst.mnemonic == "HALT"
+        assert table.inst.offset == 0x40
+        assert "halted · last run" in head(app)
+        assert all(line.strip() for line in dump(app))
+
+
+async def test_no_instruction_and_nothing_run_shows_no_bare_offsets() -> None:
+    from views.snapshot import Snapshot
+
+    async with started(LOOP) as (app, pilot):
+        app.screen.query_one(StructView).show(Snapshot(instruction=None, pc=0x400,
+                                                       pc_index=None))
+        await pilot.pause()
+        assert head(app) == "no instruction at the PC"
+        assert app.screen.query_one(FieldTable).line_count() == 0
+        assert dump(app) == ["", "", "", ""]
