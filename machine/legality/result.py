@@ -18,33 +18,13 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-REFS: tuple[str, ...] = ("000", "001", "002", "003", "004", "isa-facts", "DESIGN")
-CONFIDENCES: tuple[str, ...] = ("HIGH", "MED", "LOW")
+# declared beside the clause tables, which need it alone; part of this model all the same
+from machine.legality.provenance import CONFIDENCES, REFS, Provenance
+
+__all__ = ["CONFIDENCES", "LEVELS", "PATH_SEP", "REFS", "ClauseResult", "Provenance", "Verdict"]
+
 LEVELS: tuple[str, ...] = ("wire", "nki")
 PATH_SEP = " › "  # between a clause and its sub-clause in a report's path
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Where a rule is stated: reference file, section, and its confidence tag."""
-
-    ref: str  # one of REFS
-    section: str  # e.g. "§3.3", "GOTCHA 2"
-    confidence: str = "HIGH"  # HIGH / MED / LOW, as the reference tags it
-
-    def __post_init__(self) -> None:
-        if self.ref not in REFS:
-            raise ValueError(f"unknown reference {self.ref!r}; expected one of {REFS}")
-        if self.confidence not in CONFIDENCES:
-            raise ValueError(f"unknown confidence {self.confidence!r}")
-
-    def __str__(self) -> str:
-        where = "DESIGN.md" if self.ref == "DESIGN" else (
-            self.ref if self.ref == "isa-facts" else f"ref {self.ref}")
-        return f"{where} {self.section} ({self.confidence})"
-
-    def to_dict(self) -> dict[str, str]:
-        return {"ref": self.ref, "section": self.section, "confidence": self.confidence}
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ def test_summary_imports_only_the_judging(tmp_path) -> None:
     assert "machine.legality.wire.bulk" in loaded
     for name in ("machine.state", "machine.isa.listform", "machine.isa.codec",
                  "machine.legality.wire.repair", "machine.core", "sessions",
-                 "machine.legality.explain"):
+                 "machine.legality.explain", "machine.legality.result"):
         assert name not in loaded, name
 
 
@@ -173,7 +173,7 @@ def test_summary_of_an_empty_program_builds_no_predicate_table(tmp_path) -> None
     assert "machine.legality.wire.bulk" in loaded
     for name in ("machine.legality.wire.registry", "machine.legality.wire.clause",
                  "machine.legality.wire.dve", "machine.isa.structs", "machine.isa.enums",
-                 "machine.legality.explain"):
+                 "machine.legality.explain", "machine.legality.result"):
         assert name not in loaded, name
 
 

@@ -29,20 +29,26 @@ if TYPE_CHECKING:
 # summary of an empty program, or importing this module, does not build them (issue 17).
 
 
-@dataclass
 class GroupResult:
     """One predicate's verdicts: a clause x record matrix over the records it judged.
 
     When the program was deduplicated the records are its distinct records and
     `weights` counts the instructions each one stands for; columns
     `start .. start + size` of the result's column space are this group's.
+    (A plain class: a dataclass would exec its generated methods on every start-up.)
     """
 
-    predicate: Predicate
-    clauses: tuple[Clause, ...]
-    passed: np.ndarray  # bool (n_clauses, size)
-    weights: np.ndarray | None  # int64 (size,): instructions per judged record; None: 1 each
-    start: int  # first column of this group (BulkResult.column indexes columns)
+    def __init__(self, predicate: Predicate, clauses: tuple[Clause, ...], passed: np.ndarray,
+                 weights: np.ndarray | None, start: int) -> None:
+        self.predicate = predicate
+        self.clauses = clauses
+        self.passed = passed  # bool (n_clauses, size)
+        self.weights = weights  # int64 (size,): instructions per judged record; None: 1 each
+        self.start = start  # first column of this group (BulkResult.column indexes columns)
+
+    def __repr__(self) -> str:
+        return (f"GroupResult({self.predicate.name}, {len(self.clauses)} clauses, "
+                f"{self.size} records from column {self.start})")
 
     @property
     def size(self) -> int:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from machine.dtypes import Gen
-from machine.legality.result import Provenance
+from machine.legality.provenance import Provenance
 
 # field name -> python int, or tuple of ints for array fields (one record's values)
 Values = Mapping[str, Any]
@@ -71,9 +71,10 @@ def lookup(table: np.ndarray, col: np.ndarray) -> np.ndarray:
     return table.take(col)
 
 
-@dataclass(frozen=True)
-class Ctx:
-    """What a check depends on besides the record: the generation and the engine."""
+class Ctx(NamedTuple):
+    """What a check depends on besides the record: the generation and the engine (a
+    NamedTuple: immutable and hashable as a frozen dataclass, and cheaper to declare on
+    the start-up path, issue 17)."""
 
     gen: Gen
     engine: str | None = None

@@ -15,7 +15,7 @@ from machine.dtypes import Dtype, Gen
 from machine.isa import opcodes as isa_opcodes
 from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
 from machine.isa.opcodes import Opcode as Op
-from machine.legality.result import Provenance
+from machine.legality.provenance import Provenance
 from machine.legality.wire import gates
 from machine.legality.wire.clause import Clause, Ctx, Rows, Values, lookup
 from machine.legality.wire.operands import DtypeRef

@@ -10,7 +10,7 @@ import numpy as np
 
 from machine.isa.enums import BrCmpOp, BrTargetMode, DataSrc, TensorShapeMoveType
 from machine.isa.opcodes import Opcode as Op
-from machine.legality.result import Provenance
+from machine.legality.provenance import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
 from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values, lookup

@@ -5,14 +5,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
 from machine.dtypes import Dtype, Gen
 from machine.isa.enums import AccumCmd, AluOp, ImmSrc, ReduceOp, RevOps
 from machine.isa.opcodes import Opcode as Op
-from machine.legality.result import Provenance
+from machine.legality.provenance import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
 from machine.legality.wire.clause import (
@@ -201,9 +202,9 @@ TENSOR_TENSOR_BITVEC = Predicate(
 P_IMM = Provenance("isa-facts", "§6.4 has_valid_immediates")
 
 
-@dataclass(frozen=True)
-class ImmRef:
-    """An IMM_VAL slot: its value field, its IMM_SRC field, the alignment dtype."""
+class ImmRef(NamedTuple):
+    """An IMM_VAL slot: its value field, its IMM_SRC field, the alignment dtype (a
+    NamedTuple: cheaper to declare than a frozen dataclass, issue 17)."""
 
     label: str
     value: str

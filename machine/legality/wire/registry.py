@@ -13,7 +13,7 @@ import numpy as np
 
 from machine.isa.opcodes import OPCODES, QUEUE_ENGINES
 from machine.isa.opcodes import Opcode as Op
-from machine.legality.result import Provenance
+from machine.legality.provenance import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import ctrl, dve, s4d4_tr
 from machine.legality.wire.clause import Clause, Predicate, lookup

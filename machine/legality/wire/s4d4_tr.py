@@ -7,7 +7,7 @@ from __future__ import annotations
 from machine.dtypes import Gen
 from machine.isa.enums import AluOp, TensorSubdim
 from machine.isa.opcodes import Opcode as Op
-from machine.legality.result import Provenance
+from machine.legality.provenance import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire.clause import Clause, Ctx, Predicate, Values
 from machine.legality.wire.gates import dtype_label

@@ -27,7 +27,7 @@ import numpy as np
 
 from machine.dtypes import Dtype, Gen, dtype_name
 from machine.isa import addr as isa_addr
-from machine.legality.result import Provenance
+from machine.legality.provenance import Provenance
 from machine.legality.wire import gates
 from machine.legality.wire.clause import Clause, Ctx, Rows, Values, composite, lookup
 from machine.legality.wire.operands import (
