@@ -11,11 +11,18 @@ A NeuronCore (machine/core) has one state per engine: `MachineState.create(confi
 shared=other)` gives a state with its own registers, PC, shape registers, DVE
 accumulators and journal but the SBUF, PSUM, semaphore file, view list and `peers`
 (engine name -> state, for `dve.R3` in expressions) of `other`.
+
+SBUF and PSUM live in one memfd mapped twice (`MemoryAlias`, Linux): `sbuf`/`psum` are
+ordinary arrays over the first mapping; the second is only ever the write target of a
+bulk cast whose source and destination are disjoint (machine.engines.tensor.cast_into),
+so numpy's bounds-only overlap guard does not route the cast through a temporary.
 """
 
 from __future__ import annotations
 
 import hashlib
+import mmap
+import os
 import struct
 import weakref
 from dataclasses import dataclass, field, replace
@@ -259,6 +266,59 @@ class OldBytes:
             self(self._seen, n)
 
 
+@dataclass(frozen=True, eq=False)
+class MemoryAlias:
+    """A second mapping of the bytes of a state's SBUF and PSUM (`allocate_memory`).
+
+    Valid only while the state's `sbuf` / `psum` ARE the arrays it was made with (code
+    and tests may assign others): MachineState.write_alias checks identity at every use.
+    """
+
+    sbuf: np.ndarray  # the first-mapping arrays this alias belongs to
+    psum: np.ndarray
+    sbuf_alias: np.ndarray  # the same bytes at other addresses
+    psum_alias: np.ndarray
+
+
+def allocate_memory(sbuf_shape: tuple[int, int], psum_shape: tuple[int, int]
+                    ) -> tuple[np.ndarray, np.ndarray, MemoryAlias | None]:
+    """Zeroed (sbuf, psum, alias): both in one memfd mapped twice where the platform has
+    memfd (Linux). Elsewhere, or when the system refuses (EMFILE, ENOMEM), plain np.zeros
+    and no alias: a supported path (casts then go through a scratch block), not a stub.
+
+    The memfd is closed once mapped: each mmap keeps its own dup (Python 3.11), so one
+    memory (a lone state, or every engine of a core) holds 2 file descriptors, freed with
+    the arrays. Its pages are MAP_SHARED: a forked child writing them would change the
+    parent's memory (nothing here forks with a live state; `subprocess` execs). Unlike
+    np.zeros' pages, reading untouched memfd pages commits them (tmpfs has no zero page):
+    a full read (digest, checkpoint) makes the whole memory resident.
+    """
+    n_sb, n_ps = sbuf_shape[0] * sbuf_shape[1], psum_shape[0] * psum_shape[1]
+    off = -(-n_sb // mmap.PAGESIZE) * mmap.PAGESIZE  # PSUM starts on a page of its own
+    maps = _map_twice(off + n_ps) if hasattr(os, "memfd_create") else None
+    if maps is None:
+        return np.zeros(sbuf_shape, np.uint8), np.zeros(psum_shape, np.uint8), None
+    a, b = (np.frombuffer(m, np.uint8) for m in maps)
+    sbuf, psum = a[:n_sb].reshape(sbuf_shape), a[off:off + n_ps].reshape(psum_shape)
+    return sbuf, psum, MemoryAlias(sbuf, psum, b[:n_sb].reshape(sbuf_shape),
+                                   b[off:off + n_ps].reshape(psum_shape))
+
+
+def _map_twice(nbytes: int) -> tuple[mmap.mmap, mmap.mmap] | None:
+    """Two shared mappings of one new zero-filled memfd of `nbytes`; None if refused."""
+    try:
+        fd = os.memfd_create("neurondbg-memory", os.MFD_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        os.ftruncate(fd, nbytes)
+        return mmap.mmap(fd, nbytes), mmap.mmap(fd, nbytes)
+    except OSError:
+        return None  # a first mapping made is unmapped as it is dropped
+    finally:
+        os.close(fd)
+
+
 @dataclass
 class MachineState:
     """Everything a program can read or write. Build with `MachineState.create(config)`."""
@@ -285,6 +345,9 @@ class MachineState:
     views: list[weakref.ref] = field(default_factory=list, repr=False)
     # The states of a core by engine name (shared by all of them); a lone state: None.
     peers: dict[str, MachineState] | None = field(default=None, repr=False, compare=False)
+    # SBUF/PSUM seen through a second mapping (allocate_memory); None: plain memory. Not
+    # pickled or copied (__getstate__): a copy's arrays are its own bytes.
+    _alias: MemoryAlias | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def create(cls, config: MachineConfig | None = None,
@@ -295,20 +358,27 @@ class MachineState:
         p = c.partitions
         if shared is None:
             sem, views = [0] * NUM_SEMS, []
-            sbuf, psum = np.zeros((p, c.sbuf_bytes), np.uint8), np.zeros((p, c.psum_bytes),
-                                                                          np.uint8)
+            sbuf, psum, alias = allocate_memory((p, c.sbuf_bytes), (p, c.psum_bytes))
         else:
             sem, views, sbuf, psum = shared.sem, shared.views, shared.sbuf, shared.psum
+            alias = shared._alias
         st = cls(config=c, R=[0] * NUM_REGS, pc=c.base, shape=[0] * NUM_SHAPE_REGS,
                  sem=sem, sbuf=sbuf, psum=psum, acc=np.zeros(p, np.float32),
                  idx=np.zeros((p, NUM_INDEX_REGS), np.uint32), fp8_exp4=c.fp8_exp4,
                  fp8_sat=c.fp8_sat, views=views)
+        st._alias = alias
         if shared is not None:
             if shared.peers is None:
                 shared.peers = {shared.config.engine: shared}
             st.peers = shared.peers
             st.peers[c.engine] = st
         return st
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and copied without the memory alias (the copy's memory is its own)."""
+        d = self.__dict__.copy()
+        d["_alias"] = None
+        return d
 
     # -- reads -------------------------------------------------------------
     @property
@@ -418,6 +488,22 @@ class MachineState:
             self._protect(region)
         view = self.memory(region.space)[region.p0:region.p1, idx]
         return view, OldBytes(self.journal, region, view)
+
+    def write_alias(self, region: Region) -> np.ndarray | None:
+        """`region`'s bytes (contiguous) through the second mapping of memory, or None
+        (plain memory, or `sbuf`/`psum` is no longer the array the alias was made with).
+
+        Only for a write whose sources are known disjoint from `region` (Region.overlaps):
+        numpy sees different addresses, so nothing stops it reading what it has written.
+        Records, watchers and the journal keep seeing `memory()`."""
+        a = self._alias
+        if a is None:
+            return None
+        mine, alias = (a.sbuf, a.sbuf_alias) if region.space == "sbuf" else (a.psum,
+                                                                             a.psum_alias)
+        if self.memory(region.space) is not mine:
+            return None
+        return alias[region.p0:region.p1, region.byte_index]
 
     def watch(self, view: Any) -> None:
         """Register an object with `overlaps(region)` and `materialize()` (see `views`)."""

@@ -315,36 +315,30 @@ def _cast_rows(out: np.ndarray, src: np.ndarray, before: Before | None) -> None:
     """out[...] = src cast to out's dtype (numpy's cast), calling before(lo, hi) just
     before rows lo..hi-1 of `out` are written (see `convert_into`); `out` and `src` disjoint.
 
-    Views of one buffer (machine memory) overlap in bounds, and numpy's bounds-only
-    overlap guard would then cast all of `src` into a temporary first; a scratch block
-    of rows that stays in cache does the same in pieces (measured: ~20% faster for
-    128 x 4096), and `before` reads each block of `out` just before it is converted and
-    written (measured: a little faster than after converting it, for old bytes copied).
+    Arrays whose bounds do not overlap (machine memory written through its second
+    mapping, MachineState.write_alias) take one numpy cast, after one before(0, n):
+    measured for 128 x 4096 fp32 -> bf16, a zero check or copy of all old bytes and one
+    cast beat the same in cache-sized blocks. Views of one buffer overlap in bounds, and
+    numpy's bounds-only overlap guard would then cast all of `src` into a temporary
+    first; a scratch block of rows that stays in cache does the same in pieces
+    (measured: ~20% faster for 128 x 4096), and `before` reads each block of `out` just
+    before it is converted and written.
     """
-    if out.ndim < 2:
+    if out.ndim < 2 or not np.may_share_memory(out, src):
         if before is not None:
             before(0, _rows(out))
         np.copyto(out, src, casting="unsafe")
         return
-    shared = np.may_share_memory(out, src)
-    if before is None and not shared:
-        np.copyto(out, src, casting="unsafe")
-        return
     n = out.shape[0]
     rows = max(1, SCRATCH_BYTES // max(1, out[0].nbytes))
-    tmp = np.empty((min(rows, n), *out.shape[1:]), out.dtype) if shared else None
+    tmp = np.empty((min(rows, n), *out.shape[1:]), out.dtype)
     for p in range(0, n, rows):
         q = min(p + rows, n)
-        part = None
         if before is not None:
             before(p, q)  # first: old bytes taken while the block is still in cache
-        if tmp is not None:
-            part = tmp[:q - p]
-            np.copyto(part, src[p:q], casting="unsafe")
-        if part is None:
-            np.copyto(out[p:q], src[p:q], casting="unsafe")
-        else:
-            out[p:q] = part
+        part = tmp[:q - p]
+        np.copyto(part, src[p:q], casting="unsafe")
+        out[p:q] = part
 
 
 def _int_values(b: np.ndarray, fmt: IntFormat) -> np.ndarray:

@@ -71,7 +71,8 @@ def cast_into(state: MachineState, src: Region, dst: Region, src_dtype: int, dst
     journaled block by block just BEFORE the convert writes each block (undo stays
     exact; an all-zero destination is checked as the write reaches it, in cache), and
     the step's Write and the lanes' out_bits are that view; the lanes are watched, so
-    each side is copied before the memory under it changes again (Lanes.watch).
+    each side is copied before the memory under it changes again (Lanes.watch). The
+    convert writes through MachineState.write_alias when memory has one (same bytes).
     """
     if not isinstance(dst.byte_index, slice) or src.overlaps(dst):
         return None
@@ -82,8 +83,11 @@ def cast_into(state: MachineState, src: Region, dst: Region, src_dtype: int, dst
     view, journaled = state.open_write(dst)
     bits = read_elems(state, src)  # a view for a slice pattern, a gathered copy otherwise
     out = view.view(container)
+    # Disjoint by the check above: written through the second mapping of memory, numpy's
+    # bounds-only overlap guard sees no overlap and casts straight in (no scratch pass).
+    alias = state.write_alias(dst)
     try:
-        convert_into(bits, opt, out, journaled)
+        convert_into(bits, opt, out if alias is None else alias.view(container), journaled)
     finally:  # a write stopped part way: rows it never reached are journaled as they are
         journaled.settle()
     write = Write(dst.space, journaled.old, view, region=dst)
