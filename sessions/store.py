@@ -176,14 +176,19 @@ def read_image(img: DataImage, spec: SessionSpec, where: str,
     path = spec.resolve(img.file)
     try:  # the header is judged first: never unpickles, never allocates more than fits
         with open_stream(path, what="data image", max_bytes=MAX_DATA_BYTES) as fh:
-            a = read_npy(fh, str(path), what="a uint8 array of shape (partitions, bytes)",
+            a = read_npy(fh, f"{where}: data file {img.file}",
+                         what="a uint8 array of shape (partitions, bytes)",
                          dtypes=(np.dtype(np.uint8),), max_shape=memory_bound(img.space))
-    except InputFileError as e:  # `path: ...`: the file as resolved, whatever the TOML says
-        raise SessionError(f"{where}: {e}") from None
+    except InputFileError as e:
+        # read_npy's lines start with `where`; the stream's name the path it opened (the
+        # file as resolved, whatever the TOML says): `where: PATH: no such data image`
+        raise SessionError(str(e) if str(e).startswith(f"{where}: ") else f"{where}: {e}") \
+            from None
     p1, b1 = img.partition + a.shape[0], img.offset + a.shape[1]
     if p1 > shape[0] or b1 > shape[1]:
-        raise SessionError(f"{where}: {path}: {a.shape} at partition {img.partition}, byte "
-                           f"{img.offset} does not fit {img.space} {tuple(shape)}")
+        raise SessionError(f"{where}: data file {img.file}: {a.shape} at partition "
+                           f"{img.partition}, byte {img.offset} does not fit {img.space} "
+                           f"{tuple(shape)}")
     return a
 
 

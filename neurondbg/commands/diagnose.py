@@ -124,6 +124,8 @@ def _peek(fh: IO[bytes], path: str, want: str) -> tuple[int, ...]:
         version = f.read_magic(fh)
         read = f.read_array_header_1_0 if version == (1, 0) else f.read_array_header_2_0
         shape, _fortran, _dtype = read(fh)
+    except InputFileError:  # the stream's own line (it grew, it cannot be read): keep it
+        raise
     except (ValueError, EOFError):
         raise InputFileError(f"{path}: expected a .npy file holding {want} (offset 0: not "
                              "NumPy's .npy array format)") from None
