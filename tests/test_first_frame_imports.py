@@ -112,3 +112,17 @@ def _full_check(path: Path) -> bool:
         return is_kernel_source(path) or kernel_session_spec(path) is not None
     except (OSError, ValueError):
         return False
+
+
+def test_a_large_binary_program_is_painted_before_numpy_is_imported(tmp_path: Path) -> None:
+    """Past the first look's size (FIRST_LOOK_BYTES), the full kernel check runs before
+    the first frame: for records by name it reads nothing and imports neither numpy nor
+    the assembler (machine.core.kernel and machine.files import them where used)."""
+    big = tmp_path / "big.bin"
+    big.write_bytes(bytes(64) * (FIRST_LOOK_BYTES // 64 + 1))  # NOP-free zero records
+    model = ("numpy", "ml_dtypes", "machine.asm", "machine.isa.codec", "machine.debugger")
+    out = subprocess.run([sys.executable, "-c", PROBE % (model, str(big))],
+                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    seen = json.loads(out.strip().splitlines()[-1])
+    assert seen["painted"] == []
+    assert {"numpy", "machine.asm", "machine.debugger"} <= set(seen["loaded"])

@@ -27,6 +27,10 @@ Errors are one line and never a traceback: AsmError (`file:line:column: ...`, us
 line:column where known) for the rest, and the loader's UnreadableProgram /
 InputFileError / IsaFormatError for a refused stream; OSError when a file cannot be
 opened (the manifest reader names the manifest, the key and the path instead).
+
+Importing this module imports neither numpy nor the assembler (the functions that use
+them import them): the TUI asks `is_kernel_source` before its first frame, and a file
+named as binary records is answered from its name alone (issue 17).
 """
 
 from __future__ import annotations
@@ -37,17 +41,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from machine.asm.data import DataInit, data_path
-from machine.asm.disasm import to_json
-from machine.asm.loader import ProgramFile, from_binary, from_text, read_program
-from machine.asm.sections import assemble_sections, disassemble_sections, has_sections
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.files import BINARY_SUFFIXES, InputFileError, read_input
 from machine.isa.opcodes import QUEUE_ENGINES
+
+if TYPE_CHECKING:
+    from machine.asm.data import DataInit
+    from machine.asm.loader import ProgramFile
 
 ENGINE_ORDER: tuple[str, ...] = QUEUE_ENGINES  # ("pool", "dve", "act", "pe", "sp")
 MANIFEST_SUFFIX = ".toml"
@@ -99,6 +101,8 @@ class Kernel:
 
 def records_digest(program: ProgramFile) -> str:
     """sha256 hex of a program's 64-byte records (the bytes of its binary form)."""
+    import numpy as np
+
     return hashlib.sha256(np.ascontiguousarray(program.program.raw).data).hexdigest()
 
 
@@ -111,6 +115,8 @@ def make_kernel(gen: Gen, queues: list[Queue], data: list[DataInit],
                 machine: Mapping[str, Any], path: Path, images: Iterable[Path] = ()) -> Kernel:
     """A Kernel with the queues put in ENGINE_ORDER (each engine at most once); its
     inputs are `path`, each stream and the sidecar beside it, and the `images`."""
+    from machine.asm.data import data_path
+
     ordered = sorted(queues, key=lambda q: ENGINE_ORDER.index(q.engine))
     engines = [q.engine for q in ordered]
     assert ordered and len(set(engines)) == len(engines), engines
@@ -132,6 +138,9 @@ def _check_engine(engine: str) -> None:
 
 
 def _from_sections(path: Path, text: str, gen: Gen | None) -> Kernel:
+    from machine.asm.loader import ProgramFile
+    from machine.asm.sections import assemble_sections
+
     sa = assemble_sections(text, str(path), DEFAULT_GEN if gen is None else gen)
     queues = [make_queue(s.engine, ProgramFile(path, s.assembly.program(),
                                                list(s.assembly.data), dict(s.assembly.labels),
@@ -148,6 +157,9 @@ def load_kernel(path: str | Path, gen: Gen | None = None, engine: str = "pool") 
     if p.suffix.lower() == MANIFEST_SUFFIX:
         from machine.core.manifest import load_manifest  # it builds on this module
         return load_manifest(p, gen)
+    from machine.asm.loader import from_binary, from_text, read_program
+    from machine.asm.sections import has_sections
+
     raw, is_text = read_program(p)
     if is_text:
         text = raw.decode("utf-8", errors="replace")
@@ -165,10 +177,15 @@ def load_kernel(path: str | Path, gen: Gen | None = None, engine: str = "pool") 
 def is_kernel_source(path: str | Path) -> bool:
     """Is `path` a kernel manifest or an assembly file with `.engine` sections (rather
     than a plain PROGRAM, or a session file)? Decided from the file's name and text;
-    a file that cannot be read is not one (the loader that opens it reports why)."""
+    a file that cannot be read is not one (the loader that opens it reports why).
+    A name that says binary records imports nothing; any other imports the assembler's
+    `.engine` check (machine.asm.sections) or the manifest's, and numpy with them."""
     p = Path(path)
     if p.suffix.lower() in BINARY_SUFFIXES:
         return False  # records by name (machine.files.looks_like_text): no need to read them
+    from machine.asm.loader import read_program
+    from machine.asm.sections import has_sections
+
     try:
         if p.suffix.lower() == MANIFEST_SUFFIX:
             from machine.core.manifest import looks_like_manifest  # it builds on this module
@@ -191,6 +208,8 @@ def disassemble_kernel(kernel: Kernel) -> str:
     """The `.engine` form of a kernel: it re-assembles to the same records per engine
     (machine.asm.sections.disassemble_sections). A manifest's [machine] settings have no
     assembly spelling: they are shown in leading `#` comments."""
+    from machine.asm.sections import disassemble_sections
+
     notes = "".join(f"# [machine] {k} = {json.dumps(v)}\n" for k, v in kernel.machine.items())
     return notes + disassemble_sections(((q.engine, q.program.program, q.program.data)
                                          for q in kernel.queues), kernel.gen,
@@ -200,4 +219,6 @@ def disassemble_kernel(kernel: Kernel) -> str:
 def kernel_json(kernel: Kernel) -> dict[str, Any]:
     """`disasm --json` of a kernel: `{"engines": {"pool": [...], ...}}`, each engine's
     list in the one-program shape of machine.asm.to_json, in ENGINE_ORDER."""
+    from machine.asm.disasm import to_json
+
     return {"engines": {q.engine: to_json(q.program.program) for q in kernel.queues}}
