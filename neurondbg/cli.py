@@ -18,6 +18,7 @@ Exit codes (DESIGN.md): 0 ok, 1 the program is invalid / stopped on a fault,
 
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import sys
@@ -75,7 +76,17 @@ def _available(name: str) -> bool:
 
 
 class LazyGroup(click.Group):
-    """A group whose subcommands are imported only when invoked."""
+    """A group whose subcommands are imported only when invoked.
+
+    Under `main` (a process of its own: `freeze_imports`), a command's module is imported
+    with the cycle collector paused and what the import built is then frozen
+    (`gc.freeze`): module-level objects live as long as the process, so collecting them
+    is wasted work, here and in every later full collection, the one at exit included.
+    Measured on `validate --summary` (numpy and the model's tables loaded): ~10-15 ms of
+    a 0.09-0.15 s process. Never in-process (tests, embedders): freezing is process-wide.
+    """
+
+    freeze_imports = False
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [n for n in SUBCOMMANDS if _available(n)]
@@ -83,8 +94,17 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in SUBCOMMANDS or not _available(name):
             return None
-        module = importlib.import_module(f"neurondbg.commands.{SUBCOMMANDS[name].module}")
-        return module.command
+        module_name = f"neurondbg.commands.{SUBCOMMANDS[name].module}"
+        if not self.freeze_imports or module_name in sys.modules:
+            return importlib.import_module(module_name).command
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return importlib.import_module(module_name).command
+        finally:
+            gc.freeze()
+            if enabled:
+                gc.enable()
 
     def resolve_command(self, ctx: click.Context, args: list[str]
                         ) -> tuple[str | None, click.Command | None, list[str]]:
@@ -138,6 +158,7 @@ def main() -> None:
     they become `neurondbg: error: COMMAND: message` with exit code 2 like every
     other bad input.
     """
+    cli.freeze_imports = True  # the console script: a process of its own (LazyGroup)
     try:
         rv = cli.main(prog_name="neurondbg", standalone_mode=False)
     except click.UsageError as e:
@@ -152,5 +173,7 @@ def main() -> None:
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
+    finally:  # main() called in-process (a test) leaves later invocations unfrozen
+        cli.freeze_imports = False
     # rv is a command's return value, or the code of an explicit ctx.exit(code)
     sys.exit(rv if isinstance(rv, int) and not isinstance(rv, bool) else 0)

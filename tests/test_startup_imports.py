@@ -65,3 +65,40 @@ def test_help_lists_every_command_with_clicks_layout() -> None:
     click.Group.format_commands(cli, ctx, slow)
     assert fast.getvalue() == slow.getvalue()
     assert all(f"  {name}" in fast.getvalue() for name in SUBCOMMANDS)
+
+
+_GC_PROBE = """
+import gc, json, sys
+sys.argv = {argv!r}
+from neurondbg.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps({{"frozen": gc.get_freeze_count(), "enabled": gc.isenabled(),
+                  "numpy": "numpy" in sys.modules}}), file=sys.stderr)
+"""
+
+
+def test_main_freezes_what_the_command_import_built_and_collects_again(tmp_path) -> None:
+    """Under `main` the command's import runs with the collector paused and its objects
+    are frozen (never traversed again); the collector is running again for the command."""
+    (tmp_path / "empty.bin").write_bytes(b"")
+    argv = ["neurondbg", "validate", "--summary", str(tmp_path / "empty.bin")]
+    r = subprocess.run([sys.executable, "-c", _GC_PROBE.format(argv=argv)],
+                       capture_output=True, text=True, check=True)
+    state = json.loads(r.stderr.strip().splitlines()[-1])
+    assert state["enabled"] and state["numpy"]
+    assert state["frozen"] > 10_000  # numpy's and the command's objects
+
+
+def test_in_process_invocation_freezes_nothing() -> None:
+    """cli.main (tests, embedders) shares the caller's process: no freeze there."""
+    import gc
+
+    from click.testing import CliRunner
+
+    before = gc.get_freeze_count()
+    result = CliRunner().invoke(cli, ["validate", "--help"])
+    assert result.exit_code == 0
+    assert gc.get_freeze_count() == before and gc.isenabled()
