@@ -29,13 +29,13 @@ from machine.breakpoints import Breakpoint, parse_spec
 from machine.debugger import Machine, Stop
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.engines.record import Lanes, StepRecord
-from machine.isa import listing, listing_lines
 from machine.isa.codec import Instruction
 from machine.legality.explain import validate
 from machine.state import MachineState
 from sessions.cli_support import open_program_or_session
 from sessions.examples import DEMO
 from sessions.schema import Note
+from views.listing_text import listing_lines_with_events, listing_with_events
 from views.snapshot import ProgramLine, Snapshot
 from views.snapshot_build import SnapshotBuilder
 from views.stop_text import at_pc, describe_record, describe_stop
@@ -107,11 +107,12 @@ def _ticking(progress: Progress | None, done: Callable[[], int],
 def program_listing(program: Any, labels: dict[str, int], gen: Gen,
                     engine: str) -> list[ProgramLine]:
     """The listing, each record judged once by the vectorized validator on `engine`: its
-    full disassembly and its listing form (machine.isa.listing, from the decoded fields)."""
+    full disassembly and its listing form (views.listing_text: machine.isa.listing, from
+    the decoded fields, with the events as the disassembler writes them)."""
     by_offset = {off: name for name, off in labels.items()}
     valid = np.asarray(validate(program, gen, engine).valid, bool)
     texts = disassemble_lines(program, gen)  # re-assemblable, one per record
-    short = listing_lines(program, gen, by_offset)
+    short = listing_lines_with_events(program, gen, by_offset)
     return [ProgramLine(i, i * 64, texts[i].strip(), bool(valid[i]), by_offset.get(i * 64),
                         listing=short[i])
             for i in range(len(program))]
@@ -196,7 +197,7 @@ class Session:
             inst = self.dbg.instruction(i)
             lines[i] = ProgramLine(i, i * 64, format_instruction(inst, self.gen).strip(),
                                    self.dbg.valid(i), by_offset.get(i * 64),
-                                   listing=listing(inst, self.gen, by_offset))
+                                   listing=listing_with_events(inst, self.gen, by_offset))
         self.lines = lines
         # the builder caches each record's judgement: a fresh one judges the edited ones
         self._snapshots = SnapshotBuilder(self.name, self.gen, self.engine, self.lines)

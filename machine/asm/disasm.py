@@ -35,8 +35,8 @@ from machine.isa.text import (
     format_value,
 )
 
-__all__ = ["data_lines", "disassemble", "disassemble_lines", "format_addr4", "format_element",
-           "format_instruction", "format_value", "to_json"]
+__all__ = ["EVENT_FIELDS", "data_lines", "disassemble", "disassemble_lines", "events_tokens",
+           "format_addr4", "format_element", "format_instruction", "format_value", "to_json"]
 
 Column = Callable[[np.ndarray], np.ndarray]  # structured records -> object array of tokens
 
@@ -169,6 +169,7 @@ def _plan(struct_name: str, gen: Gen) -> tuple[Column, ...]:
 
 EVENTS_PREFIX = f"{SEM_EVENTS}."
 _EVENT_FIELDS = ("wait_mode", "wait_idx", "update_mode", "update_idx", "semaphore_value")
+EVENT_FIELDS = tuple(EVENTS_PREFIX + n for n in _EVENT_FIELDS)  # what events_tokens writes
 
 
 def _events_column(struct: Struct) -> Column:
@@ -232,6 +233,24 @@ def disassemble_lines(program: Program, gen: Gen = DEFAULT_GEN) -> list[str]:
             arr[unknown] = _raw_lines(program.raw[idx[unknown]])
         out[idx] = arr
     return out.tolist()
+
+
+def events_tokens(program: Program) -> list[str]:
+    """Per record, its header events (EVENT_FIELDS) as `disassemble_lines` writes them:
+    the `wait=` / `signal=` shorthand where it round-trips, else the fields; "" where
+    they are all zero or the record is written as `.raw`. For the Program listing, which
+    shows the events as the disassembler does."""
+    out = np.full(len(program), "", dtype=object)
+    known = np.zeros(256, dtype=bool)
+    known[list(OPCODES)] = True
+    for name in STRUCT_ORDER:
+        idx, recs = program.records_for(name)
+        if not len(idx):
+            continue
+        toks = _events_column(STRUCTS[name])(recs)
+        toks[~known[program.opcodes[idx]]] = ""
+        out[idx] = toks
+    return [t.strip() for t in out.tolist()]
 
 
 def data_lines(inits: Iterable[DataInit]) -> list[str]:

@@ -111,7 +111,8 @@ async def test_a_race_stop_shows_both_instructions_and_the_overlap() -> None:
         assert f" 2nd dve 0x0 CAST (read)  missing_wait.asm:{dve}" in sems
         assert "fix: a semaphore update in POOL after 0x0 waited on by DVE before 0x0" in sems
         said = "\n".join(app.screen.query_one(ConsoleView).messages)
-        assert f"1st pool 0x0 CAST (write)  missing_wait.asm:{pool}: CAST FP32→BF16" in said
+        assert f"1st pool 0x0 CAST (write)  missing_wait.asm:{pool}: " \
+            "CAST signal=sem[0]++@complete FP32→BF16" in said
         assert f"2nd dve 0x0 CAST (read)  missing_wait.asm:{dve}: CAST BF16→FP32" in said
         memory = app.screen.query_one("#memory")
         written = memory.snap.written
