@@ -174,7 +174,8 @@ _READALL_CHUNK = 1 * MIB  # reading to the end of a file whose size says less (/
 class _InputReader(io.FileIO):
     """The unbuffered reads of one user's input: an OSError is its InputFileError line,
     and a read that takes the position past `max_bytes` is refused (the file grew after
-    it was checked; reading it whole reads at most one chunk more than the limit)."""
+    it was checked): a buffered read goes at most one buffer past the limit, reading it
+    whole one byte."""
 
     def __init__(self, fd: int, path: str | Path, what: str, max_bytes: int) -> None:
         super().__init__(fd, "rb")
