@@ -8,8 +8,8 @@ and the convert CLI's format aliases all derive from it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 
 class Gen(IntEnum):
@@ -97,9 +97,9 @@ class Dtype(IntEnum):
     CPTC7 = 0x1F
 
 
-@dataclass(frozen=True)
-class DtypeInfo:
-    """What the ISA says about one dtype code."""
+class DtypeInfo(NamedTuple):
+    """What the ISA says about one dtype code (a NamedTuple: immutable and compared by
+    value as a frozen dataclass, and no dataclass machinery on the CLI's start-up path)."""
 
     code: Dtype
     bits: int | None  # element width in bits; None where the width is not fixed (CPTC)

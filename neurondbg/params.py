@@ -111,7 +111,7 @@ class EngineType(_NamedType):
         self.extra = tuple(extra)
 
     def _choices(self) -> Sequence[str]:
-        from machine.isa.opcodes import QUEUE_ENGINES
+        from machine.isa.queues import QUEUE_ENGINES
         return (*QUEUE_ENGINES, *self.extra)
 
     def convert(self, value: Any, param: click.Parameter | None,
@@ -174,7 +174,7 @@ def __getattr__(name: str) -> Any:
     """DEFAULT_ENGINE, the queue a machine runs unless told otherwise (machine.isa.opcodes's,
     read on first use so that importing this module does not import the model's tables)."""
     if name == "DEFAULT_ENGINE":
-        from machine.isa.opcodes import DEFAULT_ENGINE
+        from machine.isa.queues import DEFAULT_ENGINE
         return DEFAULT_ENGINE
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -18,6 +18,10 @@ from typing import Any
 
 __all__ = ["listing", "listing_lines"]
 
+# isa-facts §1: every v2+ instruction is 16 dwords. Declared here, machine.isa.spec
+# re-exports it: reading records needs their size, not the field specs (issue 17).
+RECORD_BYTES = 64
+
 
 def __getattr__(name: str) -> Any:
     if name in __all__:

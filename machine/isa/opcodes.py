@@ -12,13 +12,10 @@ from enum import IntEnum
 
 from machine.dtypes import Gen
 
-ENGINES: tuple[str, ...] = ("pool", "dve", "act", "pe", "sp", "seq")
-# The engines a program can run on ("seq" marks control opcodes that run on all of them).
-QUEUE_ENGINES: tuple[str, ...] = tuple(e for e in ENGINES if e != "seq")
-# The queue a program runs on unless told otherwise (MachineConfig.engine, `run --engine`
-# and `validate --engine` defaults): declared here, where the queues are, so that a command
-# names it without importing the machine model.
-DEFAULT_ENGINE = "pool"
+# re-exported: the engines are named beside the table (machine.isa.queues declares them)
+from machine.isa.queues import DEFAULT_ENGINE as DEFAULT_ENGINE
+from machine.isa.queues import ENGINES as ENGINES
+from machine.isa.queues import QUEUE_ENGINES as QUEUE_ENGINES
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ from machine.files import (
     looks_like_text,
     open_input,
 )
-from machine.isa.opcodes import QUEUE_ENGINES
-from machine.isa.spec import RECORD_BYTES
+from machine.isa import RECORD_BYTES
+from machine.isa.queues import QUEUE_ENGINES
 from neurondbg.errors import InputError
 from neurondbg.params import DEFAULT_ENGINE, GEN, EngineType  # run's default queue too
 from neurondbg.progress import Advance, progress

@@ -11,13 +11,12 @@ per-instruction arrays are gathered through `column` only when asked for.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from machine.isa.spec import RECORD_BYTES
+from machine.isa import RECORD_BYTES
 from machine.legality.wire import _dedup
 
 if TYPE_CHECKING:
@@ -84,23 +83,31 @@ class GroupResult:
         return int(self.weights.sum()) - self.passed.astype(np.int64) @ self.weights
 
 
-@dataclass
 class BulkResult:
     """Validation of a whole program (DESIGN `validate --json` / `--summary`).
 
     Each instruction's verdict is one column of one group: `column[i]`.
     Summaries (counts) are computed on the groups alone, never per instruction.
+    (A plain class, as GroupResult: no dataclass methods exec'd at start-up.)
     """
 
-    gen: Gen
-    count: int
-    engine: str | None
-    groups: list[GroupResult] = field(default_factory=list)
-    # per chunk: (first column, records judged, the judged record at each of its columns
-    # or None when in order, the judged record of each instruction or None when every
-    # instruction was judged itself)
-    parts: list[tuple[int, int, np.ndarray | None, np.ndarray | None]] = field(
-        default_factory=list)
+    def __init__(self, gen: Gen, count: int, engine: str | None,
+                 groups: list[GroupResult] | None = None,
+                 parts: list[tuple[int, int, np.ndarray | None, np.ndarray | None]] | None
+                 = None) -> None:
+        self.gen = gen
+        self.count = count
+        self.engine = engine
+        self.groups: list[GroupResult] = [] if groups is None else groups
+        # per chunk: (first column, records judged, the judged record at each of its
+        # columns or None when in order, the judged record of each instruction or None
+        # when every instruction was judged itself)
+        self.parts: list[tuple[int, int, np.ndarray | None, np.ndarray | None]] = (
+            [] if parts is None else parts)
+
+    def __repr__(self) -> str:
+        return (f"BulkResult({self.gen.label}, engine={self.engine!r}, {self.count} "
+                f"instructions, {len(self.groups)} groups)")
 
     @cached_property
     def column(self) -> np.ndarray:
@@ -341,9 +348,10 @@ def _judge(words: np.ndarray, found: tuple[np.ndarray, np.ndarray] | None, ctx: 
             result.groups.append(GroupResult(pred, clauses, passed, w, base + s))
 
 
-@dataclass(frozen=True)
-class Summary:
-    """The counts of a BulkResult (`validate --summary`), without its per-record matrices."""
+class Summary(NamedTuple):
+    """The counts of a BulkResult (`validate --summary`), without its per-record matrices
+    (a NamedTuple: immutable and compared by value as a frozen dataclass, cheaper to
+    declare at start-up)."""
 
     gen: Gen
     count: int
