@@ -328,6 +328,7 @@ class CoreSession:
         (kind, arg), self._armed = self._armed, ("continue", 0)
         start = self.core.steps
         found_before = len(self.core.races)
+        moved_from = {e: self.core.engine_steps(e) for e in self.core.engines}
         self.busy = True
         try:
             with _ticking(progress, lambda: abs(self.core.steps - start), slice_s):
@@ -344,6 +345,11 @@ class CoreSession:
         self.last_stop = stop
         if stop.engine is not None and stop.reason not in ("halt", "max-steps"):
             self.core.focus = stop.engine
+        # A run's steps leave no records (the fast path): an engine that moved has no
+        # last step to show but the stop's (its writes, its instruction), not an older one.
+        for e, steps in moved_from.items():
+            if self.core.engine_steps(e) != steps:
+                self._last.pop(e, None)
         if stop.record is not None and stop.engine is not None:
             self._note_step(stop.engine, stop.record)
         moved = abs(self.core.steps - start)

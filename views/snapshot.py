@@ -70,6 +70,9 @@ class Snapshot:
     breakpoints: frozenset[int] = frozenset()
     instruction: Instruction | None = None  # the instruction at the PC
     previous_same: Instruction | None = None  # the last one executed with the same opcode
+    # where the PC holds no instruction (past a HALT, outside the program): the last one
+    # the machine executed, read from its journal (None if folded away or none ran)
+    last_run: Instruction | None = None
     verdict: Verdict | None = None  # wire level
     nki_verdict: Verdict | None = None  # the NKI-intrinsic verdict where one applies
     disagreements: tuple[Disagreement, ...] = ()  # where the two levels' rules differ

@@ -53,6 +53,15 @@ def written_regions(record: StepRecord | None) -> tuple[WrittenRegion, ...]:
                  for w in record.writes if w.region is not None)
 
 
+def last_executed(m: Machine) -> Instruction | None:
+    """The instruction of the machine's newest journaled step (a run's fast steps are
+    journaled too, unlike its StepRecords); None when none ran or it was folded away."""
+    journal = m.state.journal
+    pc = journal.pc_of(len(journal) - 1) if len(journal) else None
+    index = m.index_of(pc) if pc is not None else None
+    return m.instruction(index) if index is not None else None
+
+
 class SnapshotBuilder:
     """Snapshots of one loaded program: its listing and name are fixed, each record is
     judged the first time the PC reaches it."""
@@ -80,11 +89,13 @@ class SnapshotBuilder:
         judged = self.judgement(pc_index, inst) if inst is not None and pc_index is not None \
             else Judgement(None, None, ())
         same = previous.get(inst.opcode) if inst is not None else None
+        last_run = last_executed(m) if inst is None else None
         return Snapshot(
             program_name=self.name, gen=self.gen.label, engine=self.engine, lines=self.lines,
             pc=state.pc, pc_index=pc_index, steps=state.steps, registers=list(state.R),
             prev_registers=prev_registers, breakpoints=breakpoints,
             instruction=inst, previous_same=same if same is not inst else None,
+            last_run=last_run,
             verdict=judged.verdict, nki_verdict=judged.nki,
             disagreements=judged.disagreements, sbuf=state.sbuf, psum=state.psum,
             acc=state.acc, idx=state.idx, written=written_regions(record), record=record,

@@ -181,7 +181,6 @@ class StructView(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._head: tuple = ()  # what the head line says now: (instruction, note)
-        self._halted_on: Instruction | None = None  # the last run shown for a halted machine
 
     def compose(self) -> ComposeResult:
         yield Static(id="struct-head")
@@ -190,7 +189,6 @@ class StructView(Vertical):
 
     def show(self, snap: Snapshot) -> None:
         inst, previous, note = self.shown_instruction(snap)
-        self._halted_on = inst if snap.halted and snap.instruction is None else None
         table = self.query_one(FieldTable)
         changed = table.set_instruction(inst, previous)
         head_key = (None if inst is None else (inst.offset, bytes(inst.raw)), note)
@@ -217,18 +215,15 @@ class StructView(Vertical):
 
         Decided (as pudb keeps the last line of a finished program highlighted): where the
         PC holds no instruction (a halted engine's PC is past its HALT; a branch left the
-        program) the last instruction run stays, fields and bytes, its head saying why; a
-        step of a halted machine runs nothing, so what halted it stays too. With nothing run
-        the head says there is no instruction and the dump is empty (no bare offsets)."""
+        program) the last instruction run (Snapshot.last_run) stays, fields and bytes, its
+        head saying why. With nothing run the head says there is no instruction and the
+        dump is empty (no bare offsets)."""
         if snap.instruction is not None:
             return snap.instruction, snap.previous_same, ""
-        ran = snap.record.instruction if snap.record is not None else None
-        if ran is None and snap.halted:
-            ran = self._halted_on
-        where = "halted" if snap.halted else f"no instruction at {snap.pc:#x}"
-        if ran is None:
+        if snap.last_run is None:
             return None, None, "no instruction at the PC" + (" (halted)" if snap.halted else "")
-        return ran, None, f"{where} · last run"
+        where = "halted" if snap.halted else f"no instruction at {snap.pc:#x}"
+        return snap.last_run, None, f"{where} · last run"
 
     def _update_dump(self) -> None:
         table = self.query_one(FieldTable)

@@ -13,6 +13,7 @@ from views.struct_view import FieldTable, HexDump, StructView
 
 LOOP = "sessions/examples/loop.asm"  # 5 records, HALT at 0x100
 KERNEL = "sessions/examples/kernels/producer_consumer.asm"  # pool: CAST, HALT at 0x40
+DOUBLE = "sessions/examples/kernels/double_buffer.asm"  # each engine: 4 CASTs, HALT at 0x100
 
 
 def head(app) -> str:
@@ -60,6 +61,30 @@ async def test_a_halted_engine_keeps_its_halt_on_the_kernel_screen() -> None:
         assert table.inst.offset == 0x40
         assert "halted · last run" in head(app)
         assert all(line.strip() for line in dump(app))
+
+
+async def test_after_a_continue_each_engine_shows_its_own_last_step() -> None:
+    # dve's one recorded step is its CAST at 0x0 (step 2); the run then takes the rest
+    # without records: the panes showed that CAST as dve's last step, and its writes
+    async with started(DOUBLE) as (app, pilot):
+        await pilot.press("S", "S", "S")
+        await pilot.pause()
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        session = app.session
+        assert all(session.core.state(e).halted for e in session.core.engines)
+        for engine in ("pool", "dve"):
+            session.core.focus = engine
+            snap = session.snapshot().focused
+            assert snap.last_run is not None and snap.last_run.mnemonic == "HALT"
+            assert snap.last_run.offset == 0x100
+            assert snap.record is None or snap.record.index == 4, (engine, snap.record)
+            assert snap.written == ()  # no CAST's writes: the last step is the HALT
+            app.refresh_views()
+            await pilot.pause()
+            assert head(app).startswith("HALT ") and "@0x100" in head(app)
+            assert "halted · last run" in head(app)
 
 
 async def test_no_instruction_and_nothing_run_shows_no_bare_offsets() -> None:
