@@ -22,6 +22,8 @@ import gc
 import importlib
 import importlib.util
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 import click
@@ -94,17 +96,9 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in SUBCOMMANDS or not _available(name):
             return None
-        module_name = f"neurondbg.commands.{SUBCOMMANDS[name].module}"
-        if not self.freeze_imports or module_name in sys.modules:
-            return importlib.import_module(module_name).command
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return importlib.import_module(module_name).command
-        finally:
-            gc.freeze()
-            if enabled:
-                gc.enable()
+        with frozen_imports():
+            module = importlib.import_module(f"neurondbg.commands.{SUBCOMMANDS[name].module}")
+        return module.command
 
     def resolve_command(self, ctx: click.Context, args: list[str]
                         ) -> tuple[str | None, click.Command | None, list[str]]:
@@ -149,6 +143,24 @@ def cli(ctx: click.Context) -> None:
         if tui is None:
             raise click.UsageError("the TUI is not available in this build; see `neurondbg --help`")
         ctx.invoke(tui)
+
+
+@contextmanager
+def frozen_imports() -> Iterator[None]:
+    """Run the block (imports) with the cycle collector paused, then freeze what it built,
+    when under `main` (LazyGroup); otherwise just run it. A command that imports a large
+    module on first use (validate's predicate tables) imports it in this block too."""
+    if not cli.freeze_imports:
+        yield
+        return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def main() -> None:

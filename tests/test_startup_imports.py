@@ -80,16 +80,23 @@ print(json.dumps({{"frozen": gc.get_freeze_count(), "enabled": gc.isenabled(),
 """
 
 
-def test_main_freezes_what_the_command_import_built_and_collects_again(tmp_path) -> None:
-    """Under `main` the command's import runs with the collector paused and its objects
-    are frozen (never traversed again); the collector is running again for the command."""
-    (tmp_path / "empty.bin").write_bytes(b"")
-    argv = ["neurondbg", "validate", "--summary", str(tmp_path / "empty.bin")]
+def _gc_state(program) -> dict[str, object]:
+    argv = ["neurondbg", "validate", "--summary", str(program)]
     r = subprocess.run([sys.executable, "-c", _GC_PROBE.format(argv=argv)],
                        capture_output=True, text=True, check=True)
-    state = json.loads(r.stderr.strip().splitlines()[-1])
-    assert state["enabled"] and state["numpy"]
-    assert state["frozen"] > 10_000  # numpy's and the command's objects
+    return json.loads(r.stderr.strip().splitlines()[-1])
+
+
+def test_main_freezes_what_the_command_import_built_and_collects_again(tmp_path) -> None:
+    """Under `main` the command's import runs with the collector paused and its objects
+    are frozen (never traversed again); the collector is running again for the command.
+    `validate` imports its predicate tables the same way when there are records."""
+    (tmp_path / "empty.bin").write_bytes(b"")
+    (tmp_path / "one.bin").write_bytes(bytes([0xA1]) + bytes(63))  # one HALT
+    empty, one = _gc_state(tmp_path / "empty.bin"), _gc_state(tmp_path / "one.bin")
+    assert empty["enabled"] and empty["numpy"] and one["enabled"]
+    assert empty["frozen"] > 10_000  # numpy's and the command's objects
+    assert one["frozen"] > empty["frozen"] + 2_000  # and the clause tables'
 
 
 def test_in_process_invocation_freezes_nothing() -> None:

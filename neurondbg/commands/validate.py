@@ -86,7 +86,8 @@ def _summarize_file(path_text: str, gen: Gen, queue: str | None):
     """`--summary`'s counts (machine.legality.wire.bulk.Summary). A binary program is
     judged block by block, CHUNK records at a time, each block memory-mapped on its own
     (`_blocks`: memory stays bounded however long the file); assembly is loaded whole."""
-    from machine.legality.wire.bulk import CHUNK, summarize_chunks, summarize_raw
+    from machine.legality.wire.bulk import CHUNK, load_tables, summarize_chunks, summarize_raw
+    from neurondbg.cli import frozen_imports
 
     path = Path(path_text)
     try:
@@ -97,6 +98,9 @@ def _summarize_file(path_text: str, gen: Gen, queue: str | None):
                     f.seek(0)
                     _records(np.frombuffer(f.read(), dtype=np.uint8), path_text)  # its error
                 f.seek(0)
+                if size:  # records to judge: the tables are imported as the command was
+                    with frozen_imports():
+                        load_tables()
                 with progress(None, f"validate {path.name}: {size // RECORD_BYTES:,} "
                                     "instructions"):
                     return summarize_chunks(_blocks(f, size, path_text, CHUNK), gen, queue)

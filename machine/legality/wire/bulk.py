@@ -272,6 +272,13 @@ def evaluate(pred: Predicate, rec: np.ndarray, ctx: Ctx) -> tuple[tuple[Clause, 
     return clauses, passed
 
 
+def load_tables() -> None:
+    """Import the predicate tables now (the judging functions import them on first use),
+    for a caller that imports them its own way (`validate`: neurondbg.cli.frozen_imports)."""
+    import machine.isa.structs
+    import machine.legality.wire.registry  # noqa: F401
+
+
 CHUNK = 1 << 20  # records per deduplication pass: bounds its temporaries
 SUB = 1 << 20  # records sorted by predicate per pass without deduplication
 BLOCK = 1 << 14  # records per evaluation of a predicate's clauses: 1 MiB, stays in cache
