@@ -8,12 +8,14 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from views.lineview import LineView
+from views.pane import pane_of
 from views.snapshot import ProgramLine, Snapshot
 
 # The full disassembly (re-assemblable, every field) is 100-250 characters; the
 # listing shows the mnemonic and the operands a reader scans for (machine.isa.listing
 # builds it from the decoded fields), and the Struct pane has every field. `f` in the
-# Program pane toggles the full text.
+# Program pane toggles the full text, of every listing in the pane (a maximised kernel's
+# partner listing follows the focused one's).
 
 
 class ProgramView(LineView):
@@ -29,7 +31,8 @@ class ProgramView(LineView):
         self.lines: list[ProgramLine] = []
         self.texts: list[str] = []  # what each line shows: compact, or the full disassembly
         self.full = False
-        self._source: object = None
+        self._source: object = None  # the listing shown (held: compared with `is`)
+        self._version = 0  # bumped on every new listing: the key of its cached lines
         self.pc_index: int | None = None
         self.breakpoints: frozenset[int] = frozenset()
         self._label_width = 0
@@ -39,6 +42,7 @@ class ProgramView(LineView):
         new_listing = snap.lines is not self._source
         if new_listing:
             self._source = snap.lines
+            self._version += 1
             self.lines = list(snap.lines)
             self._label_width = max((len(x.label) + 1 for x in self.lines if x.label), default=0)
             last = self.lines[-1].offset if self.lines else 0
@@ -60,9 +64,16 @@ class ProgramView(LineView):
         self.texts = [x.text if self.full or not x.listing else x.listing for x in self.lines]
 
     def action_toggle_full(self) -> None:
-        self.full = not self.full
+        full = not self.full
+        pane = pane_of(self)
+        for view in pane.query(ProgramView) if pane is not None else (self,):
+            view.set_full(full)
+
+    def set_full(self, full: bool) -> None:
+        """The full disassembly (True) or the compact listing of every record."""
+        self.full = full
         self._make_texts()
-        self._strips.clear()
+        self._strips.clear()  # the other form's lines are not drawn again soon
         self.update_size()
 
     def line_count(self) -> int:
@@ -73,7 +84,7 @@ class ProgramView(LineView):
             self._label_width
 
     def line_key(self, index: int) -> tuple:
-        return (id(self._source), self.full, index, index == self.pc_index,
+        return (self._version, self.full, index, index == self.pc_index,
                 index in self.breakpoints)
 
     def line_text(self, index: int) -> Text:
