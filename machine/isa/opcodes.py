@@ -7,8 +7,8 @@ plus per-generation presence serves all four generations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 from machine.dtypes import Gen
 
@@ -18,9 +18,10 @@ from machine.isa.queues import ENGINES as ENGINES
 from machine.isa.queues import QUEUE_ENGINES as QUEUE_ENGINES
 
 
-@dataclass(frozen=True)
-class OpcodeInfo:
-    """One opcode: its struct binding ("RAW" when undocumented) and where it runs."""
+class OpcodeInfo(NamedTuple):
+    """One opcode: its struct binding ("RAW" when undocumented) and where it runs (a
+    NamedTuple: immutable and compared by value as a frozen dataclass, and declared
+    without exec'ing dataclass methods at start-up)."""
 
     code: int
     name: str

@@ -179,22 +179,25 @@ def test_summary_of_an_empty_program_builds_no_predicate_table(tmp_path) -> None
 
 
 @settings(deadline=None, max_examples=60)
-@given(st.lists(st.integers(0, 255), max_size=40), st.booleans())
-def test_lookup_equals_indexing(codes: list[int], constant: bool) -> None:
-    """Both paths of clause.lookup (a constant column, any column) give table[col]."""
+@given(st.lists(st.integers(0, 255), max_size=40), st.booleans(), st.booleans())
+def test_lookup_equals_indexing(codes: list[int], constant: bool, long: bool) -> None:
+    """Both paths of clause.lookup (a long constant column, any column) give table[col]."""
     import pytest
 
-    from machine.legality.wire.clause import lookup
+    from machine.legality.wire.clause import LOOKUP_RUN, lookup
     from machine.legality.wire.gates import align_mask_table, dtype_gate
 
     col = np.array(codes[:1] * len(codes) if constant else codes, dtype=np.uint8)
+    if long and len(col):  # at least LOOKUP_RUN codes: the one-value test applies
+        col = np.tile(col, -(-LOOKUP_RUN // len(col)))
     for table in (dtype_gate(Gen.CAYMAN, True, False), align_mask_table()):
         got = lookup(table, col)
         np.testing.assert_array_equal(got, table[col])
         assert got.dtype == table.dtype and got.shape == col.shape
     for beyond in ([5, 5], [1, 5]):  # a code beyond the table is refused on both paths
-        with pytest.raises(IndexError):
-            lookup(np.zeros(4, dtype=bool), np.array(beyond, dtype=np.uint8))
+        for reps in (1, LOOKUP_RUN):
+            with pytest.raises(IndexError):
+                lookup(np.zeros(4, dtype=bool), np.array(beyond * reps, dtype=np.uint8))
 
 
 def test_summary_blocks_of_a_shrunk_file_are_one_error(tmp_path) -> None:

@@ -62,13 +62,18 @@ class Rows:
 def lookup(table: np.ndarray, col: np.ndarray) -> np.ndarray:
     """table[col] for a 1-D column of codes (a table of 256 verdicts, ...), fast.
 
-    A column that holds one value throughout (the opcode within a predicate's group, a
-    mode field most records share) is looked up once: two cheap passes instead of a
-    gather. Otherwise `take`, which on small integer codes is about twice as fast as
-    fancy indexing and, like it, refuses codes beyond the table."""
-    if len(col) and (col == col[0]).all():
+    A long column (LOOKUP_RUN codes or more) that holds one value throughout (the opcode
+    within a predicate's group, a mode field most records share) is looked up once: two
+    cheap passes instead of a gather. Otherwise `take`, which on small integer codes is
+    about twice as fast as fancy indexing and, like it, refuses codes beyond the table;
+    on a shorter column the test for one value would cost more than the gather (most
+    groups of a deduplicated program are a few records)."""
+    if len(col) >= LOOKUP_RUN and (col == col[0]).all():
         return np.full(len(col), table[col[0]], dtype=table.dtype)
     return table.take(col)
+
+
+LOOKUP_RUN = 1 << 12  # measured: below it, take alone beats the one-value test and fill
 
 
 class Ctx(NamedTuple):

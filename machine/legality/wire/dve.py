@@ -436,6 +436,8 @@ _LEGACY_PTR = (Op.TENSOR_SCALAR_PTR_ARITH_OP, Op.TENSOR_SCALAR_PTR_BITVEC_OP)
 class _ImmAlign(DtypeRef):
     """has_valid_immediates alignment: 4 bytes for arith opcodes, in_dtype for bitvec."""
 
+    __slots__ = ()
+
     def column(self, rows: Rows) -> np.ndarray:
         bitvec = np.isin(rows["header.opcode"], _BITVEC_TS)
         return np.where(bitvec, rows["in_dtype"], np.uint8(Dtype.FP32))

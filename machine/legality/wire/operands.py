@@ -10,7 +10,6 @@ declared once and instantiated per operand.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
@@ -21,9 +20,9 @@ from machine.isa import addr as isa_addr
 from machine.legality.wire.clause import Rows, Values
 
 
-@dataclass(frozen=True)
-class DtypeRef:
-    """Where an operand's dtype comes from: a whole byte, or a DTYPE_PAIR nibble."""
+class DtypeRef(NamedTuple):
+    """Where an operand's dtype comes from: a whole byte, or a DTYPE_PAIR nibble (a
+    NamedTuple, as Tensor: compared by value, a subclass's instances included)."""
 
     field: str  # the struct field holding it
     nibble: str | None = None  # None, "lo" (bits 3..0) or "hi" (bits 7..4), isa-facts §5.1
