@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
-from click.shell_completion import CompletionItem
 
 from neurondbg.errors import usage_line
+
+if TYPE_CHECKING:  # imported by shell_complete: a command that runs never completes
+    from click.shell_completion import CompletionItem
 
 # The model's names are imported when a type first needs them (a value to parse, a
 # completion, a command's --help), never at import: `neurondbg --help` imports this
@@ -72,6 +74,8 @@ class _NamedType(click.ParamType):
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter,
                        incomplete: str) -> list[CompletionItem]:
+        from click.shell_completion import CompletionItem
+
         low = incomplete.lower()
         return [CompletionItem(c, help=self.helps.get(c)) for c in self.choices
                 if c.lower().startswith(low)]
