@@ -12,22 +12,20 @@ shared=other)` gives a state with its own registers, PC, shape registers, DVE
 accumulators and journal but the SBUF, PSUM, semaphore file, view list and `peers`
 (engine name -> state, for `dve.R3` in expressions) of `other`.
 
-SBUF and PSUM live in one memfd mapped twice (`MemoryAlias`, Linux): `sbuf`/`psum` are
-ordinary arrays over the first mapping; the second is only ever the write target of a
-bulk cast whose source and destination are disjoint (machine.engines.tensor.cast_into),
-so numpy's bounds-only overlap guard does not route the cast through a temporary.
+At its first disjoint bulk cast a state's SBUF and PSUM move into one memfd mapped twice
+(machine.memfd, Linux): `sbuf`/`psum` stay ordinary arrays, over the first mapping; the
+second is only ever the write target of such a cast (machine.engines.tensor.cast_into),
+so numpy's bounds-only overlap guard does not route it through a temporary.
 """
 
 from __future__ import annotations
 
 import hashlib
-import mmap
-import os
 import struct
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -35,6 +33,7 @@ from machine.dtypes import DEFAULT_GEN, Gen, fp8_exp4_format
 from machine.isa.addr import geometry
 from machine.isa.opcodes import DEFAULT_ENGINE
 from machine.journal import COUNT_SHIFT, REG_SHIFT, Journal, Undo
+from machine.memfd import MemoryAlias, alias_memory, available
 
 NUM_REGS = 64
 NUM_SEMS = 256  # isa-facts §1.2: 256 32-bit semaphores/events per engine
@@ -75,6 +74,28 @@ class MachineConfig:
                        fp8_exp4=self.fp8_exp4 or fp8_exp4_format(self.gen))
 
 
+T = TypeVar("T")
+
+
+class cached(Generic[T]):
+    """functools.cached_property without the lock Python 3.11 takes on every first read
+    (~1 us each; a step makes fresh Regions and reads several of these). The value goes
+    in the instance __dict__ (as with cached_property), which then shadows this
+    non-data descriptor; Regions are immutable, so a race can only compute it twice."""
+
+    def __init__(self, fn: Callable[[Any], T]) -> None:
+        self.fn, self.name, self.__doc__ = fn, fn.__name__, fn.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> T:
+        if obj is None:
+            return self  # type: ignore[return-value]
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
 @dataclass(frozen=True)
 class Region:
     """A 4-D access pattern over `partitions [p0, p1)` of one memory space.
@@ -91,14 +112,14 @@ class Region:
     steps: tuple[int, ...]
     nums: tuple[int, ...]
 
-    @cached_property
+    @cached
     def count(self) -> int:
         n = 1
         for k in self.nums:
             n *= k
         return n
 
-    @cached_property
+    @cached
     def elem_offsets(self) -> np.ndarray:
         """Byte offset of each element (ordinal order: dimension 0 fastest)."""
         return self._offsets()
@@ -119,7 +140,7 @@ class Region:
             return self
         return Region(self.space, self.p0, self.p1, self.start, self.size, self.steps, self.nums)
 
-    @cached_property
+    @cached
     def contiguous(self) -> bool:
         """Elements packed back to back in ordinal order (a slice will do).
 
@@ -134,21 +155,23 @@ class Region:
             inner *= n
         return True
 
-    @cached_property
+    @cached
     def byte_index(self) -> np.ndarray | slice:
         if self.contiguous:
             return slice(self.start, self.start + self.count * self.size)
         o = self.elem_offsets
         return (o[:, None] + np.arange(self.size, dtype=np.int32)[None, :]).ravel()
 
-    @cached_property
+    @cached
     def bounds(self) -> tuple[int, int]:
         """Lowest byte and one past the highest byte touched (no index arrays needed)."""
         lo = hi = self.start
         for s, n in zip(self.steps, self.nums, strict=True):
             reach = s * (n - 1) * self.size
-            lo += min(0, reach)
-            hi += max(0, reach)
+            if reach < 0:
+                lo += reach
+            else:
+                hi += reach
         return lo, hi + self.size
 
     def overlaps(self, other: Region) -> bool:
@@ -266,59 +289,6 @@ class OldBytes:
             self(self._seen, n)
 
 
-@dataclass(frozen=True, eq=False)
-class MemoryAlias:
-    """A second mapping of the bytes of a state's SBUF and PSUM (`allocate_memory`).
-
-    Valid only while the state's `sbuf` / `psum` ARE the arrays it was made with (code
-    and tests may assign others): MachineState.write_alias checks identity at every use.
-    """
-
-    sbuf: np.ndarray  # the first-mapping arrays this alias belongs to
-    psum: np.ndarray
-    sbuf_alias: np.ndarray  # the same bytes at other addresses
-    psum_alias: np.ndarray
-
-
-def allocate_memory(sbuf_shape: tuple[int, int], psum_shape: tuple[int, int]
-                    ) -> tuple[np.ndarray, np.ndarray, MemoryAlias | None]:
-    """Zeroed (sbuf, psum, alias): both in one memfd mapped twice where the platform has
-    memfd (Linux). Elsewhere, or when the system refuses (EMFILE, ENOMEM), plain np.zeros
-    and no alias: a supported path (casts then go through a scratch block), not a stub.
-
-    The memfd is closed once mapped: each mmap keeps its own dup (Python 3.11), so one
-    memory (a lone state, or every engine of a core) holds 2 file descriptors, freed with
-    the arrays. Its pages are MAP_SHARED: a forked child writing them would change the
-    parent's memory (nothing here forks with a live state; `subprocess` execs). Unlike
-    np.zeros' pages, reading untouched memfd pages commits them (tmpfs has no zero page):
-    a full read (digest, checkpoint) makes the whole memory resident.
-    """
-    n_sb, n_ps = sbuf_shape[0] * sbuf_shape[1], psum_shape[0] * psum_shape[1]
-    off = -(-n_sb // mmap.PAGESIZE) * mmap.PAGESIZE  # PSUM starts on a page of its own
-    maps = _map_twice(off + n_ps) if hasattr(os, "memfd_create") else None
-    if maps is None:
-        return np.zeros(sbuf_shape, np.uint8), np.zeros(psum_shape, np.uint8), None
-    a, b = (np.frombuffer(m, np.uint8) for m in maps)
-    sbuf, psum = a[:n_sb].reshape(sbuf_shape), a[off:off + n_ps].reshape(psum_shape)
-    return sbuf, psum, MemoryAlias(sbuf, psum, b[:n_sb].reshape(sbuf_shape),
-                                   b[off:off + n_ps].reshape(psum_shape))
-
-
-def _map_twice(nbytes: int) -> tuple[mmap.mmap, mmap.mmap] | None:
-    """Two shared mappings of one new zero-filled memfd of `nbytes`; None if refused."""
-    try:
-        fd = os.memfd_create("neurondbg-memory", os.MFD_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        os.ftruncate(fd, nbytes)
-        return mmap.mmap(fd, nbytes), mmap.mmap(fd, nbytes)
-    except OSError:
-        return None  # a first mapping made is unmapped as it is dropped
-    finally:
-        os.close(fd)
-
-
 @dataclass
 class MachineState:
     """Everything a program can read or write. Build with `MachineState.create(config)`."""
@@ -345,9 +315,12 @@ class MachineState:
     views: list[weakref.ref] = field(default_factory=list, repr=False)
     # The states of a core by engine name (shared by all of them); a lone state: None.
     peers: dict[str, MachineState] | None = field(default=None, repr=False, compare=False)
-    # SBUF/PSUM seen through a second mapping (allocate_memory); None: plain memory. Not
-    # pickled or copied (__getstate__): a copy's arrays are its own bytes.
+    # SBUF/PSUM in a memfd with a second mapping (machine.memfd); None: plain memory.
     _alias: MemoryAlias | None = field(default=None, init=False, repr=False, compare=False)
+    # The plain arrays `create` made (weakly), while they may still move into a memfd
+    # (write_alias); None: they never will (memfd missing or refused, a copy of a state).
+    _movable: tuple[weakref.ref, weakref.ref] | None = field(default=None, init=False,
+                                                             repr=False, compare=False)
 
     @classmethod
     def create(cls, config: MachineConfig | None = None,
@@ -358,15 +331,18 @@ class MachineState:
         p = c.partitions
         if shared is None:
             sem, views = [0] * NUM_SEMS, []
-            sbuf, psum, alias = allocate_memory((p, c.sbuf_bytes), (p, c.psum_bytes))
+            sbuf, psum = np.zeros((p, c.sbuf_bytes), np.uint8), np.zeros((p, c.psum_bytes),
+                                                                          np.uint8)
+            alias, movable = None, (weakref.ref(sbuf), weakref.ref(psum)) if available() \
+                else None
         else:
             sem, views, sbuf, psum = shared.sem, shared.views, shared.sbuf, shared.psum
-            alias = shared._alias
+            alias, movable = shared._alias, shared._movable
         st = cls(config=c, R=[0] * NUM_REGS, pc=c.base, shape=[0] * NUM_SHAPE_REGS,
                  sem=sem, sbuf=sbuf, psum=psum, acc=np.zeros(p, np.float32),
                  idx=np.zeros((p, NUM_INDEX_REGS), np.uint32), fp8_exp4=c.fp8_exp4,
                  fp8_sat=c.fp8_sat, views=views)
-        st._alias = alias
+        st._alias, st._movable = alias, movable
         if shared is not None:
             if shared.peers is None:
                 shared.peers = {shared.config.engine: shared}
@@ -375,9 +351,10 @@ class MachineState:
         return st
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled and copied without the memory alias (the copy's memory is its own)."""
+        """Pickled and copied without the memory alias: a copy's memory is its own (or, for
+        copy.copy, shared with the original, which must then not move under it)."""
         d = self.__dict__.copy()
-        d["_alias"] = None
+        d["_alias"] = d["_movable"] = None
         return d
 
     # -- reads -------------------------------------------------------------
@@ -489,21 +466,44 @@ class MachineState:
         view = self.memory(region.space)[region.p0:region.p1, idx]
         return view, OldBytes(self.journal, region, view)
 
-    def write_alias(self, region: Region) -> np.ndarray | None:
+    def write_alias(self, region: Region, move: bool = True) -> np.ndarray | None:
         """`region`'s bytes (contiguous) through the second mapping of memory, or None
         (plain memory, or `sbuf`/`psum` is no longer the array the alias was made with).
 
         Only for a write whose sources are known disjoint from `region` (Region.overlaps):
         numpy sees different addresses, so nothing stops it reading what it has written.
-        Records, watchers and the journal keep seeing `memory()`."""
+        Records, watchers and the journal keep seeing `memory()`. With `move`, the first
+        call moves plain memory into a memfd (machine.memfd: `sbuf`/`psum` of this state
+        and of every engine sharing them become new arrays with the same bytes; live
+        views copy first), so call it before taking views of memory for the write."""
         a = self._alias
         if a is None:
-            return None
+            a = self._move_to_memfd() if move else None
+            if a is None:
+                return None
         mine, alias = (a.sbuf, a.sbuf_alias) if region.space == "sbuf" else (a.psum,
                                                                              a.psum_alias)
         if self.memory(region.space) is not mine:
             return None
         return alias[region.p0:region.p1, region.byte_index]
+
+    def _move_to_memfd(self) -> MemoryAlias | None:
+        """Move memory into a memfd, once: only while every state sharing it still has the
+        arrays `create` made (others may have been assigned; they are left alone)."""
+        if self._movable is None:
+            return None
+        sbuf, psum = (r() for r in self._movable)
+        group = list(self.peers.values()) if self.peers else [self]
+        for st in group:
+            st._movable = None  # one attempt: moved, or refused for good
+        if any(st.sbuf is not sbuf or st.psum is not psum for st in group):
+            return None  # another array was assigned (a dead weak reference gives None)
+        a = alias_memory(sbuf, psum)
+        if a is not None:
+            self.release_views()  # they view the arrays being replaced
+            for st in group:
+                st.sbuf, st.psum, st._alias = a.sbuf, a.psum, a
+        return a
 
     def watch(self, view: Any) -> None:
         """Register an object with `overlaps(region)` and `materialize()` (see `views`)."""

@@ -19,6 +19,12 @@ from machine.engines.ap import read_elems
 from machine.engines.record import Fault, Lanes
 from machine.state import MachineState, Region, Write
 
+# A direct CAST writing this many bytes or more moves plain memory into a memfd (see
+# cast_into). Below, the scratch block it saves costs a few microseconds; at 1 MiB it is
+# ~15% of the step. Moving costs once: ~6 ms for the default SBUF, and moved memory is
+# made resident when read in full (machine.memfd), so small casts do not ask for it.
+MOVE_MIN_BYTES = 1 << 18
+
 _SIGNED = {Dtype.INT8: np.int8, Dtype.INT16: np.int16, Dtype.INT32: np.int32,
            Dtype.INT64: np.int64}
 
@@ -72,7 +78,8 @@ def cast_into(state: MachineState, src: Region, dst: Region, src_dtype: int, dst
     exact; an all-zero destination is checked as the write reaches it, in cache), and
     the step's Write and the lanes' out_bits are that view; the lanes are watched, so
     each side is copied before the memory under it changes again (Lanes.watch). The
-    convert writes through MachineState.write_alias when memory has one (same bytes).
+    convert writes through MachineState.write_alias when memory has one (same bytes);
+    a cast of MOVE_MIN_BYTES or more gives memory one first.
     """
     if not isinstance(dst.byte_index, slice) or src.overlaps(dst):
         return None
@@ -80,12 +87,14 @@ def cast_into(state: MachineState, src: Region, dst: Region, src_dtype: int, dst
                                       state.fp8_sat)
     if container.itemsize != dst.size:
         return None
+    # Disjoint by the check above: written through the second mapping of memory, numpy's
+    # bounds-only overlap guard sees no overlap and casts straight in (no scratch pass).
+    # First: its first use moves memory (MachineState.write_alias), for a large cast only.
+    alias = state.write_alias(dst, move=(dst.p1 - dst.p0) * dst.count * dst.size
+                              >= MOVE_MIN_BYTES)
     view, journaled = state.open_write(dst)
     bits = read_elems(state, src)  # a view for a slice pattern, a gathered copy otherwise
     out = view.view(container)
-    # Disjoint by the check above: written through the second mapping of memory, numpy's
-    # bounds-only overlap guard sees no overlap and casts straight in (no scratch pass).
-    alias = state.write_alias(dst)
     try:
         convert_into(bits, opt, out if alias is None else alias.view(container), journaled)
     finally:  # a write stopped part way: rows it never reached are journaled as they are

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import machine.convert.kernels as kernels
+import machine.engines.tensor as tensor
 import machine.state as state_mod
 from machine.convert import convert
 from machine.convert.formats import FORMATS
@@ -43,6 +44,7 @@ def test_convert_into_tells_before_each_block_in_order_before_writing_it(
         s: str, d: str, rows: int, cols: int, one_buffer: bool,
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kernels, "SCRATCH_BYTES", 256)  # a few rows a block: several blocks
+    monkeypatch.setattr(kernels, "_LUTS", {})  # no table another test built (bf16 -> fp32)
     rng = np.random.default_rng(17)
     fs, fd = FORMATS[s], FORMATS[d]
     bits = _bits(s, (rows, cols), rng)
@@ -103,9 +105,11 @@ CAST = (f"CAST in_dtype=FP32 out_dtype=BF16 nac={P} src=sb[0, 0] step=[1,0,0,0] 
 
 
 def _cast_machine(monkeypatch: pytest.MonkeyPatch, alias: bool = True):
-    """alias=False: SBUF replaced by a copy, so the cast cannot write through the second
-    mapping (MachineState.write_alias) and goes block by block through a scratch block."""
+    """alias: even this small a cast moves memory into a memfd and writes through its
+    second mapping (MachineState.write_alias); else SBUF is replaced by a copy, so the
+    cast goes block by block through a scratch block."""
     monkeypatch.setattr(kernels, "SCRATCH_BYTES", 4 * 2 * N)
+    monkeypatch.setattr(tensor, "MOVE_MIN_BYTES", 0)
     m = machine(CAST, partitions=P, sbuf_bytes=DST + 2 * N)
     if not alias:
         m.state.sbuf = m.state.sbuf.copy()

@@ -1,0 +1,95 @@
+"""Machine memory that can also be written through a second mapping (issue 17: CAST cost).
+
+numpy guards a copy between arrays whose byte BOUNDS overlap (np.copyto ->
+solve_may_share_memory(..., bounds)) by casting through a temporary, and two views of
+one SBUF always overlap in bounds, even when their regions are disjoint. The same bytes
+seen at other addresses do not: one memfd mapped twice. A cast whose source and
+destination are disjoint by region arithmetic (Region.overlaps) writes through the second
+mapping, straight in (MachineState.write_alias); everything else reads and writes the
+first, an ordinary writeable ndarray (np.frombuffer of the mapping).
+
+Decisions:
+- Lazy (MachineState.write_alias): a state starts with np.zeros memory, and its first
+  disjoint bulk cast moves it here. tmpfs has no zero page: reading an untouched memfd
+  page allocates it, so a full read (a checkpoint, `digest`) makes all of such memory
+  resident (30 MiB for the default SBUF, ~18 ms the first time). Only machines that
+  bulk-cast pay that; untouched np.zeros memory reads as the zero page, for free.
+- The memfd is closed once mapped; Python 3.11's mmap keeps a dup of it per mapping, so
+  one memory (a lone state, or every engine of a core) holds 2 file descriptors, freed
+  with its arrays.
+- The pages are MAP_SHARED: a forked child writing them would change the parent's
+  memory. Nothing forks with a live state (the one os.fork, in a test, exits at once;
+  `subprocess` execs).
+- No memfd (not Linux), or the system refusing one (EMFILE, ENOMEM): `alias_memory` gives
+  None and the state keeps plain memory and the scratch path. A supported path (tested
+  to give the same bits), not a stub.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+PAGE = mmap.PAGESIZE
+
+
+@dataclass(frozen=True, eq=False)
+class MemoryAlias:
+    """SBUF and PSUM in one memfd: the arrays a state uses, and the same bytes at other
+    addresses. Valid only while the state's `sbuf` / `psum` ARE these arrays (code and
+    tests may assign others): MachineState.write_alias checks identity at every use."""
+
+    sbuf: np.ndarray
+    psum: np.ndarray
+    sbuf_alias: np.ndarray
+    psum_alias: np.ndarray
+
+
+def available() -> bool:
+    """Whether this platform has memfd (Linux); asked at each use, so a test can take it away."""
+    return hasattr(os, "memfd_create")
+
+
+def alias_memory(sbuf: np.ndarray, psum: np.ndarray) -> MemoryAlias | None:
+    """New memfd memory holding the bytes of C-contiguous uint8 `sbuf` and `psum`, mapped
+    twice; None where memfd is missing or refused. Only the pages of the inputs holding a
+    non-zero byte are written (the others stay unallocated: see the module docstring)."""
+    n_sb, n_ps = sbuf.size, psum.size
+    off = -(-n_sb // PAGE) * PAGE  # PSUM starts on a page of its own
+    maps = _map_twice(off + n_ps) if available() else None
+    if maps is None:
+        return None
+    a, b = (np.frombuffer(m, np.uint8) for m in maps)
+    _copy_pages(sbuf.reshape(-1), a[:n_sb])
+    _copy_pages(psum.reshape(-1), a[off:off + n_ps])
+    return MemoryAlias(a[:n_sb].reshape(sbuf.shape), a[off:off + n_ps].reshape(psum.shape),
+                       b[:n_sb].reshape(sbuf.shape), b[off:off + n_ps].reshape(psum.shape))
+
+
+def _map_twice(nbytes: int) -> tuple[mmap.mmap, mmap.mmap] | None:
+    """Two shared mappings of one new zero-filled memfd of `nbytes`; None if refused."""
+    try:
+        fd = os.memfd_create("neurondbg-memory", os.MFD_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        os.ftruncate(fd, nbytes)
+        return mmap.mmap(fd, nbytes), mmap.mmap(fd, nbytes)
+    except OSError:
+        return None  # a first mapping made is unmapped as it is dropped
+    finally:
+        os.close(fd)
+
+
+def _copy_pages(src: np.ndarray, dst: np.ndarray) -> None:
+    """dst[...] = src for 1-D uint8 arrays, `dst` all zero and starting on a page: only its
+    pages that get a non-zero byte are written."""
+    n = src.size // PAGE * PAGE
+    if n:
+        pages = src[:n].reshape(-1, PAGE)
+        hit = pages.view(np.uint64).any(axis=1)
+        dst[:n].reshape(-1, PAGE)[hit] = pages[hit]
+    dst[n:] = src[n:]
