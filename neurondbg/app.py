@@ -656,7 +656,7 @@ class NeurondbgApp(App):
     def action_help(self) -> None:
         from neurondbg.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.screen))
 
     def action_console(self) -> None:
         self.query_one("#console-input").focus()

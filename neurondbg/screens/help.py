@@ -84,8 +84,11 @@ def key_summary() -> str:
     return " · ".join([*keys, "Ctrl+P palette"])
 
 
-def sections(app: Any) -> list[tuple[str, Sequence[tuple[str, str]]]]:
-    """(heading, bindings) in the order the help shows them."""
+def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str, str]]]]:
+    """(heading, bindings) in the order the help shows them; for `screen`, the one the
+    help was opened on: on the kernel screen its own digits come first and the program
+    layout's (other panes under the same digits), Plot and Convert trace, which it does
+    not have, are left out. Without a screen: every section."""
     from neurondbg.app import NeurondbgApp
     from neurondbg.screens.core import CoreScreen
     from neurondbg.screens.lab import LabScreen
@@ -106,18 +109,22 @@ def sections(app: Any) -> list[tuple[str, Sequence[tuple[str, str]]]]:
     everything = bindings_of([app_class])
     tour = [b for b in everything if b[1].startswith("tour")]
     own = [b for b in everything if b not in tour]
+    core = ("NeuronCore (a kernel: keys 1..9 pick its panes)", bindings_of([CoreScreen]))
+    kernel = isinstance(screen, CoreScreen)
+    single: list[tuple[str, Sequence[tuple[str, str]]]] = [] if kernel else [
+        ("Panes (keys 1..9 focus one; in a small terminal they pick its tab)",
+         bindings_of([DebuggerScreen]))]
     out: list[tuple[str, Sequence[tuple[str, str]]]] = [
         ("Debugger", own),
-        ("Panes (keys 1..9 focus one; in a small terminal they pick its tab)",
-         bindings_of([DebuggerScreen])),
+        *([core] if kernel else single),
         ("Program", bindings_of([ProgramView])),
         ("Registers", bindings_of([RegistersView])),
         ("Legality", bindings_of([LegalityView])),
         ("SBUF", bindings_of([MemoryView])),
-        ("Convert trace", bindings_of([LaneTable])),
-        ("Plot", bindings_of([PlotView])),
+        *([] if kernel else [("Convert trace", bindings_of([LaneTable])),
+                             ("Plot", bindings_of([PlotView]))]),
         ("Console", bindings_of([ConsoleInput])),
-        ("NeuronCore (a kernel: keys 1..9 pick its panes)", bindings_of([CoreScreen])),
+        *([] if kernel else [core]),
         ("Timeline", bindings_of([TimelineView])),
         ("Tour (while a tour is open; → ← p in the tour pane)",
          tour or bindings_of([TourPane])),
@@ -128,11 +135,11 @@ def sections(app: Any) -> list[tuple[str, Sequence[tuple[str, str]]]]:
     return [(title, bs) for title, bs in out if bs]
 
 
-def help_text(app: Any = None) -> Text:
+def help_text(app: Any = None, screen: Any = None) -> Text:
     """The whole help: keys by where they act (for `app`'s class: a tour adds its
-    keys), then the console commands."""
+    keys; for `screen`, as `sections` says), then the console commands."""
     text = Text("Keys\n", style="bold underline")
-    for title, bindings in sections(app):
+    for title, bindings in sections(app, screen):
         text.append(f"{title}\n", style="bold")
         for keys, what in bindings:
             text.append(f"  {keys:<16}", style="bold yellow")
@@ -150,6 +157,8 @@ def help_text(app: Any = None) -> Text:
 
 
 class HelpScreen(ModalScreen):
+    """The help for `screen`, the screen it was opened on (None: every section)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "dismiss", "close", id="help.close"),
     ]
@@ -159,6 +168,10 @@ class HelpScreen(ModalScreen):
                                 border: round $accent; background: $surface; padding: 0 1; }
     """
 
+    def __init__(self, screen: Any = None) -> None:
+        super().__init__()
+        self.under = screen
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(help_text(self.app))
+            yield Static(help_text(self.app, self.under))
