@@ -29,6 +29,7 @@ SELECTED_BYTES = "bold black on #4dabf7"
 NAME_WIDTH = 26  # longest field name of the structs (src_mem_pattern.start_addr)
 VALUE_WIDTH = 16  # enum names with their code, 4-slot lists; longer values push raw right
 RAW_BYTES = 8  # raw bytes shown per field line (the hex dump below has all 64)
+DUMP_FROM_HEIGHT = 1 + 3 + 4  # the dump shows under the head and 3 field lines, else hides
 
 
 def field_value_text(field: Field, value: FieldValue) -> str:
@@ -181,6 +182,11 @@ class StructView(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._head: tuple = ()  # what the head line says now: (instruction, note)
+
+    def on_resize(self) -> None:
+        # a short slot (the kernel screen's tab at 100x30 has 4 rows) goes to the fields:
+        # the dump only restates their bytes, and cut to two rows it showed half of them
+        self.query_one(HexDump).display = self.size.height >= DUMP_FROM_HEIGHT
 
     def compose(self) -> ComposeResult:
         yield Static(id="struct-head")
