@@ -80,12 +80,14 @@ def _available(name: str) -> bool:
 class LazyGroup(click.Group):
     """A group whose subcommands are imported only when invoked.
 
-    Under `main` (a process of its own: `freeze_imports`), a command's module is imported
-    with the cycle collector paused and what the import built is then frozen
-    (`gc.freeze`): module-level objects live as long as the process, so collecting them
-    is wasted work, here and in every later full collection, the one at exit included.
-    Measured on `validate --summary` (numpy and the model's tables loaded): ~10-15 ms of
-    a 0.09-0.15 s process. Never in-process (tests, embedders): freezing is process-wide.
+    When the process is the command (`freeze_imports`, set by `main` called from the
+    program's top level), a command's module is imported with the cycle collector paused
+    and what the import built is then frozen (`gc.freeze`): module-level objects live as
+    long as the process, so collecting them is wasted work, here and in every later full
+    collection, the one at exit included. Measured on `validate --summary` (numpy and the
+    model's tables loaded): ~10-15 ms of a 0.09-0.15 s process. Never in a caller's
+    process (tests, embedders): freezing is process-wide, and would keep the caller's
+    garbage of the moment forever.
     """
 
     freeze_imports = False
@@ -170,7 +172,10 @@ def main() -> None:
     they become `neurondbg: error: COMMAND: message` with exit code 2 like every
     other bad input.
     """
-    cli.freeze_imports = True  # the console script: a process of its own (LazyGroup)
+    # the console script and `python -m neurondbg` call this from the program's top level:
+    # the process is then this command's own (LazyGroup); a test's call is not
+    caller = sys._getframe(1)
+    cli.freeze_imports = caller.f_globals.get("__name__") == "__main__"
     try:
         rv = cli.main(prog_name="neurondbg", standalone_mode=False)
     except click.UsageError as e:
@@ -185,7 +190,7 @@ def main() -> None:
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
-    finally:  # main() called in-process (a test) leaves later invocations unfrozen
+    finally:
         cli.freeze_imports = False
     # rv is a command's return value, or the code of an explicit ctx.exit(code)
     sys.exit(rv if isinstance(rv, int) and not isinstance(rv, bool) else 0)

@@ -10,7 +10,7 @@ import sys
 import click
 import pytest
 
-from neurondbg.cli import SUBCOMMANDS, cli
+from neurondbg.cli import SUBCOMMANDS, cli, main
 from tests.helpers import modules_after
 
 _PROBE = """
@@ -99,8 +99,10 @@ def test_main_freezes_what_the_command_import_built_and_collects_again(tmp_path)
     assert one["frozen"] > empty["frozen"] + 2_000  # and the clause tables'
 
 
-def test_in_process_invocation_freezes_nothing() -> None:
-    """cli.main (tests, embedders) shares the caller's process: no freeze there."""
+def test_in_process_invocation_freezes_nothing(monkeypatch) -> None:
+    """cli.main (CliRunner, embedders) or main() called from a caller's code share the
+    caller's process: nothing is frozen there (the frozen count may only fall, as frozen
+    objects are freed)."""
     import gc
 
     from click.testing import CliRunner
@@ -108,4 +110,9 @@ def test_in_process_invocation_freezes_nothing() -> None:
     before = gc.get_freeze_count()
     result = CliRunner().invoke(cli, ["validate", "--help"])
     assert result.exit_code == 0
-    assert gc.get_freeze_count() == before and gc.isenabled()
+    monkeypatch.setattr(sys, "argv", ["neurondbg", "tour", "--help"])
+    with pytest.raises(SystemExit) as e:
+        main()
+    assert e.value.code == 0
+    assert gc.get_freeze_count() <= before and gc.isenabled()
+    assert not cli.freeze_imports
