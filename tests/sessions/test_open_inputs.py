@@ -49,10 +49,9 @@ def _trace(folder: Path) -> bytes:
     return (folder / "good.jsonl").read_bytes()
 
 
-def _image(_: Path) -> bytes:
-    (_ / "img.npy").unlink(missing_ok=True)
-    np.save(_ / "img.npy", np.arange(4 * 64, dtype=np.uint8).reshape(4, 64))
-    return (_ / "img.npy").read_bytes()
+def _image(folder: Path) -> bytes:
+    np.save(folder / "img.npy", np.arange(4 * 64, dtype=np.uint8).reshape(4, 64))
+    return (folder / "img.npy").read_bytes()
 
 
 def _values(folder: Path) -> bytes:
