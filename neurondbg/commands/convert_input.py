@@ -22,7 +22,7 @@ from machine.convert.options import Options, applied_mode, resolve
 from machine.convert.parse import BadNumber, ParsedValue, parse_values
 from machine.convert.parse import parse_value as machine_parse_value
 from machine.dtypes import Gen
-from machine.files import MAX_DATA_BYTES, InputFileError, read_input, read_npy
+from machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_file, read_npy
 from neurondbg.commands.convert import parse_bits
 from neurondbg.errors import InputError
 
@@ -61,10 +61,8 @@ def _read_texts(path: str, as_bits: bool) -> tuple[list[str], list[int]]:
     try:
         if path != "-" and Path(path).suffix.lower() == ".npy":
             return _npy_texts(path, as_bits)
-        data = sys.stdin.buffer.read(MAX_DATA_BYTES + 1) if path == "-" else read_input(
+        data = _read_stdin() if path == "-" else read_file(
             path, what="values file", max_bytes=MAX_DATA_BYTES)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except InputFileError as exc:
         raise InputError(str(exc)) from None
     where = "<stdin>" if path == "-" else path
@@ -83,15 +81,22 @@ def _read_texts(path: str, as_bits: bool) -> tuple[list[str], list[int]]:
     return texts, lines
 
 
+def _read_stdin() -> bytes:
+    """Standard input, up to one byte past the limit (a file's reads go through
+    machine.files, which names the file; stdin's own OS errors are mapped here)."""
+    try:
+        return sys.stdin.buffer.read(MAX_DATA_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"<stdin>: cannot read: {exc.strerror or exc}") from None
+
+
 def _npy_texts(path: str, as_bits: bool) -> tuple[list[str], list[int]]:
     """A .npy's elements as texts: integers with --bits as hex patterns, floats by repr
     (exact: it reads back as the same float64, and float16/32 widen exactly)."""
-    from machine.files import open_input
-
     kinds = ("u1", "u2", "u4", "u8", "i1", "i2", "i4", "i8")
     dtypes = tuple(np.dtype(k) for k in kinds if as_bits) or tuple(
         np.dtype(k) for k in (*kinds, "f2", "f4", "f8"))
-    with open_input(path, what=".npy values", max_bytes=MAX_DATA_BYTES) as fh:
+    with open_stream(path, what=".npy values", max_bytes=MAX_DATA_BYTES) as fh:
         arr = read_npy(fh, path, what="a 1-D array of values" + (" (integer bit patterns)"
                        if as_bits else ""), dtypes=dtypes, max_shape=(NPY_MAX_VALUES,))
     if arr.size == 0:
