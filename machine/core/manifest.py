@@ -56,7 +56,7 @@ from machine.files import (
     MAX_DATA_BYTES,
     InputFileError,
     load_toml,
-    open_input,
+    open_stream,
     read_file,
     read_npy,
     size_text,
@@ -218,12 +218,10 @@ def _image(base: Path, where: _Where, space: Any, file: Any, partition: Any, off
             raise where.fail(table, name, f"expected an integer 0..{most}, found {v!r}", index)
     path = _file(base, file, where, table, "file" if index is not None else key, index)
     try:
-        with open_input(path, what=".npy image", max_bytes=MAX_DATA_BYTES) as fh:
+        with open_stream(path, what=".npy image", max_bytes=MAX_DATA_BYTES) as fh:
             arr = read_npy(fh, str(path), what="a uint8 array of shape (partitions, bytes)",
                            dtypes=(np.dtype(np.uint8),),
                            max_shape=(parts - partition, window - offset))
-    except OSError as e:
-        raise where.fail(table, key, f"{path}: cannot read: {e.strerror or e}", index) from None
     except InputFileError as e:  # it names the image; say which key of the manifest too
         raise where.fail(table, key, str(e), index) from None
     if arr.size == 0:
