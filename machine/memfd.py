@@ -10,10 +10,13 @@ first, an ordinary writeable ndarray (np.frombuffer of the mapping).
 
 Decisions:
 - Lazy (MachineState.write_alias): a state starts with np.zeros memory, and its first
-  disjoint bulk cast moves it here. tmpfs has no zero page: reading an untouched memfd
-  page allocates it, so a full read (a checkpoint, `digest`) makes all of such memory
-  resident (30 MiB for the default SBUF, ~18 ms the first time). Only machines that
-  bulk-cast pay that; untouched np.zeros memory reads as the zero page, for free.
+  disjoint cast of machine.engines.tensor.MOVE_MIN_BYTES or more moves it here (~5 ms
+  for the default SBUF: the non-zero pages are copied). Only machines that bulk-cast pay
+  what memfd pages cost (measured, 4 KiB pages, no huge pages for tmpfs here): tmpfs has
+  no zero page, so reading an untouched page allocates it and a full read (a checkpoint,
+  `digest`) makes all of the memory resident (30 MiB for the default SBUF, ~15 ms the
+  first time); the first write of a page costs a fault per mapping (~0.6 ms more per
+  fresh MiB than np.zeros' huge pages). Untouched np.zeros memory reads as the zero page.
 - The memfd is closed once mapped; Python 3.11's mmap keeps a dup of it per mapping, so
   one memory (a lone state, or every engine of a core) holds 2 file descriptors, freed
   with its arrays.

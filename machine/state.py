@@ -12,10 +12,11 @@ shared=other)` gives a state with its own registers, PC, shape registers, DVE
 accumulators and journal but the SBUF, PSUM, semaphore file, view list and `peers`
 (engine name -> state, for `dve.R3` in expressions) of `other`.
 
-At its first disjoint bulk cast a state's SBUF and PSUM move into one memfd mapped twice
-(machine.memfd, Linux): `sbuf`/`psum` stay ordinary arrays, over the first mapping; the
-second is only ever the write target of such a cast (machine.engines.tensor.cast_into),
-so numpy's bounds-only overlap guard does not route it through a temporary.
+At its first large disjoint cast (machine.engines.tensor.MOVE_MIN_BYTES) a state's SBUF
+and PSUM move into one memfd mapped twice (machine.memfd, Linux): `sbuf`/`psum` stay
+ordinary arrays, over the first mapping; the second is only ever the write target of
+such a cast (machine.engines.tensor.cast_into), so numpy's bounds-only overlap guard
+does not route it through a temporary.
 """
 
 from __future__ import annotations
@@ -333,8 +334,8 @@ class MachineState:
             sem, views = [0] * NUM_SEMS, []
             sbuf, psum = np.zeros((p, c.sbuf_bytes), np.uint8), np.zeros((p, c.psum_bytes),
                                                                           np.uint8)
-            alias, movable = None, (weakref.ref(sbuf), weakref.ref(psum)) if available() \
-                else None
+            alias = None
+            movable = (weakref.ref(sbuf), weakref.ref(psum)) if available() else None
         else:
             sem, views, sbuf, psum = shared.sem, shared.views, shared.sbuf, shared.psum
             alias, movable = shared._alias, shared._movable
