@@ -182,11 +182,14 @@ class StructView(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._head: tuple = ()  # what the head line says now: (instruction, note)
+        # the head line's parts: (base, tails to try in order, the tail when none fits)
+        self._head_text: tuple[Text, tuple[Text, ...], Text] = (Text(), (), Text())
 
     def on_resize(self) -> None:
         # a short slot (the kernel screen's tab at 100x30 has 4 rows) goes to the fields:
         # the dump only restates their bytes, and cut to two rows it showed half of them
         self.query_one(HexDump).display = self.size.height >= DUMP_FROM_HEIGHT
+        self._draw_head()
 
     def compose(self) -> ComposeResult:
         yield Static(id="struct-head")
@@ -201,19 +204,29 @@ class StructView(Vertical):
         if not changed and head_key == self._head:
             return
         self._head = head_key
-        head = self.query_one("#struct-head", Static)
-        # layout=False: the head is one row high (DEFAULT_CSS) whatever it says
         if inst is None:
-            head.update(Text(note, style="dim"), layout=False)
+            self._head_text = (Text(note, style="dim"), (), Text())
         else:
-            # one row, kept under the pane's 78 columns for the usual mnemonics
-            head.update(Text.assemble((inst.mnemonic, "bold"),
-                                      f" {inst.opcode:#04x} · {inst.struct.name} · "
-                                      f"@{inst.offset:#x}",
-                                      (f"   {note}", "bold yellow") if note else
-                                      (f"   Δ changed since the last {inst.mnemonic}", "dim")),
-                        layout=False)
+            base = Text.assemble((inst.mnemonic, "bold"), f" {inst.opcode:#04x} · "
+                                 f"{inst.struct.name} · @{inst.offset:#x}")
+            if note:  # why the PC's instruction is not shown: cut rather than left out
+                said = Text(f"   {note}", style="bold yellow")
+                self._head_text = (base, (said,), said)
+            else:
+                self._head_text = (base, (
+                    Text(f"   Δ changed since the last {inst.mnemonic}", style="dim"),
+                    Text("   Δ changed", style="dim")), Text())
+        self._draw_head()
         self._update_dump()
+
+    def _draw_head(self) -> None:
+        """The head line: its base and the first tail that fits the width whole (the Δ
+        legend was cut mid-phrase in the kernel screen's 54 columns); a note always."""
+        base, tails, fallback = self._head_text
+        width = self.size.width or 78  # before the first layout: the wide pane's
+        tail = next((t for t in tails if base.cell_len + t.cell_len <= width), fallback)
+        # layout=False: the head is one row high (DEFAULT_CSS) whatever it says
+        self.query_one("#struct-head", Static).update(base + tail, layout=False)
 
     def shown_instruction(self, snap: Snapshot) -> tuple[Instruction | None,
                                                          Instruction | None, str]:
