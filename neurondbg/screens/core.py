@@ -15,7 +15,8 @@ one's: the first engine it shares a semaphore with, else the next.
 
 Layouts: at >= 150x44 every pane is visible; below (100x30) the Engines strip,
 the Timeline (collapsed to the focused engine and its semaphore partners), the
-Program and the Console stay, the other panes share one tab slot (digits pick them).
+Program and the Console stay, the other panes share one tab slot (digits pick them);
+the Semaphores tab opens under the Engines strip, at the full width.
 """
 
 from __future__ import annotations
