@@ -444,7 +444,7 @@ class Machine:
         if fault is not None:
             st.undo_step()
             if self.position == (0, 0):  # nothing changed yet: the start is taken afresh
-                self.history.checkpoints.clear()
+                self.history.checkpoints = []
             return StepRecord(step, pc, i, inst, verdict, fault=fault, next_pc=pc)
         return StepRecord(step, pc, i, inst, verdict, writes or [], halted=st.halted,
                           next_pc=st.pc, lanes=ctx.lanes)

@@ -156,7 +156,11 @@ class History:
         if budget < 0:
             raise ValueError(f"journal budget must be >= 0 bytes, found {budget}")
         self.budget = budget
-        self.checkpoints: list[Checkpoint] = []
+        self._checkpoints: list[Checkpoint] = []
+        # Their bytes, kept as they come and go (`keep` runs every step): the total for
+        # `_counted` of them; a list changed from outside (its length differs) is summed.
+        self._cp_bytes = 0
+        self._counted = 0
         self.origin_edits = 0  # edits included at the window start (journal.origin)
         self.dropped = 0  # journal bytes folded away (so `written` only grows going forward)
         self._capture_cost = 0.0  # seconds the last capture took
@@ -166,6 +170,22 @@ class History:
     def enabled(self) -> bool:
         """Whether steps can be reversed (budget 0 keeps no history)."""
         return self.budget > 0
+
+    @property
+    def checkpoints(self) -> list[Checkpoint]:
+        """Oldest first; checkpoint 0 (when taken) is the state before any change."""
+        return self._checkpoints
+
+    @checkpoints.setter
+    def checkpoints(self, cps: list[Checkpoint]) -> None:
+        self._checkpoints = cps
+        self._counted = -1  # summed at the next checkpoint_bytes()
+
+    def _add(self, cp: Checkpoint) -> None:
+        self.checkpoint_bytes()  # the total is up to date before it grows
+        self._checkpoints.append(cp)
+        self._cp_bytes += cp.nbytes
+        self._counted += 1
 
     @property
     def interval(self) -> int:
@@ -181,7 +201,11 @@ class History:
         return state.journal.nbytes + self.dropped
 
     def checkpoint_bytes(self) -> int:
-        return sum(c.nbytes for c in self.checkpoints)
+        """Bytes the checkpoints hold (a running total: cheap on every step)."""
+        if self._counted != len(self._checkpoints):
+            self._cp_bytes = sum(c.nbytes for c in self._checkpoints)
+            self._counted = len(self._checkpoints)
+        return self._cp_bytes
 
     def nbytes(self, state: MachineState) -> int:
         """Memory held by history: journal and checkpoints."""
@@ -193,7 +217,7 @@ class History:
     def base(self, state: MachineState, edits: int) -> None:
         """Take checkpoint 0 if this is the first change (call before any step or edit)."""
         if not self.checkpoints and state.steps == 0 and edits == 0:
-            self.checkpoints.append(capture(state, 0, 0, self.written(state)))
+            self._add(capture(state, 0, 0, self.written(state)))
 
     def at_or_before(self, pos: Position) -> Checkpoint:
         """The newest checkpoint at or before `pos` (checkpoint 0 always qualifies)."""
@@ -215,14 +239,16 @@ class History:
                 self.dropped += before - j.nbytes
                 self.origin_edits = edits
             return
-        if not self.checkpoints:
+        cps = self._checkpoints
+        if not cps:
             return
-        pos = (state.steps, edits)
-        over = self.nbytes(state) > self.budget
-        if self.written(state) - self.checkpoints[-1].mark >= self.interval and \
-                pos > self.checkpoints[-1].position and (over or self._affordable()):
+        held = j.nbytes  # computed once: `nbytes` and `written` both start from it
+        over = held + self.checkpoint_bytes() > self.budget
+        last = cps[-1]
+        if held + self.dropped - last.mark >= self.interval and \
+                (state.steps, edits) > last.position and (over or self._affordable()):
             start = time.perf_counter()
-            self.checkpoints.append(capture(state, pos[0], edits, self.written(state)))
+            self._add(capture(state, state.steps, edits, held + self.dropped))
             self._captured_at = time.perf_counter()
             self._capture_cost = self._captured_at - start
         if over:
@@ -255,4 +281,6 @@ class History:
                 return
             cps = self.checkpoints
             k = min(inner, key=lambda i: cps[i + 1].step - cps[i - 1].step)
+            self._cp_bytes -= cps[k].nbytes
+            self._counted -= 1
             del cps[k]
