@@ -32,11 +32,11 @@ def _load(path: str) -> tuple[list[Any], list[Any]]:
     file, a file over MAX_JSON_BYTES, bad UTF-8 or JSON, or integers past Python's digit
     limit. The keys are each call's text (see `scan_calls`), or, should the scan not
     apply, each parsed call's repr (which tells 1, 1.0 and true apart)."""
-    from machine.files import MAX_JSON_BYTES, InputFileError, load_json, read_input
+    from machine.files import MAX_JSON_BYTES, InputFileError, load_json, read_file
 
     where = "<stdin>" if path == "-" else path
     try:
-        data = sys.stdin.buffer.read(MAX_JSON_BYTES + 1) if path == "-" else read_input(
+        data = sys.stdin.buffer.read(MAX_JSON_BYTES + 1) if path == "-" else read_file(
             path, what="calls file", max_bytes=MAX_JSON_BYTES)
         if len(data) > MAX_JSON_BYTES:
             raise InputError(f"{path}: more than {MAX_JSON_BYTES} bytes of calls")
@@ -47,8 +47,8 @@ def _load(path: str) -> tuple[list[Any], list[Any]]:
         if scanned is not None:
             return scanned
         calls = load_json(data, where)  # the one statement of every bad-input error
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except OSError as exc:  # stdin's own read; a file's are mapped by machine.files
+        raise InputError(f"{where}: cannot read: {exc.strerror or exc}") from None
     except InputFileError as exc:
         raise InputError(str(exc)) from None
     if not isinstance(calls, list):

@@ -100,7 +100,7 @@ def test_bad_input_one_line_exit_2(tmp_path: Path, content: Any, fragment: str) 
 def test_missing_file_exit_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["check-nki", str(tmp_path / "none.json")])
     assert result.exit_code == 2
-    assert "none.json: cannot read" in result.output
+    assert "none.json: no such calls file" in result.output
 
 
 def test_real_process_no_traceback(tmp_path: Path) -> None:
