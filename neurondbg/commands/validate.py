@@ -31,7 +31,7 @@ from machine.files import (
     MAX_PROGRAM_BYTES,
     InputFileError,
     looks_like_text,
-    open_input,
+    open_stream,
 )
 from machine.isa import RECORD_BYTES
 from machine.isa.queues import QUEUE_ENGINES
@@ -54,13 +54,13 @@ def load_with_source(path_text: str, gen: str | Gen = DEFAULT_GEN):
     invalid instruction its `file:line:column`."""
     path = Path(path_text)
     try:  # a FIFO or device is refused before it is opened (machine.files)
-        with open_input(path, what="program", max_bytes=MAX_PROGRAM_BYTES) as f:
+        with open_stream(path, what="program", max_bytes=MAX_PROGRAM_BYTES) as f:
             head = f.read(4096)
             if not looks_like_text(path, head):
                 return _records(_read_all(f), path_text), None
     except InputFileError as e:
         raise InputError(str(e)) from None
-    except OSError as e:
+    except OSError as e:  # fstat / seek of the open file (opening and reads: InputFileError)
         raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
     from sessions.errors import SessionError
     from sessions.program import read_program
@@ -91,7 +91,7 @@ def _summarize_file(path_text: str, gen: Gen, queue: str | None):
 
     path = Path(path_text)
     try:
-        with open_input(path, what="program", max_bytes=MAX_PROGRAM_BYTES) as f:
+        with open_stream(path, what="program", max_bytes=MAX_PROGRAM_BYTES) as f:
             if not looks_like_text(path, f.read(4096)):
                 size = os.fstat(f.fileno()).st_size
                 if size % RECORD_BYTES:
@@ -106,7 +106,7 @@ def _summarize_file(path_text: str, gen: Gen, queue: str | None):
                     return summarize_chunks(_blocks(f, size, path_text, CHUNK), gen, queue)
     except InputFileError as e:
         raise InputError(str(e)) from None
-    except OSError as e:
+    except OSError as e:  # fstat / seek of the open file (opening and reads: InputFileError)
         raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
     raw, _ = load_with_source(path_text, gen)
     with progress(None, f"validate {path.name}: {len(raw):,} instructions"):

@@ -117,7 +117,7 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path, content: bytes, name: str,
 
 def test_missing_file_and_usage_errors(tmp_path: Path, prog) -> None:
     r = run(str(tmp_path / "nope.bin"))
-    assert r.exit_code == 2 and "nope.bin: cannot read" in r.output
+    assert r.exit_code == 2 and "nope.bin: no such program" in r.output
     assert run(prog(GOOD), "--json", "--summary").exit_code == 2
     assert run(prog(GOOD), "--gen", "tonga").exit_code == 2
     assert run(prog(GOOD), "--engine", "gpu").exit_code == 2
