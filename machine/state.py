@@ -240,10 +240,20 @@ _ZERO = np.zeros(1, np.uint8)
 _ZERO.setflags(write=False)
 
 
+_ZEROS: dict[tuple[int, ...], np.ndarray] = {}
+
+
 def zeros(shape: tuple[int, ...]) -> np.ndarray:
     """A read-only all-zero uint8 array of `shape` that holds one byte (strides 0): what
-    the journal keeps for untouched memory (np.broadcast_to's result, ~5x cheaper)."""
-    return np.ndarray(shape, np.uint8, _ZERO, 0, (0,) * len(shape))
+    the journal keeps for untouched memory (np.broadcast_to's result, ~5x cheaper). One
+    per shape, shared (read-only, so no entry can change another's); a few shapes at a
+    time are kept (a program's bulk writes have a few)."""
+    z = _ZEROS.get(shape)
+    if z is None:
+        if len(_ZEROS) >= 64:
+            _ZEROS.clear()
+        z = _ZEROS[shape] = np.ndarray(shape, np.uint8, _ZERO, 0, (0,) * len(shape))
+    return z
 
 
 class OldBytes:

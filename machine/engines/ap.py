@@ -61,23 +61,42 @@ def _locate(word: int, gen: Gen) -> tuple[str, int, int] | str:
 
 
 _KEYS: dict[str, tuple[str, str, str]] = {}
+_MARKERS = REGISTER_BIT | SHAPE_BIT | INDIRECT_BIT  # an address word that is not plain
 
 
 def operand(state: MachineState, fields: dict[str, Any], prefix: str, dtype: int, nac: int,
             engine: str, what: str | None = None) -> Region:
     """The Region of tensor operand `prefix` ("src_mem_pattern", "dst", ...)."""
-    what = what or prefix
     keys = _KEYS.get(prefix)
     if keys is None:
         keys = _KEYS[prefix] = (f"{prefix}.start_addr", f"{prefix}.step_elem",
                                 f"{prefix}.num_elem")
-    space, p0, off = resolve_addr(int(fields[keys[0]]), state, what)
+    word = int(fields[keys[0]])
     c = state.config
-    region = _region(space, p0, off, dtype, nac, engine, _tuple(fields[keys[1]]),
-                     _tuple(fields[keys[2]]), c.partitions, state.memory(space).shape[1])
+    steps, nums = _tuple(fields[keys[1]]), _tuple(fields[keys[2]])
+    if word & _MARKERS:  # register mode (or a refused marker): the register's word, checked
+        space, p0, off = resolve_addr(word, state, what or prefix)
+        region = _region(space, p0, off, dtype, nac, engine, steps, nums, c.partitions,
+                         state.memory(space).shape[1])
+    else:  # a plain word: decoded and checked in one cached call (two per tensor step)
+        region = _plain_region(word, c.gen, dtype, nac, engine, steps, nums, c.partitions,
+                               state.sbuf.shape[1], state.psum.shape[1])
     if isinstance(region, str):
-        raise Fault(f"{what}: {region}")
+        raise Fault(f"{what or prefix}: {region}")
     return region
+
+
+@lru_cache(maxsize=64)
+def _plain_region(word: int, gen: Gen, dtype: int, nac: int, engine: str,
+                  steps: tuple[int, ...], nums: tuple[int, ...], parts: int, sbuf_limit: int,
+                  psum_limit: int) -> Region | str:
+    """`_region` of a plain address word (no marker bits), or what is wrong with either."""
+    where = _locate(word, gen)
+    if isinstance(where, str):
+        return where
+    space, p0, off = where
+    return _region(space, p0, off, dtype, nac, engine, steps, nums, parts,
+                   sbuf_limit if space == "sbuf" else psum_limit)
 
 
 @lru_cache(maxsize=64)
@@ -121,12 +140,15 @@ def same_count(a: Region, b: Region, what: str) -> None:
         raise Fault(f"{what}: element counts differ ({a.count} vs {b.count})")
 
 
+_CONTAINERS = {n: np.dtype(f"<u{n}") for n in (1, 2, 4, 8)}
+
+
 def read_elems(state: MachineState, r: Region) -> np.ndarray:
     """(partitions, count) array of the element container type (uint8/16/32/64)."""
     raw = state.read_block(r)  # rows are contiguous: view them without a copy
     if raw.strides[-1] != 1:
         raw = np.ascontiguousarray(raw)
-    return raw.view(f"<u{r.size}")
+    return raw.view(_CONTAINERS.get(r.size) or f"<u{r.size}")
 
 
 def write_elems(state: MachineState, r: Region, values: np.ndarray) -> None:
