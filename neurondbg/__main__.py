@@ -1,3 +1,3 @@
-from neurondbg.cli import main
+from neurondbg.cli import console_main
 
-main()
+console_main()

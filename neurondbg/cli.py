@@ -80,11 +80,11 @@ def _available(name: str) -> bool:
 class LazyGroup(click.Group):
     """A group whose subcommands are imported only when invoked.
 
-    When the process is the command (`freeze_imports`, set by `main` called from the
-    program's top level), a command's module is imported with the cycle collector paused
-    and what the import built is then frozen (`gc.freeze`): module-level objects live as
-    long as the process, so collecting them is wasted work, here and in every later full
-    collection, the one at exit included. Measured on `validate --summary` (numpy and the
+    When the process is the command (`freeze_imports`, set by `console_main`: the
+    console script and `python -m neurondbg`), a command's module is imported with the
+    cycle collector paused and what the import built is then frozen (`gc.freeze`):
+    module-level objects live as long as the process, so collecting them is wasted work,
+    here and in every later full collection, the one at exit included. Measured on `validate --summary` (numpy and the
     model's tables loaded): ~10-15 ms of a 0.09-0.15 s process. Never in a caller's
     process (tests, embedders): freezing is process-wide, and would keep the caller's
     garbage of the moment forever.
@@ -165,17 +165,21 @@ def frozen_imports() -> Iterator[None]:
             gc.enable()
 
 
-def main() -> None:
-    """Console-script entry point: every error is one line on stderr (DESIGN.md).
+def console_main() -> None:
+    """The console script's and `python -m neurondbg`'s entry point: `main` in a process
+    that is this command's own, so a command's imports are frozen (LazyGroup)."""
+    main(own_process=True)
+
+
+def main(*, own_process: bool = False) -> None:
+    """Entry point: every error is one line on stderr (DESIGN.md).
 
     click's own usage errors print a usage block and a hint over several lines; here
     they become `neurondbg: error: COMMAND: message` with exit code 2 like every
-    other bad input.
+    other bad input. `own_process` (console_main) lets LazyGroup freeze the command's
+    imports; a caller's process (tests, embedders) is never frozen.
     """
-    # the console script and `python -m neurondbg` call this from the program's top level:
-    # the process is then this command's own (LazyGroup); a test's call is not
-    caller = sys._getframe(1)
-    cli.freeze_imports = caller.f_globals.get("__name__") == "__main__"
+    cli.freeze_imports = own_process
     try:
         rv = cli.main(prog_name="neurondbg", standalone_mode=False)
     except click.UsageError as e:

@@ -70,9 +70,9 @@ def test_help_lists_every_command_with_clicks_layout() -> None:
 _GC_PROBE = """
 import gc, json, sys
 sys.argv = {argv!r}
-from neurondbg.cli import main
+from neurondbg.cli import console_main
 try:
-    main()
+    console_main()
 except SystemExit:
     pass
 print(json.dumps({{"frozen": gc.get_freeze_count(), "enabled": gc.isenabled(),
@@ -88,7 +88,7 @@ def _gc_state(program) -> dict[str, object]:
 
 
 def test_main_freezes_what_the_command_import_built_and_collects_again(tmp_path) -> None:
-    """Under `main` the command's import runs with the collector paused and its objects
+    """Under `console_main` (the console script) the command's import runs with the collector paused and its objects
     are frozen (never traversed again); the collector is running again for the command.
     `validate` imports its predicate tables the same way when there are records."""
     (tmp_path / "empty.bin").write_bytes(b"")
