@@ -209,11 +209,21 @@ class Machine:
                                         self.config.engine)
         return self._verdicts[i]
 
-    def _lazy_verdict(self, i: int) -> Any:
+    def _lazy_verdict(self, i: int, inst: Any) -> Any:
         """Record i's Verdict if already explained, else a LazyVerdict (DESIGN: the bulk
-        validity flag decides the step; the explanation waits until someone reads it)."""
+        validity flag decides the step; the explanation waits until someone reads it).
+        It judges `inst`, the instruction the step ran: a record edited since (a fix)
+        is another instruction, whose verdict is not this step's."""
         v = self._verdicts.get(i, _MISSING)
-        return LazyVerdict(lambda: self.verdict(i)) if v is _MISSING else v
+        if v is not _MISSING:
+            return v
+
+        def compute() -> Verdict:
+            if self._insts[i] is inst:
+                return self.verdict(i)  # judged once, kept for the record's later steps
+            return explain(inst, self.config.gen, self.config.engine)
+
+        return LazyVerdict(compute)
 
     def index_of(self, pc: int) -> int | None:
         i, rem = divmod(pc - self.config.base, RECORD_BYTES)
@@ -418,7 +428,7 @@ class Machine:
     def _execute(self, i: int, pc: int, step: int) -> StepRecord:
         st = self.state
         inst = self.instruction(i)
-        verdict = self._lazy_verdict(i)
+        verdict = self._lazy_verdict(i, inst)
         if not self.valid(i) and not self.config.execute_invalid:
             return StepRecord(step, pc, i, inst, verdict, invalid=True, next_pc=pc)
         handler, why = handler_for(inst.opcode, self.config.engine, self.config.gen)

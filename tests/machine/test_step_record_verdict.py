@@ -1,0 +1,31 @@
+"""A step's record judges the instruction that step ran, even when its verdict is first
+read after the record was edited (a fix): the explanation waits until it is read
+(Machine._lazy_verdict), but must not judge the edited record instead."""
+
+from __future__ import annotations
+
+from tests.machine.helpers import machine
+
+PATTERN = "nac=4 src=sb[0, 0] step=[1,0,0,0] num=[4,1,1,1] dst=sb[0, 64] step=[1,0,0,0] " \
+    "num=[4,1,1,1]"
+TEXT = f"CAST in_dtype=FP32 out_dtype=BF16 {PATTERN}\n" \
+    f"COPY in_dtype=FP32 out_dtype=BF16 {PATTERN}\nHALT"  # the COPY fails legality
+
+
+def test_a_verdict_read_after_the_record_is_edited_is_the_executed_ones() -> None:
+    m = machine(TEXT)
+    assert m.valid(0) and not m.valid(1)
+    rec = m.step()
+    assert rec.executed
+    m.edit_record(0, m.program.record(1))  # record 0 is now the failing COPY
+    assert not m.valid(0)
+    assert rec.verdict.valid and rec.instruction.mnemonic == "CAST"
+    assert not m.verdict(0).valid  # the record as it is now: judged afresh
+
+
+def test_an_unedited_record_is_judged_once_for_every_step() -> None:
+    m = machine(TEXT)
+    v = m.step().verdict
+    assert v.valid and m.verdict(0) is v
+    m.reverse_step()
+    assert m.step().verdict is v  # the same record again: the kept explanation
