@@ -183,7 +183,7 @@ def _line(code: int, offset: int, struct_name: str, fields: Mapping[str, Any], g
             out.append("→" + labels.get(target, f"{target:#x}"))
         elif key == "op" or key.endswith("_op") or key[:-1] == "op":
             out.append(value)
-        elif key == "num_active_channels":
+        elif key in ("num_active_channels", "nac"):  # the field is spelt both ways (isa-facts)
             if value != "128":  # all partitions is the usual case: only a partial count shows
                 tail.append(f"nac={value}")
         else:
