@@ -170,7 +170,7 @@ class Machine:
         self._heat = bytearray()
         self._ends = bytearray()
         # The last step that converted (its lanes): kept while `continue` runs past it, so
-        # the UI can show the conversion a run went through; stale once reversed past.
+        # the UI can show the conversion a run went through; dropped once reversed past.
         self.last_conversion: StepRecord | None = None
         self.breakpoints: list[Breakpoint] = []
         self._next_bp = 1
@@ -853,14 +853,25 @@ class Machine:
         nothing is undone and the interrupt is consumed, as by `reverse`)."""
         st, h = self.state, self.history
         if h.enabled and st.journal.steps and not (self.edits and self._edit_on_top()):
+            # First: records of the undone step no longer held here let their lanes go, so
+            # undo does not copy lanes' views of memory that nothing will read
+            self._reversed(st.steps - 1)
             st.undo_step()  # the common case, kept cheap: a pop within the window
             if h.checkpoints and h.checkpoints[-1].step > st.steps:
                 h.forget_after(self.position)
-            self.last = None
             if self.breakpoints:
                 self._resync()
             return True
         return self.reverse(1).steps == 1
+
+    def _reversed(self, steps: int | None = None) -> None:
+        """Moving back to `steps` (default: the step count now): no last step, and no last
+        conversion once reversed past (`last_conversion` is stale then: dropped here, its
+        arrays are freed by the reverse rather than by the next step's bookkeeping)."""
+        self.last = None
+        c = self.last_conversion
+        if c is not None and c.step >= (self.state.steps if steps is None else steps):
+            self.last_conversion = None
 
     def _edit_on_top(self) -> bool:
         """Whether the newest event in the kept window is an edit (undone before a step)."""
@@ -890,7 +901,7 @@ class Machine:
         stop = self._goto(target, progress)
         if stop is not None:
             return stop
-        self.last = None
+        self._reversed()
         self._resync()
         if self.position == (0, 0):
             return Stop("start", st.pc, "start of history", n)
@@ -1050,7 +1061,7 @@ class Machine:
                 return Stop("max-steps", st.pc, f"{n} steps back", n)
             return Stop("start", st.pc, "start of history", n)
         finally:
-            self.last = None
+            self._reversed()
             self._resync()
 
     def _candidates(self, lo: int) -> list[int]:

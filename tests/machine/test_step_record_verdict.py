@@ -1,6 +1,7 @@
 """A step's record judges the instruction that step ran, even when its verdict is first
 read after the record was edited (a fix): the explanation waits until it is read
-(Machine._lazy_verdict), but must not judge the edited record instead."""
+(Machine._lazy_verdict), but must not judge the edited record instead. The machine's last
+conversion record is dropped once reversed past (stale; its arrays are freed then)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,22 @@ def test_an_unedited_record_is_judged_once_for_every_step() -> None:
     assert v.valid and m.verdict(0) is v
     m.reverse_step()
     assert m.step().verdict is v  # the same record again: the kept explanation
+
+
+def test_the_last_conversion_is_dropped_once_reversed_past() -> None:
+    m = machine(f"CAST in_dtype=FP32 out_dtype=BF16 {PATTERN}\nMOVE R1=1\nHALT")
+    rec = m.step()
+    assert m.last_conversion is rec
+    m.step()  # the MOVE: not a conversion, the CAST's stays
+    assert m.last_conversion is rec
+    m.reverse_step()
+    assert m.last_conversion is rec  # the CAST is still in effect
+    m.reverse_step()
+    assert m.last_conversion is None  # stale: dropped with the step
+    m.step()
+    m.reverse(1)
+    assert m.last_conversion is None
+    m.step()
+    m.add_breakpoint("op:CAST")
+    m.reverse_continue()
+    assert m.state.steps == 0 and m.last_conversion is None
