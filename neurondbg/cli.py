@@ -84,10 +84,10 @@ class LazyGroup(click.Group):
     console script and `python -m neurondbg`), a command's module is imported with the
     cycle collector paused and what the import built is then frozen (`gc.freeze`):
     module-level objects live as long as the process, so collecting them is wasted work,
-    here and in every later full collection, the one at exit included. Measured on `validate --summary` (numpy and the
-    model's tables loaded): ~10-15 ms of a 0.09-0.15 s process. Never in a caller's
-    process (tests, embedders): freezing is process-wide, and would keep the caller's
-    garbage of the moment forever.
+    here and in every later full collection, the one at exit included. Measured on
+    `validate --summary` (numpy and the model's tables loaded): ~10-15 ms of a
+    0.09-0.15 s process. Never in a caller's process (tests, embedders): freezing is
+    process-wide, and would keep the caller's garbage of the moment forever.
     """
 
     freeze_imports = False

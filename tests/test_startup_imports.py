@@ -88,8 +88,9 @@ def _gc_state(program) -> dict[str, object]:
 
 
 def test_main_freezes_what_the_command_import_built_and_collects_again(tmp_path) -> None:
-    """Under `console_main` (the console script) the command's import runs with the collector paused and its objects
-    are frozen (never traversed again); the collector is running again for the command.
+    """Under `console_main` (the console script) the command's import runs with the
+    collector paused and its objects are frozen (never traversed again); the collector
+    is running again for the command.
     `validate` imports its predicate tables the same way when there are records."""
     (tmp_path / "empty.bin").write_bytes(b"")
     (tmp_path / "one.bin").write_bytes(bytes([0xA1]) + bytes(63))  # one HALT
