@@ -200,6 +200,8 @@ def _signed_byte_column(name: str, table: np.ndarray) -> Column:
 
 
 _MNEMONICS = np.array([mnemonic(c) for c in range(256)], dtype=object)
+_KNOWN = np.zeros(256, dtype=bool)  # opcode byte -> has a mnemonic (else the record is .raw)
+_KNOWN[list(OPCODES)] = True
 
 
 def _raw_lines(raw: np.ndarray) -> list[str]:
@@ -214,13 +216,11 @@ def disassemble_lines(program: Program, gen: Gen = DEFAULT_GEN) -> list[str]:
     """One assembly line per record, in program order."""
     n = len(program)
     out = np.empty(n, dtype=object)
-    known = np.zeros(256, dtype=bool)
-    known[list(OPCODES)] = True
     for name in STRUCT_ORDER:
         idx, recs = program.records_for(name)
         if not len(idx):
             continue
-        is_known = known[program.opcodes[idx]]
+        is_known = _KNOWN[program.opcodes[idx]]
         cols = [_MNEMONICS[recs["header.opcode"]]]
         for make in _plan(name, gen):
             tok = make(recs)
@@ -241,14 +241,12 @@ def events_tokens(program: Program) -> list[str]:
     they are all zero or the record is written as `.raw`. For the Program listing, which
     shows the events as the disassembler does."""
     out = np.full(len(program), "", dtype=object)
-    known = np.zeros(256, dtype=bool)
-    known[list(OPCODES)] = True
     for name in STRUCT_ORDER:
         idx, recs = program.records_for(name)
         if not len(idx):
             continue
         toks = _events_column(STRUCTS[name])(recs)
-        toks[~known[program.opcodes[idx]]] = ""
+        toks[~_KNOWN[program.opcodes[idx]]] = ""
         out[idx] = toks
     return [t.strip() for t in out.tolist()]
 
