@@ -123,12 +123,34 @@ class Timeline:
         self.origin_last = -1  # engine of step origin - 1 (-1: none)
         self.forced: dict[int, int] = {}  # global step -> engine, where not the policy's
         self.forced_steps: list[int] = []  # its keys, sorted
-        self.checkpoints: list[CoreCheckpoint] = []
+        self._checkpoints: list[CoreCheckpoint] = []
+        # Their bytes, kept as they come and go (`fold` checks the budget every step): the
+        # total of the first `_counted`; a list changed from outside (its length differs)
+        # is summed again, as machine/history.py's History does.
+        self._cp_bytes = 0
+        self._counted = 0
         self.dropped = 0  # journal bytes folded away
 
     @property
     def enabled(self) -> bool:
         return self.budget > 0
+
+    @property
+    def checkpoints(self) -> list[CoreCheckpoint]:
+        """Oldest first; checkpoint 0 is the loaded state."""
+        return self._checkpoints
+
+    @checkpoints.setter
+    def checkpoints(self, cps: list[CoreCheckpoint]) -> None:
+        self._checkpoints = cps
+        self._counted = -1  # summed at the next checkpoint_bytes()
+
+    def checkpoint_bytes(self) -> int:
+        """Bytes the checkpoints hold (a running total: cheap on every step)."""
+        if self._counted != len(self._checkpoints):
+            self._cp_bytes = sum(c.nbytes for c in self._checkpoints)
+            self._counted = len(self._checkpoints)
+        return self._cp_bytes
 
     @property
     def steps(self) -> int:
@@ -158,7 +180,7 @@ class Timeline:
 
     def nbytes(self, states: list[MachineState]) -> int:
         return (sum(s.journal.nbytes for s in states) + len(self.schedule)
-                + sum(c.nbytes for c in self.checkpoints))
+                + self.checkpoint_bytes())
 
     def interval(self) -> int:
         last = self.checkpoints[-1].nbytes if self.checkpoints else 0
@@ -172,7 +194,11 @@ class Timeline:
         return self.steps > cp.step and self.written(states) - cp.mark >= self.interval()
 
     def take(self, states: list[MachineState]) -> None:
-        self.checkpoints.append(capture(states, self.steps, self.last, self.written(states)))
+        cp = capture(states, self.steps, self.last, self.written(states))
+        self.checkpoint_bytes()  # the total is up to date before it grows
+        self._checkpoints.append(cp)
+        self._cp_bytes += cp.nbytes
+        self._counted += 1
 
     def fold(self, states: list[MachineState]) -> None:
         """Hold memory to the budget (call between steps)."""
@@ -205,12 +231,14 @@ class Timeline:
 
     def _thin(self) -> None:
         """Remove interior checkpoints before the window while they take > budget / 2."""
-        cps = self.checkpoints
-        while sum(c.nbytes for c in cps) > self.budget // 2:
+        cps = self._checkpoints
+        while self.checkpoint_bytes() > self.budget // 2:
             inner = [k for k in range(1, len(cps) - 1) if cps[k].step < self.origin]
             if not inner:
                 return
             k = min(inner, key=lambda i: cps[i + 1].step - cps[i - 1].step)
+            self._cp_bytes -= cps[k].nbytes
+            self._counted -= 1
             del cps[k]
 
     # -- moving back ----------------------------------------------------------------------
