@@ -11,6 +11,7 @@ saved session keeps it) and says in the console what changed, or why there is no
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from rich.console import Console
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 
 CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
 INDENT = 5  # continuation lines start under the clause's message
+# Verdict texts kept for verdicts shown again: a loop's records come round every few steps
+# and a kernel's core step moves the focus to another engine's instruction each step.
+TEXTS_KEPT = 32
 
 
 def wrap_lines(lines: list[Text], width: int, console: Console) -> list[Text]:
@@ -144,6 +148,18 @@ def apply_fix(host: FixHost) -> None:
     host.refresh_views()
 
 
+@dataclass
+class VerdictText:
+    """The text of one pair of verdicts as shown (held: the pair is compared with `is`)."""
+
+    verdicts: tuple[Verdict | None, Verdict | None]
+    expand: bool
+    logical: list[Text]  # one per message
+    lines: list[Text]  # wrapped to `width`
+    width: int
+    version: int  # the key of its cached lines
+
+
 class LegalityView(LineView):
     """Wire-level verdict, then the NKI-level one; the two compared. The clause tree is
     collapsed to the failing branches; `a` shows all the sub-clauses, `F` applies the fix.
@@ -153,7 +169,9 @@ class LegalityView(LineView):
 
     The text is rebuilt when the verdict objects differ (`is`, on the objects held, never
     id(): a freed verdict's id can be a new one's) and on `a` or a new width; its cached
-    lines are keyed by a version counter bumped on each rebuild."""
+    lines are keyed by a version counter bumped on each rebuild. The texts of the last
+    TEXTS_KEPT verdict pairs are kept with their versions: a verdict shown again (a loop's
+    records, a kernel's engines taking turns) is not rebuilt, rewrapped nor redrawn."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "toggle_expand", "all clauses", id="legality.expand",
@@ -173,6 +191,7 @@ class LegalityView(LineView):
         # freed verdict can be reused by a new one); None: nothing shown, or redraw.
         self._shown: tuple[Verdict | None, Verdict | None] | None = None
         self._version = 0  # bumped on every new text: the key of the cached lines
+        self._texts: list[VerdictText] = []  # newest last
 
     def action_apply_fix(self) -> None:
         if isinstance(self.app, FixHost):  # an App without a session has nothing to fix
@@ -191,6 +210,39 @@ class LegalityView(LineView):
                 a is b for a, b in zip(shown, self._shown, strict=True)):
             return  # the same verdict objects (a record's are cached): nothing to repaint
         self._shown = shown
+        kept = self._kept(shown) if snap.verdict is not None else None
+        if kept is not None:
+            self.logical = kept.logical
+            if kept.width == self.wrap_width():
+                self.lines, self._version = kept.lines, kept.version
+                self._wrapped_at = kept.width
+                self.update_size()
+            else:  # kept at another width: wrapped again, kept at this one
+                self._wrap()
+                kept.lines, kept.width, kept.version = self.lines, self._wrapped_at, \
+                    self._version
+        else:
+            self.logical = self._build(snap)
+            self._wrap()
+            if snap.verdict is not None:
+                self._texts.append(VerdictText(shown, self.expand, self.logical, self.lines,
+                                               self._wrapped_at, self._version))
+                del self._texts[:-TEXTS_KEPT]
+        # a new verdict is a new text: read from its first line, the cursor there too (it
+        # was left where it was, off screen once the view scrolled back to the top)
+        self.cursor = 0
+        self.scroll_to(y=0, animate=False)
+
+    def _kept(self, shown: tuple[Verdict | None, Verdict | None]) -> VerdictText | None:
+        """The kept text of these verdict objects in the current `a` form, or None."""
+        for kept in self._texts:
+            if kept.expand == self.expand and all(
+                    a is b for a, b in zip(shown, kept.verdicts, strict=True)):
+                return kept
+        return None
+
+    def _build(self, snap: Snapshot) -> list[Text]:
+        """The logical lines (one per message) of the snapshot's verdicts."""
         lines: list[Text] = []
         if snap.verdict is None:
             lines.append(Text("no instruction at the PC" if snap.instruction is None else
@@ -210,12 +262,7 @@ class LegalityView(LineView):
             lines.append(Text(f"     wire: {d.wire}"))
             lines.append(Text(f"     NKI:  {d.nki}"))
             lines.append(Text("     " + "; ".join(str(p) for p in d.provenance), style="dim"))
-        self.logical = lines
-        self._wrap()
-        # a new verdict is a new text: read from its first line, the cursor there too (it
-        # was left where it was, off screen once the view scrolled back to the top)
-        self.cursor = 0
-        self.scroll_to(y=0, animate=False)
+        return lines
 
     def wrap_width(self) -> int:
         """Cells per line: the pane's width less the scrollbar (78 before the first layout)."""

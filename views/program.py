@@ -17,6 +17,10 @@ from views.snapshot import ProgramLine, Snapshot
 # Program pane toggles the full text, of every listing in the pane (a maximised kernel's
 # partner listing follows the focused one's).
 
+# Listings whose version (the key of their cached lines) is remembered: a kernel has one
+# per engine, and a core step moves the focus, so the pane swaps listings every step.
+LISTINGS_KEPT = 16
+
 
 class ProgramView(LineView):
     """One line per 64-byte record; the cursor picks the record `b` toggles."""
@@ -32,7 +36,12 @@ class ProgramView(LineView):
         self.texts: list[str] = []  # what each line shows: compact, or the full disassembly
         self.full = False
         self._source: object = None  # the listing shown (held: compared with `is`)
-        self._version = 0  # bumped on every new listing: the key of its cached lines
+        self._version = 0  # the listing's version: the key of its cached lines
+        # Listings shown lately and their versions, held (so compared with `is`, never
+        # id(): a freed listing's id can be a new one's): a listing shown again draws
+        # from its cached lines. A new listing, or one forgotten, gets a new version.
+        self._versions: list[tuple[object, int]] = []
+        self._last_version = 0
         self.pc_index: int | None = None
         self.breakpoints: frozenset[int] = frozenset()
         self._label_width = 0
@@ -42,7 +51,7 @@ class ProgramView(LineView):
         new_listing = snap.lines is not self._source
         if new_listing:
             self._source = snap.lines
-            self._version += 1
+            self._version = self._version_of(snap.lines)
             self.lines = list(snap.lines)
             self._label_width = max((len(x.label) + 1 for x in self.lines if x.label), default=0)
             last = self.lines[-1].offset if self.lines else 0
@@ -59,6 +68,16 @@ class ProgramView(LineView):
         if (new_listing or old_pc != self.pc_index) and self.pc_index is not None and \
                 0 <= self.pc_index < len(self.lines):  # another engine's listing: its PC
             self.cursor = self.pc_index
+
+    def _version_of(self, listing: object) -> int:
+        """The version of `listing`: its own while remembered, else a new one."""
+        for held, version in self._versions:
+            if held is listing:
+                return version
+        self._last_version += 1
+        self._versions.append((listing, self._last_version))
+        del self._versions[:-LISTINGS_KEPT]
+        return self._last_version
 
     def _make_texts(self) -> None:
         self.texts = [x.text if self.full or not x.listing else x.listing for x in self.lines]
