@@ -74,7 +74,7 @@ from machine.breakpoints import (
 )
 from machine.engines import Context, StepRecord, execute, handler_for
 from machine.engines.record import Fault, LazyVerdict
-from machine.engines.seq import FAST_OPCODES, fast_op, inline_of
+from machine.engines.seq import FAST_OPCODES, Handler, fast_op, inline_of
 from machine.engines.superblock import MAX_BLOCK, Block, superblock
 from machine.history import JOURNAL_BUDGET, History, Position, restore
 from machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
@@ -156,6 +156,9 @@ class Machine:
         self.labels: dict[str, int] = dict(labels or {})  # name -> byte offset of the record
         self.count = len(program)
         self._insts: list[Any] = [None] * self.count
+        # record i's (instruction, handler, why none) as handler_for judged it for that
+        # instruction object: an edited record is a new one (`_insts`), judged again
+        self._handlers: list[tuple[Any, Handler | None, str] | None] = [None] * self.count
         self._verdicts: dict[int, Verdict] = {}
         self._valid: np.ndarray | None = None
         self._fast: list[Callable[[], int] | None] | None = None
@@ -431,7 +434,11 @@ class Machine:
         verdict = self._lazy_verdict(i, inst)
         if not self.valid(i) and not self.config.execute_invalid:
             return StepRecord(step, pc, i, inst, verdict, invalid=True, next_pc=pc)
-        handler, why = handler_for(inst.opcode, self.config.engine, self.config.gen)
+        known = self._handlers[i]
+        if known is None or known[0] is not inst:
+            known = self._handlers[i] = (inst, *handler_for(inst.opcode, self.config.engine,
+                                                            self.config.gen))
+        _, handler, why = known
         if handler is None:
             return StepRecord(step, pc, i, inst, verdict, fault=why, next_pc=pc)
         ctx = Context(st, self.config.engine, pc)

@@ -284,10 +284,15 @@ class OldBytes:
         journal.other("mem", region.space, region.bare(), self.old)
 
     def __call__(self, lo: int, hi: int) -> None:
-        if self._pending and not _is_zero(self._view[lo:hi]):
-            old = np.empty(self._view.shape, np.uint8)
-            old[:lo] = 0
-            old[lo:] = self._view[lo:]
+        view = self._view
+        if self._pending and not _is_zero(view if lo == 0 and hi == view.shape[0]
+                                          else view[lo:hi]):
+            if lo:
+                old = np.empty(self._view.shape, np.uint8)
+                old[:lo] = 0
+                old[lo:] = self._view[lo:]
+            else:  # the first block: one copy (a bulk write's usual case)
+                old = self._view.copy()
             self._journal.set_old(self._k, old)
             self.old, self._pending = old, False
         self._seen = hi
@@ -326,6 +331,11 @@ class MachineState:
     views: list[weakref.ref] = field(default_factory=list, repr=False)
     # The states of a core by engine name (shared by all of them); a lone state: None.
     peers: dict[str, MachineState] | None = field(default=None, repr=False, compare=False)
+    # Plans of instructions resolved once under this state's configuration, by the engine
+    # module that makes them (machine.engines.pool: a CAST's operands and conversion),
+    # keyed by the record's bytes and what of the state they read: an edited record is a
+    # new key. A cache, not state: copies and pickles start empty.
+    plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     # SBUF/PSUM in a memfd with a second mapping (machine.memfd); None: plain memory.
     _alias: MemoryAlias | None = field(default=None, init=False, repr=False, compare=False)
     # The plain arrays `create` made (weakly), while they may still move into a memfd
@@ -366,6 +376,7 @@ class MachineState:
         copy.copy, shared with the original, which must then not move under it)."""
         d = self.__dict__.copy()
         d["_alias"] = d["_movable"] = None
+        d["plans"] = {}
         return d
 
     # -- reads -------------------------------------------------------------
@@ -463,18 +474,21 @@ class MachineState:
         if self.writes is not None:
             self.writes.append(Write(region.space, old, data, region=region))
 
-    def open_write(self, region: Region) -> tuple[np.ndarray, OldBytes]:
+    def open_write(self, region: Region, view: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, OldBytes]:
         """Begin a journaled write that the caller makes in place: (the slice view of
         `region`'s memory, its OldBytes). Views watching the region copy first (as in
         write_block). The caller calls the OldBytes before each block of rows it writes,
         then its `settle()` (in a `finally`), and appends the step's Write (whose old
         bytes are OldBytes.old after the write).
-        `region` must be contiguous (its byte_index a slice)."""
+        `region` must be contiguous (its byte_index a slice); `view`, when given, is
+        that slice of `memory(region.space)` as it is now (a caller that kept one)."""
         idx = region.byte_index
         assert isinstance(idx, slice), "open_write takes a contiguous region"
         if self.views:
             self._protect(region)
-        view = self.memory(region.space)[region.p0:region.p1, idx]
+        if view is None:
+            view = self.memory(region.space)[region.p0:region.p1, idx]
         return view, OldBytes(self.journal, region, view)
 
     def write_alias(self, region: Region, move: bool = True) -> np.ndarray | None:
@@ -514,6 +528,7 @@ class MachineState:
             self.release_views()  # they view the arrays being replaced
             for st in group:
                 st.sbuf, st.psum, st._alias = a.sbuf, a.psum, a
+                st.plans.clear()  # plans may hold views of the arrays replaced
         return a
 
     def watch(self, view: Any) -> None:

@@ -34,7 +34,7 @@ from machine.convert.formats import FORMATS, FloatFormat, Format, IntFormat
 from machine.convert.modes import Mode
 from machine.convert.options import Options, resolve
 
-__all__ = ["convert", "convert_into", "decode_value", "encode_value"]
+__all__ = ["cast_rows", "convert", "convert_into", "decode_value", "encode_value", "numpy_cast"]
 
 
 def convert(bits: object, src: str | Format, dst: str | Format, mode: str = "rint",
@@ -99,9 +99,51 @@ def convert_into(b: np.ndarray, opt: Options, out: np.ndarray, before: Before | 
             before(0, _rows(out))
         out[...] = res
         return out
-    with np.errstate(over="ignore", invalid="ignore"):  # astype's NaN/overflow casts are meant
-        _cast_rows(out.view(direct[1]), b.view(direct[0]), before)
+    cast_rows(b, out, (*direct, _warns(*direct)), before)
     return out
+
+
+NumpyCast = tuple[np.dtype, np.dtype, bool]
+
+
+def numpy_cast(opt: Options) -> NumpyCast | None:
+    """(source dtype, destination dtype, may set FP flags) when `convert_into` converts
+    any array of opt.src by that one numpy cast (`cast_rows`), else None: for sources
+    wider than 16 bits (never a table, whatever the size), resolved once per CAST plan
+    (machine.engines.tensor.direct_cast) so a step does not decide it again."""
+    if opt.src.bits <= 16:
+        return None
+    if opt.profile == "neuron" and opt.src == opt.dst:
+        pair = (opt.src.container, opt.src.container)
+    else:
+        found = _cast_dtypes(opt)
+        if found is None:
+            return None
+        pair = found
+    return (*pair, _warns(*pair))
+
+
+def _warns(src: np.dtype, dst: np.dtype) -> bool:
+    """Whether numpy's cast src -> dst may raise an FP warning (so needs errstate).
+
+    Checked with every flag raising (tests/machine/test_cast_plan.py): a bit copy
+    (equal dtypes) and the exact widening of a float format to fp32 never set one over
+    every source encoding; fp32 -> bf16, fp16 and the fp8 / fp4 types do (NaN inputs
+    set `invalid`, fp16 overflow sets `over`), so those keep the errstate.
+    """
+    return src != dst and dst != np.float32
+
+
+def cast_rows(b: np.ndarray, out: np.ndarray, cast: NumpyCast, before: Before | None = None
+              ) -> None:
+    """out[...] = b converted by the numpy cast `cast` (`numpy_cast`), both viewed as its
+    dtypes; `before` as in `convert_into`. The caller guarantees convert_into's terms."""
+    src, dst, warns = cast
+    if warns:
+        with np.errstate(over="ignore", invalid="ignore"):  # astype's NaN/overflow casts
+            _cast_rows(out.view(dst), b.view(src), before)  # are meant
+    else:
+        _cast_rows(out.view(dst), b.view(src), before)
 
 
 def _use_lut(opt: Options, b: np.ndarray) -> bool:

@@ -61,7 +61,8 @@ def _locate(word: int, gen: Gen) -> tuple[str, int, int] | str:
 
 
 _KEYS: dict[str, tuple[str, str, str]] = {}
-_MARKERS = REGISTER_BIT | SHAPE_BIT | INDIRECT_BIT  # an address word that is not plain
+# An address word with any of these is not plain (its operand reads a register, or faults).
+ADDR_MARKERS = REGISTER_BIT | SHAPE_BIT | INDIRECT_BIT
 
 
 def operand(state: MachineState, fields: dict[str, Any], prefix: str, dtype: int, nac: int,
@@ -74,7 +75,7 @@ def operand(state: MachineState, fields: dict[str, Any], prefix: str, dtype: int
     word = int(fields[keys[0]])
     c = state.config
     steps, nums = _tuple(fields[keys[1]]), _tuple(fields[keys[2]])
-    if word & _MARKERS:  # register mode (or a refused marker): the register's word, checked
+    if word & ADDR_MARKERS:  # register mode (or a refused marker): the register's word, checked
         space, p0, off = resolve_addr(word, state, what or prefix)
         region = _region(space, p0, off, dtype, nac, engine, steps, nums, c.partitions,
                          state.memory(space).shape[1])

@@ -14,11 +14,20 @@ import numpy as np
 
 from machine.dtypes import dtype_name
 from machine.engines.alu import FOLD_UFUNCS, AluFault, alu_vec, vector_kind
-from machine.engines.ap import operand, read_elems, same_count, write_elems
+from machine.engines.ap import ADDR_MARKERS, operand, read_elems, same_count, write_elems
 from machine.engines.context import Context
 from machine.engines.record import Fault
 from machine.engines.seq import Handler
-from machine.engines.tensor import cast_bits, cast_into, from_f32, from_u32, to_f32, to_u32
+from machine.engines.tensor import (
+    DirectCast,
+    cast_bits,
+    cast_direct,
+    direct_cast,
+    from_f32,
+    from_u32,
+    to_f32,
+    to_u32,
+)
 from machine.isa.enums import AluOp, TensorSubdim
 from machine.isa.opcodes import Opcode as Op
 from machine.isa.structs import pair_hi, pair_lo
@@ -68,14 +77,40 @@ def copy(ctx: Context, inst: Any) -> None:
 def cast(ctx: Context, inst: Any) -> None:
     f = inst.fields
     st = ctx.state
-    src, dst = src_dst(ctx, inst)
-    same_count(src, dst, "CAST src/dst")
-    ctx.lanes = cast_into(st, src, dst, f["in_dtype"], f["out_dtype"])
-    if ctx.lanes is not None:  # converted straight into a contiguous, disjoint destination
+    key = (inst.raw, st.fp8_exp4, st.fp8_sat)
+    plan = st.plans.get(key)
+    if plan is None:
+        plan = _cast_plan(ctx, inst)
+        if not (f[f"{SRC}.start_addr"] | f[f"{DST}.start_addr"]) & ADDR_MARKERS:
+            if len(st.plans) >= MAX_PLANS:
+                st.plans.clear()  # a program has a few CASTs; edits add one per change
+            st.plans[key] = plan
+    src, dst, direct = plan
+    if direct is not None:  # converted straight into a contiguous, disjoint destination
+        ctx.lanes = cast_direct(st, direct)
         return
     out, ctx.lanes = cast_bits(st, read_elems(st, src), f["in_dtype"], f["out_dtype"], src.p0,
                                region=src)
     write_elems(st, dst, out)
+
+
+MAX_PLANS = 256
+CastPlan = tuple[Region, Region, DirectCast | None]
+
+
+def _cast_plan(ctx: Context, inst: Any) -> CastPlan:
+    """A CAST's operands (checked) and its direct plan (tensor.direct_cast), or its Fault.
+
+    Pure in the record's bytes and the state's configuration (gen, geometry, engine,
+    fp8_exp4, fp8_sat) while neither operand is in register mode (its address is then a
+    register's value): `cast` keeps it per state under the record's bytes and the FP8
+    settings, so an edited record or a changed FP8 setting is planned afresh, and a
+    Fault (raised, never kept) is raised again by the next step.
+    """
+    f = inst.fields
+    src, dst = src_dst(ctx, inst)
+    same_count(src, dst, "CAST src/dst")
+    return src, dst, direct_cast(ctx.state, src, dst, f["in_dtype"], f["out_dtype"])
 
 
 def memset(ctx: Context, inst: Any) -> None:

@@ -7,12 +7,13 @@ saturation of narrowing conversions.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from machine.convert import convert
-from machine.convert.kernels import convert_into
+from machine.convert.kernels import NumpyCast, cast_rows, convert_into, numpy_cast
 from machine.convert.options import Options, resolve
 from machine.dtypes import Dtype, Gen, dtype_format, dtype_name
 from machine.engines.ap import read_elems
@@ -69,49 +70,123 @@ def cast_into(state: MachineState, src: Region, dst: Region, src_dtype: int, dst
               ) -> Lanes | None:
     """Cast `src` elements straight into the memory of `dst` (a journaled write); the lanes.
 
-    Returns None, having done nothing, unless the direct path applies: `dst` is a
-    slice per partition, disjoint from `src` (an overlapping cast would read what
-    it has already written), and the dst format's container is the element size.
-    Then it does `MachineState.write_block`'s work without the result temporary
-    (MachineState.open_write): watchers over `dst` copy first, the old bytes are
-    journaled block by block just BEFORE the convert writes each block (undo stays
-    exact; an all-zero destination is checked as the write reaches it, in cache), and
-    the step's Write and the lanes' out_bits are that view; the lanes are watched, so
-    each side is copied before the memory under it changes again (Lanes.watch). The
-    convert writes through MachineState.write_alias when memory has one (same bytes);
-    a cast of MOVE_MIN_BYTES or more gives memory one first.
+    Returns None, having done nothing, unless the direct path applies (`direct_cast`);
+    else `cast_direct` of its plan.
     """
+    plan = direct_cast(state, src, dst, src_dtype, dst_dtype)
+    return None if plan is None else cast_direct(state, plan)
+
+
+@dataclass(slots=True, eq=False)
+class DirectCast:
+    """What a direct CAST (`cast_direct`) needs, resolved once per distinct CAST under a
+    configuration (machine.engines.pool keeps one per record): its operands, formats,
+    options, dst container, whether it moves memory into a memfd, and the numpy cast
+    it is, if one (machine.convert.kernels.numpy_cast). `views` are its views of memory,
+    made by its first step and kept while memory is the same arrays."""
+
+    src: Region
+    dst: Region
+    src_fmt: str
+    dst_fmt: str
+    sat: bool
+    opt: Options
+    container: np.dtype
+    move: bool
+    cast: NumpyCast | None
+    views: _Views | None = None
+
+
+@dataclass(slots=True)
+class _Views:
+    """A direct CAST's views of memory: valid while `sbuf` and `psum` are the state's
+    arrays (moving memory into a memfd replaces them). `bits` is the source's view, or
+    None where its elements are gathered (a copy: read afresh at each step)."""
+
+    sbuf: np.ndarray
+    psum: np.ndarray
+    bits: np.ndarray | None
+    view: np.ndarray  # dst's bytes in memory()
+    out: np.ndarray  # the same as dst's container
+    target: np.ndarray  # what the convert writes: `out`, or the same bytes via the alias
+
+
+def direct_cast(state: MachineState, src: Region, dst: Region, src_dtype: int,
+                dst_dtype: int) -> DirectCast | None:
+    """The plan of a direct CAST, or None where the direct path does not apply: `dst` is
+    a slice per partition, disjoint from `src` (an overlapping cast would read what it
+    has already written), and the dst format's container is the element size. A pair
+    machine.convert refuses is a Fault. Pure in its arguments and the state's
+    configuration (gen, fp8_exp4, fp8_sat): a plan may be kept under those."""
     if not isinstance(dst.byte_index, slice) or src.overlaps(dst):
         return None
     s, d, opt, container = _cast_plan(src_dtype, dst_dtype, state.config.gen, state.fp8_exp4,
                                       state.fp8_sat)
     if container.itemsize != dst.size:
         return None
-    # Disjoint by the check above: written through the second mapping of memory, numpy's
-    # bounds-only overlap guard sees no overlap and casts straight in (no scratch pass).
-    # First: its first use moves memory (MachineState.write_alias), for a large cast only.
-    alias = state.write_alias(dst, move=(dst.p1 - dst.p0) * dst.count * dst.size
-                              >= MOVE_MIN_BYTES)
-    view, journaled = state.open_write(dst)
-    bits = read_elems(state, src)  # a view for a slice pattern, a gathered copy otherwise
-    out = view.view(container)
-    # read_elems viewed memory (else gathered): asked of the arrays (a bounds check, ~1 us),
-    # not restated from read_elems' rule
-    on_src = np.may_share_memory(bits, state.memory(src.space))
+    move = (dst.p1 - dst.p0) * dst.count * dst.size >= MOVE_MIN_BYTES
+    return DirectCast(src, dst, s, d, state.fp8_sat, opt, container, move, numpy_cast(opt))
+
+
+def cast_direct(state: MachineState, plan: DirectCast) -> Lanes:
+    """Do a direct CAST's `MachineState.write_block` work without the result temporary
+    (MachineState.open_write); the lanes.
+
+    Watchers over `dst` copy first, the old bytes are journaled block by block just
+    BEFORE the convert writes each block (undo stays exact; an all-zero destination is
+    checked as the write reaches it, in cache), and the step's Write and the lanes'
+    out_bits are that view; the lanes are watched, so each side is copied before the
+    memory under it changes again (Lanes.watch). The convert writes through
+    MachineState.write_alias when memory has one (same bytes); a cast of MOVE_MIN_BYTES
+    or more gives memory one first.
+    """
+    src, dst = plan.src, plan.dst
+    v = plan.views
+    fresh = v is None or v.sbuf is not state.sbuf or v.psum is not state.psum
+    if fresh:
+        v = plan.views = _bind(state, plan)  # first: it may move memory into a memfd
+    view, journaled = state.open_write(dst, v.view)
+    if v.bits is not None:  # the source's view of memory, kept
+        state.note_read(src)  # what read_elems' read_block records
+        bits, on_src = v.bits, True
+    else:
+        bits = read_elems(state, src)  # a view for a slice pattern, a gathered copy otherwise
+        # read_elems viewed memory (else gathered): asked of the arrays (a bounds check),
+        # not restated from read_elems' rule; a view is kept with the others
+        on_src = fresh and np.may_share_memory(bits, state.memory(src.space))
+        if on_src:
+            v.bits = bits
     # The lanes are made and watched before the convert, while this Python's data is still
     # in cache (after a bulk convert it runs ~2x slower); nothing watches memory during
     # the convert, which writes it directly. Their `write` is the one made after it.
-    lanes = Lanes(s, d, state.fp8_sat, src.p0, bits, out, None,
+    lanes = Lanes(plan.src_fmt, plan.dst_fmt, plan.sat, src.p0, bits, v.out, None,
                   source=src if on_src else None, dest=dst)
     lanes.watch(state)
     try:
-        convert_into(bits, opt, out if alias is None else alias.view(container), journaled)
+        if plan.cast is not None:  # one numpy cast, decided with the plan
+            cast_rows(bits, v.target, plan.cast, journaled)
+        else:
+            convert_into(bits, plan.opt, v.target, journaled)
     finally:  # a write stopped part way: rows it never reached are journaled as they are
         journaled.settle()
     lanes.write = write = Write(dst.space, journaled.old, view, region=dst)
     if state.writes is not None:
         state.writes.append(write)
     return lanes
+
+
+def _bind(state: MachineState, plan: DirectCast) -> _Views:
+    """A direct CAST's views of its destination in memory as it is now (the first step
+    of its plan, or memory replaced since); the source's view is added by the step."""
+    dst, container = plan.dst, plan.container
+    # Disjoint (direct_cast): written through the second mapping of memory, numpy's
+    # bounds-only overlap guard sees no overlap and casts straight in (no scratch pass).
+    # First: its first use moves memory (MachineState.write_alias), for a large cast only.
+    alias = state.write_alias(dst, move=plan.move)
+    view = state.memory(dst.space)[dst.p0:dst.p1, dst.byte_index]
+    out = view.view(container)
+    return _Views(state.sbuf, state.psum, None, view, out,
+                  out if alias is None else alias.view(container))
 
 
 @lru_cache(maxsize=256)
