@@ -156,9 +156,9 @@ class Machine:
         self.labels: dict[str, int] = dict(labels or {})  # name -> byte offset of the record
         self.count = len(program)
         self._insts: list[Any] = [None] * self.count
-        # record i's (instruction, handler, why none) as handler_for judged it for that
-        # instruction object: an edited record is a new one (`_insts`), judged again
-        self._handlers: list[tuple[Any, Handler | None, str] | None] = [None] * self.count
+        # record i's (instruction, handler, why none, verdict or LazyVerdict) as judged for
+        # that instruction object: an edited record is a new one (`_insts`), judged again
+        self._handlers: list[tuple[Any, Handler | None, str, Any] | None] = [None] * self.count
         self._verdicts: dict[int, Verdict] = {}
         self._valid: np.ndarray | None = None
         self._fast: list[Callable[[], int] | None] | None = None
@@ -431,14 +431,16 @@ class Machine:
     def _execute(self, i: int, pc: int, step: int) -> StepRecord:
         st = self.state
         inst = self.instruction(i)
-        verdict = self._lazy_verdict(i, inst)
-        if not self.valid(i) and not self.config.execute_invalid:
-            return StepRecord(step, pc, i, inst, verdict, invalid=True, next_pc=pc)
         known = self._handlers[i]
         if known is None or known[0] is not inst:
             known = self._handlers[i] = (inst, *handler_for(inst.opcode, self.config.engine,
-                                                            self.config.gen))
-        _, handler, why = known
+                                                            self.config.gen),
+                                         self._lazy_verdict(i, inst))
+        _, handler, why, verdict = known
+        if type(verdict) is LazyVerdict:  # explained since: the Verdict itself
+            verdict = self._verdicts.get(i, verdict)
+        if not self.valid(i) and not self.config.execute_invalid:
+            return StepRecord(step, pc, i, inst, verdict, invalid=True, next_pc=pc)
         if handler is None:
             return StepRecord(step, pc, i, inst, verdict, fault=why, next_pc=pc)
         ctx = Context(st, self.config.engine, pc)
