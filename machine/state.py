@@ -190,7 +190,7 @@ class Region:
         return bool(np.any((o <= byte) & (byte < o + self.size)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Write:
     """One write of a step: what changed (old and new)."""
 
@@ -199,6 +199,12 @@ class Write:
     new: Any
     region: Region | None = None
     index: Any = None  # partitions for acc/idx writes
+
+    def __init__(self, target: str, old: Any, new: Any, region: Region | None = None,
+                 index: Any = None) -> None:
+        # Made for every write of a recorded step: one dict update is ~2x cheaper than
+        # the frozen dataclass's five object.__setattr__ calls (the instance is as frozen)
+        self.__dict__.update(target=target, old=old, new=new, region=region, index=index)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"target": self.target}
