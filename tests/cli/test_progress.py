@@ -202,3 +202,17 @@ def test_ctrl_c_under_the_bar_stops_with_one_line_and_130(spin: Path) -> None:
     after_bar = tty.rsplit(ERASED, 1)[-1]  # the bar is gone before the message
     assert after_bar.strip().splitlines() == [
         f"neurondbg: interrupted at step {result['steps']} (engine pool, pc 0x0, {spin}:2:5)"]
+
+
+def test_rich_is_imported_before_the_work_starts() -> None:
+    """A bar's imports run on the caller's thread as the block begins: imported by the bar's
+    thread while the work holds the GIL, they took the whole of a 1M-line asm (the bar, and
+    a Ctrl+C sent on seeing it, came after the work)."""
+    import subprocess
+    import sys
+
+    probe = ("import io, sys\nfrom rich.console import Console\nimport neurondbg.progress as p\n"
+             "with p.counted('x', 'lines', console=Console(file=io.StringIO())):\n"
+             "    print('rich.progress' in sys.modules)\n")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "True"
