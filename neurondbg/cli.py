@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import click
 
-from neurondbg.errors import usage_line
+from neurondbg.errors import EXIT_INTERRUPTED, usage_line
 
 
 class Sub(NamedTuple):
@@ -189,11 +189,14 @@ def main(*, own_process: bool = False) -> None:
     except click.ClickException as e:
         e.show()
         sys.exit(e.exit_code)
-    except click.Abort:
+    except click.Abort as e:  # click turns a Ctrl+C no command handled into Abort
+        if isinstance(e.__cause__, KeyboardInterrupt):
+            click.echo("neurondbg: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
         click.echo("neurondbg: aborted", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     finally:
         cli.freeze_imports = False
     # rv is a command's return value, or the code of an explicit ctx.exit(code)

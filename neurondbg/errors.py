@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl+C
+
 
 class InputError(click.ClickException):
     """Bad input: printed as one line `neurondbg: <message>` and exit code 2."""

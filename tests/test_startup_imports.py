@@ -117,3 +117,16 @@ def test_in_process_invocation_freezes_nothing(monkeypatch) -> None:
     assert e.value.code == 0
     assert gc.get_freeze_count() <= before and gc.isenabled()
     assert not cli.freeze_imports
+
+
+def test_a_ctrl_c_no_command_handles_is_exit_130(monkeypatch, capsys) -> None:
+    """click turns a KeyboardInterrupt that reached it into Abort; `main` reports it as
+    an interrupt (exit 130, as shells do), not as a refusal (`aborted`, exit 1)."""
+    def interrupted(*args, **kwargs):
+        raise click.Abort() from KeyboardInterrupt()
+
+    monkeypatch.setattr(cli, "main", interrupted)
+    with pytest.raises(SystemExit) as e:
+        main()
+    assert e.value.code == 130
+    assert capsys.readouterr().err == "neurondbg: interrupted\n"

@@ -79,7 +79,7 @@ def _assembling(source: str, text: str) -> contextlib.AbstractContextManager[Rep
 @contextlib.contextmanager
 def _bar(source: str) -> Iterator[Report]:
     """The bar of assembling `source`; Ctrl+C under it is one line and exit 130."""
-    from neurondbg.commands.run import EXIT_INTERRUPTED
+    from neurondbg.errors import EXIT_INTERRUPTED
     from neurondbg.progress import counted
 
     try:

@@ -47,11 +47,9 @@ import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.commands._npy import load_sbuf
-from neurondbg.errors import InputError
+from neurondbg.errors import EXIT_INTERRUPTED, InputError
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 from neurondbg.params_core import SCHEDULE, SWITCH
-
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl+C
 
 
 def _summary(m: Any, stop: Any, source: str | None) -> str:
