@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -149,18 +149,56 @@ def kept_reached(checkpoints: list[C], reached: Callable[[C], bool]) -> list[C]:
     return [c for c in checkpoints if reached(c)] or checkpoints[:1]
 
 
-class History:
+class CheckpointTotal:
+    """The checkpoint list of a History or a core's Timeline, with the bytes it holds kept
+    as checkpoints come and go (the budget is checked every step): the total covers the
+    first `_counted`; a list assigned or changed from outside (its length differs) is
+    summed again at the next `checkpoint_bytes()`."""
+
+    def __init__(self) -> None:
+        self._checkpoints: list[Any] = []
+        self._cp_bytes = 0
+        self._counted = 0
+
+    @property
+    def checkpoints(self) -> list[Any]:
+        """Oldest first; checkpoint 0 (when taken) is the state before any change."""
+        return self._checkpoints
+
+    @checkpoints.setter
+    def checkpoints(self, cps: list[Any]) -> None:
+        self._checkpoints = cps
+        self._counted = -1  # summed at the next checkpoint_bytes()
+
+    def checkpoint_bytes(self) -> int:
+        """Bytes the checkpoints hold (a running total: cheap on every step)."""
+        if self._counted != len(self._checkpoints):
+            self._cp_bytes = sum(c.nbytes for c in self._checkpoints)
+            self._counted = len(self._checkpoints)
+        return self._cp_bytes
+
+    def _add(self, cp: Any) -> None:
+        self.checkpoint_bytes()  # the total is up to date before it grows
+        self._checkpoints.append(cp)
+        self._cp_bytes += cp.nbytes
+        self._counted += 1
+
+    def _remove(self, k: int) -> None:
+        """Drop checkpoint k (thinning)."""
+        self.checkpoint_bytes()
+        self._cp_bytes -= self._checkpoints[k].nbytes
+        self._counted -= 1
+        del self._checkpoints[k]
+
+
+class History(CheckpointTotal):
     """The checkpoints of one machine and the budget policy over them and its journal."""
 
     def __init__(self, budget: int = JOURNAL_BUDGET) -> None:
         if budget < 0:
             raise ValueError(f"journal budget must be >= 0 bytes, found {budget}")
+        super().__init__()
         self.budget = budget
-        self._checkpoints: list[Checkpoint] = []
-        # Their bytes, kept as they come and go (`keep` runs every step): the total for
-        # `_counted` of them; a list changed from outside (its length differs) is summed.
-        self._cp_bytes = 0
-        self._counted = 0
         self.origin_edits = 0  # edits included at the window start (journal.origin)
         self.dropped = 0  # journal bytes folded away (so `written` only grows going forward)
         self._capture_cost = 0.0  # seconds the last capture took
@@ -170,22 +208,6 @@ class History:
     def enabled(self) -> bool:
         """Whether steps can be reversed (budget 0 keeps no history)."""
         return self.budget > 0
-
-    @property
-    def checkpoints(self) -> list[Checkpoint]:
-        """Oldest first; checkpoint 0 (when taken) is the state before any change."""
-        return self._checkpoints
-
-    @checkpoints.setter
-    def checkpoints(self, cps: list[Checkpoint]) -> None:
-        self._checkpoints = cps
-        self._counted = -1  # summed at the next checkpoint_bytes()
-
-    def _add(self, cp: Checkpoint) -> None:
-        self.checkpoint_bytes()  # the total is up to date before it grows
-        self._checkpoints.append(cp)
-        self._cp_bytes += cp.nbytes
-        self._counted += 1
 
     @property
     def interval(self) -> int:
@@ -199,13 +221,6 @@ class History:
 
     def written(self, state: MachineState) -> int:
         return state.journal.nbytes + self.dropped
-
-    def checkpoint_bytes(self) -> int:
-        """Bytes the checkpoints hold (a running total: cheap on every step)."""
-        if self._counted != len(self._checkpoints):
-            self._cp_bytes = sum(c.nbytes for c in self._checkpoints)
-            self._counted = len(self._checkpoints)
-        return self._cp_bytes
 
     def nbytes(self, state: MachineState) -> int:
         """Memory held by history: journal and checkpoints."""
@@ -280,7 +295,4 @@ class History:
             if not inner:
                 return
             cps = self.checkpoints
-            k = min(inner, key=lambda i: cps[i + 1].step - cps[i - 1].step)
-            self._cp_bytes -= cps[k].nbytes
-            self._counted -= 1
-            del cps[k]
+            self._remove(min(inner, key=lambda i: cps[i + 1].step - cps[i - 1].step))

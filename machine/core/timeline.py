@@ -24,6 +24,7 @@ from functools import cached_property
 import numpy as np
 
 from machine.history import (
+    CheckpointTotal,
     History,
     Tiles,
     capture_memory,
@@ -110,12 +111,13 @@ def restore(cp: CoreCheckpoint, states: list[MachineState]) -> None:
     restore_memory(cp.mem, states[0])
 
 
-class Timeline:
+class Timeline(CheckpointTotal):
     """Schedule, forced choices, checkpoints and the budget of one core."""
 
     def __init__(self, budget: int, engines: int) -> None:
         if budget < 0:
             raise ValueError(f"journal budget must be >= 0 bytes, found {budget}")
+        super().__init__()
         self.budget = budget
         self.engines = engines
         self.schedule = bytearray()  # engine index of each kept global step
@@ -123,34 +125,12 @@ class Timeline:
         self.origin_last = -1  # engine of step origin - 1 (-1: none)
         self.forced: dict[int, int] = {}  # global step -> engine, where not the policy's
         self.forced_steps: list[int] = []  # its keys, sorted
-        self._checkpoints: list[CoreCheckpoint] = []
-        # Their bytes, kept as they come and go (`fold` checks the budget every step): the
-        # total of the first `_counted`; a list changed from outside (its length differs)
-        # is summed again, as machine/history.py's History does.
-        self._cp_bytes = 0
-        self._counted = 0
         self.dropped = 0  # journal bytes folded away
 
     @property
     def enabled(self) -> bool:
         return self.budget > 0
 
-    @property
-    def checkpoints(self) -> list[CoreCheckpoint]:
-        """Oldest first; checkpoint 0 is the loaded state."""
-        return self._checkpoints
-
-    @checkpoints.setter
-    def checkpoints(self, cps: list[CoreCheckpoint]) -> None:
-        self._checkpoints = cps
-        self._counted = -1  # summed at the next checkpoint_bytes()
-
-    def checkpoint_bytes(self) -> int:
-        """Bytes the checkpoints hold (a running total: cheap on every step)."""
-        if self._counted != len(self._checkpoints):
-            self._cp_bytes = sum(c.nbytes for c in self._checkpoints)
-            self._counted = len(self._checkpoints)
-        return self._cp_bytes
 
     @property
     def steps(self) -> int:
@@ -194,11 +174,7 @@ class Timeline:
         return self.steps > cp.step and self.written(states) - cp.mark >= self.interval()
 
     def take(self, states: list[MachineState]) -> None:
-        cp = capture(states, self.steps, self.last, self.written(states))
-        self.checkpoint_bytes()  # the total is up to date before it grows
-        self._checkpoints.append(cp)
-        self._cp_bytes += cp.nbytes
-        self._counted += 1
+        self._add(capture(states, self.steps, self.last, self.written(states)))
 
     def fold(self, states: list[MachineState]) -> None:
         """Hold memory to the budget (call between steps)."""
@@ -236,10 +212,7 @@ class Timeline:
             inner = [k for k in range(1, len(cps) - 1) if cps[k].step < self.origin]
             if not inner:
                 return
-            k = min(inner, key=lambda i: cps[i + 1].step - cps[i - 1].step)
-            self._cp_bytes -= cps[k].nbytes
-            self._counted -= 1
-            del cps[k]
+            self._remove(min(inner, key=lambda i: cps[i + 1].step - cps[i - 1].step))
 
     # -- moving back ----------------------------------------------------------------------
     def at_or_before(self, step: int) -> CoreCheckpoint:
