@@ -1,11 +1,16 @@
-"""`neurondbg serve [PROGRAM|SESSION|KERNEL] [--port N] [--host 127.0.0.1]`: the TUI in a
-browser, through textual-serve (one `neurondbg tui` process per visitor).
+"""`neurondbg serve [PROGRAM|SESSION|KERNEL] [--port N] [--host 127.0.0.1]
+[--max-sessions N]`: the TUI in a browser, through textual-serve (one `neurondbg tui`
+process per open page).
 
-Decisions: it binds loopback (127.0.0.1) unless `--host` says otherwise, and says where
-it listens; any other host prints a warning that there is no authentication (anyone
-who reaches the port runs neurondbg as this user, with this user's files). `--port 0`
-picks a free port. What to open is checked before serving (a missing file is one line,
-exit 2), so a typo does not become a page that shows an error to every visitor.
+Decisions: it binds loopback (127.0.0.1) unless `--host` says otherwise, and prints one
+banner line with the URL to open, which holds a random token (as Jupyter's does): the
+server answers only requests that carry it, whose Host is an address of the server, and
+WebSockets from its own page (neurondbg.serve, docs/security.md). Any other host prints
+a warning: whoever reaches the port and learns the token (it travels in clear over
+http) runs neurondbg as this user, with this user's files. `--port 0` picks a free port.
+At most `--max-sessions` pages run an app at once; more are told so in the page. What to
+open is checked before serving (a missing file is one line, exit 2), so a typo does not
+become a page that shows an error to every visitor.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ if TYPE_CHECKING:  # the model is the visitor's process's to load, not the serve
     from machine.dtypes import Gen
 
 DEFAULT_PORT = 8000  # textual-serve's
+DEFAULT_MAX_SESSIONS = 4  # app processes at once (each a Python with the model: ~40 MB)
 
 
 def visitor_command(program: Path | None, gen: Gen | None, engine: str | None) -> str:
@@ -50,44 +56,43 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def free_port(host: str) -> int:
-    """A TCP port free on `host` now (for `--port 0`)."""
-    with socket.create_server((host, 0)) as s:
-        return int(s.getsockname()[1])
-
-
 @click.command("serve")
 @click.argument("program", required=False, type=click.Path(path_type=Path))
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT,
               show_default=True, help="the TCP port to serve on (0: any free port)")
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="the address to bind; anything but loopback has no authentication")
+              help="the address to bind; anything but loopback is reachable by others")
+@click.option("--max-sessions", type=click.IntRange(1, 256), default=DEFAULT_MAX_SESSIONS,
+              show_default=True, help="pages that may run the app at once")
 @click.option("--gen", type=GEN, default=None, help="hardware generation")
 @click.option("--engine", type=ENGINE, default=None, help="the engine queue of a PROGRAM")
-def command(program: Path | None, port: int, host: str, gen: Gen | None,
+def command(program: Path | None, port: int, host: str, max_sessions: int, gen: Gen | None,
             engine: str | None) -> None:
     """Serve the debugger UI on PROGRAM / SESSION / KERNEL (or the demo) to a browser."""
-    from textual_serve.server import Server
+    from neurondbg.serve.guard import Guard, new_token
+    from neurondbg.serve.web import GuardedServer
 
     if program is not None and not program.is_file():
         raise InputError(f"{program}: no such file")
     try:
-        bound = port or free_port(host)
-    except OSError as e:
-        raise InputError(f"--host {host}: cannot listen: {e.strerror or e}") from None
+        sock = socket.create_server((host, port))
+    except OSError as e:  # the port is taken, or the host is not this machine's
+        raise InputError(f"--port {port}: cannot listen on {host}: {e.strerror or e}") from None
+    bound = int(sock.getsockname()[1])
+    guard = Guard.for_bind(host, bound, new_token())
     url_host = f"[{host}]" if ":" in host else host
-    click.echo(f"neurondbg serve: http://{url_host}:{bound}/ "
+    click.echo(f"neurondbg serve: http://{url_host}:{bound}/?token={guard.token} "
                + ("(loopback only: this machine's browsers)" if is_loopback(host)
                   else "(all who can reach this address)"), err=True)
     if not is_loopback(host):
-        click.echo(f"neurondbg: warning: --host {host}: there is no authentication; anyone "
-                   f"who reaches port {bound} runs neurondbg as you, with your files", err=True)
-    server = Server(visitor_command(program, gen, engine), host=host, port=bound,
-                    title="neurondbg", public_url=f"http://{url_host}:{bound}")
-    try:
-        server.serve()
-    except OSError as e:  # the port is taken, or the host is not this machine's
-        raise InputError(f"--port {bound}: cannot listen on {host}: {e.strerror or e}") from None
+        click.echo(f"neurondbg: warning: --host {host}: anyone who reaches port {bound} and "
+                   "learns the token (sent in clear over http) runs neurondbg as you, with "
+                   "your files", err=True)
+    server = GuardedServer(visitor_command(program, gen, engine), guard, host=host,
+                           max_sessions=max_sessions)
+    with sock:
+        if server.serve_on(sock):
+            raise KeyboardInterrupt  # the CLI's Ctrl+C: "neurondbg: interrupted", exit 130
 
 
 if __name__ == "__main__":
