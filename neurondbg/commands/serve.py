@@ -15,9 +15,7 @@ become a page that shows an error to every visitor.
 
 from __future__ import annotations
 
-import ipaddress
 import shlex
-import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +24,9 @@ import click
 
 from neurondbg.errors import InputError
 from neurondbg.params import ENGINE, GEN
+from neurondbg.serve.listen import is_loopback, listening_socket
+
+__all__ = ["command", "is_loopback", "visitor_command"]
 
 if TYPE_CHECKING:  # the model is the visitor's process's to load, not the server's
     from machine.dtypes import Gen
@@ -46,16 +47,6 @@ def visitor_command(program: Path | None, gen: Gen | None, engine: str | None) -
     return shlex.join(words)
 
 
-def is_loopback(host: str) -> bool:
-    """Whether `host` names only this machine (127.0.0.0/8, ::1, localhost)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 @click.command("serve")
 @click.argument("program", required=False, type=click.Path(path_type=Path))
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT,
@@ -74,8 +65,9 @@ def command(program: Path | None, port: int, host: str, max_sessions: int, gen: 
 
     if program is not None and not program.is_file():
         raise InputError(f"{program}: no such file")
+    host = host.strip("[]")  # `[::1]` as a URL writes it
     try:
-        sock = socket.create_server((host, port))
+        sock = listening_socket(host, port)
     except OSError as e:  # the port is taken, or the host is not this machine's
         raise InputError(f"--port {port}: cannot listen on {host}: {e.strerror or e}") from None
     bound = int(sock.getsockname()[1])

@@ -38,22 +38,15 @@ import dap_types as dt
 from neurondbg.dap.breakpoints import EXCEPTION_FILTERS, BreakpointRequests
 from neurondbg.dap.launch import LaunchArgs, open_target
 from neurondbg.dap.memory import MemoryRequests
+from neurondbg.dap.messages import CAPABILITIES
 from neurondbg.dap.protocol import RequestError
 from neurondbg.dap.variables import VariableRequests
 
 
 def capabilities() -> dt.Capabilities:
-    """What `initialize` announces (the issue's list)."""
-    return dt.Capabilities(
-        supportsConfigurationDoneRequest=True, supportsConditionalBreakpoints=True,
-        supportsStepBack=True, supportsDataBreakpoints=True,
-        supportsInstructionBreakpoints=True, supportsDisassembleRequest=True,
-        supportsEvaluateForHovers=True, supportsTerminateRequest=True,
-        supportsReadMemoryRequest=True, supportsFunctionBreakpoints=True,
-        supportsSteppingGranularity=True, exceptionBreakpointFilters=[
-            dt.ExceptionBreakpointsFilter(filter=f, label=label, description=text,
-                                          default=default)
-            for f, label, text, default in EXCEPTION_FILTERS])
+    """What `initialize` announces (messages.CAPABILITIES, which start-up sends before
+    this module is imported)."""
+    return dt.Capabilities.model_validate(CAPABILITIES)
 
 
 class Adapter(BreakpointRequests, VariableRequests, MemoryRequests):

@@ -16,6 +16,7 @@ from typing import Any
 import dap_types as dt
 from pydantic import BaseModel, ValidationError
 
+from neurondbg.dap.messages import error_response, response, shown
 from neurondbg.dap.target import Halt, Target
 
 BreakpointTable = dict[str, list[tuple[int, list[int]]]]  # key -> [(DAP id, model ids)]
@@ -54,18 +55,11 @@ class AdapterBase:
         self._send(msg)
 
     def _respond(self, req: dict[str, Any], body: BaseModel | dict[str, Any] | None) -> None:
-        msg: dict[str, Any] = {"type": "response", "request_seq": req.get("seq", 0),
-                               "success": True, "command": str(req.get("command", ""))}
-        b = body if isinstance(body, dict) or body is None else _body(body)
-        if b is not None:
-            msg["body"] = b
-        self._send(msg)
+        self._send(response(req, body if isinstance(body, dict) or body is None
+                            else _body(body)))
 
     def _error(self, req: dict[str, Any], text: str) -> None:
-        err = dt.ErrorResponseBody(error=dt.Message(id=1, format=text, showUser=True))
-        self._send({"type": "response", "request_seq": req.get("seq", 0), "success": False,
-                    "command": str(req.get("command", "")), "message": text,
-                    "body": _body(err)})
+        self._send(error_response(req, text))
 
     def output(self, text: str, category: str = "console") -> None:
         self.event("output", dt.OutputEventBody(category=category, output=text + "\n"))
@@ -78,7 +72,7 @@ class AdapterBase:
         command = message.get("command")
         handler = getattr(self, f"_on_{command}", None) if isinstance(command, str) else None
         if handler is None:
-            self._error(message, f"unsupported request {command!r}")
+            self._error(message, f"unsupported request {shown(command)}")
             return not self.ended
         args = message.get("arguments")
         try:

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import threading
-
-from tests.dap.client import EXAMPLES, REPO, WAIT, Client, Process, decode_stream
+from tests.dap.client import EXAMPLES, REPO, WAIT, Client, Process
+from tests.dap.tcp import Adapter
 
 LOOP = EXAMPLES / "loop.asm"
 
@@ -58,35 +54,19 @@ def test_bad_frames_and_requests_leave_the_adapter_alive() -> None:
     assert c.close() == 0
 
 
-class _Socket(Client):
-    def __init__(self, port: int) -> None:
-        super().__init__()
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
-        self.file = self.sock.makefile("rb")
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        while (m := decode_stream(self.file)) is not None:
-            self.inbox.put(m)
-
-    def send_raw(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-
-def test_tcp_session_on_loopback() -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "neurondbg.commands.dap", "--port", "0"],
-                            cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+def test_tcp_sessions_on_loopback_one_after_another_until_ctrl_c() -> None:
+    adapter = Adapter()
     try:
-        assert proc.stderr is not None
-        line = proc.stderr.readline()
-        assert line.startswith("neurondbg dap: listening on 127.0.0.1:")
-        c = _Socket(int(line.rsplit(":", 1)[1]))
-        session(c)
-        assert proc.wait(WAIT) == 0
+        assert adapter.lines[0].startswith("neurondbg dap: listening on 127.0.0.1:")
+        for _ in range(2):  # the second debug session finds the port still served
+            c = adapter.client()
+            session(c)
+            assert c.closed.wait(WAIT)  # closed after disconnect
+            c.close()
+        code, rest = adapter.interrupt()
+        assert code == 130 and rest.rstrip().endswith("neurondbg: interrupted")
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        adapter.stop()
 
 
 def test_stdio_kernel_threads_are_its_engines() -> None:

@@ -1,0 +1,78 @@
+"""Plain DAP messages (dicts ready for wire.frame) that need no schema models, and the
+capabilities `initialize` announces: what the adapter can answer before the model and
+dap_types are imported (start-up answers `initialize` from here).
+
+A request's `seq` and `command` come from the client: `request_seq` and `command_text`
+give what a response may echo (an int, a bounded string), whatever the client sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_ECHO = 80  # characters of a client's command name an error message repeats
+
+# The kernel's exception filters (filter, label, description, default), as
+# neurondbg.dap.breakpoints.EXCEPTION_FILTERS declares them (a test holds them equal).
+EXCEPTION_FILTERS = (
+    ("race", "Races", "stop after a step in which the race detector finds a race", True),
+    ("wait", "Semaphore waits", "stop when an engine newly blocks on a semaphore wait", False),
+)
+
+CAPABILITIES: dict[str, Any] = {
+    "supportsConfigurationDoneRequest": True,
+    "supportsFunctionBreakpoints": True,
+    "supportsConditionalBreakpoints": True,
+    "supportsEvaluateForHovers": True,
+    "exceptionBreakpointFilters": [
+        {"filter": f, "label": label, "description": text, "default": default}
+        for f, label, text, default in EXCEPTION_FILTERS],
+    "supportsStepBack": True,
+    "supportsTerminateRequest": True,
+    "supportsDataBreakpoints": True,
+    "supportsReadMemoryRequest": True,
+    "supportsDisassembleRequest": True,
+    "supportsSteppingGranularity": True,
+    "supportsInstructionBreakpoints": True,
+}
+
+
+def request_seq(req: dict[str, Any]) -> int:
+    """The `seq` a response to `req` echoes: the client's, when it is an integer (DAP's
+    type; JSON's bool is not one), else 0."""
+    seq = req.get("seq", 0)
+    return seq if type(seq) is int else 0
+
+
+def command_text(req: dict[str, Any]) -> str:
+    """The request's command as a response echoes it ('' when it is not a string)."""
+    command = req.get("command")
+    return command if isinstance(command, str) else ""
+
+
+def shown(command: object) -> str:
+    """A client's command name as an error message quotes it (bounded)."""
+    text = repr(command) if isinstance(command, str) else f"of type {type(command).__name__}"
+    return text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + "..."
+
+
+def response(req: dict[str, Any], body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A success response to `req`."""
+    msg: dict[str, Any] = {"type": "response", "request_seq": request_seq(req),
+                           "success": True, "command": command_text(req)}
+    if body is not None:
+        msg["body"] = body
+    return msg
+
+
+def error_response(req: dict[str, Any], text: str) -> dict[str, Any]:
+    """A failure response to `req` whose one line is `text` (message and error body)."""
+    return {"type": "response", "request_seq": request_seq(req), "success": False,
+            "command": command_text(req), "message": text,
+            "body": {"error": {"id": 1, "format": text, "showUser": True}}}
+
+
+def output_event(text: str, category: str = "console") -> dict[str, Any]:
+    """An `output` event: one line of `text` in the editor's debug console."""
+    return {"type": "event", "event": "output",
+            "body": {"category": category, "output": text + "\n"}}
