@@ -1,7 +1,12 @@
 """DAP benchmarks (issue 15): a real `neurondbg dap` process over stdio. Prints figures.
 
-    python benchmarks/dap_bench.py [--launches 5] [--steps 200] [--reads 50]
+    python benchmarks/dap_bench.py [--starts 10] [--launches 5] [--steps 200] [--reads 50]
 
+0. Start-up: from spawning the adapter to its `initialize` response, median and worst
+   of STARTS fresh processes, for each way it is started: `neurondbg dap` (the console
+   script: the CLI, then the command; what editors run), `python -m neurondbg dap` and
+   `python -m neurondbg.commands.dap`. `initialize` is answered before the model and
+   dap_types are imported (neurondbg/dap/session.py).
 1. Launch: from spawning the adapter to its `initialize` response, and from there
    through `launch` (stopOnEntry) and `configurationDone` to the `stopped` event,
    median of LAUNCHES fresh processes.
@@ -16,7 +21,9 @@ The client is the test suite's (tests/dap/client.py: Content-Length framing to
 
 from __future__ import annotations
 
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from _harness import run, timed  # noqa: E402
 
 from machine.isa.programs import counted_loop  # noqa: E402
-from tests.dap.client import Process  # noqa: E402
+from tests.dap.client import Process, encode  # noqa: E402
 
 FOLDER = [Path(".")]  # the run's temporary folder (set in main, removed after)
 
@@ -60,6 +67,41 @@ def _close(c: Process) -> None:
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:8.2f} ms"
+
+
+def _spawn_to_initialize(argv: list[str]) -> float:
+    """Seconds from spawning `argv` to the first byte of its `initialize` response."""
+    request = encode({"seq": 1, "type": "request", "command": "initialize",
+                      "arguments": {"adapterID": "bench"}})
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(request)
+        proc.stdin.flush()
+        first = proc.stdout.read(1)
+        elapsed = time.perf_counter() - t0
+        assert first == b"C", first
+        return elapsed
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def starts(n: int) -> None:
+    script = shutil.which("neurondbg", path=str(Path(sys.executable).parent))
+    ways = {"neurondbg dap": [script, "dap"] if script else None,
+            "python -m neurondbg dap": [sys.executable, "-m", "neurondbg", "dap"],
+            "python -m neurondbg.commands.dap": [sys.executable, "-m",
+                                                 "neurondbg.commands.dap"]}
+    print(f"start-up: spawn -> initialize response ({n} processes each):")
+    for name, argv in ways.items():
+        if argv is None:
+            print(f"  {name:34s} (no console script beside {sys.executable})")
+            continue
+        times = [_spawn_to_initialize(argv) for _ in range(n)]
+        print(f"  {name:34s} median {_ms(statistics.median(times))}, worst {_ms(max(times))}")
 
 
 def launches(n: int) -> None:
@@ -103,4 +145,5 @@ def reads(n: int) -> None:
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory(prefix="dap-bench-") as tmp:
         FOLDER[0] = Path(tmp)
-        run(__doc__, launches, steps, reads, launches=5, steps=200, reads=50)
+        run(__doc__, starts, launches, steps, reads, starts=10, launches=5, steps=200,
+            reads=50)

@@ -29,8 +29,6 @@ def command(port: int | None, host: str, use_token: bool) -> None:
     """Debug PROGRAMs, sessions and kernels from an editor (VS Code, nvim-dap, dape)."""
     from neurondbg.dap.server import serve_streams, serve_tcp
     from neurondbg.errors import InputError
-    from neurondbg.serve.guard import new_token
-    from neurondbg.serve.listen import is_loopback
 
     if port is None:
         if use_token:
@@ -38,6 +36,9 @@ def command(port: int | None, host: str, use_token: bool) -> None:
                              "that started the adapter)")
         serve_streams(sys.stdin.buffer, sys.stdout.buffer)
         return
+    from neurondbg.serve.guard import new_token  # not on stdio's path: start-up is measured
+    from neurondbg.serve.listen import is_loopback
+
     host = host.strip("[]")
     token = new_token() if use_token else None
     shown = f"[{host}]" if ":" in host else host

@@ -19,15 +19,16 @@ Over TCP, whose port any page in a browser can reach with `fetch`:
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from neurondbg.dap.messages import error_response
 from neurondbg.dap.session import Session
 from neurondbg.dap.wire import FramingError, HttpRequest, Reader, Writer
-from neurondbg.serve.listen import listening_socket
+
+if TYPE_CHECKING:  # stdio, what editors start, never opens a socket
+    import socket
 
 Log = Callable[[str], None]
 TURN_AWAY_WAIT_S = 10.0  # how long a second client has to send its first request
@@ -131,6 +132,8 @@ def serve_tcp(host: str, port: int, ready: Callable[[int], None] | None = None,
     """Listen on (host, port) (0: any free port) and serve clients one after another
     until interrupted; `ready(port)` is called once listening (the editor connects after
     it). OSError when it cannot listen."""
+    from neurondbg.serve.listen import listening_socket
+
     with listening_socket(host, port) as server:
         if ready is not None:
             ready(server.getsockname()[1])

@@ -20,7 +20,6 @@ argument to pass.
 
 from __future__ import annotations
 
-import hmac
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -48,8 +47,9 @@ def _import_adapter() -> None:
 class Session:
     """One client: requests in through `handle`, responses and events out through `send`."""
 
-    def __init__(self, send: Send, token: str | None = None) -> None:
+    def __init__(self, send: Send, token: str | None = None, *, warm: bool = True) -> None:
         self._send = send
+        self._warm = warm  # import the Adapter in the background once initialize is answered
         self._token = token
         self._admitted = token is None
         self._adapter: Adapter | None = None
@@ -113,7 +113,7 @@ class Session:
                                          else type(adapter_id).__name__)))
             return True
         self._send(response(req, CAPABILITIES))
-        if self._warming is None:
+        if self._warm and self._warming is None:
             self._warming = threading.Thread(target=_import_adapter, daemon=True,
                                              name="neurondbg-dap-import")
             self._warming.start()
@@ -131,6 +131,8 @@ class Session:
         if self._admitted or self._token is None:
             return req
         if offered is not None and command in ADMITTING:
+            import hmac
+
             if isinstance(offered, str) and hmac.compare_digest(
                     offered.encode("utf-8", "replace"), self._token.encode("utf-8")):
                 self._admitted = True

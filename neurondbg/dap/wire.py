@@ -37,7 +37,7 @@ READ_CHUNK = 64 * 1024
 _HEADER_START = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 _BLANK_LINE = re.compile(rb"\r?\n\r?\n")
 _NOT_IN_JSON = re.compile(rb"content-length[ \t]*:[ \t]*\d*[ \t]*\r?\n", re.IGNORECASE)
-_HTTP_REQUEST_LINE = re.compile(rb"[A-Z]{3,16} [!-~]+ HTTP/\d")
+_HTTP_REQUEST_LINE = re.compile(rb"[A-Z]{3,16} [!-~]+ HTTP/\d(\.\d)?\r?")
 _LENGTH = re.compile(r"[ \t]*(\d{1,12})[ \t]*")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP header name (RFC 9110)
 
@@ -114,9 +114,9 @@ class Reader:
                 elif not self._fill():
                     return None
             first_end = self._buf.find(b"\n")
-            if first_end >= 0 and _HTTP_REQUEST_LINE.match(self._buf, 0, first_end):
+            if first_end >= 0 and _HTTP_REQUEST_LINE.fullmatch(self._buf, 0, first_end):
                 line = bytes(self._buf[:first_end]).strip().decode("ascii", "replace")
-                self._resync(1)
+                self._resync(1)  # the server closes a socket here; stdio reads on
                 raise HttpRequest(f"expected a DAP frame, found an HTTP request {line[:60]!r}")
             blank = _BLANK_LINE.search(self._buf, 0, MAX_HEADER_BYTES + 4)
             if blank is not None:
