@@ -127,11 +127,11 @@ class Adapter(BreakpointRequests, VariableRequests, MemoryRequests):
         self._report(t.reverse_step())
 
     def _on_pause(self, req: dict[str, Any], args: dict[str, Any]) -> None:
-        dt.PauseArguments.model_validate(args)
+        a = dt.PauseArguments.model_validate(args)
         t = self._target()
         self._respond(req, None)
         if self._running.is_set():
             t.interrupt.set()  # the worker's stop reports "pause"
         else:
             self.event("stopped", dt.StoppedEventBody(
-                reason="pause", threadId=args.get("threadId", 1), allThreadsStopped=True))
+                reason="pause", threadId=a.threadId, allThreadsStopped=True))

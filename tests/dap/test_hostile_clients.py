@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from neurondbg.dap.server import run_session
 from neurondbg.dap.wire import Reader, Writer
-from tests.dap.client import Client, Process, decode_stream, encode
+from tests.dap.client import EXAMPLES, Client, Process, decode_stream, encode
 from tests.dap.tcp import Adapter
 
 CANARY_SEQ = 10 ** 6
@@ -67,6 +67,27 @@ def canary_answered(got: list[dict[str, Any]]) -> bool:
 def test_whatever_comes_first_the_canary_is_answered(pieces: list[bytes]) -> None:
     got = answers(b"".join(pieces) + encode(CANARY))
     assert canary_answered(got), got[-3:]
+
+
+LAUNCH = [{"seq": 1, "type": "request", "command": "initialize",
+           "arguments": {"adapterID": "neurondbg"}},
+          {"seq": 2, "type": "request", "command": "launch",
+           "arguments": {"program": str(EXAMPLES / "loop.asm"), "stopOnEntry": True}},
+          {"seq": 3, "type": "request", "command": "configurationDone"}]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(requests, min_size=1, max_size=4))
+def test_wrong_requests_to_a_launched_session_leave_it_answering(
+        messages: list[dict[str, Any]]) -> None:
+    data = b"".join(map(encode, [*LAUNCH, *messages, CANARY]))
+    got = answers(data)
+    launched = next(m for m in got if m.get("request_seq") == 2 and m.get("type") == "response")
+    assert launched["success"], launched
+    assert canary_answered(got), got[-3:]
+    # every request is answered once, whatever it was
+    seqs = [m["request_seq"] for m in got if m.get("type") == "response"]
+    assert len(seqs) == 4 + sum(m["type"] == "request" for m in messages)
 
 
 HOSTILE = {

@@ -153,3 +153,25 @@ def test_the_page_runs_the_app_and_the_session_cap_refuses_in_the_page(served: S
     assert "1 session is open, the most this server runs (--max-sessions 1)" in text
     assert "reload this page" in text
     assert later.startswith(b"\x1b[")  # an app's terminal output, once the first ended
+
+
+def test_ipv6_loopback_serves_its_own_page() -> None:
+    import socket
+    try:
+        socket.create_server(("::1", 0), family=socket.AF_INET6).close()
+    except OSError as e:
+        pytest.skip(f"cannot bind ::1 here: {e}")
+    proc = subprocess.Popen([sys.executable, "-m", "neurondbg.commands.serve", "--port", "0",
+                             "--host", "::1"], cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        url = proc.stderr.readline().split()[2]
+        assert url.startswith("http://[::1]:"), url
+        port = int(url.split("]:")[1].split("/")[0])
+        code, page = run(status(url))
+        assert code == 200 and f"ws://[::1]:{port}/ws" in page
+        assert run(status(url, {"Host": f"127.0.0.1:{port}"}))[0] == 403  # not what it bound
+    finally:
+        proc.terminate()
+        proc.wait(30)
