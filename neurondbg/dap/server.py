@@ -65,7 +65,7 @@ def run_session(reader: Reader, writer: Writer, token: str | None = None,
             if msg is None:
                 return "end of input"
             if not session.handle(msg):
-                return "disconnected"
+                return session.end_reason
         return "client gone"
     finally:
         session.close()

@@ -55,6 +55,7 @@ class Session:
         self._adapter: Adapter | None = None
         self._warming: threading.Thread | None = None
         self.ended = False
+        self.end_reason = "disconnected"  # what the server's log says when `ended`
 
     def output(self, text: str, category: str = "console") -> None:
         """One line in the editor's debug console."""
@@ -140,6 +141,7 @@ class Session:
             self._send(error_response(req, f"{command}: token: not this adapter's token "
                                       "(the one `neurondbg dap --token` printed); closing"))
             self.ended = True
+            self.end_reason = f"closed: a wrong token in {command}"
             return None
         if command in OPEN:
             return req

@@ -108,7 +108,7 @@ class Reader:
         """(Content-Length, where the body starts) of the frame at the buffer's start;
         None at end of input."""
         while True:
-            while not self._buf or self._buf[:1] in (b"\r", b"\n"):  # blank lines between
+            while not self._buf or self._buf[0] in b"\r\n":  # blank lines between
                 if self._buf:  # frames are tolerated
                     del self._buf[:1]
                 elif not self._fill():

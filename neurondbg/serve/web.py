@@ -113,9 +113,7 @@ class GuardedServer(Server):
                                 samesite="Strict", path="/")
         return response
 
-    async def handle_index(  # type: ignore[override]  # a Response, to set headers
-        self, request: web.Request
-    ) -> web.Response:
+    async def handle_index(self, request: web.Request) -> web.Response:
         """textual-serve's page, its WebSocket on the Host the page was asked by (checked
         by the middleware), so the socket is same-origin and carries the cookie."""
         host = request.headers["Host"]

@@ -37,7 +37,7 @@ class Exhausted(io.RawIOBase):
 
 def read_all(data: bytes, stream: type = io.BytesIO) -> list[Any]:
     """What the reader makes of `data`: messages, and the FramingErrors' texts."""
-    reader, out = Reader(stream(data)), []
+    reader, out = Reader(stream(data)), list[Any]()
     while True:
         try:
             m = reader.next()
