@@ -41,9 +41,8 @@ from machine.convert._trace_codec import bitstr, decode
 from machine.convert._trace_model import ROLES, STEP_NAMES, Step, Trace, Value, show
 from machine.convert._trace_round import (
     HALF_UP,
-    candidate_sentence,
-    candidates,
     final_candidates,
+    round_outcome,
 )
 from machine.convert.formats import FORMATS, FloatFormat, Format
 from machine.convert.modes import Mode
@@ -87,9 +86,10 @@ def _with_candidates(text: str, values: dict, dst: Format, sign: int, sig: int, 
                      kept: int, q: int, up: int, rule: str, tie: bool = False) -> str:
     """Put the candidates of a rounding into a round step's values; return its text with
     the candidates' sentence (machine.convert._trace_round, as the float trace says it)."""
-    cand, exact = candidates(dst, sign, sig, exp2, kept, q, up)
-    values["candidates"] = cand
-    return f"{text}. {candidate_sentence(cand, exact, rule, tie)}"
+    sentence, extra = round_outcome(dst, sign, sig, exp2, kept, q, up, rule, tie,
+                                    alternative=False)  # IEEE overflow, no saturation choice
+    values.update(extra)
+    return f"{text}. {sentence}"
 
 
 def _fixed_point(text: str, values: dict, dst: Format, v: int, shift: int,

@@ -7,6 +7,7 @@ sig at or above the quantum 2**q, and rounds on the rest (guard, round, sticky).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -23,6 +24,7 @@ from machine.convert._trace_codec import (
     max_code,
 )
 from machine.convert._trace_model import Step, json_number, show, show_short
+from machine.convert._trace_overflow import HALF_UP, Top, top_sentence
 from machine.convert.formats import Format
 from machine.convert.modes import Mode
 
@@ -38,7 +40,6 @@ def _hex(code: int | None, digits: int) -> str | None:
     return None if code is None else f"0x{code:0{digits}x}"
 
 
-HALF_UP = "half_up"  # the ISS packs' add-half-then-shift rounding (ties toward +inf)
 
 
 def candidate_sentence(c: dict, exact: dict[str, Fraction], mode: str, tie: bool) -> str:
@@ -166,6 +167,39 @@ def final_candidates(steps: list[Step] | tuple[Step, ...]) -> dict | None:
         if s.name == "round" and "candidates" in s.values:
             return s.values["candidates"]
     return None
+
+
+def round_outcome(dst: Format, sign: int, sig: int, exp2: int, kept: int, q: int, up: int,
+                  rule: str, tie: bool, sat: bool = False, profile: str = "ieee",
+                  code_odd: Callable[[int, int], bool] | None = None,
+                  alternative: bool = True) -> tuple[str, dict]:
+    """A round step's closing sentence and values: the two candidates (`candidates`), or,
+    when the one above (by magnitude) is beyond a float target's range, the overflow
+    threshold (machine.convert._trace_overflow). `rule` is a Mode, HALF_UP or a short
+    phrase; code_odd(kept, q) whether kept * 2**q's code is odd (default: kept's lsb);
+    alternative: also say what the other saturation choice would give."""
+    cand, exact = candidates(dst, sign, sig, exp2, kept, q, up)
+    if dst.is_int or code_at(dst, sign, kept + 1, q) is not None:
+        return candidate_sentence(cand, exact, rule, tie), {"candidates": cand}
+    if exact[f"distance_{cand['chosen']}"] == 0:  # exact: no overflow question to answer
+        return (f"exact: {show(exact[cand['chosen']])} ({cand[cand['chosen']]['bits']}) "
+                "is the value itself"), {"candidates": cand}
+    mx = Fraction(dst.max_value)
+    e_top = mx.numerator.bit_length() - mx.denominator.bit_length()
+    if Fraction(2) ** e_top > mx:
+        e_top -= 1
+    q_top = quantum(dst, e_top)[0]
+    kept_top = int(mx / Fraction(2) ** q_top)
+    top = Top(dst, sign, abs(Fraction(sig) * Fraction(2) ** exp2), mx, Fraction(2) ** q_top,
+              (kept + up) * Fraction(2) ** q,
+              code_odd(kept_top, q_top) if code_odd else bool(kept_top & 1))
+    past = top.rounded > mx
+    text, values = top_sentence(top, rule, sat, profile,
+                                None if past else cand["error_ulps"],
+                                None if past else cand[cand["chosen"]]["bits"], alternative)
+    if not past:
+        values["candidates"] = cand
+    return text, values
 
 
 @dataclass
@@ -438,18 +472,23 @@ class Leg:
                  aligned, aligned, tuple(marks), values, tuple(marks))
         odd = self._lower_code_odd(kept, q)
         up, rule = self._decide(sign, g, inexact, tie, odd)
-        cand, exact = candidates(self.dst, sign, sig, exp2, kept, q, up)
+        sentence, extra = self.outcome(sign, sig, exp2, kept, q, up, self.mode, tie)
         wid = kw + 1 if (kept + up) >> kw else kw
         before, after = bitstr(kept, wid), bitstr(kept + up, wid)
         marks_r = ((0, 1, "carry"), (1, wid, "kept")) if wid > kw else ((0, wid, "kept"),)
         head = f"{named}: {'an exact tie' if tie else 'above halfway' if g else 'below halfway'}"
-        self.add("round", "Rounding decision",
-                 f"{head}; {rule}. {candidate_sentence(cand, exact, self.mode, tie)}",
+        self.add("round", "Rounding decision", f"{head}; {rule}. {sentence}",
                  before, after, marks_r,
-                 {"increment": up, "inexact": inexact, "tie": tie, "mode": self.mode,
-                  "candidates": cand}, ((0, wid, "kept"),))
+                 {"increment": up, "inexact": inexact, "tie": tie, "mode": self.mode, **extra},
+                 ((0, wid, "kept"),))
         self.out.inexact, self.out.tie = inexact, tie
         return kept, inexact, tie, up, after
+
+    def outcome(self, sign: int, sig: int, exp2: int, kept: int, q: int, up: int, rule: str,
+                tie: bool) -> tuple[str, dict]:
+        """`round_outcome` under this leg's target, saturation and profile."""
+        return round_outcome(self.dst, sign, sig, exp2, kept, q, up, rule, tie, self.sat,
+                             self.profile, self._lower_code_odd)
 
     def _decide(self, sign: int, g: int, inexact: bool, tie: bool,
                 odd: bool) -> tuple[int, str]:
@@ -524,10 +563,12 @@ class Leg:
     # -- HiFloat8 hybrid rounding (ref 002 Table 9 / Table 10) -------------------------------
 
     def _hybrid(self, d: Decoded) -> None:
-        """Ref 002 Table 9 (fp32 source) / Table 10 (fp16 source), as written.
+        """Ref 002 Table 9 (fp32 source) / Table 10 (fp16 source).
 
         Other float sources are first widened to fp32 exactly (Table 9 then reads their
         fp32 bits); fp16 subnormals are normalised first (Table 10 assumes a normal input).
+        An exactly representable value is not rounded (machine.convert._hif8: the table's
+        "frac >= thr" holds for frac = thr = 0, read as applying to inexact values only).
         """
         sign, sig, exp2 = d.sign, d.sig, d.exp2
         ev = sig.bit_length() - 1 + exp2
@@ -554,38 +595,40 @@ class Leg:
             self.add("overflow", "Overflow and saturation", f"Ev = {ev} > 15: {why}")
             self._encode(code, "the overflow result")
             return
-        if ev < -23:
-            self.out.inexact = True
-            self.add("round", "Rounding decision", f"Ev = {ev} < -23: HiF8 zero",
-                     values={"increment": 0})
-            self._encode(0, "zero")
-            return
-        if ev == -23:
+        if ev <= -23:
+            # the grid here is {0, 2^-22}: every nonzero value is inexact
             frac = ((1 << man_w) | man) >> (man_w + 1 - width)
-            up = int(frac >= thr)
+            up = int(ev == -23 and frac >= thr)
+            rule = (f"Ev = {ev} < -23: the table gives zero" if ev < -23 else
+                    f"Ev = -23: {{1, mantissa}} = 0b{frac:0{width}b} {'>=' if up else '<'} "
+                    f"thr = 0b{thr:0{width}b}: {'the smallest denormal' if up else 'zero'}")
             self.out.inexact = True
-            self.add("round", "Rounding decision",
-                     f"Ev = -23: {{1, mantissa}} = 0b{frac:0{width}b} "
-                     f"{'>=' if up else '<'} thr: {'min subnormal' if up else 'zero'}",
-                     values={"increment": up, "frac": frac, "thr": thr})
-            self._encode((sign << 7) | 1 if up else 0, "Table: min subnormal or zero")
+            sentence, extra = self.outcome(sign, sig, exp2, 0, HIF8_SUB_MIN_E, up,
+                                           f"{table}'s rule", False)
+            self.add("round", "Rounding decision", f"{rule}. {sentence}",
+                     values={"increment": up, "inexact": True, "tie": False,
+                             "mode": Mode.HYBRID, "frac": frac, "thr": thr, **extra})
+            self._finish_float(sign, up, HIF8_SUB_MIN_E, True, False)
             return
         m = 0 if ev < -15 else hif8_man_bits(ev)
         mfield = man >> (man_w - m) if m else 0
         ta = (man >> (man_w - m - 1)) & 1
         frac = (man >> (man_w - m - width)) & ((1 << width) - 1)  # the bits from TA down
         rest = man & ((1 << (man_w - m)) - 1)
-        self.out.inexact = rest != 0
-        if abs(ev) <= 3:
-            up = ta
+        inexact = rest != 0
+        tie = ta == 1 and rest == 1 << (man_w - m - 1)
+        self.out.inexact, self.out.tie = inexact, tie and abs(ev) <= 3
+        if not inexact:
+            up, why, rule = 0, "nothing is dropped: exact, not rounded (the table's frac >= thr " \
+                "applies to inexact values)", ""
+        elif abs(ev) <= 3:
+            up, rule = ta, Mode.ROUND
             why = f"|Ev| <= 3: TA bit = {ta}, rounded half away ({'up' if up else 'down'})"
         else:
             up = int(frac >= thr)
+            rule = f"the threshold rule ({'frac >= thr' if up else 'frac < thr'})"
             why = (f"frac = 0b{frac:0{width}b} {'>=' if up else '<'} thr = 0b{thr:0{width}b}: "
                    f"{'up' if up else 'down'}")
-            if up and rest == 0:
-                why += ("; note: frac = thr = 0, so the table as written rounds an exactly "
-                        "representable value away")
         pattern = bitstr(man, man_w)
         used = min(man_w, m + width)
         marks_b = [(0, m, "kept"), (m, m + 1, "guard"), (m + 1, used, "frac")]
@@ -599,9 +642,15 @@ class Leg:
                  pattern, pattern, ((thr_at, man_w, "thr"),),
                  values={"ta": ta, "frac": frac, "thr": thr, "guard": ta},
                  marks_before=tuple(x for x in marks_b if x[0] < x[1]))
-        self.add("round", "Rounding decision", why, values={"increment": up, "mode": "hybrid"})
         q = ev - m
         kept = (1 << m) | mfield
+        values: dict = {"increment": up, "inexact": inexact, "tie": self.out.tie,
+                        "mode": Mode.HYBRID}
+        if inexact:
+            sentence, extra = self.outcome(sign, sig, exp2, kept, q, up, rule, self.out.tie)
+            why = f"{why}. {sentence}"
+            values.update(extra)
+        self.add("round", "Rounding decision", why, values=values)
         kept2 = kept + up
         if kept2 >> (m + 1):
             ev2 = ev + 1
@@ -609,4 +658,4 @@ class Leg:
             kept2, q = 1 << (ev2 - q2), q2
             self.add("carry", "Carry into the exponent", f"Ev becomes {ev2}",
                      values={"exponent": ev2})
-        self._finish_float(sign, kept2, q, self.out.inexact, False)
+        self._finish_float(sign, kept2, q, inexact, self.out.tie)
