@@ -16,7 +16,8 @@ STEP_NAMES: tuple[str, ...] = ("decode", "special", "widen_fp32", "rebias", "ali
                                "round", "carry", "overflow", "range", "encode", "error")
 
 # what a conversion did, in the order a table lists them: "exact" or "inexact", then the rest
-FLAG_NAMES: tuple[str, ...] = ("exact", "inexact", "tie", "saturated", "overflow", "nan", "inf")
+FLAG_NAMES: tuple[str, ...] = ("exact", "inexact", "tie", "saturated", "overflow", "underflow",
+                               "nan", "inf")
 
 Value = Fraction | float  # exact finite value, or float inf / nan
 
@@ -82,11 +83,19 @@ class Trace:
         raise KeyError(name)
 
     @property
+    def underflow(self) -> bool:
+        """A nonzero finite input gave a subnormal or zero output (float targets; an integer
+        output's class is "integer", never flagged). Unlike IEEE's underflow exception this
+        also flags an exact subnormal result: the value left the normal range."""
+        nonzero = isinstance(self.input_value, Fraction) and self.input_value != 0
+        return nonzero and self.output_class in ("subnormal", "zero")
+
+    @property
     def flags(self) -> list[str]:
         """FLAG_NAMES this lane raises: "exact" or "inexact" first, then tie, saturated, ..."""
         raised = {"exact": not self.inexact, "inexact": self.inexact, "tie": self.tie,
-                  "saturated": self.saturated, "overflow": self.overflow, "nan": self.nan,
-                  "inf": self.inf}
+                  "saturated": self.saturated, "overflow": self.overflow,
+                  "underflow": self.underflow, "nan": self.nan, "inf": self.inf}
         return [f for f in FLAG_NAMES if raised[f]]
 
     @property
@@ -101,6 +110,7 @@ class Trace:
                 "input_class": self.input_class, "output_class": self.output_class,
                 "inexact": self.inexact, "tie": self.tie, "saturated": self.saturated,
                 "nan": self.nan, "inf": self.inf, "overflow": self.overflow,
+                "underflow": self.underflow,
                 "flags": self.flags, "candidates": self.candidates,
                 "steps": [s.to_dict() for s in self.steps]}
 

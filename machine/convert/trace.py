@@ -96,10 +96,20 @@ def trace(bits: int, src: str | Format, dst: str | Format, mode: str = "rint",
     cand = final_candidates(steps)
     steps.append(_error_step(vin, vout, err, res))
     return Trace(bits, res.code, o.src.name, o.dst.name, o.mode, o.sat, o.profile, vin, vout,
-                 err, inexact=bool(res.inexact or (err not in (None, 0))), tie=res.tie,
+                 err, inexact=bool(res.inexact or err not in (None, 0)
+                                   or (err is None and not _same_special(vin, vout))),
+                 tie=res.tie,
                  saturated=res.saturated, nan=out.cls == "nan", inf=out.cls == "inf",
                  overflow=res.overflow, steps=tuple(steps), input_class=d_in.cls,
                  output_class=out.cls, candidates=cand)
+
+
+def _same_special(vin: Value, vout: Value) -> bool:
+    """Both NaN, or the same infinity: the one case of a non-finite side that is exact
+    (inf saturated to the largest finite, or NaN turned into 0, changed the value)."""
+    if isinstance(vin, float) and isinstance(vout, float):
+        return (math.isnan(vin) and math.isnan(vout)) or vin == vout
+    return False
 
 
 def _bit_move(bits: int, fmt: Format, steps: list[Step]) -> tuple[Decoded, LegResult]:

@@ -19,11 +19,11 @@ value (input, input bits, input value, output bits, output value, equal|differs)
 a `#` title and a `#` column line, or with --json one JSON object per line (JSON Lines:
 the keys of a row of the one-value form, with "equal": bool, the output's value is the
 input's, NaN for NaN, in place of "flags"). Decisions: the flags come from a per-lane
-trace (~0.3 ms a value), so the batch form leaves them to the one-value form (its
-"exact" is about rounding: inf saturated to the maximum is "exact", not "equal");
---trace, --compare and
---iss take VALUEs only; at most NOTES_SHOWN "beyond range" notes are printed, then
-their count.
+trace (~0.3 ms a value), so the batch form leaves them to the one-value form ("exact"
+when the output's value is the input's, NaN for NaN or the same infinity: inf saturated
+to the maximum is "inexact saturated overflow"; "underflow" when a nonzero input gives a
+subnormal or zero); --trace, --compare and --iss take VALUEs only; at most NOTES_SHOWN
+"beyond range" notes are printed, then their count.
 """
 
 from __future__ import annotations
