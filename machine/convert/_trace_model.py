@@ -9,8 +9,8 @@ from typing import Any
 
 from machine.convert.roles import ROLES
 
-__all__ = ["FLAG_NAMES", "ROLES", "STEP_NAMES", "Step", "Trace", "Value", "json_number", "show",
-           "show_short"]
+__all__ = ["FLAG_NAMES", "ROLES", "STEP_NAMES", "Step", "Trace", "Value", "count", "json_number",
+           "show", "show_short"]
 
 STEP_NAMES: tuple[str, ...] = ("decode", "special", "widen_fp32", "rebias", "align", "grs",
                                "round", "carry", "overflow", "range", "encode", "error")
@@ -121,6 +121,11 @@ def json_number(v: Fraction) -> float | str:
     if d & (d - 1) == 0 and abs(v.numerator).bit_length() <= 53 and d.bit_length() < 1070:
         return float(v)  # a dyadic with a 53-bit numerator: float64 holds it exactly
     return str(v)
+
+
+def count(n: int, word: str, plural: str | None = None) -> str:
+    """`1 place`, `4 places`: a number and its noun, agreeing."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
 def show_short(v: Value) -> str:

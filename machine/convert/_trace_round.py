@@ -23,7 +23,7 @@ from machine.convert._trace_codec import (
     hif8_man_bits,
     max_code,
 )
-from machine.convert._trace_model import Step, json_number, show, show_short
+from machine.convert._trace_model import Step, count, json_number, show, show_short
 from machine.convert._trace_overflow import HALF_UP, Top, top_sentence
 from machine.convert.formats import Format
 from machine.convert.modes import Mode
@@ -93,12 +93,15 @@ def code_of(dst: Format, sign: int, kept: int, q: int) -> tuple[int, str]:
     if dst.is_hif8:
         m = 0 if e < -15 else hif8_man_bits(e)
         return (hif8_encode(sign, e, kept - (1 << m) if m else 0),
-                f"HiFloat8 with E = {e} and {m} mantissa bit(s)")
+                f"HiFloat8 with E = {e} and {count(m, 'mantissa bit')}")
     assert dst.is_float
     if dst.man_bits and kept < (1 << dst.man_bits):
         return (float_code(dst, sign, 0, kept),
                 "subnormal: exponent field 0, mantissa = the kept bits")
     biased = e + dst.bias
+    if not dst.man_bits:
+        return (float_code(dst, sign, biased, 0),
+                f"{dst.name} has no mantissa: the code is the biased exponent {biased}")
     return (float_code(dst, sign, biased, kept - (1 << dst.man_bits)),
             f"biased exponent {biased}, mantissa = the kept bits after the implicit one")
 
@@ -179,6 +182,15 @@ def round_outcome(dst: Format, sign: int, sig: int, exp2: int, kept: int, q: int
     phrase; code_odd(kept, q) whether kept * 2**q's code is odd (default: kept's lsb);
     alternative: also say what the other saturation choice would give."""
     cand, exact = candidates(dst, sign, sig, exp2, kept, q, up)
+    if dst.is_float and dst.is_scale and kept == 0:  # below 2^-127: e8m0 has no zero
+        return (f"{dst.name} has no zero: a value below its smallest 2^{q} gives "
+                f"{cand['above' if not sign else 'below']['bits']} (2^{q}) in every mode; no "
+                "ulp error (a rule, not a rounding)"), {}
+    if dst.is_int and cand[cand["chosen"]]["bits"] is None:  # rounded outside the range
+        n = (kept + up) * (-1 if sign else 1)
+        return (f"it rounds to {n}, outside {dst.name} [{dst.min_value}, {dst.max_value}]: "
+                "the range step decides (saturation, or the low bits); no ulp error (the "
+                "output is not a rounding of the value)"), {"out_of_range": True}
     if dst.is_int or code_at(dst, sign, kept + 1, q) is not None:
         return candidate_sentence(cand, exact, rule, tie), {"candidates": cand}
     if exact[f"distance_{cand['chosen']}"] == 0:  # exact: no overflow question to answer
@@ -269,7 +281,7 @@ class Leg:
         self.out.code = code
         self.out.saturated = saturated
         self.add("special", "Special value", text, "", bitstr(code, self.dst.bits),
-                 values={"code": code})
+                 decode(code, self.dst).marks, values={"code": code})
 
     def _zero(self, sign: int) -> None:
         dst = self.dst
@@ -349,7 +361,8 @@ class Leg:
                 text += "; below HiFloat8's normal range (|E| <= 15): a denormal or zero"
             else:
                 values["exponent_range"] = "normal"
-                text += (f"; HiFloat8 keeps {hif8_man_bits(e)} mantissa bits at this exponent "
+                text += (f"; HiFloat8 keeps {count(hif8_man_bits(e), 'mantissa bit')} at this "
+                         "exponent "
                          "(tapered precision)")
         before = bitstr((d.fields or {}).get("exponent", 0), src.exp_bits) \
             if src.is_float else ""
@@ -364,21 +377,29 @@ class Leg:
         if dst.is_hif8:
             if e < -22:
                 return (f"E = {e} is below 2^-22, HiFloat8's smallest denormal: shown from "
-                        f"weight 2^-22 ({lead} leading zeros); it rounds between 0 and 2^-22")
+                        f"weight 2^-22 ({count(lead, 'leading zero')}); it rounds between 0 and "
+                        "2^-22")
             if e < -15:
                 return (f"E = {e} is below HiFloat8's normal range (|E| <= 15): its denormals "
                         "are the powers of two 2^-22 .. 2^-16 (dot 0000, value 2^(M-23)), so "
                         f"no mantissa bit is kept: it rounds between 2^{e} and 2^{e + 1}")
-            return f"E = {e}: HiFloat8 keeps {m} mantissa bit(s) here; no alignment shift"
+            return (f"E = {e}: HiFloat8 keeps {count(m, 'mantissa bit')} here; no alignment "
+                    "shift")
         if e < emin and not dst.subnormals:
             return (f"E = {e} is below {dst.name}'s smallest exponent {emin} ({dst.name} has "
-                    f"no subnormals): shown from weight 2^{emin}, {lead} leading zeros; the "
-                    f"candidates are 0 and 2^{emin}")
+                    f"no subnormals): shown from weight 2^{emin}, {count(lead, 'leading zero')}"
+                    + (f"; {dst.name} has no zero either: it gives 2^{emin}" if dst.is_scale
+                       else f"; the candidates are 0 and 2^{emin}"))
         if e < emin:
             return (f"E = {e} is below the smallest normal exponent {emin}: the significand "
-                    f"moves {lead} places right into the subnormal range ({lead} leading "
-                    f"zeros); {m + 1} bit positions down to 2^{emin - m} are kept")
-        return f"E = {e} is in the normal range: no alignment shift; {m} mantissa bits kept"
+                    f"moves {count(lead, 'place')} right into the subnormal range "
+                    f"({count(lead, 'leading zero')}); {count(m + 1, 'bit position')} down to "
+                    f"2^{emin - m} are kept")
+        if not m:
+            return (f"E = {e} is in the normal range: no alignment shift; {dst.name} has no "
+                    f"mantissa, only the power of two 2^E is kept")
+        return (f"E = {e} is in the normal range: no alignment shift; "
+                f"{count(m, 'mantissa bit')} kept")
 
     def _to_float(self, d: Decoded) -> None:
         dst = self.dst
@@ -467,7 +488,7 @@ class Leg:
         values["dropped_bits"] = shift
         only = {1: " (no round or sticky bit)", 2: " (no sticky bit)"}.get(shift, "")
         self.add("grs", "Guard, round, sticky",
-                 f"{shift} bit(s) dropped: {named}{only}"
+                 f"{count(shift, 'bit')} dropped: {named}{only}"
                  + (" (exact: nothing lost)" if not inexact else ""),
                  aligned, aligned, tuple(marks), values, tuple(marks))
         odd = self._lower_code_odd(kept, q)
