@@ -51,6 +51,7 @@ from neurondbg.params import FORMAT, GEN, MODE, PROFILE
 __all__ = ["ROLE_STYLES", "colour_bits", "command", "parse_bits", "parse_value"]
 
 ELIDE_OVER = 24  # a part of a bit string longer than this is shown as 1000…(N bits)…0001
+TEXT_MIN = 40  # columns a trace's sentences need beside the bits; fewer: one block per step
 
 # one line per mode and profile, for --help (and the README)
 MODE_HELP: dict[str, str] = {
@@ -405,26 +406,45 @@ def colour_bits(bits: str, marks: tuple, limit: int | None = None) -> object:
 
 
 def _print_trace(row: dict, tr, console) -> None:
+    """The steps as a table (step, before, after, what happens), or, when the console is
+    too narrow for the sentences to get TEXT_MIN columns beside the bit strings, as one
+    block per step (the bits on a line, the sentence wrapped under them): a sentence is
+    wrapped at word boundaries, never cut or dropped."""
+    from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
 
     plain = _plain(console)
-    table = Table(title=f"trace of {row['input']} ({row['input_bits']} -> "
-                        f"{row['output_bits']})", show_lines=False)
-    table.add_column("step", no_wrap=True)
-    table.add_column("before", no_wrap=True)
-    table.add_column("after", no_wrap=True)
-    table.add_column("what happens", overflow="fold", min_width=40)
 
-    def bits(b: str, marks: tuple) -> object:
+    def bits(b: str, marks: tuple) -> Text:
         return Text(plain_bits(b, marks, ELIDE_OVER)) if plain else \
             colour_bits(b, marks, ELIDE_OVER)
 
-    for s in tr.steps:
-        name = f"{s.stage}:{s.name}" if s.stage else s.name
-        table.add_row(name, bits(s.bits_before, s.marks_before), bits(s.bits_after, s.marks),
-                      Text(s.text))
-    console.print(table)
+    cells = [(f"{s.stage}:{s.name}" if s.stage else s.name, bits(s.bits_before, s.marks_before),
+              bits(s.bits_after, s.marks), s.text) for s in tr.steps]
+    title = f"trace of {row['input']} ({row['input_bits']} -> {row['output_bits']})"
+    # 4 columns: 5 borders and 2 spaces of padding each
+    fixed = 13 + sum(max((len(c[k]) for c in cells), default=0) for k in range(3))
+    if console.width - fixed >= TEXT_MIN:
+        table = Table(title=title, show_lines=False)
+        table.add_column("step", no_wrap=True)
+        table.add_column("before", no_wrap=True)
+        table.add_column("after", no_wrap=True)
+        table.add_column("what happens", min_width=TEXT_MIN)
+        for name, before, after, text in cells:
+            table.add_row(name, before, after, Text(text))
+        console.print(table)
+    else:
+        console.print(Text(title, style="italic"))
+        for name, before, after, text in cells:
+            line = Text(name, style="bold")
+            if before.plain or after.plain:
+                line.append("  ")
+                line.append_text(before if before.plain else Text("-"))
+                line.append(" -> ")
+                line.append_text(after if after.plain else Text("-"))
+            console.print(line, overflow="fold")
+            console.print(Padding(Text(text), (0, 0, 0, 4), expand=False))
     if plain:
         console.print("parts: sign|exponent|mantissa; kept|guard|round|sticky; "
                       "a long part reads 1000…(N bits)…0001")
