@@ -23,6 +23,7 @@ from machine.convert.parse import BadNumber, ParsedValue, parse_values
 from machine.convert.parse import parse_value as machine_parse_value
 from machine.dtypes import Gen
 from machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_file, read_npy
+from neurondbg.commands._npy import judge_npy_header
 from neurondbg.commands.convert import parse_bits
 from neurondbg.errors import InputError
 
@@ -96,9 +97,10 @@ def _npy_texts(path: str, as_bits: bool) -> tuple[list[str], list[int]]:
     kinds = ("u1", "u2", "u4", "u8", "i1", "i2", "i4", "i8")
     dtypes = tuple(np.dtype(k) for k in kinds if as_bits) or tuple(
         np.dtype(k) for k in (*kinds, "f2", "f4", "f8"))
+    what = "a 1-D array of values" + (" (integer bit patterns)" if as_bits else "")
     with open_stream(path, what=".npy values", max_bytes=MAX_DATA_BYTES) as fh:
-        arr = read_npy(fh, path, what="a 1-D array of values" + (" (integer bit patterns)"
-                       if as_bits else ""), dtypes=dtypes, max_shape=(NPY_MAX_VALUES,))
+        judge_npy_header(fh, path, what)
+        arr = read_npy(fh, path, what=what, dtypes=dtypes, max_shape=(NPY_MAX_VALUES,))
     if arr.size == 0:
         raise InputError(f"{path}: no values (an empty array)")
     if as_bits:
