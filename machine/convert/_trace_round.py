@@ -21,6 +21,7 @@ from machine.convert._trace_codec import (
     float_code,
     hif8_encode,
     hif8_man_bits,
+    inf_code,
     max_code,
 )
 from machine.convert._trace_model import Step, count, json_number, show, show_short
@@ -92,6 +93,9 @@ def code_of(dst: Format, sign: int, kept: int, q: int) -> tuple[int, str]:
     e = kept.bit_length() - 1 + q
     if dst.is_hif8:
         m = 0 if e < -15 else hif8_man_bits(e)
+        if e < -15:
+            return (hif8_encode(sign, e, 0), f"a HiFloat8 denormal (dot 0000, no mantissa): "
+                    f"2^{e}, its 3-bit field M = {e + 23}")
         return (hif8_encode(sign, e, kept - (1 << m) if m else 0),
                 f"HiFloat8 with E = {e} and {count(m, 'mantissa bit')}")
     assert dst.is_float
@@ -257,7 +261,8 @@ class Leg:
             else:
                 code, why, satd = policy.float_overflow(dst, d.sign, self.mode, sat,
                                                         self.profile, True)
-            self.out.overflow = True
+            # an infinity that stays one did not overflow; one made finite (or NaN) did
+            self.out.overflow = code != inf_code(dst, d.sign)
             self._special(code, f"the input is {'-' if d.sign else '+'}inf; {why}", satd)
         elif dst.is_scale and self.profile == "ascend" and d.sign:
             # ref 002 (bf16 -> e8m0) speaks of "the absolute value": the magnitude converts.

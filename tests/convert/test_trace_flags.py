@@ -30,7 +30,8 @@ def f32(x: float) -> int:
     (f32(0.25), "fp32", "int8", False, ["inexact"]),  # integer targets: no underflow
     (0x7F800000, "fp32", "fp8_e4m3fn", True, ["inexact", "saturated", "overflow"]),
     (0xFF800000, "fp32", "fp16", True, ["inexact", "saturated", "overflow"]),
-    (0x7F800000, "fp32", "fp16", False, ["exact", "overflow", "inf"]),  # inf stays inf
+    (0x7F800000, "fp32", "fp16", False, ["exact", "inf"]),  # inf stays inf: no overflow
+    (0x7F800000, "fp32", "fp8_e4m3fn", False, ["inexact", "overflow", "nan"]),  # no inf
     (0x7FC00000, "fp32", "fp16", False, ["exact", "nan"]),  # NaN stays NaN
     (0x7FC00000, "fp32", "int8", False, ["inexact"]),  # NaN -> 0 is no longer NaN
 ])
