@@ -11,7 +11,10 @@ src -> dst conversion. Integer sources take integers only, and they must fit the
 VALUE instead; its rows carry "primitive" and "params" where a conversion's carry
 profile / mode / sat.
 
-`--input FILE` (`-` for stdin) converts many values at once, vectorized (issue 17): one
+More than TABLE_MAX VALUEs are converted as `--input` converts a file's, and printed the
+same way (the lines below, no flags column); --trace, --compare and --iss then refuse.
+
+`--input FILE` (`-` for stdin) converts many values at once, vectorized: one
 VALUE per line (blank lines and `#` comments skipped), or a `.npy` array (integers with
 --bits are bit patterns; otherwise each element is a value, read exactly). A bad value
 is one line `FILE:LINE: ...` and exit 2. The output streams: one tab-separated line per
@@ -51,6 +54,9 @@ from neurondbg.params import FORMAT, GEN, MODE, PROFILE
 __all__ = ["ROLE_STYLES", "colour_bits", "command", "parse_bits", "parse_value"]
 
 ELIDE_OVER = 24  # a part of a bit string longer than this is shown as 1000…(N bits)…0001
+# VALUEs beyond this print as --input does (one line each, no flags column): a table row's
+# flags come from a trace (~1 ms a value with its parse), so 200,000 VALUEs took minutes
+TABLE_MAX = 256
 TEXT_MIN = 40  # columns a trace's sentences need beside the bits; fewer: one block per step
 
 # one line per mode and profile, for --help (and the README)
@@ -68,8 +74,42 @@ PROFILE_HELP: dict[str, str] = {
 }
 
 
+NEGATIVE = re.compile(r"-(\d|\.\d|inf|nan|0x)", re.IGNORECASE)  # "-1.5", "-inf", "-0x1p-3"
+
+
+class ValuesLast(click.Command):
+    """A command whose negative-number arguments are VALUEs, not options.
+
+    click tries a token starting with "-" as an option first; with ignore_unknown_options
+    each such VALUE then costs a NoSuchOption and its difflib suggestions (~0.4 ms: 200,000
+    VALUEs took minutes). The options (with the value each takes) are moved ahead of a
+    "--" and the VALUEs, in their order, after it; anything else starting with "-" stays
+    an option, so click still reports an unknown one."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        takes_value = {name for p in self.params if isinstance(p, click.Option)
+                       and not p.is_flag and not p.count for name in p.opts}
+        opts: list[str] = []
+        values: list[str] = []
+        i = 0
+        while i < len(args):
+            tok = args[i]
+            if tok == "--":
+                values.extend(args[i + 1:])
+                break
+            if tok.startswith("-") and not NEGATIVE.match(tok):
+                opts.append(tok)
+                if tok in takes_value and i + 1 < len(args):
+                    opts.append(args[i + 1])
+                    i += 1
+            else:
+                values.append(tok)
+            i += 1
+        return super().parse_args(ctx, [*opts, "--", *values] if values else opts)
+
+
 # ignore_unknown_options: "-inf", "-1.5" and "-0x1p-3" are values, not options.
-@click.command("convert", context_settings={"ignore_unknown_options": True})
+@click.command("convert", cls=ValuesLast, context_settings={"ignore_unknown_options": True})
 @click.argument("values", nargs=-1)
 @click.option("--from", "src_name", type=FORMAT, metavar="FMT",
               help="source format (fp32, bf16, fp8_e4m3, int8, ... or a Neuron dtype name such "
@@ -117,6 +157,12 @@ def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
         _refuse_for_input(values, iss_name, show_trace, compare)
         run_input(input_path, src_name, dst_name, gen, mode, sat, profile, as_bits, as_json)
         return
+    if len(values) > TABLE_MAX:
+        from neurondbg.commands.convert_input import run_values
+
+        _refuse_for_many(len(values), iss_name, show_trace, compare)
+        run_values(values, src_name, dst_name, gen, mode, sat, profile, as_bits, as_json)
+        return
     console = _console(color)
     if all_profiles and not compare:
         raise InputError("convert: --profiles needs --compare")
@@ -163,6 +209,16 @@ def _refuse_for_input(values: tuple[str, ...], iss_name: str | None, show_trace:
     if given:
         raise InputError(f"convert: --input does not take {', '.join(given)} (they show one "
                          "value at a time: give the VALUEs as arguments)")
+
+
+def _refuse_for_many(n: int, iss_name: str | None, show_trace: bool, compare: bool) -> None:
+    """Past TABLE_MAX VALUEs the per-value forms (a trace per lane) are refused."""
+    given = [o for o, on in (("--iss", iss_name is not None), ("--trace", show_trace),
+                             ("--compare", compare)) if on]
+    if given:
+        raise InputError(f"convert: {', '.join(given)} takes at most {TABLE_MAX} VALUEs, got "
+                         f"{n} (each is traced; without {', '.join(given)} any number of "
+                         "VALUEs is converted at once)")
 
 
 def _need_values(values: tuple[str, ...]) -> None:
