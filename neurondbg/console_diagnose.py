@@ -78,8 +78,10 @@ def _diagnose(session: Any, rest: str) -> Reply:
         reply = Reply().say(f"step {step}: {src.name} -> {dst.name}, the destination's old "
                             "contents as ACTUAL", "bold")
         reply.say(d.summary())
-        for rule, n in d.explained_by:
+        for (rule, n), equal in zip(d.explained_by, d.equally_good, strict=True):
             reply.say(f"  {n:>10,}  {rule.name}")
+            for other in equal:
+                reply.say(f"  {'':>10}  equally good for these lanes: {other.name}", "dim")
         if d.unexplained:
             reply.say(f"  {d.unexplained:>10,}  unexplained", "yellow")
         for ex in d.examples[:MAX_LINES]:

@@ -188,8 +188,10 @@ def _print(d: Diagnosis) -> None:
     width = max([len(r.name) for r, _ in d.explained_by] + [30])
     head = f"expected: {d.baseline.name}" if d.baseline else "the reference"
     click.echo(f"  {head:<{width + 10}} {d.matches_baseline:>12,}")
-    for rule, n in d.explained_by:
+    for (rule, n), equal in zip(d.explained_by, d.equally_good, strict=True):
         click.echo(f"  {rule.name:<{width + 10}} {n:>12,}")
+        for other in equal:
+            click.echo(f"    equally good for these lanes: {other.name}")
     click.echo(f"  {'unexplained':<{width + 10}} {d.unexplained:>12,}")
     for ex in d.examples:
         idx = ", ".join(str(i) for i in ex["index"])
