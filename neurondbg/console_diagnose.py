@@ -1,4 +1,4 @@
-"""The console's `diagnose`: rounding forensics on the last Cast (issue 13).
+"""The console's `diagnose`: rounding forensics on the last Cast.
 
 Load the output another device or library produced (ACTUAL) into the Cast's
 destination, run the Cast, then `diagnose`: the destination's bytes from before the
@@ -13,7 +13,7 @@ the work before or after it and drops its result.
 Active once neurondbg.console imports this module (`from neurondbg import
 console_diagnose  # noqa: F401`, after REGISTRY is defined). Its functions import
 numpy and machine.convert when they run: the declaration is read before the App's first
-frame, which needs no model (issue 17).
+frame, which needs no model.
 """
 
 from __future__ import annotations

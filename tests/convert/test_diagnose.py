@@ -1,4 +1,4 @@
-"""Rounding forensics: diagnose finds the rule or slip that built ACTUAL (issue 13)."""
+"""Rounding forensics: diagnose finds the rule or slip that built ACTUAL."""
 
 from __future__ import annotations
 

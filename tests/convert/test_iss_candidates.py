@@ -1,4 +1,4 @@
-"""The two candidates on the ISS primitives' rounding steps (issue 13): the same block as
+"""The two candidates on the ISS primitives' rounding steps: the same block as
 the float trace, built by the same code, and true to the primitive's output."""
 
 from __future__ import annotations
