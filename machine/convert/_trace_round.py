@@ -41,8 +41,6 @@ def _hex(code: int | None, digits: int) -> str | None:
     return None if code is None else f"0x{code:0{digits}x}"
 
 
-
-
 def candidate_sentence(c: dict, exact: dict[str, Fraction], mode: str, tie: bool) -> str:
     """One sentence on the two candidates: which the mode picks, and why. `c` is the
     JSON-ready candidates dict, `exact` its values as Fractions (below, above, halfway,
@@ -92,10 +90,10 @@ def code_of(dst: Format, sign: int, kept: int, q: int) -> tuple[int, str]:
     quantum), and how it is built."""
     e = kept.bit_length() - 1 + q
     if dst.is_hif8:
-        m = 0 if e < -15 else hif8_man_bits(e)
         if e < -15:
             return (hif8_encode(sign, e, 0), f"a HiFloat8 denormal (dot 0000, no mantissa): "
                     f"2^{e}, its 3-bit field M = {e + 23}")
+        m = hif8_man_bits(e)
         return (hif8_encode(sign, e, kept - (1 << m) if m else 0),
                 f"HiFloat8 with E = {e} and {count(m, 'mantissa bit')}")
     assert dst.is_float
@@ -367,8 +365,7 @@ class Leg:
             else:
                 values["exponent_range"] = "normal"
                 text += (f"; HiFloat8 keeps {count(hif8_man_bits(e), 'mantissa bit')} at this "
-                         "exponent "
-                         "(tapered precision)")
+                         "exponent (tapered precision)")
         before = bitstr((d.fields or {}).get("exponent", 0), src.exp_bits) \
             if src.is_float else ""
         mb = ((0, len(before), "exponent"),) if before else ()
