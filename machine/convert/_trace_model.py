@@ -9,15 +9,18 @@ from typing import Any
 
 from machine.convert.roles import ROLES
 
-__all__ = ["FLAG_NAMES", "ROLES", "STEP_NAMES", "Step", "Trace", "Value", "count", "json_number",
-           "show", "show_short"]
+__all__ = ["FLAG_NAMES", "LANE_FLAGS", "ROLES", "STEP_NAMES", "Step", "Trace", "Value", "count",
+           "json_number", "show", "show_short"]
 
 STEP_NAMES: tuple[str, ...] = ("decode", "special", "widen_fp32", "rebias", "align", "grs",
                                "round", "carry", "overflow", "range", "encode", "error")
 
 # what a conversion did, in the order a table lists them: "exact" or "inexact", then the rest
-FLAG_NAMES: tuple[str, ...] = ("exact", "inexact", "tie", "saturated", "overflow", "underflow",
+LANE_FLAGS: tuple[str, ...] = ("exact", "inexact", "tie", "saturated", "overflow", "underflow",
                                "nan", "inf")
+# LANE_FLAGS but "underflow": the set the Convert Lab styles (views.trace_text.FLAG_STYLES
+# has one style per name here); it shows underflow once it imports LANE_FLAGS instead
+FLAG_NAMES: tuple[str, ...] = tuple(f for f in LANE_FLAGS if f != "underflow")
 
 Value = Fraction | float  # exact finite value, or float inf / nan
 
@@ -92,11 +95,11 @@ class Trace:
 
     @property
     def flags(self) -> list[str]:
-        """FLAG_NAMES this lane raises: "exact" or "inexact" first, then tie, saturated, ..."""
+        """LANE_FLAGS this lane raises: "exact" or "inexact" first, then tie, saturated, ..."""
         raised = {"exact": not self.inexact, "inexact": self.inexact, "tie": self.tie,
                   "saturated": self.saturated, "overflow": self.overflow,
                   "underflow": self.underflow, "nan": self.nan, "inf": self.inf}
-        return [f for f in FLAG_NAMES if raised[f]]
+        return [f for f in LANE_FLAGS if raised[f]]
 
     @property
     def step_names(self) -> list[str]:
