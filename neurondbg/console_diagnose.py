@@ -1,4 +1,4 @@
-"""The console's `diagnose`: rounding forensics on the last Cast (issue 13).
+"""The console's `diagnose`: rounding forensics on the last Cast.
 
 Load the output another device or library produced (ACTUAL) into the Cast's
 destination, run the Cast, then `diagnose`: the destination's bytes from before the
@@ -13,7 +13,7 @@ the work before or after it and drops its result.
 Active once neurondbg.console imports this module (`from neurondbg import
 console_diagnose  # noqa: F401`, after REGISTRY is defined). Its functions import
 numpy and machine.convert when they run: the declaration is read before the App's first
-frame, which needs no model (issue 17).
+frame, which needs no model.
 """
 
 from __future__ import annotations
@@ -78,8 +78,10 @@ def _diagnose(session: Any, rest: str) -> Reply:
         reply = Reply().say(f"step {step}: {src.name} -> {dst.name}, the destination's old "
                             "contents as ACTUAL", "bold")
         reply.say(d.summary())
-        for rule, n in d.explained_by:
+        for (rule, n), equal in zip(d.explained_by, d.equally_good, strict=True):
             reply.say(f"  {n:>10,}  {rule.name}")
+            for other in equal:
+                reply.say(f"  {'':>10}  equally good for these lanes: {other.name}", "dim")
         if d.unexplained:
             reply.say(f"  {d.unexplained:>10,}  unexplained", "yellow")
         for ex in d.examples[:MAX_LINES]:

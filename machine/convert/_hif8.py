@@ -9,10 +9,14 @@ _round on that per-lane grid; the result value is mapped back to its code.
 half away; for |Ev| in 4..15, the denormal binades and Ev = -23, round up iff
 frac >= thr, where frac is the 14 (fp32) / 2 (fp16) bits starting at the first
 discarded bit and thr is the source encoding's low 14 bits (fp32) or
-{bit 0, 1} (fp16). Followed literally, so an exactly representable fp32 with
-frac = thr = 0 is rounded up (DESIGN: the trace points this out). Ev is the
-exponent of the true value: fp16 subnormal inputs are normalized first (Table
-10 reads the raw exponent field, which would misplace them; decision here).
+{bit 0, 1} (fp16). Only inexact values are rounded (decision): read literally,
+an exactly representable fp32 has frac = thr = 0, "frac >= thr" holds, and 16.0
+would become 20.0 (140 of the 255 finite codes would not survive hif8 -> fp32 ->
+hif8). A rounding rule that moves a value it can hold contradicts the table's
+own heading ("rounding"), so the increment needs a nonzero discarded part; for
+fp16 (thr >= 1) the two readings agree. Ev is the exponent of the true value:
+fp16 subnormal inputs are normalized first (Table 10 reads the raw exponent
+field, which would misplace them; decision here).
 """
 
 from __future__ import annotations
@@ -70,7 +74,8 @@ def round_hif8(lanes: Lanes, mode: str, thr: np.ndarray | None = None,
         fr = np.clip(fsh, 0, 63).astype(U64)
         fl = np.clip(-fsh, 0, 63).astype(U64)
         frac = np.where(fsh >= 0, mag >> fr, mag << fl) & U64((1 << frac_bits) - 1)
-        by_thr = frac >= thr.astype(U64)
+        # Table 9 read as rounding inexact values only (module docstring)
+        by_thr = (frac >= thr.astype(U64)) & (guard | sticky)
         inc = np.where(np.abs(etop) <= 3, guard, by_thr) & (etop >= -23)
     else:
         inc = increment(mode, lsb, guard, sticky, lanes.neg)

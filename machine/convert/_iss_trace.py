@@ -38,12 +38,11 @@ from machine.convert._iss_vec import (
     pack_bias,
 )
 from machine.convert._trace_codec import bitstr, decode
-from machine.convert._trace_model import ROLES, STEP_NAMES, Step, Trace, Value, show
+from machine.convert._trace_model import ROLES, STEP_NAMES, Step, Trace, Value, count, show
 from machine.convert._trace_round import (
     HALF_UP,
-    candidate_sentence,
-    candidates,
     final_candidates,
+    round_outcome,
 )
 from machine.convert.formats import FORMATS, FloatFormat, Format
 from machine.convert.modes import Mode
@@ -87,9 +86,10 @@ def _with_candidates(text: str, values: dict, dst: Format, sign: int, sig: int, 
                      kept: int, q: int, up: int, rule: str, tie: bool = False) -> str:
     """Put the candidates of a rounding into a round step's values; return its text with
     the candidates' sentence (machine.convert._trace_round, as the float trace says it)."""
-    cand, exact = candidates(dst, sign, sig, exp2, kept, q, up)
-    values["candidates"] = cand
-    return f"{text}. {candidate_sentence(cand, exact, rule, tie)}"
+    sentence, extra = round_outcome(dst, sign, sig, exp2, kept, q, up, rule, tie,
+                                    alternative=False)  # IEEE overflow, no saturation choice
+    values.update(extra)
+    return f"{text}. {sentence}"
 
 
 def _fixed_point(text: str, values: dict, dst: Format, v: int, shift: int,
@@ -175,8 +175,8 @@ def _round_float(lane: _Lane, sign: int, mag: int, exp2: int, fmt: FloatFormat, 
     dropped = q - exp2 if q > exp2 else 0
     if e < fmt.emin:
         text = (f"E = {e} < emin {fmt.emin}: gradual underflow, the significand moves "
-                f"{fmt.emin - e} places right into the subnormal range ({fmt.emin - e} "
-                "leading zeros; no flush-to-zero, ref 003 §9.3)")
+                f"{count(fmt.emin - e, 'place')} right into the subnormal range "
+                f"({count(fmt.emin - e, 'leading zero')}; no flush-to-zero, ref 003 §9.3)")
     else:
         text = (f"normalised: the leading one becomes the implicit bit, {m_bits} mantissa bits "
                 f"follow (lowest kept weight 2^{q})")
@@ -198,7 +198,7 @@ def _round_float(lane: _Lane, sign: int, mag: int, exp2: int, fmt: FloatFormat, 
     named = ", ".join(f"{k}={v}" for k, v in (("guard", g), ("round", r), ("sticky", s))
                       [:min(dropped, 3)]) or "nothing"
     lane.add("grs", "Guard, round, sticky",
-             f"{dropped} bit(s) dropped: {named}"
+             f"{count(dropped, 'bit')} dropped: {named}"
              + ("" if inexact else " (exact: nothing lost)"), full, full, tuple(marks_g),
              {"guard": g, "round": r, "sticky": s, "dropped_bits": dropped})
     lane.inexact, lane.tie = inexact, tie
@@ -345,7 +345,7 @@ def _truncate(lane: _Lane, d, fmt: FloatFormat, dst: str, lo: int, hi: int,
     if sh <= 0:
         marks: tuple = ((0, sig_w, "kept"),)
         mag = d.sig << -sh
-        text = f"no fraction bits: the significand moves {-sh} places left"
+        text = f"no fraction bits: the significand moves {count(-sh, 'place')} left"
     else:
         kw = max(0, sig_w - sh)
         mag = d.sig >> sh
@@ -538,7 +538,8 @@ def trace_pack(value: int, shift: int) -> Trace:
     kw = PACK_IN - shift
     val = cleared >> shift
     lane.inexact = bits & ((1 << shift) - 1) != 0
-    lane.add("align", "Alignment", f">> {shift}: the low {shift} bit(s) are dropped",
+    lane.add("align", "Alignment",
+             f">> {shift}: the low {count(shift, 'bit')} {'is' if shift == 1 else 'are'} dropped",
              bitstr(cleared, PACK_IN), bitstr(val, PACK_IN),
              marks_before=((0, kw, "kept"),) + (((kw, PACK_IN, "dropped"),) if shift else ()),
              values={"shift": shift})

@@ -9,14 +9,18 @@ from typing import Any
 
 from machine.convert.roles import ROLES
 
-__all__ = ["FLAG_NAMES", "ROLES", "STEP_NAMES", "Step", "Trace", "Value", "json_number", "show",
-           "show_short"]
+__all__ = ["FLAG_NAMES", "LANE_FLAGS", "ROLES", "STEP_NAMES", "Step", "Trace", "Value", "count",
+           "json_number", "show", "show_short"]
 
 STEP_NAMES: tuple[str, ...] = ("decode", "special", "widen_fp32", "rebias", "align", "grs",
                                "round", "carry", "overflow", "range", "encode", "error")
 
 # what a conversion did, in the order a table lists them: "exact" or "inexact", then the rest
-FLAG_NAMES: tuple[str, ...] = ("exact", "inexact", "tie", "saturated", "overflow", "nan", "inf")
+LANE_FLAGS: tuple[str, ...] = ("exact", "inexact", "tie", "saturated", "overflow", "underflow",
+                               "nan", "inf")
+# LANE_FLAGS but "underflow": the set the Convert Lab styles (views.trace_text.FLAG_STYLES
+# has one style per name here); it shows underflow once it imports LANE_FLAGS instead
+FLAG_NAMES: tuple[str, ...] = tuple(f for f in LANE_FLAGS if f != "underflow")
 
 Value = Fraction | float  # exact finite value, or float inf / nan
 
@@ -82,12 +86,20 @@ class Trace:
         raise KeyError(name)
 
     @property
+    def underflow(self) -> bool:
+        """A nonzero finite input gave a subnormal or zero output (float targets; an integer
+        output's class is "integer", never flagged). Unlike IEEE's underflow exception this
+        also flags an exact subnormal result: the value left the normal range."""
+        nonzero = isinstance(self.input_value, Fraction) and self.input_value != 0
+        return nonzero and self.output_class in ("subnormal", "zero")
+
+    @property
     def flags(self) -> list[str]:
-        """FLAG_NAMES this lane raises: "exact" or "inexact" first, then tie, saturated, ..."""
+        """LANE_FLAGS this lane raises: "exact" or "inexact" first, then tie, saturated, ..."""
         raised = {"exact": not self.inexact, "inexact": self.inexact, "tie": self.tie,
-                  "saturated": self.saturated, "overflow": self.overflow, "nan": self.nan,
-                  "inf": self.inf}
-        return [f for f in FLAG_NAMES if raised[f]]
+                  "saturated": self.saturated, "overflow": self.overflow,
+                  "underflow": self.underflow, "nan": self.nan, "inf": self.inf}
+        return [f for f in LANE_FLAGS if raised[f]]
 
     @property
     def step_names(self) -> list[str]:
@@ -101,6 +113,7 @@ class Trace:
                 "input_class": self.input_class, "output_class": self.output_class,
                 "inexact": self.inexact, "tie": self.tie, "saturated": self.saturated,
                 "nan": self.nan, "inf": self.inf, "overflow": self.overflow,
+                "underflow": self.underflow,
                 "flags": self.flags, "candidates": self.candidates,
                 "steps": [s.to_dict() for s in self.steps]}
 
@@ -111,6 +124,11 @@ def json_number(v: Fraction) -> float | str:
     if d & (d - 1) == 0 and abs(v.numerator).bit_length() <= 53 and d.bit_length() < 1070:
         return float(v)  # a dyadic with a 53-bit numerator: float64 holds it exactly
     return str(v)
+
+
+def count(n: int, word: str, plural: str | None = None) -> str:
+    """`1 place`, `4 places`: a number and its noun, agreeing."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
 def show_short(v: Value) -> str:

@@ -7,6 +7,7 @@ sig at or above the quantum 2**q, and rounds on the rest (guard, round, sticky).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -20,9 +21,11 @@ from machine.convert._trace_codec import (
     float_code,
     hif8_encode,
     hif8_man_bits,
+    inf_code,
     max_code,
 )
-from machine.convert._trace_model import Step, json_number, show, show_short
+from machine.convert._trace_model import Step, count, json_number, show, show_short
+from machine.convert._trace_overflow import HALF_UP, Top, top_sentence
 from machine.convert.formats import Format
 from machine.convert.modes import Mode
 
@@ -36,9 +39,6 @@ MODE_WORDS: dict[str, str] = {
 
 def _hex(code: int | None, digits: int) -> str | None:
     return None if code is None else f"0x{code:0{digits}x}"
-
-
-HALF_UP = "half_up"  # the ISS packs' add-half-then-shift rounding (ties toward +inf)
 
 
 def candidate_sentence(c: dict, exact: dict[str, Fraction], mode: str, tie: bool) -> str:
@@ -90,14 +90,20 @@ def code_of(dst: Format, sign: int, kept: int, q: int) -> tuple[int, str]:
     quantum), and how it is built."""
     e = kept.bit_length() - 1 + q
     if dst.is_hif8:
-        m = 0 if e < -15 else hif8_man_bits(e)
+        if e < -15:
+            return (hif8_encode(sign, e, 0), f"a HiFloat8 denormal (dot 0000, no mantissa): "
+                    f"2^{e}, its 3-bit field M = {e + 23}")
+        m = hif8_man_bits(e)
         return (hif8_encode(sign, e, kept - (1 << m) if m else 0),
-                f"HiFloat8 with E = {e} and {m} mantissa bit(s)")
+                f"HiFloat8 with E = {e} and {count(m, 'mantissa bit')}")
     assert dst.is_float
     if dst.man_bits and kept < (1 << dst.man_bits):
         return (float_code(dst, sign, 0, kept),
                 "subnormal: exponent field 0, mantissa = the kept bits")
     biased = e + dst.bias
+    if not dst.man_bits:
+        return (float_code(dst, sign, biased, 0),
+                f"{dst.name} has no mantissa: the code is the biased exponent {biased}")
     return (float_code(dst, sign, biased, kept - (1 << dst.man_bits)),
             f"biased exponent {biased}, mantissa = the kept bits after the implicit one")
 
@@ -168,6 +174,48 @@ def final_candidates(steps: list[Step] | tuple[Step, ...]) -> dict | None:
     return None
 
 
+def round_outcome(dst: Format, sign: int, sig: int, exp2: int, kept: int, q: int, up: int,
+                  rule: str, tie: bool, sat: bool = False, profile: str = "ieee",
+                  code_odd: Callable[[int, int], bool] | None = None,
+                  alternative: bool = True) -> tuple[str, dict]:
+    """A round step's closing sentence and values: the two candidates (`candidates`), or,
+    when the one above (by magnitude) is beyond a float target's range, the overflow
+    threshold (machine.convert._trace_overflow). `rule` is a Mode, HALF_UP or a short
+    phrase; code_odd(kept, q) whether kept * 2**q's code is odd (default: kept's lsb);
+    alternative: also say what the other saturation choice would give."""
+    cand, exact = candidates(dst, sign, sig, exp2, kept, q, up)
+    if dst.is_float and dst.is_scale and kept == 0:  # below 2^-127: e8m0 has no zero
+        return (f"{dst.name} has no zero: a value below its smallest 2^{q} gives "
+                f"{cand['above' if not sign else 'below']['bits']} (2^{q}) in every mode; no "
+                "ulp error (a rule, not a rounding)"), {}
+    if dst.is_int and cand[cand["chosen"]]["bits"] is None:  # rounded outside the range
+        n = (kept + up) * (-1 if sign else 1)
+        return (f"it rounds to {n}, outside {dst.name} [{dst.min_value}, {dst.max_value}]: "
+                "the range step decides (saturation, or the low bits); no ulp error (the "
+                "output is not a rounding of the value)"), {"out_of_range": True}
+    if dst.is_int or code_at(dst, sign, kept + 1, q) is not None:
+        return candidate_sentence(cand, exact, rule, tie), {"candidates": cand}
+    if exact[f"distance_{cand['chosen']}"] == 0:  # exact: no overflow question to answer
+        return (f"exact: {show(exact[cand['chosen']])} ({cand[cand['chosen']]['bits']}) "
+                "is the value itself"), {"candidates": cand}
+    mx = Fraction(dst.max_value)
+    e_top = mx.numerator.bit_length() - mx.denominator.bit_length()
+    if Fraction(2) ** e_top > mx:
+        e_top -= 1
+    q_top = quantum(dst, e_top)[0]
+    kept_top = int(mx / Fraction(2) ** q_top)
+    top = Top(dst, sign, abs(Fraction(sig) * Fraction(2) ** exp2), mx, Fraction(2) ** q_top,
+              (kept + up) * Fraction(2) ** q,
+              code_odd(kept_top, q_top) if code_odd else bool(kept_top & 1))
+    past = top.rounded > mx
+    text, values = top_sentence(top, rule, sat, profile,
+                                None if past else cand["error_ulps"],
+                                None if past else cand[cand["chosen"]]["bits"], alternative)
+    if not past:
+        values["candidates"] = cand
+    return text, values
+
+
 @dataclass
 class LegResult:
     code: int
@@ -211,7 +259,8 @@ class Leg:
             else:
                 code, why, satd = policy.float_overflow(dst, d.sign, self.mode, sat,
                                                         self.profile, True)
-            self.out.overflow = True
+            # an infinity that stays one did not overflow; one made finite (or NaN) did
+            self.out.overflow = code != inf_code(dst, d.sign)
             self._special(code, f"the input is {'-' if d.sign else '+'}inf; {why}", satd)
         elif dst.is_scale and self.profile == "ascend" and d.sign:
             # ref 002 (bf16 -> e8m0) speaks of "the absolute value": the magnitude converts.
@@ -235,7 +284,7 @@ class Leg:
         self.out.code = code
         self.out.saturated = saturated
         self.add("special", "Special value", text, "", bitstr(code, self.dst.bits),
-                 values={"code": code})
+                 decode(code, self.dst).marks, values={"code": code})
 
     def _zero(self, sign: int) -> None:
         dst = self.dst
@@ -315,8 +364,8 @@ class Leg:
                 text += "; below HiFloat8's normal range (|E| <= 15): a denormal or zero"
             else:
                 values["exponent_range"] = "normal"
-                text += (f"; HiFloat8 keeps {hif8_man_bits(e)} mantissa bits at this exponent "
-                         "(tapered precision)")
+                text += (f"; HiFloat8 keeps {count(hif8_man_bits(e), 'mantissa bit')} at this "
+                         "exponent (tapered precision)")
         before = bitstr((d.fields or {}).get("exponent", 0), src.exp_bits) \
             if src.is_float else ""
         mb = ((0, len(before), "exponent"),) if before else ()
@@ -330,21 +379,29 @@ class Leg:
         if dst.is_hif8:
             if e < -22:
                 return (f"E = {e} is below 2^-22, HiFloat8's smallest denormal: shown from "
-                        f"weight 2^-22 ({lead} leading zeros); it rounds between 0 and 2^-22")
+                        f"weight 2^-22 ({count(lead, 'leading zero')}); it rounds between 0 and "
+                        "2^-22")
             if e < -15:
                 return (f"E = {e} is below HiFloat8's normal range (|E| <= 15): its denormals "
                         "are the powers of two 2^-22 .. 2^-16 (dot 0000, value 2^(M-23)), so "
                         f"no mantissa bit is kept: it rounds between 2^{e} and 2^{e + 1}")
-            return f"E = {e}: HiFloat8 keeps {m} mantissa bit(s) here; no alignment shift"
+            return (f"E = {e}: HiFloat8 keeps {count(m, 'mantissa bit')} here; no alignment "
+                    "shift")
         if e < emin and not dst.subnormals:
             return (f"E = {e} is below {dst.name}'s smallest exponent {emin} ({dst.name} has "
-                    f"no subnormals): shown from weight 2^{emin}, {lead} leading zeros; the "
-                    f"candidates are 0 and 2^{emin}")
+                    f"no subnormals): shown from weight 2^{emin}, {count(lead, 'leading zero')}"
+                    + (f"; {dst.name} has no zero either: it gives 2^{emin}" if dst.is_scale
+                       else f"; the candidates are 0 and 2^{emin}"))
         if e < emin:
             return (f"E = {e} is below the smallest normal exponent {emin}: the significand "
-                    f"moves {lead} places right into the subnormal range ({lead} leading "
-                    f"zeros); {m + 1} bit positions down to 2^{emin - m} are kept")
-        return f"E = {e} is in the normal range: no alignment shift; {m} mantissa bits kept"
+                    f"moves {count(lead, 'place')} right into the subnormal range "
+                    f"({count(lead, 'leading zero')}); {count(m + 1, 'bit position')} down to "
+                    f"2^{emin - m} are kept")
+        if not m:
+            return (f"E = {e} is in the normal range: no alignment shift; {dst.name} has no "
+                    f"mantissa, only the power of two 2^E is kept")
+        return (f"E = {e} is in the normal range: no alignment shift; "
+                f"{count(m, 'mantissa bit')} kept")
 
     def _to_float(self, d: Decoded) -> None:
         dst = self.dst
@@ -433,23 +490,28 @@ class Leg:
         values["dropped_bits"] = shift
         only = {1: " (no round or sticky bit)", 2: " (no sticky bit)"}.get(shift, "")
         self.add("grs", "Guard, round, sticky",
-                 f"{shift} bit(s) dropped: {named}{only}"
+                 f"{count(shift, 'bit')} dropped: {named}{only}"
                  + (" (exact: nothing lost)" if not inexact else ""),
                  aligned, aligned, tuple(marks), values, tuple(marks))
         odd = self._lower_code_odd(kept, q)
         up, rule = self._decide(sign, g, inexact, tie, odd)
-        cand, exact = candidates(self.dst, sign, sig, exp2, kept, q, up)
+        sentence, extra = self.outcome(sign, sig, exp2, kept, q, up, self.mode, tie)
         wid = kw + 1 if (kept + up) >> kw else kw
         before, after = bitstr(kept, wid), bitstr(kept + up, wid)
         marks_r = ((0, 1, "carry"), (1, wid, "kept")) if wid > kw else ((0, wid, "kept"),)
         head = f"{named}: {'an exact tie' if tie else 'above halfway' if g else 'below halfway'}"
-        self.add("round", "Rounding decision",
-                 f"{head}; {rule}. {candidate_sentence(cand, exact, self.mode, tie)}",
+        self.add("round", "Rounding decision", f"{head}; {rule}. {sentence}",
                  before, after, marks_r,
-                 {"increment": up, "inexact": inexact, "tie": tie, "mode": self.mode,
-                  "candidates": cand}, ((0, wid, "kept"),))
+                 {"increment": up, "inexact": inexact, "tie": tie, "mode": self.mode, **extra},
+                 ((0, wid, "kept"),))
         self.out.inexact, self.out.tie = inexact, tie
         return kept, inexact, tie, up, after
+
+    def outcome(self, sign: int, sig: int, exp2: int, kept: int, q: int, up: int, rule: str,
+                tie: bool) -> tuple[str, dict]:
+        """`round_outcome` under this leg's target, saturation and profile."""
+        return round_outcome(self.dst, sign, sig, exp2, kept, q, up, rule, tie, self.sat,
+                             self.profile, self._lower_code_odd)
 
     def _decide(self, sign: int, g: int, inexact: bool, tie: bool,
                 odd: bool) -> tuple[int, str]:
@@ -524,10 +586,12 @@ class Leg:
     # -- HiFloat8 hybrid rounding (ref 002 Table 9 / Table 10) -------------------------------
 
     def _hybrid(self, d: Decoded) -> None:
-        """Ref 002 Table 9 (fp32 source) / Table 10 (fp16 source), as written.
+        """Ref 002 Table 9 (fp32 source) / Table 10 (fp16 source).
 
         Other float sources are first widened to fp32 exactly (Table 9 then reads their
         fp32 bits); fp16 subnormals are normalised first (Table 10 assumes a normal input).
+        An exactly representable value is not rounded (machine.convert._hif8: the table's
+        "frac >= thr" holds for frac = thr = 0, read as applying to inexact values only).
         """
         sign, sig, exp2 = d.sign, d.sig, d.exp2
         ev = sig.bit_length() - 1 + exp2
@@ -554,38 +618,40 @@ class Leg:
             self.add("overflow", "Overflow and saturation", f"Ev = {ev} > 15: {why}")
             self._encode(code, "the overflow result")
             return
-        if ev < -23:
-            self.out.inexact = True
-            self.add("round", "Rounding decision", f"Ev = {ev} < -23: HiF8 zero",
-                     values={"increment": 0})
-            self._encode(0, "zero")
-            return
-        if ev == -23:
+        if ev <= -23:
+            # the grid here is {0, 2^-22}: every nonzero value is inexact
             frac = ((1 << man_w) | man) >> (man_w + 1 - width)
-            up = int(frac >= thr)
+            up = int(ev == -23 and frac >= thr)
+            rule = (f"Ev = {ev} < -23: the table gives zero" if ev < -23 else
+                    f"Ev = -23: {{1, mantissa}} = 0b{frac:0{width}b} {'>=' if up else '<'} "
+                    f"thr = 0b{thr:0{width}b}: {'the smallest denormal' if up else 'zero'}")
             self.out.inexact = True
-            self.add("round", "Rounding decision",
-                     f"Ev = -23: {{1, mantissa}} = 0b{frac:0{width}b} "
-                     f"{'>=' if up else '<'} thr: {'min subnormal' if up else 'zero'}",
-                     values={"increment": up, "frac": frac, "thr": thr})
-            self._encode((sign << 7) | 1 if up else 0, "Table: min subnormal or zero")
+            sentence, extra = self.outcome(sign, sig, exp2, 0, HIF8_SUB_MIN_E, up,
+                                           f"{table}'s rule", False)
+            self.add("round", "Rounding decision", f"{rule}. {sentence}",
+                     values={"increment": up, "inexact": True, "tie": False,
+                             "mode": Mode.HYBRID, "frac": frac, "thr": thr, **extra})
+            self._finish_float(sign, up, HIF8_SUB_MIN_E, True, False)
             return
         m = 0 if ev < -15 else hif8_man_bits(ev)
         mfield = man >> (man_w - m) if m else 0
         ta = (man >> (man_w - m - 1)) & 1
         frac = (man >> (man_w - m - width)) & ((1 << width) - 1)  # the bits from TA down
         rest = man & ((1 << (man_w - m)) - 1)
-        self.out.inexact = rest != 0
-        if abs(ev) <= 3:
-            up = ta
+        inexact = rest != 0
+        tie = ta == 1 and rest == 1 << (man_w - m - 1)
+        self.out.inexact, self.out.tie = inexact, tie and abs(ev) <= 3
+        if not inexact:
+            up, why, rule = 0, "nothing is dropped: exact, not rounded (the table's frac >= thr " \
+                "applies to inexact values)", ""
+        elif abs(ev) <= 3:
+            up, rule = ta, Mode.ROUND
             why = f"|Ev| <= 3: TA bit = {ta}, rounded half away ({'up' if up else 'down'})"
         else:
             up = int(frac >= thr)
+            rule = f"the threshold rule ({'frac >= thr' if up else 'frac < thr'})"
             why = (f"frac = 0b{frac:0{width}b} {'>=' if up else '<'} thr = 0b{thr:0{width}b}: "
                    f"{'up' if up else 'down'}")
-            if up and rest == 0:
-                why += ("; note: frac = thr = 0, so the table as written rounds an exactly "
-                        "representable value away")
         pattern = bitstr(man, man_w)
         used = min(man_w, m + width)
         marks_b = [(0, m, "kept"), (m, m + 1, "guard"), (m + 1, used, "frac")]
@@ -599,9 +665,15 @@ class Leg:
                  pattern, pattern, ((thr_at, man_w, "thr"),),
                  values={"ta": ta, "frac": frac, "thr": thr, "guard": ta},
                  marks_before=tuple(x for x in marks_b if x[0] < x[1]))
-        self.add("round", "Rounding decision", why, values={"increment": up, "mode": "hybrid"})
         q = ev - m
         kept = (1 << m) | mfield
+        values: dict = {"increment": up, "inexact": inexact, "tie": self.out.tie,
+                        "mode": Mode.HYBRID}
+        if inexact:
+            sentence, extra = self.outcome(sign, sig, exp2, kept, q, up, rule, self.out.tie)
+            why = f"{why}. {sentence}"
+            values.update(extra)
+        self.add("round", "Rounding decision", why, values=values)
         kept2 = kept + up
         if kept2 >> (m + 1):
             ev2 = ev + 1
@@ -609,4 +681,4 @@ class Leg:
             kept2, q = 1 << (ev2 - q2), q2
             self.add("carry", "Carry into the exponent", f"Ev becomes {ev2}",
                      values={"exponent": ev2})
-        self._finish_float(sign, kept2, q, self.out.inexact, False)
+        self._finish_float(sign, kept2, q, inexact, self.out.tie)

@@ -15,6 +15,10 @@ Decisions where the issue is silent (written here, as the docstring of the tool)
   no expected rule: lanes equal to it are as expected.
 - The lanes the baseline does not reproduce are explained greedily: the rule that
   reproduces most of the rest first, and so on; `unexplained` is what no rule reproduces.
+  Rules that reproduce as many of the rest are told apart by the lanes each reproduces
+  in total (a double rounding via bf16 that contradicts lanes via fp16 reproduces loses
+  to via fp16), then by candidate order; the others that reproduce every lane of the
+  group are listed with it as equally good for those lanes (`equally_good`).
 - Slips: double rounding through fp32, bf16 or fp16 (both legs ieee rint); subnormal
   outputs flushed to zero (FTZ) and subnormal inputs read as zero (DAZ), each with ieee
   rint. NaN-vs-saturate and truncation-instead-of-rounding are already rules (sat, trunc).
@@ -175,6 +179,8 @@ class Diagnosis:
     kinds: dict[str, int] = field(default_factory=dict)  # kinds of the baseline's exceptions
     rules: list[Rule] = field(default_factory=list)
     every: list[Rule] = field(default_factory=list)  # other rules that reproduce every lane
+    # per explained_by group: the other rules that reproduce every lane of it too
+    equally_good: list[list[Rule]] = field(default_factory=list)
 
     @property
     def lanes(self) -> int:
@@ -195,11 +201,13 @@ class Diagnosis:
                 if kinds else " lanes"
         text += (f"all match {what} except {rest:,}{which}" if self.matches_baseline else
                  f"none match {what}")
-        groups = [f"{n:,} match {r.words}" for r, n in self.explained_by]
+        groups = [f"{n:,} match {r.words}{_also(eq)}" for (r, n), eq
+                  in zip(self.explained_by, self._equally_good(), strict=True)]
         if self.unexplained:
             groups.append(f"{self.unexplained:,} match no rule (unexplained)")
         if len(groups) == 1 and self.explained_by and self.matches_baseline:
-            text += f", which match {self.explained_by[0][0].words}"
+            text += (f", which match {self.explained_by[0][0].words}"
+                     f"{_also(self._equally_good()[0])}")
         elif groups:
             text += ": " + "; ".join(groups)
         if self.every and self.explained_by and self.explained_by[0][0] in self.every:
@@ -213,13 +221,19 @@ class Diagnosis:
                      f"{ex['expected_bits']}")
         return text
 
+    def _equally_good(self) -> list[list[Rule]]:
+        """equally_good, one (possibly empty) list per explained_by group."""
+        return self.equally_good or [[] for _ in self.explained_by]
+
     def to_dict(self) -> dict[str, Any]:
         return {"lanes": self.lanes, "shape": list(self.shape), "src": self.src,
                 "dst": self.dst,
                 "expected": self.baseline.to_dict() if self.baseline else "reference",
                 "matches_expected": self.matches_baseline,
-                "explained_by": [{"rule": r.to_dict(), "lanes": n}
-                                 for r, n in self.explained_by],
+                "explained_by": [{"rule": r.to_dict(), "lanes": n,
+                                  "equally_good": [e.to_dict() for e in eq]}
+                                 for (r, n), eq in zip(self.explained_by,
+                                                       self._equally_good(), strict=True)],
                 "unexplained": self.unexplained, "kinds": self.kinds,
                 "reproduce_every_lane": [r.to_dict() for r in self.every],
                 "examples": self.examples, "summary": self.summary()}
@@ -285,22 +299,28 @@ def diagnose(input_bits: np.ndarray, actual_bits: np.ndarray, src: Format, dst: 
     every = [r for r, n in zip(cand, counts.tolist(), strict=True)
              if n == xf.size and r != baseline]
     explained: list[tuple[Rule, np.ndarray]] = []  # (rule, indices into `at`)
+    equal: list[list[Rule]] = []
     left = np.ones(at.size, bool)
+    total = counts.tolist()
     while left.any():
         bits = [((masks[left] >> np.uint64(r)) & np.uint64(1)).astype(bool)
                 for r in range(len(cand))]
         per = [int(b.sum()) for b in bits]
-        best = int(np.argmax(per))
+        # most of the rest, then most lanes in total, then the first candidate
+        best = min(range(len(cand)), key=lambda r: (-per[r], -total[r], r))
         if per[best] == 0:
             break
-        got = np.flatnonzero(left)[bits[best]]
+        group = bits[best]
+        got = np.flatnonzero(left)[group]
         explained.append((cand[best], got))
+        equal.append([cand[r] for r in sorted(range(len(cand)), key=lambda r: (-total[r], r))
+                      if r != best and bits[r][group].all()])
         left[got] = False
     examples = _examples(xf, yf, rf, baseline, explained, np.flatnonzero(left), at, masks,
                          cand, src, dst, x.shape)
     return Diagnosis(tuple(x.shape), src.name, dst.name, baseline, int(xf.size - at.size),
                      [(r, int(g.size)) for r, g in explained], int(left.sum()), examples,
-                     lane_kinds(xf[at], src, dst), cand, every)
+                     lane_kinds(xf[at], src, dst), cand, every, equal)
 
 
 def _table(rule: Rule, src: Format, dst: Format, stop: Callable[[], bool]) -> np.ndarray:
@@ -357,6 +377,12 @@ def _examples(xf: np.ndarray, yf: np.ndarray, expected: np.ndarray | None,
                     "expected_bits": f"0x{int(exp[k]):0{digits_out}x}",
                     "rules": [r.name for b, r in enumerate(cand) if m >> b & 1]})
     return out
+
+
+def _also(rules: list[Rule]) -> str:
+    """` (equally good for these lanes: A, B)`, or nothing."""
+    return f" (equally good for these lanes: {', '.join(r.name for r in rules)})" \
+        if rules else ""
 
 
 def _short(v: float) -> str:

@@ -209,7 +209,7 @@ def _encode(f: Format, cls: int, neg: bool, mag: int, exp: int) -> int:
     return int(encode_lanes(lanes, Options(f, f, "rint", False, "ieee"))[0])
 
 
-# --- many values at once (issue 17) -------------------------------------------------------
+# --- many values at once ------------------------------------------------------------------
 
 _PLAIN_INT = re.compile(r"\s*[+-]?[0-9]+\s*")
 _NONZERO = re.compile(r"[1-9]")

@@ -54,6 +54,10 @@ def _decode_step(bits: int, fmt: Format, d: Decoded, stage: str) -> Step:
         if fmt.man_bits:
             parts.append(f"mantissa=0b{bitstr(f.get('mantissa', 0), fmt.man_bits)}")
         text = ", ".join(parts) + f": class {d.cls}, value {show(d.value)}"
+        if d.cls == "nan" and fmt.nan == "ieee" and fmt.man_bits >= 2:
+            quiet = (f.get("mantissa", 0) >> (fmt.man_bits - 1)) & 1
+            text += (" (quiet: the mantissa's top bit, the quiet bit, is 1)" if quiet else
+                     " (signalling: the quiet bit, the mantissa's top bit, is 0)")
     b = bitstr(bits, fmt.bits)
     return Step("decode", f"Decode {fmt.name}", text, b, b, d.marks,
                 {"class": d.cls, "sign": d.sign, **f, "value": d.value}, d.marks, stage)
@@ -96,10 +100,20 @@ def trace(bits: int, src: str | Format, dst: str | Format, mode: str = "rint",
     cand = final_candidates(steps)
     steps.append(_error_step(vin, vout, err, res))
     return Trace(bits, res.code, o.src.name, o.dst.name, o.mode, o.sat, o.profile, vin, vout,
-                 err, inexact=bool(res.inexact or (err not in (None, 0))), tie=res.tie,
+                 err, inexact=bool(res.inexact or err not in (None, 0)
+                                   or (err is None and not _same_special(vin, vout))),
+                 tie=res.tie,
                  saturated=res.saturated, nan=out.cls == "nan", inf=out.cls == "inf",
                  overflow=res.overflow, steps=tuple(steps), input_class=d_in.cls,
                  output_class=out.cls, candidates=cand)
+
+
+def _same_special(vin: Value, vout: Value) -> bool:
+    """Both NaN, or the same infinity: the one case of a non-finite side that is exact
+    (inf saturated to the largest finite, or NaN turned into 0, changed the value)."""
+    if isinstance(vin, float) and isinstance(vout, float):
+        return (math.isnan(vin) and math.isnan(vout)) or vin == vout
+    return False
 
 
 def _bit_move(bits: int, fmt: Format, steps: list[Step]) -> tuple[Decoded, LegResult]:
@@ -162,13 +176,28 @@ def _neuron(bits: int, src: Format, dst: Format, sat: bool,
 def _astype_nan(hub: int, dst: Format, sat: bool, res: LegResult) -> None:
     """NaN as numpy/ml_dtypes `astype` writes it (the neuron Cast is numpy astype, ref 000 §6.1):
     fp32 -> fp16 keeps the payload's top bits (numpy); ml_dtypes writes an fp4_e2m1 NaN as
-    a zero whose sign bit is the inverse of the NaN's (observed, ml_dtypes 0.6)."""
+    a zero whose sign bit is the inverse of the NaN's (observed, ml_dtypes 0.6). The special
+    step is rewritten to say so, with the code the lane really gets."""
     sign = hub >> 31
     if dst.is_fp16:
         code = 0x7C00 | ((hub & 0x7FFFFF) >> 13)
         res.code = (sign << 15) | (code if code != 0x7C00 else 0x7C01)
+        why = ("NaN stays NaN: numpy's astype keeps the payload's top 10 bits (a payload "
+               "that would vanish becomes 1, so the result stays a NaN)")
     elif dst.is_float and dst.nan == "none" and dst.ml_dtype is not None and not sat:
         res.code = 0x0 if sign else 0x8
+        why = (f"{dst.name} has no NaN: numpy astype (ml_dtypes) writes a zero whose sign bit "
+               "is the inverse of the NaN's")
+    else:
+        return
+    for i, s in enumerate(res.steps):
+        if s.name == "special":
+            d = decode(res.code, dst)
+            res.steps[i] = Step(s.name, s.title, f"the input is NaN; {why}: "
+                                f"0x{res.code:0{(dst.bits + 3) // 4}x} = "
+                                f"{'-0' if d.cls == 'zero' and d.sign else show(d.value)}",
+                                s.bits_before, bitstr(res.code, dst.bits), d.marks,
+                                {**s.values, "code": res.code}, s.marks_before, s.stage)
 
 
 def _retitle(step: Step, note: str) -> Step:

@@ -11,7 +11,10 @@ src -> dst conversion. Integer sources take integers only, and they must fit the
 VALUE instead; its rows carry "primitive" and "params" where a conversion's carry
 profile / mode / sat.
 
-`--input FILE` (`-` for stdin) converts many values at once, vectorized (issue 17): one
+More than TABLE_MAX VALUEs are converted as `--input` converts a file's, and printed the
+same way (the lines below, no flags column); --trace, --compare and --iss then refuse.
+
+`--input FILE` (`-` for stdin) converts many values at once, vectorized: one
 VALUE per line (blank lines and `#` comments skipped), or a `.npy` array (integers with
 --bits are bit patterns; otherwise each element is a value, read exactly). A bad value
 is one line `FILE:LINE: ...` and exit 2. The output streams: one tab-separated line per
@@ -19,11 +22,11 @@ value (input, input bits, input value, output bits, output value, equal|differs)
 a `#` title and a `#` column line, or with --json one JSON object per line (JSON Lines:
 the keys of a row of the one-value form, with "equal": bool, the output's value is the
 input's, NaN for NaN, in place of "flags"). Decisions: the flags come from a per-lane
-trace (~0.3 ms a value), so the batch form leaves them to the one-value form (its
-"exact" is about rounding: inf saturated to the maximum is "exact", not "equal");
---trace, --compare and
---iss take VALUEs only; at most NOTES_SHOWN "beyond range" notes are printed, then
-their count.
+trace (~0.3 ms a value), so the batch form leaves them to the one-value form ("exact"
+when the output's value is the input's, NaN for NaN or the same infinity: inf saturated
+to the maximum is "inexact saturated overflow"; "underflow" when a nonzero input gives a
+subnormal or zero); --trace, --compare and --iss take VALUEs only; at most NOTES_SHOWN
+"beyond range" notes are printed, then their count.
 """
 
 from __future__ import annotations
@@ -51,6 +54,10 @@ from neurondbg.params import FORMAT, GEN, MODE, PROFILE
 __all__ = ["ROLE_STYLES", "colour_bits", "command", "parse_bits", "parse_value"]
 
 ELIDE_OVER = 24  # a part of a bit string longer than this is shown as 1000…(N bits)…0001
+# VALUEs beyond this print as --input does (one line each, no flags column): a table row's
+# flags come from a trace (~1 ms a value with its parse), so 200,000 VALUEs took minutes
+TABLE_MAX = 256
+TEXT_MIN = 40  # columns a trace's sentences need beside the bits; fewer: one block per step
 
 # one line per mode and profile, for --help (and the README)
 MODE_HELP: dict[str, str] = {
@@ -67,8 +74,42 @@ PROFILE_HELP: dict[str, str] = {
 }
 
 
+NEGATIVE = re.compile(r"-(\d|\.\d|inf|nan|0x)", re.IGNORECASE)  # "-1.5", "-inf", "-0x1p-3"
+
+
+class ValuesLast(click.Command):
+    """A command whose negative-number arguments are VALUEs, not options.
+
+    click tries a token starting with "-" as an option first; with ignore_unknown_options
+    each such VALUE then costs a NoSuchOption and its difflib suggestions (~0.4 ms: 200,000
+    VALUEs took minutes). The options (with the value each takes) are moved ahead of a
+    "--" and the VALUEs, in their order, after it; anything else starting with "-" stays
+    an option, so click still reports an unknown one."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        takes_value = {name for p in self.params if isinstance(p, click.Option)
+                       and not p.is_flag and not p.count for name in p.opts}
+        opts: list[str] = []
+        values: list[str] = []
+        i = 0
+        while i < len(args):
+            tok = args[i]
+            if tok == "--":
+                values.extend(args[i + 1:])
+                break
+            if tok.startswith("-") and not NEGATIVE.match(tok):
+                opts.append(tok)
+                if tok in takes_value and i + 1 < len(args):
+                    opts.append(args[i + 1])
+                    i += 1
+            else:
+                values.append(tok)
+            i += 1
+        return super().parse_args(ctx, [*opts, "--", *values] if values else opts)
+
+
 # ignore_unknown_options: "-inf", "-1.5" and "-0x1p-3" are values, not options.
-@click.command("convert", context_settings={"ignore_unknown_options": True})
+@click.command("convert", cls=ValuesLast, context_settings={"ignore_unknown_options": True})
 @click.argument("values", nargs=-1)
 @click.option("--from", "src_name", type=FORMAT, metavar="FMT",
               help="source format (fp32, bf16, fp8_e4m3, int8, ... or a Neuron dtype name such "
@@ -116,6 +157,12 @@ def command(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
         _refuse_for_input(values, iss_name, show_trace, compare)
         run_input(input_path, src_name, dst_name, gen, mode, sat, profile, as_bits, as_json)
         return
+    if len(values) > TABLE_MAX:
+        from neurondbg.commands.convert_input import run_values
+
+        _refuse_for_many(len(values), iss_name, show_trace, compare)
+        run_values(values, src_name, dst_name, gen, mode, sat, profile, as_bits, as_json)
+        return
     console = _console(color)
     if all_profiles and not compare:
         raise InputError("convert: --profiles needs --compare")
@@ -162,6 +209,16 @@ def _refuse_for_input(values: tuple[str, ...], iss_name: str | None, show_trace:
     if given:
         raise InputError(f"convert: --input does not take {', '.join(given)} (they show one "
                          "value at a time: give the VALUEs as arguments)")
+
+
+def _refuse_for_many(n: int, iss_name: str | None, show_trace: bool, compare: bool) -> None:
+    """Past TABLE_MAX VALUEs the per-value forms (a trace per lane) are refused."""
+    given = [o for o, on in (("--iss", iss_name is not None), ("--trace", show_trace),
+                             ("--compare", compare)) if on]
+    if given:
+        raise InputError(f"convert: {', '.join(given)} takes at most {TABLE_MAX} VALUEs, got "
+                         f"{n} (each is traced; without {', '.join(given)} any number of "
+                         "VALUEs is converted at once)")
 
 
 def _need_values(values: tuple[str, ...]) -> None:
@@ -405,26 +462,45 @@ def colour_bits(bits: str, marks: tuple, limit: int | None = None) -> object:
 
 
 def _print_trace(row: dict, tr, console) -> None:
+    """The steps as a table (step, before, after, what happens), or, when the console is
+    too narrow for the sentences to get TEXT_MIN columns beside the bit strings, as one
+    block per step (the bits on a line, the sentence wrapped under them): a sentence is
+    wrapped at word boundaries, never cut or dropped."""
+    from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
 
     plain = _plain(console)
-    table = Table(title=f"trace of {row['input']} ({row['input_bits']} -> "
-                        f"{row['output_bits']})", show_lines=False)
-    table.add_column("step", no_wrap=True)
-    table.add_column("before", no_wrap=True)
-    table.add_column("after", no_wrap=True)
-    table.add_column("what happens", overflow="fold", min_width=40)
 
-    def bits(b: str, marks: tuple) -> object:
+    def bits(b: str, marks: tuple) -> Text:
         return Text(plain_bits(b, marks, ELIDE_OVER)) if plain else \
             colour_bits(b, marks, ELIDE_OVER)
 
-    for s in tr.steps:
-        name = f"{s.stage}:{s.name}" if s.stage else s.name
-        table.add_row(name, bits(s.bits_before, s.marks_before), bits(s.bits_after, s.marks),
-                      Text(s.text))
-    console.print(table)
+    cells = [(f"{s.stage}:{s.name}" if s.stage else s.name, bits(s.bits_before, s.marks_before),
+              bits(s.bits_after, s.marks), s.text) for s in tr.steps]
+    title = f"trace of {row['input']} ({row['input_bits']} -> {row['output_bits']})"
+    # 4 columns: 5 borders and 2 spaces of padding each
+    fixed = 13 + sum(max((len(c[k]) for c in cells), default=0) for k in range(3))
+    if console.width - fixed >= TEXT_MIN:
+        table = Table(title=title, show_lines=False)
+        table.add_column("step", no_wrap=True)
+        table.add_column("before", no_wrap=True)
+        table.add_column("after", no_wrap=True)
+        table.add_column("what happens", min_width=TEXT_MIN)
+        for name, before, after, text in cells:
+            table.add_row(name, before, after, Text(text))
+        console.print(table)
+    else:
+        console.print(Text(title, style="italic"))
+        for name, before, after, text in cells:
+            line = Text(name, style="bold")
+            if before.plain or after.plain:
+                line.append("  ")
+                line.append_text(before if before.plain else Text("-"))
+                line.append(" -> ")
+                line.append_text(after if after.plain else Text("-"))
+            console.print(line, overflow="fold")
+            console.print(Padding(Text(text), (0, 0, 0, 4), expand=False))
     if plain:
         console.print("parts: sign|exponent|mantissa; kept|guard|round|sticky; "
                       "a long part reads 1000…(N bits)…0001")

@@ -1,4 +1,4 @@
-"""`neurondbg convert --input FILE`: many values at once, vectorized (issue 17).
+"""`neurondbg convert --input FILE` (and many VALUEs): many values at once, vectorized.
 
 The values are read by machine.convert.parse.parse_values (equal to the one-value
 reader lane by lane), converted by one machine.convert.convert call, and printed in
@@ -23,6 +23,7 @@ from machine.convert.parse import BadNumber, ParsedValue, parse_values
 from machine.convert.parse import parse_value as machine_parse_value
 from machine.dtypes import Gen
 from machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_file, read_npy
+from neurondbg.commands._npy import judge_npy_header
 from neurondbg.commands.convert import parse_bits
 from neurondbg.errors import InputError
 
@@ -34,24 +35,45 @@ NPY_MAX_VALUES = 1 << 27  # elements of a .npy input (1 GiB of float64)
 def run_input(path: str, src_name: str | None, dst_name: str | None, gen: Gen | None,
               mode: str, sat: bool, profile: str, as_bits: bool, as_json: bool) -> None:
     """Convert every value of `path` and print one line per value."""
+    opt = _options(src_name, dst_name, gen, mode, sat, profile)
+    texts, lines = _read_texts(path, as_bits)
+    where = "<stdin>" if path == "-" else path
+    _run(texts, [f"{where}:{n}" for n in lines], opt, as_bits, as_json)
+
+
+def run_values(values: tuple[str, ...], src_name: str | None, dst_name: str | None,
+               gen: Gen | None, mode: str, sat: bool, profile: str, as_bits: bool,
+               as_json: bool) -> None:
+    """The VALUEs of the command line, many of them: the same vectorized path and output
+    as a file's (a bad one is `convert: VALUE N: ...`, exit 2)."""
+    opt = _options(src_name, dst_name, gen, mode, sat, profile)
+    _run(list(values), [f"convert: VALUE {n}" for n in range(1, len(values) + 1)], opt,
+         as_bits, as_json)
+
+
+def _options(src_name: str | None, dst_name: str | None, gen: Gen | None, mode: str,
+             sat: bool, profile: str) -> Options:
     if src_name is None or dst_name is None:
         raise InputError(f"convert: missing --{'from' if src_name is None else 'to'} FMT")
     try:
-        opt = resolve(parse_format(src_name, gen), parse_format(dst_name, gen), mode, sat,
-                      profile)
+        return resolve(parse_format(src_name, gen), parse_format(dst_name, gen), mode, sat,
+                       profile)
     except ValueError as exc:
         raise InputError(f"convert: {exc}") from None
-    texts, lines = _read_texts(path, as_bits)
-    where = "<stdin>" if path == "-" else path
+
+
+def _run(texts: list[str], places: list[str], opt: Options, as_bits: bool,
+         as_json: bool) -> None:
+    """Parse, convert and print `texts`; places[i] names text i in messages."""
     if as_bits:
         in_bits = np.zeros(len(texts), opt.src.container)
         for i, t in enumerate(texts):
             try:
                 in_bits[i] = parse_bits(t, opt.src)
             except InputError as exc:
-                raise InputError(f"{where}:{lines[i]}: {exc.message}") from None
+                raise InputError(f"{places[i]}: {exc.message}") from None
     else:
-        in_bits = _parse(texts, lines, where, opt.src)
+        in_bits = _parse(texts, places, opt.src)
     out = convert(in_bits, opt.src, opt.dst, opt.mode, opt.sat, opt.profile)
     _print(texts, in_bits, np.asarray(out), opt, as_json)
 
@@ -96,9 +118,10 @@ def _npy_texts(path: str, as_bits: bool) -> tuple[list[str], list[int]]:
     kinds = ("u1", "u2", "u4", "u8", "i1", "i2", "i4", "i8")
     dtypes = tuple(np.dtype(k) for k in kinds if as_bits) or tuple(
         np.dtype(k) for k in (*kinds, "f2", "f4", "f8"))
+    what = "a 1-D array of values" + (" (integer bit patterns)" if as_bits else "")
     with open_stream(path, what=".npy values", max_bytes=MAX_DATA_BYTES) as fh:
-        arr = read_npy(fh, path, what="a 1-D array of values" + (" (integer bit patterns)"
-                       if as_bits else ""), dtypes=dtypes, max_shape=(NPY_MAX_VALUES,))
+        judge_npy_header(fh, path, what)
+        arr = read_npy(fh, path, what=what, dtypes=dtypes, max_shape=(NPY_MAX_VALUES,))
     if arr.size == 0:
         raise InputError(f"{path}: no values (an empty array)")
     if as_bits:
@@ -111,21 +134,21 @@ def _npy_texts(path: str, as_bits: bool) -> tuple[list[str], list[int]]:
     return texts, list(range(len(texts)))
 
 
-def _parse(texts: list[str], lines: list[int], where: str, fmt: Format) -> np.ndarray:
-    """The encodings of `texts` in fmt; a bad one is `where:LINE: ...` (exit 2)."""
+def _parse(texts: list[str], places: list[str], fmt: Format) -> np.ndarray:
+    """The encodings of `texts` in fmt; a bad one is `PLACE: ...` (exit 2)."""
     def slow(i: int, t: str) -> ParsedValue:
         try:
             return machine_parse_value(t, fmt)
         except BadNumber as exc:
-            raise InputError(f"{where}:{lines[i]}: {exc} (or use --bits for a hex bit "
+            raise InputError(f"{places[i]}: {exc} (or use --bits for a hex bit "
                              "pattern)") from None
         except ValueError as exc:
-            raise InputError(f"{where}:{lines[i]}: {exc}") from None
+            raise InputError(f"{places[i]}: {exc}") from None
 
     parsed = parse_values(texts, fmt, slow)
     over = np.flatnonzero(parsed.overflow)
     for i in over[:NOTES_SHOWN].tolist():
-        click.echo(f"neurondbg: note: {where}:{lines[i]}: {texts[i]} is beyond {fmt.name}'s "
+        click.echo(f"neurondbg: note: {places[i]}: {texts[i]} is beyond {fmt.name}'s "
                    f"range: read as {_values(parsed.bits[i:i + 1], fmt)[0]}", err=True)
     if over.size > NOTES_SHOWN:
         click.echo(f"neurondbg: note: {over.size - NOTES_SHOWN} more values beyond "

@@ -19,9 +19,9 @@ On a terminal, stderr shows a bar of the lanes judged while the rules are tried
 from __future__ import annotations
 
 import json
+import math
 import re
 from itertools import zip_longest
-from typing import IO
 
 import click
 import numpy as np
@@ -33,6 +33,7 @@ from machine.convert.modes import Mode
 from machine.convert.options import resolve
 from machine.convert.roles import plain_bits
 from machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_npy
+from neurondbg.commands._npy import judge_npy_header
 from neurondbg.errors import InputError
 from neurondbg.params import FORMAT, MODE, PROFILE
 from neurondbg.progress import progress
@@ -79,10 +80,10 @@ def command(input_path: str, actual_path: str, src_name: str, dst_name: str,
         if arr is not None and arr.shape != x.shape:
             raise InputError(f"diagnose: {name} has shape {arr.shape} but INPUT {x.shape}: "
                              "one output per input lane expected")
+    lane = parse_lane(lane_text, x.shape) if lane_text is not None else None  # before the work
     expected = Rule(opt.profile, opt.mode, opt.sat)
     with progress(x.size, "diagnose", "lanes") as advance:
         d = diagnose(x, y, src, dst, expected, ref, nan_any=not as_bits, progress=advance)
-    lane = parse_lane(lane_text, x.shape) if lane_text is not None else None
     if as_json:
         out = d.to_dict()
         if lane is not None:
@@ -101,8 +102,7 @@ def load_lanes(path: str, fmt: Format, as_bits: bool, what: str) -> np.ndarray:
     want = f"{fmt.name} encodings ({fmt.container})" if as_bits else f"{fmt.name} values"
     try:  # opening and reading fail as machine.files.open_stream words them
         with open_stream(path, what=f"{what} .npy", max_bytes=MAX_DATA_BYTES) as fh:
-            shape = _peek(fh, path, want)
-            fh.seek(0)
+            shape = judge_npy_header(fh, path, f"an array of {want}")
             allowed = (fmt.container,) if as_bits else VALUE_DTYPES
             arr = read_npy(fh, path, what=f"an array of {want}", dtypes=allowed,
                            max_shape=(MAX_DIM,) * len(shape))
@@ -115,21 +115,6 @@ def load_lanes(path: str, fmt: Format, as_bits: bool, what: str) -> np.ndarray:
                              f"{fmt.name} ({fmt.bits} bits)")
         return arr
     return _encode_exact(arr, fmt, path)
-
-
-def _peek(fh: IO[bytes], path: str, want: str) -> tuple[int, ...]:
-    """The shape in a .npy header (read_npy then judges the whole header again)."""
-    f = np.lib.format
-    try:
-        version = f.read_magic(fh)
-        read = f.read_array_header_1_0 if version == (1, 0) else f.read_array_header_2_0
-        shape, _fortran, _dtype = read(fh)
-    except InputFileError:  # the stream's own line (it grew, it cannot be read): keep it
-        raise
-    except (ValueError, EOFError):
-        raise InputFileError(f"{path}: expected a .npy file holding {want} (offset 0: not "
-                             "NumPy's .npy array format)") from None
-    return tuple(shape)
 
 
 def _encode_exact(values: np.ndarray, fmt: Format, path: str) -> np.ndarray:
@@ -173,17 +158,27 @@ def parse_lane(text: str, shape: tuple[int, ...]) -> tuple[int, ...]:
     """`3,17`, `[3, 17]` or a flat index -> an index into `shape` (InputError otherwise)."""
     nums = re.findall(r"-?\d+", text)
     if not nums or not re.fullmatch(r"\[?\s*-?\d+(\s*,\s*-?\d+)*\s*\]?", text.strip()):
-        raise InputError(f"diagnose: --trace-lane {text!r}: expected an index such as 3,17 "
+        raise InputError(f"diagnose: --trace-lane {_clip(text)}: expected an index such as 3,17 "
                          f"(shape {shape}) or a flat lane number")
+    size = math.prod(shape)
+    if any(len(n.lstrip("-")) > len(str(size)) for n in nums):  # before int(): 5,000 digits
+        raise InputError(f"diagnose: --trace-lane {_clip(text)}: outside the {size} lanes "
+                         f"(shape {shape})")
     idx = [int(n) for n in nums]
-    size = int(np.prod(shape))
     if len(idx) == 1 and len(shape) != 1:
         if not 0 <= idx[0] < size:
             raise InputError(f"diagnose: --trace-lane {idx[0]}: outside the {size} lanes")
         return tuple(int(j) for j in np.unravel_index(idx[0], shape))
     if len(idx) != len(shape) or any(not 0 <= i < n for i, n in zip(idx, shape, strict=True)):
-        raise InputError(f"diagnose: --trace-lane {text!r}: outside the shape {shape}")
+        raise InputError(f"diagnose: --trace-lane {_clip(text)}: outside the shape {shape}")
     return tuple(idx)
+
+
+def _clip(text: str, keep: int = 40) -> str:
+    """A user's text for a one-line message: quoted, its middle elided past `keep` chars."""
+    if len(text) <= keep:
+        return repr(text)
+    return repr(f"{text[:keep // 2]}…{text[-keep // 2:]}") + f" ({len(text)} characters)"
 
 
 # --- output ---------------------------------------------------------------------------------
@@ -193,8 +188,10 @@ def _print(d: Diagnosis) -> None:
     width = max([len(r.name) for r, _ in d.explained_by] + [30])
     head = f"expected: {d.baseline.name}" if d.baseline else "the reference"
     click.echo(f"  {head:<{width + 10}} {d.matches_baseline:>12,}")
-    for rule, n in d.explained_by:
+    for (rule, n), equal in zip(d.explained_by, d.equally_good, strict=True):
         click.echo(f"  {rule.name:<{width + 10}} {n:>12,}")
+        for other in equal:
+            click.echo(f"    equally good for these lanes: {other.name}")
     click.echo(f"  {'unexplained':<{width + 10}} {d.unexplained:>12,}")
     for ex in d.examples:
         idx = ", ".join(str(i) for i in ex["index"])

@@ -1,4 +1,4 @@
-"""Issue 17: many values at once. machine.convert.parse.parse_values equals parse_value
+"""Many values at once. machine.convert.parse.parse_values equals parse_value
 lane by lane, and `convert --input` prints what the one-value form computes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The console's `diagnose`: the last Cast's destination held the device's output (issue 13).
+"""The console's `diagnose`: the last Cast's destination held the device's output.
 
 Run in a child interpreter: importing neurondbg.console_diagnose registers `diagnose` in
 the console's one REGISTRY, and until neurondbg.console imports it itself the other

@@ -1,4 +1,4 @@
-"""Rounding forensics: diagnose finds the rule or slip that built ACTUAL (issue 13)."""
+"""Rounding forensics: diagnose finds the rule or slip that built ACTUAL."""
 
 from __future__ import annotations
 
@@ -76,8 +76,11 @@ def test_ties_away_summary_and_json_shape() -> None:
     j = got.to_dict()
     assert {"lanes", "explained_by", "unexplained", "examples"} <= set(j)
     assert j["lanes"] == 128 and j["unexplained"] == 0
-    assert j["explained_by"][0] == {"rule": {"name": "ieee round", "profile": "ieee",
-                                             "mode": "round", "sat": False}, "lanes": 1}
+    row = j["explained_by"][0]
+    assert (row["rule"], row["lanes"]) == ({"name": "ieee round", "profile": "ieee",
+                                            "mode": "round", "sat": False}, 1)
+    # ceil sends the one tie up as well: equally good for that lane
+    assert "ieee ceil" in {r["name"] for r in row["equally_good"]}
     ex = j["examples"][0]
     assert ex["index"] == [3, 17] and ex["input_bits"] == "0x3f880000"
     assert (ex["actual_bits"], ex["expected_bits"]) == ("0x39", "0x38")
@@ -103,6 +106,36 @@ def test_double_rounding_via_bf16_is_named() -> None:
     got = diagnose(x, actual, s, d)
     assert got.explained_by[0][0] == Rule("ieee", "rint", False, "double", "bf16")
     assert "double rounding via bf16" in got.summary()
+
+
+def test_double_rounding_via_fp16_is_named_and_bf16_is_equally_good_for_its_lanes() -> None:
+    # via bf16 reproduces the exceptions of via fp16 too, but contradicts other lanes
+    s, d = FORMATS["fp32"], FORMATS["fp8_e4m3fn"]
+    x = lanes("fp32")
+    actual = convert(convert(x, s, "fp16"), "fp16", d)
+    via = {v: Rule("ieee", "rint", False, "double", v) for v in ("bf16", "fp16")}
+    assert (via["bf16"].apply(x, s, d) != actual).any()
+    got = diagnose(x, actual, s, d)
+    assert got.explained_by[0][0] == via["fp16"]
+    assert via["bf16"] in got.equally_good[0]
+    assert "which match double rounding via fp16" in got.summary()
+    assert "(equally good for these lanes: double rounding via bf16" in got.summary()
+    row = got.to_dict()["explained_by"][0]
+    assert row["rule"]["via"] == "fp16"
+    assert {r["name"] for r in row["equally_good"]} >= {via["bf16"].name}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_each_group_names_the_rule_with_most_lanes_in_total(seed: int) -> None:
+    s, d = FORMATS["fp32"], FORMATS["fp8_e4m3fn"]
+    x = lanes("fp32", 512, seed)
+    rules = candidate_rules(s, d)
+    rule = rules[seed * 3 % len(rules)]
+    actual = rule.request.apply(x, s, d)
+    got = diagnose(x, actual, s, d)
+    totals = {r: int((r.request.apply(x, s, d) == actual).sum()) for r in rules}
+    for (named, _n), equal in zip(got.explained_by, got.equally_good, strict=True):
+        assert all(totals[named] >= totals[e] for e in equal), (named, equal)
 
 
 # --- the CLI --------------------------------------------------------------------------------

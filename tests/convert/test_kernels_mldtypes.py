@@ -243,8 +243,10 @@ def test_hif8_table_and_rounding() -> None:
     # 40000 -> 32768 (0x6E), 45000 -> 49152: beyond the largest finite -> inf
     assert convert(b, "fp32", "hif8", mode="round").tolist() == \
         [0x09, 0x0A, 0x40, 0x41, 0x01, 0x00, 0x00, 0x6E, 0x6F]
-    # hybrid, Table 9: frac = thr = 0 rounds an exact 16.0 up to 20 (as written).
-    assert decode_value(convert(f32bits(16.0), "fp32", "hif8", mode="hybrid"), "hif8") == 20.0
+    # hybrid, Table 9 read as rounding inexact values only (machine.convert._hif8): an exact
+    # 16.0 (frac = thr = 0) stays 16, an inexact 17 (frac > thr = 0) goes up to 20.
+    assert decode_value(convert(f32bits(16.0), "fp32", "hif8", mode="hybrid"), "hif8") == 16.0
+    assert decode_value(convert(f32bits(17.0), "fp32", "hif8", mode="hybrid"), "hif8") == 20.0
     assert decode_value(convert(f32bits(16.0), "fp32", "hif8", mode="round"), "hif8") == 16.0
     # |Ev| <= 3: hybrid is half-away
     assert decode_value(convert(f32bits(1.0625), "fp32", "hif8", mode="hybrid"), "hif8") == 1.125

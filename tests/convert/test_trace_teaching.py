@@ -1,4 +1,4 @@
-"""Issue 13: traces that teach. Each test here failed on the code before the issue."""
+"""Traces that teach: the round and carry steps, the candidates, marks, flags and help."""
 
 from __future__ import annotations
 
