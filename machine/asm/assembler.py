@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+import gc
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 
 from machine.asm.data import DataInit, data_format, to_bytes
 from machine.asm.errors import AsmError
-from machine.asm.fastpath import FastPath, split_line
+from machine.asm.fastpath import FastPath, LineSplit, line_split, shape_lines
 from machine.asm.keys import Kind, lookup_mnemonic, resolve_key
 from machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
 from machine.asm.semaphores import KEYS as SEM_KEYS
@@ -78,9 +81,10 @@ def is_record(head: str | None) -> bool:
     return head is not None and (not head.startswith(".") or head.lower() == ".raw")
 
 
-# One source line after pass 0: (lineno, source, label, head, argument text) from the fast
-# split, or (lineno, source, label, head, Statement) when the full parser read it.
-Line = tuple[int, str, "str | None", "str | None", "str | Statement"]
+# One source line after pass 0: (lineno, source, label, head, how lines of its shape
+# split) from the fast split, or (lineno, source, label, head, Statement) when the full
+# parser read it.
+Line = tuple[int, str, "str | None", "str | None", "LineSplit | Statement"]
 
 
 # The line breaks of str.splitlines: counted (in C) before the split, so that a file of
@@ -135,6 +139,29 @@ def _check_nul(text: str, name: str) -> None:
                    name, lineno, at - start + 1)
 
 
+_NO_SPLIT = object()
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def without_gc(fn: Callable[P, R]) -> Callable[P, R]:
+    """`fn` with Python's cyclic garbage collector paused while it runs. The passes
+    keep a tuple per source line and make no reference cycles; with the collector on,
+    its full collections rescan those millions of tuples over and over (a third of
+    pass 0's time on a 1M-line source) and free nothing."""
+    @functools.wraps(fn)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+    return paused
+
+
+@without_gc
 def split_source(text: str, name: str, progress: Progress | None = None
                  ) -> tuple[list[Line], list[int]]:
     """Pass 0: split every line (fast path) or parse it (raises the first syntax error).
@@ -147,24 +174,27 @@ def split_source(text: str, name: str, progress: Progress | None = None
     total = len(source)
     out: list[Line] = []
     parsed: list[int] = []
-    seen: dict[str, tuple[str | None, str | None, str] | None] = {}  # programs repeat lines
+    shapes = shape_lines(text) or source  # without shapes, each line is its own
+    splits: dict[str, LineSplit | None] = {}  # programs repeat line shapes
     if progress is not None:
         progress(0, total)  # the total, at once
     for start in range(0, total, PROGRESS_LINES):  # blocks: the callback costs nothing
-        for i, line in enumerate(source[start:start + PROGRESS_LINES], start + 1):
-            if line in seen:
-                split = seen[line]
-            else:
-                split = seen[line] = split_line(line)
+        stop = start + PROGRESS_LINES
+        for i, (line, shape) in enumerate(zip(source[start:stop], shapes[start:stop],
+                                              strict=True), start + 1):
+            split = splits.get(shape, _NO_SPLIT)
+            if split is _NO_SPLIT:
+                split = splits[shape] = line_split(shape)
             if split is not None:
-                out.append((i, line, *split))
+                assert isinstance(split, LineSplit)
+                out.append((i, line, *split.head_of(line), split))
                 continue
             st = parse_line(line, name, i)
             parsed.append(i - 1)
             out.append((i, line, st.label.text if st.label else None,
                         st.head.text if st.head else None, st))
         if progress is not None:
-            progress(min(start + PROGRESS_LINES, total), total)
+            progress(min(stop, total), total)
     return out, parsed
 
 
@@ -173,23 +203,32 @@ def read_lines(text: str, name: str) -> list[Line]:
     return split_source(text, name)[0]
 
 
+# What a line's three passes cost, in units (benchmarks/asm_bench.py measures them on
+# mixed sources: reading about 35% of the time, labels 5%, encoding 60%): the count a
+# bar shows moves as fast in every pass, so its time remaining holds throughout.
+READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 7, 1, 12
+LINE_UNITS = READ_UNITS + LABEL_UNITS + ENCODE_UNITS
+
+
 class Meter:
     """The (done, total) of the three passes for a `progress` callback: a line counts
-    a third once it is read (pass 0), labelled (pass 1) and encoded (pass 2), so the
-    count moves through each pass; `finish` reports (total, total), lines no pass
-    after the first sees (`.engine`) included. Counts only grow."""
+    in parts as it is read (pass 0), labelled (pass 1) and encoded (pass 2), each part
+    its pass's share of the work (READ_UNITS, ...), so the count moves through each
+    pass at the pace of the work; `finish` reports (total, total), lines no pass after
+    the first sees (`.engine`) included. Counts only grow."""
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
         self.total = self.read = self.passed = 0
 
     def reading(self, done: int, total: int) -> None:
-        self.read, self.total = done, total
-        self.progress(done // 3, total)
+        self.read, self.total = done * READ_UNITS, total
+        self.progress(self.read // LINE_UNITS, total)
 
-    def passing(self, lines: int) -> None:
-        self.passed += lines
-        self.progress(min((self.read + self.passed) // 3, self.total), self.total)
+    def passing(self, units: int) -> None:
+        """`units` more of passes 1 and 2 done (LABEL_UNITS / ENCODE_UNITS a line)."""
+        self.passed += units
+        self.progress(min((self.read + self.passed) // LINE_UNITS, self.total), self.total)
 
     def finish(self) -> None:
         self.progress(self.total, self.total)
@@ -209,11 +248,13 @@ def assemble(text: str, name: str = "<asm>", gen: Gen | str = DEFAULT_GEN,
     return asm
 
 
+@without_gc
 def assemble_lines(src_lines: list[Line], ctx: Context,
                    advance: Callable[[int], None] | None = None) -> Assembly:
     """Passes 1 and 2 over lines of `read_lines` (all of a source, or one `.engine`
-    section of it: line numbers stay those of the whole file). `advance(n)` is called
-    as each pass is done with a block of n lines (PROGRESS_LINES)."""
+    section of it: line numbers stay those of the whole file). `advance(units)` is
+    called as each pass is done with a block of lines (PROGRESS_LINES): LABEL_UNITS a
+    line in pass 1, ENCODE_UNITS in pass 2 (Meter.passing)."""
     name = ctx.file
     count = 0
     for start in range(0, len(src_lines), PROGRESS_LINES):  # pass 1: label addresses
@@ -230,7 +271,7 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
             if head is not None and (head[0] != "." or head.lower() == ".raw"):
                 count += 1
         if advance is not None:
-            advance(len(block))
+            advance(len(block) * LABEL_UNITS)
     fast = FastPath()
     records: list[bytes] = []
     lines: list[int] = []
@@ -242,8 +283,8 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
                 continue
             here = len(records) * RECORD_BYTES
             rec = None
-            if isinstance(rest, str):
-                rec = fast.record(head, rest, ctx.gen, ctx.labels, here)
+            if not isinstance(rest, Statement):
+                rec = fast.record_line(head, rest, source, ctx.gen, ctx.labels, here)
                 if rec is None:  # the full path gives the same bytes, or the positioned error
                     rest = parse_line(source, name, lineno)
             if rec is None:
@@ -257,7 +298,7 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
                 records.append(rec)
                 lines.append(lineno)
         if advance is not None:
-            advance(len(block))
+            advance(len(block) * ENCODE_UNITS)
     return Assembly(b"".join(records), data, ctx.labels, lines, ctx.gen, name)
 
 

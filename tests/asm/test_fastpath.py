@@ -24,7 +24,7 @@ CODES = sorted(OPCODES)
 @contextmanager
 def full_path_only():
     """Every line through the full parser and builder (the reference behaviour)."""
-    with mock.patch.object(asm_mod, "split_line", lambda line: None):
+    with mock.patch.object(asm_mod, "line_split", lambda shape: None):
         yield
 
 
