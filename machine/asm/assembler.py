@@ -12,7 +12,7 @@ from typing import ParamSpec, TypeVar
 import numpy as np
 
 from machine.asm.data import DataInit, data_format, to_bytes
-from machine.asm.errors import AsmError
+from machine.asm.errors import AsmError, did_you_mean
 from machine.asm.fastpath import FastPath, LineSplit, line_split, shape_lines
 from machine.asm.keys import Kind, lookup_mnemonic, resolve_key
 from machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
@@ -28,18 +28,21 @@ from machine.asm.values import (
     parse_number,
     partition_index,
     register_number,
+    register_range_error,
 )
 from machine.dtypes import DEFAULT_GEN, Dtype, Gen, parse_gen
 from machine.files import MAX_ASSEMBLY_LINES, MAX_DATA_BYTES, MAX_LINE_CHARS, size_text
 from machine.isa.addr import geometry
 from machine.isa.codec import Program, decode_bytes, encode
 from machine.isa.enums import BrTargetMode, DataSrc
+from machine.isa.opcodes import OPCODES
 from machine.isa.spec import RECORD_BYTES, Struct
 from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
 from machine.isa.text import INST_WORD_LEN
 
 DIRECTIVES = (".gen", ".raw", ".data", ".bytes", ".fill", ".random")
 SECTION_DIRECTIVE = ".engine"  # read by machine.asm.sections; an error in one program
+MNEMONICS = tuple(info.name for info in OPCODES.values())  # for did-you-mean hints
 PROGRESS_LINES = 4096  # lines between progress reports: a call per block costs nothing
 
 Progress = Callable[[int, int], None]  # (done, total)
@@ -307,9 +310,10 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
 def _lookup(head: Atom, fail) -> tuple[int, Struct]:
     found = lookup_mnemonic(head.text)
     if found is None:
-        raise fail(f"unknown mnemonic {head.text!r}; expected an opcode name like COPY, CAST, "
-                   "MOVE, OP_xx for any byte, or a directive (" + ", ".join(DIRECTIVES) + ")",
-                   head.column)
+        hint = did_you_mean(head.text, MNEMONICS)
+        raise fail(f"unknown mnemonic {head.text!r}" + (hint or (
+            "; expected an opcode name like COPY, CAST, MOVE, OP_xx for any byte, or a "
+            "directive (" + ", ".join(DIRECTIVES) + ")")), head.column)
     code, struct_name = found
     return code, STRUCTS[struct_name]
 
@@ -380,6 +384,9 @@ class _Builder:
         elif name == "CTRL_AL":
             atom = self.atom(arg, "a register or a number")
             reg = register_number(atom.text)
+            out_of_range = register_range_error(atom.text)
+            if out_of_range is not None:
+                raise self.fail(out_of_range, atom.column)
             if reg is not None:
                 self.implied[f"{key}_lo"] = reg
                 if key == "src1":
@@ -442,6 +449,9 @@ class _Builder:
 
 def _imm32(atom: Atom, fail) -> int:
     num = parse_number(atom.text)
+    out_of_range = register_range_error(atom.text)
+    if out_of_range is not None:
+        raise fail(out_of_range, atom.column)
     if num is None:
         raise fail("expected a register (R0..R63) or a number", atom.column)
     if isinstance(num, float):
@@ -504,8 +514,9 @@ def _directive(st: Statement, ctx: Context, fail, data: list[DataInit]) -> bytes
         raise fail(".engine starts an engine's section of a multi-engine kernel, and this "
                    "reads a single program (kernels are read by neurondbg run, asm, disasm)",
                    st.head.column)
-    raise fail(f"unknown directive {st.head.text!r}; expected one of: " + ", ".join(DIRECTIVES),
-               st.head.column)
+    hint = did_you_mean(st.head.text, (*DIRECTIVES, SECTION_DIRECTIVE))
+    raise fail(f"unknown directive {st.head.text!r}"
+               + (hint or "; expected one of: " + ", ".join(DIRECTIVES)), st.head.column)
 
 
 def _positional(st: Statement, fail, n: int | None, usage: str) -> list[Atom]:

@@ -148,10 +148,25 @@ def command(source: str, output: str, gen: Gen) -> None:
                     else assemble(text, source, gen, report))
         except AsmError as e:
             raise AsmInputError(str(e)) from None
+    _check_not_empty(source, done)
     if isinstance(done, Assembly):
         _write_program(source, done, out, side, output)
     else:
         _kernel(source, done, out)
+
+
+def _check_not_empty(source: str, done: Assembly | SectionedAssembly) -> None:
+    """InputError for a source without a record to write: a program of no instruction
+    (only comments, labels or data) is a mistake, not an empty output file."""
+    from machine.asm import Assembly
+
+    if isinstance(done, Assembly):
+        if not done.records:
+            raise InputError(f"{source}:1:1: empty program: no instruction or .raw record "
+                             "(comments, labels and data directives alone make none)")
+    elif not any(s.assembly.records for s in done.sections):
+        raise InputError(f"{source}:1:1: empty program: no .engine section holds an "
+                         "instruction")
 
 
 def _write_program(source: str, asm: Assembly, out: Path, side: Path, output: str) -> None:
