@@ -63,8 +63,10 @@ _ATOM = (rf"(?>(?:inf|nan)(?![\w.])|{_NAME}|[-+]?(?:0[xX][0-9a-fA-F_]++|0[bB][01
          r"|[0-9][0-9_]*+(?:\.[0-9]*+)?(?:[eE][-+]?[0-9]++)?))")
 _ITEM = rf"{_ATOM}(?:\s*+:\s*+{_ATOM})?"
 # the semaphore shorthand as the disassembler writes it (wait=sem[3]>=1,
-# signal=sem[3]++@complete): lowercase, decimal, no spaces
-_SEM_VALUE = r"sem\[[0-9]++\](?:\+\+|--|\+=|-=|>=|<=|==|<|>|=)[0-9]*+(?:@[a-z]++)?+(?![\w.\[])"
+# signal=sem[3]++@complete): lowercase, decimal, no spaces; `++` / `--` take no value,
+# every other operator one (the parser reads `sem[0]>=` and `sem[0]++5` otherwise)
+_SEM_VALUE = (r"sem\[[0-9]++\](?:\+\+|--|(?:\+=|-=|>=|<=|==|<|>|=)[0-9]++)(?:@[a-z]++)?+"
+              r"(?![\w.\[])")
 _EXACT_VALUE = (rf"{_SEM_VALUE}|"
                 r"\[[0-9]++(?:,[0-9]++)*+\]|(?:sb|psum)\[[0-9]++, (?:0x[0-9a-fA-F]++|[0-9]++)\]"
                 r"|[A-Z][A-Z0-9_]*+(?![\w.\[])"
