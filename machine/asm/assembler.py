@@ -177,14 +177,14 @@ def split_source(text: str, name: str, progress: Progress | None = None
     total = len(source)
     out: list[Line] = []
     parsed: list[int] = []
-    shapes = shape_lines(text) or source  # without shapes, each line is its own
     splits: dict[str, LineSplit | None] = {}  # programs repeat line shapes
     if progress is not None:
         progress(0, total)  # the total, at once
     for start in range(0, total, PROGRESS_LINES):  # blocks: the callback costs nothing
         stop = start + PROGRESS_LINES
-        for i, (line, shape) in enumerate(zip(source[start:stop], shapes[start:stop],
-                                              strict=True), start + 1):
+        block = source[start:stop]
+        for i, (line, shape) in enumerate(zip(block, shape_lines(block), strict=True),
+                                          start + 1):
             split = splits.get(shape, _NO_SPLIT)
             if split is _NO_SPLIT:
                 split = splits[shape] = line_split(shape)
@@ -276,7 +276,7 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
         if advance is not None:
             advance(len(block) * LABEL_UNITS)
     fast = FastPath()
-    records: list[bytes] = []
+    records = bytearray()  # 64 bytes a record, not a bytes object each
     lines: list[int] = []
     data: list[DataInit] = []
     for start in range(0, len(src_lines), PROGRESS_LINES):  # pass 2, in blocks
@@ -284,7 +284,7 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
         for lineno, source, _, head, rest in block:  # encode
             if head is None:
                 continue
-            here = len(records) * RECORD_BYTES
+            here = len(records)
             rec = None
             if not isinstance(rest, Statement):
                 rec = fast.record_line(head, rest, source, ctx.gen, ctx.labels, here)
@@ -298,11 +298,11 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
                 else:
                     rec = _instruction(rest, ctx, fail, here)
             if rec is not None:
-                records.append(rec)
+                records += rec
                 lines.append(lineno)
         if advance is not None:
             advance(len(block) * ENCODE_UNITS)
-    return Assembly(b"".join(records), data, ctx.labels, lines, ctx.gen, name)
+    return Assembly(bytes(records), data, ctx.labels, lines, ctx.gen, name)
 
 
 # ---------------------------------------------------------------- instructions

@@ -115,20 +115,20 @@ NO_ARGS: Args = ((), (), "")
 _SHAPE_TABLE = bytes.maketrans(b"3456789", b"2222222")
 
 
-def shape_lines(text: str) -> list[str] | None:
-    """The shapes of `text.splitlines()` (digits are never line breaks, so line for
-    line), made in C over the whole text; None for text that is not UTF-8-encodable."""
+def shape_lines(lines: list[str]) -> list[str]:
+    """The shapes of `lines` (which hold no line break), made in C over a block of
+    them; the lines themselves when they cannot be encoded (lone surrogates)."""
     try:
-        raw = text.encode("utf-8")
+        raw = "\n".join(lines).encode("utf-8")
     except UnicodeEncodeError:
-        return None
-    return raw.translate(_SHAPE_TABLE).decode("utf-8").splitlines()
+        return lines
+    return raw.translate(_SHAPE_TABLE).decode("utf-8").split("\n")
 
 
 class LineSplit:
     """Where the label, head and arguments sit in every line of one shape."""
 
-    __slots__ = ("head", "label", "pieces", "rest")
+    __slots__ = ("head", "label", "pieces", "rest", "same_head")
 
     def __init__(self, shape: str) -> None:
         cut = shape.find("#")
@@ -136,6 +136,9 @@ class LineSplit:
         assert m is not None
         self.label = slice(*m.span(1)) if m.start(1) >= 0 else None
         self.head = slice(*m.span(2)) if m.start(2) >= 0 else None
+        # a head without a 2 in its shape has no digit 2..9: it is the same in every
+        # line of the shape, and one string serves them all
+        self.same_head = m.group(2) if self.head is not None and "2" not in m.group(2) else None
         start = m.start(3)
         self.rest = slice(*m.span(3)) if start >= 0 else None
         spans = [] if start < 0 else [
@@ -147,7 +150,7 @@ class LineSplit:
     def head_of(self, line: str) -> tuple[str | None, str | None]:
         """(label, head) of a line of this shape."""
         return (line[self.label] if self.label is not None else None,
-                line[self.head] if self.head is not None else None)
+                self.same_head or (line[self.head] if self.head is not None else None))
 
     def args(self, line: str) -> Args:
         """The arguments of a line of this shape (made when the line is encoded, so
@@ -267,6 +270,11 @@ class _Shape:
         self.after = after
 
 
+# Records kept for lines that repeat: made again after this many distinct lines, so
+# that a source of distinct lines holds no second copy of its program.
+RECORD_CACHE = 1 << 16
+
+
 class FastPath:
     """Per-assembly caches (dropped with the Assembly, so memory stays bounded)."""
 
@@ -373,6 +381,8 @@ class FastPath:
         except _struct.error:
             return None
         if not uses_label:  # a label's value depends on this line's offset
+            if len(self._records) >= RECORD_CACHE:
+                self._records.clear()
             self._records[(gen, same)] = rec
         return rec
 

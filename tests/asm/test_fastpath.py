@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from machine.asm import AsmError, Assembly, assemble, disassemble_lines
 from machine.asm import assembler as asm_mod
-from machine.asm.fastpath import FastPath, split_args, split_line
+from machine.asm.fastpath import FastPath, line_split, shape_lines, split_args, split_line
 from machine.asm.parser import Atom, Bracket, ListValue, parse_line, parse_value
 from machine.dtypes import Gen
 from machine.isa.codec import decode_bytes, struct_for
@@ -280,3 +280,49 @@ def test_hand_written_shorthands_take_the_fast_path() -> None:
         got = asm_mod.assemble(MIXED, "m.asm")
     assert (got.records, got.labels, got.lines) == (want.records, want.labels, want.lines)
     assert len(got.records) == 10 * 64
+
+
+def _by_shape(line: str) -> tuple[str | None, str | None, tuple[str, ...], tuple[str, ...],
+                                  str] | None:
+    """The split of `line` through its shape's LineSplit (None: the parser's line)."""
+    split = line_split(shape_lines([line])[0])
+    if split is None:
+        return None
+    label, head = split.head_of(line)
+    keys, texts, rest = split.args(line)
+    return label, head, keys, texts, rest
+
+
+def _by_line(line: str) -> tuple[str | None, str | None, tuple[str, ...], tuple[str, ...],
+                                 str] | None:
+    got = split_line(line)
+    if got is None:
+        return None
+    label, head, rest = got
+    pairs = split_args(rest)
+    keys = tuple(k for k, _ in pairs)
+    texts = tuple(v for _, v in pairs)
+    raw = rest if head is not None and head.lower() == ".raw" else ""
+    return label, head, keys, texts, raw
+
+
+@settings(deadline=None, max_examples=500)
+@given(st.text(alphabet="aBxX R0123456789.:=[], _#-+>@", max_size=40),
+       st.lists(st.sampled_from("0123456789"), min_size=40, max_size=40))
+def test_a_line_splits_as_its_shape_says(line: str, digits: list[str]) -> None:
+    """Digits 3..9 made 2 leave every pattern of the split matching alike: the spans
+    of a shape cut each of its lines as split_line does, whatever its digits."""
+    assert _by_shape(line) == _by_line(line)
+    it = iter(digits)
+    varied = "".join(next(it) if c.isdigit() else c for c in line)
+    assert _by_shape(varied) == _by_line(varied)
+
+
+@pytest.mark.parametrize("line", [
+    "loop7: COPY src=sb[3, 0x1f0] num=[9,1,1,1] step=[1,0,0,0]  # c",
+    "MOVE R3=5 R49=0b101 R7=-8", "x9: OP_5A header.inst_word_len=3", ".raw 0x" + "a5" * 64,
+    "CAST wait=sem[9]>=7 signal=sem[8]+=3@read", "COPY nac=1e5 src.num=[1_0,2,3,4]",
+    "COPY in_dtype=0b12", "COPY nac=1x1", "OP_93", "  ", "lbl2:", "TENSOR_TENSOR_ARITH_OP op=ADD",
+])
+def test_written_lines_split_as_their_shapes_say(line: str) -> None:
+    assert _by_shape(line) == _by_line(line)
