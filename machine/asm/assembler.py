@@ -1,4 +1,13 @@
-"""Assemble source text into 64-byte records plus data initialisations (syntax: machine/asm)."""
+"""Assemble source text into 64-byte records plus data initialisations (syntax: machine/asm).
+
+Three passes over the lines: 0 splits each line (machine.asm.fastpath, by its shape)
+or parses it (parser.parse_line: directives and anything unusual), raising the first
+syntax error; 1 gives labels their byte offsets; 2 encodes each record, through the
+fast path or else the builder here (`_instruction`, `_directive`), raising the first
+error in line order. Errors are AsmError: `file:line:col: message` with the source
+line and a caret; names that are not known get difflib's nearest one (`did you
+mean`), a branch to a name that is no label says `undefined label`.
+"""
 
 from __future__ import annotations
 

@@ -1,14 +1,23 @@
 """The assembler's fast path for ordinary lines (labels, `MNEMONIC key=value ...`, `.raw`).
 
-It never reports errors: anything unusual (a shorthand, a duplicate key, a value that
-does not parse or does not fit) returns None and the line goes through the full
+It never reports errors: anything unusual (a key set twice, an unknown key, a value
+that does not parse or does not fit) returns None and the line goes through the full
 parser and builder, which produce the same bytes or the positioned error. So the
 fast path may only accept lines whose meaning it reproduces exactly; it shares the
-key rules (keys.resolve_key) and value rules (values.field_value) with the builder.
+key rules (keys.resolve_key) and value rules (values.field_value, semaphores.sem_fields)
+with the builder, and follows the builder's order (moves, implied fields, DTYPE_PAIR
+nibbles, then fields set by name, which win). tests/asm/test_fastpath.py holds both
+paths to the same bytes and errors on generated lines.
 
-Speed comes from caching what repeats in real programs: key plans per (struct, key),
-values per (struct, gen, field, text), whole records per (gen, line text) unless a
-label is involved, and one precompiled `struct.Struct` per layout for packing.
+Speed comes from what repeats in real programs, at three levels:
+- the line's shape (`shape_lines`: its digits 3..9 made 2; `LineSplit`): the fast split
+  (`split_line`, a regex of the lexer's and parser's rules) runs once per shape, and
+  gives the spans that cut every line of that shape into label, head, keys and values;
+- the instruction's shape (generation, mnemonic, keys in order; `_Shape`): the key
+  plans, field slots, defaults and shorthand steps are worked out once;
+- values per (struct, generation, field, text), and whole records of repeated lines
+  (per generation and line text, unless a label is read; RECORD_CACHE of them).
+Records are packed by one precompiled `struct.Struct` per layout.
 """
 
 from __future__ import annotations
