@@ -137,7 +137,7 @@ def shape_lines(lines: list[str]) -> list[str]:
 class LineSplit:
     """Where the label, head and arguments sit in every line of one shape."""
 
-    __slots__ = ("head", "label", "pieces", "rest", "same_head")
+    __slots__ = ("head", "keys", "label", "pieces", "rest", "same_head", "values")
 
     def __init__(self, shape: str) -> None:
         cut = shape.find("#")
@@ -146,15 +146,17 @@ class LineSplit:
         self.label = slice(*m.span(1)) if m.start(1) >= 0 else None
         self.head = slice(*m.span(2)) if m.start(2) >= 0 else None
         # a head without a 2 in its shape has no digit 2..9: it is the same in every
-        # line of the shape, and one string serves them all
+        # line of the shape, and one string serves them all (keys likewise)
         self.same_head = m.group(2) if self.head is not None and "2" not in m.group(2) else None
         start = m.start(3)
         self.rest = slice(*m.span(3)) if start >= 0 else None
-        spans = [] if start < 0 else [
-            slice(a.start(g) + start, a.end(g) + start)
-            for a in _ARG.finditer(m.group(3)) for g in (1, 2)]
+        args = [] if start < 0 else list(_ARG.finditer(m.group(3)))
+        spans = [slice(a.start(g) + start, a.end(g) + start) for a in args for g in (1, 2)]
         # one C call slices every key and value (a getter of one slice returns no tuple)
         self.pieces = itemgetter(*spans) if len(spans) > 1 else None
+        keys = tuple(a.group(1) for a in args)
+        self.keys = keys if not any("2" in k for k in keys) else None
+        self.values = itemgetter(*spans[1::2]) if len(args) > 1 else None
 
     def head_of(self, line: str) -> tuple[str | None, str | None]:
         """(label, head) of a line of this shape."""
@@ -166,6 +168,8 @@ class LineSplit:
         that pass 0 keeps no tuples per line)."""
         if self.pieces is None:
             return (), (), line[self.rest] if self.rest is not None else ""
+        if self.keys is not None and self.values is not None:  # only values are cut
+            return self.keys, self.values(line), ""
         got = self.pieces(line)
         return got[0::2], got[1::2], ""
 
@@ -289,7 +293,8 @@ class FastPath:
 
     def __init__(self) -> None:
         self._values: dict[tuple[str, Gen, str], dict[str, int | tuple[int, ...] | None]] = {}
-        self._records: dict[tuple[Gen, object], bytes] = {}
+        # records of lines seen, by (generation, line text); none that reads a label
+        self.records: dict[tuple[Gen, object], bytes] = {}
         self._elements: dict[tuple[str, str, str], int | None] = {}
         self._shapes: dict[tuple[Gen, str, tuple[str, ...]], _Shape | None] = {}
 
@@ -337,9 +342,14 @@ class FastPath:
         """The 64 bytes of source `line` (of `split`'s shape, with this `head`) at byte
         offset `here`, or None (use the full path). Equal lines are one record
         unless a label is read: it is made once."""
-        rec = self._records.get((gen, line))
+        rec = self.records.get((gen, line))
         if rec is not None:
             return rec
+        return self._encode(head, split.args(line), gen, labels, here, line)
+
+    def encode_line(self, head: str, split: LineSplit, line: str, gen: Gen,
+                    labels: dict[str, int], here: int) -> bytes | None:
+        """`record_line` for a line not in `records` (the assembler looks there first)."""
         return self._encode(head, split.args(line), gen, labels, here, line)
 
     def record_args(self, head: str, args: Args, gen: Gen, labels: dict[str, int],
@@ -347,7 +357,7 @@ class FastPath:
         """The 64 bytes of `head` with `args` at byte offset `here`, or None (use the
         full path). Lines with equal `same` (e.g. their text) are the same record
         unless a label is read: it is made once."""
-        rec = self._records.get((gen, same))
+        rec = self.records.get((gen, same))
         if rec is not None:
             return rec
         return self._encode(head, args, gen, labels, here, same)
@@ -390,9 +400,9 @@ class FastPath:
         except _struct.error:
             return None
         if not uses_label:  # a label's value depends on this line's offset
-            if len(self._records) >= RECORD_CACHE:
-                self._records.clear()
-            self._records[(gen, same)] = rec
+            if len(self.records) >= RECORD_CACHE:
+                self.records.clear()
+            self.records[(gen, same)] = rec
         return rec
 
     # Compiling a shape ------------------------------------------------------------
