@@ -216,9 +216,10 @@ def read_lines(text: str, name: str) -> list[Line]:
 
 
 # What a line's three passes cost, in units (benchmarks/asm_bench.py measures them on
-# mixed sources: reading about 35% of the time, labels 5%, encoding 60%): the count a
-# bar shows moves as fast in every pass, so its time remaining holds throughout.
-READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 7, 1, 12
+# mixed sources: reading 20-27% of the time, labels 7-9%, encoding 65-73%, the more
+# of it under `neurondbg asm`): the count a bar shows moves about as fast in every
+# pass, so its time remaining holds throughout.
+READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 5, 2, 13
 LINE_UNITS = READ_UNITS + LABEL_UNITS + ENCODE_UNITS
 
 
