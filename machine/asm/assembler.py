@@ -219,7 +219,7 @@ def read_lines(text: str, name: str) -> list[Line]:
 # mixed sources: reading 20-27% of the time, labels 7-9%, encoding 65-73%, the more
 # of it under `neurondbg asm`): the count a bar shows moves about as fast in every
 # pass, so its time remaining holds throughout.
-READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 5, 2, 13
+READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 4, 2, 14
 LINE_UNITS = READ_UNITS + LABEL_UNITS + ENCODE_UNITS
 
 
