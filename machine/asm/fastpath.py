@@ -337,19 +337,11 @@ class FastPath:
         keys, texts = (tuple(x) for x in zip(*pairs, strict=True)) if pairs else ((), ())
         return self.record_args(head, (keys, texts, rest), gen, labels, here, (head, rest))
 
-    def record_line(self, head: str, split: LineSplit, line: str, gen: Gen,
-                    labels: dict[str, int], here: int) -> bytes | None:
-        """The 64 bytes of source `line` (of `split`'s shape, with this `head`) at byte
-        offset `here`, or None (use the full path). Equal lines are one record
-        unless a label is read: it is made once."""
-        rec = self.records.get((gen, line))
-        if rec is not None:
-            return rec
-        return self._encode(head, split.args(line), gen, labels, here, line)
-
     def encode_line(self, head: str, split: LineSplit, line: str, gen: Gen,
                     labels: dict[str, int], here: int) -> bytes | None:
-        """`record_line` for a line not in `records` (the assembler looks there first)."""
+        """The 64 bytes of source `line` (of `split`'s shape, with this `head`) at byte
+        offset `here`, or None (use the full path). The caller looks in `records`
+        first: a line made before is the same record unless it read a label."""
         return self._encode(head, split.args(line), gen, labels, here, line)
 
     def record_args(self, head: str, args: Args, gen: Gen, labels: dict[str, int],
