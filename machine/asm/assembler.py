@@ -1,16 +1,28 @@
-"""Assemble source text into 64-byte records plus data initialisations (syntax: machine/asm)."""
+"""Assemble source text into 64-byte records plus data initialisations (syntax: machine/asm).
+
+Three passes over the lines: 0 splits each line (machine.asm.fastpath, by its shape)
+or parses it (parser.parse_line: directives and anything unusual), raising the first
+syntax error; 1 gives labels their byte offsets; 2 encodes each record, through the
+fast path or else the builder here (`_instruction`, `_directive`), raising the first
+error in line order. Errors are AsmError: `file:line:col: message` with the source
+line and a caret; names that are not known get difflib's nearest one (`did you
+mean`), a branch to a name that is no label says `undefined label`.
+"""
 
 from __future__ import annotations
 
+import functools
+import gc
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 
 from machine.asm.data import DataInit, data_format, to_bytes
-from machine.asm.errors import AsmError
-from machine.asm.fastpath import FastPath, split_line
+from machine.asm.errors import AsmError, did_you_mean
+from machine.asm.fastpath import FastPath, LineSplit, line_split, shape_lines
 from machine.asm.keys import Kind, lookup_mnemonic, resolve_key
 from machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
 from machine.asm.semaphores import KEYS as SEM_KEYS
@@ -25,18 +37,21 @@ from machine.asm.values import (
     parse_number,
     partition_index,
     register_number,
+    register_range_error,
 )
 from machine.dtypes import DEFAULT_GEN, Dtype, Gen, parse_gen
 from machine.files import MAX_ASSEMBLY_LINES, MAX_DATA_BYTES, MAX_LINE_CHARS, size_text
 from machine.isa.addr import geometry
 from machine.isa.codec import Program, decode_bytes, encode
 from machine.isa.enums import BrTargetMode, DataSrc
+from machine.isa.opcodes import OPCODES
 from machine.isa.spec import RECORD_BYTES, Struct
 from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
 from machine.isa.text import INST_WORD_LEN
 
 DIRECTIVES = (".gen", ".raw", ".data", ".bytes", ".fill", ".random")
 SECTION_DIRECTIVE = ".engine"  # read by machine.asm.sections; an error in one program
+MNEMONICS = tuple(info.name for info in OPCODES.values())  # for did-you-mean hints
 PROGRESS_LINES = 4096  # lines between progress reports: a call per block costs nothing
 
 Progress = Callable[[int, int], None]  # (done, total)
@@ -78,9 +93,10 @@ def is_record(head: str | None) -> bool:
     return head is not None and (not head.startswith(".") or head.lower() == ".raw")
 
 
-# One source line after pass 0: (lineno, source, label, head, argument text) from the fast
-# split, or (lineno, source, label, head, Statement) when the full parser read it.
-Line = tuple[int, str, "str | None", "str | None", "str | Statement"]
+# One source line after pass 0: (lineno, source, label, head, how lines of its shape
+# split) from the fast split, or (lineno, source, label, head, Statement) when the full
+# parser read it.
+Line = tuple[int, str, "str | None", "str | None", "LineSplit | Statement"]
 
 
 # The line breaks of str.splitlines: counted (in C) before the split, so that a file of
@@ -135,6 +151,29 @@ def _check_nul(text: str, name: str) -> None:
                    name, lineno, at - start + 1)
 
 
+_NO_SPLIT = object()
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def without_gc(fn: Callable[P, R]) -> Callable[P, R]:
+    """`fn` with Python's cyclic garbage collector paused while it runs. The passes
+    keep a tuple per source line and make no reference cycles; with the collector on,
+    its full collections rescan those millions of tuples over and over (a third of
+    pass 0's time on a 1M-line source) and free nothing."""
+    @functools.wraps(fn)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+    return paused
+
+
+@without_gc
 def split_source(text: str, name: str, progress: Progress | None = None
                  ) -> tuple[list[Line], list[int]]:
     """Pass 0: split every line (fast path) or parse it (raises the first syntax error).
@@ -147,24 +186,27 @@ def split_source(text: str, name: str, progress: Progress | None = None
     total = len(source)
     out: list[Line] = []
     parsed: list[int] = []
-    seen: dict[str, tuple[str | None, str | None, str] | None] = {}  # programs repeat lines
+    splits: dict[str, LineSplit | None] = {}  # programs repeat line shapes
     if progress is not None:
         progress(0, total)  # the total, at once
     for start in range(0, total, PROGRESS_LINES):  # blocks: the callback costs nothing
-        for i, line in enumerate(source[start:start + PROGRESS_LINES], start + 1):
-            if line in seen:
-                split = seen[line]
-            else:
-                split = seen[line] = split_line(line)
+        stop = start + PROGRESS_LINES
+        block = source[start:stop]
+        for i, (line, shape) in enumerate(zip(block, shape_lines(block), strict=True),
+                                          start + 1):
+            split = splits.get(shape, _NO_SPLIT)
+            if split is _NO_SPLIT:
+                split = splits[shape] = line_split(shape)
             if split is not None:
-                out.append((i, line, *split))
+                assert isinstance(split, LineSplit)
+                out.append((i, line, *split.head_of(line), split))
                 continue
             st = parse_line(line, name, i)
             parsed.append(i - 1)
             out.append((i, line, st.label.text if st.label else None,
                         st.head.text if st.head else None, st))
         if progress is not None:
-            progress(min(start + PROGRESS_LINES, total), total)
+            progress(min(stop, total), total)
     return out, parsed
 
 
@@ -173,23 +215,33 @@ def read_lines(text: str, name: str) -> list[Line]:
     return split_source(text, name)[0]
 
 
+# What a line's three passes cost, in units (benchmarks/asm_bench.py measures them on
+# mixed sources: reading 20-27% of the time, labels 7-9%, encoding 65-73%, the more
+# of it under `neurondbg asm`): the count a bar shows moves about as fast in every
+# pass, so its time remaining holds throughout.
+READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 4, 2, 14
+LINE_UNITS = READ_UNITS + LABEL_UNITS + ENCODE_UNITS
+
+
 class Meter:
     """The (done, total) of the three passes for a `progress` callback: a line counts
-    a third once it is read (pass 0), labelled (pass 1) and encoded (pass 2), so the
-    count moves through each pass; `finish` reports (total, total), lines no pass
-    after the first sees (`.engine`) included. Counts only grow."""
+    in parts as it is read (pass 0), labelled (pass 1) and encoded (pass 2), each part
+    its pass's share of the work (READ_UNITS, ...), so the count moves through each
+    pass at the pace of the work; `finish` reports (total, total), lines no pass after
+    the first sees (`.engine`) included. Counts only grow."""
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
         self.total = self.read = self.passed = 0
 
     def reading(self, done: int, total: int) -> None:
-        self.read, self.total = done, total
-        self.progress(done // 3, total)
+        self.read, self.total = done * READ_UNITS, total
+        self.progress(self.read // LINE_UNITS, total)
 
-    def passing(self, lines: int) -> None:
-        self.passed += lines
-        self.progress(min((self.read + self.passed) // 3, self.total), self.total)
+    def passing(self, units: int) -> None:
+        """`units` more of passes 1 and 2 done (LABEL_UNITS / ENCODE_UNITS a line)."""
+        self.passed += units
+        self.progress(min((self.read + self.passed) // LINE_UNITS, self.total), self.total)
 
     def finish(self) -> None:
         self.progress(self.total, self.total)
@@ -209,11 +261,13 @@ def assemble(text: str, name: str = "<asm>", gen: Gen | str = DEFAULT_GEN,
     return asm
 
 
+@without_gc
 def assemble_lines(src_lines: list[Line], ctx: Context,
                    advance: Callable[[int], None] | None = None) -> Assembly:
     """Passes 1 and 2 over lines of `read_lines` (all of a source, or one `.engine`
-    section of it: line numbers stay those of the whole file). `advance(n)` is called
-    as each pass is done with a block of n lines (PROGRESS_LINES)."""
+    section of it: line numbers stay those of the whole file). `advance(units)` is
+    called as each pass is done with a block of lines (PROGRESS_LINES): LABEL_UNITS a
+    line in pass 1, ENCODE_UNITS in pass 2 (Meter.passing)."""
     name = ctx.file
     count = 0
     for start in range(0, len(src_lines), PROGRESS_LINES):  # pass 1: label addresses
@@ -230,20 +284,24 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
             if head is not None and (head[0] != "." or head.lower() == ".raw"):
                 count += 1
         if advance is not None:
-            advance(len(block))
+            advance(len(block) * LABEL_UNITS)
     fast = FastPath()
-    records: list[bytes] = []
+    records = bytearray()  # 64 bytes a record, not a bytes object each
     lines: list[int] = []
     data: list[DataInit] = []
+    known = fast.records  # repeated lines: looked up here, the loop's most common case
+    labels = ctx.labels
     for start in range(0, len(src_lines), PROGRESS_LINES):  # pass 2, in blocks
         block = src_lines[start:start + PROGRESS_LINES]
         for lineno, source, _, head, rest in block:  # encode
             if head is None:
                 continue
-            here = len(records) * RECORD_BYTES
+            here = len(records)
             rec = None
-            if isinstance(rest, str):
-                rec = fast.record(head, rest, ctx.gen, ctx.labels, here)
+            if not isinstance(rest, Statement):
+                gen = ctx.gen
+                rec = known.get((gen, source)) or fast.encode_line(head, rest, source, gen,
+                                                                   labels, here)
                 if rec is None:  # the full path gives the same bytes, or the positioned error
                     rest = parse_line(source, name, lineno)
             if rec is None:
@@ -254,11 +312,11 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
                 else:
                     rec = _instruction(rest, ctx, fail, here)
             if rec is not None:
-                records.append(rec)
+                records += rec
                 lines.append(lineno)
         if advance is not None:
-            advance(len(block))
-    return Assembly(b"".join(records), data, ctx.labels, lines, ctx.gen, name)
+            advance(len(block) * ENCODE_UNITS)
+    return Assembly(bytes(records), data, ctx.labels, lines, ctx.gen, name)
 
 
 # ---------------------------------------------------------------- instructions
@@ -266,9 +324,10 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
 def _lookup(head: Atom, fail) -> tuple[int, Struct]:
     found = lookup_mnemonic(head.text)
     if found is None:
-        raise fail(f"unknown mnemonic {head.text!r}; expected an opcode name like COPY, CAST, "
-                   "MOVE, OP_xx for any byte, or a directive (" + ", ".join(DIRECTIVES) + ")",
-                   head.column)
+        hint = did_you_mean(head.text, MNEMONICS)
+        raise fail(f"unknown mnemonic {head.text!r}" + (hint or (
+            "; expected an opcode name like COPY, CAST, MOVE, OP_xx for any byte, or a "
+            "directive (" + ", ".join(DIRECTIVES) + ")")), head.column)
     code, struct_name = found
     return code, STRUCTS[struct_name]
 
@@ -339,6 +398,9 @@ class _Builder:
         elif name == "CTRL_AL":
             atom = self.atom(arg, "a register or a number")
             reg = register_number(atom.text)
+            out_of_range = register_range_error(atom.text)
+            if out_of_range is not None:
+                raise self.fail(out_of_range, atom.column)
             if reg is not None:
                 self.implied[f"{key}_lo"] = reg
                 if key == "src1":
@@ -401,6 +463,9 @@ class _Builder:
 
 def _imm32(atom: Atom, fail) -> int:
     num = parse_number(atom.text)
+    out_of_range = register_range_error(atom.text)
+    if out_of_range is not None:
+        raise fail(out_of_range, atom.column)
     if num is None:
         raise fail("expected a register (R0..R63) or a number", atom.column)
     if isinstance(num, float):
@@ -463,8 +528,9 @@ def _directive(st: Statement, ctx: Context, fail, data: list[DataInit]) -> bytes
         raise fail(".engine starts an engine's section of a multi-engine kernel, and this "
                    "reads a single program (kernels are read by neurondbg run, asm, disasm)",
                    st.head.column)
-    raise fail(f"unknown directive {st.head.text!r}; expected one of: " + ", ".join(DIRECTIVES),
-               st.head.column)
+    hint = did_you_mean(st.head.text, (*DIRECTIVES, SECTION_DIRECTIVE))
+    raise fail(f"unknown directive {st.head.text!r}"
+               + (hint or "; expected one of: " + ", ".join(DIRECTIVES)), st.head.column)
 
 
 def _positional(st: Statement, fail, n: int | None, usage: str) -> list[Atom]:

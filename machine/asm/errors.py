@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 # Characters of the source line shown under a message (a line may be megabytes long).
 SOURCE_WINDOW = 120
 
@@ -37,3 +40,11 @@ class AsmError(ValueError):
             shown = lead + shown[start:stop] + ("..." if stop < len(self.source) else "")
             col += len(lead) - start
         return f"{self.one_line}\n    {shown}\n    {' ' * col}^"
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`; did you mean 'x'?` for the known name closest to `word` (difflib, case
+    ignored), or "" when none is close."""
+    by_folded = {k.casefold(): k for k in known}
+    close = difflib.get_close_matches(word.casefold(), by_folded, n=1, cutoff=0.6)
+    return f"; did you mean {by_folded[close[0]]!r}?" if close else ""

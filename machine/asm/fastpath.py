@@ -1,21 +1,32 @@
 """The assembler's fast path for ordinary lines (labels, `MNEMONIC key=value ...`, `.raw`).
 
-It never reports errors: anything unusual (a shorthand, a duplicate key, a value that
-does not parse or does not fit) returns None and the line goes through the full
+It never reports errors: anything unusual (a key set twice, an unknown key, a value
+that does not parse or does not fit) returns None and the line goes through the full
 parser and builder, which produce the same bytes or the positioned error. So the
 fast path may only accept lines whose meaning it reproduces exactly; it shares the
-key rules (keys.resolve_key) and value rules (values.field_value) with the builder.
+key rules (keys.resolve_key) and value rules (values.field_value, semaphores.sem_fields)
+with the builder, and follows the builder's order (moves, implied fields, DTYPE_PAIR
+nibbles, then fields set by name, which win). tests/asm/test_fastpath.py holds both
+paths to the same bytes and errors on generated lines.
 
-Speed comes from caching what repeats in real programs: key plans per (struct, key),
-values per (struct, gen, field, text), whole records per (gen, line text) unless a
-label is involved, and one precompiled `struct.Struct` per layout for packing.
+Speed comes from what repeats in real programs, at three levels:
+- the line's shape (`shape_lines`: its digits 3..9 made 2; `LineSplit`): the fast split
+  (`split_line`, a regex of the lexer's and parser's rules) runs once per shape, and
+  gives the spans that cut every line of that shape into label, head, keys and values;
+- the instruction's shape (generation, mnemonic, keys in order; `_Shape`): the key
+  plans, field slots, defaults and shorthand steps are worked out once;
+- values per (struct, generation, field, text), and whole records of repeated lines
+  (per generation and line text, unless a label is read; RECORD_CACHE of them).
+Records are packed by one precompiled `struct.Struct` per layout.
 """
 
 from __future__ import annotations
 
 import re
 import struct as _struct
+from collections.abc import Callable
 from functools import cache, lru_cache
+from operator import itemgetter
 
 from machine.asm.errors import AsmError
 from machine.asm.keys import Kind, lookup_mnemonic, resolve_key
@@ -28,15 +39,18 @@ from machine.asm.values import (
     check_range,
     dtype_nibble,
     field_value,
+    fp32_bits,
     parse_int,
     parse_number,
+    register_number,
     scalar,
 )
-from machine.dtypes import Gen
+from machine.dtypes import Dtype, Gen
 from machine.files import MAX_TOKEN_CHARS
 from machine.isa.addr import encode_address
+from machine.isa.enums import BrTargetMode, DataSrc
 from machine.isa.spec import RECORD_BYTES, Field
-from machine.isa.structs import STRUCTS, make_pair
+from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
 from machine.isa.text import INST_WORD_LEN
 
 # The plan kinds as module constants: in the per-key loop an Enum member lookup costs
@@ -58,8 +72,10 @@ _ATOM = (rf"(?>(?:inf|nan)(?![\w.])|{_NAME}|[-+]?(?:0[xX][0-9a-fA-F_]++|0[bB][01
          r"|[0-9][0-9_]*+(?:\.[0-9]*+)?(?:[eE][-+]?[0-9]++)?))")
 _ITEM = rf"{_ATOM}(?:\s*+:\s*+{_ATOM})?"
 # the semaphore shorthand as the disassembler writes it (wait=sem[3]>=1,
-# signal=sem[3]++@complete): lowercase, decimal, no spaces
-_SEM_VALUE = r"sem\[[0-9]++\](?:\+\+|--|\+=|-=|>=|<=|==|<|>|=)[0-9]*+(?:@[a-z]++)?+(?![\w.\[])"
+# signal=sem[3]++@complete): lowercase, decimal, no spaces; `++` / `--` take no value,
+# every other operator one (the parser reads `sem[0]>=` and `sem[0]++5` otherwise)
+_SEM_VALUE = (r"sem\[[0-9]++\](?:\+\+|--|(?:\+=|-=|>=|<=|==|<|>|=)[0-9]++)(?:@[a-z]++)?+"
+              r"(?![\w.\[])")
 _EXACT_VALUE = (rf"{_SEM_VALUE}|"
                 r"\[[0-9]++(?:,[0-9]++)*+\]|(?:sb|psum)\[[0-9]++, (?:0x[0-9a-fA-F]++|[0-9]++)\]"
                 r"|[A-Z][A-Z0-9_]*+(?![\w.\[])"
@@ -95,6 +111,72 @@ def split_line(line: str) -> tuple[str | None, str | None, str] | None:
 def split_args(rest: str) -> list[tuple[str, str]]:
     """(key, value text) pairs of the argument text `split_line` returned."""
     return _ARG.findall(rest)
+
+
+# The arguments of a split line: keys, value texts (in order) and, for `.raw`, the text
+# after the head.
+Args = tuple[tuple[str, ...], tuple[str, ...], str]
+NO_ARGS: Args = ((), (), "")
+
+# Digits 3..9 made 2: the line's shape. Every pattern above treats the digits as the
+# classes {0}, {1}, {2..9} (`0x`, `0b[01]`, `[0-9]`, `\d`, `\w`), so a line and its shape
+# match alike, with the same spans: the split of one line serves every line of its shape.
+_SHAPE_TABLE = bytes.maketrans(b"3456789", b"2222222")
+
+
+def shape_lines(lines: list[str]) -> list[str]:
+    """The shapes of `lines` (which hold no line break), made in C over a block of
+    them; the lines themselves when they cannot be encoded (lone surrogates)."""
+    try:
+        raw = "\n".join(lines).encode("utf-8")
+    except UnicodeEncodeError:
+        return lines
+    return raw.translate(_SHAPE_TABLE).decode("utf-8").split("\n")
+
+
+class LineSplit:
+    """Where the label, head and arguments sit in every line of one shape."""
+
+    __slots__ = ("head", "keys", "label", "pieces", "rest", "same_head", "values")
+
+    def __init__(self, shape: str) -> None:
+        cut = shape.find("#")
+        m = _LINE.fullmatch(shape if cut < 0 else shape[:cut])
+        assert m is not None
+        self.label = slice(*m.span(1)) if m.start(1) >= 0 else None
+        self.head = slice(*m.span(2)) if m.start(2) >= 0 else None
+        # a head without a 2 in its shape has no digit 2..9: it is the same in every
+        # line of the shape, and one string serves them all (keys likewise)
+        self.same_head = m.group(2) if self.head is not None and "2" not in m.group(2) else None
+        start = m.start(3)
+        self.rest = slice(*m.span(3)) if start >= 0 else None
+        args = [] if start < 0 else list(_ARG.finditer(m.group(3)))
+        spans = [slice(a.start(g) + start, a.end(g) + start) for a in args for g in (1, 2)]
+        # one C call slices every key and value (a getter of one slice returns no tuple)
+        self.pieces = itemgetter(*spans) if len(spans) > 1 else None
+        keys = tuple(a.group(1) for a in args)
+        self.keys = keys if not any("2" in k for k in keys) else None
+        self.values = itemgetter(*spans[1::2]) if len(args) > 1 else None
+
+    def head_of(self, line: str) -> tuple[str | None, str | None]:
+        """(label, head) of a line of this shape."""
+        return (line[self.label] if self.label is not None else None,
+                self.same_head or (line[self.head] if self.head is not None else None))
+
+    def args(self, line: str) -> Args:
+        """The arguments of a line of this shape (made when the line is encoded, so
+        that pass 0 keeps no tuples per line)."""
+        if self.pieces is None:
+            return (), (), line[self.rest] if self.rest is not None else ""
+        if self.keys is not None and self.values is not None:  # only values are cut
+            return self.keys, self.values(line), ""
+        got = self.pieces(line)
+        return got[0::2], got[1::2], ""
+
+
+def line_split(shape: str) -> LineSplit | None:
+    """How lines of this shape split (see `split_line`), or None for the parser's."""
+    return LineSplit(shape) if split_line(shape) is not None else None
 
 
 class _Packer:
@@ -170,36 +252,51 @@ def _value(f: Field, text: str, gen: Gen, labels: dict[str, int] | None = None,
         return None
 
 
-def _semaphore(key: str, text: str, explicit: dict[str, int | tuple[int, ...]],
-               sem_value: list[str]) -> bool:
-    """Add the fields of `wait=` / `signal=` to `explicit` as the builder does (a value
-    the two share must agree); False when the builder must judge the line."""
-    value = parse_value(text)
-    if value is None:
-        return False
-    try:
-        fields = sem_fields(key, value, _fail)
-    except AsmError:
-        return False
-    for name, v in fields.items():
-        if name in explicit:
-            if not (name == SEM_VALUE and sem_value and sem_value[0] != key
-                    and explicit[name] == v):
-                return False
-            continue
-        explicit[name] = v
-        if name == SEM_VALUE:
-            sem_value.append(key)
-    return True
+# One step of a line shape: (value texts, record values, labels, this line's offset) ->
+# None to decline the line, True when a label was read (the record is not reused),
+# else False. A step writes its fields into the record values in place.
+Step = Callable[[tuple[str, ...], list[int], dict[str, int], int], "bool | None"]
+_MISSING = object()
+
+
+# A field set by name from one value: (value index, first element, one past the last
+# element for a list field else 0, the field's values by text, the maker of a new one).
+FieldEntry = tuple[int, int, int, dict[str, "int | tuple[int, ...] | None"],
+                   Callable[[str], "int | tuple[int, ...] | None"]]
+
+
+class _Shape:
+    """What every line of one shape (generation, mnemonic, keys in order) shares: the
+    record's starting values (defaults, opcode and constant implied fields), the steps
+    of moves, implied fields and DTYPE_PAIR nibbles, then the fields set by name (plain
+    ones as entries, run in one loop; branch offsets and semaphores as steps): the
+    builder's order, in which fields set by name win over implied ones."""
+
+    __slots__ = ("after", "base", "before", "fields", "fmt")
+
+    def __init__(self, fmt: _struct.Struct, base: list[int], before: list[Step],
+                 fields: list[FieldEntry], after: list[Step]) -> None:
+        self.fmt = fmt
+        self.base = base
+        self.before = before
+        self.fields = fields
+        self.after = after
+
+
+# Records kept for lines that repeat: made again after this many distinct lines, so
+# that a source of distinct lines holds no second copy of its program.
+RECORD_CACHE = 1 << 16
 
 
 class FastPath:
     """Per-assembly caches (dropped with the Assembly, so memory stays bounded)."""
 
     def __init__(self) -> None:
-        self._values: dict[tuple[str, Gen], dict[tuple[str, str], int | tuple[int, ...]]] = {}
-        self._records: dict[tuple[Gen, str, str], bytes] = {}
+        self._values: dict[tuple[str, Gen, str], dict[str, int | tuple[int, ...] | None]] = {}
+        # records of lines seen, by (generation, line text); none that reads a label
+        self.records: dict[tuple[Gen, object], bytes] = {}
         self._elements: dict[tuple[str, str, str], int | None] = {}
+        self._shapes: dict[tuple[Gen, str, tuple[str, ...]], _Shape | None] = {}
 
     def _new_value(self, sname: str, f: Field, text: str,
                    gen: Gen) -> int | tuple[int, ...] | None:
@@ -234,87 +331,356 @@ class FastPath:
 
     def record(self, head: str, rest: str, gen: Gen, labels: dict[str, int],
                here: int) -> bytes | None:
-        """The 64 bytes of `head rest` at byte offset `here`, or None (use the full path)."""
-        key = (gen, head, rest)
-        rec = self._records.get(key)
+        """The 64 bytes of `head rest` (`rest` as `split_line` gives it) at byte offset
+        `here`, or None (use the full path)."""
+        pairs = _ARG.findall(rest)
+        keys, texts = (tuple(x) for x in zip(*pairs, strict=True)) if pairs else ((), ())
+        return self.record_args(head, (keys, texts, rest), gen, labels, here, (head, rest))
+
+    def encode_line(self, head: str, split: LineSplit, line: str, gen: Gen,
+                    labels: dict[str, int], here: int) -> bytes | None:
+        """The 64 bytes of source `line` (of `split`'s shape, with this `head`) at byte
+        offset `here`, or None (use the full path). The caller looks in `records`
+        first: a line made before is the same record unless it read a label."""
+        return self._encode(head, split.args(line), gen, labels, here, line)
+
+    def record_args(self, head: str, args: Args, gen: Gen, labels: dict[str, int],
+                    here: int, same: object) -> bytes | None:
+        """The 64 bytes of `head` with `args` at byte offset `here`, or None (use the
+        full path). Lines with equal `same` (e.g. their text) are the same record
+        unless a label is read: it is made once."""
+        rec = self.records.get((gen, same))
         if rec is not None:
             return rec
+        return self._encode(head, args, gen, labels, here, same)
+
+    def _encode(self, head: str, args: Args, gen: Gen, labels: dict[str, int],
+                here: int, same: object) -> bytes | None:
+        keys, texts, rest = args
         if head[0] == ".":  # split_line lets only .raw through
             m = _RAW_HEX.fullmatch(rest)
             return bytes.fromhex(m.group(1)) if m else None
-        out = self._encode(head, rest, gen, labels, here)
-        if out is None:
+        shape = self._shapes.get((gen, head, keys), _MISSING)
+        if shape is _MISSING:
+            shape = self._shapes[(gen, head, keys)] = self._shape(head, gen, keys)
+        if shape is None:
             return None
-        rec, uses_label = out
-        if not uses_label:
-            self._records[key] = rec
+        assert isinstance(shape, _Shape)
+        vals = shape.base.copy()
+        uses_label = False
+        for step in shape.before:
+            if step(texts, vals, labels, here) is None:
+                return None
+        for i, at, stop, known, new in shape.fields:
+            text = texts[i]
+            v = known.get(text)
+            if v is None:
+                v = new(text)
+                if v is None:
+                    return None
+            if stop:
+                vals[at:stop] = v  # type: ignore[assignment]  # a tuple for a list field
+            else:
+                vals[at] = v  # type: ignore[assignment]  # an int for a one-element field
+        for step in shape.after:
+            used = step(texts, vals, labels, here)
+            if used is None:
+                return None
+            uses_label |= used
+        try:
+            rec = shape.fmt.pack(*vals)
+        except _struct.error:
+            return None
+        if not uses_label:  # a label's value depends on this line's offset
+            if len(self.records) >= RECORD_CACHE:
+                self.records.clear()
+            self.records[(gen, same)] = rec
         return rec
 
-    def _encode(self, head: str, rest: str, gen: Gen, labels: dict[str, int],
-                here: int) -> tuple[bytes, bool] | None:
+    # Compiling a shape ------------------------------------------------------------
+    def _shape(self, head: str, gen: Gen, keys: tuple[str, ...]) -> _Shape | None:
+        """The shape of `head key=... key=...`, or None when the builder must judge
+        every such line (an unknown key, a field set twice, a relative step without
+        an operand, more than 8 moves, ...)."""
         found = lookup_mnemonic(head)
         if found is None:
             return None
         code, sname = found
-        cache = self._values.get((sname, gen))
-        if cache is None:
-            cache = self._values[(sname, gen)] = {}
-        explicit: dict[str, int | tuple[int, ...]] = {}
-        sem_value: list[str] = []  # the wait=/signal= key that set the semaphore value
-        pairs: dict[str, dict[int, int]] = {}
+        s = STRUCTS[sname]
+        p = _packer(sname)
+        slots = p.slots
+        base = p.defaults.copy()
+        base[p.opcode_slot] = code
+        moves: list[tuple[int, int]] = []  # (value index, destination register)
+        implied: list[Step] = []
+        nibbles: list[Step] = []
+        fields: list[FieldEntry] = []
+        explicit: list[Step] = []
+        names: set[str] = set()  # explicit fields
+        nibble_slots: set[tuple[str, int]] = set()
+        sems: list[tuple[int, str]] = []
         last: str | None = None
-        uses_label = False
-        for key, text in _ARG.findall(rest):
+        for i, key in enumerate(keys):
             plan = resolve_key(sname, key)
             kind = plan.kind
-            if kind is _FIELD:
-                name = plan.name
-                if plan.operand is not None:
-                    last = plan.operand
-            elif kind is _RELATIVE and last is not None:
-                name = f"{last}.{plan.name}"
-            elif kind is _SHORTHAND and key in SEM_KEYS:
-                if not _semaphore(key, text, explicit, sem_value):
-                    return None
-                continue
-            elif kind is _NIBBLE:
-                nib = _nibble(text)
-                parts = pairs.setdefault(plan.name, {})
-                if nib is None or plan.slot in parts:
-                    return None
-                parts[plan.slot] = nib
-                continue
-            else:  # shorthands and errors: the builder handles them
-                return None
-            if name in explicit:
-                return None
-            value = cache.get((name, text))
-            if value is None:
-                f = STRUCTS[sname].field(name)
-                # a label's value depends on this line's offset: never cached
-                if f.role == "branch_offset" and parse_number(text) is None:
-                    uses_label = True
-                    value = _value(f, text, gen, labels, here)
+            if kind is _FIELD or kind is _RELATIVE:
+                if kind is _RELATIVE:
+                    if last is None:
+                        return None
+                    name = f"{last}.{plan.name}"
                 else:
-                    value = cache[(name, text)] = self._new_value(sname, f, text, gen)
-                if value is None:
+                    name = plan.name
+                    if plan.operand is not None:
+                        last = plan.operand
+                f = s.field(name)
+                if f.role == "branch_offset":
+                    step = self._branch_step(sname, f, gen, i, slots[name])
+                    if step is None:
+                        return None
+                    explicit.append(step)
+                else:
+                    fields.append(self._field_entry(sname, f, gen, i, slots[name]))
+                if name in names:
                     return None
-            explicit[name] = value
-        p = _packer(sname)
-        vals = p.defaults.copy()
-        vals[p.opcode_slot] = code
-        slots = p.slots
-        for pair, parts in pairs.items():
-            if pair in explicit:
+                names.add(name)
+            elif kind is _NIBBLE:
+                if (plan.name, plan.slot) in nibble_slots:
+                    return None
+                nibble_slots.add((plan.name, plan.slot))
+                nibbles.append(_nibble_step(i, slots[plan.name][0], plan.slot))
+            elif kind is _SHORTHAND and key in SEM_KEYS:
+                if any(k == key for _, k in sems):
+                    return None  # set twice
+                sems.append((i, key))
+            elif kind is _SHORTHAND and sname == "CTRL_MV":
+                moves.append((i, register_number(key) or 0))
+            elif kind is _SHORTHAND and sname == "CTRL_AL":
+                implied.append(_alu_step(i, key, slots))
+            elif kind is _SHORTHAND and sname == "CTRL_BR":  # target=
+                base[slots["target_mode"][0]] = int(BrTargetMode.REL_IMM)
+                base[slots["header.debug_hint"][0]] = 2
+                step = self._branch_step(sname, s.field("br_immediate"), gen, i,
+                                         slots["br_immediate"])
+                if step is None or "br_immediate" in names:
+                    return None
+                names.add("br_immediate")
+                explicit.append(step)
+            else:  # an error: the builder reports it
                 return None
-            vals[slots[pair][0]] = make_pair(parts.get(0, 0), parts.get(1, 0))
-        for name, value in explicit.items():
-            i, n = slots[name]
-            if n == 1:
-                vals[i] = value
-            else:
-                vals[i:i + n] = value
-        try:
-            return p.fmt.pack(*vals), uses_label
-        except _struct.error:
+        if any(pair in names for pair, _ in nibble_slots):
+            return None  # set whole and by nibble
+        if sems:
+            explicit.append(_sem_step(sems, slots, frozenset(names)))
+        if moves:
+            if len(moves) > 8:
+                return None
+            implied.insert(0, _move_step(moves, slots))
+        return _Shape(p.fmt, base, implied + nibbles, fields, explicit)
+
+    def _maker(self, sname: str, f: Field, gen: Gen
+               ) -> tuple[dict[str, int | tuple[int, ...] | None],
+                          Callable[[str], int | tuple[int, ...] | None]]:
+        """The values of `f` by text (one cache per struct, generation and field) and
+        the function that makes (and caches) a value not seen before, None if the
+        builder would report it."""
+        cache = self._values.setdefault((sname, gen, f.name), {})
+
+        def new(text: str) -> int | tuple[int, ...] | None:
+            v = self._new_value(sname, f, text, gen)
+            if v is not None:
+                cache[text] = v
+            return v
+        return cache, new
+
+    def _field_entry(self, sname: str, f: Field, gen: Gen, i: int,
+                     slot: tuple[int, int]) -> FieldEntry:
+        """Field `f` set from value `i`."""
+        at, count = slot
+        return (i, at, at + count if count > 1 else 0, *self._maker(sname, f, gen))
+
+    def _branch_step(self, sname: str, f: Field, gen: Gen, i: int,
+                     slot: tuple[int, int]) -> Step | None:
+        """Branch offset `f` set from value `i` (None if it is not one value)."""
+        if slot[1] != 1 or f.enum is not None:
             return None
+        return _branch_step(f, i, slot[0], *self._maker(sname, f, gen))
+
+
+def _branch_step(f: Field, i: int, at: int, cache: dict[str, int | tuple[int, ...] | None],
+                 new: Callable[[str], int | tuple[int, ...] | None]) -> Step:
+    """A branch offset: a number (cached) or a label (its offset minus this line's, as
+    values.scalar reads it: a text that is a number is never a label)."""
+    is_label: dict[str, bool] = {}
+    lo, hi = f.bounds
+
+    def step(texts: tuple[str, ...], vals: list[int], labels: dict[str, int],
+             here: int) -> bool | None:
+        text = texts[i]
+        v = cache.get(text)
+        if v is not None:
+            vals[at] = v  # type: ignore[assignment]
+            return False
+        label = is_label.get(text)
+        if label is None:  # a label's name is an atom; a number never names one
+            label = is_label[text] = text in labels and parse_number(text) is None
+        if not label:
+            v = new(text)
+            if v is None:
+                return None
+            vals[at] = v  # type: ignore[assignment]
+            return False
+        target = labels.get(text)
+        if target is None:
+            return None
+        off = target - here
+        if not lo <= off <= hi:
+            checked = _checked(f, off)
+            if checked is None:
+                return None
+            off = checked
+        vals[at] = off
+        return True
+    return step
+
+
+def _nibble_step(i: int, at: int, slot: int) -> Step:
+    """One nibble of a DTYPE_PAIR byte (the other nibble kept, as the builder keeps it)."""
+    def step(texts: tuple[str, ...], vals: list[int], labels: dict[str, int],
+             here: int) -> bool | None:
+        nib = _nibble(texts[i])
+        if nib is None:
+            return None
+        cur = vals[at]
+        vals[at] = make_pair(nib, pair_hi(cur)) if slot == 0 else make_pair(pair_lo(cur), nib)
+        return False
+    return step
+
+
+@lru_cache(maxsize=4096)
+def _move_operand(text: str) -> tuple[bool, int] | None:
+    """(is a register, register or 32-bit immediate) of one MOVE value, as the builder's
+    `_moves` reads it; None for what it reports."""
+    value = parse_value(text)
+    if not isinstance(value, Atom):
+        return None
+    reg = register_number(value.text)
+    if reg is not None:
+        return True, reg
+    num = parse_number(value.text)
+    if num is None:
+        return None
+    if isinstance(num, float):
+        return False, fp32_bits(num)
+    if not -(1 << 31) <= num < (1 << 32):
+        return None
+    return False, num & 0xFFFFFFFF
+
+
+def _move_step(moves: list[tuple[int, int]], slots: dict[str, tuple[int, int]]) -> Step:
+    """`MOVE R3=5 R4=R7`: all registers or all immediates (the builder's `_moves`)."""
+    n = len(moves)
+    pad = [0] * (8 - n)
+    num_mov, dtype, source = (slots[k][0] for k in ("num_mov", "dtype", "move_source"))
+    dst, src, imm = (slots[k][0] for k in ("dst_registers", "src_registers", "immediate"))
+    dsts = [d for _, d in moves] + pad
+    idx = [i for i, _ in moves]
+
+    def step(texts: tuple[str, ...], vals: list[int], labels: dict[str, int],
+             here: int) -> bool | None:
+        ops = [_move_operand(texts[i]) for i in idx]
+        if None in ops:
+            return None
+        kinds = {op[0] for op in ops if op is not None}
+        if len(kinds) != 1:
+            return None
+        got = [op[1] for op in ops if op is not None] + pad
+        vals[num_mov], vals[dtype] = n, int(Dtype.INT32)
+        vals[dst:dst + 8] = dsts
+        if True in kinds:
+            vals[source] = int(DataSrc.REGISTER)
+            vals[src:src + 8] = got
+            vals[imm:imm + 8] = [0] * 8
+        else:
+            vals[source] = int(DataSrc.IMMEDIATE)
+            vals[src:src + 8] = [0] * 8
+            vals[imm:imm + 8] = got
+        return False
+    return step
+
+
+@lru_cache(maxsize=4096)
+def _alu_operand(key: str, text: str) -> tuple[tuple[str, int | tuple[int, int]], ...] | None:
+    """The implied fields of ALU_OP's `dst=` / `src0=` / `src1=` (the builder's
+    `_shorthand`), or None for what it reports."""
+    value = parse_value(text)
+    if not isinstance(value, Atom):
+        return None
+    reg = register_number(value.text)
+    if reg is not None:
+        if key == "src1":
+            return (("src1_lo", reg), ("src1_datasrc", int(DataSrc.REGISTER)))
+        return ((f"{key}_lo", reg),)
+    if key != "src1":
+        return None
+    num = parse_number(value.text)
+    if num is None:
+        return None
+    if isinstance(num, float):
+        imm = (fp32_bits(num), 0)
+    elif not -(1 << 63) <= num < (1 << 64):
+        return None
+    else:
+        num &= (1 << 64) - 1
+        imm = (num & 0xFFFFFFFF, num >> 32)
+    return (("src1_datasrc", int(DataSrc.IMMEDIATE)), ("immediate", imm))
+
+
+def _alu_step(i: int, key: str, slots: dict[str, tuple[int, int]]) -> Step:
+    def step(texts: tuple[str, ...], vals: list[int], labels: dict[str, int],
+             here: int) -> bool | None:
+        fields = _alu_operand(key, texts[i])
+        if fields is None:
+            return None
+        for name, v in fields:
+            at, count = slots[name]
+            if count == 1:
+                vals[at] = v  # type: ignore[assignment]
+            else:
+                vals[at:at + count] = v  # type: ignore[assignment]
+        return False
+    return step
+
+
+@lru_cache(maxsize=4096)
+def _sem_operand(key: str, text: str) -> tuple[tuple[str, int], ...] | None:
+    """The events fields of `wait=` / `signal=` (semaphores.sem_fields), or None."""
+    value = parse_value(text)
+    if value is None:
+        return None
+    try:
+        return tuple(sem_fields(key, value, _fail).items())
+    except AsmError:
+        return None
+
+
+def _sem_step(sems: list[tuple[int, str]], slots: dict[str, tuple[int, int]],
+              explicit: frozenset[str]) -> Step:
+    """`wait=` and / or `signal=`: a value both set must agree, and no field they set
+    may be set by name too (the builder's rules)."""
+    def step(texts: tuple[str, ...], vals: list[int], labels: dict[str, int],
+             here: int) -> bool | None:
+        shared: int | None = None
+        for i, key in sems:
+            fields = _sem_operand(key, texts[i])
+            if fields is None:
+                return None
+            for name, v in fields:
+                if name in explicit:
+                    return None
+                if name == SEM_VALUE:
+                    if shared is not None and shared != v:
+                        return None
+                    shared = v
+                vals[slots[name][0]] = v
+        return False
+    return step

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
+from machine.asm.errors import did_you_mean
 from machine.asm.semaphores import EVENTS as SEM_EVENTS
 from machine.asm.semaphores import KEYS as SEM_KEYS
-from machine.asm.values import register_number
+from machine.asm.values import register_number, register_range_error
 from machine.isa.opcodes import OPCODES, opcode_by_name
 from machine.isa.spec import Struct
 from machine.isa.structs import STRUCTS, tensor_operands
@@ -88,9 +89,29 @@ def resolve_key(struct_name: str, key: str) -> KeyPlan:
     if len(matches) > 1:
         return KeyPlan(Kind.ERROR, message=f"ambiguous field {key!r} for {s.name}; write one of: "
                        + ", ".join(matches))
+    out_of_range = register_range_error(key) if s.name == "CTRL_MV" else None
+    if out_of_range is not None:
+        return KeyPlan(Kind.ERROR, message=out_of_range)
     names = [f.name for f in s.fields if f.name != "header.opcode"]
-    return KeyPlan(Kind.ERROR, message=f"unknown field {key!r} for {s.name}; expected one of: "
-                   + ", ".join(names))
+    hint = did_you_mean(key, known_keys(s))
+    return KeyPlan(Kind.ERROR, message=f"unknown field {key!r} for {s.name}" + (
+        hint or "; expected one of: " + ", ".join(names)))
+
+
+def known_keys(s: Struct) -> list[str]:
+    """Every key resolve_key reads for struct `s` (for did-you-mean hints), but the
+    register keys of MOVE."""
+    names = [f.name for f in s.fields if f.name != "header.opcode"]
+    lasts = [n.rpartition(".")[2] for n in names]
+    keys = names + [t for t in lasts if lasts.count(t) == 1]
+    operands = operand_names(s)
+    keys += [*operands, *(f"{o}.{t}" for o in operands for t in ("step", "num"))]
+    if operands:
+        keys += ["step", "num"]
+    keys += [k for pair, ks in PAIR_KEYS.items() if s.has(pair) for k in ks]
+    keys += [a for a, name in FIELD_ALIASES.items() if s.has(name)]
+    keys += [k for k in (*SEM_KEYS, "dst", "src0", "src1", "target") if _is_shorthand(s, k)]
+    return keys
 
 
 @lru_cache(maxsize=1024)

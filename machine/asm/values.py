@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from machine.asm.errors import AsmError
+from machine.asm.errors import AsmError, did_you_mean
 from machine.asm.parser import Atom, Bracket, ListValue, SemExpr, Value
 from machine.dtypes import Dtype, Gen
 from machine.files import MAX_TOKEN_CHARS
@@ -16,7 +16,8 @@ from machine.isa.enums import parse_enum
 from machine.isa.spec import Field
 
 _INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F_]+|0[bB][01_]+|\d[\d_]*)$")
-REGISTER_NAMES: dict[str, int] = {**{f"R{i}": i for i in range(64)}, "PC_LO": 128, "PC_HI": 129}
+REGISTERS = range(64)  # R0..R63
+REGISTER_NAMES: dict[str, int] = {**{f"R{i}": i for i in REGISTERS}, "PC_LO": 128, "PC_HI": 129}
 SPACE_NAMES = {"sb": "sbuf", "sbuf": "sbuf", "psum": "psum"}
 
 Fail = Callable[[str, int], AsmError]  # (message, column) -> error to raise
@@ -54,6 +55,18 @@ def fp32_bits(x: float) -> int:
 
 def register_number(text: str) -> int | None:
     return REGISTER_NAMES.get(text.upper())
+
+
+_REGISTER_LIKE = re.compile(r"[Rr]([0-9]+)")
+
+
+def register_range_error(text: str) -> str | None:
+    """The message for `R64` and beyond (a register name past the 64 registers), else
+    None."""
+    m = _REGISTER_LIKE.fullmatch(text)
+    if m is None or int(m.group(1)) < len(REGISTERS):
+        return None
+    return f"register {text} is out of range (R0..R{len(REGISTERS) - 1})"
 
 
 def check_range(f: Field, v: int, column: int, fail: Fail) -> int:
@@ -98,13 +111,19 @@ def scalar(f: Field, atom: Atom, fail: Fail, labels: dict[str, int] | None = Non
         r = register_number(text)
         if r is not None:
             return r
+        out_of_range = register_range_error(text)
+        if out_of_range is not None:
+            raise fail(out_of_range, atom.column)
     if f.enum is not None:
         try:
             return parse_enum(f.enum, text)
         except KeyError:
             pass
-    if f.role == "branch_offset" and labels is not None and text in labels:
-        return check_range(f, labels[text] - here, atom.column, fail)
+    if f.role == "branch_offset" and labels is not None:
+        if text in labels:
+            return check_range(f, labels[text] - here, atom.column, fail)
+        if atom.kind == "name":
+            raise fail(f"undefined label {text!r}{did_you_mean(text, labels)}", atom.column)
     raise fail(f"expected {_expected_names(f)} for {f.name}", atom.column)
 
 
@@ -119,6 +138,9 @@ def operand_word(value: Bracket, gen: Gen, fail: Fail) -> int:
         r = register_number(atom.text)
         if r is None:
             r = parse_int(atom.text)
+        out_of_range = register_range_error(atom.text)
+        if out_of_range is not None:
+            raise fail(out_of_range, atom.column)
         if r is None or not 0 <= r <= 0xFF:
             raise fail("expected a register R0..R63 (or a number 0..255)", atom.column)
         return encode_register(r)

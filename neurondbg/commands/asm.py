@@ -25,8 +25,10 @@ written only once the whole source has assembled.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -34,6 +36,10 @@ from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.errors import InputError
 from neurondbg.params import GEN
 from neurondbg.progress import Report
+
+if TYPE_CHECKING:
+    from machine.asm import Assembly
+    from machine.asm.sections import SectionedAssembly
 
 LARGE_LINES = 10_000  # a source longer than this shows a progress pulse on a terminal
 
@@ -56,22 +62,41 @@ def _check(path: Path, source: str, what: str) -> Path:
         raise InputError(str(e)) from None
 
 
-def _read_source(source: str) -> str:
+def _read_source(source: str) -> bytes:
     from machine.files import MAX_ASSEMBLY_BYTES, InputFileError, read_file
 
     try:  # read_file words a missing or unreadable file too: one line each
-        return read_file(source, what="assembly source",
-                         max_bytes=MAX_ASSEMBLY_BYTES).decode("utf-8")
+        return read_file(source, what="assembly source", max_bytes=MAX_ASSEMBLY_BYTES)
     except InputFileError as e:
         raise InputError(str(e)) from None
+
+
+def _decode(source: str, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"{source}: offset {e.start}: expected UTF-8 assembly text") from None
 
 
-def _assembling(source: str, text: str) -> contextlib.AbstractContextManager[Report | None]:
-    """The progress bar of assembling a large `text` (module docstring), yielding the
-    assembler's `progress` callback; else nothing, yielding None."""
-    if text.count("\n") + 1 <= LARGE_LINES:
+# A kernel's `.engine` line holds this text (in any case): a source without it has no
+# sections, found in a tenth of a second on 100 MB where the exact line pattern
+# (machine.asm.sections.has_sections) scans for seconds.
+_ENGINE_WORD = re.compile(r"\.(?i:engine)")
+
+
+def _has_sections(text: str) -> bool:
+    from machine.asm.sections import has_sections
+
+    return _ENGINE_WORD.search(text) is not None and has_sections(text)
+
+
+def _assembling(source: str, raw: bytes | str
+                ) -> contextlib.AbstractContextManager[Report | None]:
+    """The progress bar of assembling a large source (module docstring), yielding the
+    assembler's `progress` callback; else nothing, yielding None. The command counts
+    lines on the bytes, so the bar's block starts before the text is decoded and checked."""
+    lines = raw.count(b"\n") if isinstance(raw, bytes) else raw.count("\n")
+    if lines + 1 <= LARGE_LINES:
         return contextlib.nullcontext()
     return _bar(source)
 
@@ -100,23 +125,55 @@ def _bar(source: str) -> Iterator[Report]:
               help="generation for sb[]/psum[] addresses (a .gen line overrides it)")
 def command(source: str, output: str, gen: Gen) -> None:
     """Assemble SOURCE into OUTPUT (64-byte records)."""
-    from machine.asm import AsmError, assemble, data_path, save_data
-    from machine.asm.sections import has_sections
-    from sessions.atomic import atomic_open, atomic_path
+    from machine.asm import AsmError, Assembly, assemble, data_path
+    from machine.asm.sections import assemble_sections
+    from machine.core.manifest import MANIFEST_SUFFIX
 
     out = Path(output)
     side = data_path(out)
     _check(out, source, "-o")
-    text = _read_source(source)
-    if has_sections(text):
-        _kernel(source, text, out, gen)
-        return
-    _check(side, source, "the data sidecar of -o")
-    try:
-        with _assembling(source, text) as report:
-            asm = assemble(text, source, gen, report)
-    except AsmError as e:
-        raise AsmInputError(str(e)) from None
+    raw = _read_source(source)
+    with _assembling(source, raw) as report:
+        text = _decode(source, raw)
+        del raw  # the text is what is kept: a source may be 256 MiB
+        kernel = _has_sections(text)
+        if kernel and out.suffix.lower() != MANIFEST_SUFFIX:
+            raise InputError(f"{out}: {source} has .engine sections, so -o names the kernel "
+                             f"manifest to write and must end in {MANIFEST_SUFFIX} (its "
+                             "streams go beside it as <stem>.<engine>.bin)")
+        if not kernel:
+            _check(side, source, "the data sidecar of -o")
+        try:
+            done = (assemble_sections(text, source, gen, report) if kernel
+                    else assemble(text, source, gen, report))
+        except AsmError as e:
+            raise AsmInputError(str(e)) from None
+    _check_not_empty(source, done)
+    if isinstance(done, Assembly):
+        _write_program(source, done, out, side, output)
+    else:
+        _kernel(source, done, out)
+
+
+def _check_not_empty(source: str, done: Assembly | SectionedAssembly) -> None:
+    """InputError for a source without a record to write: a program of no instruction
+    (only comments, labels or data) is a mistake, not an empty output file."""
+    from machine.asm import Assembly
+
+    if isinstance(done, Assembly):
+        if not done.records:
+            raise InputError(f"{source}:1:1: empty program: no instruction or .raw record "
+                             "(comments, labels and data directives alone make none)")
+    elif not any(s.assembly.records for s in done.sections):
+        raise InputError(f"{source}:1:1: empty program: no .engine section holds an "
+                         "instruction")
+
+
+def _write_program(source: str, asm: Assembly, out: Path, side: Path, output: str) -> None:
+    """Write the records to `out` and the data (if any) to its sidecar `side`."""
+    from machine.asm import save_data
+    from sessions.atomic import atomic_open, atomic_path
+
     try:
         with atomic_open(out, "wb") as fh:
             fh.write(asm.records)
@@ -133,23 +190,13 @@ def command(source: str, output: str, gen: Gen) -> None:
                err=True)
 
 
-def _kernel(source: str, text: str, out: Path, gen: Gen) -> None:
+def _kernel(source: str, sa: SectionedAssembly, out: Path) -> None:
     """Write the manifest `out` and one stream (+ sidecar) per `.engine` section."""
-    from machine.asm import AsmError, data_path, save_data
-    from machine.asm.sections import assemble_sections
+    from machine.asm import data_path, save_data
     from machine.core.kernel import ENGINE_ORDER
-    from machine.core.manifest import MANIFEST_SUFFIX, manifest_text
+    from machine.core.manifest import manifest_text
     from sessions.atomic import atomic_open, atomic_path
 
-    if out.suffix.lower() != MANIFEST_SUFFIX:
-        raise InputError(f"{out}: {source} has .engine sections, so -o names the kernel "
-                         f"manifest to write and must end in {MANIFEST_SUFFIX} (its streams "
-                         f"go beside it as <stem>.<engine>.bin)")
-    try:
-        with _assembling(source, text) as report:
-            sa = assemble_sections(text, source, gen, report)
-    except AsmError as e:
-        raise AsmInputError(str(e)) from None
     sections = sorted(sa.sections, key=lambda s: ENGINE_ORDER.index(s.engine))
     target = _check(out, source, "-o")  # a symlinked manifest: streams go beside its target
     plan = []  # (section, stream path, its data)

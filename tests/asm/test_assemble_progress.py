@@ -4,11 +4,18 @@ bar, at most one call per PROGRESS_LINES lines of a pass, monotone, ending at to
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import pytest
 
 from machine.asm import assemble
-from machine.asm.assembler import PROGRESS_LINES
+from machine.asm.assembler import (
+    ENCODE_UNITS,
+    LABEL_UNITS,
+    LINE_UNITS,
+    PROGRESS_LINES,
+    READ_UNITS,
+)
 from machine.asm.errors import AsmError
 from machine.asm.sections import assemble_sections
 
@@ -42,9 +49,13 @@ def test_assemble_reports_lines_monotone_to_the_total_and_the_same_bytes() -> No
     seen = calls_of(lambda p: assemble(text, "p.asm", progress=p))
     check(seen, total)
     assert len(seen) > 4  # it moved in between, not only at the end
-    # a third (all lines read) and two thirds (all labelled) are passed on the way
+    # each pass moves the count by its share of the work: reading, labelling, encoding
     dones = [d for d, _ in seen]
-    assert total // 3 in dones and (2 * total) // 3 in dones
+    read = total * READ_UNITS // LINE_UNITS
+    labelled = total * (READ_UNITS + LABEL_UNITS) // LINE_UNITS
+    assert read in dones and labelled in dones
+    assert [d for d in dones if d < read] == [
+        min(n, total) * READ_UNITS // LINE_UNITS for n in range(0, total, PROGRESS_LINES)]
     assert assemble(text, "p.asm", progress=lambda d, t: None).records == \
         assemble(text, "p.asm").records
 
@@ -82,3 +93,21 @@ def test_an_error_stops_the_count_where_it_is() -> None:
     with pytest.raises(AsmError, match=rf":{2 * PROGRESS_LINES + 1}:1: unknown mnemonic"):
         assemble(text, progress=lambda d, t: seen.append((d, t)))
     assert seen and all(d < t for d, t in seen)  # never claimed done
+
+
+def test_the_count_moves_with_the_work_not_a_third_per_pass() -> None:
+    """Encoding is most of the work and labelling little of it, so a count of a third
+    per pass would run ahead through passes 0 and 1 and crawl through pass 2: a bar's
+    time remaining would then be far too short (benchmarks/asm_bench.py measures the
+    shares the units stand for)."""
+    assert ENCODE_UNITS > READ_UNITS > LABEL_UNITS >= 1
+    text = "NOP\n" * (4 * PROGRESS_LINES)
+    total = 4 * PROGRESS_LINES
+    dones = [d for d, _ in calls_of(lambda p: assemble(text, progress=p))]
+    labelled = total * (READ_UNITS + LABEL_UNITS) // LINE_UNITS
+    assert labelled in dones and labelled < total // 2  # half the count is in pass 2
+    steps = sorted({b - a for a, b in pairwise(dones) if b > a})
+    # a block moves the count by its pass's share (give or take the rounding down)
+    for units in (LABEL_UNITS, READ_UNITS, ENCODE_UNITS):
+        assert any(abs(step - PROGRESS_LINES * units / LINE_UNITS) <= 1 for step in steps)
+    assert steps[-1] <= PROGRESS_LINES * ENCODE_UNITS / LINE_UNITS + 1

@@ -134,7 +134,7 @@ ERRORS = [
     ("COPY 5", 6, "expected field=value"),
     ("EVENT_SEMAPHORE wait_mode=1", 17, "ambiguous field 'wait_mode'"),
     ("MOVE R1=R2 R3=4", 9, "either registers or immediates"),
-    ("COMPARE_BRANCH target=nowhere", 23, "expected a label or a number"),
+    ("COMPARE_BRANCH target=nowhere", 23, "undefined label 'nowhere'"),
     (".raw 0x00", 6, "expected 64 bytes"),
     (".raw 0x0", 6, "expected hex bytes"),
     (".frob 1", 1, "unknown directive '.frob'"),

@@ -68,3 +68,26 @@ def test_errors_exit_2_without_traceback(tmp_path) -> None:
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
     r = CliRunner().invoke(cli, ["disasm", str(tmp_path / "missing.bin")])
     assert r.exit_code == 2 and "cannot read" in r.output
+
+
+def test_kernels_are_found_in_any_spelling_and_comments_are_no_sections(tmp_path) -> None:
+    # the command looks for the word before the exact `.engine` line pattern
+    src = tmp_path / "k.asm"
+    src.write_text("  .EnGiNe pool\nNOP\n.engine dve  # queue two\nHALT\n")
+    r = CliRunner().invoke(cli, ["asm", str(src), "-o", str(tmp_path / "k.toml")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "k.pool.bin").stat().st_size == 64
+    assert (tmp_path / "k.dve.bin").stat().st_size == 64
+    plain = tmp_path / "p.asm"
+    plain.write_text("NOP  # not an .engine line\n# .engine pool\nHALT\n")
+    r = CliRunner().invoke(cli, ["asm", str(plain), "-o", str(tmp_path / "p.bin")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "p.bin").stat().st_size == 128
+
+
+def test_a_kernel_needs_a_toml_output_and_nothing_is_written(tmp_path) -> None:
+    src = tmp_path / "k.asm"
+    src.write_text(".engine pool\nNOP\n")
+    r = CliRunner().invoke(cli, ["asm", str(src), "-o", str(tmp_path / "k.bin")])
+    assert r.exit_code == 2 and "must end in .toml" in r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.asm"]
