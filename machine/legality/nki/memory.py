@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from machine.dtypes import Gen
+from machine.legality.messages import message, quoting
 from machine.legality.nki.common import (
     clause,
     dtype_in,
@@ -155,10 +156,13 @@ def _dynamic_engine(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
 
 
 def _dynamic_engine_clause() -> ClauseSpec:
-    return clause("_check_tensor_copy_dynamic_supported_engine", "engine",
-                  "not (trn1 and engine == scalar)", _dynamic_engine,
-                  ref004("tensor_copy dynamic variants GOTCHA (CONFIRMED literal)"),
-                  fix="use engine=nisa.vector_engine or gpsimd_engine on trn1")
+    return quoting(clause("_check_tensor_copy_dynamic_supported_engine", "engine",
+                          "not (trn1 and engine == scalar)", _dynamic_engine,
+                          ref004("tensor_copy dynamic variants GOTCHA (CONFIRMED literal)"),
+                          fix="use engine=nisa.vector_engine or gpsimd_engine on trn1"),
+                   message("<inst> is not supported on trn1 Scalar Engine.",
+                           "004 tensor_copy dynamic variants"),
+                   aliases=("nki_assert",))
 
 
 def _gpsimd_sbuf(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
@@ -178,9 +182,12 @@ TENSOR_COPY = intrinsic(
     "on-chip SRAM copy; lowers to COPY 0x46 when the dtypes match, CAST 0x47 when "
     "they differ (ref 000 §8)",
     ref004("tensor_copy signature (stub L1424)"),
-    clause("gpsimd_no_psum(src)", ("engine", "src"), "engine != gpsimd or src not in PSUM",
-           _gpsimd_sbuf, Provenance("000", "§3.3 GOTCHA, §8 (GpSimd path asserts SBUF-only)"),
-           fix="copy on engine=nisa.vector_engine or scalar_engine, or move src to SBUF"),
+    quoting(clause("gpsimd_no_psum(src)", ("engine", "src"),
+                   "engine != gpsimd or src not in PSUM", _gpsimd_sbuf,
+                   Provenance("000", "§3.3 GOTCHA, §8 (GpSimd path asserts SBUF-only)"),
+                   fix="copy on engine=nisa.vector_engine or scalar_engine, or move src to "
+                   "SBUF"),
+            message("GpSimd engine cannot access PSUM", "000 §3.3 GOTCHA")),
     asserted=("src",),
 )
 TENSOR_COPY_DYNAMIC_SRC = intrinsic(

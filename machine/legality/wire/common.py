@@ -15,6 +15,7 @@ from machine.dtypes import Dtype, Gen
 from machine.isa import opcodes as isa_opcodes
 from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
 from machine.isa.opcodes import Opcode as Op
+from machine.legality.messages import quoting
 from machine.legality.provenance import Provenance
 from machine.legality.wire import gates
 from machine.legality.wire.clause import Clause, Ctx, Rows, Values, lookup
@@ -317,7 +318,10 @@ def dtype_clause(ref: DtypeRef, allow_fp32r: bool = False, allow_64: bool = Fals
                     "extended dtypes are decoded by their own opcodes, not by Copy/Cast")
         return None
 
-    return Clause(f"{name}({label})", ref.fields, check, message, prov, fix=fix)
+    # the gate's MAVERICK sub-rules (ref 000 §4 NOTE) are found under this clause: the
+    # gate tables of machine.legality.wire.gates hold them
+    return quoting(Clause(f"{name}({label})", ref.fields, check, message, prov, fix=fix),
+                   aliases=("dtype_4bit_illegal_check", "dtype_scale_illegal_check"))
 
 
 def dtype_set_clause(name: str, ref: DtypeRef, codes: frozenset[int], prov: Provenance,

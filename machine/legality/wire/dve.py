@@ -13,6 +13,7 @@ import numpy as np
 from machine.dtypes import Dtype, Gen
 from machine.isa.enums import AccumCmd, AluOp, ImmSrc, ReduceOp, RevOps
 from machine.isa.opcodes import Opcode as Op
+from machine.legality.messages import quoting
 from machine.legality.provenance import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
@@ -175,10 +176,12 @@ TENSOR_TENSOR_ARITH = Predicate(
         c.informational("partially documented predicate",
                         "isa-facts §3.3 gives the op acceptance; the rest are the shared "
                         "S3S3D3_TT operand clauses (MED)", P_OPS),
-        op_class("tensor_tensor_arith_accepts(op)", "op",
-                 GENERAL_ARITH | {A.POW} | INT_ALUOP, P_OPS,
-                 "general arith, POW or an integer ALU op "
-                 f"(TENSOR_TENSOR_ARITH {Op.TENSOR_TENSOR_ARITH_OP:#04x})"),
+        quoting(op_class("tensor_tensor_arith_accepts(op)", "op",
+                         GENERAL_ARITH | {A.POW} | INT_ALUOP, P_OPS,
+                         "general arith, POW or an integer ALU op "
+                         f"(TENSOR_TENSOR_ARITH {Op.TENSOR_TENSOR_ARITH_OP:#04x})"),
+                # isa-facts §3.3's class predicates this clause is the disjunction of
+                aliases=("is_valid_int_aluop", "is_general_arith_op")),
         *_pair_dtypes(P_OPS, allow_fp32r=True),
         *_tt_tensor_clauses(),
     ), P_OPS)

@@ -27,6 +27,7 @@ import numpy as np
 
 from machine.dtypes import Dtype, Gen, dtype_name
 from machine.isa import addr as isa_addr
+from machine.legality.messages import quoting
 from machine.legality.provenance import Provenance
 from machine.legality.wire import gates
 from machine.legality.wire.clause import Clause, Ctx, Rows, Values, composite, lookup
@@ -399,8 +400,10 @@ def tensor_start_addr_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
 
 def tensor_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
     """tensorNd_valid(<operand>) = num_elem_valid && tensor_start_addr_valid."""
-    return composite(f"tensor{t.ndim}d_valid({t.label})",
-                     (num_elem_valid(t), tensor_start_addr_valid(t, prov)), prov)
+    # isa-facts §2.3 states the rule once for every rank, as tensorNd_valid
+    return quoting(composite(f"tensor{t.ndim}d_valid({t.label})",
+                             (num_elem_valid(t), tensor_start_addr_valid(t, prov)), prov),
+                   aliases=("tensorNd_valid",))
 
 
 # -- the other operand predicates -----------------------------------------------------------
