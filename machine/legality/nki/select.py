@@ -478,5 +478,28 @@ TENSOR_SCALAR_CUMULATIVE = intrinsic(
                     fix="use reduce, reset_reduce or load_reduce"),
 )
 
+
+# --- activation (only its reduce_cmd gate) ------------------------------------------------
+
+# Ref 004 names activation's validator (REDUCE-2, misspelled in the binary) and says
+# load_reduce is legal for none of the three per-op wrappers (REDUCE-1); the rest of
+# its set is in the compute-half page, not given here. Decision (MED): the other four
+# commands pass, as for range_select.
+ACTIVATION_REDUCE_CMDS = frozenset({R.idle, R.reset, R.reduce, R.reset_reduce})
+_ACT = "activation"
+ACTIVATION = Intrinsic(
+    _ACT, "Scalar", (Param("reduce_cmd", "reduce_cmd", default=ReduceCmd.idle),),
+    (quoting(reduce_cmd_gate(REDUCE_CMD_VALIDATORS[_ACT], _ACT, ACTIVATION_REDUCE_CMDS,
+                             _NO_LOAD,
+                             ref004("CORRECTION REDUCE-1, REDUCE-2 (neuron_isa.py:2990); the "
+                                    "set beyond 'no load_reduce' is neurondbg's", "MED"),
+                             fix="use idle, reset, reduce or reset_reduce"),
+             aliases=("_check_activation_supported_reduce_cmd",)),),  # the reader's spelling
+    "neuron_isa.py:2990 (ref 004 REDUCE-2)",
+    var_kwargs=True,  # its other parameters are the compute half's (6.4.1), not checked
+    doc="activation; only its reduce_cmd gate is modelled (ref 004 REDUCE-1/2)",
+)
+
 INTRINSICS: tuple[Intrinsic, ...] = (RANGE_SELECT, SELECT_REDUCE, AFFINE_SELECT,
-                                     TENSOR_COPY_PREDICATED, TENSOR_SCALAR_CUMULATIVE)
+                                     TENSOR_COPY_PREDICATED, TENSOR_SCALAR_CUMULATIVE,
+                                     ACTIVATION)
