@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -79,9 +80,28 @@ def _slot_register(idx: int) -> Clause:
             return f"zero src_registers[{idx}] (unused slot)"
         return "use R0..R63"
 
+    def repair(v: Values, ctx: Ctx) -> list[dict[str, Any]]:
+        """The slot's bad register(s) replaced: an unused slot's source by 0, a used
+        slot's by the lowest register the lists do not use (so no note starts failing)."""
+        src, dst = list(v["src_registers"]), list(v["dst_registers"])
+        taken = set(src) | set(dst)
+        free = [r for r in range(64) if r not in taken]
+        edit: dict[str, Any] = {}
+        if int(v["num_mov"]) <= idx:
+            if src[idx] != 0:
+                edit["src_registers"] = tuple(0 if j == idx else x for j, x in enumerate(src))
+            return [edit] if edit else []
+        if not gates.REGISTER_READ[src[idx]] and free:
+            src[idx] = free.pop(0)
+            edit["src_registers"] = tuple(src)
+        if not gates.REGISTER_WRITE[dst[idx]] and free:
+            dst[idx] = free.pop(0)
+            edit["dst_registers"] = tuple(dst)
+        return [edit] if edit else []
+
     return Clause(f"ctrl_mv_valid_register({idx})", ("num_mov", "src_registers",
                                                      "dst_registers"),
-                  check, message, P_MV, fix=fix)
+                  check, message, P_MV, fix=fix, repair=repair)
 
 
 def _slots(r: Rows, name: str) -> np.ndarray:

@@ -567,7 +567,10 @@ READ_ACCUMULATOR = Predicate("is_valid_read_accumulator", "D1_RD", (
     Clause("d1_rd_reserved_zero", ("rsvd12", "rsvd35", "rsvd52"), _rd_reserved,
            lambda v, ctx, ok: "reserved bytes 12..27, 35..43, 52..63 "
            + ("are all 0" if ok else "must all be 0"),
-           Provenance("isa-facts", "§6.4 D1_RD (rsvd)", "MED")),
+           Provenance("isa-facts", "§6.4 D1_RD (rsvd)", "MED"),
+           fix=lambda v, ctx: "zero the reserved bytes",
+           repair=lambda v, ctx: [{f: (0,) * len(v[f]) for f in ("rsvd12", "rsvd35", "rsvd52")
+                                   if any(v[f])}]),
     c.active_channels("nac", prov=P_RD),
     *_placed("nac", RD_DST),
 ), P_RD)
