@@ -123,7 +123,7 @@ def _nki_rules() -> list[NkiRule]:
     from machine.legality.nki.common import NATIVE_DTYPE
 
     rules = [NkiRule(name, spec) for name, intr in CATALOG.items() for spec in intr.clauses]
-    return rules + [NkiRule(ANY_CALL, NATIVE_DTYPE)]
+    return [*rules, NkiRule(ANY_CALL, NATIVE_DTYPE)]
 
 
 def _names(name: str, aliases: tuple[str, ...]) -> list[str]:
@@ -195,7 +195,7 @@ _REFERENCE_BY_KEY = {_key(r.name): r for r in REFERENCE_NAMES}
 def known_names() -> list[str]:
     """Every documented name: wire clauses (with and without operand, and their aliases),
     predicates, NKI rules and intrinsics, and the names of REFERENCE_NAMES."""
-    rules, intrinsics = _nki()
+    _, intrinsics = _nki()
     names = {s.path[-1] for s in SITES} | {_base(s.path[-1]) for s in SITES}
     names |= {a for s in SITES for a in s.clause.aliases}
     names |= {p.name for p in ALL_PREDICATES}
