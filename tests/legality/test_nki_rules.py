@@ -268,6 +268,7 @@ FAILING: list[tuple[str, str, str | None, dict[str, Any], str]] = [
     ("cumulative reset", "tensor_scalar_cumulative", None, {"reduce_cmd": "reset"},
      "_check_supported_reduce_cmd"),
     ("cumulative kwarg", "tensor_scalar_cumulative", None, {"mask": 1}, "signature"),
+    ("custom op without srcs", "builtin_custom_op", None, {"srcs": DROP}, "signature"),
     # activation (ref 004 REDUCE-1, REDUCE-2)
     ("REDUCE-2 activation load_reduce", "activation", None, {"reduce_cmd": "load_reduce"},
      "_check_activiation_supported_reduce_cmd"),

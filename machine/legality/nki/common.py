@@ -28,6 +28,7 @@ from machine.legality.nki.vocab import (
 from machine.legality.result import Provenance
 
 UNEXPECTED = "_unexpected"  # reserved args key: the keyword names the signature lacks
+MISSING = "_missing"  # reserved args key: the required parameters the call did not pass
 
 
 def ref004(section: str, confidence: str = "HIGH") -> Provenance:
@@ -46,15 +47,21 @@ def signature(intrinsic: str, params: tuple[Param, ...], provenance: Provenance,
     names = ", ".join(p.name for p in params)
 
     def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-        extra = args.get(UNEXPECTED, ())
+        extra, missing = args.get(UNEXPECTED, ()), args.get(MISSING, ())
+        problems = []
+        if missing:
+            problems.append(f"{intrinsic}() missing required argument(s) "
+                            + ", ".join(repr(m) for m in missing))
         if extra:
             listed = ", ".join(repr(e) for e in extra)
-            return False, (f"{intrinsic}() got unexpected keyword argument(s) {listed}; "
-                           f"its parameters are ({names}){why}")
+            problems.append(f"{intrinsic}() got unexpected keyword argument(s) {listed}")
+        if problems:
+            return False, "; ".join(problems) + f"; its parameters are ({names}){why}"
         return True, f"every argument is a parameter of {intrinsic}({names})"
 
-    return clause("signature", UNEXPECTED, f"only the parameters ({names})", check, provenance,
-                  fix="remove the unexpected argument(s)")
+    return clause("signature", UNEXPECTED, f"only the parameters ({names}), the required "
+                  "ones given", check, provenance,
+                  fix="pass the required argument(s); remove the unexpected ones")
 
 
 def given(*names: str) -> Callable[[Callable[..., tuple[bool, str]]], Check]:

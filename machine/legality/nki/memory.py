@@ -20,6 +20,7 @@ from machine.legality.nki.common import (
     out_dtype,
     out_dtype_in,
     ref004,
+    signature,
 )
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
 from machine.legality.nki.vocab import FP32, Scalar, Tile, dtype_set, gen_label
@@ -283,7 +284,9 @@ _BCO_PARAMS = tuple(Param(n, "any", required=True) for n in (
 BUILTIN_CUSTOM_OP = Intrinsic(
     "builtin_custom_op", "custom", _BCO_PARAMS, source="neuron_isa.py:2798", var_kwargs=True,
     doc="registers a precompiled custom-op call; no dtype/engine validation at this layer",
-    clauses=(),
+    # only the signature's six required arguments (**kwargs takes any other keyword)
+    clauses=(signature("builtin_custom_op", _BCO_PARAMS,
+                       ref004("builtin_custom_op signature (CONFIRMED stub L411)")),),
 )
 
 INTRINSICS: tuple[Intrinsic, ...] = (MEMSET, IOTA, DROPOUT, SEQUENCE_BOUNDS, TENSOR_COPY,
