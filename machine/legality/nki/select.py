@@ -470,11 +470,13 @@ _TSC_PARAMS = (
 )
 TENSOR_SCALAR_CUMULATIVE = intrinsic(
     _TSC, "Vector", _TSC_PARAMS, "ref 004 6.4.1 (compute half)",
-    "cumulative tensor-scalar; only the reduce_cmd gate is modelled (REDUCE-1 contrast)",
+    "cumulative tensor-scalar: not a reference 004 intrinsic (004 names it only in "
+    "REDUCE-1); neurondbg's model of its reduce_cmd gate, from the 0xe6 wire set",
     Provenance("isa-facts", "§6.3", "MED"),
     reduce_cmd_gate("_check_supported_reduce_cmd", _TSC,
                     TENSOR_SCALAR_CUMULATIVE_REDUCE_CMDS, {},
-                    Provenance("isa-facts", "§6.3 (0xe6); ref 004 CORRECTION REDUCE-1", "MED"),
+                    Provenance("isa-facts", "§6.3 (0xe6), neurondbg's: not in ref 004 but "
+                               "CORRECTION REDUCE-1", "MED"),
                     fix="use reduce, reset_reduce or load_reduce"),
 )
 

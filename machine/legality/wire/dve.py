@@ -398,6 +398,10 @@ def _stt_common() -> list[Clause]:
 
 SELECT_REDUCE = Predicate("is_valid_select_reduce", "S2S2D2_STT", (Op.SELECT_REDUCE,), (
     *c.header_clauses(),
+    c.informational("partially documented predicate",
+                    "isa-facts §6.3 gives the accumulator commands and the op pair; the "
+                    "S2S2D2_STT operand clauses are neurondbg's, from the §6.4 layout (MED)",
+                    P_STT),
     accum_set("select_reduce_valid_accumulator_cmd", "accumulator_cmd",
               frozenset({AccumCmd.IDLE, AccumCmd.ACCUMULATE, AccumCmd.ZERO_ACCUMULATE}),
               Provenance("isa-facts", "§6.3"), "SELECT_REDUCE accepts IDLE, ACCUMULATE, "
@@ -511,10 +515,11 @@ TENSOR_SCALAR = _ts("is_valid_tensor_scalar", (Op.TENSOR_SCALAR_ARITH_OP,
                     frozenset({AccumCmd.IDLE}), extra=(PTR_IMMEDIATES,), partial=True)
 TENSOR_SCALAR_CACHE_REDUCE = _ts("is_valid_tensor_scalar_cache_reduce",
                                  (Op.TENSOR_SCALAR_CACHE_REDUCE,), CACHE_CMDS,
-                                 extra=_CACHE_OPS, op_enums=False)
+                                 extra=_CACHE_OPS, partial=True, op_enums=False)
 TENSOR_SCALAR_CACHE_CUMULATIVE = _ts("is_valid_tensor_scalar_cache_cumulative",
                                      (Op.TENSOR_SCALAR_CACHE_CUMULATIVE,),
-                                     CACHE_CMDS, extra=_CACHE_OPS, op_enums=False)
+                                     CACHE_CMDS, extra=_CACHE_OPS, partial=True,
+                                     op_enums=False)
 EXPONENTIAL = _ts("is_valid_exponential", (Op.EXPONENTIAL,), None, partial=True)
 
 
@@ -559,6 +564,9 @@ def _rd_reserved(r: Rows) -> np.ndarray:
 READ_ACCUMULATOR = Predicate("is_valid_read_accumulator", "D1_RD", (
     Op.DVE_READ_ACCUMULATOR, Op.ACTIVATION_READ_ACCUMULATOR), (
     *c.header_clauses(),
+    c.informational("partially documented predicate",
+                    "isa-facts §6.4 gives the D1_RD layout and the one-element read-back; "
+                    "the dtype, negated and reserved clauses are neurondbg's (MED)", P_RD),
     c.equals("d1_rd_dst_element_count_one", "dst_element_count", 1, P_RD,
              "the read-back writes one element per partition"),
     Clause("d1_rd_valid_dtype", ("header.opcode", "dtype"), _rd_dtype_ok, _rd_dtype_msg, P_RD),
