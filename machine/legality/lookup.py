@@ -387,6 +387,13 @@ def failing_example(site: Site) -> Failing | None:
     combos: list[dict[str, Any]] = [{f: v} for f in fields for v in probes[f]]
     for a, b in itertools.combinations(fields, 2):
         combos += [{a: x, b: y} for x, y in itertools.product(probes[a][:48], probes[b][:48])]
+    # a dtype set on another operand too: a Copy's FP32R source fails only its own gate
+    # when the destination (which allows FP32R) has it as well
+    for a in fields:
+        if struct.field(a).role == "dtype":
+            combos += [{a: x, g.name: x} for g in struct.fields
+                       if g.role == "dtype" and g.name not in fields and g.count == 1
+                       for x in probes[a]]
     if not combos:
         return None
     recs = np.repeat(base, len(combos))
