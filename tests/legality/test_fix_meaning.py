@@ -56,6 +56,19 @@ def test_a_copy_with_two_dtypes_stays_a_copy() -> None:
     assert v.fix_fields == {"out_dtype": int(Dtype.FP32)}
 
 
+def test_no_dtype_pair_of_a_copy_is_fixed_by_making_it_a_cast() -> None:
+    """Exhaustive over the plain dtype codes: where a fix exists that keeps COPY (both
+    dtypes set to one valid input), it is chosen over COPY -> CAST of the same size."""
+    pairs = [(a, b) for a in range(16) for b in range(16)]
+    recs = np.repeat(record("is_valid_copy"), len(pairs))
+    recs["in_dtype"] = [a for a, _ in pairs]
+    recs["out_dtype"] = [b for _, b in pairs]
+    changed = [(a, b, v.fix_fields) for (a, b), v in zip(pairs, explain_many(recs, Gen.CAYMAN),
+                                                          strict=True)
+               if not v.valid and "header.opcode" in (v.fix_fields or {})]
+    assert changed == []
+
+
 @pytest.mark.parametrize("field", ["in_dtype", "out_dtype"])
 def test_a_dtype_becomes_the_nearest_of_its_kind_and_width(field: str) -> None:
     """FP4 on Cast (plain dtypes only): an 8-bit float, not INT8."""

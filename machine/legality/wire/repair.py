@@ -94,6 +94,11 @@ def _dtype_distance() -> np.ndarray:
 
 
 _DTYPE_DISTANCE = _dtype_distance()
+
+
+def nearest_dtypes(code: int) -> list[int]:
+    """Every dtype code, the nearest in meaning to `code` first (itself first)."""
+    return np.argsort(_DTYPE_DISTANCE[code & 0xFF], kind="stable").tolist()
 SCAN_RECORDS = 256  # records per vectorized byte scan: 256 x 256 rows, ~4 MiB
 
 
