@@ -5,6 +5,8 @@ minimal instruction that fails exactly one clause (for `neurondbg explain`).
     found.sites      # wire clauses (every predicate and sub-clause path they appear at)
     found.predicates # predicates named, by name or by mnemonic ("Copy" -> is_valid_copy)
     found.nki        # NKI-level rules (reference 004), by intrinsic
+    found.messages   # quoted compiler / assert messages in the text, with their rules
+    found.documented # names the references use for rules no clause checks
     found.unknown    # names the references do not document, with the nearest known ones
 
 Decisions (issue 12 leaves them open): quoted words in a message are what it names;

@@ -2,15 +2,22 @@
 predicate pass on the same generation and engine (DESIGN "Legality reporting").
 
 Each failing leaf clause offers candidate edits: its declared `repair` (addresses,
-counts, shapes: values a search cannot guess) and, for every one-byte field it
-reads, the byte values that make that clause pass (all 256 tried at once with the
-clause's own vectorized check), nearest in bits to the current value first. The
-opcode byte is never searched: changing what an instruction is must be a declared
-repair (e.g. COPY -> CAST). Combinations of candidates, each clause's or none, are
-then applied to copies of the record and judged together in one vectorized pass of
-the predicate; the smallest passing edit set wins (fewest fields, then the most
-plausible candidates). Where nothing passes, `no_fix` says why (a clause no field
-edit fixes: the engine's dispatch table, the generation's opcode set).
+counts, shapes, stated values: what a search cannot guess) and a search over every
+field kind it reads: all 256 values of a one-byte field or of one element of a
+one-byte array (register lists, reserved bytes), a few values of wider fields and
+their elements (0, 1, bounds, one bit flipped, one byte cleared, same-sized values
+elsewhere in the record), and each array all zeros or all ones; each tried at once
+with the clause's own vectorized check, the nearest to the current value first (in
+meaning for a dtype: kind, then width, then bits). The opcode byte and the sync modes
+are never searched: changing what an instruction is must be a declared repair (e.g.
+COPY -> CAST), and an invalid mode's repair is NONE. Combinations of candidates, each
+clause's or none, are then applied to copies of the record and judged together in
+one vectorized pass of the predicate; the smallest passing edit set wins: fewest
+fields, then one that keeps the opcode, then the most plausible candidates
+(docs/legality.md "Fixes"). Where nothing passes, an edit that uncovers another
+failure gets a second round; where a clause no field edit fixes (the engine's
+dispatch table, the generation's opcode set), `partial` fixes the others and
+`no_fix` says why.
 """
 
 from __future__ import annotations
