@@ -105,6 +105,15 @@ def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
 Path = tuple[str, ...]
 
 
+def failing_leaves(pred: Predicate, rec: np.ndarray, ctx: Ctx) -> list[tuple[Path, Clause]]:
+    """(path, clause) of every failing non-note leaf of a one-record array under `pred`."""
+    clauses, passed = evaluate(pred, rec, ctx)
+    rows = Rows(rec, ctx)
+    return _failing_leaves([(cl, bool(ok)) for cl, ok in zip(clauses, passed[:, 0],
+                                                              strict=True)],
+                           lambda ch: bool(ch.check(rows)[0]))
+
+
 def _failing_leaves(tops: list[tuple[Clause, bool]],
                     passes: Callable[[Clause], bool]) -> list[tuple[Path, Clause]]:
     """(path, clause) of every failing non-note leaf, in tree order (under a note clause
@@ -131,7 +140,7 @@ def _verdict(pred: Predicate, tops: list[tuple[Clause, bool]], passes: Callable[
                     for cl, ok in tops)
     if plan is None:
         return Verdict(pred.name, "wire", results)
-    return Verdict(pred.name, "wire", results, plan.combined, plan.no_fix)
+    return Verdict(pred.name, "wire", results, plan.combined, plan.no_fix, plan.partial)
 
 
 def _node(cl: Clause, ok: bool, passes: Callable[[Clause], bool], values: Mapping[str, Any],

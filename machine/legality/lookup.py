@@ -5,6 +5,8 @@ minimal instruction that fails exactly one clause (for `neurondbg explain`).
     found.sites      # wire clauses (every predicate and sub-clause path they appear at)
     found.predicates # predicates named, by name or by mnemonic ("Copy" -> is_valid_copy)
     found.nki        # NKI-level rules (reference 004), by intrinsic
+    found.messages   # quoted compiler / assert messages in the text, with their rules
+    found.documented # names the references use for rules no clause checks
     found.unknown    # names the references do not document, with the nearest known ones
 
 Decisions (issue 12 leaves them open): quoted words in a message are what it names;
@@ -30,7 +32,10 @@ import numpy as np
 from machine.dtypes import Gen
 from machine.isa import opcodes as isa_opcodes
 from machine.isa.structs import STRUCTS
+from machine.legality.messages import MessagePattern
+from machine.legality.messages import words as message_words
 from machine.legality.nki.spec import ClauseSpec
+from machine.legality.provenance import Provenance
 from machine.legality.result import PATH_SEP
 from machine.legality.wire.bulk import evaluate
 from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
@@ -59,6 +64,24 @@ class NkiRule:
     spec: ClauseSpec
 
 
+@dataclass(frozen=True)
+class MessageHit:
+    """A quoted message found in the text, and the rules that declare it."""
+
+    pattern: MessagePattern
+    sites: tuple[Site, ...]
+    nki: tuple[NkiRule, ...]
+
+
+@dataclass(frozen=True)
+class ReferenceName:
+    """A name the references use for something neurondbg does not check as a clause."""
+
+    name: str
+    provenance: Provenance
+    text: str  # what it is, and why no clause checks it
+
+
 @dataclass
 class Found:
     """What a text names (see the module docstring)."""
@@ -68,12 +91,14 @@ class Found:
     nki: dict[str, list[NkiRule]] = field(default_factory=dict)
     intrinsics: list[str] = field(default_factory=list)
     engines: list[Clause] = field(default_factory=list)  # engine_has_opcode(<engine>)
+    messages: list[MessageHit] = field(default_factory=list)
+    documented: list[ReferenceName] = field(default_factory=list)
     unknown: dict[str, list[str]] = field(default_factory=dict)  # name -> nearest names
 
     @property
     def empty(self) -> bool:
         return not (self.sites or self.predicates or self.nki or self.intrinsics
-                    or self.engines)
+                    or self.engines or self.messages or self.documented)
 
 
 def _key(name: str) -> str:
@@ -92,23 +117,94 @@ def _wire_sites() -> list[Site]:
 SITES: list[Site] = _wire_sites()
 
 
+ANY_CALL = "any call"  # the intrinsic column of rules added to every call (a dtype's gate)
+
+
+def _nki_rules() -> list[NkiRule]:
+    from machine.legality.nki.check import CATALOG
+    from machine.legality.nki.common import NATIVE_DTYPE
+
+    rules = [NkiRule(name, spec) for name, intr in CATALOG.items() for spec in intr.clauses]
+    return [*rules, NkiRule(ANY_CALL, NATIVE_DTYPE)]
+
+
+def _names(name: str, aliases: tuple[str, ...]) -> list[str]:
+    """The keys a rule is found by: its name, the name without its operand, its aliases."""
+    return list(dict.fromkeys(_key(n) for n in (name, _base(name), *aliases)))
+
+
 def _nki() -> tuple[dict[str, list[NkiRule]], list[str]]:
     from machine.legality.nki.check import CATALOG
 
     rules: dict[str, list[NkiRule]] = {}
-    for name, intr in CATALOG.items():
-        for spec in intr.clauses:
-            rules.setdefault(_key(spec.name), []).append(NkiRule(name, spec))
+    for r in _nki_rules():
+        for k in _names(r.spec.name, r.spec.aliases):
+            rules.setdefault(k, []).append(r)
     return rules, list(CATALOG)
 
 
+def _wire_names() -> dict[str, list[Site]]:
+    by_name: dict[str, list[Site]] = {}
+    for s in SITES:
+        for k in _names(s.path[-1], s.clause.aliases):
+            by_name.setdefault(k, []).append(s)
+    return by_name
+
+
+def message_index() -> list[MessageHit]:
+    """Every message a rule declares (wire clauses and NKI rules), with the rules that
+    declare it: explain's index of compiler messages, derived from the declarations."""
+    index: dict[str, tuple[MessagePattern, list[Site], list[NkiRule]]] = {}
+    for s in SITES:
+        for m in s.clause.messages:
+            index.setdefault(m.text, (m, [], []))[1].append(s)
+    for r in _nki_rules():
+        for m in r.spec.messages:
+            index.setdefault(m.text, (m, [], []))[2].append(r)
+    return [MessageHit(m, tuple(sites), tuple(rules)) for m, sites, rules in index.values()]
+
+
+# Names the references give to rules neurondbg does not check as a clause of its own
+# (a gate no modelled predicate uses, a sub-rule the references did not recover).
+REFERENCE_NAMES: tuple[ReferenceName, ...] = (
+    ReferenceName("is_valid_mx_dtype", Provenance("isa-facts", "§8.1"),
+                  "the MX dtype gate {FP8_EXP2..EXP5, FP4, INT4}; no predicate neurondbg "
+                  "models calls it (the MX opcodes have no documented predicate)"),
+    ReferenceName("is_cptc", Provenance("isa-facts", "§8"),
+                  "is_cptc(c) = (c & 0xF8) == 0x18 && (c & 7) != 0: the compressed-tensor "
+                  "dtype codes CPTC1..7; no predicate neurondbg models calls it"),
+    ReferenceName("is_valid_int_aluop_dve", Provenance("isa-facts", "§3.3"),
+                  "MAVERICK's 15 DVE integer ALU ops; the list was not recovered, so no "
+                  "clause checks it"),
+    ReferenceName("is_update_semaphore", Provenance("isa-facts", "§1.2, §10"),
+                  "the semaphore-update consistency sub-clause of has_valid_neuron_events; "
+                  "its rule was not recovered, so neurondbg checks only the two enum codes"),
+    ReferenceName("is_arith_op", Provenance("isa-facts", "§3.3"),
+                  "the arithmetic ALU-op class; the clauses check its narrowing "
+                  "is_general_arith_op (see tensor_tensor_arith_accepts(op), "
+                  "is_general_arith_op(op0))"),
+    ReferenceName("is_bitvec_op", Provenance("isa-facts", "§3.3"),
+                  "the 10 bit-vector ALU ops; the clauses check its narrowing "
+                  "is_general_bitvec_op (is_bitvec_op minus CRC32)"),
+    ReferenceName("mem3d_valid", Provenance("isa-facts", "§2.3"),
+                  "the MEM_PATTERN form of tensor3d_valid (its indirect arm checks the index "
+                  "and data addresses); neurondbg judges an indirect operand under "
+                  "tensorNd_valid's indirect_mem_pattern clause"),
+)
+_REFERENCE_BY_KEY = {_key(r.name): r for r in REFERENCE_NAMES}
+
+
 def known_names() -> list[str]:
-    """Every documented name: wire clauses (with and without operand), predicates,
-    NKI rules and intrinsics."""
-    rules, intrinsics = _nki()
+    """Every documented name: wire clauses (with and without operand, and their aliases),
+    predicates, NKI rules and intrinsics, and the names of REFERENCE_NAMES."""
+    _, intrinsics = _nki()
     names = {s.path[-1] for s in SITES} | {_base(s.path[-1]) for s in SITES}
-    names |= {p.name for p in ALL_PREDICATES} | {r[0].spec.name for r in rules.values()}
+    names |= {a for s in SITES for a in s.clause.aliases}
+    names |= {p.name for p in ALL_PREDICATES}
+    names |= {n for r in _nki_rules() for n in (r.spec.name, _base(r.spec.name),
+                                               *r.spec.aliases)}
     names |= {c.name for cs in _engine_clauses().values() for c in cs}
+    names |= {r.name for r in REFERENCE_NAMES}
     return sorted(names | set(intrinsics))
 
 
@@ -126,14 +222,10 @@ def _tokens(text: str) -> tuple[list[str], bool]:
 def lookup(text: str) -> Found:
     """The clauses, predicates and NKI rules `text` names (see the module docstring)."""
     rules, intrinsics = _nki()
-    by_name: dict[str, list[Site]] = {}
-    for s in SITES:
-        by_name.setdefault(_key(s.path[-1]), []).append(s)
-        if "(" in s.path[-1]:
-            by_name.setdefault(_key(_base(s.path[-1])), []).append(s)
+    by_name = _wire_names()
     mnemonics = {m.name.lower(): int(m) for m in isa_opcodes.Opcode}
     engine_clauses = _engine_clauses()
-    found = Found()
+    found = Found(messages=[h for h in message_index() if h.pattern.matches(text)])
     tokens, quoted = _tokens(text)
     single = len(tokens) == 1
     for tok in dict.fromkeys(tokens):
@@ -160,7 +252,11 @@ def lookup(text: str) -> Found:
         if k in {_key(i) for i in intrinsics}:
             found.intrinsics.append(next(i for i in intrinsics if _key(i) == k))
             hit = True
-        if not hit and (quoted or single or _RULE_LIKE.fullmatch(tok)):
+        if k in _REFERENCE_BY_KEY and _REFERENCE_BY_KEY[k] not in found.documented:
+            found.documented.append(_REFERENCE_BY_KEY[k])
+            hit = True
+        # a matched message's quoted words are its operands (`src`), not rule names
+        if not hit and not found.messages and (quoted or single or _RULE_LIKE.fullmatch(tok)):
             found.unknown[tok] = nearest(tok)
     return found
 
@@ -187,6 +283,30 @@ def nearest(name: str, n: int = 5) -> list[str]:
                          if nm not in close), key=lambda t: t)
         close += [nm for s, nm in scored if s < 0][: n - len(close)]
     return close
+
+
+def nearest_to_text(text: str, found: Found, n: int = 5) -> list[str]:
+    """For a text that matched nothing: the nearest names of its unknown rule-like words,
+    then the names close to any of its words, then the quoted messages sharing most of
+    its words (a message shown in quotes)."""
+    out: list[str] = []
+    for near in found.unknown.values():
+        out += [x for x in near if x not in out]
+    names = known_names()
+    for w in dict.fromkeys(_WORD.findall(text)):
+        if len(w) >= 4:
+            out += [x for x in difflib.get_close_matches(w, names, n=2, cutoff=0.8)
+                    if x not in out]
+    mine = set(message_words(text))
+    if mine:
+        scored = []
+        for hit in message_index():
+            theirs = set(message_words(hit.pattern.text))
+            share = len(mine & theirs) / max(1, len(theirs))
+            if share >= 0.5:
+                scored.append((-share, hit.pattern.text))
+        out += [repr(t) for _, t in sorted(scored)]
+    return out[:n]
 
 
 # -- where a clause applies ------------------------------------------------------------------
@@ -246,14 +366,13 @@ class Failing:
 
 
 def _leaf_checks(site: Site, rows: Rows) -> np.ndarray:
-    """Per record: the target fails and no other leaf under the same top-level clause."""
+    """Per record: the target fails and no leaf of the same top-level clause outside it
+    does (under a composite target any of its leaves may be the failing one)."""
     top = next(c for c in site.predicate.clauses if c.name == site.path[0])
-    ok = np.ones(len(rows), dtype=bool)
+    ok = ~site.clause.check(rows)
     for path, cl in top.walk():
-        if cl.children:
-            continue
-        passed = cl.check(rows)
-        ok &= ~passed if path[: len(site.path)] == site.path else passed
+        if not cl.children and path[: len(site.path)] != site.path:
+            ok &= cl.check(rows)
     return ok
 
 
@@ -270,6 +389,13 @@ def failing_example(site: Site) -> Failing | None:
     combos: list[dict[str, Any]] = [{f: v} for f in fields for v in probes[f]]
     for a, b in itertools.combinations(fields, 2):
         combos += [{a: x, b: y} for x, y in itertools.product(probes[a][:48], probes[b][:48])]
+    # a dtype set on another operand too: a Copy's FP32R source fails only its own gate
+    # when the destination (which allows FP32R) has it as well
+    for a in fields:
+        if struct.field(a).role == "dtype":
+            combos += [{a: x, g.name: x} for g in struct.fields
+                       if g.role == "dtype" and g.name not in fields and g.count == 1
+                       for x in probes[a]]
     if not combos:
         return None
     recs = np.repeat(base, len(combos))

@@ -111,6 +111,9 @@ class Verdict:
     # no such edit), and why none exists when the record is invalid and it is None
     fix_fields: Mapping[str, Any] | None = None
     no_fix: str | None = None
+    # with no fix_fields: the checked edits of the clauses that can be fixed, when others
+    # cannot (every clause but those passes after them); `no_fix` says why the rest not
+    partial_fix: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:

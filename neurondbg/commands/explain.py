@@ -114,7 +114,23 @@ def explain_text(text: str) -> tuple[list[str], bool]:
     from machine.legality.lookup import lookup
 
     found = lookup(text)
+    if found.empty:
+        return [no_match_line(text, found)], False
     lines: list[str] = []
+    shown: set[int] = set()  # sites already explained in full (by a message)
+    for hit in found.messages:
+        rules = [s.path_text + f" ({s.predicate.name})" for s in hit.sites]
+        rules += [f"{r.spec.name} ({r.intrinsic})" for r in hit.nki]
+        lines.append(f"message {hit.pattern.text!r} (quoted in {hit.pattern.source}) is "
+                     f"raised by: {', '.join(rules)}")
+        for s in hit.sites[:MAX_SITES]:
+            if id(s) not in shown:
+                shown.add(id(s))
+                lines += site_lines(s)
+        lines += nki_lines(hit.pattern.text, hit.nki)
+    for ref in found.documented:
+        lines += [f"{ref.name}  [named by {ref.provenance}; not a clause neurondbg checks]",
+                  f"  {ref.text}"]
     for query, sites in found.sites.items():
         first = sites[0].predicate  # every operand's clause in the first predicate, in full
         for s in [s for s in sites if s.predicate is first][:MAX_SITES]:
@@ -139,7 +155,22 @@ def explain_text(text: str) -> tuple[list[str], bool]:
     for name, near in found.unknown.items():
         lines.append(f"{name!r} is not a name the references document"
                      + (f"; nearest known: {', '.join(near)}" if near else ""))
-    return lines, not found.empty
+    return lines, True
+
+
+def no_match_line(text: str, found) -> str:
+    """The one line for a text that names no rule and quotes no message: the nearest
+    rule names and messages, if any are close."""
+    from machine.legality.lookup import nearest_to_text
+
+    near = nearest_to_text(text, found)
+    if list(found.unknown) == [text.strip()]:  # one name, nothing else
+        return (f"{text.strip()!r} is not a name the references document"
+                + (f"; nearest known: {', '.join(near)}" if near else ""))
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    return (f"no rule matches {shown!r}"
+            + (f"; nearest: {', '.join(near)}" if near else
+               "; give a clause, predicate or NKI rule name, or a compiler message"))
 
 
 @click.command("explain")

@@ -318,7 +318,10 @@ def failing_clause_lines(verdict) -> list[str]:
 @click.option("--summary", is_flag=True, help="Counts only: failing records per clause (JSON).")
 @click.option("--fix", "fix_out", type=click.Path(dir_okay=False), default=None,
               metavar="OUT", help="Write PROGRAM with every checked fix applied to OUT "
-              "(binary or assembly, as PROGRAM) and list the edits.")
+              "(binary or assembly, as PROGRAM) and list the edits. A fix changes the fewest "
+              "fields, keeps the opcode where it can, sets an invalid sync mode to NONE, a "
+              "dtype to the nearest of its kind and width, and only the wrong dimensions "
+              "(docs/legality.md).")
 def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
             fix_out: str | None) -> None:
     """Check every instruction of PROGRAM against the wire-level legality predicates and

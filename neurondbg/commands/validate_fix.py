@@ -9,6 +9,15 @@ only the repaired instructions' lines change (label and comment kept, `fixed:
 ...` added to the comment) and the new text is re-assembled to check that it
 gives exactly the repaired records. The write is atomic and never over PROGRAM.
 
+An instruction with a clause no edit fixes (the engine's dispatch table, the
+generation's opcode set) still gets the checked edits of its other clauses ("partly
+fixed"), and the line says why the rest has no fix.
+
+Which fix is chosen (docs/legality.md "Fixes"): the fewest fields changed; among
+those, one that keeps the opcode; an invalid wait or update mode becomes NONE (never
+a synchronising mode); a dtype becomes the nearest of the same kind and width first
+(FP4 -> FP8, not INT8); an access pattern changes only its wrong dimensions.
+
 Decision (issue 12 is silent): the exit code describes OUT, the program the user
 runs next: 0 when every instruction of OUT is valid, 1 when some have no fix.
 """
@@ -45,23 +54,27 @@ def repair(raw: np.ndarray, result) -> tuple[np.ndarray, list[str], dict[int, st
     lines: list[str] = []
     changed: dict[int, str] = {}
     unfixed = 0
-    cache: dict[bytes, tuple[bytes | None, str]] = {}
+    cache: dict[bytes, tuple[bytes | None, str, bool]] = {}
     for i in np.flatnonzero(~result.valid).tolist():
         record = raw[i].tobytes()
         if record not in cache:
             v = explain(record, result.gen, result.engine)
             struct = STRUCTS[predicate_for(record[0]).struct]
-            if v.fix_fields is None:
-                cache[record] = (None, f"no fix: {v.no_fix}")
-            else:
-                rec = np.frombuffer(record, dtype=struct.dtype).copy()
+            rec = np.frombuffer(record, dtype=struct.dtype).copy()
+            if v.fix_fields is not None:
                 cache[record] = (apply(struct, rec, v.fix_fields).tobytes(),
-                                 describe(v.fix_fields, struct))
-        new, text = cache[record]
+                                 describe(v.fix_fields, struct), True)
+            elif v.partial_fix is not None:  # the fixable clauses fixed, the rest said
+                cache[record] = (apply(struct, rec, v.partial_fix).tobytes(),
+                                 f"partly fixed: {describe(v.partial_fix, struct)}; "
+                                 f"no fix for the rest: {v.no_fix}", False)
+            else:
+                cache[record] = (None, f"no fix: {v.no_fix}", False)
+        new, text, whole = cache[record]
         lines.append(f"#{i} @0x{i * 64:06x}: {text}")
-        if new is None:
+        if not whole:
             unfixed += 1
-        else:
+        if new is not None:
             fixed[i] = np.frombuffer(new, dtype=np.uint8)
             changed[i] = text
     return fixed, lines, changed, unfixed

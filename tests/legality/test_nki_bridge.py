@@ -44,7 +44,8 @@ def test_correspondence_table_is_consistent() -> None:
         assert corr.modelled == (corr.intrinsic in CATALOG)
     assert not CORRESPONDENCE[0x9A].modelled  # compute half: no rules in ref 004
     assert {c.intrinsic for c in CORRESPONDENCE.values() if c.modelled} == set(CATALOG) - {
-        "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst", "dma_copy", "builtin_custom_op"}
+        "tensor_copy_dynamic_src", "tensor_copy_dynamic_dst", "dma_copy", "builtin_custom_op",
+        "activation"}  # its reduce_cmd gate only: no wire opcode is paired with it
 
 
 def test_accum_cmd_maps_by_name() -> None:
@@ -177,6 +178,26 @@ def test_copy_and_cast_correspond_to_tensor_copy() -> None:
     assert [d.topic for d in pool.disagreements] == ["GpSimd and PSUM"]
     act = explain_levels(cast, Gen.CAYMAN, "act")
     assert act.nki.valid and act.disagreements == ()
+
+
+@pytest.mark.parametrize("name", ["is_valid_copy", "is_valid_cast"])
+def test_a_psum_destination_on_pool_is_a_disagreement_as_a_psum_source_is(name: str) -> None:
+    """ref 000 §3.3 GOTCHA / §8: the GpSimd path is SBUF-only, output included; the wire
+    struct allows PSUM for dst as for src."""
+    from machine.legality.explain import explain_levels
+    from machine.legality.wire.samples import example
+
+    raw = example(name, dst_mem_pattern__start_addr=0x2000000, out_dtype=Dtype.FP32,
+                  in_dtype=Dtype.FP32)  # a PSUM write needs a 4-byte dtype
+    pool = explain_levels(raw, Gen.CAYMAN, "pool")
+    assert pool.wire.valid
+    assert [d.topic for d in pool.disagreements] == ["GpSimd and PSUM (dst)"]
+    assert "output may not be in PSUM" in pool.disagreements[0].nki
+    assert explain_levels(raw, Gen.CAYMAN, "dve").disagreements == ()
+    both = example(name, dst_mem_pattern__start_addr=0x2000000, out_dtype=Dtype.FP32,
+                   in_dtype=Dtype.FP32, src_mem_pattern__start_addr=0x2000400)
+    assert [d.topic for d in explain_levels(both, Gen.CAYMAN, "pool").disagreements] == [
+        "GpSimd and PSUM", "GpSimd and PSUM (dst)"]
 
 
 def test_select_reduce_fields() -> None:

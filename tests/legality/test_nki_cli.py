@@ -72,6 +72,17 @@ def test_json_shape(tmp_path: Path) -> None:
     assert data[2]["valid"] is True and data[2]["notes"] == ["reduce_res_fp32"]
 
 
+def test_a_missing_required_argument_is_that_calls_error(tmp_path: Path) -> None:
+    """The other calls are still judged; the file is not bad input (exit 1, not 2)."""
+    result = run(tmp_path, [LEGAL, {"op": "max8", "args": {}}, LEGAL], "--json")
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.output)
+    assert [d["valid"] for d in data] == [True, False, True]
+    assert data[1]["clauses"]["signature"] is False
+    assert data[1]["messages"]["signature"].startswith(
+        "max8() missing required argument(s) 'src'")
+
+
 def test_empty_list_is_legal(tmp_path: Path) -> None:
     assert run(tmp_path, []).exit_code == 0
     result = run(tmp_path, [], "--json")
@@ -83,7 +94,6 @@ def test_empty_list_is_legal(tmp_path: Path) -> None:
     ("{\"op\": 1}", "calls.json: expected a JSON list of calls, got dict"),
     (b"\xff\xfe[]", "calls.json: offset 0: expected UTF-8"),
     ([{"op": "nope"}], "calls.json: call 0.op: unknown intrinsic 'nope'"),
-    ([LEGAL, {"op": "max8", "args": {}}], "calls.json: call 1.args: missing required argument"),
     ([{"op": "max8", "args": {"src": {"dtype": "float32", "shape": "x"}}}],
      "calls.json: call 0.args.src.shape: expected a non-empty list"),
     ([{"op": "max8", "gen": "trn7", "args": {}}], "calls.json: call 0.gen: unknown generation"),

@@ -42,6 +42,7 @@ BASE: dict[str, tuple[str, dict[str, Any]]] = {
     "tensor_copy_predicated": ("trn2", {"src": T("float32", 128, 64), "dst": T("float32", 128, 64),
                                         "predicate": T("uint8", 128, 64)}),
     "tensor_scalar_cumulative": ("trn2", {}),
+    "activation": ("trn2", {"op": "exp"}),  # any other keyword: only reduce_cmd is judged
     "memset": ("trn2", {"shape": [128, 64], "value": 0, "dtype": "bfloat16"}),
     "iota": ("trn2", {"expr": "i_p * 64 + i_f", "dtype": "int32"}),
     "dropout": ("trn2", {"data": T("float32", 128, 64), "prob": 0.1}),
@@ -267,6 +268,10 @@ FAILING: list[tuple[str, str, str | None, dict[str, Any], str]] = [
     ("cumulative reset", "tensor_scalar_cumulative", None, {"reduce_cmd": "reset"},
      "_check_supported_reduce_cmd"),
     ("cumulative kwarg", "tensor_scalar_cumulative", None, {"mask": 1}, "signature"),
+    ("custom op without srcs", "builtin_custom_op", None, {"srcs": DROP}, "signature"),
+    # activation (ref 004 REDUCE-1, REDUCE-2)
+    ("REDUCE-2 activation load_reduce", "activation", None, {"reduce_cmd": "load_reduce"},
+     "_check_activiation_supported_reduce_cmd"),
     # memset / iota
     ("memset on scalar engine", "memset", None, {"engine": "scalar"}, "supported_engine(engine)"),
     ("memset dtype None", "memset", None, {"dtype": None}, "assert_not_none(dtype)"),
@@ -439,6 +444,8 @@ PASSING: list[tuple[str, str, str | None, dict[str, Any]]] = [
     ("CORRECTION REDUCE-1 cumulative load_reduce", "tensor_scalar_cumulative", None,
      {"reduce_cmd": "load_reduce"}),
     ("cumulative reduce", "tensor_scalar_cumulative", None, {"reduce_cmd": "reduce"}),
+    *((f"activation {c}", "activation", None, {"reduce_cmd": c})
+      for c in ("idle", "reset", "reduce", "reset_reduce")),
     ("memset vector", "memset", None, {"engine": "vector_engine"}),
     ("memset gpsimd", "memset", None, {"engine": "nisa.gpsimd_engine", "value": 1.5}),
     ("dropout prob tile", "dropout", None, {"prob": T("float32", 128, 1)}),

@@ -213,7 +213,13 @@ def _tensor_copy_args(f: Mapping[str, Any], gen: Gen) -> dict[str, Any]:
     args: dict[str, Any] = {}
     _put(args, "src", _tile(f, "src_mem_pattern", int(f["in_dtype"]), nac, gen))
     _put(args, "dtype", _nki_dtype(int(f["out_dtype"])))
+    # the output tile (tensor_copy returns it, no parameter names it): no clause reads
+    # it, the GpSimd-and-PSUM disagreement below does
+    _put(args, OUTPUT, _tile(f, "dst_mem_pattern", int(f["out_dtype"]), nac, gen))
     return args
+
+
+OUTPUT = "dst"  # the mapped args' key of an intrinsic's output tile
 
 
 def _cumulative_args(f: Mapping[str, Any], gen: Gen) -> dict[str, Any]:
@@ -305,18 +311,22 @@ def _range_start_edge(args: Mapping[str, Any]) -> bool:
     return args.get("range_start", 0) + n == 2 ** 24 + 1
 
 
-def _gpsimd_psum(args: Mapping[str, Any]) -> bool:
-    return args.get("engine") == "gpsimd" and _both_psum("src")(args)
+def _gpsimd_psum(operand: str) -> Callable[[Mapping[str, Any]], bool]:
+    def applies(args: Mapping[str, Any]) -> bool:
+        return args.get("engine") == "gpsimd" and _both_psum(operand)(args)
+    return applies
 
 
 _RS, _SR, _CP = Opcode.RANGE_SELECT, Opcode.SELECT_REDUCE, Opcode.COPY_PREDICATED
 _GPSIMD_PSUM = tuple(Disagreement(
-    op, "tensor_copy", "GpSimd and PSUM",
+    op, "tensor_copy", "GpSimd and PSUM" + ("" if operand == "src" else " (dst)"),
     f"{op.name} may name PSUM operands (both tensor4d_valid calls pass AllowedInPSUM::True); "
-    "on POOL the machine faults at run time", "tensor_copy on engine gpsimd may not read "
-    "PSUM: \"GpSimd engine cannot access PSUM\"",
+    "on POOL the machine faults at run time",
+    ("tensor_copy on engine gpsimd may not read PSUM" if operand == "src" else
+     "tensor_copy on engine gpsimd is SBUF-only: its output may not be in PSUM either")
+    + ": \"GpSimd engine cannot access PSUM\"",
     (Provenance("000", "§3.3 GOTCHA"), Provenance("000", "§8 (GpSimd path asserts SBUF-only)")),
-    _gpsimd_psum) for op in (Opcode.COPY, Opcode.CAST))
+    _gpsimd_psum(operand)) for op in (Opcode.COPY, Opcode.CAST) for operand in ("src", OUTPUT))
 _FACTS_63 = Provenance("isa-facts", "§6.3", "HIGH")
 DISAGREEMENTS: tuple[Disagreement, ...] = (
     Disagreement(

@@ -13,7 +13,7 @@ from typing import Any
 from machine.dtypes import Gen
 from machine.legality.nki import dma, memory, reduce, search, select
 from machine.legality.nki.args import PARSERS
-from machine.legality.nki.common import NATIVE_DTYPE, UNEXPECTED, gated_dtypes
+from machine.legality.nki.common import MISSING, NATIVE_DTYPE, UNEXPECTED, gated_dtypes
 from machine.legality.nki.spec import ClauseSpec, Intrinsic
 from machine.legality.nki.vocab import NkiInputError, _show, parse_call_gen
 from machine.legality.result import ClauseResult, Verdict
@@ -59,18 +59,22 @@ def parse_call(call: Any, where: str = "call",
 
 def parse_args(intrinsic: Intrinsic, raw: Mapping[str, Any], where: str,
                *, defaults: bool = True) -> dict[str, Any]:
-    """Typed args by the signature; unknown keywords go to args[UNEXPECTED]."""
+    """Typed args by the signature; unknown keywords go to args[UNEXPECTED], the names of
+    missing required arguments to args[MISSING] (the call's own error, judged by its
+    signature clause: one bad call does not stop the others from being judged)."""
     args: dict[str, Any] = {}
+    missing: list[str] = []
     for p in intrinsic.params:
         if p.name in raw:
             args[p.name] = PARSERS[p.kind](raw[p.name], f"{where}.{p.name}")
         elif p.required and defaults:
-            raise NkiInputError(f"{where}: missing required argument {p.name!r} of "
-                                f"{intrinsic.name}")
+            missing.append(p.name)
+            args[p.name] = None
         elif defaults:
             args[p.name] = p.default
     extra = tuple(k for k in raw if k not in intrinsic.param_index)
     args[UNEXPECTED] = () if intrinsic.var_kwargs else extra
+    args[MISSING] = tuple(missing)
     return args
 
 
@@ -83,8 +87,13 @@ def evaluate(intrinsic: Intrinsic, args: Mapping[str, Any], gen: Gen,
     """
     results = []
     specs = intrinsic.clauses + ((NATIVE_DTYPE,) if gated_dtypes(args) else ())
+    missing = set(args.get(MISSING, ()))
     for spec in specs:
         if partial and any(r not in args for r in spec.reads):
+            continue
+        # a missing required argument: judged by the signature and its assert_not_none,
+        # the rules that read it cannot be
+        if missing & set(spec.reads) and not spec.name.startswith("assert_not_none"):
             continue
         # no containment here: a clause that raises is a bug in the catalogue, and it
         # must surface rather than read as a failed clause (issue 11)

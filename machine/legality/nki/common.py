@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from machine.dtypes import Gen
+from machine.legality.messages import message, quoting
 from machine.legality.nki.spec import Check, ClauseSpec, Intrinsic, Param
 from machine.legality.nki.vocab import (
     NATIVE_FROM,
@@ -27,6 +28,7 @@ from machine.legality.nki.vocab import (
 from machine.legality.result import Provenance
 
 UNEXPECTED = "_unexpected"  # reserved args key: the keyword names the signature lacks
+MISSING = "_missing"  # reserved args key: the required parameters the call did not pass
 
 
 def ref004(section: str, confidence: str = "HIGH") -> Provenance:
@@ -45,15 +47,21 @@ def signature(intrinsic: str, params: tuple[Param, ...], provenance: Provenance,
     names = ", ".join(p.name for p in params)
 
     def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-        extra = args.get(UNEXPECTED, ())
+        extra, missing = args.get(UNEXPECTED, ()), args.get(MISSING, ())
+        problems = []
+        if missing:
+            problems.append(f"{intrinsic}() missing required argument(s) "
+                            + ", ".join(repr(m) for m in missing))
         if extra:
             listed = ", ".join(repr(e) for e in extra)
-            return False, (f"{intrinsic}() got unexpected keyword argument(s) {listed}; "
-                           f"its parameters are ({names}){why}")
+            problems.append(f"{intrinsic}() got unexpected keyword argument(s) {listed}")
+        if problems:
+            return False, "; ".join(problems) + f"; its parameters are ({names}){why}"
         return True, f"every argument is a parameter of {intrinsic}({names})"
 
-    return clause("signature", UNEXPECTED, f"only the parameters ({names})", check, provenance,
-                  fix="remove the unexpected argument(s)")
+    return clause("signature", UNEXPECTED, f"only the parameters ({names}), the required "
+                  "ones given", check, provenance,
+                  fix="pass the required argument(s); remove the unexpected ones")
 
 
 def given(*names: str) -> Callable[[Callable[..., tuple[bool, str]]], Check]:
@@ -112,7 +120,11 @@ def reduce_cmd_gate(name: str, intrinsic: str, legal: frozenset[ReduceCmd],
         return False, (f"reduce_cmd {cmd.name} ({int(cmd)}) is not in {intrinsic}'s supported "
                        f"set {legal_text}{why.get(cmd, '')}")
 
-    return clause(name, "reduce_cmd", f"reduce_cmd in {legal_text}", check, provenance, fix)
+    # every per-op gate forwards to the core, which raises through this sema helper
+    core = tuple(n for n in ("_check_supported_reduce_cmd", "err_instruction_unsupported_op")
+                 if n != name)
+    return quoting(clause(name, "reduce_cmd", f"reduce_cmd in {legal_text}", check, provenance,
+                          fix), aliases=core)
 
 
 def dtype_in(name: str, arg: str, legal: frozenset[NkiDtype], why: str,
@@ -209,6 +221,7 @@ def _native(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
 
 
 # Added to a call's verdict only when an argument uses such a dtype (check.evaluate).
-NATIVE_DTYPE = clause("dtype_native_on_gen", (), "float8_e4m3fn only on trn3+", _native,
-                      Provenance("isa-facts", "§8.2 CAUTION (public NKI docs)", "MED"),
-                      fix="use float8_e4m3 before trn3, or target trn3")
+NATIVE_DTYPE = quoting(clause("dtype_native_on_gen", (), "float8_e4m3fn only on trn3+", _native,
+                              Provenance("isa-facts", "§8.2 CAUTION (public NKI docs)", "MED"),
+                              fix="use float8_e4m3 before trn3, or target trn3"),
+                       message("F8E4M3FN not supported on TRN1/TRN2", "isa-facts §8.2"))

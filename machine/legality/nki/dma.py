@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from machine.dtypes import Gen
+from machine.legality.messages import message, quoting
 from machine.legality.nki.common import clause, intrinsic, ref004
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
 from machine.legality.nki.vocab import gen_label
@@ -136,10 +137,12 @@ DMA_TRANSPOSE = intrinsic(
            ref004(_DT_TABLE + "; GOTCHA: disjoint whitelists"),
            fix="use dge_mode unknown (legal on both paths)"),
     hwdge_gate("dma_transpose: HWDGE gate (same >= gen3 rule as dma_copy)"),
-    clause("hwdge_columns_multiple_of_128", ("src", "dge_mode"),
-           "hwdge => src.shape[-1] % 128 == 0", _hwdge_columns,
-           ref004("dma_transpose CORRECTION DMA-1 (docstring rule stub L492)"),
-           fix="pad the last dim to a multiple of 128"),
+    quoting(clause("hwdge_columns_multiple_of_128", ("src", "dge_mode"),
+                   "hwdge => src.shape[-1] % 128 == 0", _hwdge_columns,
+                   ref004("dma_transpose CORRECTION DMA-1 (docstring rule stub L492)"),
+                   fix="pad the last dim to a multiple of 128"),
+            # the binary's text; the check behind it is the modulo (DMA-1)
+            message("must have <=128 columns", "004 dma_transpose CORRECTION DMA-1")),
     asserted=("src",),
 )
 

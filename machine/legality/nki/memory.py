@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from machine.dtypes import Gen
+from machine.legality.messages import message, quoting
 from machine.legality.nki.common import (
     clause,
     dtype_in,
@@ -19,6 +20,7 @@ from machine.legality.nki.common import (
     out_dtype,
     out_dtype_in,
     ref004,
+    signature,
 )
 from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
 from machine.legality.nki.vocab import FP32, Scalar, Tile, dtype_set, gen_label
@@ -155,10 +157,13 @@ def _dynamic_engine(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
 
 
 def _dynamic_engine_clause() -> ClauseSpec:
-    return clause("_check_tensor_copy_dynamic_supported_engine", "engine",
-                  "not (trn1 and engine == scalar)", _dynamic_engine,
-                  ref004("tensor_copy dynamic variants GOTCHA (CONFIRMED literal)"),
-                  fix="use engine=nisa.vector_engine or gpsimd_engine on trn1")
+    return quoting(clause("_check_tensor_copy_dynamic_supported_engine", "engine",
+                          "not (trn1 and engine == scalar)", _dynamic_engine,
+                          ref004("tensor_copy dynamic variants GOTCHA (CONFIRMED literal)"),
+                          fix="use engine=nisa.vector_engine or gpsimd_engine on trn1"),
+                   message("<inst> is not supported on trn1 Scalar Engine.",
+                           "004 tensor_copy dynamic variants"),
+                   aliases=("nki_assert",))
 
 
 def _gpsimd_sbuf(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
@@ -178,9 +183,12 @@ TENSOR_COPY = intrinsic(
     "on-chip SRAM copy; lowers to COPY 0x46 when the dtypes match, CAST 0x47 when "
     "they differ (ref 000 §8)",
     ref004("tensor_copy signature (stub L1424)"),
-    clause("gpsimd_no_psum(src)", ("engine", "src"), "engine != gpsimd or src not in PSUM",
-           _gpsimd_sbuf, Provenance("000", "§3.3 GOTCHA, §8 (GpSimd path asserts SBUF-only)"),
-           fix="copy on engine=nisa.vector_engine or scalar_engine, or move src to SBUF"),
+    quoting(clause("gpsimd_no_psum(src)", ("engine", "src"),
+                   "engine != gpsimd or src not in PSUM", _gpsimd_sbuf,
+                   Provenance("000", "§3.3 GOTCHA, §8 (GpSimd path asserts SBUF-only)"),
+                   fix="copy on engine=nisa.vector_engine or scalar_engine, or move src to "
+                   "SBUF"),
+            message("GpSimd engine cannot access PSUM", "000 §3.3 GOTCHA")),
     asserted=("src",),
 )
 TENSOR_COPY_DYNAMIC_SRC = intrinsic(
@@ -276,7 +284,9 @@ _BCO_PARAMS = tuple(Param(n, "any", required=True) for n in (
 BUILTIN_CUSTOM_OP = Intrinsic(
     "builtin_custom_op", "custom", _BCO_PARAMS, source="neuron_isa.py:2798", var_kwargs=True,
     doc="registers a precompiled custom-op call; no dtype/engine validation at this layer",
-    clauses=(),
+    # only the signature's six required arguments (**kwargs takes any other keyword)
+    clauses=(signature("builtin_custom_op", _BCO_PARAMS,
+                       ref004("builtin_custom_op signature (CONFIRMED stub L411)")),),
 )
 
 INTRINSICS: tuple[Intrinsic, ...] = (MEMSET, IOTA, DROPOUT, SEQUENCE_BOUNDS, TENSOR_COPY,

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from machine.dtypes import Gen
+from machine.legality.messages import message, quoting
 from machine.legality.nki.common import (
     clause,
     given,
@@ -110,16 +111,20 @@ TENSOR_REDUCE = intrinsic(
     "tensor_reduce", "Vector", _TR_PARAMS, "neuron_isa.py:487",
     "free-dimension reduction; the partition axis is preserved",
     ref004("tensor_reduce signature (CONFIRMED stub L1614)"),
-    clause("_check_free_axis", ("axis", "data"),
-           "axis: free dims only, consecutive from 1, at most 4, non-empty", _free_axis,
-           ref004("tensor_reduce GOTCHA (axis rule, CONFIRMED docstring)"),
-           fix="reduce over [1], [1,2], [1,2,3] or [1,2,3,4]"),
+    quoting(clause("_check_free_axis", ("axis", "data"),
+                   "axis: free dims only, consecutive from 1, at most 4, non-empty", _free_axis,
+                   ref004("tensor_reduce GOTCHA (axis rule, CONFIRMED docstring)"),
+                   fix="reduce over [1], [1,2], [1,2,3] or [1,2,3,4]"),
+            message("Reduction on partition axes is not supported", "004 tensor_reduce"),
+            message("Empty axis not supported", "004 tensor_reduce GOTCHA"),
+            aliases=("_check_and_translate_free_axis",)),
     clause("_check_tensor_reduce_supported_op", "op", "op is a bitvec or arithmetic op",
            _supported_op, ref004("tensor_reduce: two op classes (list elided)", "MED")),
-    clause("_check_tensor_reduce_bitvec_types", ("op", "dtype", "data"),
-           "bitvec op => dtype in {int32, uint8, uint16, uint32}", _bitvec_types,
-           ref004("tensor_reduce: _check_tensor_reduce_bitvec_types :3130 (CONFIRMED)"),
-           fix="pass dtype=nl.int32 / uint8 / uint16 / uint32"),
+    quoting(clause("_check_tensor_reduce_bitvec_types", ("op", "dtype", "data"),
+                   "bitvec op => dtype in {int32, uint8, uint16, uint32}", _bitvec_types,
+                   ref004("tensor_reduce: _check_tensor_reduce_bitvec_types :3130 (CONFIRMED)"),
+                   fix="pass dtype=nl.int32 / uint8 / uint16 / uint32"),
+            aliases=("err_reduce_bitvec_op_invalid_dtype",)),
     clause("bitvec_input_integer(data)", ("op", "data"), "bitvec op => integer data",
            _bitvec_input, ref004("tensor_reduce: two op classes (CONFIRMED docstring)"),
            fix="bitcast the data to an integer dtype"),

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from machine.dtypes import Gen
+from machine.legality.messages import message, quoting
 from machine.legality.nki.common import (
     clause,
     dtype_in,
@@ -41,6 +42,10 @@ from machine.legality.nki.vocab import (
     gen_label,
 )
 from machine.legality.result import Provenance
+
+# quoted for select_reduce's scalar on_false and affine_select's on_false_value (ref 004)
+ON_FALSE_FP32 = message("on_false must be float32 when provided as a scalar[, got …]",
+                        "004 select_reduce step 3, affine_select GOTCHA")
 
 R = ReduceCmd
 RANGE_SELECT_REDUCE_CMDS = frozenset({R.idle, R.reset, R.reduce, R.reset_reduce})
@@ -237,9 +242,12 @@ def _dst_dtype(base: str, provenance: Provenance) -> ClauseSpec:
         origin = "dtype" if args.get("dtype") is not None else f"{base}'s dtype"
         return False, (f"dst dtype {dst.dtype} != output dtype {out} (from {origin}): "
                        "\"dst dtype must match instruction ...\"")
-    return clause("dst_dtype_matches_output", ("dst", "dtype", base),
-                  "dst.dtype == output dtype (dtype, default the input's)", check, provenance,
-                  fix="pass dtype= equal to dst's dtype, or allocate dst in the output dtype")
+    return quoting(clause("dst_dtype_matches_output", ("dst", "dtype", base),
+                          "dst.dtype == output dtype (dtype, default the input's)", check,
+                          provenance, fix="pass dtype= equal to dst's dtype, or allocate dst "
+                          "in the output dtype"),
+                   message("dst dtype must match instruction[ …]",
+                           "004 select_reduce step 5, tensor_copy_predicated"))
 
 
 def _reduce_res_vector(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
@@ -285,22 +293,26 @@ SELECT_REDUCE = intrinsic(
     _SR, "Vector", _SR_PARAMS, "neuron_isa.py:1591",
     "where(predicate, on_true, on_false) with an optional max-reduce",
     ref004("select_reduce signature (CONFIRMED stub L1298)"),
-    clause("err_instruction_unsupported_dtypes(on_true)", "on_true",
-           "on_true.dtype not in {tfloat32, int32, uint32}",
-           lambda args, gen: _on_true_dtype(args),
-           ref004("select_reduce step 1: on_true dtype"),
-           fix="cast on_true to float32 / bfloat16 / a narrower int"),
-    dtype_in("err_instruction_unsupported_dtypes(predicate)", "predicate",
-             SELECT_REDUCE_PREDICATE_DTYPES, ": the predicate must be an integer tile",
-             ref004("select_reduce step 2: predicate integer"),
-             fix="make the predicate an int8/16/32 or uint8/16/32 tile"),
-    clause("on_false_scalar_float32", "on_false", "scalar on_false is float32",
-           _on_false_scalar, ref004("select_reduce step 3 (CONFIRMED literal)"),
-           fix="write the scalar as a float32 (e.g. 0.0, not 0)"),
-    clause("on_false_vector_free_dim_1", ("on_false", "on_true"),
-           "tile on_false has shape (on_true.shape[0], 1)", _on_false_vector,
-           ref004("select_reduce step 3 (CONFIRMED literal)"),
-           fix="pass on_false as a (partitions, 1) tile"),
+    quoting(clause("err_instruction_unsupported_dtypes(on_true)", "on_true",
+                   "on_true.dtype not in {tfloat32, int32, uint32}",
+                   lambda args, gen: _on_true_dtype(args),
+                   ref004("select_reduce step 1: on_true dtype"),
+                   fix="cast on_true to float32 / bfloat16 / a narrower int"),
+            aliases=("err_instruction_unsupported_dtypes",)),
+    quoting(dtype_in("err_instruction_unsupported_dtypes(predicate)", "predicate",
+                     SELECT_REDUCE_PREDICATE_DTYPES, ": the predicate must be an integer tile",
+                     ref004("select_reduce step 2: predicate integer"),
+                     fix="make the predicate an int8/16/32 or uint8/16/32 tile"),
+            aliases=("err_instruction_unsupported_dtypes",)),
+    quoting(clause("on_false_scalar_float32", "on_false", "scalar on_false is float32",
+                   _on_false_scalar, ref004("select_reduce step 3 (CONFIRMED literal)"),
+                   fix="write the scalar as a float32 (e.g. 0.0, not 0)"), ON_FALSE_FP32),
+    quoting(clause("on_false_vector_free_dim_1", ("on_false", "on_true"),
+                   "tile on_false has shape (on_true.shape[0], 1)", _on_false_vector,
+                   ref004("select_reduce step 3 (CONFIRMED literal)"),
+                   fix="pass on_false as a (partitions, 1) tile"),
+            message("on_false's free dimension should be 1[ (a vector)][, got …]",
+                    "004 select_reduce step 3")),
     _same_shape("dst", "on_true"), _same_shape("predicate", "on_true"),
     _dst_dtype("on_true", ref004("select_reduce step 5 (CONFIRMED literal)")),
     clause("reduce_res_vector", ("reduce_res", "on_true"),
@@ -370,10 +382,11 @@ AFFINE_SELECT = intrinsic(
     clause("output_dtype", ("dtype", "on_true_tile"), "output is a float or 8/16-bit int",
            out_dtype_in("on_true_tile", AFFINE_SELECT_TILE_DTYPES, "a float or 8/16-bit int"),
            ref004("affine_select GOTCHA: DTYPE (CONFIRMED docstring)")),
-    clause("on_false_value_float32", "on_false_value", "on_false_value is float32",
-           _affine_on_false, ref004("affine_select GOTCHA: on_false fp32 error string "
-                                    "(CONFIRMED)"),
-           fix="write on_false_value as a float32 (e.g. -1e9, not an int)"),
+    quoting(clause("on_false_value_float32", "on_false_value", "on_false_value is float32",
+                   _affine_on_false, ref004("affine_select GOTCHA: on_false fp32 error "
+                                            "string (CONFIRMED)"),
+                   fix="write on_false_value as a float32 (e.g. -1e9, not an int)"),
+            ON_FALSE_FP32),
     asserted=("on_true_tile",),
 )
 
@@ -420,20 +433,26 @@ _TCP_PARAMS = (
     Param("mask", "any"), Param("dtype", "dtype"),
 )
 _TCP_PROV = ref004("tensor_copy_predicated (CONFIRMED literal, body 0x7e1f0)")
+_TCP_QUOTE = "004 tensor_copy_predicated"
 TENSOR_COPY_PREDICATED = intrinsic(
     "tensor_copy_predicated", "Vector", _TCP_PARAMS, "neuron_isa.py:1909",
     "where predicate, copy src into dst; elsewhere dst is unchanged",
     ref004("tensor_copy_predicated signature (CONFIRMED)"),
-    clause("predicate_integer_tile", "predicate", "predicate.dtype in {uint8, uint16, uint32}",
-           _copy_predicate, _TCP_PROV, fix="make the predicate a uint8 (bool) tile"),
-    clause("src_dst_same_dtype", ("src", "dst"), "tile src has dst's dtype",
-           _copy_same_dtype, _TCP_PROV, fix="copy into a dst of src's dtype, then cast"),
-    clause("scalar_src_float_if_dst_float", ("src", "dst"),
-           "scalar src is float when dst is float", _copy_scalar_float, _TCP_PROV,
-           fix="write the scalar as a float (1.0, not 1)"),
-    clause("reverse_pred_scalar_src_only", ("reverse_pred", "src"),
-           "reverse_pred only with a scalar src", _copy_reverse, _TCP_PROV,
-           fix="invert the predicate tile instead of reverse_pred"),
+    quoting(clause("predicate_integer_tile", "predicate",
+                   "predicate.dtype in {uint8, uint16, uint32}", _copy_predicate, _TCP_PROV,
+                   fix="make the predicate a uint8 (bool) tile"),
+            message("`predicate` must be a boolean or integer tile", _TCP_QUOTE)),
+    quoting(clause("src_dst_same_dtype", ("src", "dst"), "tile src has dst's dtype",
+                   _copy_same_dtype, _TCP_PROV, fix="copy into a dst of src's dtype, then cast"),
+            message("`src` and `dst` must have the same dtype", _TCP_QUOTE)),
+    quoting(clause("scalar_src_float_if_dst_float", ("src", "dst"),
+                   "scalar src is float when dst is float", _copy_scalar_float, _TCP_PROV,
+                   fix="write the scalar as a float (1.0, not 1)"),
+            message("Scalar `src` must be float if `dst` is float", _TCP_QUOTE)),
+    quoting(clause("reverse_pred_scalar_src_only", ("reverse_pred", "src"),
+                   "reverse_pred only with a scalar src", _copy_reverse, _TCP_PROV,
+                   fix="invert the predicate tile instead of reverse_pred"),
+            message("`reverse_pred` only supported if `src` is scalar input.", _TCP_QUOTE)),
     _dst_dtype("src", _TCP_PROV),
     _memory(("src", "predicate"), "memory(src, predicate)",
             ref004("tensor_copy_predicated MEMORY (CONFIRMED docstring)")),
@@ -451,13 +470,38 @@ _TSC_PARAMS = (
 )
 TENSOR_SCALAR_CUMULATIVE = intrinsic(
     _TSC, "Vector", _TSC_PARAMS, "ref 004 6.4.1 (compute half)",
-    "cumulative tensor-scalar; only the reduce_cmd gate is modelled (REDUCE-1 contrast)",
+    "cumulative tensor-scalar: not a reference 004 intrinsic (004 names it only in "
+    "REDUCE-1); neurondbg's model of its reduce_cmd gate, from the 0xe6 wire set",
     Provenance("isa-facts", "§6.3", "MED"),
     reduce_cmd_gate("_check_supported_reduce_cmd", _TSC,
                     TENSOR_SCALAR_CUMULATIVE_REDUCE_CMDS, {},
-                    Provenance("isa-facts", "§6.3 (0xe6); ref 004 CORRECTION REDUCE-1", "MED"),
+                    Provenance("isa-facts", "§6.3 (0xe6), neurondbg's: not in ref 004 but "
+                               "CORRECTION REDUCE-1", "MED"),
                     fix="use reduce, reset_reduce or load_reduce"),
 )
 
+
+# --- activation (only its reduce_cmd gate) ------------------------------------------------
+
+# Ref 004 names activation's validator (REDUCE-2, misspelled in the binary) and says
+# load_reduce is legal for none of the three per-op wrappers (REDUCE-1); the rest of
+# its set is in the compute-half page, not given here. Decision (MED): the other four
+# commands pass, as for range_select.
+ACTIVATION_REDUCE_CMDS = frozenset({R.idle, R.reset, R.reduce, R.reset_reduce})
+_ACT = "activation"
+ACTIVATION = Intrinsic(
+    _ACT, "Scalar", (Param("reduce_cmd", "reduce_cmd", default=ReduceCmd.idle),),
+    (quoting(reduce_cmd_gate(REDUCE_CMD_VALIDATORS[_ACT], _ACT, ACTIVATION_REDUCE_CMDS,
+                             _NO_LOAD,
+                             ref004("CORRECTION REDUCE-1, REDUCE-2 (neuron_isa.py:2990); the "
+                                    "set beyond 'no load_reduce' is neurondbg's", "MED"),
+                             fix="use idle, reset, reduce or reset_reduce"),
+             aliases=("_check_activation_supported_reduce_cmd",)),),  # the reader's spelling
+    "neuron_isa.py:2990 (ref 004 REDUCE-2)",
+    var_kwargs=True,  # its other parameters are the compute half's (6.4.1), not checked
+    doc="activation; only its reduce_cmd gate is modelled (ref 004 REDUCE-1/2)",
+)
+
 INTRINSICS: tuple[Intrinsic, ...] = (RANGE_SELECT, SELECT_REDUCE, AFFINE_SELECT,
-                                     TENSOR_COPY_PREDICATED, TENSOR_SCALAR_CUMULATIVE)
+                                     TENSOR_COPY_PREDICATED, TENSOR_SCALAR_CUMULATIVE,
+                                     ACTIVATION)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from machine.dtypes import Gen
+from machine.legality.messages import MessagePattern
 from machine.legality.result import Provenance
 
 # A check returns (passed, message); the message states the values either way.
@@ -40,6 +41,10 @@ class ClauseSpec:
     provenance: Provenance
     fix: str | None = None
     note: bool = False  # advisory: reported, never makes the call illegal
+    # the messages the references quote for this rule, and the other names they give it
+    # (machine.legality.messages.quoting): `explain` finds the rule by either
+    messages: tuple[MessagePattern, ...] = ()
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

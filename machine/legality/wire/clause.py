@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from machine.dtypes import Gen
+from machine.legality.messages import MessagePattern
 from machine.legality.provenance import Provenance
 
 # field name -> python int, or tuple of ints for array fields (one record's values)
@@ -111,6 +112,10 @@ class Clause:
     repair: Repair | None = None
     # fields the generic one-byte search (machine.legality.wire.repair) may not touch
     frozen: tuple[str, ...] = ()
+    # the messages the references quote for this rule, and the other names they give it
+    # (machine.legality.messages.quoting): `explain` finds the rule by either
+    messages: tuple[MessagePattern, ...] = ()
+    aliases: tuple[str, ...] = ()
 
     def present(self, gen: Gen) -> bool:
         return self.gens is None or gen in self.gens

@@ -8,6 +8,7 @@ Each factory returns `Clause`s; the predicates in the sibling modules list them.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from machine.dtypes import Dtype, Gen
 from machine.isa import opcodes as isa_opcodes
 from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
 from machine.isa.opcodes import Opcode as Op
+from machine.legality.messages import quoting
 from machine.legality.provenance import Provenance
 from machine.legality.wire import gates
 from machine.legality.wire.clause import Clause, Ctx, Rows, Values, lookup
@@ -138,11 +140,23 @@ def _events_message(v: Values, ctx: Ctx, ok: bool) -> str:
             "(the semaphore-consistency sub-clause was not recovered, isa-facts §10)")
 
 
+def _events_repair(v: Values, ctx: Ctx) -> list[dict[str, int]]:
+    """An invalid mode becomes NONE: a search nearest in bits would pick a synchronising
+    mode, adding a wait or a semaphore update the program never had."""
+    edit = {}
+    if not _WAIT_OK[int(v["events.wait_mode"])]:
+        edit["events.wait_mode"] = int(WaitMode.NONE)
+    if not _UPDATE_OK[int(v["events.update_mode"])]:
+        edit["events.update_mode"] = int(UpdateMode.NONE)
+    return [edit] if edit else []
+
+
 EVENTS = Clause(
     "has_valid_neuron_events", ("events.wait_mode", "events.update_mode"),
     lambda r: lookup(_WAIT_OK, r["events.wait_mode"]) & lookup(_UPDATE_OK, r["events.update_mode"]),
     _events_message, P_EVENTS,
-    fix=lambda v, ctx: "use wait_mode NONE (0) / update_mode NONE (0) if no sync is wanted")
+    fix=lambda v, ctx: "use wait_mode NONE (0) / update_mode NONE (0) if no sync is wanted",
+    repair=_events_repair, frozen=("events.wait_mode", "events.update_mode"))
 
 
 TILE_IDX = tile_idx_zero()
@@ -218,7 +232,8 @@ def equals(name: str, field: str, want: int, prov: Provenance, rule: str,
         name, (field,), lambda r: r[field] == want,
         lambda v, ctx, ok: f"{field} {_show(v[field], label)} " + ("==" if ok else "!=")
         + f" {_show(want, label)}: {rule}",
-        prov, fix=lambda v, ctx: f"set {field} = {_show(want, label)}")
+        prov, fix=lambda v, ctx: f"set {field} = {_show(want, label)}",
+        repair=lambda v, ctx: [{field: want}])
 
 
 def _show(value: int, label: str | None) -> str:
@@ -239,7 +254,12 @@ def zero_bytes(name: str, field: str, prov: Provenance) -> Clause:
         shown = " ".join(f"{x:02X}" for x in vals)
         return f"{field} = [{shown}]: reserved bytes must all be 0"
 
-    return Clause(name, (field,), check, message, prov, fix=lambda v, ctx: f"zero {field}")
+    def repair(v: Values, ctx: Ctx) -> list[dict[str, Any]]:
+        val = v[field]
+        return [{field: 0 if isinstance(val, int) else (0,) * len(val)}]
+
+    return Clause(name, (field,), check, message, prov, fix=lambda v, ctx: f"zero {field}",
+                  repair=repair)
 
 
 def in_set(name: str, field: str, codes: Iterable[int], prov: Provenance, rule: str,
@@ -317,7 +337,10 @@ def dtype_clause(ref: DtypeRef, allow_fp32r: bool = False, allow_64: bool = Fals
                     "extended dtypes are decoded by their own opcodes, not by Copy/Cast")
         return None
 
-    return Clause(f"{name}({label})", ref.fields, check, message, prov, fix=fix)
+    # the gate's MAVERICK sub-rules (ref 000 §4 NOTE) are found under this clause: the
+    # gate tables of machine.legality.wire.gates hold them
+    return quoting(Clause(f"{name}({label})", ref.fields, check, message, prov, fix=fix),
+                   aliases=("dtype_4bit_illegal_check", "dtype_scale_illegal_check"))
 
 
 def dtype_set_clause(name: str, ref: DtypeRef, codes: frozenset[int], prov: Provenance,

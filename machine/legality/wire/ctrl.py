@@ -5,11 +5,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from machine.isa.enums import BrCmpOp, BrTargetMode, DataSrc, TensorShapeMoveType
 from machine.isa.opcodes import Opcode as Op
+from machine.legality.messages import message, quoting
 from machine.legality.provenance import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
@@ -78,9 +80,28 @@ def _slot_register(idx: int) -> Clause:
             return f"zero src_registers[{idx}] (unused slot)"
         return "use R0..R63"
 
+    def repair(v: Values, ctx: Ctx) -> list[dict[str, Any]]:
+        """The slot's bad register(s) replaced: an unused slot's source by 0, a used
+        slot's by the lowest register the lists do not use (so no note starts failing)."""
+        src, dst = list(v["src_registers"]), list(v["dst_registers"])
+        taken = set(src) | set(dst)
+        free = [r for r in range(64) if r not in taken]
+        edit: dict[str, Any] = {}
+        if int(v["num_mov"]) <= idx:
+            if src[idx] != 0:
+                edit["src_registers"] = tuple(0 if j == idx else x for j, x in enumerate(src))
+            return [edit] if edit else []
+        if not gates.REGISTER_READ[src[idx]] and free:
+            src[idx] = free.pop(0)
+            edit["src_registers"] = tuple(src)
+        if not gates.REGISTER_WRITE[dst[idx]] and free:
+            dst[idx] = free.pop(0)
+            edit["dst_registers"] = tuple(dst)
+        return [edit] if edit else []
+
     return Clause(f"ctrl_mv_valid_register({idx})", ("num_mov", "src_registers",
                                                      "dst_registers"),
-                  check, message, P_MV, fix=fix)
+                  check, message, P_MV, fix=fix, repair=repair)
 
 
 def _slots(r: Rows, name: str) -> np.ndarray:
@@ -153,17 +174,28 @@ MV_CLAUSES: tuple[Clause, ...] = (
            lambda v, ctx, ok: f"num_mov {int(v['num_mov'])} " + ("is" if ok else "is not")
            + f" in 1..{SLOTS}", P_MV, fix=lambda v, ctx: "set num_mov to 1..8"),
     c.equals("ctrl_mv_reserved_zero", "reserved0", 0, P_MV, "the reserved byte must be 0"),
-    c.dtype_set_clause("ctrl_mv_has_valid_dtype", DtypeRef("dtype"), gates.MOVE_DTYPES, P_MV,
-                       "MOVE copies whole 32-bit register words (move.cpp:41)",
-                       fix="set dtype to INT32, UINT32 or FP32: the dtype only labels the "
-                       "32-bit word (a bf16 pattern moves as UINT32)"),
+    quoting(c.dtype_set_clause(
+        "ctrl_mv_has_valid_dtype", DtypeRef("dtype"), gates.MOVE_DTYPES, P_MV,
+        "MOVE copies whole 32-bit register words (move.cpp:41)",
+        fix="set dtype to INT32, UINT32 or FP32: the dtype only labels the "
+        "32-bit word (a bf16 pattern moves as UINT32)"),
+        # the host decoder's assert (ref 001 §1.1): its file:line, expression and text
+        message("move.cpp:41", "001 §1.1"),
+        message("(ins.dtype == NEURON_ISA_TPB_DTYPE_UINT32) || (ins.dtype == "
+                "NEURON_ISA_TPB_DTYPE_INT32) || (ins.dtype == NEURON_ISA_TPB_DTYPE_FP32)",
+                "001 §1.1"),
+        message("highest priority is full-register moves[. TODO other dtypes]", "001 §1.1")),
     c.is_valid_enum("move_source", DataSrc, P_MV),
     *(_slot_register(i) for i in range(SLOTS)),
-    Clause("ctrl_mv_unique_dst_registers", ("num_mov", "dst_registers"), _unique_dst,
-           _unique_msg, P_NOTE, note=True),
-    Clause("ctrl_mv_dst_not_in_src_registers",
-           ("num_mov", "move_source", "src_registers", "dst_registers"),
-           _dst_not_in_src, _disjoint_msg, P_NOTE, note=True),
+    quoting(Clause("ctrl_mv_unique_dst_registers", ("num_mov", "dst_registers"), _unique_dst,
+                   _unique_msg, P_NOTE, note=True),
+            message("Each destination register must be unique[ (no duplicates)]",
+                    "001 §3.3 header note")),
+    quoting(Clause("ctrl_mv_dst_not_in_src_registers",
+                   ("num_mov", "move_source", "src_registers", "dst_registers"),
+                   _dst_not_in_src, _disjoint_msg, P_NOTE, note=True),
+            message("No register used in the destination register list can be used in "
+                    "[the ]source register list", "001 §3.3 header note")),
 )
 IS_VALID_CTRL_MV = Predicate("is_valid_ctrl_mv", "CTRL_MV", (Op.MOVE,), MV_CLAUSES, P_MV)
 

@@ -13,6 +13,7 @@ import numpy as np
 from machine.dtypes import Dtype, Gen
 from machine.isa.enums import AccumCmd, AluOp, ImmSrc, ReduceOp, RevOps
 from machine.isa.opcodes import Opcode as Op
+from machine.legality.messages import quoting
 from machine.legality.provenance import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
@@ -175,10 +176,12 @@ TENSOR_TENSOR_ARITH = Predicate(
         c.informational("partially documented predicate",
                         "isa-facts §3.3 gives the op acceptance; the rest are the shared "
                         "S3S3D3_TT operand clauses (MED)", P_OPS),
-        op_class("tensor_tensor_arith_accepts(op)", "op",
-                 GENERAL_ARITH | {A.POW} | INT_ALUOP, P_OPS,
-                 "general arith, POW or an integer ALU op "
-                 f"(TENSOR_TENSOR_ARITH {Op.TENSOR_TENSOR_ARITH_OP:#04x})"),
+        quoting(op_class("tensor_tensor_arith_accepts(op)", "op",
+                         GENERAL_ARITH | {A.POW} | INT_ALUOP, P_OPS,
+                         "general arith, POW or an integer ALU op "
+                         f"(TENSOR_TENSOR_ARITH {Op.TENSOR_TENSOR_ARITH_OP:#04x})"),
+                # isa-facts §3.3's class predicates this clause is the disjunction of
+                aliases=("is_valid_int_aluop", "is_general_arith_op")),
         *_pair_dtypes(P_OPS, allow_fp32r=True),
         *_tt_tensor_clauses(),
     ), P_OPS)
@@ -395,6 +398,10 @@ def _stt_common() -> list[Clause]:
 
 SELECT_REDUCE = Predicate("is_valid_select_reduce", "S2S2D2_STT", (Op.SELECT_REDUCE,), (
     *c.header_clauses(),
+    c.informational("partially documented predicate",
+                    "isa-facts §6.3 gives the accumulator commands and the op pair; the "
+                    "S2S2D2_STT operand clauses are neurondbg's, from the §6.4 layout (MED)",
+                    P_STT),
     accum_set("select_reduce_valid_accumulator_cmd", "accumulator_cmd",
               frozenset({AccumCmd.IDLE, AccumCmd.ACCUMULATE, AccumCmd.ZERO_ACCUMULATE}),
               Provenance("isa-facts", "§6.3"), "SELECT_REDUCE accepts IDLE, ACCUMULATE, "
@@ -508,10 +515,11 @@ TENSOR_SCALAR = _ts("is_valid_tensor_scalar", (Op.TENSOR_SCALAR_ARITH_OP,
                     frozenset({AccumCmd.IDLE}), extra=(PTR_IMMEDIATES,), partial=True)
 TENSOR_SCALAR_CACHE_REDUCE = _ts("is_valid_tensor_scalar_cache_reduce",
                                  (Op.TENSOR_SCALAR_CACHE_REDUCE,), CACHE_CMDS,
-                                 extra=_CACHE_OPS, op_enums=False)
+                                 extra=_CACHE_OPS, partial=True, op_enums=False)
 TENSOR_SCALAR_CACHE_CUMULATIVE = _ts("is_valid_tensor_scalar_cache_cumulative",
                                      (Op.TENSOR_SCALAR_CACHE_CUMULATIVE,),
-                                     CACHE_CMDS, extra=_CACHE_OPS, op_enums=False)
+                                     CACHE_CMDS, extra=_CACHE_OPS, partial=True,
+                                     op_enums=False)
 EXPONENTIAL = _ts("is_valid_exponential", (Op.EXPONENTIAL,), None, partial=True)
 
 
@@ -556,6 +564,9 @@ def _rd_reserved(r: Rows) -> np.ndarray:
 READ_ACCUMULATOR = Predicate("is_valid_read_accumulator", "D1_RD", (
     Op.DVE_READ_ACCUMULATOR, Op.ACTIVATION_READ_ACCUMULATOR), (
     *c.header_clauses(),
+    c.informational("partially documented predicate",
+                    "isa-facts §6.4 gives the D1_RD layout and the one-element read-back; "
+                    "the dtype, negated and reserved clauses are neurondbg's (MED)", P_RD),
     c.equals("d1_rd_dst_element_count_one", "dst_element_count", 1, P_RD,
              "the read-back writes one element per partition"),
     Clause("d1_rd_valid_dtype", ("header.opcode", "dtype"), _rd_dtype_ok, _rd_dtype_msg, P_RD),
@@ -564,7 +575,10 @@ READ_ACCUMULATOR = Predicate("is_valid_read_accumulator", "D1_RD", (
     Clause("d1_rd_reserved_zero", ("rsvd12", "rsvd35", "rsvd52"), _rd_reserved,
            lambda v, ctx, ok: "reserved bytes 12..27, 35..43, 52..63 "
            + ("are all 0" if ok else "must all be 0"),
-           Provenance("isa-facts", "§6.4 D1_RD (rsvd)", "MED")),
+           Provenance("isa-facts", "§6.4 D1_RD (rsvd)", "MED"),
+           fix=lambda v, ctx: "zero the reserved bytes",
+           repair=lambda v, ctx: [{f: (0,) * len(v[f]) for f in ("rsvd12", "rsvd35", "rsvd52")
+                                   if any(v[f])}]),
     c.active_channels("nac", prov=P_RD),
     *_placed("nac", RD_DST),
 ), P_RD)

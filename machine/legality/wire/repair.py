@@ -2,22 +2,29 @@
 predicate pass on the same generation and engine (DESIGN "Legality reporting").
 
 Each failing leaf clause offers candidate edits: its declared `repair` (addresses,
-counts, shapes: values a search cannot guess) and, for every one-byte field it
-reads, the byte values that make that clause pass (all 256 tried at once with the
-clause's own vectorized check), nearest in bits to the current value first. The
-opcode byte is never searched: changing what an instruction is must be a declared
-repair (e.g. COPY -> CAST). Combinations of candidates, each clause's or none, are
-then applied to copies of the record and judged together in one vectorized pass of
-the predicate; the smallest passing edit set wins (fewest fields, then the most
-plausible candidates). Where nothing passes, `no_fix` says why (a clause no field
-edit fixes: the engine's dispatch table, the generation's opcode set).
+counts, shapes, stated values: what a search cannot guess) and a search over every
+field kind it reads: all 256 values of a one-byte field or of one element of a
+one-byte array (register lists, reserved bytes), a few values of wider fields and
+their elements (0, 1, bounds, one bit flipped, one byte cleared, same-sized values
+elsewhere in the record), and each array all zeros or all ones; each tried at once
+with the clause's own vectorized check, the nearest to the current value first (in
+meaning for a dtype: kind, then width, then bits). The opcode byte and the sync modes
+are never searched: changing what an instruction is must be a declared repair (e.g.
+COPY -> CAST), and an invalid mode's repair is NONE. Combinations of candidates, each
+clause's or none, are then applied to copies of the record and judged together in
+one vectorized pass of the predicate; the smallest passing edit set wins: fewest
+fields, then one that keeps the opcode, then the most plausible candidates
+(docs/legality.md "Fixes"). Where nothing passes, an edit that uncovers another
+failure gets a second round; where a clause no field edit fixes (the engine's
+dispatch table, the generation's opcode set), `partial` fixes the others and
+`no_fix` says why.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -29,7 +36,8 @@ Edit = dict[str, Any]
 Path = tuple[str, ...]
 K_MAX = 6  # candidates kept per clause
 COMBOS = 1024  # records judged per search (one vectorized predicate pass)
-FROZEN = ("header.opcode",)  # never searched byte by byte
+OPCODE = "header.opcode"
+FROZEN = (OPCODE,)  # never searched value by value
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,9 @@ class Plan:
     per_leaf: Mapping[Path, Edit | None]
     no_fix: str | None  # why no edit passes (None when `combined` exists)
     struct: Struct | None = None  # the record's struct (for describing the edits)
+    # with no `combined`: the smallest edit that makes every clause pass but those no
+    # edit of the record fixes (the fixable clauses fixed, the rest said in `no_fix`)
+    partial: Edit | None = None
 
 
 def _fits(struct: Struct, name: str, value: Any) -> bool:
@@ -59,19 +70,42 @@ def _norm(value: Any) -> Any:
 
 
 def _scan_fields(clause: Clause, struct: Struct) -> list[Any]:
-    """The one-byte fields of the clause the generic search tries all 256 values of."""
-    out = []
-    for name in dict.fromkeys(clause.fields):
-        if name in FROZEN or name in clause.frozen:
-            continue
-        f = struct.field(name)
-        if f.count == 1 and f.itemsize == 1:
-            out.append(f)
-    return out
+    """The one-byte scalar fields of the clause the generic search tries all 256 values of."""
+    return [f for f in _searched(clause, struct) if f.count == 1 and f.itemsize == 1]
+
+
+def _searched(clause: Clause, struct: Struct) -> list[Any]:
+    """Every field of the clause the generic search may edit."""
+    return [struct.field(n) for n in dict.fromkeys(clause.fields)
+            if n not in FROZEN and n not in clause.frozen]
 
 
 _POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.int64)
 _NONE = 1 << 20  # a sort key above every real one (a value that does not pass)
+
+
+def _dtype_distance() -> np.ndarray:
+    """int[256, 256]: how far a dtype code is from another in meaning: another kind
+    (float, int, scale) first, then another width, then another signedness, then bits
+    (FP4 -> FP8 before FP4 -> INT8)."""
+    from machine.dtypes import DTYPE_INFO
+
+    d = np.array([[_POPCOUNT[a ^ b] for b in range(256)] for a in range(256)], dtype=np.int64)
+    for a, ia in DTYPE_INFO.items():
+        for b, ib in DTYPE_INFO.items():
+            wa, wb = ia.bits or 0, ib.bits or 0
+            width = abs(wa.bit_length() - wb.bit_length())  # log2 steps: 4 -> 8 is one
+            signs = ia.code.name.startswith("U") != ib.code.name.startswith("U")
+            d[a, b] += 256 * (ia.kind != ib.kind) + 32 * width + 16 * signs
+    return d
+
+
+_DTYPE_DISTANCE = _dtype_distance()
+
+
+def nearest_dtypes(code: int) -> list[int]:
+    """Every dtype code, the nearest in meaning to `code` first (itself first)."""
+    return np.argsort(_DTYPE_DISTANCE[code & 0xFF], kind="stable").tolist()
 SCAN_RECORDS = 256  # records per vectorized byte scan: 256 x 256 rows, ~4 MiB
 
 
@@ -157,18 +191,163 @@ def _byte_scan_many(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx,
             else:
                 ok = _scan(clause, part, ctx, f.name, vals, Rows)[0]
             old = part[f.name].astype(np.int64)[:, None]
-            key = _POPCOUNT[(vals ^ old) & 0xFF] * 256 + (vals & 0xFF)
+            if f.role == "dtype":  # the nearest dtype in meaning, not in bits
+                key = _DTYPE_DISTANCE[old & 0xFF, vals & 0xFF] * 256 + (vals & 0xFF)
+            else:
+                key = _POPCOUNT[(vals ^ old) & 0xFF] * 256 + (vals & 0xFF)
             key = np.where(ok & (vals != old), key, _NONE)
             order = np.argsort(key, axis=1, kind="stable")[:, :need]
             keys = np.take_along_axis(key, order, axis=1).tolist()
             for r, ks, vs in zip(range(s, s + len(part)), keys, vals[order].tolist(),
                                  strict=True):
                 per[r] += [(k, {f.name: v}) for k, v in zip(ks, vs, strict=True) if k < _NONE]
+    for r, found in enumerate(_element_scan(clause, struct, rec, ctx, need)):
+        per[r] += found
+    for r, found in enumerate(_wide_scan(clause, struct, rec, ctx, need)):
+        per[r] += found
+    for r, found in enumerate(_whole_arrays(clause, struct, rec, ctx)):
+        per[r] += found
     out = []
     for edits in per:
         edits.sort(key=lambda t: t[0])  # stable: equal keys keep the field order
         out.append([e for _, e in edits])
     return out
+
+
+def _element_scan(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx,
+                  need: int) -> list[list[tuple[int, Edit]]]:
+    """Per record: (key, edit) of one element of a one-byte array (a register list,
+    reserved bytes) set to each of the 256 values, where that makes the clause pass;
+    the first `need` of each element, nearest in bits first."""
+    per: list[list[tuple[int, Edit]]] = [[] for _ in range(len(rec))]
+    for f in _searched(clause, struct):
+        if f.count == 1 or f.itemsize != 1:
+            continue
+        vals = np.arange(-128, 128) if f.signed else np.arange(256)
+        for k in range(f.count):
+            for s in range(0, len(rec), SCAN_RECORDS):
+                part = rec[s:s + SCAN_RECORDS]
+                rows = np.repeat(part, 256)
+                col = rows[f.name]
+                col[:, k] = np.tile(vals.astype(col.dtype), len(part))
+                ok = clause.check(Rows(rows, ctx)).reshape(len(part), 256)
+                old = part[f.name][:, k].astype(np.int64)[:, None]
+                key = np.where(ok & (vals != old), _POPCOUNT[(vals ^ old) & 0xFF] * 256
+                               + (vals & 0xFF), _NONE)
+                order = np.argsort(key, axis=1, kind="stable")[:, :need]
+                keys = np.take_along_axis(key, order, axis=1).tolist()
+                whole = part[f.name].tolist()
+                for j, ks, vs in zip(range(len(part)), keys, vals[order].tolist(), strict=True):
+                    for key_, v in zip(ks, vs, strict=True):
+                        if key_ < _NONE:
+                            new = list(whole[j])
+                            new[k] = v
+                            per[s + j].append((key_, {f.name: tuple(new)}))
+    return per
+
+
+def _wide_targets(clause: Clause, struct: Struct) -> list[tuple[Any, int | None]]:
+    """(field, element) the value scan edits: every field wider than a byte, each element
+    of an array (one-byte fields get the full byte scans)."""
+    out: list[tuple[Any, int | None]] = []
+    for f in _searched(clause, struct):
+        if f.itemsize == 1:
+            continue
+        out += [(f, k) for k in range(f.count)] if f.count > 1 else [(f, None)]
+    return out
+
+
+def _wide_values(f: Any, x: int, row: np.void, struct: Struct, k: int | None) -> list[int]:
+    """The values tried for one wide element: 0, 1, the bounds, the value with one bit
+    flipped or one byte cleared, and the same-sized values elsewhere in the record (dst's
+    count from src's)."""
+    lo, hi = f.bounds
+    bits = 8 * f.itemsize
+    mask = (1 << bits) - 1
+    u = x & mask
+    raw = {0, 1, lo & mask, hi & mask}
+    raw |= {u ^ (1 << b) for b in range(bits)}
+    raw |= {u & ~(0xFF << (8 * b)) & mask for b in range(f.itemsize)}
+    for g in struct.fields:
+        if g.itemsize != f.itemsize or g.name == f.name:
+            continue
+        val = row[g.name]
+        if g.count == 1:
+            raw.add(int(val) & mask)
+        elif k is not None and g.count == f.count:
+            raw.add(int(val[k]) & mask)
+    if f.role == "addr4":  # never set a mode bit (register, shape, indirect): clear only
+        raw = {v for v in raw if (v >> 24) & ~(u >> 24) == 0}
+    signed = f.signed
+    vals = {(v - (1 << bits)) if signed and v >= 1 << (bits - 1) else v for v in raw}
+    return sorted(v for v in vals if lo <= v <= hi and v != x)
+
+
+def _wide_scan(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx,
+               need: int) -> list[list[tuple[int, Edit]]]:
+    """Per record: (key, edit) of the array-element and wide-field values that make the
+    clause pass, keyed as _byte_scan_many's (bits changed)."""
+    per: list[list[tuple[int, Edit]]] = [[] for _ in range(len(rec))]
+    for f, k in _wide_targets(clause, struct):
+        for s in range(0, len(rec), SCAN_RECORDS):
+            part = rec[s:s + SCAN_RECORDS]
+            cur = part[f.name] if k is None else part[f.name][:, k]
+            tried = [_wide_values(f, int(x), part[j], struct, k) for j, x in
+                     enumerate(cur.tolist())]
+            counts = np.array([len(t) for t in tried], dtype=np.intp)
+            if not counts.sum():
+                continue
+            rows = np.repeat(part, counts)
+            flat = np.array([v for t in tried for v in t], dtype=np.int64)
+            if k is None:
+                rows[f.name] = flat.astype(rows[f.name].dtype)
+            else:
+                col = rows[f.name]
+                col[:, k] = flat.astype(col.dtype)
+                rows[f.name] = col
+            ok = clause.check(Rows(rows, ctx)).tolist()
+            at = 0
+            mask = (1 << (8 * f.itemsize)) - 1
+            for j, t in enumerate(tried):
+                old = int(cur[j])
+                whole = None if k is None else [int(v) for v in part[f.name][j]]
+                found = sorted((_bits_changed(old ^ v, mask) * 256 + (v & 0xFF), v)
+                               for v, good in zip(t, ok[at:at + len(t)], strict=True) if good)
+                for key, v in found[:need]:
+                    if whole is None:
+                        edit: Edit = {f.name: v}
+                    else:
+                        new = list(whole)
+                        new[k] = v  # type: ignore[index]
+                        edit = {f.name: tuple(new)}
+                    per[s + j].append((key, edit))
+                at += len(t)
+    return per
+
+
+def _whole_arrays(clause: Clause, struct: Struct, rec: np.ndarray,
+                  ctx: Ctx) -> list[list[tuple[int, Edit]]]:
+    """Per record: (key, edit) of an array field set to all zeros or all ones where that
+    makes the clause pass (reserved bytes, unused counts: every element wrong at once)."""
+    per: list[list[tuple[int, Edit]]] = [[] for _ in range(len(rec))]
+    for f in _searched(clause, struct):
+        if f.count == 1:
+            continue
+        for fill in (0, 1):
+            rows = rec.copy()
+            col = rows[f.name]
+            col[...] = fill
+            rows[f.name] = col
+            ok = clause.check(Rows(rows, ctx)).tolist()
+            cur = rec[f.name].tolist()
+            for r, good in enumerate(ok):
+                if good and any(x != fill for x in cur[r]):
+                    per[r].append((_NONE - 2 + fill, {f.name: (fill,) * f.count}))
+    return per
+
+
+def _bits_changed(x: int, mask: int) -> int:
+    return bin(x & mask).count("1")
 
 
 def _byte_scan(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx) -> list[Edit]:
@@ -215,8 +394,10 @@ def apply(struct: Struct, rec: np.ndarray, edit: Mapping[str, Any]) -> np.ndarra
     return out
 
 
-def _judge(records: np.ndarray, pred: Predicate, ctx: Ctx, forced: bool) -> np.ndarray:
-    """Per record: the whole predicate (the edited opcode's, unless forced) passes."""
+def _judge(records: np.ndarray, pred: Predicate, ctx: Ctx, forced: bool,
+           skip: tuple[str, ...] = ()) -> np.ndarray:
+    """Per record: the whole predicate (the edited opcode's, unless forced) passes, but
+    the top-level clauses named in `skip`."""
     from machine.legality.wire.bulk import evaluate
     from machine.legality.wire.registry import predicate_for
 
@@ -228,7 +409,7 @@ def _judge(records: np.ndarray, pred: Predicate, ctx: Ctx, forced: bool) -> np.n
             continue  # an opcode of another struct: not a field edit of this record
         sel = ops == op
         clauses, passed = evaluate(p, records[sel], ctx)
-        fatal = np.array([not c.note for c in clauses], dtype=bool)
+        fatal = np.array([not c.note and c.name not in skip for c in clauses], dtype=bool)
         ok[sel] = np.all(passed[fatal], axis=0) if fatal.any() else True
     return ok
 
@@ -250,11 +431,20 @@ def _options(cands: Sequence[list[Edit]]) -> list[list[Option]]:
 
 
 def _changed(edits: Sequence[Edit | None], values: Values) -> Edit:
-    """The edits merged in order (a later clause's value wins), minus no-op fields."""
+    """The edits merged in order, minus no-op fields: a later clause's value of a scalar
+    wins; an array takes each edit's changed elements (two register slots fixed by two
+    clauses are one edit of the list)."""
     merged: Edit = {}
     for e in edits:
-        if e is not None:
-            merged.update(e)
+        if e is None:
+            continue
+        for k, v in e.items():
+            if isinstance(v, tuple) and k in merged:
+                cur = _norm(values[k])
+                merged[k] = tuple(n if n != c else b for n, c, b in
+                                  zip(v, cur, merged[k], strict=True))
+            else:
+                merged[k] = v
     return {k: v for k, v in merged.items() if _norm(values[k]) != v}
 
 
@@ -276,12 +466,83 @@ def _plan(pred: Predicate, struct: Struct, ctx: Ctx, failing: Sequence[tuple[Pat
                 no_fix, struct)
 
 
+SECOND_ROUND_DEPTH = 1  # rounds after the first: an edit that uncovers another failure
+SECOND_TRIES = 8  # first-round edits followed into a second round
+# a second round only for a record failing a few rules: a corrupted field or two, not
+# random bytes (whose every clause fails: no search of those finds a fix worth it)
+SECOND_ROUND_FAILING = 6
+
+
+def _second_round(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: Ctx,
+                  failing: Sequence[tuple[Path, Clause]],
+                  combos: list[tuple[int, int, Edit, tuple[bool, ...]]], forced: bool,
+                  depth: int) -> Edit | None:
+    """When no combination passes: the edits that make every failing clause pass but
+    uncover a clause that passed before (a garbage address in shape-register mode hid a
+    wrong count), each followed by a search for what now fails; the smallest total."""
+    from machine.isa.codec import record_fields
+    from machine.legality.explain import failing_leaves
+
+    if not combos:
+        return None
+    records = np.repeat(rec, len(combos))
+    for j, (_, _, e, _) in enumerate(combos):
+        for name, value in e.items():
+            records[name][j] = value
+    rows = Rows(records, ctx)
+    fixed = np.ones(len(combos), dtype=bool)
+    for _, cl in failing:
+        fixed &= cl.check(rows)
+    best: tuple[tuple[int, bool], Edit] | None = None
+    for j in np.flatnonzero(fixed)[:SECOND_TRIES].tolist():
+        first = combos[j][2]
+        again = records[j:j + 1].copy()
+        more = failing_leaves(pred, again, ctx)
+        if not more:
+            continue
+        sub = plan(pred, struct, again, record_fields(struct, again[0]), ctx, more, forced,
+                   depth + 1)
+        if sub.combined is None:
+            continue
+        total = _changed([first, sub.combined], values)
+        key = (len(total), OPCODE in total)
+        if best is None or key < best[0]:
+            best = (key, total)
+    return None if best is None else best[1]
+
+
 def plan(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: Ctx,
-         failing: Sequence[tuple[Path, Clause]], forced: bool = False) -> Plan:
+         failing: Sequence[tuple[Path, Clause]], forced: bool = False,
+         depth: int = 0) -> Plan:
     """Search the smallest checked edit sets for the failing leaves of one record."""
     if not failing:
         return Plan(None, {}, None, struct)
-    cands = [candidates(cl, struct, rec, values, ctx) for _, cl in failing]
+    cands = _with_joint([candidates(cl, struct, rec, values, ctx) for _, cl in failing],
+                        failing, struct, rec, ctx)
+    combos = _combos(cands, values)
+    passing = _passing(combos, rec, pred, ctx, forced, ())
+    combined = passing[0][2] if passing else None
+    stuck = {path[0] for (path, _), c in zip(failing, cands, strict=True) if not c}
+    if combined is None and not stuck and depth < SECOND_ROUND_DEPTH \
+            and len(failing) <= SECOND_ROUND_FAILING:
+        combined = _second_round(pred, struct, rec, values, ctx, failing, combos, forced,
+                                 depth)
+        if combined is not None:
+            passing = [(len(combined), 0, combined, tuple(True for _ in failing))]
+    partial = None
+    if combined is None and stuck and len(stuck) < len({p[0] for p, _ in failing}):
+        passing = _passing(combos, rec, pred, ctx, forced, tuple(stuck))
+        partial = passing[0][2] if passing else None
+    per_leaf = [next((e for _, _, e, used in passing if used[i]), None)
+                for i in range(len(failing))]
+    out = _plan(pred, struct, ctx, failing, cands, combined, per_leaf)
+    return out if partial is None else replace(out, partial=partial)
+
+
+def _combos(cands: Sequence[list[Edit]],
+            values: Values) -> list[tuple[int, int, Edit, tuple[bool, ...]]]:
+    """The candidate combinations (one or no edit per failing clause), each changed-value
+    set once with its least rank, in the search's order (the module docstring's)."""
     combos: list[tuple[int, int, Edit, tuple[bool, ...]]] = []
     seen: dict[tuple, int] = {}
     for choice in itertools.product(*_options(cands)):
@@ -299,21 +560,22 @@ def plan(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: 
             continue
         seen[key] = len(combos)
         combos.append((len(changed), rank, changed, used))
-    combos.sort(key=lambda t: (t[0], t[1]))
-    combos = combos[:COMBOS]
-    if combos:
-        records = np.repeat(rec, len(combos))  # one copy per combination, then its edits
-        for j, (_, _, e, _) in enumerate(combos):
-            for name, value in e.items():
-                records[name][j] = value
-        ok = _judge(records, pred, ctx, forced)
-    else:
-        ok = np.zeros(0, dtype=bool)
-    passing = [c for c, good in zip(combos, ok.tolist(), strict=True) if good]
-    combined = passing[0][2] if passing else None
-    per_leaf = [next((e for _, _, e, used in passing if used[i]), None)
-                for i in range(len(failing))]
-    return _plan(pred, struct, ctx, failing, cands, combined, per_leaf)
+    combos.sort(key=lambda t: (t[0], OPCODE in t[2], t[1]))  # the ordering: module doc
+    return combos[:COMBOS]
+
+
+def _passing(combos: list[tuple[int, int, Edit, tuple[bool, ...]]], rec: np.ndarray,
+             pred: Predicate, ctx: Ctx, forced: bool,
+             skip: tuple[str, ...]) -> list[tuple[int, int, Edit, tuple[bool, ...]]]:
+    """The combinations whose edited record passes the predicate (but its `skip` clauses)."""
+    if not combos:
+        return []
+    records = np.repeat(rec, len(combos))  # one copy per combination, then its edits
+    for j, (_, _, e, _) in enumerate(combos):
+        for name, value in e.items():
+            records[name][j] = value
+    ok = _judge(records, pred, ctx, forced, skip)
+    return [c for c, good in zip(combos, ok.tolist(), strict=True) if good]
 
 
 ROWS_MAX = 1 << 16  # combinations enumerated per vectorized pass of plan_many (memory bound)
@@ -334,7 +596,7 @@ def plan_many(pred: Predicate, struct: Struct, rec: np.ndarray, values: Sequence
             by_clause.setdefault(id(cl), (cl, []))[1].append((r, slot))
     scanned: list[list[list[Edit]]] = [[[] for _ in failing[r]] for r in range(n)]
     for cl, sites in by_clause.values():
-        if not _scan_fields(cl, struct):
+        if not _searched(cl, struct):
             continue
         # _keep skips at most one scanned edit per declared one: K_MAX + that many suffice
         need = K_MAX + max(len(declared[r][slot]) for r, slot in sites)
@@ -347,8 +609,69 @@ def plan_many(pred: Predicate, struct: Struct, rec: np.ndarray, values: Sequence
     bad = [r for r in range(n) if failing[r]]
     found = dict(zip(bad, _search(pred, rec[bad], [values[r] for r in bad], ctx,
                                   [_options(cands[r]) for r in bad]), strict=True))
-    return [_plan(pred, struct, ctx, failing[r], cands[r], *found[r]) if failing[r]
-            else Plan(None, {}, None, struct) for r in range(n)]
+    out = [_plan(pred, struct, ctx, failing[r], cands[r], *found[r]) if failing[r]
+           else Plan(None, {}, None, struct) for r in range(n)]
+    for r in bad:  # plan() is the search of record: where this batch's may differ from it
+        if out[r].combined is None or _shares_array(cands[r]) \
+                or _joint_fields(failing[r], struct):
+            out[r] = plan(pred, struct, rec[r:r + 1], values[r], ctx, failing[r])
+    return out
+
+
+class _All:
+    """The conjunction of clauses, as the byte scan checks one."""
+
+    def __init__(self, clauses: Sequence[Clause]) -> None:
+        self.clauses = clauses
+
+    def check(self, rows: Rows) -> np.ndarray:
+        ok = self.clauses[0].check(rows)
+        for cl in self.clauses[1:]:
+            ok = ok & cl.check(rows)
+        return ok
+
+
+def _joint_fields(failing: Sequence[tuple[Path, Clause]],
+                  struct: Struct) -> dict[str, list[int]]:
+    """One-byte fields read by two or more failing clauses -> those clauses' slots."""
+    by: dict[str, list[int]] = {}
+    for i, (_, cl) in enumerate(failing):
+        for f in _scan_fields(cl, struct):
+            by.setdefault(f.name, []).append(i)
+    return {n: idx for n, idx in by.items() if len(idx) > 1}
+
+
+def _with_joint(cands: list[list[Edit]], failing: Sequence[tuple[Path, Clause]],
+                struct: Struct, rec: np.ndarray, ctx: Ctx) -> list[list[Edit]]:
+    """Where failing clauses share a one-byte field (a dtype pair's two nibbles), the
+    values of it that make them all pass, first among each one's candidates: each
+    clause's own nearest value may fail the other."""
+    for name, idx in _joint_fields(failing, struct).items():
+        f = struct.field(name)
+        vals = np.arange(-128, 128) if f.signed else np.arange(256)
+        ok = _scan(_All([failing[i][1] for i in idx]), rec, ctx, name, vals,  # type: ignore[arg-type]
+                   Rows)[0][0]
+        old = int(rec[name][0])
+        dist = (_DTYPE_DISTANCE[old & 0xFF, vals & 0xFF] if f.role == "dtype"
+                else _POPCOUNT[(vals ^ old) & 0xFF])
+        good = ok & (vals != old)
+        order = vals[good][np.argsort(dist[good], kind="stable")]
+        joint = [{name: int(v)} for v in order[:2]]
+        for i in idx:
+            cands[i] = (joint + [e for e in cands[i] if e not in joint])[:K_MAX]
+    return cands
+
+
+def _shares_array(cands: Sequence[list[Edit]]) -> bool:
+    """Two failing clauses have edits of one array field (merged element by element by
+    plan(), which the batched search does not do)."""
+    seen: set[str] = set()
+    for c in cands:
+        mine = {k for e in c for k, v in e.items() if isinstance(v, tuple)}
+        if mine & seen:
+            return True
+        seen |= mine
+    return False
 
 
 def _search(pred: Predicate, rec: np.ndarray, values: Sequence[Values], ctx: Ctx,
@@ -443,7 +766,8 @@ def _search_pass(pred: Predicate, rec: np.ndarray, values: Sequence[Values], ctx
     used = np.zeros((len(first), n_max), dtype=bool)
     np.logical_or.at(used, inverse, choice[live] != 0)
     row = live[first]
-    order = np.lexsort((row, least, size[row], who[row]))  # plan()'s stable sort
+    opcode = (keys[row, 1 + col[OPCODE]] >= 0) if OPCODE in col else np.zeros(len(row), bool)
+    order = np.lexsort((row, least, opcode, size[row], who[row]))  # plan()'s stable sort
     row, used, owners = row[order], used[order], who[row[order]]
     starts = np.searchsorted(owners, owners, side="left")
     keep = np.arange(len(row)) - starts < COMBOS

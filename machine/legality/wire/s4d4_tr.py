@@ -9,6 +9,7 @@ from machine.isa.enums import AluOp, TensorSubdim
 from machine.isa.opcodes import Opcode as Op
 from machine.legality.provenance import Provenance
 from machine.legality.wire import common as c
+from machine.legality.wire import gates
 from machine.legality.wire.clause import Clause, Ctx, Predicate, Values
 from machine.legality.wire.gates import dtype_label
 from machine.legality.wire.operands import DtypeRef, Tensor
@@ -54,8 +55,19 @@ SAME_TYPE = Clause(
     lambda r: r["in_dtype"] == r["out_dtype"], _same_type_message, P,
     fix=lambda v, ctx: f"use CAST ({Op.CAST:#04x}) to convert, or set out_dtype = in_dtype",
     # keep the destination's dtype; converting is CAST's job (the one clause it omits)
-    repair=lambda v, ctx: [{"out_dtype": int(v["in_dtype"])},
+    repair=lambda v, ctx: [{"out_dtype": int(v["in_dtype"])}, *_both_dtypes(v, ctx),
                            {"header.opcode": int(Op.CAST)}])
+
+
+def _both_dtypes(v: Values, ctx: Ctx) -> list[dict[str, int]]:
+    """One dtype for both operands, valid as Copy's input (so also as its output), the
+    nearest in meaning to out_dtype: where in_dtype is no valid input (FP32R, INVALID),
+    a Copy stays a Copy by changing both, rather than becoming a Cast."""
+    from machine.legality.wire.repair import nearest_dtypes
+
+    ok = gates.dtype_gate(ctx.gen, allow_fp32r=False, plain=True)
+    out = [d for d in nearest_dtypes(int(v["out_dtype"])) if ok[d]]
+    return [{"in_dtype": out[0], "out_dtype": out[0]}] if out else []
 
 
 def _copy_cast(name: str, code: int, copy: bool) -> Predicate:

@@ -27,6 +27,7 @@ import numpy as np
 
 from machine.dtypes import Dtype, Gen, dtype_name
 from machine.isa import addr as isa_addr
+from machine.legality.messages import quoting
 from machine.legality.provenance import Provenance
 from machine.legality.wire import gates
 from machine.legality.wire.clause import Clause, Ctx, Rows, Values, composite, lookup
@@ -160,6 +161,12 @@ def _aligned(t: Tensor) -> Clause:
         out: list[dict[str, Any]] = [{t.addr_field: down}]
         if (word & isa_addr.ADDRESS_MASK) + size <= isa_addr.ADDRESS_MASK:
             out.append({t.addr_field: down + size})
+        a = _one(down, ctx.gen)
+        if a.plain[0] and a.space[0] != OFF_CHIP and int(a.partition[0]):
+            # the same aligned offset from partition 0: the active channels then fit
+            g = isa_addr.geometry(ctx.gen)
+            base = g.psum_base if a.space[0] == PSUM else 0
+            out.append({t.addr_field: _with_address(down, base + int(a.offset[0]))})
         return out
 
     return Clause("addr_aligned_dtype", (t.addr_field, *t.dtype.fields), check, message,
@@ -399,8 +406,10 @@ def tensor_start_addr_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
 
 def tensor_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
     """tensorNd_valid(<operand>) = num_elem_valid && tensor_start_addr_valid."""
-    return composite(f"tensor{t.ndim}d_valid({t.label})",
-                     (num_elem_valid(t), tensor_start_addr_valid(t, prov)), prov)
+    # isa-facts §2.3 states the rule once for every rank, as tensorNd_valid
+    return quoting(composite(f"tensor{t.ndim}d_valid({t.label})",
+                             (num_elem_valid(t), tensor_start_addr_valid(t, prov)), prov),
+                   aliases=("tensorNd_valid",))
 
 
 # -- the other operand predicates -----------------------------------------------------------
@@ -471,6 +480,27 @@ def same_count(name: str, a: Tensor, b: Tensor, prov: Provenance,
         return f"element counts {shown}: " + ("equal" if ok else "must be equal")
 
     def repair(v: Values, ctx: Ctx) -> list[dict[str, Any]]:
+        return _one_dim(v) + _whole_shape(v)
+
+    def _one_dim(v: Values) -> list[dict[str, Any]]:
+        """Change one dimension of one operand's count so its element count is the
+        others' (the dimension that is wrong), the other dimensions kept."""
+        out: list[dict[str, Any]] = []
+        for x in reversed(ops):  # the destination conforms to its sources first
+            want = {value_count(v, y) for y in ops if y is not x}
+            num = v[x.num_field]
+            if len(want) != 1 or isinstance(num, int):
+                continue
+            n = want.pop()
+            for k in range(x.ndim):
+                rest = int(np.prod([int(d) for j, d in enumerate(num) if j != k]))
+                if rest and n % rest == 0 and 1 <= n // rest < 1 << 16 \
+                        and n // rest != int(num[k]):
+                    out.append({x.num_field: tuple(n // rest if j == k else int(d)
+                                                   for j, d in enumerate(num))})
+        return out
+
+    def _whole_shape(v: Values) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for src in ops:  # copy one operand's shape onto the others (same rank), or flatten
             edit: dict[str, Any] = {}
