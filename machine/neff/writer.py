@@ -52,7 +52,8 @@ def _descriptor(d: Descriptor) -> dict[str, Any]:
     return out
 
 
-def _entry(e: DmaEntry) -> dict[str, Any]:
+def entry_json(e: DmaEntry) -> dict[str, Any]:
+    """An entry as the engine JSON `dma` list spells it."""
     return {"#comment": e.comment, "desc": [_descriptor(d) for d in e.descriptors],
             "id": e.id, "queue": e.queue, "semaphore": e.semaphore}
 
@@ -86,7 +87,7 @@ def subgraph_members(sub: Subgraph) -> dict[str, bytes]:
         files[f"{sub.name}/{e.file_stem}.bin"] = sub.stream(e).tobytes()
         files[f"{sub.name}/{e.file_stem}.json"] = _dumps(
             {"name": f"{e.file_stem}.json", "instr": f"{e.file_stem}.bin",
-             "dma": [_entry(x) for x in sub.engine_entries(e)]})
+             "dma": [entry_json(x) for x in sub.engine_entries(e)]})
     d["dma_queue"] = {q.name: {"owner": q.owner.value, "type": q.type,
                                "num_queues": q.num_queues,
                                "semaphore_set": list(q.semaphore_set),
