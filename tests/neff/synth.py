@@ -7,6 +7,7 @@ import struct
 import numpy as np
 
 from machine.isa.opcodes import Opcode
+from machine.legality.wire.samples import example
 from machine.neff.model import SB, Descriptor, DmaEntry, DmaQueue, Engine, Subgraph, Tensor, Var
 from machine.neff.triggers import trigger_record
 
@@ -16,9 +17,9 @@ SEMS = tuple(range(8, 24))
 
 def record(op: int, wait: tuple[int, int] | None = None, update: int | None = None,
            wait2: tuple[int, int] | None = None) -> bytes:
-    """A 64-byte record: opcode, header wait sem[i] >= v, SEM_INC_COMPLETE on `update`,
-    and (EVENT_SEMAPHORE) a second wait at 0x20."""
-    rec = bytearray(64)
+    """A 64-byte record: opcode (a MEMSET is the legality samples' valid one), header wait
+    sem[i] >= v, SEM_INC_COMPLETE on `update`, and (EVENT_SEMAPHORE) a second wait at 0x20."""
+    rec = bytearray(example("is_valid_d4_mr") if op == Opcode.MEMSET else bytes(64))
     rec[0], rec[1] = op, 16
     if wait is not None:
         rec[4], rec[5] = 0x05, wait[0]
