@@ -94,17 +94,20 @@ def _owner_checks(sub: Subgraph) -> list[Finding]:
     out: list[Finding] = []
     roles = semaphore_roles(sub)
     runtime = sub.runtime_semaphore_count
+    is_dma = np.array([roles.kind(s) == "dma" for s in range(SEMAPHORES)], dtype=bool)
     for e in ENGINES:
         stream = sub.stream(e)
         w = waits(stream)
-        for i, s in zip(w.index.tolist(), w.sem.tolist(), strict=True):
+        pick = w.sem < runtime
+        for i, s in zip(w.index[pick].tolist(), w.sem[pick].tolist(), strict=True):
             if s < runtime:
                 out.append(Finding("semaphore_owner", Level.WARN,
                                    f"{_at(e, i, stream)} waits on sem[{s}], a runtime "
                                    f"semaphore (0..{runtime - 1} belong to the runtime, "
                                    "neff-facts §5.1)", e, i))
         u = updates(stream)
-        for i, s in zip(u.index.tolist(), u.sem.tolist(), strict=True):
+        pick = (u.sem < runtime) | is_dma[u.sem]
+        for i, s in zip(u.index[pick].tolist(), u.sem[pick].tolist(), strict=True):
             if s < runtime:
                 out.append(Finding("semaphore_owner", Level.FAIL,
                                    f"{_at(e, i, stream)} updates sem[{s}], a runtime "
@@ -156,7 +159,9 @@ def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> list[
                 for s in np.unique(sems).tolist():
                     unordered.setdefault(s, f"{engine_label(e)} "
                                             f"{_mode_name(UpdateMode, mode)}")
-        for s, n in Counter(u.sem.tolist()).items():
+        counts = np.bincount(u.sem, minlength=SEMAPHORES)
+        for s in np.flatnonzero(counts).tolist():
+            n = int(counts[s])
             raisers.setdefault(s, []).append(f"{n} {engine_label(e)} update"
                                              f"{'s' if n > 1 else ''}")
     entries: dict[int, list[str]] = {}
@@ -168,9 +173,14 @@ def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> list[
     for e in ENGINES:
         stream = sub.stream(e)
         w = waits(stream)
-        for i, second, mode, s, v in zip(w.index.tolist(), w.second.tolist(),
-                                          w.mode.tolist(), w.sem.tolist(), w.value.tolist(),
-                                          strict=True):
+        # only the waits that may fail or are not checked are looked at one by one
+        ge = w.mode == WaitMode.SEM_GE_IMM
+        monotone = ~np.isin(w.sem, np.array(sorted(unordered), dtype=np.uint8))
+        easy = ge & monotone & (w.value.astype(np.int64) <= total[w.sem])
+        look = ~easy
+        for i, second, mode, s, v in zip(w.index[look].tolist(), w.second[look].tolist(),
+                                          w.mode[look].tolist(), w.sem[look].tolist(),
+                                          w.value[look].tolist(), strict=True):
             if mode not in SEM_WAITS:
                 not_checked[f"{_mode_name(WaitMode, mode)} waits"] += 1
                 continue

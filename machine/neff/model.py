@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -74,10 +74,10 @@ class DmaQueue:
     fabric_path: str = "main"
 
 
-@dataclass(frozen=True)
-class Descriptor:
+class Descriptor(NamedTuple):
     """One transfer pattern of a DMA entry (neff-facts §2.5). Sizes and steps are
-    innermost first; the innermost size and every step and offset are in bytes."""
+    innermost first; the innermost size and every step and offset are in bytes. (A
+    NamedTuple: a large NEFF has hundreds of thousands, made as its JSON is parsed.)"""
 
     src: str  # a var name or "SB"
     dst: str

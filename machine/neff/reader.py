@@ -146,12 +146,14 @@ def _opt(doc: _Doc, key: str, conv: Callable[[_Doc], T]) -> T | None:
     return None if got is None else conv(got)
 
 
-def _json(archive: Archive, member: str, where: str) -> _Doc:
+def _json(archive: Archive, member: str, where: str,
+          hook: Callable[[dict[str, Any]], Any] | None = None) -> _Doc:
     data = archive.members.get(member)
     if data is None:
         raise NeffError(f"{where}: no member {member!r} in the archive")
     try:
-        return _Doc(load_json(data, f"{where}: {member}"), f"{where}: {member}")
+        return _Doc(load_json(data, f"{where}: {member}", object_hook=hook),
+                    f"{where}: {member}")
     except JsonMemberError as e:
         raise NeffError(str(e)) from None
 
@@ -199,35 +201,41 @@ def _side(doc: _Doc, side: str) -> tuple[str, str, int, tuple[int, ...], tuple[i
             doc.need(f"{side}_off").int(), sz, st)
 
 
+_INT = {int}
+
+
 def _ints(v: Any) -> tuple[int, ...] | None:
-    if type(v) is not list:
+    """`v` as a tuple when it is a list of ints (bools excluded), else None."""
+    if type(v) is not list or (v and set(map(type, v)) != _INT):
         return None
-    for x in v:
-        if type(x) is not int:
-            return None
     return tuple(v)
 
 
-_OPTIONAL_STR = ("op", "transpose_op")
+def _naturals(v: Any) -> tuple[int, ...] | None:
+    """As _ints, and every value >= 0."""
+    t = _ints(v)
+    return t if t is not None and (not t or min(t) >= 0) else None
 
 
 def _descriptor_fast(d: Any) -> Descriptor | None:
     """The descriptor in `d` when every field is as expected (the common case, checked
-    with plain type tests), else None: _descriptor then finds and words the fault."""
-    if type(d) is not dict:
-        return None
+    with a few type tests over all its numbers at once), else None: _descriptor then
+    finds and words the fault."""
     g = d.get
+    ss, st, ds, dt = g("from_sizes"), g("from_steps"), g("to_sizes"), g("to_steps")
     src, dst, so, do = g("from"), g("to"), g("from_off"), g("to_off")
-    ss, st, ds, dt = _ints(g("from_sizes")), _ints(g("from_steps")), _ints(g("to_sizes")), \
-        _ints(g("to_steps"))
+    try:
+        nums = ss + st + ds + dt
+        if (set(map(type, nums)) - _INT or len(ss) != len(st) or len(ds) != len(dt)
+                or type(so) is not int or type(do) is not int or min(ss + ds + [so, do]) < 0
+                or type(src) is not str or type(dst) is not str):
+            return None
+    except TypeError:  # a value that is not a list
+        return None
     sdt, ddt = g("from_dtype", ""), g("to_dtype", "")
     op, tile, top = g("op"), g("num_tiling_dimensions"), g("transpose_op")
     tsh, tel = g("transpose_shape"), g("transpose_element_size")
-    if (type(src) is not str or type(dst) is not str or type(so) is not int or so < 0
-            or type(do) is not int or do < 0 or ss is None or st is None or ds is None
-            or dt is None or len(ss) != len(st) or len(ds) != len(dt)
-            or min(ss, default=0) < 0 or min(ds, default=0) < 0
-            or type(sdt) is not str or type(ddt) is not str
+    if (type(sdt) is not str or type(ddt) is not str
             or (op is not None and type(op) is not str)
             or (top is not None and type(top) is not str)
             or (tile is not None and (type(tile) is not int or tile < 0))
@@ -235,14 +243,27 @@ def _descriptor_fast(d: Any) -> Descriptor | None:
         return None
     shape = None
     if tsh is not None:
-        shape = _ints(tsh)
-        if shape is None or min(shape, default=0) < 0:
+        shape = _naturals(tsh)
+        if shape is None:
             return None
-    return Descriptor(src, dst, sdt, ddt, so, do, ss, ds, st, dt, op, tile, top, shape, tel)
+    return Descriptor(src, dst, sdt, ddt, so, do, tuple(ss), tuple(ds), tuple(st), tuple(dt),
+                      op, tile, top, shape, tel)
+
+
+def _descriptor_hook(d: dict[str, Any]) -> Any:
+    """json.loads' object_hook for engine JSON: a well-formed descriptor becomes its
+    Descriptor at once (its dict is freed); anything else stays for _descriptor."""
+    if "from_sizes" in d and type(d["from_sizes"]) is list:
+        fast = _descriptor_fast(d)
+        if fast is not None:
+            return fast
+    return d
 
 
 def _descriptor(doc: _Doc) -> Descriptor:
-    fast = _descriptor_fast(doc.value)
+    if isinstance(doc.value, Descriptor):
+        return doc.value
+    fast = _descriptor_fast(doc.value) if isinstance(doc.value, dict) else None
     if fast is not None:
         return fast
     src, src_dt, src_off, src_sizes, src_steps = _side(doc, "from")
@@ -265,13 +286,10 @@ def _entry_fast(d: Any, queues: dict[str, DmaQueue]) -> DmaEntry | None:
             or type(sem) is not int or not 0 <= sem < SEMAPHORES or type(desc) is not list
             or type(note) is not str):
         return None
-    out = []
     for x in desc:
-        got = _descriptor_fast(x)
-        if got is None:
+        if type(x) is not Descriptor:
             return None
-        out.append(got)
-    return DmaEntry(q, n, sem, tuple(out), note)
+    return DmaEntry(q, n, sem, tuple(desc), note)
 
 
 def _entry(doc: _Doc, queues: dict[str, DmaQueue]) -> DmaEntry:
@@ -331,8 +349,8 @@ def _subgraph(archive: Archive, name: str, definition: str, where: str) -> Subgr
         bin_name = _opt(d, f"{e.value}_instr", _Doc.str) or f"{e.file_stem}.bin"
         json_name = _opt(d, e.value, _Doc.str) or f"{e.file_stem}.json"
         streams[e] = _stream(archive, posixpath.join(folder, bin_name), where)
-        entries[e] = _entries(_json(archive, posixpath.join(folder, json_name), where),
-                              queues)
+        entries[e] = _entries(_json(archive, posixpath.join(folder, json_name), where,
+                                    _descriptor_hook), queues)
     var_doc = d.get("var")
     variables = ({k: _var(k, var_doc.child(k)) for k in var_doc.obj()}
                  if var_doc is not None else {})

@@ -44,14 +44,16 @@ PSEUDO, OPAQUE_OPS = _kinds()
 
 @dataclass
 class StreamVerdict:
-    """One engine's stream judged: the bulk result, and per judged record (column) its
-    adapted verdict (valid, failed clauses without the lowered engine clause, notes)."""
+    """One engine's stream judged: the bulk result and the adapted verdicts. Records
+    that share an outcome share one verdict dict: `outcomes` holds each distinct adapted
+    verdict (valid, predicate, failed clauses without a lowered engine clause, notes,
+    clauses) and `outcome[i]` is instruction i's."""
 
     engine: Engine
     raw: np.ndarray
     result: Any  # machine.legality BulkResult
-    verdicts: list[dict[str, Any]]  # per column, adapted
-    valid: np.ndarray  # per instruction
+    outcomes: list[dict[str, Any]]
+    outcome: np.ndarray  # per instruction: index into outcomes
     lowered: dict[str, int] = field(default_factory=dict)  # mnemonic -> records
     opaque: dict[str, int] = field(default_factory=dict)
 
@@ -60,36 +62,64 @@ class StreamVerdict:
         return len(self.raw)
 
     @property
+    def valid(self) -> np.ndarray:
+        """Per instruction: valid once adapted."""
+        ok = np.array([v["valid"] for v in self.outcomes], dtype=bool)
+        return ok[self.outcome] if len(ok) else np.ones(0, dtype=bool)
+
+    @property
     def invalid(self) -> int:
-        return int(len(self.valid) - np.count_nonzero(self.valid))
+        return int(self.count - np.count_nonzero(self.valid))
+
+    def tally(self) -> tuple[dict[str, int], dict[str, int]]:
+        """(failing clause -> instructions, note -> instructions)."""
+        per = np.bincount(self.outcome, minlength=len(self.outcomes)).tolist()
+        failed: dict[str, int] = {}
+        notes: dict[str, int] = {}
+        for v, n in zip(self.outcomes, per, strict=True):
+            for c in v["failed"]:
+                failed[c] = failed.get(c, 0) + n
+            for c in v["notes"]:
+                notes[c] = notes.get(c, 0) + n
+        return (dict(sorted(failed.items(), key=lambda kv: (-kv[1], kv[0]))),
+                dict(sorted(notes.items(), key=lambda kv: (-kv[1], kv[0]))))
 
 
-def _adapt(v: dict[str, Any], op: int) -> dict[str, Any]:
-    if PSEUDO[op]:
+def _adapt(v: dict[str, Any], kind: int) -> dict[str, Any]:
+    if kind == _PSEUDO:
         failed = [c for c in v["failed"] if not c.startswith(ENGINE_CLAUSE)]
         return {**v, "valid": not failed, "failed": failed, "notes": [*v["notes"], LOWERED]}
-    if OPAQUE_OPS[op]:
+    if kind == _OPAQUE:
         return {**v, "notes": [*v["notes"], OPAQUE]}
     return v
 
 
+_PLAIN, _PSEUDO, _OPAQUE = 0, 1, 2
+
+
 def judge_stream(raw: np.ndarray, gen: Gen, engine: Engine) -> StreamVerdict:
-    """`raw` judged on `engine` (machine.legality.explain.validate), adapted."""
+    """`raw` judged on `engine` (machine.legality.explain.validate), adapted: each
+    distinct (outcome, kind of opcode) once, the rest as numpy operations."""
     result = validate(raw, gen, engine.value)
-    base = result.verdicts()
     if not len(raw):
-        return StreamVerdict(engine, raw, result, [], np.ones(0, bool))
+        return StreamVerdict(engine, raw, result, [], np.zeros(0, dtype=np.intp))
+    base = result.verdicts()  # per column; one shared object per outcome
     column = result.column
-    col_op = np.zeros(len(base), dtype=np.uint8)
-    col_op[column] = raw[:, 0]
-    adapted = [_adapt(v, op) for v, op in zip(base, col_op.tolist(), strict=True)]
-    valid = np.array([v["valid"] for v in adapted], dtype=bool)[column]
+    ids = np.fromiter(map(id, base), dtype=np.int64, count=len(base))
+    _, shared = np.unique(ids, return_inverse=True)
+    kind = np.where(PSEUDO[raw[:, 0]], _PSEUDO, np.where(OPAQUE_OPS[raw[:, 0]], _OPAQUE,
+                                                          _PLAIN))
+    key = shared.reshape(-1)[column] * 3 + kind
+    keys, outcome = np.unique(key, return_inverse=True)
+    first = np.zeros(len(keys), dtype=np.intp)
+    first[outcome] = np.arange(len(key))  # an instruction of each outcome (any will do)
+    outcomes = [_adapt(base[column[i]], int(k % 3))
+                for i, k in zip(first.tolist(), keys.tolist(), strict=True)]
     ops, counts = np.unique(raw[:, 0], return_counts=True)
-    lowered = {mnemonic(o): n for o, n in zip(ops.tolist(), counts.tolist(), strict=True)
-               if PSEUDO[o]}
-    opaque = {mnemonic(o): n for o, n in zip(ops.tolist(), counts.tolist(), strict=True)
-              if OPAQUE_OPS[o]}
-    return StreamVerdict(engine, raw, result, adapted, valid, lowered, opaque)
+    pairs = list(zip(ops.tolist(), counts.tolist(), strict=True))
+    lowered = {mnemonic(o): n for o, n in pairs if PSEUDO[o]}
+    opaque = {mnemonic(o): n for o, n in pairs if OPAQUE_OPS[o]}
+    return StreamVerdict(engine, raw, result, outcomes, outcome.reshape(-1), lowered, opaque)
 
 
 def judge_subgraph(sub: Subgraph, gen: Gen) -> dict[Engine, StreamVerdict]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
 from typing import IO, Any
 
 import click
@@ -62,36 +61,18 @@ def validate_neff_command(path: str, subgraph: str | None, gen: Gen | None, as_j
     return 1 if invalid or failed else 0
 
 
-def _weights(v: StreamVerdict) -> np.ndarray:
-    if not v.count:
-        return np.zeros(0, dtype=np.int64)
-    return np.bincount(v.result.column, minlength=len(v.verdicts))
-
-
-def _failures(v: StreamVerdict) -> tuple[dict[str, int], dict[str, int]]:
-    """(failing clause -> instructions, note -> instructions), adapted verdicts."""
-    out: Counter[str] = Counter()
-    notes: Counter[str] = Counter()
-    for verdict, n in zip(v.verdicts, _weights(v).tolist(), strict=True):
-        for c in verdict["failed"]:
-            out[c] += n
-        for c in verdict["notes"]:
-            notes[c] += n
-    return dict(out.most_common()), dict(notes.most_common())
-
-
 def _engine_doc(opened: OpenedNeff, v: StreamVerdict, rows: bool) -> dict[str, Any]:
     doc: dict[str, Any] = {"gen": opened.gen.label, "engine": v.engine.value, "count": v.count,
                            "invalid": v.invalid, "lowered": v.lowered, "opaque": v.opaque}
     if rows:
-        cols = v.result.column.tolist() if v.count else []
         names = {op: mnemonic(op) for op in np.unique(v.raw[:, 0]).tolist()}
         doc["instructions"] = [
             {"index": i, "offset": i * RECORD_BYTES, "opcode": op, "mnemonic": names[op],
-             **v.verdicts[k]}
-            for i, (op, k) in enumerate(zip(v.raw[:, 0].tolist(), cols, strict=True))]
+             **v.outcomes[k]}
+            for i, (op, k) in enumerate(zip(v.raw[:, 0].tolist(), v.outcome.tolist(),
+                                            strict=True))]
     else:
-        doc["failures"], doc["notes"] = _failures(v)
+        doc["failures"], doc["notes"] = v.tally()
     return doc
 
 
