@@ -49,7 +49,8 @@ def vector_add(loads: int = 2) -> Subgraph:
     sp = [record(Opcode.SET_ORDERING_MODE)]
     sp += [trigger_record(QUEUE, i) for i in range(loads)]
     dve = [record(Opcode.SET_ORDERING_MODE),
-           record(Opcode.EVENT_SEMAPHORE, wait=(SEMS[loads - 1], 16)),
+           record(Opcode.EVENT_SEMAPHORE,
+                  wait=(SEMS[(loads - 1) % 16], 16 * ((loads - 1) // 16 + 1))),
            record(Opcode.MEMSET, update=6)]
     pool = [record(Opcode.SET_ORDERING_MODE), record(Opcode.NOP, wait=(6, 1))]
     streams = {Engine.SP: stream(*sp), Engine.DVE: stream(*dve), Engine.POOL: stream(*pool),
