@@ -18,6 +18,8 @@ Checks (each Finding names its check, its level, where and why):
   SEM_ADD_IMM, +16 per triggered DMA entry on that semaphore. A semaphore that something
   lowers or overwrites (DEC, SUB, WR) is not monotone, so its waits are noted as not
   checked; so are event and register-valued waits.
+- `dma_in_bounds` (warning): every descriptor side names SB or a def.json var and stays
+  inside it (machine.neff.footprint extents); transposes are noted as not checked.
 """
 
 from __future__ import annotations
@@ -28,10 +30,13 @@ from enum import Enum
 
 import numpy as np
 
+from machine.dtypes import Gen
+from machine.isa.addr import geometry
 from machine.isa.enums import UpdateMode, WaitMode
 from machine.isa.opcodes import mnemonic
 from machine.neff.events import ADDS, EVENT_UPDATES, INCREMENTS, SEM_WAITS, updates, waits
-from machine.neff.model import DMA_INCREMENT, ENGINES, SEMAPHORES, Engine, Subgraph
+from machine.neff.footprint import extent, sb_partitions
+from machine.neff.model import DMA_INCREMENT, ENGINES, SB, SEMAPHORES, Engine, Subgraph
 from machine.neff.roles import engine_label, semaphore_roles
 from machine.neff.triggers import Trigger
 
@@ -57,8 +62,10 @@ class Finding:
                 "engine": self.engine.value if self.engine else None, "index": self.index}
 
 
-CHECKS = ("trigger_from_owner", "entry_triggered_once", "semaphore_owner", "wait_reachable")
+CHECKS = ("trigger_from_owner", "entry_triggered_once", "semaphore_owner", "wait_reachable",
+          "dma_in_bounds")
 _SHOWN = 4  # sources named in a starved wait's message
+PARTITIONS = 128
 
 
 def _at(engine: Engine, index: int, stream: np.ndarray) -> str:
@@ -220,6 +227,57 @@ def _mode_name(enum: type[WaitMode] | type[UpdateMode], mode: int) -> str:
             "SEM_LE_IMM": "<="}.get(name, name)
 
 
-def check_subgraph(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> list[Finding]:
-    """Every finding of the module's checks, in CHECKS order."""
-    return _trigger_checks(sub, triggers) + _owner_checks(sub) + _reach_checks(sub, triggers)
+def _side_problem(sub: Subgraph, name: str, off: int, sizes: tuple[int, ...],
+                  steps: tuple[int, ...], sbuf_bytes: int) -> str | None:
+    """Why one side of a descriptor leaves its buffer, or None."""
+    if name == SB:
+        p0, parts, byte, rest = sb_partitions(off, sizes, steps)
+        lo, hi = extent(byte, tuple(n for n, _ in rest), tuple(s for _, s in rest))
+        if p0 + parts > PARTITIONS:
+            return f"SB partitions {p0}..{p0 + parts - 1} (there are {PARTITIONS})"
+        if lo < 0 or hi > sbuf_bytes:
+            return (f"SB bytes 0x{lo:x}..0x{hi:x} of a partition (the modelled SBUF has "
+                    f"0x{sbuf_bytes:x})")
+        return None
+    var = sub.vars.get(name)
+    if var is None:
+        return f"{name!r}, which is not a def.json var"
+    lo, hi = extent(off, sizes, steps)
+    if var.size is not None and (lo < 0 or hi > var.size):
+        return f"{name} bytes {lo:,}..{hi:,} (the var holds {var.size:,})"
+    return None
+
+
+def _bounds_checks(sub: Subgraph, gen: Gen) -> list[Finding]:
+    """`dma_in_bounds` (warning): each descriptor side names SB or a def.json var and
+    stays inside it (the SB side inside 128 partitions of the generation's modelled
+    SBUF, neff-facts §6.4; a var side inside its `size`). One finding per entry."""
+    out: list[Finding] = []
+    sbuf = geometry(gen).sbuf_bytes
+    transposes = 0
+    for e in ENGINES:
+        for x in sub.engine_entries(e):
+            for k, d in enumerate(x.descriptors):
+                if d.transpose_op is not None:  # their layout is not known (neff-facts §11)
+                    transposes += 1
+                    continue
+                why = (_side_problem(sub, d.src, d.src_off, d.src_sizes, d.src_steps, sbuf)
+                       or _side_problem(sub, d.dst, d.dst_off, d.dst_sizes, d.dst_steps, sbuf))
+                if why is not None:
+                    out.append(Finding("dma_in_bounds", Level.WARN,
+                                       f"{e.file_stem}.json entry {x.label} descriptor {k} "
+                                       f"reaches {why}", e))
+                    break
+    if transposes:
+        out.append(Finding("dma_in_bounds", Level.NOTE,
+                           f"{transposes} transpose descriptor{'s' if transposes > 1 else ''}"
+                           ": not checked (transpose semantics are not known)"))
+    return out
+
+
+def check_subgraph(sub: Subgraph, triggers: dict[Engine, list[Trigger]],
+                   gen: Gen | None = None) -> list[Finding]:
+    """Every finding of the module's checks, in CHECKS order (`dma_in_bounds` only with
+    a generation, whose SBUF size it needs)."""
+    return (_trigger_checks(sub, triggers) + _owner_checks(sub) + _reach_checks(sub, triggers)
+            + (_bounds_checks(sub, gen) if gen is not None else []))

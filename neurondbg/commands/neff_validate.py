@@ -50,7 +50,7 @@ def validate_neff_command(path: str, subgraph: str | None, gen: Gen | None, as_j
     with progress(None, f"validate {opened.sub.name}: {opened.sub.record_count:,} "
                         "instructions"):
         streams = judge_subgraph(opened.sub, opened.gen)
-        findings = check_subgraph(opened.sub, opened.triggers)
+        findings = check_subgraph(opened.sub, opened.triggers, opened.gen)
     invalid = sum(v.invalid for v in streams.values())
     failed = sum(f.level is Level.FAIL for f in findings)
     if as_json or summary:
