@@ -16,11 +16,12 @@ bounded before it is trusted:
   member.
 
 The header hash is checked as neff-facts §1.1 says: when its first 16 bytes are the
-MD5 of the payload the archive is `verified`; otherwise it is a warning (newer
-compilers hash something not known), never an error. Liberal where the corpus varies:
-member order, a missing `metrics.json`, several concatenated gzip members, a tar
-that ends with one zero block or none. Debug members (`*.dbg`) are inflated through
-and dropped: nothing reads them.
+MD5 of the payload the archive is verified (with packaging_version 1, which KLR calls
+"tgz+sha256", a SHA-256 of the payload in all 32 bytes verifies it too); otherwise it
+is a warning (newer compilers hash something not known), never an error. Liberal
+where the corpus varies: member order, a missing `metrics.json`, several concatenated
+gzip members, a tar that ends with one zero block or none. Debug members (`*.dbg`)
+are inflated through and dropped: nothing reads them.
 """
 
 from __future__ import annotations
@@ -72,8 +73,13 @@ DEFAULT_LIMITS = Limits()
 class HashCheck(Enum):
     """What the header's hash says of the payload (neff-facts §1.1)."""
 
-    VERIFIED = "verified"  # its first 16 bytes are the payload's MD5
+    VERIFIED = "MD5 verified"  # its first 16 bytes are the payload's MD5
+    SHA256 = "SHA-256 verified"  # packaging_version 1 (KLR: tgz+sha256): its 32 bytes
     UNKNOWN = "not verified"  # something else: what newer compilers hash is not known
+
+    @property
+    def verified(self) -> bool:
+        return self is not HashCheck.UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -412,8 +418,11 @@ def _read(view: memoryview, where: str, limits: Limits) -> Archive:
     header = parse_header(bytes(view[:HEADER_BYTES]), where)
     _check_header(header, len(view), where, warnings)
     payload = view[header.header_size:header.header_size + header.data_size]
-    digest = hashlib.md5(payload).digest()
-    check = HashCheck.VERIFIED if header.hash[:16] == digest else HashCheck.UNKNOWN
+    check = HashCheck.UNKNOWN
+    if header.hash[:16] == hashlib.md5(payload).digest():
+        check = HashCheck.VERIFIED
+    elif header.packaging_version == 1 and header.hash == hashlib.sha256(payload).digest():
+        check = HashCheck.SHA256
     if check is HashCheck.UNKNOWN:
         warnings.append(f"{where}: the header hash is not the payload's MD5 (newer "
                         "compilers hash something not known): contents not verified")

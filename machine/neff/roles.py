@@ -70,3 +70,11 @@ def semaphore_roles(sub: Subgraph) -> SemaphoreRoles:
             labels[s] = "raised by " + ", ".join(engine_label(e) for e in ENGINES
                                                  if e in updaters[s])
     return SemaphoreRoles(tuple(kinds), tuple(labels), counter_of, queue_of)
+
+
+def semaphore_role(sub: Subgraph, index: int) -> str:
+    """The label of one semaphore of `sub` (semaphore_roles computes all of them at once:
+    prefer it when labelling many)."""
+    if not 0 <= index < SEMAPHORES:
+        raise ValueError(f"semaphore index {index}; expected 0..{SEMAPHORES - 1}")
+    return semaphore_roles(sub).role(index)

@@ -34,13 +34,13 @@ class OpenedNeff:
     triggers: dict[Engine, list[Trigger]]
 
     def head(self) -> str:
-        """`file: NEFF "name" (tool), subgraph sg00 of sg00, sg01, cayman; header MD5 ...`"""
+        """`file: NEFF 'name' (tool), subgraph sg00 of sg00, sg01, cayman; header hash MD5
+        verified` (or `not verified`)."""
         n = self.neff
         tool = f" ({n.info.tool_version})" if n.info.tool_version else ""
         names = ", ".join(s.name for s in n.subgraphs)
-        md5 = "verified" if n.hash_check.value == "verified" else "not verified"
         return (f"{n.path}: NEFF {n.info.name!r}{tool}, subgraph {self.sub.name} of {names}, "
-                f"{self.gen.label}; header MD5 {md5}")
+                f"{self.gen.label}; header hash {n.hash_check.value}")
 
 
 def warn(text: str) -> None:

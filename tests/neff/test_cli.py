@@ -37,7 +37,7 @@ def test_validate_a_valid_neff(tmp_path: Path) -> None:
     code, out, err = run("validate", neff(tmp_path, vector_add()))
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert "subgraph sg00 of sg00, sunda; header MD5 verified" in lines[0]
+    assert "subgraph sg00 of sg00, sunda; header hash MD5 verified" in lines[0]
     assert ("SP: 3 instructions, 0 invalid; lowered by the runtime: 2 PSEUDO_DMATRIGGER; "
             "payload layout not in the reference (header and events judged only): "
             "1 SET_ORDERING_MODE") in lines

@@ -61,6 +61,19 @@ def test_a_hash_that_is_not_the_md5_is_a_warning(tmp_path: Path) -> None:
     assert neff.subgraphs[0] == vector_add()
 
 
+def test_packaging_version_1_verifies_a_sha256(tmp_path: Path) -> None:
+    data = bytearray(neff_bytes([vector_add()]))
+    data[0:8] = (1).to_bytes(8, "little")
+    data[0xAC:0xCC] = hashlib.sha256(data[HEADER_BYTES:]).digest()
+    path = tmp_path / "k.neff"
+    path.write_bytes(bytes(data))
+    neff = open_neff(path)
+    assert neff.hash_check is HashCheck.SHA256 and neff.warnings == []
+    data[0:8] = (2).to_bytes(8, "little")  # only version 1 names SHA-256
+    path.write_bytes(bytes(data))
+    assert open_neff(path).hash_check is HashCheck.UNKNOWN
+
+
 def test_not_a_neff_is_not_taken_for_one() -> None:
     record = bytes([0x49, 16]) + bytes(62)
     assert not looks_like_neff(record * 20)
