@@ -37,9 +37,8 @@ from enum import Enum
 from pathlib import Path
 
 from machine.files import GIB, MIB, InputFileError, open_input, size_text
+from machine.neff.sniff import GZIP_MAGIC, HEADER_BYTES, MAX_HEADER_BYTES, looks_like_neff
 
-HEADER_BYTES = 1024
-MAX_HEADER_BYTES = 1 * MIB  # a header_size past this is not a NEFF header
 MAX_NEFF_BYTES = 1 * GIB
 MAX_UNPACKED_BYTES = 256 * MIB
 MAX_MEMBERS = 4096  # the corpus has 32 to 67
@@ -48,7 +47,6 @@ MAX_JSON_MEMBER_BYTES = 64 * MIB  # about 200,000 DMA descriptors
 PAD_MULTIPLE = 10240  # the tar record size; data_size is a multiple of it
 BLOCK = 512
 INFLATE_CHUNK = 1 * MIB
-GZIP_MAGIC = b"\x1f\x8b"
 DROPPED_SUFFIXES = (".dbg",)  # debug info (neff-facts §2.9): never needed, never kept
 
 
@@ -126,32 +124,6 @@ def pack_header(h: NeffHeader) -> bytes:
     out[0x1E0] = 1
     _U64.pack_into(out, 0x228, h.subgraph_count)
     return bytes(out)
-
-
-def looks_like_neff(head: bytes) -> bool:
-    """Whether the first bytes of a file are a NEFF header: a packaging version of 1 or
-    2, a header size of at least 1024 (its high bytes zero) and, when `head` reaches it,
-    the gzip magic where the payload starts. An instruction record cannot look like
-    this: its byte 1 (`inst_word_len`) is 16."""
-    if len(head) < 16:
-        return False
-    pv, hs = struct.unpack_from("<QQ", head, 0)
-    if pv not in (1, 2) or not HEADER_BYTES <= hs <= MAX_HEADER_BYTES:
-        return False
-    return len(head) < hs + 2 or head[hs:hs + 2] == GZIP_MAGIC
-
-
-def is_neff_file(path: str | Path) -> bool:
-    """Whether `path` names a regular file that starts like a NEFF (looks_like_neff);
-    False for anything unreadable (its own command then says why)."""
-    try:
-        p = Path(path)
-        if not p.is_file():
-            return False
-        with open(p, "rb") as f:
-            return looks_like_neff(f.read(HEADER_BYTES + 2))
-    except (OSError, ValueError):
-        return False
 
 
 @dataclass
@@ -324,7 +296,8 @@ def _members(inf: _Inflater, where: str, limits: Limits
             return  # two zero blocks end a tar; one, or none at the end, is tolerated
         stored = _octal(block[148:156], where, "checksum")
         summed = sum(block[:148]) + 8 * 32 + sum(block[156:])
-        if stored != summed:
+        if stored != summed and stored != summed - 256 * sum(b > 127 for b in block):
+            # (old tars summed the bytes as signed chars)
             raise NeffError(f"{where}: tar header {count + 1} has a bad checksum: the "
                             "payload is not a tar archive")
         size = _octal(block[124:136], where, "size")
@@ -340,7 +313,7 @@ def _members(inf: _Inflater, where: str, limits: Limits
                 long_name = data.split(b"\0", 1)[0].decode("utf-8", "replace")
             continue
         raw = block[0:100].split(b"\0", 1)[0]
-        if block[257:262] == b"ustar" and block[345]:
+        if block[257:263] == b"ustar\0" and block[345]:  # POSIX prefix (not GNU's times)
             raw = block[345:500].split(b"\0", 1)[0] + b"/" + raw
         name = long_name if long_name is not None else raw.decode("utf-8", "replace")
         long_name = None

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from machine.dtypes import Gen
 from machine.isa.codec import Program
+from machine.isa.opcodes import Opcode
 from machine.isa.spec import RECORD_BYTES
 
 SEMAPHORES = 256  # per subgraph (neff-facts §5.1)
@@ -59,9 +60,6 @@ def gen_of_target(target: str) -> Gen | None:
     return TARGETS.get(target.strip().lower())
 
 
-QueueType = Literal["in", "data"] | str  # "in" (I/O) and "data" (spill/reload) are seen
-
-
 @dataclass(frozen=True)
 class DmaQueue:
     """One `def.json` `dma_queue` entry: a queue of DMA transfers an engine triggers."""
@@ -69,7 +67,7 @@ class DmaQueue:
     name: str
     owner: Engine
     semaphore_set: tuple[int, ...]  # entry `id` signals semaphore_set[id % len]
-    type: str = "in"
+    type: str = "in"  # "in" (I/O) and "data" (spill/reload) are seen
     num_queues: int = 16
     fabric_path: str = "main"
 
@@ -153,16 +151,13 @@ class DmaEntry:
         return first + (f" (+{more} more descriptor{'s' if more > 1 else ''})" if more else "")
 
 
-VarType = Literal["state-buffer", "input", "output", "file", "virtual"] | str
-
-
 @dataclass(frozen=True)
 class Var:
     """One `def.json` `var`: the SB itself, an input/output tensor, a constant file or a
     compiler scratch buffer in DRAM ("virtual"). `size` is in bytes."""
 
     name: str
-    type: str
+    type: str  # "state-buffer", "input", "output", "file", "virtual" are seen
     var_id: int | None = None
     size: int | None = None
     file_name: str | None = None
@@ -225,8 +220,6 @@ class Subgraph:
     def has_work(self) -> bool:
         """Whether anything runs here: a DMA entry, or a record other than the prologue's
         SET_ORDERING_MODE / PSEUDO_BRANCH_LABEL (an idle cayman sg01 has only those)."""
-        from machine.isa.opcodes import Opcode
-
         idle = np.array([Opcode.SET_ORDERING_MODE, Opcode.PSEUDO_BRANCH_LABEL], np.uint8)
         return self.entry_count > 0 or any(
             not np.isin(self.stream(e)[:, 0], idle).all() for e in ENGINES)

@@ -375,7 +375,8 @@ def neff_from_archive(archive: Archive, where: str) -> Neff:
                         "subgraph")
     for g in graphs:
         name = g.need("name").str()
-        definition = posixpath.normpath(g.get("definition").str() if g.get("definition")
+        given = g.get("definition")
+        definition = posixpath.normpath(given.str() if given is not None
                                         else f"{name}/def.json")
         subgraphs.append(_subgraph(archive, name, definition, where))
     tool = None

@@ -30,7 +30,7 @@ from neurondbg.params import GEN
               help="a NEFF's subgraph  [default: the first that has work]")
 def command(program: str, as_json: bool, gen: Gen | None, subgraph: str | None) -> None:
     """Disassemble PROGRAM (binary or assembly); the text re-assembles to identical bytes."""
-    from machine.neff.container import is_neff_file
+    from machine.neff.sniff import is_neff_file
     if is_neff_file(program):  # a NEFF: its subgraph as a sectioned kernel, with its DMAs
         from neurondbg.commands.neff_disasm import disasm_neff_command
         return disasm_neff_command(program, subgraph, gen, as_json)

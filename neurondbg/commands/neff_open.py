@@ -1,6 +1,6 @@
 """Opening a NEFF for a command: the subgraph, its generation, warnings on stderr.
 
-`validate` and `disasm` hand a NEFF here (machine.neff.container.is_neff_file decides):
+`validate` and `disasm` hand a NEFF here (machine.neff.sniff.is_neff_file decides):
 
     opened = open_for_command(path, subgraph, gen, gen_given)
 

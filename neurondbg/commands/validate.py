@@ -329,7 +329,7 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
         raise click.UsageError("--json and --summary are exclusive")
     if fix_out is not None and (as_json or summary):
         raise click.UsageError("--fix lists its edits as text: not with --json or --summary")
-    from machine.neff.container import is_neff_file
+    from machine.neff.sniff import is_neff_file
     if is_neff_file(program):  # a NEFF: each stream on its engine, whole-NEFF checks
         from neurondbg.commands.neff_validate import from_validate
         from_validate(program, gen, as_json, summary, fix_out, subgraph)

@@ -15,12 +15,12 @@ from machine.neff.container import (
     HEADER_BYTES,
     PAD_MULTIPLE,
     HashCheck,
-    looks_like_neff,
     parse_header,
     read_archive,
 )
 from machine.neff.model import SB, Descriptor, DmaEntry, DmaQueue, Engine, Subgraph, Var
 from machine.neff.reader import open_neff
+from machine.neff.sniff import looks_like_neff
 from machine.neff.writer import neff_bytes, write_neff
 from tests.neff.synth import vector_add
 

@@ -145,3 +145,23 @@ def test_a_missing_required_member(tmp_path: Path) -> None:
     with pytest.raises(NeffError) as e:
         opened(tmp_path, neff_from_members(m))
     assert str(e.value).endswith("no member 'sg00/DVE.bin' in the archive")
+
+
+def test_a_gnu_tar_with_long_names(tmp_path: Path) -> None:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        for name, data in [*members().items(), ("sg00/" + "g" * 120 + ".json", b"{}")]:
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), 1_700_000_000
+            tar.addfile(info, io.BytesIO(data))
+    neff = opened(tmp_path, hostile.wrap(gzip_bytes(buf.getvalue())))
+    assert neff.subgraphs[0] == vector_add() and neff.member_count == len(members()) + 1
+
+
+def test_a_bad_tar_checksum(tmp_path: Path) -> None:
+    raw = bytearray(tar_bytes(members()))
+    raw[0] ^= 1  # the first member's name
+    with pytest.raises(NeffError) as e:
+        opened(tmp_path, hostile.wrap(gzip_bytes(bytes(raw))))
+    assert str(e.value).endswith("tar header 1 has a bad checksum: the payload is not a tar "
+                                 "archive")
