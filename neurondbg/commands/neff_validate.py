@@ -53,9 +53,10 @@ def validate_neff_command(path: str, subgraph: str | None, gen: Gen | None, as_j
         findings = check_subgraph(opened.sub, opened.triggers, opened.gen)
     invalid = sum(v.invalid for v in streams.values())
     failed = sum(f.level is Level.FAIL for f in findings)
-    if as_json or summary:
-        doc = _document(opened, streams, findings, rows=not summary)
-        sys.stdout.write(json.dumps(doc) + "\n")
+    if summary:
+        sys.stdout.write(json.dumps(_document(opened, streams, findings, rows=False)) + "\n")
+    elif as_json:
+        _write_json(_document(opened, streams, findings, rows=True), streams, sys.stdout)
     else:
         _text(opened, streams, findings, sys.stdout)
     return 1 if invalid or failed else 0
@@ -64,16 +65,37 @@ def validate_neff_command(path: str, subgraph: str | None, gen: Gen | None, as_j
 def _engine_doc(opened: OpenedNeff, v: StreamVerdict, rows: bool) -> dict[str, Any]:
     doc: dict[str, Any] = {"gen": opened.gen.label, "engine": v.engine.value, "count": v.count,
                            "invalid": v.invalid, "lowered": v.lowered, "opaque": v.opaque}
-    if rows:
-        names = {op: mnemonic(op) for op in np.unique(v.raw[:, 0]).tolist()}
-        doc["instructions"] = [
-            {"index": i, "offset": i * RECORD_BYTES, "opcode": op, "mnemonic": names[op],
-             **v.outcomes[k]}
-            for i, (op, k) in enumerate(zip(v.raw[:, 0].tolist(), v.outcome.tolist(),
-                                            strict=True))]
+    if rows:  # written by _write_json in place of this marker
+        doc["instructions"] = ROWS_MARK + v.engine.value
     else:
         doc["failures"], doc["notes"] = v.tally()
     return doc
+
+
+ROWS_MARK = "\0rows of "  # a string no JSON value of a document holds otherwise
+ROWS_PER_WRITE = 1 << 12
+
+
+def _write_json(doc: dict[str, Any], streams: dict[Engine, StreamVerdict],
+                out: IO[str]) -> None:
+    """The `--json` document, each engine's instruction rows written a block at a time
+    where its marker stands (the rows are never all held: memory stays bounded however
+    long the streams). Rows of one outcome share its serialized verdict."""
+    text = json.dumps(doc)
+    for e in ENGINES:
+        head, text = text.split(json.dumps(ROWS_MARK + e.value), 1)
+        out.write(head + "[")
+        v = streams[e]
+        tails = [json.dumps(o)[1:-1] for o in v.outcomes]
+        names = {op: json.dumps(mnemonic(op)) for op in np.unique(v.raw[:, 0]).tolist()}
+        ops, kinds = v.raw[:, 0].tolist(), v.outcome.tolist()
+        for s in range(0, v.count, ROWS_PER_WRITE):
+            out.write((", " if s else "") + ", ".join(
+                f'{{"index": {i}, "offset": {i * RECORD_BYTES}, "opcode": {ops[i]}, '
+                f'"mnemonic": {names[ops[i]]}, {tails[kinds[i]]}}}'
+                for i in range(s, min(s + ROWS_PER_WRITE, v.count))))
+        out.write("]")
+    out.write(text + "\n")
 
 
 def _document(opened: OpenedNeff, streams: dict[Engine, StreamVerdict], findings: list[Finding],
