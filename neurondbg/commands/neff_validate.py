@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import click
 import numpy as np
@@ -191,7 +191,7 @@ def _text(opened: OpenedNeff, streams: dict[Engine, StreamVerdict], findings: li
 
 
 def from_validate(path: str, gen: Gen, as_json: bool, summary: bool, fix_out: str | None,
-                  subgraph: str | None) -> None:
+                  subgraph: str | None) -> NoReturn:
     """The `validate` command's hand-over for a NEFF: `--engine` and `--fix` do not apply
     (each stream has its engine), `--gen` counts only when given; exits."""
     from click.core import ParameterSource
