@@ -26,8 +26,16 @@ from neurondbg.params import GEN
 @click.option("--gen", type=GEN, default=None,
               help="generation for sb[]/psum[] address shorthands  [default: a kernel's "
                    f"own, else {DEFAULT_GEN.label}]")
-def command(program: str, as_json: bool, gen: Gen | None) -> None:
+@click.option("--subgraph", default=None, metavar="sgNN",
+              help="a NEFF's subgraph  [default: the first that has work]")
+def command(program: str, as_json: bool, gen: Gen | None, subgraph: str | None) -> None:
     """Disassemble PROGRAM (binary or assembly); the text re-assembles to identical bytes."""
+    from machine.neff.sniff import is_neff_file
+    if is_neff_file(program):  # a NEFF: its subgraph as a sectioned kernel, with its DMAs
+        from neurondbg.commands.neff_disasm import disasm_neff_command
+        return disasm_neff_command(program, subgraph, gen, as_json)
+    if subgraph is not None:
+        raise click.UsageError("--subgraph applies to a NEFF only")
     from machine.asm import AsmError
 
     try:

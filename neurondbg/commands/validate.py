@@ -322,14 +322,22 @@ def failing_clause_lines(verdict) -> list[str]:
               "fields, keeps the opcode where it can, sets an invalid sync mode to NONE, a "
               "dtype to the nearest of its kind and width, and only the wrong dimensions "
               "(docs/legality.md).")
+@click.option("--subgraph", default=None, metavar="sgNN", help="A NEFF's subgraph to judge "
+              "[default: the first that has work].")
 def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
-            fix_out: str | None) -> None:
+            fix_out: str | None, subgraph: str | None) -> None:
     """Check every instruction of PROGRAM against the wire-level legality predicates and
     the engine's dispatch table (by default POOL's, the queue `run` uses)."""
     if as_json and summary:
         raise click.UsageError("--json and --summary are exclusive")
     if fix_out is not None and (as_json or summary):
         raise click.UsageError("--fix lists its edits as text: not with --json or --summary")
+    from machine.neff.sniff import is_neff_file
+    if is_neff_file(program):  # a NEFF: each stream on its engine, whole-NEFF checks
+        from neurondbg.commands.neff_validate import from_validate
+        from_validate(program, gen, as_json, summary, fix_out, subgraph)
+    if subgraph is not None:
+        raise click.UsageError("--subgraph applies to a NEFF only")
     if Path(program).suffix.lower() not in BINARY_SUFFIXES:  # records by name are never a
         from machine.core.kernel import is_kernel_source  # kernel: spare the import (~80 ms)
         if is_kernel_source(program):  # each queue on its own engine (machine.core.validate)

@@ -1,0 +1,283 @@
+"""Whole-NEFF static checks of one subgraph: DMA triggers, semaphore owners, reachable
+waits (neff-facts §5).
+
+    findings = check_subgraph(sub, triggers)   # triggers: machine.neff.triggers
+
+Checks (each Finding names its check, its level, where and why):
+- `trigger_from_owner` (fail): a trigger comes from the engine that owns its queue
+  (`def.json` `dma_queue[q].owner`; neff-facts §5.3).
+- `entry_triggered_once` (fail): every DMA entry of every engine JSON is triggered exactly
+  once (§5.3).
+- `semaphore_owner`: semaphores are used as §5.1 assigns them: a wait on a runtime
+  semaphore (0..2) is a warning, an update of one a failure; an instruction raising a DMA
+  queue's semaphore (only completions should) and an entry whose semaphore is not
+  `semaphore_set[id % 16]` of its queue are warnings; two queues sharing a semaphore is a
+  warning.
+- `wait_reachable` (fail): the static check of §5.4: every semaphore wait's threshold can
+  be reached by all the increments that exist: +1 per SEM_INC update, +value per
+  SEM_ADD_IMM, +16 per triggered DMA entry on that semaphore. A semaphore that something
+  lowers or overwrites (DEC, SUB, WR) is not monotone, so its waits are noted as not
+  checked; so are event and register-valued waits.
+- `dma_in_bounds` (warning): every descriptor side names SB or a def.json var and stays
+  inside it (machine.neff.footprint extents); transposes are noted as not checked.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from machine.dtypes import Gen
+from machine.isa.addr import geometry
+from machine.isa.enums import UpdateMode, WaitMode
+from machine.isa.opcodes import mnemonic
+from machine.neff.events import ADDS, EVENT_UPDATES, INCREMENTS, SEM_WAITS, updates, waits
+from machine.neff.footprint import extent, sb_partitions
+from machine.neff.model import DMA_INCREMENT, ENGINES, SB, SEMAPHORES, Engine, Subgraph
+from machine.neff.roles import engine_label, semaphore_roles
+from machine.neff.triggers import Trigger
+
+
+class Level(Enum):
+    FAIL = "fail"
+    WARN = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One outcome of a check: `where` is "SP #12" (engine, record) or a JSON place."""
+
+    check: str
+    level: Level
+    message: str
+    engine: Engine | None = None
+    index: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"check": self.check, "level": self.level.value, "message": self.message,
+                "engine": self.engine.value if self.engine else None, "index": self.index}
+
+
+CHECKS = ("trigger_from_owner", "entry_triggered_once", "semaphore_owner", "wait_reachable",
+          "dma_in_bounds")
+_SHOWN = 4  # sources named in a starved wait's message
+PARTITIONS = 128
+
+
+def _at(engine: Engine, index: int, stream: np.ndarray) -> str:
+    return f"{engine_label(engine)} #{index} ({mnemonic(int(stream[index, 0]))})"
+
+
+def _trigger_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> list[Finding]:
+    out: list[Finding] = []
+    counts: Counter[tuple[Engine, str, int]] = Counter()
+    for e in ENGINES:
+        stream = sub.stream(e)
+        for t in triggers.get(e, []):
+            counts[(e, t.entry.queue, t.entry.id)] += 1
+            owner = sub.queues[t.entry.queue].owner
+            if owner is not e:
+                out.append(Finding("trigger_from_owner", Level.FAIL,
+                                   f"{_at(e, t.index, stream)} triggers {t.entry.label}, but "
+                                   f"queue {t.entry.queue} belongs to {engine_label(owner)}",
+                                   e, t.index))
+    for e in ENGINES:
+        for x in sub.engine_entries(e):
+            n = counts[(e, x.queue, x.id)]
+            if n != 1:
+                said = "never triggered" if n == 0 else f"triggered {n} times"
+                note = f" ({x.comment})" if x.comment else ""
+                out.append(Finding("entry_triggered_once", Level.FAIL,
+                                   f"{e.file_stem}.json entry {x.label}{note} is {said}; "
+                                   "each entry is triggered exactly once", e))
+    return out
+
+
+def _owner_checks(sub: Subgraph) -> list[Finding]:
+    out: list[Finding] = []
+    roles = semaphore_roles(sub)
+    runtime = sub.runtime_semaphore_count
+    is_dma = np.array([roles.kind(s) == "dma" for s in range(SEMAPHORES)], dtype=bool)
+    for e in ENGINES:
+        stream = sub.stream(e)
+        w = waits(stream)
+        pick = w.sem < runtime
+        for i, s in zip(w.index[pick].tolist(), w.sem[pick].tolist(), strict=True):
+            if s < runtime:
+                out.append(Finding("semaphore_owner", Level.WARN,
+                                   f"{_at(e, i, stream)} waits on sem[{s}], a runtime "
+                                   f"semaphore (0..{runtime - 1} belong to the runtime, "
+                                   "neff-facts §5.1)", e, i))
+        u = updates(stream)
+        pick = (u.sem < runtime) | is_dma[u.sem]
+        for i, s in zip(u.index[pick].tolist(), u.sem[pick].tolist(), strict=True):
+            if s < runtime:
+                out.append(Finding("semaphore_owner", Level.FAIL,
+                                   f"{_at(e, i, stream)} updates sem[{s}], a runtime "
+                                   "semaphore the compiler never names (neff-facts §5.1)",
+                                   e, i))
+            elif roles.kind(s) == "dma":
+                out.append(Finding("semaphore_owner", Level.WARN,
+                                   f"{_at(e, i, stream)} updates sem[{s}] ({roles.role(s)}), "
+                                   "which only DMA completions raise (neff-facts §5.1)", e, i))
+    seen: dict[int, str] = {}
+    for q in sub.queues.values():
+        for s in q.semaphore_set:
+            if s < runtime:
+                out.append(Finding("semaphore_owner", Level.FAIL,
+                                   f"queue {q.name}'s semaphore_set holds sem[{s}], a runtime "
+                                   "semaphore"))
+            elif s in seen and seen[s] != q.name:
+                out.append(Finding("semaphore_owner", Level.WARN,
+                                   f"queues {seen[s]} and {q.name} share sem[{s}]"))
+            seen.setdefault(s, q.name)
+    for e in ENGINES:
+        for x in sub.engine_entries(e):
+            sems = sub.queues[x.queue].semaphore_set
+            want = sems[x.id % len(sems)]
+            if x.semaphore != want:
+                out.append(Finding("semaphore_owner", Level.WARN,
+                                   f"{e.file_stem}.json entry {x.label} signals sem"
+                                   f"[{x.semaphore}], not {x.queue}'s set[{x.id % len(sems)}] "
+                                   f"= sem[{want}] (neff-facts §2.5)", e))
+    return out
+
+
+def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> list[Finding]:
+    out: list[Finding] = []
+    total = np.zeros(SEMAPHORES, dtype=np.int64)
+    unordered: dict[int, str] = {}  # semaphore -> what makes it not monotone
+    raisers: dict[int, list[str]] = {}
+    for e in ENGINES:
+        u = updates(sub.stream(e))
+        for mode in np.unique(u.mode).tolist():
+            pick = u.mode == mode
+            sems = u.sem[pick]
+            if mode in INCREMENTS:
+                total += np.bincount(sems, minlength=SEMAPHORES)
+            elif mode in ADDS:
+                total += np.bincount(sems, weights=u.value[pick],
+                                     minlength=SEMAPHORES).astype(np.int64)
+            elif mode not in EVENT_UPDATES:
+                for s in np.unique(sems).tolist():
+                    unordered.setdefault(s, f"{engine_label(e)} "
+                                            f"{_mode_name(UpdateMode, mode)}")
+        counts = np.bincount(u.sem, minlength=SEMAPHORES)
+        for s in np.flatnonzero(counts).tolist():
+            n = int(counts[s])
+            raisers.setdefault(s, []).append(f"{n} {engine_label(e)} update"
+                                             f"{'s' if n > 1 else ''}")
+    entries: dict[int, list[str]] = {}
+    for e in ENGINES:
+        for t in triggers.get(e, []):
+            total[t.entry.semaphore] += DMA_INCREMENT
+            entries.setdefault(t.entry.semaphore, []).append(t.entry.label)
+    not_checked: Counter[str] = Counter()
+    for e in ENGINES:
+        stream = sub.stream(e)
+        w = waits(stream)
+        # only the waits that may fail or are not checked are looked at one by one
+        ge = w.mode == WaitMode.SEM_GE_IMM
+        monotone = ~np.isin(w.sem, np.array(sorted(unordered), dtype=np.uint8))
+        easy = ge & monotone & (w.value.astype(np.int64) <= total[w.sem])
+        look = ~easy
+        for i, second, mode, s, v in zip(w.index[look].tolist(), w.second[look].tolist(),
+                                          w.mode[look].tolist(), w.sem[look].tolist(),
+                                          w.value[look].tolist(), strict=True):
+            if mode not in SEM_WAITS:
+                not_checked[f"{_mode_name(WaitMode, mode)} waits"] += 1
+                continue
+            if s in unordered:
+                not_checked[f"waits on sem[{s}] ({unordered[s]} makes it non-monotone)"] += 1
+                continue
+            need = v + 1 if mode == WaitMode.SEM_GT_IMM else v
+            if mode in (WaitMode.SEM_LT_IMM, WaitMode.SEM_LE_IMM) or need <= total[s]:
+                continue
+            slot = " (its second wait, at 0x20)" if second else ""
+            out.append(Finding("wait_reachable", Level.FAIL,
+                               f"{_at(e, i, stream)}{slot} waits for sem[{s}] "
+                               f"{_mode_name(WaitMode, mode)} {v}: everything that exists "
+                               f"adds at most {int(total[s])} "
+                               f"({_sources(raisers.get(s, []), entries.get(s, []))})", e, i))
+    out += [Finding("wait_reachable", Level.NOTE, f"{n} {what}: not checked")
+            for what, n in sorted(not_checked.items())]
+    return out
+
+
+def _sources(engine_updates: list[str], entry_labels: list[str]) -> str:
+    parts = list(engine_updates)
+    if entry_labels:
+        shown = ", ".join(entry_labels[:_SHOWN])
+        more = len(entry_labels) - _SHOWN
+        parts.append(f"{len(entry_labels)} DMA entr{'ies' if len(entry_labels) > 1 else 'y'} "
+                     f"x {DMA_INCREMENT}: {shown}" + (f" and {more} more" if more > 0 else ""))
+    return "; ".join(parts) if parts else "nothing raises it"
+
+
+def _mode_name(enum: type[WaitMode] | type[UpdateMode], mode: int) -> str:
+    try:
+        name = enum(mode).name
+    except ValueError:
+        return f"mode 0x{mode:02x}"
+    return {"SEM_GE_IMM": ">=", "SEM_GT_IMM": ">", "SEM_EQ_IMM": "==", "SEM_LT_IMM": "<",
+            "SEM_LE_IMM": "<="}.get(name, name)
+
+
+def _side_problem(sub: Subgraph, name: str, off: int, sizes: tuple[int, ...],
+                  steps: tuple[int, ...], sbuf_bytes: int) -> str | None:
+    """Why one side of a descriptor leaves its buffer, or None."""
+    if name == SB:
+        p0, parts, byte, rest = sb_partitions(off, sizes, steps)
+        lo, hi = extent(byte, tuple(n for n, _ in rest), tuple(s for _, s in rest))
+        if p0 + parts > PARTITIONS:
+            return f"SB partitions {p0}..{p0 + parts - 1} (there are {PARTITIONS})"
+        if lo < 0 or hi > sbuf_bytes:
+            return (f"SB bytes 0x{lo:x}..0x{hi:x} of a partition (the modelled SBUF has "
+                    f"0x{sbuf_bytes:x})")
+        return None
+    var = sub.vars.get(name)
+    if var is None:
+        return f"{name!r}, which is not a def.json var"
+    lo, hi = extent(off, sizes, steps)
+    if var.size is not None and (lo < 0 or hi > var.size):
+        return f"{name} bytes {lo:,}..{hi:,} (the var holds {var.size:,})"
+    return None
+
+
+def _bounds_checks(sub: Subgraph, gen: Gen) -> list[Finding]:
+    """`dma_in_bounds` (warning): each descriptor side names SB or a def.json var and
+    stays inside it (the SB side inside 128 partitions of the generation's modelled
+    SBUF, neff-facts §6.4; a var side inside its `size`). One finding per entry."""
+    out: list[Finding] = []
+    sbuf = geometry(gen).sbuf_bytes
+    transposes = 0
+    for e in ENGINES:
+        for x in sub.engine_entries(e):
+            for k, d in enumerate(x.descriptors):
+                if d.transpose_op is not None:  # their layout is not known (neff-facts §11)
+                    transposes += 1
+                    continue
+                why = (_side_problem(sub, d.src, d.src_off, d.src_sizes, d.src_steps, sbuf)
+                       or _side_problem(sub, d.dst, d.dst_off, d.dst_sizes, d.dst_steps, sbuf))
+                if why is not None:
+                    out.append(Finding("dma_in_bounds", Level.WARN,
+                                       f"{e.file_stem}.json entry {x.label} descriptor {k} "
+                                       f"reaches {why}", e))
+                    break
+    if transposes:
+        out.append(Finding("dma_in_bounds", Level.NOTE,
+                           f"{transposes} transpose descriptor{'s' if transposes > 1 else ''}"
+                           ": not checked (transpose semantics are not known)"))
+    return out
+
+
+def check_subgraph(sub: Subgraph, triggers: dict[Engine, list[Trigger]],
+                   gen: Gen | None = None) -> list[Finding]:
+    """Every finding of the module's checks, in CHECKS order (`dma_in_bounds` only with
+    a generation, whose SBUF size it needs)."""
+    return (_trigger_checks(sub, triggers) + _owner_checks(sub) + _reach_checks(sub, triggers)
+            + (_bounds_checks(sub, gen) if gen is not None else []))

@@ -1,0 +1,92 @@
+"""The SB side of a DMA descriptor (neff-facts §6.4) and the bounds check built on it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import product
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from machine.dtypes import Gen
+from machine.neff.checks import Level, check_subgraph
+from machine.neff.footprint import MAX_RUNS, FootprintError, extent, sb_side
+from machine.neff.model import SB, Descriptor, Engine
+from machine.neff.triggers import resolve_triggers, trigger_record
+from tests.neff.synth import stream, vector_add
+
+P = 0x40000
+
+
+def desc(src: str, dst: str, off: int, sizes: tuple[int, ...], steps: tuple[int, ...]
+         ) -> Descriptor:
+    return Descriptor(src, dst, "float32", "float32", off, off, sizes, sizes, steps, steps)
+
+
+def brute(off: int, sizes: tuple[int, ...], steps: tuple[int, ...]) -> set[tuple[int, int]]:
+    """Every (partition, byte) by the formula of neff-facts §6.4, one by one."""
+    out = set()
+    for idx in product(*(range(n) for n in sizes)):
+        a = off + sum(i * s for i, s in zip(idx, steps, strict=True))
+        out.add(divmod(a, P))
+    return out
+
+
+@given(st.integers(0, 3), st.integers(0, 4096), st.integers(1, 40), st.integers(1, 4),
+       st.integers(1, 5), st.integers(-64, 300), st.sampled_from([1, 2]))
+def test_sb_side_is_the_formula(p0: int, byte: int, run: int, rows: int, parts: int,
+                                row_step: int, inner_step: int) -> None:
+    off = p0 * P + byte + max(0, -row_step * (rows - 1))
+    sizes, steps = (run, rows, parts), (inner_step, row_step, P)
+    side = sb_side(desc("X", SB, off, sizes, steps))
+    assert side is not None and side.access == "write"
+    got = {(p, int(b) + k) for p in range(side.first_partition,
+                                          side.first_partition + side.partitions)
+           for b in side.starts for k in range(side.run)}
+    assert got == brute(off, sizes, steps)
+    lo, hi = extent(off % P, (run, rows), (inner_step, row_step))
+    assert lo == min(b for _, b in got) and hi == max(b for _, b in got) + 1
+
+
+def test_sides() -> None:
+    read = sb_side(desc(SB, "out", 2 * P + 16, (64, 128), (1, P)))
+    assert read is not None and (read.access, read.first_partition, read.partitions) == (
+        "read", 2, 128)
+    assert read.starts.tolist() == [16] and read.run == 64 and read.bytes_per_partition() == 64
+    assert sb_side(desc("a", "b", 0, (4,), (1,))) is None
+    with pytest.raises(FootprintError):
+        sb_side(desc("X", SB, 0, (1, MAX_RUNS + 1), (1, 2)))
+
+
+def findings(sub):
+    return [f for f in check_subgraph(sub, resolve_triggers(sub, "k"), Gen.SUNDA)
+            if f.check == "dma_in_bounds"]
+
+
+def test_bounds() -> None:
+    sub = vector_add()
+    assert findings(sub) == []
+    x = sub.entries[Engine.SP][0]
+    d = x.descriptors[0]
+    bad = [d._replace(dst_off=200 * 1024),  # sunda has 192 KiB per partition
+           d._replace(src="nowhere"),
+           d._replace(src_off=4000),  # X holds 4096 bytes
+           d._replace(dst_sizes=(512, 129), dst_steps=(1, P)),
+           d._replace(dst_off=200 * 1024, transpose_op="WZXY")]
+    sub.entries[Engine.SP] = tuple(replace(x, id=i, semaphore=8 + i, descriptors=(b,))
+                                   for i, b in enumerate(bad))
+    sub.streams[Engine.SP] = stream(*(trigger_record("qSPIO0", i) for i in range(5)))
+    got = [(f.level, f.message) for f in findings(sub)]
+    assert got == [
+        (Level.WARN, "SP.json entry qSPIO0#0 descriptor 0 reaches SB bytes 0x32000..0x32200 "
+                     "of a partition (the modelled SBUF has 0x30000)"),
+        (Level.WARN, "SP.json entry qSPIO0#1 descriptor 0 reaches 'nowhere', which is not "
+                     "a def.json var"),
+        (Level.WARN, "SP.json entry qSPIO0#2 descriptor 0 reaches X bytes 4,000..4,512 (the "
+                     "var holds 4,096)"),
+        (Level.WARN, "SP.json entry qSPIO0#3 descriptor 0 reaches SB partitions 0..128 "
+                     "(there are 128)"),
+        (Level.NOTE, "1 transpose descriptor: not checked (transpose semantics are not "
+                     "known)"),
+    ]
