@@ -2,8 +2,7 @@
 
     server = GuardedServer(command, Guard.for_bind(host, port, token), host=host,
                            max_sessions=4)
-    interrupted = server.serve_on(sock) # a listening socket; until Ctrl+C / SIGTERM
-    app = await server.make_app()       # the aiohttp application (tests run it themselves)
+    interrupted = server.serve_on(sock)   # a listening socket; until Ctrl+C / SIGTERM
 
 Every request passes the middleware first: a Host that does not reach the bound address
 gets 403 (DNS rebinding); every path but `/static/` (the page's scripts, fonts, CSS:
@@ -60,11 +59,8 @@ class GuardedServer(Server):
         self.sessions = 0  # accepted WebSockets whose app process has not yet ended
         self._held = 0  # refused WebSockets still open to show the message
 
-    async def make_app(self) -> web.Application:
-        """The aiohttp application: textual-serve's routes behind the guard."""
-        return await self._make_app()
-
-    async def _make_app(self) -> web.Application:  # what textual-serve's `serve` runs
+    async def _make_app(self) -> web.Application:
+        """textual-serve's application (its routes) behind the guard's middleware."""
         app = await super()._make_app()
         app.middlewares.append(self._check)
         return app
