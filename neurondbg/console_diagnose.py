@@ -78,7 +78,7 @@ def _diagnose(session: Any, rest: str) -> Reply:
         reply = Reply().say(f"step {step}: {src.name} -> {dst.name}, the destination's old "
                             "contents as ACTUAL", "bold")
         reply.say(d.summary())
-        for (rule, n), equal in zip(d.explained_by, d.equally_good, strict=True):
+        for (rule, n), equal in zip(d.explained_by, d.alternatives, strict=True):
             reply.say(f"  {n:>10,}  {rule.name}")
             for other in equal:
                 reply.say(f"  {'':>10}  equally good for these lanes: {other.name}", "dim")

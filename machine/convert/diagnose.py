@@ -202,12 +202,12 @@ class Diagnosis:
         text += (f"all match {what} except {rest:,}{which}" if self.matches_baseline else
                  f"none match {what}")
         groups = [f"{n:,} match {r.words}{_also(eq)}" for (r, n), eq
-                  in zip(self.explained_by, self._equally_good(), strict=True)]
+                  in zip(self.explained_by, self.alternatives, strict=True)]
         if self.unexplained:
             groups.append(f"{self.unexplained:,} match no rule (unexplained)")
         if len(groups) == 1 and self.explained_by and self.matches_baseline:
             text += (f", which match {self.explained_by[0][0].words}"
-                     f"{_also(self._equally_good()[0])}")
+                     f"{_also(self.alternatives[0])}")
         elif groups:
             text += ": " + "; ".join(groups)
         if self.every and self.explained_by and self.explained_by[0][0] in self.every:
@@ -221,7 +221,8 @@ class Diagnosis:
                      f"{ex['expected_bits']}")
         return text
 
-    def _equally_good(self) -> list[list[Rule]]:
+    @property
+    def alternatives(self) -> list[list[Rule]]:
         """equally_good, one (possibly empty) list per explained_by group."""
         return self.equally_good or [[] for _ in self.explained_by]
 
@@ -233,7 +234,7 @@ class Diagnosis:
                 "explained_by": [{"rule": r.to_dict(), "lanes": n,
                                   "equally_good": [e.to_dict() for e in eq]}
                                  for (r, n), eq in zip(self.explained_by,
-                                                       self._equally_good(), strict=True)],
+                                                       self.alternatives, strict=True)],
                 "unexplained": self.unexplained, "kinds": self.kinds,
                 "reproduce_every_lane": [r.to_dict() for r in self.every],
                 "examples": self.examples, "summary": self.summary()}

@@ -188,7 +188,7 @@ def _print(d: Diagnosis) -> None:
     width = max([len(r.name) for r, _ in d.explained_by] + [30])
     head = f"expected: {d.baseline.name}" if d.baseline else "the reference"
     click.echo(f"  {head:<{width + 10}} {d.matches_baseline:>12,}")
-    for (rule, n), equal in zip(d.explained_by, d.equally_good, strict=True):
+    for (rule, n), equal in zip(d.explained_by, d.alternatives, strict=True):
         click.echo(f"  {rule.name:<{width + 10}} {n:>12,}")
         for other in equal:
             click.echo(f"    equally good for these lanes: {other.name}")
