@@ -123,7 +123,9 @@ def scalar(f: Field, atom: Atom, fail: Fail, labels: dict[str, int] | None = Non
         if text in labels:
             return check_range(f, labels[text] - here, atom.column, fail)
         if atom.kind == "name":
-            raise fail(f"undefined label {text!r}{did_you_mean(text, labels)}", atom.column)
+            raise fail(f"undefined label {text!r}" + (did_you_mean(text, labels) or (
+                "; expected a label of this program (of its .engine section in a kernel) "
+                "or a number")), atom.column)
     raise fail(f"expected {_expected_names(f)} for {f.name}", atom.column)
 
 

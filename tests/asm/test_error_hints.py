@@ -36,8 +36,10 @@ HINTS = [
      "undefined label 'lop'; did you mean 'loop'?"),
     (LOOP + "COMPARE_BRANCH br_immediate=outr", 3, 29,
      "undefined label 'outr'; did you mean 'outer'?"),
-    (LOOP + "COMPARE_BRANCH target=zzz", 3, 23, "undefined label 'zzz'"),
-    ("COMPARE_BRANCH target=start", 1, 23, "undefined label 'start'"),
+    (LOOP + "COMPARE_BRANCH target=zzz", 3, 23, "undefined label 'zzz'; expected a label of "
+     "this program (of its .engine section in a kernel) or a number"),
+    ("COMPARE_BRANCH target=start", 1, 23, "undefined label 'start'; expected a label of "
+     "this program (of its .engine section in a kernel) or a number"),
     # registers past R63
     ("MOVE R64=1", 1, 6, "register R64 is out of range (R0..R63)"),
     ("MOVE R3=5 r99=1", 1, 11, "register r99 is out of range (R0..R63)"),
