@@ -471,6 +471,9 @@ SECOND_TRIES = 8  # first-round edits followed into a second round
 # a second round only for a record failing a few rules: a corrupted field or two, not
 # random bytes (whose every clause fails: no search of those finds a fix worth it)
 SECOND_ROUND_FAILING = 6
+# likewise the partial search (the fixable clauses beside an unfixable one): a record on
+# the wrong engine with a field or two wrong, not random bytes
+PARTIAL_FAILING = 8
 
 
 def _second_round(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: Ctx,
@@ -511,26 +514,44 @@ def _second_round(pred: Predicate, struct: Struct, rec: np.ndarray, values: Valu
     return None if best is None else best[1]
 
 
+def _stuck(failing: Sequence[tuple[Path, Clause]], cands: Sequence[list[Edit]]) -> set[str]:
+    """The top-level clauses with a failing leaf that has no candidate edit."""
+    return {path[0] for (path, _), c in zip(failing, cands, strict=True) if not c}
+
+
+def _second_round_due(failing: Sequence[tuple[Path, Clause]], stuck: set[str],
+                      depth: int) -> bool:
+    return not stuck and depth < SECOND_ROUND_DEPTH and len(failing) <= SECOND_ROUND_FAILING
+
+
+def _partial_due(failing: Sequence[tuple[Path, Clause]], stuck: set[str]) -> bool:
+    return bool(stuck) and len(stuck) < len({p[0] for p, _ in failing}) \
+        and len(failing) <= PARTIAL_FAILING
+
+
 def plan(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: Ctx,
          failing: Sequence[tuple[Path, Clause]], forced: bool = False,
-         depth: int = 0) -> Plan:
-    """Search the smallest checked edit sets for the failing leaves of one record."""
+         depth: int = 0, cands: list[list[Edit]] | None = None,
+         none_passes: bool = False) -> Plan:
+    """Search the smallest checked edit sets for the failing leaves of one record
+    (`cands`: each failing clause's candidates(), when the caller has them already;
+    `none_passes`: the caller judged these very combinations and none passed)."""
     if not failing:
         return Plan(None, {}, None, struct)
-    cands = _with_joint([candidates(cl, struct, rec, values, ctx) for _, cl in failing],
-                        failing, struct, rec, ctx)
+    if cands is None:
+        cands = [candidates(cl, struct, rec, values, ctx) for _, cl in failing]
+    cands = _with_joint(list(cands), failing, struct, rec, ctx)
     combos = _combos(cands, values)
-    passing = _passing(combos, rec, pred, ctx, forced, ())
+    passing = [] if none_passes else _passing(combos, rec, pred, ctx, forced, ())
     combined = passing[0][2] if passing else None
-    stuck = {path[0] for (path, _), c in zip(failing, cands, strict=True) if not c}
-    if combined is None and not stuck and depth < SECOND_ROUND_DEPTH \
-            and len(failing) <= SECOND_ROUND_FAILING:
+    stuck = _stuck(failing, cands)
+    if combined is None and _second_round_due(failing, stuck, depth):
         combined = _second_round(pred, struct, rec, values, ctx, failing, combos, forced,
                                  depth)
         if combined is not None:
             passing = [(len(combined), 0, combined, tuple(True for _ in failing))]
     partial = None
-    if combined is None and stuck and len(stuck) < len({p[0] for p, _ in failing}):
+    if combined is None and _partial_due(failing, stuck):
         passing = _passing(combos, rec, pred, ctx, forced, tuple(stuck))
         partial = passing[0][2] if passing else None
     per_leaf = [next((e for _, _, e, used in passing if used[i]), None)
@@ -612,9 +633,13 @@ def plan_many(pred: Predicate, struct: Struct, rec: np.ndarray, values: Sequence
     out = [_plan(pred, struct, ctx, failing[r], cands[r], *found[r]) if failing[r]
            else Plan(None, {}, None, struct) for r in range(n)]
     for r in bad:  # plan() is the search of record: where this batch's may differ from it
-        if out[r].combined is None or _shares_array(cands[r]) \
-                or _joint_fields(failing[r], struct):
-            out[r] = plan(pred, struct, rec[r:r + 1], values[r], ctx, failing[r])
+        same = not (_shares_array(cands[r]) or _joint_fields(failing[r], struct))
+        stuck = _stuck(failing[r], cands[r])
+        more = out[r].combined is None and (_second_round_due(failing[r], stuck, 0)
+                                            or _partial_due(failing[r], stuck))
+        if more or not same:  # `same`: this batch judged plan()'s own combinations
+            out[r] = plan(pred, struct, rec[r:r + 1], values[r], ctx, failing[r],
+                          cands=cands[r], none_passes=same)
     return out
 
 
