@@ -32,15 +32,27 @@ Decisions where the issue is silent (gdb-like):
   engine; `dve.R3` always DVE's. `watch:R5` without an engine watches the focused
   engine's R5; `watch:R5@dve` (or `watch:dve.R5`) DVE's.
 - `race` stops after the step that found a race (reason "race"); `wait` after a step
-  that left an engine newly blocked (reason "wait"); a deadlock always stops.
+  that left an engine newly blocked (reason "wait"), and before the first step for an
+  engine blocked at its first instruction (it became blocked as the kernel loaded); a
+  deadlock always stops.
 - The schedule policy is fixed for the life of a Core (replay recomputes its choices).
 - `interrupt` follows the Machine's contract (machine/debugger.py): no run entry clears
   it when it starts (one set before stops the run at once, 0 steps); a run that stops
   because of it clears it; a run ending otherwise leaves it as it is.
-- `cont` does not stop again before the instruction it stopped before (gdb); `run_to`
-  is `cont` with a temporary `pc:` breakpoint; `reverse_continue` stops after undoing a
-  step when the engine stepped back is at a static breakpoint, or that step wrote a
-  watched target. `last` is the CoreStep of the last `step()`.
+- A step on which several breakpoints match reports every one. A stop after a step
+  also reports the static breakpoints of the engine the schedule runs next. `cont`
+  steps over the static breakpoints of the engine its last stop (or `step`) was about
+  and no other's: another engine at a breakpoint still stops before it issues. With
+  no stop to resume from (the loaded state, after `reverse`), it steps over those of
+  the first engine picked (gdb's `continue`). `run_to` is `cont` with a temporary
+  `pc:` breakpoint.
+- `reverse_continue` judges each undone step as forward execution did (the same
+  matching, conditions read where forward reads them) and stops BEFORE the step: at
+  a static breakpoint of the engine stepped back, or where the step wrote a watched
+  target, changed a `change:` one, made an `if:` true, found a race or left an engine
+  newly blocked; at step 0 last, the engines blocked from the start (`wait`). So the
+  hits `cont` meets from step 0 are the ones `reverse_continue` meets from the end
+  (tests/core/test_core_symmetry.py). `last` is the CoreStep of the last `step()`.
 
 Speed: SEQ fast steps (machine.engines.seq.FAST) touch only their engine's registers,
 so `cont` runs each engine ahead through them in batches (its credit) and journals the
@@ -81,6 +93,22 @@ from machine.state import MachineConfig, MachineState
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
 _OWN_KINDS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine's own state
 _RECORD_KINDS = ("if", "watch", "change", "wait", *SEMANTIC_FLAG)  # need every step
+# what reverse-continue judges (a fault or an invalid instruction ends a run; the
+# semantic kinds need the step's lanes, which undoing does not give back)
+_REVERSE_KINDS = ("op", "pc", "label", "invalid", "watch", "change", "if", "race", "wait")
+_FIRST = -2  # Core._stepped_over: no stop to resume from; the first engine picked
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where the last stop (or explicit step) left the core: at global step `step`,
+    `engine` (an index) is the one whose static breakpoints were reported there or that
+    just stepped (None: no engine's); `start_waits`: the engines blocked from the start
+    were reported. A run from that same step steps over only that engine's breakpoints."""
+
+    step: int
+    engine: int | None
+    start_waits: bool = False
 
 
 @dataclass(frozen=True)
@@ -180,6 +208,7 @@ class Core:
         self._plans: list[dict[int, Plan]] = [{} for _ in self.engines]
         self._targets: list[frozenset[int] | None] = [None] * len(self.engines)
         self._fault: tuple[int, int] | None = None  # (engine, global step) of the last fault
+        self._resume: Resume | None = None
         if self._timeline.enabled:
             self._timeline.take(self._states)  # checkpoint 0: the loaded state
 
@@ -451,7 +480,7 @@ class Core:
             return (f"race: {race_text(rs[0])}" if rs else None), i
         if k == "wait":
             for j in blocked:
-                if bp.engine in (None, self.engines[j]):
+                if bp.engine in (None, self.engines[j]) and self._cond(bp, j):
                     w = self._blocked(j)
                     assert w is not None
                     return f"{self._wait(j, w).describe()}", j
@@ -463,14 +492,17 @@ class Core:
         if k in ("watch", "change"):
             owner = self._owner(bp)
             own = bp.value.kind in _OWN_KINDS
-            if (own and owner != i) or (not own and not mine):
-                return None, i
-            if k == "watch" and written_by(bp.value, rec) is None:
+            applies = not ((own and owner != i) or (not own and not mine))
+            if k == "watch" and (not applies or written_by(bp.value, rec) is None):
                 return None, i
             now = ex.snapshot(bp.value, self._states[owner])
             if k == "change" and now == bp.watch_old:
                 return None, i
+            # a change by another engine's step is followed (the next one compares
+            # with it) but is not this breakpoint's: `change:sem[0]@dve` is DVE's
             old, bp.watch_old = bp.watch_old, now
+            if not applies:
+                return None, i
             verb = "written" if k == "watch" else "changed"
             return f"{bp.value.name} {verb}: {shown(old)} -> {shown(now)}", i
         if not mine:
@@ -504,6 +536,7 @@ class Core:
             if i != pick:
                 tl.force(step, i)
             self._keep()
+            self._resume = Resume(tl.steps, i)  # `continue` steps over its breakpoints
         self.last = cs
         return cs
 
@@ -560,9 +593,13 @@ class Core:
     def _run(self, limit: int | None, stops: bool, feed: bool) -> CoreStop:
         tl = self._timeline
         start = tl.steps
-        first = True
         fast = not (stops and self._needs_records())
         waits = stops and any(b.enabled and b.kind == "wait" for b in self.breakpoints)
+        over, over_at = self._stepped_over()
+        if waits and tl.steps == 0 and not self._resumed(start_waits=True):
+            stop = self._start_waits()
+            if stop is not None:
+                return stop
         blocked = self._blocked_set() if waits else []
         found: list[Race] = []
         while True:
@@ -580,11 +617,12 @@ class Core:
             step = tl.steps
             forced = tl.forced.get(step)
             i = forced if forced is not None else self._policy.choose(run, tl.last, step)
-            if stops and not first and not self._credit[i]:
+            if over == _FIRST:  # no stop here to resume from: the first pick is stepped over
+                over, over_at = i, self._done(i)
+            if stops and not self._credit[i] and not (i == over and self._done(i) == over_at):
                 hits = self._static_hits(i)
                 if hits:
                     return self._static_stop(i, hits, done, found)
-            first = False
             if fast and forced is None:
                 room = FAST_CHUNK if limit is None else min(FAST_CHUNK, limit - done)
                 nf = tl.next_forced(step)
@@ -609,6 +647,57 @@ class Core:
                 hits = self._dynamic_hits(i, cs, newly)
                 if hits:
                     return self._dynamic_stop(i, cs, hits, tl.steps - start, found)
+
+    def _done(self, i: int) -> int:
+        """Instructions engine i has executed (its run-ahead credit aside)."""
+        return self._states[i].steps - self._credit[i]
+
+    def _resumed(self, start_waits: bool = False) -> bool:
+        """Whether the core is still where its last stop (or explicit step) left it;
+        `start_waits`: and that stop reported the engines blocked from the start."""
+        r = self._resume
+        return r is not None and r.step == self.steps and (r.start_waits or not start_waits)
+
+    def _stepped_over(self) -> tuple[int, int]:
+        """(engine, its executed count) whose static breakpoints the next run steps over
+        before that engine issues again: the engine of the stop being continued from;
+        _FIRST: the first engine picked (no stop here, gdb's `continue`); -1: none."""
+        r = self._resume
+        if not self._resumed() or r is None:
+            return _FIRST, 0
+        if r.engine is None:
+            return -1, 0
+        return r.engine, self._done(r.engine)
+
+    def _start_waits(self) -> CoreStop | None:
+        """At step 0 every engine blocked at its first instruction has just become
+        blocked: a `wait` breakpoint about it stops before the first step (and
+        reverse-continue stops there last, after judging step 0)."""
+        hits = self._wait_hits(self._blocked_set())
+        if not hits:
+            return None
+        for bp, _, _ in hits:
+            bp.hits += 1
+        j = hits[0][1]
+        detail = "; ".join(f"{bp.describe()}: {why}" for bp, _, why in hits)
+        self._resume = Resume(0, None, True)
+        return CoreStop("wait", self.engines[j], self._states[j].pc, detail, 0,
+                        breakpoint=hits[0][0], breakpoints=[bp for bp, _, _ in hits])
+
+    def _wait_hits(self, newly: list[int]) -> list[tuple[Breakpoint, int, str]]:
+        """The enabled `wait` breakpoints the newly blocked engines meet: (breakpoint, the
+        engine it is about, why), one per breakpoint (the first engine it matches)."""
+        out = []
+        for bp in self.breakpoints:
+            if not bp.enabled or bp.kind != "wait":
+                continue
+            for j in newly:
+                if bp.engine in (None, self.engines[j]) and self._cond(bp, j):
+                    w = self._blocked(j)
+                    assert w is not None
+                    out.append((bp, j, self._wait(j, w).describe()))
+                    break
+        return out
 
     def _batch(self, run: list[int], room: int) -> int:
         """Schedule fast steps (running engines ahead as needed); steps scheduled."""
@@ -676,6 +765,7 @@ class Core:
                      found: list[Race]) -> CoreStop:
         for bp in hits:
             bp.hits += 1
+        self._resume = Resume(self.steps, i)
         where = f"before {self._at(i)}"
         detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
         return CoreStop("breakpoint", self.engines[i], self._states[i].pc, detail, done,
@@ -686,14 +776,36 @@ class Core:
         rec = cs.record
         assert rec is not None
         by = f"{self.engines[i]} {rec.mnemonic} at {rec.pc:#x}"
+        # The engine the schedule runs next may be at a static breakpoint too: reported
+        # (and counted) here, as one queue reports it (machine/debugger.py), and stepped
+        # over by the next run; any other engine's are still checked when it issues.
+        nxt = self._next_pick()
+        static = [] if nxt is None else [b for b in self._static_hits(nxt)
+                                         if b not in (h[0] for h in hits)]
         for bp, _ in hits:
             bp.hits += 1
+        for bp in static:
+            bp.hits += 1
+        self._resume = Resume(self.steps, nxt if static else None)
         kind = hits[0][0].kind
         reason = kind if kind in ("race", "wait") else "breakpoint"
-        detail = "; ".join(f"{bp.describe()}: {by}: {why}" for bp, why in hits)
-        return CoreStop(reason, self.engines[i], self._states[i].pc, detail, done,
+        parts = [] if nxt is None else [f"{bp.describe()}: before {self._at(nxt)}"
+                                        for bp in static]
+        parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
+        return CoreStop(reason, self.engines[i], self._states[i].pc, "; ".join(parts), done,
                         races=found, breakpoint=hits[0][0],
-                        breakpoints=[bp for bp, _ in hits], record=rec)
+                        breakpoints=[bp for bp, _ in hits] + static, record=rec)
+
+    def _next_pick(self) -> int | None:
+        """The engine the schedule takes the next global step with (None: none can run,
+        or it is running ahead through fast steps, where no static breakpoint is)."""
+        run = self._runnable()
+        if not run:
+            return None
+        tl = self._timeline
+        forced = tl.forced.get(tl.steps)
+        i = forced if forced is not None else self._policy.choose(run, tl.last, tl.steps)
+        return None if self._credit[i] else i
 
     def _refused(self, i: int, rec: StepRecord, done: int, found: list[Race]) -> CoreStop:
         e = self.engines[i]
@@ -785,10 +897,10 @@ class Core:
         return stop
 
     def reverse_continue(self, max_steps: int | None = None) -> CoreStop:
-        """Undo global steps, newest first, until a static breakpoint matches the engine
-        just stepped back at its PC, or a watch/change target was written by the undone
-        step; else to the start (or `max_steps` back). Past the kept window the window
-        before it is rebuilt from a checkpoint. Interruptible."""
+        """Undo global steps, newest first, until one meets a breakpoint as forward
+        execution would have (module docstring), else to the start (or `max_steps`
+        back). Past the kept window the window before it is rebuilt from a checkpoint.
+        Interruptible."""
         return self._consumed(self._reverse_continue(max_steps))
 
     def _reverse_continue(self, max_steps: int | None) -> CoreStop:
@@ -797,29 +909,107 @@ class Core:
             return self._plain_stop("start", "no history is kept (journal budget 0)", 0, [])
         first = tl.steps
         floor = 0 if max_steps is None else max(0, first - max_steps)
-        watches = [b for b in self.breakpoints if b.enabled and b.kind in ("watch", "change")]
+        bps = [b for b in self.breakpoints if b.enabled and b.kind in _REVERSE_KINDS]
+        raced: dict[int, list[Race]] = {}
+        if any(b.kind == "race" for b in bps):
+            for r in self.races:
+                raced.setdefault(r.b.step, []).append(r)
         try:
             while tl.steps > floor:
                 if self.interrupt.is_set():
                     return self._plain_stop("interrupt", "interrupted", first - tl.steps, [])
                 if not tl.schedule and not self._rebuild_window():
                     return self._plain_stop("interrupt", "interrupted", first - tl.steps, [])
-                i = tl.schedule[-1]
-                watched = [bp for bp in watches if self._undo_touches(bp, i)]
-                tl.schedule.pop()
-                self._states[i].undo_step()
-                hits = watched + [b for b in self._static_hits(i) if b not in watched]
-                if hits:
-                    stop = self._static_stop(i, hits, first - tl.steps, [])
-                    stop.detail += " (reverse)"
+                stop = self._undo_judged(bps, raced, first)
+                if stop is not None:
                     return stop
             done = first - tl.steps
+            if tl.steps == 0 and not self._resumed(start_waits=True) and any(
+                    b.kind == "wait" for b in bps):
+                stop = self._start_waits()
+                if stop is not None:
+                    stop.steps = done
+                    stop.detail += " (reverse)"
+                    return stop
             if tl.steps:
                 return self._plain_stop("max-steps", f"{done} steps back", done, [])
             return self._plain_stop("start", "start of history", done, [])
         finally:
             tl.forget_after(tl.steps)
             self._moved(tl.steps)
+
+    def _undo_judged(self, bps: list[Breakpoint], raced: dict[int, list[Race]],
+                     first: int) -> CoreStop | None:
+        """Undo the newest global step and judge it as forward execution did: a stop
+        when that step met an after-step breakpoint (race, wait, watch, change, if) or
+        its engine is now at a static one; at step 0 also when an engine blocked from the
+        start meets a `wait`. Each condition reads the state it reads going forward (the
+        after-step kinds: the state after the step). The stop is before the step, as a
+        reverse watch stops before the write (gdb)."""
+        tl = self._timeline
+        i = tl.schedule[-1]
+        step = tl.steps - 1
+        focus = self._index(self.focus)
+        waits = any(b.kind == "wait" for b in bps)
+        blocked = self._blocked_set() if waits else []
+        told = {j: self._wait(j, w).describe() for j in blocked
+                if (w := self._blocked(j)) is not None}
+        pending: list[tuple[Breakpoint, Any]] = []
+        for bp in bps:
+            k = bp.kind
+            if k in ("watch", "change"):
+                if self._undo_touches(bp, i) and self._cond(bp, i):
+                    pending.append((bp, ex.snapshot(bp.value, self._states[self._owner(bp)])))
+            elif k == "race":
+                rs = [r for r in raced.get(step, ()) if bp.engine in (None, r.a.engine,
+                                                                       r.b.engine)]
+                if rs and self._cond(bp, i):
+                    pending.append((bp, f"race: {race_text(rs[0])}"))
+            elif k == "if":
+                if self._truth(bp.value, focus) and self._cond(bp, i):
+                    pending.append((bp, None))
+            elif k == "wait":
+                js = [j for j in blocked if bp.engine in (None, self.engines[j])
+                      and self._cond(bp, j)]
+                if js:
+                    pending.append((bp, js))
+        tl.schedule.pop()
+        self._states[i].undo_step()
+        before = set(self._blocked_set()) if waits else set()
+        hits: list[tuple[Breakpoint, str]] = []
+        for bp, seen in pending:
+            k = bp.kind
+            if k in ("watch", "change"):
+                old = ex.snapshot(bp.value, self._states[self._owner(bp)])
+                if k == "change" and old == seen:
+                    continue
+                verb = "written" if k == "watch" else "changed"
+                hits.append((bp, f"{bp.value.name} {verb}: {shown(old)} -> {shown(seen)}"))
+            elif k == "if":
+                if not self._truth(bp.value, focus):
+                    hits.append((bp, f"{bp.value.text} became true"))
+            elif k == "wait":
+                j = next((j for j in seen if j not in before), None)
+                if j is not None:
+                    hits.append((bp, told[j]))
+            else:
+                hits.append((bp, seen))
+        known = {id(bp) for bp, _ in hits}
+        static = [b for b in self._static_hits(i) if id(b) not in known]
+        if not (hits or static):
+            return None
+        found = [bp for bp, _ in hits] + static
+        for bp in found:
+            bp.hits += 1
+        self._resume = Resume(tl.steps, i)
+        kind = hits[0][0].kind if hits else "breakpoint"
+        reason = kind if kind in ("race", "wait") else "breakpoint"
+        by = self._at(i)
+        parts = [f"{bp.describe()}: before {by}" for bp in static]
+        parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
+        return CoreStop(reason, self.engines[i], self._states[i].pc,
+                        "; ".join(parts) + " (reverse)", first - tl.steps,
+                        breakpoint=found[0], breakpoints=found)
 
     def _rebuild_window(self) -> bool:
         """The kept window is used up: restore the checkpoint before it and replay up to
