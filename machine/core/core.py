@@ -74,6 +74,7 @@ from machine.breakpoints import (
     SEMANTIC_FLAG,
     STATIC_KINDS,
     Breakpoint,
+    Kind,
     parse_spec,
     shown,
     undo_hits,
@@ -89,13 +90,16 @@ from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine
 from machine.engines.record import StepRecord
 from machine.history import JOURNAL_BUDGET
 from machine.state import MachineConfig, MachineState
+from machine.stops import EngineStatus, StopReason
 
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
 _OWN_KINDS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine's own state
-_RECORD_KINDS = ("if", "watch", "change", "wait", *SEMANTIC_FLAG)  # need every step
+_RECORD_KINDS = (Kind.IF, Kind.WATCH, Kind.CHANGE, Kind.WAIT, *SEMANTIC_FLAG)  # every step
 # what reverse-continue judges (a fault or an invalid instruction ends a run; the
 # semantic kinds need the step's lanes, which undoing does not give back)
-_REVERSE_KINDS = ("op", "pc", "label", "invalid", "watch", "change", "if", "race", "wait")
+_REVERSE_KINDS = (*STATIC_KINDS, Kind.WATCH, Kind.CHANGE, Kind.IF, Kind.RACE, Kind.WAIT)
+_REASON_OF = {Kind.RACE: StopReason.RACE, Kind.WAIT: StopReason.WAIT}  # else "breakpoint"
+NO_HISTORY = "no history is kept (journal budget 0)"
 _FIRST = -2  # Core._stepped_over: no stop to resume from; the first engine picked
 
 
@@ -147,8 +151,7 @@ class CoreStep:
 class CoreStop:
     """Why a core command returned."""
 
-    reason: str  # halt | breakpoint | fault | invalid | max-steps | deadlock | race | wait
-    #              | interrupt | start
+    reason: StopReason
     engine: str | None
     pc: int | None
     detail: str
@@ -162,7 +165,7 @@ class CoreStop:
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"reason": self.reason, "engine": self.engine, "pc": self.pc,
                              "detail": self.detail}
-        if self.reason == "deadlock":
+        if self.reason == StopReason.DEADLOCK:
             d["waiting"] = [w.to_dict() for w in self.waiting]
         return d
 
@@ -251,14 +254,14 @@ class Core:
         """An engine's state (the focused one by default)."""
         return self._states[self._index(engine or self.focus)]
 
-    def status(self, engine: str) -> str:
-        """"running" | "waiting" | "halted" | "faulted"."""
+    def status(self, engine: str) -> EngineStatus:
+        """What `engine` is doing now."""
         i = self._index(engine)
         if self._fault == (i, self.steps):
-            return "faulted"
+            return EngineStatus.FAULTED
         if self._states[i].halted:
-            return "halted"
-        return "waiting" if self._blocked(i) is not None else "running"
+            return EngineStatus.HALTED
+        return EngineStatus.WAITING if self._blocked(i) is not None else EngineStatus.RUNNING
 
     def waiting(self, engine: str) -> Wait | None:
         """Why `engine` is blocked, or None when it is not."""
@@ -360,13 +363,13 @@ class Core:
         self._check_engines(bp, spec)
         ms = [m for e, m in self.machines.items() if bp.engine in (None, e)]
         col = lead + bp.text.find(":") + 2
-        if bp.kind == "label":
+        if bp.kind == Kind.LABEL:
             ms = [m for m in ms if bp.value in m.labels]
             if not ms:
                 known = "; ".join(f"{e}: {', '.join(sorted(m.labels)) or 'none'}"
                                   for e, m in self.machines.items())
                 raise ValueError(f"column {col}: unknown label {bp.value!r}; labels: {known}")
-        elif bp.kind == "pc":
+        elif bp.kind == Kind.PC:
             errors = []
             for m in ms:
                 try:
@@ -394,7 +397,7 @@ class Core:
     def _check_engines(self, bp: Breakpoint, spec: str) -> None:
         """Every `ENGINE.` an expression or target of `bp` names has a queue here."""
         targets = list(bp.cond.targets) if bp.cond is not None else []
-        if bp.kind == "if":
+        if bp.kind == Kind.IF:
             targets += bp.value.targets
         elif bp.kind in ("watch", "change"):
             targets.append(bp.value)
@@ -441,7 +444,7 @@ class Core:
         for bp in self.breakpoints if bps is None else bps:
             if bp.kind in ("watch", "change"):
                 bp.watch_old = ex.snapshot(bp.value, self._states[self._owner(bp)])
-            elif bp.kind == "if":
+            elif bp.kind == Kind.IF:
                 bp.watch_old = self._truth(bp.value, self._index(self.focus))
 
     def _static_hits(self, i: int) -> list[Breakpoint]:
@@ -464,7 +467,7 @@ class Core:
         rec = cs.record
         assert rec is not None
         for bp in self.breakpoints:
-            if not bp.enabled or bp.kind in STATIC_KINDS or bp.kind == "deadlock":
+            if not bp.enabled or bp.kind in STATIC_KINDS or bp.kind == Kind.DEADLOCK:
                 continue
             why, about = self._reason(bp, i, rec, cs, blocked)
             if why and self._cond(bp, about):
@@ -475,17 +478,17 @@ class Core:
                 blocked: list[int]) -> tuple[str | None, int]:
         k = bp.kind
         mine = bp.engine in (None, self.engines[i])
-        if k == "race":
+        if k == Kind.RACE:
             rs = [r for r in cs.races if bp.engine in (None, r.a.engine, r.b.engine)]
             return (f"race: {race_text(rs[0])}" if rs else None), i
-        if k == "wait":
+        if k == Kind.WAIT:
             for j in blocked:
                 if bp.engine in (None, self.engines[j]) and self._cond(bp, j):
                     w = self._blocked(j)
                     assert w is not None
                     return f"{self._wait(j, w).describe()}", j
             return None, i
-        if k == "if":
+        if k == Kind.IF:
             now = self._truth(bp.value, self._index(self.focus))
             was, bp.watch_old = bp.watch_old, now
             return (f"{bp.value.text} became true" if now and not was else None), i
@@ -493,21 +496,21 @@ class Core:
             owner = self._owner(bp)
             own = bp.value.kind in _OWN_KINDS
             applies = not ((own and owner != i) or (not own and not mine))
-            if k == "watch" and (not applies or written_by(bp.value, rec) is None):
+            if k == Kind.WATCH and (not applies or written_by(bp.value, rec) is None):
                 return None, i
             now = ex.snapshot(bp.value, self._states[owner])
-            if k == "change" and now == bp.watch_old:
+            if k == Kind.CHANGE and now == bp.watch_old:
                 return None, i
             # a change by another engine's step is followed (the next one compares
             # with it) but is not this breakpoint's: `change:sem[0]@dve` is DVE's
             old, bp.watch_old = bp.watch_old, now
             if not applies:
                 return None, i
-            verb = "written" if k == "watch" else "changed"
+            verb = "written" if k == Kind.WATCH else "changed"
             return f"{bp.value.name} {verb}: {shown(old)} -> {shown(now)}", i
         if not mine:
             return None, i
-        if k == "fault":
+        if k == Kind.FAULT:
             return (f"fault: {rec.fault}" if rec.fault else None), i
         if rec.lanes is not None:  # semantic: saturate / tie / nan / inf
             n = int(rec.lanes.flags[SEMANTIC_FLAG[k]].sum())
@@ -575,7 +578,7 @@ class Core:
 
     def _consumed(self, stop: CoreStop) -> CoreStop:
         """A run entry's result: an interrupt stop consumes the interrupt."""
-        if stop.reason == "interrupt":
+        if stop.reason == StopReason.INTERRUPT:
             self.interrupt.clear()
         return stop
 
@@ -594,7 +597,7 @@ class Core:
         tl = self._timeline
         start = tl.steps
         fast = not (stops and self._needs_records())
-        waits = stops and any(b.enabled and b.kind == "wait" for b in self.breakpoints)
+        waits = stops and any(b.enabled and b.kind == Kind.WAIT for b in self.breakpoints)
         over, over_at = self._stepped_over()
         if waits and tl.steps == 0 and not self._resumed(start_waits=True):
             stop = self._start_waits()
@@ -606,11 +609,11 @@ class Core:
             done = tl.steps - start
             if limit is not None and done >= limit:
                 self._settle()
-                return self._plain_stop("max-steps", f"stopped after {done} steps", done,
+                return self._plain_stop(StopReason.MAX_STEPS, f"stopped after {done} steps", done,
                                         found)
             if self.interrupt.is_set():
                 self._settle()
-                return self._plain_stop("interrupt", "interrupted", done, found)
+                return self._plain_stop(StopReason.INTERRUPT, "interrupted", done, found)
             run = self._runnable()
             if not run:
                 return self._end(done, found)
@@ -681,7 +684,7 @@ class Core:
         j = hits[0][1]
         detail = "; ".join(f"{bp.describe()}: {why}" for bp, _, why in hits)
         self._resume = Resume(0, None, True)
-        return CoreStop("wait", self.engines[j], self._states[j].pc, detail, 0,
+        return CoreStop(StopReason.WAIT, self.engines[j], self._states[j].pc, detail, 0,
                         breakpoint=hits[0][0], breakpoints=[bp for bp, _, _ in hits])
 
     def _wait_hits(self, newly: list[int]) -> list[tuple[Breakpoint, int, str]]:
@@ -689,7 +692,7 @@ class Core:
         engine it is about, why), one per breakpoint (the first engine it matches)."""
         out = []
         for bp in self.breakpoints:
-            if not bp.enabled or bp.kind != "wait":
+            if not bp.enabled or bp.kind != Kind.WAIT:
                 continue
             for j in newly:
                 if bp.engine in (None, self.engines[j]) and self._cond(bp, j):
@@ -750,15 +753,15 @@ class Core:
         """Nothing can run: every engine halted, or a deadlock."""
         waits = self._waits()
         if not waits:
-            return self._plain_stop("halt", "every engine halted", done, found)
+            return self._plain_stop(StopReason.HALT, "every engine halted", done, found)
         first = waits[0]
         at = self._index(first.engine)
         bps = [b for b in self.breakpoints
-               if b.enabled and b.kind == "deadlock" and self._cond(b, at)]
+               if b.enabled and b.kind == Kind.DEADLOCK and self._cond(b, at)]
         for b in bps:
             b.hits += 1
         detail = "deadlock: " + "; ".join(w.describe() for w in waits)
-        return CoreStop("deadlock", first.engine, first.pc, detail, done, waits, found,
+        return CoreStop(StopReason.DEADLOCK, first.engine, first.pc, detail, done, waits, found,
                         breakpoints=bps, breakpoint=bps[0] if bps else None)
 
     def _static_stop(self, i: int, hits: list[Breakpoint], done: int,
@@ -768,7 +771,7 @@ class Core:
         self._resume = Resume(self.steps, i)
         where = f"before {self._at(i)}"
         detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
-        return CoreStop("breakpoint", self.engines[i], self._states[i].pc, detail, done,
+        return CoreStop(StopReason.BREAKPOINT, self.engines[i], self._states[i].pc, detail, done,
                         races=found, breakpoint=hits[0], breakpoints=hits)
 
     def _dynamic_stop(self, i: int, cs: CoreStep, hits: list[tuple[Breakpoint, str]],
@@ -788,7 +791,7 @@ class Core:
             bp.hits += 1
         self._resume = Resume(self.steps, nxt if static else None)
         kind = hits[0][0].kind
-        reason = kind if kind in ("race", "wait") else "breakpoint"
+        reason = _REASON_OF.get(kind, StopReason.BREAKPOINT)
         parts = [] if nxt is None else [f"{bp.describe()}: before {self._at(nxt)}"
                                         for bp in static]
         parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
@@ -811,18 +814,19 @@ class Core:
         e = self.engines[i]
         if rec.fault:
             bps = [b for b in self.breakpoints
-                   if b.enabled and b.kind == "fault" and b.engine in (None, e)]
+                   if b.enabled and b.kind == Kind.FAULT and b.engine in (None, e)]
             for b in bps:
                 b.hits += 1
-            return CoreStop("fault", e, rec.pc, f"{e}: {rec.fault}", done, races=found,
+            return CoreStop(StopReason.FAULT, e, rec.pc, f"{e}: {rec.fault}", done, races=found,
                             breakpoint=bps[0] if bps else None, breakpoints=bps, record=rec)
         if rec.invalid:
             v = rec.verdict
             failed = ", ".join(v.failed) if v is not None else "legality"
             name = v.predicate if v is not None else "legality"
-            return CoreStop("invalid", e, rec.pc, f"{e}: {rec.mnemonic} at {rec.pc:#x} fails "
-                            f"{name}: {failed}", done, races=found, record=rec)
-        return CoreStop("halt", e, rec.pc, f"{e} is halted", done, races=found, record=rec)
+            return CoreStop(StopReason.INVALID, e, rec.pc,
+                            f"{e}: {rec.mnemonic} at {rec.pc:#x} fails {name}: {failed}",
+                            done, races=found, record=rec)
+        return CoreStop(StopReason.HALT, e, rec.pc, f"{e} is halted", done, races=found, record=rec)
 
     # -- reverse and replay -------------------------------------------------------------
     def reverse_step(self) -> bool:
@@ -845,9 +849,9 @@ class Core:
     def _reverse(self, n: int) -> CoreStop:
         tl = self._timeline
         if not tl.enabled:
-            return self._plain_stop("start", "no history is kept (journal budget 0)", 0, [])
+            return self._plain_stop(StopReason.START, NO_HISTORY, 0, [])
         if self.interrupt.is_set():  # set before the run: it stops at once (the contract)
-            return self._plain_stop("interrupt", "interrupted", 0, [])
+            return self._plain_stop(StopReason.INTERRUPT, "interrupted", 0, [])
         first = tl.steps
         target = max(0, first - max(0, n))
         stop = self._goto(target)
@@ -858,8 +862,8 @@ class Core:
             stop.steps = done
             return stop
         if tl.steps == 0:
-            return self._plain_stop("start", "start of history", done, [])
-        return self._plain_stop("max-steps", f"{done} steps back", done, [])
+            return self._plain_stop(StopReason.START, "start of history", done, [])
+        return self._plain_stop(StopReason.MAX_STEPS, f"{done} steps back", done, [])
 
     def _goto(self, target: int) -> CoreStop | None:
         """Move back to global step `target`; a CoreStop only if interrupted."""
@@ -870,14 +874,14 @@ class Core:
             tl.restart(cp, self._states)
             stop = self._advance(target - cp.step, stops=False, feed=False)
             self._settle()
-            return stop if stop.reason == "interrupt" else None
+            return stop if stop.reason == StopReason.INTERRUPT else None
         done = 0
         states, sched = self._states, tl.schedule
         while tl.steps > target:
             states[sched.pop()].undo_step()
             done += 1
             if done % FAST_CHUNK == 0 and self.interrupt.is_set():
-                return self._plain_stop("interrupt", "interrupted", done, [])
+                return self._plain_stop(StopReason.INTERRUPT, "interrupted", done, [])
         return None
 
     def run_to(self, pc: int, engine: str | None = None) -> CoreStop:
@@ -906,34 +910,36 @@ class Core:
     def _reverse_continue(self, max_steps: int | None) -> CoreStop:
         tl = self._timeline
         if not tl.enabled:
-            return self._plain_stop("start", "no history is kept (journal budget 0)", 0, [])
+            return self._plain_stop(StopReason.START, NO_HISTORY, 0, [])
         first = tl.steps
         floor = 0 if max_steps is None else max(0, first - max_steps)
         bps = [b for b in self.breakpoints if b.enabled and b.kind in _REVERSE_KINDS]
         raced: dict[int, list[Race]] = {}
-        if any(b.kind == "race" for b in bps):
+        if any(b.kind == Kind.RACE for b in bps):
             for r in self.races:
                 raced.setdefault(r.b.step, []).append(r)
         try:
             while tl.steps > floor:
                 if self.interrupt.is_set():
-                    return self._plain_stop("interrupt", "interrupted", first - tl.steps, [])
+                    return self._plain_stop(StopReason.INTERRUPT, "interrupted",
+                                            first - tl.steps, [])
                 if not tl.schedule and not self._rebuild_window():
-                    return self._plain_stop("interrupt", "interrupted", first - tl.steps, [])
+                    return self._plain_stop(StopReason.INTERRUPT, "interrupted",
+                                            first - tl.steps, [])
                 stop = self._undo_judged(bps, raced, first)
                 if stop is not None:
                     return stop
             done = first - tl.steps
             if tl.steps == 0 and not self._resumed(start_waits=True) and any(
-                    b.kind == "wait" for b in bps):
+                    b.kind == Kind.WAIT for b in bps):
                 stop = self._start_waits()
                 if stop is not None:
                     stop.steps = done
                     stop.detail += " (reverse)"
                     return stop
             if tl.steps:
-                return self._plain_stop("max-steps", f"{done} steps back", done, [])
-            return self._plain_stop("start", "start of history", done, [])
+                return self._plain_stop(StopReason.MAX_STEPS, f"{done} steps back", done, [])
+            return self._plain_stop(StopReason.START, "start of history", done, [])
         finally:
             tl.forget_after(tl.steps)
             self._moved(tl.steps)
@@ -950,7 +956,7 @@ class Core:
         i = tl.schedule[-1]
         step = tl.steps - 1
         focus = self._index(self.focus)
-        waits = any(b.kind == "wait" for b in bps)
+        waits = any(b.kind == Kind.WAIT for b in bps)
         blocked = self._blocked_set() if waits else []
         told = {j: self._wait(j, w).describe() for j in blocked
                 if (w := self._blocked(j)) is not None}
@@ -960,15 +966,15 @@ class Core:
             if k in ("watch", "change"):
                 if self._undo_touches(bp, i) and self._cond(bp, i):
                     pending.append((bp, ex.snapshot(bp.value, self._states[self._owner(bp)])))
-            elif k == "race":
+            elif k == Kind.RACE:
                 rs = [r for r in raced.get(step, ()) if bp.engine in (None, r.a.engine,
                                                                        r.b.engine)]
                 if rs and self._cond(bp, i):
                     pending.append((bp, f"race: {race_text(rs[0])}"))
-            elif k == "if":
+            elif k == Kind.IF:
                 if self._truth(bp.value, focus) and self._cond(bp, i):
                     pending.append((bp, None))
-            elif k == "wait":
+            elif k == Kind.WAIT:
                 js = [j for j in blocked if bp.engine in (None, self.engines[j])
                       and self._cond(bp, j)]
                 if js:
@@ -981,14 +987,14 @@ class Core:
             k = bp.kind
             if k in ("watch", "change"):
                 old = ex.snapshot(bp.value, self._states[self._owner(bp)])
-                if k == "change" and old == seen:
+                if k == Kind.CHANGE and old == seen:
                     continue
-                verb = "written" if k == "watch" else "changed"
+                verb = "written" if k == Kind.WATCH else "changed"
                 hits.append((bp, f"{bp.value.name} {verb}: {shown(old)} -> {shown(seen)}"))
-            elif k == "if":
+            elif k == Kind.IF:
                 if not self._truth(bp.value, focus):
                     hits.append((bp, f"{bp.value.text} became true"))
-            elif k == "wait":
+            elif k == Kind.WAIT:
                 j = next((j for j in seen if j not in before), None)
                 if j is not None:
                     hits.append((bp, told[j]))
@@ -1002,8 +1008,8 @@ class Core:
         for bp in found:
             bp.hits += 1
         self._resume = Resume(tl.steps, i)
-        kind = hits[0][0].kind if hits else "breakpoint"
-        reason = kind if kind in ("race", "wait") else "breakpoint"
+        kind = hits[0][0].kind if hits else Kind.OP
+        reason = _REASON_OF.get(kind, StopReason.BREAKPOINT)
         by = self._at(i)
         parts = [f"{bp.describe()}: before {by}" for bp in static]
         parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
@@ -1021,7 +1027,7 @@ class Core:
         tl.restart(cp, self._states)
         stop = self._advance(cur - cp.step, stops=False, feed=False)
         self._settle()
-        return stop.reason != "interrupt"
+        return stop.reason != StopReason.INTERRUPT
 
     def _undo_touches(self, bp: Breakpoint, i: int) -> bool:
         """Whether engine i's newest journaled step wrote the target of watch `bp`."""
@@ -1047,7 +1053,7 @@ class Core:
         finally:
             self._settle()
         self._resync()
-        return None if stop.reason == "max-steps" else self._consumed(stop)
+        return None if stop.reason == StopReason.MAX_STEPS else self._consumed(stop)
 
     def _moved(self, step: int) -> None:
         """After reversing to `step`: faults, race findings and watches start from here."""
