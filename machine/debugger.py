@@ -1010,9 +1010,10 @@ class Machine:
 
     def reverse_continue(self, max_steps: int | None = None,
                          progress: Progress | None = None) -> Stop:
-        """Undo steps until a static breakpoint is at the PC, a watched target was written
-        by the undone step, or history starts; searches folded history by replaying it.
-        Edits on the way are undone too (they are not stops).
+        """Undo steps until one met a breakpoint as forward execution did (a static one at
+        the PC it goes back to; a watched target it wrote, a `change:` value it changed,
+        an `if:` it made true, each with its condition), or history starts; searches
+        folded history by replaying it. Edits on the way are undone too (not stops).
 
         The kept window is searched from the journal at once (PCs and register writes as
         arrays), and the machine jumps to each candidate step, newest first, to judge it
@@ -1063,9 +1064,7 @@ class Machine:
                 if s < floor or s < start[0]:
                     continue  # at the floor (the loop ends) or the window start (replay)
                 cands.pop()
-                watched = self._watch_hits()  # judge step s exactly
-                st.undo_step()
-                hits = watched + [b for b in self._static_hits(st.pc) if b not in watched]
+                hits = self._undo_judged()  # judge step s exactly, as forward did
                 if hits:
                     return self._static_stop(hits, first - st.steps, " (reverse)")
             n = first - st.steps
@@ -1096,6 +1095,8 @@ class Machine:
             idx = np.where((rel % RECORD_BYTES == 0) & (rel >= 0)
                            & (rel < self.count * RECORD_BYTES), rel // RECORD_BYTES, self.count)
             hit |= mask[idx]
+        if any(b.kind == Kind.IF for b in bps):  # any step may make an `if:` true
+            hit[:] = True
         watches = [b.value for b in bps if b.kind in ("watch", "change")]
         regs = [t.index for t in watches if t.kind == "reg"]
         if regs and len(j.regs):
@@ -1115,6 +1116,22 @@ class Machine:
         edges = [e.step - 1 for e in self.edits if e.step - 1 >= lo
                  and record_index(e.target) is not None]
         return sorted(set(found) | set(edges)) if edges else found
+
+    def _undo_judged(self) -> list[Breakpoint]:
+        """Undo the last kept step and return the breakpoints forward execution met
+        there: watches it wrote, `change:` targets whose value it changed, `if:`
+        expressions it made true (each with its condition, read after the step), then
+        the static breakpoints at the PC it goes back to."""
+        st = self.state
+        after = [(bp, ex.snapshot(bp.value, st) if bp.kind == Kind.CHANGE else None)
+                 for bp in self._watch_hits() if self._cond(bp)]
+        ifs = [bp for bp in self.breakpoints if bp.enabled and bp.kind == Kind.IF
+               and self._truth(bp.value)]
+        st.undo_step()
+        hits = [bp for bp, now in after
+                if bp.kind != Kind.CHANGE or ex.snapshot(bp.value, st) != now]
+        hits += [bp for bp in ifs if not self._truth(bp.value)]
+        return hits + [b for b in self._static_hits(st.pc) if b not in hits]
 
     def _watch_hits(self) -> list[Breakpoint]:
         """The watch/change breakpoints whose target the last kept step wrote."""
