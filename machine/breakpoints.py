@@ -34,24 +34,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from machine import expr as ex
+from machine.breakpoint_kinds import Kind
 from machine.isa.opcodes import QUEUE_ENGINES
 
 if TYPE_CHECKING:
     from machine.engines.record import StepRecord
 
-STATIC_KINDS = ("op", "pc", "label", "invalid")  # checked before an instruction executes
-SEMANTIC_KINDS = ("saturate", "tie", "nan", "inf")
-CORE_KINDS = ("race", "deadlock", "wait")  # only a NeuronCore (machine/core) stops on them
-KINDS = (*STATIC_KINDS, "fault", "if", "watch", "change", *SEMANTIC_KINDS, *CORE_KINDS)
+KINDS: tuple[Kind, ...] = tuple(Kind)
+STATIC_KINDS = (Kind.OP, Kind.PC, Kind.LABEL, Kind.INVALID)  # checked before an instruction
+SEMANTIC_KINDS = (Kind.SATURATE, Kind.TIE, Kind.NAN, Kind.INF)
+CORE_KINDS = (Kind.RACE, Kind.DEADLOCK, Kind.WAIT)  # only a NeuronCore (machine/core) meets
 # The lane flag (StepRecord.lanes.flags) each semantic breakpoint tests.
-SEMANTIC_FLAG = {"saturate": "saturated", "tie": "tie", "nan": "nan", "inf": "inf"}
+SEMANTIC_FLAG = {Kind.SATURATE: "saturated", Kind.TIE: "tie", Kind.NAN: "nan", Kind.INF: "inf"}
 
 
 @dataclass
 class Breakpoint:
     """One parsed spec. `value` is the opcode / pc / label / Expr / Target by kind."""
 
-    kind: str
+    kind: Kind
     value: Any
     text: str
     cond: ex.Expr | None = None
@@ -121,12 +122,13 @@ def parse_spec(spec: str) -> Breakpoint:
             except ValueError as e:
                 raise _shift(e, lead + cut + 4) from None
     engine, head = _engine_suffix(head, lead)
-    kind, colon, arg = head.partition(":")
-    kind = kind.strip().lower()
-    argcol = lead + len(kind) + 2
-    if kind not in KINDS:
-        raise ValueError(f"column {lead + 1}: expected one of {', '.join(KINDS)}, found {kind!r}")
-    has_arg = kind in ("op", "pc", "label", "if", "watch", "change")
+    word, colon, arg = head.partition(":")
+    word = word.strip().lower()
+    argcol = lead + len(word) + 2
+    if word not in _BY_WORD:
+        raise ValueError(f"column {lead + 1}: expected one of {', '.join(KINDS)}, found {word!r}")
+    kind = _BY_WORD[word]
+    has_arg = kind.takes_argument
     if has_arg and not (colon and arg.strip()):
         raise ValueError(f"column {argcol}: expected an argument after '{kind}:'")
     if not has_arg and colon:
@@ -152,6 +154,9 @@ def parse_spec(spec: str) -> Breakpoint:
     except ValueError as e:
         raise _shift(e, argcol - 1) if kind in ("if", "watch", "change") else e from None
     return Breakpoint(kind, value, text, cond, engine=engine)
+
+
+_BY_WORD = {str(k): k for k in Kind}
 
 
 def _engine_suffix(head: str, lead: int) -> tuple[str | None, str]:

@@ -66,6 +66,7 @@ from machine.breakpoints import (
     SEMANTIC_FLAG,
     STATIC_KINDS,
     Breakpoint,
+    Kind,
     parse_spec,
     shown,
     undo_hits,
@@ -81,6 +82,7 @@ from machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
 from machine.legality.explain import explain, validate
 from machine.legality.result import Verdict
 from machine.state import RECORD_BYTES, MachineConfig, MachineState
+from machine.stops import RUN_REASONS, StopReason
 
 Progress = Callable[[int, int], None]  # (done, total), called every FAST_CHUNK steps
 CONDITION_ERRORS = (ValueError, ArithmeticError, IndexError)  # what evaluating an expr raises
@@ -88,7 +90,7 @@ CONDITION_ERRORS = (ValueError, ArithmeticError, IndexError)  # what evaluating 
 _MISSING = object()  # no Verdict cached yet
 FAST_CHUNK = 1 << 16  # fast steps between interrupt checks (~65 ms at 1e6 steps/s)
 # `run` reports the first five; `interrupt` (UI) and `start` (reverse) are interactive only.
-STOP_REASONS = ("halt", "breakpoint", "fault", "invalid", "max-steps", "interrupt", "start")
+STOP_REASONS = (*RUN_REASONS, StopReason.INTERRUPT, StopReason.START)
 RECORD_TARGET = re.compile(r"record\[(\d+)\]")  # an Edit target naming a program record
 
 
@@ -122,7 +124,7 @@ def bits_record(value: str) -> bytes:
 class Stop:
     """Why a run command returned."""
 
-    reason: str
+    reason: StopReason
     pc: int
     detail: str
     steps: int = 0  # steps executed (or undone) by this command
@@ -263,7 +265,7 @@ class Machine:
         if bp.engine is not None and bp.engine != self.config.engine:
             raise ValueError(f"column {bp.text.rfind('@') + 2}: no {bp.engine} queue here "
                              f"(this program runs on {self.config.engine})")
-        if bp.kind == "label" and bp.value not in self.labels:
+        if bp.kind == Kind.LABEL and bp.value not in self.labels:
             known = ", ".join(sorted(self.labels)) or "none"
             raise ValueError(f"column 7: unknown label {bp.value!r}; labels: {known}")
         if bp.kind in ("pc", "watch", "change"):
@@ -304,11 +306,11 @@ class Machine:
         ed.check(what, self.state, self.count)
 
     def _static_match(self, bp: Breakpoint, i: int) -> bool:
-        if bp.kind == "pc":
+        if bp.kind == Kind.PC:
             return bp.value == self.config.base + i * RECORD_BYTES
-        if bp.kind == "label":
+        if bp.kind == Kind.LABEL:
             return self.labels.get(bp.value) == i * RECORD_BYTES
-        if bp.kind == "op":
+        if bp.kind == Kind.OP:
             return self.program.opcode(i) == bp.value
         return not self.valid(i)  # "invalid"
 
@@ -347,19 +349,19 @@ class Machine:
         k = bp.kind
         if k in CORE_KINDS:  # one queue alone: no race, and an unmet wait is a fault
             return None
-        if k == "fault":
+        if k == Kind.FAULT:
             return f"fault: {rec.fault}" if rec.fault else None
-        if k == "if":
+        if k == Kind.IF:
             now = self._truth(bp.value)
             was, bp.watch_old = bp.watch_old, now
             return f"{bp.value.text} became true" if now and not was else None
-        if k == "watch":
+        if k == Kind.WATCH:
             if written_by(bp.value, rec) is None:
                 return None
             now = ex.snapshot(bp.value, self.state)
             old, bp.watch_old = bp.watch_old, now
             return f"{bp.value.name} written: {shown(old)} -> {shown(now)}"
-        if k == "change":
+        if k == Kind.CHANGE:
             now = ex.snapshot(bp.value, self.state)
             if now != bp.watch_old:
                 old, bp.watch_old = bp.watch_old, now
@@ -380,7 +382,7 @@ class Machine:
         for bp in self.breakpoints if bps is None else bps:
             if bp.kind in ("watch", "change"):
                 bp.watch_old = ex.snapshot(bp.value, self.state)
-            elif bp.kind == "if":
+            elif bp.kind == Kind.IF:
                 bp.watch_old = self._truth(bp.value)
 
     def _at(self, pc: int) -> str:
@@ -394,7 +396,7 @@ class Machine:
             bp.hits += 1
         where = f"before {self._at(pc)}{suffix}"
         detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
-        return Stop("breakpoint", pc, detail, steps, breakpoints=hits)
+        return Stop(StopReason.BREAKPOINT, pc, detail, steps, breakpoints=hits)
 
     def _needs_records(self) -> bool:
         return self.on_step is not None or any(
@@ -524,10 +526,10 @@ class Machine:
     def _static_mask(self, bp: Breakpoint) -> np.ndarray:
         """Records a static breakpoint matches (its condition is checked when it is hit)."""
         mask = np.zeros(self.count, dtype=np.uint8)
-        if bp.kind == "op":
+        if bp.kind == Kind.OP:
             mask[np.asarray(self.program.opcodes) == bp.value] = 1
         elif bp.kind in ("pc", "label"):
-            pc = bp.value if bp.kind == "pc" else self.config.base + self.labels[bp.value]
+            pc = bp.value if bp.kind == Kind.PC else self.config.base + self.labels[bp.value]
             i = self.index_of(pc)
             if i is not None:
                 mask[i] = 1
@@ -611,7 +613,7 @@ class Machine:
     def _consumed(self, stop: Stop) -> Stop:
         """A run entry's result: an interrupt stop consumes the interrupt (module
         docstring: the interrupt contract)."""
-        if stop.reason == "interrupt":
+        if stop.reason == StopReason.INTERRUPT:
             self.interrupt.clear()
         return stop
 
@@ -633,12 +635,12 @@ class Machine:
             while True:
                 st = self.state
                 if max_steps is not None and done >= max_steps:
-                    return Stop("max-steps", st.pc, f"stopped after {done} steps", done)
+                    return Stop(StopReason.MAX_STEPS, st.pc, f"stopped after {done} steps", done)
                 if self.interrupt.is_set():
-                    return Stop("interrupt", st.pc, "interrupted", done)
+                    return Stop(StopReason.INTERRUPT, st.pc, "interrupted", done)
                 if not first:
                     if until_pc is not None and st.pc == until_pc:
-                        return Stop("breakpoint", st.pc, f"reached {self._at(until_pc)}",
+                        return Stop(StopReason.BREAKPOINT, st.pc, f"reached {self._at(until_pc)}",
                                     done)
                     hits = self._static_hits(st.pc)
                     if hits:
@@ -670,12 +672,12 @@ class Machine:
     def _after(self, rec: StepRecord) -> Stop | None:
         pc = self.state.pc
         if rec.fault:
-            return Stop("fault", rec.pc, rec.fault, record=rec)
+            return Stop(StopReason.FAULT, rec.pc, rec.fault, record=rec)
         if rec.invalid:
             v = rec.verdict
             failed = ", ".join(v.failed) if v is not None else "legality"
             name = v.predicate if v is not None else "legality"
-            return Stop("invalid", rec.pc, f"{rec.mnemonic} at {rec.pc:#x} fails {name}: "
+            return Stop(StopReason.INVALID, rec.pc, f"{rec.mnemonic} at {rec.pc:#x} fails {name}: "
                         f"{failed}", record=rec)
         hits = self._dynamic_hits(rec) if rec.executed else []
         if hits:
@@ -687,10 +689,11 @@ class Machine:
                 bp.hits += 1
             parts = [f"{bp.describe()}: before {self._at(pc)}" for bp in static]
             parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
-            return Stop("breakpoint", pc, "; ".join(parts),
+            return Stop(StopReason.BREAKPOINT, pc, "; ".join(parts),
                         breakpoints=[bp for bp, _ in hits] + static, record=rec)
         if rec.halted:
-            return Stop("halt", pc, "HALT" if rec.executed else "the machine is halted", record=rec)
+            return Stop(StopReason.HALT, pc, "HALT" if rec.executed else "the machine is halted",
+                        record=rec)
         return None
 
     def step_n(self, n: int = 1) -> Stop:
@@ -901,9 +904,9 @@ class Machine:
     def _reverse(self, n: int, progress: Progress | None) -> Stop:
         st = self.state
         if self.interrupt.is_set():  # set before the run: it stops at once (the contract)
-            return Stop("interrupt", st.pc, "interrupted", 0)
+            return Stop(StopReason.INTERRUPT, st.pc, "interrupted", 0)
         if not self.history.enabled:
-            return Stop("start", st.pc, "no history is kept (journal budget 0)")
+            return Stop(StopReason.START, st.pc, "no history is kept (journal budget 0)")
         total = st.steps + len(self.edits)
         n = max(0, min(n, total))
         target = self._position_back(total - n)
@@ -913,8 +916,8 @@ class Machine:
         self._reversed()
         self._resync()
         if self.position == (0, 0):
-            return Stop("start", st.pc, "start of history", n)
-        return Stop("max-steps", st.pc, f"{n} steps back", n)
+            return Stop(StopReason.START, st.pc, "start of history", n)
+        return Stop(StopReason.MAX_STEPS, st.pc, f"{n} steps back", n)
 
     def _position_back(self, events: int) -> Position:
         """The position after the first `events` events (edit k came after
@@ -943,7 +946,7 @@ class Machine:
                 if progress is not None:
                     progress(done, pops)
                 if self.interrupt.is_set():
-                    return Stop("interrupt", st.pc, "interrupted", done)
+                    return Stop(StopReason.INTERRUPT, st.pc, "interrupted", done)
         self.history.forget_after(target)
         return None
 
@@ -990,7 +993,7 @@ class Machine:
         st = self.state
         while st.steps < steps:
             if self.interrupt.is_set():
-                return Stop("interrupt", st.pc, "interrupted", st.steps - first)
+                return Stop(StopReason.INTERRUPT, st.pc, "interrupted", st.steps - first)
             k = self._fast_run(min(self.history.chunk(FAST_CHUNK), steps - st.steps),
                                plain=True)
             if k:
@@ -1000,16 +1003,17 @@ class Machine:
                 continue
             rec = self.step()
             if not rec.executed:
-                stop = self._after(rec) or Stop("halt", st.pc, "the machine is halted")
+                stop = self._after(rec) or Stop(StopReason.HALT, st.pc, "the machine is halted")
                 stop.steps = st.steps - first
                 return stop
         return None
 
     def reverse_continue(self, max_steps: int | None = None,
                          progress: Progress | None = None) -> Stop:
-        """Undo steps until a static breakpoint is at the PC, a watched target was written
-        by the undone step, or history starts; searches folded history by replaying it.
-        Edits on the way are undone too (they are not stops).
+        """Undo steps until one met a breakpoint as forward execution did (a static one at
+        the PC it goes back to; a watched target it wrote, a `change:` value it changed,
+        an `if:` it made true, each with its condition), or history starts; searches
+        folded history by replaying it. Edits on the way are undone too (not stops).
 
         The kept window is searched from the journal at once (PCs and register writes as
         arrays), and the machine jumps to each candidate step, newest first, to judge it
@@ -1019,14 +1023,14 @@ class Machine:
     def _reverse_continue(self, max_steps: int | None, progress: Progress | None) -> Stop:
         st, h = self.state, self.history
         if not h.enabled:
-            return Stop("start", st.pc, "no history is kept (journal budget 0)")
+            return Stop(StopReason.START, st.pc, "no history is kept (journal budget 0)")
         first = st.steps
         floor = 0 if max_steps is None else max(0, first - max_steps)
         cands: list[int] | None = None
         try:
             while st.steps > floor or (floor == 0 and self.edits):
                 if self.interrupt.is_set():
-                    return Stop("interrupt", st.pc, "interrupted", first - st.steps)
+                    return Stop(StopReason.INTERRUPT, st.pc, "interrupted", first - st.steps)
                 start = h.window_start(st)
                 if self.position == start:  # the window is used up: replay the one before
                     cp = max((c for c in h.checkpoints if c.position < start),
@@ -1060,15 +1064,13 @@ class Machine:
                 if s < floor or s < start[0]:
                     continue  # at the floor (the loop ends) or the window start (replay)
                 cands.pop()
-                watched = self._watch_hits()  # judge step s exactly
-                st.undo_step()
-                hits = watched + [b for b in self._static_hits(st.pc) if b not in watched]
+                hits = self._undo_judged()  # judge step s exactly, as forward did
                 if hits:
                     return self._static_stop(hits, first - st.steps, " (reverse)")
             n = first - st.steps
             if self.position > (0, 0):
-                return Stop("max-steps", st.pc, f"{n} steps back", n)
-            return Stop("start", st.pc, "start of history", n)
+                return Stop(StopReason.MAX_STEPS, st.pc, f"{n} steps back", n)
+            return Stop(StopReason.START, st.pc, "start of history", n)
         finally:
             self._reversed()
             self._resync()
@@ -1093,6 +1095,8 @@ class Machine:
             idx = np.where((rel % RECORD_BYTES == 0) & (rel >= 0)
                            & (rel < self.count * RECORD_BYTES), rel // RECORD_BYTES, self.count)
             hit |= mask[idx]
+        if any(b.kind == Kind.IF for b in bps):  # any step may make an `if:` true
+            hit[:] = True
         watches = [b.value for b in bps if b.kind in ("watch", "change")]
         regs = [t.index for t in watches if t.kind == "reg"]
         if regs and len(j.regs):
@@ -1112,6 +1116,22 @@ class Machine:
         edges = [e.step - 1 for e in self.edits if e.step - 1 >= lo
                  and record_index(e.target) is not None]
         return sorted(set(found) | set(edges)) if edges else found
+
+    def _undo_judged(self) -> list[Breakpoint]:
+        """Undo the last kept step and return the breakpoints forward execution met
+        there: watches it wrote, `change:` targets whose value it changed, `if:`
+        expressions it made true (each with its condition, read after the step), then
+        the static breakpoints at the PC it goes back to."""
+        st = self.state
+        after = [(bp, ex.snapshot(bp.value, st) if bp.kind == Kind.CHANGE else None)
+                 for bp in self._watch_hits() if self._cond(bp)]
+        ifs = [bp for bp in self.breakpoints if bp.enabled and bp.kind == Kind.IF
+               and self._truth(bp.value)]
+        st.undo_step()
+        hits = [bp for bp, now in after
+                if bp.kind != Kind.CHANGE or ex.snapshot(bp.value, st) != now]
+        hits += [bp for bp in ifs if not self._truth(bp.value)]
+        return hits + [b for b in self._static_hits(st.pc) if b not in hits]
 
     def _watch_hits(self) -> list[Breakpoint]:
         """The watch/change breakpoints whose target the last kept step wrote."""

@@ -36,6 +36,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from machine.breakpoint_kinds import examples, spec_words
+from neurondbg.panes import CORE_PANES, PANES
 from neurondbg.registry import Palette, Registry
 
 X_LETTERS: dict[str, str] = {"x": "uint8", "b": "bf16", "h": "fp16", "f": "fp32", "d": "int32",
@@ -168,9 +170,7 @@ def _breakpoint_ids(session: Any, word: str) -> Sequence[str]:
 
 
 def _break_specs(session: Any, word: str) -> Sequence[str]:
-    kinds = ["pc:", "op:", "label:", "watch:", "if:", "invalid", "fault", "saturate", "tie",
-             "nan", "inf"]
-    return kinds + [f"label:{name}" for name in _labels(session, word)]
+    return spec_words() + [f"label:{name}" for name in _labels(session, word)]
 
 
 def _info_topics(session: Any, word: str) -> Sequence[str]:
@@ -184,9 +184,8 @@ def _dtypes(session: Any, word: str) -> Sequence[str]:
 
 
 def _panes(session: Any, word: str) -> Sequence[str]:
-    from neurondbg.screens.main import PANES
-
-    return list(PANES)
+    """The panes of the layout the session opens in (a kernel's has no Plot)."""
+    return list(CORE_PANES if getattr(session, "is_core", False) else PANES)
 
 
 def _tours(session: Any, word: str) -> Sequence[str]:
@@ -300,8 +299,8 @@ def _advance(session: Any, rest: str) -> Reply:
 
 
 @REGISTRY.command("break", "break [SPEC]",
-                  "breakpoint: pc:0x80 op:CAST label:loop invalid fault if:R5>3 "
-                  "saturate tie nan inf (no SPEC: the record under the cursor)",
+                  f"breakpoint: {examples()}; on a kernel any SPEC@ENGINE (no SPEC: the "
+                  "record under the cursor)",
                   aliases=("b",), complete=_break_specs,
                   palette=Palette("Toggle breakpoint", "At the program cursor", "break",
                                   key="app.break"))
@@ -554,8 +553,8 @@ def _dtype(session: Any, rest: str) -> Reply:
 
 
 @REGISTRY.command("pane", "pane NAME",
-                  "maximise a pane (program, registers, struct, legality, memory, accum, "
-                  "lanes, plot, console); `pane` alone restores",
+                  f"maximise a pane ({', '.join(PANES)}; a kernel: "
+                  f"{', '.join(p for p in CORE_PANES if p not in PANES)}); `pane` alone restores",
                   needs_program=False, complete=_panes)
 def _pane(session: Any, rest: str) -> Reply:
     return Reply(action=Action.PANE, args=(rest,))

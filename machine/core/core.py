@@ -32,15 +32,27 @@ Decisions where the issue is silent (gdb-like):
   engine; `dve.R3` always DVE's. `watch:R5` without an engine watches the focused
   engine's R5; `watch:R5@dve` (or `watch:dve.R5`) DVE's.
 - `race` stops after the step that found a race (reason "race"); `wait` after a step
-  that left an engine newly blocked (reason "wait"); a deadlock always stops.
+  that left an engine newly blocked (reason "wait"), and before the first step for an
+  engine blocked at its first instruction (it became blocked as the kernel loaded); a
+  deadlock always stops.
 - The schedule policy is fixed for the life of a Core (replay recomputes its choices).
 - `interrupt` follows the Machine's contract (machine/debugger.py): no run entry clears
   it when it starts (one set before stops the run at once, 0 steps); a run that stops
   because of it clears it; a run ending otherwise leaves it as it is.
-- `cont` does not stop again before the instruction it stopped before (gdb); `run_to`
-  is `cont` with a temporary `pc:` breakpoint; `reverse_continue` stops after undoing a
-  step when the engine stepped back is at a static breakpoint, or that step wrote a
-  watched target. `last` is the CoreStep of the last `step()`.
+- A step on which several breakpoints match reports every one. A stop after a step
+  also reports the static breakpoints of the engine the schedule runs next. `cont`
+  steps over the static breakpoints of the engine its last stop (or `step`) was about
+  and no other's: another engine at a breakpoint still stops before it issues. With
+  no stop to resume from (the loaded state, after `reverse`), it steps over those of
+  the first engine picked (gdb's `continue`). `run_to` is `cont` with a temporary
+  `pc:` breakpoint.
+- `reverse_continue` judges each undone step as forward execution did (the same
+  matching, conditions read where forward reads them) and stops BEFORE the step: at
+  a static breakpoint of the engine stepped back, or where the step wrote a watched
+  target, changed a `change:` one, made an `if:` true, found a race or left an engine
+  newly blocked; at step 0 last, the engines blocked from the start (`wait`). So the
+  hits `cont` meets from step 0 are the ones `reverse_continue` meets from the end
+  (tests/core/test_core_symmetry.py). `last` is the CoreStep of the last `step()`.
 
 Speed: SEQ fast steps (machine.engines.seq.FAST) touch only their engine's registers,
 so `cont` runs each engine ahead through them in batches (its credit) and journals the
@@ -62,6 +74,7 @@ from machine.breakpoints import (
     SEMANTIC_FLAG,
     STATIC_KINDS,
     Breakpoint,
+    Kind,
     parse_spec,
     shown,
     undo_hits,
@@ -77,10 +90,29 @@ from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine
 from machine.engines.record import StepRecord
 from machine.history import JOURNAL_BUDGET
 from machine.state import MachineConfig, MachineState
+from machine.stops import EngineStatus, StopReason
 
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
 _OWN_KINDS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine's own state
-_RECORD_KINDS = ("if", "watch", "change", "wait", *SEMANTIC_FLAG)  # need every step
+_RECORD_KINDS = (Kind.IF, Kind.WATCH, Kind.CHANGE, Kind.WAIT, *SEMANTIC_FLAG)  # every step
+# what reverse-continue judges (a fault or an invalid instruction ends a run; the
+# semantic kinds need the step's lanes, which undoing does not give back)
+_REVERSE_KINDS = (*STATIC_KINDS, Kind.WATCH, Kind.CHANGE, Kind.IF, Kind.RACE, Kind.WAIT)
+_REASON_OF = {Kind.RACE: StopReason.RACE, Kind.WAIT: StopReason.WAIT}  # else "breakpoint"
+NO_HISTORY = "no history is kept (journal budget 0)"
+_FIRST = -2  # Core._stepped_over: no stop to resume from; the first engine picked
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where the last stop (or explicit step) left the core: at global step `step`,
+    `engine` (an index) is the one whose static breakpoints were reported there or that
+    just stepped (None: no engine's); `start_waits`: the engines blocked from the start
+    were reported. A run from that same step steps over only that engine's breakpoints."""
+
+    step: int
+    engine: int | None
+    start_waits: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,8 +151,7 @@ class CoreStep:
 class CoreStop:
     """Why a core command returned."""
 
-    reason: str  # halt | breakpoint | fault | invalid | max-steps | deadlock | race | wait
-    #              | interrupt | start
+    reason: StopReason
     engine: str | None
     pc: int | None
     detail: str
@@ -134,7 +165,7 @@ class CoreStop:
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"reason": self.reason, "engine": self.engine, "pc": self.pc,
                              "detail": self.detail}
-        if self.reason == "deadlock":
+        if self.reason == StopReason.DEADLOCK:
             d["waiting"] = [w.to_dict() for w in self.waiting]
         return d
 
@@ -180,6 +211,7 @@ class Core:
         self._plans: list[dict[int, Plan]] = [{} for _ in self.engines]
         self._targets: list[frozenset[int] | None] = [None] * len(self.engines)
         self._fault: tuple[int, int] | None = None  # (engine, global step) of the last fault
+        self._resume: Resume | None = None
         if self._timeline.enabled:
             self._timeline.take(self._states)  # checkpoint 0: the loaded state
 
@@ -222,14 +254,14 @@ class Core:
         """An engine's state (the focused one by default)."""
         return self._states[self._index(engine or self.focus)]
 
-    def status(self, engine: str) -> str:
-        """"running" | "waiting" | "halted" | "faulted"."""
+    def status(self, engine: str) -> EngineStatus:
+        """What `engine` is doing now."""
         i = self._index(engine)
         if self._fault == (i, self.steps):
-            return "faulted"
+            return EngineStatus.FAULTED
         if self._states[i].halted:
-            return "halted"
-        return "waiting" if self._blocked(i) is not None else "running"
+            return EngineStatus.HALTED
+        return EngineStatus.WAITING if self._blocked(i) is not None else EngineStatus.RUNNING
 
     def waiting(self, engine: str) -> Wait | None:
         """Why `engine` is blocked, or None when it is not."""
@@ -331,13 +363,13 @@ class Core:
         self._check_engines(bp, spec)
         ms = [m for e, m in self.machines.items() if bp.engine in (None, e)]
         col = lead + bp.text.find(":") + 2
-        if bp.kind == "label":
+        if bp.kind == Kind.LABEL:
             ms = [m for m in ms if bp.value in m.labels]
             if not ms:
                 known = "; ".join(f"{e}: {', '.join(sorted(m.labels)) or 'none'}"
                                   for e, m in self.machines.items())
                 raise ValueError(f"column {col}: unknown label {bp.value!r}; labels: {known}")
-        elif bp.kind == "pc":
+        elif bp.kind == Kind.PC:
             errors = []
             for m in ms:
                 try:
@@ -365,7 +397,7 @@ class Core:
     def _check_engines(self, bp: Breakpoint, spec: str) -> None:
         """Every `ENGINE.` an expression or target of `bp` names has a queue here."""
         targets = list(bp.cond.targets) if bp.cond is not None else []
-        if bp.kind == "if":
+        if bp.kind == Kind.IF:
             targets += bp.value.targets
         elif bp.kind in ("watch", "change"):
             targets.append(bp.value)
@@ -412,7 +444,7 @@ class Core:
         for bp in self.breakpoints if bps is None else bps:
             if bp.kind in ("watch", "change"):
                 bp.watch_old = ex.snapshot(bp.value, self._states[self._owner(bp)])
-            elif bp.kind == "if":
+            elif bp.kind == Kind.IF:
                 bp.watch_old = self._truth(bp.value, self._index(self.focus))
 
     def _static_hits(self, i: int) -> list[Breakpoint]:
@@ -435,7 +467,7 @@ class Core:
         rec = cs.record
         assert rec is not None
         for bp in self.breakpoints:
-            if not bp.enabled or bp.kind in STATIC_KINDS or bp.kind == "deadlock":
+            if not bp.enabled or bp.kind in STATIC_KINDS or bp.kind == Kind.DEADLOCK:
                 continue
             why, about = self._reason(bp, i, rec, cs, blocked)
             if why and self._cond(bp, about):
@@ -446,36 +478,39 @@ class Core:
                 blocked: list[int]) -> tuple[str | None, int]:
         k = bp.kind
         mine = bp.engine in (None, self.engines[i])
-        if k == "race":
+        if k == Kind.RACE:
             rs = [r for r in cs.races if bp.engine in (None, r.a.engine, r.b.engine)]
             return (f"race: {race_text(rs[0])}" if rs else None), i
-        if k == "wait":
+        if k == Kind.WAIT:
             for j in blocked:
-                if bp.engine in (None, self.engines[j]):
+                if bp.engine in (None, self.engines[j]) and self._cond(bp, j):
                     w = self._blocked(j)
                     assert w is not None
                     return f"{self._wait(j, w).describe()}", j
             return None, i
-        if k == "if":
+        if k == Kind.IF:
             now = self._truth(bp.value, self._index(self.focus))
             was, bp.watch_old = bp.watch_old, now
             return (f"{bp.value.text} became true" if now and not was else None), i
         if k in ("watch", "change"):
             owner = self._owner(bp)
             own = bp.value.kind in _OWN_KINDS
-            if (own and owner != i) or (not own and not mine):
-                return None, i
-            if k == "watch" and written_by(bp.value, rec) is None:
+            applies = not ((own and owner != i) or (not own and not mine))
+            if k == Kind.WATCH and (not applies or written_by(bp.value, rec) is None):
                 return None, i
             now = ex.snapshot(bp.value, self._states[owner])
-            if k == "change" and now == bp.watch_old:
+            if k == Kind.CHANGE and now == bp.watch_old:
                 return None, i
+            # a change by another engine's step is followed (the next one compares
+            # with it) but is not this breakpoint's: `change:sem[0]@dve` is DVE's
             old, bp.watch_old = bp.watch_old, now
-            verb = "written" if k == "watch" else "changed"
+            if not applies:
+                return None, i
+            verb = "written" if k == Kind.WATCH else "changed"
             return f"{bp.value.name} {verb}: {shown(old)} -> {shown(now)}", i
         if not mine:
             return None, i
-        if k == "fault":
+        if k == Kind.FAULT:
             return (f"fault: {rec.fault}" if rec.fault else None), i
         if rec.lanes is not None:  # semantic: saturate / tie / nan / inf
             n = int(rec.lanes.flags[SEMANTIC_FLAG[k]].sum())
@@ -504,6 +539,7 @@ class Core:
             if i != pick:
                 tl.force(step, i)
             self._keep()
+            self._resume = Resume(tl.steps, i)  # `continue` steps over its breakpoints
         self.last = cs
         return cs
 
@@ -542,7 +578,7 @@ class Core:
 
     def _consumed(self, stop: CoreStop) -> CoreStop:
         """A run entry's result: an interrupt stop consumes the interrupt."""
-        if stop.reason == "interrupt":
+        if stop.reason == StopReason.INTERRUPT:
             self.interrupt.clear()
         return stop
 
@@ -560,31 +596,36 @@ class Core:
     def _run(self, limit: int | None, stops: bool, feed: bool) -> CoreStop:
         tl = self._timeline
         start = tl.steps
-        first = True
         fast = not (stops and self._needs_records())
-        waits = stops and any(b.enabled and b.kind == "wait" for b in self.breakpoints)
+        waits = stops and any(b.enabled and b.kind == Kind.WAIT for b in self.breakpoints)
+        over, over_at = self._stepped_over()
+        if waits and tl.steps == 0 and not self._resumed(start_waits=True):
+            stop = self._start_waits()
+            if stop is not None:
+                return stop
         blocked = self._blocked_set() if waits else []
         found: list[Race] = []
         while True:
             done = tl.steps - start
             if limit is not None and done >= limit:
                 self._settle()
-                return self._plain_stop("max-steps", f"stopped after {done} steps", done,
+                return self._plain_stop(StopReason.MAX_STEPS, f"stopped after {done} steps", done,
                                         found)
             if self.interrupt.is_set():
                 self._settle()
-                return self._plain_stop("interrupt", "interrupted", done, found)
+                return self._plain_stop(StopReason.INTERRUPT, "interrupted", done, found)
             run = self._runnable()
             if not run:
                 return self._end(done, found)
             step = tl.steps
             forced = tl.forced.get(step)
             i = forced if forced is not None else self._policy.choose(run, tl.last, step)
-            if stops and not first and not self._credit[i]:
+            if over == _FIRST:  # no stop here to resume from: the first pick is stepped over
+                over, over_at = i, self._done(i)
+            if stops and not self._credit[i] and not (i == over and self._done(i) == over_at):
                 hits = self._static_hits(i)
                 if hits:
                     return self._static_stop(i, hits, done, found)
-            first = False
             if fast and forced is None:
                 room = FAST_CHUNK if limit is None else min(FAST_CHUNK, limit - done)
                 nf = tl.next_forced(step)
@@ -609,6 +650,57 @@ class Core:
                 hits = self._dynamic_hits(i, cs, newly)
                 if hits:
                     return self._dynamic_stop(i, cs, hits, tl.steps - start, found)
+
+    def _done(self, i: int) -> int:
+        """Instructions engine i has executed (its run-ahead credit aside)."""
+        return self._states[i].steps - self._credit[i]
+
+    def _resumed(self, start_waits: bool = False) -> bool:
+        """Whether the core is still where its last stop (or explicit step) left it;
+        `start_waits`: and that stop reported the engines blocked from the start."""
+        r = self._resume
+        return r is not None and r.step == self.steps and (r.start_waits or not start_waits)
+
+    def _stepped_over(self) -> tuple[int, int]:
+        """(engine, its executed count) whose static breakpoints the next run steps over
+        before that engine issues again: the engine of the stop being continued from;
+        _FIRST: the first engine picked (no stop here, gdb's `continue`); -1: none."""
+        r = self._resume
+        if not self._resumed() or r is None:
+            return _FIRST, 0
+        if r.engine is None:
+            return -1, 0
+        return r.engine, self._done(r.engine)
+
+    def _start_waits(self) -> CoreStop | None:
+        """At step 0 every engine blocked at its first instruction has just become
+        blocked: a `wait` breakpoint about it stops before the first step (and
+        reverse-continue stops there last, after judging step 0)."""
+        hits = self._wait_hits(self._blocked_set())
+        if not hits:
+            return None
+        for bp, _, _ in hits:
+            bp.hits += 1
+        j = hits[0][1]
+        detail = "; ".join(f"{bp.describe()}: {why}" for bp, _, why in hits)
+        self._resume = Resume(0, None, True)
+        return CoreStop(StopReason.WAIT, self.engines[j], self._states[j].pc, detail, 0,
+                        breakpoint=hits[0][0], breakpoints=[bp for bp, _, _ in hits])
+
+    def _wait_hits(self, newly: list[int]) -> list[tuple[Breakpoint, int, str]]:
+        """The enabled `wait` breakpoints the newly blocked engines meet: (breakpoint, the
+        engine it is about, why), one per breakpoint (the first engine it matches)."""
+        out = []
+        for bp in self.breakpoints:
+            if not bp.enabled or bp.kind != Kind.WAIT:
+                continue
+            for j in newly:
+                if bp.engine in (None, self.engines[j]) and self._cond(bp, j):
+                    w = self._blocked(j)
+                    assert w is not None
+                    out.append((bp, j, self._wait(j, w).describe()))
+                    break
+        return out
 
     def _batch(self, run: list[int], room: int) -> int:
         """Schedule fast steps (running engines ahead as needed); steps scheduled."""
@@ -661,24 +753,25 @@ class Core:
         """Nothing can run: every engine halted, or a deadlock."""
         waits = self._waits()
         if not waits:
-            return self._plain_stop("halt", "every engine halted", done, found)
+            return self._plain_stop(StopReason.HALT, "every engine halted", done, found)
         first = waits[0]
         at = self._index(first.engine)
         bps = [b for b in self.breakpoints
-               if b.enabled and b.kind == "deadlock" and self._cond(b, at)]
+               if b.enabled and b.kind == Kind.DEADLOCK and self._cond(b, at)]
         for b in bps:
             b.hits += 1
         detail = "deadlock: " + "; ".join(w.describe() for w in waits)
-        return CoreStop("deadlock", first.engine, first.pc, detail, done, waits, found,
+        return CoreStop(StopReason.DEADLOCK, first.engine, first.pc, detail, done, waits, found,
                         breakpoints=bps, breakpoint=bps[0] if bps else None)
 
     def _static_stop(self, i: int, hits: list[Breakpoint], done: int,
                      found: list[Race]) -> CoreStop:
         for bp in hits:
             bp.hits += 1
+        self._resume = Resume(self.steps, i)
         where = f"before {self._at(i)}"
         detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
-        return CoreStop("breakpoint", self.engines[i], self._states[i].pc, detail, done,
+        return CoreStop(StopReason.BREAKPOINT, self.engines[i], self._states[i].pc, detail, done,
                         races=found, breakpoint=hits[0], breakpoints=hits)
 
     def _dynamic_stop(self, i: int, cs: CoreStep, hits: list[tuple[Breakpoint, str]],
@@ -686,31 +779,54 @@ class Core:
         rec = cs.record
         assert rec is not None
         by = f"{self.engines[i]} {rec.mnemonic} at {rec.pc:#x}"
+        # The engine the schedule runs next may be at a static breakpoint too: reported
+        # (and counted) here, as one queue reports it (machine/debugger.py), and stepped
+        # over by the next run; any other engine's are still checked when it issues.
+        nxt = self._next_pick()
+        static = [] if nxt is None else [b for b in self._static_hits(nxt)
+                                         if b not in (h[0] for h in hits)]
         for bp, _ in hits:
             bp.hits += 1
+        for bp in static:
+            bp.hits += 1
+        self._resume = Resume(self.steps, nxt if static else None)
         kind = hits[0][0].kind
-        reason = kind if kind in ("race", "wait") else "breakpoint"
-        detail = "; ".join(f"{bp.describe()}: {by}: {why}" for bp, why in hits)
-        return CoreStop(reason, self.engines[i], self._states[i].pc, detail, done,
+        reason = _REASON_OF.get(kind, StopReason.BREAKPOINT)
+        parts = [] if nxt is None else [f"{bp.describe()}: before {self._at(nxt)}"
+                                        for bp in static]
+        parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
+        return CoreStop(reason, self.engines[i], self._states[i].pc, "; ".join(parts), done,
                         races=found, breakpoint=hits[0][0],
-                        breakpoints=[bp for bp, _ in hits], record=rec)
+                        breakpoints=[bp for bp, _ in hits] + static, record=rec)
+
+    def _next_pick(self) -> int | None:
+        """The engine the schedule takes the next global step with (None: none can run,
+        or it is running ahead through fast steps, where no static breakpoint is)."""
+        run = self._runnable()
+        if not run:
+            return None
+        tl = self._timeline
+        forced = tl.forced.get(tl.steps)
+        i = forced if forced is not None else self._policy.choose(run, tl.last, tl.steps)
+        return None if self._credit[i] else i
 
     def _refused(self, i: int, rec: StepRecord, done: int, found: list[Race]) -> CoreStop:
         e = self.engines[i]
         if rec.fault:
             bps = [b for b in self.breakpoints
-                   if b.enabled and b.kind == "fault" and b.engine in (None, e)]
+                   if b.enabled and b.kind == Kind.FAULT and b.engine in (None, e)]
             for b in bps:
                 b.hits += 1
-            return CoreStop("fault", e, rec.pc, f"{e}: {rec.fault}", done, races=found,
+            return CoreStop(StopReason.FAULT, e, rec.pc, f"{e}: {rec.fault}", done, races=found,
                             breakpoint=bps[0] if bps else None, breakpoints=bps, record=rec)
         if rec.invalid:
             v = rec.verdict
             failed = ", ".join(v.failed) if v is not None else "legality"
             name = v.predicate if v is not None else "legality"
-            return CoreStop("invalid", e, rec.pc, f"{e}: {rec.mnemonic} at {rec.pc:#x} fails "
-                            f"{name}: {failed}", done, races=found, record=rec)
-        return CoreStop("halt", e, rec.pc, f"{e} is halted", done, races=found, record=rec)
+            return CoreStop(StopReason.INVALID, e, rec.pc,
+                            f"{e}: {rec.mnemonic} at {rec.pc:#x} fails {name}: {failed}",
+                            done, races=found, record=rec)
+        return CoreStop(StopReason.HALT, e, rec.pc, f"{e} is halted", done, races=found, record=rec)
 
     # -- reverse and replay -------------------------------------------------------------
     def reverse_step(self) -> bool:
@@ -733,9 +849,9 @@ class Core:
     def _reverse(self, n: int) -> CoreStop:
         tl = self._timeline
         if not tl.enabled:
-            return self._plain_stop("start", "no history is kept (journal budget 0)", 0, [])
+            return self._plain_stop(StopReason.START, NO_HISTORY, 0, [])
         if self.interrupt.is_set():  # set before the run: it stops at once (the contract)
-            return self._plain_stop("interrupt", "interrupted", 0, [])
+            return self._plain_stop(StopReason.INTERRUPT, "interrupted", 0, [])
         first = tl.steps
         target = max(0, first - max(0, n))
         stop = self._goto(target)
@@ -746,8 +862,8 @@ class Core:
             stop.steps = done
             return stop
         if tl.steps == 0:
-            return self._plain_stop("start", "start of history", done, [])
-        return self._plain_stop("max-steps", f"{done} steps back", done, [])
+            return self._plain_stop(StopReason.START, "start of history", done, [])
+        return self._plain_stop(StopReason.MAX_STEPS, f"{done} steps back", done, [])
 
     def _goto(self, target: int) -> CoreStop | None:
         """Move back to global step `target`; a CoreStop only if interrupted."""
@@ -758,14 +874,14 @@ class Core:
             tl.restart(cp, self._states)
             stop = self._advance(target - cp.step, stops=False, feed=False)
             self._settle()
-            return stop if stop.reason == "interrupt" else None
+            return stop if stop.reason == StopReason.INTERRUPT else None
         done = 0
         states, sched = self._states, tl.schedule
         while tl.steps > target:
             states[sched.pop()].undo_step()
             done += 1
             if done % FAST_CHUNK == 0 and self.interrupt.is_set():
-                return self._plain_stop("interrupt", "interrupted", done, [])
+                return self._plain_stop(StopReason.INTERRUPT, "interrupted", done, [])
         return None
 
     def run_to(self, pc: int, engine: str | None = None) -> CoreStop:
@@ -785,41 +901,121 @@ class Core:
         return stop
 
     def reverse_continue(self, max_steps: int | None = None) -> CoreStop:
-        """Undo global steps, newest first, until a static breakpoint matches the engine
-        just stepped back at its PC, or a watch/change target was written by the undone
-        step; else to the start (or `max_steps` back). Past the kept window the window
-        before it is rebuilt from a checkpoint. Interruptible."""
+        """Undo global steps, newest first, until one meets a breakpoint as forward
+        execution would have (module docstring), else to the start (or `max_steps`
+        back). Past the kept window the window before it is rebuilt from a checkpoint.
+        Interruptible."""
         return self._consumed(self._reverse_continue(max_steps))
 
     def _reverse_continue(self, max_steps: int | None) -> CoreStop:
         tl = self._timeline
         if not tl.enabled:
-            return self._plain_stop("start", "no history is kept (journal budget 0)", 0, [])
+            return self._plain_stop(StopReason.START, NO_HISTORY, 0, [])
         first = tl.steps
         floor = 0 if max_steps is None else max(0, first - max_steps)
-        watches = [b for b in self.breakpoints if b.enabled and b.kind in ("watch", "change")]
+        bps = [b for b in self.breakpoints if b.enabled and b.kind in _REVERSE_KINDS]
+        raced: dict[int, list[Race]] = {}
+        if any(b.kind == Kind.RACE for b in bps):
+            for r in self.races:
+                raced.setdefault(r.b.step, []).append(r)
         try:
             while tl.steps > floor:
                 if self.interrupt.is_set():
-                    return self._plain_stop("interrupt", "interrupted", first - tl.steps, [])
+                    return self._plain_stop(StopReason.INTERRUPT, "interrupted",
+                                            first - tl.steps, [])
                 if not tl.schedule and not self._rebuild_window():
-                    return self._plain_stop("interrupt", "interrupted", first - tl.steps, [])
-                i = tl.schedule[-1]
-                watched = [bp for bp in watches if self._undo_touches(bp, i)]
-                tl.schedule.pop()
-                self._states[i].undo_step()
-                hits = watched + [b for b in self._static_hits(i) if b not in watched]
-                if hits:
-                    stop = self._static_stop(i, hits, first - tl.steps, [])
-                    stop.detail += " (reverse)"
+                    return self._plain_stop(StopReason.INTERRUPT, "interrupted",
+                                            first - tl.steps, [])
+                stop = self._undo_judged(bps, raced, first)
+                if stop is not None:
                     return stop
             done = first - tl.steps
+            if tl.steps == 0 and not self._resumed(start_waits=True) and any(
+                    b.kind == Kind.WAIT for b in bps):
+                stop = self._start_waits()
+                if stop is not None:
+                    stop.steps = done
+                    stop.detail += " (reverse)"
+                    return stop
             if tl.steps:
-                return self._plain_stop("max-steps", f"{done} steps back", done, [])
-            return self._plain_stop("start", "start of history", done, [])
+                return self._plain_stop(StopReason.MAX_STEPS, f"{done} steps back", done, [])
+            return self._plain_stop(StopReason.START, "start of history", done, [])
         finally:
             tl.forget_after(tl.steps)
             self._moved(tl.steps)
+
+    def _undo_judged(self, bps: list[Breakpoint], raced: dict[int, list[Race]],
+                     first: int) -> CoreStop | None:
+        """Undo the newest global step and judge it as forward execution did: a stop
+        when that step met an after-step breakpoint (race, wait, watch, change, if) or
+        its engine is now at a static one; at step 0 also when an engine blocked from the
+        start meets a `wait`. Each condition reads the state it reads going forward (the
+        after-step kinds: the state after the step). The stop is before the step, as a
+        reverse watch stops before the write (gdb)."""
+        tl = self._timeline
+        i = tl.schedule[-1]
+        step = tl.steps - 1
+        focus = self._index(self.focus)
+        waits = any(b.kind == Kind.WAIT for b in bps)
+        blocked = self._blocked_set() if waits else []
+        told = {j: self._wait(j, w).describe() for j in blocked
+                if (w := self._blocked(j)) is not None}
+        pending: list[tuple[Breakpoint, Any]] = []
+        for bp in bps:
+            k = bp.kind
+            if k in ("watch", "change"):
+                if self._undo_touches(bp, i) and self._cond(bp, i):
+                    pending.append((bp, ex.snapshot(bp.value, self._states[self._owner(bp)])))
+            elif k == Kind.RACE:
+                rs = [r for r in raced.get(step, ()) if bp.engine in (None, r.a.engine,
+                                                                       r.b.engine)]
+                if rs and self._cond(bp, i):
+                    pending.append((bp, f"race: {race_text(rs[0])}"))
+            elif k == Kind.IF:
+                if self._truth(bp.value, focus) and self._cond(bp, i):
+                    pending.append((bp, None))
+            elif k == Kind.WAIT:
+                js = [j for j in blocked if bp.engine in (None, self.engines[j])
+                      and self._cond(bp, j)]
+                if js:
+                    pending.append((bp, js))
+        tl.schedule.pop()
+        self._states[i].undo_step()
+        before = set(self._blocked_set()) if waits else set()
+        hits: list[tuple[Breakpoint, str]] = []
+        for bp, seen in pending:
+            k = bp.kind
+            if k in ("watch", "change"):
+                old = ex.snapshot(bp.value, self._states[self._owner(bp)])
+                if k == Kind.CHANGE and old == seen:
+                    continue
+                verb = "written" if k == Kind.WATCH else "changed"
+                hits.append((bp, f"{bp.value.name} {verb}: {shown(old)} -> {shown(seen)}"))
+            elif k == Kind.IF:
+                if not self._truth(bp.value, focus):
+                    hits.append((bp, f"{bp.value.text} became true"))
+            elif k == Kind.WAIT:
+                j = next((j for j in seen if j not in before), None)
+                if j is not None:
+                    hits.append((bp, told[j]))
+            else:
+                hits.append((bp, seen))
+        known = {id(bp) for bp, _ in hits}
+        static = [b for b in self._static_hits(i) if id(b) not in known]
+        if not (hits or static):
+            return None
+        found = [bp for bp, _ in hits] + static
+        for bp in found:
+            bp.hits += 1
+        self._resume = Resume(tl.steps, i)
+        kind = hits[0][0].kind if hits else Kind.OP
+        reason = _REASON_OF.get(kind, StopReason.BREAKPOINT)
+        by = self._at(i)
+        parts = [f"{bp.describe()}: before {by}" for bp in static]
+        parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
+        return CoreStop(reason, self.engines[i], self._states[i].pc,
+                        "; ".join(parts) + " (reverse)", first - tl.steps,
+                        breakpoint=found[0], breakpoints=found)
 
     def _rebuild_window(self) -> bool:
         """The kept window is used up: restore the checkpoint before it and replay up to
@@ -831,7 +1027,7 @@ class Core:
         tl.restart(cp, self._states)
         stop = self._advance(cur - cp.step, stops=False, feed=False)
         self._settle()
-        return stop.reason != "interrupt"
+        return stop.reason != StopReason.INTERRUPT
 
     def _undo_touches(self, bp: Breakpoint, i: int) -> bool:
         """Whether engine i's newest journaled step wrote the target of watch `bp`."""
@@ -857,7 +1053,7 @@ class Core:
         finally:
             self._settle()
         self._resync()
-        return None if stop.reason == "max-steps" else self._consumed(stop)
+        return None if stop.reason == StopReason.MAX_STEPS else self._consumed(stop)
 
     def _moved(self, step: int) -> None:
         """After reversing to `step`: faults, race findings and watches start from here."""

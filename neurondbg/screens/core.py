@@ -31,6 +31,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 
+from neurondbg.panes import CORE_PANES
 from neurondbg.screens.main import DebuggerScreen, memory_view
 from views.console_view import ConsoleView
 from views.core_snapshot import CoreSnapshot
@@ -45,11 +46,6 @@ from views.snapshot import Snapshot
 from views.struct_view import StructView
 from views.timeline import TimelineView
 
-CORE_PANES: dict[str, str] = {
-    "program": "Program", "engines": "Engines", "timeline": "Timeline",
-    "registers": "Registers", "semaphores": "Semaphores", "struct": "Struct",
-    "legality": "Legality", "memory": "SBUF", "console": "Console",
-}
 CORE_ALWAYS = ("program", "console", "engines", "timeline")
 FOLLOW_FOCUS = ("program", "registers", "struct", "legality")  # titled with the engine
 

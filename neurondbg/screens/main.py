@@ -33,6 +33,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 
+from neurondbg.panes import PANES
 from views.console_view import ConsoleView
 from views.deferred import Deferred, build_deferred
 from views.legality import LegalityView
@@ -42,12 +43,6 @@ from views.registers import RegistersView
 from views.snapshot import Snapshot
 from views.struct_view import StructView
 
-# pane id -> title, in the order of the layout (focus order; keys 1..9)
-PANES: dict[str, str] = {
-    "program": "Program", "registers": "Registers", "accum": "DVE acc / idx", "plot": "Plot",
-    "struct": "Struct", "legality": "Legality", "memory": "SBUF", "lanes": "Convert trace",
-    "console": "Console",
-}
 ALWAYS_SHOWN = ("program", "console")  # in the compact layout; the others are tabs
 ALWAYS_FED = ("program", "memory")  # followed state (module docstring): fed even hidden
 WIDE = Size(150, 44)  # the three bands: 66 + 34 + a listing; 19 + 15 rows + the data band

@@ -191,12 +191,6 @@ def test_deadlock_and_wait_breakpoints() -> None:
     assert (stop.reason, stop.breakpoint, dl.hits) == ("deadlock", dl, 1)
 
 
-def test_wait_breakpoint_ignores_engines_blocked_from_the_start() -> None:
-    c = core(pool=PRODUCER, dve=CONSUMER)
-    c.add_breakpoint("wait")
-    assert c.cont().reason == "halt"
-
-
 def test_expressions_naming_a_missing_engine_are_refused() -> None:
     c = handshake()
     with pytest.raises(ValueError, match=r"column 4: no act queue in this kernel \(engines: "

@@ -179,7 +179,7 @@ def test_engine_qualified_breakpoint_and_max_steps() -> None:
 
 def test_break_wait_stops_when_an_engine_blocks() -> None:
     # in-order runs POOL until its third Cast waits for DVE to free tile A
-    code, d = run_json("double_buffer", "--break", "wait", "--schedule", "in-order")
+    code, d = run_json("double_buffer", "--break", "wait@pool", "--schedule", "in-order")
     assert code == 0 and d["stop"]["reason"] == "wait" and d["stop"]["engine"] == "pool"
     assert d["stop"]["pc"] == 0x80 and d["stop"]["source"].endswith("double_buffer.asm:24:5")
     assert d["engines"]["pool"]["status"] == "waiting" and d["semaphores"] == {"0": 2}

@@ -223,3 +223,25 @@ def test_the_console_help_names_the_footer_keys_from_the_bindings(monkeypatch) -
     monkeypatch.setattr(NeurondbgApp, "BINDINGS",
                         [*NeurondbgApp.BINDINGS, Binding("w", "watch", "watch")])
     assert "q quit · w watch · Ctrl+P palette" in execute("help", None).lines[-1][0]
+
+
+def test_breakpoint_kinds_and_panes_offered_are_the_declared_ones() -> None:
+    """Completion and help read machine.breakpoint_kinds.Kind and neurondbg.panes: every
+    kind is offered (change:, race, wait, deadlock too), and a kernel's panes on a
+    kernel (no Plot there; Engines, Timeline, Semaphores instead)."""
+    from machine.breakpoint_kinds import Kind
+    from neurondbg.panes import CORE_PANES, PANES
+    from views.core_session import CoreSession
+
+    words = [c.removeprefix("break ") for c in REGISTRY.completions("break ")]
+    assert words[:len(Kind)] == ["op:", "pc:", "label:", "invalid", "fault", "if:", "watch:",
+                                 "change:", "saturate", "tie", "nan", "inf", "race",
+                                 "deadlock", "wait"]
+    assert REGISTRY.completions("break ch") == ["break change:"]
+    assert REGISTRY.completions("break w") == ["break watch:", "break wait"]
+    assert all(k.example in console.HELP["break"] for k in Kind)
+    assert REGISTRY.completions("pane ") == [f"pane {p}" for p in PANES]
+    kernel = CoreSession(Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm")
+    assert REGISTRY.completions("pane ", kernel) == [f"pane {p}" for p in CORE_PANES]
+    assert REGISTRY.completions("pane p", kernel) == ["pane program"]
+    assert all(p in console.HELP["pane"] for p in (*PANES, *CORE_PANES))
