@@ -157,6 +157,7 @@ def test_disasm_text_assembles_back_to_the_streams(tmp_path: Path) -> None:
     assert lines[1] == "# queue qSPIO0: owner sp, type in, semaphores 8..23"
     assert ".engine sp" in lines and ".gen sunda" in lines
     trig = [ln for ln in lines if ln.startswith("PSEUDO_DMATRIGGER")]
+    assert trig[1].startswith("PSEUDO_DMATRIGGER queue=qSPIO0 id=1  #")
     assert trig[1].endswith("# qSPIO0#1 -> sem[9] [I-1]: X[+0x200 512B] -> "
                             "SB[p0..0 +0x200 512B/p] copy float32")
     sections = assemble_sections(out, "k", Gen.SUNDA).sections
