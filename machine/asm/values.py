@@ -190,6 +190,12 @@ def field_value(f: Field, value: Value, gen: Gen, fail: Fail,
             raise fail(f"expected {f.count} values for {f.name}, found {len(value.items)}",
                        value.column)
         return tuple(scalar(f, a, fail, labels, here) for a in value.items)
+    if f.role == "ascii":  # a name, its bytes NUL-padded (struct spec role "ascii")
+        text = value.text
+        if not text.isascii() or len(text) > f.count:
+            raise fail(f"expected an ASCII name of at most {f.count} characters for "
+                       f"{f.name}", value.column)
+        return tuple(text.encode("ascii").ljust(f.count, b"\0"))
     if f.count > 1:
         raise fail(f"expected a list of {f.count} values for {f.name}, like "
                    f"[{', '.join(['0'] * min(f.count, 4))}{', ...' if f.count > 4 else ''}]",

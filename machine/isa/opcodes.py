@@ -186,7 +186,9 @@ _TABLE: tuple[tuple[int, str, str, str, str, str], ...] = (
     (0xBD, "DMA_TRANSPOSE", "", "dma", "+v3", "LOW"),
     (0xBE, "GET_SEQUENCE_BOUNDS", "", "pd", "+v3", "MED"),
     (0xBF, "SB2SB_COLLECTIVE", "", "dma", "+v3", "LOW"),
-    *((code, name, "", "none", "+v3" if name == "PSEUDO_JPEG_DECODE" else "", "HIGH")
+    # PSEUDO_DMATRIGGER's payload is neff-facts §5.3 (struct DMA_TRIGGER)
+    *((code, name, "DMA_TRIGGER" if name == "PSEUDO_DMATRIGGER" else "", "none",
+       "+v3" if name == "PSEUDO_JPEG_DECODE" else "", "HIGH")
       for code, name in enumerate((
           "PSEUDO_DMATRIGGER", "PSEUDO_DMAREARM", "PSEUDO_DMABARRIER",
           "PSEUDO_DMAMEMCPY_FULL_IND", "PSEUDO_SEMAPHORE_SET", "PSEUDO_LOAD_ACT_FUNC_SET",

@@ -35,6 +35,8 @@ NOT_MODELLED: dict[Op, str] = {
     Op.SCALAR_TENSOR_TENSOR_BITVEC: f"{_UNDOCUMENTED}: how the scalar and the two tensors "
                                     "combine (operand order of op0 / op1)",
     Op.TENSOR_TENSOR_SCAN_ARITH: f"{_UNDOCUMENTED}: the scan's order and seed",
+    Op.PSEUDO_DMATRIGGER: "a NEFF pseudo-instruction the runtime lowers (neff-facts §5.5); "
+                          "no engine runs it",
 }
 
 # Struct opcodes the references give no validity predicate for: legality judges them
@@ -44,4 +46,6 @@ NO_PREDICATE: dict[Op, str] = {
                              "documented for it",
     Op.EVENT_SEMAPHORE: "isa-facts §4.1 documents its EVENTS_EXTENDED fields, no predicate",
     Op.TEST_EVENT_SEM: "isa-facts §4.6 documents its fields, no predicate",
+    Op.PSEUDO_DMATRIGGER: "neff-facts §5.3 gives its payload; no engine's dispatch table "
+                          "holds it, so there is no wire predicate",
 }

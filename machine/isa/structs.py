@@ -322,6 +322,15 @@ def _d4_mr() -> Struct:
     ], "memset / register store / RNG / read indices (4-D destination)", s)
 
 
+def _dma_trigger() -> Struct:
+    s = "neff-facts §5.3"
+    return _struct("DMA_TRIGGER", [
+        _f("queue", 12, count=36, role="ascii",
+           doc="DMA queue name, ASCII, NUL-padded (qSPIO0, qPoolIO0, ...)", source=s),
+        _f("id", 48, "u4", doc="entry id in the issuing engine's JSON dma list", source=s),
+    ], "NEFF DMA trigger: the queue and entry the runtime starts", s)
+
+
 def _raw() -> Struct:
     return _struct("RAW", [
         _f("raw", 12, count=52, role="raw", doc="operand bytes of an undocumented layout",
@@ -333,7 +342,7 @@ STRUCTS: dict[str, Struct] = {
     s.name: s for s in (
         _s4d4_tr(), _ctrl_mv(), _ctrl_ms(), _ctrl_al(), _ctrl_br(), _ctrl_es(),
         _ctrl_test_es(), _s3s3d3_tt(), _s3d3_ts(), _s2d2_rs(), _s2s2d2_stt(), _d1_rd(),
-        _d4_mr(), _raw(),
+        _d4_mr(), _dma_trigger(), _raw(),
     )
 }
 RAW = STRUCTS["RAW"]

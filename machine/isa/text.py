@@ -7,6 +7,8 @@ machine.asm, so the listing can be built from decoded fields without it.
 
 from __future__ import annotations
 
+import re
+
 from machine.dtypes import Gen
 from machine.isa.addr import decode_addr4
 from machine.isa.spec import Field, Struct
@@ -36,7 +38,26 @@ def format_element(f: Field, v: int) -> str:
     return str(v)
 
 
+# An ASCII field is written as a bare name when the assembler reads it back as one.
+_ASCII_NAME = re.compile(r"(?!(?:inf|nan)(?!\w))[A-Za-z_][\w.]*")
+
+
+def ascii_text(value: tuple[int, ...]) -> str | None:
+    """The text of an ASCII field's bytes (NUL-padded), or None when they are not a name
+    written back to the same bytes (a byte after the padding, a non-name character)."""
+    raw = bytes(value)
+    text = raw.rstrip(b"\0")
+    if b"\0" in text or not text.isascii():
+        return None
+    name = text.decode("ascii")
+    return name if _ASCII_NAME.fullmatch(name) else None
+
+
 def format_value(f: Field, value: int | tuple[int, ...]) -> str:
+    if isinstance(value, tuple) and f.role == "ascii":
+        name = ascii_text(value)
+        if name is not None:
+            return name
     if isinstance(value, tuple):
         return "[" + ",".join(format_element(f, v) for v in value) + "]"
     return format_element(f, value)

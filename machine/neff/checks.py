@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 import numpy as np
 
@@ -36,7 +37,15 @@ from machine.isa.enums import UpdateMode, WaitMode
 from machine.isa.opcodes import mnemonic
 from machine.neff.events import ADDS, EVENT_UPDATES, INCREMENTS, SEM_WAITS, updates, waits
 from machine.neff.footprint import extent, sb_partitions
-from machine.neff.model import DMA_INCREMENT, ENGINES, SB, SEMAPHORES, Engine, Subgraph
+from machine.neff.model import (
+    DMA_INCREMENT,
+    ENGINES,
+    SB,
+    SB_PARTITION_STEP,
+    SEMAPHORES,
+    Engine,
+    Subgraph,
+)
 from machine.neff.roles import engine_label, semaphore_roles
 from machine.neff.triggers import Trigger
 
@@ -227,12 +236,27 @@ def _mode_name(enum: type[WaitMode] | type[UpdateMode], mode: int) -> str:
             "SEM_LE_IMM": "<="}.get(name, name)
 
 
+@lru_cache(maxsize=4096)
+def _sb_shape(sizes: tuple[int, ...], steps: tuple[int, ...]) -> tuple[int, int, int]:
+    """(partitions, lowest, one past the highest byte relative to the side's byte offset)
+    of an SB side's shape: descriptors of a NEFF share a few shapes at many offsets."""
+    _, parts, _, rest = sb_partitions(0, sizes, steps)
+    lo, hi = extent(0, tuple(n for n, _ in rest), tuple(s for _, s in rest))
+    return parts, lo, hi
+
+
+@lru_cache(maxsize=4096)
+def _shape_extent(sizes: tuple[int, ...], steps: tuple[int, ...]) -> tuple[int, int]:
+    return extent(0, sizes, steps)
+
+
 def _side_problem(sub: Subgraph, name: str, off: int, sizes: tuple[int, ...],
                   steps: tuple[int, ...], sbuf_bytes: int) -> str | None:
     """Why one side of a descriptor leaves its buffer, or None."""
     if name == SB:
-        p0, parts, byte, rest = sb_partitions(off, sizes, steps)
-        lo, hi = extent(byte, tuple(n for n, _ in rest), tuple(s for _, s in rest))
+        p0, byte = divmod(off, SB_PARTITION_STEP)
+        parts, rel_lo, rel_hi = _sb_shape(sizes, steps)
+        lo, hi = byte + rel_lo, byte + rel_hi
         if p0 + parts > PARTITIONS:
             return f"SB partitions {p0}..{p0 + parts - 1} (there are {PARTITIONS})"
         if lo < 0 or hi > sbuf_bytes:
@@ -242,7 +266,8 @@ def _side_problem(sub: Subgraph, name: str, off: int, sizes: tuple[int, ...],
     var = sub.vars.get(name)
     if var is None:
         return f"{name!r}, which is not a def.json var"
-    lo, hi = extent(off, sizes, steps)
+    rel_lo, rel_hi = _shape_extent(sizes, steps)
+    lo, hi = off + rel_lo, off + rel_hi
     if var.size is not None and (lo < 0 or hi > var.size):
         return f"{name} bytes {lo:,}..{hi:,} (the var holds {var.size:,})"
     return None

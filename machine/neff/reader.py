@@ -17,6 +17,7 @@ different lengths. Each is a NeffError naming the member and the JSON path.
 
 from __future__ import annotations
 
+import gc
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -312,7 +313,11 @@ def _entries(doc: _Doc, queues: dict[str, DmaQueue]) -> tuple[DmaEntry, ...]:
     dma = doc.get("dma")
     if dma is None:
         return ()
-    out = tuple(_entry(d, queues) for d in dma.items())
+    if type(dma.value) is not list:
+        raise dma.fail("a list")
+    # the common case without a _Doc per entry; an odd entry takes the worded path
+    out = tuple(_entry_fast(d, queues) or _entry(dma.child(i), queues)
+                for i, d in enumerate(dma.value))
     seen: set[tuple[str, int]] = set()
     for i, e in enumerate(out):
         if (e.queue, e.id) in seen:
@@ -390,4 +395,12 @@ def neff_from_archive(archive: Archive, where: str) -> Neff:
 def open_neff(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Neff:
     """The NEFF at `path`, read and typed; NeffError (one line) on anything wrong."""
     where = str(path)
-    return neff_from_archive(read_archive(path, limits), where)
+    # hundreds of thousands of descriptors and no cycles among them: a collection
+    # triggered part-way would walk them all again for nothing
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return neff_from_archive(read_archive(path, limits), where)
+    finally:
+        if enabled:
+            gc.enable()
