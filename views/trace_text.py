@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
-from machine.convert._trace_model import FLAG_NAMES as TRACE_FLAGS
+from machine.convert._trace_model import LANE_FLAGS
 from machine.convert.formats import Format
 from machine.convert.roles import bit_parts, elide
 from views.lab_model import bit_string, encoding_marks, fmt_value, value_of
@@ -23,10 +23,10 @@ WRAP = 72  # explanation lines are wrapped (with indent) to this width
 ELIDE_OVER = 24  # a bit-string part longer than this reads 1000…(N bits)…0001
 LINE_WIDTH = 29  # the candidates' number line, in cells
 # the flags a trace raises beyond exact/inexact's "exact" (summary_text says "exact" itself)
-FLAG_NAMES: tuple[str, ...] = tuple(f for f in TRACE_FLAGS if f != "exact")
+FLAG_NAMES: tuple[str, ...] = tuple(f for f in LANE_FLAGS if f != "exact")
 FLAG_STYLES: dict[str, str] = {
     "inexact": "yellow", "tie": "bold magenta", "saturated": "bold red",
-    "overflow": "red", "nan": "bold red", "inf": "red",
+    "overflow": "red", "underflow": "cyan", "nan": "bold red", "inf": "red",
 }
 
 

@@ -38,6 +38,7 @@ from machine.files import (
     size_text,
 )
 from machine.isa.codec import Program, decode_bytes
+from machine.neff.sniff import HEADER_BYTES, looks_like_neff
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,10 @@ def read_program(path: str | Path) -> tuple[bytes, bool]:
                           max_bytes=MAX_ASSEMBLY_BYTES if named_text else MAX_PROGRAM_BYTES)
     except InputFileError as e:
         raise UnreadableProgram(str(e)) from None
+    if looks_like_neff(data[:HEADER_BYTES + 2]):
+        # A NEFF's header would decode as bogus records: say what it is instead.
+        raise UnreadableProgram(f"{p}: a NEFF file: stepping a NEFF is not modelled yet; "
+                                "`neurondbg validate` and `neurondbg disasm` read it")
     is_text = looks_like_text(p, data)
     if is_text and len(data) > MAX_ASSEMBLY_BYTES:
         raise UnreadableProgram(f"{p}: {size_text(len(data))} is over the "

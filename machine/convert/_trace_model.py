@@ -9,7 +9,7 @@ from typing import Any
 
 from machine.convert.roles import ROLES
 
-__all__ = ["FLAG_NAMES", "LANE_FLAGS", "ROLES", "STEP_NAMES", "Step", "Trace", "Value", "count",
+__all__ = ["LANE_FLAGS", "ROLES", "STEP_NAMES", "Step", "Trace", "Value", "count",
            "json_number", "show", "show_short"]
 
 STEP_NAMES: tuple[str, ...] = ("decode", "special", "widen_fp32", "rebias", "align", "grs",
@@ -18,9 +18,6 @@ STEP_NAMES: tuple[str, ...] = ("decode", "special", "widen_fp32", "rebias", "ali
 # what a conversion did, in the order a table lists them: "exact" or "inexact", then the rest
 LANE_FLAGS: tuple[str, ...] = ("exact", "inexact", "tie", "saturated", "overflow", "underflow",
                                "nan", "inf")
-# LANE_FLAGS but "underflow": the set the Convert Lab styles (views.trace_text.FLAG_STYLES
-# has one style per name here); it shows underflow once it imports LANE_FLAGS instead
-FLAG_NAMES: tuple[str, ...] = tuple(f for f in LANE_FLAGS if f != "underflow")
 
 Value = Fraction | float  # exact finite value, or float inf / nan
 

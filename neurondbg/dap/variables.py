@@ -106,7 +106,8 @@ class VariableRequests(AdapterBase):
         text = a.expression.strip()
         if text.startswith(("print ", "p ")):
             text = text.split(" ", 1)[1].strip()
-        line = text if text.startswith(("x/", "x ")) else f"print {text}"
+        # x and explain are console commands that only read; anything else is an expression
+        line = text if text.startswith(("x/", "x ", "explain ")) else f"print {text}"
         reply = console.execute(line, t.machine(engine))
         out = "\n".join(s for s, _ in reply.lines)
         if out.startswith("error: "):

@@ -359,3 +359,12 @@ def test_stop_on_halt_keeps_the_session_for_stepping_back() -> None:
     c.ok("reverseContinue", threadId=1)
     assert c.event("stopped")["body"]["reason"] == "entry"
     assert frame(c)["line"] == 5 and registers(c)["R1"] == "0x00000000 (0)"
+
+
+def test_evaluate_explains_a_pasted_compiler_message() -> None:
+    c = launched(KERNELS / "producer_consumer.asm", stopOnEntry=True)
+    c.ok("configurationDone")
+    c.event("stopped")
+    out = c.ok("evaluate", expression="explain GpSimd engine cannot access PSUM", frameId=1,
+               context="repl")["result"]
+    assert "gpsimd_no_psum(src)" in out.splitlines()[0]
