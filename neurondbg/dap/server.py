@@ -83,6 +83,7 @@ def _peer(address: tuple[object, ...]) -> str:
 
 def _serve_client(conn: socket.socket, peer: str, token: str | None, busy: threading.Lock,
                   log: Log) -> None:
+    released = False
     try:
         with conn, conn.makefile("rb") as inp, conn.makefile("wb") as out:
             log(f"{peer}: connected")
@@ -92,11 +93,16 @@ def _serve_client(conn: socket.socket, peer: str, token: str | None, busy: threa
                 out.flush()
 
             why = run_session(Reader(inp), Writer(out), token, refuse)
+            # Free the port before the client sees the close: a client that reconnects
+            # as soon as it is closed (an editor's next debug session) is then served.
+            busy.release()
+            released = True
             log(f"{peer}: {why}")
     except OSError as e:
         log(f"{peer}: {e.strerror or e}")
     finally:
-        busy.release()
+        if not released:
+            busy.release()
 
 
 def _turn_away(conn: socket.socket, peer: str, slots: threading.BoundedSemaphore,
