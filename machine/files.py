@@ -148,6 +148,21 @@ def _open_fd(path: str | Path, what: str, max_bytes: int) -> int:
     return fd
 
 
+def file_problem(path: str | Path) -> str | None:
+    """None when `path` names an existing file, else what to say of it: "no such file",
+    or "cannot read: <reason>" when looking it up fails otherwise (a symlink loop, a
+    permission denied on its folder): Path.exists() would call those missing."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as e:
+        return f"cannot read: {e.strerror or e}"
+    except ValueError:  # a NUL in the name
+        return "no such file"
+    return None
+
+
 def open_input(path: str | Path, *, what: str, max_bytes: int) -> IO[bytes]:
     """A binary file object on `path` once it is known to be a regular file of at most
     `max_bytes`; InputFileError otherwise, OSError (unchanged) when it cannot be opened.

@@ -40,6 +40,7 @@ from machine.edits import Edit
 from machine.files import (
     MAX_DATA_BYTES,
     InputFileError,
+    file_problem,
     load_toml,
     open_stream,
     read_file,
@@ -55,6 +56,7 @@ from sessions.schema import (
     DataImage,
     Note,
     SessionSpec,
+    check_base,
     session_from_dict,
     session_to_dict,
 )
@@ -118,8 +120,9 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
         raise SessionError(f"{src}: a kernel session ({', '.join(spec.kernel.streams)}); "
                            f"load it with sessions.kernel_store (`neurondbg run {src}`)")
     prog_path = spec.program_path
-    if not prog_path.is_file():
-        raise SessionError(f"{src}: program {spec.program}: no such file ({prog_path})")
+    if not prog_path.is_file():  # a directory too; a symlink loop "cannot read"
+        problem = file_problem(prog_path) or "no such file"
+        raise SessionError(f"{src}: program {spec.program}: {problem} ({prog_path})")
     warnings: list[str] = []
     sha = sha256_of(prog_path, src)
     changed = bool(spec.sha256) and sha != spec.sha256
@@ -130,6 +133,7 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
             raise SessionError(msg)
         warnings.append(msg)
     source = read_program(prog_path, spec.config.gen, src)
+    check_base(spec, len(source.program))
     labels = source.labels
     try:
         m = Machine(source.program, spec.config, data=source.data, labels=labels,
