@@ -63,7 +63,9 @@ from sessions.schema import (
 from sessions.toml_write import dumps
 
 Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
-MAX_SESSION_BYTES = 64 << 20  # a session is a small TOML; its memory lives in .npy images
+# a session is a small TOML (its memory lives in .npy images): 4 MiB parses in under
+# two seconds and holds thousands of edits of a whole record each
+MAX_SESSION_BYTES = 4 << 20
 SLICE_SECONDS = 0.03  # replay between interrupt checks: well inside the 100 ms an Esc may take
 
 

@@ -109,3 +109,61 @@ def test_session_base_within_the_program(tmp_path: Path, source: str, text: str,
     line = _refused("run", str(session))
     assert line == (f"neurondbg: error: {session}: machine.base: expected at most {most} "
                     f"for a program of {records} records, found {most + over + 1}"), line
+
+
+@pytest.mark.parametrize("key,row", [("breakpoints", '{spec = "pc:0"}'),
+                                     ("data", '{file = "x.npy"}'),
+                                     ("layout.panes", "0"), ("layout.panes", '"a,b"')])
+def test_session_with_an_array_too_long(tmp_path: Path, key: str, row: str) -> None:
+    from machine.files import MAX_TOML_ITEMS
+
+    session = _save(tmp_path, "p.asm", PROGRAM)
+    table, _, name = key.rpartition(".")
+    text = session.read_text().replace(f"{key} = []\n", "")
+    head = f"{name} = [{', '.join([row] * (MAX_TOML_ITEMS + 1))}]\n"
+    text = text.replace(f"[{table}]\n", f"[{table}]\n{head}") if table else head + text
+    session.write_text(text)
+    line = _refused("run", str(session))
+    at = text.splitlines().index(head.strip()) + 1
+    assert line == (f"neurondbg: error: {session}:{at}: an array or inline table of more "
+                    f"than {MAX_TOML_ITEMS} entries; expected at most {MAX_TOML_ITEMS} in one "
+                    "array or table"), line
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_session_with_many_tables(tmp_path: Path, extra: int) -> None:
+    """[[breakpoints]] tables up to the limit load; one more is refused."""
+    from machine.files import MAX_TOML_ITEMS
+
+    session = _save(tmp_path, "p.asm", PROGRAM)
+    n = MAX_TOML_ITEMS + extra
+    text = session.read_text().replace("breakpoints = []\n", "")
+    session.write_text(text + '[[breakpoints]]\nspec = "pc:0x40"\nenabled = false\n' * n)
+    if not extra:
+        code, out = _invoke("run", str(session))
+        assert code == 0 and "Traceback" not in out, out[-500:]
+        return
+    line = _refused("run", str(session))
+    assert line == (f"neurondbg: error: {session}: [[breakpoints]]: {n} tables; expected at "
+                    f"most {MAX_TOML_ITEMS} in one array or table"), line
+
+
+def test_session_file_too_large_is_refused_unread(tmp_path: Path) -> None:
+    session = _save(tmp_path, "p.asm", PROGRAM)
+    from sessions.store import MAX_SESSION_BYTES
+
+    os.truncate(session, MAX_SESSION_BYTES + 1)  # sparse: a parse would take seconds
+    line = _refused("run", str(session))
+    assert line.endswith("4.0 MiB is over the 4 MiB limit for a session file"), line
+
+
+def test_manifest_with_a_table_too_large(tmp_path: Path) -> None:
+    from machine.files import MAX_TOML_ITEMS
+
+    (tmp_path / "p.asm").write_text(PROGRAM)
+    manifest = tmp_path / "m.toml"
+    rows = "\n".join(f"k{i} = 0" for i in range(MAX_TOML_ITEMS + 1))
+    manifest.write_text(f'[engines]\npool = "p.asm"\n[machine]\n{rows}\n')
+    line = _refused("run", str(manifest))
+    assert line == (f"neurondbg: error: {manifest}:3: a table of more than {MAX_TOML_ITEMS} "
+                    f"keys; expected at most {MAX_TOML_ITEMS} in one array or table"), line
