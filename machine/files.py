@@ -167,6 +167,19 @@ def file_problem(path: str | Path) -> str | None:
     return None
 
 
+def check_input(path: str | Path, *, what: str, max_bytes: int) -> None:
+    """Refuse `path` as open_stream would, without opening it: InputFileError unless it
+    is a regular file of at most `max_bytes` (for a command that hands the path to
+    code that opens it later, e.g. the TUI's loader)."""
+    if "\0" in os.fspath(path):
+        raise InputFileError(f"{os.fspath(path)!r}: a file name cannot hold a NUL character")
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise _unreadable(path, what, e) from None
+    _check(path, st, what, max_bytes)
+
+
 def open_input(path: str | Path, *, what: str, max_bytes: int) -> IO[bytes]:
     """A binary file object on `path` once it is known to be a regular file of at most
     `max_bytes`; InputFileError otherwise, OSError (unchanged) when it cannot be opened.
