@@ -47,6 +47,7 @@ from machine.convert.formats import IntFormat, parse_format
 from machine.edits import bounds_error
 from machine.engines.record import decode_values
 from machine.isa.opcodes import QUEUE_ENGINES
+from machine.state import NUM_INDEX_REGS, NUM_SEMS, NUM_SHAPE_REGS
 
 MAX_LENGTH = 1024  # characters in one expression or target
 MAX_DEPTH = 64  # nested parentheses / prefix operators / operator levels
@@ -54,6 +55,9 @@ MAX_SHIFT = 64  # widest machine value (the PC) is 64 bits: larger shifts are mi
 MAX_LITERAL = (1 << 64) - 1
 MEMORIES = ("sb", "psum")
 SCALAR_ARRAYS = ("sem", "shape", "acc")
+# slots every machine has, checked as the text is parsed (so every command that takes an
+# expression refuses `sem[300]` in one line, as it refuses R64)
+_COUNTS = {"sem": NUM_SEMS, "shape": NUM_SHAPE_REGS}
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
@@ -404,14 +408,23 @@ class Parser:
             return Target("mem", p0, p1, b0, b1, "sbuf" if low == "sb" else "psum", fmt)
         if low in SCALAR_ARRAYS:
             self.expect("[", "'['")
+            col_n = self.tok.col
             n = self.integer("an index")
+            count = _COUNTS.get(low)  # acc[P]: the partitions are the machine's, checked later
+            if count is not None and not n < count:  # machine.edits.bounds_error's words
+                raise ValueError(f"column {col_n}: {low}[{n}] does not exist "
+                                 f"({low}[0]..{low}[{count - 1}])")
             self.expect("]", "']'")
             return Target(low, n)
         if low == "idx":
             self.expect("[", "'['")
             p = self.integer("a partition")
             self.expect(",", "','")
-            k = self.integer("an index register 0..7")
+            col_k = self.tok.col
+            k = self.integer(f"an index register 0..{NUM_INDEX_REGS - 1}")
+            if not k < NUM_INDEX_REGS:
+                raise ValueError(f"column {col_k}: idx[{p}, {k}]: index register {k} does not "
+                                 f"exist (0..{NUM_INDEX_REGS - 1})")
             self.expect("]", "']'")
             return Target("idx", p, k=k)
         raise ValueError(f"column {col}: expected a register (R0..R63, PC), sb[...], psum[...], "

@@ -31,7 +31,10 @@ fails in well under a second instead of exhausting memory):
   otherwise surface as a traceback, and no field needs more);
 - data (an assembly's data directives, a `.data.npz` sidecar, an `.npy` image):
   MAX_DATA_BYTES = 1 GiB in all;
-- a JSON input (check-nki calls): MAX_JSON_BYTES = 64 MiB.
+- a JSON input (check-nki calls): MAX_JSON_BYTES = 64 MiB;
+- a TOML input (session, manifest): MAX_TOML_ITEMS = 16,384 entries in any one array
+  or table (each is a breakpoint, edit, image or note a loader acts on in turn; a
+  session that ten thousand clicks made still fits).
 
 Standard library only at import (numpy and tomllib are imported by the one function
 each that needs them): `neurondbg validate` tells binary input apart without importing
@@ -68,6 +71,7 @@ MAX_LINE_CHARS = 2 * MIB
 MAX_TOKEN_CHARS = 256
 MAX_DATA_BYTES = 1 * GIB
 MAX_JSON_BYTES = 64 * MIB
+MAX_TOML_ITEMS = 16 * KIB
 # numpy's own default: a .npy header (a dict literal) longer than this is not one we wrote
 MAX_NPY_HEADER = 10000
 
@@ -146,6 +150,34 @@ def _open_fd(path: str | Path, what: str, max_bytes: int) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def file_problem(path: str | Path) -> str | None:
+    """None when `path` names an existing file, else what to say of it: "no such file",
+    or "cannot read: <reason>" when looking it up fails otherwise (a symlink loop, a
+    permission denied on its folder): Path.exists() would call those missing."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as e:
+        return f"cannot read: {e.strerror or e}"
+    except ValueError:  # a NUL in the name
+        return "no such file"
+    return None
+
+
+def check_input(path: str | Path, *, what: str, max_bytes: int) -> None:
+    """Refuse `path` as open_stream would, without opening it: InputFileError unless it
+    is a regular file of at most `max_bytes` (for a command that hands the path to
+    code that opens it later, e.g. the TUI's loader)."""
+    if "\0" in os.fspath(path):
+        raise InputFileError(f"{os.fspath(path)!r}: a file name cannot hold a NUL character")
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise _unreadable(path, what, e) from None
+    _check(path, st, what, max_bytes)
 
 
 def open_input(path: str | Path, *, what: str, max_bytes: int) -> IO[bytes]:
@@ -347,20 +379,23 @@ def load_json(text: str | bytes, where: str, *, first_line: int = 1) -> Any:
 _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 
-def load_toml(raw: bytes, where: str | Path, *, what: str = "invalid TOML"
-              ) -> tuple[dict[str, Any], str]:
+def load_toml(raw: bytes, where: str | Path, *, what: str = "invalid TOML",
+              max_items: int = MAX_TOML_ITEMS) -> tuple[dict[str, Any], str]:
     """(document, text) of TOML bytes, with every failure as one InputFileError line:
     `where: offset N: expected UTF-8 TOML text`, `where:LINE:COL: <what>: <reason>` (the
-    parser's position moved to the front, as gcc would put it), or nesting too deep /
-    an integer over Python's digit limit (which would otherwise escape as tracebacks)."""
+    parser's position moved to the front, as gcc would put it), nesting too deep /
+    an integer over Python's digit limit (which would otherwise escape as tracebacks),
+    or an array or table of more than `max_items` entries (`where: KEY: N entries; ...`),
+    refused before any caller walks it."""
     import tomllib  # this function's alone: machine.files loads without it
 
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputFileError(f"{where}: offset {e.start}: expected UTF-8 TOML text") from None
+    _prescan_toml(text, where, max_items)  # before tomllib spends seconds on a huge array
     try:
-        return tomllib.loads(text), text
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = _TOML_AT.search(msg)
@@ -369,6 +404,85 @@ def load_toml(raw: bytes, where: str | Path, *, what: str = "invalid TOML"
     except (RecursionError, ValueError):
         raise InputFileError(f"{where}: {what}: nested too deeply or a number too "
                              "large") from None
+    _held_items(doc, where, max_items)
+    return doc, text
+
+
+# what tomllib would read as strings or comments (their brackets and commas are not
+# syntax): multi-line strings first, so `"""` is not taken for `""` and a quote
+_TOML_QUOTED = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"'
+                          r"|'[^'\n]*'|#[^\n]*", re.S)
+_TOML_NOT_SYNTAX = re.compile(r"[^\[\]{},=\n]+")
+_TOML_TABLES = re.compile(r"(?m)^[ \t]*\[\[[ \t]*([^\]\n]*?)[ \t]*\]\]")
+
+
+def _prescan_toml(text: str, where: str | Path, max_items: int) -> None:
+    """InputFileError for an array, inline table, table or array of tables that holds
+    more than `max_items` entries, judged from the text before tomllib parses it (its
+    pure-Python parser takes seconds on a few MiB of `0,0,0,...`). Over-counts (a
+    trailing comma, a dotted key) by little: a file near the limit is judged exactly
+    after parsing (_held_items)."""
+    bare = _TOML_QUOTED.sub("0", text)
+    for name, n in _most_common(_TOML_TABLES.findall(bare)):
+        if n > max_items:
+            raise InputFileError(f"{where}: [[{name}]]: {n} tables; expected at most "
+                                 f"{max_items} in one array or table")
+    syntax = _TOML_NOT_SYNTAX.sub("", bare)
+    if syntax.count(",") + syntax.count("=") < max_items:
+        return  # no container can hold more entries than the file has separators
+    line, keys, key_line, after_value = 1, 0, 1, False
+    stack: list[list[int]] = []  # per open bracket: [entries so far, line it opened on]
+    for ch in syntax:
+        if ch == "\n":
+            line += 1
+            after_value = False
+        elif ch in "[{":
+            if not stack and not after_value:  # a [table] header: a new table's keys
+                keys, key_line = 0, line
+            stack.append([0, line])
+        elif ch in "]}":
+            if stack:
+                stack.pop()
+        elif ch == ",":
+            if stack:
+                stack[-1][0] += 1
+                if stack[-1][0] >= max_items:
+                    raise InputFileError(f"{where}:{stack[-1][1]}: an array or inline table "
+                                         f"of more than {max_items} entries; expected at most "
+                                         f"{max_items} in one array or table")
+        elif not stack:  # `=` of a key in the current table
+            after_value = True
+            keys += 1
+            if keys > max_items:
+                raise InputFileError(f"{where}:{key_line}: a table of more than {max_items} "
+                                     f"keys; expected at most {max_items} in one array or "
+                                     "table")
+
+
+def _most_common(names: list[str]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return sorted(counts.items(), key=lambda kv: -kv[1])[:1]
+
+
+def _held_items(doc: dict[str, Any], where: str | Path, max_items: int) -> None:
+    """InputFileError naming the first array or table (depth first) of more than
+    `max_items` entries; each container is looked at once, so this is linear in the
+    document."""
+    stack: list[tuple[str, dict[str, Any] | list[Any]]] = [("", doc)]
+    while stack:
+        name, node = stack.pop()
+        if len(node) > max_items:
+            raise InputFileError(f"{where}: {name or 'the document'}: {len(node)} entries; "
+                                 f"expected at most {max_items} in one array or table")
+        items = node.items() if isinstance(node, dict) else (
+            (f"[{i}]", v) for i, v in enumerate(node))
+        for key, value in items:
+            if isinstance(value, dict | list):
+                child = f"{name}{key}" if key.startswith("[") else \
+                    (f"{name}.{key}" if name else str(key))
+                stack.append((child, value))
 
 
 def read_npy(fh: IO[bytes], where: str, *, what: str, dtypes: tuple[np.dtype, ...],

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from machine.core.core import CoreStop
+from machine.core.manifest import records_of
+from machine.files import file_problem
 from sessions.atomic import resolve_target, same_file
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.kernel_open import Image, OpenedKernel, make_core, memory_shape, read_kernel
@@ -37,6 +39,7 @@ from sessions.schema import (
     BreakpointEntry,
     KernelEntry,
     SessionSpec,
+    check_base,
 )
 from sessions.store import (
     SLICE_SECONDS,
@@ -68,10 +71,12 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
     if spec.edits:
         raise SessionError(f"{src}: edits: a kernel session cannot hold `set` edits")
     path = spec.program_path
-    if not path.is_file():
-        raise SessionError(f"{src}: kernel {entry.path}: no such file ({path})")
+    if not path.is_file():  # a directory too; a symlink loop "cannot read"
+        problem = file_problem(path) or "no such file"
+        raise SessionError(f"{src}: kernel {entry.path}: {problem} ({path})")
     kernel = read_kernel(path, spec.config.gen, src)
     _check_streams(kernel, entry, src)
+    check_base(spec, records_of(kernel))
     images = [Image(img.space, img.partition, img.offset,
                     read_image(img, spec, f"{src}: data[{i}]",
                                memory_shape(spec.config, img.space)), f"{src}: data[{i}]")

@@ -122,7 +122,8 @@ class SessionSpec:
         through a symlink names files beside the link's target, where save wrote them)."""
         base = Path(os.path.realpath(self.source)).parent if self.source is not None \
             else Path.cwd()
-        return (base / relative).resolve()
+        # realpath, not Path.resolve: a symlink loop is left for opening it to report
+        return Path(os.path.realpath(base / relative))
 
     @property
     def program_path(self) -> Path:
@@ -351,6 +352,19 @@ def _config(r: _Reader) -> MachineConfig:
                          fp8_sat=r.get("fp8_sat", bool, False),
                          base=_bounded(r, "base", MAX_BASE - 1),
                          execute_invalid=r.get("execute_invalid", bool, False))
+
+
+def check_base(spec: SessionSpec, records: int) -> None:
+    """SessionError unless machine.base leaves every PC of a program of `records` records
+    below 2**48 (machine.core.manifest.base_most): the schema bounds base alone, this
+    once the program's length is known."""
+    from machine.core.manifest import base_most  # the loaders' alone: tours start without it
+
+    most = base_most(records)
+    if spec.config.base > most:
+        src = str(spec.source) if spec.source is not None else "<session>"
+        raise SessionError(f"{src}: machine.base: expected at most {most} for a program of "
+                           f"{records} records, found {spec.config.base}")
 
 
 def memory_limits(gen: Gen) -> tuple[int, int]:

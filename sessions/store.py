@@ -40,6 +40,7 @@ from machine.edits import Edit
 from machine.files import (
     MAX_DATA_BYTES,
     InputFileError,
+    file_problem,
     load_toml,
     open_stream,
     read_file,
@@ -55,13 +56,16 @@ from sessions.schema import (
     DataImage,
     Note,
     SessionSpec,
+    check_base,
     session_from_dict,
     session_to_dict,
 )
 from sessions.toml_write import dumps
 
 Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
-MAX_SESSION_BYTES = 64 << 20  # a session is a small TOML; its memory lives in .npy images
+# a session is a small TOML (its memory lives in .npy images): 4 MiB parses in under
+# two seconds and holds thousands of edits of a whole record each
+MAX_SESSION_BYTES = 4 << 20
 SLICE_SECONDS = 0.03  # replay between interrupt checks: well inside the 100 ms an Esc may take
 
 
@@ -118,8 +122,9 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
         raise SessionError(f"{src}: a kernel session ({', '.join(spec.kernel.streams)}); "
                            f"load it with sessions.kernel_store (`neurondbg run {src}`)")
     prog_path = spec.program_path
-    if not prog_path.is_file():
-        raise SessionError(f"{src}: program {spec.program}: no such file ({prog_path})")
+    if not prog_path.is_file():  # a directory too; a symlink loop "cannot read"
+        problem = file_problem(prog_path) or "no such file"
+        raise SessionError(f"{src}: program {spec.program}: {problem} ({prog_path})")
     warnings: list[str] = []
     sha = sha256_of(prog_path, src)
     changed = bool(spec.sha256) and sha != spec.sha256
@@ -130,6 +135,7 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
             raise SessionError(msg)
         warnings.append(msg)
     source = read_program(prog_path, spec.config.gen, src)
+    check_base(spec, len(source.program))
     labels = source.labels
     try:
         m = Machine(source.program, spec.config, data=source.data, labels=labels,

@@ -55,6 +55,7 @@ from machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from machine.files import (
     MAX_DATA_BYTES,
     InputFileError,
+    file_problem,
     load_toml,
     open_stream,
     read_file,
@@ -68,6 +69,7 @@ from machine.state import MachineConfig
 TABLES = ("kernel", "engines", "data", "machine")
 FP8_EXP4 = ("", "fp8_e4m3", "fp8_e4m3fn")  # the choices a session's fp8_exp4 takes
 MAX_BASE = 1 << 48  # as sessions.schema: the PC of record 0 stays below 2**48
+RECORD_BYTES = 64
 # MachineConfig fields a manifest may set: the rest are the kernel's own (gen, engines)
 MACHINE_KEYS = tuple(f.name for f in fields(MachineConfig) if f.name not in ("gen", "engine"))
 _HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_.\"' -]+?)\s*\]\]?\s*(?:#.*)?$")
@@ -170,8 +172,9 @@ def _file(base: Path, value: Any, where: _Where, table: str, key: str,
     if not isinstance(value, str) or not value:
         raise where.fail(table, key, f"expected a file path string, found {value!r}", index)
     path = Path(value) if Path(value).is_absolute() else base / value
-    if not path.exists():
-        raise where.fail(table, key, f"{path}: no such file", index)
+    problem = file_problem(path)
+    if problem is not None:
+        raise where.fail(table, key, f"{path}: {problem}", index)
     return path
 
 
@@ -271,6 +274,18 @@ def _held(where: _Where, streams_bytes: int, images: list[tuple[DataInit, Path]]
                          f"most {size_text(MAX_DATA_BYTES)} in all")
 
 
+def base_most(records: int) -> int:
+    """The largest PC of record 0 (`base`) for a program of `records` records: every
+    record's PC and the PC past the last stay below 2**48, the PCs the machine's journal
+    holds (a larger one would overflow it mid-step)."""
+    return MAX_BASE - 1 - RECORD_BYTES * records
+
+
+def records_of(kernel: Kernel) -> int:
+    """The records of the kernel's longest stream (every stream starts at `base`)."""
+    return max(len(q.program.program) for q in kernel.queues)
+
+
 def _machine(table: dict[str, Any], gen: Gen, where: _Where) -> dict[str, Any]:
     """[machine] settings, judged as a session's [machine] is (sessions.schema)."""
     g = geometry(gen)
@@ -315,6 +330,10 @@ def load_manifest(path: Path, gen: Gen | None = None) -> Kernel:
                           "\"pool.bin\" under [engines]")
     settings = _machine(_table(doc, "machine", where), kgen, where)
     queues = _queues(_table(doc, "engines", where), kgen, where)
+    records = max(len(q.program.program) for q in queues)
+    if settings.get("base", 0) > base_most(records):
+        raise where.fail("machine", "base", f"expected an integer 0..{base_most(records)} "
+                         f"for streams of up to {records} records, found {settings['base']}")
     own = [d for q in sorted(queues, key=lambda q: ENGINE_ORDER.index(q.engine))
            for d in q.program.data]
     images = _images(doc, where, sum(d.data.size for d in own))

@@ -5,16 +5,23 @@ them: programs and sessions at the top, the multi-engine example kernels in
 `kernels/`. `--copy DIR` writes every file into DIR (kernels into DIR/kernels;
 created if missing) so it can be edited and run; a file already there with other
 contents is never overwritten (the copy refuses before writing anything), one with
-the same contents is skipped.
+the same contents is skipped. Telling them apart reads no more than it must: a size
+that differs settles it unread, and equal sizes are compared CHUNK bytes at a time up
+to the first difference (a 2 GiB file in the way costs a stat, not 2 GiB of memory).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
+from typing import IO
 
 import click
 
 from neurondbg.errors import InputError
+
+CHUNK = 64 * 1024  # bytes compared at a time against a file already in the way
 
 
 @click.command("examples")
@@ -58,7 +65,7 @@ def _copy(files: list[tuple[Path, Path]], dest: Path) -> None:
         if target.is_symlink() or target.exists():
             if not target.is_file():
                 raise InputError(f"{target}: exists and is not a regular file; nothing copied")
-            if target.read_bytes() != data:
+            if not _same(target, data):
                 raise InputError(f"{target}: exists with other contents; nothing copied "
                                  "(move it away or copy into another folder)")
             continue
@@ -73,3 +80,34 @@ def _copy(files: list[tuple[Path, Path]], dest: Path) -> None:
     skipped = len(files) - len(todo)
     click.echo(f"copied {len(todo)} file(s) into {dest}"
                + (f" ({skipped} already there, unchanged)" if skipped else ""))
+
+
+def _open_existing(path: Path) -> IO[bytes]:
+    """`path` opened for reading, refused if it is not a regular file (never blocks)."""
+    from machine.files import open_input
+
+    return open_input(path, what="file", max_bytes=sys.maxsize)
+
+
+def same_contents(path: Path, data: bytes) -> bool:
+    """Does the file at `path` hold exactly `data`? Its size first, then CHUNK bytes at
+    a time, stopping at the first chunk that differs."""
+    with _open_existing(path) as fh:
+        if os.fstat(fh.fileno()).st_size != len(data):
+            return False
+        for at in range(0, len(data), CHUNK):
+            if fh.read(CHUNK) != data[at:at + CHUNK]:
+                return False
+        return fh.read(1) == b""  # nothing appended since the size was taken
+
+
+def _same(target: Path, data: bytes) -> bool:
+    """same_contents, with a file that cannot be read as one InputError line."""
+    from machine.files import InputFileError
+
+    try:
+        return same_contents(target, data)
+    except InputFileError as e:
+        raise InputError(f"{e}; nothing copied") from None
+    except OSError as e:
+        raise InputError(f"{target}: cannot read: {e.strerror or e}; nothing copied") from None

@@ -89,6 +89,16 @@ def ctrl_c_stops(*events: threading.Event) -> Iterator[list[threading.Event]]:
         signal.signal(signal.SIGINT, previous)
 
 
+def _refuse_empty(opened: Any) -> None:
+    """InputError for a program of no record (validate's line): a run would fault at
+    pc 0 and blame the machine for the file."""
+    source = opened.source
+    if source is not None and len(source.program) == 0:
+        from neurondbg.commands.validate import empty_program
+
+        raise empty_program(source.path, source.lines is not None)
+
+
 def _inputs(program: Path, sbuf_in: Path | None) -> list[tuple[str, Path]]:
     """Every file this run reads, labelled for the refusal message."""
     from machine.asm.data import data_path
@@ -202,6 +212,7 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
         except SessionError as e:
             raise InputError(str(e)) from None
         m = opened.machine
+        _refuse_empty(opened)
         interrupts.append(m.interrupt)
         for w in opened.warnings:
             click.echo(f"neurondbg: warning: {w}", err=True)

@@ -27,11 +27,37 @@ def command(program: Path | None, gen: Gen, engine: str, lab: bool) -> None:
     """Open the debugger UI on PROGRAM (.asm / .bin) or SESSION (.toml), or the bundled
     demo when omitted; a KERNEL (manifest or .engine sections) opens the NeuronCore
     layout. A program that does not load opens with the error in the console."""
-    if program is not None and not program.exists():
-        raise InputError(f"{program}: no such file")
+    if program is not None:
+        _refuse_unopenable(program)
     from neurondbg.app import NeurondbgApp
 
     run_app(NeurondbgApp(program, gen=gen.label, engine=engine, lab_only=lab))
+
+
+def _refuse_unopenable(program: Path) -> None:
+    """InputError (exit 2) for what `run` refuses before any step: a path that is not a
+    regular file (a FIFO would block the loader for ever) and a kernel manifest whose
+    streams or images do not load (the same load, so the same line). A PROGRAM or
+    SESSION that does not assemble still opens, with the error in the console."""
+    from machine.files import MAX_PROGRAM_BYTES, InputFileError, check_input, file_problem
+
+    problem = file_problem(program)  # missing, or a symlink loop: one word for any kind
+    if problem is not None:
+        raise InputError(f"{program}: {problem}")
+    try:
+        check_input(program, what="program, kernel or session", max_bytes=MAX_PROGRAM_BYTES)
+    except InputFileError as e:
+        raise InputError(str(e)) from None
+    from machine.core.kernel import MANIFEST_SUFFIX, is_kernel_source
+
+    if program.suffix.lower() == MANIFEST_SUFFIX and is_kernel_source(program):
+        from sessions.errors import SessionError
+        from sessions.kernel_open import read_kernel
+
+        try:
+            read_kernel(program)
+        except SessionError as e:
+            raise InputError(str(e)) from None
 
 
 def run_app(app: Any) -> None:

@@ -44,6 +44,16 @@ ANY_ENGINE = "any"  # no dispatch-table check: the wire-level predicates only
 
 
 
+def empty_program(path: str | Path, text: bool) -> InputError:
+    """The one line for a program without a record (`run` and `validate` alike): the
+    words `asm` uses for a source without an instruction, or for binary records the
+    0-byte file. Judging nothing and saying "0 instructions" would pass a mistake."""
+    if text:
+        return InputError(f"{path}:1:1: empty program: no instruction or .raw record "
+                          "(comments, labels and data directives alone make none)")
+    return InputError(f"{path}: empty program: 0 bytes; expected at least one 64-byte record")
+
+
 def load(path_text: str, gen: str | Gen = DEFAULT_GEN):
     """The program's (N, 64) uint8 records; InputError (exit 2) on anything unreadable."""
     return load_with_source(path_text, gen)[0]
@@ -57,7 +67,10 @@ def load_with_source(path_text: str, gen: str | Gen = DEFAULT_GEN):
         with open_stream(path, what="program", max_bytes=MAX_PROGRAM_BYTES) as f:
             head = f.read(4096)
             if not looks_like_text(path, head):
-                return _records(_read_all(f), path_text), None
+                raw = _records(_read_all(f), path_text)
+                if not len(raw):
+                    raise empty_program(path_text, False)
+                return raw, None
     except InputFileError as e:
         raise InputError(str(e)) from None
     except OSError as e:  # fstat / seek of the open file (opening and reads: InputFileError)
@@ -69,6 +82,8 @@ def load_with_source(path_text: str, gen: str | Gen = DEFAULT_GEN):
         source = read_program(path, parse_gen(gen))
     except SessionError as e:  # one line: file:line:column: what was expected
         raise InputError(str(e)) from None
+    if not len(source.program.raw):
+        raise empty_program(path_text, True)
     return source.program.raw, source
 
 
@@ -94,6 +109,8 @@ def _summarize_file(path_text: str, gen: Gen, queue: str | None):
         with open_stream(path, what="program", max_bytes=MAX_PROGRAM_BYTES) as f:
             if not looks_like_text(path, f.read(4096)):
                 size = os.fstat(f.fileno()).st_size
+                if not size:
+                    raise empty_program(path_text, False)
                 if size % RECORD_BYTES:
                     f.seek(0)
                     _records(np.frombuffer(f.read(), dtype=np.uint8), path_text)  # its error

@@ -150,7 +150,7 @@ def _expected(kind: str, entry: Entry, named: Path) -> str | None:
         "device": f"{named}: is a character device; expected a regular file holding "
                   f"{_article(entry.what)}",
         "too large": {"trace file": "1024.0 GiB is over the 1024 GiB limit",
-                      "session file": "64.0 MiB is over the 64 MiB limit"}.get(
+                      "session file": "4.0 MiB is over the 4 MiB limit"}.get(
             entry.what, "1.0 GiB is over the 1 GiB limit"),
         "grown": f"{named}: grew past the 64 bytes limit for {_article(entry.what)} while "
                  "being read",
