@@ -123,11 +123,13 @@ def test_missing_file_and_usage_errors(tmp_path: Path, prog) -> None:
     assert run(prog(GOOD), "--engine", "gpu").exit_code == 2
 
 
-def test_empty_program_is_valid(prog) -> None:
-    r = run(prog(), "--summary")
-    assert r.exit_code == 0
-    assert json.loads(r.output) == {"gen": "cayman", "engine": "pool", "count": 0, "invalid": 0,
-                                    "failures": {}, "notes": {}}
+def test_empty_program_is_refused(prog) -> None:
+    path = prog()
+    for args in ((), ("--summary",), ("--json",)):
+        r = run(path, *args)
+        assert r.exit_code == 2
+        assert r.output == (f"neurondbg: error: {path}: empty program: 0 bytes; expected at "
+                            "least one 64-byte record\n")
 
 
 def test_engine_choices_match_the_library() -> None:
