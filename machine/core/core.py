@@ -768,7 +768,9 @@ class Core:
                      found: list[Race]) -> CoreStop:
         for bp in hits:
             bp.hits += 1
-        self._resume = Resume(self.steps, i)
+        # at step 0 after the start's `wait` stop, that stop stays reported: continuing
+        # from here must not report the engines blocked from the start again
+        self._resume = Resume(self.steps, i, self._resumed(start_waits=True))
         where = f"before {self._at(i)}"
         detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
         return CoreStop(StopReason.BREAKPOINT, self.engines[i], self._states[i].pc, detail, done,
