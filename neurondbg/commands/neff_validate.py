@@ -21,7 +21,6 @@ import json
 import sys
 from typing import IO, Any, NoReturn
 
-import click
 import numpy as np
 
 from machine.dtypes import Gen
@@ -194,13 +193,7 @@ def from_validate(path: str, gen: Gen, as_json: bool, summary: bool, fix_out: st
                   subgraph: str | None) -> NoReturn:
     """The `validate` command's hand-over for a NEFF: `--engine` and `--fix` do not apply
     (each stream has its engine), `--gen` counts only when given; exits."""
-    from click.core import ParameterSource
+    from neurondbg.commands.validate import several_streams_options
 
-    ctx = click.get_current_context()
-    if ctx.get_parameter_source("engine") is not ParameterSource.DEFAULT:
-        raise click.UsageError("--engine does not apply to a NEFF: each stream is judged on "
-                               "its own engine")
-    if fix_out is not None:
-        raise click.UsageError("--fix takes one program, not a NEFF")
-    given = ctx.get_parameter_source("gen") is not ParameterSource.DEFAULT
+    given = several_streams_options("NEFF", "stream", fix_out)
     sys.exit(validate_neff_command(path, subgraph, gen if given else None, as_json, summary))

@@ -391,18 +391,24 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
     sys.exit(1 if result.invalid else 0)
 
 
+def several_streams_options(what: str, streams: str, fix_out: str | None) -> bool:
+    """For an input of several streams (a kernel, a NEFF) each judged on its own engine:
+    refuse `--engine` and `--fix` (one program's options); whether `--gen` was given."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("engine") is not ParameterSource.DEFAULT:
+        raise click.UsageError(f"--engine does not apply to a {what}: each {streams} is "
+                               "judged on its own engine")
+    if fix_out is not None:
+        raise click.UsageError(f"--fix takes one program, not a {what}")
+    return ctx.get_parameter_source("gen") is not ParameterSource.DEFAULT
+
+
 def _validate_kernel(program: str, gen: Gen, as_json: bool, summary: bool,
                      fix_out: str | None) -> None:
     """A kernel: every queue is judged on its own engine, so `--engine` does not apply
     (refused, as `run KERNEL` does); an explicit `--gen` wins over the kernel's own."""
-    from click.core import ParameterSource
-
     from neurondbg.commands.validate_kernel import validate_kernel_command
-    ctx = click.get_current_context()
-    if ctx.get_parameter_source("engine") is not ParameterSource.DEFAULT:
-        raise click.UsageError("--engine does not apply to a kernel: each queue is judged "
-                               "on its own engine")
-    if fix_out is not None:
-        raise click.UsageError("--fix takes one program, not a kernel")
-    given = ctx.get_parameter_source("gen") is not ParameterSource.DEFAULT
+    given = several_streams_options("kernel", "queue", fix_out)
     sys.exit(validate_kernel_command(program, gen, given, as_json, summary))

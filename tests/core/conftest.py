@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import strategies as st
+
 from machine.asm import assemble
 from machine.asm.loader import ProgramFile
 from machine.core.core import Core
@@ -12,6 +14,11 @@ from machine.dtypes import DEFAULT_GEN
 from machine.state import MachineConfig
 
 SMALL = {"sbuf_bytes": 4096, "psum_bytes": 2048}
+_COPY = ("COPY in_dtype=FP32 out_dtype=FP32 nac=2 src=sb[0, {src}] step=[1,0,0,0] "
+         "num=[4,1,1,1] dst=sb[0, {dst}] step=[1,0,0,0] num=[4,1,1,1]")
+# a 2-partition Copy of 4 fp32 between overlapping SBUF tiles (random programs' memory traffic)
+copies = st.tuples(st.sampled_from([0x100, 0x110]), st.sampled_from([0x100, 0x120])).map(
+    lambda t: _COPY.format(src=t[0], dst=t[1]))
 
 
 def kernel(**queues: str) -> Kernel:

@@ -20,12 +20,10 @@ from hypothesis import strategies as st
 
 from machine.breakpoints import STATIC_KINDS
 from machine.core.core import Core
-from tests.core.conftest import core
+from tests.core.conftest import copies, core
 
 ENGINES = ("pool", "dve", "act")
 ENDS = ("halt", "deadlock", "fault", "invalid")
-COPY = ("COPY in_dtype=FP32 out_dtype=FP32 nac=2 src=sb[0, {src}] step=[1,0,0,0] "
-        "num=[4,1,1,1] dst=sb[0, {dst}] step=[1,0,0,0] num=[4,1,1,1]")
 
 instruction = st.one_of(
     st.just("NOP"),
@@ -33,8 +31,7 @@ instruction = st.one_of(
     st.integers(0, 1).map(lambda s: f"NOP update_mode=SEM_INC_READ update_idx={s}"),
     st.tuples(st.integers(0, 1), st.integers(1, 2)).map(
         lambda t: f"NOP wait_mode=SEM_GE_IMM wait_idx={t[0]} semaphore_value={t[1]}"),
-    st.tuples(st.sampled_from([0x100, 0x110]), st.sampled_from([0x100, 0x120])).map(
-        lambda t: COPY.format(src=t[0], dst=t[1])),
+    copies,
 )
 
 

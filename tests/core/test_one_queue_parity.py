@@ -10,19 +10,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from machine.isa.programs import counted_loop
-from tests.core.conftest import core
+from tests.core.conftest import copies, core
 from tests.machine.helpers import machine
 
 ENDS = ("halt", "fault", "invalid")
-COPY = ("COPY in_dtype=FP32 out_dtype=FP32 nac=2 src=sb[0, {src}] step=[1,0,0,0] "
-        "num=[4,1,1,1] dst=sb[0, {dst}] step=[1,0,0,0] num=[4,1,1,1]")
 
 line = st.one_of(
     st.just("NOP"),
     st.integers(0, 9).map(lambda k: f"MOVE R1={k}"),
     st.integers(0, 3).map(lambda k: f"MOVE R3={k}"),
-    st.tuples(st.sampled_from([0x100, 0x110]), st.sampled_from([0x100, 0x120])).map(
-        lambda t: COPY.format(src=t[0], dst=t[1])),
+    copies,
     st.integers(1, 3).map(lambda n: counted_loop(n, 2).replace("HALT\n", "").rstrip()
                           .replace("loop", "LABEL")),
 )

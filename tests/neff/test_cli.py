@@ -213,3 +213,14 @@ def test_hostile_neffs_are_one_line_and_exit_2(tmp_path: Path, case: str, comman
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"neurondbg: error: {path}")
     assert sorted(os.listdir(tmp_path)) == before
+
+
+@pytest.mark.parametrize("option,words", [
+    (["--engine", "dve"], "--engine does not apply to a NEFF: each stream is judged on its own"),
+    (["--fix", "out.bin"], "--fix takes one program, not a NEFF"),
+])
+def test_validate_refuses_one_programs_options_for_a_neff(
+        tmp_path: Path, option: list[str], words: str) -> None:
+    code, out, err = run("validate", neff(tmp_path, vector_add()), *option)
+    assert code == 2 and out == "" and words in err
+    assert not (tmp_path / "out.bin").exists()
