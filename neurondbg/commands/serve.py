@@ -82,9 +82,15 @@ def command(program: Path | None, port: int, host: str, max_sessions: int, gen: 
                    "your files", err=True)
     server = GuardedServer(visitor_command(program, gen, engine), guard, host=host,
                            max_sessions=max_sessions)
-    with sock:
-        if server.serve_on(sock):
-            raise KeyboardInterrupt  # the CLI's Ctrl+C: "neurondbg: interrupted", exit 130
+    try:
+        with sock:
+            if server.serve_on(sock):
+                raise KeyboardInterrupt  # the CLI's Ctrl+C: "neurondbg: interrupted", exit 130
+    except KeyboardInterrupt:
+        # A Ctrl+C that lands while asyncio builds an event loop leaves a half-built loop
+        # whose destructor complains at exit; the one line the user gets is the interrupt.
+        sys.unraisablehook = lambda _: None
+        raise
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # stdio, what editors start, never opens a socket
 Log = Callable[[str], None]
 TURN_AWAY_WAIT_S = 10.0  # how long a second client has to send its first request
 MAX_TURNING_AWAY = 8
+RECONNECT_GRACE_S = 1.0  # how long a new client waits for the one before it to finish
 BUSY = ("another client is being debugged on this port (one at a time): connect again "
         "when it has disconnected")
 HTTP_BODY = b"neurondbg dap: this port speaks the Debug Adapter Protocol, not HTTP\n"
@@ -148,7 +149,9 @@ def serve_tcp(host: str, port: int, ready: Callable[[int], None] | None = None,
         while True:
             conn, address = server.accept()
             peer = _peer(address)
-            if busy.acquire(blocking=False):
+            # A client that reconnects the moment its last session answered (an editor's
+            # next debug session) may arrive before that session has let go: wait briefly.
+            if busy.acquire(timeout=RECONNECT_GRACE_S):
                 threading.Thread(target=_serve_client, args=(conn, peer, token, busy, log),
                                  name="neurondbg-dap-client", daemon=True).start()
             elif slots.acquire(blocking=False):
