@@ -54,7 +54,6 @@ import re
 import threading
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -82,7 +81,7 @@ from machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
 from machine.legality.explain import explain, validate
 from machine.legality.result import Verdict
 from machine.state import RECORD_BYTES, MachineConfig, MachineState
-from machine.stops import RUN_REASONS, StopReason
+from machine.stops import RUN_REASONS, Stop, StopReason
 
 Progress = Callable[[int, int], None]  # (done, total), called every FAST_CHUNK steps
 CONDITION_ERRORS = (ValueError, ArithmeticError, IndexError)  # what evaluating an expr raises
@@ -118,28 +117,6 @@ def bits_record(value: str) -> bytes:
                          f"{2 * RECORD_BYTES} hex digits, found {value[:40]!r}"
                          + ("…" if len(value) > 40 else ""))
     return bytes.fromhex(text)
-
-
-@dataclass
-class Stop:
-    """Why a run command returned."""
-
-    reason: StopReason
-    pc: int
-    detail: str
-    steps: int = 0  # steps executed (or undone) by this command
-    breakpoint: Breakpoint | None = None  # the first of `breakpoints`
-    record: StepRecord | None = field(default=None, repr=False)
-    breakpoints: list[Breakpoint] = field(default_factory=list)  # every one matched here
-
-    def __post_init__(self) -> None:
-        if self.breakpoint is not None and not self.breakpoints:
-            self.breakpoints = [self.breakpoint]
-        elif self.breakpoint is None and self.breakpoints:
-            self.breakpoint = self.breakpoints[0]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"reason": self.reason, "pc": self.pc, "detail": self.detail}
 
 
 class Machine:

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from machine.debugger import Machine, Stop
+from machine.debugger import Machine
 from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
 from machine.state import MachineConfig
+from machine.stops import Stop
 from sessions.errors import SessionError
 from sessions.program import ProgramFile, read_program
 from sessions.schema import SessionSpec

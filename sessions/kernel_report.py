@@ -1,7 +1,7 @@
 """What `run KERNEL` prints: the `run --json` document of a Core and its text summary.
 
 JSON (DESIGN.md `run --json`, plus the kernel keys of issue 14): `steps` (global
-scheduler steps), `stop` (CoreStop.to_dict(): reason, engine, pc, detail; `waiting` for
+scheduler steps), `stop` (Stop.to_dict(): reason, engine, pc, detail; `waiting` for
 a deadlock; `source` file:line:column for assembly), `pc` / `registers` / `engine` of
 the engine the stop names (else the focused one: the keys a one-queue run has),
 `engines`, `semaphores`, `races` (Core.to_json), `gen`, `schedule`, `halted` (every
@@ -15,19 +15,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from machine.core.core import CoreStop, Wait, race_text
+from machine.core.core import Wait, race_text
 from machine.core.races import Race
+from machine.stops import Stop
 from sessions.cli_support import add_verdict
 from sessions.kernel_open import OpenedKernel
 
 
-def stop_engine(opened: OpenedKernel, stop: CoreStop) -> str:
+def stop_engine(opened: OpenedKernel, stop: Stop) -> str:
     """The engine a stop is about, else the focused one."""
     core = opened.core
     return stop.engine if stop.engine in core.engines else core.focus
 
 
-def result_json(opened: OpenedKernel, stop: CoreStop) -> dict[str, Any]:
+def result_json(opened: OpenedKernel, stop: Stop) -> dict[str, Any]:
     """The `run --json` document of a kernel run (see the module docstring)."""
     core = opened.core
     engine = stop_engine(opened, stop)
@@ -80,7 +81,7 @@ def race_line(opened: OpenedKernel, n: int, race: Race) -> str:
     return f"race {n}: {race_text(race, lambda engine, pc: _at(opened, engine, pc))}"
 
 
-def summary(opened: OpenedKernel, stop: CoreStop, why: list[str] | None = None) -> str:
+def summary(opened: OpenedKernel, stop: Stop, why: list[str] | None = None) -> str:
     """The text `run KERNEL` prints; `why`: lines to show under the stop line (the
     failing clauses of an invalid instruction, as `run PROGRAM` shows them)."""
     core = opened.core

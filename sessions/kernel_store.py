@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from machine.core.core import CoreStop
 from machine.core.manifest import records_of
 from machine.files import file_problem
+from machine.stops import Stop
 from sessions.atomic import resolve_target, same_file
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.kernel_open import Image, OpenedKernel, make_core, memory_shape, read_kernel
@@ -152,7 +152,7 @@ def _replay(core: Any, steps: int, forced: dict[int, str], progress: Progress | 
         chunk = max(64, min(1 << 22, int(chunk * SLICE_SECONDS / max(elapsed, 1e-4))))
 
 
-def save_kernel_session(path: str | Path, opened: OpenedKernel, stop: CoreStop | None = None,
+def save_kernel_session(path: str | Path, opened: OpenedKernel, stop: Stop | None = None,
                         layout: dict[str, Any] | None = None) -> SessionSpec:
     """Write the Core of `opened` (at its current global step) as a kernel session."""
     target = resolve_target(path)
@@ -175,7 +175,7 @@ def save_kernel_session(path: str | Path, opened: OpenedKernel, stop: CoreStop |
         for img in opened.images])
 
 
-def _stop_dict(stop: CoreStop | None) -> dict[str, Any] | None:
+def _stop_dict(stop: Stop | None) -> dict[str, Any] | None:
     """The saved stop: reason, pc and detail (the schema's [position.stop] keys)."""
     if stop is None:
         return None

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from machine.asm.data import memory_bound
-from machine.debugger import Machine, Stop, record_index
+from machine.debugger import Machine, record_index
 from machine.edits import Edit
 from machine.files import (
     MAX_DATA_BYTES,
@@ -46,6 +46,7 @@ from machine.files import (
     read_file,
     read_npy,
 )
+from machine.stops import Stop
 from sessions.atomic import resolve_target, same_file, write_atomic
 from sessions.errors import SessionError, SessionInterrupted
 from sessions.program import ProgramFile, load_program, read_program, sha256_of

@@ -36,13 +36,14 @@ from typing import Any
 
 from machine import expr
 from machine.breakpoints import Breakpoint
-from machine.core.core import Core, CoreStop
+from machine.core.core import Core
 from machine.core.events import plan_of, update_targets
 from machine.core.races import Race
 from machine.debugger import Machine
 from machine.engines.record import Lanes, StepRecord
 from machine.isa.codec import Instruction
 from machine.state import RECORD_BYTES, MachineState
+from machine.stops import Stop, StopReason
 from sessions.kernel_open import OpenedKernel, open_kernel
 from views.core_snapshot import (
     Cell,
@@ -94,7 +95,7 @@ class CoreSession:
         self.ignore: dict[int, int] = {}
         self.busy = False
         self.stop_text = "loaded"
-        self.last_stop: CoreStop | None = None
+        self.last_stop: Stop | None = None
         self._armed: tuple[str, int] = ("continue", 0)
         self._setup()
 
@@ -272,8 +273,8 @@ class CoreSession:
         return self.stop_text
 
     def _race_stop(self, races: list[Race]) -> None:
-        self.last_stop = CoreStop("race", races[0].b.engine, races[0].b.pc, "race",
-                                  races=list(races))
+        self.last_stop = Stop(StopReason.RACE, races[0].b.pc, "race",
+                              engine=races[0].b.engine, races=list(races))
 
     def reverse(self, n: int = 1, progress: Any = None) -> str:
         """Undo the last `n` global steps exactly (in global order)."""
@@ -620,7 +621,7 @@ class CoreSession:
                           self.listing_line(r.b.engine, r.b.pc))
                 for r in stop.races]
 
-    def _advice(self, stop: CoreStop | None, races: list[RaceView]) -> str:
+    def _advice(self, stop: Stop | None, races: list[RaceView]) -> str:
         if races:
             return f"fix: {races[0].missing}"
         if stop is None or stop.reason != "deadlock":

@@ -26,12 +26,13 @@ import numpy as np
 from machine import expr
 from machine.asm.disasm import disassemble_lines, format_instruction
 from machine.breakpoints import Breakpoint, parse_spec
-from machine.debugger import Machine, Stop
+from machine.debugger import Machine
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.engines.record import Lanes, StepRecord
 from machine.isa.codec import Instruction
 from machine.legality.explain import validate
 from machine.state import MachineState
+from machine.stops import Stop
 from sessions.cli_support import open_program_or_session
 from sessions.examples import DEMO
 from sessions.schema import Note

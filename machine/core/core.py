@@ -4,7 +4,7 @@ a scheduler, deadlock detection, race detection and breakpoints (DESIGN.md
 
     core = Core(load_kernel("k.toml"), schedule="rr")
     core.add_breakpoint("op:CAST@dve")
-    stop = core.cont()            # CoreStop: halt | breakpoint | deadlock | race | ...
+    stop = core.cont()            # Stop: halt | breakpoint | deadlock | race | ...
     core.step("dve"); core.step() # one instruction of DVE; one scheduler step
     core.reverse_step(); core.reverse(10); core.reverse_continue(); core.run_to(0x80, "dve")
 
@@ -91,7 +91,7 @@ from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine
 from machine.engines.record import StepRecord
 from machine.history import JOURNAL_BUDGET
 from machine.state import MachineConfig, MachineState
-from machine.stops import EngineStatus, StopReason
+from machine.stops import EngineStatus, Stop, StopReason
 
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
 _OWN_KINDS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine's own state
@@ -146,29 +146,6 @@ class CoreStep:
     record: StepRecord | None
     waited: Wait | None
     races: list[Race] = field(default_factory=list)
-
-
-@dataclass
-class CoreStop:
-    """Why a core command returned."""
-
-    reason: StopReason
-    engine: str | None
-    pc: int | None
-    detail: str
-    steps: int = 0  # global steps executed (or undone) by the command
-    waiting: list[Wait] = field(default_factory=list)
-    races: list[Race] = field(default_factory=list)  # found during the command
-    breakpoint: Breakpoint | None = None  # the first of `breakpoints`
-    breakpoints: list[Breakpoint] = field(default_factory=list)
-    record: StepRecord | None = field(default=None, repr=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"reason": self.reason, "engine": self.engine, "pc": self.pc,
-                             "detail": self.detail}
-        if self.reason == StopReason.DEADLOCK:
-            d["waiting"] = [w.to_dict() for w in self.waiting]
-        return d
 
 
 class Core:
@@ -546,7 +523,7 @@ class Core:
         return cs
 
     # -- running ------------------------------------------------------------------------
-    def cont(self, max_steps: int | None = None) -> CoreStop:
+    def cont(self, max_steps: int | None = None) -> Stop:
         """Run the core until a stop reason (module docstring); `max_steps` counts the
         steps of all engines. Interruptible (`interrupt`, checked every chunk)."""
         try:
@@ -555,13 +532,13 @@ class Core:
             self._settle()
         return self._consumed(stop)
 
-    def _consumed(self, stop: CoreStop) -> CoreStop:
+    def _consumed(self, stop: Stop) -> Stop:
         """A run entry's result: an interrupt stop consumes the interrupt."""
         if stop.reason == StopReason.INTERRUPT:
             self.interrupt.clear()
         return stop
 
-    def _advance(self, limit: int | None, stops: bool, feed: bool) -> CoreStop:
+    def _advance(self, limit: int | None, stops: bool, feed: bool) -> Stop:
         """Run up to `limit` global steps; `stops`: breakpoints count (else a replay,
         which reports no steps to `on_step`); `feed`: the race detector sees them."""
         if stops:
@@ -572,7 +549,7 @@ class Core:
         finally:
             self.on_step = on_step
 
-    def _run(self, limit: int | None, stops: bool, feed: bool) -> CoreStop:
+    def _run(self, limit: int | None, stops: bool, feed: bool) -> Stop:
         tl = self._timeline
         start = tl.steps
         fast = not (stops and self._needs_records())
@@ -651,7 +628,7 @@ class Core:
             return -1, 0
         return r.engine, self._done(r.engine)
 
-    def _start_waits(self) -> CoreStop | None:
+    def _start_waits(self) -> Stop | None:
         """At step 0 every engine blocked at its first instruction has just become
         blocked: a `wait` breakpoint about it stops before the first step (and
         reverse-continue stops there last, after judging step 0)."""
@@ -663,8 +640,8 @@ class Core:
         j = hits[0][1]
         detail = "; ".join(f"{bp.describe()}: {why}" for bp, _, why in hits)
         self._resume = Resume(0, None, True)
-        return CoreStop(StopReason.WAIT, self.names[j], self._states[j].pc, detail, 0,
-                        breakpoint=hits[0][0], breakpoints=[bp for bp, _, _ in hits])
+        return Stop(StopReason.WAIT, self._states[j].pc, detail, 0, engine=self.names[j],
+                    breakpoint=hits[0][0], breakpoints=[bp for bp, _, _ in hits])
 
     def _wait_hits(self, newly: list[int]) -> list[tuple[Breakpoint, int, str]]:
         """The enabled `wait` breakpoints the newly blocked engines meet: (breakpoint, the
@@ -719,13 +696,13 @@ class Core:
     def _at(self, i: int) -> str:
         return self.actors[i].where()
 
-    def _plain_stop(self, reason: str, detail: str, done: int, found: list[Race]) -> CoreStop:
+    def _plain_stop(self, reason: str, detail: str, done: int, found: list[Race]) -> Stop:
         last = self._timeline.last
         i = last if last >= 0 else 0
-        return CoreStop(reason, self.names[i], self._states[i].pc, detail, done,
-                        races=found)
+        return Stop(reason, self._states[i].pc, detail, done, engine=self.names[i],
+                    races=found)
 
-    def _end(self, done: int, found: list[Race]) -> CoreStop:
+    def _end(self, done: int, found: list[Race]) -> Stop:
         """Nothing can run: every engine halted, or a deadlock."""
         waits = self._waits()
         if not waits:
@@ -737,11 +714,11 @@ class Core:
         for b in bps:
             b.hits += 1
         detail = "deadlock: " + "; ".join(w.describe() for w in waits)
-        return CoreStop(StopReason.DEADLOCK, first.engine, first.pc, detail, done, waits, found,
-                        breakpoints=bps, breakpoint=bps[0] if bps else None)
+        return Stop(StopReason.DEADLOCK, first.pc, detail, done, engine=first.engine,
+                    waiting=waits, races=found, breakpoints=bps)
 
     def _static_stop(self, i: int, hits: list[Breakpoint], done: int,
-                     found: list[Race]) -> CoreStop:
+                     found: list[Race]) -> Stop:
         for bp in hits:
             bp.hits += 1
         # at step 0 after the start's `wait` stop, that stop stays reported: continuing
@@ -749,11 +726,11 @@ class Core:
         self._resume = Resume(self.steps, i, self._resumed(start_waits=True))
         where = f"before {self._at(i)}"
         detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
-        return CoreStop(StopReason.BREAKPOINT, self.names[i], self._states[i].pc, detail, done,
-                        races=found, breakpoint=hits[0], breakpoints=hits)
+        return Stop(StopReason.BREAKPOINT, self._states[i].pc, detail, done,
+                    engine=self.names[i], races=found, breakpoints=hits)
 
     def _dynamic_stop(self, i: int, cs: CoreStep, hits: list[tuple[Breakpoint, str]],
-                      done: int, found: list[Race]) -> CoreStop:
+                      done: int, found: list[Race]) -> Stop:
         rec = cs.record
         assert rec is not None
         by = f"{self.names[i]} {rec.mnemonic} at {rec.pc:#x}"
@@ -773,9 +750,8 @@ class Core:
         parts = [] if nxt is None else [f"{bp.describe()}: before {self._at(nxt)}"
                                         for bp in static]
         parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
-        return CoreStop(reason, self.names[i], self._states[i].pc, "; ".join(parts), done,
-                        races=found, breakpoint=hits[0][0],
-                        breakpoints=[bp for bp, _ in hits] + static, record=rec)
+        return Stop(reason, self._states[i].pc, "; ".join(parts), done, engine=self.names[i],
+                    races=found, breakpoints=[bp for bp, _ in hits] + static, record=rec)
 
     def _next_pick(self) -> int | None:
         """The engine the schedule takes the next global step with (None: none can run,
@@ -788,23 +764,24 @@ class Core:
         i = forced if forced is not None else self._policy.choose(run, tl.last, tl.steps)
         return None if self._credit[i] else i
 
-    def _refused(self, i: int, rec: StepRecord, done: int, found: list[Race]) -> CoreStop:
+    def _refused(self, i: int, rec: StepRecord, done: int, found: list[Race]) -> Stop:
         e = self.names[i]
         if rec.fault:
             bps = [b for b in self.breakpoints
                    if b.enabled and b.kind == Kind.FAULT and b.engine in (None, e)]
             for b in bps:
                 b.hits += 1
-            return CoreStop(StopReason.FAULT, e, rec.pc, f"{e}: {rec.fault}", done, races=found,
-                            breakpoint=bps[0] if bps else None, breakpoints=bps, record=rec)
+            return Stop(StopReason.FAULT, rec.pc, f"{e}: {rec.fault}", done, engine=e,
+                        races=found, breakpoints=bps, record=rec)
         if rec.invalid:
             v = rec.verdict
             failed = ", ".join(v.failed) if v is not None else "legality"
             name = v.predicate if v is not None else "legality"
-            return CoreStop(StopReason.INVALID, e, rec.pc,
-                            f"{e}: {rec.mnemonic} at {rec.pc:#x} fails {name}: {failed}",
-                            done, races=found, record=rec)
-        return CoreStop(StopReason.HALT, e, rec.pc, f"{e} is halted", done, races=found, record=rec)
+            return Stop(StopReason.INVALID, rec.pc,
+                        f"{e}: {rec.mnemonic} at {rec.pc:#x} fails {name}: {failed}",
+                        done, engine=e, races=found, record=rec)
+        return Stop(StopReason.HALT, rec.pc, f"{e} is halted", done, engine=e, races=found,
+                    record=rec)
 
     # -- reverse and replay -------------------------------------------------------------
     def reverse_step(self) -> bool:
@@ -819,12 +796,12 @@ class Core:
             return True
         return self.reverse(1).steps == 1
 
-    def reverse(self, n: int) -> CoreStop:
+    def reverse(self, n: int) -> Stop:
         """Undo the last `n` global steps: pops within the kept window, else a checkpoint
         restored and replayed. Interruptible; "start" when it reached step 0."""
         return self._consumed(self._reverse(n))
 
-    def _reverse(self, n: int) -> CoreStop:
+    def _reverse(self, n: int) -> Stop:
         tl = self._timeline
         if not tl.enabled:
             return self._plain_stop(StopReason.START, NO_HISTORY, 0, [])
@@ -843,8 +820,8 @@ class Core:
             return self._plain_stop(StopReason.START, "start of history", done, [])
         return self._plain_stop(StopReason.MAX_STEPS, f"{done} steps back", done, [])
 
-    def _goto(self, target: int) -> CoreStop | None:
-        """Move back to global step `target`; a CoreStop only if interrupted."""
+    def _goto(self, target: int) -> Stop | None:
+        """Move back to global step `target`; a Stop only if interrupted."""
         tl = self._timeline
         pops = tl.steps - target
         cp = tl.at_or_before(target)
@@ -862,7 +839,7 @@ class Core:
                 return self._plain_stop(StopReason.INTERRUPT, "interrupted", done, [])
         return None
 
-    def run_to(self, pc: int, engine: str | None = None) -> CoreStop:
+    def run_to(self, pc: int, engine: str | None = None) -> Stop:
         """Continue until `engine` (any engine: None) is about to execute the
         instruction at `pc` (a temporary `pc:` breakpoint), or another stop."""
         spec = f"pc:{pc:#x}" + (f"@{engine}" if engine else "")
@@ -878,14 +855,14 @@ class Core:
             stop.detail = f"reached {self._at(self._index(stop.engine or self.focus))}"
         return stop
 
-    def reverse_continue(self, max_steps: int | None = None) -> CoreStop:
+    def reverse_continue(self, max_steps: int | None = None) -> Stop:
         """Undo global steps, newest first, until one meets a breakpoint as forward
         execution would have (module docstring), else to the start (or `max_steps`
         back). Past the kept window the window before it is rebuilt from a checkpoint.
         Interruptible."""
         return self._consumed(self._reverse_continue(max_steps))
 
-    def _reverse_continue(self, max_steps: int | None) -> CoreStop:
+    def _reverse_continue(self, max_steps: int | None) -> Stop:
         tl = self._timeline
         if not tl.enabled:
             return self._plain_stop(StopReason.START, NO_HISTORY, 0, [])
@@ -923,7 +900,7 @@ class Core:
             self._moved(tl.steps)
 
     def _undo_judged(self, bps: list[Breakpoint], raced: dict[int, list[Race]],
-                     first: int) -> CoreStop | None:
+                     first: int) -> Stop | None:
         """Undo the newest global step and judge it as forward execution did: a stop
         when that step met an after-step breakpoint (race, wait, watch, change, if) or
         its engine is now at a static one; at step 0 also when an engine blocked from the
@@ -991,9 +968,8 @@ class Core:
         by = self._at(i)
         parts = [f"{bp.describe()}: before {by}" for bp in static]
         parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
-        return CoreStop(reason, self.names[i], self._states[i].pc,
-                        "; ".join(parts) + " (reverse)", first - tl.steps,
-                        breakpoint=found[0], breakpoints=found)
+        return Stop(reason, self._states[i].pc, "; ".join(parts) + " (reverse)",
+                    first - tl.steps, engine=self.names[i], breakpoints=found)
 
     def _rebuild_window(self) -> bool:
         """The kept window is used up: restore the checkpoint before it and replay up to
@@ -1022,7 +998,7 @@ class Core:
         undos = j.others[len(j.others) - no:] if no else []
         return undo_hits(t, regs, undos)
 
-    def replay(self, steps: int) -> CoreStop | None:
+    def replay(self, steps: int) -> Stop | None:
         """Run forward to global step `steps` ignoring breakpoints, with the policy and
         the recorded forced choices (sessions load a saved position). None when there,
         else the stop that ended it early (halt, deadlock, fault, interrupt)."""

@@ -230,7 +230,7 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
             with _trace_to(trace_out, m), steps_bar(f"run {program.name}",
                                                     lambda: m.state.steps, max_steps):
                 if stopping.is_set():  # Ctrl+C came before the run began
-                    from machine.debugger import Stop
+                    from machine.stops import Stop
 
                     stop = Stop("interrupt", m.state.pc, "interrupted", 0, record=m.last)
                 else:

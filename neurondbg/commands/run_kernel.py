@@ -185,7 +185,7 @@ def _why(stop: Any) -> list[str]:
 
 def _interrupted(core: Any) -> Any:
     """The stop of a run that Ctrl+C ended before its first step."""
-    from machine.core.core import CoreStop
+    from machine.stops import Stop, StopReason
 
     e = core.focus
-    return CoreStop("interrupt", e, core.state(e).pc, "interrupted", 0)
+    return Stop(StopReason.INTERRUPT, core.state(e).pc, "interrupted", 0, engine=e)
