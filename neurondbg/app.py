@@ -66,7 +66,7 @@ def throttled(report: Callable[[int, int], None],
 def _is_kernel(path: str | Path) -> bool:
     """A kernel source or kernel session (an unreadable path is not: the loader then
     says why it cannot open it)."""
-    from views.kernel_kind import opens_as_kernel  # not the core session's model
+    from sessions.kernel_kind import opens_as_kernel  # not the core session's model
 
     return opens_as_kernel(path)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from sessions.examples import DEMO, folder
+from sessions.kernel_kind import FIRST_LOOK_BYTES, cannot_be_kernel, opens_as_kernel
 from tests.helpers import modules_after
-from views.kernel_kind import FIRST_LOOK_BYTES, cannot_be_kernel, opens_as_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("numpy", "ml_dtypes", "textual_plotext", "machine.expr", "machine.convert",
@@ -106,7 +106,7 @@ def test_the_shipped_examples_open_in_the_same_layout_as_before() -> None:
 def _full_check(path: Path) -> bool:
     """The layout choice without the first look (what opens_as_kernel did before)."""
     from machine.core.kernel import is_kernel_source
-    from views.kernel_kind import kernel_session_spec
+    from sessions.kernel_kind import kernel_session_spec
 
     try:
         return is_kernel_source(path) or kernel_session_spec(path) is not None

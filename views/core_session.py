@@ -44,6 +44,7 @@ from machine.engines.record import Lanes, StepRecord
 from machine.isa.codec import Instruction
 from machine.state import RECORD_BYTES, MachineState
 from machine.stops import Stop, StopReason
+from sessions.kernel_kind import kernel_session_spec
 from sessions.kernel_open import OpenedKernel, open_kernel
 from views.core_snapshot import (
     Cell,
@@ -55,7 +56,6 @@ from views.core_snapshot import (
     TimelineData,
     race_view,
 )
-from views.kernel_kind import kernel_session_spec
 from views.session import Progress, _ticking, enable_breakpoints, program_listing
 from views.snapshot import ProgramLine, WrittenRegion
 from views.snapshot_build import SnapshotBuilder

@@ -28,19 +28,9 @@ def is_kernel_run(path: Path) -> bool:
     """Does `run` take `path` as a kernel: a manifest, an `.engine` file, or a session
     of one (a `.toml` with `schema` and `[kernel]`: machine.core.manifest tells it from
     a manifest)? Anything unreadable is left to the PROGRAM path, which reports it."""
-    from machine.core.kernel import is_kernel_source
-    from sessions.cli_support import is_session_file
-    from sessions.errors import SessionError
-    from sessions.store import read_session
+    from sessions.kernel_kind import opens_as_kernel
 
-    if is_kernel_source(path):
-        return True
-    if not is_session_file(path) or not path.is_file():
-        return False
-    try:
-        return read_session(path).kernel is not None
-    except SessionError:
-        return False
+    return opens_as_kernel(path)
 
 
 def _given(name: str) -> bool:

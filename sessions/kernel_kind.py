@@ -1,8 +1,10 @@
-"""Does a path open as a kernel (the core layout) or as one program?
+"""Does a path open as a kernel (the core layout) or as one program? The one place
+that decides it for `run`, `tui` and the App: a kernel source (a manifest, an `.engine`
+file: `machine.core.kernel.is_kernel_source`) or a session file of a kernel.
 
-Apart from views.core_session so that the App can decide its layout before the first
-frame without importing the core session's model (the Core, the races, the debugger):
-the check reads the file and needs only the kernel and session readers.
+Light to import, so that the App can decide its layout before the first frame without
+importing the core session's model (the Core, the races, the debugger): the check reads
+the file and needs only the kernel and session readers.
 
 A first look decides most files without importing those readers (they import numpy,
 ~0.15 s before the first frame, issue 17): a file that names no kernel table and no
