@@ -8,7 +8,7 @@ step (sessions.trace.step_to_json): every key the trace has must match, and a
 fault / refusal / halt the trace does not have is a divergence too. A trace that
 starts at step k > 0 (exported mid-session) is reached by running k steps first.
 
-A kernel's trace (sessions.kernel_trace: a header with `engines`, lines naming their
+A kernel's trace (sessions.trace: a header with `engines`, lines naming their
 engine) replays with `replay_kernel`: each line's engine takes the next global step
 (the journaled schedule is followed, whatever the policy would pick), so the engine
 is compared like any other key and a divergence is reported the same way. A trace
@@ -267,7 +267,7 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
     the first divergence or none. `gen` (given) wins over the kernel's own; errors,
     `interrupt` and `progress` (global steps compared) as `replay`."""
     from sessions.kernel_open import Image, open_kernel
-    from sessions.kernel_trace import core_step_to_json
+    from sessions.trace import core_step_to_json
 
     trace = Path(trace_path)
     total = _count_steps(trace)  # validate every line before running anything

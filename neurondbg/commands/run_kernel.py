@@ -115,7 +115,7 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
     from sessions.errors import SessionInterrupted
     from sessions.kernel_report import result_json, summary
     from sessions.kernel_store import save_kernel_session
-    from sessions.kernel_trace import trace_core
+    from sessions.trace import trace_core
 
     if _given("engine"):
         raise InputError(f"{program}: --engine {engine}: a kernel names the engine of each "
