@@ -4,10 +4,15 @@ and the policy alone. Turning the fast path off (`on_step`, as `run --trace` doe
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from machine.core.core import Core
+from neurondbg.cli import cli
 from tests.core.conftest import core
 
 ENGINES = ("pool", "dve", "act")
@@ -65,3 +70,28 @@ def test_a_random_schedule_skips_an_engine_blocked_after_its_fast_steps() -> Non
         slow = core(f"random:{seed}", **queues)
         slow.on_step = lambda cs: None
         assert schedule_of(slow) == fast, seed
+
+
+def test_run_with_trace_or_an_if_breakpoint_keeps_the_seeds_schedule(tmp_path: Path) -> None:
+    """Through the CLI: `--trace` and an `if:` breakpoint that never fires leave a random
+    schedule's run as it was (engines, semaphores, steps, races)."""
+    src = tmp_path / "k.asm"
+    src.write_text(".engine pool\nNOP\nNOP\nNOP\nNOP\nNOP wait_mode=SEM_GE_IMM wait_idx=0 "
+                   "semaphore_value=1\nHALT\n.engine dve\nNOP\nNOP\nMOVE R1=2\n"
+                   "NOP update_mode=SEM_INC_READ update_idx=0\nHALT\n"
+                   ".engine act\nNOP\nMOVE R1=3\nNOP\nHALT\n")
+
+    def result(*extra: str) -> dict:
+        r = CliRunner().invoke(cli, ["run", str(src), "--json", *extra])
+        assert r.exit_code == 0, r.stderr
+        return json.loads(r.stdout)
+
+    for seed in range(40):
+        plain = result("--schedule", f"random:{seed}")
+        assert plain["stop"]["reason"] == "halt"
+        traced = result("--schedule", f"random:{seed}", "--trace", str(tmp_path / "t.jsonl"))
+        lines = (tmp_path / "t.jsonl").read_text().splitlines()[1:]
+        watched = result("--schedule", f"random:{seed}", "--break", "if:R63 == 12345")
+        for other in (traced, watched):
+            assert {k: other[k] for k in plain} == plain, seed
+        assert len(lines) == sum(e["steps"] for e in plain["engines"].values())
