@@ -157,6 +157,10 @@ def save_kernel_session(path: str | Path, opened: OpenedKernel, stop: Stop | Non
     """Write the Core of `opened` (at its current global step) as a kernel session."""
     target = resolve_target(path)
     core, kernel = opened.core, opened.kernel
+    if core.edits:
+        n = len(core.edits)
+        raise SessionError(f"{path}: cannot save: a kernel session does not keep `set` edits "
+                           f"({n} made; reverse past {'it' if n == 1 else 'them'} to save)")
     source = Path(kernel.path).resolve()
     if same_file(target, source):
         raise SessionError(f"{path}: cannot save: it is the kernel {kernel.path}")

@@ -17,7 +17,10 @@ Decisions where the issue is silent (gdb / pudb habits):
 - `schedule POLICY` restarts the kernel at step 0 under the new policy (a Core's
   policy is fixed for its life; the path taken so far belongs to the old one), keeping
   the breakpoints.
-- `set` is refused on a kernel (an edit outside the schedule would not replay).
+- `set` edits the kernel through Core.edit (`dve.R3 = 5`; without `ENGINE.` the
+  focused engine's own registers): journaled at the global step it was made, so reverse
+  undoes it; it drops the undone future (those steps ran without it). A kernel session
+  file does not keep edits: saving after one is refused, saying so.
 - The gen is the kernel's own ([kernel] gen), not the TUI's default.
 - `until ADDR` runs until the FOCUSED engine is about to execute ADDR (a label of its
   queue, or an address); `reverse-continue` undoes global steps back to the previous
@@ -153,8 +156,8 @@ class CoreSession:
 
     @property
     def position(self) -> tuple[int, int]:
-        """(global steps, edits): edits are refused on a kernel, so always 0."""
-        return self.core.steps, 0
+        """(global steps, `set` edits kept)."""
+        return self.core.steps, len(self.core.edits)
 
     @property
     def last_lanes(self) -> tuple[Lanes, int] | None:
@@ -425,8 +428,12 @@ class CoreSession:
         return pc
 
     def set_value(self, target: str, value: str) -> str:
-        raise ValueError("not available on a kernel: an edit outside the schedule would "
-                         "not replay")
+        """`set TARGET = VALUE` through Core.edit; returns what was stored, or ValueError
+        (one line) if the target cannot hold the value (machine/edits.py)."""
+        self._begin()
+        out = self.core.edit(target, value)
+        del self._path[self.core.steps:]  # the undone future ran without this edit
+        return out
 
     def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
         from sessions.kernel_store import save_kernel_session

@@ -69,6 +69,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from machine import edits as ed
 from machine import expr as ex
 from machine.breakpoints import (
     SEMANTIC_FLAG,
@@ -114,6 +115,26 @@ class Resume:
     step: int
     engine: int | None
     start_waits: bool = False
+
+
+@dataclass(frozen=True)
+class CoreEdit:
+    """One `set` on a core: made at global step `step` (after the steps before it, before
+    step `step`), on `engine`'s state (registers, PC, acc, idx, shape are its own; memory
+    and semaphores are shared), `bits` stored over `old`."""
+
+    step: int
+    engine: str
+    target: ex.Target  # without an engine: the state it is written on is `engine`'s
+    bits: int
+    old: int
+
+    @property
+    def text(self) -> str:
+        """The target as a user names it on a kernel: `dve.R3`, `sem[2]`."""
+        own = self.target.kind in _OWN_KINDS or self.target.kind == "pc"
+        return f"{self.engine}.{ed.target_text(self.target)}" if own else \
+            ed.target_text(self.target)
 
 
 @dataclass(frozen=True)
@@ -199,6 +220,8 @@ class Core:
         self._timeline = Timeline(journal_budget, len(self.actors))
         self._credit = [0] * len(self.actors)
         self._fault: tuple[int, int] | None = None  # (engine, global step) of the last fault
+        self.edits: list[CoreEdit] = []  # in step order; `set` edits of the path taken
+        self._applied = 0  # edits[:_applied] are in the state (replay catches up)
         self._resume: Resume | None = None
         if self._timeline.enabled:
             self._timeline.take(self.actors)  # checkpoint 0: the loaded state
@@ -562,6 +585,8 @@ class Core:
         blocked = self._blocked_set() if waits else []
         found: list[Race] = []
         while True:
+            if self._applied < len(self.edits):
+                self._catch_up()
             done = tl.steps - start
             if limit is not None and done >= limit:
                 self._settle()
@@ -587,6 +612,8 @@ class Core:
                 nf = tl.next_forced(step)
                 if nf is not None:
                     room = min(room, nf - step)
+                if self._applied < len(self.edits):  # a replay stops where an edit was made
+                    room = min(room, self.edits[self._applied].step - step)
                 if self._batch(run, room):
                     self._keep()
                     continue
@@ -783,14 +810,91 @@ class Core:
         return Stop(StopReason.HALT, rec.pc, f"{e} is halted", done, engine=e, races=found,
                     record=rec)
 
+    # -- edits ------------------------------------------------------------------------------
+    def edit(self, target: str, value: str) -> str:
+        """`set TARGET = VALUE` on the kernel: `dve.R3 = 5` (an engine's own register, PC,
+        acc, idx or shape; without `ENGINE.` the focused engine's), `sem[2] = 1`,
+        `sb[0, 0x100]:fp32 = 1.5` (shared). Stored now, journaled at this global step:
+        reverse undoes it, a replay from a checkpoint makes it again at the same step.
+        Returns what was stored; ValueError (one line) as machine.edits decides it."""
+        t = ex.parse_target(target)
+        engine = t.engine or self.focus
+        if engine not in self.machines:
+            raise ValueError(f"{t.name}: no {engine} queue in this kernel (engines: "
+                             f"{', '.join(self.engines)})")
+        m = self.machines[engine]
+        own = replace(t, engine="")
+        m.check(own)
+        if own.kind == "mem" and (own.p1 != own.index + 1 or own.b1 - own.b0 != ed.width(own)):
+            raise ValueError(f"set writes one element; {target.strip()} is a range (write "
+                             f"e.g. sb[P, BYTE]:fp32)")
+        try:
+            v = ex.parse(value)(m.state)
+        except CONDITION_ERRORS as e:
+            raise ValueError(f"{value.strip()}: {e}") from None
+        if own.kind == "pc":
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            if not isinstance(v, int):
+                raise ValueError(f"PC takes a record address; {v!r} is not an integer")
+            m.check(v)
+            bits, shown = v, f"{v:#x}"
+        else:
+            bits, shown = ed.encode(own, v)
+        self._settle()
+        e = CoreEdit(self.steps, engine, own, bits, ed.read_bits(own, m.state))
+        ed.write_bits(own, m.state, bits)
+        self.edits.append(e)
+        self._applied = len(self.edits)
+        self.last = None
+        self._resync()
+        return f"{e.text} = {shown}"
+
+    def _catch_up(self) -> None:
+        """A replay reached the step of edits made there: make them again."""
+        self._settle()
+        edits, now = self.edits, self.steps
+        while self._applied < len(edits) and edits[self._applied].step <= now:
+            e = edits[self._applied]
+            ed.write_bits(e.target, self.state(e.engine), e.bits)
+            self._applied += 1
+
+    def _unapply(self, at: int, most: int | None = None) -> None:
+        """Undo the applied edits made at global step `at` or later, newest first (at most
+        `most`); they stay listed until the reverse command that undid them ends."""
+        edits = self.edits
+        n = 0
+        while self._applied and edits[self._applied - 1].step >= at and (
+                most is None or n < most):
+            e = edits[self._applied - 1]
+            ed.write_bits(e.target, self.state(e.engine), e.old)
+            self._applied -= 1
+            n += 1
+
+    def _restart(self, cp: Any) -> None:
+        """Restore checkpoint `cp`: it holds every edit made before its step (those made
+        at its step came after it was taken)."""
+        self._timeline.restart(cp, self.actors)
+        self._applied = sum(1 for e in self.edits if e.step < cp.step)
+
     # -- reverse and replay -------------------------------------------------------------
     def reverse_step(self) -> bool:
         """Undo the last global step exactly; False at the start (or without history)."""
         tl = self._timeline
-        if not tl.enabled or tl.steps == 0:
+        if not tl.enabled:
+            return False
+        if self._applied and self.edits[self._applied - 1].step == tl.steps:
+            self._unapply(tl.steps, 1)  # the newest event is an edit: undo it alone
+            del self.edits[self._applied:]
+            self.last = None
+            self._resync()
+            return True
+        if tl.steps == 0:
             return False
         if tl.schedule:
+            self._unapply(tl.steps)
             self.actors[tl.schedule.pop()].undo()
+            del self.edits[self._applied:]
             tl.forget_after(tl.steps)
             self._moved(tl.steps)
             return True
@@ -811,6 +915,7 @@ class Core:
         target = max(0, first - max(0, n))
         stop = self._goto(target)
         tl.forget_after(tl.steps)
+        del self.edits[self._applied:]
         self._moved(tl.steps)
         done = first - tl.steps
         if stop is not None:
@@ -826,13 +931,14 @@ class Core:
         pops = tl.steps - target
         cp = tl.at_or_before(target)
         if target < tl.origin or target - cp.step < pops // 2:
-            tl.restart(cp, self.actors)
+            self._restart(cp)
             stop = self._advance(target - cp.step, stops=False, feed=False)
             self._settle()
             return stop if stop.reason == StopReason.INTERRUPT else None
         done = 0
         actors, sched = self.actors, tl.schedule
         while tl.steps > target:
+            self._unapply(tl.steps)
             actors[sched.pop()].undo()
             done += 1
             if done % FAST_CHUNK == 0 and self.interrupt.is_set():
@@ -897,6 +1003,7 @@ class Core:
             return self._plain_stop(StopReason.START, "start of history", done, [])
         finally:
             tl.forget_after(tl.steps)
+            del self.edits[self._applied:]
             self._moved(tl.steps)
 
     def _undo_judged(self, bps: list[Breakpoint], raced: dict[int, list[Race]],
@@ -908,6 +1015,7 @@ class Core:
         after-step kinds: the state after the step). The stop is before the step, as a
         reverse watch stops before the write (gdb)."""
         tl = self._timeline
+        self._unapply(tl.steps)  # edits made after the step: forward judged it before them
         i = tl.schedule[-1]
         step = tl.steps - 1
         focus = self._index(self.focus)
@@ -978,7 +1086,7 @@ class Core:
         tl = self._timeline
         cur = tl.steps
         cp = tl.at_or_before(cur - 1)
-        tl.restart(cp, self.actors)
+        self._restart(cp)
         stop = self._advance(cur - cp.step, stops=False, feed=False)
         self._settle()
         return stop.reason != StopReason.INTERRUPT

@@ -1,0 +1,45 @@
+"""`set` on a kernel through the console: stored on the engine named (or the focused
+one), undone by reverse, and a kernel session file refuses to drop it silently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from neurondbg.console import execute
+from sessions.errors import SessionError
+from views.core_session import CoreSession
+
+DEADLOCK = Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm"
+
+
+def said(session: CoreSession, line: str) -> str:
+    return " ".join(text for text, _ in execute(line, session).lines)
+
+
+def test_set_breaks_the_example_deadlock_and_reverse_undoes_it(tmp_path: Path) -> None:
+    s = CoreSession(DEADLOCK)
+    s.arm("continue")
+    assert "deadlock" in s.run()
+    assert said(s, "set sem[1] = 1") == "sem[1] = 1 (0x00000001)"
+    assert s.position == (0, 1)
+    with pytest.raises(SessionError, match="does not keep `set` edits"):
+        s.save(tmp_path / "k.toml")
+    assert not (tmp_path / "k.toml").exists()
+    s.arm("continue")
+    s.run()
+    steps = s.core.steps
+    assert steps > 0 and s.core.status("pool") != "waiting"
+    s.reverse(steps)
+    assert s.core.state().sem[1] == 1 and s.position == (0, 1)
+    s.reverse(1)
+    assert s.core.state().sem[1] == 0 and s.position == (0, 0)
+    s.save(tmp_path / "k.toml")
+    assert (tmp_path / "k.toml").exists()
+
+
+def test_set_names_the_focused_engine_and_refuses_one_without_a_queue() -> None:
+    s = CoreSession(DEADLOCK)
+    assert said(s, "set R2 = 3") == f"{s.core.focus}.R2 = 3 (0x00000003)"
+    assert "no act queue" in said(s, "set act.R2 = 3")
