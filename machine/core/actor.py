@@ -92,7 +92,8 @@ class Actor(Protocol):
         """Take one step (global step number `step`) with a full record, journaled on
         `state` when it executed; never raises (a fault is `record.fault`). `feeder`
         (None: no race detection) is fed the step's waits, reads, writes and semaphore
-        updates in execution order."""
+        updates in execution order. Asked while `rest()` is not None (a user stepping a
+        halted engine), it journals nothing and returns a record that did not execute."""
 
     def undo(self) -> None:
         """Undo its newest journaled step exactly."""

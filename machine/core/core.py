@@ -1,5 +1,6 @@
-"""The NeuronCore: one Machine per engine queue, shared SBUF / PSUM / semaphores,
-a scheduler, deadlock detection, race detection and breakpoints (DESIGN.md
+"""The NeuronCore: actors (machine/core/actor.py: one per engine queue, each run by its
+Machine; DMA queues through `extra_actors`) on shared SBUF / PSUM / semaphores, a
+scheduler, deadlock detection, race detection, breakpoints and `set` edits (DESIGN.md
 "NeuronCore: several engine queues").
 
     core = Core(load_kernel("k.toml"), schedule="rr")
@@ -7,6 +8,7 @@ a scheduler, deadlock detection, race detection and breakpoints (DESIGN.md
     stop = core.cont()            # Stop: halt | breakpoint | deadlock | race | ...
     core.step("dve"); core.step() # one instruction of DVE; one scheduler step
     core.reverse_step(); core.reverse(10); core.reverse_continue(); core.run_to(0x80, "dve")
+    core.edit("dve.R3", "5")      # journaled at this global step: reverse undoes it
 
 Each step: the scheduler's policy (machine/core/schedule.py) picks a runnable engine
 (not halted, and its instruction's waits hold: checked without side effects before it
