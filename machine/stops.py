@@ -26,12 +26,13 @@ class StopReason(StrEnum):
 
 
 class EngineStatus(StrEnum):
-    """What one engine of a kernel is doing (DESIGN.md "NeuronCore")."""
+    """What one engine (or other actor) of a kernel is doing (DESIGN.md "NeuronCore")."""
 
     RUNNING = "running"
     WAITING = "waiting"  # its next instruction's semaphore wait does not hold
     HALTED = "halted"
     FAULTED = "faulted"  # its last issue faulted; until the core moves
+    IDLE = "idle"  # an actor with nothing queued (an empty DMA queue): not a deadlock
 
 
 # What `run` reports for one queue: the others are interactive or a kernel's only.

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -80,12 +80,13 @@ from machine.breakpoints import (
     undo_hits,
     written_by,
 )
-from machine.core.events import NO_PLAN, Plan, WaitSpec, plan_of, update_targets
+from machine.core.actor import Actor, EngineQueue
+from machine.core.events import WaitSpec
 from machine.core.feed import Feeder
 from machine.core.kernel import Kernel
 from machine.core.races import Access, Race, RaceDetector
 from machine.core.schedule import Policy, parse_policy
-from machine.core.timeline import Passive, Timeline
+from machine.core.timeline import Timeline
 from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine
 from machine.engines.record import StepRecord
 from machine.history import JOURNAL_BUDGET
@@ -175,45 +176,55 @@ class Core:
 
     def __init__(self, kernel: Kernel, config: MachineConfig | None = None, *,
                  schedule: str = "rr", races: bool = True,
-                 journal_budget: int = JOURNAL_BUDGET) -> None:
+                 journal_budget: int = JOURNAL_BUDGET,
+                 extra_actors: Callable[[MachineState], Sequence[Actor]] | None = None
+                 ) -> None:
         """`config`: the machine settings as the caller resolved them (engine is set per
         queue); None: the kernel's generation and [machine] settings. ValueError for a bad
-        `schedule`. `journal_budget` bounds history (0: none, for a headless run)."""
+        `schedule` or an actor name used twice. `journal_budget` bounds history (0: none,
+        for a headless run). `extra_actors(shared)` makes the actors beside the engine
+        queues (DMA queues: machine/core/actor.py), their states made with `shared=`."""
         self.kernel = kernel
         self.engines: tuple[str, ...] = tuple(kernel.engines)
         self._policy: Policy = parse_policy(schedule)
         base = config if config is not None else MachineConfig(gen=kernel.gen, **{
             k: v for k, v in _mapping(kernel.machine).items() if k not in ("gen", "engine")})
         self.machines: dict[str, Machine] = {}
+        actors: list[Actor] = []
         first: MachineState | None = None
         for e in self.engines:
             q = kernel.queue(e)
             m = Machine(q.program.program, replace(base, engine=e), labels=q.program.labels,
                         journal_budget=0, shared=first)
-            m.history = Passive()
             self.machines[e] = m
+            actors.append(EngineQueue(e, m))
             first = first or m.state
-        self._ms = [self.machines[e] for e in self.engines]
-        self._states = [m.state for m in self._ms]
+        assert first is not None  # a Kernel has at least one queue
         for d in kernel.data:
-            self._ms[0].load_data(d)
+            self.machines[self.engines[0]].load_data(d)
+        if extra_actors is not None:
+            actors += extra_actors(first)
+        # every actor the scheduler picks from, engine queues first (index = position)
+        self.actors: tuple[Actor, ...] = tuple(actors)
+        self.names: tuple[str, ...] = tuple(a.name for a in actors)
+        if len(set(self.names)) != len(self.names):
+            raise ValueError(f"actor names must be unique: {', '.join(self.names)}")
+        self._states = [a.state for a in actors]
         self.focus: str = self.engines[0]
         self.interrupt = threading.Event()
-        self.detector: RaceDetector | None = RaceDetector(self.engines) if races else None
-        self._feeder = Feeder(self.engines, self.detector, list(self._states[0].sem)) \
+        self.detector: RaceDetector | None = RaceDetector(self.names) if races else None
+        self._feeder = Feeder(self.names, self.detector, list(first.sem)) \
             if self.detector is not None else None
         self.breakpoints: list[Breakpoint] = []
         self._next_bp = 1
         self.on_step: Callable[[CoreStep], None] | None = None  # e.g. `run --trace`
         self.last: CoreStep | None = None
-        self._timeline = Timeline(journal_budget, len(self.engines))
-        self._credit = [0] * len(self.engines)
-        self._plans: list[dict[int, Plan]] = [{} for _ in self.engines]
-        self._targets: list[frozenset[int] | None] = [None] * len(self.engines)
+        self._timeline = Timeline(journal_budget, len(self.actors))
+        self._credit = [0] * len(self.actors)
         self._fault: tuple[int, int] | None = None  # (engine, global step) of the last fault
         self._resume: Resume | None = None
         if self._timeline.enabled:
-            self._timeline.take(self._states)  # checkpoint 0: the loaded state
+            self._timeline.take(self.actors)  # checkpoint 0: the loaded state
 
     # -- reading ------------------------------------------------------------------------
     @property
@@ -230,7 +241,7 @@ class Core:
     def forced(self) -> dict[int, str]:
         """Steps taken by `step(engine)` where the policy would have chosen another
         (global step -> engine): with the policy, they make the schedule (sessions)."""
-        return {s: self.engines[e] for s, e in self._timeline.forced.items()}
+        return {s: self.names[e] for s, e in self._timeline.forced.items()}
 
     @property
     def history_nbytes(self) -> int:
@@ -241,14 +252,14 @@ class Core:
         """(first step, the engine of each kept global step from it): the schedule taken
         within the kept history window."""
         tl = self._timeline
-        return tl.origin, [self.engines[i] for i in tl.schedule]
+        return tl.origin, [self.names[i] for i in tl.schedule]
 
     def _index(self, engine: str) -> int:
         try:
-            return self.engines.index(engine)
+            return self.names.index(engine)
         except ValueError:
             raise ValueError(f"no {engine} queue in this kernel (engines: "
-                             f"{', '.join(self.engines)})") from None
+                             f"{', '.join(self.names)})") from None
 
     def state(self, engine: str | None = None) -> MachineState:
         """An engine's state (the focused one by default)."""
@@ -259,14 +270,15 @@ class Core:
         i = self._index(engine)
         if self._fault == (i, self.steps):
             return EngineStatus.FAULTED
-        if self._states[i].halted:
-            return EngineStatus.HALTED
+        rest = self.actors[i].rest()
+        if rest is not None:
+            return rest
         return EngineStatus.WAITING if self._blocked(i) is not None else EngineStatus.RUNNING
 
     def waiting(self, engine: str) -> Wait | None:
         """Why `engine` is blocked, or None when it is not."""
         i = self._index(engine)
-        if self._states[i].halted:
+        if self.actors[i].rest() is not None:
             return None
         w = self._blocked(i)
         return None if w is None else self._wait(i, w)
@@ -279,9 +291,9 @@ class Core:
     def digest(self) -> str:
         """sha256 over every engine's state, shared memory and the semaphores."""
         h = hashlib.sha256()
-        for e, st in zip(self.engines, self._states, strict=True):
-            h.update(e.encode())
-            st.hash_into(h, shared=False)
+        for a in self.actors:
+            h.update(a.name.encode())
+            a.hash_into(h)
         self._states[0].hash_shared(h)
         return h.hexdigest()
 
@@ -291,7 +303,7 @@ class Core:
         return {
             "engines": {e: {"pc": st.pc, "registers": list(st.R),
                             "steps": self.engine_steps(e), "status": self.status(e)}
-                        for e, st in zip(self.engines, self._states, strict=True)},
+                        for e, st in ((e, self.state(e)) for e in self.engines)},
             "semaphores": {str(i): v for i, v in enumerate(sem) if v},
             "races": [r.to_dict() for r in self.races],
         }
@@ -302,50 +314,31 @@ class Core:
         return list(self.detector.races) if self.detector is not None else []
 
     # -- semaphores and runnability -----------------------------------------------------
-    def _plan(self, i: int) -> Plan:
-        m = self._ms[i]
-        k = m.index_of(m.state.pc)
-        if k is None:
-            return NO_PLAN  # outside the program: issuing it faults
-        plans = self._plans[i]
-        p = plans.get(k)
-        if p is None:
-            p = plans[k] = plan_of(m.instruction(k))
-        return p
-
     def _blocked(self, i: int) -> WaitSpec | None:
-        """The wait engine i's next instruction cannot pass now (None: it may issue)."""
+        """The wait actor i's next step cannot pass now (None: it may issue)."""
         if self._credit[i]:
             return None  # running ahead through fast steps, which never wait
-        return self._plan(i).blocked_on(self._states[i])
+        return self.actors[i].blocked()
 
     def _runnable(self) -> list[int]:
         out = []
-        for i, st in enumerate(self._states):
-            if self._credit[i] or (not st.halted and self._blocked(i) is None):
+        for i, a in enumerate(self.actors):
+            if self._credit[i] or (a.rest() is None and a.blocked() is None):
                 out.append(i)
         return out
 
     def _updatable(self, sem: int) -> bool:
-        for i, st in enumerate(self._states):
-            if st.halted:
-                continue
-            t = self._targets[i]
-            if t is None:
-                t = self._targets[i] = update_targets(self._ms[i].program.raw)
-            if sem in t:
-                return True
-        return False
+        return any(a.rest() is None and sem in a.updates() for a in self.actors)
 
     def _wait(self, i: int, w: WaitSpec) -> Wait:
         st = self._states[i]
-        return Wait(self.engines[i], st.pc, w.idx, st.sem[w.idx], w.condition(st),
+        return Wait(self.names[i], st.pc, w.idx, st.sem[w.idx], w.condition(st),
                     self._updatable(w.idx))
 
     def _waits(self) -> list[Wait]:
         out = []
-        for i, st in enumerate(self._states):
-            w = None if st.halted else self._blocked(i)
+        for i, a in enumerate(self.actors):
+            w = None if a.rest() is not None else self._blocked(i)
             if w is not None:
                 out.append(self._wait(i, w))
         return out
@@ -357,9 +350,9 @@ class Core:
         no queue has, or a PC / watch target outside the program or the machine."""
         bp = parse_spec(spec)
         lead = len(spec) - len(spec.lstrip())
-        if bp.engine is not None and bp.engine not in self.engines:
+        if bp.engine is not None and bp.engine not in self.names:
             raise ValueError(f"column {lead + bp.text.rfind('@') + 2}: no {bp.engine} queue "
-                             f"in this kernel (engines: {', '.join(self.engines)})")
+                             f"in this kernel (engines: {', '.join(self.names)})")
         self._check_engines(bp, spec)
         ms = [m for e, m in self.machines.items() if bp.engine in (None, e)]
         col = lead + bp.text.find(":") + 2
@@ -379,15 +372,15 @@ class Core:
             if len(errors) == len(ms):
                 raise ValueError(f"column {col}: {errors[0]}")
         elif bp.kind in ("watch", "change"):
-            owner = self._owner(bp)
+            owner = self.machines.get(self.names[self._owner(bp)], self.machines[self.focus])
             try:
-                self._ms[owner].check(replace(bp.value, engine=""))
+                owner.check(replace(bp.value, engine=""))
             except ValueError as e:
                 raise ValueError(f"column {col}: {e}") from None
         if bp.kind in STATIC_KINDS:
-            for m in ms:  # their fast runs stop before it (Machine's stop mask)
-                m.breakpoints.append(bp)
-                m.invalidate_stops()
+            for a in self.actors:  # their runs ahead stop before it
+                if self.machines.get(a.name) in ms:
+                    a.arm(bp)
         bp.id = self._next_bp
         self._next_bp += 1
         self.breakpoints.append(bp)
@@ -402,17 +395,16 @@ class Core:
         elif bp.kind in ("watch", "change"):
             targets.append(bp.value)
         for t in targets:
-            if t.engine and t.engine not in self.engines:
+            if t.engine and t.engine not in self.names:
                 col = spec.lower().find(f"{t.engine}.") + 1
                 raise ValueError(f"column {col}: no {t.engine} queue in this kernel "
-                                 f"(engines: {', '.join(self.engines)})")
+                                 f"(engines: {', '.join(self.names)})")
 
     def delete_breakpoint(self, bp_id: int) -> bool:
         before = len(self.breakpoints)
         self.breakpoints = [b for b in self.breakpoints if b.id != bp_id]
-        for m in self._ms:
-            m.breakpoints = [b for b in m.breakpoints if b.id != bp_id]
-            m.invalidate_stops()
+        for a in self.actors:
+            a.disarm(bp_id)
         return len(self.breakpoints) != before
 
     def set_enabled(self, bp_id: int, enabled: bool) -> None:
@@ -420,8 +412,8 @@ class Core:
             if b.id == bp_id:
                 b.enabled = enabled
                 self._resync([b])
-        for m in self._ms:
-            m.invalidate_stops()
+        for a in self.actors:
+            a.refresh()
 
     def _owner(self, bp: Breakpoint) -> int:
         """The engine whose state a watch/change target lives on (module docstring)."""
@@ -448,12 +440,7 @@ class Core:
                 bp.watch_old = self._truth(bp.value, self._index(self.focus))
 
     def _static_hits(self, i: int) -> list[Breakpoint]:
-        m = self._ms[i]
-        k = m.index_of(m.state.pc)
-        if k is None or not m.breakpoints:
-            return []
-        return [bp for bp in m.breakpoints
-                if bp.enabled and m.static_match(bp, k) and self._cond(bp, i)]
+        return [bp for bp in self.actors[i].static_hits() if self._cond(bp, i)]
 
     def _needs_records(self) -> bool:
         return self.on_step is not None or any(
@@ -477,13 +464,13 @@ class Core:
     def _reason(self, bp: Breakpoint, i: int, rec: StepRecord, cs: CoreStep,
                 blocked: list[int]) -> tuple[str | None, int]:
         k = bp.kind
-        mine = bp.engine in (None, self.engines[i])
+        mine = bp.engine in (None, self.names[i])
         if k == Kind.RACE:
             rs = [r for r in cs.races if bp.engine in (None, r.a.engine, r.b.engine)]
             return (f"race: {race_text(rs[0])}" if rs else None), i
         if k == Kind.WAIT:
             for j in blocked:
-                if bp.engine in (None, self.engines[j]) and self._cond(bp, j):
+                if bp.engine in (None, self.names[j]) and self._cond(bp, j):
                     w = self._blocked(j)
                     assert w is not None
                     return f"{self._wait(j, w).describe()}", j
@@ -530,8 +517,9 @@ class Core:
         else:
             i = self._index(engine)
             if i not in run:
-                return CoreStep(engine, self._ms[i].step() if self._states[i].halted else None,
-                                self.waiting(engine))
+                a = self.actors[i]
+                rec = a.issue(tl.steps, None).record if a.rest() is not None else None
+                return CoreStep(engine, rec, self.waiting(engine))
         pick = self._policy.choose(run, tl.last, tl.steps)
         step = tl.steps
         cs = self._slow_step(i, feed=True)
@@ -544,24 +532,15 @@ class Core:
         return cs
 
     def _slow_step(self, i: int, feed: bool) -> CoreStep:
-        """Engine i executes its next instruction with a full record; journaled if it ran."""
-        m = self._ms[i]
-        st = m.state
+        """Actor i takes its next step with a full record; scheduled if it executed."""
         step = self._timeline.steps
-        feeder = self._feeder if feed else None
-        pre = feeder.before(st, self._plan(i)) if feeder is not None else None
-        if feeder is not None:
-            st.reads = []
-        rec = m.step()
-        reads, st.reads = st.reads, None
-        races: list[Race] = []
+        out = self.actors[i].issue(step, self._feeder if feed else None)
+        rec = out.record
         if rec.executed:
             self._timeline.schedule.append(i)
-            if feeder is not None and pre is not None:
-                races = feeder.after(self.engines[i], rec, pre, reads or [], step)
         elif rec.fault:
             self._fault = (i, step)
-        cs = CoreStep(self.engines[i], rec, None, races)
+        cs = CoreStep(self.names[i], rec, None, out.races)
         if self.on_step is not None:
             self.on_step(cs)
         return cs
@@ -684,7 +663,7 @@ class Core:
         j = hits[0][1]
         detail = "; ".join(f"{bp.describe()}: {why}" for bp, _, why in hits)
         self._resume = Resume(0, None, True)
-        return CoreStop(StopReason.WAIT, self.engines[j], self._states[j].pc, detail, 0,
+        return CoreStop(StopReason.WAIT, self.names[j], self._states[j].pc, detail, 0,
                         breakpoint=hits[0][0], breakpoints=[bp for bp, _, _ in hits])
 
     def _wait_hits(self, newly: list[int]) -> list[tuple[Breakpoint, int, str]]:
@@ -695,7 +674,7 @@ class Core:
             if not bp.enabled or bp.kind != Kind.WAIT:
                 continue
             for j in newly:
-                if bp.engine in (None, self.engines[j]) and self._cond(bp, j):
+                if bp.engine in (None, self.names[j]) and self._cond(bp, j):
                     w = self._blocked(j)
                     assert w is not None
                     out.append((bp, j, self._wait(j, w).describe()))
@@ -707,7 +686,7 @@ class Core:
         credit = self._credit
         for i in run:
             if not credit[i]:
-                credit[i] = self._ms[i].fast_run(RUN_AHEAD)
+                credit[i] = self.actors[i].run_ahead(RUN_AHEAD)
         tl = self._timeline
         seq = self._policy.batch(run, credit, tl.last, tl.steps, room)
         if seq:
@@ -720,33 +699,30 @@ class Core:
         """Undo run-ahead that the schedule has not reached (the state is then exact)."""
         for i, n in enumerate(self._credit):
             if n:
-                st = self._states[i]
+                a = self.actors[i]
                 for _ in range(n):
-                    st.undo_step()
+                    a.undo()
                 self._credit[i] = 0
 
     def _keep(self) -> None:
         tl = self._timeline
         if tl.due(self._states):
             self._settle()
-            tl.take(self._states)
+            tl.take(self.actors)
         tl.fold(self._states)
 
     def _blocked_set(self) -> list[int]:
-        return [i for i, st in enumerate(self._states)
-                if not st.halted and self._blocked(i) is not None]
+        return [i for i, a in enumerate(self.actors)
+                if a.rest() is None and self._blocked(i) is not None]
 
     # -- stops ----------------------------------------------------------------------------
     def _at(self, i: int) -> str:
-        m = self._ms[i]
-        k = m.index_of(m.state.pc)
-        name = f"{m.instruction(k).mnemonic} at " if k is not None else ""
-        return f"{self.engines[i]} {name}{m.state.pc:#x}"
+        return self.actors[i].where()
 
     def _plain_stop(self, reason: str, detail: str, done: int, found: list[Race]) -> CoreStop:
         last = self._timeline.last
         i = last if last >= 0 else 0
-        return CoreStop(reason, self.engines[i], self._states[i].pc, detail, done,
+        return CoreStop(reason, self.names[i], self._states[i].pc, detail, done,
                         races=found)
 
     def _end(self, done: int, found: list[Race]) -> CoreStop:
@@ -773,14 +749,14 @@ class Core:
         self._resume = Resume(self.steps, i, self._resumed(start_waits=True))
         where = f"before {self._at(i)}"
         detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
-        return CoreStop(StopReason.BREAKPOINT, self.engines[i], self._states[i].pc, detail, done,
+        return CoreStop(StopReason.BREAKPOINT, self.names[i], self._states[i].pc, detail, done,
                         races=found, breakpoint=hits[0], breakpoints=hits)
 
     def _dynamic_stop(self, i: int, cs: CoreStep, hits: list[tuple[Breakpoint, str]],
                       done: int, found: list[Race]) -> CoreStop:
         rec = cs.record
         assert rec is not None
-        by = f"{self.engines[i]} {rec.mnemonic} at {rec.pc:#x}"
+        by = f"{self.names[i]} {rec.mnemonic} at {rec.pc:#x}"
         # The engine the schedule runs next may be at a static breakpoint too: reported
         # (and counted) here, as one queue reports it (machine/debugger.py), and stepped
         # over by the next run; any other engine's are still checked when it issues.
@@ -797,7 +773,7 @@ class Core:
         parts = [] if nxt is None else [f"{bp.describe()}: before {self._at(nxt)}"
                                         for bp in static]
         parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
-        return CoreStop(reason, self.engines[i], self._states[i].pc, "; ".join(parts), done,
+        return CoreStop(reason, self.names[i], self._states[i].pc, "; ".join(parts), done,
                         races=found, breakpoint=hits[0][0],
                         breakpoints=[bp for bp, _ in hits] + static, record=rec)
 
@@ -813,7 +789,7 @@ class Core:
         return None if self._credit[i] else i
 
     def _refused(self, i: int, rec: StepRecord, done: int, found: list[Race]) -> CoreStop:
-        e = self.engines[i]
+        e = self.names[i]
         if rec.fault:
             bps = [b for b in self.breakpoints
                    if b.enabled and b.kind == Kind.FAULT and b.engine in (None, e)]
@@ -837,7 +813,7 @@ class Core:
         if not tl.enabled or tl.steps == 0:
             return False
         if tl.schedule:
-            self._states[tl.schedule.pop()].undo_step()
+            self.actors[tl.schedule.pop()].undo()
             tl.forget_after(tl.steps)
             self._moved(tl.steps)
             return True
@@ -873,14 +849,14 @@ class Core:
         pops = tl.steps - target
         cp = tl.at_or_before(target)
         if target < tl.origin or target - cp.step < pops // 2:
-            tl.restart(cp, self._states)
+            tl.restart(cp, self.actors)
             stop = self._advance(target - cp.step, stops=False, feed=False)
             self._settle()
             return stop if stop.reason == StopReason.INTERRUPT else None
         done = 0
-        states, sched = self._states, tl.schedule
+        actors, sched = self.actors, tl.schedule
         while tl.steps > target:
-            states[sched.pop()].undo_step()
+            actors[sched.pop()].undo()
             done += 1
             if done % FAST_CHUNK == 0 and self.interrupt.is_set():
                 return self._plain_stop(StopReason.INTERRUPT, "interrupted", done, [])
@@ -977,12 +953,12 @@ class Core:
                 if self._truth(bp.value, focus) and self._cond(bp, i):
                     pending.append((bp, None))
             elif k == Kind.WAIT:
-                js = [j for j in blocked if bp.engine in (None, self.engines[j])
+                js = [j for j in blocked if bp.engine in (None, self.names[j])
                       and self._cond(bp, j)]
                 if js:
                     pending.append((bp, js))
         tl.schedule.pop()
-        self._states[i].undo_step()
+        self.actors[i].undo()
         before = set(self._blocked_set()) if waits else set()
         hits: list[tuple[Breakpoint, str]] = []
         for bp, seen in pending:
@@ -1015,7 +991,7 @@ class Core:
         by = self._at(i)
         parts = [f"{bp.describe()}: before {by}" for bp in static]
         parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
-        return CoreStop(reason, self.engines[i], self._states[i].pc,
+        return CoreStop(reason, self.names[i], self._states[i].pc,
                         "; ".join(parts) + " (reverse)", first - tl.steps,
                         breakpoint=found[0], breakpoints=found)
 
@@ -1026,7 +1002,7 @@ class Core:
         tl = self._timeline
         cur = tl.steps
         cp = tl.at_or_before(cur - 1)
-        tl.restart(cp, self._states)
+        tl.restart(cp, self.actors)
         stop = self._advance(cur - cp.step, stops=False, feed=False)
         self._settle()
         return stop.reason != StopReason.INTERRUPT
@@ -1037,7 +1013,7 @@ class Core:
         if t.kind in _OWN_KINDS:
             if self._owner(bp) != i:
                 return False
-        elif bp.engine not in (None, self.engines[i]):
+        elif bp.engine not in (None, self.names[i]):
             return False
         j = self._states[i].journal
         word = j.steps[-1]

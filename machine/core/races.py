@@ -166,7 +166,7 @@ class _State:
 
 
 # undo-log entry kinds: (step, kind, ...)
-_ADD, _DROP, _RACE, _REL, _JOIN = range(5)
+_ADD, _DROP, _RACE, _REL, _JOIN, _TICK = range(6)
 
 
 class RaceDetector:
@@ -299,6 +299,30 @@ class RaceDetector:
             self._log((step, _JOIN, ei, old))
             self._prune(step, ei)
 
+    def fork(self, engine: str, step: int) -> tuple[int, ...]:
+        """Hand out `engine`'s clock for work it starts but another actor completes (a
+        DMA trigger: the entry's accesses happen when its queue completes it), then
+        advance `engine`'s epoch, so what it does after the hand-off is not covered."""
+        self._begin(step)
+        ei = self._index[engine]
+        clock = self._s.clocks[ei]
+        out = tuple(clock)
+        clock[ei] += 1
+        self._log((step, _TICK, ei))
+        return out
+
+    def join_clock(self, engine: str, clock: Sequence[int], step: int) -> None:
+        """`engine` acquires a clock handed out by `fork` (a DMA queue completing an
+        entry joins its trigger's clock): what preceded the fork happens before what
+        `engine` does from here."""
+        self._begin(step)
+        ei = self._index[engine]
+        own = self._s.clocks[ei]
+        old = own[:]
+        if join(own, clock):
+            self._log((step, _JOIN, ei, old))
+            self._prune(step, ei)
+
     def rewind(self, step: int) -> int:
         """Forget everything done at global steps >= `step`.
 
@@ -425,6 +449,8 @@ class RaceDetector:
                 s.lost[sem] -= 1
             s.clocks[ei][ei] -= 1
             s.read_rel[ei] = prev
+        elif kind == _TICK:
+            s.clocks[e[2]][e[2]] -= 1
         else:
             _, _, ei, old = e
             s.clocks[ei] = old

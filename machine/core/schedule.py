@@ -13,7 +13,10 @@ reverse and replay recompute exactly the choices made (DESIGN.md "Scheduling").
 
 `batch` extends a schedule over a stretch where only SEQ fast steps happen: no
 semaphore or memory changes, so the runnable set stays fixed and each engine's fast
-steps commute with everyone else's (its credit: steps it has run ahead).
+steps commute with everyone else's (its credit: steps it has run ahead). An engine's
+runnability can change only where its credit runs out, so a batch makes every pick over
+the set the one-step-at-a-time path would see: the same schedule whatever turns the
+fast path off (`--trace`, an `if:` breakpoint) or where a run stopped.
 """
 
 from __future__ import annotations
@@ -76,11 +79,16 @@ class Policy:
         n = min(limit, sum(credit[e] for e in runnable) + 1)
         picks = np.asarray(runnable, np.uint8)[_mix_array(self.seed, step, n)
                                                % np.uint64(len(runnable))]
+        # An engine whose credit runs out may be blocked after its last fast step, and a
+        # pick over a smaller runnable set is another engine: the batch ends right after
+        # that step (or before the first pick of an engine with no credit), so every pick
+        # is made over the set the slow path would see (same seed, same schedule).
         cut = n
         for e in runnable:
             hits = np.flatnonzero(picks == e)
-            if len(hits) > credit[e]:
-                cut = min(cut, int(hits[credit[e]]))
+            c = credit[e]
+            if len(hits) >= c and len(hits):
+                cut = min(cut, int(hits[c - 1]) + 1 if c else int(hits[0]))
         return picks[:cut].tobytes()
 
 

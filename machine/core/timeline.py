@@ -1,7 +1,7 @@
 """The core's history: the schedule taken, checkpoints of the whole core, the budget.
 
-Each engine's Machine journals its own steps (machine/journal.py); the core journals
-which engine took each global step (`schedule`, one byte a step), so undoing the last
+Each actor (machine/core/actor.py) journals its own steps (machine/journal.py); the
+core journals which actor took each global step (`schedule`, one byte a step), so undoing the last
 global step is "pop the engine, undo that engine's newest step" and undoing in exact
 global order restores shared memory exactly. Steps the user forced on an engine
 (`Core.step("dve")`) where the policy would have picked another are kept in `forced`
@@ -18,14 +18,15 @@ checkpoint at or before it and replays forward with the journaled choices. Budge
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
+from machine.core.actor import Actor, Snap
 from machine.history import (
     CheckpointTotal,
-    History,
     Tiles,
     capture_memory,
     kept_reached,
@@ -39,76 +40,34 @@ KEEP_NONE_STEPS = 4096  # without history, the schedule is emptied this often...
 KEEP_NONE_BYTES = 4 << 20  # ... or once the journals hold this much (a CAST keeps 1 MiB)
 
 
-class Passive(History):
-    """An engine Machine's history inside a core: the core takes checkpoints and folds
-    journals for all engines at once, so the machine's own policy does nothing."""
-
-    def __init__(self) -> None:
-        super().__init__(0)
-
-    def base(self, state: MachineState, edits: int) -> None:
-        return None
-
-    def keep(self, state: MachineState, edits: int) -> None:
-        return None
-
-
-@dataclass
-class EngineSnap:
-    """One engine's own state at a checkpoint."""
-
-    steps: int  # its journal length (own step count)
-    R: list[int]
-    pc: int
-    shape: list[int]
-    acc: np.ndarray
-    idx: np.ndarray
-    fp8_exp4: str
-    fp8_sat: bool
-    halted: bool
-
-    @classmethod
-    def of(cls, st: MachineState) -> EngineSnap:
-        return cls(len(st.journal), list(st.R), st.pc, list(st.shape), st.acc.copy(),
-                   st.idx.copy(), st.fp8_exp4, st.fp8_sat, st.halted)
-
-    def put(self, st: MachineState) -> None:
-        st.R[:] = self.R  # in place: fast closures hold the list
-        st.shape[:] = self.shape
-        st.pc = self.pc
-        st.acc[...] = self.acc
-        st.idx[...] = self.idx
-        st.fp8_exp4, st.fp8_sat, st.halted = self.fp8_exp4, self.fp8_sat, self.halted
-        st.journal.clear(self.steps)
-
-
 @dataclass
 class CoreCheckpoint:
     step: int  # global step count
     last: int  # engine of the step before (-1 at step 0)
     mark: int  # Timeline.written() when taken
-    engines: list[EngineSnap]
+    actors: list[Snap]  # each actor's own state, in the core's actor order
     sem: list[int]
     mem: Tiles
 
     @cached_property
     def nbytes(self) -> int:
-        regs = sum(8 * (len(e.R) + len(e.shape)) + e.acc.nbytes + e.idx.nbytes + 64
-                   for e in self.engines)
-        return regs + 8 * len(self.sem) + tiles_nbytes(self.mem)
+        return (sum(a.nbytes for a in self.actors) + 8 * len(self.sem)
+                + tiles_nbytes(self.mem))
 
 
-def capture(states: list[MachineState], step: int, last: int, mark: int) -> CoreCheckpoint:
-    return CoreCheckpoint(step, last, mark, [EngineSnap.of(s) for s in states],
-                          list(states[0].sem), capture_memory(states[0]))
+def capture(actors: Sequence[Actor], step: int, last: int, mark: int) -> CoreCheckpoint:
+    shared = actors[0].state
+    return CoreCheckpoint(step, last, mark, [a.snap() for a in actors], list(shared.sem),
+                          capture_memory(shared))
 
 
-def restore(cp: CoreCheckpoint, states: list[MachineState]) -> None:
-    states[0].release_views()  # one shared list
-    for snap, st in zip(cp.engines, states, strict=True):
-        snap.put(st)
-    states[0].sem[:] = cp.sem
-    restore_memory(cp.mem, states[0])
+def restore(cp: CoreCheckpoint, actors: Sequence[Actor]) -> None:
+    shared = actors[0].state
+    shared.release_views()  # one shared list
+    for snap, a in zip(cp.actors, actors, strict=True):
+        snap.put(a.state)
+    shared.sem[:] = cp.sem
+    restore_memory(cp.mem, shared)
 
 
 class Timeline(CheckpointTotal):
@@ -173,8 +132,9 @@ class Timeline(CheckpointTotal):
         cp = self.checkpoints[-1]
         return self.steps > cp.step and self.written(states) - cp.mark >= self.interval()
 
-    def take(self, states: list[MachineState]) -> None:
-        self._add(capture(states, self.steps, self.last, self.written(states)))
+    def take(self, actors: Sequence[Actor]) -> None:
+        self._add(capture(actors, self.steps, self.last,
+                          self.written([a.state for a in actors])))
 
     def fold(self, states: list[MachineState]) -> None:
         """Hold memory to the budget (call between steps)."""
@@ -226,9 +186,9 @@ class Timeline(CheckpointTotal):
             del self.forced[s]
         del self.forced_steps[k:]
 
-    def restart(self, cp: CoreCheckpoint, states: list[MachineState]) -> None:
+    def restart(self, cp: CoreCheckpoint, actors: Sequence[Actor]) -> None:
         """Restore `cp`: the schedule window starts empty at its step."""
-        restore(cp, states)
+        restore(cp, actors)
         self.schedule.clear()
         self.origin, self.origin_last = cp.step, cp.last
         self.dropped = cp.mark
