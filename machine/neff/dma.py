@@ -161,6 +161,9 @@ class DmaModel:
         self.order: dict[tuple[int, int], int | None] = {}
         self.tail = [0] * len(self.names)
         self.head = [0] * len(self.names)
+        # race detection: each triggered entry's clock, handed out at its trigger
+        # (machine.neff.actor.TriggerFeeder), joined by its queue at completion
+        self.clocks: dict[int, tuple[int, ...]] = {}
 
     # -- state ------------------------------------------------------------------------
     def attach(self, state: MachineState) -> None:

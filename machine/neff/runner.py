@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from machine.core.events import Plan, WaitSpec, plan_of, update_targets
+from machine.core.events import Plan, WaitSpec, plan_of
 from machine.debugger import Machine
 from machine.engines.record import Fault
 from machine.history import History
@@ -36,9 +36,10 @@ from machine.isa.enums import UpdateMode, WaitMode
 from machine.isa.opcodes import Opcode, mnemonic
 from machine.isa.spec import RECORD_BYTES
 from machine.neff.data import load_constants, load_inputs
+from machine.neff.deadlock import deadlock_lines
 from machine.neff.dma import DmaModel, Moved
 from machine.neff.lower import Lowered
-from machine.neff.model import ENGINES, DmaEntry, Engine
+from machine.neff.model import ENGINES, Engine
 from machine.neff.roles import engine_label
 from machine.neff.stale import MAY_WRITE, mark
 from machine.neff.triggers import trigger_rows, trigger_targets
@@ -258,69 +259,12 @@ class NeffRun:
                            actor=engine.value)
         return Outcome("fault", self.steps, f"fault: {where}: {rec.fault}", actor=engine.value)
 
-    # -- deadlock -----------------------------------------------------------------------
-    def _triggered(self) -> set[int]:
-        return {k for k in self.dma.order.values() if k is not None}
-
-    def _later_triggers(self) -> dict[int, Engine]:
-        """Entries a trigger still ahead of its engine's PC would start."""
-        out: dict[int, Engine] = {}
-        for i, e in enumerate(ENGINES):
-            m = self._ms[i]
-            k = (m.state.pc - m.config.base) // RECORD_BYTES
-            raw = self.low.sub.stream(e)[k:]
-            rows = trigger_rows(raw)
-            names, ids = trigger_targets(raw, rows)
-            for q, n in zip(names, ids, strict=True):
-                x = self.dma.lookup.get((e, q, n))
-                if x is not None:
-                    out.setdefault(x, e)
-        return out
-
     def deadlock_lines(self) -> list[str]:
         """For each blocked engine: what it waits for and what could still raise it."""
-        triggered = self._triggered()
-        later = self._later_triggers()
-        out = []
-        for i, e in enumerate(ENGINES):
-            m = self._ms[i]
-            if m.state.halted:
-                continue
-            w = self.blocked(i)
-            if w is None:
-                continue
-            k = (m.state.pc - m.config.base) // RECORD_BYTES
-            out.append(f"{engine_label(e)} waits at #{k} for {w.condition(m.state)} "
-                       f"(now {m.state.sem[w.idx]}): " + self._sources(w.idx, triggered, later))
-        return out
-
-    def _sources(self, sem: int, triggered: set[int], later: dict[int, Engine]) -> str:
-        updaters = []
-        for i, e in enumerate(ENGINES):
-            m = self._ms[i]
-            if m.state.halted:
-                continue
-            k = (m.state.pc - m.config.base) // RECORD_BYTES
-            if sem in update_targets(np.asarray(m.program.raw)[k:]):
-                updaters.append(engine_label(e))
-        by_queue: dict[str, list[tuple[int, DmaEntry]]] = {}
-        for k, x in enumerate(self.dma.entries):
-            if x.semaphore == sem:
-                by_queue.setdefault(x.queue, []).append((k, x))
-        parts = [f"updates by {', '.join(updaters)}"] if updaters else []
-        never: list[DmaEntry] = []
-        for q, xs in by_queue.items():
-            ids = sorted(x.id for _, x in xs)
-            parts.append(f"{q} {_plural(len(ids), 'entry', 'entries')} "
-                         + _and([str(n) for n in ids]))
-            never += [x for k, x in xs if k not in triggered and k not in later]
-        if not parts:
-            return "nothing can raise it"
-        text = "only " + _and(parts) + " can raise it"
-        if never:
-            names = _and([f"{x.queue}#{x.id}" for x in never])
-            text += f", and {names} {_plural(len(never), 'is', 'are')} never triggered"
-        return text
+        blocked = {e: w for i, e in enumerate(ENGINES)
+                   if not self._ms[i].state.halted and (w := self.blocked(i)) is not None}
+        return deadlock_lines(self.low, self.dma, {e: m.state for e, m in
+                                                   self.machines.items()}, blocked)
 
 
 _PLAIN, _OPAQUE, _TRIGGER = 0, 1, 2
@@ -379,5 +323,3 @@ def sync_table(low: Lowered, engine: Engine) -> SyncTable:
                      dict(zip(r, names, strict=True)), dict(zip(r, ids, strict=True)))
 
 
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
