@@ -248,7 +248,7 @@ class NeffRun:
 
     def _complete_text(self) -> str:
         n = sum(self.completions)
-        return (f"complete: {self.steps:,} steps, every engine at the end of its stream, "
+        return (f"complete: every engine at the end of its stream, "
                 f"{n:,} DMA {_plural(n, 'entry', 'entries')} completed")
 
     def _refused(self, engine: Engine, rec: Any) -> Outcome:
