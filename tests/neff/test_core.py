@@ -97,3 +97,18 @@ def test_a_starved_wait_deadlocks_and_names_the_entries() -> None:
         "Pool waits at #1 for sem[6] >= 1 (now 0): only updates by DVE can raise it"]
     dve_wait = next(w for w in stop.waiting if w.engine == "dve")
     assert dve_wait.can_be_updated is False
+
+
+def test_a_dma_breakpoint_stops_after_each_completion_of_its_queue() -> None:
+    nc = load(vector_add())
+    c = nc.core
+    c.add_breakpoint("dma:qSPIO0")
+    details = [c.cont().detail for _ in range(3)]
+    assert details[:2] == [
+        "#1 dma:qSPIO0: qSPIO0 DMA qSPIO0#0 (load a) at 0x0: dma: DMA qSPIO0#0 (load a) "
+        "completed",
+        "#1 dma:qSPIO0: qSPIO0 DMA qSPIO0#1 (load b) at 0x1: dma: DMA qSPIO0#1 (load b) "
+        "completed"]
+    assert details[2] == "every engine halted"
+    with pytest.raises(ValueError, match="no DMA queue 'qX' here"):
+        c.add_breakpoint("dma:qX")
