@@ -36,7 +36,6 @@ from typing import Literal
 
 import ml_dtypes
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from machine.engines.record import Fault
 from machine.neff.model import (
@@ -95,8 +94,10 @@ class Pattern:
     region: Region | None  # the SB bytes' bounding box (None for DRAM)
 
     def view(self, flat: np.ndarray) -> np.ndarray:
-        """The side's bytes in `flat` (bounds were checked when the pattern was made)."""
-        return as_strided(flat[self.offset:], self.shape, self.strides, writeable=True)
+        """The side's bytes in `flat` (bounds were checked when the pattern was made, and
+        numpy checks them again: a view cannot reach outside its buffer)."""
+        return np.ndarray(self.shape, np.uint8, buffer=flat, offset=self.offset,
+                          strides=self.strides)
 
 
 class _Restorer:
