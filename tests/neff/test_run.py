@@ -189,3 +189,19 @@ def test_a_side_reads_the_bytes_its_addresses_name(dims: list[tuple[int, int]], 
     want = [int(st_.sbuf[a // 0x40000, a % 0x40000]) for a in _naive(off, tuple(sizes),
                                                                       tuple(steps))]
     assert got == want
+
+
+def test_an_interrupt_stops_the_run_at_a_step_boundary() -> None:
+    r = NeffRun(lower_subgraph(vector_add(), Gen.SUNDA), {"a": A, "b": B})
+    r.interrupt.set()
+    out = r.run()
+    assert (out.status, out.steps) == ("interrupted", 0)
+    r.interrupt.clear()
+    assert r.run().status == "complete"
+
+
+def test_max_steps_stops_and_a_second_run_goes_on() -> None:
+    r = NeffRun(lower_subgraph(vector_add(), Gen.SUNDA), {"a": A, "b": B})
+    first = r.run(5)
+    assert (first.status, first.steps) == ("limit", 5)
+    assert r.run().status == "complete" and r.steps == 19

@@ -112,3 +112,21 @@ def test_an_output_may_not_overwrite_an_input(files: dict[str, str]) -> None:
     code, _, err = run(files["neff"], "--input", f"a={files['a']}", "--output",
                        f"out={files['a']}")
     assert code == 2 and "input" in err and Path(files["a"]).read_bytes() == before
+
+
+@pytest.mark.parametrize("races", ["on", "off"])
+def test_a_deadlock_names_the_dma_entries_and_exits_1(tmp_path: Path, races: str) -> None:
+    from machine.neff.model import DmaEntry
+    from tests.neff.kernels import SP_Q, SP_SEMS, wait
+
+    extra = (DmaEntry(SP_Q, 17, SP_SEMS[1], (), "never"),)
+    dve = f"EVENT_SEMAPHORE {wait(SP_SEMS[1], 32)}\n{tt_add(0, ROW, 2 * ROW, inc(6))}"
+    path = tmp_path / "k.neff"
+    write_neff(path, [vector_add(dve=dve, extra_sp=extra)], target="sunda")
+    code, out, _ = run(str(path), "--races", races)
+    assert code == 1
+    assert out.splitlines()[1:3] == [
+        "  DVE waits at #1 for sem[9] >= 32 (now 16): only qSPIO0 entries 1 and 17 can "
+        "raise it, and qSPIO0#17 is never triggered",
+        "  Pool waits at #1 for sem[6] >= 1 (now 0): only updates by DVE can raise it"]
+    assert out.startswith("stop: deadlock: ")
