@@ -130,3 +130,16 @@ def test_a_deadlock_names_the_dma_entries_and_exits_1(tmp_path: Path, races: str
         "raise it, and qSPIO0#17 is never triggered",
         "  Pool waits at #1 for sem[6] >= 1 (now 0): only updates by DVE can raise it"]
     assert out.startswith("stop: deadlock: ")
+
+
+def test_a_variable_too_large_to_model_is_refused(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    sub = vector_add()
+    sub.vars["a"] = replace(sub.vars["a"], size=1 << 31)
+    path = tmp_path / "huge.neff"
+    write_neff(path, [sub], target="sunda")
+    code, out, err = run(str(path), "--races", "off")
+    assert (code, out) == (2, "")
+    assert err == (f"neurondbg: error: {path}: sg00: the DRAM variables hold 2,147,500,032 "
+                   "bytes; the model holds at most 1,073,741,824\n")
