@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from machine.core.actor import ActorKind, EngineSnap, Issued
-from machine.core.feed import Feeder
+from machine.core.feed import Feeder, Pre
 from machine.core.races import Access
 from machine.engines.record import Fault, StepRecord
 from machine.isa.spec import RECORD_BYTES
 from machine.neff.dma import DmaModel
 from machine.neff.model import DmaEntry, Engine
 from machine.neff.stale import marks
-from machine.state import MachineState
+from machine.state import MachineState, Region
 from machine.stops import EngineStatus
 
 if TYPE_CHECKING:
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
     from machine.breakpoints import Breakpoint
     from machine.core.races import Race
-    from machine.engines.record import StepRecord as _Rec
 
 DRAM_TILE = 1 << 16  # DRAM is kept in checkpoints as its non-zero tiles of this size
 
@@ -250,9 +249,9 @@ class TriggerFeeder(Feeder):
         super().__init__(base.engines, base.detector, base.initial)
         self.dma = dma
 
-    def after(self, engine: str, rec: _Rec, pre: object, reads: list, step: int
+    def after(self, engine: str, rec: StepRecord, pre: Pre, reads: list[Region], step: int
               ) -> list[Race]:
-        found = super().after(engine, rec, pre, reads, step)  # type: ignore[arg-type]
+        found = super().after(engine, rec, pre, reads, step)
         for w in rec.writes:
             if w.target.startswith("dma_order[") and isinstance(w.new, int):
                 self.dma.clocks[w.new] = self.detector.fork(engine, step)
