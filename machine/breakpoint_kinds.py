@@ -29,6 +29,7 @@ class Kind(StrEnum):
     RACE = "race"
     DEADLOCK = "deadlock"
     WAIT = "wait"
+    DMA = "dma"  # a NEFF's DMA queue completed an entry (dma:qSPIO0)
 
     @property
     def takes_argument(self) -> bool:
@@ -47,7 +48,7 @@ class Kind(StrEnum):
 
 
 _EXAMPLE_ARGUMENT = {Kind.OP: "CAST", Kind.PC: "0x80", Kind.LABEL: "loop", Kind.IF: "R5>3",
-                     Kind.WATCH: "R5", Kind.CHANGE: "sb[0,0:64]"}
+                     Kind.WATCH: "R5", Kind.CHANGE: "sb[0,0:64]", Kind.DMA: "qSPIO0"}
 _WITH_ARGUMENT = frozenset(_EXAMPLE_ARGUMENT)
 
 

@@ -145,7 +145,7 @@ def parse_spec(spec: str) -> Breakpoint:
             if value % 64:  # records are 64 bytes: any other address is never reached
                 raise ValueError(f"column {argcol}: expected a record address (a multiple "
                                  f"of 64 such as 0x80), found {arg.strip()!r}")
-        elif kind == "label":
+        elif kind in ("label", "dma"):
             value = arg.strip()
         elif kind == "if":
             value = ex.parse(arg)

@@ -33,7 +33,16 @@ DUMP_FROM_HEIGHT = 1 + 3 + 4  # the dump shows under the head and 3 field lines,
 
 
 def field_value_text(field: Field, value: FieldValue) -> str:
-    """Decoded value: enum member name where the field has an enum, else int / list."""
+    """Decoded value: enum member name where the field has an enum, the name of an ASCII
+    field (a NEFF trigger's `queue`: `qSPIO0`, its bytes when they are not a name), else
+    int / list."""
+    if field.role == "ascii" and isinstance(value, tuple | list):
+        from machine.isa.text import ascii_text
+
+        name = ascii_text(tuple(int(v) for v in value))
+        if name is not None:
+            return name
+
     def one(v: int) -> str:
         if field.enum is not None:
             try:

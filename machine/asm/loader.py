@@ -143,8 +143,8 @@ def read_program(path: str | Path) -> tuple[bytes, bool]:
         raise UnreadableProgram(str(e)) from None
     if looks_like_neff(data[:HEADER_BYTES + 2]):
         # A NEFF's header would decode as bogus records: say what it is instead.
-        raise UnreadableProgram(f"{p}: a NEFF file: stepping a NEFF is not modelled yet; "
-                                "`neurondbg validate` and `neurondbg disasm` read it")
+        raise UnreadableProgram(f"{p}: a NEFF file: this command does not open a NEFF "
+                                "yet; `neurondbg run`, `validate` and `disasm` read it")
     is_text = looks_like_text(p, data)
     if is_text and len(data) > MAX_ASSEMBLY_BYTES:
         raise UnreadableProgram(f"{p}: {size_text(len(data))} is over the "

@@ -83,7 +83,7 @@ from machine.breakpoints import (
     undo_hits,
     written_by,
 )
-from machine.core.actor import Actor, EngineQueue
+from machine.core.actor import Actor, ActorKind, EngineQueue
 from machine.core.events import WaitSpec
 from machine.core.feed import Feeder
 from machine.core.kernel import Kernel
@@ -98,7 +98,8 @@ from machine.stops import EngineStatus, Stop, StopReason
 
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
 _OWN_KINDS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine's own state
-_RECORD_KINDS = (Kind.IF, Kind.WATCH, Kind.CHANGE, Kind.WAIT, *SEMANTIC_FLAG)  # every step
+# kinds judged on every step's record
+_RECORD_KINDS = (Kind.IF, Kind.WATCH, Kind.CHANGE, Kind.WAIT, Kind.DMA, *SEMANTIC_FLAG)
 # what reverse-continue judges (a fault or an invalid instruction ends a run; the
 # semantic kinds need the step's lanes, which undoing does not give back)
 _REVERSE_KINDS = (*STATIC_KINDS, Kind.WATCH, Kind.CHANGE, Kind.IF, Kind.RACE, Kind.WAIT)
@@ -373,6 +374,11 @@ class Core:
                     errors.append(str(e))
             if len(errors) == len(ms):
                 raise ValueError(f"column {col}: {errors[0]}")
+        elif bp.kind == Kind.DMA:
+            queues = [a.name for a in self.actors if a.kind == ActorKind.DMA]
+            if bp.value not in queues:
+                raise ValueError(f"column {col}: no DMA queue {bp.value!r} here (queues: "
+                                 f"{', '.join(queues) or 'none'})")
         elif bp.kind in ("watch", "change"):
             owner = self.machines.get(self.names[self._owner(bp)], self.machines[self.focus])
             try:
@@ -497,6 +503,9 @@ class Core:
                 return None, i
             verb = "written" if k == Kind.WATCH else "changed"
             return f"{bp.value.name} {verb}: {shown(old)} -> {shown(now)}", i
+        if k == Kind.DMA:  # the queue named completed an entry
+            return (f"dma: {rec.mnemonic} completed" if self.names[i] == bp.value
+                    and rec.executed else None), i
         if not mine:
             return None, i
         if k == Kind.FAULT:

@@ -41,10 +41,11 @@ def _all_handlers() -> dict[Opcode, Handler]:
     engine module that implements it; an opcode is in one module only)."""
     global _handlers
     if _handlers is None:
-        from machine.engines import dve, pool, seq
+        from machine.engines import dve, neff, pool, seq
 
-        table = {**seq.HANDLERS, **pool.HANDLERS, **dve.HANDLERS}
-        assert len(table) == len(seq.HANDLERS) + len(pool.HANDLERS) + len(dve.HANDLERS)
+        mods = (seq.HANDLERS, pool.HANDLERS, dve.HANDLERS, neff.HANDLERS)
+        table = {k: v for m in mods for k, v in m.items()}
+        assert len(table) == sum(map(len, mods))
         _handlers = table
     return _handlers
 
@@ -60,16 +61,21 @@ def __getattr__(name: str) -> Any:
 
 
 def handler_for(opcode: int, engine: str, gen: Gen) -> tuple[Handler | None, str]:
-    """(handler, "") or (None, why this opcode cannot execute on `engine` under `gen`)."""
+    """(handler, "") or (None, why this opcode cannot execute on `engine` under `gen`).
+    A PSEUDO_* opcode that has a handler (machine.engines.neff) runs on any engine: a
+    NEFF places it on engines no dispatch table lists (neff-facts §0.3)."""
     info = OPCODES.get(opcode)
     if info is None:
         return None, f"opcode {opcode:#04x} is not in the opcode table"
     if gen not in info.gens:
         return None, f"{info.name} ({opcode:#04x}) is not in the {gen.label} opcode table"
-    if "seq" not in info.engines and engine not in info.engines:
+    if "seq" not in info.engines and engine not in info.engines and not info.pseudo:
         where = ", ".join(sorted(info.engines)) or "no modelled engine"
         return None, f"{info.name} does not run on the {engine} engine (it runs on: {where})"
     h = (_handlers if _handlers is not None else _all_handlers()).get(opcode)
+    if info.pseudo and "seq" not in info.engines and engine not in info.engines and h is None:
+        where = ", ".join(sorted(info.engines)) or "no modelled engine"
+        return None, f"{info.name} does not run on the {engine} engine (it runs on: {where})"
     if h is None:
         return None, f"{info.name} ({opcode:#04x}) is decoded but not modelled yet"
     return h, ""

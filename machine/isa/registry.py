@@ -35,8 +35,6 @@ NOT_MODELLED: dict[Op, str] = {
     Op.SCALAR_TENSOR_TENSOR_BITVEC: f"{_UNDOCUMENTED}: how the scalar and the two tensors "
                                     "combine (operand order of op0 / op1)",
     Op.TENSOR_TENSOR_SCAN_ARITH: f"{_UNDOCUMENTED}: the scan's order and seed",
-    Op.PSEUDO_DMATRIGGER: "a NEFF pseudo-instruction the runtime lowers (neff-facts §5.5); "
-                          "no engine runs it",
 }
 
 # Struct opcodes the references give no validity predicate for: legality judges them

@@ -191,6 +191,8 @@ class Subgraph:
     vars: dict[str, Var] = field(default_factory=dict)
     tensors: dict[str, Tensor] = field(default_factory=dict)
     runtime_semaphore_count: int = RUNTIME_SEMAPHORES
+    # the constants (`var` type "file"): member bytes by var name (a .npy each)
+    files: dict[str, bytes] = field(default_factory=dict)
 
     def stream(self, engine: Engine) -> np.ndarray:
         """The engine's records, (N, 64) uint8 (empty when it has none)."""
@@ -230,6 +232,7 @@ class Subgraph:
         return (self.name == other.name and self.queues == other.queues
                 and self.vars == other.vars and self.tensors == other.tensors
                 and self.runtime_semaphore_count == other.runtime_semaphore_count
+                and self.files == other.files
                 and all(self.engine_entries(e) == other.engine_entries(e) for e in ENGINES)
                 and all(np.array_equal(self.stream(e), other.stream(e)) for e in ENGINES))
 

@@ -365,8 +365,11 @@ def _subgraph(archive: Archive, name: str, definition: str, where: str) -> Subgr
         t = _json(archive, tmap, where)
         tensors = {k: _tensor(k, t.child(k)) for k in t.obj()}
     runtime = _opt(d, "runtime_semaphore_count", lambda x: x.int(0, SEMAPHORES))
+    files = {k: archive.members[m] for k, v in variables.items()
+             if v.file_name is not None
+             and (m := posixpath.join(folder, v.file_name)) in archive.members}
     return Subgraph(name, streams, queues, entries, variables, tensors,
-                    3 if runtime is None else runtime)
+                    3 if runtime is None else runtime, files)
 
 
 def neff_from_archive(archive: Archive, where: str) -> Neff:

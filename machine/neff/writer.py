@@ -98,6 +98,11 @@ def subgraph_members(sub: Subgraph) -> dict[str, bytes]:
     files[f"{sub.name}/def.json"] = _dumps(d)
     files[f"{sub.name}/tensor_map.json"] = _dumps(
         {name: _tensor(t) for name, t in sub.tensors.items()})
+    for name, data in sub.files.items():
+        v = sub.vars.get(name)
+        if v is None or v.file_name is None:
+            raise ValueError(f"a file for {name!r}, which is not a var with a file_name")
+        files[f"{sub.name}/{v.file_name}"] = data
     return files
 
 

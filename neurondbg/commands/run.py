@@ -170,10 +170,17 @@ def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path
               help="Kernel: how the engines interleave (rr, in-order, random:SEED).")
 @click.option("--races", type=SWITCH, default="on", show_default=True,
               help="Kernel: check for races between engines (off skips the cost).")
+@click.option("--subgraph", default=None, metavar="sgNN",
+              help="NEFF: the subgraph to run (default: the first with work).")
+@click.option("--input", "neff_inputs", multiple=True, metavar="NAME=FILE.npy",
+              help="NEFF: an input tensor (tensor_map.json name; shape and dtype checked).")
+@click.option("--output", "neff_outputs", multiple=True, metavar="NAME=FILE.npy",
+              help="NEFF: write an output tensor where the run stopped.")
 def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
             breaks: tuple[str, ...], sbuf_in: Path | None, dump_sbuf: Path | None,
             as_json: bool, trace_out: Path | None, save_session: Path | None,
-            execute_invalid: bool, schedule: str, races: bool) -> None:
+            execute_invalid: bool, schedule: str, races: bool, subgraph: str | None,
+            neff_inputs: tuple[str, ...], neff_outputs: tuple[str, ...]) -> None:
     """Run PROGRAM (assembly or binary records) until it stops, or continue a
     SESSION.toml from its saved step to the next stop (its breakpoints and watches
     apply; --gen/--engine come from the session).
@@ -182,8 +189,23 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
     --schedule and --races; a deadlock or a race exits 1.
 
     Ctrl+C stops at the current step, prints where (step, engine, PC), writes the
-    outputs asked for and exits 130. No output may name an input."""
+    outputs asked for and exits 130. No output may name an input.
+
+    A NEFF runs its subgraph's engines and DMA queues: see --input, --output,
+    --subgraph (neurondbg.commands.neff_run)."""
+    from machine.neff.sniff import is_neff_file
     from neurondbg.commands.run_kernel import is_kernel_run, run_kernel
+
+    if is_neff_file(program):
+        from neurondbg.commands.neff_run import refuse_options, run_neff
+
+        refuse_options(sbuf_in=sbuf_in, trace_out=trace_out, save_session=save_session,
+                       execute_invalid=execute_invalid)
+        run_neff(program, gen if _gen_given() else None, subgraph, max_steps, breaks,
+                 dump_sbuf, as_json, schedule, races, neff_inputs, neff_outputs)
+        return
+    if subgraph is not None or neff_inputs or neff_outputs:
+        raise click.UsageError("--subgraph, --input and --output apply to a NEFF only")
 
     if is_kernel_run(program):
         run_kernel(program, gen, engine, max_steps, breaks, sbuf_in, dump_sbuf, as_json,
@@ -253,6 +275,13 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
         raise SystemExit(EXIT_INTERRUPTED)
     if stop.reason in ("invalid", "fault"):
         raise SystemExit(1)
+
+
+def _gen_given() -> bool:
+    from click.core import ParameterSource
+
+    return click.get_current_context().get_parameter_source("gen") is not \
+        ParameterSource.DEFAULT
 
 
 @contextlib.contextmanager

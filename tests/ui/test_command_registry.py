@@ -236,7 +236,7 @@ def test_breakpoint_kinds_and_panes_offered_are_the_declared_ones() -> None:
     words = [c.removeprefix("break ") for c in REGISTRY.completions("break ")]
     assert words[:len(Kind)] == ["op:", "pc:", "label:", "invalid", "fault", "if:", "watch:",
                                  "change:", "saturate", "tie", "nan", "inf", "race",
-                                 "deadlock", "wait"]
+                                 "deadlock", "wait", "dma:"]
     assert REGISTRY.completions("break ch") == ["break change:"]
     assert REGISTRY.completions("break w") == ["break watch:", "break wait"]
     assert all(k.example in console.HELP["break"] for k in Kind)

@@ -1,0 +1,99 @@
+"""Benchmark: run a synthetic NEFF the size of the largest public one to completion.
+
+The NEFF is benchmarks/neff_bench.py's (about 170,000 records in five streams, 7,000 DMA
+entries of 25 descriptors: 175,000), its input variable grown so every descriptor stays
+inside it. Printed, each a whole `neurondbg` process (interpreter start, imports,
+reading, running; wall and CPU seconds, steps/s, peak memory of the child):
+
+- `run --races off`: the headless runner (machine.neff.runner; target >= 1M steps/s);
+- `run --break deadlock --races off`: the same on the core (every step through an
+  actor, no race detection);
+- `run` (races on): the core with race detection (target <= 2x the cost without);
+
+and in process: open + lowering + loading on the core (what a TUI's first frame waits
+for; target <= 1 s).
+
+    /work/venv/bin/python benchmarks/neff_run_bench.py [--pe 129745] [--entries 7000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+
+from machine.neff.core import neff_core
+from machine.neff.lower import lower
+from machine.neff.reader import open_neff
+from machine.neff.writer import write_neff
+
+
+def _bench_module() -> ModuleType:  # benchmarks/ is not a package: load by path
+    spec = importlib.util.spec_from_file_location(
+        "neff_bench", Path(__file__).with_name("neff_bench.py"))
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _child(args: list[str]) -> tuple[float, float, int, int, str]:
+    exe = Path(sys.executable).with_name("neurondbg")
+    t = time.perf_counter()
+    child = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+    assert child.stdout is not None
+    out = child.stdout.read().decode()
+    _, status, usage = os.wait4(child.pid, 0)
+    dt = time.perf_counter() - t
+    code = os.waitstatus_to_exitcode(status)
+    return dt, usage.ru_utime + usage.ru_stime, code, usage.ru_maxrss * 1024, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pe", type=int, default=129_745)
+    ap.add_argument("--entries", type=int, default=7_000)
+    ap.add_argument("--descriptors", type=int, default=25)
+    ap.add_argument("--write", type=Path, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.write is not None:  # the child that builds the file
+        sub = _bench_module().build(args.pe, args.entries, args.descriptors)
+        x = sub.vars["X"]
+        sub.vars["X"] = replace(x, size=(x.size or 0) + 128 * 65536)
+        write_neff(args.write, [sub], target="sunda", name="big.neff")
+        print(f"NEFF: {sub.record_count:,} records, {sub.entry_count:,} DMA entries, "
+              f"{sub.descriptor_count:,} descriptors")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.neff"
+        subprocess.run([sys.executable, __file__, "--write", str(path), "--pe", str(args.pe),
+                        "--entries", str(args.entries), "--descriptors",
+                        str(args.descriptors)], check=True)
+        for label, extra in (("run --races off (headless)", ["--races", "off"]),
+                             ("run on the core, races off",
+                              ["--races", "off", "--break", "deadlock"]),
+                             ("run on the core, races on", [])):
+            dt, cpu, code, peak, out = _child(["run", str(path), "--json", *extra])
+            steps = json.loads(out)["steps"] if out.strip() else 0
+            print(f"{label}: {dt:.2f} s whole process ({cpu:.2f} s CPU), {steps:,} steps, "
+                  f"{steps / dt:,.0f} steps/s, exit {code}, peak memory {peak / 1e6:.0f} MB")
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            nc = neff_core(lower(open_neff(path)), path)
+            nc.core.status("pe")
+            best = min(best, time.perf_counter() - t)
+        print(f"open + lower + load on the core (in process, best of 3): {best:.3f} s")
+
+
+if __name__ == "__main__":
+    main()

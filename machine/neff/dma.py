@@ -1,0 +1,347 @@
+"""The DMA queues of a NEFF subgraph as machine state: one FIFO per queue, DRAM, and the
+bytes each completed entry moves (neff-facts §2.5, §5.3, §5.4, §6.4).
+
+    dma = DmaModel(sub, partitions, sbuf_bytes)  # queues, entries, DRAM laid out
+    dma.attach(state)                      # every state of the core shares it
+    dma.trigger(state, Engine.SP, "qSPIO0", 3)   # a PSEUDO_DMATRIGGER: enqueue
+    dma.complete(state, dma.index["qSPIO0"])     # the queue's actor: pop, move, +16
+
+The rule (neff-facts §5.3): a trigger puts its entry at the back of its queue's FIFO;
+the queue completes its entries in trigger order (queues are independent); completing
+one moves its descriptors' bytes and adds DMA_INCREMENT (16) to the entry's semaphore,
+once per entry however many descriptors it has.
+
+State, journaled through MachineState.write_scalar so reverse undoes it: `dma_order`
+((queue, k) -> the entry of the queue's k-th trigger), `dma_tail` (triggers per queue)
+and `dma_head` (completions per queue); a FIFO is `order[q, head:tail]`. DRAM is one
+flat uint8 array (`state.dram`) holding every `def.json` var but the SB itself, each at
+`base[name]`. Memory writes are journaled with their Pattern as the key, restored
+through `state.dma_mem` (so undoing a completion puts SBUF and DRAM bytes back).
+
+Bytes (neff-facts §2.5, §6.4): a side is an offset, sizes and steps in bytes, innermost
+first. Its byte addresses in ordinal order (innermost fastest) are `off + sum(i_d *
+step_d)`; on the SB side an address is `partition * 0x40000 + byte`. The n-th source
+byte goes to the n-th destination byte ("copy"); "cast" converts element n of the
+source dtype to element n of the destination dtype (numpy's IEEE round-to-nearest-even:
+the hardware's rounding for a DMA cast is not given). Transposes are not modelled
+(their layout is not known): the entry completes, and its destination is marked stale
+(machine.neff.stale). Anything outside SBUF or its variable is a Fault.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import ml_dtypes
+import numpy as np
+
+from machine.engines.record import Fault
+from machine.neff.model import (
+    DMA_INCREMENT,
+    SB,
+    SB_PARTITION_STEP,
+    Descriptor,
+    DmaEntry,
+    Engine,
+    Subgraph,
+)
+from machine.neff.stale import mark, marks
+from machine.state import MachineState, Region, Write
+
+M32 = 0xFFFFFFFF
+MAX_DRAM_BYTES = 1 << 30  # every DRAM variable together (zero pages cost nothing until written)
+MAX_MOVE_BYTES = 64 * 1024 * 1024  # one descriptor side (a hostile size is refused)
+DRAM_TYPES = ("input", "output", "file", "virtual")  # var types that live in DRAM
+
+# descriptor dtype names (neff-facts §2.5 sees float32, float16, int8)
+DTYPES: dict[str, np.dtype] = {
+    "float32": np.dtype(np.float32), "float16": np.dtype(np.float16),
+    "bfloat16": np.dtype(ml_dtypes.bfloat16), "int8": np.dtype(np.int8),
+    "uint8": np.dtype(np.uint8), "int16": np.dtype(np.int16), "uint16": np.dtype(np.uint16),
+    "int32": np.dtype(np.int32), "uint32": np.dtype(np.uint32),
+}
+
+
+class DmaError(ValueError):
+    """A subgraph whose DMA state cannot be laid out (one line)."""
+
+
+@dataclass(frozen=True)
+class Moved:
+    """What one completed entry did: the entry, and the SB bytes it read and wrote (as
+    Regions, for the race detector and watches)."""
+
+    entry: DmaEntry
+    reads: tuple[Region, ...]
+    writes: tuple[Region, ...]
+
+
+Space = Literal["sbuf", "dram"]
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One descriptor side as a strided view of flat memory (SBUF's rows back to back, or
+    DRAM): bytes from `offset`, `shape` and `strides` outermost first."""
+
+    space: Space
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    nbytes: int
+    region: Region | None  # the SB bytes' bounding box (None for DRAM)
+
+    def view(self, flat: np.ndarray) -> np.ndarray:
+        """The side's bytes in `flat` (bounds were checked when the pattern was made, and
+        numpy checks them again: a view cannot reach outside its buffer)."""
+        return np.ndarray(self.shape, np.uint8, buffer=flat, offset=self.offset,
+                          strides=self.strides)
+
+
+class _Restorer:
+    """What the journal writes old bytes back through (`state.dma_mem[pattern] = old`)."""
+
+    def __init__(self, model: DmaModel, state: MachineState) -> None:
+        self.model = model
+        self.state = state
+
+    def __setitem__(self, pattern: Pattern, old: np.ndarray) -> None:
+        pattern.view(self.model.flat(self.state, pattern.space))[...] = old
+
+
+def _dims(sizes: tuple[int, ...], steps: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(size, step) innermost first, size-1 dimensions dropped."""
+    return [(n, s) for n, s in zip(sizes, steps, strict=True) if n != 1]
+
+
+def _reach(dims: list[tuple[int, int]]) -> tuple[int, int]:
+    """(lowest, highest) of sum(i_d * step_d) over the dimensions."""
+    lo = hi = 0
+    for n, s in dims:
+        r = (n - 1) * s
+        lo, hi = (lo + r, hi) if r < 0 else (lo, hi + r)
+    return lo, hi
+
+
+class DmaModel:
+    """The DMA queues, entries and DRAM of one subgraph (module docstring)."""
+
+    def __init__(self, sub: Subgraph, partitions: int, sbuf_bytes: int,
+                 journaled: bool = True) -> None:
+        """`journaled` False: steps write without journaling (a headless run that keeps
+        no history; a fault part-way through an entry leaves what it wrote)."""
+        self.sub = sub
+        self.journaled = journaled
+        self.partitions = partitions
+        self.sbuf_bytes = sbuf_bytes
+        self.names: tuple[str, ...] = tuple(sub.queues)
+        self.index: dict[str, int] = {q: i for i, q in enumerate(self.names)}
+        # every entry once, by (issuing engine, queue, id): a trigger looks in its own
+        # engine's list (neff-facts §5.3)
+        self.entries: list[DmaEntry] = []
+        self.engine_of: list[Engine] = []
+        self.lookup: dict[tuple[Engine, str, int], int] = {}
+        for e, es in sub.entries.items():
+            for x in es:
+                self.lookup[(e, x.queue, x.id)] = len(self.entries)
+                self.entries.append(x)
+                self.engine_of.append(e)
+        self.base: dict[str, int] = {}
+        self.size: dict[str, int] = {}
+        total = 0
+        for name, v in sub.vars.items():
+            if v.type in DRAM_TYPES and v.size:
+                self.base[name], self.size[name] = total, v.size
+                total += v.size
+        if total > MAX_DRAM_BYTES:
+            raise DmaError(f"{sub.name}: the DRAM variables hold {total:,} bytes; the model "
+                           f"holds at most {MAX_DRAM_BYTES:,}")
+        self.dram = np.zeros(total, dtype=np.uint8)
+        self.order: dict[tuple[int, int], int | None] = {}
+        self.tail = [0] * len(self.names)
+        self.head = [0] * len(self.names)
+        # race detection: each triggered entry's clock, handed out at its trigger
+        # (machine.neff.actor.TriggerFeeder), joined by its queue at completion
+        self.clocks: dict[int, tuple[int, ...]] = {}
+
+    # -- state ------------------------------------------------------------------------
+    def attach(self, state: MachineState) -> None:
+        """Give `state` (an engine's or a queue's, of this core) the shared DMA state."""
+        state.dma = self  # type: ignore[attr-defined]
+        state.dram = self.dram  # type: ignore[attr-defined]
+        state.dma_order = self.order  # type: ignore[attr-defined]
+        state.dma_tail = self.tail  # type: ignore[attr-defined]
+        state.dma_head = self.head  # type: ignore[attr-defined]
+        state.dma_mem = _Restorer(self, state)  # type: ignore[attr-defined]
+        m = marks(state)
+        for name in self.base:
+            m.setdefault(name, None)
+
+    def pending(self, q: int) -> int:
+        """Entries triggered on queue `q` and not completed."""
+        return self.tail[q] - self.head[q]
+
+    def queued(self, q: int) -> list[DmaEntry]:
+        """Queue `q`'s FIFO, head first."""
+        return [self.entries[self.order[(q, k)] or 0] for k in range(self.head[q],
+                                                                     self.tail[q])]
+
+    def var_bytes(self, name: str) -> np.ndarray:
+        """A DRAM variable's bytes (a view)."""
+        b = self.base[name]
+        return self.dram[b:b + self.size[name]]
+
+    def load(self, name: str, data: bytes | np.ndarray) -> None:
+        """Set a DRAM variable's bytes before the run (an input, a constant); ValueError
+        when the size differs."""
+        raw = np.frombuffer(bytes(data), dtype=np.uint8) if isinstance(data, bytes) else (
+            np.ascontiguousarray(data).view(np.uint8).reshape(-1))
+        if name not in self.base:
+            raise ValueError(f"no DRAM variable {name!r} in {self.sub.name}")
+        if raw.size != self.size[name]:
+            raise ValueError(f"{name}: {raw.size:,} bytes given; the variable holds "
+                             f"{self.size[name]:,}")
+        self.var_bytes(name)[:] = raw
+
+    # -- steps ------------------------------------------------------------------------
+    def trigger(self, state: MachineState, engine: Engine, queue: str, entry_id: int) -> None:
+        """A PSEUDO_DMATRIGGER of `engine`: put its entry at the back of its queue's FIFO.
+        Fault when the engine's dma list has no such entry."""
+        k = self.lookup.get((engine, queue, entry_id))
+        if k is None:
+            raise Fault(f"PSEUDO_DMATRIGGER: {engine.value}'s dma list has no entry "
+                        f"{queue}#{entry_id}")
+        q = self.index.get(queue)
+        if q is None:
+            raise Fault(f"PSEUDO_DMATRIGGER: no DMA queue {queue!r} in def.json")
+        tail = self.tail[q]
+        if self.journaled:
+            self.order.setdefault((q, tail), None)  # write_scalar journals the old value
+            state.write_scalar("dma_order", (q, tail), k)
+            state.write_scalar("dma_tail", q, tail + 1)
+        else:
+            self.order[(q, tail)] = k
+            self.tail[q] = tail + 1
+
+    def complete(self, state: MachineState, q: int) -> Moved:
+        """Queue `q`'s actor takes one step: the head entry moves its bytes, leaves the
+        FIFO, and its semaphore rises by 16. Fault when the FIFO is empty or a descriptor
+        cannot be moved (the caller undoes the step's writes)."""
+        head = self.head[q]
+        if head >= self.tail[q]:
+            raise Fault(f"DMA queue {self.names[q]} is empty")
+        k = self.order[(q, head)]
+        assert k is not None
+        entry = self.entries[k]
+        reads: list[Region] = []
+        writes: list[Region] = []
+        for n, d in enumerate(entry.descriptors):
+            try:
+                self._move(state, entry, d, reads, writes)
+            except Fault as e:
+                raise Fault(f"DMA {entry.label} descriptor {n}: {e}") from None
+        s = entry.semaphore
+        if self.journaled:
+            state.write_scalar("dma_head", q, head + 1)
+            state.write_scalar("sem", s, (state.sem[s] + DMA_INCREMENT) & M32)
+        else:
+            self.head[q] = head + 1
+            state.sem[s] = (state.sem[s] + DMA_INCREMENT) & M32
+        return Moved(entry, tuple(reads), tuple(writes))
+
+    # -- bytes ------------------------------------------------------------------------
+    def flat(self, state: MachineState, space: Space) -> np.ndarray:
+        """SBUF (partition rows back to back) or DRAM as one flat uint8 array."""
+        if space == "dram":
+            return self.dram
+        sbuf = state.sbuf
+        assert sbuf.flags.c_contiguous
+        return sbuf.reshape(-1)
+
+    def pattern(self, state: MachineState, name: str, off: int, sizes: tuple[int, ...],
+                steps: tuple[int, ...], what: str) -> Pattern:
+        """A descriptor side as a Pattern, its bounds checked (Fault otherwise)."""
+        nbytes = math.prod(sizes) if sizes else 0
+        if nbytes > MAX_MOVE_BYTES:
+            raise Fault(f"the {what} side covers {nbytes:,} bytes; the model moves at most "
+                        f"{MAX_MOVE_BYTES:,} per descriptor")
+        dims = _dims(sizes, steps)
+        shape = tuple(n for n, _ in reversed(dims))
+        if name == SB:
+            return self._sb_pattern(state, off, dims, shape, nbytes, what)
+        base = self.base.get(name)
+        if base is None:
+            raise Fault(f"the {what} side names {name!r}, not SB nor a DRAM variable")
+        lo, hi = _reach(dims)
+        size = self.size[name]
+        if nbytes and (off + lo < 0 or off + hi >= size):
+            raise Fault(f"{name}[{off + lo:#x}..{off + hi + 1:#x}) is outside the variable "
+                        f"({size:,} bytes)")
+        return Pattern("dram", base + off, shape, tuple(s for _, s in reversed(dims)),
+                       nbytes, None)
+
+    def _sb_pattern(self, state: MachineState, off: int, dims: list[tuple[int, int]],
+                    shape: tuple[int, ...], nbytes: int, what: str) -> Pattern:
+        row = state.sbuf.strides[0]
+        p0, byte = divmod(off, SB_PARTITION_STEP)
+        parts = [(n, s // SB_PARTITION_STEP) for n, s in dims
+                 if s and s % SB_PARTITION_STEP == 0]
+        inner = [(n, s) for n, s in dims if not (s and s % SB_PARTITION_STEP == 0)]
+        if any(abs(s) >= SB_PARTITION_STEP for _, s in inner):
+            raise Fault(f"the {what} SB side has a step that is neither a byte step within a "
+                        f"partition nor a multiple of {SB_PARTITION_STEP:#x} (partitions)")
+        plo, phi = _reach(parts)
+        blo, bhi = _reach(inner)
+        p_lo, p_hi, b_lo, b_hi = p0 + plo, p0 + phi, byte + blo, byte + bhi
+        if nbytes and (p_lo < 0 or p_hi >= self.partitions or b_lo < 0
+                       or b_hi >= self.sbuf_bytes):
+            raise Fault(f"SB partitions {p_lo}..{p_hi}, bytes {b_lo:#x}..{b_hi:#x}: outside "
+                        f"SBUF ({self.partitions} partitions of {self.sbuf_bytes:,} bytes)")
+        strides = tuple(s // SB_PARTITION_STEP * row if s and s % SB_PARTITION_STEP == 0
+                        else s for _, s in reversed(dims))
+        region = Region("sbuf", p_lo, p_hi + 1, b_lo, 1, (1,), (b_hi - b_lo + 1,))
+        return Pattern("sbuf", p0 * row + byte, shape, strides, nbytes, region)
+
+    def _write(self, state: MachineState, side: Pattern, data: np.ndarray) -> None:
+        if side.space == "sbuf" and state.views:
+            state.release_views()  # conversion lanes viewing SBUF take their own bytes
+        view = side.view(self.flat(state, side.space))
+        if self.journaled:
+            old = np.array(view)
+            state.journal.other("array", "dma_mem", side, old)
+        else:
+            old = None
+        view[...] = data.reshape(side.shape)
+        if state.writes is not None:
+            state.writes.append(Write(side.space, old, data, region=side.region)
+                                if side.region is not None else
+                                Write("dram", None, int(data.size)))
+
+    def _move(self, state: MachineState, entry: DmaEntry, d: Descriptor,
+              reads: list[Region], writes: list[Region]) -> None:
+        src = self.pattern(state, d.src, d.src_off, d.src_sizes, d.src_steps, "source")
+        dst = self.pattern(state, d.dst, d.dst_off, d.dst_sizes, d.dst_steps, "destination")
+        if src.region is not None:
+            reads.append(src.region)
+        if dst.region is not None:
+            writes.append(dst.region)
+        if d.transpose_op is not None or (d.op not in (None, "copy", "cast")):
+            what = d.op or f"transpose {d.transpose_op}"
+            mark(state, "sbuf" if d.dst == SB else d.dst, f"DMA {entry.label} ({what})")
+            return
+        data = np.array(src.view(self.flat(state, src.space))).reshape(-1)
+        if d.op == "cast" and d.src_dtype != d.dst_dtype:
+            a, b = DTYPES.get(d.src_dtype), DTYPES.get(d.dst_dtype)
+            if a is None or b is None:
+                bad = d.src_dtype if a is None else d.dst_dtype
+                raise Fault(f"cast dtype {bad!r} is not modelled (" + ", ".join(DTYPES) + ")")
+            if src.nbytes % a.itemsize or dst.nbytes != src.nbytes // a.itemsize * b.itemsize:
+                raise Fault(f"a cast of {src.nbytes:,} bytes of {d.src_dtype} to "
+                            f"{dst.nbytes:,} bytes of {d.dst_dtype}: the element counts differ")
+            with np.errstate(all="ignore"):
+                data = data.view(a).astype(b).view(np.uint8)
+        elif src.nbytes != dst.nbytes:
+            raise Fault(f"copies {src.nbytes:,} bytes into {dst.nbytes:,}")
+        self._write(state, dst, data)

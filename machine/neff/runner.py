@@ -1,0 +1,328 @@
+"""Running a NEFF subgraph to its end: the five engines and one actor per DMA queue
+(neff-facts §5.4), headless.
+
+    run = NeffRun(lower(open_neff("k.neff")), inputs={"a": array})
+    out = run.run()            # Outcome: complete | deadlock | fault | invalid | ...
+    out.lines()                # what `run` prints
+
+Actors: each engine is a machine.debugger.Machine over its lowered stream (SBUF, PSUM
+and the semaphores shared); an engine may step when it has not halted and every wait
+of its next record holds (the header wait, and EVENT_SEMAPHORE's second wait at 0x20:
+machine.core.events.plan_of). A DMA queue may step when its FIFO is not empty; its step
+completes the head entry (machine.neff.dma). Schedule: round-robin over the actors, each
+running while it can. Every wait in a NEFF is `>=` on a counter that only rises, so the
+outcome does not depend on the schedule (neff-facts §5.4).
+
+Outcome: complete (every engine halted at the end of its stream, every FIFO empty);
+deadlock (nothing can step, some engine has not ended: each blocked engine is reported
+with what could still raise its semaphore, DMA entries by queue); fault or invalid (an
+instruction or a DMA entry the model refused: the run stops there); interrupted; limit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import numpy as np
+
+from machine.core.events import Plan, WaitSpec, plan_of
+from machine.debugger import Machine
+from machine.engines.record import Fault
+from machine.history import History
+from machine.isa.enums import UpdateMode, WaitMode
+from machine.isa.opcodes import Opcode, mnemonic
+from machine.isa.spec import RECORD_BYTES
+from machine.neff.data import load_constants, load_inputs
+from machine.neff.deadlock import deadlock_lines
+from machine.neff.dma import DmaModel, Moved
+from machine.neff.lower import Lowered
+from machine.neff.model import ENGINES, Engine
+from machine.neff.roles import engine_label
+from machine.neff.stale import MAY_WRITE, mark
+from machine.neff.triggers import trigger_rows, trigger_targets
+from machine.state import MachineConfig, MachineState
+
+Status = Literal["complete", "deadlock", "fault", "invalid", "interrupted", "limit"]
+
+
+@dataclass
+class Outcome:
+    """How a run ended (module docstring)."""
+
+    status: Status
+    steps: int
+    detail: str
+    blocked: list[str] = field(default_factory=list)  # deadlock: one line per engine
+    actor: str | None = None  # fault / invalid: the engine or queue that stopped the run
+
+    def lines(self) -> list[str]:
+        return [self.detail, *(f"  {b}" for b in self.blocked)]
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+class NeffRun:
+    """A lowered subgraph loaded on the model (module docstring)."""
+
+    def __init__(self, low: Lowered, inputs: Mapping[str, np.ndarray] | None = None,
+                 journal_budget: int = 0) -> None:
+        """`journal_budget` 0: headless (no history; records that only synchronise run
+        inline, unjournaled: see `_sync_run`)."""
+        self.low = low
+        self.headless = journal_budget == 0
+        base = MachineConfig(gen=low.gen)
+        self.machines: dict[Engine, Machine] = {}
+        first: MachineState | None = None
+        for e in ENGINES:
+            m = Machine(low.programs[e], replace(base, engine=e.value),
+                        journal_budget=journal_budget, shared=first)
+            # judged as NEFF records (machine.neff.verdicts): a trigger is not refused for
+            # the engine_has_opcode clause a dispatch table would fail it on
+            m._valid = low.valid[e]
+            self.machines[e] = m
+            first = first or m.state
+        assert first is not None
+        cfg = first.config
+        self.dma = DmaModel(low.sub, cfg.partitions, cfg.sbuf_bytes,
+                            journaled=not self.headless)
+        self.queue_states = [MachineState.create(replace(cfg, engine=q), shared=first)
+                             for q in self.dma.names]
+        self._queue_history = [History(0) for _ in self.dma.names]
+        for st in (*(m.state for m in self.machines.values()), *self.queue_states):
+            self.dma.attach(st)
+        self.notes = [*low.notes, *load_constants(self.dma, low.sub),
+                      *load_inputs(self.dma, low.sub, inputs or {})]
+        self._ms = list(self.machines.values())
+        self._plans: list[dict[int, Plan]] = [{} for _ in self._ms]
+        self.steps = 0
+        self.completions = [0] * len(self.dma.names)
+        self.interrupt = threading.Event()
+        self._sync = [sync_table(low, e) for e in ENGINES] if self.headless else None
+        self._marked: set[int] = set()  # opaque opcodes that have made their stale marks
+
+    @property
+    def state(self) -> MachineState:
+        """The first engine's state (SBUF, PSUM, semaphores are every engine's)."""
+        return self._ms[0].state
+
+    # -- one actor ----------------------------------------------------------------------
+    def blocked(self, i: int) -> WaitSpec | None:
+        """The wait engine i's next record cannot pass now (None: it may step)."""
+        m = self._ms[i]
+        k = (m.state.pc - m.config.base) // RECORD_BYTES
+        if not 0 <= k < m.count:
+            return None
+        plans = self._plans[i]
+        p = plans.get(k)
+        if p is None:
+            p = plans[k] = plan_of(m.instruction(k))
+        return p.blocked_on(m.state)
+
+    def runnable(self, i: int) -> bool:
+        return not self._ms[i].state.halted and self.blocked(i) is None
+
+    def complete(self, q: int) -> Moved | str:
+        """Queue q's step: its head entry completes (a fault string: nothing changed)."""
+        st = self.queue_states[q]
+        st.begin_step()
+        fault = None
+        moved: Moved | None = None
+        try:
+            moved = self.dma.complete(st, q)
+        except Fault as e:
+            fault = str(e)
+        except Exception as e:  # the model never raises out of a step (house rule)
+            fault = f"internal error completing a DMA entry: {type(e).__name__}: {e}"
+        st.end_step()
+        if fault is not None:
+            st.undo_step()
+            return fault
+        self._queue_history[q].keep(st, 0)
+        self.completions[q] += 1
+        self.steps += 1
+        assert moved is not None
+        return moved
+
+    # -- the run ------------------------------------------------------------------------
+    def run(self, max_steps: int | None = None) -> Outcome:
+        """Round-robin until complete, deadlock, a fault, an interrupt or `max_steps`."""
+        limit = self.steps + max_steps if max_steps is not None else None
+        while True:
+            moved = False
+            for i, m in enumerate(self._ms):
+                if self.interrupt.is_set():
+                    return Outcome("interrupted", self.steps, "interrupted")
+                if self._sync is not None:
+                    got = self._sync_run(i, limit)
+                    if isinstance(got, Outcome):
+                        return got
+                    moved = moved or got
+                while not m.state.halted and self.blocked(i) is None:
+                    if limit is not None and self.steps >= limit:
+                        return Outcome("limit", self.steps, f"stopped after {self.steps:,} "
+                                       "steps (--max-steps)")
+                    if self.interrupt.is_set():  # an Event look costs ~0.1 us
+                        return Outcome("interrupted", self.steps, "interrupted")
+                    rec = m.step()
+                    if rec.invalid or rec.fault:
+                        return self._refused(ENGINES[i], rec)
+                    self.steps += 1
+                    moved = True
+                    if self._sync is not None:
+                        got = self._sync_run(i, limit)
+                        if isinstance(got, Outcome):
+                            return got
+            for q in range(len(self.dma.names)):
+                while self.dma.pending(q):
+                    if self.interrupt.is_set():
+                        return Outcome("interrupted", self.steps, "interrupted")
+                    if limit is not None and self.steps >= limit:
+                        return Outcome("limit", self.steps, f"stopped after {self.steps:,} "
+                                       "steps (--max-steps)")
+                    got = self.complete(q)
+                    if isinstance(got, str):
+                        return Outcome("fault", self.steps, f"fault: {got}",
+                                       actor=self.dma.names[q])
+                    moved = True
+            if not moved:
+                break
+        if all(m.state.halted for m in self._ms):
+            return Outcome("complete", self.steps, self._complete_text())
+        return Outcome("deadlock", self.steps, "deadlock: nothing can step and "
+                       + ", ".join(engine_label(e) for i, e in enumerate(ENGINES)
+                                   if not self._ms[i].state.halted)
+                       + " have not reached their end", self.deadlock_lines())
+
+    def _sync_run(self, i: int, limit: int | None) -> bool | Outcome:
+        """Run engine i inline through records that only synchronise (headless): their
+        waits checked on the semaphores, a SEM_INC update applied, a trigger enqueued,
+        an opaque one's stale mark made; no journal, no StepRecord. True if it moved."""
+        assert self._sync is not None
+        t = self._sync[i]
+        m = self._ms[i]
+        st = m.state
+        base = m.config.base
+        k0 = k = (st.pc - base) // RECORD_BYTES
+        n = len(t.fast)
+        if not 0 <= k < n:
+            return False
+        stop = n if limit is None else min(n, k + max(0, limit - self.steps))
+        sem = st.sem
+        fast, hi, hv, ei, ev, ui, kind = t.fast, t.hi, t.hv, t.ei, t.ev, t.ui, t.kind
+        engine = ENGINES[i]
+        while k < stop and fast[k]:
+            w = hi[k]
+            if w >= 0 and sem[w] < hv[k]:
+                break
+            w = ei[k]
+            if w >= 0 and sem[w] < ev[k]:
+                break
+            what = kind[k]
+            if what == _TRIGGER:
+                try:
+                    self.dma.trigger(st, engine, t.queue[k], t.entry[k])
+                except Fault as e:
+                    st.pc = base + k * RECORD_BYTES
+                    self.steps += k - k0
+                    return Outcome("fault", self.steps, f"fault: {engine_label(engine)} "
+                                   f"record #{k} (PSEUDO_DMATRIGGER): {e}", actor=engine.value)
+            elif what == _OPAQUE and t.ops[k] not in self._marked:
+                # the first of each opaque opcode marks (the first marker stays named)
+                op = t.ops[k]
+                for space in MAY_WRITE.get(op, ()):
+                    mark(st, space, f"{mnemonic(op)} at {engine.value} "
+                         f"{base + k * RECORD_BYTES:#x}")
+                self._marked.add(op)
+            u = ui[k]
+            if u >= 0:
+                sem[u] = (sem[u] + 1) & 0xFFFFFFFF
+            k += 1
+        st.pc = base + k * RECORD_BYTES
+        self.steps += k - k0
+        if limit is not None and self.steps >= limit and k < n:
+            return Outcome("limit", self.steps, f"stopped after {self.steps:,} steps "
+                           "(--max-steps)")
+        return k > k0
+
+    def _complete_text(self) -> str:
+        n = sum(self.completions)
+        return (f"complete: every engine at the end of its stream, "
+                f"{n:,} DMA {_plural(n, 'entry', 'entries')} completed")
+
+    def _refused(self, engine: Engine, rec: Any) -> Outcome:
+        where = f"{engine_label(engine)} record #{rec.index} ({rec.mnemonic})"
+        if rec.invalid:
+            failed = ", ".join(rec.verdict.failed) if rec.verdict is not None else "legality"
+            return Outcome("invalid", self.steps, f"invalid: {where} fails {failed}",
+                           actor=engine.value)
+        return Outcome("fault", self.steps, f"fault: {where}: {rec.fault}", actor=engine.value)
+
+    def deadlock_lines(self) -> list[str]:
+        """For each blocked engine: what it waits for and what could still raise it."""
+        blocked = {e: w for i, e in enumerate(ENGINES)
+                   if not self._ms[i].state.halted and (w := self.blocked(i)) is not None}
+        return deadlock_lines(self.low, self.dma, {e: m.state for e, m in
+                                                   self.machines.items()}, blocked)
+
+
+_PLAIN, _OPAQUE, _TRIGGER = 0, 1, 2
+_SYNC_OPS = {Opcode.SET_ORDERING_MODE: _PLAIN, Opcode.PSEUDO_BRANCH_LABEL: _PLAIN,
+             Opcode.ACTIVATION_TABLE_LOAD: _PLAIN, Opcode.NOP: _PLAIN,
+             Opcode.EVENT_SEMAPHORE: _PLAIN, Opcode.LDWEIGHTS: _OPAQUE,
+             Opcode.MATMUL: _OPAQUE, Opcode.ACTIVATE: _OPAQUE,
+             Opcode.PSEUDO_DMATRIGGER: _TRIGGER}
+
+
+@dataclass(frozen=True)
+class SyncTable:
+    """Per record of one lowered stream, what an inline step needs (lists, not arrays:
+    read one element at a time). `fast[k]`: record k only synchronises in a form the
+    inline loop handles: a sync opcode, valid, waits SEM_GE_IMM or none, the update
+    SEM_INC or none, EVENT_SEMAPHORE without an update of its own. -1: no wait/update."""
+
+    fast: list[bool]
+    hi: list[int]  # header wait: semaphore
+    hv: list[int]  # header wait: threshold
+    ei: list[int]  # EVENT_SEMAPHORE's wait at 0x20: semaphore
+    ev: list[int]
+    ui: list[int]  # SEM_INC target
+    kind: list[int]  # _PLAIN, _OPAQUE, _TRIGGER
+    ops: list[int]  # opcodes
+    queue: dict[int, str]  # trigger records: queue name and entry id
+    entry: dict[int, int]
+
+
+def _u32(raw: np.ndarray, at: int) -> np.ndarray:
+    return np.ascontiguousarray(raw[:, at:at + 4]).view("<u4").reshape(-1)
+
+
+def sync_table(low: Lowered, engine: Engine) -> SyncTable:
+    """The SyncTable of `engine`'s lowered stream (the appended HALT is not fast)."""
+    raw = np.asarray(low.programs[engine].raw)
+    ops = raw[:, 0]
+    kind = np.full(len(raw), -1, dtype=np.int64)
+    for op, k in _SYNC_OPS.items():
+        kind[ops == op] = k
+    es = ops == Opcode.EVENT_SEMAPHORE
+    hm, um = raw[:, 4], raw[:, 6]
+    em = np.where(es, raw[:, 0x20], 0)
+    eu = np.where(es, raw[:, 0x22], 0)
+    ge, inc = WaitMode.SEM_GE_IMM, (UpdateMode.SEM_INC_READ, UpdateMode.SEM_INC_COMPLETE)
+    fast = ((kind >= 0) & low.valid[engine] & np.isin(hm, (0, ge)) & np.isin(em, (0, ge))
+            & (eu == 0) & np.isin(um, (0, *inc)))
+    hi = np.where(hm == ge, raw[:, 5].astype(np.int64), -1)
+    ei = np.where(em == ge, raw[:, 0x21].astype(np.int64), -1)
+    ui = np.where(np.isin(um, inc), raw[:, 7].astype(np.int64), -1)
+    rows = trigger_rows(raw)
+    names, ids = trigger_targets(raw, rows)
+    r = rows.tolist()
+    return SyncTable(fast.tolist(), hi.tolist(), _u32(raw, 8).tolist(), ei.tolist(),
+                     _u32(raw, 0x24).tolist(), ui.tolist(), kind.tolist(), ops.tolist(),
+                     dict(zip(r, names, strict=True)), dict(zip(r, ids, strict=True)))
+
+

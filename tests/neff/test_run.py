@@ -1,0 +1,207 @@
+"""Running NEFF subgraphs (machine.neff.runner, machine.neff.dma): one synthetic kernel
+per rule of neff-facts §5, real bytes through DMA, and the model's refusals."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from machine.debugger import Machine
+from machine.dtypes import Gen
+from machine.isa.codec import Program
+from machine.isa.opcodes import Opcode
+from machine.neff.data import read_output
+from machine.neff.dma import DmaModel
+from machine.neff.lower import lower_subgraph
+from machine.neff.model import SB, Descriptor, DmaEntry, Engine, Subgraph
+from machine.neff.runner import NeffRun, Outcome
+from machine.neff.stale import stale_note
+from machine.state import MachineConfig, MachineState
+from tests.neff.kernels import (
+    COLS,
+    PARTS,
+    POOL_SEMS,
+    ROW,
+    SP_Q,
+    SP_SEMS,
+    asm,
+    inc,
+    tt_add,
+    vector_add,
+    wait,
+    wait2,
+)
+
+RNG = np.random.default_rng(7)
+A = RNG.standard_normal((PARTS, COLS)).astype(np.float32)
+B = RNG.standard_normal((PARTS, COLS)).astype(np.float32)
+
+
+def run(sub: Subgraph, inputs: dict[str, np.ndarray] | None = None,
+        budget: int = 0) -> tuple[NeffRun, Outcome]:
+    r = NeffRun(lower_subgraph(sub, Gen.SUNDA), inputs if inputs is not None else
+                {"a": A, "b": B}, journal_budget=budget)
+    return r, r.run()
+
+
+@pytest.mark.parametrize("budget", [0, 1 << 20], ids=["headless", "journaled"])
+def test_vector_add_moves_real_bytes_and_completes(budget: int) -> None:
+    r, out = run(vector_add(), budget=budget)
+    assert out.status == "complete" and r.notes == []
+    # 5 SET_ORDERING_MODE + 2 SP triggers + ES + TT + trigger + NOP + 5 HALT + 3 DMA
+    assert out.steps == 19 and r.completions == [2, 1]  # qSPIO0, qPoolIO0
+    assert np.array_equal(read_output(r.dma, r.low.sub, "out"), A + B)
+    assert r.state.sem[SP_SEMS[0]] == r.state.sem[SP_SEMS[1]] == 16
+    assert r.state.sem[POOL_SEMS[0]] == 16 and r.state.sem[6] == 1
+
+
+def test_a_missing_input_is_zeros_and_the_run_says_so() -> None:
+    r, _ = run(vector_add(), {"a": A})
+    assert r.notes == ["input b not given: it starts as zeros"]
+    assert np.array_equal(read_output(r.dma, r.low.sub, "out"), A)
+
+
+def test_fifo_per_queue_and_16_per_entry() -> None:
+    """Triggered 1 then 0: the queue completes them in that order, each adding 16 to its
+    own semaphore once, whatever its descriptors."""
+    sub = vector_add(sp=f"TRIGGER {SP_Q} 1\nTRIGGER {SP_Q} 0")
+    r = NeffRun(lower_subgraph(sub, Gen.SUNDA), {"a": A, "b": B}, journal_budget=1 << 20)
+    sp = r.machines[Engine.SP]
+    for _ in range(3):
+        sp.step()
+    q = r.dma.index[SP_Q]
+    assert [x.id for x in r.dma.queued(q)] == [1, 0]
+    first = r.complete(q)
+    assert not isinstance(first, str) and first.entry.id == 1
+    assert (r.state.sem[SP_SEMS[1]], r.state.sem[SP_SEMS[0]]) == (16, 0)
+    assert [x.id for x in r.dma.queued(q)] == [0]
+    r.complete(q)
+    assert (r.state.sem[SP_SEMS[1]], r.state.sem[SP_SEMS[0]]) == (16, 16)
+    assert r.dma.pending(q) == 0 and isinstance(r.complete(q), str)
+
+
+@pytest.mark.parametrize("first,second", list(itertools.product([True, False], repeat=2)))
+def test_event_semaphore_waits_on_both(first: bool, second: bool) -> None:
+    """EVENT_SEMAPHORE's header wait and its wait at 0x20 must both hold: sem[9] reaches
+    16 and sem[3] stays 0, so a wait on sem[3] >= 1 never holds."""
+    head = wait(SP_SEMS[1], 16) if first else wait(3, 1)
+    ext = wait2(SP_SEMS[1], 16) if second else wait2(3, 1)
+    _, out = run(vector_add(
+        dve=f"EVENT_SEMAPHORE {head} {ext}\n{tt_add(0, ROW, 2 * ROW, inc(6))}"))
+    assert out.status == ("complete" if first and second else "deadlock")
+    if not (first and second):
+        assert out.blocked[0].startswith("DVE waits at #1 for sem[3] >= 1 (now 0): ")
+
+
+def test_a_starved_wait_is_a_deadlock_naming_the_dma_entries() -> None:
+    """DVE waits for sem[9] >= 32: entries 1 and 17 of qSPIO0 raise sem[9], and 17 is
+    never triggered."""
+    extra = (DmaEntry(SP_Q, 17, SP_SEMS[1], (), "never"),)
+    dve = f"EVENT_SEMAPHORE {wait(SP_SEMS[1], 32)}\n{tt_add(0, ROW, 2 * ROW, inc(6))}"
+    _, out = run(vector_add(dve=dve, extra_sp=extra))
+    assert out.status == "deadlock"
+    assert out.detail == "deadlock: nothing can step and DVE, Pool have not reached their end"
+    assert out.blocked == [
+        "DVE waits at #1 for sem[9] >= 32 (now 16): only qSPIO0 entries 1 and 17 can raise "
+        "it, and qSPIO0#17 is never triggered",
+        "Pool waits at #1 for sem[6] >= 1 (now 0): only updates by DVE can raise it"]
+
+
+def test_opaque_instructions_apply_events_and_mark_memory_stale() -> None:
+    sub = vector_add()
+    pe = [asm("SET_ORDERING_MODE"), bytes([Opcode.LDWEIGHTS, 16]) + bytes(62),
+          bytes([Opcode.MATMUL, 16, 0, 0, 0, 0, 0x13, 5]) + bytes(56)]  # SEM_INC sem[5]
+    sub.streams[Engine.PE] = np.frombuffer(b"".join(pe), np.uint8).reshape(-1, 64)
+    for budget in (0, 1 << 20):
+        r, out = run(sub, budget=budget)
+        assert out.status == "complete"
+        assert r.state.sem[5] == 1
+        for space in ("sbuf", "psum"):
+            assert stale_note(r.state, space) == (
+                f"values may be stale: MATMUL at pe 0x80 may have written {space} and is "
+                "not modelled")
+        assert stale_note(r.state, "out") is None
+
+
+def test_a_descriptor_outside_sbuf_stops_the_run_naming_the_entry() -> None:
+    sub = vector_add()
+    bad = replace(sub.entries[Engine.SP][1], descriptors=(
+        Descriptor("b", SB, "float32", "float32", 0, 0x40000 * 100, (ROW, PARTS),
+                   (ROW, PARTS), (1, ROW), (1, 0x40000)),))
+    sub.entries[Engine.SP] = (sub.entries[Engine.SP][0], bad)
+    for budget in (0, 1 << 20):
+        _, out = run(sub, budget=budget)
+        assert (out.status, out.actor) == ("fault", SP_Q)
+        assert out.detail == (
+            "fault: DMA qSPIO0#1 descriptor 0: SB partitions 100..227, bytes 0x0..0x3f: "
+            "outside SBUF (128 partitions of 196,608 bytes)")
+
+
+def test_a_cast_descriptor_converts_each_element() -> None:
+    sub = vector_add()
+    half = Descriptor("a", SB, "float32", "float16", 0, 0, (ROW, PARTS), (ROW // 2, PARTS),
+                      (1, ROW), (1, 0x40000), op="cast")
+    sub.entries[Engine.SP] = (replace(sub.entries[Engine.SP][0], descriptors=(half,)),
+                              sub.entries[Engine.SP][1])
+    r, _ = run(sub)
+    got = r.state.sbuf[:, :ROW // 2].copy().view(np.float16)
+    assert np.array_equal(got, A.astype(np.float16))
+
+
+def test_a_trigger_outside_a_neff_faults_in_one_line() -> None:
+    raw = np.frombuffer(asm("PSEUDO_DMATRIGGER queue=qSPIO0 id=0"), np.uint8).reshape(-1, 64)
+    m = Machine(Program(raw), MachineConfig(gen=Gen.SUNDA, engine="sp", execute_invalid=True))
+    assert m.step().fault == ("PSEUDO_DMATRIGGER starts a NEFF's DMA entry; this program has "
+                              "no DMA queues (open the .neff to run it)")
+
+
+def _naive(off: int, sizes: tuple[int, ...], steps: tuple[int, ...]) -> list[int]:
+    out = [off]
+    for n, s in zip(sizes, steps, strict=True):
+        out = [a + i * s for i in range(n) for a in out]
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 5), st.integers(-3, 9)), min_size=1, max_size=3),
+       st.integers(0, 3), st.integers(40, 60))
+def test_a_side_reads_the_bytes_its_addresses_name(dims: list[tuple[int, int]], parts: int,
+                                                   byte: int) -> None:
+    """SB side: byte dimensions and a partition dimension (step 0x40000) in any order; the
+    pattern's bytes, in ordinal order, are those at off + sum(i_d * step_d)."""
+    sizes = [n for n, _ in dims]
+    steps = [s for _, s in dims]
+    if parts:
+        sizes.insert(len(sizes) // 2 + 1, parts)
+        steps.insert(len(steps) // 2 + 1, 0x40000)
+    sub = vector_add()
+    st_ = MachineState.create(MachineConfig(gen=Gen.SUNDA))
+    st_.sbuf[:] = np.arange(st_.sbuf.size, dtype=np.uint64).reshape(st_.sbuf.shape) % 251
+    dma = DmaModel(sub, st_.config.partitions, st_.config.sbuf_bytes)
+    off = 0x40000 * 2 + byte
+    p = dma.pattern(st_, SB, off, tuple(sizes), tuple(steps), "source")
+    got = np.array(p.view(dma.flat(st_, "sbuf"))).reshape(-1).tolist()
+    want = [int(st_.sbuf[a // 0x40000, a % 0x40000]) for a in _naive(off, tuple(sizes),
+                                                                      tuple(steps))]
+    assert got == want
+
+
+def test_an_interrupt_stops_the_run_at_a_step_boundary() -> None:
+    r = NeffRun(lower_subgraph(vector_add(), Gen.SUNDA), {"a": A, "b": B})
+    r.interrupt.set()
+    out = r.run()
+    assert (out.status, out.steps) == ("interrupted", 0)
+    r.interrupt.clear()
+    assert r.run().status == "complete"
+
+
+def test_max_steps_stops_and_a_second_run_goes_on() -> None:
+    r = NeffRun(lower_subgraph(vector_add(), Gen.SUNDA), {"a": A, "b": B})
+    first = r.run(5)
+    assert (first.status, first.steps) == ("limit", 5)
+    assert r.run().status == "complete" and r.steps == 19
