@@ -1,6 +1,5 @@
 """The debug adapter's inspection requests: threads (engines), the one stack frame,
-scopes (registers, semaphores, accumulators, the decoded instruction), variables and
-`evaluate` (the console's `print` / `x`).
+scopes (registers, semaphores, accumulators, the decoded instruction) and variables.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ _REF = 8  # variablesReference = thread id * _REF + scope number (1-based)
 
 
 class VariableRequests(AdapterBase):
-    """threads, stackTrace, scopes, variables, evaluate."""
+    """threads, stackTrace, scopes, variables."""
 
     def _on_threads(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         t = self._target()
@@ -34,18 +33,17 @@ class VariableRequests(AdapterBase):
         name = m.instruction(i).mnemonic if i is not None else "(outside the program)"
         src, line, col = self._source(engine, pc)
         frame = dt.StackFrame(id=a.threadId, name=f"{engine}: {name} @ {pc:#x}", source=src,
-                              line=line, column=col,
+                              line=self._line_out(line) if src else 0,
+                              column=self._col_out(col) if src else 0,
                               instructionPointerReference=f"{address(engine, pc):#x}")
         frames = [frame] if (a.startFrame or 0) == 0 else []
         self._respond(req, dt.StackTraceResponseBody(stackFrames=frames, totalFrames=1))
 
     def _on_scopes(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         a = dt.ScopesArguments.model_validate(args)
-        t = self._idle()
+        self._idle()
         engine = self._engine(a.frameId)
-        shown = ["Registers"]
-        if t.is_kernel:
-            shown.append("Semaphores")
+        shown = ["Registers", "Semaphores"]  # a program's queue has its semaphores too
         if engine == "dve":
             shown.append("Accumulators")
         shown.append("Instruction")
@@ -97,21 +95,14 @@ class VariableRequests(AdapterBase):
                  for k, v in inst.fields.items()]
         return rows
 
-    def _on_evaluate(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _read(self, line: str, engine: str) -> str:
+        """A read-only console line's text (`print`'s value alone, as a watch shows it)."""
         from neurondbg import console
 
-        a = dt.EvaluateArguments.model_validate(args)
-        t = self._idle()
-        engine = self._engine(a.frameId) if a.frameId else t.engines[0]
-        text = a.expression.strip()
-        if text.startswith(("print ", "p ")):
-            text = text.split(" ", 1)[1].strip()
-        # x and explain are console commands that only read; anything else is an expression
-        line = text if text.startswith(("x/", "x ", "explain ")) else f"print {text}"
-        reply = console.execute(line, t.machine(engine))
+        reply = console.execute(line, self._target().machine(engine))
         out = "\n".join(s for s, _ in reply.lines)
         if out.startswith("error: "):
             raise RequestError(out.removeprefix("error: "))
         if line.startswith("print ") and " = " in out:
-            out = out.split(" = ", 1)[1]  # the value alone, as a watch shows it
-        self._respond(req, dt.EvaluateResponseBody(result=out, variablesReference=0))
+            out = out.split(" = ", 1)[1]
+        return out
