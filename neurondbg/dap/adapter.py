@@ -146,13 +146,13 @@ class Adapter(ReplRequests, MemoryRequests):
                 f"internal error: {type(result).__name__}: {result}"
             if load.stopped_by:
                 text = f"{text} ({load.stopped_by})"
-            else:
-                self._load = None  # a launch that failed may be sent again
+            self._load = None  # a launch that failed may be sent again
             self._error(req, f"launch: {text}")
             return
         load.progress.end("loaded")
         target, warnings = result
         if load.stopped_by:  # stopped as it finished: the stop wins
+            self._load = None
             self._error(req, f"launch: stopped ({load.stopped_by})")
             return
         self.target = target

@@ -148,9 +148,6 @@ class AdapterBase:
     # -- helpers -------------------------------------------------------------------------
     def _target(self) -> Target:
         if self.target is None:
-            if self._load is not None and self._load.alive:
-                raise RequestError("the launch is still loading (pause, cancel, terminate or "
-                                   "disconnect stops it)")
             raise RequestError("nothing is launched yet (send `launch` first)")
         return self.target
 
