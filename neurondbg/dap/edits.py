@@ -6,7 +6,8 @@ refuses edits, as its console does: an edit outside the schedule would not repla
 
 Decisions where the protocol is silent:
 - `setVariable` names a row of the Registers (R0..R63, PC), Semaphores or Accumulators
-  scope; the value is an expression of the expression language (`R2 + 1`, `1.5`,
+  scope, or a memory cell of a range a watch or the debug console expanded (cells.py);
+  the value is an expression of the expression language (`R2 + 1`, `1.5`,
   `0x3f80`), stored as the console's `set` stores it. The Instruction scope and `status`
   are read-only (change the record with `writeMemory` at the PC's address).
 - `setExpression` takes any `set` target (`R5:fp32`, `sb[3, 0x40]:bf16`, `sem[2]`).
@@ -63,6 +64,15 @@ class EditRequests(VariableRequests):
     def _on_setVariable(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         a = dt.SetVariableArguments.model_validate(args)
         t = self._ready()
+        if a.variablesReference in self._cells:
+            engine, names = self._cells[a.variablesReference]
+            if a.name not in names:
+                raise RequestError(f"no cell {a.name!r} in that range")
+            t.set_value(engine, a.name, a.value)
+            self._edited(engine, 1)
+            self._respond(req, dt.SetVariableResponseBody(
+                value=self._cell_row(engine, a.name).value, variablesReference=0))
+            return
         thread, scope_no = divmod(a.variablesReference, _REF)
         if not 1 <= scope_no <= len(SCOPES):
             raise RequestError(f"no variables reference {a.variablesReference}")

@@ -100,6 +100,8 @@ class AdapterBase:
         self.terminated = False  # `terminated` was sent: run requests are refused
         self._last_halt: Halt | None = None  # the last stop reported
         self._edit_groups: list[tuple[int, int, int]] = []  # (steps, edits after, size)
+        self._cells: dict[int, tuple[str, list[str]]] = {}  # ref -> (engine, cells.py names)
+        self._next_cells = 0
         self.ended = False
 
     # -- messages ------------------------------------------------------------------------

@@ -55,18 +55,26 @@ class ReplRequests(BreakpointRequests, EditRequests):
             if result is None:
                 return  # a run command: answered, its stop follows
         else:
-            result = self._read(f"print {text}", engine)
+            result = self._print(text, engine)
+        if isinstance(result, tuple):  # a range of memory cells: expandable
+            self._respond(req, dt.EvaluateResponseBody(result=result[0],
+                                                       variablesReference=result[1]))
+            return
         self._respond(req, dt.EvaluateResponseBody(result=result, variablesReference=0))
 
-    def _command(self, req: dict[str, Any], text: str, engine: str) -> str | None:
-        """Run one debug-console line; its text, or None when a run was started (and the
-        request answered)."""
+
+    def _command(self, req: dict[str, Any], text: str, engine: str
+                 ) -> str | tuple[str, int] | None:
+        """Run one debug-console line; its text (or memory cells to expand), or None when
+        a run was started (and the request answered)."""
         from neurondbg import console
 
         _, cmd, rest = console.REGISTRY.split(text)
         if cmd is None:
-            return self._read(f"print {text}", engine)
+            return self._print(text, engine)
         name = cmd.name
+        if name == "print":
+            return self._print(rest, engine)
         if name in READING:
             return self._read(f"{name}{'' if rest.startswith('/') else ' '}{rest}", engine)
         if name in RUNNING:

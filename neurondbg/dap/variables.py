@@ -8,6 +8,7 @@ from typing import Any
 
 import dap_types as dt
 
+from neurondbg.dap.cells import CELLS_BASE, MAX_GROUPS, cell_names
 from neurondbg.dap.protocol import AdapterBase, RequestError
 from neurondbg.dap.target import address
 
@@ -55,11 +56,15 @@ class VariableRequests(AdapterBase):
     def _on_variables(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         a = dt.VariablesArguments.model_validate(args)
         self._idle()
-        thread, scope = divmod(a.variablesReference, _REF)
-        if not 1 <= scope <= len(SCOPES):
-            raise RequestError(f"no variables reference {a.variablesReference}")
-        engine = self._engine(thread)
-        rows = self._rows(engine, SCOPES[scope - 1])
+        if a.variablesReference in self._cells:
+            engine, names = self._cells[a.variablesReference]
+            rows = [self._cell_row(engine, n) for n in names]
+        else:
+            thread, scope = divmod(a.variablesReference, _REF)
+            if not 1 <= scope <= len(SCOPES):
+                raise RequestError(f"no variables reference {a.variablesReference}")
+            engine = self._engine(thread)
+            rows = self._rows(engine, SCOPES[scope - 1])
         start = a.start or 0
         rows = rows[start:start + a.count] if a.count else rows[start:]
         self._respond(req, dt.VariablesResponseBody(variables=rows))
@@ -106,3 +111,22 @@ class VariableRequests(AdapterBase):
         if line.startswith("print ") and " = " in out:
             out = out.split(" = ", 1)[1]
         return out
+
+    # -- memory cells (cells.py) ---------------------------------------------------------
+    def _print(self, text: str, engine: str) -> str | tuple[str, int]:
+        """An expression's value, or a memory range's cells to expand: (summary,
+        variablesReference); a range of one cell is that cell's value."""
+        names = cell_names(text, self._target().machine(engine))
+        if names is None or len(names) == 1:
+            return self._read(f"print {names[0] if names else text}", engine)
+        ref = CELLS_BASE + self._next_cells % (2 * MAX_GROUPS)  # bounded, never a live one
+        self._next_cells += 1
+        self._cells.pop(ref, None)
+        self._cells[ref] = (engine, names)
+        while len(self._cells) > MAX_GROUPS:  # the oldest first (insertion order)
+            del self._cells[next(iter(self._cells))]
+        return f"{len(names)} cells", ref
+
+    def _cell_row(self, engine: str, name: str) -> dt.Variable:
+        return dt.Variable(name=name, value=self._read(f"print {name}", engine),
+                           evaluateName=name, variablesReference=0)

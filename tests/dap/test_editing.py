@@ -178,3 +178,49 @@ def test_invalidated_event_when_the_client_takes_it() -> None:
     c.ok("writeMemory", memoryReference="sbuf[1]", data="AQ==")
     assert c.event("invalidated")["body"]["areas"] == ["variables", "stacks"]
     assert c.event("memory")["body"] == {"memoryReference": "sbuf[1]", "offset": 0, "count": 1}
+
+
+def test_a_memory_range_expands_to_cells_that_set_variable_stores() -> None:
+    c = at_entry()
+    got = c.ok("evaluate", expression="sb[1:3, 8:16]:fp32", frameId=1, context="watch")
+    assert got["result"] == "4 cells" and got["variablesReference"] > 0
+    cells = c.ok("variables", variablesReference=got["variablesReference"])["variables"]
+    assert [(v["name"], v["value"]) for v in cells] == [
+        ("sb[1, 8]:fp32", "0.0"), ("sb[1, 12]:fp32", "0.0"),
+        ("sb[2, 8]:fp32", "0.0"), ("sb[2, 12]:fp32", "0.0")]
+    done = c.ok("setVariable", variablesReference=got["variablesReference"],
+                name="sb[2, 12]:fp32", value="2.5")
+    assert done["value"] == "2.5"
+    assert c.ok("evaluate", expression="sb[2, 12]:fp32", frameId=1)["result"] == "2.5"
+    back(c)
+    cells = c.ok("variables", variablesReference=got["variablesReference"])["variables"]
+    assert cells[3]["value"] == "0.0"
+    r = c.request("setVariable", variablesReference=got["variablesReference"],
+                  name="sb[0, 0]", value="1")
+    assert not r["success"] and "no cell" in r["message"]
+
+
+def test_cells_from_the_debug_console_and_their_limits() -> None:
+    c = at_entry()
+    got = c.ok("evaluate", expression="p psum[0, 0:3]", frameId=1, context="repl")
+    assert got["result"] == "3 cells"
+    names = [v["name"] for v in c.ok("variables",
+                                     variablesReference=got["variablesReference"])["variables"]]
+    assert names == ["psum[0, 0]", "psum[0, 1]", "psum[0, 2]"]
+    one = c.ok("evaluate", expression="sb[0, 0:1]", frameId=1, context="repl")
+    assert one["variablesReference"] == 0  # one element: a value, not cells
+    for text, expected in [("sb[0:128, 0:64]", "at most 1024"), ("sb[0, 0:999999]", "")]:
+        r = c.request("evaluate", expression=text, frameId=1, context="watch")
+        assert not r["success"] and expected in r["message"], (text, r["message"])
+
+
+def test_only_the_last_groups_of_cells_are_kept() -> None:
+    from neurondbg.dap.cells import MAX_GROUPS
+
+    c = at_entry()
+    refs = [c.ok("evaluate", expression="sb[0, 0:2]", frameId=1)["variablesReference"]
+            for _ in range(MAX_GROUPS * 3)]
+    assert len(set(refs)) == 2 * MAX_GROUPS and len(c.adapter._cells) == MAX_GROUPS
+    assert c.ok("variables", variablesReference=refs[-1])["variables"]
+    r = c.request("variables", variablesReference=refs[MAX_GROUPS])  # forgotten
+    assert not r["success"]
