@@ -7,7 +7,7 @@
     protocol.py the adapter's plumbing: messages out, dispatch in, stops, the running worker
     adapter.py  the Adapter (dap-types models): launch, session and running requests
     breakpoints.py / variables.py / edits.py / repl.py / memory.py  the other requests
-    hits.py     hit conditions and logpoint messages
+    hits.py     hit conditions and logpoint messages; cells.py: memory ranges as variables
 
 It sits beside the TUI, above `sessions` and `machine`: nothing here imports Textual.
 docs/dap.md describes what an editor gets.

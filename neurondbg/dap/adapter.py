@@ -57,6 +57,7 @@ from neurondbg.dap.repl import ReplRequests
 from neurondbg.dap.target import Halt
 
 STOP_WAIT = 5.0  # seconds disconnect / terminate wait for a run or load to stop
+PARSE_GRACE = 60.0  # seconds a load still reading its files may finish after the client left
 CONTROL = ("pause", "cancel", "terminate", "disconnect")  # answered while a launch loads
 
 
@@ -178,9 +179,11 @@ class Adapter(ReplRequests, MemoryRequests):
         """The client is gone: stop whatever runs and wait for it a little. A load still
         reading its files ends first (bounded work; the requests queued behind it are
         answered, for a client that wrote them all and closed), a replay is stopped."""
-        load = self._load
-        while load is not None and load.alive and not (load.progress and load.progress.started):
+        load, waited = self._load, 0.0
+        while load is not None and load.alive and waited < PARSE_GRACE and not (
+                load.progress and load.progress.started):
             load.join(0.05)
+            waited += 0.05
         self._stop_load("the client went away")
         if self.target is not None:
             self.target.interrupt.set()

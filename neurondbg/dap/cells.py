@@ -40,6 +40,7 @@ def cell_names(text: str, machine: Machine) -> list[str] | None:
     if count > MAX_CELLS:
         raise ValueError(f"{t.name}: {count} elements; at most {MAX_CELLS} as variables "
                          "(x/NF shows a range as text)")
-    machine.check(t)
+    if count > 1:  # one cell is printed, and `print` says what is out of bounds
+        machine.check(t)
     return [replace(t, index=p, p1=p + 1, b0=b, b1=b + width).settable
             for p in range(t.index, t.p1) for b in range(t.b0, t.b1 - width + 1, width)]
