@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,7 @@ class Adapter(ReplRequests, MemoryRequests):
     and running requests are here; the rest by job in breakpoints.py, variables.py,
     edits.py, repl.py and memory.py, on protocol.AdapterBase)."""
 
-    def __init__(self, send: Any) -> None:
+    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
         super().__init__(send)
         self._gate = threading.Lock()  # orders requests with the end of a launch's load
         self._pending: list[dict[str, Any]] = []  # requests that came during the load
