@@ -59,7 +59,7 @@ from neurondbg.dap.target import Halt
 
 STOP_WAIT = 5.0  # seconds disconnect / terminate wait for a run or load to stop
 PARSE_GRACE = 60.0  # seconds a load still reading its files may finish after the client left
-CONTROL = ("pause", "cancel", "terminate", "disconnect")  # answered while a launch loads
+CONTROL = ("pause", "cancel", "terminate", "disconnect")  # answered while a replay loads
 
 
 def capabilities() -> dt.Capabilities:
@@ -81,13 +81,17 @@ class Adapter(ReplRequests, MemoryRequests):
 
     def handle(self, message: dict[str, Any]) -> bool:
         """Answer one message (AdapterBase.handle). While a launch loads, the requests
-        after it wait, in order, for its end, as if it had been answered at once; the
-        CONTROL requests are answered meanwhile (they stop the load)."""
+        after it wait, in order, for its end, as if it had been answered at once; once
+        the load is replaying a session (its progress has started: it may take long),
+        the CONTROL requests are answered meanwhile (they stop the replay)."""
         command = message.get("command") if message.get("type") == "request" else None
         with self._gate:
             if not self._loading:
                 return super().handle(message)
-            if command not in CONTROL:
+            load = self._load
+            replaying = load is not None and load.progress is not None and \
+                load.progress.started
+            if command not in CONTROL or not replaying:
                 self._pending.append(message)
                 return not self.ended
         return super().handle(message)  # outside the gate: the load's end takes it
