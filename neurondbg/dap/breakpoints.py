@@ -2,7 +2,10 @@
 (labels and breakpoint specs), data (watches) and the kernel's exception filters.
 
 Each DAP breakpoint is one or more model breakpoints (machine.breakpoints specs); a
-`set*Breakpoints` request replaces that kind's whole set, as the protocol says.
+`set*Breakpoints` request replaces that kind's whole set, as the protocol says. Its
+`condition` joins the spec (`... if EXPR`); its `hitCondition` and a source breakpoint's
+`logMessage` are the adapter's (protocol.BreakpointOptions, neurondbg.dap.hits). Under a
+`noDebug` launch every breakpoint is answered unverified: nothing stops.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from typing import Any, TypeVar
 import dap_types as dt
 
 from machine.state import RECORD_BYTES
+from neurondbg.dap.hits import parse_hit_condition
 from neurondbg.dap.protocol import (
     AdapterBase,
+    BreakpointOptions,
     BreakpointTable,
     RequestError,
     address_int,
@@ -41,22 +46,39 @@ class BreakpointRequests(AdapterBase):
     # -- breakpoints ---------------------------------------------------------------------
     def _replace(self, table: BreakpointTable, key: str) -> None:
         t = self._target()
-        for _, ids in table.pop(key, []):
+        for dap_id, ids in table.pop(key, []):
+            self._bp_options.pop(dap_id, None)
             for i in ids:
                 t.delete_breakpoint(i)
                 self._dap_of.pop(i, None)
 
-    def _add(self, table: BreakpointTable, key: str,
-             specs: list[str]) -> int:
-        """Add model breakpoints for one DAP breakpoint; its DAP id."""
+    def _add(self, table: BreakpointTable, key: str, specs: list[str],
+             hit_condition: str | None = None, log: str | None = None) -> int:
+        """Add model breakpoints for one DAP breakpoint; its DAP id. ValueError (nothing
+        added) for a spec or hit condition that does not parse."""
         t = self._target()
-        ids = [t.add_breakpoint(s).id for s in specs]
+        opts = BreakpointOptions(parse_hit_condition(hit_condition) if hit_condition else None,
+                                 log if log else None, ", ".join(specs))
+        ids: list[int] = []
+        try:
+            for s in specs:
+                ids.append(t.add_breakpoint(s).id)
+        except ValueError:
+            for i in ids:
+                t.delete_breakpoint(i)
+            raise
         dap_id = self._next_id
         self._next_id += 1
         for i in ids:
             self._dap_of[i] = dap_id
+        self._bp_options[dap_id] = opts
         table.setdefault(key, []).append((dap_id, ids))
         return dap_id
+
+    NO_DEBUG = "not debugging: this launch has noDebug set, so nothing stops"
+
+    def _unverified(self, n: int) -> list[dt.Breakpoint]:
+        return [dt.Breakpoint(verified=False, reason="failed", message=self.NO_DEBUG)] * n
 
     @staticmethod
     def _cond(condition: str | None) -> str:
@@ -91,22 +113,28 @@ class BreakpointRequests(AdapterBase):
         key = str(path)
         self._replace(self._source_bps, key)
         wanted = a.breakpoints or [dt.SourceBreakpoint(line=n) for n in a.lines or []]
+        if self._no_debug:
+            self._respond(req, dt.SetBreakpointsResponseBody(
+                breakpoints=self._unverified(len(wanted))))
+            return
         out = []
         for sb in wanted:
-            line, where = self._line_targets(path, sb.line)
+            asked = self._line_in(sb.line)
+            line, where = self._line_targets(path, asked)
             if not where:
                 out.append(dt.Breakpoint(verified=False, line=sb.line, reason="failed",
                                          message=f"no instruction at or after line {sb.line}"))
                 continue
             specs = [f"pc:{pc:#x}@{e}{self._cond(sb.condition)}" for e, pc in where]
             try:
-                dap_id = self._add(self._source_bps, key, specs)
-            except ValueError as e:  # a condition that does not parse
+                dap_id = self._add(self._source_bps, key, specs, sb.hitCondition, sb.logMessage)
+            except ValueError as e:  # a condition or hit condition that does not parse
                 out.append(dt.Breakpoint(verified=False, line=sb.line, reason="failed",
                                          message=str(e)))
                 continue
             e0, pc0 = where[0]
-            out.append(dt.Breakpoint(id=dap_id, verified=True, line=line, source=a.source,
+            out.append(dt.Breakpoint(id=dap_id, verified=True, line=self._line_out(line),
+                                     source=a.source,
                                      instructionReference=f"{address(e0, pc0):#x}"))
         self._respond(req, dt.SetBreakpointsResponseBody(breakpoints=out))
 
@@ -114,14 +142,18 @@ class BreakpointRequests(AdapterBase):
                   extra: Callable[[T], dict[str, Any]] = lambda item: {}
                   ) -> list[dt.Breakpoint]:
         """Replace every `kind` breakpoint by one per item, the model breakpoint
-        `spec(item)`; an item refused (ValueError from `spec` or the model) becomes an
-        unverified breakpoint saying why. `extra(item)`: more fields of a verified one."""
+        `spec(item)` with the item's `hitCondition`; an item refused (ValueError from
+        `spec`, the model or the hit condition) becomes an unverified breakpoint saying
+        why. `extra(item)`: more fields of a verified one."""
         self._idle()
+        if self._no_debug:
+            return self._unverified(len(items))
         self._replace(self._other_bps, kind)
         out = []
         for item in items:
             try:
-                dap_id = self._add(self._other_bps, kind, [spec(item)])
+                dap_id = self._add(self._other_bps, kind, [spec(item)],
+                                   getattr(item, "hitCondition", None))
             except ValueError as e:
                 out.append(dt.Breakpoint(verified=False, reason="failed", message=str(e)))
                 continue
@@ -141,6 +173,8 @@ class BreakpointRequests(AdapterBase):
         self._respond(req, dt.SetInstructionBreakpointsResponseBody(breakpoints=out))
 
     def _set_filters(self, filters: list[str]) -> list[dt.Breakpoint]:
+        if self._no_debug:
+            return self._unverified(len(filters))
         self._replace(self._other_bps, "exception")
         known = [f for f, *_ in EXCEPTION_FILTERS]
         out = []

@@ -2,18 +2,20 @@
 
     target, warnings = open_target(LaunchArgs.model_validate(arguments))
 
-Launch arguments (beyond DAP's own `noDebug` / `__restart`, which are ignored):
-`program` (the path; required), `gen`, `engine` (a PROGRAM's queue), `schedule`
+Launch arguments: DAP's own `noDebug` (run to the end, nothing stops; `__restart` is
+ignored), `program` (the path; required), `gen`, `engine` (a PROGRAM's queue), `schedule`
 (a kernel's: rr, in-order, random:SEED), `races` (bool, default true), `stopOnEntry`
 (bool, default false), `stopOnHalt` (bool, default false: when every engine has halted
 the session ends, as gdb's does when the inferior exits; true keeps it stopped there
 so the user can step back, as rr does at the end of a recording). A session file's own
 gen / engine / schedule win, as in `neurondbg run SESSION`. Errors are one-line
-ValueErrors naming the file.
+ValueErrors naming the file. A session replays to its saved step with `progress(done,
+total)` reports, and setting `interrupt` stops it with SessionInterrupted.
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from machine.core.kernel import is_kernel_source
 from machine.dtypes import DEFAULT_GEN, parse_gen_name
 from neurondbg.dap.target import CoreTarget, MachineTarget, Target
+from sessions.store import Progress
 
 
 class LaunchArgs(BaseModel):
@@ -34,9 +37,11 @@ class LaunchArgs(BaseModel):
     races: bool = True
     stopOnEntry: bool = False  # DAP spells it so
     stopOnHalt: bool = False  # a halt stops (reason "halt") instead of ending the session
+    noDebug: bool = False  # run to the end: no breakpoint, no exception stop, no entry stop
 
 
-def open_target(args: LaunchArgs) -> tuple[Target, list[str]]:
+def open_target(args: LaunchArgs, progress: Progress | None = None,
+                interrupt: threading.Event | None = None) -> tuple[Target, list[str]]:
     """The Target at `args.program` with the warnings its loader gave."""
     from machine.core.schedule import parse_policy
     from machine.isa.opcodes import QUEUE_ENGINES
@@ -59,7 +64,8 @@ def open_target(args: LaunchArgs) -> tuple[Target, list[str]]:
     if is_session_file(path):
         spec = read_session(path)
         if spec.kernel is not None:
-            opened = load_kernel_session(spec)
+            opened = load_kernel_session(spec, progress=progress, interrupt=interrupt)
             return CoreTarget(opened.core, opened.path.resolve()), list(opened.warnings)
-    o = open_program_or_session(path, gen or DEFAULT_GEN, args.engine)
+    o = open_program_or_session(path, gen or DEFAULT_GEN, args.engine, progress=progress,
+                                interrupt=interrupt)
     return MachineTarget(o.machine, o.program_path, o.source), list(o.warnings)

@@ -14,6 +14,8 @@ MAX_ECHO = 80  # characters of a client's command name an error message repeats
 
 # The kernel's exception filters (filter, label, description, default), as
 # neurondbg.dap.breakpoints.EXCEPTION_FILTERS declares them (a test holds them equal).
+# A program has none: `initialize` offers none, and launching a kernel sends them in a
+# `capabilities` event before `initialized`.
 EXCEPTION_FILTERS = (
     ("race", "Races", "stop after a step in which the race detector finds a race", True),
     ("wait", "Semaphore waits", "stop when an engine newly blocks on a semaphore wait", False),
@@ -23,18 +25,28 @@ CAPABILITIES: dict[str, Any] = {
     "supportsConfigurationDoneRequest": True,
     "supportsFunctionBreakpoints": True,
     "supportsConditionalBreakpoints": True,
+    "supportsHitConditionalBreakpoints": True,
     "supportsEvaluateForHovers": True,
-    "exceptionBreakpointFilters": [
-        {"filter": f, "label": label, "description": text, "default": default}
-        for f, label, text, default in EXCEPTION_FILTERS],
     "supportsStepBack": True,
+    "supportsSetVariable": True,
     "supportsTerminateRequest": True,
     "supportsDataBreakpoints": True,
     "supportsReadMemoryRequest": True,
     "supportsDisassembleRequest": True,
     "supportsSteppingGranularity": True,
     "supportsInstructionBreakpoints": True,
+    "supportsLogPoints": True,
+    "supportsSetExpression": True,
+    "supportsWriteMemoryRequest": True,
+    "supportsCancelRequest": True,
 }
+
+
+def kernel_capabilities() -> dict[str, Any]:
+    """The `capabilities` event's body after a kernel's launch: its exception filters."""
+    return {"capabilities": {"exceptionBreakpointFilters": [
+        {"filter": f, "label": label, "description": text, "default": default}
+        for f, label, text, default in EXCEPTION_FILTERS]}}
 
 
 def request_seq(req: dict[str, Any]) -> int:

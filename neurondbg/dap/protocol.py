@@ -4,18 +4,28 @@
 of a class built on it (breakpoints.py, variables.py, memory.py, adapter.py), and
 `handle` finds them by name. Every request gets a response; `handle` never raises (the
 adapter's containment boundary, see adapter.py).
+
+A run command's stop goes through `_settle` first: a stop at breakpoints that are all
+logpoints, or whose hit conditions are not met yet, logs and runs on (neurondbg.dap.hits).
+Paths and lines are shown as the editor expects them: a program's path as the `launch`
+named it (symlinks kept: the editor compares strings), lines from 0 when `initialize`
+said `linesStartAt1: false`.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import dap_types as dt
 from pydantic import BaseModel, ValidationError
 
+from neurondbg.dap.hits import HitCondition, interpolate
+from neurondbg.dap.loading import Load
 from neurondbg.dap.messages import error_response, response, shown
 from neurondbg.dap.target import Halt, Target
 
@@ -24,6 +34,44 @@ BreakpointTable = dict[str, list[tuple[int, list[int]]]]  # key -> [(DAP id, mod
 
 class RequestError(ValueError):
     """A request this adapter refuses: its message is the error response's text."""
+
+
+@dataclass
+class ClientOptions:
+    """What the client's `initialize` said about itself (DAP's defaults until it has)."""
+
+    lines_at1: bool = True
+    columns_at1: bool = True
+    progress: bool = False  # progressStart / progressUpdate / progressEnd events
+    invalidated: bool = False  # the `invalidated` event
+    memory_event: bool = False  # the `memory` event
+
+    @classmethod
+    def of(cls, args: dict[str, Any]) -> ClientOptions:
+        def flag(name: str, default: bool) -> bool:
+            v = args.get(name, default)
+            return v if isinstance(v, bool) else default
+
+        return cls(flag("linesStartAt1", True), flag("columnsStartAt1", True),
+                   flag("supportsProgressReporting", False),
+                   flag("supportsInvalidatedEvent", False),
+                   flag("supportsMemoryEvent", False))
+
+
+@dataclass
+class BreakpointOptions:
+    """What a DAP breakpoint adds to its model breakpoints: a hit condition, a log
+    message (a logpoint logs and does not stop), and its hit count so far."""
+
+    hit: HitCondition | None = None
+    log: str | None = None
+    spec: str = ""  # the model breakpoint's spec, as `info breakpoints` lists it
+    hits: int = 0
+
+    def stops(self) -> bool:
+        """Count one hit; whether this breakpoint's condition on hits is met."""
+        self.hits += 1
+        return self.hit is None or self.hit(self.hits)
 
 
 def _body(model: BaseModel | None) -> dict[str, Any] | None:
@@ -43,7 +91,17 @@ class AdapterBase:
         self._source_bps: BreakpointTable = {}  # path -> (dap id, ids)
         self._other_bps: BreakpointTable = {}  # "data"/"instruction"
         self._dap_of: dict[int, int] = {}  # model breakpoint id -> DAP breakpoint id
+        self._bp_options: dict[int, BreakpointOptions] = {}  # DAP id -> its options
         self._next_id = 1
+        self.client = ClientOptions()
+        self._load: Load | None = None  # the launch's load (loading.py)
+        self._launched: Path | None = None  # the program as `launch` named it (absolute)
+        self._no_debug = False
+        self.terminated = False  # `terminated` was sent: run requests are refused
+        self._last_halt: Halt | None = None  # the last stop reported
+        self._edit_groups: list[tuple[int, int, int]] = []  # (steps, edits after, size)
+        self._cells: dict[int, tuple[str, list[str]]] = {}  # ref -> (engine, cells.py names)
+        self._next_cells = 0
         self.ended = False
 
     # -- messages ------------------------------------------------------------------------
@@ -105,6 +163,9 @@ class AdapterBase:
         """The idle target, about to run a command: a `pause` that raced the end of the
         last run (the model's run entries never clear `interrupt`, machine/debugger.py)
         is dropped here, on the adapter's thread, so it cannot stop this one at once."""
+        if self.terminated:
+            raise RequestError("the debug session has terminated; start a new one to run "
+                               "again")
         t = self._idle()
         t.interrupt.clear()
         return t
@@ -119,17 +180,79 @@ class AdapterBase:
     def _thread(self, engine: str) -> int:
         return self._target().engines.index(engine) + 1
 
+    # -- stops ---------------------------------------------------------------------------
+    def _settle(self, halt: Halt) -> bool:
+        """Count the hits of the breakpoints `halt` stopped at and write their logpoints'
+        messages; True when none of them stops (all logpoints, or hit conditions not met
+        yet), so a run goes on."""
+        ids = sorted({self._dap_of[b.id] for b in halt.breakpoints if b.id in self._dap_of})
+        if not ids or halt.reason not in ("breakpoint", "data breakpoint"):
+            return False
+        go_on = True
+        for i in ids:
+            opts = self._bp_options.get(i)
+            if opts is None:
+                go_on = False
+            elif opts.stops():
+                if opts.log is None:
+                    go_on = False
+                else:
+                    self._log(halt.engine, opts.log)
+        return go_on
+
+    def _log(self, engine: str, message: str) -> None:
+        """A logpoint's message, its `{EXPR}`s evaluated on `engine`, with its source line."""
+        from machine import expr
+        from machine.debugger import CONDITION_ERRORS
+
+        t = self._target()
+        state = t.state(engine)
+
+        def value(text: str) -> str:
+            try:
+                v = expr.parse(text)(state)
+            except CONDITION_ERRORS as e:
+                raise ValueError(str(e)) from None
+            return str(v)
+
+        src, line, col = self._source(engine, state.pc)
+        body = dt.OutputEventBody(category="console", output=interpolate(message, value) + "\n",
+                                  source=src, line=self._line_out(line) if src else None,
+                                  column=self._col_out(col) if src else None)
+        self.event("output", body)
+
+    def _until_stop(self, run: Callable[[], Halt], resume: bool = True) -> Halt:
+        """`run()`'s halt; with `resume`, run again past stops `_settle` lets through."""
+        halt = run()
+        while self._settle(halt) and resume:
+            halt = run()
+        return halt
+
+    def _exit_code(self, halt: Halt) -> int:
+        """The code `neurondbg run` would exit with at this stop: 1 for a fault, an invalid
+        instruction, a deadlock or any race found, 130 for an interrupt, else 0."""
+        if halt.reason == "exception" or self._target().race_count():
+            return 1
+        return 130 if halt.reason == "pause" else 0
+
+    def _end(self, code: int | None) -> None:
+        """`exited` (when the debuggee ended, with its exit code) and `terminated`."""
+        if code is not None:
+            self.event("exited", dt.ExitedEventBody(exitCode=code))
+        self.event("terminated", dt.TerminatedEventBody())
+        self.terminated = True
+
     def _report(self, halt: Halt) -> None:
         """The event(s) a command's end sends."""
-        if halt.reason == "exited" and self._stop_on_halt:
+        if halt.reason == "exited" and self._stop_on_halt and not self._no_debug:
             halt.reason = "halt"  # stays a stop: the editor can step back from here
-        if halt.reason == "exited":
+        if halt.reason == "exited" or self._no_debug:
             self.output(halt.description)
             if halt.text and halt.text != halt.description:  # e.g. the races a run found
                 self.output(halt.text, "stderr")
-            self.event("exited", dt.ExitedEventBody(exitCode=0))
-            self.event("terminated", dt.TerminatedEventBody())
+            self._end(self._exit_code(halt))
             return
+        self._last_halt = halt
         ids = sorted({self._dap_of[b.id] for b in halt.breakpoints if b.id in self._dap_of})
         reason = halt.reason
         if ids and set(ids) <= {d for d, _ in self._other_bps.get("instruction", [])}:
@@ -140,6 +263,29 @@ class AdapterBase:
             reason=reason, description=halt.description, text=halt.text or None,
             threadId=self._thread(halt.engine), allThreadsStopped=True,
             hitBreakpointIds=ids or None))
+
+    # -- what the editor sees ------------------------------------------------------------
+    def _line_out(self, line: int) -> int:
+        return line if self.client.lines_at1 else line - 1
+
+    def _line_in(self, line: int) -> int:
+        return line if self.client.lines_at1 else line + 1
+
+    def _col_out(self, col: int) -> int:
+        return col if self.client.columns_at1 else col - 1
+
+    def _shown_path(self, p: Path) -> Path:
+        """`p` as the editor knows it: the launched path itself, or a file beside it
+        through the same folder (a symlinked clone stays symlinked), else `p` absolute."""
+        launch, real = self._launched, resolved(p)
+        if launch is not None:
+            if resolved(launch) == real:
+                return launch
+            try:
+                return launch.parent / real.relative_to(resolved(launch.parent))
+            except ValueError:
+                pass
+        return Path(os.path.abspath(p))
 
     def _source(self, engine: str, pc: int) -> tuple[dt.Source | None, int, int]:
         """(Source, line, column) of `engine`'s instruction at `pc` (None: no source)."""
@@ -152,13 +298,15 @@ class AdapterBase:
         if where is None:
             return None, 0, 0
         _, line, col = where.rsplit(":", 2)
-        return dt.Source(name=prog.path.name, path=str(resolved(prog.path))), int(line), int(col)
+        return dt.Source(name=prog.path.name, path=str(self._shown_path(prog.path))), \
+            int(line), int(col)
 
-    def _start(self, run: Callable[[], Halt]) -> None:
-        """Run a long command in the worker thread; its end sends the stop."""
+    def _start(self, run: Callable[[], Halt], resume: bool = True) -> None:
+        """Run a long command in the worker thread; its end sends the stop. With `resume`,
+        stops at logpoints and unmet hit conditions run on (`_settle`)."""
         def work() -> None:
             try:
-                halt = run()
+                halt = self._until_stop(run, resume)
             except Exception as e:  # containment boundary: the model is not expected to
                 # raise (faults are state); if it does, the editor hears it and stays alive
                 t = self.target

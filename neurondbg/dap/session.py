@@ -54,6 +54,7 @@ class Session:
         self._admitted = token is None
         self._adapter: Adapter | None = None
         self._warming: threading.Thread | None = None
+        self._client: dict[str, Any] = {}  # initialize's arguments, for the Adapter
         self.ended = False
         self.end_reason = "disconnected"  # what the server's log says when `ended`
 
@@ -71,6 +72,7 @@ class Session:
             from neurondbg.dap.adapter import Adapter
 
             self._adapter = Adapter(self._send)
+            self._adapter.configure_client(self._client)
         return self._adapter
 
     def handle(self, message: dict[str, Any]) -> bool:
@@ -113,6 +115,7 @@ class Session:
                                       + ("nothing" if adapter_id is None
                                          else type(adapter_id).__name__)))
             return True
+        self._client = args or {}
         self._send(response(req, CAPABILITIES))
         if self._warm and self._warming is None:
             self._warming = threading.Thread(target=_import_adapter, daemon=True,
@@ -151,9 +154,7 @@ class Session:
         return None
 
     def close(self) -> None:
-        """Stop what the session runs (a `continue` under way) and wait for it a little."""
-        a = self._adapter
-        if a is not None:
-            if a.target is not None:
-                a.target.interrupt.set()
-            a.wait(5)
+        """Stop what the session runs (a load or a `continue` under way) and wait for it a
+        little."""
+        if self._adapter is not None:
+            self._adapter.stop()

@@ -124,6 +124,28 @@ class Target:
     def is_kernel(self) -> bool:
         return False
 
+    # -- edits (the console's `set`, journaled: reverse undoes them) ---------------------
+    def set_value(self, engine: str, target: str, value: str) -> str:
+        """`set TARGET = VALUE` on `engine`'s machine; what was stored ("R5 = 1 (0x1)").
+        ValueError (one line) when it cannot be stored."""
+        raise NotImplementedError
+
+    def write_record(self, engine: str, index: int, raw: bytes) -> str:
+        """Replace record `index` of `engine`'s queue by the 64 bytes `raw`, journaled."""
+        raise NotImplementedError
+
+    def edit_count(self) -> int:
+        """How many edits the journal holds (a group of them is undone as one)."""
+        return 0
+
+    def undo_events(self, n: int) -> int:
+        """Undo the last `n` events (steps and edits); how many were undone."""
+        raise NotImplementedError
+
+    def race_count(self) -> int:
+        """Races the detector has found so far (a kernel's; a program has none)."""
+        return 0
+
 
 class MachineTarget(Target):
     """A one-queue Machine (thread 1 is its engine)."""
@@ -173,6 +195,18 @@ class MachineTarget(Target):
 
     def reverse_continue(self) -> Halt:
         return self._halt(self.m.reverse_continue())
+
+    def set_value(self, engine: str, target: str, value: str) -> str:
+        return self.m.edit(target, value)
+
+    def write_record(self, engine: str, index: int, raw: bytes) -> str:
+        return self.m.edit_record(index, raw)
+
+    def edit_count(self) -> int:
+        return len(self.m.edits)
+
+    def undo_events(self, n: int) -> int:
+        return self.m.reverse(n).steps
 
 
 class CoreTarget(Target):
@@ -249,3 +283,15 @@ class CoreTarget(Target):
 
     def reverse_continue(self) -> Halt:
         return self._halt(self.core.reverse_continue())
+
+    # the console refuses edits on a kernel for the same reason (views.core_session)
+    _NO_EDITS = "not available on a kernel: an edit outside the schedule would not replay"
+
+    def set_value(self, engine: str, target: str, value: str) -> str:
+        raise ValueError(self._NO_EDITS)
+
+    def write_record(self, engine: str, index: int, raw: bytes) -> str:
+        raise ValueError(self._NO_EDITS)
+
+    def race_count(self) -> int:
+        return len(self.core.races)

@@ -1,6 +1,5 @@
 """The debug adapter's inspection requests: threads (engines), the one stack frame,
-scopes (registers, semaphores, accumulators, the decoded instruction), variables and
-`evaluate` (the console's `print` / `x`).
+scopes (registers, semaphores, accumulators, the decoded instruction) and variables.
 """
 
 from __future__ import annotations
@@ -9,6 +8,7 @@ from typing import Any
 
 import dap_types as dt
 
+from neurondbg.dap.cells import CELLS_BASE, MAX_GROUPS, cell_names
 from neurondbg.dap.protocol import AdapterBase, RequestError
 from neurondbg.dap.target import address
 
@@ -17,7 +17,7 @@ _REF = 8  # variablesReference = thread id * _REF + scope number (1-based)
 
 
 class VariableRequests(AdapterBase):
-    """threads, stackTrace, scopes, variables, evaluate."""
+    """threads, stackTrace, scopes, variables."""
 
     def _on_threads(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         t = self._target()
@@ -34,18 +34,17 @@ class VariableRequests(AdapterBase):
         name = m.instruction(i).mnemonic if i is not None else "(outside the program)"
         src, line, col = self._source(engine, pc)
         frame = dt.StackFrame(id=a.threadId, name=f"{engine}: {name} @ {pc:#x}", source=src,
-                              line=line, column=col,
+                              line=self._line_out(line) if src else 0,
+                              column=self._col_out(col) if src else 0,
                               instructionPointerReference=f"{address(engine, pc):#x}")
         frames = [frame] if (a.startFrame or 0) == 0 else []
         self._respond(req, dt.StackTraceResponseBody(stackFrames=frames, totalFrames=1))
 
     def _on_scopes(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         a = dt.ScopesArguments.model_validate(args)
-        t = self._idle()
+        self._idle()
         engine = self._engine(a.frameId)
-        shown = ["Registers"]
-        if t.is_kernel:
-            shown.append("Semaphores")
+        shown = ["Registers", "Semaphores"]  # a program's queue has its semaphores too
         if engine == "dve":
             shown.append("Accumulators")
         shown.append("Instruction")
@@ -57,11 +56,15 @@ class VariableRequests(AdapterBase):
     def _on_variables(self, req: dict[str, Any], args: dict[str, Any]) -> None:
         a = dt.VariablesArguments.model_validate(args)
         self._idle()
-        thread, scope = divmod(a.variablesReference, _REF)
-        if not 1 <= scope <= len(SCOPES):
-            raise RequestError(f"no variables reference {a.variablesReference}")
-        engine = self._engine(thread)
-        rows = self._rows(engine, SCOPES[scope - 1])
+        if a.variablesReference in self._cells:
+            engine, names = self._cells[a.variablesReference]
+            rows = [self._cell_row(engine, n) for n in names]
+        else:
+            thread, scope = divmod(a.variablesReference, _REF)
+            if not 1 <= scope <= len(SCOPES):
+                raise RequestError(f"no variables reference {a.variablesReference}")
+            engine = self._engine(thread)
+            rows = self._rows(engine, SCOPES[scope - 1])
         start = a.start or 0
         rows = rows[start:start + a.count] if a.count else rows[start:]
         self._respond(req, dt.VariablesResponseBody(variables=rows))
@@ -97,21 +100,33 @@ class VariableRequests(AdapterBase):
                  for k, v in inst.fields.items()]
         return rows
 
-    def _on_evaluate(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _read(self, line: str, engine: str) -> str:
+        """A read-only console line's text (`print`'s value alone, as a watch shows it)."""
         from neurondbg import console
 
-        a = dt.EvaluateArguments.model_validate(args)
-        t = self._idle()
-        engine = self._engine(a.frameId) if a.frameId else t.engines[0]
-        text = a.expression.strip()
-        if text.startswith(("print ", "p ")):
-            text = text.split(" ", 1)[1].strip()
-        # x and explain are console commands that only read; anything else is an expression
-        line = text if text.startswith(("x/", "x ", "explain ")) else f"print {text}"
-        reply = console.execute(line, t.machine(engine))
+        reply = console.execute(line, self._target().machine(engine))
         out = "\n".join(s for s, _ in reply.lines)
         if out.startswith("error: "):
             raise RequestError(out.removeprefix("error: "))
         if line.startswith("print ") and " = " in out:
-            out = out.split(" = ", 1)[1]  # the value alone, as a watch shows it
-        self._respond(req, dt.EvaluateResponseBody(result=out, variablesReference=0))
+            out = out.split(" = ", 1)[1]
+        return out
+
+    # -- memory cells (cells.py) ---------------------------------------------------------
+    def _print(self, text: str, engine: str) -> str | tuple[str, int]:
+        """An expression's value, or a memory range's cells to expand: (summary,
+        variablesReference); a range of one cell is that cell's value."""
+        names = cell_names(text, self._target().machine(engine))
+        if names is None or len(names) == 1:
+            return self._read(f"print {names[0] if names else text}", engine)
+        ref = CELLS_BASE + self._next_cells % (2 * MAX_GROUPS)  # bounded, never a live one
+        self._next_cells += 1
+        self._cells.pop(ref, None)
+        self._cells[ref] = (engine, names)
+        while len(self._cells) > MAX_GROUPS:  # the oldest first (insertion order)
+            del self._cells[next(iter(self._cells))]
+        return f"{len(names)} cells", ref
+
+    def _cell_row(self, engine: str, name: str) -> dt.Variable:
+        return dt.Variable(name=name, value=self._read(f"print {name}", engine),
+                           evaluateName=name, variablesReference=0)

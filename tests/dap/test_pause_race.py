@@ -15,11 +15,13 @@ def test_a_late_pause_does_not_stop_the_next_continue_or_step() -> None:
     c.ok("setBreakpoints", source={"path": str(LOOP)}, breakpoints=[{"line": 8}])
     c.ok("configurationDone")
     assert c.event("stopped")["body"]["reason"] == "breakpoint"
-    c.adapter.target.interrupt.set()  # what the raced pause leaves behind
+    target = c.adapter.target
+    assert target is not None
+    target.interrupt.set()  # what the raced pause leaves behind
     c.ok("next", threadId=1)
     assert c.event("stopped")["body"]["reason"] == "step"
     assert frame(c)["line"] == 10
-    c.adapter.target.interrupt.set()
+    target.interrupt.set()
     c.ok("continue", threadId=1)
     assert c.event("stopped")["body"]["reason"] == "breakpoint"
     assert registers(c)["R1"] == "0x00000006 (6)"
