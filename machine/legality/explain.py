@@ -93,7 +93,7 @@ def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
         return seen[id(ch)]
 
     tops = [(cl, bool(ok)) for cl, ok in zip(clauses, passed[:, 0], strict=True)]
-    failing = _failing_leaves(tops, passes)
+    failing = _failing_leaves(tops, passes, g)
     plan = None
     if fixes and failing:
         from machine.legality.wire import repair
@@ -111,20 +111,20 @@ def failing_leaves(pred: Predicate, rec: np.ndarray, ctx: Ctx) -> list[tuple[Pat
     rows = Rows(rec, ctx)
     return _failing_leaves([(cl, bool(ok)) for cl, ok in zip(clauses, passed[:, 0],
                                                               strict=True)],
-                           lambda ch: bool(ch.check(rows)[0]))
+                           lambda ch: bool(ch.check(rows)[0]), ctx.gen)
 
 
-def _failing_leaves(tops: list[tuple[Clause, bool]],
-                    passes: Callable[[Clause], bool]) -> list[tuple[Path, Clause]]:
+def _failing_leaves(tops: list[tuple[Clause, bool]], passes: Callable[[Clause], bool],
+                    gen: Gen) -> list[tuple[Path, Clause]]:
     """(path, clause) of every failing non-note leaf, in tree order (under a note clause
     too): the clauses the fix search must make pass."""
     out: list[tuple[Path, Clause]] = []
 
     def walk(cl: Clause, ok: bool, path: Path) -> None:
         here = (*path, cl.name)
-        for ch in cl.children:
+        for ch in cl.children_for(gen):
             walk(ch, passes(ch), here)
-        if not ok and not cl.children and not cl.note:
+        if not ok and not cl.children_for(gen) and not cl.note:
             out.append((here, cl))
 
     for cl, ok in tops:
@@ -152,7 +152,7 @@ def _node(cl: Clause, ok: bool, passes: Callable[[Clause], bool], values: Mappin
     here = (*path, cl.name)
     fixing = fixing and not ok and not cl.note
     children = tuple(_node(ch, passes(ch), passes, values, ctx, here, plan, fixing)
-                     for ch in cl.children)
+                     for ch in cl.children_for(ctx.gen))
     if cl.message is not None:
         message = cl.message(values, ctx, ok)
     elif ok:  # a composite: every child's message, or the failing children's by name
@@ -244,7 +244,7 @@ def _explain_group(pred: Predicate, struct: Any, rec: np.ndarray, ctx: Ctx) -> l
     values = _values_many(struct, rec)
     per = [([(cl, ok[i]) for cl, ok in tops], lambda ch, i=i: table[id(ch)][i])
            for i in range(len(rec))]
-    failing = [_failing_leaves(t, passes) for t, passes in per]
+    failing = [_failing_leaves(t, passes, ctx.gen) for t, passes in per]
     bad = [i for i, f in enumerate(failing) if f]
     plans = dict(zip(bad, repair.plan_many(pred, struct, rec[bad], [values[i] for i in bad],
                                            ctx, [failing[i] for i in bad]), strict=True))
