@@ -58,7 +58,8 @@ def _detail(c: ClauseResult, pad: str) -> list[Text]:
 
 def _passing(c: ClauseResult, depth: int, expand: bool) -> list[Text]:
     pad = " " * (1 + 2 * depth)
-    more = "" if expand or not c.children else f"  ▸ {len(c.children)} sub-clauses"
+    n = len(c.children)
+    more = "" if expand or not n else f"  ▸ {n} sub-clause" + ("s" if n > 1 else "")
     lines = [Text.assemble(f"{pad}✓ ", (c.name, "green"), (f"  {c.message}", "dim"),
                            (more, "dim"))]
     if expand:

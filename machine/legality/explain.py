@@ -40,7 +40,7 @@ from machine.legality.wire.registry import (
 )
 
 __all__ = ["ENGINE_CHOICES", "BulkResult", "Levels", "explain", "explain_levels", "explain_many",
-           "predicate_of", "validate"]
+           "iter_explain_many", "predicate_of", "validate"]
 
 
 def _raw_of(instruction: Any) -> bytes:
@@ -93,7 +93,7 @@ def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
         return seen[id(ch)]
 
     tops = [(cl, bool(ok)) for cl, ok in zip(clauses, passed[:, 0], strict=True)]
-    failing = _failing_leaves(tops, passes)
+    failing = _failing_leaves(tops, passes, g)
     plan = None
     if fixes and failing:
         from machine.legality.wire import repair
@@ -111,20 +111,22 @@ def failing_leaves(pred: Predicate, rec: np.ndarray, ctx: Ctx) -> list[tuple[Pat
     rows = Rows(rec, ctx)
     return _failing_leaves([(cl, bool(ok)) for cl, ok in zip(clauses, passed[:, 0],
                                                               strict=True)],
-                           lambda ch: bool(ch.check(rows)[0]))
+                           lambda ch: bool(ch.check(rows)[0]), ctx.gen)
 
 
-def _failing_leaves(tops: list[tuple[Clause, bool]],
-                    passes: Callable[[Clause], bool]) -> list[tuple[Path, Clause]]:
+def _failing_leaves(tops: list[tuple[Clause, bool]], passes: Callable[[Clause], bool],
+                    gen: Gen) -> list[tuple[Path, Clause]]:
     """(path, clause) of every failing non-note leaf, in tree order (under a note clause
     too): the clauses the fix search must make pass."""
     out: list[tuple[Path, Clause]] = []
 
     def walk(cl: Clause, ok: bool, path: Path) -> None:
+        if ok:  # a passing clause's sub-clauses all pass (a composite is their conjunction)
+            return
         here = (*path, cl.name)
-        for ch in cl.children:
+        for ch in cl.children_for(gen):
             walk(ch, passes(ch), here)
-        if not ok and not cl.children and not cl.note:
+        if not ok and not cl.children_for(gen) and not cl.note:
             out.append((here, cl))
 
     for cl, ok in tops:
@@ -152,7 +154,7 @@ def _node(cl: Clause, ok: bool, passes: Callable[[Clause], bool], values: Mappin
     here = (*path, cl.name)
     fixing = fixing and not ok and not cl.note
     children = tuple(_node(ch, passes(ch), passes, values, ctx, here, plan, fixing)
-                     for ch in cl.children)
+                     for ch in cl.children_for(ctx.gen))
     if cl.message is not None:
         message = cl.message(values, ctx, ok)
     elif ok:  # a composite: every child's message, or the failing children's by name
@@ -186,9 +188,14 @@ def _checked_fix(path: Path, hint: str | None, plan: Any) -> tuple[str, Any]:
 
 
 EXPLAIN_BATCH = 1 << 10  # records a caller explains together: bounds the verdicts held
+# records whose fixes iter_explain_many searches together: the batched search's fixed
+# costs (one byte scan per clause and field, one judged pass) are spread over more of
+# them, while the verdicts are still built EXPLAIN_BATCH at a time
+FIX_BATCH = 1 << 12
 
 
-def explain_many(records: Any, gen: Gen | str, engine: str | None = None) -> list[Verdict]:
+def explain_many(records: Any, gen: Gen | str, engine: str | None = None,
+                 fixes: bool = True) -> list[Verdict]:
     """`explain(record, gen, engine)` of every record, equal verdict for verdict, computed
     a predicate at a time (benchmarks/bulk17_bench.py prints `validate --json` of
     all-distinct records, which this serves).
@@ -197,21 +204,38 @@ def explain_many(records: Any, gen: Gen | str, engine: str | None = None) -> lis
     once over all the records of its predicate, the field values are read column by
     column, and the checked-fix search runs for the failing records only, batched
     (machine.legality.wire.repair.plan_many); what remains per record is its messages.
+    Without `fixes`, no fix is searched (as `explain(..., fixes=False)`).
     """
+    return list(iter_explain_many(records, gen, engine, fixes, chunk=None))
+
+
+def iter_explain_many(records: Any, gen: Gen | str, engine: str | None = None,
+                      fixes: bool = True,
+                      chunk: int | None = EXPLAIN_BATCH) -> Iterator[Verdict]:
+    """explain_many's verdicts one by one: the clauses are checked and the fixes searched
+    for all the records at once, the verdicts built `chunk` at a time (None: all) as they
+    are taken (so a caller writing each out holds at most `chunk` of them)."""
     g = parse_gen(gen)
     ctx = Ctx(g, _engine(engine))
     raw = as_raw(records)
-    out: list[Verdict | None] = [None] * len(raw)
     pid = PREDICATE_INDEX[raw[:, 0]]
+    groups: dict[int, _Group] = {}
+    where = np.empty(len(raw), dtype=np.intp)  # each record's row within its group
     with _acyclic():
         for p in np.unique(pid).tolist():
             idx = np.flatnonzero(pid == p)
+            where[idx] = np.arange(len(idx))
             pred = ALL_PREDICATES[p]
             struct = STRUCTS[pred.struct]
             rec = np.ascontiguousarray(raw[idx]).view(struct.dtype).reshape(-1)
-            for i, v in zip(idx.tolist(), _explain_group(pred, struct, rec, ctx), strict=True):
-                out[i] = v
-    return out  # type: ignore[return-value]  # every slot is filled: pid covers each row
+            groups[p] = _Group(pred, struct, rec, ctx, fixes)
+    pids, rows = pid.tolist(), where.tolist()
+    chunk = chunk or max(len(raw), 1)
+    for s in range(0, len(raw), chunk):
+        with _acyclic():
+            part = [groups[p].verdict(r) for p, r in zip(pids[s:s + chunk], rows[s:s + chunk],
+                                                           strict=True)]
+        yield from part
 
 
 @contextmanager
@@ -228,28 +252,38 @@ def _acyclic() -> Iterator[None]:
             gc.enable()
 
 
-def _explain_group(pred: Predicate, struct: Any, rec: np.ndarray, ctx: Ctx) -> list[Verdict]:
-    """explain() of records of one predicate's struct, each clause checked once for all."""
-    from machine.legality.wire import repair
+class _Group:
+    """The records of one predicate's struct, each clause checked once for all of them and
+    the failing ones' fixes searched together; `verdict(i)` is explain() of record i."""
 
-    clauses, passed = evaluate(pred, rec, ctx)
-    rows = Rows(rec, ctx)
-    table: dict[int, list[bool]] = {}  # id(clause) -> per record: it passed
-    for cl, ok in zip(clauses, passed, strict=True):
-        table[id(cl)] = ok.tolist()
-        for _, sub in cl.walk():
-            if sub is not cl and id(sub) not in table:
-                table[id(sub)] = sub.check(rows).tolist()
-    tops = [(cl, table[id(cl)]) for cl in clauses]
-    values = _values_many(struct, rec)
-    per = [([(cl, ok[i]) for cl, ok in tops], lambda ch, i=i: table[id(ch)][i])
-           for i in range(len(rec))]
-    failing = [_failing_leaves(t, passes) for t, passes in per]
-    bad = [i for i, f in enumerate(failing) if f]
-    plans = dict(zip(bad, repair.plan_many(pred, struct, rec[bad], [values[i] for i in bad],
-                                           ctx, [failing[i] for i in bad]), strict=True))
-    return [_verdict(pred, t, passes, values[i], ctx, plans.get(i))
-            for i, (t, passes) in enumerate(per)]
+    def __init__(self, pred: Predicate, struct: Any, rec: np.ndarray, ctx: Ctx,
+                 fixes: bool) -> None:
+        from machine.legality.wire import repair
+
+        clauses, passed = evaluate(pred, rec, ctx)
+        rows = Rows(rec, ctx)
+        table: dict[int, list[bool]] = {}  # id(clause) -> per record: it passed
+        for cl, ok in zip(clauses, passed, strict=True):
+            table[id(cl)] = ok.tolist()
+            for _, sub in cl.walk():
+                if sub is not cl and id(sub) not in table:
+                    table[id(sub)] = sub.check(rows).tolist()
+        self.pred, self.ctx, self.table = pred, ctx, table
+        self.tops = [(cl, table[id(cl)]) for cl in clauses]
+        self.values = _values_many(struct, rec)
+        failing = [_failing_leaves(*self._at(i), ctx.gen) for i in range(len(rec))]
+        bad = [i for i, f in enumerate(failing) if f] if fixes else []
+        self.plans = dict(zip(bad, repair.plan_many(pred, struct, rec[bad],
+                                                    [self.values[i] for i in bad], ctx,
+                                                    [failing[i] for i in bad]), strict=True))
+
+    def _at(self, i: int) -> tuple[list[tuple[Clause, bool]], Callable[[Clause], bool]]:
+        table = self.table
+        return [(cl, ok[i]) for cl, ok in self.tops], lambda ch: table[id(ch)][i]
+
+    def verdict(self, i: int) -> Verdict:
+        tops, passes = self._at(i)
+        return _verdict(self.pred, tops, passes, self.values[i], self.ctx, self.plans.get(i))
 
 
 def _values_many(struct: Any, rec: np.ndarray) -> list[dict[str, Any]]:

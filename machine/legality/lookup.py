@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from machine.dtypes import Gen
+from machine.isa import addr as isa_addr
 from machine.isa import opcodes as isa_opcodes
 from machine.isa.structs import STRUCTS
 from machine.legality.messages import MessagePattern
@@ -209,8 +210,9 @@ def known_names() -> list[str]:
 
 
 _QUOTED = re.compile(r"['\"`]([^'\"`]+)['\"`]")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\([A-Za-z0-9_, ]*\))?")
-_RULE_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]+(\([a-z0-9_, ]*\))?")
+# an operand may name an array element: is_valid_register_read(src_registers[3])
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\([A-Za-z0-9_, \[\]]*\))?")
+_RULE_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]+(\([a-z0-9_, \[\]]*\))?")
 
 
 def _tokens(text: str) -> tuple[list[str], bool]:
@@ -317,7 +319,10 @@ def generations(site: Site) -> list[Gen]:
     if not site.predicate.opcodes:
         opgens = set(Gen)
     top = next(c for c in site.predicate.clauses if c.name == site.path[0])
-    return [g for g in Gen if g in opgens and top.present(g)]
+    path = [top]
+    for name in site.path[1:]:  # a sub-rule may exist on some generations only
+        path.append(next(c for c in path[-1].children if c.name == name))
+    return [g for g in Gen if g in opgens and all(c.present(g) for c in path)]
 
 
 def engines(pred: Predicate) -> list[str]:
@@ -362,7 +367,9 @@ class Failing:
 
     raw: bytes
     gen: Gen
-    also: tuple[str, ...]  # other failing paths (empty: fails exactly that clause)
+    # the failing paths outside the clause (empty: it fails that clause alone; under a
+    # composite clause, any of its rules may be the failing one)
+    also: tuple[str, ...]
 
 
 def _leaf_checks(site: Site, rows: Rows) -> np.ndarray:
@@ -370,54 +377,164 @@ def _leaf_checks(site: Site, rows: Rows) -> np.ndarray:
     does (under a composite target any of its leaves may be the failing one)."""
     top = next(c for c in site.predicate.clauses if c.name == site.path[0])
     ok = ~site.clause.check(rows)
-    for path, cl in top.walk():
-        if not cl.children and path[: len(site.path)] != site.path:
+    for path, cl in top.walk(gen=rows.ctx.gen):
+        if not cl.children_for(rows.ctx.gen) and path[: len(site.path)] != site.path:
             ok &= cl.check(rows)
     return ok
 
 
 def failing_example(site: Site) -> Failing | None:
     """The predicate's example changed in one or two of the clause's fields so that the
-    clause fails (alone, where possible), on the first generation that has it."""
+    clause fails (alone, where possible), on the first generation that has it. When every
+    such record also fails another clause, the fewest-failing ones are changed further,
+    in the fields of the clauses failing beside it (their declared repairs and probes),
+    while the clause keeps failing: up to REFINE_ROUNDS times."""
     pred = site.predicate
     if pred.name not in EXAMPLES:
         return None
     struct = STRUCTS[pred.struct]
     base = np.frombuffer(example(pred.name), dtype=struct.dtype)
-    fields = [f for f in dict.fromkeys(site.clause.fields) if f != "header.opcode"]
-    probes = {f: _probes(struct, f) for f in fields}
+    fields = list(dict.fromkeys(site.clause.fields))
+    probes = {f: _probes(struct, f) if f != OPCODE else _opcode_probes(pred, base)
+              for f in fields}
     combos: list[dict[str, Any]] = [{f: v} for f in fields for v in probes[f]]
     for a, b in itertools.combinations(fields, 2):
-        combos += [{a: x, b: y} for x, y in itertools.product(probes[a][:48], probes[b][:48])]
+        pa, pb = probes[a], probes[b]
+        if len(pa) * len(pb) > PAIRS_MAX:  # two byte fields: the low values, then a spread
+            pa, pb = _some(pa), _some(pb)
+        combos += [{a: x, b: y} for x, y in itertools.product(pa, pb)]
     # a dtype set on another operand too: a Copy's FP32R source fails only its own gate
     # when the destination (which allows FP32R) has it as well
     for a in fields:
-        if struct.field(a).role == "dtype":
+        if a != OPCODE and struct.field(a).role == "dtype":
             combos += [{a: x, g.name: x} for g in struct.fields
                        if g.role == "dtype" and g.name not in fields and g.count == 1
                        for x in probes[a]]
     if not combos:
         return None
-    recs = np.repeat(base, len(combos))
-    for j, edit in enumerate(combos):
-        for name, value in edit.items():
-            recs[name][j] = value
-    for gen in [g for g in GEN_ORDER if g in generations(site)]:
+    # a record keeping the opcode first: among equally good ones, the first is shown
+    combos.sort(key=lambda edit: OPCODE in edit)
+    recs = _edited(base, combos)
+    gens = [g for g in GEN_ORDER if g in generations(site)]
+    # a sub-clause fails alone where it can; where no record fails it without a sibling
+    # rule (FP4 fails Copy's plain gate and its 4-bit check), any record failing it will do
+    for gen, alone in [(g, True) for g in gens] + [(g, False) for g in gens
+                                                   if len(site.path) > 1]:
         ctx = Ctx(gen)
-        clauses, passed = evaluate(pred, recs, ctx)
-        fatal = np.array([not c.note for c in clauses], dtype=bool)
-        target = [c.name for c in clauses].index(site.path[0])
-        hits = ~passed[target]
-        if len(site.path) > 1:  # a sub-clause: it fails, the rest of its branch passes
-            hits &= _leaf_checks(site, Rows(recs, ctx))
+        hits, others = _judge(site, recs, ctx, alone)
         if not hits.any():
             continue
-        others = (~passed & fatal[:, None]).sum(axis=0) - (~passed[target] & fatal[target])
+        for _ in range(REFINE_ROUNDS):
+            if others[hits].min() == 0:
+                break
+            more = _refined(site, struct, recs, hits, others, ctx)
+            if not len(more):
+                break
+            more_hits, more_others = _judge(site, more, ctx)
+            if not more_hits.any() or more_others[more_hits].min() >= others[hits].min():
+                break
+            recs, hits, others = more, more_hits, more_others
         best = int(np.flatnonzero(hits)[np.argmin(others[hits])])
         from machine.legality.explain import explain
 
         raw = recs[best:best + 1].tobytes()
         v = explain(raw, gen, fixes=False)
-        also = tuple(p for p in v.failing_paths() if not p.startswith(site.path[0]))
+        also = tuple(p for p in v.failing_paths() if not p.startswith(site.path_text))
         return Failing(raw, gen, also)
     return None
+
+
+OPCODE = "header.opcode"
+PAIRS_MAX = 1 << 13  # records tried for two fields together (every value of a byte field
+# against the probes of an address; 60 x 60 values of two byte fields)
+REFINE_ROUNDS = 2  # further changes of a record that fails another clause too
+REFINE_KEEP = 16  # records followed into the next round, fewest other failures first
+
+
+def _some(values: list[Any]) -> list[Any]:
+    """The first 32 values and every 8th after them (codes, register numbers: the low ones
+    are the common ones, the high ones where a range check fails)."""
+    return values[:32] + values[32::8]
+
+
+def judged_opcodes(pred: Predicate) -> list[int]:
+    """The opcode bytes `pred` judges (the fallback predicate has no opcodes of its own:
+    every byte no other predicate judges)."""
+    return [code for code in range(256) if predicate_for(code) is pred]
+
+
+def _opcode_probes(pred: Predicate, base: np.ndarray) -> list[int]:
+    """The predicate's other opcodes (the record stays one that predicate judges)."""
+    here = int(base[OPCODE][0])
+    return [code for code in judged_opcodes(pred) if code != here]
+
+
+def _edited(base: np.ndarray, combos: list[dict[str, Any]]) -> np.ndarray:
+    recs = np.repeat(base[:1], len(combos))
+    for j, edit in enumerate(combos):
+        for name, value in edit.items():
+            recs[name][j] = value
+    return recs
+
+
+def _judge(site: Site, recs: np.ndarray, ctx: Ctx,
+           alone: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Per record: it fails the clause (and, `alone`, nothing else of its branch), and how
+    many other fatal top-level clauses fail."""
+    pred = site.predicate
+    clauses, passed = evaluate(pred, recs, ctx)
+    rows = Rows(recs, ctx)
+    hits = ~passed[[c.name for c in clauses].index(site.path[0])]
+    if len(site.path) > 1:  # a sub-clause: it fails, the rest of its branch passes
+        hits &= _leaf_checks(site, rows) if alone else ~site.clause.check(rows)
+    others = np.zeros(len(recs), dtype=np.int64)
+    for cl, ok in zip(clauses, passed, strict=True):
+        if cl.note:
+            continue
+        if cl.name != site.path[0]:
+            others += ~ok
+    return hits, others
+
+
+def _refined(site: Site, struct: Any, recs: np.ndarray, hits: np.ndarray, others: np.ndarray,
+             ctx: Ctx) -> np.ndarray:
+    """The best records changed once more: in each field of each other failing leaf that
+    the clause does not read, by that leaf's declared repair or a probe value."""
+    from machine.isa.codec import record_fields
+    from machine.legality.explain import failing_leaves
+
+    mine = set(site.clause.fields)
+    order = np.flatnonzero(hits)[np.argsort(others[hits], kind="stable")][:REFINE_KEEP]
+    out: list[np.ndarray] = []
+    for i in order.tolist():
+        rec = recs[i:i + 1]
+        values = record_fields(struct, rec[0])
+        edits: list[dict[str, Any]] = []
+        for path, leaf in failing_leaves(site.predicate, rec, ctx):
+            if path[0] == site.path[0]:
+                continue
+            if leaf.repair is not None:
+                edits += [e for e in leaf.repair(values, ctx) if not mine & set(e)]
+            for f in dict.fromkeys(leaf.fields):
+                if f in mine:
+                    continue
+                if f == OPCODE:
+                    edits += [{f: v} for v in _opcode_probes(site.predicate, rec)]
+                    continue
+                edits += [{f: v} for v in _probes(struct, f)[:256]]
+                if struct.field(f).role == "addr4":  # the same address, shape-register mode
+                    word = int(values[f]) & isa_addr.ADDRESS_MASK
+                    edits.append({f: word | isa_addr.SHAPE_BIT})
+        if edits:
+            out.append(_edited(rec, [e for e in edits if _fits(struct, e)]))
+    return np.concatenate(out) if out else recs[:0]
+
+
+def _fits(struct: Any, edit: dict[str, Any]) -> bool:
+    for name, value in edit.items():
+        f = struct.field(name)
+        lo, hi = f.bounds
+        vals = value if isinstance(value, tuple) else (value,)
+        if len(vals) != f.count or not all(lo <= int(x) <= hi for x in vals):
+            return False
+    return True

@@ -182,17 +182,19 @@ class Trees:
         self.cache: dict[bytes, str] = {}
 
     def prepare(self, records: list[bytes]) -> None:
-        """Explain the records not cached yet, EXPLAIN_BATCH at a time."""
-        from machine.legality.explain import EXPLAIN_BATCH, explain_many
+        """Explain the records not cached yet, FIX_BATCH at a time (their fixes searched
+        together, the verdicts built a few at a time)."""
+        from machine.legality.explain import FIX_BATCH, iter_explain_many
 
         new = [r for r in dict.fromkeys(records) if r not in self.cache]
         if len(self.cache) + len(new) > TREE_CACHE:
             self.cache.clear()
-        for s in range(0, len(new), EXPLAIN_BATCH):
-            part = new[s:s + EXPLAIN_BATCH]
+        for s in range(0, len(new), FIX_BATCH):
+            part = new[s:s + FIX_BATCH]
             raw = np.frombuffer(b"".join(part), dtype=np.uint8).reshape(-1, RECORD_BYTES)
-            for record, verdict in zip(part, explain_many(raw, self.result.gen,
-                                                          self.result.engine), strict=True):
+            for record, verdict in zip(part, iter_explain_many(raw, self.result.gen,
+                                                               self.result.engine),
+                                       strict=True):
                 self.cache[record] = verdict.tree_json()
 
     def json(self, record: bytes) -> str:

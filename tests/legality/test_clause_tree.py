@@ -5,6 +5,7 @@ child does, and every offered fix is checked (applied, the whole predicate passe
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,14 +83,123 @@ def test_is_valid_range_select_is_a_conjunction_of_21_checks() -> None:
 
 def test_tensor_nd_valid_and_tensor_start_addr_valid_children() -> None:
     """isa-facts §2.3: tensorNd_valid = every num >= 1 && tensor_start_addr_valid, whose
-    rules 1-4 (then the ADDR4 encoding rules) are its children."""
+    rules 1-4 (then the MEM_PATTERN rule) are its children; the register encoding, which
+    §2.3 skips in register mode, is beside it."""
     top = BY_NAME["is_valid_copy"].clauses
     t4 = next(c for c in top if c.name == "tensor4d_valid(dst)")
-    assert [c.name for c in t4.children] == ["num_elem_valid", "tensor_start_addr_valid"]
+    assert [c.name for c in t4.children] == ["num_elem_valid", "tensor_start_addr_valid",
+                                             "addr_register_encoding"]
     assert [c.name for c in t4.children[1].children] == [
         "addr_aligned_dtype", "addr_on_chip", "allow_psum", "allow_sbuf",
-        "psum_write_4byte_dtype", "addr_register_encoding", "indirect_mem_pattern"]
+        "psum_write_4byte_dtype", "indirect_mem_pattern"]
     assert "tensor_start_addr_valid(dst)" not in {c.name for c in top}  # not a sibling
+
+
+@pytest.mark.parametrize(("gen", "name"), [(Gen.SUNDA, "tensor4d_valid"),
+                                           (Gen.CAYMAN, "tensor4d_valid"),
+                                           (Gen.MARIANA, "mem4d_valid"),
+                                           (Gen.MAVERICK, "mem4d_valid")])
+def test_a_mem_pattern_operand_is_named_as_the_reference_names_it(gen: Gen, name: str) -> None:
+    """S4D4_TR's operands are MEM_PATTERN4D from mariana on (isa-facts §2.1): memNd_valid,
+    the MEM_PATTERN version of tensorNd_valid (§2.3), on those generations only."""
+    got = [n for n in names("is_valid_copy", gen) if n.endswith("d_valid(src)")
+           or n.endswith("d_valid(dst)")]
+    assert got == [f"{name}(src)", f"{name}(dst)"]
+
+
+def test_the_register_encoding_is_not_a_rule_of_the_start_address() -> None:
+    """A register-mode word with a bad encoding fails addr_register_encoding, beside a
+    passing tensor_start_addr_valid (skipped in register mode, isa-facts §2.3)."""
+    v = explain(example("is_valid_copy", src_mem_pattern__start_addr=0x80000041), "cayman")
+    assert v.failing_paths() == ["tensor4d_valid(src) › addr_register_encoding"]
+    assert v.node("tensor4d_valid(src) › tensor_start_addr_valid").passed
+    assert "skipped" in v.node("tensor4d_valid(src) › tensor_start_addr_valid").message
+
+
+def test_ctrl_mv_valid_register_nests_the_read_and_write_rules() -> None:
+    """ref 001 §3.3: ctrl_mv_valid_register(i) = unused-and-zero || (is_valid_register_read
+    (src) && is_valid_register_write(dst)); exhaustive over one slot's source and
+    destination bytes, used and unused."""
+    pred = BY_NAME["is_valid_ctrl_mv"]
+    slot = next(c for c in pred.clauses if c.name == "ctrl_mv_valid_register(2)")
+    assert [c.name for c in slot.children] == ["is_valid_register_read(src_registers[2])",
+                                               "is_valid_register_write(dst_registers[2])"]
+    struct = STRUCTS["CTRL_MV"]
+    base = np.frombuffer(example("is_valid_ctrl_mv"), dtype=struct.dtype)
+    grid = [(n, s, d) for n in (1, 3) for s in range(256) for d in range(256)]
+    recs = np.repeat(base, len(grid))
+    recs["num_mov"] = [n for n, _, _ in grid]
+    recs["src_registers"][:, 2] = [s for _, s, _ in grid]
+    recs["dst_registers"][:, 2] = [d for _, _, d in grid]
+    from machine.legality.wire.clause import Ctx, Rows
+    rows = Rows(recs, Ctx(Gen.CAYMAN))
+    legal = set(range(64)) | {128, 129}
+    want = [(n <= 2 and s == 0) or (s in legal and d in legal) for n, s, d in grid]
+    assert slot.check(rows).tolist() == want
+    read, write = (ch.check(rows).tolist() for ch in slot.children)
+    assert read == [(n <= 2 and s == 0) or s in legal for n, s, _ in grid]
+    assert write == [(n <= 2 and s == 0) or d in legal for n, s, d in grid]
+
+
+@pytest.mark.parametrize(("clause", "children"), [
+    ("has_valid_neuron_header", ["is_valid_enum(opcode)", "has_inst_word_len_16"]),
+    ("has_valid_neuron_events", ["is_valid_enum(wait_mode)", "is_valid_enum(update_mode)"]),
+])
+def test_header_and_events_nest_their_rules(clause: str, children: list[str]) -> None:
+    """isa-facts §1.1-1.2: each lists its rules; a parent fails exactly when one does."""
+    top = next(c for c in BY_NAME["is_valid_copy"].clauses if c.name == clause)
+    assert [c.name for c in top.children] == children
+    bad = {"has_valid_neuron_header": {"header__inst_word_len": 15},
+           "has_valid_neuron_events": {"events__update_mode": 0x06}}[clause]
+    v = explain(example("is_valid_copy", **bad), "cayman")
+    assert v.failing_paths() == [f"{clause} › {children[-1]}"]
+
+
+@pytest.mark.parametrize(("gen", "subs"), [
+    (Gen.SUNDA, []),  # no 4-bit or scale codes: the gate is one rule
+    (Gen.CAYMAN, []),
+    (Gen.MARIANA, ["dtype_base_check", "dtype_4bit_illegal_check"]),
+    (Gen.MAVERICK, ["dtype_base_check", "dtype_4bit_illegal_check",
+                    "dtype_scale_illegal_check"]),
+])
+def test_is_valid_dtype_nests_its_sub_rules_where_the_generation_has_them(
+        gen: Gen, subs: list[str]) -> None:
+    """ref 000 §4 NOTE: the gate rejects the 4-bit and scale dtypes by two named checks;
+    they appear on the generations whose enum has such codes (with the gate's other rules
+    as `dtype_base_check` beside them)."""
+    v = explain(example("is_valid_tensor_tensor_arith"), gen, fixes=False)
+    node = v.node("is_valid_dtype(out_dtype)")
+    assert [c.name for c in node.children] == subs
+
+
+@pytest.mark.parametrize(("code", "leaf"), [(Dtype.FP4_EXP2, "dtype_4bit_illegal_check"),
+                                            (Dtype.INT4, "dtype_4bit_illegal_check"),
+                                            (Dtype.SFP8_E8, "dtype_scale_illegal_check"),
+                                            (Dtype.INVALID, "dtype_base_check"),
+                                            (Dtype.UINT64, "dtype_base_check")])
+def test_a_rejected_dtype_fails_its_sub_rule(code: int, leaf: str) -> None:
+    """Exactly the sub-rule that names the code fails (maverick has every one)."""
+    raw = example("is_valid_tensor_scalar", out_dtype=code)
+    v = explain(raw, Gen.MAVERICK, fixes=False)
+    paths = [p for p in v.failing_paths() if p.startswith("is_valid_dtype(out_dtype)")]
+    assert paths == [f"is_valid_dtype(out_dtype) › {leaf}"]
+
+
+def test_the_dtype_gate_is_its_sub_rules_conjunction() -> None:
+    """Exhaustive over every code and generation: the composite's verdict is the gate's."""
+    from machine.legality.wire import gates
+    from machine.legality.wire.clause import Ctx, Rows
+    from machine.legality.wire.common import dtype_clause
+    from machine.legality.wire.operands import DtypeRef
+    struct = STRUCTS["S3D3_TS"]
+    recs = np.repeat(np.frombuffer(example("is_valid_tensor_scalar"), dtype=struct.dtype), 256)
+    recs["out_dtype"] = np.arange(256)
+    for gen in Gen:
+        for fp32r, b64, plain in ((False, False, False), (True, False, False),
+                                  (False, True, False), (False, False, True)):
+            cl = dtype_clause(DtypeRef("out_dtype"), fp32r, b64, plain=plain)
+            got = cl.check(Rows(recs, Ctx(gen)))
+            assert got.tolist() == gates.dtype_gate(gen, fp32r, b64, plain).tolist()
 
 
 # -- the tree ------------------------------------------------------------------------------
@@ -207,9 +317,9 @@ def test_pane_shows_the_failing_branch_and_folds_the_rest() -> None:
     assert text[2] == " ✗ tensor4d_valid(dst)"
     assert "   ✗ tensor_start_addr_valid" in text
     assert "     ✗ addr_aligned_dtype" in text
-    assert "     · 6 more pass: addr_on_chip, allow_psum, allow_sbuf, psum_write_4byte_dtype, " \
-        "addr_register_encoding, indirect_mem_pattern" in text
-    assert "   · 1 more pass: num_elem_valid" in text
+    assert "     · 5 more pass: addr_on_chip, allow_psum, allow_sbuf, psum_write_4byte_dtype, " \
+        "indirect_mem_pattern" in text
+    assert "   · 2 more pass: num_elem_valid, addr_register_encoding" in text
     full = [line.plain for line in verdict_lines(v, "wire", expand=True)]
     assert any(line.startswith("     ✓ addr_on_chip") for line in full)
     assert not any("more pass" in line for line in full)

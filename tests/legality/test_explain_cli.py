@@ -71,6 +71,10 @@ def test_explain_text(text: str, code: int, start: str, parts: list[str]) -> Non
 def test_lookup_operand_name_is_exact() -> None:
     found = lookup("tensor4d_valid(dst)")
     assert {s.path[-1] for s in found.sites["tensor4d_valid(dst)"]} == {"tensor4d_valid(dst)"}
+    # an array element as the operand: that slot's rule only
+    name = "is_valid_register_read(src_registers[3])"
+    assert [s.path_text for s in lookup(name).sites[name]] == [
+        "ctrl_mv_valid_register(3) › " + name]
 
 
 def test_every_failing_example_fails_its_clause() -> None:

@@ -85,7 +85,8 @@ def test_range_select_reduce_cmd_gets_the_nearest_command() -> None:
 
 
 def test_is_valid_dtype_invalid_gets_a_fix() -> None:
-    _checked(example("is_valid_cast", out_dtype=Dtype.INVALID), "is_valid_dtype(out_dtype)")
+    _checked(example("is_valid_cast", out_dtype=Dtype.INVALID),
+             "is_valid_dtype(out_dtype)")
 
 
 def test_copy_dtype_mismatch_keeps_the_destination_dtype() -> None:

@@ -125,7 +125,7 @@ def test_validate_json_of_distinct_records_is_the_one_by_one_document(engine,
     result = validate(raw, Gen.CAYMAN, engine)
     expected = json.dumps(validate_cmd._full(result, raw)) + "\n"  # explain() per record
     monkeypatch.setattr(validate_cmd, "ROWS_PER_WRITE", 64)  # several blocks
-    monkeypatch.setattr(explain_mod, "EXPLAIN_BATCH", 50)
+    monkeypatch.setattr(explain_mod, "FIX_BATCH", 50)
     monkeypatch.setattr(validate_cmd, "TREE_CACHE", 100)
     calls: list[bytes] = []
     real = explain_mod.explain

@@ -139,7 +139,7 @@ def test_generation_memory_geometry() -> None:
     psum = example("is_valid_copy", dst_mem_pattern__start_addr=PSUM)
     assert explain(psum, "cayman").valid
     v = explain(psum, "maverick")
-    assert "SBUF partition 32" in v.clause("tensor4d_valid(dst)").children[1].message
+    assert "SBUF partition 32" in v.clause("mem4d_valid(dst)").children[1].message
     assert v.failed == ("start_addr_active_channels(dst)",)  # 32 + 128 channels > 128
     # start partition 100 + 128 channels overflows the array everywhere
     far = example("is_valid_copy", dst_mem_pattern__start_addr=100 * 0x40000)

@@ -164,7 +164,8 @@ _TS_COMMON = {
     "check_active_channels": {"nac": 0},
     "start_addr_active_channels(src)": {"src.start_addr": sb(100)},
     "start_addr_active_channels(dst)": {"dst.start_addr": sb(100, 0x400)},
-    "tensor3d_valid(src)": {"src.num_elem": (0, 1, 1)},
+    # S3D3_TS's src is a MEM_PATTERN3D on cayman (isa-facts §2.1, §6.4): mem3d_valid
+    "mem3d_valid(src)": {"src.num_elem": (0, 1, 1)},
     "tensor3d_valid(dst)": {"dst.num_elem": (4, 1, 0)},
     "tensor_start_addr_valid(src) › addr_aligned_dtype": {"src.start_addr": 0x1},
     "tensor_start_addr_valid(dst) › addr_aligned_dtype": {"dst.start_addr": 0x401},
@@ -318,8 +319,8 @@ def _resolve(pred: str, key: str) -> tuple[str, str | None]:
         return key, None
     head, rule = key.split(" › ")
     operand = head[head.index("("):]
-    top = next(c.name for c in BY_NAME[pred].clauses
-               if re.fullmatch(r"tensor\dd_valid" + re.escape(operand), c.name))
+    top = next(c.name for c in BY_NAME[pred].clauses_for(Gen.CAYMAN)
+               if re.fullmatch(r"(tensor|mem)\dd_valid" + re.escape(operand), c.name))
     return top, f"{top} › tensor_start_addr_valid › {rule}"
 
 

@@ -18,6 +18,11 @@ SRC_ADDR = "tensor4d_valid(src)"  # tensor_start_addr_valid is inside it (isa-fa
 RULE = "tensor4d_valid(src) › tensor_start_addr_valid › "
 
 
+def src_clause(gen: Gen) -> str:
+    """S4D4_TR's src is a MEM_PATTERN4D from mariana on: mem4d_valid (isa-facts §2.1, §2.3)."""
+    return SRC_ADDR if gen < Gen.MARIANA else "mem4d_valid(src)"
+
+
 def _failed(raw: bytes, gen: Gen) -> tuple[str, ...]:
     """The failed clauses, checked to agree between explain and the bulk path."""
     v = explain(raw, gen)
@@ -89,12 +94,15 @@ def test_indirect_reg_word_follows_the_mem_pattern_rule(field: str) -> None:
 def test_bad_register_words_get_register_advice(word: int, fix_part: str) -> None:
     raw = example("is_valid_cast", src_mem_pattern__start_addr=word)
     for gen in Gen:
-        assert _failed(raw, gen) == (SRC_ADDR,), (gen, hex(word))
+        assert _failed(raw, gen) == (src_clause(gen),), (gen, hex(word))
     v = explain(raw, "mariana")
-    assert v.failing_paths() == [RULE + "addr_register_encoding"]
-    cl = v.node(RULE[:-3])
+    encoding = "mem4d_valid(src) › addr_register_encoding"
+    assert v.failing_paths() == [encoding]
+    cl = v.node(encoding)
     assert fix_part in cl.fix and "align" not in cl.fix, cl.fix
-    assert "encoding (isa-facts §2.2)" in cl.message
+    assert "only the encoding" in cl.message
+    # tensor_start_addr_valid skips register mode (isa-facts §2.3): it passes
+    assert v.node("mem4d_valid(src) › tensor_start_addr_valid").passed
 
 
 @pytest.mark.parametrize("word", [0x80000000, 0x8000003F, 0xC0000005])
@@ -107,8 +115,9 @@ def test_good_register_words_pass_everywhere(word: int) -> None:
 def test_immediate_misalignment_still_advises_alignment() -> None:
     raw = example("is_valid_cast", in_dtype=Dtype.FP32, src_mem_pattern__start_addr=0x2)
     v = explain(raw, "mariana")
-    assert v.failing_paths() == [RULE + "addr_aligned_dtype"]
-    cl = v.node(RULE + "addr_aligned_dtype")
+    rule = "mem4d_valid(src) › tensor_start_addr_valid › addr_aligned_dtype"
+    assert v.failing_paths() == [rule]
+    cl = v.node(rule)
     assert cl.fix_fields == {"src_mem_pattern.start_addr": 0x0}
     assert cl.fix == "set src_mem_pattern.start_addr = 0x00000000 " \
         "(align src_mem_pattern.start_addr to 4 bytes)"
@@ -116,13 +125,13 @@ def test_immediate_misalignment_still_advises_alignment() -> None:
 
 def test_indirect_immediate_off_chip_advice() -> None:
     raw = example("is_valid_cast", src_mem_pattern__start_addr=0x20000000 | 0x3000000)
-    assert _failed(raw, Gen.MARIANA) == (SRC_ADDR,)
+    assert _failed(raw, Gen.MARIANA) == ("mem4d_valid(src)",)
     v = explain(raw, "mariana")
-    assert v.failing_paths() == [RULE + "addr_on_chip"]
-    assert "off-chip" in v.node(RULE + "addr_on_chip").message
+    on_chip = "mem4d_valid(src) › tensor_start_addr_valid › addr_on_chip"
+    assert v.failing_paths() == [on_chip]
+    assert "off-chip" in v.node(on_chip).message
     assert v.fix_fields == {"src_mem_pattern.start_addr": 0x20000000 | 0x2000000}  # PSUM base
-    assert "point src_mem_pattern.start_addr into SBUF or PSUM" in v.node(RULE +
-                                                                           "addr_on_chip").fix
+    assert "point src_mem_pattern.start_addr into SBUF or PSUM" in v.node(on_chip).fix
     cayman = explain(raw, "cayman")
     assert cayman.failing_paths() == [RULE + "addr_on_chip", RULE + "indirect_mem_pattern"]
     assert "no INDIRECT on cayman" in cayman.node(RULE + "indirect_mem_pattern").fix

@@ -116,31 +116,50 @@ class Clause:
     # (machine.legality.messages.quoting): `explain` finds the rule by either
     messages: tuple[MessagePattern, ...] = ()
     aliases: tuple[str, ...] = ()
+    # children_for's answers by generation (memo: every explanation asks, per node)
+    _kids: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def present(self, gen: Gen) -> bool:
         return self.gens is None or gen in self.gens
 
-    def walk(self, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Clause]]:
-        """(path of names, clause) for this clause and every sub-clause, depth first."""
+    def children_for(self, gen: Gen) -> tuple[Clause, ...]:
+        """The sub-clauses present on `gen` (a gate's sub-rule may exist on some only)."""
+        kids = self._kids.get(gen)
+        if kids is None:
+            kids = self._kids[gen] = tuple(ch for ch in self.children if ch.present(gen))
+        return kids
+
+    def walk(self, path: tuple[str, ...] = (),
+             gen: Gen | None = None) -> Iterator[tuple[tuple[str, ...], Clause]]:
+        """(path of names, clause) for this clause and every sub-clause, depth first (with
+        `gen`, the sub-clauses present on it)."""
         here = (*path, self.name)
         yield here, self
-        for child in self.children:
-            yield from child.walk(here)
+        for child in self.children if gen is None else self.children_for(gen):
+            yield from child.walk(here, gen)
 
 
 def composite(name: str, children: tuple[Clause, ...], provenance: Provenance,
-              message: Message | None = None, fix: Fix | None = None) -> Clause:
+              message: Message | None = None, fix: Fix | None = None,
+              alone: Check | None = None) -> Clause:
     """A clause that is the conjunction of its sub-clauses (the reference's tree).
 
-    Its check is the AND of the children's checks, so the bulk validator and the
-    one-instruction explanation run the same declarations. With no `message`, the
-    explanation states the failing children's messages (every child's when all pass).
+    Its check is the AND of the checks of the children present on the generation, so the
+    bulk validator and the one-instruction explanation run the same declarations. With no
+    `message`, the explanation states the failing children's messages (every child's when
+    all pass). On a generation where no child is present, the clause is a leaf checking
+    `alone`.
     """
     fields = tuple(dict.fromkeys(f for ch in children for f in ch.fields))
+    by_gen = any(ch.gens is not None for ch in children)
 
     def check(rows: Rows) -> np.ndarray:
-        ok = children[0].check(rows)
-        for ch in children[1:]:
+        present = tuple(ch for ch in children if ch.present(rows.ctx.gen)) if by_gen \
+            else children
+        if not present and alone is not None:
+            return alone(rows)
+        ok = present[0].check(rows)
+        for ch in present[1:]:
             ok = ok & ch.check(rows)
         return ok
 

@@ -12,25 +12,25 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import Dtype, Gen
+from machine.dtypes import Dtype, Gen, dtypes_of
 from machine.isa import opcodes as isa_opcodes
 from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
 from machine.isa.opcodes import Opcode as Op
-from machine.legality.messages import quoting
 from machine.legality.provenance import Provenance
 from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Rows, Values, lookup
+from machine.legality.wire.clause import Clause, Ctx, Rows, Values, composite, lookup
 from machine.legality.wire.operands import DtypeRef
 from machine.legality.wire.tensors import (  # re-exported: predicates list them as c.*
     P_TENSOR,
     PARTITIONS,
+    operand_valid,
     same_count,
     start_addr_active_channels,
     tensor_valid,
     tt_valid_partitions,
 )
 
-__all__ = ["PARTITIONS", "P_TENSOR", "same_count", "start_addr_active_channels",
+__all__ = ["PARTITIONS", "P_TENSOR", "operand_valid", "same_count", "start_addr_active_channels",
            "tensor_valid", "tt_valid_partitions"]
 
 P_HEADER = Provenance("isa-facts", "§1.1")
@@ -72,8 +72,8 @@ def enum_table(codes: Iterable[int]) -> np.ndarray:
 
 # -- header and events -------------------------------------------------------------------
 
-def _header_check(r: Rows) -> np.ndarray:
-    return lookup(opcode_table(r.ctx.gen), r["header.opcode"]) & (r["header.inst_word_len"] == 16)
+def _opcode_check(r: Rows) -> np.ndarray:
+    return lookup(opcode_table(r.ctx.gen), r["header.opcode"])
 
 
 def _header_message(v: Values, ctx: Ctx, ok: bool) -> str:
@@ -89,11 +89,26 @@ def _header_message(v: Values, ctx: Ctx, ok: bool) -> str:
 def _header_fix(v: Values, ctx: Ctx) -> str | None:
     if int(v["header.inst_word_len"]) != 16:
         return "set inst_word_len = 16"
+    return _opcode_fix(v, ctx)
+
+
+def _opcode_fix(v: Values, ctx: Ctx) -> str | None:
     info = isa_opcodes.OPCODES.get(int(v["header.opcode"]))
     if info is not None:
         gens = ", ".join(g.label for g in sorted(info.gens))
         return f"{info.name} exists on: {gens}; pick one of those with --gen"
     return None
+
+
+def _opcode_message(v: Values, ctx: Ctx, ok: bool) -> str:
+    op = int(v["header.opcode"])
+    return (f"opcode 0x{op:02X} ({mnemonic(op)}) " + ("is" if ok else "is not")
+            + f" a member of the {ctx.gen.label} OPCODE enum")
+
+
+def _word_len_message(v: Values, ctx: Ctx, ok: bool) -> str:
+    wl = int(v["header.inst_word_len"])
+    return f"inst_word_len {wl} " + ("==" if ok else "!=") + " 16 (every instruction is 16 dwords)"
 
 
 # Conflict (issue 12, isa-facts §1.1 vs §7): the validator's 256-bit opcode bitmask of
@@ -102,9 +117,16 @@ def _header_fix(v: Values, ctx: Ctx) -> str | None:
 # codes differ even from SUNDA's). Presence comes from the §7 table per generation
 # (machine.isa.opcodes); the bitmask is not used. tests/legality/test_issue12_fidelity.py
 # shows the mismatch.
-HEADER = Clause(
-    "has_valid_neuron_header", ("header.opcode", "header.inst_word_len"),
-    _header_check, _header_message, P_HEADER, fix=_header_fix)
+# The two rules isa-facts §1.1 lists are the children; their names are neurondbg's (the
+# reference states them as prose).
+HEADER = composite("has_valid_neuron_header", (
+    Clause("is_valid_enum(opcode)", ("header.opcode",), _opcode_check, _opcode_message,
+           P_HEADER, fix=_opcode_fix),
+    Clause("has_inst_word_len_16", ("header.inst_word_len",),
+           lambda r: r["header.inst_word_len"] == 16, _word_len_message, P_HEADER,
+           fix=lambda v, ctx: "set inst_word_len = 16",
+           repair=lambda v, ctx: [{"header.inst_word_len": 16}]),
+), P_HEADER, message=_header_message, fix=_header_fix)
 
 
 # The NC-v5 header carries a tile index (isa-facts §1.1) but its byte was not recovered.
@@ -140,23 +162,31 @@ def _events_message(v: Values, ctx: Ctx, ok: bool) -> str:
             "(the semaphore-consistency sub-clause was not recovered, isa-facts §10)")
 
 
-def _events_repair(v: Values, ctx: Ctx) -> list[dict[str, int]]:
-    """An invalid mode becomes NONE: a search nearest in bits would pick a synchronising
+def _mode_clause(field: str, enum_cls: type[WaitMode] | type[UpdateMode],
+                 table: np.ndarray) -> Clause:
+    """is_valid_enum(<WAIT_MODE | UPDATE_MODE>) of one events byte (isa-facts §1.2). An
+    invalid mode's repair is NONE: a search nearest in bits would pick a synchronising
     mode, adding a wait or a semaphore update the program never had."""
-    edit = {}
-    if not _WAIT_OK[int(v["events.wait_mode"])]:
-        edit["events.wait_mode"] = int(WaitMode.NONE)
-    if not _UPDATE_OK[int(v["events.update_mode"])]:
-        edit["events.update_mode"] = int(UpdateMode.NONE)
-    return [edit] if edit else []
+    label = field.split(".")[-1]
+    ename = "WAIT_MODE" if enum_cls is WaitMode else "UPDATE_MODE"
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        x = int(v[field])
+        name = enum_name(enum_cls, x) if ok else None
+        return f"{label} {hexb(x)} ({name or 'not a valid ' + ename}) " + (
+            "is" if ok else "is not") + f" a valid {ename} code"
+
+    return Clause(f"is_valid_enum({label})", (field,), lambda r: lookup(table, r[field]),
+                  message, P_EVENTS,
+                  fix=lambda v, ctx: f"use {label} NONE (0) if no sync is wanted",
+                  repair=lambda v, ctx: [{field: 0}], frozen=(field,))
 
 
-EVENTS = Clause(
-    "has_valid_neuron_events", ("events.wait_mode", "events.update_mode"),
-    lambda r: lookup(_WAIT_OK, r["events.wait_mode"]) & lookup(_UPDATE_OK, r["events.update_mode"]),
-    _events_message, P_EVENTS,
-    fix=lambda v, ctx: "use wait_mode NONE (0) / update_mode NONE (0) if no sync is wanted",
-    repair=_events_repair, frozen=("events.wait_mode", "events.update_mode"))
+EVENTS = composite("has_valid_neuron_events", (
+    _mode_clause("events.wait_mode", WaitMode, _WAIT_OK),
+    _mode_clause("events.update_mode", UpdateMode, _UPDATE_OK),
+), P_EVENTS, message=_events_message,
+    fix=lambda v, ctx: "use wait_mode NONE (0) / update_mode NONE (0) if no sync is wanted")
 
 
 TILE_IDX = tile_idx_zero()
@@ -337,10 +367,48 @@ def dtype_clause(ref: DtypeRef, allow_fp32r: bool = False, allow_64: bool = Fals
                     "extended dtypes are decoded by their own opcodes, not by Copy/Cast")
         return None
 
-    # the gate's MAVERICK sub-rules (ref 000 §4 NOTE) are found under this clause: the
-    # gate tables of machine.legality.wire.gates hold them
-    return quoting(Clause(f"{name}({label})", ref.fields, check, message, prov, fix=fix),
-                   aliases=("dtype_4bit_illegal_check", "dtype_scale_illegal_check"))
+    def base_check(r: Rows) -> np.ndarray:
+        return lookup(gates.dtype_base_gate(r.ctx.gen, allow_fp32r, allow_64, plain),
+                      ref.column(r))
+
+    def base_message(v: Values, ctx: Ctx, ok: bool) -> str:
+        code = ref.value(v)
+        return (f"{label} {gates.dtype_label(code)} " + ("is" if ok else "is not")
+                + f" one of the {ctx.gen.label} codes the gate admits before its 4-bit and "
+                "scale checks: "
+                + gates.describe_gate(ctx.gen, allow_fp32r, allow_64, plain, base=True))
+
+    # the gate's sub-rules (ref 000 §4 NOTE), on the generations whose enum has such codes;
+    # where it has neither, the gate is one rule (a leaf: its base check)
+    subs = tuple(_illegal_check(rule, ref, label, codes, kind)
+                 for rule, codes, kind in (
+                     ("dtype_4bit_illegal_check", gates.REJECTED_4BIT, "4-bit"),
+                     ("dtype_scale_illegal_check", gates.REJECTED_SCALE, "scale")))
+    with_subs = frozenset().union(*(sub.gens or frozenset() for sub in subs))
+    base = Clause("dtype_base_check", ref.fields, base_check, base_message, prov, fix=fix,
+                  gens=with_subs)
+    return composite(f"{name}({label})", (base, *subs), prov, message=message, fix=fix,
+                     alone=base_check)
+
+
+P_SUB_RULE = Provenance("000", "§4 NOTE; isa-facts §8.1")
+
+
+def _illegal_check(rule: str, ref: DtypeRef, label: str, codes: frozenset[Dtype],
+                   kind: str) -> Clause:
+    """One sub-rule of is_valid_dtype: none of `codes` (present where the enum has one)."""
+    table = ~gates.set_gate(codes)
+    gens = frozenset(g for g in Gen if codes & set(dtypes_of(g)))
+    shown = gates.set_label(codes)
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        code = ref.value(v)
+        return (f"{label} {gates.dtype_label(code)} " + ("is not" if ok else "is")
+                + f" a {kind} dtype {shown}: is_valid_dtype rejects them")
+
+    return Clause(rule, ref.fields, lambda r: lookup(table, ref.column(r)), message, P_SUB_RULE,
+                  fix=lambda v, ctx: f"use a dtype other than the {kind} ones for {label}",
+                  gens=gens)
 
 
 def dtype_set_clause(name: str, ref: DtypeRef, codes: frozenset[int], prov: Provenance,

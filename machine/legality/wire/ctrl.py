@@ -15,7 +15,15 @@ from machine.legality.messages import message, quoting
 from machine.legality.provenance import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values, lookup
+from machine.legality.wire.clause import (
+    Clause,
+    Ctx,
+    Predicate,
+    Rows,
+    Values,
+    composite,
+    lookup,
+)
 from machine.legality.wire.operands import DtypeRef
 
 P_MV = Provenance("001", "§3.3")
@@ -27,8 +35,9 @@ SLOTS = 8
 def register_clause(kind: str, field: str, label: str | None = None,
                     when: Callable[[Rows], np.ndarray] | None = None,
                     when_v: Callable[[Values], bool] | None = None, when_text: str = "",
-                    prov: Provenance = P_REG) -> Clause:
-    """is_valid_register_read/_write(<field>), optionally only when a mode uses it."""
+                    prov: Provenance = P_REG, when_field: str | None = None) -> Clause:
+    """is_valid_register_read/_write(<field>), optionally only when a mode (the byte
+    `when_field`) uses it."""
     table = gates.REGISTER_READ if kind == "read" else gates.REGISTER_WRITE
 
     def check(r: Rows) -> np.ndarray:
@@ -42,25 +51,109 @@ def register_clause(kind: str, field: str, label: str | None = None,
         return (f"{field} {gates.register_label(spec)} " + ("is" if ok else "is not")
                 + f" a legal register {kind}: R0..R63, 128 (PC_LO), 129 (PC_HI)")
 
-    return Clause(f"is_valid_register_{kind}({label or field})", (field,), check, message,
-                  prov, fix=lambda v, ctx: f"use R0..R63 for {field}")
+    fields = (field,) if when_field is None else (field, when_field)
+    return Clause(f"is_valid_register_{kind}({label or field})", fields, check, message,
+                  prov, fix=lambda v, ctx: f"use R0..R63 for {field}",
+                  frozen=() if when_field is None else (when_field,))
 
 
 # -- MOVE 0xa7 -----------------------------------------------------------------------------
 
-def _slot_register(idx: int) -> Clause:
-    """ctrl_mv_valid_register(idx), verbatim: an unused slot needs src 0, a used one
-    a readable source and a writable destination."""
-    def check(r: Rows) -> np.ndarray:
-        src = r["src_registers"][:, idx]
-        dst = r["dst_registers"][:, idx]
-        unused = (r["num_mov"] <= idx) & (src == 0)
-        return unused | (gates.REGISTER_READ[src] & gates.REGISTER_WRITE[dst])
+def _unused_zero(r: Rows, idx: int) -> np.ndarray:
+    """The slot is unused (num_mov <= idx) and its source is 0: its registers are not
+    checked (ref 001 §3.3, the first arm of ctrl_mv_valid_register)."""
+    return (r["num_mov"] <= idx) & (r["src_registers"][:, idx] == 0)
 
+
+def _unused_zero_v(v: Values, idx: int) -> bool:
+    return int(v["num_mov"]) <= idx and int(v["src_registers"][idx]) == 0
+
+
+def _free_registers(v: Values) -> list[int]:
+    """R0..R63 that neither list names: a replacement that starts no header note failing."""
+    taken = set(v["src_registers"]) | set(v["dst_registers"])
+    return [r for r in range(64) if r not in taken]
+
+
+def _slot_read(idx: int) -> Clause:
+    """is_valid_register_read(src_registers[idx]), the second arm's read: checked unless
+    the slot is unused with source 0."""
+    def check(r: Rows) -> np.ndarray:
+        return _unused_zero(r, idx) | gates.REGISTER_READ[r["src_registers"][:, idx]]
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        n, src = int(v["num_mov"]), int(v["src_registers"][idx])
+        if _unused_zero_v(v, idx):
+            return f"slot {idx} is unused (num_mov {n}) and src_registers[{idx}] is 0"
+        text = (f"src_registers[{idx}] {gates.register_label(src)} "
+                + ("is" if ok else "is not") + " a legal register read: R0..R63, 128 (PC_LO), "
+                "129 (PC_HI)")
+        if not ok and n <= idx:
+            text += f"; the slot is unused (num_mov {n}), so 0 would also do"
+        return text
+
+    def fix(v: Values, ctx: Ctx) -> str:
+        if int(v["num_mov"]) <= idx:
+            return f"zero src_registers[{idx}] (unused slot)"
+        return f"use R0..R63 for src_registers[{idx}]"
+
+    def repair(v: Values, ctx: Ctx) -> list[dict[str, Any]]:
+        """An unused slot's source becomes 0, a used slot's the lowest register the lists
+        do not use."""
+        src = list(v["src_registers"])
+        free = _free_registers(v)
+        if int(v["num_mov"]) <= idx:
+            src[idx] = 0
+        elif free:
+            src[idx] = free[0]
+        else:
+            return []
+        return [{"src_registers": tuple(src)}]
+
+    return Clause(f"is_valid_register_read(src_registers[{idx}])",
+                  ("num_mov", "src_registers"), check, message, P_REG, fix=fix, repair=repair)
+
+
+def _slot_write(idx: int) -> Clause:
+    """is_valid_register_write(dst_registers[idx]), the second arm's write: checked unless
+    the slot is unused with source 0."""
+    def check(r: Rows) -> np.ndarray:
+        return _unused_zero(r, idx) | gates.REGISTER_WRITE[r["dst_registers"][:, idx]]
+
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
+        n, dst = int(v["num_mov"]), int(v["dst_registers"][idx])
+        if _unused_zero_v(v, idx):
+            return f"slot {idx} is unused (num_mov {n}) and src_registers[{idx}] is 0"
+        return (f"dst_registers[{idx}] {gates.register_label(dst)} "
+                + ("is" if ok else "is not") + " a legal register write: R0..R63, "
+                "128 (PC_LO), 129 (PC_HI)")
+
+    def repair(v: Values, ctx: Ctx) -> list[dict[str, Any]]:
+        """The lowest register the lists do not use, past the one a failing read of the
+        same slot takes (both may be repaired together)."""
+        dst = list(v["dst_registers"])
+        free = _free_registers(v)
+        if not gates.REGISTER_READ[int(v["src_registers"][idx])] and int(v["num_mov"]) > idx:
+            free = free[1:]
+        if not free:
+            return []
+        dst[idx] = free[0]
+        return [{"dst_registers": tuple(dst)}]
+
+    return Clause(f"is_valid_register_write(dst_registers[{idx}])",
+                  ("num_mov", "src_registers", "dst_registers"), check, message, P_REG,
+                  fix=lambda v, ctx: f"use R0..R63 for dst_registers[{idx}]", repair=repair)
+
+
+def _slot_register(idx: int) -> Clause:
+    """ctrl_mv_valid_register(idx), verbatim (ref 001 §3.3): `(num_mov <= idx &&
+    src_registers[idx] == 0) || (is_valid_register_read(src_registers[idx]) &&
+    is_valid_register_write(dst_registers[idx]))`. The children are the second arm's two
+    calls, each passing when the first arm holds: their conjunction is the rule."""
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         n = int(v["num_mov"])
         src, dst = int(v["src_registers"][idx]), int(v["dst_registers"][idx])
-        if n <= idx and src == 0:
+        if _unused_zero_v(v, idx):
             return f"slot {idx} is unused (num_mov {n}) and src_registers[{idx}] is 0"
         head = f"slot {idx}: src {gates.register_label(src)} -> dst {gates.register_label(dst)}"
         if ok:
@@ -80,28 +173,8 @@ def _slot_register(idx: int) -> Clause:
             return f"zero src_registers[{idx}] (unused slot)"
         return "use R0..R63"
 
-    def repair(v: Values, ctx: Ctx) -> list[dict[str, Any]]:
-        """The slot's bad register(s) replaced: an unused slot's source by 0, a used
-        slot's by the lowest register the lists do not use (so no note starts failing)."""
-        src, dst = list(v["src_registers"]), list(v["dst_registers"])
-        taken = set(src) | set(dst)
-        free = [r for r in range(64) if r not in taken]
-        edit: dict[str, Any] = {}
-        if int(v["num_mov"]) <= idx:
-            if src[idx] != 0:
-                edit["src_registers"] = tuple(0 if j == idx else x for j, x in enumerate(src))
-            return [edit] if edit else []
-        if not gates.REGISTER_READ[src[idx]] and free:
-            src[idx] = free.pop(0)
-            edit["src_registers"] = tuple(src)
-        if not gates.REGISTER_WRITE[dst[idx]] and free:
-            dst[idx] = free.pop(0)
-            edit["dst_registers"] = tuple(dst)
-        return [edit] if edit else []
-
-    return Clause(f"ctrl_mv_valid_register({idx})", ("num_mov", "src_registers",
-                                                     "dst_registers"),
-                  check, message, P_MV, fix=fix, repair=repair)
+    return composite(f"ctrl_mv_valid_register({idx})", (_slot_read(idx), _slot_write(idx)),
+                     P_MV, message=message, fix=fix)
 
 
 def _slots(r: Rows, name: str) -> np.ndarray:
@@ -260,10 +333,10 @@ IS_VALID_CTRL_AL = Predicate("is_valid_ctrl_al", "CTRL_AL", (Op.ALU_OP,), (
     register_clause("read", "src0_hi"),
     register_clause("read", "src1_lo", when=_src1_reg,
                     when_v=lambda v: int(v["src1_datasrc"]) == DataSrc.REGISTER,
-                    when_text="src1 is an immediate"),
+                    when_text="src1 is an immediate", when_field="src1_datasrc"),
     register_clause("read", "src1_hi", when=_src1_reg,
                     when_v=lambda v: int(v["src1_datasrc"]) == DataSrc.REGISTER,
-                    when_text="src1 is an immediate"),
+                    when_text="src1 is an immediate", when_field="src1_datasrc"),
     register_clause("write", "dst_lo"),
     register_clause("write", "dst_hi"),
 ), P_AL)
@@ -309,12 +382,12 @@ IS_VALID_CTRL_BR = Predicate("is_valid_ctrl_br", "CTRL_BR", (Op.COMPARE_BRANCH,)
     register_clause("read", "cmp_reg0"),
     register_clause("read", "cmp_reg1", when=lambda r: np.isin(r["cmp_op"], _REG_CMPS),
                     when_v=lambda v: int(v["cmp_op"]) in _REG_CMPS,
-                    when_text="the comparison is against the immediate",
+                    when_text="the comparison is against the immediate", when_field="cmp_op",
                     prov=Provenance("isa-facts", "§4.5 (cmp_reg1 is neurondbg's)", "LOW")),
     register_clause("read", "target_reg_lo", when=_reg_target, when_v=_reg_target_v,
-                    when_text="the target is not register-held"),
+                    when_text="the target is not register-held", when_field="target_mode"),
     register_clause("read", "target_reg_hi", when=_reg_target, when_v=_reg_target_v,
-                    when_text="the target is not register-held"),
+                    when_text="the target is not register-held", when_field="target_mode"),
     Clause("br_relative_offset_in_range", ("target_mode", "br_immediate"), _rel_offset_ok,
            _rel_offset_msg, P_BR),
 ), P_BR)

@@ -125,7 +125,7 @@ def _placed(nac: str, *tensors: Tensor) -> tuple[Clause, ...]:
     """Each operand starts within the active channels, then each operand is valid whole
     (the order every DVE predicate lists them in)."""
     return (*(c.start_addr_active_channels(t, nac) for t in tensors),
-            *(c.tensor_valid(t) for t in tensors))
+            *(cl for t in tensors for cl in c.operand_valid(t)))
 
 
 SRC0, SRC1, TT_DST = _pair_operands(3)
@@ -507,7 +507,8 @@ PTR_IMMEDIATES = Clause(
     f"the legacy PTR opcodes ({_LEGACY_PTR[0]:#04x}, {_LEGACY_PTR[1]:#04x}) take both immediates "
     "as pointers (POINTER 1)"
     if int(v["header.opcode"]) in _LEGACY_PTR else "not a legacy PTR opcode",
-    P_IMM, fix=lambda v, ctx: "set imm0_src = imm1_src = 1 (POINTER_IMMEDIATE)")
+    P_IMM, fix=lambda v, ctx: "set imm0_src = imm1_src = 1 (POINTER_IMMEDIATE)",
+    repair=lambda v, ctx: [{k: 1 for k in ("imm0_src", "imm1_src") if int(v[k]) != 1}])
 
 TENSOR_SCALAR = _ts("is_valid_tensor_scalar", (Op.TENSOR_SCALAR_ARITH_OP,
                                                Op.TENSOR_SCALAR_BITVEC_OP, *_LEGACY_PTR,

@@ -17,8 +17,10 @@ from machine.dtypes import DTYPE_INFO, Dtype, Gen, dtype_bytes, dtype_name, dtyp
 
 # isa-facts §8.1: is_valid_dtype rejects INVALID, FP32R (unless allowed), the
 # 64-bit types, the 4-bit types and the scale types.
-_REJECTED_4BIT = frozenset({Dtype.FP4_EXP2, Dtype.INT4})
-_REJECTED_SCALE = frozenset({Dtype.SFP8_E8, Dtype.SFP8_E7, Dtype.SFP8_E6, Dtype.SFP8_E5})
+# Its sub-rules dtype_4bit_illegal_check / dtype_scale_illegal_check (ref 000 §4 NOTE)
+# reject these two sets; `dtype_base_gate` is the rest of the gate.
+REJECTED_4BIT = frozenset({Dtype.FP4_EXP2, Dtype.INT4})
+REJECTED_SCALE = frozenset({Dtype.SFP8_E8, Dtype.SFP8_E7, Dtype.SFP8_E6, Dtype.SFP8_E5})
 _64BIT = frozenset({Dtype.UINT64, Dtype.INT64})
 
 # ref 000 §1 fact 7, §4 NOTE, §6.2: Copy/Cast consume only the plain codes below 0x10
@@ -46,14 +48,26 @@ def _table(codes: frozenset[int] | set[int]) -> np.ndarray:
 @cache
 def dtype_gate(gen: Gen, allow_fp32r: bool = False, allow_64: bool = False,
                plain: bool = False) -> np.ndarray:
-    """is_valid_dtype (allow_64=False) / is_valid_dtype_64 as a table for `gen`.
+    """is_valid_dtype (allow_64=False) / is_valid_dtype_64 as a table for `gen`: the base
+    gate without the 4-bit and the scale codes.
 
     The extension codes count only on the generations whose enum has them
     (isa-facts §8: FP4 and CPTC from mariana, the rest from maverick); codes the
     reference does not reject (FP8_EXP2, CPTC1..7) pass, as isa-facts §8.1 says,
     unless `plain`: Copy/Cast admit no code >= 0x10 (ref 000 §4 NOTE, §6.2).
     """
-    ok = set(dtypes_of(gen)) - {Dtype.INVALID} - _REJECTED_4BIT - _REJECTED_SCALE
+    return _table({int(c) for c in np.flatnonzero(dtype_base_gate(gen, allow_fp32r, allow_64,
+                                                                    plain))}
+                  - REJECTED_4BIT - REJECTED_SCALE)
+
+
+@cache
+def dtype_base_gate(gen: Gen, allow_fp32r: bool = False, allow_64: bool = False,
+                    plain: bool = False) -> np.ndarray:
+    """The dtype gate before its two sub-rules: a code of `gen`'s enum, not INVALID,
+    FP32R only where allowed, the 64-bit codes only in the _64 gate, and below 0x10
+    when `plain`."""
+    ok = set(dtypes_of(gen)) - {Dtype.INVALID}
     if not allow_fp32r:
         ok.discard(Dtype.FP32R)
     if not allow_64:
@@ -69,10 +83,13 @@ def set_gate(codes: frozenset[int]) -> np.ndarray:
     return _table(codes)
 
 
-def describe_gate(gen: Gen, allow_fp32r: bool, allow_64: bool, plain: bool = False) -> str:
-    """The admitted set of a dtype gate, named, for messages."""
-    t = dtype_gate(gen, allow_fp32r, allow_64, plain)
-    return "{" + ", ".join(dtype_name(c) for c in np.flatnonzero(t)) + "}"
+@cache
+def describe_gate(gen: Gen, allow_fp32r: bool, allow_64: bool, plain: bool = False,
+                  base: bool = False) -> str:
+    """The admitted set of a dtype gate (`base`: before its two sub-rules), named, for
+    messages (memoised: every explanation of a dtype clause states it)."""
+    table = (dtype_base_gate if base else dtype_gate)(gen, allow_fp32r, allow_64, plain)
+    return "{" + ", ".join(dtype_name(c) for c in np.flatnonzero(table)) + "}"
 
 
 @cache
@@ -133,6 +150,7 @@ def set_label(codes: frozenset[int]) -> str:
 
 
 __all__ = ["FOUR_BYTE", "FP_DATAPATH", "INT_DATAPATH", "MOVE_DTYPES", "PLAIN_LIMIT",
-           "REGISTER_READ", "REGISTER_WRITE", "align_mask_table", "describe_gate",
+           "REGISTER_READ", "REGISTER_WRITE", "REJECTED_4BIT", "REJECTED_SCALE",
+           "align_mask_table", "describe_gate", "dtype_base_gate",
            "dtype_bytes", "dtype_gate", "dtype_label", "element_bytes_table", "element_size",
            "register_label", "set_gate", "set_label"]

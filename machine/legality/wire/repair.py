@@ -149,30 +149,63 @@ def _scan(clause: Clause, part: np.ndarray, ctx: Ctx, name: str, vals: np.ndarra
     return clause.check(checked).reshape(len(part), 256), checked
 
 
+# what a clause's check reads besides a scanned field, and the scan's 256 outcomes for each
+# value of those fields, per (clause, field, generation and engine): the same for every
+# record and every search, so each is computed once. Keyed by the clause's id, the entry
+# holding the clause itself (so the id is not reused while the entry lives); both are
+# cleared together at SHARED_MAX entries.
+_READS: dict[tuple[int, str, Ctx], tuple[Any, frozenset[str | None]]] = {}
+_OUTCOMES: dict[tuple[int, str, Ctx, tuple[int, ...]], np.ndarray] = {}
+SHARED_MAX = 1 << 14
+
+
 def _shared_scan(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx, f: Any,
                  vals: np.ndarray) -> np.ndarray | None:
     """The scan's outcomes for every record from one scan per distinct value of the other
     fields the check reads (found by a probe on the first record, then confirmed: the
-    scan of those representatives reads no other field); None when it reads the record
-    whole or an array field."""
-    probe = _Reads(np.repeat(rec[:1], 256), ctx)
-    probe._rec[f.name] = vals.astype(probe._rec[f.name].dtype)
-    clause.check(probe)
-    others = sorted(n for n in probe.read if n != f.name)  # type: ignore[type-var]
-    if None in probe.read or any(struct.field(n).count != 1 for n in others):
+    scan of those representatives reads no other field), each kept for later searches;
+    None when it reads the record whole or an array field."""
+    key = (id(clause), f.name, ctx)
+    entry = _READS.get(key)
+    if entry is None:
+        probe = _Reads(np.repeat(rec[:1], 256), ctx)
+        probe._rec[f.name] = vals.astype(probe._rec[f.name].dtype)
+        clause.check(probe)
+        if len(_READS) >= SHARED_MAX:
+            _READS.clear()
+            _OUTCOMES.clear()
+        entry = _READS[key] = (clause, frozenset(probe.read))
+    reads = entry[1]
+    others = sorted(n for n in reads if n != f.name)  # type: ignore[type-var]
+    if None in reads or any(struct.field(n).count != 1 for n in others):
         return None
     if others:
         cols = np.stack([rec[n].astype(np.int64) for n in others], axis=1)
-        _, first, inverse = np.unique(cols, axis=0, return_index=True, return_inverse=True)
+        uniq, first, inverse = np.unique(cols, axis=0, return_index=True,
+                                         return_inverse=True)
+        values = [tuple(row) for row in uniq.tolist()]
     else:
         first, inverse = np.zeros(1, dtype=np.intp), np.zeros(len(rec), dtype=np.intp)
-    reps = []
-    for s in range(0, len(first), SCAN_RECORDS):
-        ok, rows = _scan(clause, rec[first[s:s + SCAN_RECORDS]], ctx, f.name, vals, _Reads)
-        if not rows.read <= probe.read:  # type: ignore[attr-defined]
+        values = [()]
+    out = np.empty((len(first), 256), dtype=bool)
+    todo = []
+    for i, v in enumerate(values):
+        hit = _OUTCOMES.get((*key, v))
+        if hit is None:
+            todo.append(i)
+        else:
+            out[i] = hit
+    for s in range(0, len(todo), SCAN_RECORDS):
+        some = todo[s:s + SCAN_RECORDS]
+        ok, rows = _scan(clause, rec[first[some]], ctx, f.name, vals, _Reads)
+        if not rows.read <= reads:  # type: ignore[attr-defined]
             return None
-        reps.append(ok)
-    return np.concatenate(reps)[inverse.reshape(-1)]
+        out[some] = ok
+        if len(_OUTCOMES) + len(some) > SHARED_MAX:
+            _OUTCOMES.clear()  # _READS stays: its clauses keep their ids
+        for i, row in zip(some, ok, strict=True):
+            _OUTCOMES[(*key, values[i])] = row
+    return out[inverse.reshape(-1)]
 
 
 def _byte_scan_many(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx,
@@ -183,7 +216,7 @@ def _byte_scan_many(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx,
     per: list[list[tuple[int, Edit]]] = [[] for _ in range(len(rec))]
     for f in _scan_fields(clause, struct):
         vals = np.arange(-128, 128) if f.signed else np.arange(256)
-        shared = _shared_scan(clause, struct, rec, ctx, f, vals) if len(rec) > 1 else None
+        shared = _shared_scan(clause, struct, rec, ctx, f, vals)
         for s in range(0, len(rec), SCAN_RECORDS):
             part = rec[s:s + SCAN_RECORDS]
             if shared is not None:
@@ -430,22 +463,37 @@ def _options(cands: Sequence[list[Edit]]) -> list[list[Option]]:
     return [[(0, None)] + [(r + 1, e) for r, e in enumerate(c[:k])] for c in cands]
 
 
-def _changed(edits: Sequence[Edit | None], values: Values) -> Edit:
+class _Normed(dict):
+    """_norm(values[k]) of a record's fields, each computed once (the combinations of a
+    search merge the same few fields hundreds of times)."""
+
+    def __init__(self, values: Values) -> None:
+        super().__init__()
+        self.values = values
+
+    def __missing__(self, key: str) -> Any:
+        value = self[key] = _norm(self.values[key])
+        return value
+
+
+def _changed(edits: Sequence[Edit | None], values: Values,
+             normed: Mapping[str, Any] | None = None) -> Edit:
     """The edits merged in order, minus no-op fields: a later clause's value of a scalar
     wins; an array takes each edit's changed elements (two register slots fixed by two
-    clauses are one edit of the list)."""
+    clauses are one edit of the list). `normed`: the record's values normalised, if the
+    caller keeps them (`_Normed`)."""
+    cur = _Normed(values) if normed is None else normed
     merged: Edit = {}
     for e in edits:
         if e is None:
             continue
         for k, v in e.items():
-            if isinstance(v, tuple) and k in merged:
-                cur = _norm(values[k])
+            if k in merged and isinstance(v, tuple):
                 merged[k] = tuple(n if n != c else b for n, c, b in
-                                  zip(v, cur, merged[k], strict=True))
+                                  zip(v, cur[k], merged[k], strict=True))
             else:
                 merged[k] = v
-    return {k: v for k, v in merged.items() if _norm(values[k]) != v}
+    return {k: v for k, v in merged.items() if cur[k] != v}
 
 
 def _plan(pred: Predicate, struct: Struct, ctx: Ctx, failing: Sequence[tuple[Path, Clause]],
@@ -566,8 +614,9 @@ def _combos(cands: Sequence[list[Edit]],
     set once with its least rank, in the search's order (the module docstring's)."""
     combos: list[tuple[int, int, Edit, tuple[bool, ...]]] = []
     seen: dict[tuple, int] = {}
+    normed = _Normed(values)
     for choice in itertools.product(*_options(cands)):
-        changed = _changed([e for _, e in choice], values)
+        changed = _changed([e for _, e in choice], values, normed)
         if not changed:
             continue
         key = tuple(sorted(changed.items()))

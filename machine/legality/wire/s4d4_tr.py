@@ -80,8 +80,8 @@ def _copy_cast(name: str, code: int, copy: bool) -> Predicate:
         c.dtype_clause(OUT, allow_fp32r=True, prov=P, plain=True),
         OP_ENUM, SUBDIM, CHANNELS,
         c.start_addr_active_channels(SRC, NAC), c.start_addr_active_channels(DST, NAC),
-        c.tensor_valid(SRC),
-        c.tensor_valid(DST),
+        *c.operand_valid(SRC),
+        *c.operand_valid(DST),
         COUNT, BYPASS,
     ]
     if copy:
@@ -118,8 +118,8 @@ def _family(name: str, codes: tuple[int, ...], use_64: bool,
         c.dtype_clause(OUT, allow_fp32r=True, allow_64=use_64, prov=P_FAMILY),
         OP_ENUM, CHANNELS, *extra,
         c.start_addr_active_channels(SRC, NAC), c.start_addr_active_channels(DST, NAC),
-        c.tensor_valid(SRC),
-        c.tensor_valid(DST),
+        *c.operand_valid(SRC),
+        *c.operand_valid(DST),
     ]
     return Predicate(name, "S4D4_TR", codes, tuple(clauses), P_FAMILY)
 

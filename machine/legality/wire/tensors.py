@@ -1,10 +1,11 @@
 """The tensor validity predicates of isa-facts §2.3, as the reference's clause tree.
 
-`tensorNd_valid(<operand>)` is the conjunction of `num_elem_valid` (every
-num >= 1, or shape-register mode) and the sub-predicate `tensor_start_addr_valid`,
-whose numbered rules are its children: 1 `addr_aligned_dtype`, 2 `addr_on_chip`,
-3 `allow_psum` / `allow_sbuf`, 4 `psum_write_4byte_dtype`, plus the ADDR4
-encoding rules of §2.1-2.2 (`addr_register_encoding`, `indirect_mem_pattern`).
+`tensorNd_valid(<operand>)` (`memNd_valid` where the operand is a MEM_PATTERN) is
+the conjunction of `num_elem_valid` (every num >= 1, or shape-register mode), the
+sub-predicate `tensor_start_addr_valid`, whose numbered rules are its children:
+1 `addr_aligned_dtype`, 2 `addr_on_chip`, 3 `allow_psum` / `allow_sbuf`,
+4 `psum_write_4byte_dtype`, and the MEM_PATTERN rule `indirect_mem_pattern` (§2.1),
+and beside it `addr_register_encoding` (§2.2: the check §2.3 skips in register mode).
 The child names the reference does not spell (num_elem_valid, addr_on_chip, ...)
 are neurondbg's. Every leaf declares a `repair`: candidate edits that
 machine.legality.wire.repair checks on the whole predicate.
@@ -21,6 +22,7 @@ a partition is "beyond the active SBUF bytes", not "not in SBUF or PSUM".
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -375,14 +377,13 @@ def _start_addr_message(t: Tensor):
         a = _one(word, ctx.gen)
         head = f"{t.addr_field} 0x{word:08X}"
         if a.register[0]:
-            problems = _register_problems(word)
             mode = "INDIRECT_REG" if a.indirect[0] else "register mode"
+            text = (f"{head}: {mode} (R{word & 0xFF}), the check is skipped (isa-facts §2.3): "
+                    "the runtime address is not checked here")
             if a.indirect[0] and not _indirect_allowed(t, ctx.gen):
-                problems.append(f"INDIRECT, but {t.label} is not a MEM_PATTERN operand on "
-                                f"{ctx.gen.label} (isa-facts §2.1)")
-            status = "; ".join(problems) if problems else "the encoding is valid"
-            return (f"{head}: {mode} (R{word & 0xFF}); the runtime address is not checked "
-                    f"here, only the encoding (isa-facts §2.2): {status}")
+                text += (f"; INDIRECT, but {t.label} is not a MEM_PATTERN operand on "
+                         f"{ctx.gen.label} (isa-facts §2.1)")
+            return text
         if a.shape[0] and not a.indirect[0]:
             return f"{head}: shape-register mode, the check is skipped (isa-facts §2.3)"
         where = where_text(word, ctx.gen)
@@ -397,19 +398,40 @@ def _start_addr_message(t: Tensor):
 
 def tensor_start_addr_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
     """tensor_start_addr_valid(addr, dtype, allow_psum, allow_sbuf, is_write): rules 1-4
-    of isa-facts §2.3 and the ADDR4 encoding rules, as children."""
+    of isa-facts §2.3 and the MEM_PATTERN rule for INDIRECT operands (§2.1), as children.
+    The register-mode encoding is not among them: §2.3 skips this check in register mode
+    (`addr_register_encoding` is its own clause, beside it)."""
     return composite("tensor_start_addr_valid", (
         _aligned(t), _on_chip(t), _space_allowed(t, PSUM), _space_allowed(t, SBUF),
-        _psum_write(t), _register_encoding(t), _indirect(t),
+        _psum_write(t), _indirect(t),
     ), prov, message=_start_addr_message(t))
 
 
-def tensor_valid(t: Tensor, prov: Provenance = P_TENSOR) -> Clause:
-    """tensorNd_valid(<operand>) = num_elem_valid && tensor_start_addr_valid."""
+def tensor_valid(t: Tensor, prov: Provenance = P_TENSOR, gens: frozenset[Gen] | None = None,
+                 name: str | None = None) -> Clause:
+    """tensorNd_valid(<operand>) = num_elem_valid && tensor_start_addr_valid, and the
+    ADDR4 register encoding (isa-facts §2.2) beside the start-address check."""
     # isa-facts §2.3 states the rule once for every rank, as tensorNd_valid
-    return quoting(composite(f"tensor{t.ndim}d_valid({t.label})",
-                             (num_elem_valid(t), tensor_start_addr_valid(t, prov)), prov),
-                   aliases=("tensorNd_valid",))
+    cl = composite(name or f"tensor{t.ndim}d_valid({t.label})",
+                   (num_elem_valid(t), tensor_start_addr_valid(t, prov),
+                    _register_encoding(t)), prov)
+    if gens is not None:
+        cl = replace(cl, gens=gens)
+    return quoting(cl, aliases=("tensorNd_valid",))
+
+
+def operand_valid(t: Tensor, prov: Provenance = P_TENSOR) -> tuple[Clause, ...]:
+    """The validity clause of an operand: tensorNd_valid(<operand>), and for an operand
+    that is a MEM_PATTERN from some generation on, memNd_valid(<operand>) on those
+    generations, as isa-facts §2.3 names the MEM_PATTERN version (`mem3d_valid`). The two
+    check the same rules (the indirect arm is `indirect_mem_pattern`)."""
+    since = t.mem_pattern_from
+    if since is None:
+        return (tensor_valid(t, prov),)
+    before = frozenset(g for g in Gen if g < since)
+    return (tensor_valid(t, prov, gens=before),
+            tensor_valid(t, prov, gens=frozenset(Gen) - before,
+                         name=f"mem{t.ndim}d_valid({t.label})"))
 
 
 # -- the other operand predicates -----------------------------------------------------------
@@ -562,8 +584,8 @@ def tt_valid_partitions(a: Tensor, b: Tensor, prov: Provenance = P_TENSOR) -> Cl
 
 
 def tensor_clauses(t: Tensor, nac_field: str | None) -> list[Clause]:
-    """tensorNd_valid (+ start_addr_active_channels)."""
-    out = [tensor_valid(t)]
+    """tensorNd_valid / memNd_valid (+ start_addr_active_channels)."""
+    out = list(operand_valid(t))
     if nac_field is not None:
         out.append(start_addr_active_channels(t, nac_field))
     return out
