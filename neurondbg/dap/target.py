@@ -285,13 +285,29 @@ class CoreTarget(Target):
         return self._halt(self.core.reverse_continue())
 
     # the console refuses edits on a kernel for the same reason (views.core_session)
-    _NO_EDITS = "not available on a kernel: an edit outside the schedule would not replay"
+    _NO_RECORD_EDITS = "not available on a kernel: records are edited on one program"
 
     def set_value(self, engine: str, target: str, value: str) -> str:
-        raise ValueError(self._NO_EDITS)
+        # The core reads an unprefixed register as the focused engine's: focus the thread
+        # the editor names for the edit, as the console does with `ENGINE.R3`.
+        focus = self.core.focus
+        self.core.focus = engine
+        try:
+            return self.core.edit(target, value)
+        finally:
+            self.core.focus = focus
 
     def write_record(self, engine: str, index: int, raw: bytes) -> str:
-        raise ValueError(self._NO_EDITS)
+        raise ValueError(self._NO_RECORD_EDITS)
+
+    def edit_count(self) -> int:
+        return len(self.core.edits)
+
+    def undo_events(self, n: int) -> int:
+        undone = 0
+        while undone < n and self.core.reverse_step():
+            undone += 1
+        return undone
 
     def race_count(self) -> int:
         return len(self.core.races)

@@ -72,13 +72,20 @@ def test_set_variable_refusals(name: str, value: str, expected: str) -> None:
     assert registers(c)["PC"] == "0x0"
 
 
-def test_kernel_refuses_edits_as_its_console_does() -> None:
+def test_kernel_edits_a_semaphore_and_step_back_undoes_it() -> None:
     c = at_entry(KERNELS / "producer_consumer.asm")
-    r = c.request("setVariable", variablesReference=scope(c, "Semaphores"), name="sem[0]",
-                  value="1")
-    assert not r["success"] and "not available on a kernel" in r["message"]
-    r = c.request("writeMemory", memoryReference="sbuf[0]", data="AAE=")
-    assert not r["success"] and "not available on a kernel" in r["message"]
+    got = c.ok("setVariable", variablesReference=scope(c, "Semaphores"), name="sem[0]",
+               value="1")
+    assert got["value"].startswith("1")
+    assert c.ok("evaluate", expression="sem[0]", frameId=1)["result"].startswith("1")
+    back(c)
+    assert c.ok("evaluate", expression="sem[0]", frameId=1)["result"].startswith("0")
+
+
+def test_kernel_refuses_record_writes() -> None:
+    c = at_entry(KERNELS / "producer_consumer.asm")
+    r = c.request("writeMemory", memoryReference="program", data="AAE=")
+    assert not r["success"]
 
 
 def test_set_expression_stores_a_memory_cell_and_evaluate_reads_it() -> None:
