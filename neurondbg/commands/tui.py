@@ -36,7 +36,7 @@ def command(program: Path | None, gen: Gen, engine: str, lab: bool) -> None:
 
 def _refuse_unopenable(program: Path) -> None:
     """InputError (exit 2) for what `run` refuses before any step: a path that is not a
-    regular file (a FIFO would block the loader for ever) and a kernel manifest whose
+    regular file (a FIFO would block the loader for ever), a NEFF, and a kernel manifest whose
     streams or images do not load (the same load, so the same line). A PROGRAM or
     SESSION that does not assemble still opens, with the error in the console."""
     from machine.files import MAX_PROGRAM_BYTES, InputFileError, check_input, file_problem
@@ -48,6 +48,12 @@ def _refuse_unopenable(program: Path) -> None:
         check_input(program, what="program, kernel or session", max_bytes=MAX_PROGRAM_BYTES)
     except InputFileError as e:
         raise InputError(str(e)) from None
+    from machine.neff.sniff import HEADER_BYTES, looks_like_neff
+
+    with program.open("rb") as f:
+        if looks_like_neff(f.read(HEADER_BYTES + 2)):
+            raise InputError(f"{program}: a NEFF file: the TUI does not open a NEFF yet; "
+                             "`neurondbg run`, `validate` and `disasm` read it")
     from machine.core.kernel import MANIFEST_SUFFIX, is_kernel_source
 
     if program.suffix.lower() == MANIFEST_SUFFIX and is_kernel_source(program):

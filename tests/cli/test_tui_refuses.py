@@ -61,3 +61,13 @@ def test_a_good_manifest_opens(tmp_path: Path) -> None:
     manifest.write_text('[engines]\npool = "p.asm"\n')
     r = CliRunner().invoke(cli, ["tui", str(manifest)])
     assert isinstance(r.exception, AssertionError) and "UI was started" in str(r.exception)
+
+
+def test_neff(tmp_path: Path) -> None:
+    from machine.neff.writer import write_neff
+    from tests.neff.synth import vector_add
+
+    write_neff(tmp_path / "k.neff", [vector_add()])
+    assert _refused(tmp_path / "k.neff") == (
+        f"neurondbg: error: {tmp_path / 'k.neff'}: a NEFF file: the TUI does not open a NEFF "
+        "yet; `neurondbg run`, `validate` and `disasm` read it")
