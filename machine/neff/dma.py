@@ -301,7 +301,10 @@ class DmaModel:
                         f"SBUF ({self.partitions} partitions of {self.sbuf_bytes:,} bytes)")
         strides = tuple(s // SB_PARTITION_STEP * row if s and s % SB_PARTITION_STEP == 0
                         else s for _, s in reversed(dims))
-        region = Region("sbuf", p_lo, p_hi + 1, b_lo, 1, (1,), (b_hi - b_lo + 1,))
+        # The exact byte pattern within each partition (not its bounding box): a strided
+        # spill and a transfer into its gaps do not overlap (neff-facts §7: 0 races).
+        region = Region("sbuf", p_lo, p_hi + 1, byte, 1, tuple(s for _, s in inner) or (1,),
+                        tuple(n for n, _ in inner) or (1,))
         return Pattern("sbuf", p0 * row + byte, shape, strides, nbytes, region)
 
     def _write(self, state: MachineState, side: Pattern, data: np.ndarray) -> None:
