@@ -297,8 +297,10 @@ def format_instruction(inst: Instruction, gen: Gen = DEFAULT_GEN) -> str:
     return disassemble_lines(decode_bytes(inst.raw), gen)[0]
 
 
-def to_json(program: Program) -> list[dict]:
-    """The `disasm --json` shape (DESIGN.md): every field by its reference name."""
+def to_json(program: Program, base: int = 0) -> list[dict]:
+    """The `disasm --json` shape (DESIGN.md): every field by its reference name. `base`
+    is the index of the program's first record in a longer one (a block of a streamed
+    file): each row's index and offset count from there."""
     out = []
     for name in STRUCT_ORDER:
         idx, recs = program.records_for(name)
@@ -306,7 +308,7 @@ def to_json(program: Program) -> list[dict]:
             continue
         struct = STRUCTS[name]
         cols = {f.name: recs[f.name].tolist() for f in struct.fields}
-        for j, i in enumerate(idx.tolist()):
+        for j, i in enumerate((idx + base).tolist()):
             out.append((i, {"index": i, "offset": 64 * i, "opcode": cols["header.opcode"][j],
                             "mnemonic": mnemonic(cols["header.opcode"][j]), "struct": name,
                             "fields": {k: v[j] for k, v in cols.items()}}))
