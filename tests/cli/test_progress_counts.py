@@ -21,7 +21,7 @@ from neurondbg.cli import cli
 from neurondbg.commands import asm
 from tests.helpers import run_on_pty, wait_for
 
-LINES = asm.LARGE_LINES + 5  # a source long enough for asm's bar
+LINES = asm.LARGE_BYTES // 4 + 5  # "NOP\n" lines: a source long enough for asm's bar
 
 KEEP = bytes(range(64))  # an earlier build in the way: a program (asm may replace it)
 
