@@ -232,11 +232,11 @@ def read_lines(text: str, name: str) -> list[Line]:
     return split_source(text, name)[0]
 
 
-# What a line's three passes cost, in units (benchmarks/asm_bench.py measures them on
-# mixed sources: reading 20-27% of the time, labels 7-9%, encoding 65-73%, the more
-# of it under `neurondbg asm`): the count a bar shows moves about as fast in every
-# pass, so its time remaining holds throughout.
-READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 4, 2, 14
+# What a line's three passes cost, in units: their shares of the CPU time on mixed
+# sources (benchmarks/asm_bench.py; 1M lines: reading 17%, labels 7.5%, encoding 75%),
+# so the count a bar shows moves about as fast in every pass and its time remaining
+# holds throughout.
+READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 7, 3, 30
 LINE_UNITS = READ_UNITS + LABEL_UNITS + ENCODE_UNITS
 
 
