@@ -6,6 +6,8 @@ manifest, ...). `@force_option` adds `--force` to a command without a parameter 
 its own: the flag allows those replacements for the rest of the command's run
 (sessions.atomic.set_replacing) and is undone when the command's context closes, so
 one invocation's --force never leaks into the next (tests run many in one process).
+Without the flag nothing is set or imported; a refusal's hint names --force because
+the running command has the option (sessions.atomic looks at click's context).
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ HELP = ("replace an output file even when it holds another kind of file (an asse
 
 
 def _allow(ctx: click.Context, _param: click.Parameter, force: bool) -> bool:
+    if not force:  # the default: nothing to set (and sessions stays unimported)
+        return force
     from sessions.atomic import reset_replacing, set_replacing
 
-    token = set_replacing(force)
+    token = set_replacing(True)
     ctx.call_on_close(lambda: reset_replacing(token))
     return force
 

@@ -46,6 +46,7 @@ import os
 import re
 import secrets
 import stat
+import sys
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar, Token
 from enum import Enum
@@ -268,7 +269,8 @@ class KindMismatch(OSError):
 
 
 SNIFF_BYTES = 64 * 1024  # what sniff_kind reads of a file
-# True/False: a command with --force runs (given or not); None: nothing offers it (the TUI)
+# True: replacing is forced; False: not, and the block offers --force (the console's
+# export); None: not set (a command's own --force option is looked up in click's context)
 _FORCE: ContextVar[bool | None] = ContextVar("neurondbg_force_replace", default=None)
 _NPY_MAGIC, _ZIP_MAGICS = b"\x93NUMPY", (b"PK\x03\x04", b"PK\x05\x06")
 _TRACE_KEY = b'"neurondbg_trace"'  # sessions.trace.HEADER_KEY, quoted as JSON writes it
@@ -386,6 +388,16 @@ def _mnemonics() -> frozenset[str]:
     return frozenset(info.name for info in OPCODES.values())
 
 
+def _offers_force() -> bool:
+    """Whether the running command has --force: set for this block (allow_replacing), or
+    an option of the click command running (looked up only when click is loaded)."""
+    if _FORCE.get() is not None:
+        return True
+    click = sys.modules.get("click")
+    ctx = click.get_current_context(silent=True) if click is not None else None
+    return ctx is not None and any(p.name == "force" for p in ctx.command.params)
+
+
 def refuse_other_kind(target: Path, new: FileKind | None) -> None:
     """KindMismatch when the file at `target` holds another kind than `new` (None: empty);
     its hint names --force where the running command offers it (allow_replacing)."""
@@ -393,6 +405,6 @@ def refuse_other_kind(target: Path, new: FileKind | None) -> None:
     if old is None or old == new:
         return
     what = "nothing (an empty file)" if new is None else new.value
-    hint = "--force replaces it" if _FORCE.get() is not None else "choose another file"
+    hint = "--force replaces it" if _offers_force() else "choose another file"
     raise KindMismatch(errno.EEXIST, f"it holds {old.value}, not {what}: refusing to replace "
                                      f"it ({hint})", str(target))
