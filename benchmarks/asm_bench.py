@@ -1,6 +1,7 @@
 """Assembler throughput on hand-written mixed sources of 10k, 100k and 1M lines. Prints figures.
 
 Usage: python benchmarks/asm_bench.py [--lines 10000,100000,1000000] [--cli 1000000]
+                                      [--bar 1000000]
 
 The source mixes what people write (machine.asm syntax): labels, MOVE / ALU_OP /
 COMPARE_BRANCH target= shorthands, tensor operations with sb[...] operands, step= /
@@ -11,12 +12,20 @@ but shapes repeat, as in real programs). For each size it prints the in-process
 of each pass, beside the share of the progress count it reports (READ_UNITS,
 LABEL_UNITS, ENCODE_UNITS of machine.asm.assembler), which should agree for the bar's
 time remaining to hold. `--cli N` also times the whole `neurondbg asm` process on an
-N-line source (startup, read, assemble, write), wall and CPU.
+N-line source (startup, read, assemble, write), wall and CPU. `--bar N` runs the
+`asm` command in-process on an N-line source as on a terminal (the bar drawn to a
+console that notes when each frame is written) and prints when the bar first shows
+(README: after 0.3 s of work) and how right its time remaining is: at 10%, 25%, 50%,
+75% and 90% of the count, the remaining time a bar extrapolates from the pace so far
+(rich's estimate for a job under its 30 s window) beside the time that really remained
+until the count was complete.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import random
 import resource
@@ -24,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from machine.asm import assemble
@@ -110,17 +120,84 @@ def whole_process(n: int) -> None:
           f"{os.getloadavg()[0]:.1f})")
 
 
+class _TimedSink(io.StringIO):
+    """A console's file that notes the time of its first write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first: float | None = None
+
+    def write(self, s: str) -> int:
+        if self.first is None and s.strip():
+            self.first = time.perf_counter()
+        return super().write(s)
+
+
+def bar_figures(n: int) -> None:
+    """When `asm`'s bar shows and how right its time remaining is (module docstring)."""
+    from click.testing import CliRunner
+    from rich.console import Console
+
+    from neurondbg import progress
+    from neurondbg.cli import cli
+
+    sink = _TimedSink()
+    samples: list[tuple[float, int, int]] = []
+    entered: list[float] = []
+    real_counted = progress.counted
+
+    @contextlib.contextmanager
+    def counted(label: str, unit: str, *, console: Console | None = None
+                ) -> Iterator[progress.Report]:
+        entered.append(time.perf_counter())
+        forced = Console(file=sink, force_terminal=True, width=120)
+        with real_counted(label, unit, console=forced) as report:
+            def timed(done: int, total: int) -> None:
+                samples.append((time.perf_counter(), done, total))
+                report(done, total)
+            yield timed
+
+    progress.counted = counted  # type: ignore[assignment]  # asm imports it at call time
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "big.asm"
+            src.write_text(mixed_source(n))
+            t0 = time.perf_counter()
+            r = CliRunner().invoke(cli, ["asm", str(src), "-o", str(Path(tmp) / "big.bin")])
+            end = time.perf_counter()
+    finally:
+        progress.counted = real_counted  # type: ignore[assignment]
+    assert r.exit_code == 0, r.output
+    start = entered[0]
+    shown = "never" if sink.first is None else f"{sink.first - start:.2f} s"
+    print(f"asm {n:,} lines in-process: {end - t0:.2f} s; bar block entered {start - t0:.2f} s "
+          f"after the command started; first frame {shown} after that (README: 0.3 s)")
+    t_first, d_first, total = samples[0]
+    done_at = samples[-1][0]  # the (total, total) report: the bar's work is over
+    row = []
+    for share in (0.10, 0.25, 0.50, 0.75, 0.90):
+        t, done, _ = next(x for x in samples if x[1] >= share * total)
+        pace = (done - d_first) / (t - t_first) if t > t_first else float("inf")
+        predicted, actual = (total - done) / pace, done_at - t
+        row.append(f"{share:.0%}: {predicted:5.1f} s vs {actual:5.1f} s")
+    print("    time remaining shown vs real: " + "; ".join(row))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", default="10000,100000,1000000",
                     help="comma-separated source sizes to assemble in-process")
     ap.add_argument("--cli", type=int, default=1_000_000,
                     help="lines of the source `neurondbg asm` is timed on (0: skip)")
+    ap.add_argument("--bar", type=int, default=0,
+                    help="lines of the source the bar and its time remaining are timed on")
     args = ap.parse_args()
     for n in (int(x) for x in args.lines.split(",") if x):
         in_process(n)
     if args.cli:
         whole_process(args.cli)
+    if args.bar:
+        bar_figures(args.bar)
 
 
 if __name__ == "__main__":

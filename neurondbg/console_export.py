@@ -43,14 +43,17 @@ LANES_PER_WRITE = 1 << 14  # `export lanes` formats this many rows at a time
 KINDS = ("trace", "lanes")
 
 
-@REGISTRY.command("export", "export trace|lanes PATH [P,E]",
+@REGISTRY.command("export", "export trace|lanes PATH [P,E] [--force]",
                   "write the last Cast's lane P,E trace (as convert --trace) or every lane "
-                  "(lanes) to PATH; .json: JSON; served: also a browser download")
+                  "(lanes) to PATH; .json: JSON; served: also a browser download; "
+                  "--force: replace a file of another kind")
 def _export(session: Any, rest: str) -> Reply:
     try:
         words = shlex.split(rest)  # a PATH with spaces is quoted, as in a shell
     except ValueError as e:
         raise ValueError(f"{e}: quote a PATH with spaces as in a shell") from None
+    force = "--force" in words  # replace a file of another kind (sessions.atomic)
+    words = [w for w in words if w != "--force"]
     kind, path_text = [*words, "", ""][:2]
     lane_text = " ".join(words[2:])
     if kind not in KINDS or not path_text:
@@ -67,7 +70,7 @@ def _export(session: Any, rest: str) -> Reply:
         if lane_text.strip():
             raise ValueError(f"export lanes takes no lane, found {lane_text.strip()!r}")
         chunks, what = _lanes(lanes, step, as_json), f"all {lanes.in_bits.size} lanes"
-    path = _write(session, Path(path_text), chunks)
+    path = _write(session, Path(path_text), chunks, force)
     # Action.DELIVER: served in a browser (neurondbg serve), the App hands it a copy
     return Reply(action=Action.DELIVER, args=(str(path),)).say(
         f"exported {what} of step {step} to {path_text}", "green")
@@ -168,19 +171,22 @@ def _digits(bits: np.ndarray) -> int:
 
 
 # -- where it goes --------------------------------------------------------------------------
-def _write(session: Any, path: Path, chunks: Iterable[str]) -> Path:
-    """Write `chunks` to `path` atomically, refusing the loaded program and its data."""
+def _write(session: Any, path: Path, chunks: Iterable[str], force: bool) -> Path:
+    """Write `chunks` to `path` atomically, refusing the loaded program and its data, and
+    a file of another kind unless `force`."""
     from machine.asm.data import data_path
-    from sessions.atomic import atomic_open, check_output
+    from sessions.atomic import allow_replacing, atomic_open, check_output
     from sessions.errors import SessionError
 
     program = Path(session.program_path)
     try:
-        check_output(path, [("the loaded program", program),
-                            ("the loaded program's data", data_path(program))], what="export")
-        with atomic_open(path, "w") as fh:
-            for text in chunks:
-                fh.write(text)
+        with allow_replacing(force):  # a refusal's hint names export's --force
+            check_output(path, [("the loaded program", program),
+                                ("the loaded program's data", data_path(program))],
+                         what="export")
+            with atomic_open(path, "w") as fh:
+                for text in chunks:
+                    fh.write(text)
     except SessionError as e:
         raise ValueError(str(e)) from None
     except OSError as e:

@@ -113,17 +113,34 @@ def _breaks(text: str) -> int:
     return sum(counts.values()) - (text.count("\r\n") if counts["\r"] else 0)
 
 
+SPLIT_CHARS = 1 << 20  # characters split at a time (_source_lines)
+
+
 def _source_lines(text: str, name: str) -> list[str]:
     """text.splitlines(); AsmError past MAX_ASSEMBLY_LINES lines or at the first line
-    over MAX_LINE_CHARS (machine.files)."""
-    # a text no longer than the limit cannot have more lines than it: nothing to count
-    if len(text) > MAX_ASSEMBLY_LINES and _breaks(text) > MAX_ASSEMBLY_LINES:
-        _check_line(MAX_ASSEMBLY_LINES + 1, 0, name)
-    lines = text.splitlines()
+    over MAX_LINE_CHARS (machine.files).
+
+    Split about SPLIT_CHARS at a time, each piece ending just after a `\n` (a line
+    boundary for splitlines, `\r\n` included), so that no single C call holds the
+    interpreter for long: a 1M-line source is otherwise one 0.2-0.4 s call, during
+    which the progress bar's thread cannot draw (and Ctrl+C waits)."""
+    lines: list[str] = []
+    at, n = 0, len(text)
+    while at < n:
+        cut = text.find("\n", at + SPLIT_CHARS)
+        stop = n if cut < 0 else cut + 1
+        piece = text[at:stop] if at or stop < n else text
+        room = MAX_ASSEMBLY_LINES - len(lines)
+        # a piece no longer than the room cannot have more lines than it: nothing to count
+        if len(piece) > room and _breaks(piece) > room:
+            _check_line(MAX_ASSEMBLY_LINES + 1, 0, name)
+        more = piece.splitlines()
+        if max(map(len, more), default=0) > MAX_LINE_CHARS:
+            i = next(i for i, line in enumerate(more) if len(line) > MAX_LINE_CHARS)
+            _check_line(len(lines) + i + 1, len(more[i]), name)
+        lines += more
+        at = stop
     _check_line(len(lines), 0, name)  # one more than the breaks when the last is unended
-    if max(map(len, lines), default=0) > MAX_LINE_CHARS:
-        i = next(i for i, line in enumerate(lines) if len(line) > MAX_LINE_CHARS)
-        _check_line(i + 1, len(lines[i]), name)
     return lines
 
 
@@ -215,11 +232,11 @@ def read_lines(text: str, name: str) -> list[Line]:
     return split_source(text, name)[0]
 
 
-# What a line's three passes cost, in units (benchmarks/asm_bench.py measures them on
-# mixed sources: reading 20-27% of the time, labels 7-9%, encoding 65-73%, the more
-# of it under `neurondbg asm`): the count a bar shows moves about as fast in every
-# pass, so its time remaining holds throughout.
-READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 4, 2, 14
+# What a line's three passes cost, in units: their shares of the CPU time on mixed
+# sources (benchmarks/asm_bench.py; 1M lines: reading 17%, labels 7.5%, encoding 75%),
+# so the count a bar shows moves about as fast in every pass and its time remaining
+# holds throughout.
+READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 7, 3, 30
 LINE_UNITS = READ_UNITS + LABEL_UNITS + ENCODE_UNITS
 
 

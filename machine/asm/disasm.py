@@ -7,7 +7,8 @@ register and enum names, dtype-pair nibbles). Unknown opcodes become `.raw`.
 
 Bulk formatting is vectorized per struct group: every field becomes a column
 of ready-made tokens (a lookup table for byte fields, one format call per
-distinct value otherwise), then each line is one `str.join`.
+distinct value otherwise; an array field formats each distinct element value
+once and joins them per distinct row), then each line is one `str.join`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from machine.isa.text import (
     INST_WORD_LEN,
     OPERAND_ALIASES,
     PAIR_KEYS,
+    ascii_text,
     field_key,
     format_addr4,
     format_element,
@@ -47,54 +49,69 @@ def _table_column(name: str, table: np.ndarray) -> Column:
     return col
 
 
-def _unique_column(name: str, fmt: Callable[[object], str], rows: bool) -> Column:
-    """Format each distinct value once; rows of <= 8 bytes are packed into one uint64 key."""
+def _unique_column(name: str, fmt: Callable[[int], str]) -> Column:
+    """A scalar field: each distinct value formatted once."""
+    def col(recs: np.ndarray) -> np.ndarray:
+        uniq, inv = np.unique(recs[name], return_inverse=True)
+        toks = np.array([fmt(int(u)) for u in uniq.tolist()], dtype=object)
+        return toks[inv.reshape(-1)]
+    return col
+
+
+def _array_column(name: str, key: str, f: Field) -> Column:
+    """An array field as ` key=[a,b,...]` (format_value's spelling), "" where all zero.
+
+    Vectorised: the distinct rows are found by numpy, each distinct element value is
+    formatted once (format_element), and a row is one `str.join` of ready tokens;
+    only ASCII fields (a name when the bytes spell one) are formatted row by row.
+    """
     def col(recs: np.ndarray) -> np.ndarray:
         v = recs[name]
         n = len(v)
-        if not rows:
-            uniq, inv = np.unique(v, return_inverse=True)
-            toks = np.array([fmt(int(u)) for u in uniq], dtype=object)
-            return toks[inv.reshape(-1)]
         flat = v.reshape(n, -1)
         out = np.full(n, "", dtype=object)
         nz = flat.any(axis=1)
         if not nz.any():
             return out
-        sub = np.ascontiguousarray(flat[nz])
-        width = sub.dtype.itemsize * sub.shape[1]
-        if width <= 8:
-            packed = np.zeros((len(sub), 8), np.uint8)
-            packed[:, :width] = sub.view(np.uint8).reshape(len(sub), width)
-            uniq, first, inv = np.unique(packed.view(np.uint64).ravel(), return_index=True,
-                                         return_inverse=True)
-            toks = np.array([fmt(tuple(int(x) for x in sub[i])) for i in first], dtype=object)
-            out[nz] = toks[inv.reshape(-1)]
-            return out
-        cache: dict[bytes, str] = {}
-        keys = sub.view(f"V{width}").ravel().tolist()
-        toks_list = []
-        for k, row in zip(keys, range(len(sub)), strict=True):
-            tok = cache.get(k)
-            if tok is None:
-                tok = cache[k] = fmt(tuple(int(x) for x in sub[row]))
-            toks_list.append(tok)
-        out[nz] = np.array(toks_list, dtype=object)
+        rows, inv = _unique_rows(np.ascontiguousarray(flat[nz]))
+        out[nz] = _row_tokens(rows, key, f)[inv]
         return out
     return col
 
 
-def _scalar_token(key: str, f: Field, default: int) -> Callable[[object], str]:
-    def fmt(v: object) -> str:
-        assert isinstance(v, int)
+def _unique_rows(sub: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct rows, index of each row of `sub` among them), by the rows' bytes."""
+    width = sub.dtype.itemsize * sub.shape[1]
+    keys = sub.view(np.uint8).reshape(len(sub), width)
+    if width <= 8:  # one uint64 per row sorts fastest
+        packed = np.zeros((len(sub), 8), np.uint8)
+        packed[:, :width] = keys
+        _, first, inv = np.unique(packed.view(np.uint64).ravel(), return_index=True,
+                                  return_inverse=True)
+    else:
+        _, first, inv = np.unique(keys.view(f"V{width}").ravel(), return_index=True,
+                                  return_inverse=True)
+    return sub[first], inv.reshape(-1)
+
+
+def _row_tokens(rows: np.ndarray, key: str, f: Field) -> np.ndarray:
+    """` key=[...]` per row of `rows` (no row all zero), as an object array."""
+    values, inv = np.unique(rows, return_inverse=True)
+    elems = np.array([format_element(f, v) for v in values.tolist()], dtype=object)
+    table = elems[inv.reshape(rows.shape)].tolist()
+    head = f" {key}=["
+    toks = [head + ",".join(t) + "]" for t in table]
+    if f.role == "ascii":
+        for i, row in enumerate(rows.tolist()):
+            text = ascii_text(tuple(row))
+            if text is not None:
+                toks[i] = f" {key}={text}"
+    return np.array(toks, dtype=object)
+
+
+def _scalar_token(key: str, f: Field, default: int) -> Callable[[int], str]:
+    def fmt(v: int) -> str:
         return "" if v == default else f" {key}={format_element(f, v)}"
-    return fmt
-
-
-def _array_token(key: str, f: Field) -> Callable[[object], str]:
-    def fmt(v: object) -> str:
-        assert isinstance(v, tuple)
-        return "" if not any(v) else f" {key}={format_value(f, v)}"
     return fmt
 
 
@@ -146,12 +163,12 @@ def _plan(struct_name: str, gen: Gen) -> tuple[Column, ...]:
         if f.role in ("step", "count") and f.count > 1 and f.name.endswith(
                 (".step_elem", ".num_elem")):
             key = "step" if f.name.endswith(".step_elem") else "num"
-            cols.append(_unique_column(f.name, _array_token(key, f), rows=True))
+            cols.append(_array_column(f.name, key, f))
             continue
         key = field_key(struct, f)
         default = INST_WORD_LEN if f.name == "header.inst_word_len" else 0
         if f.count > 1:
-            cols.append(_unique_column(f.name, _array_token(key, f), rows=True))
+            cols.append(_array_column(f.name, key, f))
         elif f.itemsize == 1:
             fmt = _scalar_token(key, f, default)
             lo, _ = f.bounds
@@ -163,7 +180,7 @@ def _plan(struct_name: str, gen: Gen) -> tuple[Column, ...]:
                 continue
             cols.append(_table_column(f.name, table))
         else:
-            cols.append(_unique_column(f.name, _scalar_token(key, f, default), rows=False))
+            cols.append(_unique_column(f.name, _scalar_token(key, f, default)))
     return tuple(cols)
 
 
@@ -280,8 +297,10 @@ def format_instruction(inst: Instruction, gen: Gen = DEFAULT_GEN) -> str:
     return disassemble_lines(decode_bytes(inst.raw), gen)[0]
 
 
-def to_json(program: Program) -> list[dict]:
-    """The `disasm --json` shape (DESIGN.md): every field by its reference name."""
+def to_json(program: Program, base: int = 0) -> list[dict]:
+    """The `disasm --json` shape (DESIGN.md): every field by its reference name. `base`
+    is the index of the program's first record in a longer one (a block of a streamed
+    file): each row's index and offset count from there."""
     out = []
     for name in STRUCT_ORDER:
         idx, recs = program.records_for(name)
@@ -289,7 +308,7 @@ def to_json(program: Program) -> list[dict]:
             continue
         struct = STRUCTS[name]
         cols = {f.name: recs[f.name].tolist() for f in struct.fields}
-        for j, i in enumerate(idx.tolist()):
+        for j, i in enumerate((idx + base).tolist()):
             out.append((i, {"index": i, "offset": 64 * i, "opcode": cols["header.opcode"][j],
                             "mnemonic": mnemonic(cols["header.opcode"][j]), "struct": name,
                             "fields": {k: v[j] for k, v in cols.items()}}))

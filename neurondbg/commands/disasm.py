@@ -6,12 +6,19 @@ ENGINE_ORDER with its own data and records; `asm` of that text gives the same re
 per engine. `--json` of a kernel is `{"engines": {"pool": [...], ...}}`, each list the
 one-program shape. `--gen` defaults to the kernel's generation (its manifest's
 `[kernel] gen` or `.gen` line), for a program to cayman.
+
+A binary program is printed a block of records at a time as it is read
+(machine.asm.disasm_file), before anything reads the whole file: a 1 GiB program
+starts printing at once, holds one block in memory, and stops within a block's work
+on Ctrl+C (exit 130).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+from typing import IO
 
 import click
 
@@ -37,8 +44,13 @@ def command(program: str, as_json: bool, gen: Gen | None, subgraph: str | None) 
     if subgraph is not None:
         raise click.UsageError("--subgraph applies to a NEFF only")
     from machine.asm import AsmError
+    from machine.asm.disasm_file import open_records
 
     try:
+        records = open_records(program)  # before any whole-file read (module docstring)
+        if records is not None:
+            with records:
+                return _stream(program, records, as_json, gen)
         out = _render(program, as_json, gen)
     except AsmError as e:
         raise InputError(e.one_line) from None
@@ -47,6 +59,21 @@ def command(program: str, as_json: bool, gen: Gen | None, subgraph: str | None) 
     except ValueError as e:
         raise InputError(str(e)) from None
     sys.stdout.write(out)
+
+
+def _stream(program: str, records: IO[bytes], as_json: bool, gen: Gen | None) -> None:
+    """Print binary PROGRAM a block of records at a time as it is read."""
+    from machine.asm.disasm_file import disassembly_blocks, json_blocks, load_sidecar
+
+    pieces = (json_blocks(records, program) if as_json else
+              disassembly_blocks(records, program, DEFAULT_GEN if gen is None else gen,
+                                 load_sidecar(program)))
+    try:
+        for piece in pieces:
+            sys.stdout.write(piece)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader has gone (`disasm BIG | head`): it has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
 
 
 def _render(program: str, as_json: bool, gen: Gen | None) -> str:

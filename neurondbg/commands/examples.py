@@ -4,10 +4,11 @@ The examples ship inside the package (sessions/examples), so a regular install h
 them: programs and sessions at the top, the multi-engine example kernels in
 `kernels/`. `--copy DIR` writes every file into DIR (kernels into DIR/kernels;
 created if missing) so it can be edited and run; a file already there with other
-contents is never overwritten (the copy refuses before writing anything), one with
-the same contents is skipped. Telling them apart reads no more than it must: a size
-that differs settles it unread, and equal sizes are compared CHUNK bytes at a time up
-to the first difference (a 2 GiB file in the way costs a stat, not 2 GiB of memory).
+contents is never overwritten (the copy refuses before writing anything) unless
+`--force`, one with the same contents is skipped. Telling them apart reads no more
+than it must: a size that differs settles it unread, and equal sizes are compared
+CHUNK bytes at a time up to the first difference (a 2 GiB file in the way costs a
+stat, not 2 GiB of memory).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import IO
 import click
 
 from neurondbg.errors import InputError
+from neurondbg.force import force_option
 
 CHUNK = 64 * 1024  # bytes compared at a time against a file already in the way
 
@@ -27,6 +29,7 @@ CHUNK = 64 * 1024  # bytes compared at a time against a file already in the way
 @click.command("examples")
 @click.option("--copy", "copy_to", type=click.Path(file_okay=False), default=None,
               metavar="DIR", help="copy the bundled examples into DIR for editing")
+@force_option
 def command(copy_to: str | None) -> None:
     """List the bundled example programs and sessions, or copy them out (--copy DIR)."""
     from sessions import examples
@@ -51,8 +54,9 @@ def command(copy_to: str | None) -> None:
 
 def _copy(files: list[tuple[Path, Path]], dest: Path) -> None:
     """Copy each (source, path relative to `dest`), refusing before any write."""
-    from sessions.atomic import write_atomic
+    from sessions.atomic import replacing_forced, write_atomic
 
+    force = replacing_forced()
     if dest.exists() and not dest.is_dir():
         raise InputError(f"{dest}: expected a folder to copy the examples into")
     todo = []
@@ -65,10 +69,11 @@ def _copy(files: list[tuple[Path, Path]], dest: Path) -> None:
         if target.is_symlink() or target.exists():
             if not target.is_file():
                 raise InputError(f"{target}: exists and is not a regular file; nothing copied")
-            if not _same(target, data):
+            if _same(target, data):
+                continue
+            if not force:
                 raise InputError(f"{target}: exists with other contents; nothing copied "
-                                 "(move it away or copy into another folder)")
-            continue
+                                 "(move it away, copy into another folder, or --force)")
         todo.append((target, data))
     try:
         dest.mkdir(parents=True, exist_ok=True)

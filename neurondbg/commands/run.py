@@ -48,8 +48,10 @@ import numpy as np
 from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.errors import EXIT_INTERRUPTED, InputError
+from neurondbg.force import force_option
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 from neurondbg.params_core import SCHEDULE, SWITCH
+from sessions.atomic import FileKind
 
 
 def _summary(m: Any, stop: Any, source: str | None) -> str:
@@ -124,6 +126,10 @@ def _inputs(program: Path, sbuf_in: Path | None) -> list[tuple[str, Path]]:
     return found
 
 
+_OUTPUT_KINDS = {"--save-session": FileKind.SESSION, "--trace": FileKind.TRACE,
+                 "--dump-sbuf": FileKind.SBUF_IMAGE}  # what each output holds (--force)
+
+
 def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path]]) -> None:
     """Refuse, before the run, an output that is an input or another output, or that
     cannot be written."""
@@ -136,7 +142,7 @@ def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path
             continue
         try:
             check_output(path, [*inputs, *((f"the {o} output", p) for o, p in seen)],
-                         what=option)
+                         what=option, kind=_OUTPUT_KINDS.get(option))
         except SessionError as e:
             raise InputError(str(e)) from None
         seen.append((option, path))
@@ -176,6 +182,7 @@ def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path
               help="NEFF: an input tensor (tensor_map.json name; shape and dtype checked).")
 @click.option("--output", "neff_outputs", multiple=True, metavar="NAME=FILE.npy",
               help="NEFF: write an output tensor where the run stopped.")
+@force_option
 def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
             breaks: tuple[str, ...], sbuf_in: Path | None, dump_sbuf: Path | None,
             as_json: bool, trace_out: Path | None, save_session: Path | None,

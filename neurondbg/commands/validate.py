@@ -36,6 +36,7 @@ from machine.files import (
 from machine.isa import RECORD_BYTES
 from machine.isa.queues import QUEUE_ENGINES
 from neurondbg.errors import InputError
+from neurondbg.force import force_option
 from neurondbg.params import DEFAULT_ENGINE, GEN, EngineType  # run's default queue too
 from neurondbg.progress import Advance, progress
 
@@ -343,6 +344,7 @@ def failing_clause_lines(verdict) -> list[str]:
               "(docs/legality.md).")
 @click.option("--subgraph", default=None, metavar="sgNN", help="A NEFF's subgraph to judge "
               "[default: the first that has work].")
+@force_option
 def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
             fix_out: str | None, subgraph: str | None) -> None:
     """Check every instruction of PROGRAM against the wire-level legality predicates and

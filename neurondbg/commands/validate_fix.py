@@ -32,12 +32,14 @@ from neurondbg.errors import InputError
 
 
 def output_target(out: str, program: str) -> Path:
-    """The resolved OUT; InputError (exit 2) when it is PROGRAM or cannot be written."""
-    from sessions.atomic import check_output
+    """The resolved OUT; InputError (exit 2) when it is PROGRAM or cannot be written, or
+    holds another kind of file than PROGRAM (OUT has its form) and --force is not given."""
+    from sessions.atomic import check_output, sniff_kind
     from sessions.errors import SessionError
 
     try:
-        return check_output(out, [("the program", program)], what="--fix output")
+        return check_output(out, [("the program", program)], what="--fix output",
+                            kind=sniff_kind(program))
     except SessionError as e:
         raise InputError(str(e)) from None
 
@@ -101,10 +103,20 @@ def assembly_text(source, fixed: np.ndarray, edits: dict[int, str], gen) -> str:
 
 def write(program: str, target: Path, raw: np.ndarray, source, result) -> tuple[list[str], int]:
     """Repair, write OUT atomically in the input's form; (edit lines, instructions unfixed)."""
+    fixed, lines, changed, unfixed = repair(raw, result)
+    try:
+        _write(program, target, fixed, changed, source, result)
+    except OSError as e:
+        raise InputError(f"{target}: cannot write: {e.strerror or e}") from None
+    return lines, unfixed
+
+
+def _write(program: str, target: Path, fixed: np.ndarray, changed: dict[int, str], source,
+           result) -> None:
+    """Write the repaired program to `target`: records (+ sidecar) or assembly text."""
     from machine.asm.data import data_path
     from sessions.atomic import atomic_open
 
-    fixed, lines, changed, unfixed = repair(raw, result)
     if source is None:  # binary: the records, and the data sidecar beside them
         side = data_path(program)
         with atomic_open(target, "wb") as fh:
@@ -112,7 +124,7 @@ def write(program: str, target: Path, raw: np.ndarray, source, result) -> tuple[
         if side.exists():
             with atomic_open(data_path(target), "wb") as fh:
                 fh.write(side.read_bytes())
-        return lines, unfixed
+        return
     from machine.asm.loader import from_text
 
     text = assembly_text(source, fixed, changed, result.gen)
@@ -122,4 +134,3 @@ def write(program: str, target: Path, raw: np.ndarray, source, result) -> tuple[
                          "repaired records; nothing was written")
     with atomic_open(target, "w") as fh:
         fh.write(text)
-    return lines, unfixed

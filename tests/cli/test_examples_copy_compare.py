@@ -33,7 +33,7 @@ def test_a_huge_file_in_the_way_is_refused_without_reading_it(tmp_path: Path) ->
         tracemalloc.stop()
     assert r.exit_code == 2, r.output
     assert r.output.strip() == (f"neurondbg: error: {big}: exists with other contents; nothing "
-                                "copied (move it away or copy into another folder)")
+                                "copied (move it away, copy into another folder, or --force)")
     assert peak < 64 << 20, peak
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # nothing written
 

@@ -100,11 +100,11 @@ def test_piped_run_prints_nothing_extra_on_stderr(spin: Path, monkeypatch) -> No
                                f"{SPIN_STEPS} steps\n")
 
 
-def test_asm_shows_a_pulse_only_above_large_lines() -> None:
-    small = "    HALT\n" * 10
-    assert isinstance(asm._assembling("s.asm", small), contextlib.nullcontext)
-    large = "    HALT\n" * (asm.LARGE_LINES + 1)
-    assert not isinstance(asm._assembling("l.asm", large), contextlib.nullcontext)
+def test_asm_shows_a_bar_only_above_large_bytes() -> None:
+    for size in (0, 90, asm.LARGE_BYTES):
+        assert isinstance(asm._assembling("s.asm", size), contextlib.nullcontext)
+    assert not isinstance(asm._assembling("l.asm", asm.LARGE_BYTES + 1),
+                          contextlib.nullcontext)
 
 
 def test_validate_json_rows_advance_the_bar_by_every_row(tmp_path: Path) -> None:

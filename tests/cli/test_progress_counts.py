@@ -21,7 +21,9 @@ from neurondbg.cli import cli
 from neurondbg.commands import asm
 from tests.helpers import run_on_pty, wait_for
 
-LINES = asm.LARGE_LINES + 5  # a source long enough for asm's bar
+LINES = asm.LARGE_BYTES // 4 + 5  # "NOP\n" lines: a source long enough for asm's bar
+
+KEEP = bytes(range(64))  # an earlier build in the way: a program (asm may replace it)
 
 
 @pytest.fixture
@@ -141,13 +143,13 @@ def test_ctrl_c_under_the_asm_bar_is_one_line_130_and_writes_nothing(tmp_path: P
     src = tmp_path / "big.asm"
     src.write_text("NOP\n" * (4 * LINES))
     out = tmp_path / "big.bin"
-    out.write_bytes(b"keep")
+    out.write_bytes(KEEP)
     sent = ctrl_c_at(1)
     r = CliRunner().invoke(cli, ["asm", str(src), "-o", str(out)])
     assert sent and r.exit_code == 130
     assert r.stderr == (f"neurondbg: interrupted: {src} was not assembled; nothing was "
                         "written\n")
-    assert out.read_bytes() == b"keep"
+    assert out.read_bytes() == KEEP
 
 
 # -- a real terminal (a pty) -----------------------------------------------------------------
@@ -158,11 +160,11 @@ def test_asm_on_a_terminal_counts_lines_and_ctrl_c_stops_it(tmp_path: Path) -> N
     lines = 1_000_000  # a second of work: the bar (after 0.3 s) is seen well before the end
     src.write_text("NOP\n" * lines)
     out = tmp_path / "big.bin"
-    out.write_bytes(b"keep")
+    out.write_bytes(KEEP)
     code, _, tty = run_on_pty(["asm", str(src), "-o", str(out)], interrupt_when=f"/{lines}")
     assert code == 130  # SIGINT once a count is on the screen
     assert "asm big.asm" in tty and f"/{lines}" in tty and "lines" in tty
     after_bar = tty.rsplit("\x1b[1A\x1b[2K", 1)[-1]  # the bar is erased before the message
     assert after_bar.strip().splitlines() == [
         f"neurondbg: interrupted: {src} was not assembled; nothing was written"]
-    assert out.read_bytes() == b"keep"
+    assert out.read_bytes() == KEEP

@@ -99,15 +99,18 @@ def _temporaries(folder: Path) -> list[str]:
 
 def test_dump_sbuf_trace_and_asm_output_survive_a_crash(prog: Path, tmp_path: Path,
                                                         monkeypatch) -> None:
-    dump, trace, binary = tmp_path / "sb.npy", tmp_path / "t.jsonl", tmp_path / "p.bin"
-    for p in (dump, trace, binary):
-        p.write_bytes(b"old")
+    # earlier outputs of the same kinds: an image, a trace, a program
+    old = {tmp_path / "sb.npy": b"\x93NUMPY" + bytes(58), tmp_path / "t.jsonl":
+           b'{"neurondbg_trace":1}\n', tmp_path / "p.bin": bytes(64)}
+    for p, data in old.items():
+        p.write_bytes(data)
+    dump, trace, binary = old
     _failing_replace(monkeypatch)
     for args in (("run", prog, "--dump-sbuf", dump), ("run", prog, "--trace", trace),
                  ("asm", prog, "-o", binary)):
         code, _, err = run(*args)
         assert code == 2 and "simulated crash" in err
-    assert [p.read_bytes() for p in (dump, trace, binary)] == [b"old"] * 3
+    assert [p.read_bytes() for p in old] == list(old.values())
     assert _temporaries(tmp_path) == []
 
 

@@ -119,3 +119,21 @@ def test_export_never_writes_onto_the_program_and_reports_bad_lanes(tmp_path: Pa
                      "`export lanes PATH`"]
     assert program_web == program and got["delivered"] == []  # a refused file is not sent
     assert not (tmp_path / "x.txt").exists()
+
+
+def test_export_and_save_refuse_a_file_of_another_kind_unless_forced(tmp_path: Path) -> None:
+    session = "schema = 1\n[program]\npath = 'cast.asm'\n"
+    (tmp_path / "s.toml").write_text(session)
+    (tmp_path / "k.toml").write_text("[kernel]\ngen = 'cayman'\n[engines]\npool = 'p.bin'\n")
+    got = console(tmp_path, "step 2", "export trace s.toml", "export trace s.toml --force",
+                  "save k.toml")
+    _, refused, forced, save = got["replies"]
+    assert refused == ["error: export: s.toml: cannot write: it holds a session, not "
+                       "a text file: refusing to replace it (--force replaces it)"]
+    assert forced == ["exported lane p0 e0's trace of step 1 to s.toml"]
+    assert "step 1, lane p0 e0" in (tmp_path / "s.toml").read_text()
+    # the console's save offers no --force: the hint says what to do instead
+    assert len(save) == 1 and save[0].startswith("error: save: ")
+    assert save[0].endswith("it holds a kernel manifest, not a session: refusing to replace "
+                            "it (choose another file)")
+    assert (tmp_path / "k.toml").read_text().startswith("[kernel]")
