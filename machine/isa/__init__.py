@@ -4,7 +4,7 @@
     from machine.isa.opcodes import OPCODES           # byte -> OpcodeInfo
     from machine.isa.codec import decode, encode, load_program, decode_bytes
     from machine.isa.addr import decode_addr4, decode_addr4_array, geometry
-    from machine.isa.opcodes import Opcode            # IntEnum generated from the table
+    from machine.isa.opcodes import Opcode            # IntEnum, one member per table row
     from machine.isa import listing, listing_lines    # Program listing lines (one / all)
 
 Importing a submodule (machine.isa.opcodes) does not import the listing form and the
