@@ -15,8 +15,11 @@ import importlib.util
 import re
 import subprocess
 import sys
+import typing
 from collections import Counter
 from pathlib import Path
+
+from machine.convert.formats import FORMATS, FloatFormat, HiF8Format, IntFormat
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = Path(__file__).resolve().parent / "mypy_baseline.txt"
@@ -86,3 +89,16 @@ def test_mypy_error_counts_never_rise() -> None:
     fell = sorted(p for p, n in baseline.items() if counts.get(p, 0) < n)
     assert not fell, ("fewer mypy errors: lower tests/mypy_baseline.txt to " + ", ".join(
         f"{p} {counts.get(p, 0)}" for p in fell))
+
+
+def test_format_kind_flags_are_literal_tags_that_agree_with_isinstance() -> None:
+    # mypy narrows `Format` on these flags only because each class declares them as
+    # Literal class constants; the values must then be what isinstance says.
+    tags = {"is_float": FloatFormat, "is_hif8": HiF8Format, "is_int": IntFormat}
+    for cls in (FloatFormat, HiF8Format, IntFormat):
+        hints = typing.get_type_hints(cls)
+        for flag, owner in tags.items():
+            assert hints[flag] == typing.ClassVar[typing.Literal[cls is owner]], (cls, flag)
+    for name, fmt in FORMATS.items():
+        assert {flag for flag in tags if getattr(fmt, flag)} == {
+            flag for flag, owner in tags.items() if isinstance(fmt, owner)}, name
