@@ -39,7 +39,7 @@ import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Literal
 
 import numpy as np
 
@@ -47,7 +47,7 @@ from machine.convert.formats import IntFormat, parse_format
 from machine.edits import bounds_error
 from machine.engines.record import decode_values
 from machine.isa.opcodes import QUEUE_ENGINES
-from machine.state import NUM_INDEX_REGS, NUM_SEMS, NUM_SHAPE_REGS
+from machine.state import NUM_INDEX_REGS, NUM_SEMS, NUM_SHAPE_REGS, MachineState
 
 MAX_LENGTH = 1024  # characters in one expression or target
 MAX_DEPTH = 64  # nested parentheses / prefix operators / operator levels
@@ -203,8 +203,11 @@ class Target:
 
 
 # -- parser ---------------------------------------------------------------------------------
-Node = tuple  # ("const", v) ("read", Target) ("unary", op, n) ("bin", ops, (n, ...))
-#               ("cmp", ops, (n, ...)) ("and", (n, ...)) ("or", (n, ...)): hashable, immutable
+# A parsed expression: tuples tagged by their first item (hashable, immutable).
+Node = (tuple[Literal["const"], Value] | tuple[Literal["read"], "Target"]
+        | tuple[Literal["unary"], str, "Node"]
+        | tuple[Literal["bin", "cmp"], tuple[str, ...], tuple["Node", ...]]
+        | tuple[Literal["and", "or"], tuple["Node", ...]])
 
 
 class Parser:
@@ -467,7 +470,7 @@ def _decode(raw: bytes, fmt: str) -> int | float:
     return int(v) if isinstance(f, IntFormat) else v
 
 
-def read(target: Target, state: Any) -> int | float:
+def read(target: Target, state: MachineState) -> int | float:
     """The current value of a target (memory: the first element, in its format).
 
     EvalError when the target is outside this machine (the bounds rule of every
@@ -493,10 +496,11 @@ def read(target: Target, state: Any) -> int | float:
         return float(state.acc[target.index])
     if k == "idx":
         return int(state.idx[target.index, target.k])
-    return getattr(state, k)[target.index]
+    value: Value = getattr(state, k)[target.index]  # sem, shape: arrays named by the kind
+    return value
 
 
-def snapshot(target: Target, state: Any) -> Any:
+def snapshot(target: Target, state: MachineState) -> Value | bytes:
     """A comparable copy of everything a watch target covers."""
     if target.kind == "mem":  # memory is shared: no engine to look up
         mem = state.memory(target.space)
@@ -505,62 +509,74 @@ def snapshot(target: Target, state: Any) -> Any:
 
 
 # -- evaluation -----------------------------------------------------------------------------
-Fn = Callable[[Any], Value]
+Fn = Callable[[MachineState], Value]
 
 
 def _compile(node: Node) -> Fn:
     """A closure per node: conditions run on every step, so no per-call dispatch."""
-    kind = node[0]
-    if kind == "const":
-        value = node[1]
-        return lambda s: value
-    if kind == "read":
-        target = node[1]
-        return lambda s: read(target, s)
-    if kind == "unary":
-        op, inner = node[1], _compile(node[2])
-        if op == "-":
-            return lambda s: -inner(s)
-        if op == "+":
-            return inner
-        if op == "~":
-            return lambda s: ~_ints("~", inner(s), 0)[0]
-        return lambda s: int(not inner(s))  # "!" / "not"
-    if kind in ("and", "or"):
-        parts = [_compile(n) for n in node[1]]
-        if kind == "and":
+    match node:
+        case ("const", value):
+            return lambda s: value
+        case ("read", target):
+            return lambda s: read(target, s)
+        case ("unary", op, operand):
+            inner = _compile(operand)
+            if op == "-":
+                return lambda s: -inner(s)
+            if op == "+":
+                return inner
+            if op == "~":
+                return lambda s: ~_ints("~", inner(s), 0)[0]
+            return lambda s: int(not inner(s))  # "!" / "not"
+        case ("and", operands):
+            parts = [_compile(n) for n in operands]
             return lambda s: int(all(p(s) for p in parts))  # all/any short-circuit
-        return lambda s: int(any(p(s) for p in parts))
-    first, rest = _compile(node[2][0]), [_compile(n) for n in node[2][1:]]
-    if kind == "cmp":
-        tests = [_CMP[op] for op in node[1]]
+        case ("or", operands):
+            parts = [_compile(n) for n in operands]
+            return lambda s: int(any(p(s) for p in parts))
+        case ("cmp", ops, operands):
+            return _chain(ops, [_compile(n) for n in operands])
+        case (_, ops, operands):  # "bin"
+            return _fold(ops, [_compile(n) for n in operands])
 
-        def chain(s: Any) -> int:
-            a = first(s)
-            for test, part in zip(tests, rest, strict=True):
-                b = part(s)
-                if not test(a, b):
-                    return 0  # Python: `a < b < c` stops at the first false link
-                a = b
-            return 1
-        return chain
-    fns = [_ARITH[op] for op in node[1]]
 
-    def fold(s: Any) -> Value:
+def _chain(ops: tuple[str, ...], fns: list[Fn]) -> Fn:
+    """A comparison chain: `a < b < c` is `a < b and b < c`, each operand read once."""
+    first, rest = fns[0], fns[1:]
+    tests = [_CMP[op] for op in ops]
+
+    def chain(s: MachineState) -> int:
+        a = first(s)
+        for test, part in zip(tests, rest, strict=True):
+            b = part(s)
+            if not test(a, b):
+                return 0  # Python: `a < b < c` stops at the first false link
+            a = b
+        return 1
+    return chain
+
+
+def _fold(ops: tuple[str, ...], fns: list[Fn]) -> Fn:
+    """A run of one level's operators, applied left to right."""
+    first, rest = fns[0], fns[1:]
+    arith = [_ARITH[op] for op in ops]
+
+    def fold(s: MachineState) -> Value:
         v = first(s)
-        for fn, part in zip(fns, rest, strict=True):
+        for fn, part in zip(arith, rest, strict=True):
             v = fn(v, part(s))
         return v
     return fold
 
 
 def _children(node: Node) -> list[Node]:
-    kind = node[0]
-    if kind in ("const", "read"):
-        return []
-    if kind == "unary":
-        return [node[2]]
-    return list(node[2] if kind in ("bin", "cmp") else node[1])
+    match node:
+        case ("const", _) | ("read", _):
+            return []
+        case ("unary", _, operand):
+            return [operand]
+        case ("and" | "or", operands) | (_, _, operands):
+            return list(operands)
 
 
 def _tree_depth(tree: Node) -> int:
@@ -589,7 +605,7 @@ class Expr:
     tree: Node
     fn: Fn = field(repr=False, compare=False)
 
-    def __call__(self, state: Any) -> Value:
+    def __call__(self, state: MachineState) -> Value:
         try:
             return self.fn(state)
         except OverflowError:  # a huge integer met a float, e.g. 1.5 * (1 << 64 << 64 ...)

@@ -54,7 +54,7 @@ def decode(bits: np.ndarray, fmt: Format) -> Lanes:
     """Exact lanes of `bits` (already in fmt's container)."""
     if fmt.is_int:
         return _decode_int(bits, fmt)
-    if fmt.bits <= 16:
+    if fmt.is_hif8 or fmt.bits <= 16:
         return _table(fmt.name).take(bits.astype(np.intp))
     return _decode_float(bits, fmt)  # fp32, fp32r
 
@@ -91,7 +91,7 @@ def _decode_float(bits: np.ndarray, fmt: FloatFormat) -> Lanes:
         cls[special & (m != 0)] = NAN
     elif fmt.nan == "allones":
         cls[(e == top) & (m == (1 << mb) - 1)] = NAN
-    elif fmt.nan == "code":
+    elif fmt.nan == "code" and fmt.nan_code is not None:
         cls[(b & U64((1 << (fmt.bits - 1 + (not fmt.signed))) - 1 if fmt.signed else 0xFF))
             == U64(fmt.nan_code)] = NAN
     mag = np.where(cls == FINITE, mag, U64(0))

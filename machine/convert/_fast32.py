@@ -71,7 +71,7 @@ def _chunk(b: np.ndarray, dst: FloatFormat, mode: str, table: np.ndarray) -> np.
     if dst.pad_bits:
         enc <<= np.uint32(dst.pad_bits)
     sign = (b >> np.uint32(32 - dst.bits)) & np.uint32(1 << (dst.bits - 1))
-    out = (enc | sign).astype(dst.container)
+    out: np.ndarray = (enc | sign).astype(dst.container)
     # Specials: class 1 overflow, 2 inf, 3 NaN; their codes depend on the sign only, so
     # they come from a 4 x 2 table built by the generic rules (_policy).
     limit = (dst.max_code >> dst.pad_bits) << dst.pad_bits
@@ -104,11 +104,11 @@ def _increment(mode: str, rem: np.ndarray, shift: np.ndarray, enc: np.ndarray,
     if mode in (Mode.FLOOR, Mode.CEIL):
         neg = (b >> np.uint32(31)).view(I32)
         toward = neg if mode == Mode.FLOOR else 1 - neg
-        return (rem != 0).view(np.int8) * toward
-    if mode == Mode.ODD:
-        return (rem != 0).view(np.int8) & (~enc & 1)
-    half = I32(1) << (shift - 1)
-    if mode == Mode.ROUND:
-        return (rem >= half).view(np.int8).astype(I32)
-    # rint: up when above half, or exactly half with an odd lsb
-    return ((rem + (enc & 1)) > half).view(np.int8).astype(I32)
+        inc: np.ndarray = (rem != 0).view(np.int8) * toward
+    elif mode == Mode.ODD:
+        inc = (rem != 0).view(np.int8) & (~enc & 1)
+    elif mode == Mode.ROUND:
+        inc = (rem >= I32(1) << (shift - 1)).view(np.int8).astype(I32)
+    else:  # rint: up when above half, or exactly half with an odd lsb
+        inc = ((rem + (enc & 1)) > I32(1) << (shift - 1)).view(np.int8).astype(I32)
+    return inc

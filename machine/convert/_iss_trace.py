@@ -18,6 +18,7 @@ A step that drops nothing (widen, shift 0) has none, as in the float trace.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 from machine.convert._iss_vec import (
@@ -38,7 +39,17 @@ from machine.convert._iss_vec import (
     pack_bias,
 )
 from machine.convert._trace_codec import bitstr, decode
-from machine.convert._trace_model import ROLES, STEP_NAMES, Step, Trace, Value, count, show
+from machine.convert._trace_model import (
+    ROLES,
+    STEP_NAMES,
+    Mark,
+    Step,
+    StepValues,
+    Trace,
+    Value,
+    count,
+    show,
+)
 from machine.convert._trace_round import (
     HALF_UP,
     final_candidates,
@@ -49,8 +60,9 @@ from machine.convert.modes import Mode
 
 PROFILE = "iss"
 NO_ROUNDING = "none"  # Trace.mode of the primitives that never round (widen, sats, packl, ...)
-MODE_TEXT = {Mode.RINT: "round to nearest, ties to even (RNE)", Mode.TRUNC: "toward zero (RTZ)",
-             Mode.CEIL: "toward +inf (RPI)", Mode.FLOOR: "toward -inf (RMI)"}
+MODE_TEXT: dict[str, str] = {
+    Mode.RINT: "round to nearest, ties to even (RNE)", Mode.TRUNC: "toward zero (RTZ)",
+    Mode.CEIL: "toward +inf (RPI)", Mode.FLOOR: "toward -inf (RMI)"}
 
 
 class _Lane:
@@ -61,7 +73,8 @@ class _Lane:
         self.inexact = self.tie = self.saturated = self.overflow = False
 
     def add(self, name: str, title: str, text: str, before: str = "", after: str = "",
-            marks: tuple = (), values: dict | None = None, marks_before: tuple = ()) -> None:
+            marks: Sequence[Mark] = (), values: StepValues | None = None,
+            marks_before: Sequence[Mark] = ()) -> None:
         assert name in STEP_NAMES and all(m[2] in ROLES for m in (*marks, *marks_before))
         self.steps.append(Step(name, title, text, before, after, tuple(marks), values or {},
                                tuple(marks_before)))
@@ -82,7 +95,7 @@ class _Lane:
                      self.overflow, tuple(self.steps), in_cls, out_cls, cand)
 
 
-def _with_candidates(text: str, values: dict, dst: Format, sign: int, sig: int, exp2: int,
+def _with_candidates(text: str, values: StepValues, dst: Format, sign: int, sig: int, exp2: int,
                      kept: int, q: int, up: int, rule: str, tie: bool = False) -> str:
     """Put the candidates of a rounding into a round step's values; return its text with
     the candidates' sentence (machine.convert._trace_round, as the float trace says it)."""
@@ -92,7 +105,7 @@ def _with_candidates(text: str, values: dict, dst: Format, sign: int, sig: int, 
     return f"{text}. {sentence}"
 
 
-def _fixed_point(text: str, values: dict, dst: Format, v: int, shift: int,
+def _fixed_point(text: str, values: StepValues, dst: Format, v: int, shift: int,
                  rounded: int, rule: str) -> str:
     """_with_candidates for a signed integer lane v read as v / 2^shift (shift > 0) that
     the primitive rounded to the integer `rounded` (floor(v / 2^shift) or one above)."""
@@ -103,7 +116,7 @@ def _fixed_point(text: str, values: dict, dst: Format, v: int, shift: int,
     return _with_candidates(text, values, dst, sign, mag, -shift, kept, 0, up, rule, tie)
 
 
-def _int_marks(width: int, is_signed: bool) -> tuple:
+def _int_marks(width: int, is_signed: bool) -> tuple[Mark, ...]:
     return ((0, 1, "sign"), (1, width, "mantissa")) if is_signed else ((0, width, "mantissa"),)
 
 
@@ -343,7 +356,7 @@ def _truncate(lane: _Lane, d, fmt: FloatFormat, dst: str, lo: int, hi: int,
     sig_w = fmt.man_bits + 1
     s = bitstr(d.sig, sig_w)
     if sh <= 0:
-        marks: tuple = ((0, sig_w, "kept"),)
+        marks: tuple[Mark, ...] = ((0, sig_w, "kept"),)
         mag = d.sig << -sh
         text = f"no fraction bits: the significand moves {count(-sh, 'place')} left"
     else:
@@ -524,7 +537,7 @@ def trace_pack(value: int, shift: int) -> Trace:
     quirk = "" if 1 <= shift <= 16 else f" (the & 0xf makes shift {shift} add 2^{(shift - 1) & 15})"
     text = (f"add the round-half bias 1 << ((shift-1) & 0xf) = {bias}{quirk}: half of the "
             "last kept unit rounds up")
-    values: dict = {"increment": bias, "mode": HALF_UP}
+    values: StepValues = {"increment": bias, "mode": HALF_UP}
     if shift:
         rounded = (v >> shift) + (((bits & ((1 << shift) - 1)) + bias) >> shift)
         rule = HALF_UP if shift <= 16 else f"adding {bias}"
@@ -566,7 +579,7 @@ def _trace_packvr(value: int, shift: int, width: int, rounding: bool, is_signed:
     total = acc + bias
     shifted = total >> shift
     rule = HALF_UP if rounding else Mode.FLOOR
-    values: dict = {"increment": bias, "mode": str(rule)}
+    values: StepValues = {"increment": bias, "mode": str(rule)}
     if shift:
         text = _fixed_point(text, values, FORMATS[_int_name(width, is_signed)], acc, shift,
                             shifted, rule)

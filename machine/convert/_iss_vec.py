@@ -67,7 +67,7 @@ def mode_of(round_mode: int) -> str:
     return ROUND_MODES[int(round_mode) & 3]
 
 
-def check_choice(name: str, value: object, choices: tuple) -> None:
+def check_choice(name: str, value: object, choices: tuple[object, ...]) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
 
@@ -127,8 +127,10 @@ def round_to_float(neg: np.ndarray, mag: np.ndarray, exp2: np.ndarray, fmt: Floa
         up = inexact & neg
     enc = np.where(mag == 0, 0, enc + up)
     inf_code = ((1 << fmt.exp_bits) - 1) << m_bits
-    to_inf = {Mode.RINT: np.ones_like(neg), Mode.TRUNC: np.zeros_like(neg), Mode.CEIL: ~neg,
-              Mode.FLOOR: neg}[mode]
+    to_inf_of: dict[str, np.ndarray] = {
+        Mode.RINT: np.ones_like(neg), Mode.TRUNC: np.zeros_like(neg), Mode.CEIL: ~neg,
+        Mode.FLOOR: neg}
+    to_inf = to_inf_of[mode]
     enc = np.where(enc >= inf_code, np.where(to_inf, inf_code, inf_code - 1), enc)
     return enc.astype(np.uint64) | (neg.astype(np.uint64) << np.uint64(fmt.bits - 1))
 
@@ -215,7 +217,8 @@ def widen(bits: np.ndarray) -> np.ndarray:
     sub = ((p + FP16.emin - FP16.man_bits + FP32.bias) << 23) | \
         ((m10 << np.clip(23 - p, 0, 23)) & 0x7FFFFF)
     out = np.where(e5 == 0x1F, special, np.where(e5 == 0, np.where(m10 == 0, 0, sub), normal))
-    return (out | sign).astype(np.uint32)
+    fp32: np.ndarray = (out | sign).astype(np.uint32)
+    return fp32
 
 
 @chunked
@@ -247,7 +250,8 @@ def sats(values: np.ndarray, width: int = 16) -> np.ndarray:
     check_choice("width", width, SATS_WIDTHS)
     v = signed(values, 2 * width)
     v = np.clip(v, -(1 << (width - 1)), (1 << (width - 1)) - 1)
-    return (v & ((1 << width) - 1)).astype(_container(width))
+    narrowed: np.ndarray = (v & ((1 << width) - 1)).astype(_container(width))
+    return narrowed
 
 
 def packl(values: np.ndarray) -> np.ndarray:
@@ -278,7 +282,8 @@ def _packvr(values: np.ndarray, shift: int, width: int, rounding: bool,
     bias = 1 << (shift - 1) if rounding and shift else 0
     v = (acc + bias) >> shift  # arithmetic shift of the (sign-extended) accumulator
     lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if is_signed else (0, (1 << width) - 1)
-    return (np.clip(v, lo, hi) & ((1 << width) - 1)).astype(_container(width))
+    packed: np.ndarray = (np.clip(v, lo, hi) & ((1 << width) - 1)).astype(_container(width))
+    return packed
 
 
 def packvr(values: np.ndarray, shift: int, width: int = 16) -> np.ndarray:

@@ -29,8 +29,10 @@ import numpy as np
 from machine.convert.formats import FloatFormat, HiF8Format
 from machine.convert.modes import Mode
 
-_TOWARD_ZERO = {Mode.TRUNC: (True, True), Mode.ODD: (True, True), Mode.FLOOR: (True, False),
-                Mode.CEIL: (False, True)}  # mode -> (toward zero for x > 0, for x < 0)
+# mode -> (toward zero for x > 0, for x < 0)
+_TOWARD_ZERO: dict[str, tuple[bool, bool]] = {
+    Mode.TRUNC: (True, True), Mode.ODD: (True, True), Mode.FLOOR: (True, False),
+    Mode.CEIL: (False, True)}
 
 FloatLike = FloatFormat | HiF8Format
 

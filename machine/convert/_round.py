@@ -37,20 +37,23 @@ def split(mag: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
 def increment(mode: str, lsb: np.ndarray, guard: np.ndarray, sticky: np.ndarray,
               neg: np.ndarray) -> np.ndarray:
     """Whether to add one quantum (bool array). `odd` increments an even truncation."""
-    inexact = guard | sticky
+    inexact: np.ndarray = guard | sticky
+    up: np.ndarray
     if mode == Mode.RINT:
-        return guard & (sticky | lsb)
-    if mode == Mode.ROUND:
-        return guard
-    if mode == Mode.FLOOR:
-        return inexact & neg
-    if mode == Mode.CEIL:
-        return inexact & ~neg
-    if mode == Mode.TRUNC:
-        return np.zeros(guard.shape, dtype=bool)
-    if mode == Mode.ODD:
-        return inexact & ~lsb
-    raise ValueError(f"mode {mode!r} has no generic rounding rule")
+        up = guard & (sticky | lsb)
+    elif mode == Mode.ROUND:
+        up = guard
+    elif mode == Mode.FLOOR:
+        up = inexact & neg
+    elif mode == Mode.CEIL:
+        up = inexact & ~neg
+    elif mode == Mode.TRUNC:
+        up = np.zeros(guard.shape, dtype=bool)
+    elif mode == Mode.ODD:
+        up = inexact & ~lsb
+    else:
+        raise ValueError(f"mode {mode!r} has no generic rounding rule")
+    return up
 
 
 def round_float(lanes: Lanes, man_bits: int, bias: int, emin: int,

@@ -9,8 +9,8 @@ from typing import Any
 
 from machine.convert.roles import ROLES
 
-__all__ = ["LANE_FLAGS", "ROLES", "STEP_NAMES", "Step", "Trace", "Value", "count",
-           "json_number", "show", "show_short"]
+__all__ = ["LANE_FLAGS", "ROLES", "STEP_NAMES", "Mark", "Step", "StepValues", "Trace", "Value",
+           "count", "json_number", "show", "show_short"]
 
 STEP_NAMES: tuple[str, ...] = ("decode", "special", "widen_fp32", "rebias", "align", "grs",
                                "round", "carry", "overflow", "range", "encode", "error")
@@ -20,6 +20,10 @@ LANE_FLAGS: tuple[str, ...] = ("exact", "inexact", "tie", "saturated", "overflow
                                "nan", "inf")
 
 Value = Fraction | float  # exact finite value, or float inf / nan
+Mark = tuple[int, int, str]  # (start, end, role) of a bit string, as Step.marks holds them
+# A step's named values: read by key, of many kinds (ints, Fractions, Modes, the candidates
+# dict), and made JSON-ready by Step.to_dict; as open as JSON, so Any.
+StepValues = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -34,9 +38,9 @@ class Step:
     text: str
     bits_before: str = ""
     bits_after: str = ""
-    marks: tuple[tuple[int, int, str], ...] = ()
-    values: dict[str, Any] = field(default_factory=dict)
-    marks_before: tuple[tuple[int, int, str], ...] = ()
+    marks: tuple[Mark, ...] = ()
+    values: StepValues = field(default_factory=dict)
+    marks_before: tuple[Mark, ...] = ()
     stage: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -73,7 +77,7 @@ class Trace:
     output_class: str = ""
     # the last rounding step's two candidates (JSON-ready, see _trace_round._candidates);
     # None when nothing was rounded (exact, or a special value)
-    candidates: dict[str, Any] | None = None
+    candidates: StepValues | None = None
 
     def step(self, name: str, stage: str | None = None) -> Step:
         """The first step called `name` (in `stage`, when given)."""

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from machine.convert import _trace_policy as policy
 from machine.convert._trace_codec import decode
-from machine.convert._trace_model import json_number, show, show_short
+from machine.convert._trace_model import StepValues, json_number, show, show_short
 from machine.convert.formats import FloatFormat, HiF8Format
 from machine.convert.modes import Mode
 
@@ -64,7 +64,7 @@ def threshold(top: Top, mode: str) -> tuple[Fraction | None, str]:
 
 
 def top_sentence(top: Top, mode: str, sat: bool, profile: str, chosen_ulps: float | None,
-                 chosen_bits: str | None, alternative: bool = True) -> tuple[str, dict]:
+                 chosen_bits: str | None, alternative: bool = True) -> tuple[str, StepValues]:
     """The round step's sentence and values for a value at the top of the range.
 
     chosen_ulps / chosen_bits: the error and the code of the finite neighbour chosen when
@@ -74,7 +74,7 @@ def top_sentence(top: Top, mode: str, sat: bool, profile: str, chosen_ulps: floa
     mag = show_short(top.magnitude)
     who = f"|x| = {mag}" if top.sign else mag
     past = top.rounded > top.largest
-    values: dict = {"overflow_threshold": json_number(t) if t is not None else None,
+    values: StepValues = {"overflow_threshold": json_number(t) if t is not None else None,
                     "past_threshold": past}
     head = (f"Overflow threshold {show_short(t)} ({why}): {who} is "
             f"{'past' if past else 'not past'} it" if t is not None else

@@ -36,7 +36,8 @@ def nan_result(dst: Format, sign: int, sat: bool, profile: str) -> Outcome:
 
 
 def _toward_zero(mode: str, sign: int) -> bool:
-    return mode == Mode.TRUNC or (mode == Mode.FLOOR and not sign) or (mode == Mode.CEIL and sign)
+    return (mode == Mode.TRUNC or (mode == Mode.FLOOR and not sign)
+            or (mode == Mode.CEIL and sign != 0))
 
 
 def float_overflow(dst: FloatFormat | HiF8Format, sign: int, mode: str, sat: bool, profile: str,

@@ -7,7 +7,7 @@ sig at or above the quantum 2**q, and rounds on the rest (guard, round, sticky).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -24,7 +24,15 @@ from machine.convert._trace_codec import (
     inf_code,
     max_code,
 )
-from machine.convert._trace_model import Step, count, json_number, show, show_short
+from machine.convert._trace_model import (
+    Mark,
+    Step,
+    StepValues,
+    count,
+    json_number,
+    show,
+    show_short,
+)
 from machine.convert._trace_overflow import HALF_UP, Top, top_sentence
 from machine.convert.formats import Format
 from machine.convert.modes import Mode
@@ -41,7 +49,7 @@ def _hex(code: int | None, digits: int) -> str | None:
     return None if code is None else f"0x{code:0{digits}x}"
 
 
-def candidate_sentence(c: dict, exact: dict[str, Fraction], mode: str, tie: bool) -> str:
+def candidate_sentence(c: StepValues, exact: dict[str, Fraction], mode: str, tie: bool) -> str:
     """One sentence on the two candidates: which the mode picks, and why. `c` is the
     JSON-ready candidates dict, `exact` its values as Fractions (below, above, halfway,
     distance_below, distance_above); `mode` a Mode, HALF_UP, or a short phrase naming the
@@ -64,11 +72,12 @@ def candidate_sentence(c: dict, exact: dict[str, Fraction], mode: str, tie: bool
     elif mode in nearest:
         why = f"the one {chosen} is nearer ({d_ch} away, the other {d_ot}): {code}"
     else:
-        took = {Mode.FLOOR: "floor takes the one below", Mode.CEIL: "ceil takes the one above",
-                Mode.TRUNC: "trunc takes the one nearer zero",
-                Mode.ODD: "round-to-odd takes the one with the odd code",
-                Mode.HYBRID: "hybrid takes the one its threshold picks"
-                }.get(mode, f"{mode} takes the one {chosen}")
+        took_of: dict[str, str] = {
+            Mode.FLOOR: "floor takes the one below", Mode.CEIL: "ceil takes the one above",
+            Mode.TRUNC: "trunc takes the one nearer zero",
+            Mode.ODD: "round-to-odd takes the one with the odd code",
+            Mode.HYBRID: "hybrid takes the one its threshold picks"}
+        took = took_of.get(mode, f"{mode} takes the one {chosen}")
         why = f"{took}, {code} ({d_ch} away)"
     return f"{head}{why}; error {c['error_ulps']:+.3g} ulp"
 
@@ -126,7 +135,7 @@ def code_at(dst: Format, sign: int, k: int, q: int) -> int | None:
 
 
 def candidates(dst: Format, sign: int, sig: int, exp2: int, kept: int, q: int,
-               up: int) -> tuple[dict, dict[str, Fraction]]:
+               up: int) -> tuple[StepValues, dict[str, Fraction]]:
     """The representable values of dst just below and above the exact input
     (-1)**sign * sig * 2**exp2 (by value, not magnitude), their encodings, the halfway
     point, the one chosen, the error in ulps; and the same values exactly (for the
@@ -160,7 +169,7 @@ def candidates(dst: Format, sign: int, sig: int, exp2: int, kept: int, q: int,
     }, exact
 
 
-def final_candidates(steps: list[Step] | tuple[Step, ...]) -> dict | None:
+def final_candidates(steps: list[Step] | tuple[Step, ...]) -> StepValues | None:
     """A trace's candidates: those of the last leg's rounding step (a neuron trace has two
     legs; the last step's stage names the last leg)."""
     if not steps:
@@ -170,14 +179,15 @@ def final_candidates(steps: list[Step] | tuple[Step, ...]) -> dict | None:
         if s.stage != stage:
             break
         if s.name == "round" and "candidates" in s.values:
-            return s.values["candidates"]
+            cand: StepValues = s.values["candidates"]
+            return cand
     return None
 
 
 def round_outcome(dst: Format, sign: int, sig: int, exp2: int, kept: int, q: int, up: int,
                   rule: str, tie: bool, sat: bool = False, profile: str = "ieee",
                   code_odd: Callable[[int, int], bool] | None = None,
-                  alternative: bool = True) -> tuple[str, dict]:
+                  alternative: bool = True) -> tuple[str, StepValues]:
     """A round step's closing sentence and values: the two candidates (`candidates`), or,
     when the one above (by magnitude) is beyond a float target's range, the overflow
     threshold (machine.convert._trace_overflow). `rule` is a Mode, HALF_UP or a short
@@ -241,7 +251,8 @@ class Leg:
     out: LegResult = field(default_factory=lambda: LegResult(0))
 
     def add(self, name: str, title: str, text: str, before: str = "", after: str = "",
-            marks: tuple = (), values: dict | None = None, marks_before: tuple = ()) -> None:
+            marks: Sequence[Mark] = (), values: StepValues | None = None,
+            marks_before: Sequence[Mark] = ()) -> None:
         self.out.steps.append(Step(name, title, text, before, after, tuple(marks),
                                    values or {}, tuple(marks_before), self.stage))
 
@@ -331,9 +342,9 @@ class Leg:
             fe = (d.fields or {}).get("exponent", 0)
             text = (f"unbiased exponent E = {fe} - {sb} = {e}" if d.cls == "normal" else
                     f"subnormal input: normalised, its leading one has weight 2^{e}: E = {e}")
-        values: dict = {"unbiased_exponent": e, "source_bias": sb}
+        values: StepValues = {"unbiased_exponent": e, "source_bias": sb}
         after = ""
-        marks: tuple = ()
+        marks: tuple[Mark, ...] = ()
         if dst.is_float:
             tb = dst.bias
             values["target_bias"] = tb
@@ -413,7 +424,7 @@ class Leg:
         kept2 = kept + up
         # carry: the kept significand may grow one bit (1.11..1 + 1 = 10.00..0)
         wide = kept2 >= 1 << (m + 1)
-        to_normal = e < emin and kept2 == 1 << m and m > 0 and dst.subnormals
+        to_normal = e < emin and kept2 == 1 << m and m > 0 and dst.is_float and dst.subnormals
         if wide or to_normal:
             new_e = kept2.bit_length() - 1 + q
             if wide:
@@ -453,7 +464,7 @@ class Leg:
         kw = kt - q + 1  # kept width
         shift = q - exp2  # source bits below the quantum
         lead = kt - top
-        marks_a: list = [(0, kw, "kept")]
+        marks_a: list[Mark] = [(0, kw, "kept")]
         if shift > 0:
             marks_a.append((kw, len(aligned), "dropped"))
         self.add("align", "Alignment", self._align_text(e, m, emin, lead, shift),
@@ -476,9 +487,9 @@ class Leg:
         s = int(rem & ((1 << max(0, shift - 2)) - 1) != 0)
         inexact = rem != 0
         tie = g == 1 and rem == 1 << (shift - 1)
-        marks: list = [(0, kw, "kept"), (kw, kw + 1, "guard")]
+        marks: list[Mark] = [(0, kw, "kept"), (kw, kw + 1, "guard")]
         named = f"guard={g}"
-        values: dict = {"guard": g}
+        values: StepValues = {"guard": g}
         if shift >= 2:
             marks.append((kw + 1, kw + 2, "round"))
             named += f", round={r}"
@@ -508,7 +519,7 @@ class Leg:
         return kept, inexact, tie, up, after
 
     def outcome(self, sign: int, sig: int, exp2: int, kept: int, q: int, up: int, rule: str,
-                tie: bool) -> tuple[str, dict]:
+                tie: bool) -> tuple[str, StepValues]:
         """`round_outcome` under this leg's target, saturation and profile."""
         return round_outcome(self.dst, sign, sig, exp2, kept, q, up, rule, tie, self.sat,
                              self.profile, self._lower_code_odd)
@@ -611,8 +622,10 @@ class Leg:
                  values={"unbiased_exponent": ev, "thr": thr, "source_bias": None,
                          "target_bias": None})
         if ev > HIF8_EMAX:
-            sat = policy.effective_sat(self.dst, self.sat, self.profile)
-            code, why, satd = policy.float_overflow(self.dst, sign, Mode.HYBRID, sat,
+            dst = self.dst
+            assert dst.is_hif8  # hybrid rounding is HiFloat8's (the trace chose this leg)
+            sat = policy.effective_sat(dst, self.sat, self.profile)
+            code, why, satd = policy.float_overflow(dst, sign, Mode.HYBRID, sat,
                                                     self.profile, False)
             self.out.overflow, self.out.saturated, self.out.inexact = True, satd, True
             self.add("overflow", "Overflow and saturation", f"Ev = {ev} > 15: {why}")
@@ -667,7 +680,7 @@ class Leg:
                  marks_before=tuple(x for x in marks_b if x[0] < x[1]))
         q = ev - m
         kept = (1 << m) | mfield
-        values: dict = {"increment": up, "inexact": inexact, "tie": self.out.tie,
+        values: StepValues = {"increment": up, "inexact": inexact, "tie": self.out.tie,
                         "mode": Mode.HYBRID}
         if inexact:
             sentence, extra = self.outcome(sign, sig, exp2, kept, q, up, rule, self.out.tie)

@@ -103,8 +103,9 @@ class Rule:
         if self.slip == "double":
             first = trace(bits, src, self.via, Mode.RINT, False, "ieee")
             second = trace(first.output_bits, self.via, dst, Mode.RINT, False, "ieee")
-            return [(f"to {self.via}:{s.name}", s) for s in first.steps] + \
-                [(f"from {self.via}:{s.name}", s) for s in second.steps]
+            legs: list[tuple[str, Step | None]] = [
+                (f"to {self.via}:{s.name}", s) for s in first.steps]
+            return legs + [(f"from {self.via}:{s.name}", s) for s in second.steps]
         r = self.request
         if self.slip == "daz" and subnormal_mask(np.array([bits]), src)[0]:
             bits = int(zero_of(np.array([bits], src.container), src)[0])
@@ -132,20 +133,24 @@ def subnormal_mask(bits: np.ndarray, fmt: Format) -> np.ndarray:
     """Which encodings are subnormal (HiFloat8: its denormals, dot 0000 with M != 0)."""
     b = bits.astype(fmt.container, copy=False)
     t = b.dtype.type
+    mask: np.ndarray
     if fmt.is_hif8:
-        return ((b & t(0x78)) == 0) & ((b & t(0x7)) != 0)
-    if not fmt.is_float or not fmt.subnormals or not fmt.man_bits:
-        return np.zeros(bits.shape, bool)
-    e_mask = t(((1 << fmt.exp_bits) - 1) << (fmt.pad_bits + fmt.man_bits))
-    m_mask = t(((1 << fmt.man_bits) - 1) << fmt.pad_bits)
-    return ((b & e_mask) == 0) & ((b & m_mask) != 0)
+        mask = ((b & t(0x78)) == 0) & ((b & t(0x7)) != 0)
+    elif not fmt.is_float or not fmt.subnormals or not fmt.man_bits:
+        mask = np.zeros(bits.shape, bool)
+    else:
+        e_mask = t(((1 << fmt.exp_bits) - 1) << (fmt.pad_bits + fmt.man_bits))
+        m_mask = t(((1 << fmt.man_bits) - 1) << fmt.pad_bits)
+        mask = ((b & e_mask) == 0) & ((b & m_mask) != 0)
+    return mask
 
 
 def zero_of(bits: np.ndarray, fmt: Format) -> np.ndarray:
     """The zero with each lane's sign (HiFloat8's -0 code is NaN: its zero is 0x00)."""
     if fmt.is_hif8 or not fmt.signed:
         return np.zeros_like(bits)
-    return (bits & bits.dtype.type(1 << (fmt.bits - 1))).astype(bits.dtype)
+    zeros: np.ndarray = (bits & bits.dtype.type(1 << (fmt.bits - 1))).astype(bits.dtype)
+    return zeros
 
 
 def candidate_rules(src: Format, dst: Format) -> list[Rule]:
@@ -344,7 +349,7 @@ def explaining_rule(d: Diagnosis, input_bits: int, actual_bits: int, src: Format
 
 
 def _same(a: np.ndarray, b: np.ndarray, dst: Format, nan_any: bool) -> np.ndarray:
-    hit = a == b
+    hit: np.ndarray = a == b
     if nan_any and not dst.is_int:
         hit |= np.isnan(decode_value(a, dst)) & np.isnan(decode_value(b, dst))
     return hit

@@ -7,13 +7,18 @@ CLI is here; `FORMATS[name]` is the single table.
 Bit convention of the conversion API: encodings are unsigned integers in the
 `container` dtype (fp32 in uint32, 16-bit formats in uint16, 8-bit in uint8,
 4-bit one per uint8 in the low nibble, integers as two's-complement patterns).
+
+`Format` is a tagged union a type checker narrows: each class declares its kind flags
+(`is_float`, `is_hif8`, `is_int`, and `is_fp32`, `is_fp16`, `is_scale`, `is_minifloat`,
+`output_only` where they are always false) as `Literal` class constants, so after
+`if fmt.is_int:` the checker knows `fmt` is an IntFormat, as after `isinstance`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import ml_dtypes
 import numpy as np
@@ -21,22 +26,8 @@ import numpy as np
 from machine.dtypes import DTYPE_ALIASES, Dtype, Gen, dtype_format
 
 
-class _Kind:
-    """What kind of format a descriptor is: each class overrides the flags that are true
-    for it (FloatFormat reads is_fp32 / is_fp16 / is_scale / is_minifloat off its fields)."""
-
-    output_only: ClassVar[bool] = False  # a conversion may produce it but never read it
-    is_int: ClassVar[bool] = False
-    is_hif8: ClassVar[bool] = False
-    is_float: ClassVar[bool] = False  # a FloatFormat: exp/man/bias fields describe it
-    is_fp32: ClassVar[bool] = False
-    is_fp16: ClassVar[bool] = False
-    is_scale: ClassVar[bool] = False
-    is_minifloat: ClassVar[bool] = False
-
-
 @dataclass(frozen=True)
-class FloatFormat(_Kind):
+class FloatFormat:
     """A binary floating-point format: sign? | exponent | mantissa.
 
     nan: "ieee"    exponent all ones, mantissa != 0 (and inf = mantissa 0)
@@ -52,14 +43,16 @@ class FloatFormat(_Kind):
     bias: int
     subnormals: bool = True
     inf: bool = True
-    nan: str = "ieee"
+    nan: Literal["ieee", "allones", "code", "none"] = "ieee"
     nan_code: int | None = None
     signed: bool = True
     pad_bits: int = 0  # fp32r: low bits of the fp32 container that are always zero
     ml_dtype: np.dtype | None = None  # the ml_dtypes/numpy dtype with identical semantics
-    kind: str = "float"
+    kind: Literal["float"] = "float"
     output_only: bool = False  # a conversion may produce it but never read it (fp32r)
-    is_float: ClassVar[bool] = True
+    is_float: ClassVar[Literal[True]] = True
+    is_hif8: ClassVar[Literal[False]] = False
+    is_int: ClassVar[Literal[False]] = False
 
     @property
     def container(self) -> np.dtype:
@@ -114,7 +107,7 @@ class FloatFormat(_Kind):
 
 
 @dataclass(frozen=True)
-class HiF8Format(_Kind):
+class HiF8Format:
     """HiFloat8 (reference 002 Table 9/10): sign, dot-coded exponent width, mantissa.
 
     0x00 zero, 0x80 NaN, 0x6F / 0xEF +-infinity, largest finite 32768.
@@ -126,9 +119,16 @@ class HiF8Format(_Kind):
     nan_code: int = 0x80
     inf_code: int = 0x6F
     signed: bool = True
-    kind: str = "hif8"
+    kind: Literal["hif8"] = "hif8"
     ml_dtype: None = None
-    is_hif8: ClassVar[bool] = True
+    is_float: ClassVar[Literal[False]] = False
+    is_hif8: ClassVar[Literal[True]] = True
+    is_int: ClassVar[Literal[False]] = False
+    is_fp32: ClassVar[Literal[False]] = False
+    is_fp16: ClassVar[Literal[False]] = False
+    is_scale: ClassVar[Literal[False]] = False
+    is_minifloat: ClassVar[Literal[False]] = False
+    output_only: ClassVar[Literal[False]] = False
 
     @property
     def container(self) -> np.dtype:
@@ -140,14 +140,21 @@ class HiF8Format(_Kind):
 
 
 @dataclass(frozen=True)
-class IntFormat(_Kind):
+class IntFormat:
     """A two's-complement (signed) or plain binary (unsigned) integer."""
 
     name: str
     bits: int
     signed: bool
-    kind: str = "int"
-    is_int: ClassVar[bool] = True
+    kind: Literal["int"] = "int"
+    is_float: ClassVar[Literal[False]] = False
+    is_hif8: ClassVar[Literal[False]] = False
+    is_int: ClassVar[Literal[True]] = True
+    is_fp32: ClassVar[Literal[False]] = False
+    is_fp16: ClassVar[Literal[False]] = False
+    is_scale: ClassVar[Literal[False]] = False
+    is_minifloat: ClassVar[Literal[False]] = False
+    output_only: ClassVar[Literal[False]] = False
 
     @property
     def container(self) -> np.dtype:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -104,13 +103,16 @@ __all__ = [
 ]
 
 
+IssValue = int | str  # a parameter's value: a width, a shift, a mode word, a format name
+
+
 @dataclass(frozen=True)
 class IssParam:
     """One parameter of a primitive: its allowed values and the default."""
 
     name: str
-    choices: tuple[Any, ...]
-    default: Any
+    choices: tuple[IssValue, ...]
+    default: IssValue
     doc: str
 
 
@@ -127,7 +129,7 @@ class IssPrimitive:
     trace: Callable[..., Trace]
     formats: Callable[..., tuple[str, str]]  # (input, output) format names for **params
 
-    def bind(self, **params: Any) -> dict[str, Any]:
+    def bind(self, **params: IssValue) -> dict[str, IssValue]:
         """`params` completed with defaults and checked (ValueError names the choices)."""
         names = {p.name for p in self.params}
         unknown = set(params) - names
@@ -142,9 +144,10 @@ class IssPrimitive:
         return out
 
 
-def _show_choices(choices: tuple[Any, ...]) -> str:
-    if len(choices) > 6 and all(isinstance(c, int) for c in choices):
-        return f"{min(choices)}..{max(choices)}"
+def _show_choices(choices: tuple[IssValue, ...]) -> str:
+    ints = [c for c in choices if isinstance(c, int)]
+    if len(choices) > 6 and len(ints) == len(choices):
+        return f"{min(ints)}..{max(ints)}"
     return ", ".join(map(str, choices))
 
 
@@ -165,7 +168,7 @@ _PW = IssParam("width", tuple(vec.PACKVR_ACC), 16, "lane width; accumulator "
                + ", ".join(f"{w}->{a}" for w, a in vec.PACKVR_ACC.items()))
 
 
-def _acc(width: int = 16, **_: Any) -> str:
+def _acc(width: int = 16, **_: IssValue) -> str:
     return _int(vec.PACKVR_ACC[width])
 
 

@@ -178,7 +178,8 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     if not np.may_share_memory(a, b):
         return False
     try:
-        return bool(np.shares_memory(a, b, max_work=1 << 12))
+        # numpy's stub admits only the MAY_SHARE constants; the function takes any bound
+        return bool(np.shares_memory(a, b, max_work=1 << 12))  # type: ignore[arg-type]
     except np.exceptions.TooHardError:
         return True
 
@@ -345,7 +346,8 @@ def _neuron_hub(b: np.ndarray, opt: Options) -> np.ndarray:
         # float64 holds every fp32 value and both bounds exactly: trunc, clamp, NaN -> 0
         v = np.nan_to_num(np.trunc(f32.astype(np.float64)), nan=0.0)
         v = np.clip(v, dst.min_value, dst.max_value).astype(np.int64)
-        return (v & ((1 << dst.bits) - 1)).astype(dst.container)
+        ints: np.ndarray = (v & ((1 << dst.bits) - 1)).astype(dst.container)
+        return ints
     mode = Mode.TRUNC if dst.is_int else Mode.RINT
     return generic(hub, Options(_FP32, dst, mode, opt.sat, "ieee"))
 

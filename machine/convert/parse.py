@@ -37,6 +37,7 @@ import numpy as np
 from machine.convert._exact import FINITE, INF, NAN, U64, Lanes, decode
 from machine.convert.formats import Format, IntFormat, parse_format
 from machine.convert.kernels import encode_lanes, float64_lanes
+from machine.convert.modes import Mode
 from machine.convert.options import Options
 from machine.dtypes import Gen
 
@@ -206,7 +207,7 @@ def _odd_significand(x: Fraction) -> tuple[int, int]:
 def _encode(f: Format, cls: int, neg: bool, mag: int, exp: int) -> int:
     lanes = Lanes(np.array([cls], np.uint8), np.array([neg]), np.array([mag], U64),
                   np.array([exp], np.int64))
-    return int(encode_lanes(lanes, Options(f, f, "rint", False, "ieee"))[0])
+    return int(encode_lanes(lanes, Options(f, f, Mode.RINT, False, "ieee"))[0])
 
 
 # --- many values at once ------------------------------------------------------------------
@@ -258,8 +259,8 @@ def parse_values(texts: list[str], fmt: Format,
         for k, i in enumerate(on_edge.tolist()):
             # copy_abs: exact, where abs() would round to the context's 28 digits
             exact = Decimal(texts[i].strip()).copy_abs()
-            x = Decimal(float(f64[i])).copy_abs()
-            side[k] = (exact > x) - (exact < x)
+            near = Decimal(float(f64[i])).copy_abs()
+            side[k] = (exact > near) - (exact < near)
         bits[on_edge] = _encode_nudged(lanes.take(on_edge), fmt, side)
     overflow = (decode(bits, fmt).cls != FINITE) & nonzero
     for i, p in slow_at.items():
@@ -292,7 +293,7 @@ def _encode_nudged(lanes: Lanes, fmt: Format, side: np.ndarray) -> np.ndarray:
     mag = (lanes.mag << U64(2)) + side.astype(np.int64).astype(U64)  # -1 wraps: mag*4 - 1
     with np.errstate(over="ignore"):  # a value past the format's range reads as inf, noted
         return encode_lanes(Lanes(lanes.cls, lanes.neg, mag, lanes.exp - 2),
-                            Options(fmt, fmt, "rint", False, "ieee")).astype(fmt.container)
+                            Options(fmt, fmt, Mode.RINT, False, "ieee")).astype(fmt.container)
 
 
 def _parse_ints(texts: list[str], fmt: IntFormat,

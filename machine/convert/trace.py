@@ -28,7 +28,7 @@ import math
 from fractions import Fraction
 
 from machine.convert._trace_codec import Decoded, bitstr, decode
-from machine.convert._trace_model import Step, Trace, Value, show
+from machine.convert._trace_model import Step, StepValues, Trace, Value, show
 from machine.convert._trace_round import MODE_WORDS, Leg, LegResult, final_candidates
 from machine.convert.formats import FORMATS, Format
 from machine.convert.modes import Mode
@@ -205,13 +205,13 @@ def _retitle(step: Step, note: str) -> Step:
                 step.bits_after, step.marks, step.values, step.marks_before, step.stage)
 
 
-def _error_step(vin: Value, vout: Value, err: Value | None, res: LegResult) -> Step:
+def _error_step(vin: Value, vout: Value, err: Fraction | None, res: LegResult) -> Step:
     if err is None:
         text = f"output {show(vout)} vs input {show(vin)}: no finite error"
-        values: dict = {"error": None}
+        values: StepValues = {"error": None}
     else:
         rel = ""
-        if vin != 0 and err != 0:
+        if isinstance(vin, Fraction) and vin != 0 and err != 0:  # a finite err has a finite vin
             rel = f" ({float(abs(err / vin)) * 100:.3g}% of the input)"
         text = f"output {show(vout)} - exact input {show(vin)} = {show(err)}{rel}"
         values = {"error": err, "abs_error": abs(err)}

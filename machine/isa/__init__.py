@@ -4,7 +4,7 @@
     from machine.isa.opcodes import OPCODES           # byte -> OpcodeInfo
     from machine.isa.codec import decode, encode, load_program, decode_bytes
     from machine.isa.addr import decode_addr4, decode_addr4_array, geometry
-    from machine.isa.opcodes import Opcode            # IntEnum generated from the table
+    from machine.isa.opcodes import Opcode            # IntEnum, one member per table row
     from machine.isa import listing, listing_lines    # Program listing lines (one / all)
 
 Importing a submodule (machine.isa.opcodes) does not import the listing form and the
@@ -14,7 +14,10 @@ codec behind it: `listing` and `listing_lines` are loaded on first use (issue 17
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what the lazy __getattr__ below returns, for a type checker
+    from machine.isa.listform import listing, listing_lines
 
 __all__ = ["listing", "listing_lines"]
 
@@ -23,7 +26,7 @@ __all__ = ["listing", "listing_lines"]
 RECORD_BYTES = 64
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in __all__:
         from machine.isa import listform
         return getattr(listform, name)

@@ -227,7 +227,8 @@ class Program:
     @cached_property
     def struct_codes(self) -> np.ndarray:
         """Index into STRUCT_ORDER per record (which struct each record decodes with)."""
-        return _OPCODE_STRUCT_INDEX[self.opcodes]
+        codes: np.ndarray = _OPCODE_STRUCT_INDEX[self.opcodes]
+        return codes
 
     def struct_names(self) -> list[str]:
         """Struct names that occur in the program, in STRUCT_ORDER."""

@@ -1,4 +1,4 @@
-"""The opcode table (isa-facts §7 and §4.1): name, struct, engines, generations.
+"""The opcode enum and table (isa-facts §7 and §4.1): name, struct, engines, generations.
 
 Opcode bytes never change between generations; new generations only add codes
 and the seven SUNDA-only codes are never reused (isa-facts §7), so one table
@@ -60,177 +60,344 @@ _E = {
     "none": frozenset(),
 }
 
-# code, name, struct ("" = undocumented -> RAW), engine key, generations, confidence
-_TABLE: tuple[tuple[int, str, str, str, str, str], ...] = (
-    (0x01, "LDWEIGHTS", "", "pe", "", "HIGH"),
-    (0x02, "MATMUL", "", "pe", "", "HIGH"),
-    (0x03, "PE_REG_WRITE", "", "pe", "", "HIGH"),
-    (0x04, "WEIGHT_MASK", "", "pe", "", "HIGH"),
-    (0x05, "WEIGHT_SHIFT", "", "pe", "", "HIGH"),
-    (0x06, "LDTAGS", "", "pe", "+v3", "HIGH"),
-    (0x07, "MATMUL_SPARSE", "", "pe", "+v3", "HIGH"),
-    (0x08, "PE_MANAGE_SEED", "", "pe", "+v4", "HIGH"),
-    (0x09, "LDWEIGHTS_MX", "", "pe", "+v4", "HIGH"),
-    (0x0A, "MATMUL_MX", "", "pe", "+v4", "HIGH"),
-    (0x21, "ACTIVATE", "", "act", "", "HIGH"),
-    (0x22, "ACTIVATE_QUANTIZE", "", "act", "", "HIGH"),
-    (0x23, "ACTIVATION_TABLE_LOAD", "", "act", "", "HIGH"),
-    (0x24, "ACTIVATION_READ_ACCUMULATOR", "D1_RD", "act", "", "HIGH"),
-    (0x25, "ACTIVATE2", "", "act", "+v4", "HIGH"),
-    (0x26, "ACTIVATE_MULTIPASS", "", "act", "+v5", "HIGH"),
-    (0x30, "EXPONENTIAL", "S3D3_TS", "pd", "", "MED"),
-    (0x41, "TENSOR_TENSOR_ARITH_OP", "S3S3D3_TT", "pd", "", "MED"),
-    (0x42, "TENSOR_REDUCE_ARITH_OP", "S4D4_TR", "pd", "", "MED"),
-    (0x43, "TENSOR_SCALAR_ARITH_OP", "S3D3_TS", "pd", "", "MED"),
-    (0x44, "TENSOR_SCALAR_PTR_ARITH_OP", "S3D3_TS", "pd", "", "MED"),
-    (0x45, "POOL", "", "pool", "", "MED"),
-    (0x46, "COPY", "S4D4_TR", "copy", "", "HIGH"),
-    (0x47, "CAST", "S4D4_TR", "copy", "", "HIGH"),
-    (0x48, "RECIPROCAL", "S4D4_TR", "pd", "", "MED"),
-    (0x49, "MEMSET", "D4_MR", "pd", "", "MED"),
-    (0x4A, "REG_LOAD", "", "pd", "", "MED"),
-    (0x4B, "REG_STORE", "D4_MR", "pd", "", "MED"),
-    (0x4C, "REG_SHUFFLE", "", "pd", "", "MED"),
-    (0x4D, "RNG", "D4_MR", "pd", "", "MED"),
-    (0x4E, "TENSOR_CUMULATIVE_ARITH_OP", "S4D4_TR", "pd", "", "MED"),
-    (0x4F, "TENSOR_SCALAR_PTR_MULTI_ARITH", "", "pd", "", "MED"),
-    (0x51, "TENSOR_TENSOR_BITVEC_OP", "S3S3D3_TT", "pd", "", "MED"),
-    (0x52, "TENSOR_REDUCE_BITVEC_OP", "S4D4_TR", "pd", "", "MED"),
-    (0x53, "TENSOR_SCALAR_BITVEC_OP", "S3D3_TS", "pd", "", "MED"),
-    (0x54, "TENSOR_SCALAR_PTR_BITVEC_OP", "S3D3_TS", "pd", "", "MED"),
-    (0x58, "MAX_POOL_SELECT", "", "pool", "", "MED"),
-    (0x5E, "TENSOR_CUMULATIVE_BITVEC_OP", "S4D4_TR", "pd", "", "MED"),
-    (0x5F, "TENSOR_SCALAR_PTR_MULTI_BITVEC", "", "pd", "", "MED"),
-    (0x60, "BATCH_NORM_STATS", "", "pd", "", "MED"),
-    (0x61, "BATCH_NORM_STATS2", "", "pd", "", "MED"),
-    (0x62, "BATCH_NORM_AGGREGATE", "", "pd", "", "MED"),
-    (0x63, "BATCH_NORM_GRAD_ACCUMULATE", "", "pd", "", "MED"),
-    (0x64, "BATCH_NORM_PARAM_LOAD", "", "pd", "", "MED"),
-    (0x65, "BATCH_NORM_BACK_PROP", "S3S3D3_TT", "pd", "", "MED"),
-    (0x66, "LOAD_PARAMETER_RAM", "", "pool", "", "MED"),
-    (0x67, "POOL_BUFFER_LOAD", "", "pool", "", "MED"),
-    (0x68, "GATHER", "", "pool", "", "MED"),
-    (0x69, "LOAD_MASK_SELECT", "", "pool", "", "MED"),
-    (0x6A, "STREAM_SHUFFLE", "S4D4_TR", "pd", "", "MED"),
-    (0x6B, "STREAM_TRANSPOSE", "S4D4_TR", "pd", "", "MED"),
-    (0x6C, "MAX8", "", "dve", "", "MED"),
-    (0x6D, "MATCH_VALUE_LOAD", "", "dve", "", "MED"),
-    (0x6E, "FIND_INDEX8", "", "dve", "", "MED"),
-    (0x6F, "MATCH_REPLACE8", "", "dve", "", "MED"),
-    (0x70, "TENSOR_SCALAR_IMM_LD_ARITH", "", "pd", "", "MED"),
-    (0x71, "TENSOR_SCALAR_IMM_LD_BITVEC", "", "pd", "", "MED"),
-    (0x72, "COPY_PREDICATED", "S3S3D3_TT", "dve", "", "HIGH"),
-    (0x73, "ROI_ALIGN", "", "pool", "", "MED"),
-    (0x74, "TENSOR_SCALAR_ADDR", "", "pd", "", "MED"),
-    (0x76, "RAND", "", "pool", "", "MED"),
-    (0x77, "RAND_GET_STATE", "", "pool", "", "MED"),
-    (0x78, "RAND_SET_STATE", "", "pool", "", "MED"),
-    (0x79, "EMBEDDING_UPDATE", "", "pool", "", "MED"),
-    (0x7A, "LOAD_POOL_ARGUMENT", "", "pool", "", "MED"),
-    (0x7B, "TENSOR_DEQUANTIZE", "", "pool", "", "HIGH"),
-    (0x7C, "CROSS_LANE_REDUCE_ARITH", "", "pool", "", "MED"),
-    (0x7D, "CROSS_LANE_REDUCE_BITVEC", "", "pool", "", "MED"),
-    (0x7E, "IOTA", "", "pool", "", "MED"),
-    (0x7F, "DROPOUT", "", "pool", "", "MED"),
-    (0x81, "JPEG_DECODE", "", "pool", "+v3", "MED"),
-    (0x82, "TRANSPOSE_BATCH_NORM_STATS2", "", "pd", "", "MED"),
-    (0x83, "TRANSPOSE_TENSOR_REDUCE_ARITH_OP", "S4D4_TR", "pd", "", "MED"),
-    (0x84, "TRANSPOSE_TENSOR_REDUCE_BITVEC_OP", "S4D4_TR", "pd", "", "MED"),
-    (0x85, "CUSTOM_OP_HEADER", "", "pool", "", "MED"),
-    (0x86, "CUSTOM_OP_PAYLOAD", "", "pool", "", "MED"),
-    (0x87, "TS_PTR_MULTI_DUAL_ARITH", "", "pd", "v2", "MED"),
-    (0x88, "TS_PTR_MULTI_DUAL_BITVEC", "", "pd", "v2", "MED"),
-    (0x8A, "TENSOR_TENSOR_ADD_BF16", "", "pd", "v2", "MED"),
-    (0x8B, "TENSOR_TENSOR_MULT_BF16", "", "pd", "v2", "MED"),
-    (0x8C, "TENSOR_REDUCE_ADD_BF16", "", "pd", "v2", "MED"),
-    (0x8D, "TENSOR_REDUCE_MAX_BF16", "", "pd", "v2", "MED"),
-    (0x8E, "BATCH_NORM_PARAM_LOAD2", "", "pd", "", "MED"),
-    (0x8F, "TENSOR_TENSOR_SUB_BF16", "", "pd", "v2", "MED"),
-    (0x92, "TENSOR_SCALAR_AFFINE_SELECT", "", "pd", "", "MED"),
-    (0x93, "TRANSPOSE_TENSOR_SCALAR_ARITH_OP", "S3D3_TS", "pd", "", "MED"),
-    (0x94, "BATCH_NORM_GRAD_ACCUMULATE2", "", "pd", "", "MED"),
-    (0x95, "MODIFY_POOL_CONFIG", "", "pool", "", "MED"),
-    (0x96, "SORT", "", "pool", "", "MED"),
-    (0x98, "TENSOR_SCALAR_SELECT", "", "pd", "", "MED"),
-    (0x99, "CAST_PREDICATED", "S3S3D3_TT", "dve", "", "HIGH"),
-    (0x9A, "TENSOR_SCALAR_CACHE_REDUCE", "S3D3_TS", "dve", "", "HIGH"),
-    (0x9B, "DVE_READ_ACCUMULATOR", "D1_RD", "dve", "", "HIGH"),
-    (0x9C, "TENSOR_REDUCE_RANGE_CHECK", "", "dve", "", "MED"),
-    (0x9D, "SCALAR_TENSOR_TENSOR_ARITH", "S2S2D2_STT", "dve", "", "MED"),
-    (0x9E, "SCALAR_TENSOR_TENSOR_BITVEC", "S2S2D2_STT", "dve", "", "MED"),
-    (0x9F, "ENGINE_NOP", "", "seq", "", "HIGH"),
-    (0xA0, "EVENT_SEMAPHORE", "CTRL_ES", "seq", "", "MED"),
-    (0xA1, "HALT", "", "seq", "", "HIGH"),
-    (0xA2, "DRAIN", "", "seq", "", "HIGH"),
-    (0xA3, "INSTRUCTION_FLUSH", "", "seq", "", "HIGH"),
-    (0xA4, "NOP", "", "seq", "", "HIGH"),
-    (0xA5, "WRITE", "", "seq", "", "HIGH"),
-    (0xA6, "NOTIFY", "", "seq", "", "HIGH"),
-    (0xA7, "MOVE", "CTRL_MV", "seq", "", "HIGH"),
-    (0xA8, "ALU_OP", "CTRL_AL", "seq", "", "HIGH"),
-    (0xA9, "COMPARE_BRANCH", "CTRL_BR", "seq", "", "MED"),
-    (0xAA, "TENSOR_LOAD", "", "seq", "", "HIGH"),
-    (0xAB, "TENSOR_STORE", "", "seq", "", "HIGH"),
-    (0xB0, "EVENT_SEMAPHORE_RANGE_CLEAR", "", "seq", "", "HIGH"),
-    (0xB1, "SET_ORDERING_MODE", "", "seq", "", "HIGH"),
-    (0xB2, "MOVE_SHAPE", "CTRL_MS", "seq", "", "HIGH"),
-    (0xB3, "POLL_SEM", "", "seq", "", "HIGH"),
-    (0xB4, "TEST_EVENT_SEM", "CTRL_TEST_ES", "seq", "+v4", "HIGH"),
-    (0xB5, "BRANCH_PREFETCH_HINT", "", "seq", "", "HIGH"),
-    (0xB6, "COMPACT_CONTROL_INST", "", "seq", "+v5", "HIGH"),
-    (0xB8, "DMAMEMCPY", "", "dma", "", "LOW"),
-    (0xB9, "DMA_MEMCPY2", "", "dma", "+v5", "LOW"),
-    (0xBA, "DMA_IMMEDIATE", "", "dma", "+v5", "LOW"),
-    (0xBB, "DMA_INDIRECT", "", "dma", "", "LOW"),
-    (0xBC, "RANGE_SELECT", "S2D2_RS", "dve", "+v3", "HIGH"),
-    (0xBD, "DMA_TRANSPOSE", "", "dma", "+v3", "LOW"),
-    (0xBE, "GET_SEQUENCE_BOUNDS", "", "pd", "+v3", "MED"),
-    (0xBF, "SB2SB_COLLECTIVE", "", "dma", "+v3", "LOW"),
+
+class Opcode(IntEnum):
+    """Every opcode byte of the table, by its name (an int: compares with bytes).
+
+    Written out, not built from `_TABLE`, so a type checker sees its members; code outside
+    machine/isa names an opcode as `Opcode.CAST`, never as 0x47. Each member has exactly
+    one `_TABLE` row (tests/isa/test_opcode_enum.py), in the same order (ascending code).
+    """
+
+    LDWEIGHTS = 0x01
+    MATMUL = 0x02
+    PE_REG_WRITE = 0x03
+    WEIGHT_MASK = 0x04
+    WEIGHT_SHIFT = 0x05
+    LDTAGS = 0x06
+    MATMUL_SPARSE = 0x07
+    PE_MANAGE_SEED = 0x08
+    LDWEIGHTS_MX = 0x09
+    MATMUL_MX = 0x0A
+    ACTIVATE = 0x21
+    ACTIVATE_QUANTIZE = 0x22
+    ACTIVATION_TABLE_LOAD = 0x23
+    ACTIVATION_READ_ACCUMULATOR = 0x24
+    ACTIVATE2 = 0x25
+    ACTIVATE_MULTIPASS = 0x26
+    EXPONENTIAL = 0x30
+    TENSOR_TENSOR_ARITH_OP = 0x41
+    TENSOR_REDUCE_ARITH_OP = 0x42
+    TENSOR_SCALAR_ARITH_OP = 0x43
+    TENSOR_SCALAR_PTR_ARITH_OP = 0x44
+    POOL = 0x45
+    COPY = 0x46
+    CAST = 0x47
+    RECIPROCAL = 0x48
+    MEMSET = 0x49
+    REG_LOAD = 0x4A
+    REG_STORE = 0x4B
+    REG_SHUFFLE = 0x4C
+    RNG = 0x4D
+    TENSOR_CUMULATIVE_ARITH_OP = 0x4E
+    TENSOR_SCALAR_PTR_MULTI_ARITH = 0x4F
+    TENSOR_TENSOR_BITVEC_OP = 0x51
+    TENSOR_REDUCE_BITVEC_OP = 0x52
+    TENSOR_SCALAR_BITVEC_OP = 0x53
+    TENSOR_SCALAR_PTR_BITVEC_OP = 0x54
+    MAX_POOL_SELECT = 0x58
+    TENSOR_CUMULATIVE_BITVEC_OP = 0x5E
+    TENSOR_SCALAR_PTR_MULTI_BITVEC = 0x5F
+    BATCH_NORM_STATS = 0x60
+    BATCH_NORM_STATS2 = 0x61
+    BATCH_NORM_AGGREGATE = 0x62
+    BATCH_NORM_GRAD_ACCUMULATE = 0x63
+    BATCH_NORM_PARAM_LOAD = 0x64
+    BATCH_NORM_BACK_PROP = 0x65
+    LOAD_PARAMETER_RAM = 0x66
+    POOL_BUFFER_LOAD = 0x67
+    GATHER = 0x68
+    LOAD_MASK_SELECT = 0x69
+    STREAM_SHUFFLE = 0x6A
+    STREAM_TRANSPOSE = 0x6B
+    MAX8 = 0x6C
+    MATCH_VALUE_LOAD = 0x6D
+    FIND_INDEX8 = 0x6E
+    MATCH_REPLACE8 = 0x6F
+    TENSOR_SCALAR_IMM_LD_ARITH = 0x70
+    TENSOR_SCALAR_IMM_LD_BITVEC = 0x71
+    COPY_PREDICATED = 0x72
+    ROI_ALIGN = 0x73
+    TENSOR_SCALAR_ADDR = 0x74
+    RAND = 0x76
+    RAND_GET_STATE = 0x77
+    RAND_SET_STATE = 0x78
+    EMBEDDING_UPDATE = 0x79
+    LOAD_POOL_ARGUMENT = 0x7A
+    TENSOR_DEQUANTIZE = 0x7B
+    CROSS_LANE_REDUCE_ARITH = 0x7C
+    CROSS_LANE_REDUCE_BITVEC = 0x7D
+    IOTA = 0x7E
+    DROPOUT = 0x7F
+    JPEG_DECODE = 0x81
+    TRANSPOSE_BATCH_NORM_STATS2 = 0x82
+    TRANSPOSE_TENSOR_REDUCE_ARITH_OP = 0x83
+    TRANSPOSE_TENSOR_REDUCE_BITVEC_OP = 0x84
+    CUSTOM_OP_HEADER = 0x85
+    CUSTOM_OP_PAYLOAD = 0x86
+    TS_PTR_MULTI_DUAL_ARITH = 0x87
+    TS_PTR_MULTI_DUAL_BITVEC = 0x88
+    TENSOR_TENSOR_ADD_BF16 = 0x8A
+    TENSOR_TENSOR_MULT_BF16 = 0x8B
+    TENSOR_REDUCE_ADD_BF16 = 0x8C
+    TENSOR_REDUCE_MAX_BF16 = 0x8D
+    BATCH_NORM_PARAM_LOAD2 = 0x8E
+    TENSOR_TENSOR_SUB_BF16 = 0x8F
+    TENSOR_SCALAR_AFFINE_SELECT = 0x92
+    TRANSPOSE_TENSOR_SCALAR_ARITH_OP = 0x93
+    BATCH_NORM_GRAD_ACCUMULATE2 = 0x94
+    MODIFY_POOL_CONFIG = 0x95
+    SORT = 0x96
+    TENSOR_SCALAR_SELECT = 0x98
+    CAST_PREDICATED = 0x99
+    TENSOR_SCALAR_CACHE_REDUCE = 0x9A
+    DVE_READ_ACCUMULATOR = 0x9B
+    TENSOR_REDUCE_RANGE_CHECK = 0x9C
+    SCALAR_TENSOR_TENSOR_ARITH = 0x9D
+    SCALAR_TENSOR_TENSOR_BITVEC = 0x9E
+    ENGINE_NOP = 0x9F
+    EVENT_SEMAPHORE = 0xA0
+    HALT = 0xA1
+    DRAIN = 0xA2
+    INSTRUCTION_FLUSH = 0xA3
+    NOP = 0xA4
+    WRITE = 0xA5
+    NOTIFY = 0xA6
+    MOVE = 0xA7
+    ALU_OP = 0xA8
+    COMPARE_BRANCH = 0xA9
+    TENSOR_LOAD = 0xAA
+    TENSOR_STORE = 0xAB
+    EVENT_SEMAPHORE_RANGE_CLEAR = 0xB0
+    SET_ORDERING_MODE = 0xB1
+    MOVE_SHAPE = 0xB2
+    POLL_SEM = 0xB3
+    TEST_EVENT_SEM = 0xB4
+    BRANCH_PREFETCH_HINT = 0xB5
+    COMPACT_CONTROL_INST = 0xB6
+    DMAMEMCPY = 0xB8
+    DMA_MEMCPY2 = 0xB9
+    DMA_IMMEDIATE = 0xBA
+    DMA_INDIRECT = 0xBB
+    RANGE_SELECT = 0xBC
+    DMA_TRANSPOSE = 0xBD
+    GET_SEQUENCE_BOUNDS = 0xBE
+    SB2SB_COLLECTIVE = 0xBF
+    PSEUDO_DMATRIGGER = 0xC1
+    PSEUDO_DMAREARM = 0xC2
+    PSEUDO_DMABARRIER = 0xC3
+    PSEUDO_DMAMEMCPY_FULL_IND = 0xC4
+    PSEUDO_SEMAPHORE_SET = 0xC5
+    PSEUDO_LOAD_ACT_FUNC_SET = 0xC6
+    PSEUDO_TRIGGER_ALL_REDUCE = 0xC7
+    PSEUDO_TRIGGER_COLLECTIVE = 0xC8
+    PSEUDO_READ_VAR_ADDR = 0xC9
+    PSEUDO_EMBEDDING_UPDATE = 0xCA
+    PSEUDO_SEND_RECV = 0xCB
+    PSEUDO_BRANCH_LABEL = 0xCC
+    PSEUDO_TENSOR_STORE = 0xCD
+    PSEUDO_TENSOR_LOAD = 0xCE
+    PSEUDO_DMASWAP_QUEUE_SET = 0xCF
+    PSEUDO_SET_RNG_SEED = 0xD0
+    PSEUDO_FUNCTION_BEGIN = 0xD1
+    PSEUDO_FUNCTION_RETURN = 0xD2
+    PSEUDO_FUNCTION_CALL = 0xD3
+    PSEUDO_DMA_DIRECT2D = 0xD4
+    PSEUDO_SYNC_BARRIER = 0xD5
+    PSEUDO_RANGE_CHECK = 0xD6
+    PSEUDO_JPEG_DECODE = 0xD7
+    PSEUDO_CORE_BARRIER = 0xD8
+    PSEUDO_TRIGGER_COLLECTIVE2 = 0xD9
+    PSEUDO_EXTENSION = 0xDA
+    PSEUDO_CUR_PROCESSING_RANK_ID = 0xDB
+    PSEUDO_GID_LOAD = 0xDC
+    PSEUDO_BRANCH_PREFETCH_HINT = 0xDD
+    PSEUDO_TENSOR_COMPLETION = 0xDE
+    PSEUDO_INST = 0xDF
+    SPARSITY_COMPRESS = 0xE0
+    SPARSITY_COMPRESS_TAG = 0xE1
+    RAND2 = 0xE2
+    QUANTIZE_MX = 0xE3
+    CONV_LUT_LOAD = 0xE4
+    TENSOR_TENSOR_SCAN_ARITH = 0xE5
+    TENSOR_SCALAR_CACHE_CUMULATIVE = 0xE6
+    INDIRECT_COPY = 0xE7
+    COPY_PREDICATED_SCALAR = 0xE8
+    DVE_READ_INDICES = 0xE9
+    SELECT_REDUCE = 0xEA
+    EXTENDED_INST = 0xF0
+    DMA_GATHER_TRANSPOSE = 0xF1
+    NONZERO_WITH_COUNT = 0xF2
+    TENSOR_TENSOR_INT_WIDE = 0xF3
+    TENSOR_SCALAR_INT_WIDE = 0xF4
+    INVALID = 0xFF
+
+
+# member, struct ("" = undocumented -> RAW), engine key, generations, confidence
+_TABLE: tuple[tuple[Opcode, str, str, str, str], ...] = (
+    (Opcode.LDWEIGHTS, "", "pe", "", "HIGH"),
+    (Opcode.MATMUL, "", "pe", "", "HIGH"),
+    (Opcode.PE_REG_WRITE, "", "pe", "", "HIGH"),
+    (Opcode.WEIGHT_MASK, "", "pe", "", "HIGH"),
+    (Opcode.WEIGHT_SHIFT, "", "pe", "", "HIGH"),
+    (Opcode.LDTAGS, "", "pe", "+v3", "HIGH"),
+    (Opcode.MATMUL_SPARSE, "", "pe", "+v3", "HIGH"),
+    (Opcode.PE_MANAGE_SEED, "", "pe", "+v4", "HIGH"),
+    (Opcode.LDWEIGHTS_MX, "", "pe", "+v4", "HIGH"),
+    (Opcode.MATMUL_MX, "", "pe", "+v4", "HIGH"),
+    (Opcode.ACTIVATE, "", "act", "", "HIGH"),
+    (Opcode.ACTIVATE_QUANTIZE, "", "act", "", "HIGH"),
+    (Opcode.ACTIVATION_TABLE_LOAD, "", "act", "", "HIGH"),
+    (Opcode.ACTIVATION_READ_ACCUMULATOR, "D1_RD", "act", "", "HIGH"),
+    (Opcode.ACTIVATE2, "", "act", "+v4", "HIGH"),
+    (Opcode.ACTIVATE_MULTIPASS, "", "act", "+v5", "HIGH"),
+    (Opcode.EXPONENTIAL, "S3D3_TS", "pd", "", "MED"),
+    (Opcode.TENSOR_TENSOR_ARITH_OP, "S3S3D3_TT", "pd", "", "MED"),
+    (Opcode.TENSOR_REDUCE_ARITH_OP, "S4D4_TR", "pd", "", "MED"),
+    (Opcode.TENSOR_SCALAR_ARITH_OP, "S3D3_TS", "pd", "", "MED"),
+    (Opcode.TENSOR_SCALAR_PTR_ARITH_OP, "S3D3_TS", "pd", "", "MED"),
+    (Opcode.POOL, "", "pool", "", "MED"),
+    (Opcode.COPY, "S4D4_TR", "copy", "", "HIGH"),
+    (Opcode.CAST, "S4D4_TR", "copy", "", "HIGH"),
+    (Opcode.RECIPROCAL, "S4D4_TR", "pd", "", "MED"),
+    (Opcode.MEMSET, "D4_MR", "pd", "", "MED"),
+    (Opcode.REG_LOAD, "", "pd", "", "MED"),
+    (Opcode.REG_STORE, "D4_MR", "pd", "", "MED"),
+    (Opcode.REG_SHUFFLE, "", "pd", "", "MED"),
+    (Opcode.RNG, "D4_MR", "pd", "", "MED"),
+    (Opcode.TENSOR_CUMULATIVE_ARITH_OP, "S4D4_TR", "pd", "", "MED"),
+    (Opcode.TENSOR_SCALAR_PTR_MULTI_ARITH, "", "pd", "", "MED"),
+    (Opcode.TENSOR_TENSOR_BITVEC_OP, "S3S3D3_TT", "pd", "", "MED"),
+    (Opcode.TENSOR_REDUCE_BITVEC_OP, "S4D4_TR", "pd", "", "MED"),
+    (Opcode.TENSOR_SCALAR_BITVEC_OP, "S3D3_TS", "pd", "", "MED"),
+    (Opcode.TENSOR_SCALAR_PTR_BITVEC_OP, "S3D3_TS", "pd", "", "MED"),
+    (Opcode.MAX_POOL_SELECT, "", "pool", "", "MED"),
+    (Opcode.TENSOR_CUMULATIVE_BITVEC_OP, "S4D4_TR", "pd", "", "MED"),
+    (Opcode.TENSOR_SCALAR_PTR_MULTI_BITVEC, "", "pd", "", "MED"),
+    (Opcode.BATCH_NORM_STATS, "", "pd", "", "MED"),
+    (Opcode.BATCH_NORM_STATS2, "", "pd", "", "MED"),
+    (Opcode.BATCH_NORM_AGGREGATE, "", "pd", "", "MED"),
+    (Opcode.BATCH_NORM_GRAD_ACCUMULATE, "", "pd", "", "MED"),
+    (Opcode.BATCH_NORM_PARAM_LOAD, "", "pd", "", "MED"),
+    (Opcode.BATCH_NORM_BACK_PROP, "S3S3D3_TT", "pd", "", "MED"),
+    (Opcode.LOAD_PARAMETER_RAM, "", "pool", "", "MED"),
+    (Opcode.POOL_BUFFER_LOAD, "", "pool", "", "MED"),
+    (Opcode.GATHER, "", "pool", "", "MED"),
+    (Opcode.LOAD_MASK_SELECT, "", "pool", "", "MED"),
+    (Opcode.STREAM_SHUFFLE, "S4D4_TR", "pd", "", "MED"),
+    (Opcode.STREAM_TRANSPOSE, "S4D4_TR", "pd", "", "MED"),
+    (Opcode.MAX8, "", "dve", "", "MED"),
+    (Opcode.MATCH_VALUE_LOAD, "", "dve", "", "MED"),
+    (Opcode.FIND_INDEX8, "", "dve", "", "MED"),
+    (Opcode.MATCH_REPLACE8, "", "dve", "", "MED"),
+    (Opcode.TENSOR_SCALAR_IMM_LD_ARITH, "", "pd", "", "MED"),
+    (Opcode.TENSOR_SCALAR_IMM_LD_BITVEC, "", "pd", "", "MED"),
+    (Opcode.COPY_PREDICATED, "S3S3D3_TT", "dve", "", "HIGH"),
+    (Opcode.ROI_ALIGN, "", "pool", "", "MED"),
+    (Opcode.TENSOR_SCALAR_ADDR, "", "pd", "", "MED"),
+    (Opcode.RAND, "", "pool", "", "MED"),
+    (Opcode.RAND_GET_STATE, "", "pool", "", "MED"),
+    (Opcode.RAND_SET_STATE, "", "pool", "", "MED"),
+    (Opcode.EMBEDDING_UPDATE, "", "pool", "", "MED"),
+    (Opcode.LOAD_POOL_ARGUMENT, "", "pool", "", "MED"),
+    (Opcode.TENSOR_DEQUANTIZE, "", "pool", "", "HIGH"),
+    (Opcode.CROSS_LANE_REDUCE_ARITH, "", "pool", "", "MED"),
+    (Opcode.CROSS_LANE_REDUCE_BITVEC, "", "pool", "", "MED"),
+    (Opcode.IOTA, "", "pool", "", "MED"),
+    (Opcode.DROPOUT, "", "pool", "", "MED"),
+    (Opcode.JPEG_DECODE, "", "pool", "+v3", "MED"),
+    (Opcode.TRANSPOSE_BATCH_NORM_STATS2, "", "pd", "", "MED"),
+    (Opcode.TRANSPOSE_TENSOR_REDUCE_ARITH_OP, "S4D4_TR", "pd", "", "MED"),
+    (Opcode.TRANSPOSE_TENSOR_REDUCE_BITVEC_OP, "S4D4_TR", "pd", "", "MED"),
+    (Opcode.CUSTOM_OP_HEADER, "", "pool", "", "MED"),
+    (Opcode.CUSTOM_OP_PAYLOAD, "", "pool", "", "MED"),
+    (Opcode.TS_PTR_MULTI_DUAL_ARITH, "", "pd", "v2", "MED"),
+    (Opcode.TS_PTR_MULTI_DUAL_BITVEC, "", "pd", "v2", "MED"),
+    (Opcode.TENSOR_TENSOR_ADD_BF16, "", "pd", "v2", "MED"),
+    (Opcode.TENSOR_TENSOR_MULT_BF16, "", "pd", "v2", "MED"),
+    (Opcode.TENSOR_REDUCE_ADD_BF16, "", "pd", "v2", "MED"),
+    (Opcode.TENSOR_REDUCE_MAX_BF16, "", "pd", "v2", "MED"),
+    (Opcode.BATCH_NORM_PARAM_LOAD2, "", "pd", "", "MED"),
+    (Opcode.TENSOR_TENSOR_SUB_BF16, "", "pd", "v2", "MED"),
+    (Opcode.TENSOR_SCALAR_AFFINE_SELECT, "", "pd", "", "MED"),
+    (Opcode.TRANSPOSE_TENSOR_SCALAR_ARITH_OP, "S3D3_TS", "pd", "", "MED"),
+    (Opcode.BATCH_NORM_GRAD_ACCUMULATE2, "", "pd", "", "MED"),
+    (Opcode.MODIFY_POOL_CONFIG, "", "pool", "", "MED"),
+    (Opcode.SORT, "", "pool", "", "MED"),
+    (Opcode.TENSOR_SCALAR_SELECT, "", "pd", "", "MED"),
+    (Opcode.CAST_PREDICATED, "S3S3D3_TT", "dve", "", "HIGH"),
+    (Opcode.TENSOR_SCALAR_CACHE_REDUCE, "S3D3_TS", "dve", "", "HIGH"),
+    (Opcode.DVE_READ_ACCUMULATOR, "D1_RD", "dve", "", "HIGH"),
+    (Opcode.TENSOR_REDUCE_RANGE_CHECK, "", "dve", "", "MED"),
+    (Opcode.SCALAR_TENSOR_TENSOR_ARITH, "S2S2D2_STT", "dve", "", "MED"),
+    (Opcode.SCALAR_TENSOR_TENSOR_BITVEC, "S2S2D2_STT", "dve", "", "MED"),
+    (Opcode.ENGINE_NOP, "", "seq", "", "HIGH"),
+    (Opcode.EVENT_SEMAPHORE, "CTRL_ES", "seq", "", "MED"),
+    (Opcode.HALT, "", "seq", "", "HIGH"),
+    (Opcode.DRAIN, "", "seq", "", "HIGH"),
+    (Opcode.INSTRUCTION_FLUSH, "", "seq", "", "HIGH"),
+    (Opcode.NOP, "", "seq", "", "HIGH"),
+    (Opcode.WRITE, "", "seq", "", "HIGH"),
+    (Opcode.NOTIFY, "", "seq", "", "HIGH"),
+    (Opcode.MOVE, "CTRL_MV", "seq", "", "HIGH"),
+    (Opcode.ALU_OP, "CTRL_AL", "seq", "", "HIGH"),
+    (Opcode.COMPARE_BRANCH, "CTRL_BR", "seq", "", "MED"),
+    (Opcode.TENSOR_LOAD, "", "seq", "", "HIGH"),
+    (Opcode.TENSOR_STORE, "", "seq", "", "HIGH"),
+    (Opcode.EVENT_SEMAPHORE_RANGE_CLEAR, "", "seq", "", "HIGH"),
+    (Opcode.SET_ORDERING_MODE, "", "seq", "", "HIGH"),
+    (Opcode.MOVE_SHAPE, "CTRL_MS", "seq", "", "HIGH"),
+    (Opcode.POLL_SEM, "", "seq", "", "HIGH"),
+    (Opcode.TEST_EVENT_SEM, "CTRL_TEST_ES", "seq", "+v4", "HIGH"),
+    (Opcode.BRANCH_PREFETCH_HINT, "", "seq", "", "HIGH"),
+    (Opcode.COMPACT_CONTROL_INST, "", "seq", "+v5", "HIGH"),
+    (Opcode.DMAMEMCPY, "", "dma", "", "LOW"),
+    (Opcode.DMA_MEMCPY2, "", "dma", "+v5", "LOW"),
+    (Opcode.DMA_IMMEDIATE, "", "dma", "+v5", "LOW"),
+    (Opcode.DMA_INDIRECT, "", "dma", "", "LOW"),
+    (Opcode.RANGE_SELECT, "S2D2_RS", "dve", "+v3", "HIGH"),
+    (Opcode.DMA_TRANSPOSE, "", "dma", "+v3", "LOW"),
+    (Opcode.GET_SEQUENCE_BOUNDS, "", "pd", "+v3", "MED"),
+    (Opcode.SB2SB_COLLECTIVE, "", "dma", "+v3", "LOW"),
     # PSEUDO_DMATRIGGER's payload is neff-facts §5.3 (struct DMA_TRIGGER)
-    *((code, name, "DMA_TRIGGER" if name == "PSEUDO_DMATRIGGER" else "", "none",
-       "+v3" if name == "PSEUDO_JPEG_DECODE" else "", "HIGH")
-      for code, name in enumerate((
-          "PSEUDO_DMATRIGGER", "PSEUDO_DMAREARM", "PSEUDO_DMABARRIER",
-          "PSEUDO_DMAMEMCPY_FULL_IND", "PSEUDO_SEMAPHORE_SET", "PSEUDO_LOAD_ACT_FUNC_SET",
-          "PSEUDO_TRIGGER_ALL_REDUCE", "PSEUDO_TRIGGER_COLLECTIVE", "PSEUDO_READ_VAR_ADDR",
-          "PSEUDO_EMBEDDING_UPDATE", "PSEUDO_SEND_RECV", "PSEUDO_BRANCH_LABEL",
-          "PSEUDO_TENSOR_STORE", "PSEUDO_TENSOR_LOAD", "PSEUDO_DMASWAP_QUEUE_SET",
-          "PSEUDO_SET_RNG_SEED", "PSEUDO_FUNCTION_BEGIN", "PSEUDO_FUNCTION_RETURN",
-          "PSEUDO_FUNCTION_CALL", "PSEUDO_DMA_DIRECT2D", "PSEUDO_SYNC_BARRIER",
-          "PSEUDO_RANGE_CHECK", "PSEUDO_JPEG_DECODE", "PSEUDO_CORE_BARRIER",
-          "PSEUDO_TRIGGER_COLLECTIVE2", "PSEUDO_EXTENSION", "PSEUDO_CUR_PROCESSING_RANK_ID",
-          "PSEUDO_GID_LOAD", "PSEUDO_BRANCH_PREFETCH_HINT", "PSEUDO_TENSOR_COMPLETION",
-          "PSEUDO_INST"), start=0xC1)),
-    (0xE0, "SPARSITY_COMPRESS", "", "pd", "+v4", "MED"),
-    (0xE1, "SPARSITY_COMPRESS_TAG", "", "pd", "+v4", "MED"),
-    (0xE2, "RAND2", "", "pool", "+v4", "MED"),
-    (0xE3, "QUANTIZE_MX", "", "dve", "+v4", "HIGH"),
-    (0xE4, "CONV_LUT_LOAD", "", "pd", "+v3", "MED"),
-    (0xE5, "TENSOR_TENSOR_SCAN_ARITH", "S2S2D2_STT", "dve", "", "MED"),
-    (0xE6, "TENSOR_SCALAR_CACHE_CUMULATIVE", "S3D3_TS", "dve", "", "HIGH"),
-    (0xE7, "INDIRECT_COPY", "", "pool", "", "MED"),
-    (0xE8, "COPY_PREDICATED_SCALAR", "", "dve", "", "MED"),
-    (0xE9, "DVE_READ_INDICES", "D4_MR", "dve", "+v3", "HIGH"),
-    (0xEA, "SELECT_REDUCE", "S2S2D2_STT", "dve", "", "HIGH"),
-    (0xF0, "EXTENDED_INST", "", "pool", "", "MED"),
-    (0xF1, "DMA_GATHER_TRANSPOSE", "", "dma", "+v3", "LOW"),
-    (0xF2, "NONZERO_WITH_COUNT", "", "pd", "+v3", "MED"),
-    (0xF3, "TENSOR_TENSOR_INT_WIDE", "", "pd", "+v5", "MED"),
-    (0xF4, "TENSOR_SCALAR_INT_WIDE", "", "pd", "+v5", "MED"),
-    (0xFF, "INVALID", "", "none", "", "HIGH"),
+    *((op, "DMA_TRIGGER" if op is Opcode.PSEUDO_DMATRIGGER else "", "none",
+       "+v3" if op is Opcode.PSEUDO_JPEG_DECODE else "", "HIGH")
+      for op in Opcode if op.name.startswith("PSEUDO_")),
+    (Opcode.SPARSITY_COMPRESS, "", "pd", "+v4", "MED"),
+    (Opcode.SPARSITY_COMPRESS_TAG, "", "pd", "+v4", "MED"),
+    (Opcode.RAND2, "", "pool", "+v4", "MED"),
+    (Opcode.QUANTIZE_MX, "", "dve", "+v4", "HIGH"),
+    (Opcode.CONV_LUT_LOAD, "", "pd", "+v3", "MED"),
+    (Opcode.TENSOR_TENSOR_SCAN_ARITH, "S2S2D2_STT", "dve", "", "MED"),
+    (Opcode.TENSOR_SCALAR_CACHE_CUMULATIVE, "S3D3_TS", "dve", "", "HIGH"),
+    (Opcode.INDIRECT_COPY, "", "pool", "", "MED"),
+    (Opcode.COPY_PREDICATED_SCALAR, "", "dve", "", "MED"),
+    (Opcode.DVE_READ_INDICES, "D4_MR", "dve", "+v3", "HIGH"),
+    (Opcode.SELECT_REDUCE, "S2S2D2_STT", "dve", "", "HIGH"),
+    (Opcode.EXTENDED_INST, "", "pool", "", "MED"),
+    (Opcode.DMA_GATHER_TRANSPOSE, "", "dma", "+v3", "LOW"),
+    (Opcode.NONZERO_WITH_COUNT, "", "pd", "+v3", "MED"),
+    (Opcode.TENSOR_TENSOR_INT_WIDE, "", "pd", "+v5", "MED"),
+    (Opcode.TENSOR_SCALAR_INT_WIDE, "", "pd", "+v5", "MED"),
+    (Opcode.INVALID, "", "none", "", "HIGH"),
 )
 
 OPCODES: dict[int, OpcodeInfo] = {
-    code: OpcodeInfo(code, name, struct or "RAW", _E[eng], _GENS[gens], conf,
-                     "" if struct else "operand layout not documented: decoded as raw bytes")
-    for code, name, struct, eng, gens, conf in _TABLE
+    int(op): OpcodeInfo(int(op), op.name, struct or "RAW", _E[eng], _GENS[gens], conf,
+                        "" if struct else "operand layout not documented: decoded as raw bytes")
+    for op, struct, eng, gens, conf in _TABLE
 }
 _BY_NAME: dict[str, OpcodeInfo] = {i.name: i for i in OPCODES.values()}
-
-# Generated from _TABLE, so a name or a code is declared once: code outside
-# machine/isa names an opcode as `Opcode.CAST`, never as 0x47.
-Opcode = IntEnum("Opcode", [(i.name, i.code) for i in OPCODES.values()], module=__name__)
-Opcode.__doc__ = "Every opcode byte of the table, by its name (an int: compares with bytes)."
 
 
 def opcode_by_name(name: str) -> OpcodeInfo:
