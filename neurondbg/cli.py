@@ -171,6 +171,16 @@ def console_main() -> None:
     main(own_process=True)
 
 
+def _usage_message(e: click.UsageError) -> str:
+    """click's message, an unknown option in the words of getopt and argparse:
+    `no such option: --x` (and the nearest ones, as click finds them)."""
+    if isinstance(e, click.NoSuchOption):
+        near = sorted(e.possibilities or ())
+        return f"no such option: {e.option_name}" + (
+            f"; did you mean {' or '.join(near)}?" if near else "")
+    return e.format_message()
+
+
 def main(*, own_process: bool = False) -> None:
     """Entry point: every error is one line on stderr (DESIGN.md).
 
@@ -184,7 +194,7 @@ def main(*, own_process: bool = False) -> None:
         rv = cli.main(prog_name="neurondbg", standalone_mode=False)
     except click.UsageError as e:
         where = e.ctx.command_path if e.ctx is not None else "neurondbg"
-        click.echo(usage_line(where, e.format_message()), err=True)
+        click.echo(usage_line(where, _usage_message(e)), err=True)
         sys.exit(e.exit_code)
     except click.ClickException as e:
         e.show()
