@@ -73,6 +73,10 @@ SUBCOMMANDS: dict[str, Sub] = {
 }
 
 
+class Interrupted(Exception):
+    """A Ctrl+C that reached the command line (`main` says so and exits 130)."""
+
+
 def _available(name: str) -> bool:
     return importlib.util.find_spec(f"neurondbg.commands.{SUBCOMMANDS[name].module}") is not None
 
@@ -116,6 +120,14 @@ class LazyGroup(click.Group):
             if near:
                 ctx.fail(f"No such command {name!r}; did you mean {near[0]!r}?")
         return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> object:
+        """click's, a Ctrl+C no command handled passed on as Interrupted: click would
+        print an empty line before its Abort, under where a progress bar was erased."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from SUBCOMMANDS' short help, as click lays it out, without
@@ -199,6 +211,9 @@ def main(*, own_process: bool = False) -> None:
     except click.ClickException as e:
         e.show()
         sys.exit(e.exit_code)
+    except Interrupted:
+        click.echo("neurondbg: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     except click.Abort as e:  # click turns a Ctrl+C no command handled into Abort
         if isinstance(e.__cause__, KeyboardInterrupt):
             click.echo("neurondbg: interrupted", err=True)
