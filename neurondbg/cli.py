@@ -73,6 +73,10 @@ SUBCOMMANDS: dict[str, Sub] = {
 }
 
 
+class Interrupted(Exception):
+    """A Ctrl+C that reached the command line (`main` says so and exits 130)."""
+
+
 def _available(name: str) -> bool:
     return importlib.util.find_spec(f"neurondbg.commands.{SUBCOMMANDS[name].module}") is not None
 
@@ -116,6 +120,14 @@ class LazyGroup(click.Group):
             if near:
                 ctx.fail(f"No such command {name!r}; did you mean {near[0]!r}?")
         return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> object:
+        """click's, a Ctrl+C no command handled passed on as Interrupted: click would
+        print an empty line before its Abort, under where a progress bar was erased."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from SUBCOMMANDS' short help, as click lays it out, without
@@ -171,6 +183,16 @@ def console_main() -> None:
     main(own_process=True)
 
 
+def _usage_message(e: click.UsageError) -> str:
+    """click's message, an unknown option in the words of getopt and argparse:
+    `no such option: --x` (and the nearest ones, as click finds them)."""
+    if isinstance(e, click.NoSuchOption):
+        near = sorted(e.possibilities or ())
+        return f"no such option: {e.option_name}" + (
+            f"; did you mean {' or '.join(near)}?" if near else "")
+    return e.format_message()
+
+
 def main(*, own_process: bool = False) -> None:
     """Entry point: every error is one line on stderr (DESIGN.md).
 
@@ -184,11 +206,14 @@ def main(*, own_process: bool = False) -> None:
         rv = cli.main(prog_name="neurondbg", standalone_mode=False)
     except click.UsageError as e:
         where = e.ctx.command_path if e.ctx is not None else "neurondbg"
-        click.echo(usage_line(where, e.format_message()), err=True)
+        click.echo(usage_line(where, _usage_message(e)), err=True)
         sys.exit(e.exit_code)
     except click.ClickException as e:
         e.show()
         sys.exit(e.exit_code)
+    except Interrupted:
+        click.echo("neurondbg: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     except click.Abort as e:  # click turns a Ctrl+C no command handled into Abort
         if isinstance(e.__cause__, KeyboardInterrupt):
             click.echo("neurondbg: interrupted", err=True)

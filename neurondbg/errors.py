@@ -20,5 +20,15 @@ class InputError(click.ClickException):
 
 
 def usage_line(where: str, message: str) -> str:
-    """The one line every usage error prints (bad option value, unknown command, ...)."""
-    return f"neurondbg: error: {where}: {' '.join(message.split())} (see `{where} --help`)"
+    """The one line every usage error prints (bad option value, unknown command, ...),
+    for the command at `where` (its click command path, `neurondbg validate`): one
+    `neurondbg: error:` prefix, then the subcommand when there is one.
+
+        usage_line("neurondbg", "no such option: --x")
+        -> "neurondbg: error: no such option: --x (see `neurondbg --help`)"
+        usage_line("neurondbg run", "Invalid value ...")
+        -> "neurondbg: error: run: Invalid value ... (see `neurondbg run --help`)"
+    """
+    sub = where.removeprefix("neurondbg").strip()
+    head = f"neurondbg: error: {sub}: " if sub else "neurondbg: error: "
+    return f"{head}{' '.join(message.split())} (see `{where} --help`)"

@@ -30,16 +30,23 @@ Decisions where the issue is silent (as cargo / pip / tqdm do it):
   rows) gets a bar only when stdout is not the same terminal: there the output itself
   shows the progress, and a bar redrawn under it would tangle with it.
 - Nothing here changes Ctrl+C: the bar is erased when the block ends, whether it ends
-  normally, by the first Ctrl+C's clean stop or by the second one's KeyboardInterrupt.
+  normally, by the first Ctrl+C's clean stop or by the second one's KeyboardInterrupt
+  (a Ctrl+C while the bar is being erased waits for the erase: `_Ticker.finish`).
+- A terminal whose locale is not UTF-8 (`LANG=C`) gets a bar in ASCII
+  (neurondbg.progress_ascii).
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
+
+from neurondbg.progress_ascii import AsciiFile, ascii_bar, locale_is_utf8
 
 if TYPE_CHECKING:  # rich is imported only when a bar is drawn (`--help` stays light)
     from rich.console import Console, RenderableType
@@ -47,9 +54,11 @@ if TYPE_CHECKING:  # rich is imported only when a bar is drawn (`--help` stays l
 
 DELAY = 0.3  # seconds of work before a bar appears
 REFRESH = 0.1  # seconds between redraws: at most 10 a second
+FINISH_S = 5.0  # the most the end of a block waits for the bar to be erased
 
 Advance = Callable[[int], None]
 Report = Callable[[int, int], None]  # (done, total), the library's `progress` callback
+S = TypeVar("S", bound=Sized)
 
 
 def _ignore(n: int = 1) -> None:
@@ -71,10 +80,13 @@ def stderr_is_terminal() -> bool:
 
 
 def stderr_console() -> Console:
-    """The console a bar is drawn on when none is given: stderr's."""
+    """The console a bar is drawn on when none is given: stderr's, passing on only ASCII
+    when the locale is not UTF-8 (neurondbg.progress_ascii)."""
     from rich.console import Console
 
-    return Console(stderr=True)
+    if locale_is_utf8(os.environ, sys.flags.utf8_mode):
+        return Console(stderr=True)
+    return Console(file=AsciiFile(sys.stderr))
 
 
 @contextmanager
@@ -97,6 +109,20 @@ def progress(total: int | None, label: str, unit: str = "", *,
     read = poll or (lambda: done[0])
     with _ticking(_Ticker(label, unit, lambda: (read(), total), console)):
         yield advance
+
+
+def counting(blocks: Iterable[S], advance: Advance) -> Iterator[S]:
+    """`blocks` unchanged, each counted (`advance(len(block))`) when its consumer asks
+    for the next one or ends: a block is counted once it has been worked on, not when
+    it is handed out (validate's blocks of records)."""
+    done = 0
+    for block in blocks:
+        if done:
+            advance(done)
+        yield block
+        done = len(block)
+    if done:
+        advance(done)
 
 
 @contextmanager
@@ -147,10 +173,26 @@ class _Ticker(threading.Thread):
         import rich.progress  # noqa: F401  (run's imports are then look-ups)
 
     def finish(self) -> None:
-        self.stopping.set()
-        # it wakes at once and erases the bar before the command prints its result; the
-        # bound only keeps a terminal that blocks writes from hanging the exit
-        self.join(timeout=5.0)
+        """Stop the ticker and wait (up to FINISH_S) until it has erased the bar.
+
+        A Ctrl+C meanwhile (the second of a double Ctrl+C, pressed as the first one's
+        stop ends the work) is held until the bar is gone, then handled as it would have
+        been: raised in `Event.set` or `join`, it could leave the ticker's lock taken or
+        the process exiting with the bar's line still on the terminal."""
+        held: list[int] = []
+        previous = _hold_sigint(held)
+        try:
+            self.stopping.set()
+            # it wakes at once and erases the bar before the command prints its result;
+            # the bound only keeps a terminal that blocks writes from hanging the exit
+            self.join(timeout=FINISH_S)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        if held and callable(previous):
+            previous(signal.SIGINT, None)  # default_int_handler: KeyboardInterrupt
+        elif held:
+            raise KeyboardInterrupt
 
     def run(self) -> None:
         if self.stopping.wait(DELAY):
@@ -166,7 +208,11 @@ class _Ticker(threading.Thread):
         )
 
         total = self.read()[1]
-        columns: list = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn()]
+        console = self.console or stderr_console()
+        ascii_only = not console.encoding.startswith("utf")
+        columns: list = [SpinnerColumn("line" if ascii_only else "dots"),
+                         TextColumn("{task.description}"),
+                         ascii_bar() if ascii_only else BarColumn()]
         counts: list = []
         if self.unit:
             counts += [MofNCompleteColumn(), TextColumn(self.unit)]
@@ -178,7 +224,6 @@ class _Ticker(threading.Thread):
             columns.append(TimeElapsedColumn())
             if self.unit and total is not None:
                 columns.append(TimeRemainingColumn())
-        console = self.console or stderr_console()
         # stdout/stderr are not redirected: the work's own output comes after the block
         with Progress(*columns, console=console, transient=True, auto_refresh=False,
                       redirect_stdout=False, redirect_stderr=False) as bar:
@@ -189,6 +234,14 @@ class _Ticker(threading.Thread):
                 bar.refresh()
                 if self.stopping.wait(REFRESH):
                     break
+
+
+def _hold_sigint(held: list[int]) -> signal.Handlers | Callable[..., object] | None:
+    """On the main thread, a SIGINT handler that only records the signal in `held`;
+    returns the handler it replaced (None elsewhere: signals go to the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
 
 
 def _when_total(column: ProgressColumn) -> ProgressColumn:

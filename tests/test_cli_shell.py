@@ -20,12 +20,12 @@ def test_help_lists_the_commands() -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (("frobnicate",), "neurondbg: error: neurondbg: No such command 'frobnicate'."),
-    (("valdate",), "neurondbg: error: neurondbg: No such command 'valdate'; did you mean "
+    (("frobnicate",), "neurondbg: error: No such command 'frobnicate'."),
+    (("valdate",), "neurondbg: error: No such command 'valdate'; did you mean "
                    "'validate'?"),
-    (("tui", "--gen", "foo"), "neurondbg: error: neurondbg tui: Invalid value for '--gen'"),
+    (("tui", "--gen", "foo"), "neurondbg: error: tui: Invalid value for '--gen'"),
     (("run", "x.asm", "--max-steps", "-3"), "Invalid value for '--max-steps'"),
-    (("asm", "x.asm"), "neurondbg: error: neurondbg asm: Missing option '-o' / '--output'."),
+    (("asm", "x.asm"), "neurondbg: error: asm: Missing option '-o' / '--output'."),
 ])
 def test_usage_errors_are_one_line(args: tuple[str, ...], message: str) -> None:
     out = run(*args)

@@ -62,29 +62,29 @@ def test_defaults_are_the_default_generation() -> None:
 
 @pytest.mark.parametrize(("args", "line"), [
     (["run", LOOP, "--gen", "trn9"],
-     "neurondbg: error: neurondbg run: Invalid value for '--gen': "
+     "neurondbg: error: run: Invalid value for '--gen': "
      "unknown generation 'trn9'; expected one of: sunda, cayman, "
      "mariana, maverick, trn1, inf2, trn2, trn3"),
     (["run", LOOP, "--engine", "gpu"],
-     "neurondbg: error: neurondbg run: Invalid value for '--engine': "
+     "neurondbg: error: run: Invalid value for '--engine': "
      "unknown engine 'gpu'; expected one of: pool, dve, act, "
      "pe, sp"),
     (["validate", LOOP, "--engine", "gpu"],
-     "neurondbg: error: neurondbg validate: Invalid value for '--engine': "
+     "neurondbg: error: validate: Invalid value for '--engine': "
      "unknown engine 'gpu'; expected one of: pool, dve, "
      "act, pe, sp, any"),
     (["convert", "1", "--from", "fp9", "--to", "fp16"],
-     "neurondbg: error: neurondbg convert: Invalid value for '--from': "
+     "neurondbg: error: convert: Invalid value for '--from': "
      "unknown format 'fp9'; expected one of: fp32, fp32r, "
      "fp16, bf16, fp8_e3m4, fp8_e4m3, fp8_e4m3fn, fp8_e5m2, fp8_e8m0, hif8, fp4_e2m1, "
      "fp4_e1m2, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64 (or a "
      "Neuron dtype name such as FP8_EXP4, BFLOAT16)"),
     (["convert", "1", "--from", "fp32", "--to", "fp16", "--mode", "up"],
-     "neurondbg: error: neurondbg convert: Invalid value for '--mode': "
+     "neurondbg: error: convert: Invalid value for '--mode': "
      "unknown mode 'up'; expected one of: rint, round, "
      "floor, ceil, trunc, odd, hybrid"),
     (["convert", "1", "--from", "fp32", "--to", "fp16", "--profile", "arm"],
-     "neurondbg: error: neurondbg convert: Invalid value for '--profile': "
+     "neurondbg: error: convert: Invalid value for '--profile': "
      "unknown profile 'arm'; expected one of: ieee, "
      "neuron, ascend"),
 ])
@@ -98,7 +98,7 @@ def test_the_entry_point_prints_them_as_usage_errors() -> None:
     r = subprocess.run([sys.executable, "-m", "neurondbg", "disasm", LOOP, "--gen", "trn9"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr == ("neurondbg: error: neurondbg disasm: Invalid value for '--gen': unknown "
+    assert r.stderr == ("neurondbg: error: disasm: Invalid value for '--gen': unknown "
                         "generation 'trn9'; expected one of: sunda, cayman, mariana, maverick, "
                         "trn1, inf2, trn2, trn3 (see `neurondbg disasm --help`)\n")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import click
+from click.shell_completion import CompletionItem
 
 from neurondbg.errors import InputError
 
@@ -109,14 +110,12 @@ def tour_app(name: str) -> Any:
     return TourApp()
 
 
-def tour_lines() -> list[str]:
-    """The listing, `name  description` per tour sorted by name, as `list_tours` gives it.
-
-    Read straight from the tours folder's `[tour]` tables (tomllib; the folder found
-    without importing `sessions.tours`, whose session loader imports the model): the
-    listing needs no numpy (issue 17). Should a tour file not parse, or its `[tour]`
-    table not be strings, `list_tours` itself reads them all and reports the error.
-    """
+def _shipped() -> list[tuple[str, str]] | None:
+    """(name, description) of each shipped tour, sorted by name, read straight from the
+    tours folder's `[tour]` tables (tomllib; the folder found without importing
+    `sessions.tours`, whose session loader imports the model): listing and completing
+    names need no numpy. None when a tour file does not parse or its `[tour]`
+    table's values are not strings."""
     import tomllib
     from importlib.util import find_spec
     from pathlib import Path
@@ -130,21 +129,40 @@ def tour_lines() -> list[str]:
             with p.open("rb") as fh:
                 table = tomllib.load(fh).get("tour", {})
             if not isinstance(table, dict):
-                raise ValueError(p)
+                return None
             name = table.get("name", p.stem)
             desc = table.get("description", "")
             if not isinstance(name, str) or not isinstance(desc, str):
-                raise ValueError(p)
+                return None
             tours.append((name, desc))
     except (OSError, ValueError):  # tomllib.TOMLDecodeError is a ValueError
+        return None
+    return sorted(tours, key=lambda t: t[0])
+
+
+def tour_lines() -> list[str]:
+    """The listing, `name  description` per tour sorted by name, as `list_tours` gives it
+    (read by `_shipped`; should a tour file not parse, `list_tours` itself reads them
+    all and reports the error)."""
+    tours = _shipped()
+    if tours is None:
         from sessions.tours import list_tours
 
         return [f"{t.name}  {t.description}" for t in list_tours()]
-    return [f"{name}  {desc}" for name, desc in sorted(tours, key=lambda t: t[0])]
+    return [f"{name}  {desc}" for name, desc in tours]
+
+
+def complete_names(ctx: click.Context, param: click.Parameter, incomplete: str
+                   ) -> list[CompletionItem]:
+    """The tour names that start with `incomplete`, each with its description (click's
+    shell completion: `eval "$(_NEURONDBG_COMPLETE=bash_source neurondbg)"`). Nothing
+    when the tours cannot be read: a completion never prints an error into the shell."""
+    return [CompletionItem(name, help=desc) for name, desc in _shipped() or ()
+            if name.startswith(incomplete)]
 
 
 @click.command("tour")
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete_names)
 def command(name: str | None) -> None:
     """List the guided tours, or open tour NAME in the TUI."""
     from sessions.errors import SessionError

@@ -8,9 +8,10 @@ machine.asm.load_any. This module is imported only
 when the command runs; the assembler only for assembly input.
 
 On a terminal, stderr shows progress (neurondbg.progress): a pulse while the records
-are judged (machine.legality's bulk validation reports no progress of its own), then,
-for `--json` into a file or pipe, a bar counting the rows written (most of a large
-file's time; on the terminal the rows themselves show it).
+are judged (machine.legality's bulk validation reports no progress of its own; a
+binary `--summary`, judged block by block, counts the records of each block judged),
+then, for `--json` into a file or pipe, a bar counting the rows written (most of a
+large file's time; on the terminal the rows themselves show it).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from machine.isa.queues import QUEUE_ENGINES
 from neurondbg.errors import InputError
 from neurondbg.force import force_option
 from neurondbg.params import DEFAULT_ENGINE, GEN, EngineType  # run's default queue too
-from neurondbg.progress import Advance, progress
+from neurondbg.progress import Advance, counting, progress
 
 ENGINES = QUEUE_ENGINES
 ANY_ENGINE = "any"  # no dispatch-table check: the wire-level predicates only
@@ -119,9 +120,10 @@ def _summarize_file(path_text: str, gen: Gen, queue: str | None):
                 if size:  # records to judge: the tables are imported as the command was
                     with frozen_imports():
                         load_tables()
-                with progress(None, f"validate {path.name}: {size // RECORD_BYTES:,} "
-                                    "instructions"):
-                    return summarize_chunks(_blocks(f, size, path_text, CHUNK), gen, queue)
+                with progress(size // RECORD_BYTES, f"validate {path.name}",
+                              "instructions") as advance:
+                    return summarize_chunks(counting(_blocks(f, size, path_text, CHUNK),
+                                                     advance), gen, queue)
     except InputFileError as e:
         raise InputError(str(e)) from None
     except OSError as e:  # fstat / seek of the open file (opening and reads: InputFileError)

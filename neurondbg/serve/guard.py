@@ -15,6 +15,10 @@ Three checks, each closing one way in (docs/security.md):
   request's Host) may open one. A client that sends no Origin is not a browser page.
 - Token: a random secret in the URL the server prints, as Jupyter does; it keeps out
   other local users and any client that can reach the port but never saw the banner.
+
+Behind a reverse proxy (`--public-url https://dbg.example.org`), the browser's page is
+the proxy's: its Host (when the proxy passes it on) and its Origin are the public URL's,
+which the guard then answers as well as the bound address.
 """
 
 from __future__ import annotations
@@ -24,10 +28,55 @@ import ipaddress
 import secrets
 import socket
 from dataclasses import dataclass
+from typing import Literal, NamedTuple
 from urllib.parse import urlsplit
 
 TOKEN_BYTES = 24  # 192 bits, URL-safe base64 (32 characters)
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Scheme = Literal["http", "https"]
+DEFAULT_PORTS: dict[Scheme, int] = {"http": 80, "https": 443}
+
+
+class PublicURL(NamedTuple):
+    """Where browsers reach the server when that is not the bound address (a proxy's URL):
+    its scheme, host name (lowercased, no brackets) and port."""
+
+    scheme: Scheme
+    host: str
+    port: int
+
+    @property
+    def authority(self) -> str:
+        """`host[:port]` as a URL writes it (the port left out when it is the scheme's)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port == DEFAULT_PORTS[self.scheme] else f"{host}:{self.port}"
+
+    @property
+    def origin(self) -> str:
+        """`scheme://authority`, what a browser sends as the page's Origin."""
+        return f"{self.scheme}://{self.authority}"
+
+
+def parse_public_url(text: str) -> PublicURL:
+    """`--public-url`'s value (`https://dbg.example.org`, `http://10.0.0.5:8080/`) as a
+    PublicURL; ValueError saying what was expected. Only a server at the root of its
+    host is supported: textual-serve's script builds download URLs from the origin."""
+    expected = "expected http://HOST[:PORT] or https://HOST[:PORT]"
+    try:
+        parts = urlsplit(text.strip())
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        raise ValueError(f"{text!r}: {expected}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not host:
+        raise ValueError(f"{text!r}: {expected}")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"{text!r}: a user name or password does not belong in it; {expected}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError(f"{text!r}: only the root of a host can be served (no path, query "
+                         f"or fragment); {expected}")
+    known: Scheme = "https" if scheme == "https" else "http"
+    return PublicURL(known, host.lower(), DEFAULT_PORTS[known] if port is None else port)
 
 
 def new_token() -> str:
@@ -74,22 +123,32 @@ class Guard:
     names: frozenset[str]  # host names (not addresses) that reach the bound address
     addresses: frozenset[IPAddress]  # addresses that reach it
     any_address: bool  # a wildcard bind (0.0.0.0, ::): every address of the machine
+    public: PublicURL | None = None  # a proxy's URL the page is also served under
 
     @classmethod
-    def for_bind(cls, host: str, port: int, token: str) -> Guard:
-        """The guard of a server listening on (`host`, `port`), as `--host` names it."""
+    def for_bind(cls, host: str, port: int, token: str,
+                 public: PublicURL | None = None) -> Guard:
+        """The guard of a server listening on (`host`, `port`), as `--host` names it,
+        and reached at `public` too when given (`--public-url`)."""
         h = host.strip("[]").lower()
         ip = _ip(h)
         if ip is not None and ip.is_unspecified:
             names = {"localhost", socket.gethostname().lower(), socket.getfqdn().lower()}
-            return cls(port, token, frozenset(names), frozenset(), True)
+            return cls(port, token, frozenset(names), frozenset(), True, public)
         if ip is not None:
             names = {"localhost"} if ip.is_loopback else set()
-            return cls(port, token, frozenset(names), frozenset({ip}), False)
+            return cls(port, token, frozenset(names), frozenset({ip}), False, public)
         if h == "localhost":
             loop = {ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1")}
-            return cls(port, token, frozenset({h}), frozenset(loop), False)
-        return cls(port, token, frozenset({h}), frozenset(), False)
+            return cls(port, token, frozenset({h}), frozenset(loop), False, public)
+        return cls(port, token, frozenset({h}), frozenset(), False, public)
+
+    def is_public(self, header: str | None) -> bool:
+        """Whether a Host header names the public URL (`--public-url`)."""
+        if self.public is None or header is None:
+            return False
+        where = parse_authority(header, DEFAULT_PORTS[self.public.scheme])
+        return where == (self.public.host, self.public.port)
 
     def _reaches(self, host: str, port: int) -> bool:
         if port != self.port:
@@ -102,12 +161,15 @@ class Guard:
     def host_ok(self, header: str | None) -> bool:
         """Whether a request with this Host header was meant for this server."""
         where = None if header is None else parse_authority(header, 80)
-        return where is not None and self._reaches(*where)
+        return (where is not None and self._reaches(*where)) or self.is_public(header)
 
     def origin_ok(self, origin: str | None, host_header: str | None) -> bool:
         """Whether a WebSocket opened with this Origin comes from this server's own page
-        (or from no page at all: a client that sends no Origin is not a browser)."""
+        (or from no page at all: a client that sends no Origin is not a browser). Behind
+        a proxy the page is the public URL's, whatever Host the proxy passes on."""
         if origin is None:
+            return True
+        if self.public is not None and origin.strip().lower() == self.public.origin:
             return True
         try:
             parts = urlsplit(origin.strip())

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -61,16 +62,32 @@ def test_step_in_the_browser_shows_the_registers(url: str) -> None:
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
             page.add_init_script(HOOK)
             page.goto(url)
-            page.wait_for_function(_screen_has("loaded loop.asm"), timeout=WAIT_MS)
+            page.wait_for_function(_screen_has("PC  0x00000000  record 0   steps 0"),
+                                   timeout=WAIT_MS)
             before = page.evaluate(SCREEN)
-            assert "Registers" in before and "PC  0x00000000  record 0   steps 0" in before
-            page.click(".textual-terminal")
+            assert "Registers" in before
+            # no click first: the page gave the terminal the keyboard focus on load
+            page.wait_for_function("() => document.activeElement && document.activeElement"
+                                   ".classList.contains('xterm-helper-textarea')",
+                                   timeout=WAIT_MS)
             page.keyboard.press("s")
-            page.wait_for_function(_screen_has("steps 1"), timeout=WAIT_MS)
+            page.wait_for_function(_screen_has("stepped MOVE at pc 0x0"), timeout=WAIT_MS)
             after = page.evaluate(SCREEN)
+            # a reload after working in the page asks first (its app and work end)...
+            asked: list[str] = []
+
+            def answer(dialog: Any) -> None:
+                asked.append(dialog.type)
+                dialog.accept()
+
+            page.on("dialog", answer)
+            page.reload(timeout=WAIT_MS)
+            assert asked == ["beforeunload"]
+            page.reload(timeout=WAIT_MS)  # ...one before any key does not
+            assert asked == ["beforeunload"]
         finally:
             browser.close()
-    assert "stepped MOVE at pc 0x0" in after
-    assert "PC  0x00000040  record 1   steps 1" in after
+    assert "neurondbg — loop.asm · cayman · pool · stepped MOVE at pc 0x0" in after
+    assert "▶  040 loop: ALU_OP" in after  # the Program pane's cursor on record 1
     row = next(r for r in after.splitlines() if "R2  0x" in r)
     assert "R2  0x0000000A" in row  # MOVE R1=0 R2=10 ran

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from neurondbg.serve.guard import Guard, cookie_name, new_token, parse_authority
+from neurondbg.serve.guard import Guard, cookie_name, new_token, parse_authority, parse_public_url
 
 TOKEN = "t0ken-for-tests"
 LOOP4 = Guard.for_bind("127.0.0.1", 8123, TOKEN)
@@ -96,3 +96,29 @@ def test_new_tokens_are_long_and_fresh() -> None:
 
 def test_cookie_names_keep_servers_apart() -> None:
     assert cookie_name(8000) == "neurondbg-token-8000" != cookie_name(8001)
+
+
+PROXIED = Guard.for_bind("127.0.0.1", 8123, TOKEN, parse_public_url("https://dbg.example.org"))
+
+
+@pytest.mark.parametrize(("header", "ok"), [
+    ("dbg.example.org", True), ("DBG.example.org:443", True),  # the public name, its port
+    ("127.0.0.1:8123", True), ("localhost:8123", True),  # a proxy that rewrites Host
+    ("dbg.example.org:80", False), ("dbg.example.org:8123", False),
+    ("evil.example", False), ("example.org", False), (None, False),
+])
+def test_host_behind_a_proxy(header: str | None, ok: bool) -> None:
+    assert PROXIED.host_ok(header) is ok
+
+
+@pytest.mark.parametrize(("origin", "host", "ok"), [
+    ("https://dbg.example.org", "127.0.0.1:8123", True),  # Host rewritten by the proxy
+    ("https://dbg.example.org", "dbg.example.org", True),
+    ("https://DBG.example.org", "dbg.example.org", True),
+    ("https://dbg.example.org:443", "dbg.example.org", False),  # browsers omit it
+    ("http://dbg.example.org", "dbg.example.org", False),
+    ("https://evil.example", "dbg.example.org", False),
+    ("http://127.0.0.1:8123", "127.0.0.1:8123", True),  # the bound address, direct
+])
+def test_origin_behind_a_proxy(origin: str, host: str, ok: bool) -> None:
+    assert PROXIED.origin_ok(origin, host) is ok

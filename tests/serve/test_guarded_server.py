@@ -6,6 +6,7 @@ Every exchange is bounded by WAIT (a hang guard, not a measure)."""
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Iterator
@@ -78,7 +79,9 @@ def test_the_page_needs_the_token(served: Served) -> None:
     assert run(status(f"{served.origin}/?token=wrong"))[0] == 403
     assert run(status(f"{served.origin}/download/anything"))[0] == 403
     code, page = run(status(f"{served.origin}/?token={served.token}"))
-    assert code == 200 and f'data-session-websocket-url="ws://127.0.0.1:{served.port}/ws"' in page
+    assert code == 200
+    assert re.search(f'data-session-websocket-url="ws://127.0.0.1:{served.port}/ws/[0-9a-f]{{12}}"',
+                     page)
     assert run(status(f"{served.origin}/static/js/textual.js"))[0] == 200  # the page's script
 
 
@@ -89,7 +92,7 @@ def test_a_rebound_host_name_is_refused(served: Served) -> None:
         assert run(status(f"{served.origin}/static/js/textual.js", {"Host": host}))[0] == 403
     ok = run(status(f"{served.origin}/?token={served.token}",
                     {"Host": f"localhost:{served.port}"}))
-    assert ok[0] == 200 and f"ws://localhost:{served.port}/ws" in ok[1]  # same-origin socket
+    assert ok[0] == 200 and f"ws://localhost:{served.port}/ws/" in ok[1]  # same-origin socket
 
 
 def test_a_websocket_from_a_foreign_page_is_refused(served: Served) -> None:
@@ -128,17 +131,26 @@ async def _screen_until(ws: aiohttp.ClientWebSocketResponse, text: bytes) -> byt
 async def _sessions(s: Served) -> tuple[bytes, bytes, bytes]:
     jar = aiohttp.CookieJar(unsafe=True)  # keep cookies from an IP address, as browsers do
     async with aiohttp.ClientSession(cookie_jar=jar) as session:
-        async with session.get(f"{s.origin}/?token={s.token}") as r:
-            assert r.status == 200
+
+        async def page_socket() -> str:
+            """A page loaded: the path of its WebSocket."""
+            async with session.get(f"{s.origin}/?token={s.token}") as r:
+                assert r.status == 200
+                found = re.search(r'data-websocket-path="([^"]+)"', await r.text())
+                assert found is not None
+                return found.group(1)
+
         # the page's socket: its own origin, the token as the cookie the page got
-        first = await session.ws_connect(f"{s.origin}/ws?width=100&height=30", origin=s.origin)
+        first = await session.ws_connect(f"{s.origin}{await page_socket()}?width=100&height=30",
+                                         origin=s.origin)
         app_bytes = await _screen_until(first, b"loaded loop.asm")  # the TUI's status
-        second = await session.ws_connect(f"{s.origin}/ws", origin=s.origin)
+        second = await session.ws_connect(f"{s.origin}{await page_socket()}", origin=s.origin)
         refused = await _first_bytes(second)
         await second.close()
         await first.close()  # its app process ends; then another page may run one
         while True:
-            third = await session.ws_connect(f"{s.origin}/ws", origin=s.origin)
+            third = await session.ws_connect(f"{s.origin}{await page_socket()}",
+                                             origin=s.origin)
             later = await _first_bytes(third)
             await third.close()
             if b"--max-sessions" not in later:
@@ -170,7 +182,7 @@ def test_ipv6_loopback_serves_its_own_page() -> None:
         assert url.startswith("http://[::1]:"), url
         port = int(url.split("]:")[1].split("/")[0])
         code, page = run(status(url))
-        assert code == 200 and f"ws://[::1]:{port}/ws" in page
+        assert code == 200 and f"ws://[::1]:{port}/ws/" in page
         assert run(status(url, {"Host": f"127.0.0.1:{port}"}))[0] == 403  # not what it bound
     finally:
         proc.terminate()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from neurondbg.commands.serve import command, is_loopback, visitor_command
+from neurondbg.commands.serve import banner_url, command, is_loopback, visitor_command
 from tests.dap.client import EXAMPLES, REPO
 
 
@@ -58,12 +58,70 @@ def test_each_server_has_its_own_token() -> None:
     assert a.split("token=")[1] != b.split("token=")[1]
 
 
-def test_another_host_warns_who_can_reach_it() -> None:
-    first, warning = _first_lines("--port", "0", "--host", "0.0.0.0", n=2)
-    assert first.startswith("neurondbg serve: http://0.0.0.0:")
+def test_another_host_warns_who_can_reach_it_at_a_url_that_works_from_there() -> None:
+    first, warning, _ = _first_lines("--port", "0", "--host", "0.0.0.0", n=3)
+    assert first.startswith(f"neurondbg serve: http://{socket.gethostname()}:")
+    assert "0.0.0.0" not in first
     assert first.endswith("(all who can reach this address)")
     assert warning.startswith("neurondbg: warning: --host 0.0.0.0: anyone who reaches port ")
     assert "learns the token (sent in clear over http) runs neurondbg as you" in warning
+
+
+def test_banner_url() -> None:
+    from neurondbg.serve.guard import parse_public_url
+
+    assert banner_url("127.0.0.1", 8000, "T", None) == "http://127.0.0.1:8000/?token=T"
+    assert banner_url("::1", 8000, "T", None) == "http://[::1]:8000/?token=T"
+    for wildcard in ("0.0.0.0", "::"):
+        assert banner_url(wildcard, 81, "T", None) == (
+            f"http://{socket.gethostname()}:81/?token=T")
+    public = parse_public_url("https://dbg.example.org/")
+    assert banner_url("127.0.0.1", 8000, "T", public) == "https://dbg.example.org/?token=T"
+
+
+def test_behind_a_proxy_the_banner_gives_the_public_url_and_binds_loopback() -> None:
+    first, files = _first_lines("--port", "0", "--public-url", "https://dbg.example.org:8443",
+                                n=2)
+    assert re.fullmatch(r"neurondbg serve: https://dbg\.example\.org:8443/\?token=[\w-]{32} "
+                        r"\(through the proxy at --public-url\)", first), first
+    assert files.startswith("neurondbg serve: each page's files go to a folder of its own in ")
+
+
+def test_a_bad_public_url_or_save_dir_is_one_line_exit_2(tmp_path: Path) -> None:
+    def serve(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "neurondbg", "serve", "--port", "0", *args],
+                              cwd=REPO, capture_output=True, text=True, timeout=60)
+
+    r = serve("--public-url", "dbg.example.org/x")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("neurondbg: error: ") and "'--public-url'" in r.stderr
+    assert "expected http://HOST[:PORT]" in r.stderr and len(r.stderr.splitlines()) == 1
+    afile = tmp_path / "f"
+    afile.write_text("")
+    r = serve("--save-dir", str(afile))
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith("neurondbg: error: ") and "--save-dir" in r.stderr
+
+
+def test_requests_are_logged_only_with_verbose(tmp_path: Path) -> None:
+    import urllib.request
+
+    for verbose in (False, True):
+        proc = subprocess.Popen([sys.executable, "-m", "neurondbg", "serve", "--port", "0",
+                                 "--warm", "0", "--save-dir", str(tmp_path),
+                                 *(["--verbose"] if verbose else [])],
+                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            assert proc.stderr is not None
+            url = proc.stderr.readline().split()[2]
+            with urllib.request.urlopen(url, timeout=60) as r:
+                assert r.status == 200
+        finally:
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        logged = [line for line in (out + err).splitlines() if "GET /?token=" in line]
+        assert len(logged) == (1 if verbose else 0), (verbose, out, err)
 
 
 def test_a_taken_port_is_one_line_exit_2() -> None:
