@@ -93,7 +93,7 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     from neurondbg.screens.core import CoreScreen
     from neurondbg.screens.lab import LabScreen
     from neurondbg.screens.main import DebuggerScreen
-    from neurondbg.screens.quit import QuitScreen
+    from neurondbg.screens.quit import OpenScreen, QuitScreen
     from views.bits_editor import BitEditor
     from views.console_view import ConsoleInput
     from views.lanes import LaneTable
@@ -130,6 +130,7 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
          tour or bindings_of([TourPane])),
         ("Convert Lab", bindings_of([LabScreen, BitEditor])),
         ("Quit with unsaved work (q asks)", bindings_of([QuitScreen])),
+        ("Open with unsaved work (open, load, tour ask)", bindings_of([OpenScreen])),
         ("This help", bindings_of([HelpScreen])),
     ]
     return [(title, bs) for title, bs in out if bs]
