@@ -26,6 +26,7 @@ from machine.convert.parse import (
 )
 from machine.convert.roles import field_marks
 from machine.convert.trace import decode
+from views.numfmt import number
 
 _ISS_INT = re.compile(r"(u?)int(\d+)")
 
@@ -312,12 +313,8 @@ def _fp32_neighbours(fmt: Format, x: float, k: int) -> list[tuple[int, float | i
 
 
 def fmt_value(v: float | int) -> str:
-    """A short, exact-enough rendering of a value (ints verbatim, floats repr)."""
-    if isinstance(v, int):
-        return str(v)
-    if math.isnan(v) or math.isinf(v):
-        return str(v)
-    return repr(v) if abs(v) < 1e16 else f"{v:.9g}"
+    """A value as every pane prints numbers (views.numfmt.number)."""
+    return number(v)
 
 
 def values_of(fmt: Format, codes: np.ndarray) -> np.ndarray:
