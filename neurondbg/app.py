@@ -434,7 +434,7 @@ class NeurondbgApp(App):
         path = console.default_session_path(self.session)
 
         def chosen(choice: str | None) -> None:
-            if choice == "quit" or (choice == "save" and self._save(path)):
+            if choice == "discard" or (choice == "save" and self._save(path)):
                 self.exit()
 
         self.push_screen(QuitScreen(work, path), chosen)
@@ -767,10 +767,27 @@ class NeurondbgApp(App):
             self.reply_handlers()[reply.action](*reply.args)
 
     def _open(self, path: str) -> None:
+        """`open`, `load`, `tour`: with unsaved work, ask first as `q` does (OpenScreen)."""
+        from neurondbg.screens.quit import OpenScreen
+
         if self.running or self.loading:  # one machine at a time in the workers
             self._guard()
-        else:
+            return
+        work = self.unsaved()
+        if not work:
             self.open_program(path)
+            return
+        if isinstance(self.screen, OpenScreen):
+            return
+        save_to = console.default_session_path(self.session)
+
+        def chosen(choice: str | None) -> None:
+            if choice == "discard" or (choice == "save" and self._save(save_to)):
+                self.open_program(path)
+            elif choice is None:
+                self.say(f"open {path}: cancelled; the work is kept", "dim")
+
+        self.push_screen(OpenScreen(work, save_to, f"opening {path}"), chosen)
 
     def action_goto_label(self, name: str) -> None:
         """Move the Program cursor to label `name`'s record (the palette's Go to label)."""

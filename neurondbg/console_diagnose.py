@@ -1,12 +1,17 @@
 """The console's `diagnose`: rounding forensics on the last Cast.
 
-Load the output another device or library produced (ACTUAL) into the Cast's
-destination, run the Cast, then `diagnose`: the destination's bytes from before the
-Cast (the step's journaled write) are ACTUAL, the Cast's inputs are INPUT, and the
-answer is `neurondbg diagnose`'s (machine.convert.diagnose), with the machine's own
-rule (the neuron Cast, rint into floats, trunc into integers, its FP8 saturation) as
-the expected one. `diagnose LANE` (e.g. `diagnose 3,17`) adds that lane's two traces'
-rounding steps. A slow command (its work runs in the console's thread worker; Esc
+ACTUAL, the output another device or library produced, is given one of two ways:
+`diagnose ACTUAL.npy` (the Cast's lanes as values of its destination format, shaped
+partitions x elements, as `neurondbg diagnose` reads them), or loaded into the Cast's
+destination before the Cast runs (a `.data` line of the program): the destination's
+bytes from before the Cast (the step's journaled write) are then ACTUAL. When neither
+was given (the destination held only zeros before the Cast: nothing was loaded
+there), `diagnose` says how to give one instead of explaining zeros. The Cast's
+inputs are INPUT, and the answer is `neurondbg diagnose`'s
+(machine.convert.diagnose), with the machine's own rule (the neuron Cast, rint into
+floats, trunc into integers, its FP8 saturation) as the expected one. `diagnose
+LANE` (e.g. `diagnose 3,17`) adds that lane's two traces' rounding steps. A slow
+command (its work runs in the console's thread worker; Esc
 stops it): the machine's diagnose has no stop check of its own yet, so a stop ends
 the work before or after it and drops its result.
 
@@ -43,10 +48,51 @@ def destination_before(rec: Any) -> np.ndarray:
     raise ValueError("the last Cast's step has no destination write of its size to compare")
 
 
-@REGISTRY.command("diagnose", "diagnose [LANE]",
-                  "which conversion rule explains the values loaded in the last Cast's "
-                  "destination (the device output), lane by lane; LANE (p,e): its rounding",
-                  slow=True)
+def no_actual(rec: Any, src: str, dst: str) -> str:
+    """What to say when nothing was loaded as the device's output: how to give one."""
+    region = rec.lanes.dest if rec.lanes.dest is not None else None
+    where = "the Cast's destination"
+    if region is not None:
+        short = "sb" if region.space == "sbuf" else region.space
+        where = f"{short}[{region.p0}:{region.p1}, {region.start:#x}]"
+    return (f"no device output to compare: {where} held only zeros before the Cast. Give "
+            f"the device's {dst} output as `diagnose ACTUAL.npy` (the lanes' values, "
+            f"partitions x elements), or load it there before the Cast (`.data {where} "
+            f"{dst} ...` in the program) and step the Cast again")
+
+
+def read_actual(path: str, dst: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """The encodings of the device output in `path` (values of `dst`), shaped `shape`;
+    ValueError (one line: the file, the lane, what was expected) otherwise."""
+    import numpy as np
+
+    from neurondbg.commands.diagnose import load_lanes
+    from neurondbg.errors import InputError
+
+    try:
+        arr = load_lanes(path, dst, False, "ACTUAL")
+    except InputError as exc:
+        raise ValueError(str(exc.format_message()).removeprefix("diagnose: ")) from None
+    if arr.size != int(np.prod(shape)):
+        raise ValueError(f"{path}: {arr.size:,} lanes, expected the Cast's "
+                         f"{' x '.join(str(n) for n in shape)} lanes")
+    return arr.reshape(shape)
+
+
+def _split(rest: str) -> tuple[str, str]:
+    """(LANE, ACTUAL.npy path) from `diagnose`'s argument (either may be absent)."""
+    words = rest.split()
+    paths = [w for w in words if w.lower().endswith(".npy")]
+    if len(paths) > 1:
+        raise ValueError(f"expected one ACTUAL.npy, found {len(paths)}: {' '.join(paths)}")
+    lane = " ".join(w for w in words if w not in paths)
+    return lane, paths[0] if paths else ""
+
+
+@REGISTRY.command("diagnose", "diagnose [LANE] [ACTUAL.npy]",
+                  "which conversion rule explains the device's output (ACTUAL.npy, or what "
+                  "was loaded in the last Cast's destination), lane by lane; LANE (p,e): "
+                  "its rounding", slow=True)
 def _diagnose(session: Any, rest: str) -> Reply:
     """Reads the last Cast here (the caller's thread); the diagnosis is the Reply's work,
     on copies, so it may run in the console's worker while the machine steps on."""
@@ -65,18 +111,23 @@ def _diagnose(session: Any, rest: str) -> Reply:
     src, dst = parse_format(lanes.src), parse_format(lanes.dst)
     opt = resolve(src, dst, "rint", bool(lanes.sat), lanes.profile)
     expected = Rule(opt.profile, applied_mode(opt), opt.sat)
-    actual = destination_before(rec).copy()
     x = np.array(lanes.in_bits)
     p0 = lanes.p0
-    lane = _lane_index(rest.strip(), x.shape, p0) if rest.strip() else None
+    lane_text, path = _split(rest)
+    lane = _lane_index(lane_text, x.shape, p0) if lane_text else None
+    if path:
+        actual, told = read_actual(path, dst, x.shape), f"{path} as ACTUAL"
+    else:
+        actual, told = destination_before(rec).copy(), "the destination's old contents as ACTUAL"
+        if not actual.any():
+            raise ValueError(no_actual(rec, src.name, dst.name))
 
     def work(cancelled: Cancelled) -> Reply:
         try:  # Esc asks between two rules' conversions
             d = diagnose(x, actual, src, dst, expected, cancelled=cancelled)
         except Stopped:
             return Reply()
-        reply = Reply().say(f"step {step}: {src.name} -> {dst.name}, the destination's old "
-                            "contents as ACTUAL", "bold")
+        reply = Reply().say(f"step {step}: {src.name} -> {dst.name}, {told}", "bold")
         reply.say(d.summary())
         for (rule, n), equal in zip(d.explained_by, d.alternatives, strict=True):
             reply.say(f"  {n:>10,}  {rule.name}")

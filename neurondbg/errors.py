@@ -2,9 +2,29 @@
 
 from __future__ import annotations
 
+import os
+import re
+
 import click
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl+C
+# "<path>: no such file|program|...", or open()'s words for it: a missing input's message
+_MISSING = re.compile(r"^(?P<path>[^:]+): (no such \w|cannot read: No such file)")
+EXAMPLES_HINT = "the examples ship inside neurondbg: `neurondbg examples --copy examples` " \
+    "copies them here"
+
+
+def examples_hint(message: str) -> str:
+    """`message`, with how to get the examples when it says a path under examples/ is
+    missing (a regular install runs from any folder, where the README's paths are not)."""
+    m = _MISSING.match(message)
+    if m is None:
+        return message
+    path = m.group("path")
+    first = path.replace("\\", "/").removeprefix("./").split("/", 1)[0]
+    if first != "examples" or os.path.exists(path):
+        return message
+    return f"{message} ({EXAMPLES_HINT})"
 
 
 class InputError(click.ClickException):
@@ -13,7 +33,7 @@ class InputError(click.ClickException):
     exit_code = 2
 
     def format_message(self) -> str:
-        return " ".join(self.message.split("\n"))
+        return examples_hint(" ".join(self.message.split("\n")))
 
     def show(self, file=None) -> None:
         click.echo(f"neurondbg: error: {self.format_message()}", err=True, file=file)

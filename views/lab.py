@@ -35,6 +35,7 @@ from machine.convert.trace import trace
 from views.bits_editor import BitEditor
 from views.lab_model import (
     LabSetup,
+    adjacent_code,
     carry_value,
     encoding_marks,
     fmt_value,
@@ -42,6 +43,7 @@ from views.lab_model import (
     iss_format,
     neighbours,
     read_input,
+    side_b_default,
     value_of,
 )
 from views.roles import role_legend
@@ -107,6 +109,21 @@ class LabSide(Vertical):
         yield Static(id=f"result-{self.side}", classes="lab-result")
         with VerticalScroll():
             yield Static(id=f"steps-{self.side}")
+
+    def accepts(self, src: Format, dst: Format) -> bool:
+        """Whether this side's set-up is one the options allow for src -> dst."""
+        mode, profile, sat = self.options
+        try:
+            resolve(src, dst, mode, sat, profile)
+        except ValueError:
+            return False
+        return True
+
+    def set_up(self, setup: LabSetup) -> None:
+        """Show `setup`'s mode, profile and saturation in the pickers."""
+        self.query_one(f"#mode-{self.side}", Select).value = setup.mode
+        self.query_one(f"#profile-{self.side}", Select).value = setup.profile
+        self.query_one(f"#sat-{self.side}", Checkbox).value = setup.sat
 
     @property
     def options(self) -> tuple[str, str, bool]:
@@ -197,14 +214,22 @@ def _finite_or_nan(v: Any) -> float:
     return x if x == x else float("nan")
 
 
+class ValueInput(Input):
+    """The value field. It types every printable key but `?`: no number has one, so the
+    key stays free for the Lab's key list (a binding an Input consumes never fires)."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character != "?" and super().check_consume_key(key, character)
+
+
 class ConvertLab(Vertical):
     """The whole lab: input row, bit editor, sides A and B."""
 
     DEFAULT_CSS = """
     ConvertLab { height: 1fr; }
     ConvertLab #lab-inputs { height: 1; }
-    ConvertLab #lab-inputs Input { width: 30; margin-right: 2; }
-    ConvertLab #lab-inputs Select { width: 18; margin-right: 2; }
+    ConvertLab #lab-inputs Input { width: 1fr; max-width: 30; min-width: 12; margin-right: 1; }
+    ConvertLab #lab-inputs Select { width: 15; margin-right: 1; }
     ConvertLab #lab-inputs #lab-kind { width: 15; }
     ConvertLab #lab-formats { width: auto; }
     ConvertLab #lab-iss-row { height: 1; }
@@ -253,8 +278,8 @@ class ConvertLab(Vertical):
             yield Select(KINDS, value="iss" if self.iss_mode else "convert", allow_blank=False,
                          compact=True, id="lab-kind")
             yield Label("value ")
-            yield Input(self._value, placeholder="1.5, -3e-2, inf, 0x3f80, 0b0101",
-                        compact=True, id="lab-input")
+            yield ValueInput(self._value, placeholder="1.5, -3e-2, inf, 0x3f80, 0b0101",
+                             compact=True, id="lab-input")
             with Horizontal(id="lab-formats"):
                 yield Label("from ")
                 yield Select([(n, n) for n in FORMAT_NAMES], value=src, allow_blank=False,
@@ -282,9 +307,10 @@ class ConvertLab(Vertical):
                          id="lab-origin")
         yield Static(role_legend(), id="lab-legend")
         a = self.setup or LabSetup()
+        b = side_b_default(*(parse_format(n) for n in self._conv))
         with Horizontal(id="lab-sides"):
             yield LabSide("a", a.mode, a.profile, a.sat)
-            yield LabSide("b", "round", "ascend", True)  # ties away: differs on a tie
+            yield LabSide("b", b.mode, b.profile, b.sat)  # compares: see side_b_default
         yield IssSide()
 
     def on_mount(self) -> None:
@@ -340,6 +366,7 @@ class ConvertLab(Vertical):
             self.src = new
             self.query_one(BitEditor).set_layout(new.bits, encoding_marks(new), self.bits)
             self.query_one("#lab-input", Input).value = fmt_value(value_of(new, self.bits))
+        self._fit_side_b()
         self.refresh_all()
 
     def set_input(self, text: str) -> bool:
@@ -353,6 +380,32 @@ class ConvertLab(Vertical):
         self.bits = parsed.bits
         msg.update(Text(input_note(text, self.src, parsed), style="yellow"))
         self.query_one(BitEditor).bits = self.bits
+        self.refresh_all()
+        return True
+
+    def _fit_side_b(self) -> None:
+        """A new pair: side B moves to its default for the pair when the pair refuses the
+        set-up it has (a choice the user made that still applies is kept)."""
+        if self.iss_mode:
+            return
+        side = self.query_one("#lab-side-b", LabSide)
+        if not side.accepts(self.src, self.dst):
+            side.set_up(side_b_default(self.src, self.dst))
+
+    def step_value(self, direction: int) -> bool:
+        """Move the input to the next (direction > 0) or previous representable value of
+        the source format; False (and a message) when there is none."""
+        code = adjacent_code(self.src, self.bits, direction)
+        msg = self.query_one("#lab-message", Static)
+        if code is None:
+            x = fmt_value(value_of(self.src, self.bits))
+            msg.update(Text(f"{self.src.name} has no value {'above' if direction > 0 else 'below'}"
+                            f" {x}", style="yellow"))
+            return False
+        self.bits = code
+        self.query_one("#lab-input", Input).value = fmt_value(value_of(self.src, code))
+        msg.update("")
+        self.query_one(BitEditor).bits = code
         self.refresh_all()
         return True
 
@@ -389,6 +442,7 @@ class ConvertLab(Vertical):
     def _dst_changed(self, event: Select.Changed) -> None:
         if not self.iss_mode:
             self.dst = parse_format(str(event.value))
+            self._fit_side_b()
             self.refresh_all()
 
     @on(Select.Changed, "#lab-kind")

@@ -26,6 +26,7 @@ from machine.convert.parse import (
 )
 from machine.convert.roles import field_marks
 from machine.convert.trace import decode
+from views.numfmt import number
 
 _ISS_INT = re.compile(r"(u?)int(\d+)")
 
@@ -55,6 +56,59 @@ class LabSetup:
             parts.append(f"FP8_EXP4 = {self.fp8_exp4}")
         head = f"{self.origin}: " if self.origin else ""
         return head + ", ".join(parts)
+
+
+# Side B's preferred set-ups, best first: ties away from zero under ref 002 differs
+# from side A's default (ieee, ties to even) on a tie; where ref 002 does not allow
+# `round` for the pair, its own first mode; the ieee profile takes every pair.
+SIDE_B_PREFERENCES: tuple[tuple[str, str], ...] = (
+    ("ascend", "round"), ("ascend", ""), ("ieee", "round"), ("ieee", "rint"))
+
+
+def side_b_default(src: Format, dst: Format) -> LabSetup:
+    """Side B's set-up for src -> dst: the first of SIDE_B_PREFERENCES the options accept
+    for the pair (an empty mode: the first mode ref 002 lists for it), saturating."""
+    from machine.convert.options import ascend_modes, resolve
+
+    for profile, mode in SIDE_B_PREFERENCES:
+        if not mode:
+            modes = ascend_modes(src, dst) if profile == "ascend" else ()
+            if not modes:
+                continue
+            mode = str(modes[0])
+        try:
+            resolve(src, dst, mode, True, profile)
+        except ValueError:
+            continue
+        return LabSetup(mode=mode, profile=profile, sat=True)
+    return LabSetup(sat=True)  # an output-only source: every side says why it cannot
+
+
+def adjacent_code(fmt: Format, bits: int, direction: int) -> int | None:
+    """The encoding of the next (direction > 0) or previous representable value of `fmt`
+    after the value `bits` stands for; past the largest finite value, the infinity of that
+    sign where the format has one. None when there is none (NaN, or the end of the range).
+    -0 and +0 are one value: the step from either goes to the nearest non-zero value."""
+    mask = (1 << fmt.bits) - 1
+    x = value_of(fmt, bits)
+    if isinstance(fmt, IntFormat):
+        v = int(x) + (1 if direction > 0 else -1)
+        return v & mask if fmt.min_value <= v <= fmt.max_value else None
+    if math.isnan(x):
+        return None
+    near = neighbours(fmt, float(x))
+    if direction > 0:
+        above = [code for code, v in near if v > x]
+        if above:
+            return above[0]
+    else:
+        below = [code for code, v in near if v < x]
+        if below:
+            return below[-1]
+    if math.isinf(x):
+        return None
+    end = parse_value("inf" if direction > 0 else "-inf", fmt).bits
+    return end if math.isinf(value_of(fmt, end)) else None
 
 
 def width(fmt: Format) -> int:
@@ -259,12 +313,8 @@ def _fp32_neighbours(fmt: Format, x: float, k: int) -> list[tuple[int, float | i
 
 
 def fmt_value(v: float | int) -> str:
-    """A short, exact-enough rendering of a value (ints verbatim, floats repr)."""
-    if isinstance(v, int):
-        return str(v)
-    if math.isnan(v) or math.isinf(v):
-        return str(v)
-    return repr(v) if abs(v) < 1e16 else f"{v:.9g}"
+    """A value as every pane prints numbers (views.numfmt.number)."""
+    return number(v)
 
 
 def values_of(fmt: Format, codes: np.ndarray) -> np.ndarray:

@@ -7,6 +7,11 @@ on either side, and lanes off-scale, i.e. more than OFF_SCALE times the median
 magnitude of the finite lanes (3.4e38 beside values near 1 would flatten them).
 The scale is relative, so a conversion whose lanes are all large (2e6, 3e6, or
 int32 near 2^31) is still drawn. When nothing is left the plot says so.
+
+`l` switches the conversion plot to a log scale of magnitudes: |input|, |output| and
+|error| per lane, so one lane at 65504 no longer flattens lanes near 1 (and none is
+off-scale). A zero has no logarithm: zero magnitudes (an exact lane's error, a zero
+input) are not drawn and the border counts them.
 """
 
 from __future__ import annotations
@@ -48,28 +53,58 @@ class Selection:
     inf: int
     off_scale: int
     total: int  # lanes of the conversion (may exceed the MAX_POINTS looked at)
+    zeros: int = 0  # on a log scale: zero magnitudes among the kept lanes (not drawn)
 
     def note(self) -> str:
         """'3 of 8 not plotted: 2 inf, 1 NaN' ('' when every lane is drawn)."""
         parts = [f"{n} {what}" for n, what in ((self.inf, "inf"), (self.nan, "NaN"),
                                                 (self.off_scale, "off-scale")) if n]
         first = "" if self.total <= self.keep.size else f"first {self.keep.size} lanes; "
+        zeros = f"{self.zeros} zero {'value' if self.zeros == 1 else 'values'} not drawn " \
+            "(log scale)" if self.zeros else ""
         if not parts:
-            return first.removesuffix("; ")
+            return "; ".join(p for p in (first.removesuffix("; "), zeros) if p)
         hidden = self.nan + self.inf + self.off_scale
-        return f"{first}{hidden} of {self.keep.size} not plotted: {', '.join(parts)}"
+        more = f"; {zeros}" if zeros else ""
+        return f"{first}{hidden} of {self.keep.size} not plotted: {', '.join(parts)}{more}"
 
 
-def select_lanes(x: np.ndarray, y: np.ndarray, total: int | None = None) -> Selection:
-    """The lanes drawable on one linear scale (see the module docstring)."""
+def select_lanes(x: np.ndarray, y: np.ndarray, total: int | None = None,
+                 log: bool = False) -> Selection:
+    """The lanes drawable on one linear scale, or (`log`) on a log scale of magnitudes,
+    where only NaN and infinite lanes are left out (see the module docstring)."""
     nan = np.isnan(x) | np.isnan(y)
     inf = ~nan & (np.isinf(x) | np.isinf(y))
     finite = ~nan & ~inf
+    total = x.size if total is None else total
+    if log:
+        series = (np.abs(x), np.abs(y), np.abs(y - np.where(finite, x, 0.0)))
+        zeros = sum(int((finite & (s == 0)).sum()) for s in series)
+        return Selection(finite, int(nan.sum()), int(inf.sum()), 0, total, zeros)
     size = np.maximum(np.abs(np.where(finite, x, 0.0)), np.abs(np.where(finite, y, 0.0)))
     scale = max(1.0, float(np.median(size[finite]))) if finite.any() else 1.0
     off = finite & (size > OFF_SCALE * scale)
-    return Selection(finite & ~off, int(nan.sum()), int(inf.sum()), int(off.sum()),
-                     x.size if total is None else total)
+    return Selection(finite & ~off, int(nan.sum()), int(inf.sum()), int(off.sum()), total)
+
+
+def log_points(lanes: np.ndarray, values: np.ndarray) -> tuple[list[int], list[float]]:
+    """The (lane, log10 |value|) points a log scale can draw: the non-zero magnitudes.
+    (The plot draws log10 on a linear axis and labels it in decades: plotext's own log
+    scale fails on the figure's other data.)"""
+    mags = np.abs(values)
+    drawn = mags > 0
+    return lanes[drawn].tolist(), np.log10(mags[drawn]).tolist()
+
+
+def decade_ticks(low: float, high: float, most: int = 8) -> tuple[list[float], list[str]]:
+    """Tick positions (log10 values, whole decades) spanning [low, high] and their labels
+    ('1e-3', '1', '1e4'); at most `most` of them (every k-th decade when wider)."""
+    first, last = int(np.floor(low)), int(np.ceil(high))
+    if first == last:
+        last += 1
+    every = max(1, -(-(last - first) // (most - 1)))
+    powers = list(range(first, last + every, every))  # the last one at or past `last`
+    return [float(p) for p in powers], ["1" if p == 0 else f"1e{p}" for p in powers]
 
 
 class PlotView(PlotextPlot, can_focus=True):
@@ -78,6 +113,9 @@ class PlotView(PlotextPlot, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "mode", "plot mode", id="plot.mode",
                 tooltip="the last conversion's lanes / a histogram of the SBUF window"),
+        Binding("l", "log", "log scale", id="plot.log",
+                tooltip="the lanes on a log scale of magnitudes (|in|, |out|, |error|) / "
+                        "linear"),
     ]
     MODES: ClassVar[tuple[str, ...]] = ("conversion", "histogram")
 
@@ -87,6 +125,7 @@ class PlotView(PlotextPlot, can_focus=True):
         self.lanes: Lanes | None = None
         self.hist_data = np.zeros(0)
         self.note = ""  # what the plot left out, also in the pane's bottom border
+        self.log_scale = False  # the conversion plot's scale: log of magnitudes, or linear
         self._drawn = False
 
     def show(self, snap: Snapshot, region: np.ndarray | None = None) -> None:
@@ -102,6 +141,10 @@ class PlotView(PlotextPlot, can_focus=True):
 
     def action_mode(self) -> None:
         self.mode = self.MODES[(self.MODES.index(self.mode) + 1) % len(self.MODES)]
+        self.draw()
+
+    def action_log(self) -> None:
+        self.log_scale = not self.log_scale
         self.draw()
 
     def render(self) -> RenderableType:
@@ -124,13 +167,17 @@ class PlotView(PlotextPlot, can_focus=True):
                 note = f"{self.hist_data.size - data.size} non-finite values not counted"
         else:
             xy = lane_values(self.lanes)
-            title = "lanes: in, out, error"
+            title = "log: |in| |out| |err|" if self.log_scale else \
+                "lanes: in, out, error"
             if xy is not None:
                 x, y, total = xy
-                chosen = select_lanes(x, y, total)
+                chosen = select_lanes(x, y, total, log=self.log_scale)
                 note = chosen.note()
                 ok = chosen.keep
-                if ok.any():  # plotext fails on a labelled empty series
+                if self.log_scale:
+                    if not self._draw_log(x, y, ok):
+                        title = "no lane has a non-zero magnitude to plot"
+                elif ok.any():  # plotext fails on a labelled empty series
                     lanes = np.flatnonzero(ok).tolist()
                     plt.scatter(lanes, x[ok].tolist(), label="input", marker="dot")
                     plt.scatter(lanes, y[ok].tolist(), label="output", marker="dot")
@@ -143,3 +190,18 @@ class PlotView(PlotextPlot, can_focus=True):
         if self.parent is not None:
             self.parent.border_subtitle = note
         self.refresh()
+
+    def _draw_log(self, x: np.ndarray, y: np.ndarray, ok: np.ndarray) -> bool:
+        """Draw the kept lanes' non-zero magnitudes on a log y scale; False if none."""
+        lanes = np.flatnonzero(ok)
+        series = [(label, *log_points(lanes, values)) for label, values in (
+            ("|input|", x[ok]), ("|output|", y[ok]), ("|error|", y[ok] - x[ok]))]
+        if not any(points for _, points, _ in series):
+            return False
+        plt = self.plt
+        logs = [v for _, _, mags in series for v in mags]
+        plt.yticks(*decade_ticks(min(logs), max(logs)))
+        for label, at, mags in series:
+            if at:  # plotext fails on a labelled empty series
+                plt.scatter(at, mags, label=label, marker="dot")
+        return True

@@ -17,6 +17,7 @@ from machine.convert._trace_model import LANE_FLAGS
 from machine.convert.formats import Format
 from machine.convert.roles import bit_parts, elide
 from views.lab_model import bit_string, encoding_marks, fmt_value, value_of
+from views.numfmt import number, shorten
 from views.roles import styled_bits
 
 WRAP = 72  # explanation lines are wrapped (with indent) to this width
@@ -36,12 +37,9 @@ def trace_flags(trace: Any) -> list[str]:
 
 
 def _num(v: Any) -> str:
-    if isinstance(v, Fraction):
-        if v.denominator == 1 and abs(v.numerator) < 10**12:
-            return str(v.numerator)
-        return f"{float(v):.10g}"
-    if isinstance(v, float):
-        return fmt_value(v)
+    """A step's named value: numbers as every pane prints them (views.numfmt)."""
+    if isinstance(v, Fraction | float | int):
+        return number(v)
     return str(v)
 
 
@@ -166,7 +164,7 @@ def steps_text(trace: Any) -> Text:
             text.append("\n")
         why = getattr(step, "text", "")
         if why:  # wrapped here so continuation lines keep the step's indent
-            text.append(textwrap.fill(why, WRAP, initial_indent="   ",
+            text.append(textwrap.fill(shorten(why), WRAP, initial_indent="   ",
                                       subsequent_indent="   ") + "\n", style="italic")
         values = getattr(step, "values", None) or {}
         cand = values.get("candidates")

@@ -93,7 +93,7 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     from neurondbg.screens.core import CoreScreen
     from neurondbg.screens.lab import LabScreen
     from neurondbg.screens.main import DebuggerScreen
-    from neurondbg.screens.quit import QuitScreen
+    from neurondbg.screens.quit import OpenScreen, QuitScreen
     from views.bits_editor import BitEditor
     from views.console_view import ConsoleInput
     from views.lanes import LaneTable
@@ -105,6 +105,9 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     from views.timeline import TimelineView
     from views.tour_pane import TourPane
 
+    lab = ("Convert Lab", bindings_of([LabScreen, BitEditor]))
+    if isinstance(screen, LabScreen):  # the Lab's own keys, not the debugger's
+        return [lab, ("This help", bindings_of([HelpScreen]))]
     app_class = type(app) if isinstance(app, NeurondbgApp) else NeurondbgApp
     everything = bindings_of([app_class])
     tour = [b for b in everything if b[1].startswith("tour")]
@@ -128,8 +131,9 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
         ("Timeline", bindings_of([TimelineView])),
         ("Tour (while a tour is open; → ← p in the tour pane)",
          tour or bindings_of([TourPane])),
-        ("Convert Lab", bindings_of([LabScreen, BitEditor])),
+        lab,
         ("Quit with unsaved work (q asks)", bindings_of([QuitScreen])),
+        ("Open with unsaved work (open, load, tour ask)", bindings_of([OpenScreen])),
         ("This help", bindings_of([HelpScreen])),
     ]
     return [(title, bs) for title, bs in out if bs]
@@ -145,6 +149,12 @@ def help_text(app: Any = None, screen: Any = None) -> Text:
             text.append(f"  {keys:<16}", style="bold yellow")
             text.append(f"{what}\n")
     text.append("Anywhere\n", style="bold")
+    from neurondbg.screens.lab import LabScreen
+
+    if isinstance(screen, LabScreen):  # no listing, no console in the Lab
+        text.append(f"  {'Tab / Shift+Tab':<16}", style="bold yellow")
+        text.append("next / previous control (value, bits, formats, each side's pickers)\n")
+        return text
     for key, what in (*NOT_BINDINGS, *listing_keys()):
         text.append(f"  {key:<16}", style="bold yellow")
         text.append(f"{what}\n")

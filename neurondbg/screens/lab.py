@@ -1,4 +1,9 @@
-"""The Convert Lab as a screen of its own (`L`, the `lab` console command)."""
+"""The Convert Lab as a screen of its own (`L`, the `lab` console command).
+
+Its keys act from the value field and the bits as well: ↑ / ↓ step the input to the
+next / previous representable value of the source format, and `?` (taken before the
+value field would type it: no number has one) lists the Lab's keys.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +23,12 @@ class LabScreen(Screen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "back", id="lab.close"),
+        Binding("up", "step_value(1)", "next value", id="lab.next",
+                tooltip="the input's next representable value in the source format"),
+        Binding("down", "step_value(-1)", "previous value", id="lab.previous",
+                tooltip="the input's previous representable value in the source format"),
+        Binding("question_mark", "help", "keys", priority=True, id="lab.help",
+                tooltip="the Convert Lab's keys"),
     ]
 
     def __init__(self, value: str = "1.00390625", src: str = "fp32", dst: str = "bf16",
@@ -37,6 +48,14 @@ class LabScreen(Screen):
         value, src, dst = self._args
         yield ConvertLab(value, src, dst, iss=self._iss, setup=self._setup, id="lab")
         yield Footer()
+
+    def action_step_value(self, direction: int) -> None:
+        self.query_one(ConvertLab).step_value(direction)
+
+    def action_help(self) -> None:
+        from neurondbg.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self))
 
     def action_close(self) -> None:
         if self.closable:
