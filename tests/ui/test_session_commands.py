@@ -9,6 +9,7 @@ import pytest
 from textual.widgets import Input
 
 from neurondbg import console
+from neurondbg.screens.quit import OpenScreen
 from tests.ui.helpers import started
 from views.session import Session
 
@@ -39,6 +40,10 @@ async def test_save_then_load_in_the_console(tmp_path: Path) -> None:
             await pilot.press("r", "r", "r")
             assert app.session.state.steps == 0
             app.run_command(f"load {saved}")
+            await pilot.pause()
+            # reversed since the save: the load asks first (d: open without saving)
+            assert isinstance(app.screen, OpenScreen)
+            await pilot.press("d")
             await app.wait_loaded()
             await pilot.pause()
             assert app.session.state.steps == 3
