@@ -29,6 +29,7 @@ from textual.timer import Timer
 from textual.widgets import Input
 
 from machine.dtypes import DEFAULT_GEN, Gen
+from machine.words import counted
 from neurondbg import console
 from neurondbg.console import REGISTRY, Action
 from neurondbg.screens.main import PANES, DebuggerScreen
@@ -549,7 +550,7 @@ class NeurondbgApp(App):
     def start_reverse(self, session: Session, n: int) -> None:
         """`reverse N` off the UI thread, with progress; Esc / Ctrl+C stops it."""
         self._begin_run(session)
-        self._status(f"reversing {n:,} steps… Esc or Ctrl+C stops")
+        self._status(f"reversing {counted(n, 'step')}… Esc or Ctrl+C stops")
         self._reverse_worker(session, n)
 
     @work(thread=True, exclusive=True, group="run")

@@ -47,6 +47,7 @@ from machine.engines.record import Lanes, StepRecord
 from machine.isa.codec import Instruction
 from machine.state import RECORD_BYTES, MachineState
 from machine.stops import Stop, StopReason
+from machine.words import counted
 from sessions.kernel_kind import kernel_session_spec
 from sessions.kernel_open import OpenedKernel, open_kernel
 from views.core_snapshot import (
@@ -291,7 +292,7 @@ class CoreSession:
         self._last.clear()
         done = before - self.core.steps
         self.stop_text = "at the start of history: nothing to reverse" if not done else \
-            f"reversed {done:,} step(s) to step {self.core.steps}"
+            f"reversed {counted(done, 'step')} to step {self.core.steps}"
         return self.stop_text
 
     def travel(self, step: int) -> str:

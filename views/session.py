@@ -33,6 +33,7 @@ from machine.isa.codec import Instruction
 from machine.legality.explain import validate
 from machine.state import MachineState
 from machine.stops import Stop
+from machine.words import counted
 from sessions.cli_support import open_program_or_session
 from sessions.examples import DEMO
 from sessions.schema import Note
@@ -271,7 +272,7 @@ class Session:
         else:
             why = "" if done == n else " (stopped by the user)" \
                 if stop.reason == "interrupt" else ": the start of history"
-            self.stop_text = f"reversed {done:,} step(s) to pc {self.state.pc:#x}{why}"
+            self.stop_text = f"reversed {counted(done, 'step')} to pc {self.state.pc:#x}{why}"
         return self.stop_text
 
     def stop(self) -> None:

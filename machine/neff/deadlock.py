@@ -23,10 +23,7 @@ from machine.neff.model import ENGINES, DmaEntry, Engine
 from machine.neff.roles import engine_label
 from machine.neff.triggers import trigger_rows, trigger_targets
 from machine.state import MachineState
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    return one if n == 1 else many
+from machine.words import plural
 
 
 def _and(items: list[str]) -> str:
@@ -66,7 +63,7 @@ def sources(low: Lowered, dma: DmaModel, states: Mapping[Engine, MachineState], 
     never: list[DmaEntry] = []
     for q, xs in by_queue.items():
         ids = sorted(x.id for _, x in xs)
-        parts.append(f"{q} {_plural(len(ids), 'entry', 'entries')} "
+        parts.append(f"{q} {plural(len(ids), 'entry', 'entries')} "
                      + _and([str(n) for n in ids]))
         never += [x for k, x in xs if k not in triggered and k not in later]
     if not parts:
@@ -74,7 +71,7 @@ def sources(low: Lowered, dma: DmaModel, states: Mapping[Engine, MachineState], 
     text = "only " + _and(parts) + " can raise it"
     if never:
         text += (f", and {_and([x.label for x in never])} "
-                 f"{_plural(len(never), 'is', 'are')} never triggered")
+                 f"{plural(len(never), 'is', 'are')} never triggered")
     return text
 
 

@@ -44,6 +44,7 @@ from machine.neff.roles import engine_label
 from machine.neff.stale import MAY_WRITE, mark
 from machine.neff.triggers import trigger_rows, trigger_targets
 from machine.state import MachineConfig, MachineState
+from machine.words import plural
 
 Status = Literal["complete", "deadlock", "fault", "invalid", "interrupted", "limit"]
 
@@ -61,9 +62,6 @@ class Outcome:
     def lines(self) -> list[str]:
         return [self.detail, *(f"  {b}" for b in self.blocked)]
 
-
-def _plural(n: int, one: str, many: str) -> str:
-    return one if n == 1 else many
 
 
 class NeffRun:
@@ -252,7 +250,7 @@ class NeffRun:
     def _complete_text(self) -> str:
         n = sum(self.completions)
         return (f"complete: every engine at the end of its stream, "
-                f"{n:,} DMA {_plural(n, 'entry', 'entries')} completed")
+                f"{n:,} DMA {plural(n, 'entry', 'entries')} completed")
 
     def _refused(self, engine: Engine, rec: Any) -> Outcome:
         where = f"{engine_label(engine)} record #{rec.index} ({rec.mnemonic})"

@@ -182,7 +182,7 @@ def test_set_is_undone_by_reverse(steps: Session) -> None:
     execute("step", steps)
     execute("set R3 = 42", steps)
     assert steps.state.R[3] == 42 and steps.state.steps == 1
-    assert out(execute("reverse", steps)) == "reversed 1 step(s) to pc 0x40"
+    assert out(execute("reverse", steps)) == "reversed 1 step to pc 0x40"
     assert steps.state.R[3] == 5 and steps.state.steps == 1  # the edit, not the step
     execute("reverse", steps)
     assert steps.state.R[3] == 0 and steps.state.steps == 0
@@ -207,9 +207,9 @@ def test_help_and_completion_know_the_new_commands() -> None:
 
 def test_reverse_many_steps_and_past_the_start(loop: Session) -> None:
     loop.step(1000)
-    assert loop.reverse(401) == "reversed 401 step(s) to pc 0x40"
+    assert loop.reverse(401) == "reversed 401 steps to pc 0x40"
     assert loop.state.steps == 599 and loop.state.R[1] == 300
-    assert loop.reverse(10**9) == "reversed 599 step(s) to pc 0x0: the start of history"
+    assert loop.reverse(10**9) == "reversed 599 steps to pc 0x0: the start of history"
     assert loop.reverse(1) == "at the start of history: nothing to reverse"
 
 

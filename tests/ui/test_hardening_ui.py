@@ -306,11 +306,11 @@ async def test_reverse_n_runs_in_a_worker_with_the_exact_result() -> None:
         await pilot.pause()
         assert not app.running and app.session.state.steps == 3000
         assert list(app.session.state.R) == registers
-        assert "reversed 2,000 step(s)" in console_text(app)
+        assert "reversed 2,000 steps" in console_text(app)
         app.run_command("reverse 5000")  # more than there is: stops at the start
         await app.wait_loaded()
         assert app.session.state.steps == 0
-        assert "reversed 3,000 step(s) to pc 0x0: the start of history" in console_text(app)
+        assert "reversed 3,000 steps to pc 0x0: the start of history" in console_text(app)
 
 
 async def test_esc_stops_a_reverse(monkeypatch) -> None:
