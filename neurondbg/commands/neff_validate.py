@@ -36,6 +36,7 @@ from machine.neff.verdicts import (
     StreamVerdict,
     judge_subgraph,
 )
+from machine.words import counted
 from neurondbg.commands.neff_open import OpenedNeff, open_for_command
 from neurondbg.progress import progress
 
@@ -163,7 +164,7 @@ def _text(opened: OpenedNeff, streams: dict[Engine, StreamVerdict], findings: li
     for e in ENGINES:
         v = streams[e]
         out.write("".join(_invalid_lines(v, opened.gen)))
-        out.write(f"{engine_label(e)}: {v.count:,} instructions, {v.invalid:,} invalid"
+        out.write(f"{engine_label(e)}: {counted(v.count, 'instruction')}, {v.invalid:,} invalid"
                   f"{_notes_text(v)}\n")
     by_check: dict[str, list[Finding]] = {c: [] for c in CHECKS}
     for f in findings:
@@ -183,7 +184,7 @@ def _text(opened: OpenedNeff, streams: dict[Engine, StreamVerdict], findings: li
     failed = sum(f.level is Level.FAIL for f in findings)
     warned = sum(f.level is Level.WARN for f in findings)
     triggers = sum(len(t) for t in opened.triggers.values())
-    out.write(f"{count:,} instructions, {invalid:,} invalid; {triggers:,} DMA triggers, "
+    out.write(f"{counted(count, 'instruction')}, {invalid:,} invalid; {triggers:,} DMA triggers, "
               f"{sub.entry_count:,} entries, {sub.descriptor_count:,} descriptors; "
               f"{failed} check failures, {warned} warnings ({opened.gen.label}, "
               f"{sub.name})\n")

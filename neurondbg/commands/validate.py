@@ -36,6 +36,7 @@ from machine.files import (
 )
 from machine.isa import RECORD_BYTES
 from machine.isa.queues import QUEUE_ENGINES
+from machine.words import plural
 from neurondbg.errors import InputError
 from neurondbg.force import force_option
 from neurondbg.params import DEFAULT_ENGINE, GEN, EngineType  # run's default queue too
@@ -295,7 +296,7 @@ def _text(result, raw, source=None) -> None:
             lines.append(f"#{i} @0x{i * 64:06x} {at + ': ' if at else ''}{text}")
         out.write("".join(lines))
     engine = f", engine {result.engine}" if result.engine else ""
-    out.write(f"{result.count} instructions, {result.invalid} invalid "
+    out.write(f"{result.count} {plural(result.count, 'instruction')}, {result.invalid} invalid "
               f"({result.gen.label}{engine})\n")
 
 
@@ -383,7 +384,8 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
         lines, unfixed = validate_fix.write(program, target, raw, source, result)
         for line in lines:
             click.echo(line)
-        click.echo(f"{result.count} instructions, {result.invalid - unfixed} fixed, "
+        click.echo(f"{result.count} {plural(result.count, 'instruction')}, "
+                   f"{result.invalid - unfixed} fixed, "
                    f"{unfixed} without a fix; wrote {fix_out}")
         sys.exit(1 if unfixed else 0)
     if summary:

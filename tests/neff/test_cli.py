@@ -111,7 +111,7 @@ def test_an_invalid_record_is_reported_on_its_engine(tmp_path: Path) -> None:
     code, out, _ = run("validate", neff(tmp_path, sub))
     assert code == 1
     assert "DVE #0 @0x000000 MEMSET (0x49): invalid" in out
-    assert "DVE: 1 instructions, 1 invalid" in out
+    assert "DVE: 1 instruction, 1 invalid" in out
 
 
 def test_the_generation_comes_from_the_target(tmp_path: Path) -> None:

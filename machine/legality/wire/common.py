@@ -59,8 +59,8 @@ def opcode_table(gen: Gen) -> np.ndarray:
 
 
 def mnemonic(code: int) -> str:
-    info = isa_opcodes.OPCODES.get(code)
-    return info.name if info is not None else f"opcode 0x{code:02X}"
+    """The opcode's name, or OP_<hex> as the listing names a byte no generation assigns."""
+    return isa_opcodes.mnemonic(code)
 
 
 def enum_table(codes: Iterable[int]) -> np.ndarray:
