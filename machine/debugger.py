@@ -686,6 +686,13 @@ class Machine:
         e.g. "R5 = 1 (0x00000001)". ValueError (one line) for a bad target, an out-of-bounds
         one, a bad value or one the target cannot hold (decisions: machine/edits.py)."""
         t = ex.parse_target(target)
+        bits, shown = self.edit_value(t, target, value)
+        self._apply(ed.Edit(self.state.steps, ed.target_text(t), hex(bits)), t)
+        return f"{ed.target_text(t)} = {shown}"
+
+    def edit_value(self, t: ex.Target, target: str, value: str) -> tuple[int, str]:
+        """The bits `set TARGET = VALUE` stores in this queue's target `t` (checked here)
+        and how the value is shown; ValueError (one line) as `edit` says."""
         self.check(t)
         if t.kind == "mem" and (t.p1 != t.index + 1 or t.b1 - t.b0 != ed.width(t)):
             raise ValueError(f"set writes one element; {target.strip()} is a range (write "
@@ -694,17 +701,14 @@ class Machine:
             v = ex.parse(value)(self.state)
         except CONDITION_ERRORS as e:
             raise ValueError(f"{value.strip()}: {e}") from None
-        if t.kind == "pc":
-            if isinstance(v, float) and v.is_integer():
-                v = int(v)
-            if not isinstance(v, int):
-                raise ValueError(f"PC takes a record address; {v!r} is not an integer")
-            self.check(v)
-            bits, shown = v, f"{v:#x}"
-        else:
-            bits, shown = ed.encode(t, v)
-        self._apply(ed.Edit(self.state.steps, ed.target_text(t), hex(bits)), t)
-        return f"{ed.target_text(t)} = {shown}"
+        if t.kind != "pc":
+            return ed.encode(t, v)
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if not isinstance(v, int):
+            raise ValueError(f"PC takes a record address; {v!r} is not an integer")
+        self.check(v)
+        return v, f"{v:#x}"
 
     def edit_record(self, index: int, raw: bytes) -> str:
         """Replace record `index` of the program with the 64 bytes `raw`, journaled like a

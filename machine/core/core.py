@@ -835,23 +835,7 @@ class Core:
                              f"{', '.join(self.engines)})")
         m = self.machines[engine]
         own = replace(t, engine="")
-        m.check(own)
-        if own.kind == "mem" and (own.p1 != own.index + 1 or own.b1 - own.b0 != ed.width(own)):
-            raise ValueError(f"set writes one element; {target.strip()} is a range (write "
-                             f"e.g. sb[P, BYTE]:fp32)")
-        try:
-            v = ex.parse(value)(m.state)
-        except CONDITION_ERRORS as e:
-            raise ValueError(f"{value.strip()}: {e}") from None
-        if own.kind == "pc":
-            if isinstance(v, float) and v.is_integer():
-                v = int(v)
-            if not isinstance(v, int):
-                raise ValueError(f"PC takes a record address; {v!r} is not an integer")
-            m.check(v)
-            bits, shown = v, f"{v:#x}"
-        else:
-            bits, shown = ed.encode(own, v)
+        bits, shown = m.edit_value(own, target, value)
         self._settle()
         e = CoreEdit(self.steps, engine, own, bits, ed.read_bits(own, m.state))
         ed.write_bits(own, m.state, bits)
