@@ -183,7 +183,7 @@ def test_kernel_run_counts_global_steps_on_a_terminal(tmp_path: Path, monkeypatc
 def test_run_on_a_terminal_shows_a_bar_and_the_same_stdout(tmp_path: Path) -> None:
     spin = tmp_path / "spin.asm"
     spin.write_text(SLOW_SPIN)
-    steps = str(SPIN_STEPS * 4)
+    steps = str(SPIN_STEPS * 10)
     code, out, tty = run_on_pty(["run", str(spin), "--max-steps", steps])
     piped = subprocess.run([sys.executable, "-m", "neurondbg", "run", str(spin),
                             "--max-steps", steps], capture_output=True, text=True, check=False)

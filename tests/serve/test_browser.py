@@ -64,6 +64,8 @@ def test_step_in_the_browser_shows_the_registers(url: str) -> None:
             page.goto(url)
             page.wait_for_function(_screen_has("PC  0x00000000  record 0   steps 0"),
                                    timeout=WAIT_MS)
+            # the screen is drawn while the program loads, and keys wait for the load
+            page.wait_for_function(_screen_has("loaded loop.asm"), timeout=WAIT_MS)
             before = page.evaluate(SCREEN)
             assert "Registers" in before
             # no click first: the page gave the terminal the keyboard focus on load
