@@ -40,6 +40,8 @@ EVENT_KEYS = ("fault", "invalid", "halted", "failed")  # must not appear unannou
 MAX_TRACE_BYTES = 1 << 40  # read line by line: the bound only keeps a claim sane
 MAX_TRACE_LINE = 16 << 20  # a step's line (writes as hex or sha256) is far smaller
 PROGRESS_STEPS = 1024  # steps between progress reports (a step costs far more than a call)
+COUNT_CHUNK = 1 << 20  # bytes counted between interrupt checks: about a millisecond
+CHECK_LINES = 256  # lines parsed between interrupt checks after a divergence (well < 100 ms)
 
 
 @dataclass(frozen=True)
@@ -186,9 +188,65 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, A
     return None if expected == actual else (path, expected, actual)
 
 
-def _count_steps(trace: Path) -> int:
-    """The trace's step lines, every line checked (read_trace) before anything runs."""
-    return sum(1 for _ in read_trace(trace))
+def _count_steps(trace: Path, interrupt: threading.Event | None) -> int:
+    """The trace's step lines (non-blank lines, the header not counted), for the bar's
+    total: newlines counted in COUNT_CHUNK blocks, `interrupt` checked between blocks
+    (SessionInterrupted), no line parsed (the replay checks each as it reads it)."""
+    lines, first, carry = 0, b"", b""
+    with _open_trace(trace) as fh:
+        while block := fh.read(COUNT_CHUNK):
+            _check_interrupt(interrupt, trace, "counting the trace's steps", 0, 0)
+            data = carry + block
+            cut = data.rfind(b"\n") + 1
+            whole, carry = data[:cut], data[cut:]
+            if not first and whole:
+                first = whole[:whole.find(b"\n")]
+            lines += _nonblank_lines(whole)
+            if len(carry) > MAX_TRACE_LINE:  # read_trace refuses it: no need to count on
+                return lines + 1
+    lines += 0 if carry.isspace() or not carry else 1
+    first = first or carry
+    return lines - 1 if _is_header(first) else lines
+
+
+_MAYBE_BLANK = tuple(b"\n" + bytes([w]) for w in b"\n\r\t\x0b\x0c ")
+
+
+def _nonblank_lines(whole: bytes) -> int:
+    """Lines of `whole` (whole lines, each ending in a newline) with more than whitespace;
+    only a block where a line may start with whitespace is split to look."""
+    if not whole[:1].isspace() and not any(w in whole for w in _MAYBE_BLANK):
+        return whole.count(b"\n")
+    return sum(1 for line in whole.split(b"\n")[:-1] if line and not line.isspace())
+
+
+def _is_header(line: bytes) -> bool:
+    try:
+        d = json.loads(line)
+    except (ValueError, RecursionError):  # read_trace reports it with its position
+        return False
+    return isinstance(d, dict) and HEADER_KEY in d
+
+
+def _check_interrupt(interrupt: threading.Event | None, trace: Path, doing: str, step: int,
+                     compared: int) -> None:
+    """SessionInterrupted (`TRACE: replay interrupted while DOING ...`) once `interrupt`
+    is set."""
+    if interrupt is not None and interrupt.is_set():
+        raise SessionInterrupted(f"{trace}: replay interrupted while {doing} (at step {step}; "
+                                 f"{compared} steps matched)", step)
+
+
+def _diverged(result: ReplayResult, rest: Iterator[tuple[int, dict[str, Any]]], trace: Path,
+              interrupt: threading.Event | None, progress: Progress | None,
+              total: int) -> ReplayResult:
+    """`result` (a divergence) once the trace's remaining lines are checked too: a bad line
+    is reported (SessionError) whatever the replay found, as when the trace matches."""
+    for i, (n, _) in enumerate(rest):
+        if i % CHECK_LINES == 0:
+            _check_interrupt(interrupt, trace, "checking the trace's lines after the "
+                             f"divergence (line {n})", result.steps, result.steps)
+    return _ended(result, progress, total)
 
 
 def _reporter(progress: Progress | None, total: int) -> Callable[[int], None]:
@@ -223,15 +281,16 @@ def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen =
     """Re-run `program_path` step by step against the trace; the first divergence or none.
 
     `config` (when given) overrides gen/engine; `sbuf` is an initial SBUF image
-    (as `run --sbuf`). Bad input raises SessionError; the whole trace is checked
-    first so a bad line is reported whatever the replay would find. Setting
-    `interrupt` stops at the next step with SessionInterrupted (the step reached,
-    and the lines compared so far in its message). `progress(steps compared, steps in
-    the trace)` is called once the trace is checked, every PROGRESS_STEPS steps and at
+    (as `run --sbuf`). Bad input raises SessionError; each line is checked as it is
+    read, and the lines after a divergence are checked too, so a bad line is reported
+    whatever the replay finds. Setting `interrupt` stops within a millisecond or a step
+    with SessionInterrupted (the step reached, and the lines compared so far in its
+    message), also while the trace's steps are counted. `progress(steps compared, steps
+    in the trace)` is called once they are counted, every PROGRESS_STEPS steps and at
     the end (steps a mid-session trace runs before its first line are not counted).
     """
     trace = Path(trace_path)
-    total = _count_steps(trace)  # validate every line before running anything
+    total = _count_steps(trace, interrupt)
     cfg = config or MachineConfig(gen=parse_gen(gen), engine=engine)
     program, data, labels = load_program(Path(program_path), cfg.gen)
     try:
@@ -242,7 +301,8 @@ def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen =
         raise SessionError(f"{program_path}: {e}") from None
     report = _reporter(progress, total)
     compared = 0
-    for n, expected in read_trace(trace):
+    lines = read_trace(trace)
+    for n, expected in lines:
         if compared == 0 and expected["step"] > 0:  # a trace exported mid-session
             k = expected["step"]
             run_until(m, k, k, None, interrupt, str(trace), "replay")
@@ -255,8 +315,8 @@ def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen =
         report(compared)
         d = first_difference(expected, actual)
         if d is not None:
-            return _ended(ReplayResult(compared, Divergence(expected["step"], n, *d)),
-                          progress, total)
+            return _diverged(ReplayResult(compared, Divergence(expected["step"], n, *d)),
+                             lines, trace, interrupt, progress, total)
     return _ended(ReplayResult(compared, None), progress, total)
 
 
@@ -270,7 +330,7 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
     from sessions.trace import core_step_to_json
 
     trace = Path(trace_path)
-    total = _count_steps(trace)  # validate every line before running anything
+    total = _count_steps(trace, interrupt)
     header = read_header(trace) or {}
     schedule = header.get("schedule", "rr")
     images = [] if sbuf is None else [Image("sbuf", 0, 0, sbuf, "--sbuf")]
@@ -281,7 +341,8 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
     core = opened.core
     report = _reporter(progress, total)
     compared = 0
-    for n, expected in read_trace(trace):
+    lines = read_trace(trace)
+    for n, expected in lines:
         if compared == 0 and expected["step"] > 0:  # a trace exported mid-session
             _run_core_to(core, expected["step"], interrupt, trace)
         if interrupt is not None and interrupt.is_set():
@@ -289,19 +350,21 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
                                      f"(trace line {n}; {compared} steps matched)", core.steps)
         engine = expected.get("engine")
         if engine not in core.engines:
-            return _ended(ReplayResult(compared + 1, Divergence(expected["step"], n, "engine",
-                                                                engine, None)), progress, total)
+            return _diverged(ReplayResult(compared + 1, Divergence(expected["step"], n, "engine",
+                                                                   engine, None)),
+                             lines, trace, interrupt, progress, total)
         step = core.steps  # the global step this line's engine takes
         actual = json.loads(json.dumps(core_step_to_json(core.step(engine), step, True)))
         compared += 1
         report(compared)
         if "waiting" in actual and "waiting" not in expected:  # it could not issue here
-            return _ended(ReplayResult(compared, Divergence(expected["step"], n, "waiting", None,
-                                                            actual["waiting"])), progress, total)
+            return _diverged(ReplayResult(compared, Divergence(expected["step"], n, "waiting",
+                                                               None, actual["waiting"])),
+                             lines, trace, interrupt, progress, total)
         d = first_difference(expected, actual)
         if d is not None:
-            return _ended(ReplayResult(compared, Divergence(expected["step"], n, *d)),
-                          progress, total)
+            return _diverged(ReplayResult(compared, Divergence(expected["step"], n, *d)),
+                             lines, trace, interrupt, progress, total)
     return _ended(ReplayResult(compared, None), progress, total)
 
 

@@ -11,7 +11,8 @@ actual), 2 on bad input (one line: file:line for a bad trace line), 130 when Ctr
 stops it (at a step boundary, saying which step and trace line it reached). On a
 terminal, stderr shows a bar of the steps replayed out of the trace's steps
 (neurondbg.progress.counted, fed by sessions.replay's `progress`); while the trace's
-lines are still being checked, before any step runs, it is a pulse with no count.
+steps are still being counted, before any step runs, it is a pulse with no count. Each
+line is checked as it is replayed, so Ctrl+C stops at once in any phase.
 """
 
 from __future__ import annotations
