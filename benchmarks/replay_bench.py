@@ -12,7 +12,7 @@ SIGINT in each phase:
 1. counting: as soon as the bar (a pulse while the trace's steps are counted) shows;
 2. replay: once the bar counts steps;
 3. after a divergence: a copy of the trace whose line 10 differs, interrupted while the
-   lines after the divergence are checked (0.5 s after the bar's count shows).
+   lines after the divergence are checked (1 s after the bar shows its count).
 
 For each: the seconds from the SIGINT to the process's exit, the exit code and the
 last line it printed. A last phase times a whole count-and-check of the diverging trace.
@@ -41,6 +41,7 @@ top:
 NEURONDBG = [sys.executable, "-m", "neurondbg"]
 COUNTING = re.compile(rb"replay \S+")
 COUNTED = re.compile(rb"[1-9][0-9]*/[0-9]+ steps")
+SHOWN = re.compile(rb"[0-9]+/[0-9]+ steps")
 ESCAPE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -129,7 +130,7 @@ def main() -> None:
         print("counting:", interrupted(run, COUNTING, 0.0))
         print("replay:", interrupted(run, COUNTED, 0.2))
         print("after a divergence:", interrupted(["replay", str(diverging), str(program)],
-                                                 COUNTED, 0.5))
+                                                 SHOWN, 1.0))
         t = time.perf_counter()
         done = subprocess.run([*NEURONDBG, "replay", str(diverging), str(program)],
                               capture_output=True, text=True)

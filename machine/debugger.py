@@ -60,6 +60,7 @@ import numpy as np
 
 from machine import edits as ed
 from machine import expr as ex
+from machine import sigint
 from machine.breakpoints import (
     CORE_KINDS,
     SEMANTIC_FLAG,
@@ -579,12 +580,14 @@ class Machine:
         return n
 
     def _refresh_last(self) -> None:
-        """Re-execute the last (fast) step through the slow path to get its record."""
+        """Re-execute the last (fast) step through the slow path to get its record; a
+        Ctrl+C waits until it is redone (machine.sigint), never leaving it half undone."""
         if self.state.journal.steps:
-            self.state.undo_step()
-            on_step, self.on_step = self.on_step, None
-            self.step()
-            self.on_step = on_step
+            with sigint.deferred():
+                self.state.undo_step()
+                on_step, self.on_step = self.on_step, None
+                self.step()
+                self.on_step = on_step
 
     # -- run commands ------------------------------------------------------------------------
     def _consumed(self, stop: Stop) -> Stop:
@@ -642,6 +645,9 @@ class Machine:
                 if stop is not None:
                     stop.steps = done
                     return stop
+        except KeyboardInterrupt:  # it may have cut a fast step short: redo none of it
+            fast_last = False
+            raise
         finally:
             if fast_last:
                 self._refresh_last()

@@ -22,6 +22,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from machine import sigint
+
 REG_SHIFT = 32
 COUNT_SHIFT = 16
 MAX_PER_STEP = 255
@@ -121,15 +123,17 @@ class Journal:
         n = min(n, len(self.steps))
         if n <= 0:
             return
-        words = np.frombuffer(self.steps, dtype=np.uint64)[:n]
+        # a copy: a view of `steps` would block resizing it for as long as it lives, and
+        # a traceback through this frame would keep it alive
+        words = np.frombuffer(self.steps[:n], dtype=np.uint64)
         nr = int(((words >> np.uint64(8)) & np.uint64(0xFF)).sum())
         no = int((words & np.uint64(0xFF)).sum())
-        del words  # a buffer export blocks resizing the array
-        del self.steps[:n]
-        del self.regs[:nr]
-        self.other_bytes -= sum(u.nbytes for u in self.others[:no])
-        del self.others[:no]
-        self.origin += n
+        with sigint.deferred():  # all four containers move together, or none
+            del self.steps[:n]
+            del self.regs[:nr]
+            self.other_bytes -= sum(u.nbytes for u in self.others[:no])
+            del self.others[:no]
+            self.origin += n
 
     def clear(self, origin: int) -> None:
         """Forget every kept step; the next one recorded is step `origin`."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import importlib
 import importlib.util
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -180,7 +181,12 @@ def frozen_imports() -> Iterator[None]:
 def console_main() -> None:
     """The console script's and `python -m neurondbg`'s entry point: `main` in a process
     that is this command's own, so a command's imports are frozen (LazyGroup)."""
-    main(own_process=True)
+    try:
+        main(own_process=True)
+    finally:
+        # the command is over: a Ctrl+C now (the second of a double one) ends the process
+        # as the OS does, not with a traceback from the interpreter's shutdown
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _usage_message(e: click.UsageError) -> str:
