@@ -294,13 +294,15 @@ def _values_many(struct: Any, rec: np.ndarray) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in zip(*cols, strict=True)]
 
 
-def validate(program_or_records: Any, gen: Gen | str, engine: str | None = None) -> BulkResult:
+def validate(program_or_records: Any, gen: Gen | str, engine: str | None = None,
+             progress: Callable[[int], None] | None = None) -> BulkResult:
     """Every clause over every record: per-clause pass arrays, valid flags, failure counts.
 
     Accepts a machine.isa Program, bytes, an (N, 64) uint8 array or a structured
-    record array with 64-byte items.
+    record array with 64-byte items. `progress(records just judged)`: validate_raw's.
     """
-    return validate_raw(as_raw(program_or_records), parse_gen(gen), _engine(engine))
+    return validate_raw(as_raw(program_or_records), parse_gen(gen), _engine(engine),
+                        progress=progress)
 
 
 def summarize(program_or_records: Any, gen: Gen | str, engine: str | None = None) -> Summary:

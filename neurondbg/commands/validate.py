@@ -7,9 +7,9 @@ whole for the per-instruction outputs, a block of CHUNK records at a time for
 machine.asm.load_any. This module is imported only
 when the command runs; the assembler only for assembly input.
 
-On a terminal, stderr shows progress (neurondbg.progress): a pulse while the records
-are judged (machine.legality's bulk validation reports no progress of its own; a
-binary `--summary`, judged block by block, counts the records of each block judged),
+On a terminal, stderr shows progress (neurondbg.progress): a bar counting the records
+judged against their total (fed by machine.legality.wire.bulk.validate_raw's `progress`;
+a binary `--summary`, judged block by block, counts the records of each block judged),
 then, for `--json` into a file or pipe, a bar counting the rows written (most of a
 large file's time; on the terminal the rows themselves show it).
 """
@@ -377,9 +377,8 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
         sys.exit(1 if counts.invalid else 0)
     raw, source = load_with_source(program, gen)
     from machine.legality.explain import validate
-    judging = f"validate {Path(program).name}: {len(raw):,} instructions"
-    with progress(None, judging):
-        result = validate(raw, gen, queue)
+    with progress(len(raw), f"validate {Path(program).name}", "instructions") as advance:
+        result = validate(raw, gen, queue, progress=advance)
     if target is not None:
         lines, unfixed = validate_fix.write(program, target, raw, source, result)
         for line in lines:

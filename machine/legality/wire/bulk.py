@@ -10,7 +10,7 @@ per-instruction arrays are gathered through `column` only when asked for.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -280,17 +280,22 @@ def load_tables() -> None:
 
 
 CHUNK = 1 << 20  # records per deduplication pass: bounds its temporaries
+Judged = Callable[[int], None]  # validate_raw's progress: records just judged
 SUB = 1 << 20  # records sorted by predicate per pass without deduplication
 BLOCK = 1 << 14  # records per evaluation of a predicate's clauses: 1 MiB, stays in cache
 MAX_DISTINCT = 0.5  # deduplicate when at most this fraction of a chunk's records is distinct
 
 
 def validate_raw(raw: np.ndarray, gen: Gen, engine: str | None = None,
-                 chunk: int = CHUNK, dedup: bool = True) -> BulkResult:
+                 chunk: int = CHUNK, dedup: bool = True,
+                 progress: Judged | None = None) -> BulkResult:
     """Validate (N, 64) uint8 records under `gen` (and `engine`), `chunk` records at a time.
 
     With `dedup`, each distinct record of a chunk is judged once (machine.legality.
-    wire._dedup); the per-clause results are the same either way.
+    wire._dedup); the per-clause results are the same either way. `progress(k)` is
+    called as each block of up to BLOCK judged records is done, `k` the records of the
+    program it stands for (a distinct record counts each of its copies), so the calls
+    add up to N; an exception it raises (an interrupt) stops the validation there.
     """
     from machine.legality.wire.clause import Ctx
 
@@ -304,14 +309,14 @@ def validate_raw(raw: np.ndarray, gen: Gen, engine: str | None = None,
         found = _dedup.dedup(part, MAX_DISTINCT) if dedup else None
         if found is None:
             for s in range(0, len(part), SUB):
-                _judge(part[s:s + SUB], None, ctx, result, buffer)
+                _judge(part[s:s + SUB], None, ctx, result, buffer, progress)
         else:
-            _judge(part, found, ctx, result, buffer)
+            _judge(part, found, ctx, result, buffer, progress)
     return result
 
 
 def _judge(words: np.ndarray, found: tuple[np.ndarray, np.ndarray] | None, ctx: Ctx,
-           result: BulkResult, buffer: np.ndarray) -> None:
+           result: BulkResult, buffer: np.ndarray, progress: Judged | None = None) -> None:
     """Judge records (the distinct ones when `found` = (keep, inverse)) grouped by predicate,
     one contiguous block per group, and record where each instruction's column is."""
     from machine.isa.structs import STRUCTS
@@ -353,6 +358,8 @@ def _judge(words: np.ndarray, found: tuple[np.ndarray, np.ndarray] | None, ctx: 
             clauses, passed = evaluate(pred, block.view(dtype).reshape(-1), ctx)
             w = None if weights is None else weights[s:e]
             result.groups.append(GroupResult(pred, clauses, passed, w, base + s))
+            if progress is not None:
+                progress(e - s if w is None else int(w.sum()))
 
 
 class Summary(NamedTuple):

@@ -1,0 +1,80 @@
+"""validate_raw's `progress`: records judged, block by block, adding up to the program's
+count whether records are deduplicated or not; an exception it raises stops the run;
+and `validate`'s bar counts against the known total."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+
+from machine.dtypes import Gen
+from machine.legality.wire import bulk
+from neurondbg import progress as bars
+from neurondbg.cli import cli
+
+from .test_summary_bulk import records
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 3000), st.booleans(), st.booleans(), st.sampled_from([97, 1000, 1 << 20]),
+       st.sampled_from([64, 512, 1 << 14]))
+def test_the_counts_add_up_to_the_records(n: int, distinct: bool, dedup: bool, chunk: int,
+                                          block: int) -> None:
+    raw = records(n, distinct)
+    seen: list[int] = []
+    old = bulk.BLOCK
+    bulk.BLOCK = block  # many blocks per group
+    try:
+        result = bulk.validate_raw(raw, Gen.CAYMAN, None, chunk, dedup, progress=seen.append)
+        plain = bulk.validate_raw(raw, Gen.CAYMAN, None, chunk, dedup)
+    finally:
+        bulk.BLOCK = old
+    assert sum(seen) == n == result.count
+    assert all(k > 0 for k in seen)
+    assert len(seen) >= -(-n // block)  # at least one call per block's worth of records
+    assert result.invalid == plain.invalid and result.failures == plain.failures
+
+
+def test_an_exception_from_progress_stops_the_validation() -> None:
+    raw = records(5000, True)
+    seen: list[int] = []
+
+    class Stopped(Exception):
+        pass
+
+    def stop_after_two(k: int) -> None:
+        seen.append(k)
+        if len(seen) == 2:
+            raise Stopped
+
+    old = bulk.BLOCK
+    bulk.BLOCK = 256
+    try:
+        with pytest.raises(Stopped):
+            bulk.validate_raw(raw, Gen.CAYMAN, progress=stop_after_two)
+    finally:
+        bulk.BLOCK = old
+    assert len(seen) == 2 and sum(seen) < 5000
+
+
+def test_validates_bar_counts_records_against_the_total(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(bulk, "BLOCK", 512)
+    program = tmp_path / "many.bin"
+    records(5000, True).tofile(program)
+    buf = io.StringIO()
+    monkeypatch.setattr(bars, "DELAY", 0.0)
+    monkeypatch.setattr(bars, "stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(bars, "stderr_console", lambda: Console(
+        file=buf, force_terminal=True, width=120, color_system=None))
+    r = CliRunner().invoke(cli, ["validate", str(program)])
+    assert r.exit_code == 1  # random bytes: invalid records
+    counts = [int(c) for c in re.findall(r"(\d+)/5000 instructions", buf.getvalue())]
+    assert "validate many.bin" in buf.getvalue()
+    assert counts == sorted(counts) and 0 < counts[-1] <= 5000  # a count, not a pulse
