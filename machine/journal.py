@@ -28,6 +28,12 @@ REG_SHIFT = 32
 COUNT_SHIFT = 16
 MAX_PER_STEP = 255
 PC_LIMIT = 1 << (64 - COUNT_SHIFT)  # a step word holds PCs 0 .. 2**48 - 1
+# Bytes an `Undo` holds beyond its old memory bytes, as measured with tracemalloc: the
+# named tuple, its step and old-value ints and its list slot (a scalar: ~160) and, for a
+# memory block, the ndarray's header and the Region descriptor (~420). Counting the
+# objects, not the values, is what keeps a semaphore-heavy history within its budget.
+SCALAR_UNDO_BYTES = 160
+MEM_UNDO_BYTES = 416
 
 
 class Undo(NamedTuple):
@@ -43,9 +49,11 @@ class Undo(NamedTuple):
 
     @property
     def nbytes(self) -> int:
+        """What keeping it costs in Python objects (tests/machine/test_undo_bytes.py
+        measures it): the old bytes, and the objects around them."""
         if isinstance(self.old, np.ndarray):
-            return int(self.old.nbytes) + 32  # + the small descriptor
-        return 16
+            return int(self.old.nbytes) + MEM_UNDO_BYTES
+        return SCALAR_UNDO_BYTES
 
 
 class Journal:

@@ -1,0 +1,64 @@
+"""The journal counts what its entries really cost (Undo.nbytes against tracemalloc):
+a history budget is only a bound if a semaphore or memory write is counted at the size
+Python keeps it at, not at the size of its value."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from machine.journal import Journal
+from machine.state import Region
+
+STEPS = 5000
+
+
+def held(fill) -> tuple[float, float]:
+    """(bytes really held per step, bytes counted per step) of a journal `fill` fills."""
+    tracemalloc.start()
+    try:
+        j = Journal()
+        j.origin = 1 << 40  # step numbers as large as a long run's: no small-int cache
+        before = tracemalloc.get_traced_memory()[0]
+        fill(j)
+        after = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    return (after - before) / STEPS, j.nbytes / STEPS
+
+
+def sem_writes(j: Journal) -> None:
+    for s in range(STEPS):
+        j.begin(64 * s)
+        j.other("scalar", "sem", s % 8, 100_000 + s)
+        j.end()
+
+
+@pytest.mark.parametrize("nbytes", [16, 256, 4096])
+def test_a_memory_write_is_counted_at_what_it_keeps(nbytes: int) -> None:
+    def mem_writes(j: Journal) -> None:
+        for s in range(STEPS):
+            r = Region("sbuf", 0, 4, 64 * (s % 50), nbytes // 4, (1, 1, 1, 1),
+                       (nbytes // 4, 1, 1, 1))
+            j.begin(64 * s)
+            j.other("mem", "sbuf", r, np.full((4, nbytes // 4), s & 0xFF, np.uint8))
+            j.end()
+
+    real, counted = held(mem_writes)
+    assert counted / 1.5 <= real <= counted * 1.25, (real, counted)
+
+
+def test_a_semaphore_write_is_counted_at_what_it_keeps() -> None:
+    real, counted = held(sem_writes)
+    assert counted / 1.5 <= real <= counted * 1.25, (real, counted)
+
+
+def test_popping_and_dropping_give_the_count_back() -> None:
+    j = Journal()
+    sem_writes(j)
+    full = j.nbytes
+    j.pop_step()
+    j.drop_oldest(100)
+    assert j.nbytes == full - 101 * (j.steps.itemsize + j.others[0].nbytes)
