@@ -459,13 +459,10 @@ def _set(session: Any, rest: str) -> Reply:
 
 
 @REGISTRY.command("fix", "fix [N]",
-                  "apply the checked legality fix of record N (default: the one at the PC) "
-                  "to the program in memory, as the Legality pane's F; reverse undoes it")
+                  "apply the checked legality fix of record N (default: the one at the PC; "
+                  "on a kernel: of the focused engine's queue) to the program in memory, "
+                  "as the Legality pane's F; reverse undoes it")
 def _fix(session: Any, rest: str) -> Reply:
-    if getattr(session, "is_core", False):
-        from views.session import KERNEL_NOT_FIXED
-
-        raise ValueError(f"fix: {KERNEL_NOT_FIXED}")
     try:
         index = int(rest.replace("_", ""), 0) if rest else None
     except ValueError:
