@@ -185,7 +185,7 @@ def _dtypes(session: Any, word: str) -> Sequence[str]:
 
 def _panes(session: Any, word: str) -> Sequence[str]:
     """The panes of the layout the session opens in (a kernel's has no Plot)."""
-    return list(CORE_PANES if getattr(session, "is_core", False) else PANES)
+    return list(CORE_PANES if session is not None and session.has_schedule else PANES)
 
 
 def _tours(session: Any, word: str) -> Sequence[str]:
@@ -229,8 +229,8 @@ def _step(session: Any, rest: str) -> Reply:
 
 
 def _core(session: Any, what: str) -> Any:
-    """The session when it runs a kernel (views.core_session.CoreSession)."""
-    if not getattr(session, "is_core", False):
+    """The session when it runs a kernel (its engines share a schedule)."""
+    if session is None or not session.has_schedule:
         raise ValueError(f"{what} needs a kernel (several engine queues); this is one "
                          "program")
     return session

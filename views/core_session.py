@@ -72,7 +72,10 @@ CELL_CACHE = 200_000  # timeline cells kept (past steps never change); then star
 class CoreSession:
     """A loaded kernel and the Core running it."""
 
-    is_core = True
+    # What this session offers (views.session.Session has the same names): a schedule
+    # over several engines (`step core`, `schedule`, `focus`); `set` and `fix` edit it.
+    has_schedule = True
+    can_edit = True
 
     def __init__(self, path: str | Path, gen: Any = None, engine: str = "pool", *,
                  progress: Any = None, interrupt: threading.Event | None = None,

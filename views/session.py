@@ -149,6 +149,16 @@ class Session:
         self._by_opcode: dict[int, Instruction] = {}  # the last executed of each opcode
         self._snapshots = SnapshotBuilder(self.name, self.gen, self.engine, self.lines)
 
+    # What this session offers (the console, the palette and the screen ask these, not
+    # which class they hold): one engine, no schedule; `set` and `fix` edit it.
+    has_schedule = False
+    can_edit = True
+
+    @property
+    def engines(self) -> tuple[str, ...]:
+        """The engines with a queue: a program's one."""
+        return (self.engine,)
+
     def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
         """Write a session file (sessions.save_session: atomic) at the current step."""
         from sessions import save_session
