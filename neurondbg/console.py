@@ -236,12 +236,10 @@ def _core(session: Any, what: str) -> Any:
     return session
 
 
-@REGISTRY.command("next", "next N",
-                  "step N instructions (no calls in this ISA: same as step N)",
+@REGISTRY.command("next", "next [N]",
+                  "step N instructions (default 1; no calls in this ISA: same as step N)",
                   aliases=("n",), long=_many(Action.STEPS))
 def _next(session: Any, rest: str) -> Reply:
-    if not rest:
-        raise ValueError("expected a step count: next N")
     return _step(session, rest)
 
 
