@@ -266,7 +266,7 @@ class NeurondbgApp(App):
         # The file name, not the path: the screen (and its snapshots) must not depend on
         # where the checkout lives.
         if self.core_mode:
-            engines = session.engines  # type: ignore[attr-defined]
+            engines = session.engines
             self.say(f"loaded kernel {session.path.name} ({len(engines)} engines: "
                      f"{', '.join(engines)}; {session.gen.label}); S steps the core, s the "
                      "focused engine, e focuses the next", "green")
