@@ -721,6 +721,15 @@ class Machine:
         `set` (reverse undoes it, a saved session replays it), and judge it afresh; returns
         what changed ("record 3 at 0xc0: 4 bytes changed, now valid"). ValueError (one
         line) for a record the program lacks or bytes that are not one record."""
+        index, new = self.check_record(index, raw)
+        old = self.program.record(index)
+        self._apply_record(ed.Edit(self.state.steps, record_target(index), record_bits(new)),
+                           index, new)
+        return self.record_change(index, old)
+
+    def check_record(self, index: int, raw: bytes) -> tuple[int, bytes]:
+        """(index, the 64 bytes) of a record edit this program can take; ValueError (one
+        line) for a record the program lacks or bytes that are not one record."""
         if isinstance(index, bool) or not isinstance(index, int | np.integer):
             raise ValueError(f"record: expected a record number, found {index!r}")
         index = int(index)
@@ -735,9 +744,12 @@ class Machine:
         if len(new) != RECORD_BYTES:
             raise ValueError(f"record {index}: expected {RECORD_BYTES} bytes, found "
                              f"{len(new)}")
-        old = self.program.record(index)
-        self._apply_record(ed.Edit(self.state.steps, record_target(index), record_bits(new)),
-                           index, new)
+        return index, new
+
+    def record_change(self, index: int, old: bytes) -> str:
+        """What a record edit changed against the record's `old` bytes, and its verdict
+        now: "record 3 at 0xc0: 4 bytes changed, now valid"."""
+        new = self.program.record(index)
         changed = sum(a != b for a, b in zip(old, new, strict=True))
         pc = self.config.base + index * RECORD_BYTES
         return (f"record {index} at {pc:#x}: {changed} byte{'s' * (changed != 1)} changed, "
@@ -778,13 +790,14 @@ class Machine:
     def _apply_record(self, e: ed.Edit, index: int, raw: bytes) -> None:
         self.history.base(self.state, len(self.edits))
         self._edit_old.append(int.from_bytes(self.program.record(index), "big"))
-        self._write_record(index, raw)
+        self.write_record(index, raw)
         self.edits.append(e)
         self.last = None
         self._resync()
 
-    def _write_record(self, index: int, raw: bytes) -> None:
-        """Put `raw` in as record `index`: a new Program (`Program.edited`, O(1) in the
+    def write_record(self, index: int, raw: bytes) -> None:
+        """Put `raw` in as record `index`, not journaled (a `Core` journals its record
+        edits itself): a new Program (`Program.edited`, O(1) in the
         program's length; no Program's records ever change: a holder compares old and
         new), and that record's caches dropped: it is decoded, judged and compiled afresh."""
         self.program = self.program.edited(index, raw)
@@ -824,7 +837,7 @@ class Machine:
         old = self._edit_old.pop()
         index = record_index(e.target)
         if index is not None:
-            self._write_record(index, old.to_bytes(RECORD_BYTES, "big"))
+            self.write_record(index, old.to_bytes(RECORD_BYTES, "big"))
             return
         ed.write_bits(ex.parse_target(e.target), self.state, old)
 
@@ -834,7 +847,7 @@ class Machine:
         for k in range(len(self.edits) - 1, start - 1, -1):
             index = record_index(self.edits[k].target)
             if index is not None:
-                self._write_record(index, self._edit_old[k].to_bytes(RECORD_BYTES, "big"))
+                self.write_record(index, self._edit_old[k].to_bytes(RECORD_BYTES, "big"))
 
     def initial_memory(self) -> dict[str, np.ndarray]:
         """SBUF and PSUM before the first step and the first edit (copies): from

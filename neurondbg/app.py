@@ -266,7 +266,7 @@ class NeurondbgApp(App):
         # The file name, not the path: the screen (and its snapshots) must not depend on
         # where the checkout lives.
         if self.core_mode:
-            engines = session.engines  # type: ignore[attr-defined]
+            engines = session.engines
             self.say(f"loaded kernel {session.path.name} ({len(engines)} engines: "
                      f"{', '.join(engines)}; {session.gen.label}); S steps the core, s the "
                      "focused engine, e focuses the next", "green")
@@ -619,11 +619,17 @@ class NeurondbgApp(App):
             self.screen.minimize()
 
     def action_zoom(self) -> None:
+        """Maximise the pane holding the focus, from whatever part of it has the focus (a
+        scrolling container inside a pane may not be maximised itself); restore."""
         screen = self.screen
         if screen.maximized is not None:
             screen.minimize()
-        elif screen.focused is not None:
-            screen.maximize(screen.focused)
+        elif (focused := screen.focused) is not None:
+            pane = next((a for a in focused.ancestors_with_self if isinstance(a, Pane)), None)
+            if pane is not None:
+                screen.maximize(pane, container=False)
+            else:  # a screen without panes (the Lab): Textual's own choice
+                screen.maximize(focused)
 
     def action_lab(self, value: str = "", src: str = "", dst: str = "") -> None:
         from machine.convert.formats import parse_format
@@ -681,10 +687,14 @@ class NeurondbgApp(App):
             return
         screen.build_views()
         widget = screen.query_one(f"#{name}")
-        target = widget if widget.focusable else next(
-            (w for w in widget.query("*") if w.focusable), widget)
-        target.focus()
-        screen.maximize(target)
+        pane = screen.query_one(f"#pane-{name}", Pane)
+        # the keyboard goes to the pane: its view, else the first part of it that takes
+        # the focus (a view that does not, such as Semaphores, scrolls in a container)
+        target = next((w for w in (widget, *widget.query("*"), *pane.query("*"))
+                       if w.focusable), None)
+        if target is not None:
+            target.focus()
+        screen.maximize(pane, container=False)
         if name == "console":  # keep typing in the command line, not into the log's keys
             screen.query_one("#console-input").focus()
 

@@ -185,7 +185,7 @@ def _dtypes(session: Any, word: str) -> Sequence[str]:
 
 def _panes(session: Any, word: str) -> Sequence[str]:
     """The panes of the layout the session opens in (a kernel's has no Plot)."""
-    return list(CORE_PANES if getattr(session, "is_core", False) else PANES)
+    return list(CORE_PANES if session is not None and session.has_schedule else PANES)
 
 
 def _tours(session: Any, word: str) -> Sequence[str]:
@@ -229,19 +229,17 @@ def _step(session: Any, rest: str) -> Reply:
 
 
 def _core(session: Any, what: str) -> Any:
-    """The session when it runs a kernel (views.core_session.CoreSession)."""
-    if not getattr(session, "is_core", False):
+    """The session when it runs a kernel (its engines share a schedule)."""
+    if session is None or not session.has_schedule:
         raise ValueError(f"{what} needs a kernel (several engine queues); this is one "
                          "program")
     return session
 
 
-@REGISTRY.command("next", "next N",
-                  "step N instructions (no calls in this ISA: same as step N)",
+@REGISTRY.command("next", "next [N]",
+                  "step N instructions (default 1; no calls in this ISA: same as step N)",
                   aliases=("n",), long=_many(Action.STEPS))
 def _next(session: Any, rest: str) -> Reply:
-    if not rest:
-        raise ValueError("expected a step count: next N")
     return _step(session, rest)
 
 
@@ -459,13 +457,10 @@ def _set(session: Any, rest: str) -> Reply:
 
 
 @REGISTRY.command("fix", "fix [N]",
-                  "apply the checked legality fix of record N (default: the one at the PC) "
-                  "to the program in memory, as the Legality pane's F; reverse undoes it")
+                  "apply the checked legality fix of record N (default: the one at the PC; "
+                  "on a kernel: of the focused engine's queue) to the program in memory, "
+                  "as the Legality pane's F; reverse undoes it")
 def _fix(session: Any, rest: str) -> Reply:
-    if getattr(session, "is_core", False):
-        from views.session import KERNEL_NOT_FIXED
-
-        raise ValueError(f"fix: {KERNEL_NOT_FIXED}")
     try:
         index = int(rest.replace("_", ""), 0) if rest else None
     except ValueError:

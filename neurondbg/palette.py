@@ -110,7 +110,7 @@ def dynamic_entries(app: Any) -> list[Entry]:
         for bp in session.breakpoints():
             out.append(Entry(f"Delete breakpoint {bp.describe()}", f"delete {bp.id}",
                              line=f"delete {bp.id}"))
-        if getattr(session, "is_core", False):  # a kernel: the core's own commands
+        if session.has_schedule:  # a kernel: the core's own commands
             out.append(Entry("Step core", "one scheduler step (S)", line="step core"))
             for e in session.engines:
                 out.append(Entry(f"Focus engine: {e}", f"focus {e} (e / E cycle)",

@@ -44,7 +44,7 @@ from machine.core.events import plan_of, update_targets
 from machine.core.races import Race
 from machine.debugger import Machine
 from machine.engines.record import Lanes, StepRecord
-from machine.isa.codec import Instruction
+from machine.isa.codec import Instruction, Program
 from machine.state import RECORD_BYTES, MachineState
 from machine.stops import Stop, StopReason
 from machine.words import counted
@@ -60,6 +60,7 @@ from views.core_snapshot import (
     TimelineData,
     race_view,
 )
+from views.record_fix import fix_record, relist
 from views.session import Progress, _ticking, enable_breakpoints, program_listing
 from views.snapshot import ProgramLine, WrittenRegion
 from views.snapshot_build import SnapshotBuilder
@@ -71,7 +72,10 @@ CELL_CACHE = 200_000  # timeline cells kept (past steps never change); then star
 class CoreSession:
     """A loaded kernel and the Core running it."""
 
-    is_core = True
+    # What this session offers (views.session.Session has the same names): a schedule
+    # over several engines (`step core`, `schedule`, `focus`); `set` and `fix` edit it.
+    has_schedule = True
+    can_edit = True
 
     def __init__(self, path: str | Path, gen: Any = None, engine: str = "pool", *,
                  progress: Any = None, interrupt: threading.Event | None = None,
@@ -122,6 +126,9 @@ class CoreSession:
         self._index = _Index(core)
         self._plans: dict[int, tuple[Instruction, tuple[Any, ...]]] = {}  # id -> waits
         self._sems: dict[str, frozenset[int]] = {}
+        # the records each engine's `lines_of` lists (a record edit gives a new Program)
+        self._listed: dict[str, Program] = {e: core.machines[e].program
+                                            for e in core.engines}
 
     @property
     def core(self) -> Core:
@@ -281,16 +288,17 @@ class CoreSession:
                               engine=races[0].b.engine, races=list(races))
 
     def reverse(self, n: int = 1, progress: Any = None) -> str:
-        """Undo the last `n` global steps exactly (in global order)."""
+        """Undo the last `n` global steps exactly (in global order); one event (a step,
+        or an edit on top) when `n` is 1. The reply counts events, as a program's does."""
         self._begin()
-        before = self.core.steps
+        before = sum(self.position)
         if n == 1:
             if self.core.reverse_step():
                 self._index.hint_back()
         else:
             self.core.reverse(n)
         self._last.clear()
-        done = before - self.core.steps
+        done = before - sum(self.position)
         self.stop_text = "at the start of history: nothing to reverse" if not done else \
             f"reversed {counted(done, 'step')} to step {self.core.steps}"
         return self.stop_text
@@ -436,6 +444,39 @@ class CoreSession:
         del self._path[self.core.steps:]  # the undone future ran without this edit
         return out
 
+    def apply_fix(self, index: int | None = None) -> str:
+        """Apply the checked fix of record `index` of the FOCUSED engine's queue (default:
+        the one at its PC, which the Legality pane shows) through Core.edit_record
+        (journaled at this global step: `reverse` undoes it; views.record_fix); what
+        changed, or ValueError (one line) when there is no record or no fix."""
+        e = self.core.focus
+        m = self.core.machines[e]
+        before = m.program
+
+        def write(i: int, raw: bytes) -> None:
+            self._begin()
+            self.core.edit_record(i, raw, e)
+            del self._path[self.core.steps:]  # the undone future ran without this edit
+
+        text = fix_record(m, index, write)
+        if m.program is not before:
+            self.stop_text = f"{e}: {text}"  # the stop it fixed is stale
+        return text
+
+    def _sync_listings(self) -> None:
+        """After a record edit, or a reverse past one, relist the records that changed
+        (views.record_fix.relist) of each engine whose program changed."""
+        for e in self.core.engines:
+            m = self.core.machines[e]
+            lines = relist(m, self._listed[e], self.lines_of[e], dict(m.labels), self.gen)
+            self._listed[e] = m.program
+            if lines is None:
+                continue
+            self.lines_of[e] = lines
+            self._sems.pop(e, None)
+            # the builder caches each record's judgement: a fresh one judges the edited ones
+            self._builders[e] = SnapshotBuilder(f"{self.name} [{e}]", self.gen, e, lines)
+
     def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
         from sessions.kernel_store import save_kernel_session
 
@@ -549,6 +590,7 @@ class CoreSession:
     def snapshot(self) -> CoreSnapshot:
         core = self.core
         self._sync_path()
+        self._sync_listings()
         e = core.focus
         m = core.machines[e]
         focused = self._builders[e].build(

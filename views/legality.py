@@ -4,9 +4,10 @@ provenance and fix hint; the NKI-intrinsic verdict beside it where one applies.
 Lines are wrapped to the pane's width (continuations indented under their
 clause), so no message, provenance or fix is ever cut off.
 
-`F` applies the checked fix of the instruction shown (the one at the PC) to the
-program in memory (views.session.Session.apply_fix: journaled, `r` undoes it, a
-saved session keeps it) and says in the console what changed, or why there is no fix.
+`F` applies the checked fix of the instruction shown (the one at the PC; on a kernel,
+the focused engine's) to the program in memory (the session's `apply_fix`: journaled,
+`r` undoes it, a saved session keeps it) and says in the console what changed, or why
+there is no fix.
 """
 
 from __future__ import annotations
@@ -130,15 +131,10 @@ class FixHost(Protocol):
 def apply_fix(host: FixHost) -> None:
     """Apply the fix of the record at the PC through the host's session, then repaint;
     the outcome (or why nothing was done) is one console line."""
-    from views.session import KERNEL_NOT_FIXED, Session
-
     session = host.session
     if host.running or host.loading or session is None:
         host.say("fix: " + ("running: Esc or Ctrl+C stops it first" if host.running else
                             "no program loaded"), "yellow")
-        return
-    if not isinstance(session, Session):
-        host.say(f"fix: {KERNEL_NOT_FIXED}", "yellow")
         return
     try:
         text = session.apply_fix()

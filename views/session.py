@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from machine import expr
-from machine.asm.disasm import disassemble_lines, format_instruction
+from machine.asm.disasm import disassemble_lines
 from machine.breakpoints import Breakpoint, parse_spec
 from machine.debugger import Machine
 from machine.dtypes import DEFAULT_GEN, Gen
@@ -37,7 +37,8 @@ from machine.words import counted
 from sessions.cli_support import open_program_or_session
 from sessions.examples import DEMO
 from sessions.schema import Note
-from views.listing_text import listing_lines_with_events, listing_with_events
+from views.listing_text import listing_lines_with_events
+from views.record_fix import fix_record, relist
 from views.snapshot import ProgramLine, Snapshot
 from views.snapshot_build import SnapshotBuilder
 from views.stop_text import at_pc, describe_record, describe_stop
@@ -45,8 +46,6 @@ from views.stop_text import at_pc, describe_record, describe_stop
 Progress = Callable[[int, float], None]  # (steps so far, steps per second)
 LoadProgress = Callable[[int, int], None]  # (done, total): replaying a session, reversing
 RUN_KINDS = ("continue", "until", "reverse-continue")
-# Why `fix` (the console) and F (the Legality pane) refuse a kernel: one sentence for both.
-KERNEL_NOT_FIXED = "a kernel's queues are not edited in place (a single program's records are)"
 
 
 def enable_breakpoints(debugger: Machine | Any, idents: list[int] | None, on: bool) -> str:
@@ -62,12 +61,6 @@ def enable_breakpoints(debugger: Machine | Any, idents: list[int] | None, on: bo
     if not ids:
         return "no breakpoints"
     return f"{'enabled' if on else 'disabled'} " + ", ".join(f"#{i}" for i in ids)
-
-
-def _value(record: np.ndarray, name: str) -> int | tuple[int, ...]:
-    """Field `name` of a one-record structured array, as the decoder gives it."""
-    v = record[name][0]
-    return tuple(int(x) for x in v) if np.ndim(v) else int(v)
 
 
 @dataclass(frozen=True)
@@ -156,6 +149,16 @@ class Session:
         self._by_opcode: dict[int, Instruction] = {}  # the last executed of each opcode
         self._snapshots = SnapshotBuilder(self.name, self.gen, self.engine, self.lines)
 
+    # What this session offers (the console, the palette and the screen ask these, not
+    # which class they hold): one engine, no schedule; `set` and `fix` edit it.
+    has_schedule = False
+    can_edit = True
+
+    @property
+    def engines(self) -> tuple[str, ...]:
+        """The engines with a queue: a program's one."""
+        return (self.engine,)
+
     def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
         """Write a session file (sessions.save_session: atomic) at the current step."""
         from sessions import save_session
@@ -181,25 +184,12 @@ class Session:
 
     def _sync_listing(self) -> None:
         """After a record edit, or a reverse past one, relist only the records that
-        differ (listing a whole program again takes seconds at 10**5 records) and judge
-        them afresh: a new `lines` list, so the Program pane sees the change."""
-        now = self.dbg.program
-        if now is self._listed:
+        differ (views.record_fix.relist): a new `lines` list, so the Program pane sees
+        the change."""
+        lines = relist(self.dbg, self._listed, self.lines, self.labels, self.gen)
+        self._listed = self.dbg.program
+        if lines is None:
             return
-        changed = now.changed_from(self._listed)  # O(edits): both come from one load
-        if changed is None:  # another program altogether: compare every record
-            changed = np.flatnonzero((np.asarray(now.raw) != np.asarray(self._listed.raw))
-                                     .any(axis=1)).tolist()
-        self._listed = now
-        if not changed:
-            return
-        lines = list(self.lines)
-        by_offset = {off: name for name, off in self.labels.items()}
-        for i in changed:
-            inst = self.dbg.instruction(i)
-            lines[i] = ProgramLine(i, i * 64, format_instruction(inst, self.gen).strip(),
-                                   self.dbg.valid(i), by_offset.get(i * 64),
-                                   listing=listing_with_events(inst, self.gen, by_offset))
         self.lines = lines
         # the builder caches each record's judgement: a fresh one judges the edited ones
         self._snapshots = SnapshotBuilder(self.name, self.gen, self.engine, self.lines)
@@ -460,44 +450,16 @@ class Session:
     def apply_fix(self, index: int | None = None) -> str:
         """Apply the checked fix of record `index` (default: the one at the PC, which the
         Legality pane shows) to the program in memory through Machine.edit_record
-        (journaled: `reverse` undoes it, a saved session keeps it) and judge it again;
+        (journaled: `reverse` undoes it, a saved session keeps it; views.record_fix);
         what changed, e.g. "record 3: dst.start_addr 0x00001001 -> 0x00001000; now
-        valid". ValueError (one line) when there is no record or no fix, saying why.
-
-        Decision (issue 12 is silent): the fix is the wire verdict's smallest checked
-        edit set (Verdict.fix_fields: the whole predicate passes on this generation and
-        engine); a valid record is left alone and says so."""
-        from machine.isa.structs import STRUCTS
-        from machine.legality.explain import predicate_of
-        from machine.legality.wire.repair import apply, describe
-
+        valid". ValueError (one line) when there is no record or no fix, saying why."""
         m = self.dbg
-        i = m.index_of(self.state.pc) if index is None else index  # None: not a record
-        if i is None or not 0 <= i < m.count:
-            raise ValueError(f"fix: no record at pc {self.state.pc:#x}" if index is None
-                             else f"fix: record {i} does not exist (0..{m.count - 1})")
-        verdict = m.verdict(i)
-        if verdict.valid:
-            return f"record {i}: {verdict.predicate} passes: nothing to fix"
-        if verdict.fix_fields is None:
-            raise ValueError(f"record {i}: no fix: {verdict.no_fix or 'no checked edit'}")
-        inst = m.instruction(i)
-        struct = STRUCTS[predicate_of(inst).struct]  # the fix names the predicate's fields
-        before = np.frombuffer(inst.raw, dtype=struct.dtype).copy()
-        after = apply(struct, before, verdict.fix_fields)
-        m.edit_record(i, after.tobytes())
-        self.last_stop = None
-
-        def shown(name: str, value: Any) -> str:  # describe's "set NAME = VALUE" form
-            return describe({name: value}, struct).partition(" = ")[2]
-
-        changes = ", ".join(f"{name} {shown(name, _value(before, name))} -> "
-                            f"{shown(name, _value(after, name))}"
-                            for name in verdict.fix_fields)
-        now = m.verdict(i)
-        state = "now valid" if now.valid else f"still invalid: {', '.join(now.failed)}"
-        self.stop_text = f"record {i}: {changes}; {state}"  # the stop it fixed is stale
-        return self.stop_text
+        before = m.program
+        text = fix_record(m, index, m.edit_record)
+        if m.program is not before:
+            self.last_stop = None
+            self.stop_text = text  # the stop it fixed is stale
+        return text
 
     def snapshot(self) -> Snapshot:
         """The machine at this stop, as the panes render it."""

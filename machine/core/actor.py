@@ -222,6 +222,14 @@ class EngineQueue:
     def undo(self) -> None:
         self.state.undo_step()
 
+    def write_record(self, index: int, raw: bytes) -> None:
+        """Put `raw` in as record `index` of this queue (Machine.write_record) and forget
+        what was derived from the old one: its wait/update plan, the semaphores the
+        queue can update."""
+        self.machine.write_record(index, raw)
+        self._plans.pop(index, None)
+        self._targets = None
+
     def run_ahead(self, budget: int) -> int:
         return self.machine.fast_run(budget)
 

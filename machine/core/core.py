@@ -9,6 +9,7 @@ scheduler, deadlock detection, race detection, breakpoints and `set` edits (DESI
     core.step("dve"); core.step() # one instruction of DVE; one scheduler step
     core.reverse_step(); core.reverse(10); core.reverse_continue(); core.run_to(0x80, "dve")
     core.edit("dve.R3", "5")      # journaled at this global step: reverse undoes it
+    core.edit_record(3, raw64, "act")  # act's record 3 replaced, journaled the same way
 
 Each step: the scheduler's policy (machine/core/schedule.py) picks a runnable engine
 (not halted, and its instruction's waits hold: checked without side effects before it
@@ -93,7 +94,7 @@ from machine.core.timeline import Timeline
 from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine
 from machine.engines.record import StepRecord
 from machine.history import JOURNAL_BUDGET
-from machine.state import MachineConfig, MachineState
+from machine.state import RECORD_BYTES, MachineConfig, MachineState
 from machine.stops import EngineStatus, Stop, StopReason
 
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
@@ -122,19 +123,24 @@ class Resume:
 
 @dataclass(frozen=True)
 class CoreEdit:
-    """One `set` on a core: made at global step `step` (after the steps before it, before
-    step `step`), on `engine`'s state (registers, PC, acc, idx, shape are its own; memory
-    and semaphores are shared), `bits` stored over `old`."""
+    """One edit on a core: made at global step `step` (after the steps before it, before
+    step `step`), `bits` stored over `old`. Either a `set` on `engine`'s state (registers,
+    PC, acc, idx, shape are its own; memory and semaphores are shared), or, when `target`
+    is an int, a record edit: record `target` of `engine`'s queue replaced (its 64 bytes
+    as a big-endian int, as Machine journals them)."""
 
     step: int
     engine: str
-    target: ex.Target  # without an engine: the state it is written on is `engine`'s
+    # without an engine: the state it is written on is `engine`'s; an int: a record index
+    target: ex.Target | int
     bits: int
     old: int
 
     @property
     def text(self) -> str:
-        """The target as a user names it on a kernel: `dve.R3`, `sem[2]`."""
+        """The target as a user names it on a kernel: `dve.R3`, `sem[2]`, `act.record[3]`."""
+        if isinstance(self.target, int):
+            return f"{self.engine}.record[{self.target}]"
         own = self.target.kind in _OWN_KINDS or self.target.kind == "pc"
         return f"{self.engine}.{ed.target_text(self.target)}" if own else \
             ed.target_text(self.target)
@@ -838,20 +844,50 @@ class Core:
         bits, shown = m.edit_value(own, target, value)
         self._settle()
         e = CoreEdit(self.steps, engine, own, bits, ed.read_bits(own, m.state))
-        ed.write_bits(own, m.state, bits)
+        self._journal(e)
+        return f"{e.text} = {shown}"
+
+    def edit_record(self, index: int, raw: bytes, engine: str | None = None) -> str:
+        """Replace record `index` of `engine`'s queue (default: the focused engine's)
+        with the 64 bytes `raw` and judge it afresh (Machine.edit_record's checks and
+        reply), journaled at this global step like `edit`: reverse undoes it, a replay
+        from a checkpoint makes it again at the same step. ValueError (one line) for an
+        engine without a queue, a record the queue lacks or bytes that are not one."""
+        engine = engine or self.focus
+        if engine not in self.machines:
+            raise ValueError(f"record {index}: no {engine} queue in this kernel (engines: "
+                             f"{', '.join(self.engines)})")
+        m = self.machines[engine]
+        index, new = m.check_record(index, raw)
+        self._settle()
+        old = m.program.record(index)
+        self._journal(CoreEdit(self.steps, engine, index, int.from_bytes(new, "big"),
+                               int.from_bytes(old, "big")))
+        return m.record_change(index, old)
+
+    def _journal(self, e: CoreEdit) -> None:
+        """Make edit `e` now and keep it (in step order: it is the newest event)."""
+        self._write(e, e.bits)
         self.edits.append(e)
         self._applied = len(self.edits)
         self.last = None
         self._resync()
-        return f"{e.text} = {shown}"
+
+    def _write(self, e: CoreEdit, bits: int) -> None:
+        """Store `bits` where edit `e` writes (its new bits, or its old ones to undo it)."""
+        if isinstance(e.target, int):
+            q = self.actors[self._index(e.engine)]
+            assert isinstance(q, EngineQueue)  # record edits are made on engine queues only
+            q.write_record(e.target, bits.to_bytes(RECORD_BYTES, "big"))
+        else:
+            ed.write_bits(e.target, self.state(e.engine), bits)
 
     def _catch_up(self) -> None:
         """A replay reached the step of edits made there: make them again."""
         self._settle()
         edits, now = self.edits, self.steps
         while self._applied < len(edits) and edits[self._applied].step <= now:
-            e = edits[self._applied]
-            ed.write_bits(e.target, self.state(e.engine), e.bits)
+            self._write(edits[self._applied], edits[self._applied].bits)
             self._applied += 1
 
     def _unapply(self, at: int, most: int | None = None) -> None:
@@ -862,15 +898,21 @@ class Core:
         while self._applied and edits[self._applied - 1].step >= at and (
                 most is None or n < most):
             e = edits[self._applied - 1]
-            ed.write_bits(e.target, self.state(e.engine), e.old)
+            self._write(e, e.old)
             self._applied -= 1
             n += 1
 
     def _restart(self, cp: Any) -> None:
         """Restore checkpoint `cp`: it holds every edit made before its step (those made
-        at its step came after it was taken)."""
+        at its step came after it was taken). A checkpoint holds the state, not the
+        queues' records: the record edits it does not hold are put back, newest first."""
         self._timeline.restart(cp, self.actors)
-        self._applied = sum(1 for e in self.edits if e.step < cp.step)
+        keep = sum(1 for e in self.edits if e.step < cp.step)
+        for k in range(self._applied - 1, keep - 1, -1):
+            e = self.edits[k]
+            if isinstance(e.target, int):
+                self._write(e, e.old)
+        self._applied = keep
 
     # -- reverse and replay -------------------------------------------------------------
     def reverse_step(self) -> bool:

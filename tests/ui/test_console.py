@@ -32,7 +32,10 @@ def test_step_next_reverse(session: Session) -> None:
     assert "invalid: COPY" in out(execute("s", session))  # record 3 is refused
     assert "reversed 2 step" in out(execute("reverse 2", session))
     assert session.state.pc_index == 1
-    assert "error: next: expected a step count" in out(execute("next", session))
+    stepped = out(execute("step", session))
+    execute("reverse", session)
+    assert out(execute("next", session)) == stepped and session.state.pc_index == 2
+    assert out(execute("n", session)) != stepped and session.state.pc_index == 3
     assert "positive" in out(execute("step 0", session))
 
 

@@ -120,14 +120,47 @@ async def test_on_a_valid_record_f_says_so(tmp_path: Path) -> None:
         assert app.session is not None and app.session.position == (0, 0)
 
 
-async def test_in_a_kernel_f_says_it_edits_only_a_single_program() -> None:
-    kernel = EXAMPLES / "kernels" / "deadlock.asm"
+KERNEL = f"""
+.engine pool
+.data sb[0:4, 0] fp32 1.0 2.5 -3.0 0.1
+    MOVE R1=7
+    HALT
+
+.engine dve
+    MOVE R1=7
+    COPY in_dtype=FP32 out_dtype=BF16 nac=4 src=sb[0, 0] {PATTERN} dst=sb[0, 64] {PATTERN}
+    HALT
+"""
+
+
+async def test_in_a_kernel_f_fixes_the_focused_engine_and_r_undoes_it(tmp_path: Path) -> None:
+    kernel = tmp_path / "k.asm"
+    kernel.write_text(KERNEL)
     async with started(kernel) as (app, pilot):
+        await pilot.press("e")  # focus dve, the second engine
+        await pilot.press("s")  # dve before its COPY
+        await pilot.pause()
+        core = app.session.core
+        before = core.machines["dve"].program.record(1)
+        listing = app.screen.query_one(ProgramView)
+        assert core.focus == "dve" and listing.pc_index == 1
+        assert listing.lines[1].valid is False and "INVALID" in shown(app)
         app.screen.query_one(LegalityView).focus()
         await pilot.press("F")
         await pilot.pause()
-        assert said(app)[-1] == ("fix: a kernel's queues are not edited in place (a single "
-                                 "program's records are)")
+        assert said(app)[-1] == "record 1: out_dtype BF16 (0x6) -> FP32 (0xA); now valid"
+        assert listing.lines[1].valid is True and "out_dtype=FP32" in listing.lines[1].text
+        assert "is_valid_copy  VALID" in shown(app)
+        assert core.machines["pool"].program.record(1) != core.machines["dve"].program.record(1)
+        assert [e.text for e in core.edits] == ["dve.record[1]"]
+        await pilot.press("s")  # the repaired COPY runs
+        await pilot.pause()
+        assert core.state("dve").pc == 0x80
+        await pilot.press("r", "r")  # back over the step, then the edit itself
+        await pilot.pause()
+        assert app.session.position == (1, 0)
+        assert core.machines["dve"].program.record(1) == before
+        assert listing.lines[1].valid is False and "INVALID" in shown(app)
 
 
 def test_every_offered_fix_makes_the_record_valid_and_the_listing_follows(tmp_path) -> None:
