@@ -1,11 +1,11 @@
-"""What `neurondbg run` needs for programs and sessions (commands/run.py).
+"""Open a PROGRAM or a program session for `neurondbg run`, the TUI and the DAP adapter.
 
-    opened = open_program_or_session(path, gen, engine)     # SessionError -> InputError
-    for w in opened.warnings: print("neurondbg: warning: " + w, file=stderr)
-    ... add --break specs / --sbuf to opened.machine as for a program ...
+    opened = open_program_or_session(path, gen, engine)     # SessionError, one line
+    ... add --break specs / --sbuf to opened.machine ...
     stop = run_opened(opened, max_steps)   # a session continues from its saved step
-    print(json.dumps(result_json(opened, stop)))           # the `run --json` shape
     if save_to: save_after_run(save_to, opened, stop)       # --save-session FILE.toml
+
+What `run` prints of it is neurondbg.commands.run_report's (sessions print nothing).
 
 Decision: `run SESSION.toml` continues to the next stop exactly as `run PROGRAM`
 would from the saved step (as gdb's `continue` after loading a core of state);
@@ -93,41 +93,6 @@ def run_opened(opened: Opened, max_steps: int | None = None) -> Stop:
     """Run to the next stop; at most `max_steps` steps (None: DEFAULT_MAX_STEPS) from where
     the machine is (a session: its saved step)."""
     return opened.machine.cont(max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps)
-
-
-def where(opened: Opened, stop: Stop) -> str | None:
-    """`file:line:column` of the instruction a stop is on, for an assembly program."""
-    if opened.source is None:
-        return None
-    i = opened.machine.index_of(stop.pc)
-    return None if i is None else opened.source.where(i)
-
-
-def result_json(opened: Opened, stop: Stop) -> dict[str, Any]:
-    """The `run --json` document (DESIGN.md), plus `session` for a session file."""
-    m, st = opened.machine, opened.machine.state
-    out: dict[str, Any] = {
-        "steps": st.steps, "stop": stop.to_dict(), "pc": st.pc, "registers": list(st.R),
-        "gen": m.config.gen.label, "engine": m.config.engine, "halted": st.halted,
-        "digest": st.digest()}
-    add_verdict(out["stop"], stop.reason, stop.record)
-    source = where(opened, stop)
-    if source is not None:
-        out["stop"]["source"] = source
-    if opened.session is not None:
-        s = opened.session
-        out["session"] = {"program": str(s.program_path), "saved_steps": s.spec.steps,
-                          "program_changed": s.program_changed, "digest_ok": s.digest_ok,
-                          "warnings": list(s.warnings)}
-    return out
-
-
-def add_verdict(stop: dict[str, Any], reason: str, rec: Any) -> None:
-    """An `invalid` stop's `failed` clauses and `fixes` (clause -> fix) in `run --json`."""
-    if reason == "invalid" and rec is not None and rec.verdict is not None:
-        stop["failed"] = list(rec.verdict.failed)
-        stop["fixes"] = {c.name: c.fix for c in rec.verdict.clauses
-                         if not c.passed and not c.note and c.fix}
 
 
 def save_after_run(path: str | Path, opened: Opened, stop: Stop | None = None,
