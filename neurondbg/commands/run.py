@@ -5,9 +5,11 @@ open, add the `--break` specs, run under the progress bar with `--trace` streami
 write `--dump-sbuf` / `--save-session` where it stopped, print (run_report: text or
 `--json`), exit. PROGRAM is assembly or 64-byte records; a `.toml` SESSION continues
 from its saved step exactly as `run PROGRAM` would from there (sessions.cli_support).
-Exit 0 on halt, max-steps or a requested breakpoint; 1 when the machine stops on an
-invalid instruction or a fault; 2 on bad input (one line naming the file); 130 on
-Ctrl+C.
+Exit 0 on halt, a requested breakpoint or the `--max-steps N` given; 1 when the
+machine stops on an invalid instruction or a fault; 2 on bad input (one line naming
+the file); 3 when no `--max-steps` was given and the default budget (10,000,000
+steps) ran out first (said on stderr: the program did not stop by itself, which 0
+would hide); 130 on Ctrl+C.
 
 A KERNEL (a manifest, or assembly with `.engine` sections; machine.core) runs every
 engine's queue on one Core under `--schedule` (rr, in-order, random:SEED) with race
@@ -56,6 +58,7 @@ from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 from neurondbg.params_core import SCHEDULE, SWITCH
 
 EXIT_FAILED = 1  # the program is wrong: invalid, a fault; a kernel's deadlock or race
+EXIT_STEP_LIMIT = 3  # no --max-steps, and the default budget ran out before a stop
 
 
 @contextlib.contextmanager
@@ -182,8 +185,14 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
     if stop.reason == StopReason.INTERRUPT:
         click.echo(target.interrupted_line(stop), err=True)
         raise SystemExit(EXIT_INTERRUPTED)
+    limited = stop.reason == StopReason.MAX_STEPS and max_steps is None
+    if limited:
+        click.echo(f"neurondbg: warning: stopped at the default limit of {budget:,} steps "
+                   "before the program stopped; give --max-steps N to run longer", err=True)
     if target.failed(stop):
         raise SystemExit(EXIT_FAILED)
+    if limited:
+        raise SystemExit(EXIT_STEP_LIMIT)
 
 
 def _gen_given() -> bool:
