@@ -1,5 +1,7 @@
-"""Open a PROGRAM or a program session for `neurondbg run`, the TUI and the DAP adapter.
+"""Open a path for the CLI, the TUI and the DAP adapter: a PROGRAM, a KERNEL, or a
+session of either.
 
+    opened = open_path(path, gen, engine)   # Opened (a Machine) or OpenedKernel (a Core)
     opened = open_program_or_session(path, gen, engine)     # SessionError, one line
     ... add --break specs / --sbuf to opened.machine ...
     stop = run_opened(opened, max_steps)   # a session continues from its saved step
@@ -18,7 +20,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from machine.debugger import Machine
 from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
@@ -34,6 +36,9 @@ from sessions.store import (
     load_session,
     save_session,
 )
+
+if TYPE_CHECKING:  # a program's opening imports no core
+    from sessions.kernel_open import OpenedKernel
 
 SESSION_SUFFIX = ".toml"
 DEFAULT_MAX_STEPS = 10_000_000
@@ -87,6 +92,36 @@ def open_program_or_session(path: str | Path, gen: str | Gen = DEFAULT_GEN, engi
     except ValueError as e:
         raise SessionError(f"{p}: {e}") from None
     return Opened(m, p.resolve(), source=prog)
+
+
+def open_path(path: str | Path, gen: Gen | None = None, engine: str = "pool", *,
+              schedule: str = "rr", races: bool = True, execute_invalid: bool = False,
+              progress: Progress | None = None, interrupt: threading.Event | None = None,
+              history: bool = True) -> Opened | OpenedKernel:
+    """Whatever `path` is, opened: a KERNEL source (manifest, `.engine` file) on a fresh
+    Core, a kernel session replayed to its step on one, a program session on its Machine
+    at its step, or a PROGRAM on a Machine (sessions.kernel_kind decides which).
+
+    `gen` None: the file's own (a kernel's, a session's; DEFAULT_GEN for a program);
+    `engine` is a program's queue; `schedule` and `races` a kernel source's (a session
+    keeps its saved ones). SessionError (one line naming the file) on bad input;
+    SessionInterrupted when `interrupt` is set while a session replays."""
+    from sessions.kernel_kind import kernel_session_spec, opens_as_kernel
+
+    p = Path(path)
+    if opens_as_kernel(p):
+        from sessions.kernel_open import open_kernel
+        from sessions.kernel_store import load_kernel_session
+
+        spec = kernel_session_spec(p)
+        if spec is not None:
+            return load_kernel_session(spec, progress=progress, interrupt=interrupt,
+                                       history=history)
+        return open_kernel(p, gen, schedule=schedule, races=races,
+                           execute_invalid=execute_invalid, history=history)
+    return open_program_or_session(p, DEFAULT_GEN if gen is None else gen, engine,
+                                   execute_invalid=execute_invalid, progress=progress,
+                                   interrupt=interrupt, history=history)
 
 
 def run_opened(opened: Opened, max_steps: int | None = None) -> Stop:
