@@ -137,7 +137,7 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
     --subgraph (neurondbg.commands.neff_run)."""
     from machine.neff.sniff import is_neff_file
 
-    if is_neff_file(program):
+    if is_neff_file(str(program)):
         from neurondbg.commands.neff_run import refuse_options, run_neff
 
         refuse_options(sbuf_in=sbuf_in, trace_out=trace_out, save_session=save_session,

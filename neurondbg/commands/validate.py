@@ -31,6 +31,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
@@ -177,7 +178,7 @@ def _records(raw: np.ndarray, path_text: str) -> np.ndarray:
     return raw.reshape(-1, RECORD_BYTES)
 
 
-def _summary(result) -> dict:
+def _summary(result) -> dict[str, Any]:
     return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
             "invalid": result.invalid, "failures": result.failures,
             "notes": result.note_failures}
@@ -225,7 +226,7 @@ class Trees:
 TREE_CACHE = 1 << 12
 
 
-def _full(result, raw) -> dict:
+def _full(result, raw) -> dict[str, Any]:
     """The `--json` document (DESIGN.md) as one dict."""
     from machine.isa.opcodes import mnemonic
     verdicts = result.verdicts()
@@ -470,7 +471,7 @@ def validate_kernel_command(program: str, gen: Gen, gen_given: bool, as_json: bo
     return 1 if invalid else 0
 
 
-def kernel_document(doc: dict) -> dict:
+def kernel_document(doc: dict[str, Any]) -> dict[str, Any]:
     """A kernel's `--json` (machine.core.validate.validate_kernel) in a program's
     top-level shape too: `engine` None (each queue has its own) and `instructions`,
     every queue's rows in engine order, each naming its `engine`; `engines` keeps each
