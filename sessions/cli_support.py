@@ -2,6 +2,7 @@
 session of either.
 
     opened = open_path(path, gen, engine)   # Opened (a Machine) or OpenedKernel (a Core)
+    save_opened(to, opened, stop)           # a session file of either, where it is now
     opened = open_program_or_session(path, gen, engine)     # SessionError, one line
     ... add --break specs / --sbuf to opened.machine ...
     stop = run_opened(opened, max_steps)   # a session continues from its saved step
@@ -122,6 +123,19 @@ def open_path(path: str | Path, gen: Gen | None = None, engine: str = "pool", *,
     return open_program_or_session(p, DEFAULT_GEN if gen is None else gen, engine,
                                    execute_invalid=execute_invalid, progress=progress,
                                    interrupt=interrupt, history=history)
+
+
+def save_opened(path: str | Path, opened: Opened | OpenedKernel, stop: Stop | None = None,
+                layout: dict[str, Any] | None = None) -> SessionSpec:
+    """Save what `open_path` opened, where it is now, as a session file: a program's
+    Machine (sessions.store) or a kernel's Core (sessions.kernel_store), one `schema`
+    version key for both (sessions.schema). SessionError (one line) if it cannot be
+    saved."""
+    if isinstance(opened, Opened):
+        return save_after_run(path, opened, stop, layout)
+    from sessions.kernel_store import save_kernel_session
+
+    return save_kernel_session(path, opened, stop, layout)
 
 
 def run_opened(opened: Opened, max_steps: int | None = None) -> Stop:

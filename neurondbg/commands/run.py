@@ -149,7 +149,7 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
         raise click.UsageError("--subgraph, --input and --output apply to a NEFF only")
 
     from neurondbg.commands.run_targets import RunOptions, given_options, open_target
-    from sessions.cli_support import DEFAULT_MAX_STEPS
+    from sessions.cli_support import DEFAULT_MAX_STEPS, save_opened
     from sessions.errors import SessionInterrupted
 
     outputs = {"--save-session": save_session, "--trace": trace_out, "--dump-sbuf": dump_sbuf}
@@ -180,7 +180,7 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
         except OSError as e:  # only the trace is written during the run
             raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
     write_outputs(target.sbuf(), dump_sbuf, save_session,
-                  lambda path: target.save(path, stop))
+                  lambda path: save_opened(path, target.opened, stop))
     click.echo(json.dumps(target.json(stop)) if as_json else target.text(stop))
     if stop.reason == StopReason.INTERRUPT:
         click.echo(target.interrupted_line(stop), err=True)
@@ -203,7 +203,7 @@ def _gen_given() -> bool:
 
 
 def write_outputs(sbuf: np.ndarray, dump_sbuf: Path | None, save_session: Path | None,
-                  save: Callable[[Path], None]) -> None:
+                  save: Callable[[Path], object]) -> None:
     """Where a run stopped (a program's or a kernel's): `sbuf` to --dump-sbuf (atomic)
     and `save(path)` the session to --save-session; InputError (one line) if either
     cannot be written."""

@@ -60,6 +60,10 @@ class RunTarget(Protocol):
     warnings: list[str]
 
     @property
+    def opened(self) -> Opened | OpenedKernel:
+        """What it was opened from: what --save-session saves (sessions.cli_support)."""
+
+    @property
     def interrupt(self) -> threading.Event:
         """Set: the run stops at the next step boundary."""
 
@@ -80,9 +84,6 @@ class RunTarget(Protocol):
 
     def sbuf(self) -> np.ndarray:
         """The SBUF where the run stopped (--dump-sbuf)."""
-
-    def save(self, path: Path, stop: Stop) -> None:
-        """--save-session: the session where the run stopped."""
 
     def json(self, stop: Stop) -> dict[str, Any]:
         """The `run --json` document (neurondbg.commands.run_report)."""
@@ -236,11 +237,6 @@ class ProgramRun:
     def sbuf(self) -> np.ndarray:
         return self.machine.state.sbuf
 
-    def save(self, path: Path, stop: Stop) -> None:
-        from sessions.cli_support import save_after_run
-
-        save_after_run(path, self.opened, stop)
-
     def json(self, stop: Stop) -> dict[str, Any]:
         from neurondbg.commands.run_report import program_json
 
@@ -365,11 +361,6 @@ class KernelRun:
     def sbuf(self) -> np.ndarray:
         core = self.core
         return core.machines[core.engines[0]].state.sbuf  # the one shared SBUF
-
-    def save(self, path: Path, stop: Stop) -> None:
-        from sessions.kernel_store import save_kernel_session
-
-        save_kernel_session(path, self.opened, stop)
 
     def json(self, stop: Stop) -> dict[str, Any]:
         from neurondbg.commands.run_report import kernel_json

@@ -8,10 +8,9 @@ import pytest
 
 from machine.isa.programs import kernel_text, spin
 from sessions import examples
-from sessions.cli_support import Opened, open_path, save_after_run
+from sessions.cli_support import Opened, open_path, save_opened
 from sessions.errors import SessionError
 from sessions.kernel_open import OpenedKernel
-from sessions.kernel_store import save_kernel_session
 
 EX = examples.folder()
 
@@ -29,15 +28,15 @@ def test_a_kernel_source_opens_on_a_core_with_its_schedule() -> None:
     assert o.core.schedule == "in-order" and o.core.detector is None
 
 
-def test_sessions_of_both_kinds_reopen_at_their_step(tmp_path: Path) -> None:
+def test_sessions_of_both_kinds_save_and_reopen_at_their_step(tmp_path: Path) -> None:
     prog = open_path(EX / "loop.asm")
     assert isinstance(prog, Opened)
     prog.machine.cont(max_steps=7)
-    save_after_run(tmp_path / "p.toml", prog)
+    save_opened(tmp_path / "p.toml", prog)
     kern = open_path(EX / "kernels" / "double_buffer.asm")
     assert isinstance(kern, OpenedKernel)
     kern.core.cont(max_steps=9)
-    save_kernel_session(tmp_path / "k.toml", kern)
+    save_opened(tmp_path / "k.toml", kern)
     again_p = open_path(tmp_path / "p.toml", None, "act")  # the session's engine wins
     again_k = open_path(tmp_path / "k.toml", schedule="random:3")  # its schedule wins
     assert isinstance(again_p, Opened) and again_p.is_session
