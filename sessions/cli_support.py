@@ -1,11 +1,14 @@
-"""What `neurondbg run` needs for programs and sessions (commands/run.py).
+"""Open a path for the CLI, the TUI and the DAP adapter: a PROGRAM, a KERNEL, or a
+session of either.
 
-    opened = open_program_or_session(path, gen, engine)     # SessionError -> InputError
-    for w in opened.warnings: print("neurondbg: warning: " + w, file=stderr)
-    ... add --break specs / --sbuf to opened.machine as for a program ...
+    opened = open_path(path, gen, engine)   # Opened (a Machine) or OpenedKernel (a Core)
+    save_opened(to, opened, stop)           # a session file of either, where it is now
+    opened = open_program_or_session(path, gen, engine)     # SessionError, one line
+    ... add --break specs / --sbuf to opened.machine ...
     stop = run_opened(opened, max_steps)   # a session continues from its saved step
-    print(json.dumps(result_json(opened, stop)))           # the `run --json` shape
     if save_to: save_after_run(save_to, opened, stop)       # --save-session FILE.toml
+
+What `run` prints of it is neurondbg.commands.run_report's (sessions print nothing).
 
 Decision: `run SESSION.toml` continues to the next stop exactly as `run PROGRAM`
 would from the saved step (as gdb's `continue` after loading a core of state);
@@ -18,7 +21,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from machine.debugger import Machine
 from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
@@ -34,6 +37,9 @@ from sessions.store import (
     load_session,
     save_session,
 )
+
+if TYPE_CHECKING:  # a program's opening imports no core
+    from sessions.kernel_open import OpenedKernel
 
 SESSION_SUFFIX = ".toml"
 DEFAULT_MAX_STEPS = 10_000_000
@@ -89,45 +95,53 @@ def open_program_or_session(path: str | Path, gen: str | Gen = DEFAULT_GEN, engi
     return Opened(m, p.resolve(), source=prog)
 
 
+def open_path(path: str | Path, gen: Gen | None = None, engine: str = "pool", *,
+              schedule: str = "rr", races: bool = True, execute_invalid: bool = False,
+              progress: Progress | None = None, interrupt: threading.Event | None = None,
+              history: bool = True) -> Opened | OpenedKernel:
+    """Whatever `path` is, opened: a KERNEL source (manifest, `.engine` file) on a fresh
+    Core, a kernel session replayed to its step on one, a program session on its Machine
+    at its step, or a PROGRAM on a Machine (sessions.kernel_kind decides which).
+
+    `gen` None: the file's own (a kernel's, a session's; DEFAULT_GEN for a program);
+    `engine` is a program's queue; `schedule` and `races` a kernel source's (a session
+    keeps its saved ones). SessionError (one line naming the file) on bad input;
+    SessionInterrupted when `interrupt` is set while a session replays."""
+    from sessions.kernel_kind import kernel_session_spec, opens_as_kernel
+
+    p = Path(path)
+    if opens_as_kernel(p):
+        from sessions.kernel_open import open_kernel
+        from sessions.kernel_store import load_kernel_session
+
+        spec = kernel_session_spec(p)
+        if spec is not None:
+            return load_kernel_session(spec, progress=progress, interrupt=interrupt,
+                                       history=history)
+        return open_kernel(p, gen, schedule=schedule, races=races,
+                           execute_invalid=execute_invalid, history=history)
+    return open_program_or_session(p, DEFAULT_GEN if gen is None else gen, engine,
+                                   execute_invalid=execute_invalid, progress=progress,
+                                   interrupt=interrupt, history=history)
+
+
+def save_opened(path: str | Path, opened: Opened | OpenedKernel, stop: Stop | None = None,
+                layout: dict[str, Any] | None = None) -> SessionSpec:
+    """Save what `open_path` opened, where it is now, as a session file: a program's
+    Machine (sessions.store) or a kernel's Core (sessions.kernel_store), one `schema`
+    version key for both (sessions.schema). SessionError (one line) if it cannot be
+    saved."""
+    if isinstance(opened, Opened):
+        return save_after_run(path, opened, stop, layout)
+    from sessions.kernel_store import save_kernel_session
+
+    return save_kernel_session(path, opened, stop, layout)
+
+
 def run_opened(opened: Opened, max_steps: int | None = None) -> Stop:
     """Run to the next stop; at most `max_steps` steps (None: DEFAULT_MAX_STEPS) from where
     the machine is (a session: its saved step)."""
     return opened.machine.cont(max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps)
-
-
-def where(opened: Opened, stop: Stop) -> str | None:
-    """`file:line:column` of the instruction a stop is on, for an assembly program."""
-    if opened.source is None:
-        return None
-    i = opened.machine.index_of(stop.pc)
-    return None if i is None else opened.source.where(i)
-
-
-def result_json(opened: Opened, stop: Stop) -> dict[str, Any]:
-    """The `run --json` document (DESIGN.md), plus `session` for a session file."""
-    m, st = opened.machine, opened.machine.state
-    out: dict[str, Any] = {
-        "steps": st.steps, "stop": stop.to_dict(), "pc": st.pc, "registers": list(st.R),
-        "gen": m.config.gen.label, "engine": m.config.engine, "halted": st.halted,
-        "digest": st.digest()}
-    add_verdict(out["stop"], stop.reason, stop.record)
-    source = where(opened, stop)
-    if source is not None:
-        out["stop"]["source"] = source
-    if opened.session is not None:
-        s = opened.session
-        out["session"] = {"program": str(s.program_path), "saved_steps": s.spec.steps,
-                          "program_changed": s.program_changed, "digest_ok": s.digest_ok,
-                          "warnings": list(s.warnings)}
-    return out
-
-
-def add_verdict(stop: dict[str, Any], reason: str, rec: Any) -> None:
-    """An `invalid` stop's `failed` clauses and `fixes` (clause -> fix) in `run --json`."""
-    if reason == "invalid" and rec is not None and rec.verdict is not None:
-        stop["failed"] = list(rec.verdict.failed)
-        stop["fixes"] = {c.name: c.fix for c in rec.verdict.clauses
-                         if not c.passed and not c.note and c.fix}
 
 
 def save_after_run(path: str | Path, opened: Opened, stop: Stop | None = None,

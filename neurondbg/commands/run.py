@@ -1,9 +1,15 @@
 """`neurondbg run PROGRAM|KERNEL|SESSION`: execute headless until a stop reason (DESIGN.md CLI).
 
-PROGRAM is assembly or 64-byte records; a `.toml` SESSION continues from its saved
-step exactly as `run PROGRAM` would from there (sessions.cli_support). Exit 0 on
-halt, max-steps or a requested breakpoint; 1 when the machine stops on an invalid
-instruction or a fault; 2 on bad input (one line naming the file); 130 on Ctrl+C.
+One loop for every input (neurondbg.commands.run_targets opens it as a `RunTarget`):
+open, add the `--break` specs, run under the progress bar with `--trace` streaming,
+write `--dump-sbuf` / `--save-session` where it stopped, print (run_report: text or
+`--json`), exit. PROGRAM is assembly or 64-byte records; a `.toml` SESSION continues
+from its saved step exactly as `run PROGRAM` would from there (sessions.cli_support).
+Exit 0 on halt, a requested breakpoint or the `--max-steps N` given; 1 when the
+machine stops on an invalid instruction or a fault; 2 on bad input (one line naming
+the file); 3 when no `--max-steps` was given and the default budget (10,000,000
+steps) ran out first (said on stderr: the program did not stop by itself, which 0
+would hide); 130 on Ctrl+C.
 
 A KERNEL (a manifest, or assembly with `.engine` sections; machine.core) runs every
 engine's queue on one Core under `--schedule` (rr, in-order, random:SEED) with race
@@ -16,15 +22,14 @@ plain PROGRAM ignores `--schedule` / `--races` (one queue: nothing to interleave
 keeps exactly the output it always had. A kernel's `--gen` wins over the manifest's
 `[kernel] gen` or the file's `.gen`; without it theirs applies.
 
-Nothing the user has is lost: every output path is checked before the run (not one
-of the inputs, through symlinks, `..` or hard links; its folder writable; not a
-folder or device), and each is written atomically. The trace streams into a
-temporary file beside its target that is renamed into place when the run ends
-(a killed run leaves the previous trace intact; the next write removes the
-leftover). Ctrl+C stops at a step boundary: where it stopped is printed, and the
-outputs asked for (--save-session, --dump-sbuf, --trace) are written for that state.
-A second Ctrl+C abandons the run at once (outputs not yet written keep their old
-contents).
+Nothing the user has is lost: every output path is checked before the run, and each
+is written atomically. The trace streams into a temporary file beside its target that
+is renamed into place when the run ends (a killed run leaves the previous trace
+intact; the next write removes the leftover). Ctrl+C stops at a step boundary: where
+it stopped is printed, and the outputs asked for (--save-session, --dump-sbuf,
+--trace) are written for that state; Ctrl+C while a session replays to its saved step
+prints one line and exits 130 too. A second Ctrl+C abandons the run at once (outputs
+not yet written keep their old contents).
 
 On a terminal, stderr shows a progress bar while the run goes (neurondbg.progress): the
 steps taken, out of --max-steps when it is given (else a pulse with the count; the
@@ -46,27 +51,14 @@ import click
 import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen
-from neurondbg.commands._npy import load_sbuf
+from machine.stops import StopReason
 from neurondbg.errors import EXIT_INTERRUPTED, InputError
 from neurondbg.force import force_option
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 from neurondbg.params_core import SCHEDULE, SWITCH
-from sessions.atomic import FileKind
 
-
-def _summary(m: Any, stop: Any, source: str | None) -> str:
-    st = m.state
-    at = f" ({source})" if source else ""
-    lines = [f"stop: {stop.reason} at pc {stop.pc:#x}{at}: {stop.detail}"]
-    if stop.reason == "invalid" and stop.record is not None and stop.record.verdict is not None:
-        from neurondbg.commands.validate import failing_clause_lines
-
-        lines += failing_clause_lines(stop.record.verdict)  # the same text as `validate`
-    lines += [f"steps: {st.steps}  pc: {st.pc:#x}  gen: {m.config.gen.label}  "
-              f"engine: {m.config.engine}"]
-    regs = [f"R{i}={v:#x}" for i, v in enumerate(st.R) if v]
-    lines.append("registers: " + (" ".join(regs) if regs else "all zero"))
-    return "\n".join(lines)
+EXIT_FAILED = 1  # the program is wrong: invalid, a fault; a kernel's deadlock or race
+EXIT_STEP_LIMIT = 3  # no --max-steps, and the default budget ran out before a stop
 
 
 @contextlib.contextmanager
@@ -89,63 +81,6 @@ def ctrl_c_stops(*events: threading.Event) -> Iterator[list[threading.Event]]:
         yield targets
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def _refuse_empty(opened: Any) -> None:
-    """InputError for a program of no record (validate's line): a run would fault at
-    pc 0 and blame the machine for the file."""
-    source = opened.source
-    if source is not None and len(source.program) == 0:
-        from neurondbg.commands.validate import empty_program
-
-        raise empty_program(source.path, source.lines is not None)
-
-
-def _inputs(program: Path, sbuf_in: Path | None) -> list[tuple[str, Path]]:
-    """Every file this run reads, labelled for the refusal message."""
-    from machine.asm.data import data_path
-    from sessions.cli_support import is_session_file
-    from sessions.errors import SessionError
-    from sessions.store import read_session
-
-    found: list[tuple[str, Path]] = []
-    if is_session_file(program):
-        found.append(("the session", program))
-        try:
-            spec = read_session(program)
-        except SessionError as e:
-            raise InputError(str(e)) from None
-        found.append(("the program the session names", spec.program_path))
-        found += [("a data image of the session", spec.resolve(d.file)) for d in spec.data]
-        program = spec.program_path
-    else:
-        found.append(("the program", program))
-    found.append(("the program's data", data_path(program)))
-    if sbuf_in is not None:
-        found.append(("the --sbuf input", sbuf_in))
-    return found
-
-
-_OUTPUT_KINDS = {"--save-session": FileKind.SESSION, "--trace": FileKind.TRACE,
-                 "--dump-sbuf": FileKind.SBUF_IMAGE}  # what each output holds (--force)
-
-
-def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path]]) -> None:
-    """Refuse, before the run, an output that is an input or another output, or that
-    cannot be written."""
-    from sessions.atomic import check_output
-    from sessions.errors import SessionError
-
-    seen: list[tuple[str, Path]] = []
-    for option, path in outputs.items():
-        if path is None:
-            continue
-        try:
-            check_output(path, [*inputs, *((f"the {o} output", p) for o, p in seen)],
-                         what=option, kind=_OUTPUT_KINDS.get(option))
-        except SessionError as e:
-            raise InputError(str(e)) from None
-        seen.append((option, path))
 
 
 @click.command("run")
@@ -201,9 +136,8 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
     A NEFF runs its subgraph's engines and DMA queues: see --input, --output,
     --subgraph (neurondbg.commands.neff_run)."""
     from machine.neff.sniff import is_neff_file
-    from neurondbg.commands.run_kernel import is_kernel_run, run_kernel
 
-    if is_neff_file(program):
+    if is_neff_file(str(program)):
         from neurondbg.commands.neff_run import refuse_options, run_neff
 
         refuse_options(sbuf_in=sbuf_in, trace_out=trace_out, save_session=save_session,
@@ -214,74 +148,51 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
     if subgraph is not None or neff_inputs or neff_outputs:
         raise click.UsageError("--subgraph, --input and --output apply to a NEFF only")
 
-    if is_kernel_run(program):
-        run_kernel(program, gen, engine, max_steps, breaks, sbuf_in, dump_sbuf, as_json,
-                   trace_out, save_session, execute_invalid, schedule, races)
-        return
-    from sessions.cli_support import (
-        open_program_or_session,
-        result_json,
-        run_opened,
-        where,
-    )
-    from sessions.errors import SessionError, SessionInterrupted
+    from neurondbg.commands.run_targets import RunOptions, given_options, open_target
+    from sessions.cli_support import DEFAULT_MAX_STEPS, save_opened
+    from sessions.errors import SessionInterrupted
 
-    _check_outputs({"--save-session": save_session, "--trace": trace_out,
-                    "--dump-sbuf": dump_sbuf}, _inputs(program, sbuf_in))
-    sbuf = load_sbuf(sbuf_in) if sbuf_in is not None else None
+    outputs = {"--save-session": save_session, "--trace": trace_out, "--dump-sbuf": dump_sbuf}
+    options = RunOptions(gen, engine, sbuf_in, outputs, execute_invalid, schedule, races,
+                         given_options(("gen", "engine", "schedule", "races",
+                                        "execute_invalid")))
     stopping = threading.Event()
     with ctrl_c_stops(stopping) as interrupts:
         try:
-            opened = open_program_or_session(program, gen, engine,
-                                             execute_invalid=execute_invalid,
-                                             interrupt=stopping, history=False)
-        except SessionInterrupted as e:
+            target = open_target(program, options, stopping)
+        except SessionInterrupted as e:  # Ctrl+C while a session replayed to its step
             click.echo(f"neurondbg: {e}", err=True)
             raise SystemExit(EXIT_INTERRUPTED) from None
-        except SessionError as e:
-            raise InputError(str(e)) from None
-        m = opened.machine
-        _refuse_empty(opened)
-        interrupts.append(m.interrupt)
-        for w in opened.warnings:
+        interrupts.append(target.interrupt)
+        for w in target.warnings:
             click.echo(f"neurondbg: warning: {w}", err=True)
-        if sbuf is not None:
-            try:
-                m.load_sbuf(sbuf)
-            except ValueError as e:
-                raise InputError(f"{sbuf_in}: {e}") from None
         for spec in breaks:
             try:
-                m.add_breakpoint(spec)
+                target.add_breakpoint(spec)
             except ValueError as e:
                 raise InputError(f"--break {spec!r}: {e}") from None
+        budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps
         try:
-            with _trace_to(trace_out, m), steps_bar(f"run {program.name}",
-                                                    lambda: m.state.steps, max_steps):
-                if stopping.is_set():  # Ctrl+C came before the run began
-                    from machine.stops import Stop
-
-                    stop = Stop("interrupt", m.state.pc, "interrupted", 0, record=m.last)
-                else:
-                    stop = run_opened(opened, max_steps)
+            with target.trace(trace_out), steps_bar(f"run {program.name}", target.steps,
+                                                    max_steps):
+                stop = target.stop_before_start() if stopping.is_set() else \
+                    target.cont(budget)
         except OSError as e:  # only the trace is written during the run
             raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
-    from sessions.cli_support import save_after_run
-
-    write_outputs(m.state.sbuf, dump_sbuf, save_session,
-                  lambda path: save_after_run(path, opened, stop))
-    source = where(opened, stop)
-    if as_json:
-        click.echo(json.dumps(result_json(opened, stop)))
-    else:
-        click.echo(_summary(m, stop, source))
-    if stop.reason == "interrupt":
-        click.echo(f"neurondbg: interrupted at step {m.state.steps} (engine "
-                   f"{m.config.engine}, pc {m.state.pc:#x}"
-                   f"{', ' + source if source else ''})", err=True)
+    write_outputs(target.sbuf(), dump_sbuf, save_session,
+                  lambda path: save_opened(path, target.opened, stop))
+    click.echo(json.dumps(target.json(stop)) if as_json else target.text(stop))
+    if stop.reason == StopReason.INTERRUPT:
+        click.echo(target.interrupted_line(stop), err=True)
         raise SystemExit(EXIT_INTERRUPTED)
-    if stop.reason in ("invalid", "fault"):
-        raise SystemExit(1)
+    limited = stop.reason == StopReason.MAX_STEPS and max_steps is None
+    if limited:
+        click.echo(f"neurondbg: warning: stopped at the default limit of {budget:,} steps "
+                   "before the program stopped; give --max-steps N to run longer", err=True)
+    if target.failed(stop):
+        raise SystemExit(EXIT_FAILED)
+    if limited:
+        raise SystemExit(EXIT_STEP_LIMIT)
 
 
 def _gen_given() -> bool:
@@ -291,30 +202,8 @@ def _gen_given() -> bool:
         ParameterSource.DEFAULT
 
 
-@contextlib.contextmanager
-def _trace_to(path: Path | None, m: Any) -> Iterator[None]:
-    """Stream one JSON line per step into an atomic file committed when the block ends
-    (OSError if it cannot be written; discarded if the block raises)."""
-    if path is None:
-        yield
-        return
-    from sessions.atomic import atomic_open
-    from sessions.trace import write_header
-
-    with atomic_open(path, "w") as fh:
-        write_header(m.config, fh)  # so `replay` re-runs with the same gen / engine
-
-        def write_step(rec: Any) -> None:
-            fh.write(json.dumps(rec.to_dict()) + "\n")
-        m.on_step = write_step
-        try:
-            yield
-        finally:
-            m.on_step = None
-
-
 def write_outputs(sbuf: np.ndarray, dump_sbuf: Path | None, save_session: Path | None,
-                  save: Callable[[Path], None]) -> None:
+                  save: Callable[[Path], object]) -> None:
     """Where a run stopped (a program's or a kernel's): `sbuf` to --dump-sbuf (atomic)
     and `save(path)` the session to --save-session; InputError (one line) if either
     cannot be written."""

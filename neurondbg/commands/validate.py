@@ -1,6 +1,15 @@
-"""`neurondbg validate PROGRAM [--gen] [--engine] [--json | --summary]` (DESIGN.md).
+"""`neurondbg validate PROGRAM|KERNEL [--gen] [--engine] [--json | --summary]` (DESIGN.md).
 
 Exit 0 when every instruction is valid, 1 when any is invalid, 2 on bad input.
+
+A KERNEL (machine.core.kernel.is_kernel_source) has each queue judged on its own
+engine (machine.core.validate); `--engine` and `--fix` are refused, an explicit `--gen`
+wins over the kernel's own. Program and kernel documents share one top-level shape
+(docs/legality.md "validate --json"): `gen`, `engine` (None for a kernel), `count`,
+`invalid`, and `instructions` for `--json` (a kernel's rows each name their `engine`)
+or `failures` / `notes` for `--summary`; a kernel adds `engines`, engine -> that
+queue's one-program document. The text lists each engine's invalid instructions (with
+file:line:column for assembly) and its count line.
 Binary programs are memory-mapped (np.frombuffer over the page cache, no copy):
 whole for the per-instruction outputs, a block of CHUNK records at a time for
 `--summary` (its memory stays bounded however long the file); assembly goes through
@@ -22,6 +31,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
@@ -168,7 +178,7 @@ def _records(raw: np.ndarray, path_text: str) -> np.ndarray:
     return raw.reshape(-1, RECORD_BYTES)
 
 
-def _summary(result) -> dict:
+def _summary(result) -> dict[str, Any]:
     return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
             "invalid": result.invalid, "failures": result.failures,
             "notes": result.note_failures}
@@ -216,7 +226,7 @@ class Trees:
 TREE_CACHE = 1 << 12
 
 
-def _full(result, raw) -> dict:
+def _full(result, raw) -> dict[str, Any]:
     """The `--json` document (DESIGN.md) as one dict."""
     from machine.isa.opcodes import mnemonic
     verdicts = result.verdicts()
@@ -415,7 +425,66 @@ def several_streams_options(what: str, streams: str, fix_out: str | None) -> boo
 def _validate_kernel(program: str, gen: Gen, as_json: bool, summary: bool,
                      fix_out: str | None) -> None:
     """A kernel: every queue is judged on its own engine, so `--engine` does not apply
-    (refused, as `run KERNEL` does); an explicit `--gen` wins over the kernel's own."""
-    from neurondbg.commands.validate_kernel import validate_kernel_command
+    (refused, as `run KERNEL` does); an explicit `--gen` wins over the kernel's own.
+    Prints the verdicts (module docstring: the shapes) and exits with validate's code."""
     given = several_streams_options("kernel", "queue", fix_out)
     sys.exit(validate_kernel_command(program, gen, given, as_json, summary))
+
+
+def validate_kernel_command(program: str, gen: Gen, gen_given: bool, as_json: bool,
+                            summary: bool) -> int:
+    """Print the verdicts of the kernel at `program`; its exit code. `gen` applies when
+    `gen_given` (an explicit --gen wins), else the kernel's own generation does."""
+    from machine.asm import AsmError
+    from machine.core.kernel import load_kernel
+    from machine.core.validate import validate_kernel, validate_queues
+
+    try:
+        kernel = load_kernel(program, gen if gen_given else None)
+    except AsmError as e:
+        raise InputError(e.one_line) from None
+    except OSError as e:
+        raise InputError(f"{program}: cannot read: {e.strerror or e}") from None
+    except ValueError as e:  # KernelError, InputFileError, IsaFormatError: one line each
+        raise InputError(str(e)) from None
+    judging = f"validate {kernel.path.name}"
+    if as_json:
+        with progress(None, judging):
+            doc = validate_kernel(kernel)
+        click.echo(json.dumps(kernel_document(doc)))
+        return 1 if doc["invalid"] else 0
+    with progress(None, judging):
+        results = validate_queues(kernel)
+    invalid = sum(r.invalid for r in results.values())
+    if summary:
+        engines = {e: _summary(r) for e, r in results.items()}
+        click.echo(json.dumps({"gen": kernel.gen.label, "engine": None,
+                               "count": sum(r.count for r in results.values()),
+                               "invalid": invalid,
+                               "failures": _totals(e["failures"] for e in engines.values()),
+                               "notes": _totals(e["notes"] for e in engines.values()),
+                               "engines": engines}))
+    else:
+        for q in kernel.queues:
+            _text(results[q.engine], q.program.program.raw, q.program)
+    return 1 if invalid else 0
+
+
+def kernel_document(doc: dict[str, Any]) -> dict[str, Any]:
+    """A kernel's `--json` (machine.core.validate.validate_kernel) in a program's
+    top-level shape too: `engine` None (each queue has its own) and `instructions`,
+    every queue's rows in engine order, each naming its `engine`; `engines` keeps each
+    queue's one-program document."""
+    rows = [{"engine": e, **row} for e, d in doc["engines"].items()
+            for row in d["instructions"]]
+    return {"gen": doc["gen"], "engine": None, "count": doc["count"],
+            "invalid": doc["invalid"], "instructions": rows, "engines": doc["engines"]}
+
+
+def _totals(counts: Iterator[dict[str, int]]) -> dict[str, int]:
+    """clause -> count summed over the engines' summaries."""
+    out: dict[str, int] = {}
+    for c in counts:
+        for k, n in c.items():
+            out[k] = out.get(k, 0) + n
+    return out

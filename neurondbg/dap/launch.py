@@ -20,8 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from machine.core.kernel import is_kernel_source
-from machine.dtypes import DEFAULT_GEN, parse_gen_name
+from machine.dtypes import parse_gen_name
 from neurondbg.dap.target import CoreTarget, MachineTarget, Target
 from sessions.store import Progress
 
@@ -45,10 +44,7 @@ def open_target(args: LaunchArgs, progress: Progress | None = None,
     """The Target at `args.program` with the warnings its loader gave."""
     from machine.core.schedule import parse_policy
     from machine.isa.opcodes import QUEUE_ENGINES
-    from sessions.cli_support import is_session_file, open_program_or_session
-    from sessions.kernel_open import open_kernel
-    from sessions.kernel_store import load_kernel_session
-    from sessions.store import read_session
+    from sessions.cli_support import Opened, open_path
 
     path = Path(args.program).expanduser()
     if not path.exists():
@@ -58,14 +54,8 @@ def open_target(args: LaunchArgs, progress: Progress | None = None,
         raise ValueError(f"engine: expected one of {', '.join(QUEUE_ENGINES)}, found "
                          f"{args.engine!r}")
     schedule = parse_policy(args.schedule).text
-    if is_kernel_source(path):
-        opened = open_kernel(path, gen, schedule=schedule, races=args.races)
-        return CoreTarget(opened.core, path.resolve()), list(opened.warnings)
-    if is_session_file(path):
-        spec = read_session(path)
-        if spec.kernel is not None:
-            opened = load_kernel_session(spec, progress=progress, interrupt=interrupt)
-            return CoreTarget(opened.core, opened.path.resolve()), list(opened.warnings)
-    o = open_program_or_session(path, gen or DEFAULT_GEN, args.engine, progress=progress,
-                                interrupt=interrupt)
-    return MachineTarget(o.machine, o.program_path, o.source), list(o.warnings)
+    o = open_path(path, gen, args.engine, schedule=schedule, races=args.races,
+                  progress=progress, interrupt=interrupt)
+    if isinstance(o, Opened):
+        return MachineTarget(o.machine, o.program_path, o.source), list(o.warnings)
+    return CoreTarget(o.core, o.path.resolve()), list(o.warnings)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from neurondbg.commands.run_report import program_json as result_json
 from sessions.cli_support import (
     is_session_file,
     open_program_or_session,
-    result_json,
     run_opened,
     save_after_run,
 )

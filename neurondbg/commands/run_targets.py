@@ -1,0 +1,392 @@
+"""What `neurondbg run` runs: a PROGRAM (or program session) or a KERNEL (or kernel
+session), opened and offered to run.py's one run loop through `RunTarget`.
+
+`open_target` decides which (sessions.kernel_kind), checks every output against every
+input before anything runs (not one of the inputs, through symlinks, `..` or hard
+links; its folder writable; not a folder or device), and opens it: a session replays
+to its saved step (`SessionInterrupted` when Ctrl+C stops that). Every bad input is
+an `InputError` (one line naming the file).
+
+A PROGRAM runs on `machine.debugger.Machine` with one queue; a KERNEL on one
+`machine.core.Core` (every engine's queue, `--schedule`, race detection unless
+`--races off`). The loop in run.py asks a target for nothing else than this
+module's `RunTarget` methods.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
+
+import numpy as np
+from click.core import ParameterSource
+
+from machine.dtypes import Gen
+from machine.stops import Stop, StopReason
+from neurondbg.errors import InputError
+from sessions.atomic import FileKind
+
+if TYPE_CHECKING:
+    from sessions.cli_support import Opened
+    from sessions.kernel_open import OpenedKernel
+    from sessions.schema import SessionSpec
+
+_OUTPUT_KINDS = {"--save-session": FileKind.SESSION, "--trace": FileKind.TRACE,
+                 "--dump-sbuf": FileKind.SBUF_IMAGE}  # what each output holds (--force)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """`run`'s options that decide how a target opens (the others drive the loop)."""
+
+    gen: Gen
+    engine: str
+    sbuf_in: Path | None
+    outputs: dict[str, Path | None]  # option -> path (None: not asked for)
+    execute_invalid: bool
+    schedule: str
+    races: bool
+    given: frozenset[str]  # the options the user gave (not their defaults)
+
+
+class RunTarget(Protocol):
+    """A program or a kernel, opened for `run` (run.py's loop)."""
+
+    warnings: list[str]
+
+    @property
+    def opened(self) -> Opened | OpenedKernel:
+        """What it was opened from: what --save-session saves (sessions.cli_support)."""
+
+    @property
+    def interrupt(self) -> threading.Event:
+        """Set: the run stops at the next step boundary."""
+
+    def steps(self) -> int:
+        """Steps taken so far (a kernel: global scheduler steps)."""
+
+    def add_breakpoint(self, spec: str) -> None:
+        """ValueError (one line, with the column) for a bad `--break` spec."""
+
+    def cont(self, budget: int) -> Stop:
+        """Run to the next stop, at most `budget` steps."""
+
+    def stop_before_start(self) -> Stop:
+        """The stop of a run Ctrl+C ended before its first step."""
+
+    def trace(self, path: Path | None) -> contextlib.AbstractContextManager[None]:
+        """While the block runs, one JSON line per step into `path` (atomic)."""
+
+    def sbuf(self) -> np.ndarray:
+        """The SBUF where the run stopped (--dump-sbuf)."""
+
+    def json(self, stop: Stop) -> dict[str, Any]:
+        """The `run --json` document (neurondbg.commands.run_report)."""
+
+    def text(self, stop: Stop) -> str:
+        """The text summary."""
+
+    def interrupted_line(self, stop: Stop) -> str:
+        """What stderr says when Ctrl+C stopped the run."""
+
+    def failed(self, stop: Stop) -> bool:
+        """Is the program wrong (exit 1): an invalid instruction, a fault; for a kernel
+        also a deadlock or any race found."""
+
+
+def check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path]]) -> None:
+    """Refuse, before the run, an output that is an input or another output, or that
+    cannot be written."""
+    from sessions.atomic import check_output
+    from sessions.errors import SessionError
+
+    seen: list[tuple[str, Path]] = []
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        try:
+            check_output(path, [*inputs, *((f"the {o} output", p) for o, p in seen)],
+                         what=option, kind=_OUTPUT_KINDS.get(option))
+        except SessionError as e:
+            raise InputError(str(e)) from None
+        seen.append((option, path))
+
+
+def open_target(path: Path, options: RunOptions, stopping: threading.Event) -> RunTarget:
+    """The program or kernel at `path` (or a session of either), ready to run; its
+    outputs checked first. InputError on bad input; SessionInterrupted when `stopping`
+    is set while a session replays to its step."""
+    from sessions.kernel_kind import opens_as_kernel
+
+    if opens_as_kernel(path):
+        return _open_kernel(path, options, stopping)
+    return _open_program(path, options, stopping)
+
+
+# -- a program --------------------------------------------------------------------------
+def _program_inputs(program: Path, sbuf_in: Path | None) -> list[tuple[str, Path]]:
+    """Every file a program run reads, labelled for the refusal message."""
+    from machine.asm.data import data_path
+    from sessions.cli_support import is_session_file
+    from sessions.errors import SessionError
+    from sessions.store import read_session
+
+    found: list[tuple[str, Path]] = []
+    if is_session_file(program):
+        found.append(("the session", program))
+        try:
+            spec = read_session(program)
+        except SessionError as e:
+            raise InputError(str(e)) from None
+        found.append(("the program the session names", spec.program_path))
+        found += [("a data image of the session", spec.resolve(d.file)) for d in spec.data]
+        program = spec.program_path
+    else:
+        found.append(("the program", program))
+    found.append(("the program's data", data_path(program)))
+    if sbuf_in is not None:
+        found.append(("the --sbuf input", sbuf_in))
+    return found
+
+
+def _open_program(program: Path, o: RunOptions, stopping: threading.Event) -> ProgramRun:
+    from neurondbg.commands._npy import load_sbuf
+    from sessions.cli_support import open_program_or_session
+    from sessions.errors import SessionError, SessionInterrupted
+
+    check_outputs(o.outputs, _program_inputs(program, o.sbuf_in))
+    sbuf = load_sbuf(o.sbuf_in) if o.sbuf_in is not None else None
+    try:
+        opened = open_program_or_session(program, o.gen, o.engine,
+                                         execute_invalid=o.execute_invalid,
+                                         interrupt=stopping, history=False)
+    except SessionInterrupted:
+        raise
+    except SessionError as e:
+        raise InputError(str(e)) from None
+    _refuse_empty(opened)
+    if sbuf is not None:
+        try:
+            opened.machine.load_sbuf(sbuf)
+        except ValueError as e:
+            raise InputError(f"{o.sbuf_in}: {e}") from None
+    return ProgramRun(opened)
+
+
+def _refuse_empty(opened: Opened) -> None:
+    """InputError for a program of no record (validate's line): a run would fault at
+    pc 0 and blame the machine for the file."""
+    source = opened.source
+    if source is not None and len(source.program) == 0:
+        from neurondbg.commands.validate import empty_program
+
+        raise empty_program(source.path, source.lines is not None)
+
+
+class ProgramRun:
+    """A program (or program session) on one Machine."""
+
+    def __init__(self, opened: Opened) -> None:
+        self.opened = opened
+        self.machine = opened.machine
+        self.warnings = opened.warnings
+
+    @property
+    def interrupt(self) -> threading.Event:
+        return self.machine.interrupt
+
+    def steps(self) -> int:
+        return self.machine.state.steps
+
+    def add_breakpoint(self, spec: str) -> None:
+        self.machine.add_breakpoint(spec)
+
+    def cont(self, budget: int) -> Stop:
+        return self.machine.cont(max_steps=budget)
+
+    def stop_before_start(self) -> Stop:
+        m = self.machine
+        return Stop(StopReason.INTERRUPT, m.state.pc, "interrupted", 0, record=m.last)
+
+    @contextlib.contextmanager
+    def trace(self, path: Path | None) -> Iterator[None]:
+        if path is None:
+            yield
+            return
+        from sessions.atomic import atomic_open
+        from sessions.trace import write_header
+
+        m = self.machine
+        with atomic_open(path, "w") as fh:
+            # so `replay` re-runs with the same gen / engine (a text file: atomic_open "w")
+            write_header(m.config, cast(TextIO, fh))
+
+            def write_step(rec: Any) -> None:
+                fh.write(json.dumps(rec.to_dict()) + "\n")
+            m.on_step = write_step
+            try:
+                yield
+            finally:
+                m.on_step = None
+
+    def sbuf(self) -> np.ndarray:
+        return self.machine.state.sbuf
+
+    def json(self, stop: Stop) -> dict[str, Any]:
+        from neurondbg.commands.run_report import program_json
+
+        return program_json(self.opened, stop)
+
+    def text(self, stop: Stop) -> str:
+        from neurondbg.commands.run_report import program_text
+
+        return program_text(self.opened, stop)
+
+    def interrupted_line(self, stop: Stop) -> str:
+        from neurondbg.commands.run_report import program_interrupted
+
+        return program_interrupted(self.opened, stop)
+
+    def failed(self, stop: Stop) -> bool:
+        return stop.reason in (StopReason.INVALID, StopReason.FAULT)
+
+
+# -- a kernel ---------------------------------------------------------------------------
+def _kernel_inputs(opened_kernel: Any, session: Path | None, sbuf_in: Path | None,
+                   spec: SessionSpec | None = None) -> list[tuple[str, Path]]:
+    """Every file a kernel run reads, labelled for the refusal message."""
+    from machine.asm.data import data_path
+
+    found: list[tuple[str, Path]] = []
+    if session is not None and spec is not None:
+        found.append(("the session", session))
+        found += [("a data image of the session", spec.resolve(d.file)) for d in spec.data]
+    kernel = opened_kernel
+    found.append(("the kernel", Path(kernel.path)))
+    for q in kernel.queues:
+        found.append((f"the {q.engine} stream", Path(q.path)))
+        found.append((f"the {q.engine} stream's data", data_path(Path(q.path))))
+    named = {p for _, p in found}
+    # Kernel.inputs lists every file the kernel was read from; the rest are [data] images
+    found += [("a data image of the kernel", p) for p in kernel.inputs if p not in named]
+    if sbuf_in is not None:
+        found.append(("the --sbuf input", sbuf_in))
+    return found
+
+
+def _session_wins(spec: SessionSpec, given: frozenset[str]) -> list[str]:
+    """Warnings for options a kernel session decides itself (its saved schedule, race
+    checking, generation and legality setting continue it exactly)."""
+    k = spec.kernel
+    assert k is not None
+    saved = {"schedule": k.schedule, "races": "on" if k.races else "off",
+             "gen": spec.config.gen.label,
+             "execute_invalid": "on" if spec.config.execute_invalid else "off"}
+    return [f"--{name.replace('_', '-')}: the session's {value} applies"
+            for name, value in saved.items() if name in given]
+
+
+def _open_kernel(program: Path, o: RunOptions, stopping: threading.Event) -> KernelRun:
+    """A kernel source on a fresh Core, or a kernel session replayed to its step."""
+    from machine.core.kernel import is_kernel_source
+    from neurondbg.commands._npy import load_sbuf
+    from sessions.cli_support import is_session_file
+    from sessions.errors import SessionError, SessionInterrupted
+    from sessions.kernel_open import Image, open_kernel, read_kernel
+    from sessions.kernel_store import load_kernel_session
+    from sessions.store import read_session
+
+    if "engine" in o.given:
+        raise InputError(f"{program}: --engine {o.engine}: a kernel names the engine of each "
+                         "queue (--engine is for a one-queue PROGRAM)")
+    sbuf = load_sbuf(o.sbuf_in) if o.sbuf_in is not None else None
+    try:
+        if is_session_file(program) and not is_kernel_source(program):  # not a manifest
+            if sbuf is not None:  # its memory is its own step-0 images
+                raise InputError(f"--sbuf {o.sbuf_in}: a kernel session keeps its own memory "
+                                 f"images; give --sbuf with the kernel source")
+            spec = read_session(program)
+            kernel = read_kernel(spec.program_path, spec.config.gen, str(program))
+            check_outputs(o.outputs, _kernel_inputs(kernel, program, o.sbuf_in, spec))
+            opened = load_kernel_session(spec, interrupt=stopping, history=False)
+            opened.warnings += _session_wins(spec, o.given)
+            return KernelRun(opened)
+        images = [] if sbuf is None else [Image("sbuf", 0, 0, sbuf, f"--sbuf {o.sbuf_in}")]
+        opened = open_kernel(program, o.gen if "gen" in o.given else None,
+                             schedule=o.schedule, races=o.races,
+                             execute_invalid=o.execute_invalid, history=False, images=images)
+        check_outputs(o.outputs, _kernel_inputs(opened.kernel, None, o.sbuf_in))
+        return KernelRun(opened)
+    except SessionInterrupted:  # Ctrl+C while the session replayed: an interrupt (130)
+        raise
+    except SessionError as e:
+        raise InputError(str(e)) from None
+
+
+class KernelRun:
+    """A kernel (or kernel session) on one Core."""
+
+    def __init__(self, opened: OpenedKernel) -> None:
+        self.opened = opened
+        self.core = opened.core
+        self.warnings = opened.warnings
+
+    @property
+    def interrupt(self) -> threading.Event:
+        return self.core.interrupt
+
+    def steps(self) -> int:
+        return self.core.steps
+
+    def add_breakpoint(self, spec: str) -> None:
+        self.core.add_breakpoint(spec)
+
+    def cont(self, budget: int) -> Stop:
+        return self.core.cont(max_steps=budget)
+
+    def stop_before_start(self) -> Stop:
+        e = self.core.focus
+        return Stop(StopReason.INTERRUPT, self.core.state(e).pc, "interrupted", 0, engine=e)
+
+    def trace(self, path: Path | None) -> contextlib.AbstractContextManager[None]:
+        from sessions.trace import trace_core
+
+        return trace_core(path, self.opened)
+
+    def sbuf(self) -> np.ndarray:
+        core = self.core
+        return core.machines[core.engines[0]].state.sbuf  # the one shared SBUF
+
+    def json(self, stop: Stop) -> dict[str, Any]:
+        from neurondbg.commands.run_report import kernel_json
+
+        return kernel_json(self.opened, stop)
+
+    def text(self, stop: Stop) -> str:
+        from neurondbg.commands.run_report import kernel_text
+
+        return kernel_text(self.opened, stop)
+
+    def interrupted_line(self, stop: Stop) -> str:
+        from neurondbg.commands.run_report import kernel_interrupted
+
+        return kernel_interrupted(self.opened, stop)
+
+    def failed(self, stop: Stop) -> bool:
+        # a deadlock or a race is a defect of the program, as a thread sanitizer reports
+        return stop.reason in (StopReason.INVALID, StopReason.FAULT,
+                               StopReason.DEADLOCK) or bool(self.core.races)
+
+
+def given_options(names: tuple[str, ...]) -> frozenset[str]:
+    """Which of `names` the user gave on the command line (click's current context)."""
+    import click
+
+    ctx = click.get_current_context()
+    return frozenset(n for n in names if ctx.get_parameter_source(n) is not
+                     ParameterSource.DEFAULT)
