@@ -47,6 +47,7 @@ import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.commands._npy import load_sbuf
+from neurondbg.documents import Kind, stamp
 from neurondbg.errors import EXIT_INTERRUPTED, InputError
 from neurondbg.force import force_option
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
@@ -272,7 +273,7 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
                   lambda path: save_after_run(path, opened, stop))
     source = where(opened, stop)
     if as_json:
-        click.echo(json.dumps(result_json(opened, stop)))
+        click.echo(json.dumps(stamp(Kind.RUN, result_json(opened, stop))))
     else:
         click.echo(_summary(m, stop, source))
     if stop.reason == "interrupt":

@@ -19,6 +19,7 @@ import numpy as np
 from click.core import ParameterSource
 
 from machine.dtypes import Gen
+from neurondbg.documents import Kind, stamp
 from neurondbg.errors import InputError
 
 EXIT_DEFECT = 1  # a deadlock or a race: the program is wrong, as for a fault
@@ -150,7 +151,7 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
     write_outputs(first.state.sbuf, dump_sbuf, save_session,
                   lambda path: save_kernel_session(path, opened, stop))
     if as_json:
-        click.echo(json.dumps(result_json(opened, stop)))
+        click.echo(json.dumps(stamp(Kind.RUN, result_json(opened, stop))))
     else:
         click.echo(summary(opened, stop, _why(stop)))
     if stop.reason == "interrupt":

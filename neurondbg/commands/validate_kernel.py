@@ -21,6 +21,7 @@ import json
 import click
 
 from machine.dtypes import Gen
+from neurondbg.documents import Kind, stamp
 from neurondbg.errors import InputError
 from neurondbg.progress import progress
 
@@ -46,16 +47,15 @@ def validate_kernel_command(program: str, gen: Gen, gen_given: bool, as_json: bo
     if as_json:
         with progress(None, judging):
             doc = validate_kernel(kernel)
-        click.echo(json.dumps(doc))
+        click.echo(json.dumps(stamp(Kind.VALIDATE, doc)))
         return 1 if doc["invalid"] else 0
     with progress(None, judging):
         results = validate_queues(kernel)
     invalid = sum(r.invalid for r in results.values())
     if summary:
-        click.echo(json.dumps({"gen": kernel.gen.label,
-                               "count": sum(r.count for r in results.values()),
-                               "invalid": invalid,
-                               "engines": {e: _summary(r) for e, r in results.items()}}))
+        click.echo(json.dumps(stamp(Kind.VALIDATE_SUMMARY, {
+            "gen": kernel.gen.label, "count": sum(r.count for r in results.values()),
+            "invalid": invalid, "engines": {e: _summary(r) for e, r in results.items()}})))
     else:
         for q in kernel.queues:
             _text(results[q.engine], q.program.program.raw, q.program)

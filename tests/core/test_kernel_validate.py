@@ -37,7 +37,9 @@ def test_each_engine_entry_is_the_one_program_validate_json(tmp_path: Path) -> N
         alone.write_bytes(s.assembly.records)
         r = CliRunner().invoke(cli, ["validate", str(alone), "--engine", s.engine, "--json"])
         assert r.exit_code == (1 if s.engine == "pool" else 0), r.output
-        assert doc["engines"][s.engine] == json.loads(r.output)
+        alone_doc = json.loads(r.output)
+        assert alone_doc.pop("schema") == "neurondbg.validate/1"  # the document's, not a queue's
+        assert doc["engines"][s.engine] == alone_doc
 
 
 def test_a_plain_program_is_judged_on_its_engine(tmp_path: Path) -> None:
@@ -51,7 +53,8 @@ def test_the_validate_command_of_a_kernel(capsys) -> None:
     from neurondbg.commands.validate_kernel import validate_kernel_command
 
     assert validate_kernel_command(str(WRONG), Gen.CAYMAN, False, True, False) == 1
-    assert json.loads(capsys.readouterr().out) == validate_kernel(load_kernel(WRONG))
+    assert json.loads(capsys.readouterr().out) == {"schema": "neurondbg.validate/1",
+                                                   **validate_kernel(load_kernel(WRONG))}
     assert validate_kernel_command(str(WRONG), Gen.CAYMAN, False, False, True) == 1
     doc = json.loads(capsys.readouterr().out)
     assert (doc["count"], doc["invalid"]) == (4, 1)
