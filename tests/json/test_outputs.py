@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from machine.neff.writer import write_neff
 from neurondbg.documents import Kind
+from neurondbg.schemas import schema
 from sessions import examples
-from tests.json.check import assert_document, assert_lines, invoke
+from tests.json.check import assert_document, assert_lines, errors, invoke
 from tests.neff.kernels import vector_add
 
 PROGRAMS = sorted(p for p in examples.files() if p.suffix in (".asm", ".bin"))
@@ -45,6 +46,23 @@ def test_run_each_stop(args: tuple[str, ...]) -> None:
     r = invoke("run", str(examples.path("demo.asm")), "--json", *args)
     _exit(r.exit_code)
     assert_document(r.stdout, Kind.RUN)
+
+
+@settings(max_examples=12, deadline=None)
+@given(program=st.sampled_from([examples.path("demo.asm"), examples.path("loop.asm"),
+                                examples.kernel("missing_wait"), examples.kernel("deadlock"),
+                                examples.kernel("double_buffer")]),
+       max_steps=st.integers(0, 40), seed=st.integers(0, 2**16), engine=st.sampled_from(
+           ["pool", "dve"]))
+def test_run_stops_anywhere(program: Path, max_steps: int, seed: int, engine: str) -> None:
+    """Wherever a run stops (a step budget, a random schedule of a kernel's engines), its
+    document is a run document."""
+    extra = (["--schedule", f"random:{seed}"] if program in KERNELS else
+             ["--engine", engine, "--execute-invalid"])
+    r = invoke("run", str(program), "--json", "--max-steps", str(max_steps), *extra)
+    _exit(r.exit_code)
+    doc = assert_document(r.stdout, Kind.RUN)
+    assert isinstance(doc, dict) and doc["steps"] <= max_steps
 
 
 def test_run_a_session() -> None:
@@ -208,3 +226,29 @@ def test_neff(neff: Path) -> None:
     assert r.exit_code == 0, r.output
     doc = assert_document(r.stdout, Kind.DISASM)
     assert isinstance(doc, dict) and "neff" in doc
+
+
+@pytest.mark.parametrize(("args", "kind"), [
+    (("run", str(examples.path("loop.asm")), "--json"), Kind.RUN),
+    (("run", str(examples.kernel("missing_wait")), "--json"), Kind.RUN),
+    (("validate", str(examples.path("copy_type_mismatch.asm")), "--json"), Kind.VALIDATE),
+    (("validate", str(examples.kernel("missing_wait")), "--json"), Kind.VALIDATE),
+    (("validate", str(examples.path("copy_type_mismatch.asm")), "--summary"),
+     Kind.VALIDATE_SUMMARY),
+    (("disasm", str(examples.kernel("deadlock")), "--json"), Kind.DISASM),
+], ids=["run", "run-kernel", "validate", "validate-kernel", "summary", "disasm-kernel"])
+def test_the_schema_rejects_the_output_without_any_required_key(args: tuple[str, ...],
+                                                                 kind: Kind) -> None:
+    """Each key the schema requires of a real document is checked: the document without
+    it (or, for validate, without its rows) is refused."""
+    doc = json.loads(invoke(*args).stdout)
+    assert errors(doc, kind) == []
+    required = schema(kind).get("required") or next(
+        s["required"] for s in schema(kind)["oneOf"] if s.get("type") == "object")
+    for key in [*required, "instructions", "engines", "failures"]:
+        if key in doc:
+            broken = {k: v for k, v in doc.items() if k != key}
+            assert errors(broken, kind), f"{kind}: accepted without {key!r}"
+    if "stop" in doc:
+        broken = {**doc, "stop": {k: v for k, v in doc["stop"].items() if k != "reason"}}
+        assert errors(broken, kind), "a stop without its reason was accepted"
