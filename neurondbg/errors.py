@@ -1,4 +1,5 @@
-"""The one-line error convention of the CLI (DESIGN.md: exit 2, no traceback)."""
+"""The one-line error convention of the CLI (DESIGN.md: exit 2, no traceback), and its
+JSON form under `--json` (`neurondbg.error/1`, docs/json.md)."""
 
 from __future__ import annotations
 
