@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import click
 
-from neurondbg.errors import EXIT_INTERRUPTED, usage_line
+from neurondbg.errors import ERROR_PREFIX, EXIT_INTERRUPTED, error_json, usage_line
 
 
 class Sub(NamedTuple):
@@ -199,6 +199,17 @@ def _usage_message(e: click.UsageError) -> str:
     return e.format_message()
 
 
+def _json_asked(ctx: click.Context | None) -> bool:
+    """Whether a usage error is to be JSON: the command takes `--json` and its command
+    line has it (its parameters may not all be parsed when the error is found)."""
+    if ctx is None or not any("--json" in getattr(p, "opts", ()) for p in ctx.command.params):
+        return False
+    args = sys.argv[1:]  # main's command line (click parses sys.argv)
+    if "--" in args:  # what follows is arguments, not options
+        args = args[:args.index("--")]
+    return ctx.params.get("as_json") is True or "--json" in args
+
+
 def main(*, own_process: bool = False) -> None:
     """Entry point: every error is one line on stderr (DESIGN.md).
 
@@ -212,7 +223,10 @@ def main(*, own_process: bool = False) -> None:
         rv = cli.main(prog_name="neurondbg", standalone_mode=False)
     except click.UsageError as e:
         where = e.ctx.command_path if e.ctx is not None else "neurondbg"
-        click.echo(usage_line(where, _usage_message(e)), err=True)
+        line = usage_line(where, _usage_message(e))
+        if _json_asked(e.ctx):
+            line = error_json(line.removeprefix(ERROR_PREFIX), e.exit_code)
+        click.echo(line, err=True)
         sys.exit(e.exit_code)
     except click.ClickException as e:
         e.show()

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neurondbg.console import REGISTRY, Action, Reply
+from neurondbg.documents import Kind, stamp, stamp_rows
 
 if TYPE_CHECKING:  # numpy is imported when lanes are written, not with the declaration
     import numpy as np
@@ -107,7 +108,8 @@ def _trace(lanes: Any, step: int, lane_text: str, as_json: bool) -> tuple[str, s
     row = _row(_fmt(_value(tr.input_bits, src)), tr.input_bits, tr.output_bits, opt, tr)
     if as_json:
         row.update(step=step, lane=[p, e], trace=tr.to_dict())
-        return json.dumps([row], indent=2) + "\n", f"lane p{p} e{e}'s trace"
+        return json.dumps(stamp_rows(Kind.CONVERT, [row]), indent=2) + "\n", \
+            f"lane p{p} e{e}'s trace"
     sat = "sat" if opt.sat else "nosat"
     title = (f"step {step}, lane p{p} e{e}: {src.name} -> {dst.name}  ({opt.profile}, "
              f"{applied_mode(opt)}, {sat})")
@@ -135,8 +137,9 @@ def _lanes(lanes: Any, step: int, as_json: bool) -> Iterator[str]:
     names = list(flags)
     written = lanes.mask if lanes.mask is not None else np.ones(lanes.shape, bool)
     if as_json:
-        head = {"step": step, "src": lanes.src, "dst": lanes.dst, "profile": lanes.profile,
-                "sat": bool(lanes.sat), "p0": lanes.p0, "shape": [rows, cols], "lanes": []}
+        head = stamp(Kind.LANES, {"step": step, "src": lanes.src, "dst": lanes.dst,
+                                  "profile": lanes.profile, "sat": bool(lanes.sat),
+                                  "p0": lanes.p0, "shape": [rows, cols], "lanes": []})
         yield json.dumps(head)[:-2]  # up to and including the list's "["
     else:
         yield (f"# step {step}: {lanes.src} -> {lanes.dst} ({lanes.profile}, "

@@ -22,6 +22,7 @@ from typing import Any
 import click
 
 from machine.dtypes import Gen
+from neurondbg.documents import Kind, key_text, stamp
 from neurondbg.errors import InputError
 from neurondbg.params import GEN
 
@@ -155,12 +156,14 @@ def dumps_indented(obj: Any, level: int = 0) -> str:
 
 
 def _write_json(results: list[tuple[int, Any, Any]], write: Callable[[str], Any]) -> None:
-    """json.dumps([_as_json(...) ...], indent=2) and a newline, each distinct verdict
-    encoded once, written BLOCK calls at a time (no one string of the whole output)."""
+    """json.dumps(stamp_rows(Kind.CHECK_NKI, [_as_json(...) ...]), indent=2) and a
+    newline, each distinct verdict encoded once, written BLOCK calls at a time (no one
+    string of the whole output)."""
     if not results:
         write("[]\n")
         return
     tails: dict[int, str] = {}  # id(verdict) -> its object's lines after "index", indented
+    key = key_text(Kind.CHECK_NKI)
     parts = []
     for index, verdict, gen in results:
         tail = tails.get(id(verdict))
@@ -169,7 +172,7 @@ def _write_json(results: list[tuple[int, Any, Any]], write: Callable[[str], Any]
             del body["index"]
             lines = dumps_indented(body).split("\n")[1:]  # after the opening brace
             tail = tails[id(verdict)] = "\n".join("  " + ln for ln in lines)
-        parts.append(f'  {{\n    "index": {index},\n{tail}')
+        parts.append(f'  {{\n    {key},\n    "index": {index},\n{tail}')
         if len(parts) == BLOCK:
             write(("[\n" if index < BLOCK else ",\n") + ",\n".join(parts))
             parts.clear()
@@ -235,7 +238,7 @@ def _list_intrinsics(as_json: bool) -> None:
                                    "note": c.note, "provenance": c.provenance.to_dict()}
                                   for c in i.clauses]}
                for name, i in CATALOG.items()}
-        click.echo(json.dumps(out, indent=2))
+        click.echo(json.dumps(stamp(Kind.CHECK_NKI_LIST, out), indent=2))
         return
     for name, i in CATALOG.items():
         click.echo(f"{name}({', '.join(p.name for p in i.params)})  [{i.engine}] {i.doc}")

@@ -48,6 +48,7 @@ from machine.convert.parse import BadNumber
 from machine.convert.parse import parse_value as machine_parse_value
 from machine.convert.roles import ROLE_STYLES, bit_parts, elide, plain_bits
 from machine.dtypes import DEFAULT_GEN, GEN_NAMES, Gen
+from neurondbg.documents import Kind, stamp_rows
 from neurondbg.errors import InputError
 from neurondbg.params import FORMAT, GEN, MODE, PROFILE
 
@@ -227,12 +228,13 @@ def _need_values(values: tuple[str, ...]) -> None:
                          "or a hex bit pattern with --bits)")
 
 
-def _emit(rows: list[dict], traces: list, as_json: bool, console, title: str) -> None:
+def _emit(rows: list[dict], traces: list, as_json: bool, console, title: str,
+          kind: Kind = Kind.CONVERT) -> None:
     """Print rows (and their traces, when asked) as JSON or as tables."""
     if as_json:
         for row, tr in zip(rows, traces, strict=False):
             row["trace"] = tr.to_dict()
-        click.echo(json.dumps(rows, indent=2))
+        click.echo(json.dumps(stamp_rows(kind, rows), indent=2))
         return
     _print_table(rows, title, console)
     for row, tr in zip(rows, traces, strict=False):
@@ -299,7 +301,8 @@ def _run_iss(values: tuple[str, ...], name: str, texts: tuple[str, ...], as_bits
             for v, b, o, t in zip(values, in_bits, out, traces, strict=True)]
     shown = ", ".join(f"{k}={v}" for k, v in params.items())
     _emit(rows, traces if show_trace else [], as_json, console,
-          f"ISS {prim.name}({shown}): {src.name} -> {dst.name}  ({prim.section})")
+          f"ISS {prim.name}({shown}): {src.name} -> {dst.name}  ({prim.section})",
+          Kind.CONVERT_ISS)
 
 
 def _iss_value(code: int, fmt: Format) -> int | float | str:
@@ -400,7 +403,7 @@ def _compare(values: tuple[str, ...], in_bits: list[int], opts: list[Options], a
                               "differs": col[i] != cols[0][i]}
                              for o, col in zip(opts, cols, strict=True)]}
                 for i, (v, b) in enumerate(zip(values, in_bits, strict=True))]
-        click.echo(json.dumps(rows, indent=2))
+        click.echo(json.dumps(stamp_rows(Kind.CONVERT_COMPARE, rows), indent=2))
         return
     table = Table(title=f"{src.name} -> {opts[0].dst.name}: every rule (* differs from "
                         f"{names[0]})")

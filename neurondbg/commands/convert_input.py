@@ -25,6 +25,7 @@ from machine.dtypes import Gen
 from machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_file, read_npy
 from neurondbg.commands._npy import judge_npy_header
 from neurondbg.commands.convert import parse_bits
+from neurondbg.documents import Kind, key_text
 from neurondbg.errors import InputError
 
 BLOCK = 4096  # lines per write: few system calls, bounded memory for the text
@@ -203,7 +204,8 @@ def _print(texts: list[str], in_bits: np.ndarray, out: np.ndarray, opt: Options,
         common = (f'"src": {json.dumps(opt.src.name)}, "dst": {json.dumps(opt.dst.name)}, '
                   f'"profile": {json.dumps(opt.profile)}, "mode": {json.dumps(mode)}, '
                   f'"sat": {json.dumps(opt.sat)}')
-        line = ('{{"input": {}, "input_bits": "{}", "input_value": {}, "output_bits": "{}", '
+        line = ('{{' + key_text(Kind.CONVERT) + ', "input": {}, "input_bits": "{}", '
+                '"input_value": {}, "output_bits": "{}", '
                 '"output_value": {}, ' + common.replace("{", "{{").replace("}", "}}")
                 + ', "equal": {}}}\n').format
         first = [json.dumps(t) for t in texts]

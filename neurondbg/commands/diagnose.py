@@ -34,6 +34,7 @@ from machine.convert.options import resolve
 from machine.convert.roles import plain_bits
 from machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_npy
 from neurondbg.commands._npy import judge_npy_header
+from neurondbg.documents import Kind, stamp
 from neurondbg.errors import InputError
 from neurondbg.params import FORMAT, MODE, PROFILE
 from neurondbg.progress import progress
@@ -88,7 +89,7 @@ def command(input_path: str, actual_path: str, src_name: str, dst_name: str,
         out = d.to_dict()
         if lane is not None:
             out["trace_lane"] = _lane_json(d, x, y, ref, lane, src, dst)
-        click.echo(json.dumps(out, indent=2, default=str))
+        click.echo(json.dumps(stamp(Kind.DIAGNOSE, out), indent=2, default=str))
         return
     _print(d)
     if lane is not None:

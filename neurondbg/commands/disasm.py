@@ -23,6 +23,7 @@ from typing import IO
 import click
 
 from machine.dtypes import DEFAULT_GEN, Gen
+from neurondbg.documents import Kind, key_text, stamp, stamp_rows
 from neurondbg.errors import InputError
 from neurondbg.params import GEN
 
@@ -65,7 +66,10 @@ def _stream(program: str, records: IO[bytes], as_json: bool, gen: Gen | None) ->
     """Print binary PROGRAM a block of records at a time as it is read."""
     from machine.asm.disasm_file import disassembly_blocks, json_blocks, load_sidecar
 
-    pieces = (json_blocks(records, program) if as_json else
+    # each row of json_blocks begins `{"index":` (to_json's first key; no nested object
+    # does: fields are named "header.opcode", ...), so the key goes in ahead of it there
+    row = "{" + key_text(Kind.DISASM, ":") + ',"index":'
+    pieces = ((p.replace('{"index":', row) for p in json_blocks(records, program)) if as_json else
               disassembly_blocks(records, program, DEFAULT_GEN if gen is None else gen,
                                  load_sidecar(program)))
     try:
@@ -84,10 +88,12 @@ def _render(program: str, as_json: bool, gen: Gen | None) -> str:
     if is_kernel_source(program):
         kernel = load_kernel(program, gen)
         if as_json:
-            return json.dumps(kernel_json(kernel), separators=(",", ":")) + "\n"
+            doc = stamp(Kind.DISASM, kernel_json(kernel))
+            return json.dumps(doc, separators=(",", ":")) + "\n"
         return disassemble_kernel(kernel)
     g = DEFAULT_GEN if gen is None else gen
     prog, data = load_any(program, g)
     if as_json:
-        return json.dumps(to_json(prog), separators=(",", ":")) + "\n"
+        rows = stamp_rows(Kind.DISASM, to_json(prog))
+        return json.dumps(rows, separators=(",", ":")) + "\n"
     return disassemble(prog, g, data)

@@ -24,6 +24,7 @@ from machine.neff.model import ENGINES, DmaEntry, DmaQueue
 from machine.neff.roles import semaphore_roles
 from machine.neff.writer import entry_json
 from neurondbg.commands.neff_open import OpenedNeff, open_for_command
+from neurondbg.documents import Kind, stamp
 
 
 def disasm_neff_command(path: str, subgraph: str | None, gen: Gen | None,
@@ -31,7 +32,8 @@ def disasm_neff_command(path: str, subgraph: str | None, gen: Gen | None,
     """Print the NEFF at `path` (module docstring)."""
     opened = open_for_command(path, subgraph, gen)
     if as_json:
-        sys.stdout.write(json.dumps(_document(opened), separators=(",", ":")) + "\n")
+        sys.stdout.write(json.dumps(stamp(Kind.DISASM, _document(opened)),
+                                    separators=(",", ":")) + "\n")
     else:
         _text(opened, sys.stdout)
 

@@ -38,6 +38,7 @@ from machine.neff.roles import semaphore_roles
 from machine.neff.stale import stale_note
 from machine.state import MachineState
 from neurondbg.commands.neff_open import open_for_command, warn
+from neurondbg.documents import Kind, stamp
 from neurondbg.errors import EXIT_INTERRUPTED, InputError
 
 MAX_INPUT_BYTES = 1 << 30
@@ -145,7 +146,7 @@ def run_neff(program: Path, gen: Gen | None, subgraph: str | None, max_steps: in
         if note:
             warn(f"--output {name}={path}: {note} (the output's bytes came through SBUF)")
     if as_json:
-        click.echo(json.dumps(result))
+        click.echo(json.dumps(stamp(Kind.RUN_NEFF, result)))
     else:
         click.echo(_text(result))
     if result["reason"] == "interrupt":

@@ -38,6 +38,7 @@ from machine.neff.verdicts import (
 )
 from machine.words import counted
 from neurondbg.commands.neff_open import OpenedNeff, open_for_command
+from neurondbg.documents import Kind, stamp
 from neurondbg.progress import progress
 
 SHOWN_PER_CHECK = 20  # text output: findings listed per check before "... and N more"
@@ -54,9 +55,11 @@ def validate_neff_command(path: str, subgraph: str | None, gen: Gen | None, as_j
     invalid = sum(v.invalid for v in streams.values())
     failed = sum(f.level is Level.FAIL for f in findings)
     if summary:
-        sys.stdout.write(json.dumps(_document(opened, streams, findings, rows=False)) + "\n")
+        sys.stdout.write(json.dumps(stamp(Kind.VALIDATE_SUMMARY, _document(
+            opened, streams, findings, rows=False))) + "\n")
     elif as_json:
-        _write_json(_document(opened, streams, findings, rows=True), streams, sys.stdout)
+        _write_json(stamp(Kind.VALIDATE, _document(opened, streams, findings, rows=True)),
+                    streams, sys.stdout)
     else:
         _text(opened, streams, findings, sys.stdout)
     return 1 if invalid or failed else 0

@@ -28,6 +28,7 @@ from click.core import ParameterSource
 
 from machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from neurondbg.commands._npy import load_sbuf
+from neurondbg.documents import Kind, stamp
 from neurondbg.errors import InputError
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 from neurondbg.progress import Report
@@ -127,7 +128,7 @@ def _interruptible(run: Replay, trace: Path, as_json: bool) -> None:
 
 def _report(result: Any, trace: Path, as_json: bool) -> None:
     if as_json:
-        click.echo(json.dumps(result.to_dict()))
+        click.echo(json.dumps(stamp(Kind.REPLAY, result.to_dict())))
     elif result.divergence is None:
         click.echo(f"no divergence: {result.steps} steps match {trace}")
     else:

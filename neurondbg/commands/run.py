@@ -52,6 +52,7 @@ import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.stops import StopReason
+from neurondbg.documents import Kind, stamp
 from neurondbg.errors import EXIT_INTERRUPTED, InputError
 from neurondbg.force import force_option
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
@@ -181,7 +182,8 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
             raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
     write_outputs(target.sbuf(), dump_sbuf, save_session,
                   lambda path: save_opened(path, target.opened, stop))
-    click.echo(json.dumps(target.json(stop)) if as_json else target.text(stop))
+    click.echo(json.dumps(stamp(Kind.RUN, target.json(stop))) if as_json
+               else target.text(stop))
     if stop.reason == StopReason.INTERRUPT:
         click.echo(target.interrupted_line(stop), err=True)
         raise SystemExit(EXIT_INTERRUPTED)

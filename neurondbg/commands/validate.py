@@ -47,6 +47,7 @@ from machine.files import (
 from machine.isa import RECORD_BYTES
 from machine.isa.queues import QUEUE_ENGINES
 from machine.words import plural
+from neurondbg.documents import Kind, stamp
 from neurondbg.errors import InputError
 from neurondbg.force import force_option
 from neurondbg.params import DEFAULT_ENGINE, GEN, EngineType  # run's default queue too
@@ -235,8 +236,9 @@ def _full(result, raw) -> dict[str, Any]:
              **verdicts[k], "tree": json.loads(trees.json(raw[i].tobytes()))}
             for i, (op, k) in enumerate(zip(raw[:, 0].tolist(), result.column.tolist(),
                                             strict=True))]
-    return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
-            "invalid": result.invalid, "instructions": rows}
+    return stamp(Kind.VALIDATE, {"gen": result.gen.label, "engine": result.engine,
+                                 "count": result.count, "invalid": result.invalid,
+                                 "instructions": rows})
 
 
 ROWS_PER_WRITE = 1 << 12
@@ -247,8 +249,9 @@ def _write_full(result, raw, out, advance: Advance | None = None) -> None:
     distinct verdict is serialized once and each instruction's row is formatted;
     `advance(n)` is told of each block of n rows written."""
     from machine.isa.opcodes import mnemonic
-    head = {"gen": result.gen.label, "engine": result.engine, "count": result.count,
-            "invalid": result.invalid, "instructions": []}
+    head = stamp(Kind.VALIDATE, {"gen": result.gen.label, "engine": result.engine,
+                                 "count": result.count, "invalid": result.invalid,
+                                 "instructions": []})
     text = json.dumps(head)
     out.write(text[:-2])  # the document up to and including its list's "["
     # '"valid": ..., "clauses": {..}' of each column (its closing brace cut: "tree" follows)
@@ -383,7 +386,7 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
     queue = None if engine == ANY_ENGINE else engine
     if summary and target is None:  # counts only: bounded memory, one chunk at a time
         counts = _summarize_file(program, gen, queue)
-        click.echo(json.dumps(_summary(counts)))
+        click.echo(json.dumps(stamp(Kind.VALIDATE_SUMMARY, _summary(counts))))
         sys.exit(1 if counts.invalid else 0)
     raw, source = load_with_source(program, gen)
     from machine.legality.explain import validate
@@ -398,7 +401,7 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
                    f"{unfixed} without a fix; wrote {fix_out}")
         sys.exit(1 if unfixed else 0)
     if summary:
-        click.echo(json.dumps(_summary(result)))
+        click.echo(json.dumps(stamp(Kind.VALIDATE_SUMMARY, _summary(result))))
     elif as_json:
         with progress(result.count, f"validate {Path(program).name}: --json",
                       "instructions", prints=True) as advance:
@@ -451,19 +454,19 @@ def validate_kernel_command(program: str, gen: Gen, gen_given: bool, as_json: bo
     if as_json:
         with progress(None, judging):
             doc = validate_kernel(kernel)
-        click.echo(json.dumps(kernel_document(doc)))
+        click.echo(json.dumps(stamp(Kind.VALIDATE, kernel_document(doc))))
         return 1 if doc["invalid"] else 0
     with progress(None, judging):
         results = validate_queues(kernel)
     invalid = sum(r.invalid for r in results.values())
     if summary:
         engines = {e: _summary(r) for e, r in results.items()}
-        click.echo(json.dumps({"gen": kernel.gen.label, "engine": None,
-                               "count": sum(r.count for r in results.values()),
-                               "invalid": invalid,
-                               "failures": _totals(e["failures"] for e in engines.values()),
-                               "notes": _totals(e["notes"] for e in engines.values()),
-                               "engines": engines}))
+        click.echo(json.dumps(stamp(Kind.VALIDATE_SUMMARY, {
+            "gen": kernel.gen.label, "engine": None,
+            "count": sum(r.count for r in results.values()), "invalid": invalid,
+            "failures": _totals(e["failures"] for e in engines.values()),
+            "notes": _totals(e["notes"] for e in engines.values()),
+            "engines": engines})))
     else:
         for q in kernel.queues:
             _text(results[q.engine], q.program.program.raw, q.program)

@@ -84,7 +84,7 @@ def test_disasm_json_of_a_kernel_keeps_the_one_queue_shape_per_engine():
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)
     k = load_kernel(TWO)
-    assert list(doc) == ["engines"] and list(doc["engines"]) == ["pool", "dve"]
+    assert list(doc) == ["schema", "engines"] and list(doc["engines"]) == ["pool", "dve"]
     for e in ("pool", "dve"):
         assert doc["engines"][e] == to_json(k.queue(e).program.program)
     assert doc["engines"]["dve"][0]["mnemonic"] == "NOP"

@@ -3,6 +3,7 @@ the words `asm` uses for a source with no instruction."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,10 @@ def _one_line(argv: list[str]) -> str:
     r = CliRunner().invoke(cli, argv)
     assert r.exit_code == 2 and "Traceback" not in r.output, (r.exit_code, r.output)
     line, = r.output.strip().splitlines()
+    if "--json" in argv:  # the same words, as the error document (docs/json.md)
+        doc = json.loads(line)
+        assert (doc["schema"], doc["exit"]) == ("neurondbg.error/1", 2)
+        return f"neurondbg: error: {doc['error']}"
     return line
 
 

@@ -37,7 +37,9 @@ def test_each_engine_entry_is_the_one_program_validate_json(tmp_path: Path) -> N
         alone.write_bytes(s.assembly.records)
         r = CliRunner().invoke(cli, ["validate", str(alone), "--engine", s.engine, "--json"])
         assert r.exit_code == (1 if s.engine == "pool" else 0), r.output
-        assert doc["engines"][s.engine] == json.loads(r.output)
+        alone_doc = json.loads(r.output)
+        assert alone_doc.pop("schema") == "neurondbg.validate/1"  # the document's, not a queue's
+        assert doc["engines"][s.engine] == alone_doc
 
 
 def test_a_plain_program_is_judged_on_its_engine(tmp_path: Path) -> None:
@@ -54,6 +56,7 @@ def test_the_validate_command_of_a_kernel(capsys) -> None:
     doc = validate_kernel(load_kernel(WRONG))
     printed = json.loads(capsys.readouterr().out)
     assert {k: printed[k] for k in doc} == doc
+    assert printed["schema"] == "neurondbg.validate/1"
     assert validate_kernel_command(str(WRONG), Gen.CAYMAN, False, False, True) == 1
     doc = json.loads(capsys.readouterr().out)
     assert (doc["count"], doc["invalid"]) == (4, 1)

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from machine.legality.nki.check import evaluate, parse_call
 from neurondbg.cli import cli
 from neurondbg.commands.check_nki import _as_json
+from neurondbg.documents import Kind, stamp_rows
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nki_calls.json"
 
@@ -33,7 +34,7 @@ def test_json_equals_judging_every_call(tmp_path: Path) -> None:
     for i, call in enumerate(calls()):
         intrinsic, args, gen = parse_call(call, f"call {i}", parse_call_gen_default())
         want.append(_as_json(i, evaluate(intrinsic, args, gen), gen))
-    assert r.stdout == json.dumps(want, indent=2) + "\n"
+    assert r.stdout == json.dumps(stamp_rows(Kind.CHECK_NKI, want), indent=2) + "\n"
     assert r.exit_code == 1  # base[1] is illegal
 
 

@@ -141,7 +141,8 @@ def test_list_intrinsics(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["check-nki", "--list", "--json"])
     assert result.exit_code == 0
     data = json.loads(result.output)
-    assert set(data) == set(INTRINSICS)
+    assert data["schema"] == "neurondbg.check-nki-list/1"
+    assert set(data) - {"schema"} == set(INTRINSICS)
     assert [c["name"] for c in data["select_reduce"]["clauses"]] == [
         c.name for c in INTRINSICS["select_reduce"]]
     text = CliRunner().invoke(cli, ["check-nki", "--list"])

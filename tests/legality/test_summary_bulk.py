@@ -52,7 +52,8 @@ def test_summary_cli_is_the_full_results_counts(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["validate", str(path), "--summary"])
     full = validate(raw, "cayman", "pool")
     assert r.exit_code == 1
-    assert json.loads(r.stdout) == {"gen": "cayman", "engine": "pool", "count": 3000,
+    assert json.loads(r.stdout) == {"schema": "neurondbg.validate-summary/1",
+                                    "gen": "cayman", "engine": "pool", "count": 3000,
                                     "invalid": full.invalid, "failures": full.failures,
                                     "notes": full.note_failures}
     assert summarize(raw, "cayman", "pool").failures == full.failures

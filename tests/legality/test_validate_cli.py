@@ -125,11 +125,15 @@ def test_missing_file_and_usage_errors(tmp_path: Path, prog) -> None:
 
 def test_empty_program_is_refused(prog) -> None:
     path = prog()
-    for args in ((), ("--summary",), ("--json",)):
+    message = f"{path}: empty program: 0 bytes; expected at least one 64-byte record"
+    for args in ((), ("--summary",)):
         r = run(path, *args)
         assert r.exit_code == 2
-        assert r.output == (f"neurondbg: error: {path}: empty program: 0 bytes; expected at "
-                            "least one 64-byte record\n")
+        assert r.output == f"neurondbg: error: {message}\n"
+    r = run(path, "--json")  # the same words as the error document (docs/json.md)
+    assert r.exit_code == 2
+    assert json.loads(r.output) == {"schema": "neurondbg.error/1", "error": message,
+                                    "file": str(path), "exit": 2}
 
 
 def test_engine_choices_match_the_library() -> None:

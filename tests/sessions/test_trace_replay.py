@@ -116,7 +116,8 @@ def test_replay_cli_exit_codes(machine: Machine, program: Path, tmp_path: Path) 
     (tmp_path / "b.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
     bad = runner.invoke(cli, ["replay", str(tmp_path / "b.jsonl"), str(program), "--json"])
     assert bad.exit_code == 1
-    assert json.loads(bad.output) == {"steps": 3, "diverged": True, "divergence": {
+    assert json.loads(bad.output) == {"schema": "neurondbg.replay/1", "steps": 3,
+                                      "diverged": True, "divergence": {
         "step": 2, "line": 3, "field": "pc", "expected": 999, "actual": 128}}
     text = runner.invoke(cli, ["replay", str(tmp_path / "b.jsonl"), str(program)])
     assert text.exit_code == 1 and text.output.startswith(

@@ -13,6 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from neurondbg.documents import Kind
+from tests.json.check import errors
+
 PROGRAM = (
     ".data sb[0:p4, 0] fp32 1.00390625 1.01171875 2.5 0.1 7 1.5 -1.00390625 3\n"
     "MOVE R3=5\n"
@@ -78,7 +81,8 @@ def test_export_writes_the_trace_and_delivers_it_only_when_served(tmp_path: Path
     assert "ties go to the even code, 0x3f80" in page
     assert page.rstrip().endswith("a long part reads 1000…(N bits)…0001")
     assert as_json == ["exported lane p2 e3's trace of step 1 to t.json"]
-    (row,) = json.loads((tmp_path / "t.json").read_text())
+    (row,) = rows = json.loads((tmp_path / "t.json").read_text())
+    assert row["schema"] == "neurondbg.convert/1" and errors(rows, Kind.CONVERT) == []
     assert (row["lane"], row["step"], row["input_bits"], row["output_bits"]) == \
         ([2, 3], 1, "0x3dcccccd", "0x3dcd")
     assert row["trace"]["output_bits"] == "0x3dcd" and row["flags"] == ["inexact"]
@@ -96,6 +100,7 @@ def test_export_lanes_json_holds_every_lane(tmp_path: Path) -> None:
     got = console(tmp_path, "step 2", "export lanes l.json")
     assert got["replies"][1] == ["exported all 32 lanes of step 1 to l.json"]
     doc = json.loads((tmp_path / "l.json").read_text())
+    assert doc["schema"] == "neurondbg.lanes/1" and errors(doc, Kind.LANES) == []
     assert (doc["shape"], doc["src"], doc["dst"], doc["p0"]) == ([4, 8], "fp32", "bf16", 0)
     assert len(doc["lanes"]) == 32
     assert doc["lanes"][1] == {"lane": [0, 1], "input_bits": "0x3f818000",
