@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -75,11 +76,12 @@ CORRESPONDENCE: dict[Opcode, Correspondence] = {
     (op := Opcode[mn]): Correspondence(int(op), op.name, intr, conf, note)
     for mn, intr, conf, note in _PAIRS
 }
+_BY_CODE: dict[int, Correspondence] = {int(k): v for k, v in CORRESPONDENCE.items()}
 
 
 def intrinsic_for_opcode(opcode: int) -> Correspondence | None:
     """The intrinsic an opcode corresponds to, or None."""
-    return CORRESPONDENCE.get(int(opcode))
+    return _BY_CODE.get(int(opcode))
 
 
 def opcodes_for_intrinsic(name: str) -> tuple[int, ...]:
@@ -112,7 +114,7 @@ WIRE_TO_NKI_DTYPE: dict[Dtype, NkiDtype] = {
 }
 
 
-def _enum_name(enum: type, code: int) -> str:
+def _enum_name(enum: type[Enum], code: int) -> str:
     try:
         return enum(code).name
     except ValueError:
@@ -252,7 +254,7 @@ def args_from_fields(opcode: int, fields: Mapping[str, Any], gen: Gen,
     """
     corr = intrinsic_for_opcode(opcode)
     mapper = _FIELD_MAPPERS.get(corr.mnemonic) if corr else None
-    if mapper is None:
+    if corr is None or mapper is None:
         return None
     try:
         args = mapper(fields, gen)
@@ -267,10 +269,11 @@ def args_from_fields(opcode: int, fields: Mapping[str, Any], gen: Gen,
 def check_fields(opcode: int, fields: Mapping[str, Any], gen: Gen,
                  engine: str | None = None) -> Verdict | None:
     """The NKI-level verdict of a decoded instruction (clauses its fields decide)."""
+    corr = intrinsic_for_opcode(opcode)
     args = args_from_fields(opcode, fields, gen, engine)
-    if args is None:
+    if corr is None or args is None:  # (args is None whenever corr is)
         return None
-    return evaluate(CATALOG[intrinsic_for_opcode(opcode).intrinsic], args, gen, partial=True)
+    return evaluate(CATALOG[corr.intrinsic], args, gen, partial=True)
 
 
 # --- where the two levels disagree -----------------------------------------------------
@@ -308,7 +311,7 @@ def _both_psum(*names: str) -> Callable[[Mapping[str, Any]], bool]:
 def _range_start_edge(args: Mapping[str, Any]) -> bool:
     tile = args.get("on_true_tile")
     n = tile.free_size if tile is not None else 1
-    return args.get("range_start", 0) + n == 2 ** 24 + 1
+    return bool(args.get("range_start", 0) + n == 2 ** 24 + 1)
 
 
 def _gpsimd_psum(operand: str) -> Callable[[Mapping[str, Any]], bool]:
