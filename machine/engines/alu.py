@@ -34,7 +34,7 @@ import math
 import struct
 import zlib
 from collections.abc import Callable
-from typing import cast
+from typing import Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -346,7 +346,10 @@ _VI: dict[int, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 }
 
 
-def vector_kind(op: int) -> str | None:
+VectorKind = Literal["fp", "bits", "int"]
+
+
+def vector_kind(op: int) -> VectorKind | None:
     """"fp" (fp32 values), "bits" (uint32 patterns), "int" (uint32 patterns, int band) or None."""
     if op in _VF and op != A.BYPASS:
         return "fp"

@@ -6,7 +6,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -14,9 +14,15 @@ import numpy.typing as npt
 from machine.convert.formats import FloatFormat, IntFormat, parse_format
 from machine.state import MachineState, Region, Write
 
+if TYPE_CHECKING:  # the trace module loads with the first trace
+    from machine.convert.trace import Trace
+
 
 class Fault(Exception):
     """A condition that stops the machine at the faulting instruction (never escapes a step)."""
+
+
+Side = Literal["in", "out"]  # of a conversion's lanes: its inputs or its outputs
 
 
 @dataclass(eq=False)  # identity semantics: MachineState.views holds it in a WeakSet
@@ -49,7 +55,9 @@ class Lanes:
         Each side is watched on its own, so overwriting the destination (the next step,
         an undo) copies only the outputs, and the inputs stay a view while their bytes do.
         """
-        for side, region in (("in", self.source), ("out", self.dest)):
+        sides: tuple[tuple[Side, Region | None], ...] = (("in", self.source),
+                                                         ("out", self.dest))
+        for side, region in sides:
             if region is not None:
                 w = _Watch(region, self, side)
                 self._watches.append(w)  # the state holds it weakly: it lives with the lanes
@@ -64,7 +72,7 @@ class Lanes:
         self.own("in")
         self.own("out")
 
-    def own(self, side: str) -> None:
+    def own(self, side: Side) -> None:
         """Copy one side ("in" / "out") if it still views memory."""
         if side == "in" and self.source is not None:
             self.in_bits = self.in_bits.copy()
@@ -83,7 +91,7 @@ class Lanes:
         p, e = self.in_bits.shape
         return p, e
 
-    def trace(self, partition: int, element: int) -> Any:
+    def trace(self, partition: int, element: int) -> Trace:
         from machine.convert.trace import trace
 
         bits = int(self.in_bits[partition - self.p0, element])
@@ -152,7 +160,7 @@ class _Watch:
 
     __slots__ = ("__weakref__", "lanes", "region", "side")
 
-    def __init__(self, region: Region, lanes: Lanes, side: str) -> None:
+    def __init__(self, region: Region, lanes: Lanes, side: Side) -> None:
         self.region = region
         self.lanes = weakref.ref(lanes)  # no cycle: the lanes keep their watches alive
         self.side = side

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from machine.legality.nki.check import CATALOG, evaluate
 from machine.legality.nki.vocab import FP32, NKI_DTYPES, NkiDtype, ReduceCmd, Scalar, Tile
 from machine.legality.result import Provenance, Verdict
 
+# how surely an opcode and an intrinsic are the same operation (Correspondence)
+Confidence = Literal["HIGH", "MED", "LOW"]
+
 
 @dataclass(frozen=True)
 class Correspondence:
@@ -33,7 +36,7 @@ class Correspondence:
     opcode: int
     mnemonic: str
     intrinsic: str
-    confidence: str  # HIGH: named by DESIGN / the brief; MED: by name; LOW: by function
+    confidence: Confidence  # HIGH: named by DESIGN / the brief; MED: by name; LOW: by function
     note: str = ""
 
     @property
@@ -42,7 +45,7 @@ class Correspondence:
         return self.intrinsic in CATALOG
 
 
-_PAIRS: tuple[tuple[str, str, str, str], ...] = (
+_PAIRS: tuple[tuple[str, str, Confidence, str], ...] = (
     ("RANGE_SELECT", "range_select", "HIGH", ""),
     ("SELECT_REDUCE", "select_reduce", "HIGH", ""),
     ("COPY_PREDICATED", "tensor_copy_predicated", "HIGH", "tile src"),

@@ -29,7 +29,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from machine.isa.spec import Struct
+from machine.isa.spec import Field, Struct
 from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values
 
 Edit = dict[str, Any]
@@ -69,12 +69,12 @@ def _norm(value: Any) -> int | tuple[int, ...]:
     return tuple(int(x) for x in value) if isinstance(value, tuple | list) else int(value)
 
 
-def _scan_fields(clause: Clause, struct: Struct) -> list[Any]:
+def _scan_fields(clause: Clause, struct: Struct) -> list[Field]:
     """The one-byte scalar fields of the clause the generic search tries all 256 values of."""
     return [f for f in _searched(clause, struct) if f.count == 1 and f.itemsize == 1]
 
 
-def _searched(clause: Clause, struct: Struct) -> list[Any]:
+def _searched(clause: Clause, struct: Struct) -> list[Field]:
     """Every field of the clause the generic search may edit."""
     return [struct.field(n) for n in dict.fromkeys(clause.fields)
             if n not in FROZEN and n not in clause.frozen]
