@@ -225,7 +225,7 @@ class _InputReader(io.FileIO):
         self._within_limit()
         return n
 
-    def read(self, size: int | None = -1) -> bytes | None:
+    def read(self, size: int | None = -1) -> bytes:
         if size is None or size < 0:
             return self.readall()
         try:
@@ -256,14 +256,15 @@ class _InputText(io.TextIOWrapper):
     """UTF-8 text of one user's input: bytes that are not UTF-8 are an InputFileError
     naming the file and the byte offset."""
 
-    def __init__(self, buffer: io.BufferedReader, path: str | Path) -> None:
+    def __init__(self, buffer: io.BufferedReader[_InputReader], path: str | Path) -> None:
         super().__init__(buffer, encoding="utf-8", errors="strict")
         self._path = path
+        self._bytes = buffer  # `buffer`, typed as what it is (typeshed: a narrower protocol)
 
     def _not_utf8(self, e: UnicodeDecodeError) -> InputFileError:
         # the decoder was handed the bytes up to the buffer's position (with any bytes of
         # a character the previous chunk began): e.start counts from there
-        at = self.buffer.tell() - len(e.object) + e.start
+        at = self._bytes.tell() - len(e.object) + e.start
         return InputFileError(f"{self._path}: offset {at}: expected UTF-8 text")
 
     def read(self, size: int | None = -1) -> str:
@@ -272,13 +273,15 @@ class _InputText(io.TextIOWrapper):
         except UnicodeDecodeError as e:
             raise self._not_utf8(e) from None
 
-    def readline(self, size: int | None = -1) -> str:
+    # typeshed's _IOBase types readline and __next__ as bytes for text streams too (its
+    # TextIOWrapper stub ignores the same conflict): str is what they return
+    def readline(self, size: int = -1) -> str:  # type: ignore[override]
         try:
             return super().readline(size)
         except UnicodeDecodeError as e:
             raise self._not_utf8(e) from None
 
-    def __next__(self) -> str:
+    def __next__(self) -> str:  # type: ignore[override]  # (see readline)
         try:
             return super().__next__()
         except UnicodeDecodeError as e:
@@ -485,6 +488,17 @@ def _held_items(doc: dict[str, Any], where: str | Path, max_items: int) -> None:
                 stack.append((child, value))
 
 
+def _read_into(fh: IO[bytes], view: memoryview) -> int:
+    """Bytes of `fh` read into `view` (0 at the end): in place where the stream has
+    readinto (every buffered or raw binary stream: a file, a zip member, BytesIO), else
+    read and copied."""
+    if isinstance(fh, io.BufferedIOBase | io.RawIOBase):
+        return fh.readinto(view) or 0
+    data = fh.read(len(view))
+    view[:len(data)] = data
+    return len(data)
+
+
 def read_npy(fh: IO[bytes], where: str, *, what: str, dtypes: tuple[np.dtype, ...],
              max_shape: tuple[int, ...]) -> np.ndarray:
     """The array of one `.npy` stream, judged by its header before anything is allocated.
@@ -519,10 +533,10 @@ def read_npy(fh: IO[bytes], where: str, *, what: str, dtypes: tuple[np.dtype, ..
                              f"(at most {bound}); expected {what}")
     # the shape is bounded now, so the buffer is too
     out = np.empty(shape[::-1] if fortran else shape, dtype=dtype)
-    view = memoryview(out.reshape(-1).view(np.uint8))  # any dtype, bytes in place
+    view = out.reshape(-1).view(np.uint8).data  # any dtype, bytes in place
     got = 0
     while got < view.nbytes:
-        n = fh.readinto(view[got:])
+        n = _read_into(fh, view[got:])
         if not n:
             raise InputFileError(f"{where}: truncated: the header promises {view.nbytes} bytes "
                                  f"of array data, the file holds {got}")

@@ -38,7 +38,7 @@ from machine.convert._iss_vec import (
     mode_of,
     pack_bias,
 )
-from machine.convert._trace_codec import bitstr, decode
+from machine.convert._trace_codec import Decoded, bitstr, decode
 from machine.convert._trace_model import (
     ROLES,
     STEP_NAMES,
@@ -139,7 +139,7 @@ def _decode_int(lane: _Lane, bits: int, width: int, is_signed: bool, note: str =
     return v
 
 
-def _decode_float(lane: _Lane, bits: int, fmt: FloatFormat):
+def _decode_float(lane: _Lane, bits: int, fmt: FloatFormat) -> Decoded:
     d = decode(bits, fmt)
     f = d.fields or {}
     b = bitstr(bits, fmt.bits)
@@ -151,7 +151,7 @@ def _decode_float(lane: _Lane, bits: int, fmt: FloatFormat):
     return d
 
 
-def _encode_float(lane: _Lane, code: int, fmt: FloatFormat, how: str):
+def _encode_float(lane: _Lane, code: int, fmt: FloatFormat, how: str) -> Decoded:
     d = decode(code, fmt)
     lane.add("encode", "Encoding", f"{how}: 0x{code:0{fmt.bits // 4}x} = {show(d.value)}", "",
              bitstr(code, fmt.bits), d.marks, {"code": code, "value": d.value})
@@ -345,7 +345,7 @@ def _trace_fp_to_int(bits: int, src: str, width: int, is_signed: bool) -> Trace:
                        "integer")
 
 
-def _truncate(lane: _Lane, d, fmt: FloatFormat, dst: str, lo: int, hi: int,
+def _truncate(lane: _Lane, d: Decoded, fmt: FloatFormat, dst: str, lo: int, hi: int,
               is_signed: bool) -> int:
     e = d.sig.bit_length() - 1 + d.exp2 if d.sig else fmt.emin
     sh = -d.exp2  # right shift of the significand: mantissa-width + bias - exponent

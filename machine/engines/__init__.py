@@ -72,7 +72,8 @@ def handler_for(opcode: int, engine: str, gen: Gen) -> tuple[Handler | None, str
     if "seq" not in info.engines and engine not in info.engines and not info.pseudo:
         where = ", ".join(sorted(info.engines)) or "no modelled engine"
         return None, f"{info.name} does not run on the {engine} engine (it runs on: {where})"
-    h = (_handlers if _handlers is not None else _all_handlers()).get(opcode)
+    # every key of OPCODES is an Opcode member: `info` was found, so this cannot raise
+    h = (_handlers if _handlers is not None else _all_handlers()).get(Opcode(opcode))
     if info.pseudo and "seq" not in info.engines and engine not in info.engines and h is None:
         where = ", ".join(sorted(info.engines)) or "no modelled engine"
         return None, f"{info.name} does not run on the {engine} engine (it runs on: {where})"

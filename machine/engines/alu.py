@@ -34,8 +34,10 @@ import math
 import struct
 import zlib
 from collections.abc import Callable
+from typing import Literal, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from machine.dtypes import Dtype
 from machine.isa.enums import AluOp as A
@@ -52,13 +54,13 @@ class AluFault(Exception):
 def f32_bits(x: float) -> int:
     """Round a Python float to fp32 (RNE) and return its bits."""
     try:
-        return _I.unpack(_F.pack(x))[0]
+        return cast(int, _I.unpack(_F.pack(x))[0])  # "<I" unpacks one int
     except OverflowError:  # finite double beyond fp32 range rounds to infinity (RNE)
         return 0xFF800000 if x < 0 else 0x7F800000
 
 
 def bits_f32(b: int) -> float:
-    return _F.unpack(_I.pack(b & M32))[0]
+    return cast(float, _F.unpack(_I.pack(b & M32))[0])  # "<f" unpacks one float
 
 
 def s32(b: int) -> int:
@@ -122,11 +124,14 @@ def _rsqrt(a: float, _b: float) -> float:
     return math.nan if a < 0 or math.isnan(a) else 1.0 / math.sqrt(a)
 
 
+Num = int | float  # a value in the instruction's domain
 # Ops on the value in the instruction's domain (int for INT32/UINT32, float for FP32).
-_ARITH: dict[int, Callable] = {
+_ARITH: dict[int, Callable[[Num, Num], Num]] = {
     A.BYPASS: lambda a, b: a,
     A.ADD: lambda a, b: a + b, A.SUBTRACT: lambda a, b: a - b, A.MULT: lambda a, b: a * b,
-    A.DIVIDE: lambda a, b: _fdiv(a, b) if isinstance(a, float) else _idiv(a, b),
+    # both operands are in one domain: the int form when neither is a float
+    A.DIVIDE: lambda a, b: (_fdiv(a, b) if isinstance(a, float) or isinstance(b, float)
+                            else _idiv(a, b)),
     A.MAX: lambda a, b: _fmax(a, b) if isinstance(a, float) else max(a, b),
     A.MIN: lambda a, b: _fmin(a, b) if isinstance(a, float) else min(a, b),
     A.LOGICAL_AND: lambda a, b: int(bool(a) and bool(b)),
@@ -137,7 +142,8 @@ _ARITH: dict[int, Callable] = {
     A.IS_LE: lambda a, b: int(a <= b), A.IS_LT: lambda a, b: int(a < b),
     A.ABS_DIFF: lambda a, b: abs(a - b), A.ABS_VALUE: lambda a, b: abs(a),
     A.POW: lambda a, b: _pow(float(a), float(b)),
-    A.MOD: lambda a, b: _fmod(a, b) if isinstance(a, float) else _imod(a, b),
+    A.MOD: lambda a, b: (_fmod(a, b) if isinstance(a, float) or isinstance(b, float)
+                         else _imod(a, b)),
     A.RSQRT: lambda a, b: _rsqrt(float(a), b),
     A.ABS_MAX: lambda a, b: max(abs(a), abs(b)), A.ABS_MIN: lambda a, b: min(abs(a), abs(b)),
     A.RELU: lambda a, b: a if (a > 0 or a != a) else type(a)(0), A.SQUARE: lambda a, b: a * a,
@@ -209,16 +215,15 @@ def alu32(op: int, a: int, b: int, dtype: int, dst_dtype: int | None = None) -> 
         return f(x, y) & M32  # integer in, integer pattern out, whatever the dtypes say
     if op == A.BYPASS:  # pass-through: the source bits, untouched (no float round trip)
         return a & M32 if out == dtype else to_bits(from_bits(a, dtype), out)
-    x, y = from_bits(a, dtype), from_bits(b, dtype)
+    u, w = from_bits(a, dtype), from_bits(b, dtype)
     if dtype == Dtype.FP32:
-        if op in _LANE_OPS or x != x or y != y:  # NaN operands: numpy's NaN bits
+        if op in _LANE_OPS or u != u or w != w:  # NaN operands: numpy's NaN bits
             return _lane_result(op, a, b, out)
-        r = _ARITH[op](x, y)
-        if r != r:  # an invalid operation: the default NaN numpy gives, not math.nan's
+        v = _ARITH[op](u, w)
+        if v != v:  # an invalid operation: the default NaN numpy gives, not math.nan's
             return _lane_result(op, a, b, out)
-        r = bits_f32(f32_bits(float(r)))  # round every fp result to fp32 first
-        return to_bits(r, out)
-    return to_bits(_ARITH[op](x, y), out)
+        return to_bits(bits_f32(f32_bits(float(v))), out)  # every fp result to fp32 first
+    return to_bits(_ARITH[op](u, w), out)
 
 
 # FP32 ops whose scalar result comes from the vector form (see the module docstring).
@@ -252,10 +257,11 @@ def alu64(op: int, a: int, b: int, signed: bool) -> int:
     b &= M64
     if op in _BITS:
         n = b & 63
-        r = {A.BITWISE_NOT: ~a, A.ARITH_SHIFT_LEFT: a << n, A.LOGICAL_SHIFT_LEFT: a << n,
-             A.ARITH_SHIFT_RIGHT: s64(a) >> n, A.LOGICAL_SHIFT_RIGHT: a >> n,
-             A.BITWISE_AND: a & b, A.BITWISE_OR: a | b, A.BITWISE_XOR: a ^ b}[op]
-        return r & M64
+        results: dict[int, int] = {
+            A.BITWISE_NOT: ~a, A.ARITH_SHIFT_LEFT: a << n, A.LOGICAL_SHIFT_LEFT: a << n,
+            A.ARITH_SHIFT_RIGHT: s64(a) >> n, A.LOGICAL_SHIFT_RIGHT: a >> n,
+            A.BITWISE_AND: a & b, A.BITWISE_OR: a | b, A.BITWISE_XOR: a ^ b}
+        return results[op] & M64
     if op in _INT:
         sign, f = _INT[op]
         return f(s64(a) if sign else a, s64(b) if sign else b) & M64
@@ -264,7 +270,11 @@ def alu64(op: int, a: int, b: int, signed: bool) -> int:
 
 
 # -- vector form (tensor engines) ---------------------------------------------------
-def _np_int(fn: Callable, signed: bool) -> Callable:
+I64 = npt.NDArray[np.int64]
+VecOp = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _np_int(fn: Callable[[I64, I64], I64], signed: bool) -> VecOp:
     def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         t = np.int64
         x = a.view(np.int32).astype(t) if signed else a.view(np.uint32).astype(t)
@@ -273,14 +283,14 @@ def _np_int(fn: Callable, signed: bool) -> Callable:
     return run
 
 
-def _vdiv(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _vdiv(x: I64, y: I64) -> I64:
     if np.any(y == 0):
         raise AluFault("integer division by zero")
     q = np.abs(x) // np.abs(y)
-    return np.where((x < 0) == (y < 0), q, -q)
+    return np.where(np.equal(x < 0, y < 0), q, -q)
 
 
-def _vmod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _vmod(x: I64, y: I64) -> I64:
     return x - _vdiv(x, y) * y
 
 
@@ -336,7 +346,10 @@ _VI: dict[int, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 }
 
 
-def vector_kind(op: int) -> str | None:
+VectorKind = Literal["fp", "bits", "int"]
+
+
+def vector_kind(op: int) -> VectorKind | None:
     """"fp" (fp32 values), "bits" (uint32 patterns), "int" (uint32 patterns, int band) or None."""
     if op in _VF and op != A.BYPASS:
         return "fp"

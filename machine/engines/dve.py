@@ -28,8 +28,8 @@ from machine.state import MachineState, Region
 
 _FOLD = {AluOp.ADD: np.add, AluOp.SUBTRACT: np.add, AluOp.MULT: np.multiply,
          AluOp.MAX: np.maximum, AluOp.MIN: np.minimum}
-_IDENTITY = {AluOp.ADD: 0.0, AluOp.SUBTRACT: 0.0, AluOp.MULT: 1.0, AluOp.MAX: -np.inf,
-             AluOp.MIN: np.inf}
+_IDENTITY: dict[int, float] = {AluOp.ADD: 0.0, AluOp.SUBTRACT: 0.0, AluOp.MULT: 1.0,
+                               AluOp.MAX: -np.inf, AluOp.MIN: np.inf}
 
 
 def scalar_operand(ctx: Context, mode: int, raw: int, rows: slice, what: str) -> np.ndarray:

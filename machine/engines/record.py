@@ -6,16 +6,23 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from machine.convert.formats import FloatFormat, IntFormat, parse_format
-from machine.state import Write
+from machine.state import MachineState, Region, Write
+
+if TYPE_CHECKING:  # the trace module loads with the first trace
+    from machine.convert.trace import Trace
 
 
 class Fault(Exception):
     """A condition that stops the machine at the faulting instruction (never escapes a step)."""
+
+
+Side = Literal["in", "out"]  # of a conversion's lanes: its inputs or its outputs
 
 
 @dataclass(eq=False)  # identity semantics: MachineState.views holds it in a WeakSet
@@ -34,25 +41,29 @@ class Lanes:
     out_bits: np.ndarray = field(repr=False)
     mask: np.ndarray | None = field(default=None, repr=False)  # predicated: lanes written
     profile: str = "neuron"
-    source: Any = field(default=None, repr=False)  # the src Region while in_bits views memory
-    dest: Any = field(default=None, repr=False)  # the dst Region while out_bits views memory
+    # the src Region while in_bits views memory
+    source: Region | None = field(default=None, repr=False)
+    # the dst Region while out_bits views memory
+    dest: Region | None = field(default=None, repr=False)
     write: Write | None = field(default=None, repr=False)  # the step's Write whose `new` is it
 
     _watches: list[_Watch] = field(default_factory=list, init=False, repr=False)
 
-    def watch(self, state: Any) -> None:
+    def watch(self, state: MachineState) -> None:
         """Have MachineState copy each side still viewing memory before that memory changes.
 
         Each side is watched on its own, so overwriting the destination (the next step,
         an undo) copies only the outputs, and the inputs stay a view while their bytes do.
         """
-        for side, region in (("in", self.source), ("out", self.dest)):
+        sides: tuple[tuple[Side, Region | None], ...] = (("in", self.source),
+                                                         ("out", self.dest))
+        for side, region in sides:
             if region is not None:
                 w = _Watch(region, self, side)
                 self._watches.append(w)  # the state holds it weakly: it lives with the lanes
                 state.watch(w)
 
-    def overlaps(self, region: Any) -> bool:
+    def overlaps(self, region: Region) -> bool:
         return ((self.source is not None and self.source.overlaps(region))
                 or (self.dest is not None and self.dest.overlaps(region)))
 
@@ -61,7 +72,7 @@ class Lanes:
         self.own("in")
         self.own("out")
 
-    def own(self, side: str) -> None:
+    def own(self, side: Side) -> None:
         """Copy one side ("in" / "out") if it still views memory."""
         if side == "in" and self.source is not None:
             self.in_bits = self.in_bits.copy()
@@ -77,16 +88,17 @@ class Lanes:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.in_bits.shape  # type: ignore[return-value]
+        p, e = self.in_bits.shape
+        return p, e
 
-    def trace(self, partition: int, element: int) -> Any:
+    def trace(self, partition: int, element: int) -> Trace:
         from machine.convert.trace import trace
 
         bits = int(self.in_bits[partition - self.p0, element])
         return trace(bits, self.src, self.dst, mode="rint", sat=self.sat, profile=self.profile)
 
     @cached_property
-    def values(self) -> tuple[np.ndarray, np.ndarray]:
+    def values(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """(input, output) values as float64 (the fp32 hub value for the input)."""
         return decode_values(self.in_bits, self.src), decode_values(self.out_bits, self.dst)
 
@@ -129,7 +141,7 @@ class Lanes:
             out = {k: v & self.mask for k, v in out.items()}
         return out
 
-    def _hub_ties(self, x: np.ndarray) -> np.ndarray:
+    def _hub_ties(self, x: npt.NDArray[np.float64]) -> np.ndarray:
         """Lanes whose entry into the fp32 hub is itself a tie (integers beyond 2^24)."""
         if not isinstance(parse_format(self.src), IntFormat):
             return np.zeros(x.shape, bool)  # every float source widens to fp32 exactly
@@ -137,7 +149,7 @@ class Lanes:
 
         lo, hi = (decode_values(convert(self.in_bits, self.src, "fp32", m, False, "ieee"),
                                 "fp32") for m in ("floor", "ceil"))
-        return (lo != hi) & ((x - lo) == (hi - x))
+        return np.logical_and(np.not_equal(lo, hi), np.equal(x - lo, hi - x))
 
     def counts(self) -> dict[str, int]:
         return {k: int(v.sum()) for k, v in self.flags.items()}
@@ -148,12 +160,12 @@ class _Watch:
 
     __slots__ = ("__weakref__", "lanes", "region", "side")
 
-    def __init__(self, region: Any, lanes: Lanes, side: str) -> None:
+    def __init__(self, region: Region, lanes: Lanes, side: Side) -> None:
         self.region = region
         self.lanes = weakref.ref(lanes)  # no cycle: the lanes keep their watches alive
         self.side = side
 
-    def overlaps(self, region: Any) -> bool:
+    def overlaps(self, region: Region) -> bool:
         return self.region.overlaps(region)
 
     def materialize(self) -> None:
@@ -171,7 +183,7 @@ def _table(fmt: str) -> np.ndarray:
     return decode_value(np.arange(1 << f.bits, dtype=f.container), fmt)
 
 
-def decode_values(bits: np.ndarray, fmt: str) -> np.ndarray:
+def decode_values(bits: np.ndarray, fmt: str) -> npt.NDArray[np.float64]:
     """Values of encodings as float64: a table lookup up to 16 bits, views for 32 bits."""
     f = parse_format(fmt)
     with np.errstate(all="ignore"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, cast
 
 from machine.dtypes import Dtype, dtype_name
 from machine.engines.alu import (
@@ -158,9 +158,9 @@ def _branch_taken(st: MachineState, f: dict[str, Any]) -> bool:
 def _branch_target(ctx: Context, f: dict[str, Any]) -> int:
     mode = f["target_mode"]
     if mode == BrTargetMode.REL_IMM:
-        return ctx.pc + f["br_immediate"]  # relative to the branch's own address, in bytes
+        return ctx.pc + int(f["br_immediate"])  # relative to the branch's own address, bytes
     if mode == BrTargetMode.ABS_IMM:
-        return f["br_immediate"]
+        return int(f["br_immediate"])
     if mode in (BrTargetMode.REGISTER, BrTargetMode.REL_REGISTER):
         lo = _read(ctx.state, f["target_reg_lo"], "target_reg_lo")
         hi_spec = f["target_reg_hi"]  # 0 = no high half (R0 is never meant as one)
@@ -312,7 +312,6 @@ HANDLERS: dict[Op, Handler] = {
 
 
 # -- fast closures -------------------------------------------------------------------------
-FastOp = Callable[[], int]
 # integer ALU ops a fast step runs inline: (operator's C function, whether the result is
 # masked to 32 bits, the operator's symbol for generated code); any other op goes
 # through alu32
@@ -344,14 +343,25 @@ class Inline:
     exit: str | None = None
 
 
+class FastOp(Protocol):
+    """A fast closure: runs its record, returns the next record's index; `inline` is the
+    same step as straight-line code (every builder of FAST attaches one: `_with`)."""
+
+    inline: Inline
+
+    def __call__(self) -> int: ...
+
+
 def inline_of(op: FastOp) -> Inline:
-    """The Inline a fast closure carries (every builder of FAST attaches one: `_with`)."""
-    return op.inline  # type: ignore[attr-defined]
+    """The Inline a fast closure carries."""
+    return op.inline
 
 
-def _with(fn: FastOp, inline: Inline) -> FastOp:
-    fn.inline = inline  # type: ignore[attr-defined]
-    return fn
+def _with(fn: Callable[[], int], inline: Inline) -> FastOp:
+    """`fn` carrying `inline`: a plain function (an attribute costs its calls nothing, a
+    wrapper object would cost each fast step a call)."""
+    fn.__dict__["inline"] = inline
+    return cast(FastOp, fn)  # fn now has the `inline` a FastOp declares
 
 
 @dataclass(frozen=True)
@@ -537,9 +547,9 @@ def _fast_branch(s: Site) -> FastOp | None:
                                                      s.base, s.nxt, s.count)
     mode = f["target_mode"]
     if mode == BrTargetMode.REL_IMM:
-        target = pc + f["br_immediate"]
+        target = pc + int(f["br_immediate"])
     elif mode == BrTargetMode.ABS_IMM:
-        target = f["br_immediate"]
+        target = int(f["br_immediate"])
     else:
         return None
     if (target - base) % RECORD_BYTES or not base <= target <= base + count * RECORD_BYTES:
@@ -562,9 +572,9 @@ def _fast_branch(s: Site) -> FastOp | None:
     def taken(test: str, env: tuple[tuple[str, Any], ...] = ()) -> Inline:
         return Inline((), word0, env, exit=f"{t} if {test} else {nxt}")
     if src == "IMM":
-        b = f["cmp_immediate"] if conv is None else conv(f["cmp_immediate"])
+        imm = int(f["cmp_immediate"])
         if conv is s32:  # signed: compare the sign-flipped 32-bit patterns, no s32 call
-            bb = (b & M32) ^ _SIGN
+            bb = (s32(imm) & M32) ^ _SIGN
 
             def br_imm_s32() -> int:
                 steps_append(word0)
@@ -573,8 +583,9 @@ def _fast_branch(s: Site) -> FastOp | None:
         if conv is None:
             def br_imm() -> int:
                 steps_append(word0)
-                return t if cmp(R[r0], b) else nxt
-            return _with(br_imm, taken(f"R[{r0}] {sym} {b}"))
+                return t if cmp(R[r0], imm) else nxt
+            return _with(br_imm, taken(f"R[{r0}] {sym} {imm}"))
+        b = conv(imm)
 
         def br_imm_conv() -> int:
             steps_append(word0)

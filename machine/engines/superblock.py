@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from machine.engines.seq import Inline
 from machine.state import MachineState
@@ -62,4 +62,6 @@ def superblock(entry: int, records: Sequence[tuple[int, Inline]], state: Machine
     ns: dict[str, Any] = {}
     exec(compile("\n".join(lines), f"<superblock {entry}>", "exec"), ns)  # our own code only
     j = state.journal
-    return ns["make"](state.R, j.regs.fromlist, j.steps.extend, words, *env.values())
+    # `make`, as generated above, returns its `block`: a Block
+    return cast(Block, ns["make"](state.R, j.regs.fromlist, j.steps.extend, words,
+                                  *env.values()))

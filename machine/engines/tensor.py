@@ -143,7 +143,7 @@ def cast_direct(state: MachineState, plan: DirectCast) -> Lanes:
     src, dst = plan.src, plan.dst
     v = plan.views
     fresh = v is None or v.sbuf is not state.sbuf or v.psum is not state.psum
-    if fresh:
+    if v is None or fresh:  # (v is None: fresh; said again so the checker narrows v)
         v = plan.views = _bind(state, plan)  # first: it may move memory into a memfd
     view, journaled = state.open_write(dst, v.view)
     if v.bits is not None:  # the source's view of memory, kept

@@ -32,6 +32,7 @@ import numpy as np
 from machine.dtypes import Gen
 from machine.isa import addr as isa_addr
 from machine.isa import opcodes as isa_opcodes
+from machine.isa.spec import Struct
 from machine.isa.structs import STRUCTS
 from machine.legality.messages import MessagePattern
 from machine.legality.messages import words as message_words
@@ -340,14 +341,14 @@ _WORD_PROBES = (0, 1, 2, 4, 8, 64, 0x1000001, 0xFF800000, 0x7F7FFFFF, 0xFFFFFFFF
 _BYTE_ARRAY_PROBES = (1, 64, 130, 200)
 
 
-def _probes(struct, name: str) -> list[Any]:
+def _probes(struct: Struct, name: str) -> list[int | tuple[int, ...]]:
     f = struct.field(name)
     lo, hi = f.bounds
     if f.count == 1:
         if f.itemsize == 1:
             return list(range(lo, hi + 1))
         base = _ADDR_PROBES if f.role == "addr4" else _WORD_PROBES
-        out = [v for v in base if lo <= v <= hi]
+        out: list[int | tuple[int, ...]] = [v for v in base if lo <= v <= hi]
         if f.signed:
             out += [v for v in (-(1 << 31), 1 << 31, -1) if lo <= v <= hi]
         return out
@@ -522,8 +523,10 @@ def _refined(site: Site, struct: Any, recs: np.ndarray, hits: np.ndarray, others
                     edits += [{f: v} for v in _opcode_probes(site.predicate, rec)]
                     continue
                 edits += [{f: v} for v in _probes(struct, f)[:256]]
-                if struct.field(f).role == "addr4":  # the same address, shape-register mode
-                    word = int(values[f]) & isa_addr.ADDRESS_MASK
+                value = values[f]
+                # the same address, shape-register mode (an addr4 field is one int)
+                if struct.field(f).role == "addr4" and isinstance(value, int):
+                    word = value & isa_addr.ADDRESS_MASK
                     edits.append({f: word | isa_addr.SHAPE_BIT})
         if edits:
             out.append(_edited(rec, [e for e in edits if _fits(struct, e)]))

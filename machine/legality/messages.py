@@ -16,8 +16,8 @@ identifiers, numbers and comparison operators, so quotes, backticks, punctuation
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from typing import Protocol, TypeVar
+from dataclasses import Field, dataclass, field, replace
+from typing import Any, ClassVar, Protocol, TypeVar
 
 _TOKEN = re.compile(r"[a-z0-9_]+|<=|>=|==|!=|\|\||&&")
 _MARKS = re.compile(r"(\.\.\.|…|<[A-Za-z_][A-Za-z_ ]*>|\[|\])")
@@ -75,8 +75,15 @@ def message(text: str, source: str) -> MessagePattern:
 
 
 class _Quotable(Protocol):
-    messages: tuple[MessagePattern, ...]
-    aliases: tuple[str, ...]
+    """A dataclass (frozen or not: the fields are read-only here) with the two fields."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    @property
+    def messages(self) -> tuple[MessagePattern, ...]: ...
+
+    @property
+    def aliases(self) -> tuple[str, ...]: ...
 
 
 R = TypeVar("R", bound=_Quotable)
@@ -86,5 +93,4 @@ def quoting(rule: R, *messages: MessagePattern, aliases: tuple[str, ...] = ()) -
     """`rule` (a wire Clause or an NKI ClauseSpec) declaring the messages the references
     quote for it and the other names they give it (a sema helper it raises through, a
     misspelling)."""
-    return replace(rule, messages=rule.messages + messages,  # type: ignore[type-var]
-                   aliases=rule.aliases + aliases)
+    return replace(rule, messages=rule.messages + messages, aliases=rule.aliases + aliases)

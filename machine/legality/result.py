@@ -147,9 +147,10 @@ class Verdict:
         first, *rest = path.split(PATH_SEP)
         node = self.clause(first)
         for name in rest:
-            node = next((c for c in node.children if c.name == name), None)
-            if node is None:
+            child = next((c for c in node.children if c.name == name), None)
+            if child is None:
                 raise KeyError(path)
+            node = child
         return node
 
     def failing_paths(self) -> list[str]:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from machine.dtypes import Gen
 from machine.legality.explain import summarize, validate
-from machine.legality.wire.bulk import summarize_raw, validate_raw
+from machine.legality.wire.bulk import Summary, summarize_raw, validate_raw
 from machine.legality.wire.samples import EXAMPLES, example
 from neurondbg.cli import cli
 
@@ -57,3 +57,18 @@ def test_summary_cli_is_the_full_results_counts(tmp_path: Path) -> None:
                                     "invalid": full.invalid, "failures": full.failures,
                                     "notes": full.note_failures}
     assert summarize(raw, "cayman", "pool").failures == full.failures
+
+
+SUMMARY_FIELDS = {"gen": (Gen.CAYMAN, Gen.SUNDA), "count": (6, 7), "engine": (None, "pool"),
+                  "invalid": (0, 1), "failures": ({}, {"x": 1}),
+                  "note_failures": ({}, {"n": 2})}
+
+
+@pytest.mark.parametrize("changed", sorted(SUMMARY_FIELDS))
+def test_summaries_are_equal_exactly_when_every_count_is(changed: str) -> None:
+    first = {k: v[0] for k, v in SUMMARY_FIELDS.items()}
+    s = Summary(**first)
+    other = {**first, changed: SUMMARY_FIELDS[changed][1]}
+    assert s == Summary(**first) and s != Summary(**other)
+    assert s != tuple(first.values())  # equal to Summaries only
+    assert getattr(s, changed) == first[changed]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from typing import Any, Literal
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from machine.legality.nki.check import CATALOG, evaluate
 from machine.legality.nki.vocab import FP32, NKI_DTYPES, NkiDtype, ReduceCmd, Scalar, Tile
 from machine.legality.result import Provenance, Verdict
 
+# how surely an opcode and an intrinsic are the same operation (Correspondence)
+Confidence = Literal["HIGH", "MED", "LOW"]
+
 
 @dataclass(frozen=True)
 class Correspondence:
@@ -32,7 +36,7 @@ class Correspondence:
     opcode: int
     mnemonic: str
     intrinsic: str
-    confidence: str  # HIGH: named by DESIGN / the brief; MED: by name; LOW: by function
+    confidence: Confidence  # HIGH: named by DESIGN / the brief; MED: by name; LOW: by function
     note: str = ""
 
     @property
@@ -41,7 +45,7 @@ class Correspondence:
         return self.intrinsic in CATALOG
 
 
-_PAIRS: tuple[tuple[str, str, str, str], ...] = (
+_PAIRS: tuple[tuple[str, str, Confidence, str], ...] = (
     ("RANGE_SELECT", "range_select", "HIGH", ""),
     ("SELECT_REDUCE", "select_reduce", "HIGH", ""),
     ("COPY_PREDICATED", "tensor_copy_predicated", "HIGH", "tile src"),
@@ -75,11 +79,12 @@ CORRESPONDENCE: dict[Opcode, Correspondence] = {
     (op := Opcode[mn]): Correspondence(int(op), op.name, intr, conf, note)
     for mn, intr, conf, note in _PAIRS
 }
+_BY_CODE: dict[int, Correspondence] = {int(k): v for k, v in CORRESPONDENCE.items()}
 
 
 def intrinsic_for_opcode(opcode: int) -> Correspondence | None:
     """The intrinsic an opcode corresponds to, or None."""
-    return CORRESPONDENCE.get(int(opcode))
+    return _BY_CODE.get(int(opcode))
 
 
 def opcodes_for_intrinsic(name: str) -> tuple[int, ...]:
@@ -112,7 +117,7 @@ WIRE_TO_NKI_DTYPE: dict[Dtype, NkiDtype] = {
 }
 
 
-def _enum_name(enum: type, code: int) -> str:
+def _enum_name(enum: type[Enum], code: int) -> str:
     try:
         return enum(code).name
     except ValueError:
@@ -252,7 +257,7 @@ def args_from_fields(opcode: int, fields: Mapping[str, Any], gen: Gen,
     """
     corr = intrinsic_for_opcode(opcode)
     mapper = _FIELD_MAPPERS.get(corr.mnemonic) if corr else None
-    if mapper is None:
+    if corr is None or mapper is None:
         return None
     try:
         args = mapper(fields, gen)
@@ -267,10 +272,11 @@ def args_from_fields(opcode: int, fields: Mapping[str, Any], gen: Gen,
 def check_fields(opcode: int, fields: Mapping[str, Any], gen: Gen,
                  engine: str | None = None) -> Verdict | None:
     """The NKI-level verdict of a decoded instruction (clauses its fields decide)."""
+    corr = intrinsic_for_opcode(opcode)
     args = args_from_fields(opcode, fields, gen, engine)
-    if args is None:
+    if corr is None or args is None:  # (args is None whenever corr is)
         return None
-    return evaluate(CATALOG[intrinsic_for_opcode(opcode).intrinsic], args, gen, partial=True)
+    return evaluate(CATALOG[corr.intrinsic], args, gen, partial=True)
 
 
 # --- where the two levels disagree -----------------------------------------------------
@@ -308,7 +314,7 @@ def _both_psum(*names: str) -> Callable[[Mapping[str, Any]], bool]:
 def _range_start_edge(args: Mapping[str, Any]) -> bool:
     tile = args.get("on_true_tile")
     n = tile.free_size if tile is not None else 1
-    return args.get("range_start", 0) + n == 2 ** 24 + 1
+    return bool(args.get("range_start", 0) + n == 2 ** 24 + 1)
 
 
 def _gpsimd_psum(operand: str) -> Callable[[Mapping[str, Any]], bool]:

@@ -108,8 +108,9 @@ def check_call(call: Mapping[str, Any], where: str = "call") -> Verdict:
     return evaluate(intrinsic, args, gen)
 
 
-def check_calls(calls: Sequence[Mapping[str, Any]]) -> list[Verdict]:
-    """Verdicts of a list of calls; errors name the call index ("call 3: ...")."""
+def check_calls(calls: object) -> list[Verdict]:
+    """Verdicts of a list of calls (parsed JSON: anything until checked); errors name the
+    call index ("call 3: ...")."""
     if not isinstance(calls, Sequence) or isinstance(calls, (str, bytes)):
         raise NkiInputError(f"expected a list of calls, got {_show(calls)}")
     return [check_call(c, f"call {i}") for i, c in enumerate(calls)]

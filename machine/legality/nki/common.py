@@ -10,7 +10,7 @@ the provenance section text where the reference gives one.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from machine.dtypes import Gen
 from machine.legality.messages import message, quoting
@@ -161,8 +161,9 @@ def op_in(name: str, arg: str, legal: tuple[str, ...], why: str,
 
 def out_dtype(args: Mapping[str, Any], base: str) -> NkiDtype | None:
     """The instruction's output dtype: `dtype` if given, else the `base` arg's dtype."""
-    if args.get("dtype") is not None:
-        return args["dtype"]
+    given = args.get("dtype")
+    if given is not None:  # parsed (machine.legality.nki.args): an NkiDtype
+        return cast(NkiDtype, given)
     value = args.get(base)
     return value.dtype if isinstance(value, (Tile, Scalar)) else None
 
@@ -171,11 +172,11 @@ def _op_text(op: str | None) -> str:
     return "None" if op is None else f"np.{op}"
 
 
-def is_tile(x: Any) -> bool:
+def is_tile(x: object) -> TypeGuard[Tile]:
     return isinstance(x, Tile)
 
 
-def is_scalar(x: Any) -> bool:
+def is_scalar(x: object) -> TypeGuard[Scalar]:
     return isinstance(x, Scalar)
 
 

@@ -219,7 +219,7 @@ def _gather_partitions(src: Tile, index: Tile) -> tuple[bool, str]:
     return True, f"{src.partitions} partitions = {src.partitions // 16} cores x 16"
 
 
-def _per_core(index: Any) -> int:
+def _per_core(index: Tile) -> int:
     """Indices per core: index.size / (index.shape[0] / 16) = 16 * free size."""
     return GATHER_PARTITIONS_PER_CORE * index.free_size
 

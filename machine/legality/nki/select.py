@@ -266,8 +266,8 @@ def _reduce_res_vector(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
 
 def _memory(inputs: tuple[str, ...], name: str, provenance: Provenance) -> ClauseSpec:
     def check(args: Mapping[str, Any], gen: Gen) -> tuple[bool, str]:
-        tiles = {n: args.get(n) for n in (*inputs, "dst")}
-        tiles = {n: t for n, t in tiles.items() if is_tile(t)}
+        given = {n: args.get(n) for n in (*inputs, "dst")}
+        tiles = {n: t for n, t in given.items() if is_tile(t)}
         off_chip = [f"{n} in {t.buffer}" for n, t in tiles.items() if t.buffer not in ON_CHIP]
         if off_chip:
             return False, f"{', '.join(off_chip)}: operands must be in SBUF or PSUM"

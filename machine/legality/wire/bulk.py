@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from machine.isa import RECORD_BYTES
 from machine.legality.wire import _dedup
+
+# a clause x record pass matrix (bool): rows are clauses, columns records
+PassMatrix = np.ndarray[tuple[int, int], np.dtype[np.bool_]]
 
 if TYPE_CHECKING:
     from machine.dtypes import Gen
@@ -37,8 +41,8 @@ class GroupResult:
     (A plain class: a dataclass would exec its generated methods on every start-up.)
     """
 
-    def __init__(self, predicate: Predicate, clauses: tuple[Clause, ...], passed: np.ndarray,
-                 weights: np.ndarray | None, start: int) -> None:
+    def __init__(self, predicate: Predicate, clauses: tuple[Clause, ...], passed: PassMatrix,
+                 weights: npt.NDArray[np.int64] | None, start: int) -> None:
         self.predicate = predicate
         self.clauses = clauses
         self.passed = passed  # bool (n_clauses, size)
@@ -63,7 +67,9 @@ class GroupResult:
         """Per judged record: every non-note clause passed."""
         if not self.fatal.any():
             return np.ones(self.size, dtype=bool)
-        return np.all(self.passed[self.fatal], axis=0)
+        # numpy types an axis reduction as Any: over axis 0 of the (clauses, size) matrix
+        # it is a (size,) bool array
+        return cast(np.ndarray, np.all(self.passed[self.fatal], axis=0))
 
     @cached_property
     def invalid(self) -> int:
@@ -110,7 +116,7 @@ class BulkResult:
                 f"instructions, {len(self.groups)} groups)")
 
     @cached_property
-    def column(self) -> np.ndarray:
+    def column(self) -> npt.NDArray[np.intp]:
         """Per instruction: its column (built on first use; summaries never need it)."""
         cols = []
         for base, m, order, inv in self.parts:
@@ -124,7 +130,7 @@ class BulkResult:
     def _starts(self) -> np.ndarray:
         return np.array([g.start for g in self.groups], dtype=np.intp)
 
-    def _per_instruction(self, per_group) -> np.ndarray:
+    def _per_instruction(self, per_group: Callable[[GroupResult], np.ndarray]) -> np.ndarray:
         """Gather a per-column bool array, built group by group, to instructions."""
         if not self.groups:
             return np.ones(self.count, dtype=bool)
@@ -210,7 +216,8 @@ class BulkResult:
         def column(g: GroupResult) -> np.ndarray:
             for k, cl in enumerate(g.clauses):
                 if cl.name == name:
-                    return g.passed[k]
+                    # numpy types an integer index as Any: a row of the matrix is (size,) bool
+                    return cast(np.ndarray, g.passed[k])
             return np.ones(g.size, dtype=bool)
         return self._per_instruction(column)
 
@@ -240,12 +247,12 @@ class BulkResult:
                 if not ok and not cl.note]
 
 
-def as_raw(data) -> np.ndarray:
+def as_raw(data: object) -> np.ndarray:
     """(N, 64) uint8 from a Program, bytes, a uint8 array or a structured record array."""
-    raw = getattr(data, "raw", data)
-    if isinstance(raw, bytes | bytearray | memoryview):
-        raw = np.frombuffer(raw, dtype=np.uint8)
-    raw = np.asarray(raw)
+    src: object = getattr(data, "raw", data)
+    if isinstance(src, bytes | bytearray | memoryview):
+        src = np.frombuffer(src, dtype=np.uint8)
+    raw = np.asarray(src)
     if raw.dtype.names is not None or raw.dtype == np.void:
         if raw.dtype.itemsize != RECORD_BYTES:
             raise ValueError(f"records must be {RECORD_BYTES} bytes, got {raw.dtype.itemsize}")
@@ -257,7 +264,7 @@ def as_raw(data) -> np.ndarray:
     return raw.reshape(-1, RECORD_BYTES)
 
 
-def evaluate(pred: Predicate, rec: np.ndarray, ctx: Ctx) -> tuple[tuple[Clause, ...], np.ndarray]:
+def evaluate(pred: Predicate, rec: np.ndarray, ctx: Ctx) -> tuple[tuple[Clause, ...], PassMatrix]:
     """(clauses, pass matrix) of one predicate over a record array of its struct."""
     from machine.legality.wire.clause import Rows
     from machine.legality.wire.registry import engine_clause
@@ -362,17 +369,35 @@ def _judge(words: np.ndarray, found: tuple[np.ndarray, np.ndarray] | None, ctx: 
                 progress(e - s if w is None else int(w.sum()))
 
 
-class Summary(NamedTuple):
-    """The counts of a BulkResult (`validate --summary`), without its per-record matrices
-    (a NamedTuple: immutable and compared by value as a frozen dataclass, cheaper to
-    declare at start-up)."""
+class Summary:
+    """The counts of a BulkResult (`validate --summary`), without its per-record matrices.
 
-    gen: Gen
-    count: int
-    engine: str | None
-    invalid: int
-    failures: dict[str, int]  # failing instructions per non-note clause, most first
-    note_failures: dict[str, int]
+    Compared by value. A plain class, as GroupResult (no dataclass methods exec'd at
+    start-up); not a NamedTuple, whose `count` field would shadow `tuple.count`.
+    """
+
+    __slots__ = ("count", "engine", "failures", "gen", "invalid", "note_failures")
+
+    def __init__(self, gen: Gen, count: int, engine: str | None, invalid: int,
+                 failures: dict[str, int], note_failures: dict[str, int]) -> None:
+        self.gen = gen
+        self.count = count
+        self.engine = engine
+        self.invalid = invalid
+        self.failures = failures  # failing instructions per non-note clause, most first
+        self.note_failures = note_failures
+
+    def _key(self) -> tuple[Gen, int, str | None, int, dict[str, int], dict[str, int]]:
+        return (self.gen, self.count, self.engine, self.invalid, self.failures,
+                self.note_failures)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Summary) and self._key() == other._key()
+
+    def __repr__(self) -> str:
+        return (f"Summary({self.gen.label}, count={self.count}, engine={self.engine!r}, "
+                f"invalid={self.invalid}, failures={self.failures}, "
+                f"note_failures={self.note_failures})")
 
 
 def summarize_raw(raw: np.ndarray, gen: Gen, engine: str | None = None,

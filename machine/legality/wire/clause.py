@@ -10,11 +10,12 @@ machine.isa.structs (ref 000 §3.1, isa-facts §1-6).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from machine.dtypes import Gen
 from machine.legality.messages import MessagePattern
@@ -22,6 +23,16 @@ from machine.legality.provenance import Provenance
 
 # field name -> python int, or tuple of ints for array fields (one record's values)
 Values = Mapping[str, Any]
+T = TypeVar("T")
+Mask = npt.NDArray[np.bool_]  # one verdict (or one flag) per record
+
+
+def as_mask(x: Any) -> Mask:
+    """`x`, a bool array (a check's verdicts, a flag column, a verdict table by code) that
+    numpy's stubs type as Any: they give Any for `==` and `!=` on arrays (ndarray.__eq__
+    keeps object's signature), for an operator on arrays of unknown dtype and for a
+    reduction along an axis. A cast: nothing is computed."""
+    return cast(Mask, x)
 
 
 class Rows:
@@ -39,7 +50,7 @@ class Rows:
     def __init__(self, rec: np.ndarray, ctx: Ctx) -> None:
         self.rec = rec
         self.ctx = ctx
-        self._memo: dict[Any, np.ndarray] = {}
+        self._memo: dict[Hashable, object] = {}
         self._cols: dict[str, np.ndarray] = {}
 
     def __len__(self) -> int:
@@ -51,10 +62,12 @@ class Rows:
             col = self._cols[name] = np.ascontiguousarray(self.rec[name])
         return col
 
-    def memo(self, key: Any, fn: Callable[[], np.ndarray]) -> np.ndarray:
+    def memo(self, key: Hashable, fn: Callable[[], T]) -> T:
+        """fn(), computed once per key: a key names one derivation (one function, one
+        type of result) whatever clause asks for it."""
         if key not in self._memo:
             self._memo[key] = fn()
-        return self._memo[key]
+        return cast(T, self._memo[key])  # the key's one derivation made it: a T
 
     def true(self) -> np.ndarray:
         return np.ones(len(self.rec), dtype=bool)
@@ -117,7 +130,8 @@ class Clause:
     messages: tuple[MessagePattern, ...] = ()
     aliases: tuple[str, ...] = ()
     # children_for's answers by generation (memo: every explanation asks, per node)
-    _kids: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+    _kids: dict[Gen, tuple[Clause, ...]] = field(default_factory=dict, init=False,
+                                                  compare=False, repr=False)
 
     def present(self, gen: Gen) -> bool:
         return self.gens is None or gen in self.gens
@@ -176,7 +190,8 @@ class Predicate:
     clauses: tuple[Clause, ...]
     provenance: Provenance
     doc: str = ""
-    _by_gen: dict = field(default_factory=dict, compare=False, repr=False)
+    _by_gen: dict[Gen, tuple[Clause, ...]] = field(default_factory=dict, compare=False,
+                                                    repr=False)
 
     def clauses_for(self, gen: Gen) -> tuple[Clause, ...]:
         """The clauses present on `gen`, in declaration order."""

@@ -8,6 +8,7 @@ Each factory returns `Clause`s; the predicates in the sibling modules list them.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
 from machine.isa.opcodes import Opcode as Op
 from machine.legality.provenance import Provenance
 from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Rows, Values, composite, lookup
+from machine.legality.wire.clause import Clause, Ctx, Rows, Values, as_mask, composite, lookup
 from machine.legality.wire.operands import DtypeRef
 from machine.legality.wire.tensors import (  # re-exported: predicates list them as c.*
     P_TENSOR,
@@ -276,7 +277,7 @@ def zero_bytes(name: str, field: str, prov: Provenance) -> Clause:
     """Every byte of a reserved field is 0."""
     def check(r: Rows) -> np.ndarray:
         col = r[field]
-        return (col == 0) if col.ndim == 1 else ~np.any(col != 0, axis=1)
+        return as_mask((col == 0) if col.ndim == 1 else ~np.any(col != 0, axis=1))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         val = v[field]
@@ -310,7 +311,7 @@ def in_set(name: str, field: str, codes: Iterable[int], prov: Provenance, rule: 
         prov, fix=(lambda v, ctx: fix) if fix else None)
 
 
-def is_valid_enum(field: str, enum_cls, prov: Provenance, label: str | None = None,
+def is_valid_enum(field: str, enum_cls: type[IntEnum], prov: Provenance, label: str | None = None,
                   members: Iterable[int] | None = None) -> Clause:
     """is_valid_enum(<label>): the byte is a member of the enum."""
     codes = frozenset(int(m) for m in (members if members is not None else enum_cls))

@@ -21,6 +21,7 @@ from machine.legality.wire.clause import (
     Predicate,
     Rows,
     Values,
+    as_mask,
     composite,
     lookup,
 )
@@ -62,7 +63,7 @@ def register_clause(kind: str, field: str, label: str | None = None,
 def _unused_zero(r: Rows, idx: int) -> np.ndarray:
     """The slot is unused (num_mov <= idx) and its source is 0: its registers are not
     checked (ref 001 §3.3, the first arm of ctrl_mv_valid_register)."""
-    return (r["num_mov"] <= idx) & (r["src_registers"][:, idx] == 0)
+    return as_mask((r["num_mov"] <= idx) & (r["src_registers"][:, idx] == 0))
 
 
 def _unused_zero_v(v: Values, idx: int) -> bool:
@@ -79,7 +80,7 @@ def _slot_read(idx: int) -> Clause:
     """is_valid_register_read(src_registers[idx]), the second arm's read: checked unless
     the slot is unused with source 0."""
     def check(r: Rows) -> np.ndarray:
-        return _unused_zero(r, idx) | gates.REGISTER_READ[r["src_registers"][:, idx]]
+        return as_mask(_unused_zero(r, idx) | gates.REGISTER_READ[r["src_registers"][:, idx]])
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         n, src = int(v["num_mov"]), int(v["src_registers"][idx])
@@ -118,7 +119,7 @@ def _slot_write(idx: int) -> Clause:
     """is_valid_register_write(dst_registers[idx]), the second arm's write: checked unless
     the slot is unused with source 0."""
     def check(r: Rows) -> np.ndarray:
-        return _unused_zero(r, idx) | gates.REGISTER_WRITE[r["dst_registers"][:, idx]]
+        return as_mask(_unused_zero(r, idx) | gates.REGISTER_WRITE[r["dst_registers"][:, idx]])
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         n, dst = int(v["num_mov"]), int(v["dst_registers"][idx])
@@ -210,7 +211,7 @@ def _dst_not_in_src(r: Rows) -> np.ndarray:
         for b in range(SLOTS):
             hit |= (dst[a] == src[b]) & act[b]
         clash |= hit & act[a]
-    return ~clash | (r["move_source"] != DataSrc.REGISTER)
+    return as_mask(~clash | (r["move_source"] != DataSrc.REGISTER))
 
 
 def _used(v: Values, name: str) -> list[int]:
@@ -313,7 +314,7 @@ def _al_dst_dtype_message(v: Values, ctx: Ctx, ok: bool) -> str:
 
 
 def _src1_reg(r: Rows) -> np.ndarray:
-    return r["src1_datasrc"] == DataSrc.REGISTER
+    return as_mask(r["src1_datasrc"] == DataSrc.REGISTER)
 
 
 IS_VALID_CTRL_AL = Predicate("is_valid_ctrl_al", "CTRL_AL", (Op.ALU_OP,), (
@@ -360,7 +361,7 @@ def _reg_target_v(v: Values) -> bool:
 def _rel_offset_ok(r: Rows) -> np.ndarray:
     off = r["br_immediate"]
     small = (off > -(1 << 31)) & (off < (1 << 31))
-    return small | (r["target_mode"] != BrTargetMode.REL_IMM)
+    return as_mask(small | (r["target_mode"] != BrTargetMode.REL_IMM))
 
 
 def _rel_offset_msg(v: Values, ctx: Ctx, ok: bool) -> str:

@@ -23,6 +23,7 @@ from machine.legality.wire.clause import (
     Predicate,
     Rows,
     Values,
+    as_mask,
     composite,
     lookup,
 )
@@ -64,7 +65,7 @@ def op_class(name: str, field: str, members: frozenset[AluOp], prov: Provenance,
              rule: str) -> Clause:
     """The ALU op is in a class (restricted to the ops the generation has)."""
     def table(gen: Gen) -> np.ndarray:
-        return c.alu_table(gen) & c.enum_table(members)
+        return as_mask(c.alu_table(gen) & c.enum_table(members))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         return f"{field} {c.alu_name(int(v[field]))} " + ("is" if ok else "is not") \
@@ -75,9 +76,9 @@ def op_class(name: str, field: str, members: frozenset[AluOp], prov: Provenance,
 
 # The accepted command nearest in meaning to a refused one (NKI names, isa-facts §6.1):
 # reset (ZERO) -> reset_reduce (ZERO_ACCUMULATE), load_reduce -> reduce (ACCUMULATE).
-NEAREST_CMD = {AccumCmd.ZERO: AccumCmd.ZERO_ACCUMULATE,
-               AccumCmd.LOAD_ACCUMULATE: AccumCmd.ACCUMULATE,
-               AccumCmd.IDLE: AccumCmd.ACCUMULATE}
+NEAREST_CMD: dict[int, AccumCmd] = {AccumCmd.ZERO: AccumCmd.ZERO_ACCUMULATE,
+                                    AccumCmd.LOAD_ACCUMULATE: AccumCmd.ACCUMULATE,
+                                    AccumCmd.IDLE: AccumCmd.ACCUMULATE}
 
 
 def accum_set(name: str, field: str, codes: frozenset[int], prov: Provenance,
@@ -141,7 +142,7 @@ def _tt_tensor_clauses() -> list[Clause]:
 
 
 def _pred_same_type(r: Rows) -> np.ndarray:
-    return (r["header.opcode"] == Op.CAST_PREDICATED) | (HI.column(r) == r["out_dtype"])
+    return as_mask((r["header.opcode"] == Op.CAST_PREDICATED) | (HI.column(r) == r["out_dtype"]))
 
 
 def _pred_same_type_msg(v: Values, ctx: Ctx, ok: bool) -> str:
@@ -247,7 +248,7 @@ def has_valid_immediates(imm: ImmRef, nac: str) -> Clause:
     is_valid_imm_reg (register < 64)."""
     def tpb_check(r: Rows) -> np.ndarray:
         ptr, ok = _imm_pointer_ok(imm, nac, r)
-        return ~ptr | ok
+        return as_mask(~ptr | ok)
 
     def tpb_message(v: Values, ctx: Ctx, ok: bool) -> str:
         skip = _imm_mode(imm, v, ImmSrc.POINTER_IMMEDIATE)
@@ -262,7 +263,7 @@ def has_valid_immediates(imm: ImmRef, nac: str) -> Clause:
     def aligned_check(r: Rows) -> np.ndarray:
         ptr = r[imm.src] == ImmSrc.POINTER_IMMEDIATE
         low = lookup(gates.align_mask_table(), imm.align.column(r))
-        return ~ptr | ((r[imm.value] & low) == 0)
+        return as_mask(~ptr | ((r[imm.value] & low) == 0))
 
     def aligned_message(v: Values, ctx: Ctx, ok: bool) -> str:
         skip = _imm_mode(imm, v, ImmSrc.POINTER_IMMEDIATE)
@@ -278,7 +279,7 @@ def has_valid_immediates(imm: ImmRef, nac: str) -> Clause:
 
     def reg_check(r: Rows) -> np.ndarray:
         reg = r[imm.src] == ImmSrc.REG_PTR_IMMEDIATE
-        return ~reg | ((r[imm.value] & 0xFF) < 64)
+        return as_mask(~reg | ((r[imm.value] & 0xFF) < 64))
 
     def reg_message(v: Values, ctx: Ctx, ok: bool) -> str:
         skip = _imm_mode(imm, v, ImmSrc.REG_PTR_IMMEDIATE)
@@ -333,7 +334,7 @@ FP24 = 1 << 24
 def _base_ok(r: Rows) -> np.ndarray:
     base = r["base"].astype(np.int64)
     shape = decode_words(r["src.start_addr"], r.ctx.gen).shape
-    return ((base <= FP24) & (base + element_count(r, RS_SRC) <= FP24)) | shape
+    return as_mask(((base <= FP24) & (base + element_count(r, RS_SRC) <= FP24)) | shape)
 
 
 def _base_msg(v: Values, ctx: Ctx, ok: bool) -> str:
@@ -459,7 +460,7 @@ TS_ALIGN = _ImmAlign("in_dtype")
 def _ptr_ops(r: Rows) -> np.ndarray:
     legacy = np.isin(r["header.opcode"], _LEGACY_PTR)
     both = (r["imm0_src"] == ImmSrc.POINTER_IMMEDIATE) & (r["imm1_src"] == ImmSrc.POINTER_IMMEDIATE)
-    return ~legacy | both
+    return as_mask(~legacy | both)
 
 
 def _ts(name: str, codes: tuple[int, ...], accum: frozenset[int] | None,
@@ -535,7 +536,8 @@ RD_ACT_DTYPES = RD_DVE_DTYPES - {Dtype.FP8_EXP3, Dtype.FP8_EXP4, Dtype.FP8_EXP5}
 def _rd_dtype_ok(r: Rows) -> np.ndarray:
     act = r["header.opcode"] == Op.ACTIVATION_READ_ACCUMULATOR
     d = r["dtype"]
-    return np.where(act, gates.set_gate(RD_ACT_DTYPES)[d], gates.set_gate(RD_DVE_DTYPES)[d])
+    return as_mask(np.where(act, gates.set_gate(RD_ACT_DTYPES)[d],
+                            gates.set_gate(RD_DVE_DTYPES)[d]))
 
 
 def _rd_dtype_msg(v: Values, ctx: Ctx, ok: bool) -> str:
@@ -558,8 +560,8 @@ def _rd_neg_msg(v: Values, ctx: Ctx, ok: bool) -> str:
 
 
 def _rd_reserved(r: Rows) -> np.ndarray:
-    return ~np.any(r["rsvd12"] != 0, axis=1) & ~np.any(r["rsvd35"] != 0, axis=1) & \
-        ~np.any(r["rsvd52"] != 0, axis=1)
+    return as_mask(~np.any(r["rsvd12"] != 0, axis=1) & ~np.any(r["rsvd35"] != 0, axis=1) &
+                   ~np.any(r["rsvd52"] != 0, axis=1))
 
 
 READ_ACCUMULATOR = Predicate("is_valid_read_accumulator", "D1_RD", (

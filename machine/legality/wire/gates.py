@@ -9,6 +9,7 @@ explanation reads the same table. The dtype codes come from machine.dtypes
 
 from __future__ import annotations
 
+from collections.abc import Set
 from functools import cache
 
 import numpy as np
@@ -38,7 +39,7 @@ MOVE_DTYPES = frozenset({Dtype.UINT32, Dtype.INT32, Dtype.FP32})
 FOUR_BYTE = frozenset({Dtype.INT32, Dtype.UINT32, Dtype.FP32, Dtype.FP32R})
 
 
-def _table(codes: frozenset[int] | set[int]) -> np.ndarray:
+def _table(codes: Set[int]) -> np.ndarray:
     t = np.zeros(256, dtype=bool)
     t[list(codes)] = True
     t.flags.writeable = False
@@ -89,7 +90,7 @@ def describe_gate(gen: Gen, allow_fp32r: bool, allow_64: bool, plain: bool = Fal
     """The admitted set of a dtype gate (`base`: before its two sub-rules), named, for
     messages (memoised: every explanation of a dtype clause states it)."""
     table = (dtype_base_gate if base else dtype_gate)(gen, allow_fp32r, allow_64, plain)
-    return "{" + ", ".join(dtype_name(c) for c in np.flatnonzero(table)) + "}"
+    return "{" + ", ".join(dtype_name(int(c)) for c in np.flatnonzero(table)) + "}"
 
 
 @cache

@@ -14,10 +14,14 @@ from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from machine.dtypes import Gen
 from machine.isa import addr as isa_addr
-from machine.legality.wire.clause import Rows, Values
+from machine.legality.wire.clause import Mask, Rows, Values, as_mask
+
+U32 = npt.NDArray[np.uint32]
+I32 = npt.NDArray[np.int32]
 
 
 class DtypeRef(NamedTuple):
@@ -107,50 +111,50 @@ class AddrCols:
     range also excludes it. Read only: the arrays are shared by the clauses.
     """
 
-    def __init__(self, word: np.ndarray, gen: Gen) -> None:
+    def __init__(self, word: U32, gen: Gen) -> None:
         self.word = word  # uint32
         self.gen = gen
         self._g = isa_addr.geometry(gen)
 
     @cached_property
-    def register(self) -> np.ndarray:
+    def register(self) -> Mask:
         """Bit 31: the address is in a GP register."""
         return self.word >= np.uint32(isa_addr.REGISTER_BIT)
 
     @cached_property
-    def shape(self) -> np.ndarray:
+    def shape(self) -> Mask:
         """Bit 30: the shape is in the shape registers."""
-        return (self.word & np.uint32(isa_addr.SHAPE_BIT)) != 0
+        return as_mask((self.word & np.uint32(isa_addr.SHAPE_BIT)) != 0)
 
     @cached_property
-    def indirect(self) -> np.ndarray:
+    def indirect(self) -> Mask:
         """Bit 29: an INDIRECT descriptor."""
-        return (self.word & np.uint32(isa_addr.INDIRECT_BIT)) != 0
+        return as_mask((self.word & np.uint32(isa_addr.INDIRECT_BIT)) != 0)
 
     @cached_property
-    def immediate(self) -> np.ndarray:
+    def immediate(self) -> Mask:
         """Neither register nor shape mode: bits 31 and 30 clear."""
         return self.word < np.uint32(isa_addr.SHAPE_BIT)
 
     @cached_property
-    def plain(self) -> np.ndarray:
+    def plain(self) -> Mask:
         """Immediate and not indirect: bits 31..29 clear."""
         return self.word < np.uint32(isa_addr.INDIRECT_BIT)
 
     @cached_property
-    def _kept(self) -> np.ndarray:
+    def _kept(self) -> U32:
         return self.word & np.uint32(isa_addr.REGISTER_BIT | isa_addr.ADDRESS_MASK)
 
     @cached_property
-    def _in_sbuf(self) -> np.ndarray:
+    def _in_sbuf(self) -> Mask:
         return self._kept < np.uint32(self._g.sbuf_span)
 
     @cached_property
-    def _rel(self) -> np.ndarray:
+    def _rel(self) -> U32:
         return self._kept - np.uint32(self._g.psum_base)  # wraps below the base: out of range
 
     @cached_property
-    def _in_psum(self) -> np.ndarray | None:
+    def _in_psum(self) -> Mask | None:
         """None when no word is in PSUM (the PSUM columns are then skipped)."""
         if not self._g.psum_stride:
             return None
@@ -158,7 +162,7 @@ class AddrCols:
         return in_psum if in_psum.any() else None
 
     @cached_property
-    def space(self) -> np.ndarray:
+    def space(self) -> npt.NDArray[np.int8]:
         """int8 OFF_CHIP / SBUF / PSUM of the immediate byte address."""
         # the in-range masks are disjoint: OFF_CHIP plus each range's distance from it
         space = self._in_sbuf.view(np.int8) * np.int8(SBUF - OFF_CHIP)
@@ -168,7 +172,7 @@ class AddrCols:
         return space
 
     @cached_property
-    def partition(self) -> np.ndarray:
+    def partition(self) -> I32:
         """int32 partition, -1 off-chip."""
         g = self._g
         part = _pick(self._in_sbuf, _div(self._kept, g.sbuf_stride).view(np.int32), None)
@@ -177,7 +181,7 @@ class AddrCols:
         return part
 
     @cached_property
-    def offset(self) -> np.ndarray:
+    def offset(self) -> I32:
         """int32 byte offset within the partition, -1 off-chip."""
         g = self._g
         off = _pick(self._in_sbuf, _mod(self._kept, g.sbuf_stride).view(np.int32), None)
@@ -186,7 +190,7 @@ class AddrCols:
         return off
 
     @cached_property
-    def backed(self) -> np.ndarray:
+    def backed(self) -> Mask:
         """The offset lies within the partition's active bytes (isa-facts §2.4)."""
         g = self._g
         backed = self._in_sbuf
@@ -223,7 +227,7 @@ def decode_words(words: np.ndarray, gen: Gen) -> AddrCols:
     return AddrCols(np.ascontiguousarray(words, dtype=np.uint32), gen)
 
 
-def _pick(cond: np.ndarray, value: np.ndarray, other: np.ndarray | None) -> np.ndarray:
+def _pick(cond: Mask, value: I32, other: I32 | None) -> I32:
     """np.where(cond, value, other) for int32 columns below 2**30 in magnitude (-1 when
     `other` is None), in arithmetic: other + (value - other) * cond. np.where branches per
     element, and on records of random bytes the condition is a coin toss (several times
@@ -239,11 +243,11 @@ def _pick(cond: np.ndarray, value: np.ndarray, other: np.ndarray | None) -> np.n
     return out
 
 
-def _div(x: np.ndarray, d: int) -> np.ndarray:
+def _div(x: U32, d: int) -> U32:
     return x >> np.uint32(d.bit_length() - 1) if d & (d - 1) == 0 else x // np.uint32(d)
 
 
-def _mod(x: np.ndarray, d: int) -> np.ndarray:
+def _mod(x: U32, d: int) -> U32:
     return x & np.uint32(d - 1) if d & (d - 1) == 0 else x % np.uint32(d)
 
 

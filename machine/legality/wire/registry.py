@@ -16,7 +16,7 @@ from machine.isa.opcodes import Opcode as Op
 from machine.legality.provenance import Provenance
 from machine.legality.wire import common as c
 from machine.legality.wire import ctrl, dve, s4d4_tr
-from machine.legality.wire.clause import Clause, Predicate, lookup
+from machine.legality.wire.clause import Clause, Ctx, Predicate, Values, lookup
 
 PREDICATES: tuple[Predicate, ...] = (*s4d4_tr.PREDICATES, *ctrl.PREDICATES, *dve.PREDICATES)
 
@@ -77,7 +77,7 @@ def engine_clause(engine: str) -> Clause:
         raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINE_CHOICES)}")
     table = engine_table(engine)
 
-    def message(v, ctx, ok: bool) -> str:
+    def message(v: Values, ctx: Ctx, ok: bool) -> str:
         code = int(v["header.opcode"])
         info = OPCODES.get(code)
         where = ", ".join(sorted(info.engines)) if info and info.engines else "no engine"
@@ -91,7 +91,7 @@ def engine_clause(engine: str) -> Clause:
                   fix=_engine_fix)
 
 
-def _engine_fix(v, ctx) -> str:
+def _engine_fix(v: Values, ctx: Ctx) -> str:
     """What to change instead of a field: the engine (no field edit adds an opcode)."""
     info = OPCODES.get(int(v["header.opcode"]))
     where = ", ".join(sorted(info.engines)) if info and info.engines else ""

@@ -25,11 +25,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from machine.isa.spec import Struct
+from machine.isa.spec import Field, Struct
 from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values
 
 Edit = dict[str, Any]
@@ -65,16 +65,16 @@ def _fits(struct: Struct, name: str, value: Any) -> bool:
     return all(isinstance(x, int | np.integer) and lo <= int(x) <= hi for x in vals)
 
 
-def _norm(value: Any) -> Any:
+def _norm(value: Any) -> int | tuple[int, ...]:
     return tuple(int(x) for x in value) if isinstance(value, tuple | list) else int(value)
 
 
-def _scan_fields(clause: Clause, struct: Struct) -> list[Any]:
+def _scan_fields(clause: Clause, struct: Struct) -> list[Field]:
     """The one-byte scalar fields of the clause the generic search tries all 256 values of."""
     return [f for f in _searched(clause, struct) if f.count == 1 and f.itemsize == 1]
 
 
-def _searched(clause: Clause, struct: Struct) -> list[Any]:
+def _searched(clause: Clause, struct: Struct) -> list[Field]:
     """Every field of the clause the generic search may edit."""
     return [struct.field(n) for n in dict.fromkeys(clause.fields)
             if n not in FROZEN and n not in clause.frozen]
@@ -105,7 +105,8 @@ _DTYPE_DISTANCE = _dtype_distance()
 
 def nearest_dtypes(code: int) -> list[int]:
     """Every dtype code, the nearest in meaning to `code` first (itself first)."""
-    return np.argsort(_DTYPE_DISTANCE[code & 0xFF], kind="stable").tolist()
+    order = np.argsort(_DTYPE_DISTANCE[code & 0xFF], kind="stable")
+    return cast(list[int], order.tolist())  # numpy types tolist as Any: of intp, ints
 SCAN_RECORDS = 256  # records per vectorized byte scan: 256 x 256 rows, ~4 MiB
 
 
@@ -120,7 +121,7 @@ class _Reads(Rows):
         self.read: set[str | None] = set()
         super().__init__(rec, ctx)
 
-    @property  # type: ignore[override]
+    @property
     def rec(self) -> np.ndarray:
         self.read.add(None)
         return self._rec
@@ -176,8 +177,10 @@ def _shared_scan(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx, f: A
             _OUTCOMES.clear()
         entry = _READS[key] = (clause, frozenset(probe.read))
     reads = entry[1]
-    others = sorted(n for n in reads if n != f.name)  # type: ignore[type-var]
-    if None in reads or any(struct.field(n).count != 1 for n in others):
+    if None in reads:
+        return None
+    others = sorted(n for n in reads if n is not None and n != f.name)
+    if any(struct.field(n).count != 1 for n in others):
         return None
     if others:
         cols = np.stack([rec[n].astype(np.int64) for n in others], axis=1)
@@ -463,21 +466,21 @@ def _options(cands: Sequence[list[Edit]]) -> list[list[Option]]:
     return [[(0, None)] + [(r + 1, e) for r, e in enumerate(c[:k])] for c in cands]
 
 
-class _Normed(dict):
+class _Normed(dict[str, "int | tuple[int, ...]"]):
     """_norm(values[k]) of a record's fields, each computed once (the combinations of a
     search merge the same few fields hundreds of times)."""
 
     def __init__(self, values: Values) -> None:
         super().__init__()
-        self.values = values
+        self.source = values
 
-    def __missing__(self, key: str) -> Any:
-        value = self[key] = _norm(self.values[key])
+    def __missing__(self, key: str) -> int | tuple[int, ...]:
+        value = self[key] = _norm(self.source[key])
         return value
 
 
 def _changed(edits: Sequence[Edit | None], values: Values,
-             normed: Mapping[str, Any] | None = None) -> Edit:
+             normed: Mapping[str, int | tuple[int, ...]] | None = None) -> Edit:
     """The edits merged in order, minus no-op fields: a later clause's value of a scalar
     wins; an array takes each edit's changed elements (two register slots fixed by two
     clauses are one edit of the list). `normed`: the record's values normalised, if the
@@ -488,9 +491,10 @@ def _changed(edits: Sequence[Edit | None], values: Values,
         if e is None:
             continue
         for k, v in e.items():
-            if k in merged and isinstance(v, tuple):
+            now = cur[k] if k in merged and isinstance(v, tuple) else None
+            if isinstance(now, tuple):  # an array field: its value and the edit's are tuples
                 merged[k] = tuple(n if n != c else b for n, c, b in
-                                  zip(v, cur[k], merged[k], strict=True))
+                                  zip(v, now, merged[k], strict=True))
             else:
                 merged[k] = v
     return {k: v for k, v in merged.items() if cur[k] != v}
@@ -613,7 +617,7 @@ def _combos(cands: Sequence[list[Edit]],
     """The candidate combinations (one or no edit per failing clause), each changed-value
     set once with its least rank, in the search's order (the module docstring's)."""
     combos: list[tuple[int, int, Edit, tuple[bool, ...]]] = []
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[tuple[str, Any], ...], int] = {}
     normed = _Normed(values)
     for choice in itertools.product(*_options(cands)):
         changed = _changed([e for _, e in choice], values, normed)

@@ -32,7 +32,16 @@ from machine.isa import addr as isa_addr
 from machine.legality.messages import quoting
 from machine.legality.provenance import Provenance
 from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Rows, Values, composite, lookup
+from machine.legality.wire.clause import (
+    Clause,
+    Ctx,
+    Message,
+    Rows,
+    Values,
+    as_mask,
+    composite,
+    lookup,
+)
 from machine.legality.wire.operands import (
     OFF_CHIP,
     PSUM,
@@ -115,7 +124,7 @@ def num_elem_valid(t: Tensor) -> Clause:
     def check(r: Rows) -> np.ndarray:
         # counts are unsigned and 4 x 16 bits cannot overflow int64: every num >= 1
         # exactly when their product is nonzero (the product is shared, memoised)
-        return (element_count(r, t) != 0) | addr_cols(r, t.addr_field).shape
+        return as_mask((element_count(r, t) != 0) | addr_cols(r, t.addr_field).shape)
 
     def nums(v: Values) -> list[int]:
         num = v[t.num_field]
@@ -145,7 +154,7 @@ def _aligned(t: Tensor) -> Clause:
         a = addr_cols(r, t.addr_field)
         # element sizes are 1, 2, 4 or 8 bytes: aligned <=> the low bits are clear
         low = lookup(gates.align_mask_table(), t.dtype.column(r))
-        return ~a.plain | ((a.word & low) == 0)
+        return as_mask(~a.plain | ((a.word & low) == 0))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         word = int(v[t.addr_field])
@@ -180,7 +189,7 @@ def _on_chip(t: Tensor) -> Clause:
     def check(r: Rows) -> np.ndarray:
         a = addr_cols(r, t.addr_field)
         descriptor = a.indirect & ~a.register  # an INDIRECT descriptor's own address
-        return (~a.plain | a.backed) & (~descriptor | (a.space != OFF_CHIP))
+        return as_mask((~a.plain | a.backed) & (~descriptor | (a.space != OFF_CHIP)))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         word = int(v[t.addr_field])
@@ -228,7 +237,7 @@ def _space_allowed(t: Tensor, space: int) -> Clause:
         if allowed(r.ctx):
             return np.ones(len(r), dtype=bool)
         a = addr_cols(r, t.addr_field)
-        return ~a.plain | (a.space != space)
+        return as_mask(~a.plain | (a.space != space))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         if allowed(ctx):
@@ -263,7 +272,7 @@ def _psum_write(t: Tensor) -> Clause:
         if not t.write:
             return np.ones(len(r), dtype=bool)
         a = addr_cols(r, t.addr_field)
-        return ~a.plain | (a.space != PSUM) | lookup(four, t.dtype.column(r))
+        return as_mask(~a.plain | (a.space != PSUM) | lookup(four, t.dtype.column(r)))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         if not t.write:
@@ -301,7 +310,7 @@ def _psum_write(t: Tensor) -> Clause:
 def _register_word_ok(word: np.ndarray) -> np.ndarray:
     marker = (word >> np.uint32(24)) & np.uint32(isa_addr.MARKER_MASK)
     listed = (marker == 0x80) | (marker == 0xC0) | (marker == 0xA0)
-    return ((word & 0xFF) < 64) & ((word & np.uint32(REG_RESERVED_BITS)) == 0) & listed
+    return as_mask(((word & 0xFF) < 64) & ((word & np.uint32(REG_RESERVED_BITS)) == 0) & listed)
 
 
 def _register_problems(word: int) -> list[str]:
@@ -321,7 +330,7 @@ def _register_problems(word: int) -> list[str]:
 def _register_encoding(t: Tensor) -> Clause:
     def check(r: Rows) -> np.ndarray:
         a = addr_cols(r, t.addr_field)
-        return ~a.register | _register_word_ok(a.word)
+        return as_mask(~a.register | _register_word_ok(a.word))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         word = int(v[t.addr_field])
@@ -371,7 +380,7 @@ def _indirect(t: Tensor) -> Clause:
                   repair=repair)
 
 
-def _start_addr_message(t: Tensor):
+def _start_addr_message(t: Tensor) -> Message:
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         word = int(v[t.addr_field])
         a = _one(word, ctx.gen)
@@ -444,7 +453,8 @@ def start_addr_active_channels(t: Tensor, nac_field: str,
         # off-chip, register, shape and indirect addresses have no start partition here
         # (tensor_start_addr_valid judges them, or the run time does)
         fits = a.partition + r[nac_field] <= PARTITIONS
-        return fits | (a.space == OFF_CHIP) | ~a.plain  # ~plain: register, shape or indirect
+        # ~plain: register, shape or indirect
+        return as_mask(fits | (a.space == OFF_CHIP) | ~a.plain)
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         word = int(v[t.addr_field])
@@ -551,7 +561,7 @@ def tt_valid_partitions(a: Tensor, b: Tensor, prov: Provenance = P_TENSOR) -> Cl
         both_psum = (x.space == PSUM) & (y.space == PSUM)
         both_sbuf = (x.space == SBUF) & (y.space == SBUF)
         quad = (x.partition // QUADRANT) == (y.partition // QUADRANT)
-        return ~known | (~both_psum & (~both_sbuf | quad))
+        return as_mask(~known | (~both_psum & (~both_sbuf | quad)))
 
     def message(v: Values, ctx: Ctx, ok: bool) -> str:
         words = np.array([int(v[a.addr_field]), int(v[b.addr_field])], dtype=np.uint32)
