@@ -210,6 +210,10 @@ class Core:
         self.names: tuple[str, ...] = tuple(a.name for a in actors)
         if len(set(self.names)) != len(self.names):
             raise ValueError(f"actor names must be unique: {', '.join(self.names)}")
+        if max(self._policy.picks, default=0) >= len(self.actors):
+            raise ValueError(f"schedule {self._policy.text}: engine {max(self._policy.picks)} "
+                             f"is not an index of this kernel's queues (0..{len(self.actors) - 1}"
+                             f": {', '.join(self.names)})")
         self._states = [a.state for a in actors]
         self.focus: str = self.engines[0]
         self.interrupt = threading.Event()
@@ -322,6 +326,10 @@ class Core:
         if self._credit[i]:
             return None  # running ahead through fast steps, which never wait
         return self.actors[i].blocked()
+
+    def runnable(self) -> list[int]:
+        """Indices (into `actors`) of the actors that may take the next step, ascending."""
+        return self._runnable()
 
     def _runnable(self) -> list[int]:
         out = []
