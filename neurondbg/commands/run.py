@@ -47,10 +47,11 @@ import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.commands._npy import load_sbuf
+from neurondbg.commands.race_check import RACES, RaceMode
 from neurondbg.errors import EXIT_INTERRUPTED, InputError
 from neurondbg.force import force_option
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
-from neurondbg.params_core import SCHEDULE, SWITCH
+from neurondbg.params_core import SCHEDULE
 from sessions.atomic import FileKind
 
 
@@ -173,9 +174,11 @@ def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path
 @click.option("--execute-invalid", is_flag=True,
               help="Execute instructions that fail legality instead of stopping.")
 @click.option("--schedule", type=SCHEDULE, default="rr", show_default=True,
-              help="Kernel: how the engines interleave (rr, in-order, random:SEED).")
-@click.option("--races", type=SWITCH, default="on", show_default=True,
-              help="Kernel: check for races between engines (off skips the cost).")
+              help="Kernel: how the engines interleave (rr, in-order, random:SEED, "
+                   "seq:PICKS as --races explore names them).")
+@click.option("--races", type=RACES, default="on", show_default=True,
+              help="Kernel: check for races between engines (off skips the cost; "
+                   "explore[:N] also tries N schedules, default 16).")
 @click.option("--subgraph", default=None, metavar="sgNN",
               help="NEFF: the subgraph to run (default: the first with work).")
 @click.option("--input", "neff_inputs", multiple=True, metavar="NAME=FILE.npy",
@@ -186,7 +189,7 @@ def _check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path
 def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
             breaks: tuple[str, ...], sbuf_in: Path | None, dump_sbuf: Path | None,
             as_json: bool, trace_out: Path | None, save_session: Path | None,
-            execute_invalid: bool, schedule: str, races: bool, subgraph: str | None,
+            execute_invalid: bool, schedule: str, races: RaceMode, subgraph: str | None,
             neff_inputs: tuple[str, ...], neff_outputs: tuple[str, ...]) -> None:
     """Run PROGRAM (assembly or binary records) until it stops, or continue a
     SESSION.toml from its saved step to the next stop (its breakpoints and watches
@@ -208,8 +211,11 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
 
         refuse_options(sbuf_in=sbuf_in, trace_out=trace_out, save_session=save_session,
                        execute_invalid=execute_invalid)
+        if races.explore is not None:
+            raise InputError(f"{program}: --races {races.text} applies to a kernel source, "
+                             "not a NEFF")
         run_neff(program, gen if _gen_given() else None, subgraph, max_steps, breaks,
-                 dump_sbuf, as_json, schedule, races, neff_inputs, neff_outputs)
+                 dump_sbuf, as_json, schedule, races.check, neff_inputs, neff_outputs)
         return
     if subgraph is not None or neff_inputs or neff_outputs:
         raise click.UsageError("--subgraph, --input and --output apply to a NEFF only")

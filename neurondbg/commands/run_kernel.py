@@ -19,6 +19,7 @@ import numpy as np
 from click.core import ParameterSource
 
 from machine.dtypes import Gen
+from neurondbg.commands.race_check import RaceMode
 from neurondbg.errors import InputError
 
 EXIT_DEFECT = 1  # a deadlock or a race: the program is wrong, as for a fault
@@ -107,9 +108,15 @@ def _open(program: Path, gen: Gen, sbuf_in: Path | None, sbuf: np.ndarray | None
 def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
                breaks: tuple[str, ...], sbuf_in: Path | None, dump_sbuf: Path | None,
                as_json: bool, trace_out: Path | None, save_session: Path | None,
-               execute_invalid: bool, schedule: str, races: bool) -> None:
+               execute_invalid: bool, schedule: str, races: RaceMode) -> None:
     """`run` of a kernel or kernel session (the arguments are run's options)."""
     from neurondbg.commands._npy import load_sbuf
+    from neurondbg.commands.race_check import (
+        check_explore,
+        explore_races,
+        race_check_json,
+        race_check_lines,
+    )
     from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops, steps_bar, write_outputs
     from sessions.cli_support import DEFAULT_MAX_STEPS
     from sessions.errors import SessionInterrupted
@@ -126,10 +133,11 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
     with ctrl_c_stops(stopping) as interrupts:
         try:
             opened = _open(program, gen, sbuf_in, sbuf, outputs, execute_invalid, schedule,
-                           races, stopping)
+                           races.check, stopping)
         except SessionInterrupted as e:
             click.echo(f"neurondbg: {e}", err=True)
             raise SystemExit(EXIT_INTERRUPTED) from None
+        check_explore(opened, races)
         core = opened.core
         interrupts.append(core.interrupt)
         for w in opened.warnings:
@@ -146,20 +154,28 @@ def run_kernel(program: Path, gen: Gen, engine: str, max_steps: int | None,
                 stop = _interrupted(core) if stopping.is_set() else core.cont(max_steps=budget)
         except OSError as e:
             raise InputError(f"{trace_out}: cannot write: {e.strerror or e}") from None
+        explored = explore_races(opened, races, budget, stopping, stop)
     first = core.machines[core.engines[0]]  # the one shared SBUF
     write_outputs(first.state.sbuf, dump_sbuf, save_session,
                   lambda path: save_kernel_session(path, opened, stop))
     if as_json:
-        click.echo(json.dumps(result_json(opened, stop)))
+        click.echo(json.dumps({**result_json(opened, stop),
+                               **race_check_json(opened, explored)}))
     else:
-        click.echo(summary(opened, stop, _why(stop)))
+        click.echo("\n".join([summary(opened, stop, _why(stop)),
+                              *race_check_lines(opened, explored)]))
     if stop.reason == "interrupt":
         source = opened.where(stop.engine, stop.pc)
         at = "" if stop.pc is None else f" (engine {stop.engine}, pc {stop.pc:#x}" + (
             f", {source})" if source else ")")
         click.echo(f"neurondbg: interrupted at step {core.steps}{at}", err=True)
         raise SystemExit(EXIT_INTERRUPTED)
-    if stop.reason in ("invalid", "fault", "deadlock") or core.races:
+    if explored is not None and explored.interrupted:
+        click.echo(f"neurondbg: interrupted while exploring schedules "
+                   f"({len(explored.tried)} tried)", err=True)
+        raise SystemExit(EXIT_INTERRUPTED)
+    if stop.reason in ("invalid", "fault", "deadlock") or core.races or (
+            explored is not None and explored.found):
         raise SystemExit(EXIT_DEFECT)
 
 
