@@ -86,6 +86,7 @@ from machine.breakpoints import (
 from machine.core.actor import Actor, ActorKind, EngineQueue
 from machine.core.events import WaitSpec
 from machine.core.feed import Feeder
+from machine.core.intent import Intent
 from machine.core.kernel import Kernel
 from machine.core.races import Access, Race, RaceDetector
 from machine.core.schedule import Policy, parse_policy
@@ -217,7 +218,10 @@ class Core:
         self._states = [a.state for a in actors]
         self.focus: str = self.engines[0]
         self.interrupt = threading.Event()
-        self.detector: RaceDetector | None = RaceDetector(self.names) if races else None
+        self.detector: RaceDetector | None = RaceDetector(
+            self.names, suggest=Intent(self.machines, list(first.sem),
+                                       len(self.actors) > len(self.engines)).suggest) \
+            if races else None
         self._feeder = Feeder(self.names, self.detector, list(first.sem)) \
             if self.detector is not None else None
         self.breakpoints: list[Breakpoint] = []
