@@ -88,7 +88,7 @@ from machine.core.events import WaitSpec
 from machine.core.feed import Feeder
 from machine.core.intent import Intent
 from machine.core.kernel import Kernel
-from machine.core.races import Access, Race, RaceDetector
+from machine.core.races import Access, Race, RaceDetector, RaceRow
 from machine.core.schedule import Policy, parse_policy
 from machine.core.timeline import Timeline
 from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine
@@ -323,6 +323,14 @@ class Core:
     def races(self) -> list[Race]:
         """Every race found so far (none without race detection)."""
         return list(self.detector.races) if self.detector is not None else []
+
+    def race_rows(self) -> tuple[list[RaceRow], int]:
+        """The races found so far, as rows for a list (engine, PC, bytes, missing edge,
+        the step to jump to), and how many more were found beyond the kept ones."""
+        if self.detector is None:
+            return [], 0
+        return ([RaceRow.of(n, r) for n, r in enumerate(self.detector.races, 1)],
+                self.detector.dropped)
 
     # -- semaphores and runnability -----------------------------------------------------
     def _blocked(self, i: int) -> WaitSpec | None:

@@ -133,6 +133,27 @@ class Race:
         return out
 
 
+@dataclass(frozen=True)
+class RaceRow:
+    """One race as a list shows it (`info races`, a Races pane): both instructions, the
+    bytes, the missing edge, and the global step that found it (where to jump)."""
+
+    n: int  # 1-based, in the order found
+    step: int  # the global step of the later access (the one that found it)
+    first: tuple[str, int, str, str]  # (engine, pc, opcode, "read" | "write"), ran first
+    second: tuple[str, int, str, str]
+    where: str  # "sbuf[0:128, 0x100:0x120]": partitions and bytes, half-open
+    missing: str
+    fix: WaitFix | None
+
+    @classmethod
+    def of(cls, n: int, r: Race) -> RaceRow:
+        (p0, p1), (b0, b1) = r.partitions, r.bytes
+        return cls(n, r.b.step, (r.a.engine, r.a.pc, r.a.opcode, r.a.kind),
+                   (r.b.engine, r.b.pc, r.b.opcode, r.b.kind),
+                   f"{r.space}[{p0}:{p1}, {b0:#x}:{b1:#x}]", r.missing, r.fix)
+
+
 class _Release(NamedTuple):  # a tuple: built on every semaphore update, so cheap
     engine: int
     pc: int
