@@ -10,13 +10,23 @@
 2. A long producer/consumer loop on two engines with a semaphore handshake each way:
    accesses/s and events/s, with and without the undo log, and what the detector holds
    at the end (pruning keeps it bounded).
+3. A long kernel: 5 engines of --nops NOPs each (5 x 200,000 = 1M steps at full size),
+   run headless (`run`'s settings: no history) with races on and off, beside one queue
+   of the same number of records; each in a child process, so its peak RSS is its own:
+   load (assembly) seconds, run seconds, steps/s, peak RSS.
+4. `--races explore:N` on a small kernel (examples' missing_wait): schedules/s.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 from machine.core.races import Access, RaceDetector
 from machine.state import Region
@@ -78,10 +88,68 @@ def loop(n: int, budget: int) -> tuple[float, float, dict[str, int]]:
     return accs / dt, events / dt, d.stats()
 
 
+_CHILD = """
+import json, resource, sys, time
+from machine.core.core import Core
+from machine.core.kernel import load_kernel
+t0 = time.perf_counter()
+k = load_kernel(sys.argv[1])
+t1 = time.perf_counter()
+c = Core(k, schedule="rr", races=sys.argv[2] == "on", journal_budget=0)
+stop = c.cont(max_steps=10**8)
+t2 = time.perf_counter()
+print(json.dumps({"load": t1 - t0, "run": t2 - t1, "steps": c.steps, "stop": stop.reason,
+                  "races": len(c.races),
+                  "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+ENGINES5 = ("pool", "dve", "act", "pe", "sp")
+
+
+def long_kernel(nops: int) -> None:
+    """Section 3 of the module docstring."""
+    with tempfile.TemporaryDirectory() as d:
+        five = Path(d) / "five.asm"
+        five.write_text("".join(f".engine {e}\n" + "NOP\n" * nops + "HALT\n"
+                                for e in ENGINES5))
+        one = Path(d) / "one.asm"
+        one.write_text(".engine pool\n" + "NOP\n" * (5 * nops) + "HALT\n")
+        for label, path, races in (("5 queues, races on ", five, "on"),
+                                   ("5 queues, races off", five, "off"),
+                                   ("1 queue,  races on ", one, "on")):
+            out = subprocess.run([sys.executable, "-c", _CHILD, str(path), races],
+                                 capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout)
+            assert r["stop"] == "halt" and r["races"] == 0, r
+            print(f"  {label}: load {r['load']:6.1f} s  run {r['run']:6.1f} s  "
+                  f"{r['steps'] / r['run'] / 1e3:7.1f} k steps/s  peak RSS "
+                  f"{r['rss']:7.1f} MiB")
+
+
+def explore_rate(n: int) -> None:
+    """Section 4: schedules per second of --races explore on missing_wait.asm."""
+    import threading
+
+    from machine.core.core import Core
+    from machine.core.explore import explore
+    from machine.core.kernel import load_kernel
+
+    k = load_kernel(Path(__file__).resolve().parents[1] / "examples" / "kernels"
+                    / "missing_wait.asm")
+    t0 = time.perf_counter()
+    ex = explore(lambda s: Core(k, schedule=s, journal_budget=0), n, max_steps=1000,
+                 interrupt=threading.Event())
+    dt = time.perf_counter() - t0
+    print(f"  missing_wait: {len(ex.tried)} schedules (complete: {ex.complete}) in "
+          f"{dt:.2f} s: {len(ex.tried) / dt:.1f} schedules/s, {len(ex.found)} race(s)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=2000)
     ap.add_argument("--loop", type=int, default=100_000)
+    ap.add_argument("--nops", type=int, default=20_000,
+                    help="NOPs per engine of the long kernel (200000: 1M steps)")
+    ap.add_argument("--explore", type=int, default=16)
     args = ap.parse_args()
     print(f"CAST {PARTS} x {ELEMS} (DVE reads the source): microseconds per access")
     for case in CASES:
@@ -98,6 +166,11 @@ def main() -> None:
               f"snapshots={s['snapshots']}")
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"peak RSS growth over the loops: {(rss1 - rss0) / 1024:.1f} MiB")
+    print(f"long kernel: 5 engines x {args.nops} NOPs ({5 * args.nops} steps), beside one "
+          "queue of as many")
+    long_kernel(args.nops)
+    print(f"--races explore:{args.explore}")
+    explore_rate(args.explore)
 
 
 if __name__ == "__main__":

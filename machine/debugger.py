@@ -493,7 +493,7 @@ class Machine:
         """The fast closure of record i, built the first time the PC reaches it."""
         h, _ = handler_for(self.program.opcode(i), self.config.engine, self.config.gen)
         if h is not None and (self.valid(i) or self.config.execute_invalid):
-            self._fast[i] = fast_op(self.state, self.instruction(i), i, self.count)
+            self._fast[i] = fast_op(self.state, self.program.instruction(i), i, self.count)
         ok = self._fast[i] is not None  # fast_op declines some SEQ forms
         form = inline_of(self._fast[i]) if ok else None  # type: ignore[arg-type]
         self._ends[i] = form is not None and form.exit is not None

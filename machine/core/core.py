@@ -87,8 +87,9 @@ from machine.breakpoints import (
 from machine.core.actor import Actor, ActorKind, EngineQueue
 from machine.core.events import WaitSpec
 from machine.core.feed import Feeder
+from machine.core.intent import Intent
 from machine.core.kernel import Kernel
-from machine.core.races import Access, Race, RaceDetector
+from machine.core.races import Access, Race, RaceDetector, RaceRow
 from machine.core.schedule import Policy, parse_policy
 from machine.core.timeline import Timeline
 from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine
@@ -216,10 +217,17 @@ class Core:
         self.names: tuple[str, ...] = tuple(a.name for a in actors)
         if len(set(self.names)) != len(self.names):
             raise ValueError(f"actor names must be unique: {', '.join(self.names)}")
+        if max(self._policy.picks, default=0) >= len(self.actors):
+            raise ValueError(f"schedule {self._policy.text}: engine {max(self._policy.picks)} "
+                             f"is not an index of this kernel's queues (0..{len(self.actors) - 1}"
+                             f": {', '.join(self.names)})")
         self._states = [a.state for a in actors]
         self.focus: str = self.engines[0]
         self.interrupt = threading.Event()
-        self.detector: RaceDetector | None = RaceDetector(self.names) if races else None
+        self.detector: RaceDetector | None = RaceDetector(
+            self.names, suggest=Intent(self.machines, list(first.sem),
+                                       len(self.actors) > len(self.engines)).suggest) \
+            if races else None
         self._feeder = Feeder(self.names, self.detector, list(first.sem)) \
             if self.detector is not None else None
         self.breakpoints: list[Breakpoint] = []
@@ -322,12 +330,24 @@ class Core:
         """Every race found so far (none without race detection)."""
         return list(self.detector.races) if self.detector is not None else []
 
+    def race_rows(self) -> tuple[list[RaceRow], int]:
+        """The races found so far, as rows for a list (engine, PC, bytes, missing edge,
+        the step to jump to), and how many more were found beyond the kept ones."""
+        if self.detector is None:
+            return [], 0
+        return ([RaceRow.of(n, r) for n, r in enumerate(self.detector.races, 1)],
+                self.detector.dropped)
+
     # -- semaphores and runnability -----------------------------------------------------
     def _blocked(self, i: int) -> WaitSpec | None:
         """The wait actor i's next step cannot pass now (None: it may issue)."""
         if self._credit[i]:
             return None  # running ahead through fast steps, which never wait
         return self.actors[i].blocked()
+
+    def runnable(self) -> list[int]:
+        """Indices (into `actors`) of the actors that may take the next step, ascending."""
+        return self._runnable()
 
     def _runnable(self) -> list[int]:
         out = []

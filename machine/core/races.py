@@ -27,6 +27,9 @@ Like a thread sanitizer: each engine carries a vector clock (machine/core/clock.
   accesses are program order. Overlap is exact: partition ranges and byte bounds
   first, then, for strided patterns whose bounds meet, an interval intersection in
   numpy over each pattern's merged byte runs (never a Python loop over bytes).
+- **Fixes**: a race's missing edge is named as the code intends when it can be
+  (machine/core/intent.py: the producer signals a semaphore nobody waits on, so the
+  other engine should wait on it), else as the schedule ordered the two accesses.
 - **Reports**: once per pair of instructions ((engine, pc, kind) twice, unordered) and
   space; `races` keeps the first `KEEP_RACES`, `dropped` counts the rest.
 
@@ -91,6 +94,25 @@ class Access:
 
 
 @dataclass(frozen=True)
+class WaitFix:
+    """A suggested fix: `engine`'s instruction at `pc` waits for `sem[sem] >= value`."""
+
+    engine: str
+    pc: int
+    sem: int
+    value: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"engine": self.engine, "pc": self.pc, "wait_mode": "SEM_GE_IMM",
+                "semaphore": self.sem, "value": self.value}
+
+
+# (a, b) as (engine, pc, "read" | "write") -> (words, fix) or None (machine/core/intent.py)
+Suggest = Callable[[tuple[str, int, str], tuple[str, int, str]],
+                   "tuple[str, WaitFix | None] | None"]
+
+
+@dataclass(frozen=True)
 class Race:
     """Two unordered conflicting accesses; `a` came first in the schedule taken."""
 
@@ -100,11 +122,36 @@ class Race:
     partitions: tuple[int, int]  # half-open
     bytes: tuple[int, int]  # half-open: lowest overlapping byte, one past the highest
     missing: str  # the edge that would order them, in words
+    fix: WaitFix | None = None  # the wait that orders them as the code intends
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a.to_dict(), "b": self.b.to_dict(), "space": self.space,
-                "partitions": list(self.partitions), "bytes": list(self.bytes),
-                "missing": self.missing}
+        out = {"a": self.a.to_dict(), "b": self.b.to_dict(), "space": self.space,
+               "partitions": list(self.partitions), "bytes": list(self.bytes),
+               "missing": self.missing}
+        if self.fix is not None:
+            out["fix"] = self.fix.to_dict()
+        return out
+
+
+@dataclass(frozen=True)
+class RaceRow:
+    """One race as a list shows it (`info races`, a Races pane): both instructions, the
+    bytes, the missing edge, and the global step that found it (where to jump)."""
+
+    n: int  # 1-based, in the order found
+    step: int  # the global step of the later access (the one that found it)
+    first: tuple[str, int, str, str]  # (engine, pc, opcode, "read" | "write"), ran first
+    second: tuple[str, int, str, str]
+    where: str  # "sbuf[0:128, 0x100:0x120]": partitions and bytes, half-open
+    missing: str
+    fix: WaitFix | None
+
+    @classmethod
+    def of(cls, n: int, r: Race) -> RaceRow:
+        (p0, p1), (b0, b1) = r.partitions, r.bytes
+        return cls(n, r.b.step, (r.a.engine, r.a.pc, r.a.opcode, r.a.kind),
+                   (r.b.engine, r.b.pc, r.b.opcode, r.b.kind),
+                   f"{r.space}[{p0}:{p1}, {b0:#x}:{b1:#x}]", r.missing, r.fix)
 
 
 class _Release(NamedTuple):  # a tuple: built on every semaphore update, so cheap
@@ -172,8 +219,12 @@ _ADD, _DROP, _RACE, _REL, _JOIN, _TICK = range(6)
 class RaceDetector:
     """Vector-clock race detector over one core's engines (see the module docstring)."""
 
-    def __init__(self, engines: Sequence[str], *, undo_budget: int = UNDO_BUDGET) -> None:
+    def __init__(self, engines: Sequence[str], *, undo_budget: int = UNDO_BUDGET,
+                 suggest: Suggest | None = None) -> None:
+        """`suggest`: the fix a race's code intends (machine/core/intent.py), tried when
+        no `_READ` hint applies; without it, the missing edge in schedule order."""
         self.engines = tuple(engines)
+        self._suggest = suggest
         self._index = {e: i for i, e in enumerate(self.engines)}
         self._budget = undo_budget  # 0: keep no undo log (rewind goes back to step 0)
         self._s = _State(len(self.engines))
@@ -248,8 +299,7 @@ class RaceDetector:
                 ov = self._overlap(a.region, region)
                 if ov is None:
                     continue
-                race = Race(a, acc, region.space, ov[0], ov[1],
-                            _missing(live, acc, clock[ej]))
+                race = self._race(live, acc, ov, clock[ej])
                 self._report(acc.step, pair, race)
                 found.append(race)
         self._store(acc, ei, stores[ei], clock[ei])
@@ -387,6 +437,16 @@ class RaceDetector:
         if len(store) > MAX_LIVE:
             k0, l0 = store.popitem(last=False)
             self._log((acc.step, _DROP, region.space, ei, k0, l0))
+
+    def _race(self, live: _Live, b: Access,
+              ov: tuple[tuple[int, int], tuple[int, int]], seen: int) -> Race:
+        a = live.acc
+        missing, fix = _missing(live, b, seen), None
+        if self._suggest is not None and not _read_hint(live, seen):
+            got = self._suggest((a.engine, a.pc, a.kind), (b.engine, b.pc, b.kind))
+            if got is not None:
+                missing, fix = got
+        return Race(a, b, b.region.space, ov[0], ov[1], missing, fix)
 
     def _report(self, step: int, pair: tuple, race: Race) -> None:
         s = self._s
@@ -565,6 +625,11 @@ def _complete_of(mode: str) -> str:
     """The `_COMPLETE` form of a `_READ` update mode name ("" when there is none)."""
     done = mode.removesuffix("_READ") + "_COMPLETE"
     return done if mode.endswith("_READ") and done in UpdateMode.__members__ else ""
+
+
+def _read_hint(live: _Live, seen: int) -> bool:
+    """Did the later engine see the _READ release of `live`'s own instruction?"""
+    return live.rr is not None and seen >= live.rr[2]
 
 
 def _missing(live: _Live, b: Access, seen: int) -> str:

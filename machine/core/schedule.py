@@ -10,6 +10,10 @@ reverse and replay recompute exactly the choices made (DESIGN.md "Scheduling").
   (one engine runs until it blocks or halts).
 - `random:SEED`: a runnable engine picked by a hash of (SEED, step) (splitmix64), so a
   seed names one interleaving for good, on any machine.
+- `seq:PICKS`: the engine (an index in kernel order: 0 is the first queue) of each
+  global step from step 0, `I*K` for K steps of engine I (`seq:1,0*3,1`), then `rr`
+  from the last one; a step whose listed engine cannot run takes the `rr` pick. It
+  names any interleaving exactly, so a schedule `--races explore` found can be rerun.
 
 `batch` extends a schedule over a stretch where only SEQ fast steps happen: no
 semaphore or memory changes, so the runnable set stays fixed and each engine's fast
@@ -26,17 +30,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-POLICIES = ("rr", "in-order", "random:SEED")
+POLICIES = ("rr", "in-order", "random:SEED", "seq:PICKS")
 _M64 = (1 << 64) - 1
+MAX_SEQ = 1 << 24  # steps a seq: schedule may list (its picks are held as bytes)
+MAX_ACTORS = 256  # an index of seq: is one byte
 
 
 @dataclass(frozen=True)
 class Policy:
-    kind: str  # "rr" | "in-order" | "random"
+    kind: str  # "rr" | "in-order" | "random" | "seq"
     seed: int = 0
+    picks: bytes = b""  # seq: the engine of each step from step 0
 
     @property
     def text(self) -> str:
+        if self.kind == "seq":
+            return "seq:" + seq_text(self.picks)
         return f"random:{self.seed}" if self.kind == "random" else self.kind
 
     def choose(self, runnable: Sequence[int], last: int, step: int) -> int:
@@ -44,6 +53,8 @@ class Policy:
         empty; `last` the engine of the previous step (-1 before the first)."""
         if self.kind == "random":
             return runnable[_mix(self.seed, step) % len(runnable)]
+        if self.kind == "seq" and step < len(self.picks) and self.picks[step] in runnable:
+            return self.picks[step]
         if self.kind == "in-order" and last in runnable:
             return last
         for e in runnable:
@@ -60,6 +71,9 @@ class Policy:
             return b""
         if self.kind == "random":
             return self._random_batch(runnable, credit, step, limit)
+        if self.kind == "seq" and step < len(self.picks):
+            return self._stepwise_batch(runnable, credit, last, step,
+                                        min(limit, len(self.picks) - step))
         if self.kind == "in-order":
             e = self.choose(runnable, last, step)
             return bytes([e]) * min(credit[e], limit)
@@ -73,6 +87,24 @@ class Policy:
                 break
             out += bytes([e])
         return out
+
+    def _stepwise_batch(self, runnable: Sequence[int], credit: list[int], last: int,
+                        step: int, limit: int) -> bytes:
+        """`choose` step by step: stops before a pick of an engine with no credit, and
+        right after an engine's last credited step (it may be blocked after it, and a
+        pick over a smaller runnable set can differ)."""
+        left = list(credit)
+        out = bytearray()
+        for s in range(step, step + limit):
+            e = self.choose(runnable, last, s)
+            if left[e] <= 0:
+                break
+            out.append(e)
+            left[e] -= 1
+            last = e
+            if left[e] == 0:
+                break
+        return bytes(out)
 
     def _random_batch(self, runnable: Sequence[int], credit: list[int], step: int,
                       limit: int) -> bytes:
@@ -93,11 +125,14 @@ class Policy:
 
 
 def parse_policy(text: str) -> Policy:
-    """`rr`, `in-order` or `random:SEED` (SEED an integer >= 0); ValueError otherwise."""
+    """`rr`, `in-order`, `random:SEED` (SEED an integer >= 0) or `seq:PICKS`;
+    ValueError otherwise."""
     t = text.strip().lower()
     if t in ("rr", "in-order"):
         return Policy(t)
     kind, colon, seed = t.partition(":")
+    if kind == "seq" and colon:
+        return Policy("seq", picks=parse_seq(seed, text.strip()))
     if kind == "random" and colon:
         try:
             value = int(seed, 0)
@@ -108,6 +143,39 @@ def parse_policy(text: str) -> Policy:
         raise ValueError(f"schedule {text.strip()!r}: expected random:SEED with SEED an "
                          "integer 0 .. 2**64-1")
     raise ValueError(f"schedule {text.strip()!r}: expected one of {', '.join(POLICIES)}")
+
+
+def seq_text(picks: bytes) -> str:
+    """Run-length text of a seq: schedule's picks: b"\\x01\\x00\\x00\\x00" -> "1,0*3"."""
+    out: list[str] = []
+    i = 0
+    while i < len(picks):
+        j = i
+        while j < len(picks) and picks[j] == picks[i]:
+            j += 1
+        out.append(str(picks[i]) if j - i == 1 else f"{picks[i]}*{j - i}")
+        i = j
+    return ",".join(out)
+
+
+def parse_seq(body: str, whole: str) -> bytes:
+    """The picks of `seq:BODY` (`I` or `I*K` items, comma-separated); ValueError naming
+    the first bad item."""
+    picks = bytearray()
+    for n, item in enumerate(body.split(","), 1):
+        idx, star, count = item.strip().partition("*")
+        try:
+            e, k = int(idx), int(count) if star else 1
+        except ValueError:
+            e, k = -1, 0
+        if not (0 <= e < MAX_ACTORS and k >= 1):
+            raise ValueError(f"schedule {whole!r}: item {n} ({item.strip()!r}): expected "
+                             f"ENGINE or ENGINE*COUNT, ENGINE an index 0..{MAX_ACTORS - 1} "
+                             "in kernel order and COUNT >= 1")
+        if len(picks) + k > MAX_SEQ:
+            raise ValueError(f"schedule {whole!r}: more than {MAX_SEQ} steps listed")
+        picks += bytes([e]) * k
+    return bytes(picks)
 
 
 def _mix(seed: int, step: int) -> int:

@@ -52,11 +52,12 @@ import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.stops import StopReason
+from neurondbg.commands.race_check import RACES, RaceMode
 from neurondbg.documents import Kind, stamp
 from neurondbg.errors import EXIT_INTERRUPTED, InputError
 from neurondbg.force import force_option
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
-from neurondbg.params_core import SCHEDULE, SWITCH
+from neurondbg.params_core import SCHEDULE
 
 EXIT_FAILED = 1  # the program is wrong: invalid, a fault; a kernel's deadlock or race
 EXIT_STEP_LIMIT = 3  # no --max-steps, and the default budget ran out before a stop
@@ -109,9 +110,11 @@ def ctrl_c_stops(*events: threading.Event) -> Iterator[list[threading.Event]]:
 @click.option("--execute-invalid", is_flag=True,
               help="Execute instructions that fail legality instead of stopping.")
 @click.option("--schedule", type=SCHEDULE, default="rr", show_default=True,
-              help="Kernel: how the engines interleave (rr, in-order, random:SEED).")
-@click.option("--races", type=SWITCH, default="on", show_default=True,
-              help="Kernel: check for races between engines (off skips the cost).")
+              help="Kernel: how the engines interleave (rr, in-order, random:SEED, "
+                   "seq:PICKS as --races explore names them).")
+@click.option("--races", type=RACES, default="on", show_default=True,
+              help="Kernel: check for races between engines (off skips the cost; "
+                   "explore[:N] also tries N schedules, default 16).")
 @click.option("--subgraph", default=None, metavar="sgNN",
               help="NEFF: the subgraph to run (default: the first with work).")
 @click.option("--input", "neff_inputs", multiple=True, metavar="NAME=FILE.npy",
@@ -122,7 +125,7 @@ def ctrl_c_stops(*events: threading.Event) -> Iterator[list[threading.Event]]:
 def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
             breaks: tuple[str, ...], sbuf_in: Path | None, dump_sbuf: Path | None,
             as_json: bool, trace_out: Path | None, save_session: Path | None,
-            execute_invalid: bool, schedule: str, races: bool, subgraph: str | None,
+            execute_invalid: bool, schedule: str, races: RaceMode, subgraph: str | None,
             neff_inputs: tuple[str, ...], neff_outputs: tuple[str, ...]) -> None:
     """Run PROGRAM (assembly or binary records) until it stops, or continue a
     SESSION.toml from its saved step to the next stop (its breakpoints and watches
@@ -143,8 +146,11 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
 
         refuse_options(sbuf_in=sbuf_in, trace_out=trace_out, save_session=save_session,
                        execute_invalid=execute_invalid)
+        if races.explore is not None:
+            raise InputError(f"{program}: --races {races.text} applies to a kernel source, "
+                             "not a NEFF")
         run_neff(program, gen if _gen_given() else None, subgraph, max_steps, breaks,
-                 dump_sbuf, as_json, schedule, races, neff_inputs, neff_outputs)
+                 dump_sbuf, as_json, schedule, races.check, neff_inputs, neff_outputs)
         return
     if subgraph is not None or neff_inputs or neff_outputs:
         raise click.UsageError("--subgraph, --input and --output apply to a NEFF only")
@@ -186,6 +192,10 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
                else target.text(stop))
     if stop.reason == StopReason.INTERRUPT:
         click.echo(target.interrupted_line(stop), err=True)
+        raise SystemExit(EXIT_INTERRUPTED)
+    explore_cut = target.explore_interrupted()
+    if explore_cut is not None:
+        click.echo(explore_cut, err=True)
         raise SystemExit(EXIT_INTERRUPTED)
     limited = stop.reason == StopReason.MAX_STEPS and max_steps is None
     if limited:

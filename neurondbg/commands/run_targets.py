@@ -32,6 +32,8 @@ from neurondbg.errors import InputError
 from sessions.atomic import FileKind
 
 if TYPE_CHECKING:
+    from machine.core.explore import Exploration
+    from neurondbg.commands.race_check import RaceMode
     from sessions.cli_support import Opened
     from sessions.kernel_open import OpenedKernel
     from sessions.schema import SessionSpec
@@ -50,7 +52,7 @@ class RunOptions:
     outputs: dict[str, Path | None]  # option -> path (None: not asked for)
     execute_invalid: bool
     schedule: str
-    races: bool
+    races: RaceMode
     given: frozenset[str]  # the options the user gave (not their defaults)
 
 
@@ -96,7 +98,10 @@ class RunTarget(Protocol):
 
     def failed(self, stop: Stop) -> bool:
         """Is the program wrong (exit 1): an invalid instruction, a fault; for a kernel
-        also a deadlock or any race found."""
+        also a deadlock or any race found (by the run or by `--races explore`)."""
+
+    def explore_interrupted(self) -> str | None:
+        """What stderr says when Ctrl+C cut `--races explore` short (None: it did not)."""
 
 
 def check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path]]) -> None:
@@ -255,6 +260,9 @@ class ProgramRun:
     def failed(self, stop: Stop) -> bool:
         return stop.reason in (StopReason.INVALID, StopReason.FAULT)
 
+    def explore_interrupted(self) -> str | None:
+        return None  # a program has one queue: no schedules to explore
+
 
 # -- a kernel ---------------------------------------------------------------------------
 def _kernel_inputs(opened_kernel: Any, session: Path | None, sbuf_in: Path | None,
@@ -295,6 +303,7 @@ def _open_kernel(program: Path, o: RunOptions, stopping: threading.Event) -> Ker
     """A kernel source on a fresh Core, or a kernel session replayed to its step."""
     from machine.core.kernel import is_kernel_source
     from neurondbg.commands._npy import load_sbuf
+    from neurondbg.commands.race_check import check_explore
     from sessions.cli_support import is_session_file
     from sessions.errors import SessionError, SessionInterrupted
     from sessions.kernel_open import Image, open_kernel, read_kernel
@@ -315,13 +324,14 @@ def _open_kernel(program: Path, o: RunOptions, stopping: threading.Event) -> Ker
             check_outputs(o.outputs, _kernel_inputs(kernel, program, o.sbuf_in, spec))
             opened = load_kernel_session(spec, interrupt=stopping, history=False)
             opened.warnings += _session_wins(spec, o.given)
-            return KernelRun(opened)
+            check_explore(opened, o.races)
+            return KernelRun(opened, o.races, stopping)
         images = [] if sbuf is None else [Image("sbuf", 0, 0, sbuf, f"--sbuf {o.sbuf_in}")]
         opened = open_kernel(program, o.gen if "gen" in o.given else None,
-                             schedule=o.schedule, races=o.races,
+                             schedule=o.schedule, races=o.races.check,
                              execute_invalid=o.execute_invalid, history=False, images=images)
         check_outputs(o.outputs, _kernel_inputs(opened.kernel, None, o.sbuf_in))
-        return KernelRun(opened)
+        return KernelRun(opened, o.races, stopping)
     except SessionInterrupted:  # Ctrl+C while the session replayed: an interrupt (130)
         raise
     except SessionError as e:
@@ -331,10 +341,14 @@ def _open_kernel(program: Path, o: RunOptions, stopping: threading.Event) -> Ker
 class KernelRun:
     """A kernel (or kernel session) on one Core."""
 
-    def __init__(self, opened: OpenedKernel) -> None:
+    def __init__(self, opened: OpenedKernel, races: RaceMode,
+                 stopping: threading.Event) -> None:
         self.opened = opened
         self.core = opened.core
         self.warnings = opened.warnings
+        self.races = races
+        self.stopping = stopping
+        self.explored: Exploration | None = None  # --races explore, after the run
 
     @property
     def interrupt(self) -> threading.Event:
@@ -347,7 +361,11 @@ class KernelRun:
         self.core.add_breakpoint(spec)
 
     def cont(self, budget: int) -> Stop:
-        return self.core.cont(max_steps=budget)
+        from neurondbg.commands.race_check import explore_races
+
+        stop = self.core.cont(max_steps=budget)
+        self.explored = explore_races(self.opened, self.races, budget, self.stopping, stop)
+        return stop
 
     def stop_before_start(self) -> Stop:
         e = self.core.focus
@@ -363,14 +381,17 @@ class KernelRun:
         return core.machines[core.engines[0]].state.sbuf  # the one shared SBUF
 
     def json(self, stop: Stop) -> dict[str, Any]:
+        from neurondbg.commands.race_check import race_check_json
         from neurondbg.commands.run_report import kernel_json
 
-        return kernel_json(self.opened, stop)
+        return {**kernel_json(self.opened, stop), **race_check_json(self.opened, self.explored)}
 
     def text(self, stop: Stop) -> str:
+        from neurondbg.commands.race_check import race_check_lines
         from neurondbg.commands.run_report import kernel_text
 
-        return kernel_text(self.opened, stop)
+        return "\n".join([kernel_text(self.opened, stop),
+                          *race_check_lines(self.opened, self.explored)])
 
     def interrupted_line(self, stop: Stop) -> str:
         from neurondbg.commands.run_report import kernel_interrupted
@@ -380,7 +401,14 @@ class KernelRun:
     def failed(self, stop: Stop) -> bool:
         # a deadlock or a race is a defect of the program, as a thread sanitizer reports
         return stop.reason in (StopReason.INVALID, StopReason.FAULT,
-                               StopReason.DEADLOCK) or bool(self.core.races)
+                               StopReason.DEADLOCK) or bool(self.core.races) or (
+            self.explored is not None and bool(self.explored.found))
+
+    def explore_interrupted(self) -> str | None:
+        ex = self.explored
+        if ex is None or not ex.interrupted:
+            return None
+        return f"neurondbg: interrupted while exploring schedules ({len(ex.tried)} tried)"
 
 
 def given_options(names: tuple[str, ...]) -> frozenset[str]:

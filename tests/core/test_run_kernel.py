@@ -85,7 +85,9 @@ def test_missing_wait_is_a_race_although_rr_runs_it_safely(tmp_path: Path) -> No
     assert race_of(d) == THE_TILE
     r = d["races"][0]
     assert (r["a"]["engine"], r["a"]["access"], r["b"]["engine"]) == ("pool", "write", "dve")
-    assert "waited on by DVE" in r["missing"]
+    assert r["missing"].startswith("DVE should wait for sem[0] >= 1 before 0x0")
+    assert r["fix"] == {"engine": "dve", "pc": 0, "wait_mode": "SEM_GE_IMM", "semaphore": 0,
+                        "value": 1}
     assert r["a"]["source"].endswith("missing_wait.asm:16:5")
     # rr happened to run POOL first: the output is right, the race is still there
     np.testing.assert_array_equal(sbuf_after(tmp_path, "missing_wait")[:, 0x200:0x240]

@@ -34,7 +34,8 @@ def test_races_switch(text: str, value: bool) -> None:
                              "rr, in-order, random:SEED"),
     (["--schedule", "random:-3"], "expected random:SEED with SEED an integer"),
     (["--schedule", "random:"], "expected random:SEED"),
-    (["--races", "maybe"], "Invalid value for '--races': expected on or off, found 'maybe'"),
+    (["--races", "maybe"], "Invalid value for '--races': expected on, off or explore[:N], "
+                           "found 'maybe'"),
 ])
 def test_bad_values_are_one_line_exit_2(args: list[str], fragment: str) -> None:
     r = CliRunner().invoke(cli, ["run", LOOP, *args])

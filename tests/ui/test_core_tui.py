@@ -109,7 +109,7 @@ async def test_a_race_stop_shows_both_instructions_and_the_overlap() -> None:
         pool, dve = _cast_lines(MISSING)
         assert f" 1st pool 0x0 CAST (write)  missing_wait.asm:{pool}" in sems
         assert f" 2nd dve 0x0 CAST (read)  missing_wait.asm:{dve}" in sems
-        assert "fix: a semaphore update in POOL after 0x0 waited on by DVE before 0x0" in sems
+        assert "fix: DVE should wait for sem[0] >= 1 before 0x0" in sems
         said = "\n".join(app.screen.query_one(ConsoleView).messages)
         assert f"1st pool 0x0 CAST (write)  missing_wait.asm:{pool}: " \
             "CAST signal=sem[0]++@complete FP32→BF16" in said
