@@ -1,0 +1,87 @@
+"""A NEFF in the TUI (sessions.neff_open): `tui FILE.neff` opens the kernel screen on
+the subgraph's Core, five engines and a DMA queue actor per queue: the engines strip
+shows each queue's head entry, the timeline a lane per queue, the semaphores pane
+each semaphore's role. Synthetic NEFFs only (tests.neff.kernels)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from machine.neff.data import read_output
+from machine.neff.writer import write_neff
+from sessions.errors import SessionError
+from sessions.neff_open import OpenedNeffKernel, open_neff_kernel
+from tests.neff.kernels import vector_add
+from tests.ui.helpers import started
+from views.core_session import CoreSession
+from views.engines import EnginesView
+from views.semaphores import SemaphoresView
+from views.timeline import TimelineView
+
+
+@pytest.fixture
+def neff(tmp_path: Path) -> Path:
+    path = tmp_path / "k.neff"
+    write_neff(path, [vector_add()], target="sunda")
+    return path
+
+
+def _text(widget: object) -> str:
+    return str(widget.render())  # type: ignore[attr-defined]
+
+
+def _lane(timeline: str, name: str) -> list[str]:
+    """The cells of one timeline lane (5 characters a step, after the lane's name)."""
+    row = next(line for line in timeline.splitlines() if line[1:].startswith(name[:4]))
+    body = row[6:]
+    return [body[i:i + 5].strip() for i in range(0, len(body), 5)]
+
+
+def test_open_neff_kernel_names_the_queue_head(neff: Path) -> None:
+    opened = open_neff_kernel(neff)
+    core = opened.core
+    assert opened.warnings == ["input a, b not given: they start as zeros"]
+    assert opened.dma_line("qSPIO0") == "qSPIO0: idle"
+    for _ in range(3):  # SET_ORDERING_MODE and both triggers: two entries queued
+        core.step("sp")
+    assert core.state("sp").pc_index == 3 and opened.neff is not None
+    assert opened.dma_line("qSPIO0") == (
+        "qSPIO0#0 (load a) -> sem[8]: a[+0x0 8192B] -> SB[p0..127 +0x0 64B/p] copy float32, "
+        "8,192 bytes; 1 more queued")
+    with pytest.raises(SessionError, match="sg03"):
+        open_neff_kernel(neff, "sg03")
+
+
+async def test_a_neff_opens_on_the_kernel_screen_and_runs(neff: Path) -> None:
+    async with started(neff) as (app, pilot):
+        from neurondbg.screens.core import CoreScreen
+
+        assert isinstance(app.screen, CoreScreen)
+        s = app.session
+        assert isinstance(s, CoreSession) and isinstance(s.opened, OpenedNeffKernel)
+        assert s.core.names == ("pool", "dve", "act", "pe", "sp", "qSPIO0", "qPoolIO0")
+        strip = _text(app.screen.query_one(EnginesView))
+        assert "qSPIO0: idle" in strip and "qPoolIO0: idle" in strip
+        start = s.core.digest()
+        app.run_command("continue")
+        await app.wait_loaded()
+        await pilot.pause()
+        assert s.core.steps == 19 and s.core.races == []
+        assert s.opened.neff is not None
+        out = read_output(s.opened.neff.dma, s.opened.neff.low.sub, "out")
+        assert not out.any()  # the inputs were not given: zeros in, zeros out
+        timeline = _text(app.screen.query_one(TimelineView))
+        # qSPIO0 completes at steps 9 and 11, qPoolIO0 at 17 (the rr schedule)
+        assert [n for n, c in enumerate(_lane(timeline, "qSPIO0"), 1) if c == "DMA"] == [9, 11]
+        assert [n for n, c in enumerate(_lane(timeline, "qPoolIO0"), 1) if c == "DMA"] == [17]
+        sems = _text(app.screen.query_one(SemaphoresView)).splitlines()
+        assert sems == ["sem[6] DVE done = 1  by dve 0x80 step 14",
+                        "sem[8] qSPIO0[0] = 16  by qSPIO0 0x0 step 9",
+                        "sem[9] qSPIO0[1] = 16  by qSPIO0 0x1 step 11",
+                        "sem[24] qPoolIO0[0] = 16  by qPoolIO0 0x0 step 17"]
+        app.run_command("reverse 19")
+        await app.wait_loaded()
+        assert s.core.steps == 0 and s.core.digest() == start
+        assert not any(s.core.state().sem)
