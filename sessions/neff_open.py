@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from machine.neff.container import NeffError
 from machine.neff.core import NeffCore, neff_core
 from machine.neff.data import TensorError
@@ -42,6 +44,14 @@ class OpenedNeffKernel(OpenedKernel):
     file: Neff | None = None
     roles: SemaphoreRoles | None = None
 
+    def valid(self, engine: str) -> np.ndarray | None:
+        """Each record of `engine`'s lowered stream valid as a NEFF record (a trigger is
+        not refused for a dispatch table's engine_has_opcode: machine.neff.verdicts)."""
+        if self.neff is None:
+            return None
+        got = {e.value: v for e, v in self.neff.low.valid.items()}.get(engine)
+        return None if got is None else np.asarray(got, bool)
+
     def entry_at_head(self, queue: str) -> DmaEntry | None:
         """The entry queue `queue` completes next (None: idle, or no such queue)."""
         if self.neff is None or queue not in self.neff.dma.index:
@@ -51,10 +61,10 @@ class OpenedNeffKernel(OpenedKernel):
 
     def dma_line(self, queue: str) -> str:
         """`qSPIO0#3 (I-10-0) -> sem[11]: X[+0x0 512B] -> SB[p0..127 +0x0 4B/p] copy
-        float32 (+1 more descriptor); 1 more queued` or `qSPIO0: idle`."""
+        float32 (+1 more descriptor); 1 more queued` or `no entry queued`."""
         x = self.entry_at_head(queue)
         if x is None or self.neff is None:
-            return f"{queue}: idle"
+            return "no entry queued"
         left = self.neff.dma.pending(self.neff.dma.index[queue]) - 1
         text = f"{x.label}" + (f" ({x.comment})" if x.comment else "") + f" -> sem[{x.semaphore}]"
         if x.descriptors:

@@ -122,6 +122,10 @@ class CoreSession:
         for e in core.engines:
             m = core.machines[e]
             lines = program_listing(m.program, dict(m.labels), self.gen, e)
+            valid = getattr(self.opened, "valid", None)  # a NEFF's own verdicts
+            ok = valid(e) if valid is not None else None
+            if ok is not None and len(ok) == len(lines):
+                lines = [replace(line, valid=bool(v)) for line, v in zip(lines, ok, strict=True)]
             self.lines_of[e] = lines
             self._builders[e] = SnapshotBuilder(f"{self.name} [{e}]", self.gen, e, lines)
         self._last: dict[str, StepRecord] = {}
