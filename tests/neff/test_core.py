@@ -161,5 +161,12 @@ def test_a_dma_breakpoint_stops_after_each_completion_of_its_queue() -> None:
         "#1 dma:qSPIO0: qSPIO0 DMA qSPIO0#1 (load b) at 0x1: dma: DMA qSPIO0#1 (load b) "
         "completed"]
     assert details[2] == "every engine halted"
+    # reverse-continue judges the completions it undoes as forward did, newest first
+    back = [c.reverse_continue().detail for _ in range(3)]
+    assert back == [
+        "#1 dma:qSPIO0: qSPIO0 entry 1: dma: DMA qSPIO0#1 (load b) completed (reverse)",
+        "#1 dma:qSPIO0: qSPIO0 entry 0: dma: DMA qSPIO0#0 (load a) completed (reverse)",
+        "start of history"]
+    assert c.steps == 0
     with pytest.raises(ValueError, match="no DMA queue 'qX' here"):
         c.add_breakpoint("dma:qX")
