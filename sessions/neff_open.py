@@ -24,8 +24,9 @@ from machine.neff.container import NeffError
 from machine.neff.core import NeffCore, neff_core
 from machine.neff.data import TensorError
 from machine.neff.dma import DmaError
+from machine.neff.events import updates, waits
 from machine.neff.lower import lower_subgraph
-from machine.neff.model import DmaEntry, gen_of_target
+from machine.neff.model import DmaEntry, Engine, gen_of_target
 from machine.neff.reader import Neff, open_neff
 from machine.neff.roles import SemaphoreRoles, semaphore_roles
 from machine.state import MachineConfig
@@ -51,6 +52,16 @@ class OpenedNeffKernel(OpenedKernel):
             return None
         got = {e.value: v for e, v in self.neff.low.valid.items()}.get(engine)
         return None if got is None else np.asarray(got, bool)
+
+    def sem_set(self, engine: str) -> frozenset[int] | None:
+        """Every semaphore `engine`'s stream waits on or updates (both waits of an
+        EVENT_SEMAPHORE), read from the records' bytes at once (machine.neff.events);
+        None for a name that is not one of the five engines."""
+        if self.neff is None or engine not in {e.value for e in self.neff.low.programs}:
+            return None
+        raw = np.asarray(self.neff.low.programs[Engine(engine)].raw)
+        return frozenset(int(x) for x in np.unique(np.concatenate(
+            [waits(raw).sem, updates(raw).sem])))
 
     def entry_at_head(self, queue: str) -> DmaEntry | None:
         """The entry queue `queue` completes next (None: idle, or no such queue)."""

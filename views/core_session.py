@@ -555,6 +555,11 @@ class CoreSession:
 
     def _sem_set(self, engine: str) -> frozenset[int]:
         if engine not in self._sems:
+            of = getattr(self.opened, "sem_set", None)  # a NEFF's: from its bytes at once
+            got = of(engine) if of is not None else None
+            if got is not None:
+                self._sems[engine] = got
+                return got
             m = self.core.machines[engine]
             used = set(update_targets(m.program.raw))
             for k in range(len(m.program)):

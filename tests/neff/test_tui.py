@@ -90,3 +90,21 @@ async def test_a_neff_opens_on_the_kernel_screen_and_runs(neff: Path) -> None:
         await app.wait_loaded()
         assert s.core.steps == 0 and s.core.digest() == start
         assert not any(s.core.state().sem)
+
+
+def test_the_semaphores_an_engine_uses_come_from_its_bytes(neff: Path) -> None:
+    """What the partner pane and the timeline's links use: waits (both of an
+    EVENT_SEMAPHORE) and updates, the same as decoding every instruction gives."""
+    s = CoreSession(neff)
+    got = {e: s._sem_set(e) for e in s.core.engines}
+    assert got == {"pool": frozenset({6, 24}), "dve": frozenset({6, 9}), "act": frozenset(),
+                   "pe": frozenset(), "sp": frozenset()}
+    assert s.synchronised_with("dve") == frozenset({"pool"})
+    from machine.core.events import plan_of, update_targets
+
+    for e in s.core.engines:  # the generic path: decode every instruction
+        m = s.core.machines[e]
+        used = set(update_targets(m.program.raw))
+        for k in range(len(m.program)):
+            used.update(w.idx for w in plan_of(m.instruction(k)).waits)
+        assert got[e] == used
