@@ -556,7 +556,7 @@ class CoreSession:
     def _sem_set(self, engine: str) -> frozenset[int]:
         if engine not in self._sems:
             of = getattr(self.opened, "sem_set", None)  # a NEFF's: from its bytes at once
-            got = of(engine) if of is not None else None
+            got: frozenset[int] | None = of(engine) if of is not None else None
             if got is not None:
                 self._sems[engine] = got
                 return got
@@ -612,9 +612,10 @@ class CoreSession:
             rows.append(EngineRow(e, st.pc, text, core.status(e), w.condition if w else "",
                                   core.engine_steps(e), e == core.focus))
         dma_line = getattr(self.opened, "dma_line", None)  # a NEFF's queues (neff_open)
-        for e in core.names[len(core.engines):] if dma_line is not None else ():
-            rows.append(EngineRow(e, core.state(e).pc, dma_line(e), core.status(e), "",
-                                  core.engine_steps(e), False))
+        if dma_line is not None:
+            for e in core.names[len(core.engines):]:
+                rows.append(EngineRow(e, core.state(e).pc, str(dma_line(e)), core.status(e),
+                                      "", core.engine_steps(e), False))
         return rows
 
     def _sem_rows(self) -> list[SemRow]:
