@@ -29,6 +29,7 @@ from machine.neff.lower import lower_subgraph
 from machine.neff.model import DmaEntry, Engine, gen_of_target
 from machine.neff.reader import Neff, open_neff
 from machine.neff.roles import SemaphoreRoles, semaphore_roles
+from machine.neff.stale import SPACES, stale_note
 from machine.state import MachineConfig
 from sessions.errors import SessionError
 from sessions.kernel_kind import is_neff
@@ -52,6 +53,13 @@ class OpenedNeffKernel(OpenedKernel):
             return None
         got = {e.value: v for e, v in self.neff.low.valid.items()}.get(engine)
         return None if got is None else np.asarray(got, bool)
+
+    def stale_notes(self) -> tuple[tuple[str, str], ...]:
+        """(space, note) for SBUF and PSUM where an instruction the model cannot compute
+        may have written: "values may be stale: MATMUL at pe 0x40 may have written psum
+        and is not modelled" (machine.neff.stale)."""
+        st = self.core.state()
+        return tuple((sp, n) for sp in SPACES if (n := stale_note(st, sp)) is not None)
 
     def sem_set(self, engine: str) -> frozenset[int] | None:
         """Every semaphore `engine`'s stream waits on or updates (both waits of an

@@ -576,6 +576,9 @@ class CoreSession:
             m, record=self._last.get(e), previous=self._by_opcode[e],
             prev_registers=self.prev_regs, breakpoints=self.breakpoint_indices(e),
             lanes=self.last_lanes, stop=self.stop_text)
+        stale = getattr(self.opened, "stale_notes", None)  # a NEFF's (machine.neff.stale)
+        if stale is not None:
+            focused = replace(focused, stale=stale())
         races = self._race_views()
         if races:  # the SBUF pane highlights the overlap of the first race
             r = races[0]

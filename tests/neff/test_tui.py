@@ -108,3 +108,33 @@ def test_the_semaphores_an_engine_uses_come_from_its_bytes(neff: Path) -> None:
         for k in range(len(m.program)):
             used.update(w.idx for w in plan_of(m.instruction(k)).waits)
         assert got[e] == used
+
+
+async def test_the_memory_pane_says_when_values_may_be_stale(tmp_path: Path) -> None:
+    """Once a MATMUL (no documented layout) has run, the SBUF pane names it; reversing
+    past it clears the note."""
+    import numpy as np
+
+    from machine.isa.opcodes import Opcode
+    from machine.neff.model import Engine
+    from tests.neff.kernels import asm
+    from views.memory import MemoryView
+
+    sub = vector_add()
+    pe = [asm("SET_ORDERING_MODE"), bytes([Opcode.MATMUL, 16]) + bytes(62)]
+    sub.streams[Engine.PE] = np.frombuffer(b"".join(pe), np.uint8).reshape(-1, 64)
+    path = tmp_path / "mm.neff"
+    write_neff(path, [sub], target="sunda")
+    async with started(path) as (app, pilot):
+        memory = app.screen.query_one(MemoryView)
+        assert "stale" not in str(memory.border_subtitle)
+        app.run_command("continue")
+        await app.wait_loaded()
+        await pilot.pause()
+        assert str(memory.border_subtitle).endswith(
+            " · values may be stale: MATMUL at pe 0x40 may have written sbuf and is not "
+            "modelled")
+        app.run_command(f"reverse {app.session.core.steps}")
+        await app.wait_loaded()
+        await pilot.pause()
+        assert "stale" not in str(memory.border_subtitle)
