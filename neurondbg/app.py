@@ -122,8 +122,10 @@ class NeurondbgApp(App):
     ]
 
     def __init__(self, program: str | Path | None = None, gen: str | Gen = DEFAULT_GEN,
-                 engine: str = "pool", lab_only: bool = False) -> None:
+                 engine: str = "pool", lab_only: bool = False,
+                 subgraph: str | None = None) -> None:
         super().__init__()
+        self.subgraph = subgraph  # a NEFF's (sessions.neff_open), else its first with work
         self.program_path = program
         self.gen = gen
         self.engine = engine
@@ -211,8 +213,9 @@ class NeurondbgApp(App):
                                  f"window shows {'a kernel' if self.core_mode else 'one program'}"
                                  f"; open it with `neurondbg tui {path}`")
             maker = _core_session if self.core_mode else _program_session
+            extra = {"subgraph": self.subgraph} if self.core_mode and self.subgraph else {}
             session = maker(path, self.gen, self.engine, progress=throttled(progress),
-                            interrupt=interrupt)
+                            interrupt=interrupt, **extra)
             error = None
         except (ValueError, OSError) as exc:  # shown in the console, not a traceback
             session, error = None, str(exc)

@@ -60,9 +60,24 @@ def cannot_be_kernel(path: Path) -> bool:
     return "engines" not in doc and "kernel" not in doc
 
 
+def is_neff(path: Path) -> bool:
+    """True when the file at `path` starts like a NEFF (an unreadable path is not)."""
+    from machine.neff.sniff import HEADER_BYTES, looks_like_neff  # light: no numpy
+
+    try:
+        with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK)) as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return False
+            return looks_like_neff(fh.read(HEADER_BYTES + 2))
+    except OSError:
+        return False
+
+
 def opens_as_kernel(path: str | Path) -> bool:
     """A kernel source (manifest, `.engine` file) or a kernel session file."""
     p = Path(path)
+    if is_neff(p):  # a NEFF subgraph is a kernel: five engines and its DMA queues
+        return True
     if cannot_be_kernel(p):
         return False
     from machine.core.kernel import is_kernel_source

@@ -79,13 +79,15 @@ class CoreSession:
 
     def __init__(self, path: str | Path, gen: Any = None, engine: str = "pool", *,
                  progress: Any = None, interrupt: threading.Event | None = None,
-                 schedule: str = "rr") -> None:
+                 schedule: str = "rr", subgraph: str | None = None) -> None:
         """`gen`, `engine`, `progress`: as Session's, unused (the kernel says its gen and
-        engines; opening does not replay). SessionError (a ValueError) on bad input."""
+        engines; opening does not replay). `subgraph`: a NEFF's (sessions.neff_open).
+        SessionError (a ValueError) on bad input."""
         self.path = Path(path)
         self.name = self.path.name
         self.program_path: Path = self.path
         self.interrupt = interrupt if interrupt is not None else threading.Event()
+        self.subgraph = subgraph
         spec = kernel_session_spec(self.path)
         self.notes: list[Any] = []
         self.layout: dict[str, Any] = {}
@@ -98,7 +100,7 @@ class CoreSession:
             self.notes = list(spec.notes)
             self.layout = dict(spec.layout)
         else:
-            self.opened = open_kernel(self.path, schedule=schedule)
+            self.opened = self._open(schedule)
         self.warnings: list[str] = list(self.opened.warnings)
         self.ignore: dict[int, int] = {}
         self.busy = False
@@ -106,6 +108,13 @@ class CoreSession:
         self.last_stop: Stop | None = None
         self._armed: tuple[str, int] = ("continue", 0)
         self._setup()
+
+    def _open(self, schedule: str) -> OpenedKernel:
+        from sessions.neff_open import is_neff, open_neff_kernel
+
+        if is_neff(self.path):
+            return open_neff_kernel(self.path, self.subgraph, schedule=schedule)
+        return open_kernel(self.path, schedule=schedule)
 
     def _setup(self) -> None:
         """Per-engine listings and snapshot builders of the opened kernel's Core."""
@@ -117,6 +126,10 @@ class CoreSession:
         for e in core.engines:
             m = core.machines[e]
             lines = program_listing(m.program, dict(m.labels), self.gen, e)
+            valid = getattr(self.opened, "valid", None)  # a NEFF's own verdicts
+            ok = valid(e) if valid is not None else None
+            if ok is not None and len(ok) == len(lines):
+                lines = [replace(line, valid=bool(v)) for line, v in zip(lines, ok, strict=True)]
             self.lines_of[e] = lines
             self._builders[e] = SnapshotBuilder(f"{self.name} [{e}]", self.gen, e, lines)
         self._last: dict[str, StepRecord] = {}
@@ -204,7 +217,7 @@ class CoreSession:
         parse_policy(policy)  # the one-line error before anything is thrown away
         kept = [(bp.text, bp.enabled) for bp in self.core.breakpoints]
         focus = self.core.focus
-        self.opened = open_kernel(self.path, schedule=policy)
+        self.opened = self._open(policy)
         for spec, enabled in kept:
             bp = self.core.add_breakpoint(spec)
             if not enabled:
@@ -313,7 +326,7 @@ class CoreSession:
             core.reverse(core.steps - step)
             self._sync_path()  # back first: the path from here on is compared anew
         while core.steps < step and core.steps < len(self._path):
-            e = core.engines[self._path[core.steps]]
+            e = core.names[self._path[core.steps]]
             cs = core.step(e)
             if cs.record is None or not cs.record.executed:
                 break
@@ -479,7 +492,10 @@ class CoreSession:
 
     def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
         from sessions.kernel_store import save_kernel_session
+        from sessions.neff_open import OpenedNeffKernel
 
+        if isinstance(self.opened, OpenedNeffKernel):
+            raise ValueError(f"{self.name}: a NEFF's session cannot be saved yet")
         save_kernel_session(path, self.opened, self.last_stop)
         return f"saved {path} at step {self.core.steps}"
 
@@ -524,7 +540,7 @@ class CoreSession:
     def _last_writer(self, hit_of: Any) -> tuple[int, str, int] | None:
         """(global step, engine, pc) of the newest write `hit_of(state)` finds."""
         best: tuple[int, str, int] | None = None
-        for e in self.core.engines:
+        for e in self.core.names:
             hit = hit_of(self.core.state(e))
             if hit is None:
                 continue
@@ -580,6 +596,11 @@ class CoreSession:
 
     def _sem_set(self, engine: str) -> frozenset[int]:
         if engine not in self._sems:
+            of = getattr(self.opened, "sem_set", None)  # a NEFF's: from its bytes at once
+            got: frozenset[int] | None = of(engine) if of is not None else None
+            if got is not None:
+                self._sems[engine] = got
+                return got
             m = self.core.machines[engine]
             used = set(update_targets(m.program.raw))
             for k in range(len(m.program)):
@@ -597,6 +618,9 @@ class CoreSession:
             m, record=self._last.get(e), previous=self._by_opcode[e],
             prev_registers=self.prev_regs, breakpoints=self.breakpoint_indices(e),
             lanes=self.last_lanes, stop=self.stop_text)
+        stale = getattr(self.opened, "stale_notes", None)  # a NEFF's (machine.neff.stale)
+        if stale is not None:
+            focused = replace(focused, stale=stale())
         races = self._race_views()
         if races:  # the SBUF pane highlights the overlap of the first race
             r = races[0]
@@ -632,19 +656,26 @@ class CoreSession:
             w = core.waiting(e)
             rows.append(EngineRow(e, st.pc, text, core.status(e), w.condition if w else "",
                                   core.engine_steps(e), e == core.focus))
+        dma_line = getattr(self.opened, "dma_line", None)  # a NEFF's queues (neff_open)
+        if dma_line is not None:
+            for e in core.names[len(core.engines):]:
+                rows.append(EngineRow(e, core.state(e).pc, str(dma_line(e)), core.status(e),
+                                      "", core.engine_steps(e), False))
         return rows
 
     def _sem_rows(self) -> list[SemRow]:
         core = self.core
         sem = core.state().sem
         waits = _waits(core)
+        roles = getattr(self.opened, "roles", None)  # a NEFF's (machine.neff.roles)
         shown = sorted({i for i, v in enumerate(sem) if v} | {w.semaphore for w in waits})
         rows = []
         for i in shown:
             best = self._last_writer(lambda st, i=i: st.who_wrote(f"sem[{i}]"))
             by = f"{best[1]} {best[2]:#x} step {best[0] + 1}" if best else ""
             rows.append(SemRow(i, sem[i], by, tuple(f"{w.engine} at {w.pc:#x} ({w.condition})"
-                                                    for w in waits if w.semaphore == i)))
+                                                    for w in waits if w.semaphore == i),
+                               roles.role(i) if roles is not None else ""))
         return rows
 
     def listing_line(self, engine: str, pc: int) -> str:
@@ -690,7 +721,7 @@ class CoreSession:
         origin = self._index.sync().origin
         races = tuple((n, r.a.step, r.b.step) for n, r in enumerate(core.races, start=1))
         e = core.focus
-        return TimelineData(core.engines, core.steps, max(len(self._path), core.steps), origin,
+        return TimelineData(core.names, core.steps, max(len(self._path), core.steps), origin,
                             _Cells(self), races, self.synchronised_with(e), e)
 
 
@@ -709,7 +740,7 @@ class _Index:
 
     def _mark(self) -> tuple[int, tuple[int, ...]]:
         core = self.core
-        return core.steps, tuple(core.state(e).journal.origin for e in core.engines)
+        return core.steps, tuple(core.state(e).journal.origin for e in core.names)
 
     def hint(self, engine: str, rec: StepRecord | None) -> None:
         """`engine` just took one executed step (else nothing moved)."""
@@ -740,15 +771,15 @@ class _Index:
     def rebuild(self) -> None:
         core = self.core
         origin, names = core.taken()
-        order = {e: i for i, e in enumerate(core.engines)}
+        order = {e: i for i, e in enumerate(core.names)}
         self.origin = origin
         self.names = [order[n] for n in names]
-        self.pos: dict[str, list[int]] = {e: [] for e in core.engines}
+        self.pos: dict[str, list[int]] = {e: [] for e in core.names}
         for j, i in enumerate(self.names):
-            self.pos[core.engines[i]].append(origin + j)
+            self.pos[core.names[i]].append(origin + j)
         self.base = {e: core.engine_steps(e) - len(p) for e, p in self.pos.items()}
         writes: list[tuple[int, int, int, int]] = []
-        for e in core.engines:
+        for e in core.names:
             for n, u in enumerate(core.state(e).journal.others):
                 if u.target == "sem":
                     g = self.global_step(e, u.step)
@@ -766,7 +797,7 @@ class _Index:
 
     def _forward(self, engine: str) -> None:
         g = self.origin + len(self.names)
-        self.names.append(self.core.engines.index(engine))
+        self.names.append(self.core.names.index(engine))
         self.pos[engine].append(g)
         journal = self.core.state(engine).journal
         local = len(journal) - 1
@@ -783,7 +814,7 @@ class _Index:
 
     def _back(self) -> None:
         g = self.origin + len(self.names) - 1
-        self.pos[self.core.engines[self.names.pop()]].pop()
+        self.pos[self.core.names[self.names.pop()]].pop()
         for steps, olds in self.sems.values():
             while steps and steps[-1] == g:
                 steps.pop()
@@ -837,14 +868,16 @@ class _Cells:
         return self.core.state(e).journal.pc_of(self.base[e] + k)
 
     def _inst(self, e: str, pc: int) -> Instruction | None:
-        m = self.core.machines[e]
+        m = self.core.machines.get(e)  # None: a DMA queue's lane (no instructions)
+        if m is None:
+            return None
         k = m.index_of(pc)
         return m.instruction(k) if k is not None else None
 
     def columns(self, lo: int, hi: int) -> list[list[Cell]]:
         out = []
         cache = self._ix.cells
-        for e in self.core.engines:
+        for e in self.core.names:
             p = self.pos[e]
             st = self.core.state(e)
             row = []
@@ -865,13 +898,14 @@ class _Cells:
         the engine issued again never changes (until the index moves back)."""
         if g >= self.steps or g < self.origin:
             path = self.path
-            mine = 0 <= g < len(path) and path[g] >= 0 and self.core.engines[path[g]] == e
+            mine = 0 <= g < len(path) and path[g] >= 0 and self.core.names[path[g]] == e
             return Cell("future" if mine else "ready"), False
         k = bisect_left(p, g)
         if k < len(p) and p[k] == g:
             pc = self._pc(e, k)
             inst = self._inst(e, pc) if pc is not None else None
-            return Cell("run", inst.mnemonic if inst is not None else "?"), True
+            what = "DMA" if e not in self.core.machines else "?"
+            return Cell("run", inst.mnemonic if inst is not None else what), True
         if k == len(p):
             if st.halted:
                 return Cell("halted"), False
@@ -908,7 +942,7 @@ class _Cells:
                     j = bisect_left(steps, g) - 1
                     if j >= 0:
                         src = steps[j]
-                        by = self.core.engines[self.path[src]] if 0 <= src < len(
+                        by = self.core.names[self.path[src]] if 0 <= src < len(
                             self.path) and self.path[src] >= 0 else "?"
                         out.append(Edge(w.idx, src, by, g, e))
         return out

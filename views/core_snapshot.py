@@ -39,6 +39,7 @@ class SemRow:
     value: int
     updated_by: str  # "pool 0x0 step 3" or "" (not within the kept history)
     waiters: tuple[str, ...]  # "dve at 0x0 (sem[0] >= 1)"
+    role: str = ""  # a NEFF semaphore's role: "qSPIO0[1]", "DVE done" (machine.neff.roles)
 
 
 @dataclass(frozen=True)

@@ -178,8 +178,9 @@ class MemoryView(LineView):
     def describe(self) -> str:
         size = elem_bytes(self.dtype)
         end = self.start + self.columns() * size
+        note = next((n for sp, n in self.snap.stale if sp == self.space), "")
         return f"{self.space} {self.dtype} bytes {self.start:#x}..{end:#x}" + (
-            " heatmap" if self.heatmap else "")
+            " heatmap" if self.heatmap else "") + (f" · {note}" if note else "")
 
     def goto(self, partition: int, byte: int, space: str | None = None) -> None:
         if space:

@@ -32,7 +32,8 @@ def semaphore_lines(snap: CoreSnapshot) -> list[Text]:
         return [Text("every semaphore is 0; nobody waits", style="dim")]
     out = []
     for s in snap.semaphores:
-        line = Text.assemble((f"sem[{s.index}]", "bold"), f" = {s.value}")
+        line = Text.assemble((f"sem[{s.index}]", "bold"),
+                             (f" {s.role}" if s.role else "", "magenta"), f" = {s.value}")
         if s.updated_by:
             line.append(f"  by {s.updated_by}", style="cyan")
         for w in s.waiters:

@@ -87,6 +87,9 @@ class Snapshot:
     stop: str = ""  # why the machine stopped last ("breakpoint at 0x80", "halt", ...)
     fault: str | None = None
     halted: bool = False
+    # memory whose values may not be the hardware's, by space ("sbuf", "psum"): the
+    # note to show with it (a NEFF's opaque instructions: machine.neff.stale)
+    stale: tuple[tuple[str, str], ...] = ()
 
     @property
     def changed_registers(self) -> frozenset[int]:

@@ -104,7 +104,8 @@ _OWN_KINDS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine
 _RECORD_KINDS = (Kind.IF, Kind.WATCH, Kind.CHANGE, Kind.WAIT, Kind.DMA, *SEMANTIC_FLAG)
 # what reverse-continue judges (a fault or an invalid instruction ends a run; the
 # semantic kinds need the step's lanes, which undoing does not give back)
-_REVERSE_KINDS = (*STATIC_KINDS, Kind.WATCH, Kind.CHANGE, Kind.IF, Kind.RACE, Kind.WAIT)
+_REVERSE_KINDS = (*STATIC_KINDS, Kind.WATCH, Kind.CHANGE, Kind.IF, Kind.RACE, Kind.WAIT,
+                  Kind.DMA)
 _REASON_OF = {Kind.RACE: StopReason.RACE, Kind.WAIT: StopReason.WAIT}  # else "breakpoint"
 NO_HISTORY = "no history is kept (journal budget 0)"
 _FIRST = -2  # Core._stepped_over: no stop to resume from; the first engine picked
@@ -1099,6 +1100,9 @@ class Core:
                       and self._cond(bp, j)]
                 if js:
                     pending.append((bp, js))
+            elif k == Kind.DMA:  # the step undone is a completion of the queue named
+                if self.names[i] == bp.value and self._cond(bp, i):
+                    pending.append((bp, None))
         tl.schedule.pop()
         self.actors[i].undo()
         before = set(self._blocked_set()) if waits else set()
@@ -1118,6 +1122,9 @@ class Core:
                 j = next((j for j in seen if j not in before), None)
                 if j is not None:
                     hits.append((bp, told[j]))
+            elif k == Kind.DMA:  # undone: the queue's head is the entry it completed
+                name = getattr(self.actors[i], "mnemonic", None)
+                hits.append((bp, f"dma: {name() if name else self.names[i]} completed"))
             else:
                 hits.append((bp, seen))
         known = {id(bp) for bp, _ in hits}

@@ -148,13 +148,21 @@ class DmaQueueActor:
         got = self.dma.queued(self.q)
         return got[0] if got else None
 
+    def mnemonic(self) -> str:
+        """What the queue's next step shows as its instruction: `DMA qSPIO0#3 (load a)`
+        (a reverse-continue names the completion it undid by it, as forward does)."""
+        entry = self.head()
+        if entry is None:
+            return f"DMA {self.name} (idle)"
+        return f"DMA {entry.label}" + (f" ({entry.comment})" if entry.comment else "")
+
     def issue(self, step: int, feeder: Feeder | None) -> Issued:
         st = self.state
         k = st.pc
         entry = self.head()
         if entry is None:
             return Issued(StepRecord(st.steps, k, k, halted=True, next_pc=k))
-        op = DmaOp(f"DMA {entry.label}" + (f" ({entry.comment})" if entry.comment else ""))
+        op = DmaOp(self.mnemonic())
         st.writes = []
         st.begin_step()
         fault = None

@@ -237,12 +237,14 @@ def _mode_name(enum: type[WaitMode] | type[UpdateMode], mode: int) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _sb_shape(sizes: tuple[int, ...], steps: tuple[int, ...]) -> tuple[int, int, int]:
-    """(partitions, lowest, one past the highest byte relative to the side's byte offset)
-    of an SB side's shape: descriptors of a NEFF share a few shapes at many offsets."""
-    _, parts, _, rest = sb_partitions(0, sizes, steps)
+def _sb_shape(sizes: tuple[int, ...], steps: tuple[int, ...]
+              ) -> tuple[int, int, int, int]:
+    """(first partition and partitions relative to the offset's, lowest and one past the
+    highest byte relative to its byte) of an SB side's shape: descriptors of a NEFF
+    share a few shapes at many offsets."""
+    first, parts, _, rest = sb_partitions(0, sizes, steps)
     lo, hi = extent(0, tuple(n for n, _ in rest), tuple(s for _, s in rest))
-    return parts, lo, hi
+    return first, parts, lo, hi
 
 
 @lru_cache(maxsize=4096)
@@ -255,9 +257,10 @@ def _side_problem(sub: Subgraph, name: str, off: int, sizes: tuple[int, ...],
     """Why one side of a descriptor leaves its buffer, or None."""
     if name == SB:
         p0, byte = divmod(off, SB_PARTITION_STEP)
-        parts, rel_lo, rel_hi = _sb_shape(sizes, steps)
+        first, parts, rel_lo, rel_hi = _sb_shape(sizes, steps)
         lo, hi = byte + rel_lo, byte + rel_hi
-        if p0 + parts > PARTITIONS:
+        p0 += first
+        if p0 < 0 or p0 + parts > PARTITIONS:
             return f"SB partitions {p0}..{p0 + parts - 1} (there are {PARTITIONS})"
         if lo < 0 or hi > sbuf_bytes:
             return (f"SB bytes 0x{lo:x}..0x{hi:x} of a partition (the modelled SBUF has "

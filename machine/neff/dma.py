@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import ml_dtypes
@@ -123,6 +124,45 @@ def _reach(dims: list[tuple[int, int]]) -> tuple[int, int]:
         r = (n - 1) * s
         lo, hi = (lo + r, hi) if r < 0 else (lo, hi + r)
     return lo, hi
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """What one side's shape (sizes, steps) gives, whatever its offset: the numpy view's
+    shape and strides (outermost first; on the SB side a partition step becomes `row`
+    bytes of the flat SBUF), the byte count, the reach of the partition and byte
+    dimensions, and the Region's per-partition pattern."""
+
+    nbytes: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    parts: tuple[int, int]
+    bytes: tuple[int, int]
+    inner_steps: tuple[int, ...]
+    inner_nums: tuple[int, ...]
+    mixed_step: bool  # a byte step as large as a partition step (refused on the SB side)
+    row: int
+
+
+@lru_cache(maxsize=4096)
+def _geometry(sizes: tuple[int, ...], steps: tuple[int, ...], row: int, sb: bool) -> _Geometry:
+    nbytes = math.prod(sizes) if sizes else 0
+    dims = _dims(sizes, steps)
+    shape = tuple(n for n, _ in reversed(dims))
+    if not sb:
+        return _Geometry(nbytes, shape, tuple(s for _, s in reversed(dims)), (0, 0),
+                         _reach(dims), (1,), (1,), False, row)
+
+    def is_part(s: int) -> bool:
+        return bool(s) and s % SB_PARTITION_STEP == 0
+
+    parts = [(n, s // SB_PARTITION_STEP) for n, s in dims if is_part(s)]
+    inner = [(n, s) for n, s in dims if not is_part(s)]
+    strides = tuple(s // SB_PARTITION_STEP * row if is_part(s) else s
+                    for _, s in reversed(dims))
+    return _Geometry(nbytes, shape, strides, _reach(parts), _reach(inner),
+                     tuple(s for _, s in inner) or (1,), tuple(n for n, _ in inner) or (1,),
+                     any(abs(s) >= SB_PARTITION_STEP for _, s in inner), row)
 
 
 class DmaModel:
@@ -262,50 +302,42 @@ class DmaModel:
 
     def pattern(self, state: MachineState, name: str, off: int, sizes: tuple[int, ...],
                 steps: tuple[int, ...], what: str) -> Pattern:
-        """A descriptor side as a Pattern, its bounds checked (Fault otherwise)."""
-        nbytes = math.prod(sizes) if sizes else 0
+        """A descriptor side as a Pattern, its bounds checked (Fault otherwise). What
+        depends on the shape alone (sizes, steps) is computed once per shape: a NEFF's
+        descriptors share a few shapes at many offsets."""
+        sb = name == SB
+        g = _geometry(sizes, steps, state.sbuf.strides[0] if sb else 0, sb)
+        nbytes = g.nbytes
         if nbytes > MAX_MOVE_BYTES:
             raise Fault(f"the {what} side covers {nbytes:,} bytes; the model moves at most "
                         f"{MAX_MOVE_BYTES:,} per descriptor")
-        dims = _dims(sizes, steps)
-        shape = tuple(n for n, _ in reversed(dims))
-        if name == SB:
-            return self._sb_pattern(state, off, dims, shape, nbytes, what)
+        if sb:
+            return self._sb_pattern(off, g, what)
         base = self.base.get(name)
         if base is None:
             raise Fault(f"the {what} side names {name!r}, not SB nor a DRAM variable")
-        lo, hi = _reach(dims)
+        lo, hi = g.bytes
         size = self.size[name]
         if nbytes and (off + lo < 0 or off + hi >= size):
             raise Fault(f"{name}[{off + lo:#x}..{off + hi + 1:#x}) is outside the variable "
                         f"({size:,} bytes)")
-        return Pattern("dram", base + off, shape, tuple(s for _, s in reversed(dims)),
-                       nbytes, None)
+        return Pattern("dram", base + off, g.shape, g.strides, nbytes, None)
 
-    def _sb_pattern(self, state: MachineState, off: int, dims: list[tuple[int, int]],
-                    shape: tuple[int, ...], nbytes: int, what: str) -> Pattern:
-        row = state.sbuf.strides[0]
-        p0, byte = divmod(off, SB_PARTITION_STEP)
-        parts = [(n, s // SB_PARTITION_STEP) for n, s in dims
-                 if s and s % SB_PARTITION_STEP == 0]
-        inner = [(n, s) for n, s in dims if not (s and s % SB_PARTITION_STEP == 0)]
-        if any(abs(s) >= SB_PARTITION_STEP for _, s in inner):
+    def _sb_pattern(self, off: int, g: _Geometry, what: str) -> Pattern:
+        if g.mixed_step:
             raise Fault(f"the {what} SB side has a step that is neither a byte step within a "
                         f"partition nor a multiple of {SB_PARTITION_STEP:#x} (partitions)")
-        plo, phi = _reach(parts)
-        blo, bhi = _reach(inner)
+        p0, byte = divmod(off, SB_PARTITION_STEP)
+        (plo, phi), (blo, bhi) = g.parts, g.bytes
         p_lo, p_hi, b_lo, b_hi = p0 + plo, p0 + phi, byte + blo, byte + bhi
-        if nbytes and (p_lo < 0 or p_hi >= self.partitions or b_lo < 0
-                       or b_hi >= self.sbuf_bytes):
+        if g.nbytes and (p_lo < 0 or p_hi >= self.partitions or b_lo < 0
+                         or b_hi >= self.sbuf_bytes):
             raise Fault(f"SB partitions {p_lo}..{p_hi}, bytes {b_lo:#x}..{b_hi:#x}: outside "
                         f"SBUF ({self.partitions} partitions of {self.sbuf_bytes:,} bytes)")
-        strides = tuple(s // SB_PARTITION_STEP * row if s and s % SB_PARTITION_STEP == 0
-                        else s for _, s in reversed(dims))
         # The exact byte pattern within each partition (not its bounding box): a strided
         # spill and a transfer into its gaps do not overlap (neff-facts §7: 0 races).
-        region = Region("sbuf", p_lo, p_hi + 1, byte, 1, tuple(s for _, s in inner) or (1,),
-                        tuple(n for n, _ in inner) or (1,))
-        return Pattern("sbuf", p0 * row + byte, shape, strides, nbytes, region)
+        region = Region("sbuf", p_lo, p_hi + 1, byte, 1, g.inner_steps, g.inner_nums)
+        return Pattern("sbuf", p0 * g.row + byte, g.shape, g.strides, g.nbytes, region)
 
     def _write(self, state: MachineState, side: Pattern, data: np.ndarray) -> None:
         if side.space == "sbuf" and state.views:
@@ -334,8 +366,17 @@ class DmaModel:
             what = d.op or f"transpose {d.transpose_op}"
             mark(state, "sbuf" if d.dst == SB else d.dst, f"DMA {entry.label} ({what})")
             return
-        data = np.array(src.view(self.flat(state, src.space))).reshape(-1)
-        if d.op == "cast" and d.src_dtype != d.dst_dtype:
+        view = src.view(self.flat(state, src.space))
+        cast = d.op == "cast" and d.src_dtype != d.dst_dtype
+        if not cast and state.writes is None and src.shape == dst.shape:
+            # a plain copy nobody records: straight from view to view (numpy copies
+            # through a buffer when the two overlap), without the intermediate array
+            if src.nbytes != dst.nbytes:
+                raise Fault(f"copies {src.nbytes:,} bytes into {dst.nbytes:,}")
+            self._write(state, dst, view)
+            return
+        data = np.array(view).reshape(-1)
+        if cast:
             a, b = DTYPES.get(d.src_dtype), DTYPES.get(d.dst_dtype)
             if a is None or b is None:
                 bad = d.src_dtype if a is None else d.dst_dtype

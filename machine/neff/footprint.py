@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-from machine.neff.model import SB, SB_PARTITION_STEP, Descriptor
+from machine.neff.model import SB, SB_PARTITION_STEP, Descriptor, sb_dims
 
 MAX_RUNS = 1 << 20  # contiguous runs one side may have before it is refused
 
@@ -74,16 +74,11 @@ def _split(desc: Descriptor) -> tuple[Access, int, tuple[int, ...], tuple[int, .
 def sb_partitions(off: int, sizes: tuple[int, ...], steps: tuple[int, ...]
                   ) -> tuple[int, int, int, list[tuple[int, int]]]:
     """(first partition, partition count, byte offset in the partition, the other
-    dimensions as (size, step)) of an SB side."""
+    dimensions as (size, step)) of an SB side. Partition dimensions are those whose
+    step is a multiple of 0x40000 (model.sb_dims); the count spans their reach."""
     p0, byte = divmod(off, SB_PARTITION_STEP)
-    parts = 1
-    rest = []
-    for size, step in zip(sizes, steps, strict=True):
-        if step == SB_PARTITION_STEP:
-            parts *= size
-        else:
-            rest.append((size, step))
-    return p0, parts, byte, rest
+    (lo, hi), rest = sb_dims(sizes, steps)
+    return p0 + lo, hi - lo + 1, byte, rest
 
 
 def sb_side(desc: Descriptor) -> SbSide | None:

@@ -111,17 +111,33 @@ class Descriptor(NamedTuple):
                 f"{_side(self.dst, self.dst_off, self.dst_sizes, self.dst_steps)} {what} {dt}")
 
 
+def sb_dims(sizes: tuple[int, ...], steps: tuple[int, ...]
+            ) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """An SB side's partition reach and its byte dimensions: ((lowest, highest)
+    partition relative to the offset's, [(size, step)] of the other dimensions).
+
+    A partition dimension is one whose step is a non-zero multiple of
+    SB_PARTITION_STEP: 0x40000 itself (neff-facts §2.5), or k x 0x40000 where a
+    transposing descriptor tiles the partitions (sizes (512, 64, 2), steps (1, 0x40000,
+    0x1000000): 2 x 64 partitions, 0..127). A byte offset cannot be that large: a
+    partition holds far fewer bytes than 0x40000."""
+    lo = hi = 0
+    rest: list[tuple[int, int]] = []
+    for size, step in zip(sizes, steps, strict=False):
+        if step and step % SB_PARTITION_STEP == 0:
+            reach = (size - 1) * (step // SB_PARTITION_STEP) if size else 0
+            lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
+        else:
+            rest.append((size, step))
+    return (lo, hi), rest
+
+
 def _side(name: str, off: int, sizes: tuple[int, ...], steps: tuple[int, ...]) -> str:
     if name == SB:
-        parts = 1
-        rest = 1
-        for s, st in zip(sizes, steps, strict=False):
-            if st == SB_PARTITION_STEP:
-                parts *= s
-            else:
-                rest *= s
+        (lo, hi), rest = sb_dims(sizes, steps)
+        per = int(np.prod([n for n, _ in rest], dtype=np.int64)) if rest else 1
         p0, byte = divmod(off, SB_PARTITION_STEP)
-        return f"SB[p{p0}..{p0 + parts - 1} +0x{byte:x} {rest}B/p]"
+        return f"SB[p{p0 + lo}..{p0 + hi} +0x{byte:x} {per}B/p]"
     total = int(np.prod(sizes, dtype=np.int64)) if sizes else 0
     return f"{name}[+0x{off:x} {total}B]"
 

@@ -23,22 +23,29 @@ from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 @click.option("--engine", type=ENGINE, default=DEFAULT_ENGINE, show_default=True,
               help="the engine queue the program runs on")
 @click.option("--lab", is_flag=True, help="open only the Convert Lab")
-def command(program: Path | None, gen: Gen, engine: str, lab: bool) -> None:
+@click.option("--subgraph", default=None, metavar="sgNN",
+              help="a NEFF's subgraph (default: the first that has work)")
+def command(program: Path | None, gen: Gen, engine: str, lab: bool,
+            subgraph: str | None) -> None:
     """Open the debugger UI on PROGRAM (.asm / .bin) or SESSION (.toml), or the bundled
     demo when omitted; a KERNEL (manifest or .engine sections) opens the NeuronCore
     layout. A program that does not load opens with the error in the console."""
     if program is not None:
-        _refuse_unopenable(program)
+        _refuse_unopenable(program, subgraph)
+    elif subgraph is not None:
+        raise InputError("--subgraph applies to a NEFF only")
     from neurondbg.app import NeurondbgApp
 
-    run_app(NeurondbgApp(program, gen=gen.label, engine=engine, lab_only=lab))
+    run_app(NeurondbgApp(program, gen=gen.label, engine=engine, lab_only=lab,
+                         subgraph=subgraph))
 
 
-def _refuse_unopenable(program: Path) -> None:
+def _refuse_unopenable(program: Path, subgraph: str | None = None) -> None:
     """InputError (exit 2) for what `run` refuses before any step: a path that is not a
-    regular file (a FIFO would block the loader for ever), a NEFF, and a kernel manifest whose
-    streams or images do not load (the same load, so the same line). A PROGRAM or
-    SESSION that does not assemble still opens, with the error in the console."""
+    regular file (a FIFO would block the loader for ever), a NEFF that does not open
+    (or names no such subgraph), and a kernel manifest whose streams or images do not
+    load (the same load, so the same line). A PROGRAM or SESSION that does not assemble
+    still opens, with the error in the console."""
     from machine.files import MAX_PROGRAM_BYTES, InputFileError, check_input, file_problem
 
     problem = file_problem(program)  # missing, or a symlink loop: one word for any kind
@@ -51,9 +58,12 @@ def _refuse_unopenable(program: Path) -> None:
     from machine.neff.sniff import HEADER_BYTES, looks_like_neff
 
     with program.open("rb") as f:
-        if looks_like_neff(f.read(HEADER_BYTES + 2)):
-            raise InputError(f"{program}: a NEFF file: the TUI does not open a NEFF yet; "
-                             "`neurondbg run`, `validate` and `disasm` read it")
+        neff = looks_like_neff(f.read(HEADER_BYTES + 2))
+    if neff:
+        _check_neff(program, subgraph)
+        return
+    if subgraph is not None:
+        raise InputError(f"{program}: --subgraph applies to a NEFF only")
     from machine.core.kernel import MANIFEST_SUFFIX, is_kernel_source
 
     if program.suffix.lower() == MANIFEST_SUFFIX and is_kernel_source(program):
@@ -64,6 +74,23 @@ def _refuse_unopenable(program: Path) -> None:
             read_kernel(program)
         except SessionError as e:
             raise InputError(str(e)) from None
+
+
+def _check_neff(program: Path, subgraph: str | None) -> None:
+    """InputError when the NEFF's container, its subgraph or its target is refused (the
+    same reader as `run`; opening on the core happens in the App, off the UI thread)."""
+    from machine.neff.container import NeffError
+    from machine.neff.model import gen_of_target
+    from machine.neff.reader import open_neff
+
+    try:
+        neff = open_neff(program)
+        neff.subgraph(subgraph)
+    except NeffError as e:
+        raise InputError(str(e)) from None
+    if gen_of_target(neff.info.target) is None:
+        raise InputError(f"{program}: kelf-0.json target {neff.info.target!r} names no "
+                         "generation neurondbg knows (run, validate and disasm take --gen)")
 
 
 def run_app(app: Any) -> None:

@@ -147,6 +147,11 @@ class CoreScreen(DebuggerScreen):
         self._snap = core  # type: ignore[assignment]
         with self.app.batch_update():
             self._feed(core)  # type: ignore[arg-type]
+            rows = len(core.engines)
+            top = self.query_one("#core-top")
+            if rows > 5 and not self.has_class("-compact") and top.styles.height is not None \
+                    and top.styles.height.value != min(rows, 12) + 2:
+                top.styles.height = min(rows, 12) + 2  # a NEFF's DMA queue rows too
             if core.engines:
                 for name in FOLLOW_FOCUS:
                     pane = self.query_one(f"#pane-{name}", Pane)

@@ -1,5 +1,6 @@
 """`tui` refuses, before any window opens, what `run` refuses without reading it: a
-path that is not a regular file, and a kernel manifest whose streams do not load."""
+path that is not a regular file, a kernel manifest whose streams do not load, and a NEFF
+the reader refuses."""
 
 from __future__ import annotations
 
@@ -64,10 +65,19 @@ def test_a_good_manifest_opens(tmp_path: Path) -> None:
 
 
 def test_neff(tmp_path: Path) -> None:
+    """A NEFF opens (on the kernel screen); a subgraph it lacks, or --subgraph on what is
+    not a NEFF, is refused in one line."""
     from machine.neff.writer import write_neff
     from tests.neff.synth import vector_add
 
     write_neff(tmp_path / "k.neff", [vector_add()])
-    assert _refused(tmp_path / "k.neff") == (
-        f"neurondbg: error: {tmp_path / 'k.neff'}: a NEFF file: the TUI does not open a NEFF "
-        "yet; `neurondbg run`, `validate` and `disasm` read it")
+    r = CliRunner().invoke(cli, ["tui", str(tmp_path / "k.neff")])
+    assert isinstance(r.exception, AssertionError) and "UI was started" in str(r.exception)
+    r = CliRunner().invoke(cli, ["tui", str(tmp_path / "k.neff"), "--subgraph", "sg07"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    line, = r.output.strip().splitlines()
+    assert line.startswith(f"neurondbg: error: {tmp_path / 'k.neff'}") and "sg07" in line
+    (tmp_path / "p.asm").write_text("HALT\n")
+    r = CliRunner().invoke(cli, ["tui", str(tmp_path / "p.asm"), "--subgraph", "sg00"])
+    assert r.exit_code == 2 and r.output.strip() == (
+        f"neurondbg: error: {tmp_path / 'p.asm'}: --subgraph applies to a NEFF only")

@@ -3,6 +3,8 @@ reverses, replays, checkpoints and race-checks like engines (neff-facts §5, §7
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -10,9 +12,19 @@ from machine.dtypes import Gen
 from machine.neff.core import NeffCore, neff_core
 from machine.neff.data import read_output
 from machine.neff.lower import lower_subgraph
-from machine.neff.model import DmaEntry, Engine, Subgraph
+from machine.neff.model import DmaEntry, DmaQueue, Engine, Subgraph
 from machine.stops import EngineStatus, StopReason
-from tests.neff.kernels import ROW, SP_Q, SP_SEMS, inc, tt_add, vector_add, wait
+from tests.neff.kernels import (
+    ROW,
+    SP_Q,
+    SP_SEMS,
+    inc,
+    streams,
+    tt_add,
+    vector_add,
+    wait,
+)
+from tests.neff.kernels import load as load_from
 
 RNG = np.random.default_rng(11)
 A = RNG.standard_normal((128, 16)).astype(np.float32)
@@ -85,6 +97,45 @@ def test_waiting_on_the_later_entry_orders_the_earlier_one() -> None:
         assert nc.core.races == []
 
 
+SPILL_Q, SPILL_SEMS = "qSPSpillReload0", tuple(range(40, 56))
+
+
+def two_queues(dve_waits: str) -> Subgraph:
+    """SP loads `a` on qSPIO0 (entry 0, sem 8), then `b` on a second queue of its own
+    (qSPSpillReload0 entry 0, sem 40); DVE runs the EVENT_SEMAPHOREs waiting for
+    `dve_waits` ("sem value" pairs), then adds a + b; Pool stores the sum."""
+    base = vector_add()
+    es = "\n".join(f"EVENT_SEMAPHORE {wait(int(s), int(v))}"
+                   for s, v in (w.split() for w in dve_waits.split(",")))
+    text = {"sp": f"TRIGGER {SP_Q} 0\nTRIGGER {SPILL_Q} 0",
+            "dve": f"{es}\n{tt_add(0, ROW, 2 * ROW, inc(6))}",
+            "pool": f"TRIGGER {base.entries[Engine.POOL][0].queue} 0 6 1\n"
+                    f"NOP {wait(base.entries[Engine.POOL][0].semaphore, 16)}"}
+    sp = (DmaEntry(SP_Q, 0, SP_SEMS[0], (load_from("a", 0),), "load a"),
+          DmaEntry(SPILL_Q, 0, SPILL_SEMS[0], (load_from("b", ROW),), "load b"))
+    return replace(base, streams=streams(**text),
+                   queues={**base.queues, SPILL_Q: DmaQueue(SPILL_Q, Engine.SP, SPILL_SEMS,
+                                                              "data")},
+                   entries={**base.entries, Engine.SP: sp})
+
+
+@pytest.mark.parametrize("schedule", ["rr", "in-order", "random:1", "random:4"])
+def test_an_entry_is_ordered_by_its_own_queue_not_by_a_later_trigger(schedule: str) -> None:
+    """neff-facts §5.3, §7: an entry's accesses happen at its completion, after its
+    trigger and its queue's earlier entries only. Waiting for qSPSpillReload0#0, which
+    SP triggered after qSPIO0#0, does not order qSPIO0#0's write (queues are
+    independent): DVE's read of `a` races with it. Waiting for both orders both."""
+    nc = load(two_queues(f"{SPILL_SEMS[0]} 16"), schedule=schedule)
+    nc.core.cont()
+    assert {frozenset({(r.a.engine, r.a.opcode), (r.b.engine, r.b.opcode)})
+            for r in nc.core.races} == {frozenset({("dve", "TENSOR_TENSOR_ARITH_OP"),
+                                                   (SP_Q, "DMA qSPIO0#0 (load a)")})}
+    nc = load(two_queues(f"{SPILL_SEMS[0]} 16,{SP_SEMS[0]} 16"), schedule=schedule)
+    stop = nc.core.cont()
+    assert (stop.reason, nc.core.races) == (StopReason.HALT, [])
+    assert np.array_equal(read_output(nc.dma, nc.low.sub, "out"), A + B)
+
+
 def test_a_starved_wait_deadlocks_and_names_the_entries() -> None:
     extra = (DmaEntry(SP_Q, 17, SP_SEMS[1], (), "never"),)
     dve = f"EVENT_SEMAPHORE {wait(SP_SEMS[1], 32)}\n{tt_add(0, ROW, 2 * ROW, inc(6))}"
@@ -110,5 +161,12 @@ def test_a_dma_breakpoint_stops_after_each_completion_of_its_queue() -> None:
         "#1 dma:qSPIO0: qSPIO0 DMA qSPIO0#1 (load b) at 0x1: dma: DMA qSPIO0#1 (load b) "
         "completed"]
     assert details[2] == "every engine halted"
+    # reverse-continue judges the completions it undoes as forward did, newest first
+    back = [c.reverse_continue().detail for _ in range(3)]
+    assert back == [
+        "#1 dma:qSPIO0: qSPIO0 entry 1: dma: DMA qSPIO0#1 (load b) completed (reverse)",
+        "#1 dma:qSPIO0: qSPIO0 entry 0: dma: DMA qSPIO0#0 (load a) completed (reverse)",
+        "start of history"]
+    assert c.steps == 0
     with pytest.raises(ValueError, match="no DMA queue 'qX' here"):
         c.add_breakpoint("dma:qX")

@@ -59,6 +59,23 @@ def test_sides() -> None:
         sb_side(desc("X", SB, 0, (1, MAX_RUNS + 1), (1, 2)))
 
 
+@pytest.mark.parametrize("tiles", [1, 2, 4])
+def test_a_tiled_partition_dimension_counts_partitions(tiles: int) -> None:
+    """A transposing descriptor may split the partitions in tiles: step k x 0x40000 moves
+    k partitions (a byte offset that large cannot be inside one). The footprint, the
+    one-line summary and the model's bytes agree: every partition, the same bytes."""
+    per = 128 // tiles
+    sizes, steps = (256, per, tiles), (1, P, per * P)
+    side = sb_side(desc("X", SB, 0x300, sizes, steps))
+    assert side is not None
+    assert (side.first_partition, side.partitions, side.starts.tolist(), side.run) == (
+        0, 128, [0x300], 256)
+    assert {(p, b) for p in range(128) for b in range(0x300, 0x400)} == brute(0x300, sizes,
+                                                                              steps)
+    assert desc("X", SB, 0x300, sizes, steps).summary().endswith(
+        "-> SB[p0..127 +0x300 256B/p] copy float32")
+
+
 def findings(sub):
     return [f for f in check_subgraph(sub, resolve_triggers(sub, "k"), Gen.SUNDA)
             if f.check == "dma_in_bounds"]

@@ -191,6 +191,26 @@ def test_a_side_reads_the_bytes_its_addresses_name(dims: list[tuple[int, int]], 
     assert got == want
 
 
+@pytest.mark.parametrize("journaled", [False, True], ids=["headless", "journaled"])
+@pytest.mark.parametrize("shift", [-24, -1, 0, 5, 24])
+def test_an_sb_to_sb_copy_reads_before_it_writes(journaled: bool, shift: int) -> None:
+    """Source and destination overlap: every destination byte is the source byte as it
+    was before the copy (the headless runner copies view to view; numpy must buffer)."""
+    sub = vector_add()
+    st_ = MachineState.create(MachineConfig(gen=Gen.SUNDA))
+    st_.sbuf[:] = (np.arange(st_.sbuf.size, dtype=np.uint64) % 251).reshape(st_.sbuf.shape)
+    before = st_.sbuf.copy()
+    dma = DmaModel(sub, st_.config.partitions, st_.config.sbuf_bytes, journaled=journaled)
+    d = Descriptor(SB, SB, "float32", "float32", 0x100, 0x100 + shift, (48, 4), (48, 4),
+                   (1, 0x40000), (1, 0x40000))
+    st_.begin_step()
+    dma._move(st_, sub.entries[Engine.SP][0], d, [], [])
+    st_.end_step()
+    want = before.copy()
+    want[:4, 0x100 + shift:0x100 + shift + 48] = before[:4, 0x100:0x100 + 48]
+    assert np.array_equal(st_.sbuf, want)
+
+
 def test_an_interrupt_stops_the_run_at_a_step_boundary() -> None:
     r = NeffRun(lower_subgraph(vector_add(), Gen.SUNDA), {"a": A, "b": B})
     r.interrupt.set()
