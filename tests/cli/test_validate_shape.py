@@ -22,7 +22,7 @@ def test_json_top_level_keys_are_one_shape() -> None:
     pcode, program = _doc(PROGRAM, "--json")
     kcode, kernel = _doc(KERNEL, "--json")
     assert (pcode, kcode) == (1, 1)
-    shared = {"gen", "engine", "count", "invalid", "instructions"}
+    shared = {"schema", "gen", "engine", "count", "invalid", "instructions"}
     assert set(program) == shared and set(kernel) == shared | {"engines"}
     assert program["engine"] == "pool" and kernel["engine"] is None
 
@@ -40,7 +40,7 @@ def test_a_kernels_rows_are_each_engines_rows_naming_it() -> None:
 def test_summary_top_level_keys_are_one_shape() -> None:
     _, program = _doc(PROGRAM, "--summary")
     _, kernel = _doc(KERNEL, "--summary")
-    shared = {"gen", "engine", "count", "invalid", "failures", "notes"}
+    shared = {"schema", "gen", "engine", "count", "invalid", "failures", "notes"}
     assert set(program) == shared and set(kernel) == shared | {"engines"}
     assert kernel["failures"] == {"engine_has_opcode(pool)": 1}
     assert kernel["failures"] == {

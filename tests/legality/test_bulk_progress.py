@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -66,6 +68,13 @@ def test_an_exception_from_progress_stops_the_validation() -> None:
 
 def test_validates_bar_counts_records_against_the_total(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(bulk, "BLOCK", 512)
+    judge = bulk.evaluate
+
+    def slow_judge(*args: Any) -> Any:  # a block outlasts a redraw on any machine
+        time.sleep(bars.REFRESH)
+        return judge(*args)
+
+    monkeypatch.setattr(bulk, "evaluate", slow_judge)
     program = tmp_path / "many.bin"
     records(5000, True).tofile(program)
     buf = io.StringIO()

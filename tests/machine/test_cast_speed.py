@@ -17,6 +17,7 @@ from machine.convert import convert
 from machine.convert.formats import FORMATS
 from machine.convert.kernels import convert_into
 from machine.convert.options import resolve
+from machine.journal import MEM_UNDO_BYTES
 from machine.state import ZERO_MIN_BYTES, zeros
 from tests.machine.helpers import machine, put
 
@@ -136,7 +137,8 @@ def test_cast_step_journals_exactly_what_was_there(poke, alias, monkeypatch) -> 
     kept = m.state.journal.others[-1].old
     assert kept is w.old and np.array_equal(w.old, old)
     assert (w.old.strides == (0, 0)) == (poke is None)
-    assert m.state.journal.nbytes == 8 + P * 2 * N + 32  # the step word and one block
+    # the step word and one block with its objects
+    assert m.state.journal.nbytes == 8 + P * 2 * N + MEM_UNDO_BYTES
     m.reverse_step()
     assert m.state.digest() == before
 

@@ -176,8 +176,10 @@ def test_replay_stops_when_interrupted(prog: Path, tmp_path: Path) -> None:
     stop = threading.Event()
     assert not replay(trace, prog, interrupt=stop).diverged
     stop.set()
-    with pytest.raises(SessionInterrupted, match=r"t.jsonl: replay interrupted at step 0 "
-                                                 r"\(trace line 2; 0 steps matched\)"):
+    # set before it starts: it stops in its first phase, counting the trace's steps
+    with pytest.raises(SessionInterrupted, match=r"t.jsonl: replay interrupted while counting "
+                                                 r"the trace's steps \(at step 0; 0 steps "
+                                                 r"matched\)"):
         replay(trace, prog, interrupt=stop)
 
 
