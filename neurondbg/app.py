@@ -14,7 +14,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -838,10 +837,6 @@ class NeurondbgApp(App):
                                                             screen.query_one(entry.target))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        if self.lab_only:
-            return
-        from neurondbg.palette import static_entries
+        from neurondbg.palette import system_commands
 
-        for entry in static_entries(self):
-            yield SystemCommand(entry.title, entry.help, partial(self.run_entry, entry))
+        yield from system_commands(self, super().get_system_commands(screen))

@@ -1,13 +1,18 @@
 """The command palette (Ctrl+P): entries read from the console registry and the keys.
 
 Three sources, none declaring a command twice:
-- every console command whose declaration has a `Palette` (neurondbg.console);
+- every console command, once: as its declaration's `Palette` says (neurondbg.console),
+  else derived from the registry (title from the name, help from its help line; a
+  command that takes arguments is typed into the console for the user to finish, so
+  that a pick never runs a default the user did not see);
 - the keys with no console command (KEY_ENTRIES: stop, zoom, help, the SBUF pane's
   keys), whose help is the binding's own text and key;
 - `DynamicCommands`, a `textual.command.Provider` over what the session holds now:
   go to a label, delete a breakpoint, open a tour, open a recent file.
 Each `Entry` dispatches as a console line or as its binding's action (App.run_entry).
 None is offered when the App is the Convert Lab alone (`neurondbg tui --lab`).
+Textual's own "Keys", "Maximize" and "Quit" give way to ours (the help screen, `z`, and
+`quit`, which asks about unsaved work); its "Theme" and "Screenshot" stay.
 
 Decided where the issue is silent: "go to a label" moves the Program cursor to the
 label's record (an editor's "go to symbol"; `b` or `until` then act on it), it does
@@ -23,10 +28,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from neurondbg.console import REGISTRY
+from neurondbg.registry import Command
 from neurondbg.screens.main import PANES
 
 RECENT_MAX = 10  # recent files the palette offers
@@ -45,11 +52,14 @@ class Entry:
     target: str = ""
 
 
+# Textual's system commands that an entry of ours replaces (module docstring)
+REPLACED = frozenset({"Keys", "Maximize", "Quit"})
+
 # keys with no console command: (palette title, binding id, the node that binds it)
 KEY_ENTRIES: tuple[tuple[str, str, str], ...] = (
     ("Stop", "app.stop", ""),
     ("Maximise / restore pane", "app.zoom", ""),
-    ("Help", "app.help", ""),
+    ("Help screen", "app.help", ""),
     ("SBUF: next dtype", "mem.dtype", "#memory"),
     ("SBUF: heatmap", "mem.heatmap", "#memory"),
     ("SBUF / PSUM", "mem.space", "#memory"),
@@ -72,6 +82,27 @@ def _panes(app: Any) -> dict[str, str]:
     return screen.panes if screen is not None else PANES
 
 
+def command_entry(cmd: Command) -> Entry:
+    """The entry of a console command declared without a `Palette`: titled by its name
+    ("x", one letter, by its usage), its help line as help; run at once when it takes
+    no argument, else typed into the console ("fix ") for the user to finish."""
+    title = cmd.usage if len(cmd.name) == 1 else cmd.name.replace("-", " ").capitalize()
+    takes_arguments = cmd.usage.split()[0] != cmd.name or len(cmd.usage.split()) > 1
+    return Entry(title, f"{cmd.text} (console: {cmd.usage})",
+                 line=f"{cmd.name} " if takes_arguments else cmd.name)
+
+
+def system_commands(app: Any, inherited: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
+    """Textual's system commands less those ours replace (REPLACED), then ours; in the
+    Convert Lab alone, Textual's only."""
+    if app.lab_only:
+        yield from inherited
+        return
+    yield from (c for c in inherited if c.title not in REPLACED)
+    for entry in static_entries(app):
+        yield SystemCommand(entry.title, entry.help, partial(app.run_entry, entry))
+
+
 def static_entries(app: Any) -> list[Entry]:
     """The entries that do not depend on the session: commands, keys, panes."""
     from neurondbg.screens.help import key_name
@@ -86,6 +117,8 @@ def static_entries(app: Any) -> list[Entry]:
         if (p := cmd.palette) is not None:
             out.append(Entry(p.title, f"{p.help} ({keys(p.key)})" if p.key else p.help,
                              line=p.line))
+        else:
+            out.append(command_entry(cmd))
     for title, ident, target in KEY_ENTRIES:
         b = find_binding([type(app), MemoryView], ident)
         out.append(Entry(title, f"{b.tooltip or b.description} ({keys(ident)})",

@@ -16,23 +16,27 @@ one's: the first engine it shares a semaphore with, else the next.
 Layouts: at >= 150x44 every pane is visible; below (100x30) the Engines strip,
 the Timeline (collapsed to the focused engine and its semaphore partners), the
 Program and the Console stay, the other panes share one tab slot (digits pick them);
-the Semaphores tab opens under the Engines strip, at the full width.
+the Semaphores tab opens under the Engines strip, at the full width. Smaller still
+(below 100x30, down to 80x24: "small") only the Program and the Console stay, and the
+Engines and the Timeline are tabs too: kept on screen, they took every row a stepped
+kernel's Program and Semaphores needed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import ActiveBinding, Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 
 from neurondbg.panes import CORE_PANES
-from neurondbg.screens.main import DebuggerScreen, memory_view
+from neurondbg.screens.main import ALWAYS_SHOWN, DebuggerScreen, layout_for, memory_view
 from views.console_view import ConsoleView
 from views.core_snapshot import CoreSnapshot
 from views.deferred import Deferred
@@ -47,6 +51,11 @@ from views.struct_view import StructView
 from views.timeline import TimelineView
 
 CORE_ALWAYS = ("program", "console", "engines", "timeline")
+# Keys the footer leaves out below the wide layout, so that at 100 columns it is whole
+# (the keys still work; the palette and the console's `help` list them): the Program's
+# full-text toggle, the Convert Lab and the help screen (the console offers `help`).
+FOOTER_SPARE = ("program.full", "app.lab", "app.help")
+SMALL = Size(100, 30)  # below it (a compact terminal) only ALWAYS_SHOWN stay out of tabs
 FOLLOW_FOCUS = ("program", "registers", "struct", "legality")  # titled with the engine
 
 
@@ -60,7 +69,6 @@ class CoreScreen(DebuggerScreen):
 
     screen_id: ClassVar[str] = "core"
     panes: ClassVar[dict[str, str]] = CORE_PANES
-    always_shown: ClassVar[tuple[str, ...]] = CORE_ALWAYS
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(i), f"go('{name}')", f"pane {title}", show=False,
                   id=f"core.pane.{name}")
@@ -76,6 +84,7 @@ class CoreScreen(DebuggerScreen):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.tab = "registers"
+        self.always_shown = CORE_ALWAYS
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -106,10 +115,30 @@ class CoreScreen(DebuggerScreen):
         yield Footer()
 
     def fit(self, size: Size) -> None:
+        small = layout_for(size) == "compact" and (
+            size.width < SMALL.width or size.height < SMALL.height)
+        self.always_shown = ALWAYS_SHOWN if small else CORE_ALWAYS
+        self.tab_gap = "" if small else " "  # the bar's seven names fit in 80 columns
+        self.set_class(small, "-small")
+        if self.tab in self.always_shown:  # the Engines or Timeline tab, grown out of it
+            self.tab = "registers"
         super().fit(size)
+        self.select_tab(self.tab)  # the bar names another set of tabs
+        footer = self.query_one(Footer)
+        footer.compact = self.layout_name != "wide"
+        footer.refresh(recompose=True)  # FOOTER_SPARE shown or not
         timeline = self.query_one(TimelineView)
         timeline.collapsed = self.layout_name != "wide"
         timeline.refresh(layout=True)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The screen's keys; FOOTER_SPARE not shown in the footer below the wide layout."""
+        active = super().active_bindings
+        if self.layout_name == "wide":
+            return active
+        return {key: a._replace(binding=replace(a.binding, show=False))
+                if a.binding.id in FOOTER_SPARE else a for key, a in active.items()}
 
     def feeds(self, snap: Snapshot | CoreSnapshot  # type: ignore[override]
               ) -> list[tuple[str, Widget, Callable[[], object]]]:

@@ -99,7 +99,6 @@ class DebuggerScreen(Screen):
 
     screen_id: ClassVar[str] = "debugger"
     panes: ClassVar[dict[str, str]] = PANES  # this layout's panes (a subclass has its own)
-    always_shown: ClassVar[tuple[str, ...]] = ALWAYS_SHOWN
 
     def __init__(self, words: Sequence[str] = (),
                  complete_line: Callable[[str], Sequence[str]] | None = None,
@@ -112,6 +111,9 @@ class DebuggerScreen(Screen):
         self.on_ready = on_ready
         self.layout_name = "wide"
         self.tab = "registers"  # the pane the compact layout shows in its shared slot
+        # the panes the compact layout never puts in a tab (a kernel's vary with the size)
+        self.always_shown: tuple[str, ...] = ALWAYS_SHOWN
+        self.tab_gap = " "  # between the tab bar's names
         self._snap: Snapshot | None = None  # the newest snapshot shown
         self._stale: set[str] = set()  # hidden panes not fed `_snap` yet
         self._built = False  # the deferred views are mounted (build_views)
@@ -185,7 +187,7 @@ class DebuggerScreen(Screen):
                 continue
             style = "reverse bold" if key == name else "dim"
             bar.append(f"[@click=screen.go('{key}')][{style}] {i} {escape(title)} [/][/]")
-        self.query_one("#pane-bar", Static).update(" ".join(bar))
+        self.query_one("#pane-bar", Static).update(self.tab_gap.join(bar))
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         pane = pane_of(event.widget)
