@@ -174,7 +174,8 @@ def _break_specs(session: Any, word: str) -> Sequence[str]:
 
 
 def _info_topics(session: Any, word: str) -> Sequence[str]:
-    return ["breakpoints", "registers"]
+    kernel = session is not None and session.has_schedule
+    return ["breakpoints", "registers", *(["races"] if kernel else [])]
 
 
 def _dtypes(session: Any, word: str) -> Sequence[str]:
@@ -356,8 +357,8 @@ def _watch(session: Any, rest: str) -> Reply:
 
 
 @REGISTRY.command("info", "info breakpoints",
-                  "list breakpoints; info registers: the changed ones", aliases=("i",),
-                  complete=_info_topics)
+                  "list breakpoints; info registers: the changed ones; info races: the "
+                  "races found so far (a kernel)", aliases=("i",), complete=_info_topics)
 def _info(session: Any, rest: str) -> Reply:
     what = rest or "breakpoints"
     reply = Reply()
@@ -376,7 +377,32 @@ def _info(session: Any, rest: str) -> Reply:
         for r in changed or range(8):
             reply.say(f"R{r:<2} = {snap.registers[r]:#010x} ({snap.registers[r]})")
         return reply
-    raise ValueError(f"expected 'info breakpoints' or 'info registers', found {what!r}")
+    if len(what) >= 2 and "races".startswith(what):
+        return _info_races(session, reply)
+    raise ValueError(f"expected 'info breakpoints', 'info registers' or 'info races', "
+                     f"found {what!r}")
+
+
+def _info_races(session: Any, reply: Reply) -> Reply:
+    """Each race found so far, in the order found: both accesses, the bytes, the edge
+    that would order them (and the wait that follows the code's intent), and the global
+    step that found it. They follow reverse: a race found after the current step is
+    gone."""
+    if not session.has_schedule:
+        return reply.say("a program has one queue: there is nothing to race with")
+    core = session.core
+    if core.detector is None:
+        return reply.say("race checking is off for this kernel")
+    rows, dropped = core.race_rows()
+    if not rows:
+        return reply.say("no races found so far")
+    for row in rows:
+        (e0, pc0, op0, k0), (e1, pc1, op1, k1) = row.first, row.second
+        reply.say(f"race {row.n} at step {row.step}: {e0} {op0} at pc {pc0:#x} {k0}s and "
+                  f"{e1} {op1} at pc {pc1:#x} {k1}s {row.where}: {row.missing}")
+    if dropped:
+        reply.say(f"... and {dropped} more not kept")
+    return reply
 
 
 @REGISTRY.command("print", "print EXPR", "evaluate: R5 + 1, R5:fp32, sb[3, 0x40]:bf16, acc[0]",
