@@ -144,7 +144,7 @@ def read_program(path: str | Path) -> tuple[bytes, bool]:
     if looks_like_neff(data[:HEADER_BYTES + 2]):
         # A NEFF's header would decode as bogus records: say what it is instead.
         raise UnreadableProgram(f"{p}: a NEFF file: this command does not open a NEFF "
-                                "yet; `neurondbg run`, `validate` and `disasm` read it")
+                                "yet; `neurondbg run`, `tui`, `validate` and `disasm` read it")
     is_text = looks_like_text(p, data)
     if is_text and len(data) > MAX_ASSEMBLY_BYTES:
         raise UnreadableProgram(f"{p}: {size_text(len(data))} is over the "

@@ -17,4 +17,4 @@ def test_the_loader_refuses_a_neff_by_its_header_whatever_its_name(tmp_path: Pat
     with pytest.raises(UnreadableProgram) as got:
         read_program(path)
     assert str(got.value) == (f"{path}: a NEFF file: this command does not open a NEFF "
-                              "yet; `neurondbg run`, `validate` and `disasm` read it")
+                              "yet; `neurondbg run`, `tui`, `validate` and `disasm` read it")
