@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -79,12 +80,15 @@ def interrupted_spin(folder: Path, text: str) -> tuple[dict[str, Any], str, Path
     return result, err, spin
 
 
-def run_on_pty(args: list[str], interrupt_when: str | None = None) -> tuple[int, str, str]:
+def run_on_pty(args: list[str], interrupt_when: str | None = None,
+               env: dict[str, str] | None = None, interrupts: int = 1,
+               gap: float = 0.0) -> tuple[int, str, str]:
     """`neurondbg ARGS` with stderr on a pty and stdout piped: (code, stdout, pty text).
-    With `interrupt_when`, SIGINT is sent once the pty has shown that text."""
+    With `interrupt_when`, `interrupts` SIGINTs `gap` seconds apart are sent once the
+    pty has shown that text."""
     main, child = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "neurondbg", *args], stdout=subprocess.PIPE,
-                            stderr=child, text=True)
+                            stderr=child, text=True, env=env)
     os.close(child)
     seen = bytearray()
     sent = False
@@ -98,7 +102,10 @@ def run_on_pty(args: list[str], interrupt_when: str | None = None) -> tuple[int,
                 break
             seen += chunk
             if interrupt_when and not sent and interrupt_when.encode() in seen:
-                proc.send_signal(signal.SIGINT)
+                for n in range(interrupts):
+                    if n:
+                        time.sleep(gap)
+                    proc.send_signal(signal.SIGINT)
                 sent = True
         out, _ = proc.communicate(timeout=60)
     finally:

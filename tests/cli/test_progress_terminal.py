@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import io
 import os
-import pty
 import re
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -24,7 +22,7 @@ from rich.console import Console
 from neurondbg import progress as bars
 from neurondbg.cli import cli
 from neurondbg.progress_ascii import AsciiFile, ascii_bar, locale_is_utf8
-from tests.helpers import wait_for
+from tests.helpers import run_on_pty, wait_for
 
 ERASED = "\x1b[1A\x1b[2K"  # the bar's line: cursor up, line cleared
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -40,31 +38,8 @@ def on_pty(args: list[str], env: dict[str, str] | None = None,
            interrupts: int = 2) -> tuple[int, str]:
     """`neurondbg ARGS` with stderr on a pty: (exit code, what the pty showed). With
     `ctrl_c_when`, `interrupts` SIGINTs `gap` seconds apart once the pty shows that text."""
-    main, child = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "neurondbg", *args],
-                            stdout=subprocess.DEVNULL, stderr=child, env=env)
-    os.close(child)
-    seen = bytearray()
-    try:
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # the child closed the pty
-                break
-            if not chunk:
-                break
-            seen += chunk
-            if ctrl_c_when is not None and ctrl_c_when.encode() in seen:
-                for n in range(interrupts):
-                    if n:
-                        time.sleep(gap)
-                    proc.send_signal(signal.SIGINT)
-                ctrl_c_when = None
-        proc.wait(timeout=60)
-    finally:
-        proc.kill()
-        os.close(main)
-    return proc.returncode, seen.decode("utf-8", "replace")
+    code, _, tty = run_on_pty(args, ctrl_c_when, env=env, interrupts=interrupts, gap=gap)
+    return code, tty
 
 
 # -- validate counts records ------------------------------------------------------------
