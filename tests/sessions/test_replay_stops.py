@@ -18,18 +18,9 @@ import sessions.replay as rp
 from machine.isa.programs import counted_loop, kernel_text
 from neurondbg.cli import cli
 from sessions.errors import SessionError, SessionInterrupted
+from tests.sessions.test_replay_progress import traced
 
 BAD_LINE = '{"step": 1, "pc": \n'  # an unfinished object: the trace is bad input
-
-
-def traced(tmp_path: Path, source: str, name: str = "p.asm") -> tuple[Path, Path]:
-    """(trace, program) of a `run --trace` of `source`."""
-    program = tmp_path / name
-    program.write_text(source)
-    trace = tmp_path / "t.jsonl"
-    r = CliRunner().invoke(cli, ["run", str(program), "--trace", str(trace)])
-    assert r.exit_code == 0, r.output
-    return trace, program
 
 
 def with_bad_last_line(trace: Path) -> None:
