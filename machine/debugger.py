@@ -239,6 +239,18 @@ class Machine:
         """Parse and add a breakpoint; ValueError (with column) on a bad spec, an unknown
         label, or a PC / watch target outside the program or the machine (`check`)."""
         bp = parse_spec(spec)
+        self.check_breakpoint(bp, spec)
+        self._resync([bp])
+        bp.id = self._next_bp
+        self._next_bp += 1
+        self.breakpoints.append(bp)
+        self._stop = None
+        return bp
+
+    def check_breakpoint(self, bp: Breakpoint, spec: str) -> None:
+        """ValueError (with column) when breakpoint `bp`, parsed from `spec`, names
+        another engine, an unknown label, or a PC / watch target outside the program or
+        the machine (`check`). A one-queue core checks a program's breakpoints here."""
         col = bp.text.find(":") + 2 + len(spec) - len(spec.lstrip())
         if bp.engine is not None and bp.engine != self.config.engine:
             raise ValueError(f"column {bp.text.rfind('@') + 2}: no {bp.engine} queue here "
@@ -251,12 +263,6 @@ class Machine:
                 self.check(bp.value)
             except ValueError as e:
                 raise ValueError(f"column {col}: {e}") from None
-        self._resync([bp])
-        bp.id = self._next_bp
-        self._next_bp += 1
-        self.breakpoints.append(bp)
-        self._stop = None
-        return bp
 
     def delete_breakpoint(self, bp_id: int) -> bool:
         before = len(self.breakpoints)
@@ -363,7 +369,7 @@ class Machine:
             elif bp.kind == Kind.IF:
                 bp.watch_old = self._truth(bp.value)
 
-    def _at(self, pc: int) -> str:
+    def where(self, pc: int) -> str:
         """"CAST at 0x80": the instruction at `pc` (or just the address)."""
         i = self.index_of(pc)
         return f"{self.instruction(i).mnemonic} at {pc:#x}" if i is not None else f"{pc:#x}"
@@ -372,7 +378,7 @@ class Machine:
         pc = self.state.pc
         for bp in hits:
             bp.hits += 1
-        where = f"before {self._at(pc)}{suffix}"
+        where = f"before {self.where(pc)}{suffix}"
         detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
         return Stop(StopReason.BREAKPOINT, pc, detail, steps, breakpoints=hits)
 
@@ -620,7 +626,7 @@ class Machine:
                     return Stop(StopReason.INTERRUPT, st.pc, "interrupted", done)
                 if not first:
                     if until_pc is not None and st.pc == until_pc:
-                        return Stop(StopReason.BREAKPOINT, st.pc, f"reached {self._at(until_pc)}",
+                        return Stop(StopReason.BREAKPOINT, st.pc, f"reached {self.where(until_pc)}",
                                     done)
                     hits = self._static_hits(st.pc)
                     if hits:
@@ -664,13 +670,13 @@ class Machine:
                         f"{failed}", record=rec)
         hits = self._dynamic_hits(rec) if rec.executed else []
         if hits:
-            by = self._at(rec.pc)
+            by = self.where(rec.pc)
             static = [bp for bp in self._static_hits(pc) if bp not in (h[0] for h in hits)]
             for bp, _ in hits:
                 bp.hits += 1
             for bp in static:  # also at the PC the step arrived at: report, count them too
                 bp.hits += 1
-            parts = [f"{bp.describe()}: before {self._at(pc)}" for bp in static]
+            parts = [f"{bp.describe()}: before {self.where(pc)}" for bp in static]
             parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
             return Stop(StopReason.BREAKPOINT, pc, "; ".join(parts),
                         breakpoints=[bp for bp, _ in hits] + static, record=rec)

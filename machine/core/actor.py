@@ -161,13 +161,20 @@ class EngineSnap:
 
 class Passive(History):
     """An engine Machine's history inside a core: the core takes checkpoints and folds
-    journals for all actors at once, so the machine's own policy does nothing."""
+    journals for all actors at once, so the machine's own policy does nothing. `start`:
+    the own history of a program's Machine the core took over; its checkpoint 0 (the
+    memory the program loaded with, which saving its session reads) is kept, and taken
+    at the first change if it was not yet."""
 
-    def __init__(self) -> None:
+    def __init__(self, start: History | None = None) -> None:
         super().__init__(0)
+        self._start = start is not None
+        if start is not None:
+            self.checkpoints = list(start.checkpoints[:1])
 
     def base(self, state: MachineState, edits: int) -> None:
-        return None
+        if self._start:
+            super().base(state, edits)
 
     def keep(self, state: MachineState, edits: int) -> None:
         return None
@@ -178,11 +185,12 @@ class EngineQueue:
 
     kind = ActorKind.ENGINE
 
-    def __init__(self, name: str, machine: Machine) -> None:
+    def __init__(self, name: str, machine: Machine, keep_start: bool = False) -> None:
+        """`keep_start`: `machine` is a program's, loaded before (Passive's `start`)."""
         self.name = name
         self.machine = machine
         self.state = machine.state
-        machine.history = Passive()
+        machine.history = Passive(machine.history if keep_start else None)
         self._plans: dict[int, Plan] = {}
         self._targets: frozenset[int] | None = None
 

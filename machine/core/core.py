@@ -57,6 +57,11 @@ Decisions where the issue is silent (gdb-like):
   hits `cont` meets from step 0 are the ones `reverse_continue` meets from the end
   (tests/core/test_core_symmetry.py). `last` is the CoreStep of the last `step()`.
 
+A plain PROGRAM is a core with one queue (`Core.of_program(machine, path)`, `lone`):
+its stops speak as one machine always did (no engine named, "HALT" on its HALT and
+"the machine is halted" past it, a semantic stop's first lane), and an unmet wait is
+the fault it is on a lone queue (nothing else could signal it), not a deadlock.
+
 Speed: SEQ fast steps (machine.engines.seq.FAST) touch only their engine's registers,
 so `cont` runs each engine ahead through them in batches (its credit) and journals the
 policy's interleaving of those steps; the run-ahead not yet scheduled is undone when the
@@ -70,7 +75,10 @@ import hashlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from machine import edits as ed
 from machine import expr as ex
@@ -186,14 +194,20 @@ class Core:
     def __init__(self, kernel: Kernel, config: MachineConfig | None = None, *,
                  schedule: str = "rr", races: bool = True,
                  journal_budget: int = JOURNAL_BUDGET,
-                 extra_actors: Callable[[MachineState], Sequence[Actor]] | None = None
-                 ) -> None:
+                 extra_actors: Callable[[MachineState], Sequence[Actor]] | None = None,
+                 program: Machine | None = None) -> None:
         """`config`: the machine settings as the caller resolved them (engine is set per
         queue); None: the kernel's generation and [machine] settings. ValueError for a bad
         `schedule` or an actor name used twice. `journal_budget` bounds history (0: none,
         for a headless run). `extra_actors(shared)` makes the actors beside the engine
-        queues (DMA queues: machine/core/actor.py), their states made with `shared=`."""
+        queues (DMA queues: machine/core/actor.py), their states made with `shared=`.
+        `program`: a plain PROGRAM's Machine, already loaded, as the one queue of a
+        one-queue `kernel` (`Core.of_program` makes both): the core is `lone`."""
         self.kernel = kernel
+        # A plain PROGRAM (DESIGN.md: a kernel with one queue) keeps a program's words and
+        # rules: stops name no engine, HALT and faults read as one machine's, and an unmet
+        # wait faults (nothing else can signal it) instead of leaving the queue waiting.
+        self.lone = program is not None
         self.engines: tuple[str, ...] = tuple(kernel.engines)
         self._policy: Policy = parse_policy(schedule)
         base = config if config is not None else MachineConfig(gen=kernel.gen, **{
@@ -203,10 +217,10 @@ class Core:
         first: MachineState | None = None
         for e in self.engines:
             q = kernel.queue(e)
-            m = Machine(q.program.program, replace(base, engine=e), labels=q.program.labels,
-                        journal_budget=0, shared=first)
+            m = program or Machine(q.program.program, replace(base, engine=e),
+                                   labels=q.program.labels, journal_budget=0, shared=first)
             self.machines[e] = m
-            actors.append(EngineQueue(e, m))
+            actors.append(EngineQueue(e, m, keep_start=program is not None))
             first = first or m.state
         assert first is not None  # a Kernel has at least one queue
         for d in kernel.data:
@@ -243,6 +257,21 @@ class Core:
         self._resume: Resume | None = None
         if self._timeline.enabled:
             self._timeline.take(self.actors)  # checkpoint 0: the loaded state
+
+    @classmethod
+    def of_program(cls, machine: Machine, path: Path, *,
+                   journal_budget: int = JOURNAL_BUDGET) -> Core:
+        """A plain PROGRAM's `machine` (loaded from `path`: its data, `--sbuf`, a
+        session's saved steps and edits already in it) as a core with one queue on its
+        engine, which runs and stops as the program does (`lone`)."""
+        from machine.asm.loader import ProgramFile
+        from machine.core.kernel import make_kernel, make_queue
+
+        source = ProgramFile(path, machine.program, [], dict(machine.labels))
+        kernel = make_kernel(machine.config.gen, [make_queue(machine.config.engine, source,
+                                                             path)], [], {}, path)
+        return cls(kernel, machine.config, races=False, journal_budget=journal_budget,
+                   program=machine)
 
     # -- reading ------------------------------------------------------------------------
     @property
@@ -342,8 +371,9 @@ class Core:
     # -- semaphores and runnability -----------------------------------------------------
     def _blocked(self, i: int) -> WaitSpec | None:
         """The wait actor i's next step cannot pass now (None: it may issue)."""
-        if self._credit[i]:
-            return None  # running ahead through fast steps, which never wait
+        if self._credit[i] or self.lone:
+            return None  # running ahead through fast steps, which never wait; a lone
+            # program issues its wait, which faults when unmet (machine.engines.seq)
         return self.actors[i].blocked()
 
     def runnable(self) -> list[int]:
@@ -353,7 +383,7 @@ class Core:
     def _runnable(self) -> list[int]:
         out = []
         for i, a in enumerate(self.actors):
-            if self._credit[i] or (a.rest() is None and a.blocked() is None):
+            if self._credit[i] or (a.rest() is None and (self.lone or a.blocked() is None)):
                 out.append(i)
         return out
 
@@ -379,6 +409,27 @@ class Core:
         (one line, with the column) for a bad spec, an engine without a queue, a label
         no queue has, or a PC / watch target outside the program or the machine."""
         bp = parse_spec(spec)
+        if self.lone:
+            self.machines[self.engines[0]].check_breakpoint(bp, spec)  # a program's words
+        else:
+            self._check_spec(bp, spec)
+        ms = [m for e, m in self.machines.items() if bp.engine in (None, e)]
+        if bp.kind == Kind.LABEL:
+            ms = [m for m in ms if bp.value in m.labels]
+        if bp.kind in STATIC_KINDS:
+            for a in self.actors:  # their runs ahead stop before it
+                if self.machines.get(a.name) in ms:
+                    a.arm(bp)
+        bp.id = self._next_bp
+        self._next_bp += 1
+        self.breakpoints.append(bp)
+        self._resync([bp])
+        return bp
+
+    def _check_spec(self, bp: Breakpoint, spec: str) -> None:
+        """ValueError (one line, with the column) for a breakpoint of a kernel that names
+        an engine without a queue, a label no queue has, or a PC / watch target outside
+        the program or the machine."""
         lead = len(spec) - len(spec.lstrip())
         if bp.engine is not None and bp.engine not in self.names:
             raise ValueError(f"column {lead + bp.text.rfind('@') + 2}: no {bp.engine} queue "
@@ -412,15 +463,6 @@ class Core:
                 owner.check(replace(bp.value, engine=""))
             except ValueError as e:
                 raise ValueError(f"column {col}: {e}") from None
-        if bp.kind in STATIC_KINDS:
-            for a in self.actors:  # their runs ahead stop before it
-                if self.machines.get(a.name) in ms:
-                    a.arm(bp)
-        bp.id = self._next_bp
-        self._next_bp += 1
-        self.breakpoints.append(bp)
-        self._resync([bp])
-        return bp
 
     def _check_engines(self, bp: Breakpoint, spec: str) -> None:
         """Every `ENGINE.` an expression or target of `bp` names has a queue here."""
@@ -538,7 +580,12 @@ class Core:
         if k == Kind.FAULT:
             return (f"fault: {rec.fault}" if rec.fault else None), i
         if rec.lanes is not None:  # semantic: saturate / tie / nan / inf
-            n = int(rec.lanes.flags[SEMANTIC_FLAG[k]].sum())
+            flags = rec.lanes.flags[SEMANTIC_FLAG[k]]
+            n = int(flags.sum())
+            if n and self.lone:  # a program's words say where the first lane is
+                p, el = (int(v) for v in np.argwhere(flags)[0])
+                return (f"{k}: {n} lane(s) of {rec.mnemonic}; first: partition "
+                        f"{p + rec.lanes.p0}, element {el}"), i
             if n:
                 return f"{k}: {n} lane(s) of {rec.mnemonic}", i
         return None, i
@@ -635,7 +682,7 @@ class Core:
                 return self._plain_stop(StopReason.INTERRUPT, "interrupted", done, found)
             run = self._runnable()
             if not run:
-                return self._end(done, found)
+                return self._end(done, found, feed)
             step = tl.steps
             forced = tl.forced.get(step)
             i = forced if forced is not None else self._policy.choose(run, tl.last, step)
@@ -671,6 +718,9 @@ class Core:
                 hits = self._dynamic_hits(i, cs, newly)
                 if hits:
                     return self._dynamic_stop(i, cs, hits, tl.steps - start, found)
+            if rec.halted and self.lone:  # a program stops on its HALT (one machine's word)
+                return Stop(StopReason.HALT, self._states[i].pc, "HALT", tl.steps - start,
+                            record=rec, races=found)
 
     def _done(self, i: int) -> int:
         """Instructions engine i has executed (its run-ahead credit aside)."""
@@ -705,7 +755,7 @@ class Core:
         j = hits[0][1]
         detail = "; ".join(f"{bp.describe()}: {why}" for bp, _, why in hits)
         self._resume = Resume(0, None, True)
-        return Stop(StopReason.WAIT, self._states[j].pc, detail, 0, engine=self.names[j],
+        return Stop(StopReason.WAIT, self._states[j].pc, detail, 0, engine=self._engine(j),
                     breakpoint=hits[0][0], breakpoints=[bp for bp, _, _ in hits])
 
     def _wait_hits(self, newly: list[int]) -> list[tuple[Breakpoint, int, str]]:
@@ -726,9 +776,11 @@ class Core:
     def _batch(self, run: list[int], room: int) -> int:
         """Schedule fast steps (running engines ahead as needed); steps scheduled."""
         credit = self._credit
+        # a lone runnable actor's steps interleave with nothing: it runs ahead the room
+        ahead = RUN_AHEAD if len(run) > 1 else max(room, RUN_AHEAD)
         for i in run:
             if not credit[i]:
-                credit[i] = self.actors[i].run_ahead(RUN_AHEAD)
+                credit[i] = self.actors[i].run_ahead(ahead)
         tl = self._timeline
         seq = self._policy.batch(run, credit, tl.last, tl.steps, room)
         if seq:
@@ -759,16 +811,35 @@ class Core:
 
     # -- stops ----------------------------------------------------------------------------
     def _at(self, i: int) -> str:
+        """Actor i's next step in words: "dve CAST at 0x40"; a lone program's names no
+        engine ("CAST at 0x40")."""
+        if self.lone:
+            return self.machines[self.names[i]].where(self._states[i].pc)
         return self.actors[i].where()
+
+    def _by(self, i: int, rec: StepRecord) -> str:
+        """The step actor i just took, in words ("dve CAST at 0x40"; lone: "CAST at 0x40")."""
+        if self.lone:
+            return self.machines[self.names[i]].where(rec.pc)
+        return f"{self.names[i]} {rec.mnemonic} at {rec.pc:#x}"
+
+    def _engine(self, i: int) -> str | None:
+        """The engine a stop about actor i names (None: a lone program names none)."""
+        return None if self.lone else self.names[i]
 
     def _plain_stop(self, reason: str, detail: str, done: int, found: list[Race]) -> Stop:
         last = self._timeline.last
         i = last if last >= 0 else 0
-        return Stop(reason, self._states[i].pc, detail, done, engine=self.names[i],
+        return Stop(reason, self._states[i].pc, detail, done, engine=self._engine(i),
                     races=found)
 
-    def _end(self, done: int, found: list[Race]) -> Stop:
-        """Nothing can run: every engine halted, or a deadlock."""
+    def _end(self, done: int, found: list[Race], feed: bool) -> Stop:
+        """Nothing can run: every engine halted, or a deadlock. A lone program (never
+        waiting) is halted: it tries the step, as one machine does (`on_step` sees it)."""
+        if self.lone:
+            cs = self._slow_step(0, feed)
+            assert cs.record is not None
+            return self._refused(0, cs.record, done, found)
         waits = self._waits()
         if not waits:
             return self._plain_stop(StopReason.HALT, "every engine halted", done, found)
@@ -792,13 +863,13 @@ class Core:
         where = f"before {self._at(i)}"
         detail = "; ".join(f"{bp.describe()}: {where}" for bp in hits)
         return Stop(StopReason.BREAKPOINT, self._states[i].pc, detail, done,
-                    engine=self.names[i], races=found, breakpoints=hits)
+                    engine=self._engine(i), races=found, breakpoints=hits)
 
     def _dynamic_stop(self, i: int, cs: CoreStep, hits: list[tuple[Breakpoint, str]],
                       done: int, found: list[Race]) -> Stop:
         rec = cs.record
         assert rec is not None
-        by = f"{self.names[i]} {rec.mnemonic} at {rec.pc:#x}"
+        by = self._by(i, rec)
         # The engine the schedule runs next may be at a static breakpoint too: reported
         # (and counted) here, as one queue reports it (machine/debugger.py), and stepped
         # over by the next run; any other engine's are still checked when it issues.
@@ -815,8 +886,9 @@ class Core:
         parts = [] if nxt is None else [f"{bp.describe()}: before {self._at(nxt)}"
                                         for bp in static]
         parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
-        return Stop(reason, self._states[i].pc, "; ".join(parts), done, engine=self.names[i],
-                    races=found, breakpoints=[bp for bp, _ in hits] + static, record=rec)
+        return Stop(reason, self._states[i].pc, "; ".join(parts), done,
+                    engine=self._engine(i), races=found,
+                    breakpoints=[bp for bp, _ in hits] + static, record=rec)
 
     def _next_pick(self) -> int | None:
         """The engine the schedule takes the next global step with (None: none can run,
@@ -830,22 +902,24 @@ class Core:
         return None if self._credit[i] else i
 
     def _refused(self, i: int, rec: StepRecord, done: int, found: list[Race]) -> Stop:
-        e = self.names[i]
+        e, about = self.names[i], self._engine(i)
+        who = "" if about is None else f"{e}: "  # a lone program's words name no engine
         if rec.fault:
             bps = [b for b in self.breakpoints
                    if b.enabled and b.kind == Kind.FAULT and b.engine in (None, e)]
             for b in bps:
                 b.hits += 1
-            return Stop(StopReason.FAULT, rec.pc, f"{e}: {rec.fault}", done, engine=e,
+            return Stop(StopReason.FAULT, rec.pc, f"{who}{rec.fault}", done, engine=about,
                         races=found, breakpoints=bps, record=rec)
         if rec.invalid:
             v = rec.verdict
             failed = ", ".join(v.failed) if v is not None else "legality"
             name = v.predicate if v is not None else "legality"
             return Stop(StopReason.INVALID, rec.pc,
-                        f"{e}: {rec.mnemonic} at {rec.pc:#x} fails {name}: {failed}",
-                        done, engine=e, races=found, record=rec)
-        return Stop(StopReason.HALT, rec.pc, f"{e} is halted", done, engine=e, races=found,
+                        f"{who}{rec.mnemonic} at {rec.pc:#x} fails {name}: {failed}",
+                        done, engine=about, races=found, record=rec)
+        halted = "the machine is halted" if about is None else f"{e} is halted"
+        return Stop(StopReason.HALT, rec.pc, halted, done, engine=about, races=found,
                     record=rec)
 
     # -- edits ------------------------------------------------------------------------------
@@ -1141,7 +1215,7 @@ class Core:
         parts = [f"{bp.describe()}: before {by}" for bp in static]
         parts += [f"{bp.describe()}: {by}: {why}" for bp, why in hits]
         return Stop(reason, self._states[i].pc, "; ".join(parts) + " (reverse)",
-                    first - tl.steps, engine=self.names[i], breakpoints=found)
+                    first - tl.steps, engine=self._engine(i), breakpoints=found)
 
     def _rebuild_window(self) -> bool:
         """The kept window is used up: restore the checkpoint before it and replay up to

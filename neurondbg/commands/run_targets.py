@@ -7,7 +7,7 @@ links; its folder writable; not a folder or device), and opens it: a session rep
 to its saved step (`SessionInterrupted` when Ctrl+C stops that). Every bad input is
 an `InputError` (one line naming the file).
 
-A PROGRAM runs on `machine.debugger.Machine` with one queue; a KERNEL on one
+A PROGRAM runs on a `machine.core.Core` with one queue (`Core.of_program`); a KERNEL on one
 `machine.core.Core` (every engine's queue, `--schedule`, race detection unless
 `--races off`). The loop in run.py asks a target for nothing else than this
 module's `RunTarget` methods.
@@ -32,6 +32,7 @@ from neurondbg.errors import InputError
 from sessions.atomic import FileKind
 
 if TYPE_CHECKING:
+    from machine.core.core import CoreStep
     from machine.core.explore import Exploration
     from neurondbg.commands.race_check import RaceMode
     from sessions.cli_support import Opened
@@ -194,25 +195,29 @@ def _refuse_empty(opened: Opened) -> None:
 
 
 class ProgramRun:
-    """A program (or program session) on one Machine."""
+    """A program (or program session) on a Core with its one queue (`Core.of_program`):
+    the opened Machine is that queue, so what is reported reads it."""
 
     def __init__(self, opened: Opened) -> None:
+        from machine.core.core import Core
+
         self.opened = opened
         self.machine = opened.machine
+        self.core = Core.of_program(opened.machine, opened.program_path, journal_budget=0)
         self.warnings = opened.warnings
 
     @property
     def interrupt(self) -> threading.Event:
-        return self.machine.interrupt
+        return self.core.interrupt
 
     def steps(self) -> int:
-        return self.machine.state.steps
+        return self.machine.state.steps  # a session's saved steps included
 
     def add_breakpoint(self, spec: str) -> None:
-        self.machine.add_breakpoint(spec)
+        self.core.add_breakpoint(spec)
 
     def cont(self, budget: int) -> Stop:
-        return self.machine.cont(max_steps=budget)
+        return self.core.cont(max_steps=budget)
 
     def stop_before_start(self) -> Stop:
         m = self.machine
@@ -226,18 +231,19 @@ class ProgramRun:
         from sessions.atomic import atomic_open
         from sessions.trace import write_header
 
-        m = self.machine
+        core = self.core
         with atomic_open(path, "w") as fh:
             # so `replay` re-runs with the same gen / engine (a text file: atomic_open "w")
-            write_header(m.config, cast(TextIO, fh))
+            write_header(self.machine.config, cast(TextIO, fh))
 
-            def write_step(rec: Any) -> None:
-                fh.write(json.dumps(rec.to_dict()) + "\n")
-            m.on_step = write_step
+            def write_step(cs: CoreStep) -> None:
+                assert cs.record is not None  # a step the core took has its record
+                fh.write(json.dumps(cs.record.to_dict()) + "\n")
+            core.on_step = write_step
             try:
                 yield
             finally:
-                m.on_step = None
+                core.on_step = None
 
     def sbuf(self) -> np.ndarray:
         return self.machine.state.sbuf
