@@ -855,6 +855,12 @@ class Machine:
             if index is not None:
                 self.write_record(index, self._edit_old[k].to_bytes(RECORD_BYTES, "big"))
 
+    def journaled_edits(self) -> list[tuple[ed.Edit, int]]:
+        """Each edit leading to the state now, with the bits it replaced (a record's as
+        one big-endian int of its 64 bytes): what a core that takes this program's
+        machine over journals as its own edits."""
+        return list(zip(self.edits, self._edit_old, strict=True))
+
     def initial_memory(self) -> dict[str, np.ndarray]:
         """SBUF and PSUM before the first step and the first edit (copies): from
         checkpoint 0, which every history keeps (session save writes its images)."""

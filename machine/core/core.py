@@ -76,7 +76,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -92,19 +92,22 @@ from machine.breakpoints import (
     undo_hits,
     written_by,
 )
-from machine.core.actor import Actor, ActorKind, EngineQueue
+from machine.core.actor import Actor, ActorKind, EngineQueue, EngineSnap
 from machine.core.events import WaitSpec
 from machine.core.feed import Feeder
 from machine.core.intent import Intent
 from machine.core.kernel import Kernel
 from machine.core.races import Access, Race, RaceDetector, RaceRow
 from machine.core.schedule import Policy, parse_policy
-from machine.core.timeline import Timeline
-from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine
+from machine.core.timeline import CoreCheckpoint, Timeline
+from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine, bits_record, record_index
 from machine.engines.record import StepRecord
-from machine.history import JOURNAL_BUDGET
+from machine.history import JOURNAL_BUDGET, History
 from machine.state import RECORD_BYTES, MachineConfig, MachineState
 from machine.stops import EngineStatus, Stop, StopReason
+
+if TYPE_CHECKING:
+    from machine.asm.loader import ProgramFile
 
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
 _OWN_KINDS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine's own state
@@ -213,6 +216,7 @@ class Core:
         base = config if config is not None else MachineConfig(gen=kernel.gen, **{
             k: v for k, v in _mapping(kernel.machine).items() if k not in ("gen", "engine")})
         self.machines: dict[str, Machine] = {}
+        history = program.history if program is not None else None  # before the core's
         actors: list[Actor] = []
         first: MachineState | None = None
         for e in self.engines:
@@ -255,23 +259,58 @@ class Core:
         self.edits: list[CoreEdit] = []  # in step order; `set` edits of the path taken
         self._applied = 0  # edits[:_applied] are in the state (replay catches up)
         self._resume: Resume | None = None
-        if self._timeline.enabled:
+        if program is not None:
+            self._adopt(program, history)
+        elif self._timeline.enabled:
             self._timeline.take(self.actors)  # checkpoint 0: the loaded state
 
     @classmethod
-    def of_program(cls, machine: Machine, path: Path, *,
+    def of_program(cls, machine: Machine, path: Path, *, source: ProgramFile | None = None,
                    journal_budget: int = JOURNAL_BUDGET) -> Core:
         """A plain PROGRAM's `machine` (loaded from `path`: its data, `--sbuf`, a
         session's saved steps and edits already in it) as a core with one queue on its
-        engine, which runs and stops as the program does (`lone`)."""
+        engine, which runs and stops as the program does (`lone`). `source`: the file
+        it was read from (the queue's source lines); None: its records alone."""
         from machine.asm.loader import ProgramFile
         from machine.core.kernel import make_kernel, make_queue
 
-        source = ProgramFile(path, machine.program, [], dict(machine.labels))
+        if source is None:
+            source = ProgramFile(path, machine.program, [], dict(machine.labels))
         kernel = make_kernel(machine.config.gen, [make_queue(machine.config.engine, source,
                                                              path)], [], {}, path)
         return cls(kernel, machine.config, races=False, journal_budget=journal_budget,
                    program=machine)
+
+    def _adopt(self, m: Machine, history: History | None) -> None:
+        """A program's machine comes with the steps it took (a session replayed to its
+        step), its edits and the `history` it kept of them: the core's timeline and edits
+        continue from those, so its global steps are the program's and reverse goes back
+        past where the program was loaded, as on the machine."""
+        tl, j, engine = self._timeline, m.state.journal, self.engines[0]
+        tl.origin, tl.schedule = j.origin, bytearray(len(j.steps))  # every step the one queue's
+        tl.origin_last = 0 if j.origin else -1
+        if not tl.enabled or history is None:
+            return
+        edits = []
+        for e, old in m.journaled_edits():
+            index = record_index(e.target)
+            if index is not None:
+                edits.append(CoreEdit(e.step, engine, index,
+                                      int.from_bytes(bits_record(e.value), "big"), old))
+            else:
+                edits.append(CoreEdit(e.step, engine, ex.parse_target(e.target),
+                                      int(e.value, 0), old))
+        self.edits, self._applied = edits, len(edits)
+        tl.dropped = history.dropped
+        # a core checkpoint at step S holds the edits made before S: a machine's at
+        # (S, edits) is one when those are all of them (checkpoint 0 always is)
+        tl.checkpoints = [
+            CoreCheckpoint(c.step, 0 if c.step else -1, c.mark, [EngineSnap(
+                c.step, list(c.R), c.pc, list(c.shape), c.acc, c.idx, c.fp8_exp4, c.fp8_sat,
+                c.halted)], list(c.sem), c.mem)
+            for c in history.checkpoints if c.edits == sum(e.step < c.step for e in edits)]
+        if not tl.checkpoints:  # nothing changed yet: the loaded state is checkpoint 0
+            tl.take(self.actors)
 
     # -- reading ------------------------------------------------------------------------
     @property
@@ -940,7 +979,7 @@ class Core:
         self._settle()
         e = CoreEdit(self.steps, engine, own, bits, ed.read_bits(own, m.state))
         self._journal(e)
-        return f"{e.text} = {shown}"
+        return f"{ed.target_text(own) if self.lone else e.text} = {shown}"
 
     def edit_record(self, index: int, raw: bytes, engine: str | None = None) -> str:
         """Replace record `index` of `engine`'s queue (default: the focused engine's)

@@ -2,7 +2,7 @@
 
     wire.py     Content-Length framing over a pair of byte streams
     session.py  one client: the token, `initialize` answered before the rest is imported
-    target.py   one interface over a Machine (PROGRAM, PROGRAM session) or a Core (kernel)
+    target.py   what the adapter drives: one Core, of a kernel or of a PROGRAM (one queue)
     launch.py   open what a `launch` request names; loading.py: that load in a thread
     protocol.py the adapter's plumbing: messages out, dispatch in, stops, the running worker
     adapter.py  the Adapter (dap-types models): launch, session and running requests

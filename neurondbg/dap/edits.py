@@ -1,8 +1,8 @@
 """The debug adapter's requests that change the machine: `setVariable`, `setExpression`,
-`writeMemory`. Each goes through the console's journaled `set` (Machine.edit /
-edit_record), so `stepBack` undoes it as it undoes a step; a `writeMemory` of several
-bytes is several edits that one `stepBack` undoes together (an edit group). A kernel
-refuses edits, as its console does: an edit outside the schedule would not replay.
+`writeMemory`. Each goes through the core's journaled `set` (Core.edit / edit_record,
+on any engine of a kernel, recorded at the global step it was made), so `stepBack`
+undoes it as it undoes a step; a `writeMemory` of several bytes is several edits that
+one `stepBack` undoes together (an edit group).
 
 Decisions where the protocol is silent:
 - `setVariable` names a row of the Registers (R0..R63, PC), Semaphores or Accumulators

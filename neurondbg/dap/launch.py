@@ -21,7 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from machine.dtypes import parse_gen_name
-from neurondbg.dap.target import CoreTarget, MachineTarget, Target
+from neurondbg.dap.target import Target
 from sessions.store import Progress
 
 
@@ -57,5 +57,8 @@ def open_target(args: LaunchArgs, progress: Progress | None = None,
     o = open_path(path, gen, args.engine, schedule=schedule, races=args.races,
                   progress=progress, interrupt=interrupt)
     if isinstance(o, Opened):
-        return MachineTarget(o.machine, o.program_path, o.source), list(o.warnings)
-    return CoreTarget(o.core, o.path.resolve()), list(o.warnings)
+        from machine.core.core import Core
+
+        core = Core.of_program(o.machine, o.program_path, source=o.source)
+        return Target(core, o.program_path), list(o.warnings)
+    return Target(o.core, o.path.resolve()), list(o.warnings)

@@ -1,5 +1,5 @@
-"""One interface over what the adapter debugs: a Machine (a PROGRAM or a PROGRAM session:
-one thread) or a Core (a kernel or a kernel session: one thread per engine queue).
+"""What the adapter debugs: one Core, of a kernel or kernel session (one thread per
+engine queue) or of a PROGRAM or program session (a core with one queue: one thread).
 
 Every run command returns a `Halt`: the model's stop in the adapter's terms. The DAP
 reason is decided here (gdb-like, decided where the issue is silent):
@@ -26,6 +26,7 @@ from machine.core.core import Core, race_text
 from machine.core.kernel import ENGINE_ORDER
 from machine.debugger import Machine
 from machine.state import MachineState
+from machine.stops import Stop, StopReason
 
 ADDRESS_SHIFT = 48  # an address is (engine's place in ENGINE_ORDER << 48) | PC (PCs < 2**48)
 
@@ -81,136 +82,9 @@ def _clauses(record: Any) -> str:
 
 
 class Target:
-    """What the adapter drives; see MachineTarget and CoreTarget."""
-
-    engines: tuple[str, ...]
-    path: Path
-
-    @property
-    def interrupt(self) -> threading.Event:
-        raise NotImplementedError
-
-    def machine(self, engine: str) -> Machine:
-        raise NotImplementedError
-
-    def program(self, engine: str) -> ProgramFile | None:
-        raise NotImplementedError
-
-    def state(self, engine: str) -> MachineState:
-        return self.machine(engine).state
-
-    def status(self, engine: str) -> str:
-        raise NotImplementedError
-
-    def add_breakpoint(self, spec: str) -> Breakpoint:
-        raise NotImplementedError
-
-    def delete_breakpoint(self, bp_id: int) -> None:
-        raise NotImplementedError
-
-    def cont(self) -> Halt:
-        raise NotImplementedError
-
-    def step(self, engine: str) -> Halt:
-        raise NotImplementedError
-
-    def reverse_step(self) -> Halt:
-        raise NotImplementedError
-
-    def reverse_continue(self) -> Halt:
-        raise NotImplementedError
-
-    @property
-    def is_kernel(self) -> bool:
-        return False
-
-    # -- edits (the console's `set`, journaled: reverse undoes them) ---------------------
-    def set_value(self, engine: str, target: str, value: str) -> str:
-        """`set TARGET = VALUE` on `engine`'s machine; what was stored ("R5 = 1 (0x1)").
-        ValueError (one line) when it cannot be stored."""
-        raise NotImplementedError
-
-    def write_record(self, engine: str, index: int, raw: bytes) -> str:
-        """Replace record `index` of `engine`'s queue by the 64 bytes `raw`, journaled."""
-        raise NotImplementedError
-
-    def edit_count(self) -> int:
-        """How many edits the journal holds (a group of them is undone as one)."""
-        return 0
-
-    def undo_events(self, n: int) -> int:
-        """Undo the last `n` events (steps and edits); how many were undone."""
-        raise NotImplementedError
-
-    def race_count(self) -> int:
-        """Races the detector has found so far (a kernel's; a program has none)."""
-        return 0
-
-
-class MachineTarget(Target):
-    """A one-queue Machine (thread 1 is its engine)."""
-
-    def __init__(self, machine: Machine, path: Path, source: ProgramFile | None) -> None:
-        self.m = machine
-        self.path = path
-        self.source = source
-        self.engines = (machine.config.engine,)
-
-    @property
-    def interrupt(self) -> threading.Event:
-        return self.m.interrupt
-
-    def machine(self, engine: str) -> Machine:
-        return self.m
-
-    def program(self, engine: str) -> ProgramFile | None:
-        return self.source
-
-    def status(self, engine: str) -> str:
-        return "halted" if self.m.state.halted else "running"
-
-    def add_breakpoint(self, spec: str) -> Breakpoint:
-        return self.m.add_breakpoint(spec)
-
-    def delete_breakpoint(self, bp_id: int) -> None:
-        self.m.delete_breakpoint(bp_id)
-
-    def _halt(self, stop: Any, stepping: bool = False) -> Halt:
-        if stepping and stop.reason == "max-steps":
-            return Halt("step", self.engines[0], "step")
-        text = _clauses(stop.record) if stop.reason == "invalid" else ""
-        return Halt(_reason(stop.reason, stop.breakpoints), self.engines[0], stop.detail,
-                    text or stop.detail, list(stop.breakpoints))
-
-    def cont(self) -> Halt:
-        return self._halt(self.m.cont())
-
-    def step(self, engine: str) -> Halt:
-        return self._halt(self.m.step_n(1), stepping=True)
-
-    def reverse_step(self) -> Halt:
-        if self.m.reverse_step():
-            return Halt("step", self.engines[0], "stepped back")
-        return Halt("entry", self.engines[0], "at the start of history")
-
-    def reverse_continue(self) -> Halt:
-        return self._halt(self.m.reverse_continue())
-
-    def set_value(self, engine: str, target: str, value: str) -> str:
-        return self.m.edit(target, value)
-
-    def write_record(self, engine: str, index: int, raw: bytes) -> str:
-        return self.m.edit_record(index, raw)
-
-    def edit_count(self) -> int:
-        return len(self.m.edits)
-
-    def undo_events(self, n: int) -> int:
-        return self.m.reverse(n).steps
-
-
-class CoreTarget(Target):
-    """A NeuronCore: one thread per engine, in the kernel's ENGINE_ORDER."""
+    """What the adapter drives: a Core. A kernel's (or kernel session's) has one thread per
+    engine queue, in ENGINE_ORDER; a PROGRAM's (or program session's, `Core.of_program`)
+    one thread, its engine, and the core speaks as the program (no engine in its words)."""
 
     def __init__(self, core: Core, path: Path) -> None:
         self.core = core
@@ -219,7 +93,8 @@ class CoreTarget(Target):
 
     @property
     def is_kernel(self) -> bool:
-        return True
+        """Several queues' names in the editor (`dve.R3`); a program's have none."""
+        return not self.core.lone
 
     @property
     def interrupt(self) -> threading.Event:
@@ -228,8 +103,11 @@ class CoreTarget(Target):
     def machine(self, engine: str) -> Machine:
         return self.core.machines[engine]
 
-    def program(self, engine: str) -> ProgramFile | None:
+    def program(self, engine: str) -> ProgramFile:
         return self.core.kernel.queue(engine).program
+
+    def state(self, engine: str) -> MachineState:
+        return self.core.machines[engine].state
 
     def status(self, engine: str) -> str:
         return self.core.status(engine)
@@ -240,10 +118,12 @@ class CoreTarget(Target):
     def delete_breakpoint(self, bp_id: int) -> None:
         self.core.delete_breakpoint(bp_id)
 
-    def _halt(self, stop: Any) -> Halt:
+    def _halt(self, stop: Stop, stepping: bool = False) -> Halt:
         engine = stop.engine or self.core.focus
+        if stepping and stop.reason == StopReason.MAX_STEPS:
+            return Halt("step", engine, "step")
         text = stop.detail
-        if stop.reason == "invalid":
+        if stop.reason == StopReason.INVALID:
             text = _clauses(stop.record) or text
         elif stop.races:
             text = "\n".join(race_text(r) for r in stop.races)
@@ -255,7 +135,10 @@ class CoreTarget(Target):
 
     def step(self, engine: str) -> Halt:
         """One instruction of `engine` (the TUI's `step` on the focused engine; the
-        others wait, as gdb's scheduler-locking `step` does)."""
+        others wait, as gdb's scheduler-locking `step` does). A program's step is a run
+        of one step: a watch or `if:` it meets stops it as a breakpoint."""
+        if self.core.lone:
+            return self._halt(self.core.cont(max_steps=1), stepping=True)
         self.core.focus = engine
         cs = self.core.step(engine)
         rec = cs.record
@@ -284,10 +167,10 @@ class CoreTarget(Target):
     def reverse_continue(self) -> Halt:
         return self._halt(self.core.reverse_continue())
 
-    # the console refuses edits on a kernel for the same reason (views.core_session)
-    _NO_RECORD_EDITS = "not available on a kernel: records are edited on one program"
-
+    # -- edits (the console's `set`, journaled: reverse undoes them) ---------------------
     def set_value(self, engine: str, target: str, value: str) -> str:
+        """`set TARGET = VALUE` on `engine`'s state; what was stored ("R5 = 1 (0x1)").
+        ValueError (one line) when it cannot be stored."""
         # The core reads an unprefixed register as the focused engine's: focus the thread
         # the editor names for the edit, as the console does with `ENGINE.R3`.
         focus = self.core.focus
@@ -298,16 +181,20 @@ class CoreTarget(Target):
             self.core.focus = focus
 
     def write_record(self, engine: str, index: int, raw: bytes) -> str:
-        raise ValueError(self._NO_RECORD_EDITS)
+        """Replace record `index` of `engine`'s queue by the 64 bytes `raw`, journaled."""
+        return self.core.edit_record(index, raw, engine)
 
     def edit_count(self) -> int:
+        """How many edits the journal holds (a group of them is undone as one)."""
         return len(self.core.edits)
 
     def undo_events(self, n: int) -> int:
+        """Undo the last `n` events (steps and edits); how many were undone."""
         undone = 0
         while undone < n and self.core.reverse_step():
             undone += 1
         return undone
 
     def race_count(self) -> int:
+        """Races the detector has found so far (a kernel's; a program has none)."""
         return len(self.core.races)

@@ -131,3 +131,33 @@ def test_a_program_on_a_core_speaks_as_the_program() -> None:
             assert str(e) == error
         else:
             raise AssertionError(spec)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 400), st.integers(1, 300), st.sampled_from([0, 4096, 1 << 20]),
+       st.booleans())
+def test_a_core_taking_a_program_over_mid_run_reverses_past_where_it_took_it(
+        before: int, after: int, budget: int, record_edit: bool) -> None:
+    """A session's program comes with its steps, edits and history: every step and edit
+    back to the start undoes as on the Machine (a small budget folds it to checkpoints)."""
+    text = counted_loop(200, 2)
+    kw = {"journal_budget": budget} if budget else {}
+    ref, m = machine(text, **kw), machine(text, **kw)
+    for x in (ref, m):
+        x.cont(max_steps=before)
+        x.edit("R1", "R1 + 5")
+        if record_edit:  # the loop's ADD becomes a record of zeros
+            x.edit_record(1, bytes(64))
+        x.cont(max_steps=after // 2)
+        x.edit("sem[1]", "2")
+    c = Core.of_program(m, Path("<test>"), **kw)
+    assert (c.steps, len(c.edits)) == ref.position  # its global steps are the program's
+    assert seen(c.cont(max_steps=after)) == seen(ref.cont(max_steps=after))
+    while True:
+        assert state_of(m) == state_of(ref) and m.program.raw.tobytes() == \
+            ref.program.raw.tobytes()
+        back, back_ref = c.reverse_step(), ref.reverse_step()
+        assert back == back_ref
+        if not back:
+            break
+    assert ref.position == (0, 0) == (c.steps, len(c.edits))

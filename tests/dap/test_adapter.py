@@ -225,6 +225,12 @@ def test_session_file_launches_at_its_saved_step(tmp_path: Any) -> None:
     c.ok("configurationDone")
     c.event("stopped")
     assert registers(c)["R1"] == "0x00000006 (6)" and frame(c)["line"] == 8
+    for _ in range(5):  # its history goes back past the saved step, to the start
+        c.ok("stepBack", threadId=1)
+        assert c.event("stopped")["body"]["reason"] == "step"
+    assert registers(c)["R1"] == "0x00000000 (0)" and registers(c)["PC"] == "0x0"
+    c.ok("stepBack", threadId=1)
+    assert c.event("stopped")["body"]["reason"] == "entry"
 
 
 SPIN = """\

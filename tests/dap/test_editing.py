@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from neurondbg.dap.target import address
 from tests.dap.client import InProcess
 from tests.dap.test_adapter import KERNELS, LOOP, frame, launched, registers
 
@@ -82,10 +83,25 @@ def test_kernel_edits_a_semaphore_and_step_back_undoes_it() -> None:
     assert c.ok("evaluate", expression="sem[0]", frameId=1)["result"].startswith("0")
 
 
-def test_kernel_refuses_record_writes() -> None:
+def test_kernel_record_write_changes_that_engines_instruction_and_step_back_undoes_it(
+        ) -> None:
     c = at_entry(KERNELS / "producer_consumer.asm")
-    r = c.request("writeMemory", memoryReference="program", data="AAE=")
-    assert not r["success"]
+    at = f"{address('dve', 0):#x}"
+
+    def first() -> str:
+        return c.ok("disassemble", memoryReference=at, instructionCount=1)[
+            "instructions"][0]["instruction"]
+
+    halt = c.ok("readMemory", memoryReference=f"{address('dve', 0x40):#x}", count=64)["data"]
+    assert first().startswith("CAST")
+    assert c.ok("writeMemory", memoryReference=at, data=halt)["bytesWritten"] == 64
+    assert first() == "HALT"
+    pool = c.ok("disassemble", memoryReference=f"{address('pool', 0):#x}",
+                instructionCount=1)["instructions"][0]["instruction"]
+    assert pool.startswith("CAST")  # another engine's record at the same PC is its own
+    back(c)
+    assert first().startswith("CAST")
+    assert not c.request("writeMemory", memoryReference="program", data="AAE=")["success"]
 
 
 def test_set_expression_stores_a_memory_cell_and_evaluate_reads_it() -> None:
