@@ -1,4 +1,4 @@
-"""Open what a `launch` request names: a PROGRAM, a session file or a KERNEL.
+"""Open what a `launch` request names: a PROGRAM, a session file, a KERNEL or a NEFF.
 
     target, warnings = open_target(LaunchArgs.model_validate(arguments))
 
@@ -8,9 +8,13 @@ ignored), `program` (the path; required), `gen`, `engine` (a PROGRAM's queue), `
 (bool, default false), `stopOnHalt` (bool, default false: when every engine has halted
 the session ends, as gdb's does when the inferior exits; true keeps it stopped there
 so the user can step back, as rr does at the end of a recording). A session file's own
-gen / engine / schedule win, as in `neurondbg run SESSION`. Errors are one-line
-ValueErrors naming the file. A session replays to its saved step with `progress(done,
-total)` reports, and setting `interrupt` stops it with SessionInterrupted.
+gen / engine / schedule win, as in `neurondbg run SESSION`. A NEFF (sessions.neff_open,
+as `neurondbg tui FILE.neff` opens it) runs its `subgraph` (default: the first that has
+work) on the generation its `kelf-0.json` names; a `gen` naming another is refused
+(the launch opens a NEFF as `tui` does, on its own generation only), as is `subgraph`
+for anything but a NEFF. Errors are one-line ValueErrors naming the file. A session
+replays to its saved step with `progress(done, total)` reports, and setting
+`interrupt` stops it with SessionInterrupted.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from machine.dtypes import parse_gen_name
+from machine.dtypes import Gen, parse_gen_name
 from neurondbg.dap.target import Target
 from sessions.store import Progress
 
@@ -37,6 +41,7 @@ class LaunchArgs(BaseModel):
     stopOnEntry: bool = False  # DAP spells it so
     stopOnHalt: bool = False  # a halt stops (reason "halt") instead of ending the session
     noDebug: bool = False  # run to the end: no breakpoint, no exception stop, no entry stop
+    subgraph: str | None = None  # a NEFF's subgraph (sg00, ...)
 
 
 def open_target(args: LaunchArgs, progress: Progress | None = None,
@@ -54,6 +59,12 @@ def open_target(args: LaunchArgs, progress: Progress | None = None,
         raise ValueError(f"engine: expected one of {', '.join(QUEUE_ENGINES)}, found "
                          f"{args.engine!r}")
     schedule = parse_policy(args.schedule).text
+    from sessions.kernel_kind import is_neff
+
+    if is_neff(path):
+        return _open_neff(path, args, gen, schedule)
+    if args.subgraph is not None:
+        raise ValueError(f"{path}: subgraph {args.subgraph!r}: only a NEFF has subgraphs")
     o = open_path(path, gen, args.engine, schedule=schedule, races=args.races,
                   progress=progress, interrupt=interrupt)
     if isinstance(o, Opened):
@@ -62,3 +73,16 @@ def open_target(args: LaunchArgs, progress: Progress | None = None,
         core = Core.of_program(o.machine, o.program_path, source=o.source)
         return Target(core, o.program_path), list(o.warnings)
     return Target(o.core, o.path.resolve()), list(o.warnings)
+
+
+def _open_neff(path: Path, args: LaunchArgs, gen: Gen | None,
+               schedule: str) -> tuple[Target, list[str]]:
+    """A NEFF's subgraph on its Core (sessions.neff_open), with its reader's warnings."""
+    from sessions.neff_open import open_neff_kernel
+
+    o = open_neff_kernel(path, args.subgraph, schedule=schedule, races=args.races)
+    own = o.config.gen
+    if gen is not None and gen != own:
+        raise ValueError(f"{path}: gen {gen.label}: this NEFF was built for {own.label} "
+                         f"(its kelf-0.json target); launch it without gen")
+    return Target(o.core, path.resolve()), list(o.warnings)
