@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from click.core import ParameterSource
@@ -228,8 +228,7 @@ class ProgramRun:
 
         m = self.machine
         with atomic_open(path, "w") as fh:
-            # so `replay` re-runs with the same gen / engine (a text file: atomic_open "w")
-            write_header(m.config, cast(TextIO, fh))
+            write_header(m.config, fh)  # so `replay` re-runs with the same gen / engine
 
             def write_step(rec: Any) -> None:
                 fh.write(json.dumps(rec.to_dict()) + "\n")
