@@ -21,13 +21,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from machine.convert.formats import FloatFormat, IntFormat, parse_format
 from machine.engines.record import decode_values
-from machine.state import NUM_INDEX_REGS, NUM_REGS, NUM_SEMS, NUM_SHAPE_REGS, RECORD_BYTES
+from machine.state import (
+    NUM_INDEX_REGS,
+    NUM_REGS,
+    NUM_SEMS,
+    NUM_SHAPE_REGS,
+    RECORD_BYTES,
+    MachineState,
+)
+
+if TYPE_CHECKING:  # machine.expr imports this module
+    from machine.expr import Target
 
 SETTABLE = "R5, R5:fp32, PC, sb[P, BYTE]:FMT, psum[P, BYTE]:FMT, sem[N], shape[N], acc[P], " \
     "idx[P, K]"
@@ -55,7 +65,7 @@ def pc_error(pc: int, base: int, count: int, allow_end: bool = False) -> str | N
     return None
 
 
-def bounds_error(t: Any, state: Any) -> str | None:
+def bounds_error(t: Target, state: MachineState) -> str | None:
     """Why target `t` (machine.expr.Target) does not exist on `state`, or None."""
     k = t.kind
     parts = state.config.partitions
@@ -82,7 +92,7 @@ def bounds_error(t: Any, state: Any) -> str | None:
     return None
 
 
-def check(what: Any, state: Any, count: int) -> None:
+def check(what: Target | int, state: MachineState, count: int) -> None:
     """ValueError naming the problem if `what` (a Target, or a PC int) is out of bounds."""
     if isinstance(what, int):
         why = pc_error(what, state.config.base, count)
@@ -93,13 +103,13 @@ def check(what: Any, state: Any, count: int) -> None:
 
 
 # -- values ---------------------------------------------------------------------------------
-def target_text(t: Any) -> str:
+def target_text(t: Target) -> str:
     """The canonical spelling of a settable target (a machine.expr.Target, which spells
     itself: round-trips through parse_target)."""
     return t.settable
 
 
-def value_format(t: Any) -> tuple[str, bool]:
+def value_format(t: Target) -> tuple[str, bool]:
     """(format name, raw): the format a value is stored in; raw = bits without a format."""
     if t.kind == "acc":
         return "fp32", False
@@ -113,7 +123,7 @@ def value_format(t: Any) -> tuple[str, bool]:
     return "uint32", True  # reg, sem, shape, idx
 
 
-def encode(t: Any, v: int | float) -> tuple[int, str]:
+def encode(t: Target, v: int | float) -> tuple[int, str]:
     """(bits to store, what was stored, for the report) or ValueError saying why not."""
     name, raw = value_format(t)
     f = parse_format(name)
@@ -137,7 +147,7 @@ def encode(t: Any, v: int | float) -> tuple[int, str]:
     if not isinstance(f, FloatFormat) or f.ml_dtype is None:
         raise ValueError(f"set does not encode {name} values; write the bits with an "
                          f"integer format of the same width")
-    enc = np.array([_to_format(float(v), f.ml_dtype)], dtype=f.ml_dtype).view(f.container)
+    enc = _to_format(float(v), f.ml_dtype).view(f.container)
     bits = int(enc[0])
     stored = float(decode_values(enc, name)[0])
     shown = repr(stored)
@@ -146,28 +156,28 @@ def encode(t: Any, v: int | float) -> tuple[int, str]:
     return bits, f"{shown} ({bits:#0{f.bits // 4 + 2}x}{note})"
 
 
-def _to_format(v: float, dtype: np.dtype) -> Any:
-    """`v` rounded once (nearest even) into `dtype`. numpy / ml_dtypes go through fp32 from
-    a float64 and round twice (1.0039063 -> bf16 1.0, not 1.0078125); rounding to fp32 by
-    round-to-odd first keeps the second rounding exact for every narrower format."""
+def _to_format(v: float, dtype: np.dtype) -> np.ndarray:
+    """[`v`] rounded once (nearest even) into `dtype`. numpy / ml_dtypes go through fp32
+    from a float64 and round twice (1.0039063 -> bf16 1.0, not 1.0078125); rounding to fp32
+    by round-to-odd first keeps the second rounding exact for every narrower format."""
     with np.errstate(all="ignore"):
+        f = np.array([v], np.float32)
         if dtype == np.float32 or not math.isfinite(v):
-            return np.float32(v).astype(dtype)
-        f = np.float32(v)
-        if float(f) != v:
-            if abs(float(f)) > abs(v):  # RNE went away from zero: take the truncation
+            return f.astype(dtype)
+        if float(f[0]) != v:
+            if abs(float(f[0])) > abs(v):  # RNE went away from zero: take the truncation
                 f = np.nextafter(f, np.float32(0))
-            f = (np.array([f]).view(np.uint32) | np.uint32(1)).view(np.float32)[0]  # odd
+            f = (f.view(np.uint32) | np.uint32(1)).view(np.float32)  # odd
         return f.astype(dtype)
 
 
-def width(t: Any) -> int:
+def width(t: Target) -> int:
     """Bytes a target's value takes (registers, sem, shape, idx, acc: 4)."""
     return parse_format(value_format(t)[0]).bits // 8
 
 
 # -- reading and writing the bits of a target -------------------------------------------------
-def read_bits(t: Any, state: Any) -> int:
+def read_bits(t: Target, state: MachineState) -> int:
     """The bits a settable target holds now (PC: the address)."""
     k = t.kind
     if k == "reg":
@@ -181,10 +191,10 @@ def read_bits(t: Any, state: Any) -> int:
         return int(state.acc[t.index:t.index + 1].view(np.uint32)[0])
     if k == "idx":
         return int(state.idx[t.index, t.k])
-    return getattr(state, k)[t.index]  # sem, shape
+    return (state.sem if k == "sem" else state.shape)[t.index]
 
 
-def write_bits(t: Any, state: Any, bits: int) -> None:
+def write_bits(t: Target, state: MachineState, bits: int) -> None:
     """Store `bits` into a settable target (bounds already checked)."""
     k = t.kind
     if k == "reg":
@@ -201,4 +211,4 @@ def write_bits(t: Any, state: Any, bits: int) -> None:
     elif k == "idx":
         state.idx[t.index, t.k] = bits
     else:
-        getattr(state, k)[t.index] = bits
+        (state.sem if k == "sem" else state.shape)[t.index] = bits

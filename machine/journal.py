@@ -18,11 +18,15 @@ entry kept, so `steps[k]` is step `origin + k`; `Undo.step` is absolute.
 from __future__ import annotations
 
 from array import array
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeAlias
 
 import numpy as np
 
 from machine import sigint
+
+if TYPE_CHECKING:  # machine.state (and through it machine.neff) imports this module
+    from machine.neff.dma import Pattern
+    from machine.state import Region
 
 REG_SHIFT = 32
 COUNT_SHIFT = 16
@@ -36,16 +40,36 @@ SCALAR_UNDO_BYTES = 160
 MEM_UNDO_BYTES = 416
 
 
+UndoKind = Literal["mem", "array", "scalar"]
+# What an Undo's key names: a memory block (its Region); rows of an array (a slice, or a
+# DMA queue's access pattern over flat memory: machine.neff.dma); a slot of a scalar
+# container (sem[3]; machine.neff's keyed tables: a (queue, tail) pair, a variable name),
+# or None for a named attribute (halted, fp8_exp4).
+ScalarKey: TypeAlias = "int | str | tuple[int, int] | None"
+UndoKey: TypeAlias = "Region | slice | Pattern | ScalarKey"
+# The old value: memory or array bytes, or a scalar (a slot's int, `halted`, an fp8
+# setting, a stale mark's text or None).
+ScalarValue: TypeAlias = "int | bool | str | None"
+UndoOld: TypeAlias = "np.ndarray | ScalarValue"
+
+
 class Undo(NamedTuple):
     """One non-register write: enough to put the old value back. A named tuple: made
     once per memory write of every step (a frozen dataclass costs ~3x as much to make),
     compared and hashed by its fields as the frozen dataclass it was."""
 
     step: int
-    kind: str  # "mem", "array", "scalar"
+    kind: UndoKind
     target: str  # "sbuf"/"psum" (mem), "acc"/"idx" (array), "sem"/"shape"/"halted"/... (scalar)
-    key: Any  # mem: Region; array: numpy index; scalar: int or None
-    old: Any  # mem: (P, n) uint8 (read-only broadcast 0 if all zero); array; scalar
+    key: UndoKey
+    old: UndoOld  # mem: (P, n) uint8 (read-only broadcast 0 if all zero); array; scalar
+
+    @property
+    def slot(self) -> tuple[int, int]:
+        """(slot, old value) of a write to a numbered slot of integers (sem[3], shape[0])."""
+        if not (isinstance(self.key, int) and isinstance(self.old, int)):
+            raise TypeError(f"not a write to a numbered slot: {self.target} {self.key!r}")
+        return self.key, self.old
 
     @property
     def nbytes(self) -> int:
@@ -85,12 +109,12 @@ class Journal:
     def reg(self, r: int, old: int) -> None:
         self.regs.append(r << REG_SHIFT | old)
 
-    def other(self, kind: str, target: str, key: Any, old: Any) -> None:
+    def other(self, kind: UndoKind, target: str, key: UndoKey, old: UndoOld) -> None:
         u = Undo(self.origin + len(self.steps), kind, target, key, old)
         self.others.append(u)
         self.other_bytes += u.nbytes
 
-    def set_old(self, k: int, old: Any) -> None:
+    def set_old(self, k: int, old: UndoOld) -> None:
         """Give entry `k` other old bytes of the same shape: a write that journals them as
         it goes (MachineState.open_write) first records a zero block, then the real one.
         The byte count stays: it is the nominal size either way."""
@@ -174,13 +198,18 @@ class Journal:
 
     def who_wrote_mem(self, space: str, partition: int, byte: int) -> int | None:
         """The step that last wrote byte `byte` of `partition` in `space`, or None."""
+        from machine.state import Region  # loaded: it imports this module
+
+        u: Undo
         for u in reversed(self.others):
-            if u.kind == "mem" and u.target == space and u.key.covers(partition, byte):
+            if u.kind == "mem" and u.target == space and isinstance(u.key, Region) and \
+                    u.key.covers(partition, byte):
                 return u.step
         return None
 
-    def who_wrote(self, target: str, key: Any = None) -> int | None:
+    def who_wrote(self, target: str, key: int | None = None) -> int | None:
         """Last step writing a scalar/array target ("sem", 3), ("acc", partition), ..."""
+        u: Undo
         for u in reversed(self.others):
             if u.target != target:
                 continue
@@ -191,5 +220,7 @@ class Journal:
         return None
 
 
-def _index_hits(rows: slice, partition: int) -> bool:
-    return rows.start <= partition < rows.stop
+def _index_hits(rows: UndoKey, partition: int) -> bool:
+    """Whether an array write's rows (a slice of partitions) include `partition`."""
+    return isinstance(rows, slice) and rows.start is not None and \
+        int(rows.start) <= partition < int(rows.stop)

@@ -26,14 +26,14 @@ import struct
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 import numpy as np
 
 from machine.dtypes import DEFAULT_GEN, Gen, fp8_exp4_format
 from machine.isa.addr import geometry
 from machine.isa.opcodes import DEFAULT_ENGINE
-from machine.journal import COUNT_SHIFT, REG_SHIFT, Journal, Undo
+from machine.journal import COUNT_SHIFT, REG_SHIFT, Journal, ScalarKey, ScalarValue, Undo
 from machine.memfd import MemoryAlias, alias_memory, available
 
 NUM_REGS = 64
@@ -90,9 +90,15 @@ class cached(Generic[T]):
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, obj: Any, owner: type | None = None) -> T:
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> cached[T]: ...
+
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, obj: object, owner: type | None = None) -> T | cached[T]:
         if obj is None:
-            return self  # type: ignore[return-value]
+            return self
         value = obj.__dict__[self.name] = self.fn(obj)
         return value
 
@@ -188,6 +194,21 @@ class Region:
         if o is None:
             o = self._offsets()  # not cached: journal entries stay bare
         return bool(np.any((o <= byte) & (byte < o + self.size)))
+
+
+class Hasher(Protocol):
+    """What a state feeds its digest to (hashlib's objects)."""
+
+    def update(self, data: bytes, /) -> None: ...
+
+
+class MemoryViewer(Protocol):
+    """What holds a view of SBUF/PSUM (conversion lanes): told to take its own copy
+    before the bytes under it change."""
+
+    def overlaps(self, region: Region) -> bool: ...
+
+    def materialize(self) -> None: ...
 
 
 @dataclass(frozen=True, init=False)
@@ -334,7 +355,7 @@ class MachineState:
     # before the memory under them is overwritten, so a bulk step need not copy its
     # source up front. A plain list: iterating a WeakSet costs more than the check.
     # Changed in place only (states of one core share the list).
-    views: list[weakref.ref] = field(default_factory=list, repr=False)
+    views: list[weakref.ref[MemoryViewer]] = field(default_factory=list, repr=False)
     # The states of a core by engine name (shared by all of them); a lone state: None.
     peers: dict[str, MachineState] | None = field(default=None, repr=False, compare=False)
     # Plans of instructions resolved once under this state's configuration, by the engine
@@ -346,8 +367,8 @@ class MachineState:
     _alias: MemoryAlias | None = field(default=None, init=False, repr=False, compare=False)
     # The plain arrays `create` made (weakly), while they may still move into a memfd
     # (write_alias); None: they never will (memfd missing or refused, a copy of a state).
-    _movable: tuple[weakref.ref, weakref.ref] | None = field(default=None, init=False,
-                                                             repr=False, compare=False)
+    _movable: tuple[weakref.ref[np.ndarray], weakref.ref[np.ndarray]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def create(cls, config: MachineConfig | None = None,
@@ -527,7 +548,8 @@ class MachineState:
         group = list(self.peers.values()) if self.peers else [self]
         for st in group:
             st._movable = None  # one attempt: moved, or refused for good
-        if any(st.sbuf is not sbuf or st.psum is not psum for st in group):
+        if sbuf is None or psum is None or any(st.sbuf is not sbuf or st.psum is not psum
+                                               for st in group):
             return None  # another array was assigned (a dead weak reference gives None)
         a = alias_memory(sbuf, psum)
         if a is not None:
@@ -537,8 +559,8 @@ class MachineState:
                 st.plans.clear()  # plans may hold views of the arrays replaced
         return a
 
-    def watch(self, view: Any) -> None:
-        """Register an object with `overlaps(region)` and `materialize()` (see `views`)."""
+    def watch(self, view: MemoryViewer) -> None:
+        """Register an object that views memory (see `views`)."""
         self.views.append(weakref.ref(view))
 
     def release_views(self) -> None:
@@ -562,7 +584,7 @@ class MachineState:
                 keep.append(ref)
         self.views[:] = keep
 
-    def write_scalar(self, target: str, key: int | None, value: Any) -> None:
+    def write_scalar(self, target: str, key: ScalarKey, value: ScalarValue) -> None:
         """sem[key], shape[key], or a named attribute (halted, fp8_exp4, fp8_sat)."""
         if key is None:
             old = getattr(self, target)
@@ -599,8 +621,8 @@ class MachineState:
         return self.pc
 
     def _restore(self, u: Undo) -> None:
-        if u.kind == "mem":
-            r: Region = u.key
+        r = u.key
+        if isinstance(r, Region):  # kind "mem": a memory block
             if self.views:
                 self._protect(r)
             self.memory(r.space)[r.p0:r.p1, r.byte_index] = u.old
@@ -638,7 +660,7 @@ class MachineState:
         self.hash_into(h)
         return h.hexdigest()
 
-    def hash_into(self, h: Any, shared: bool = True) -> None:
+    def hash_into(self, h: Hasher, shared: bool = True) -> None:
         """Feed this state to hash `h`; `shared=False` leaves out SBUF, PSUM and the
         semaphores (a core hashes them once for all its engines)."""
         h.update(struct.pack("<64I", *self.R))
@@ -650,7 +672,7 @@ class MachineState:
             h.update(np.ascontiguousarray(a).tobytes())
         h.update(f"{self.fp8_exp4}|{int(self.fp8_sat)}|{int(self.halted)}".encode())
 
-    def hash_shared(self, h: Any) -> None:
+    def hash_shared(self, h: Hasher) -> None:
         """Feed the shared part (semaphores, SBUF, PSUM) to hash `h`."""
         h.update(struct.pack(f"<{NUM_SEMS}I", *self.sem))
         for a in (self.sbuf, self.psum):

@@ -4,8 +4,11 @@
 print and, for commands that change the UI or take long, an `action` the App
 carries out. Errors come back as one red line, never raise. Breakpoint specs and
 expressions are machine.breakpoints / machine.expr's (docs/expressions.md). Each
-command is declared once, with `@REGISTRY.command` (neurondbg.registry): HELP,
-COMMANDS and ALIASES below, the completion, the palette and the help screen read it.
+command is declared once, with `@REGISTRY.command` (neurondbg.registry), and each of
+its arguments once, as an `Arg` (its name in the usage, its help, its parser, its
+completer): HELP, COMMANDS and ALIASES below, `help COMMAND`, the completion, the
+palette and the help screen read them, and `execute` parses the arguments before the
+handler runs, so a handler reads typed values (`args[COUNT]`), never the raw text.
 
 The long commands (`continue [N]`, `until` / `advance`, `reverse-continue`) arm
 the session (`Session.arm`) and return the `continue` action: the App runs
@@ -29,70 +32,27 @@ composes the console's completion words from REGISTRY before any program is load
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from machine.breakpoint_kinds import examples, spec_words
+from neurondbg.console_reply import Action, Cancelled, Reply, error
 from neurondbg.panes import CORE_PANES, PANES
-from neurondbg.registry import Palette, Registry
+from neurondbg.registry import Arg, Args, Palette, Registry, Session, shell_words, text
+
+__all__ = ["ALIASES", "COMMANDS", "HELP", "REGISTRY", "Action", "Cancelled", "Reply",
+           "default_session_path", "error", "execute"]
 
 X_LETTERS: dict[str, str] = {"x": "uint8", "b": "bf16", "h": "fp16", "f": "fp32", "d": "int32",
                              "u": "uint32"}
 X_MAX = 1024  # elements one `x` shows: a console, not a dump (`--dump-sbuf` is)
 REGISTRY = Registry()  # every console command, declared below with @REGISTRY.command
+T = TypeVar("T")
 
 
-class Action(StrEnum):
-    """What a Reply asks the App to do after printing its lines."""
-
-    REFRESH = "refresh"
-    CONTINUE = "continue"  # run what the console armed, in the App's worker
-    STEPS = "steps"  # step N (N > 1) in the App's worker; args (N,)
-    REVERSE_STEPS = "reverse-steps"  # reverse N (N > 1) in the App's worker; args (N,)
-    BREAK_CURSOR = "break-cursor"
-    UNTIL_CURSOR = "until-cursor"
-    LAB = "lab"
-    LAB_ISS = "lab-iss"
-    GOTO = "goto"
-    DTYPE = "dtype"
-    PANE = "pane"
-    QUIT = "quit"
-    OPEN = "open"
-    SAVE = "save"
-    DELIVER = "deliver"  # a file the command wrote: served in a browser, it downloads; args (path,)
-
-
-Cancelled = Callable[[], bool]  # True once the user stopped a slow command's work
-
-
-@dataclass
-class Reply:
-    """What a command printed, and what the App should do next.
-
-    `work` is a slow command's computation, not yet run: given `cancelled`, it returns
-    the Reply whose lines follow these (it checks `cancelled` between its parts and
-    returns early once it is True; its own action is not applied). It must not touch the
-    session: the handler read what it needs, so the work may run on another thread."""
-
-    lines: list[tuple[str, str]] = field(default_factory=list)  # (text, style)
-    action: Action | None = None
-    args: tuple[Any, ...] = ()
-    work: Callable[[Cancelled], Reply] | None = None
-
-    def say(self, text: str, style: str = "") -> Reply:
-        self.lines.append((text, style))
-        return self
-
-
-def error(text: str) -> Reply:
-    return Reply().say(f"error: {text}", "bold red")
-
-
-def execute(line: str, session: Any, *, defer_long: bool = False,
+def execute(line: str, session: Session, *, defer_long: bool = False,
             defer_slow: bool = False) -> Reply:
     """Run one console line against a views.session.Session. Never raises.
 
@@ -109,34 +69,45 @@ def execute(line: str, session: Any, *, defer_long: bool = False,
             return error(f"unknown command {head!r}; did you mean {near!r}? (`help` lists "
                          "every command)")
         return error(f"unknown command {head!r}; expected one of: {', '.join(COMMANDS)}")
+    try:
+        args = cmd.parse(rest)
+    except Exception as exc:  # a bad input, or a bug in a parser: one line
+        return _refusal(cmd.name, exc)
     if defer_long and cmd.long is not None:
-        deferred = _contained(cmd.name, cmd.long, rest)
+        deferred = _contained(cmd.name, lambda: cmd.long(args) if cmd.long else None)
         if deferred is not None:
             return deferred
-    reply = _contained(cmd.name, cmd.handler, session, rest)
-    if reply.work is None:
-        return reply
+    reply = _contained(cmd.name, lambda: cmd.handler(session, args))
+    if reply is None or reply.work is None:
+        return reply or Reply()
     work = reply.work
-    reply.work = lambda cancelled: _contained(cmd.name, work, cancelled)
+    reply.work = lambda cancelled: _contained(cmd.name, lambda: work(cancelled)) or Reply()
     if defer_slow:
         return reply
     done = reply.work(lambda: False)
     return Reply(reply.lines + done.lines, reply.action, reply.args)
 
 
-def _contained(name: str, fn: Callable[..., Any], *args: Any) -> Any:
-    """fn(*args), a bad input or a bug in it turned into one error line (a Reply)."""
+def _contained(name: str, fn: Callable[[], Reply | None]) -> Reply | None:
+    """fn(), a bad input or a bug in it turned into one error line (a Reply)."""
     try:
-        return fn(*args)
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        return error(f"{name}: {exc}")
+        return fn()
     except Exception as exc:  # the containment boundary: a bug is a line, the UI lives on
-        return error(f"{name}: internal error: {type(exc).__name__}: {exc}")
+        return _refusal(name, exc)
 
 
-def _count(rest: str, default: int = 1) -> int:
+def _refusal(name: str, exc: Exception) -> Reply:
+    """The line for a bad input (its message), or for a bug (named as one)."""
+    if isinstance(exc, ValueError | KeyError | IndexError | TypeError):
+        return error(f"{name}: {exc}")
+    return error(f"{name}: internal error: {type(exc).__name__}: {exc}")
+
+
+# -- argument parsers (an argument's text -> its value; "" when an optional one is absent) ---
+def _count(rest: str) -> int:
+    """A step count (default 1)."""
     if not rest:
-        return default
+        return 1
     try:
         n = int(rest, 0)
     except ValueError:
@@ -146,63 +117,169 @@ def _count(rest: str, default: int = 1) -> int:
     return n
 
 
-def _many(action: Action) -> Callable[[str], Reply | None]:
-    """The long form of a stepping command: N > 1 goes to the App's worker (it can take
-    long); anything else (1, or a bad count the handler reports) runs here."""
+def _count_or_core(rest: str) -> int | str:
+    """A step count, or `core` (DESIGN: `step core` advances the scheduler one step)."""
+    return rest if rest == "core" else _count(rest)
 
-    def deferred(rest: str) -> Reply | None:
+
+def _ids(rest: str) -> list[int] | None:
+    """Breakpoint numbers (#3, 0x3, commas or spaces between them); None: all."""
+    if not rest:
+        return None
+    try:
+        return [int(w.lstrip("#"), 0) for w in rest.replace(",", " ").split()]
+    except ValueError:
+        raise ValueError(f"expected breakpoint numbers, found {rest!r}") from None
+
+
+def _id_or_all(rest: str) -> int | None:
+    """One breakpoint number, or None for `all` (or nothing)."""
+    if rest in ("", "all"):
+        return None
+    try:
+        return int(rest.lstrip("#"), 0)
+    except ValueError:
+        raise ValueError(f"expected a breakpoint number or 'all', found {rest!r}") from None
+
+
+def _spec(rest: str) -> str:
+    """A breakpoint spec; a bare address is gdb's `break *0x80` (pc:0x80)."""
+    return f"pc:{rest}" if rest[:1].isdigit() else rest
+
+
+def _topic(rest: str) -> str:
+    """`info`'s topic, by any prefix (b, reg, ra); the default is breakpoints."""
+    what = rest or "breakpoints"
+    if "breakpoints".startswith(what) or what == "b":
+        return "breakpoints"
+    if "registers".startswith(what):
+        return "registers"
+    if len(what) >= 2 and "races".startswith(what):
+        return "races"
+    raise ValueError(f"expected 'info breakpoints', 'info registers' or 'info races', "
+                     f"found {what!r}")
+
+
+def _assignment(rest: str) -> tuple[str, str]:
+    """(TARGET, VALUE) of `TARGET = VALUE`."""
+    left, eq, right = rest.partition("=")
+    if not eq:
+        raise ValueError("expected TARGET = VALUE, e.g. set R5 = 3")
+    return left.strip(), right.strip()
+
+
+def _record(rest: str) -> int | None:
+    """A record number (None: the one at the PC)."""
+    try:
+        return int(rest.replace("_", ""), 0) if rest else None
+    except ValueError:
+        raise ValueError(f"fix: expected a record number such as 3, found {rest!r}") from None
+
+
+def _x_format(fmt: str) -> tuple[int, str]:
+    """(count, format name) of x's /NF (N default 8, F default x: hex bytes)."""
+    from machine.convert.formats import parse_format
+
+    digits = fmt[:len(fmt) - len(fmt.lstrip("0123456789"))]
+    spec = fmt[len(digits):]
+    count = int(digits[:6]) if digits else 8
+    if not 1 <= count <= X_MAX or len(digits) > 6:
+        raise ValueError(f"expected a count 1..{X_MAX}, found {digits}")
+    name = X_LETTERS.get(spec, spec or "uint8")
+    parse_format(name)  # ValueError lists the names
+    return count, name
+
+
+def _number(what: str) -> Callable[[str], int]:
+    def parse(rest: str) -> int:
         try:
-            n = _count(rest)
+            return int(rest, 0)
         except ValueError:
-            return None
-        return Reply(action=action, args=(n,)) if n > 1 else None
+            raise ValueError(f"expected numbers: goto PARTITION BYTE, found {what} "
+                             f"{rest!r}") from None
 
-    return deferred
+    return parse
+
+
+def _space(rest: str) -> str | None:
+    if rest not in ("", "sbuf", "psum"):
+        raise ValueError(f"expected sbuf or psum, found {rest!r}")
+    return rest or None
+
+
+def _dtype(rest: str) -> str:
+    from views.memory import DTYPES
+
+    if rest not in DTYPES:
+        raise ValueError(f"expected one of: {', '.join(DTYPES)}")
+    return rest
+
+
+def _session_file(rest: str) -> str:
+    if rest and not rest.endswith(".toml"):
+        raise ValueError(f"expected a session file name ending in .toml, found {rest!r}")
+    return rest
+
+
+def _command_name(rest: str) -> str:
+    if rest and REGISTRY.get(rest) is None:
+        raise ValueError(f"no command {rest!r}")
+    return rest
+
+
+def _commas_too(rest: str, n: int) -> list[str]:
+    """Words separated by spaces or commas (`goto 3, 0x40`)."""
+    parts = rest.replace(",", " ").split()
+    return (parts + [""] * n)[:n]
 
 
 # -- argument completion (the word being typed -> candidates) ---------------------------
-def _labels(session: Any, word: str) -> Sequence[str]:
+def _labels(session: Session, word: str) -> Sequence[str]:
     return sorted(session.labels) if session is not None else []
 
 
-def _breakpoint_ids(session: Any, word: str) -> Sequence[str]:
+def _breakpoint_ids(session: Session, word: str) -> Sequence[str]:
     return [str(bp.id) for bp in session.breakpoints()] if session is not None else []
 
 
-def _break_specs(session: Any, word: str) -> Sequence[str]:
+def _break_specs(session: Session, word: str) -> Sequence[str]:
     return spec_words() + [f"label:{name}" for name in _labels(session, word)]
 
 
-def _info_topics(session: Any, word: str) -> Sequence[str]:
+def _info_topics(session: Session, word: str) -> Sequence[str]:
     kernel = session is not None and session.has_schedule
     return ["breakpoints", "registers", *(["races"] if kernel else [])]
 
 
-def _dtypes(session: Any, word: str) -> Sequence[str]:
+def _dtypes(session: Session, word: str) -> Sequence[str]:
     from views.memory import DTYPES
 
     return list(DTYPES)
 
 
-def _panes(session: Any, word: str) -> Sequence[str]:
+def _panes(session: Session, word: str) -> Sequence[str]:
     """The panes of the layout the session opens in (a kernel's has no Plot)."""
     return list(CORE_PANES if session is not None and session.has_schedule else PANES)
 
 
-def _tours(session: Any, word: str) -> Sequence[str]:
+def _tours(session: Session, word: str) -> Sequence[str]:
     from sessions.tours import list_tours
 
     return [t.name for t in list_tours()]
 
 
+def _engines(session: Session, word: str) -> Sequence[str]:
+    return list(getattr(session, "engines", ()))
+
+
 PATH_CHOICES = 200  # a completion lists at most this many files of one folder
 
 
-def _paths(suffixes: tuple[str, ...]) -> Callable[[Any, str], Sequence[str]]:
+def path_completer(suffixes: tuple[str, ...]) -> Callable[[Session, str], Sequence[str]]:
     """Complete a path: the folders and the `suffixes` files of the folder typed so far
     (a folder ends in '/'; an unreadable folder offers nothing)."""
 
-    def complete(session: Any, word: str) -> Sequence[str]:
+    def complete(session: Session, word: str) -> Sequence[str]:
         stem = word[:word.rfind("/") + 1]  # the folder typed so far, with its "/"
         name = word[len(stem):]
         try:
@@ -215,21 +292,27 @@ def _paths(suffixes: tuple[str, ...]) -> Callable[[Any, str], Sequence[str]]:
     return complete
 
 
-def _command_names(session: Any, word: str) -> Sequence[str]:
+def _command_names(session: Session, word: str) -> Sequence[str]:
     return REGISTRY.names
 
 
-# -- the commands, in the order `help` lists them ---------------------------------------
-@REGISTRY.command("step", "step [N]", "execute N instructions (default 1)", aliases=("s",),
-                  palette=Palette("Step", "Execute one instruction", "step", key="app.step"),
-                  long=_many(Action.STEPS))
-def _step(session: Any, rest: str) -> Reply:
-    if rest == "core":  # DESIGN: `step core` (S) advances the scheduler one instruction
-        return Reply(action=Action.REFRESH).say(_core(session, "step core").step_core())
-    return Reply(action=Action.REFRESH).say(session.step(_count(rest)))
+# -- arguments several commands share --------------------------------------------------------
+COUNT = Arg("N", "how many instructions (default 1)", _count, optional=True)
+TARGET_HELP = "a register, memory element or slot: R5, sb[0, 0:64], acc[2], sem[3]"
 
 
-def _core(session: Any, what: str) -> Any:
+def _many(action: Action, count: Arg[T]) -> Callable[[Args], Reply | None]:
+    """The long form of a stepping command: N > 1 goes to the App's worker (it can take
+    long); anything else (1, or `step core`) runs here."""
+
+    def deferred(args: Args) -> Reply | None:
+        n = args[count]
+        return Reply(action=action, args=(n,)) if isinstance(n, int) and n > 1 else None
+
+    return deferred
+
+
+def _core(session: Session, what: str) -> Any:
     """The session when it runs a kernel (its engines share a schedule)."""
     if session is None or not session.has_schedule:
         raise ValueError(f"{what} needs a kernel (several engine queues); this is one "
@@ -237,132 +320,161 @@ def _core(session: Any, what: str) -> Any:
     return session
 
 
-@REGISTRY.command("next", "next [N]",
-                  "step N instructions (default 1; no calls in this ISA: same as step N)",
-                  aliases=("n",), long=_many(Action.STEPS))
-def _next(session: Any, rest: str) -> Reply:
-    return _step(session, rest)
+# -- the commands, in the order `help` lists them ---------------------------------------
+STEP_COUNT = Arg("N", "how many instructions (default 1); on a kernel `core`: one "
+                 "scheduler step", _count_or_core, optional=True)
 
 
-@REGISTRY.command("continue", "continue [N]",
-                  "run until a breakpoint, fault, halt (Esc / Ctrl+C stops); "
-                  "N: pass the current breakpoint N-1 more times",
+@REGISTRY.command("step", "execute N instructions (default 1)", args=(STEP_COUNT,),
+                  aliases=("s",),
+                  palette=Palette("Step", "Execute one instruction", "step", key="app.step"),
+                  long=_many(Action.STEPS, STEP_COUNT))
+def _step(session: Session, args: Args) -> Reply:
+    n = args[STEP_COUNT]
+    if n == "core":  # DESIGN: `step core` (S) advances the scheduler one instruction
+        return Reply(action=Action.REFRESH).say(_core(session, "step core").step_core())
+    return Reply(action=Action.REFRESH).say(session.step(n))
+
+
+@REGISTRY.command("next", "step N instructions (default 1; no calls in this ISA: same as step N)",
+                  args=(STEP_COUNT,), aliases=("n",), long=_many(Action.STEPS, STEP_COUNT))
+def _next(session: Session, args: Args) -> Reply:
+    return _step(session, args)
+
+
+PASSES = Arg("N", "pass the breakpoint stopped at N-1 more times", _count, optional=True)
+
+
+@REGISTRY.command("continue", "run until a breakpoint, fault, halt (Esc / Ctrl+C stops); "
+                  "N: pass the current breakpoint N-1 more times", args=(PASSES,),
                   aliases=("c",), needs_program=False,  # the App says why nothing can run
                   palette=Palette("Continue", "Run to the next stop", "continue",
                                   key="app.continue"))
-def _continue(session: Any, rest: str) -> Reply:
+def _continue(session: Session, args: Args) -> Reply:
     reply = Reply(action=Action.CONTINUE)
     if session is None:  # the App says why nothing can run
         return reply
-    n = _count(rest)
+    n = args[PASSES]
     session.arm("continue")
-    return reply.say(session.ignore_current(n), "dim") if rest else reply
+    return reply.say(session.ignore_current(n), "dim") if args.given(PASSES) else reply
 
 
-@REGISTRY.command("reverse", "reverse [N]", "undo the last N steps (and set edits) exactly",
-                  aliases=("r",), long=_many(Action.REVERSE_STEPS),
+@REGISTRY.command("reverse", "undo the last N steps (and set edits) exactly", args=(COUNT,),
+                  aliases=("r",), long=_many(Action.REVERSE_STEPS, COUNT),
                   palette=Palette("Reverse step", "Undo one step", "reverse", key="app.reverse"))
-def _reverse(session: Any, rest: str) -> Reply:
-    return Reply(action=Action.REFRESH).say(session.reverse(_count(rest)))
+def _reverse(session: Session, args: Args) -> Reply:
+    return Reply(action=Action.REFRESH).say(session.reverse(args[COUNT]))
 
 
-@REGISTRY.command("reverse-continue", "reverse-continue",
+@REGISTRY.command("reverse-continue",
                   "run backwards to the previous breakpoint or watch hit, or the start (rc)",
                   aliases=("rc",),
                   palette=Palette("Reverse continue", "Run backwards to the previous stop",
                                   "reverse-continue"))
-def _reverse_continue(session: Any, rest: str) -> Reply:
-    if rest:
-        raise ValueError(f"takes no argument, found {rest!r}")
+def _reverse_continue(session: Session, args: Args) -> Reply:
     session.arm("reverse-continue")
     return Reply(action=Action.CONTINUE)
 
 
-@REGISTRY.command("until", "until [ADDR|LABEL]",
-                  "run until the PC is ADDR (no ADDR: the cursor's record); "
-                  "breakpoints still stop", aliases=("u",), complete=_labels,
-                  palette=Palette("Run to cursor", "Until the PC is the program cursor's record",
-                                  "until"))
-def _until(session: Any, rest: str) -> Reply:
-    if not rest:
-        return Reply(action=Action.UNTIL_CURSOR)
-    session.arm("until", session.resolve_pc(rest))
+UNTIL_ADDR = Arg("ADDR|LABEL", "a record address or label (none: the cursor's record)", text,
+                 complete=_labels, optional=True)
+
+
+def _run_until(session: Session, where: str) -> Reply:
+    session.arm("until", session.resolve_pc(where))
     return Reply(action=Action.CONTINUE)
 
 
-@REGISTRY.command("advance", "advance ADDR|LABEL", "the same as until ADDR", complete=_labels)
-def _advance(session: Any, rest: str) -> Reply:
-    if not rest:
-        raise ValueError("expected an address or label: advance 0x80")
-    return _until(session, rest)
+@REGISTRY.command("until", "run until the PC is ADDR (no ADDR: the cursor's record); "
+                  "breakpoints still stop", args=(UNTIL_ADDR,), aliases=("u",),
+                  palette=Palette("Run to cursor", "Until the PC is the program cursor's record",
+                                  "until"))
+def _until(session: Session, args: Args) -> Reply:
+    if not args[UNTIL_ADDR]:
+        return Reply(action=Action.UNTIL_CURSOR)
+    return _run_until(session, args[UNTIL_ADDR])
 
 
-@REGISTRY.command("break", "break [SPEC]",
-                  f"breakpoint: {examples()}; on a kernel any SPEC@ENGINE (no SPEC: the "
-                  "record under the cursor)",
-                  aliases=("b",), complete=_break_specs,
-                  palette=Palette("Toggle breakpoint", "At the program cursor", "break",
-                                  key="app.break"))
-def _break(session: Any, rest: str) -> Reply:
-    if not rest:
-        return Reply(action=Action.BREAK_CURSOR)
-    if rest[:1].isdigit():  # a bare address: gdb's `break *0x80`
-        rest = f"pc:{rest}"
-    bp = session.add_breakpoint(rest)
+ADVANCE_ADDR = Arg("ADDR|LABEL", "a record address or label", text, complete=_labels,
+                   missing="expected an address or label: advance 0x80")
+
+
+@REGISTRY.command("advance", "the same as until ADDR", args=(ADVANCE_ADDR,))
+def _advance(session: Session, args: Args) -> Reply:
+    return _run_until(session, args[ADVANCE_ADDR])
+
+
+SPEC = Arg("SPEC", f"a breakpoint: {examples()}; a bare address is pc:ADDR (none: the record "
+           "under the cursor)", _spec, complete=_break_specs, optional=True)
+
+
+def _add_breakpoint(session: Session, spec: str) -> Reply:
+    bp = session.add_breakpoint(spec)
     return Reply(action=Action.REFRESH).say(f"breakpoint {bp.describe()}", "green")
 
 
-@REGISTRY.command("delete", "delete [N|all]", "delete breakpoint #N (or all)", aliases=("d",),
-                  complete=lambda session, word: ["all", *_breakpoint_ids(session, word)])
-def _delete(session: Any, rest: str) -> Reply:
-    if rest in ("", "all"):
+@REGISTRY.command("break", f"breakpoint: {examples()}; on a kernel any SPEC@ENGINE (no SPEC: "
+                  "the record under the cursor)", args=(SPEC,),
+                  aliases=("b",),
+                  palette=Palette("Toggle breakpoint", "At the program cursor", "break",
+                                  key="app.break"))
+def _break(session: Session, args: Args) -> Reply:
+    if not args[SPEC]:
+        return Reply(action=Action.BREAK_CURSOR)
+    return _add_breakpoint(session, args[SPEC])
+
+
+DELETE_ID = Arg("N|all", "a breakpoint number, or all (the default)", _id_or_all,
+                complete=lambda session, word: ["all", *_breakpoint_ids(session, word)],
+                optional=True)
+
+
+@REGISTRY.command("delete", "delete breakpoint #N (or all)", args=(DELETE_ID,), aliases=("d",))
+def _delete(session: Session, args: Args) -> Reply:
+    ident = args[DELETE_ID]
+    if ident is None:
         n = session.delete_breakpoint(None)
         return Reply(action=Action.REFRESH).say(f"deleted {n} breakpoint(s)")
-    try:
-        ident = int(rest.lstrip("#"), 0)
-    except ValueError:
-        raise ValueError(f"expected a breakpoint number or 'all', found {rest!r}") from None
     session.delete_breakpoint(ident)
     return Reply(action=Action.REFRESH).say(f"deleted breakpoint #{ident}")
 
 
-def _ids(rest: str) -> list[int] | None:
-    if not rest:
-        return None
-    try:
-        return [int(w.lstrip("#"), 0) for w in rest.replace(",", " ").split()]
-    except ValueError:
-        raise ValueError(f"expected breakpoint numbers, found {rest!r}") from None
+IDS = Arg("N...", "breakpoint numbers (none: every breakpoint)", _ids,
+          complete=_breakpoint_ids, optional=True)
 
 
-@REGISTRY.command("enable", "enable [N...]", "enable breakpoints #N (no N: all)",
-                  complete=_breakpoint_ids)
-def _enable(session: Any, rest: str) -> Reply:
-    return Reply(action=Action.REFRESH).say(session.enable(_ids(rest), True))
+@REGISTRY.command("enable", "enable breakpoints #N (no N: all)", args=(IDS,))
+def _enable(session: Session, args: Args) -> Reply:
+    return Reply(action=Action.REFRESH).say(session.enable(args[IDS], True))
 
 
-@REGISTRY.command("disable", "disable [N...]",
-                  "disable breakpoints #N (no N: all); they stay listed",
-                  complete=_breakpoint_ids)
-def _disable(session: Any, rest: str) -> Reply:
-    return Reply(action=Action.REFRESH).say(session.enable(_ids(rest), False))
+@REGISTRY.command("disable", "disable breakpoints #N (no N: all); they stay listed",
+                  args=(IDS,))
+def _disable(session: Session, args: Args) -> Reply:
+    return Reply(action=Action.REFRESH).say(session.enable(args[IDS], False))
 
 
-@REGISTRY.command("watch", "watch TARGET",
-                  "stop after a step writes TARGET: R5, sb[0, 0:64], acc[2]")
-def _watch(session: Any, rest: str) -> Reply:
-    if not rest:
-        raise ValueError("expected a target: watch R5 / watch sb[0, 0:64]")
-    return _break(session, f"watch:{rest}")
+WATCHED = Arg("TARGET", TARGET_HELP, text,
+              missing="expected a target: watch R5 / watch sb[0, 0:64]")
 
 
-@REGISTRY.command("info", "info breakpoints",
-                  "list breakpoints; info registers: the changed ones; info races: the "
-                  "races found so far (a kernel)", aliases=("i",), complete=_info_topics)
-def _info(session: Any, rest: str) -> Reply:
-    what = rest or "breakpoints"
+@REGISTRY.command("watch", "stop after a step writes TARGET: R5, sb[0, 0:64], acc[2]",
+                  args=(WATCHED,))
+def _watch(session: Session, args: Args) -> Reply:
+    return _add_breakpoint(session, f"watch:{args[WATCHED]}")
+
+
+TOPIC = Arg("TOPIC", "breakpoints (the default), registers, races (a kernel)", _topic,
+            complete=_info_topics, optional=True)
+
+
+@REGISTRY.command("info", "TOPIC breakpoints (the default): list them; registers: the changed "
+                  "ones; races: the races found so far (a kernel)", args=(TOPIC,),
+                  aliases=("i",))
+def _info(session: Session, args: Args) -> Reply:
     reply = Reply()
-    if "breakpoints".startswith(what) or what == "b":
+    what = args[TOPIC]
+    if what == "breakpoints":
         bps = session.breakpoints()
         if not bps:
             return reply.say("no breakpoints")
@@ -371,19 +483,16 @@ def _info(session: Any, rest: str) -> Reply:
             reply.say(f"{bp.describe()}  hits {bp.hits}" +
                       (f"  (will ignore the next {left} crossing(s))" if left else ""))
         return reply
-    if "registers".startswith(what):
+    if what == "registers":
         snap = session.snapshot()
         changed = sorted(snap.changed_registers)
         for r in changed or range(8):
             reply.say(f"R{r:<2} = {snap.registers[r]:#010x} ({snap.registers[r]})")
         return reply
-    if len(what) >= 2 and "races".startswith(what):
-        return _info_races(session, reply)
-    raise ValueError(f"expected 'info breakpoints', 'info registers' or 'info races', "
-                     f"found {what!r}")
+    return _info_races(session, reply)
 
 
-def _info_races(session: Any, reply: Reply) -> Reply:
+def _info_races(session: Session, reply: Reply) -> Reply:
     """Each race found so far, in the order found: both accesses, the bytes, the edge
     that would order them (and the wait that follows the code's intent), and the global
     step that found it. They follow reverse: a race found after the current step is
@@ -405,50 +514,40 @@ def _info_races(session: Any, reply: Reply) -> Reply:
     return reply
 
 
-@REGISTRY.command("print", "print EXPR", "evaluate: R5 + 1, R5:fp32, sb[3, 0x40]:bf16, acc[0]",
+EXPR = Arg("EXPR", "an expression (docs/expressions.md): R5 + 1, R5:fp32, sb[3, 0x40]:bf16",
+           text, missing="expected an expression: print R5 + 1")
+
+
+@REGISTRY.command("print", "evaluate: R5 + 1, R5:fp32, sb[3, 0x40]:bf16, acc[0]", args=(EXPR,),
                   aliases=("p",))
-def _print(session: Any, rest: str) -> Reply:
-    if not rest:
-        raise ValueError("expected an expression: print R5 + 1")
+def _print(session: Session, args: Args) -> Reply:
     from machine import expr
 
+    rest = args[EXPR]
     value = expr.parse(rest)(session.state)
     shown = f"{value} ({value:#x})" if isinstance(value, int) and not isinstance(
         value, bool) else repr(value)
     return Reply().say(f"{rest} = {shown}")
 
 
-def _x_format(fmt: str) -> tuple[int, str]:
-    from machine.convert.formats import parse_format
-
-    digits = fmt[:len(fmt) - len(fmt.lstrip("0123456789"))]
-    spec = fmt[len(digits):]
-    count = int(digits[:6]) if digits else 8
-    if not 1 <= count <= X_MAX or len(digits) > 6:
-        raise ValueError(f"expected a count 1..{X_MAX}, found {digits}")
-    name = X_LETTERS.get(spec, spec or "uint8")
-    parse_format(name)  # ValueError lists the names
-    return count, name
+X_FORMAT = Arg("/NF", "N elements (default 8) of format F: x hex byte, b bf16, h fp16, "
+               "f fp32, d int32, u uint32, or a format name", _x_format, optional=True)
+X_ADDR = Arg("ADDR", "where the first element is: sb[P, BYTE] or psum[P, BYTE]", text,
+             missing="expected an address: x/8f sb[3, 0x40]")
 
 
-@REGISTRY.command("x", "x/NF ADDR",
-                  "examine N elements of format F at sb[P, BYTE] / psum[P, BYTE]; "
+@REGISTRY.command("x", "examine N elements of format F at sb[P, BYTE] / psum[P, BYTE]; "
                   "F: x hex byte, b bf16, h fp16, f fp32, d int32, u uint32, or a format name",
-                  suffix=True)
-def _x(session: Any, rest: str) -> Reply:
+                  args=(X_FORMAT, X_ADDR), suffix=True)
+def _x(session: Session, args: Args) -> Reply:
     import numpy as np
 
     from machine import expr
     from machine.convert.formats import parse_format
     from views.lab_model import values_of
 
-    fmt = ""
-    if rest.startswith("/"):  # the /NF glued to the command word (Registry.split)
-        fmt, _, rest = rest[1:].partition(" ")
-        rest = rest.strip()
-    count, name = _x_format(fmt)
-    if not rest:
-        raise ValueError("expected an address: x/8f sb[3, 0x40]")
+    count, name = args[X_FORMAT]
+    rest = args[X_ADDR]
     target = expr.parse_target(rest)
     if target.kind != "mem":
         raise ValueError(f"expected sb[P, BYTE] or psum[P, BYTE], found {rest!r}")
@@ -464,99 +563,106 @@ def _x(session: Any, rest: str) -> Reply:
     values = values_of(f, codes)
     reply = Reply()
     per_line = 8
+    hex_bytes = name == "uint8" and args.text(X_FORMAT)[-1:] == "x"
     for i in range(0, count, per_line):
         chunk = values[i:i + per_line]
-        cells = [f"{int(v):#04x}" if name == "uint8" and fmt[-1:] == "x" else f"{v:g}"
-                 for v in chunk]
+        cells = [f"{int(v):#04x}" if hex_bytes else f"{v:g}" for v in chunk]
         reply.say(f"{target.space}[{p}, {b + i * size:#06x}]  " + "  ".join(cells))
     return reply
 
 
-@REGISTRY.command("set", "set TARGET = VALUE",
-                  "store into R5, R5:fp32, PC, sb[P, BYTE]:FMT, sem[N], acc[P]; "
-                  "prints what was stored, refuses what does not fit; reverse undoes it")
-def _set(session: Any, rest: str) -> Reply:
-    left, eq, right = rest.partition("=")
-    if not eq:
-        raise ValueError("expected TARGET = VALUE, e.g. set R5 = 3")
-    return Reply(action=Action.REFRESH).say(session.set_value(left.strip(), right.strip()))
+ASSIGNMENT = Arg("TARGET = VALUE", "a target (R5, R5:fp32, PC, sb[P, BYTE]:FMT, sem[N], "
+                 "acc[P]) and an expression", _assignment,
+                 missing="expected TARGET = VALUE, e.g. set R5 = 3")
 
 
-@REGISTRY.command("fix", "fix [N]",
-                  "apply the checked legality fix of record N (default: the one at the PC; "
-                  "on a kernel: of the focused engine's queue) to the program in memory, "
-                  "as the Legality pane's F; reverse undoes it")
-def _fix(session: Any, rest: str) -> Reply:
-    try:
-        index = int(rest.replace("_", ""), 0) if rest else None
-    except ValueError:
-        raise ValueError(f"fix: expected a record number such as 3, found {rest!r}") from None
-    return Reply(action=Action.REFRESH).say(session.apply_fix(index))
+@REGISTRY.command("set", "store into R5, R5:fp32, PC, sb[P, BYTE]:FMT, sem[N], acc[P]; "
+                  "prints what was stored, refuses what does not fit; reverse undoes it",
+                  args=(ASSIGNMENT,))
+def _set(session: Session, args: Args) -> Reply:
+    left, right = args[ASSIGNMENT]
+    return Reply(action=Action.REFRESH).say(session.set_value(left, right))
 
 
-@REGISTRY.command("who", "who TARGET",
-                  "which step last wrote R5, sb[P, BYTE], acc[P], sem[N] (PC: the previous step)")
-def _who(session: Any, rest: str) -> Reply:
-    if not rest:
-        raise ValueError("expected a target: who R5")
-    return Reply().say(session.who(rest))
+RECORD = Arg("N", "a record number (none: the one at the PC)", _record, optional=True)
 
 
-def _engines(session: Any, word: str) -> Sequence[str]:
-    return list(getattr(session, "engines", ()))
+@REGISTRY.command("fix", "apply the checked legality fix of record N (default: the one at the "
+                  "PC; on a kernel: of the focused engine's queue) to the program in memory, "
+                  "as the Legality pane's F; reverse undoes it", args=(RECORD,))
+def _fix(session: Session, args: Args) -> Reply:
+    return Reply(action=Action.REFRESH).say(session.apply_fix(args[RECORD]))
 
 
-@REGISTRY.command("focus", "focus [ENGINE]",
-                  "kernel: the engine the Program, Registers and Struct panes show "
-                  "(e / E cycle); no ENGINE: the engines", complete=_engines)
-def _focus(session: Any, rest: str) -> Reply:
+WHO_TARGET = Arg("TARGET", TARGET_HELP + "; PC", text, missing="expected a target: who R5")
+
+
+@REGISTRY.command("who", "which step last wrote R5, sb[P, BYTE], acc[P], sem[N] (PC: the "
+                  "previous step)", args=(WHO_TARGET,))
+def _who(session: Session, args: Args) -> Reply:
+    return Reply().say(session.who(args[WHO_TARGET]))
+
+
+ENGINE = Arg("ENGINE", "an engine of the kernel (none: list them)", text, complete=_engines,
+             optional=True)
+
+
+@REGISTRY.command("focus", "kernel: the engine the Program, Registers and Struct panes show "
+                  "(e / E cycle); no ENGINE: the engines", args=(ENGINE,))
+def _focus(session: Session, args: Args) -> Reply:
     core = _core(session, "focus")
-    if not rest:
+    if not args[ENGINE]:
         return Reply().say(f"focus: {core.engine} (engines: {', '.join(core.engines)})")
-    return Reply(action=Action.REFRESH).say(core.focus_engine(rest))
+    return Reply(action=Action.REFRESH).say(core.focus_engine(args[ENGINE]))
 
 
-@REGISTRY.command("schedule", "schedule [POLICY]",
-                  "kernel: the scheduler's policy rr | in-order | random:SEED (restarts the "
-                  "kernel at step 0); no POLICY: the current one",
-                  complete=lambda session, word: ["rr", "in-order", "random:"])
-def _schedule(session: Any, rest: str) -> Reply:
+POLICY = Arg("POLICY", "rr, in-order or random:SEED (none: show the current one)", text,
+             complete=lambda session, word: ["rr", "in-order", "random:"], optional=True)
+
+
+@REGISTRY.command("schedule", "kernel: the scheduler's policy rr | in-order | random:SEED "
+                  "(restarts the kernel at step 0); no POLICY: the current one", args=(POLICY,))
+def _schedule(session: Session, args: Args) -> Reply:
     core = _core(session, "schedule")
-    if not rest:
+    if not args[POLICY]:
         return Reply().say(f"schedule: {core.core.schedule}")
-    return Reply(action=Action.REFRESH).say(core.set_schedule(rest))
+    return Reply(action=Action.REFRESH).say(core.set_schedule(args[POLICY]))
 
 
-@REGISTRY.command("lab", "lab [VALUE [SRC [DST]]]",
-                  "open the Convert Lab; lab iss NAME [VALUE]: on an ISS primitive of "
-                  "reference 003", needs_program=False,
+LAB_VALUE = Arg("VALUE", "the value to convert (`iss`: an ISS primitive, then its NAME and "
+                "VALUE)", text, optional=True)
+LAB_SRC = Arg("SRC", "the source format", text, optional=True)
+LAB_DST = Arg("DST", "the destination format", text, optional=True)
+
+
+@REGISTRY.command("lab", "open the Convert Lab; lab iss NAME [VALUE]: on an ISS primitive of "
+                  "reference 003", args=(LAB_VALUE, LAB_SRC, LAB_DST), needs_program=False,
+                  split=shell_words,
                   palette=Palette("Convert Lab", "Explore one value's conversion", "lab",
                                   key="app.lab"))
-def _lab(session: Any, rest: str) -> Reply:
-    parts = shlex.split(rest)
-    if parts and parts[0] == "iss":  # lab iss NAME [VALUE]: an ISS primitive of ref 003
+def _lab(session: Session, args: Args) -> Reply:
+    parts = [args[a] for a in (LAB_VALUE, LAB_SRC, LAB_DST)]
+    if parts[0] == "iss":  # lab iss NAME [VALUE]: an ISS primitive of ref 003
         from machine.convert.iss import ISS_PRIMITIVES
 
-        if len(parts) < 2 or parts[1] not in ISS_PRIMITIVES:
+        if parts[1] not in ISS_PRIMITIVES:
             raise ValueError("expected: lab iss NAME [VALUE]; primitives: "
                              + ", ".join(ISS_PRIMITIVES))
-        return Reply(action=Action.LAB_ISS, args=(parts[1], parts[2] if len(parts) > 2 else ""))
-    return Reply(action=Action.LAB, args=tuple(parts[:3]))
+        return Reply(action=Action.LAB_ISS, args=(parts[1], parts[2]))
+    return Reply(action=Action.LAB, args=tuple(p for p in parts if p))
 
 
-@REGISTRY.command("goto", "goto P BYTE [sbuf|psum]",
-                  "show SBUF/PSUM from partition P, byte BYTE", needs_program=False)
-def _goto(session: Any, rest: str) -> Reply:
-    parts = rest.replace(",", " ").split()
-    if len(parts) < 2:
-        raise ValueError("expected: goto PARTITION BYTE [sbuf|psum]")
-    space = parts[2] if len(parts) > 2 else None
-    if space not in (None, "sbuf", "psum"):
-        raise ValueError(f"expected sbuf or psum, found {space!r}")
-    try:
-        partition, byte = int(parts[0], 0), int(parts[1], 0)
-    except ValueError:
-        raise ValueError(f"expected numbers: goto PARTITION BYTE, found {rest!r}") from None
+GOTO_MISSING = "expected: goto PARTITION BYTE [sbuf|psum]"
+PARTITION = Arg("P", "a partition", _number("partition"), missing=GOTO_MISSING)
+BYTE = Arg("BYTE", "a byte in the partition", _number("byte"), missing=GOTO_MISSING)
+SPACE = Arg("sbuf|psum", "the memory (default: the one shown)", _space,
+            complete=lambda session, word: ["sbuf", "psum"], optional=True)
+
+
+@REGISTRY.command("goto", "show SBUF/PSUM from partition P, byte BYTE",
+                  args=(PARTITION, BYTE, SPACE), needs_program=False, split=_commas_too)
+def _goto(session: Session, args: Args) -> Reply:
+    partition, byte, space = args[PARTITION], args[BYTE], args[SPACE]
     if session is not None:
         from machine import expr
 
@@ -565,60 +671,72 @@ def _goto(session: Any, rest: str) -> Reply:
     return Reply(action=Action.GOTO, args=(partition, byte, space))
 
 
-@REGISTRY.command("dtype", "dtype NAME", "SBUF pane element format (hex, fp32, bf16, int8, ...)",
-                  needs_program=False, complete=_dtypes)
-def _dtype(session: Any, rest: str) -> Reply:
-    if rest not in _dtypes(session, rest):
-        raise ValueError(f"expected one of: {', '.join(_dtypes(session, rest))}")
-    return Reply(action=Action.DTYPE, args=(rest,))
+DTYPE = Arg("NAME", "an element format: hex, fp32, bf16, int8, ...", _dtype,
+            complete=_dtypes, missing="expected a format name: dtype fp32")
 
 
-@REGISTRY.command("pane", "pane NAME",
-                  f"maximise a pane ({', '.join(PANES)}; a kernel: "
+@REGISTRY.command("dtype", "SBUF pane element format (hex, fp32, bf16, int8, ...)",
+                  args=(DTYPE,), needs_program=False)
+def _dtype_command(session: Session, args: Args) -> Reply:
+    return Reply(action=Action.DTYPE, args=(args[DTYPE],))
+
+
+PANE = Arg("NAME", "a pane of the layout (none: restore the layout)", text,
+           complete=_panes, optional=True)
+
+
+@REGISTRY.command("pane", f"maximise a pane ({', '.join(PANES)}; a kernel: "
                   f"{', '.join(p for p in CORE_PANES if p not in PANES)}); `pane` alone restores",
-                  needs_program=False, complete=_panes)
-def _pane(session: Any, rest: str) -> Reply:
-    return Reply(action=Action.PANE, args=(rest,))
+                  args=(PANE,), needs_program=False)
+def _pane(session: Session, args: Args) -> Reply:
+    return Reply(action=Action.PANE, args=(args[PANE],))
 
 
-@REGISTRY.command("open", "open PATH", "load a program (.asm / .bin) or a session (.toml)",
-                  needs_program=False,
-                  complete=_paths((".asm", ".bin", ".toml")),
+OPEN_PATH = Arg("PATH", "a program (.asm / .bin) or a session (.toml)", text,
+                complete=path_completer((".asm", ".bin", ".toml")),
+                missing="expected a path: open examples/demo.asm")
+
+
+@REGISTRY.command("open", "load a program (.asm / .bin) or a session (.toml)",
+                  args=(OPEN_PATH,), needs_program=False,
                   palette=Palette("Open", "open PATH in the console", "open "))
-def _open(session: Any, rest: str) -> Reply:
-    if not rest:
-        raise ValueError("expected a path: open examples/demo.asm")
-    return Reply(action=Action.OPEN, args=(rest,))
+def _open(session: Session, args: Args) -> Reply:
+    return Reply(action=Action.OPEN, args=(args[OPEN_PATH],))
 
 
-@REGISTRY.command("tour", "tour [NAME]", "list the guided tours, or open one",
-                  needs_program=False, complete=_tours)
-def _tour(session: Any, rest: str) -> Reply:
+TOUR = Arg("NAME", "a guided tour (none: list them)", text, complete=_tours, optional=True)
+
+
+@REGISTRY.command("tour", "list the guided tours, or open one", args=(TOUR,),
+                  needs_program=False)
+def _tour(session: Session, args: Args) -> Reply:
     from sessions.tours import list_tours
 
     tours = list_tours()
-    if not rest:
+    name = args[TOUR]
+    if not name:
         reply = Reply()
         for t in tours:
             reply.say(f"{t.name:<18} {t.title}")
         return reply.say("open one with: tour NAME", "dim")
     for t in tours:
-        if t.name == rest:
+        if t.name == name:
             return Reply(action=Action.OPEN, args=(str(t.path),))
-    raise ValueError(f"no tour {rest!r}; expected one of: {', '.join(t.name for t in tours)}")
+    raise ValueError(f"no tour {name!r}; expected one of: {', '.join(t.name for t in tours)}")
 
 
-@REGISTRY.command("load", "load PATH.toml", "open a session file (the same as open)",
+LOAD_PATH = Arg("PATH.toml", "a session file", text, complete=path_completer((".toml",)),
+                missing="expected a session file: load here.toml")
+
+
+@REGISTRY.command("load", "open a session file (the same as open)", args=(LOAD_PATH,),
                   needs_program=False,
-                  complete=_paths((".toml",)),
                   palette=Palette("Load session", "load PATH.toml in the console", "load "))
-def _load(session: Any, rest: str) -> Reply:
-    if not rest:
-        raise ValueError("expected a session file: load here.toml")
-    return Reply(action=Action.OPEN, args=(rest,))
+def _load(session: Session, args: Args) -> Reply:
+    return Reply(action=Action.OPEN, args=(args[LOAD_PATH],))
 
 
-def default_session_path(session: Any) -> str:
+def default_session_path(session: Session) -> str:
     """Where `save` writes without a PATH: PROGRAM.session.toml in the current folder.
 
     Never the session file that was opened: that may be a shipped tour or the demo,
@@ -628,27 +746,30 @@ def default_session_path(session: Any) -> str:
     return f"{Path(session.program_path).stem}.session.toml"
 
 
-@REGISTRY.command("save", "save [PATH.toml]",
-                  "save a session file (program, step, breakpoints, layout); "
-                  "default: PROGRAM.session.toml in the current folder",
-                  complete=_paths((".toml",)),
+SAVE_PATH = Arg("PATH.toml", "the session file to write (default: PROGRAM.session.toml)",
+                _session_file, complete=path_completer((".toml",)), optional=True)
+
+
+@REGISTRY.command("save", "save a session file (program, step, breakpoints, layout); "
+                  "default: PROGRAM.session.toml in the current folder", args=(SAVE_PATH,),
                   palette=Palette("Save session", "save [PATH.toml] in the console", "save "))
-def _save(session: Any, rest: str) -> Reply:
-    rest = rest or default_session_path(session)
-    if not rest.endswith(".toml"):
-        raise ValueError(f"expected a session file name ending in .toml, found {rest!r}")
-    return Reply(action=Action.SAVE, args=(rest,))
+def _save(session: Session, args: Args) -> Reply:
+    return Reply(action=Action.SAVE, args=(args[SAVE_PATH] or default_session_path(session),))
 
 
-@REGISTRY.command("help", "help [COMMAND]", "this list", needs_program=False,
-                  complete=_command_names)
-def _help(session: Any, rest: str) -> Reply:
+COMMAND = Arg("COMMAND", "a command (none: every command, then the keys)", _command_name,
+              complete=_command_names, optional=True)
+
+
+@REGISTRY.command("help", "this list", args=(COMMAND,), needs_program=False)
+def _help(session: Session, args: Args) -> Reply:
     reply = Reply()
-    if rest:
-        cmd = REGISTRY.get(rest)
-        if cmd is None:
-            raise ValueError(f"no command {rest!r}")
-        return reply.say(cmd.help_line)
+    cmd = REGISTRY.get(args[COMMAND]) if args[COMMAND] else None
+    if cmd is not None:
+        reply.say(cmd.help_line)
+        for line in cmd.arg_lines:
+            reply.say(line, "dim")
+        return reply
     from neurondbg.screens.help import key_summary  # the keys, from the App's bindings
 
     for cmd in REGISTRY:
@@ -656,8 +777,8 @@ def _help(session: Any, rest: str) -> Reply:
     return reply.say(f"keys: {key_summary()}", "dim")
 
 
-@REGISTRY.command("quit", "quit", "leave neurondbg", aliases=("q",), needs_program=False)
-def _quit(session: Any, rest: str) -> Reply:
+@REGISTRY.command("quit", "leave neurondbg", aliases=("q",), needs_program=False)
+def _quit(session: Session, args: Args) -> Reply:
     return Reply(action=Action.QUIT)
 
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from neurondbg.console import REGISTRY, Cancelled, Reply
+from neurondbg.console import REGISTRY, Cancelled, Reply, path_completer
+from neurondbg.registry import Arg, Args, Session, text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -79,21 +80,28 @@ def read_actual(path: str, dst: Any, shape: tuple[int, ...]) -> np.ndarray:
     return arr.reshape(shape)
 
 
-def _split(rest: str) -> tuple[str, str]:
-    """(LANE, ACTUAL.npy path) from `diagnose`'s argument (either may be absent)."""
+def _split(rest: str, n: int) -> list[str]:
+    """[LANE, ACTUAL.npy path] from `diagnose`'s words, in either order (either may be
+    absent): the path is the word ending in .npy."""
     words = rest.split()
     paths = [w for w in words if w.lower().endswith(".npy")]
     if len(paths) > 1:
         raise ValueError(f"expected one ACTUAL.npy, found {len(paths)}: {' '.join(paths)}")
     lane = " ".join(w for w in words if w not in paths)
-    return lane, paths[0] if paths else ""
+    return [lane, paths[0] if paths else ""]
 
 
-@REGISTRY.command("diagnose", "diagnose [LANE] [ACTUAL.npy]",
-                  "which conversion rule explains the device's output (ACTUAL.npy, or what "
-                  "was loaded in the last Cast's destination), lane by lane; LANE (p,e): "
-                  "its rounding", slow=True)
-def _diagnose(session: Any, rest: str) -> Reply:
+LANE = Arg("LANE", "a lane p,e (e.g. 3,17): add its rounding steps", text, optional=True)
+ACTUAL = Arg("ACTUAL.npy", "the device's output: the lanes' values, partitions x elements "
+             "(none: what was loaded in the Cast's destination)", text,
+             complete=path_completer((".npy",)), optional=True)
+
+
+@REGISTRY.command("diagnose", "which conversion rule explains the device's output (ACTUAL.npy, "
+                  "or what was loaded in the last Cast's destination), lane by lane; LANE "
+                  "(p,e): its rounding", args=(LANE, ACTUAL), split=_split, positional=False,
+                  slow=True)
+def _diagnose(session: Session, args: Args) -> Reply:
     """Reads the last Cast here (the caller's thread); the diagnosis is the Reply's work,
     on copies, so it may run in the console's worker while the machine steps on."""
     import numpy as np
@@ -113,7 +121,7 @@ def _diagnose(session: Any, rest: str) -> Reply:
     expected = Rule(opt.profile, applied_mode(opt), opt.sat)
     x = np.array(lanes.in_bits)
     p0 = lanes.p0
-    lane_text, path = _split(rest)
+    lane_text, path = args[LANE], args[ACTUAL]
     lane = _lane_index(lane_text, x.shape, p0) if lane_text else None
     if path:
         actual, told = read_actual(path, dst, x.shape), f"{path} as ACTUAL"

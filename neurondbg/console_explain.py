@@ -9,23 +9,20 @@ first frame reads the declarations).
 
 from __future__ import annotations
 
-from typing import Any
-
 from neurondbg.console import REGISTRY, Reply
+from neurondbg.registry import Arg, Args, Session, text
+
+TEXT = Arg("TEXT", "a clause or predicate name, or a compiler message", text,
+           missing="expected a clause or predicate name, or a compiler message: explain TEXT")
 
 
-@REGISTRY.command("explain", "explain TEXT",
-                  "what a clause / predicate name or a compiler message means: the rule, "
-                  "its provenance, an instruction that fails it and its fix",
-                  needs_program=False)
-def _explain(session: Any, rest: str) -> Reply:
-    text = rest.strip()
-    if not text:
-        raise ValueError("expected a clause or predicate name, or a compiler message: "
-                         "explain TEXT")
+@REGISTRY.command("explain", "what a clause / predicate name or a compiler message means: the "
+                  "rule, its provenance, an instruction that fails it and its fix",
+                  args=(TEXT,), needs_program=False)
+def _explain(session: Session, args: Args) -> Reply:
     from neurondbg.commands.explain import explain_text
 
-    lines, found = explain_text(text)
+    lines, found = explain_text(args[TEXT])
     reply = Reply()
     for line in lines:
         style = "" if found else "yellow"

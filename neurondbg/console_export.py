@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import io
 import json
-import shlex
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neurondbg.console import REGISTRY, Action, Reply
 from neurondbg.documents import Kind, stamp, stamp_rows
+from neurondbg.registry import Arg, Args, Flag, Session, shell_words, text
 
 if TYPE_CHECKING:  # numpy is imported when lanes are written, not with the declaration
     import numpy as np
@@ -44,29 +44,39 @@ LANES_PER_WRITE = 1 << 14  # `export lanes` formats this many rows at a time
 KINDS = ("trace", "lanes")
 
 
-@REGISTRY.command("export", "export trace|lanes PATH [P,E] [--force]",
-                  "write the last Cast's lane P,E trace (as convert --trace) or every lane "
-                  "(lanes) to PATH; .json: JSON; served: also a browser download; "
-                  "--force: replace a file of another kind")
-def _export(session: Any, rest: str) -> Reply:
-    try:
-        words = shlex.split(rest)  # a PATH with spaces is quoted, as in a shell
-    except ValueError as e:
-        raise ValueError(f"{e}: quote a PATH with spaces as in a shell") from None
-    force = "--force" in words  # replace a file of another kind (sessions.atomic)
-    words = [w for w in words if w != "--force"]
-    kind, path_text = [*words, "", ""][:2]
-    lane_text = " ".join(words[2:])
-    if kind not in KINDS or not path_text:
-        raise ValueError("expected `export trace PATH [P,E]` or `export lanes PATH`")
+USAGE = "expected `export trace PATH [P,E]` or `export lanes PATH`"
+
+
+def _kind(word: str) -> str:
+    if word not in KINDS:
+        raise ValueError(USAGE)
+    return word
+
+
+KIND = Arg("trace|lanes", "one lane's trace, or every lane", _kind,
+           complete=lambda session, word: KINDS, missing=USAGE)
+PATH = Arg("PATH", "the file to write (.json: JSON; quoted as in a shell)", text,
+           missing=USAGE)
+LANE = Arg("P,E", "the lane of a trace: partition P, element E (default: the first)", text,
+           optional=True)
+FORCE = Flag("--force", "replace a file of another kind")
+
+
+@REGISTRY.command("export", "write the last Cast's lane P,E trace (as convert --trace) or "
+                  "every lane (lanes) to PATH; .json: JSON; served: also a browser download; "
+                  "--force: replace a file of another kind", args=(KIND, PATH, LANE),
+                  flags=(FORCE,), split=shell_words)
+def _export(session: Session, args: Args) -> Reply:
+    kind, path_text, lane_text = args[KIND], args[PATH], args[LANE]
+    force = FORCE.name in args.flags  # replace a file of another kind (sessions.atomic)
     last = session.last_lanes
     if last is None:
         raise ValueError("no conversion in effect: step a Cast first")
     lanes, step = last
     as_json = path_text.lower().endswith(JSON_SUFFIX)
     if kind == "trace":
-        text, what = _trace(lanes, step, lane_text.strip(), as_json)
-        chunks: Iterable[str] = [text]
+        page, what = _trace(lanes, step, lane_text.strip(), as_json)
+        chunks: Iterable[str] = [page]
     else:
         if lane_text.strip():
             raise ValueError(f"export lanes takes no lane, found {lane_text.strip()!r}")

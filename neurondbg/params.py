@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -27,6 +27,11 @@ from neurondbg.errors import usage_line
 
 if TYPE_CHECKING:  # imported by shell_complete: a command that runs never completes
     from click.shell_completion import CompletionItem
+
+    from machine.convert.modes import Mode
+    from machine.dtypes import Gen
+
+T = TypeVar("T")
 
 # The model's names are imported when a type first needs them (a value to parse, a
 # completion, a command's --help), never at import: `neurondbg --help` imports this
@@ -42,10 +47,11 @@ class ParamError(click.BadParameter):
         click.echo(usage_line(where, self.format_message()), err=True, file=file)
 
 
-class _NamedType(click.ParamType):
-    """A value parsed by `parse` (ValueError -> ParamError), completed from `choices`."""
+class _NamedType(click.ParamType[T, "str | T"]):
+    """A value of type T parsed by `parse` (ValueError -> ParamError), completed from
+    `choices`; a value already parsed (a default given as one) is kept."""
 
-    parse: Callable[[str], Any]
+    parse: Callable[[str], T]
 
     def _choices(self) -> Sequence[str]:
         """The accepted names, from the model (called once, on first use)."""
@@ -63,8 +69,8 @@ class _NamedType(click.ParamType):
     def helps(self) -> dict[str, str]:
         return self._helps()
 
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> Any:
+    def convert(self, value: str | T, param: click.Parameter | None,
+                ctx: click.Context | None) -> T:
         if not isinstance(value, str):
             return value  # already converted (a default given as the parsed value)
         try:
@@ -86,13 +92,13 @@ class _NamedType(click.ParamType):
         return f"[{'|'.join(self.choices)}]" if few else self.name.upper()
 
 
-class GenType(_NamedType):
+class GenType(_NamedType["Gen"]):
     """`--gen`: a Gen from a codename, product name or "genN"."""
 
     name = "gen"
 
     @staticmethod
-    def parse(value: str) -> Any:
+    def parse(value: str) -> Gen:
         from machine.dtypes import parse_gen_name
         return parse_gen_name(value)
 
@@ -105,7 +111,7 @@ class GenType(_NamedType):
         return {p: g.label for p, g in PRODUCT_GENS.items()}
 
 
-class EngineType(_NamedType):
+class EngineType(_NamedType[str]):
     """`--engine`: an engine queue name (machine.isa.opcodes), plus `extra` words a command
     gives a meaning of its own (validate's `any`); case-insensitive, returned lower-case."""
 
@@ -118,8 +124,8 @@ class EngineType(_NamedType):
         from machine.isa.queues import QUEUE_ENGINES
         return (*QUEUE_ENGINES, *self.extra)
 
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> Any:
+    def convert(self, value: str, param: click.Parameter | None,
+                ctx: click.Context | None) -> str:
         key = str(value).strip().lower()
         if key not in self.choices:
             raise ParamError(f"unknown engine {value!r}; expected one of: "
@@ -127,7 +133,7 @@ class EngineType(_NamedType):
         return key
 
 
-class FormatType(_NamedType):
+class FormatType(_NamedType[str]):
     """`--from` / `--to`: a convert format name or a Neuron dtype name (checked; the
     name is returned, resolved by the command under its `--gen`)."""
 
@@ -144,13 +150,13 @@ class FormatType(_NamedType):
         return value
 
 
-class ModeType(_NamedType):
+class ModeType(_NamedType["Mode"]):
     """`--mode`: a rounding Mode."""
 
     name = "mode"
 
     @staticmethod
-    def parse(value: str) -> Any:
+    def parse(value: str) -> Mode:
         from machine.convert.options import parse_mode
         return parse_mode(value)
 
@@ -159,13 +165,13 @@ class ModeType(_NamedType):
         return tuple(Mode)
 
 
-class ProfileType(_NamedType):
+class ProfileType(_NamedType[str]):
     """`--profile`: a conversion profile name."""
 
     name = "profile"
 
     @staticmethod
-    def parse(value: str) -> Any:
+    def parse(value: str) -> str:
         from machine.convert.options import parse_profile
         return parse_profile(value)
 

@@ -10,8 +10,6 @@ takes on/off (also yes/no, true/false, 1/0, as click's booleans do) and returns 
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from neurondbg.params import ParamError, _NamedType
@@ -26,7 +24,7 @@ def parse_schedule(value: str) -> str:
     return parse_policy(value).text
 
 
-class ScheduleType(_NamedType):
+class ScheduleType(_NamedType[str]):
     """`--schedule`: the scheduler policy of a kernel run."""
 
     name = "schedule"
@@ -50,7 +48,7 @@ def parse_switch(value: str) -> bool:
     return _SWITCH[key]
 
 
-class SwitchType(_NamedType):
+class SwitchType(_NamedType[bool]):
     """`--races on|off`: a bool."""
 
     name = "switch"
@@ -59,8 +57,8 @@ class SwitchType(_NamedType):
     def _choices(self) -> tuple[str, ...]:
         return ("on", "off")
 
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> Any:
+    def convert(self, value: str | bool, param: click.Parameter | None,
+                ctx: click.Context | None) -> bool:
         if isinstance(value, bool):
             return value
         return super().convert(value, param, ctx)

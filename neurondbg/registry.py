@@ -1,16 +1,31 @@
 """The console command registry: one declaration per command (pwndbg's `@Command`).
 
 A `Command` carries everything the App knows about a console command: its name,
-aliases, usage, help text, argument completion, whether it needs a loaded program,
-how the palette shows it, and its handler. The console's HELP, the completion
-words, the palette entries, the help screen and dispatch are all read from a
-`Registry`, so adding a command is one decorated function (see neurondbg.console).
+aliases, its arguments, help text, whether it needs a loaded program, how the
+palette shows it, and its handler. Each argument is an `Arg`, declared once with
+its name in the usage, its help, how its text becomes a typed value and what
+completes it (as pwndbg declares an argparse parser): the usage and `help COMMAND`,
+the parsing `execute` does before the handler runs, and the completion are all read
+from those declarations. The console's HELP, the completion words, the palette
+entries, the help screen and dispatch are all read from a `Registry`, so adding a
+command is one decorated function and adding an argument one `Arg` (see
+neurondbg.console and docs/architecture.md).
 
 Decided where the issue is silent:
 - a command word may carry gdb's `/FMT` suffix (`x/4f`) only when its declaration
-  says so (`suffix=True`); `step/3` stays an unknown command, as before.
+  says so (`suffix=True`: its first argument is the suffix); `step/3` stays an
+  unknown command, as before.
+- arguments are words, the last one taking the rest of the line (an expression, a
+  breakpoint spec, a list of numbers); a command whose syntax is not words in order
+  (`goto P, BYTE`, shell quoting, an `.npy` found anywhere) declares its `split`.
+- an optional argument that is not given is parsed from the empty text (its parser
+  gives the default: `step` is `step 1`); a required one is refused with its
+  `missing` message. An optional argument after an optional one is shown nested
+  (`lab [VALUE [SRC [DST]]]`): a later one cannot be given without the earlier.
+- a command that declares no argument refuses any (`takes no argument, found 'x'`).
 - completion of the first word offers canonical names only (aliases are for
-  typing, not for listing, as gdb's `help` lists them).
+  typing, not for listing, as gdb's `help` lists them); a later word is completed
+  by the argument it falls in (the last argument for any word past it).
 - an unknown command word is answered with the nearest command name when one is
   close (difflib's ratio >= NEAR, as git's "did you mean"); aliases are not offered
   (one or two letters are near too many words).
@@ -23,17 +38,101 @@ Decided where the issue is silent:
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator, Sequence
+import shlex
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
+
+from neurondbg.console_reply import Reply
 
 USAGE_WIDTH = 20  # the usage column of a help line; a longer usage is followed by GAP
+ARG_WIDTH = 14  # the name column of an argument's line in `help COMMAND`
 GAP = "   "
 NEAR = 0.6  # difflib's ratio from which an unknown word is taken for a misspelt command
 
-Handler = Callable[[Any, str], Any]  # (session or None, the text after the command word)
-Completer = Callable[[Any, str], Sequence[str]]  # (session or None, the word being typed)
-LongForm = Callable[[str], Any]  # the text after the word -> a deferred Reply, or None
+T = TypeVar("T")
+# The session a command runs on: views.session.Session or views.core_session.CoreSession
+# (None before a program is loaded). Left open here: this module imports no view.
+Session = Any
+Completer = Callable[[Session, str], Sequence[str]]  # (session or None, the word typed)
+Splitter = Callable[[str, int], list[str]]  # (the text after the word, n) -> n texts
+
+
+def no_completion(session: Session, word: str) -> Sequence[str]:
+    """The completer of an argument nothing can be offered for (a number, an expression)."""
+    return ()
+
+
+@dataclass(frozen=True, eq=False)
+class Arg(Generic[T]):
+    """One argument of a console command, declared once.
+
+    `parse` turns the argument's text into its value (ValueError, with the message the
+    console prints, when it cannot); an optional argument not given is parsed from "".
+    `missing` is the error for a required argument not given."""
+
+    name: str  # as the usage shows it: "N", "ADDR|LABEL", "TARGET = VALUE"
+    help: str  # what it is (`help COMMAND`)
+    parse: Callable[[str], T]
+    complete: Completer = no_completion  # candidates for the word being typed
+    optional: bool = False
+    missing: str = ""  # the error when a required argument is not given
+
+    @property
+    def missing_error(self) -> str:
+        return self.missing or f"expected {self.name}"
+
+    def value(self, text: str) -> T:
+        """The argument's value from its text (the empty text: not given)."""
+        if not text and not self.optional:
+            raise ValueError(self.missing_error)
+        return self.parse(text)
+
+
+def text(t: str) -> str:
+    """The argument's text as typed (a parser for arguments judged later: a breakpoint
+    spec, an expression, a path)."""
+    return t
+
+
+def words(rest: str, n: int) -> list[str]:
+    """The first n-1 words of `rest`, then the rest of it (the last argument takes the
+    remaining text whole); "" for each argument not given."""
+    parts = rest.split(None, n - 1) if n else []
+    return [p.strip() for p in parts] + [""] * (n - len(parts))
+
+
+def shell_words(rest: str, n: int) -> list[str]:
+    """Words quoted as in a shell (a PATH with spaces); the last argument takes the
+    remaining words, joined by spaces."""
+    try:
+        parts = shlex.split(rest)
+    except ValueError as e:
+        raise ValueError(f"{e}: quote a PATH with spaces as in a shell") from None
+    if len(parts) > n:
+        parts[n - 1:] = [" ".join(parts[n - 1:])]
+    return parts + [""] * (n - len(parts))
+
+
+class Args:
+    """The values of a command's arguments, read by their declarations (typed: args[N] is
+    what N's parser returns)."""
+
+    def __init__(self, texts: Mapping[Arg[Any], str], flags: frozenset[str] = frozenset()
+                 ) -> None:
+        self._texts = dict(texts)
+        self._values = {arg: arg.value(t) for arg, t in texts.items()}  # in order: errors too
+        self.flags = flags  # the declared flags given (`--force`)
+
+    def __getitem__(self, arg: Arg[T]) -> T:
+        return cast(T, self._values[arg])  # made by `arg.value`, which returns a T
+
+    def text(self, arg: Arg[Any]) -> str:
+        """The argument's text as typed ("" when not given)."""
+        return self._texts[arg]
+
+    def given(self, arg: Arg[Any]) -> bool:
+        return bool(self._texts[arg])
 
 
 @dataclass(frozen=True)
@@ -49,21 +148,54 @@ class Palette:
     key: str = ""
 
 
+Handler = Callable[[Session, Args], Reply]  # (session or None, the parsed arguments)
+LongForm = Callable[[Args], Reply | None]  # the parsed arguments -> a deferred Reply, or None
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A flag a command takes anywhere among its words (`--force`)."""
+
+    name: str
+    help: str
+
+
 @dataclass(frozen=True)
 class Command:
     """One console command."""
 
     name: str
-    usage: str  # "step [N]": the name and its arguments, as the help shows them
     text: str  # what it does, one line
     handler: Handler
+    args: tuple[Arg[Any], ...] = ()
     aliases: tuple[str, ...] = ()
-    complete: Completer | None = None  # candidates for the argument being typed
     needs_program: bool = True  # refused (with the reason) without an idle, loaded program
     palette: Palette | None = None  # None: not in the command palette
-    suffix: bool = False  # accepts gdb's `/FMT` glued to its name (x/4f)
+    suffix: bool = False  # accepts gdb's `/FMT` glued to its name (x/4f): args[0]
     long: LongForm | None = None  # the form the App runs in a worker (step N with N > 1)
     slow: bool = False  # the handler returns Reply.work: run off the UI thread, Esc stops it
+    split: Splitter = words  # the text after the word -> one text per argument
+    flags: tuple[Flag, ...] = ()
+    positional: bool = True  # arguments come in order (False: `split` finds each anywhere)
+
+    @property
+    def usage(self) -> str:
+        """"step [N]": the name and its arguments, as the help shows them (optional ones
+        nest: `lab [VALUE [SRC [DST]]]`)."""
+        head, args = self.name, list(self.args)
+        if self.suffix and args:
+            head += args.pop(0).name
+        parts, depth = [head], 0
+        for arg in args:
+            if arg.optional:
+                parts.append(f"[{arg.name}" + ("" if self.positional else "]"))
+                depth += self.positional
+                continue
+            parts[-1] += "]" * depth
+            parts.append(arg.name)
+            depth = 0
+        parts[-1] += "]" * depth
+        return " ".join(parts + [f"[{f.name}]" for f in self.flags])
 
     @property
     def help_line(self) -> str:
@@ -71,6 +203,38 @@ class Command:
         if len(self.usage) < USAGE_WIDTH:
             return f"{self.usage:<{USAGE_WIDTH}}{self.text}"
         return f"{self.usage}{GAP}{self.text}"
+
+    @property
+    def arg_lines(self) -> list[str]:
+        """One line per argument and flag (what `help COMMAND` adds to the help line)."""
+        named: list[Arg[Any] | Flag] = [*self.args, *self.flags]
+        return [f"  {a.name:<{ARG_WIDTH}}{a.help}" if len(a.name) < ARG_WIDTH else
+                f"  {a.name}{GAP}{a.help}" for a in named]
+
+    def parse(self, rest: str) -> Args:
+        """The arguments' values from the text after the command word; ValueError with
+        the message to print when one is missing or wrong."""
+        flags = frozenset(f.name for f in self.flags if f.name in rest.split())
+        for f in flags:
+            rest = " ".join(w for w in rest.split(" ") if w != f)
+        if not self.args:
+            if rest.strip():
+                raise ValueError(f"takes no argument, found {rest.strip()!r}")
+            return Args({}, flags)
+        if self.suffix:  # the /FMT glued to the command word (Registry.split)
+            fmt, rest = (rest[1:].partition(" ")[::2] if rest.startswith("/") else ("", rest))
+            texts = [fmt, *self.split(rest.strip(), len(self.args) - 1)]
+        else:
+            texts = self.split(rest, len(self.args))
+        return Args(dict(zip(self.args, texts, strict=True)), flags)
+
+    def arg_at(self, line: str) -> Arg[Any] | None:
+        """The argument the last word of `line` (a whole console line) falls in."""
+        if not self.args:
+            return None
+        args = self.args[1:] if self.suffix else self.args
+        before = len(line.split()) - (0 if line.endswith(" ") else 1)  # words done
+        return args[min(max(before - 1, 0), len(args) - 1)] if args else None
 
 
 class Registry:
@@ -80,16 +244,17 @@ class Registry:
         self._commands: dict[str, Command] = {}
         self._aliases: dict[str, str] = {}
 
-    def command(self, name: str, usage: str, text: str, *, aliases: tuple[str, ...] = (),
-                complete: Completer | None = None, needs_program: bool = True,
+    def command(self, name: str, text: str, *, args: tuple[Arg[Any], ...] = (),
+                aliases: tuple[str, ...] = (), needs_program: bool = True,
                 palette: Palette | None = None, suffix: bool = False,
-                long: LongForm | None = None,
-                slow: bool = False) -> Callable[[Handler], Handler]:
+                long: LongForm | None = None, slow: bool = False, split: Splitter = words,
+                flags: tuple[Flag, ...] = (), positional: bool = True
+                ) -> Callable[[Handler], Handler]:
         """Decorator: declare the decorated function as the handler of command `name`."""
 
         def register(handler: Handler) -> Handler:
-            self.add(Command(name, usage, text, handler, aliases, complete, needs_program,
-                             palette, suffix, long, slow))
+            self.add(Command(name, text, handler, args, aliases, needs_program, palette,
+                             suffix, long, slow, split, flags, positional))
             return handler
 
         return register
@@ -138,15 +303,16 @@ class Registry:
             return word, cmd, f"/{fmt} {rest}".rstrip()
         return head, self.get(head), rest
 
-    def completions(self, line: str, session: Any = None) -> list[str]:
+    def completions(self, line: str, session: Session = None) -> list[str]:
         """Candidates for the last word of `line`: command names for the first word,
-        else what the command's `complete` offers for its argument (whole lines, so an
-        input can put one in place as it is)."""
+        else what the argument that word falls in offers (whole lines, so an input can
+        put one in place as it is)."""
         if " " not in line.lstrip():
             word = line.strip()
             return [n for n in self.names if n.startswith(word)]
         cmd = self.split(line)[1]
-        if cmd is None or cmd.complete is None:
+        arg = cmd.arg_at(line.lstrip()) if cmd is not None else None
+        if arg is None:
             return []
         stem, _, word = line.rpartition(" ")
-        return [f"{stem} {c}" for c in cmd.complete(session, word) if c.startswith(word)]
+        return [f"{stem} {c}" for c in arg.complete(session, word) if c.startswith(word)]

@@ -52,7 +52,7 @@ from contextvars import ContextVar, Token
 from enum import Enum
 from functools import cache
 from pathlib import Path
-from typing import IO, Any
+from typing import BinaryIO, Literal, TextIO, overload
 
 from sessions.errors import SessionError
 
@@ -71,15 +71,39 @@ def write_atomic(path: str | Path, data: bytes, *, force: bool | None = None) ->
         fh.write(data)
 
 
-@contextlib.contextmanager
-def atomic_open(path: str | Path, mode: str = "wb", *, encoding: str | None = None,
-                force: bool | None = None) -> Iterator[IO[Any]]:
+@overload
+def atomic_open(path: str | Path, mode: Literal["wb"] = "wb", *, encoding: None = None,
+                force: bool | None = None) -> contextlib.AbstractContextManager[BinaryIO]: ...
+
+
+@overload
+def atomic_open(path: str | Path, mode: Literal["w"], *, encoding: str | None = None,
+                force: bool | None = None) -> contextlib.AbstractContextManager[TextIO]: ...
+
+
+def atomic_open(path: str | Path, mode: Literal["w", "wb"] = "wb", *,
+                encoding: str | None = None, force: bool | None = None
+                ) -> contextlib.AbstractContextManager[BinaryIO] | \
+        contextlib.AbstractContextManager[TextIO]:
     """A file object on a temporary beside `path`, renamed over it when the block ends
-    normally; on an exception (Ctrl+C too) the temporary is removed and `path` untouched."""
-    if mode not in ("w", "wb"):
-        raise ValueError(f"atomic_open: mode must be 'w' or 'wb', not {mode!r}")
-    text = {"encoding": encoding or "utf-8"} if mode == "w" else {}
-    with atomic_path(path, force=force) as tmp, open(tmp, mode, **text) as fh:
+    normally; on an exception (Ctrl+C too) the temporary is removed and `path` untouched.
+    Text (mode "w", UTF-8 unless `encoding` says otherwise) or bytes ("wb")."""
+    if mode == "w":
+        return _atomic_text(path, encoding or "utf-8", force)
+    if mode == "wb":
+        return _atomic_bytes(path, force)
+    raise ValueError(f"atomic_open: mode must be 'w' or 'wb', not {mode!r}")
+
+
+@contextlib.contextmanager
+def _atomic_text(path: str | Path, encoding: str, force: bool | None) -> Iterator[TextIO]:
+    with atomic_path(path, force=force) as tmp, open(tmp, "w", encoding=encoding) as fh:
+        yield fh
+
+
+@contextlib.contextmanager
+def _atomic_bytes(path: str | Path, force: bool | None) -> Iterator[BinaryIO]:
+    with atomic_path(path, force=force) as tmp, open(tmp, "wb") as fh:
         yield fh
 
 

@@ -784,7 +784,7 @@ class _Index:
                 if u.target == "sem":
                     g = self.global_step(e, u.step)
                     if g is not None:
-                        writes.append((g, n, int(u.key), int(u.old)))
+                        writes.append((g, n, *u.slot))
         writes.sort()
         self.sems: dict[int, tuple[list[int], list[int]]] = {}
         for g, _, i, old in writes:
@@ -806,7 +806,7 @@ class _Index:
             if u.step != local:
                 break
             if u.target == "sem":
-                mine.append((int(u.key), int(u.old)))
+                mine.append(u.slot)
         for i, old in reversed(mine):
             steps, olds = self.sems.setdefault(i, ([], []))
             steps.append(g)

@@ -70,7 +70,7 @@ def parse_races(value: str) -> RaceMode:
         raise ValueError(f"expected on, off or explore[:N], found {value!r}") from None
 
 
-class RacesType(_NamedType):
+class RacesType(_NamedType[RaceMode]):
     """`--races on|off|explore[:N]`: a RaceMode."""
 
     name = "races"

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from click.core import ParameterSource
@@ -233,8 +233,7 @@ class ProgramRun:
 
         core = self.core
         with atomic_open(path, "w") as fh:
-            # so `replay` re-runs with the same gen / engine (a text file: atomic_open "w")
-            write_header(self.machine.config, cast(TextIO, fh))
+            write_header(self.machine.config, fh)  # so `replay` re-runs with the same gen / engine
 
             def write_step(cs: CoreStep) -> None:
                 assert cs.record is not None  # a step the core took has its record

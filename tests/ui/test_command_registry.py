@@ -16,7 +16,7 @@ import neurondbg.screens
 import views
 from neurondbg import console
 from neurondbg.app import NeurondbgApp
-from neurondbg.console import REGISTRY, Action, execute
+from neurondbg.console import REGISTRY, Action, Reply, execute
 from neurondbg.palette import DynamicCommands, dynamic_entries, static_entries
 from neurondbg.registry import Command, Registry
 from neurondbg.screens.help import GENERIC, help_text, key_name
@@ -95,8 +95,8 @@ def test_split_and_dispatch() -> None:
     assert execute("step/3", None).lines[0][0].startswith("error: unknown command 'step/3'")
     with pytest.raises(ValueError, match="'s' declared twice"):
         registry = Registry()
-        registry.add(Command("step", "step", "", lambda s, r: None, aliases=("s",)))
-        registry.add(Command("s", "s", "", lambda s, r: None))
+        registry.add(Command("step", "", lambda s, a: Reply(), aliases=("s",)))
+        registry.add(Command("s", "", lambda s, a: Reply()))
 
 
 def test_a_long_step_or_reverse_is_handed_to_the_app() -> None:

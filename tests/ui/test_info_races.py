@@ -44,7 +44,6 @@ def test_info_races_on_a_race_free_kernel_and_a_program() -> None:
 def test_info_completes_races_only_for_a_kernel() -> None:
     kernel = CoreSession(EXAMPLES / "kernels" / "missing_wait.asm")
     program = Session(EXAMPLES / "loop.asm")
-    topics = REGISTRY.get("info").complete
-    assert topics is not None
+    topics = REGISTRY.get("info").args[0].complete
     assert complete("ra", topics(kernel, "ra")) == "races"
     assert complete("ra", topics(program, "ra")) == "ra"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from neurondbg.app import NeurondbgApp
-from neurondbg.console import REGISTRY
+from neurondbg.console import REGISTRY, Reply
 from neurondbg.palette import command_entry
-from neurondbg.registry import Command
+from neurondbg.registry import Arg, Args, Command, text
 from tests.ui.helpers import lab_started, started
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
@@ -54,20 +54,23 @@ async def test_a_command_with_arguments_is_typed_for_the_user_to_finish() -> Non
 
 
 def test_derived_entries_follow_the_usage() -> None:
-    def noop(session: object, rest: str) -> None:
-        return None
+    def noop(session: object, args: Args) -> Reply:
+        return Reply()
 
-    def derived(name: str, usage: str) -> tuple[str, str]:
-        e = command_entry(Command(name, usage, "does it", noop))
+    def arg(name: str, optional: bool = False) -> Arg[str]:
+        return Arg(name, "", text, optional=optional)
+
+    def derived(name: str, *args: Arg[str], suffix: bool = False) -> tuple[str, str]:
+        e = command_entry(Command(name, "does it", noop, args, suffix=suffix))
         return e.title, e.line
 
-    assert derived("fix", "fix [N]") == ("Fix", "fix ")
-    assert derived("explain", "explain TEXT") == ("Explain", "explain ")
-    assert derived("quit", "quit") == ("Quit", "quit")
-    assert derived("reverse-continue", "reverse-continue") == ("Reverse continue",
-                                                               "reverse-continue")
-    assert derived("x", "x/NF ADDR") == ("x/NF ADDR", "x ")
-    assert command_entry(Command("fix", "fix [N]", "does it", noop)).help == \
+    assert derived("fix", arg("N", optional=True)) == ("Fix", "fix ")
+    assert derived("explain", arg("TEXT")) == ("Explain", "explain ")
+    assert derived("quit") == ("Quit", "quit")
+    assert derived("reverse-continue") == ("Reverse continue", "reverse-continue")
+    assert derived("x", arg("/NF", optional=True), arg("ADDR"), suffix=True) == \
+        ("x/NF ADDR", "x ")
+    assert command_entry(Command("fix", "does it", noop, (arg("N", optional=True),))).help == \
         "does it (console: fix [N])"
 
 

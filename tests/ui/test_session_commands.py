@@ -22,8 +22,8 @@ def test_save_without_a_path_names_the_program() -> None:
 
 
 def test_load_needs_a_path_and_opens_it() -> None:
-    with pytest.raises(ValueError, match="expected a session file"):
-        console._load(None, "")
+    assert console.execute("load", None).lines == [
+        ("error: load: expected a session file: load here.toml", "bold red")]
     assert console.execute("load x.toml", None).action == "open"
 
 
@@ -97,8 +97,8 @@ async def test_lab_iss_opens_the_lab_on_a_primitive() -> None:
     from neurondbg.screens.lab import LabScreen
     from views.lab import ConvertLab
 
-    with pytest.raises(ValueError, match="primitives: float"):
-        console._lab(None, "iss nope")
+    refused = console.execute("lab iss nope", None).lines[0][0]
+    assert refused.startswith("error: lab: expected: lab iss NAME [VALUE]; primitives: float")
     async with started(STEPS) as (app, pilot):
         app.run_command("lab iss packl 0x10000")
         await pilot.pause()
@@ -148,8 +148,7 @@ async def test_pane_console_keeps_the_command_line_focused() -> None:
 
 def test_goto_and_break_pc_reject_what_can_never_show_or_hit() -> None:
     session = Session(STEPS)
-    with pytest.raises(ValueError, match="sbuf partition 500 does not exist"):
-        console._goto(session, "500 0")
+    assert "sbuf partition 500 does not exist" in console.execute("goto 500 0", session).lines[0][0]
     with pytest.raises(ValueError, match="a multiple of 64"):
         from machine.breakpoints import parse_spec
 
