@@ -6,7 +6,9 @@ CPU seconds:
 
 - first frame: the App started on the NEFF until its first screen is painted (the
   load then runs in a worker);
-- loaded: until the kernel is on the core and its panes show it (target <= 1 s).
+- loaded: until the kernel is on the core and its panes show it (target <= 1 s);
+
+and the children's peak memory (target <= 500 MB).
 
     /work/venv/bin/python benchmarks/neff_tui_bench.py [--runs 3] [PATH.neff]
 """
@@ -15,10 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 CHILD = r"""
 import asyncio, json, sys, time
@@ -40,10 +44,19 @@ asyncio.run(main())
 """
 
 
-def _once(path: Path) -> dict[str, list[float]]:
-    got = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True,
-                         text=True, check=True)
-    return json.loads(got.stdout.strip().splitlines()[-1])
+def _once(path: Path) -> dict[str, Any]:
+    """One fresh interpreter's figures, and its peak memory (ru_maxrss of that child
+    alone, bytes) as "peak"."""
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert child.stdout is not None
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"the TUI child failed (exit {os.waitstatus_to_exitcode(status)})")
+    got: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    got["peak"] = usage.ru_maxrss * 1024
+    return got
 
 
 def main() -> None:
@@ -63,6 +76,7 @@ def main() -> None:
         wall = min(r[key][0] for r in runs)
         cpu = min(r[key][1] for r in runs)
         print(f"{label}: {wall:.2f} s wall, {cpu:.2f} s CPU (best of {args.runs})")
+    print(f"peak memory: {max(r['peak'] for r in runs) / 1e6:.0f} MB (target <= 500 MB)")
 
 
 if __name__ == "__main__":

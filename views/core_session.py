@@ -60,9 +60,10 @@ from views.core_snapshot import (
     TimelineData,
     race_view,
 )
+from views.listing_text import Listing, program_listing
 from views.record_fix import fix_record, relist
-from views.session import Progress, _ticking, enable_breakpoints, program_listing
-from views.snapshot import ProgramLine, WrittenRegion
+from views.session import Progress, _ticking, enable_breakpoints
+from views.snapshot import WrittenRegion
 from views.snapshot_build import SnapshotBuilder
 
 RUN_KINDS = ("continue", "until", "reverse-continue")
@@ -121,15 +122,13 @@ class CoreSession:
         core = self.core
         core.interrupt = self.interrupt  # one event stops the run, as Session's
         self.gen = core.kernel.gen
-        self.lines_of: dict[str, list[ProgramLine]] = {}
+        self.lines_of: dict[str, Listing] = {}
         self._builders: dict[str, SnapshotBuilder] = {}
         for e in core.engines:
             m = core.machines[e]
-            lines = program_listing(m.program, dict(m.labels), self.gen, e)
             valid = getattr(self.opened, "valid", None)  # a NEFF's own verdicts
-            ok = valid(e) if valid is not None else None
-            if ok is not None and len(ok) == len(lines):
-                lines = [replace(line, valid=bool(v)) for line, v in zip(lines, ok, strict=True)]
+            lines = program_listing(m.program, dict(m.labels), self.gen, e,
+                                    valid(e) if valid is not None else None)
             self.lines_of[e] = lines
             self._builders[e] = SnapshotBuilder(f"{self.name} [{e}]", self.gen, e, lines)
         self._last: dict[str, StepRecord] = {}
@@ -168,7 +167,7 @@ class CoreSession:
         return self.dbg.state
 
     @property
-    def lines(self) -> list[ProgramLine]:
+    def lines(self) -> Listing:
         return self.lines_of[self.core.focus]
 
     @property
@@ -680,10 +679,10 @@ class CoreSession:
 
     def listing_line(self, engine: str, pc: int) -> str:
         """`engine`'s listing line of the instruction at `pc` ("?" outside its queue)."""
-        lines = self.lines_of.get(engine, [])
+        lines = self.lines_of.get(engine)
         k, rest = divmod(pc - self.state.config.base, RECORD_BYTES)
-        return (lines[k].listing or lines[k].text) if not rest and 0 <= k < len(lines) \
-            else "?"
+        return (lines[k].listing or lines[k].text) \
+            if lines is not None and not rest and 0 <= k < len(lines) else "?"
 
     def _access_line(self, engine: str, pc: int, kind: str, opcode: str) -> str:
         """"dve 0x40 CAST (read) semaphores.asm:21": short enough for the pane; the

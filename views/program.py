@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -22,6 +23,16 @@ from views.snapshot import ProgramLine, Snapshot
 LISTINGS_KEPT = 16
 
 
+def _label_width(lines: Sequence[ProgramLine]) -> int:
+    """The widest label plus its colon (0: none). A views.listing_text.Listing says so
+    without building its lines (that module is not imported here: it needs numpy, which
+    the first frame does without)."""
+    known = getattr(lines, "label_width", None)
+    if isinstance(known, int):
+        return known
+    return max((len(x.label) + 1 for x in lines if x.label), default=0)
+
+
 class ProgramView(LineView):
     """One line per 64-byte record; the cursor picks the record `b` toggles."""
 
@@ -32,9 +43,12 @@ class ProgramView(LineView):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.lines: list[ProgramLine] = []
-        self.texts: list[str] = []  # what each line shows: compact, or the full disassembly
+        self.lines: Sequence[ProgramLine] = ()
         self.full = False
+        # (listing version, full) -> its widest line: every line's when the listing is
+        # built, else the widest drawn so far (a large views.listing_text.Listing builds
+        # its lines as they are drawn, so the width the pane scrolls to grows with them)
+        self._widest: dict[tuple[int, bool], int] = {}
         self._source: object = None  # the listing shown (held: compared with `is`)
         self._version = 0  # the listing's version: the key of its cached lines
         # Listings shown lately and their versions, held (so compared with `is`, never
@@ -52,11 +66,10 @@ class ProgramView(LineView):
         if new_listing:
             self._source = snap.lines
             self._version = self._version_of(snap.lines)
-            self.lines = list(snap.lines)
-            self._label_width = max((len(x.label) + 1 for x in self.lines if x.label), default=0)
+            self.lines = snap.lines
+            self._label_width = _label_width(snap.lines)
             last = self.lines[-1].offset if self.lines else 0
             self._offset_width = max(3, len(f"{last:x}"))
-            self._make_texts()
         old_pc, old_bps = self.pc_index, self.breakpoints
         self.pc_index = snap.pc_index
         self.breakpoints = snap.breakpoints
@@ -77,10 +90,24 @@ class ProgramView(LineView):
         self._last_version += 1
         self._versions.append((listing, self._last_version))
         del self._versions[:-LISTINGS_KEPT]
+        kept = {v for _, v in self._versions}
+        self._widest = {k: w for k, w in self._widest.items() if k[0] in kept}
         return self._last_version
 
-    def _make_texts(self) -> None:
-        self.texts = [x.text if self.full or not x.listing else x.listing for x in self.lines]
+    def _width_key(self) -> tuple[int, bool]:
+        """The widest line's key for the listing shown, measured first when every line
+        of it is built (a plain list, or a Listing that builds its lines up front)."""
+        key = (self._version, self.full)
+        if key not in self._widest:
+            built = getattr(self.lines, "built", True)
+            self._widest[key] = max((len(self.shown(i)) for i in range(len(self.lines))),
+                                    default=0) if built is True else 0
+        return key
+
+    def shown(self, index: int) -> str:
+        """What line `index` shows: its compact listing, or the full disassembly."""
+        line = self.lines[index]
+        return line.text if self.full or not line.listing else line.listing
 
     def action_toggle_full(self) -> None:
         full = not self.full
@@ -91,7 +118,6 @@ class ProgramView(LineView):
     def set_full(self, full: bool) -> None:
         """The full disassembly (True) or the compact listing of every record."""
         self.full = full
-        self._make_texts()
         self._strips.clear()  # the other form's lines are not drawn again soon
         self.update_size()
 
@@ -99,8 +125,7 @@ class ProgramView(LineView):
         return len(self.lines)
 
     def content_width(self) -> int:
-        return max((len(x) for x in self.texts), default=0) + 6 + self._offset_width + \
-            self._label_width
+        return self._widest[self._width_key()] + 6 + self._offset_width + self._label_width
 
     def line_key(self, index: int) -> tuple:
         return (self._version, self.full, index, index == self.pc_index,
@@ -119,5 +144,10 @@ class ProgramView(LineView):
         style = "bold" if index == self.pc_index else ""
         if line.valid is False:
             style += " red"
-        text.append(self.texts[index], style=style.strip())
+        shown = self.shown(index)
+        text.append(shown, style=style.strip())
+        key = self._width_key()
+        if len(shown) > self._widest[key]:  # scroll as far as the widest line drawn reaches
+            self._widest[key] = len(shown)
+            self.call_after_refresh(self.update_size)
         return text

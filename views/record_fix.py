@@ -18,7 +18,7 @@ from machine.asm.disasm import format_instruction
 from machine.debugger import Machine
 from machine.dtypes import Gen
 from machine.isa.codec import Program
-from views.listing_text import listing_with_events
+from views.listing_text import Listing, listing_with_events
 from views.snapshot import ProgramLine
 
 # Stores 64 bytes as record N of the queue the fix was judged on (journaled).
@@ -65,8 +65,8 @@ def fix_record(m: Machine, index: int | None, write: RecordWriter) -> str:
     return f"record {i}: {changes}; {state}"
 
 
-def relist(m: Machine, listed: Program, lines: list[ProgramLine], labels: dict[str, int],
-           gen: Gen) -> list[ProgramLine] | None:
+def relist(m: Machine, listed: Program, lines: Listing, labels: dict[str, int],
+           gen: Gen) -> Listing | None:
     """The listing of `m.program` when `lines` list `listed` (an older program of the
     same queue): a new list with the changed records listed and judged afresh, or None
     when nothing changed. Only the records that differ are listed again (a whole
@@ -80,7 +80,7 @@ def relist(m: Machine, listed: Program, lines: list[ProgramLine], labels: dict[s
                                  .any(axis=1)).tolist()
     if not changed:
         return None
-    out = list(lines)
+    out = lines.copy()
     by_offset = {off: name for name, off in labels.items()}
     for i in changed:
         inst = m.instruction(i)

@@ -21,25 +21,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from machine import expr
-from machine.asm.disasm import disassemble_lines
 from machine.breakpoints import Breakpoint, parse_spec
 from machine.debugger import Machine
 from machine.dtypes import DEFAULT_GEN, Gen
 from machine.engines.record import Lanes, StepRecord
 from machine.isa.codec import Instruction
-from machine.legality.explain import validate
 from machine.state import MachineState
 from machine.stops import Stop
 from machine.words import counted
 from sessions.cli_support import open_program_or_session
 from sessions.examples import DEMO
 from sessions.schema import Note
-from views.listing_text import listing_lines_with_events
+from views.listing_text import Listing, program_listing
 from views.record_fix import fix_record, relist
-from views.snapshot import ProgramLine, Snapshot
+from views.snapshot import Snapshot
 from views.snapshot_build import SnapshotBuilder
 from views.stop_text import at_pc, describe_record, describe_stop
 
@@ -97,20 +93,6 @@ def _ticking(progress: Progress | None, done: Callable[[], int],
     finally:
         finished.set()
         ticker.join()  # no late report after the command's own result
-
-
-def program_listing(program: Any, labels: dict[str, int], gen: Gen,
-                    engine: str) -> list[ProgramLine]:
-    """The listing, each record judged once by the vectorized validator on `engine`: its
-    full disassembly and its listing form (views.listing_text: machine.isa.listing, from
-    the decoded fields, with the events as the disassembler writes them)."""
-    by_offset = {off: name for name, off in labels.items()}
-    valid = np.asarray(validate(program, gen, engine).valid, bool)
-    texts = disassemble_lines(program, gen)  # re-assemblable, one per record
-    short = listing_lines_with_events(program, gen, by_offset)
-    return [ProgramLine(i, i * 64, texts[i].strip(), bool(valid[i]), by_offset.get(i * 64),
-                        listing=short[i])
-            for i in range(len(program))]
 
 
 class Session:
@@ -179,7 +161,7 @@ class Session:
         """The records the machine runs now (a fix edits them: Machine.edit_record)."""
         return self.dbg.program
 
-    def _listing(self) -> list[ProgramLine]:
+    def _listing(self) -> Listing:
         return program_listing(self.program, self.labels, self.gen, self.engine)
 
     def _sync_listing(self) -> None:

@@ -42,12 +42,12 @@ async def test_f_switches_the_partner_listing_too() -> None:
         await pilot.pause()
         main = app.screen.query_one("#program", ProgramView)
         partner = app.screen.query_one(PartnerProgramView)
-        assert partner.display and partner.texts[0] == app.session.lines_of["dve"][0].listing
+        assert partner.display and partner.shown(0) == app.session.lines_of["dve"][0].listing
         await pilot.press("f")
         await pilot.pause()
         assert main.full and partner.full
-        assert partner.texts[0] == app.session.lines_of["dve"][0].text  # the disassembly
-        assert "src=sb[0, 0x200]" in partner.texts[0]
+        assert partner.shown(0) == app.session.lines_of["dve"][0].text  # the disassembly
+        assert "src=sb[0, 0x200]" in partner.shown(0)
         await pilot.press("f")
         await pilot.pause()
         assert not main.full and not partner.full
