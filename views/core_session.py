@@ -50,19 +50,20 @@ from machine.stops import Stop, StopReason
 from machine.words import counted
 from sessions.kernel_kind import kernel_session_spec
 from sessions.kernel_open import OpenedKernel, open_kernel
-from views.core_snapshot import (
-    Cell,
-    CoreSnapshot,
-    Edge,
-    EngineRow,
-    RaceView,
-    SemRow,
-    TimelineData,
-    race_view,
-)
 from views.record_fix import fix_record, relist
 from views.session import Progress, _ticking, enable_breakpoints, program_listing
-from views.snapshot import ProgramLine, WrittenRegion
+from views.snapshot import (
+    Cell,
+    Edge,
+    EngineRow,
+    ProgramLine,
+    RaceView,
+    SemRow,
+    Snapshot,
+    TimelineData,
+    WrittenRegion,
+    race_view,
+)
 from views.snapshot_build import SnapshotBuilder
 
 RUN_KINDS = ("continue", "until", "reverse-continue")
@@ -608,7 +609,7 @@ class CoreSession:
             self._sems[engine] = frozenset(used)
         return self._sems[engine]
 
-    def snapshot(self) -> CoreSnapshot:
+    def snapshot(self) -> Snapshot:
         core = self.core
         self._sync_path()
         self._sync_listings()
@@ -637,8 +638,8 @@ class CoreSession:
                 core.machines[partner], record=self._last.get(partner),
                 previous=self._by_opcode[partner], prev_registers=None,
                 breakpoints=self.breakpoint_indices(partner), lanes=None, stop="")
-        return CoreSnapshot(
-            focused=focused, partner=other, title=f"{self.name} · {self.gen.label} · schedule "
+        return replace(
+            focused, partner=other, title=f"{self.name} · {self.gen.label} · schedule "
             f"{core.schedule} · step {core.steps} · focus {e}",
             schedule=core.schedule, engines=self._engine_rows(),
             semaphores=self._sem_rows(), timeline=self._timeline(),
@@ -687,7 +688,7 @@ class CoreSession:
 
     def _access_line(self, engine: str, pc: int, kind: str, opcode: str) -> str:
         """"dve 0x40 CAST (read) semaphores.asm:21": short enough for the pane; the
-        console prints the listing lines in full (views.core_snapshot.RaceView)."""
+        console prints the listing lines in full (views.snapshot.RaceView)."""
         where = self.opened.where(engine, pc)
         name = where.replace("\\", "/").rsplit("/", 1)[-1].rsplit(":", 1)[0] if where else ""
         return f"{engine} {pc:#x} {opcode} ({kind})" + (f"  {name}" if name else "")

@@ -38,7 +38,6 @@ from textual.widgets import Footer, Header, Static
 from neurondbg.panes import CORE_PANES
 from neurondbg.screens.main import ALWAYS_SHOWN, DebuggerScreen, layout_for, memory_view
 from views.console_view import ConsoleView
-from views.core_snapshot import CoreSnapshot
 from views.deferred import Deferred
 from views.engines import EnginesView
 from views.legality import LegalityView
@@ -65,7 +64,7 @@ class PartnerProgramView(ProgramView, can_focus=False):
 
 
 class CoreScreen(DebuggerScreen):
-    """The kernel layout; `show(CoreSnapshot)` feeds every pane."""
+    """The kernel layout; `show(snapshot)` feeds every pane."""
 
     screen_id: ClassVar[str] = "core"
     panes: ClassVar[dict[str, str]] = CORE_PANES
@@ -140,42 +139,33 @@ class CoreScreen(DebuggerScreen):
         return {key: a._replace(binding=replace(a.binding, show=False))
                 if a.binding.id in FOOTER_SPARE else a for key, a in active.items()}
 
-    def feeds(self, snap: Snapshot | CoreSnapshot  # type: ignore[override]
-              ) -> list[tuple[str, Widget, Callable[[], object]]]:
-        """(pane, view, how it takes the CoreSnapshot): the focused engine's panes, the
+    def feeds(self, snap: Snapshot) -> list[tuple[str, Widget, Callable[[], object]]]:
+        """(pane, view, how it takes the snapshot): the focused engine's panes, the
         partner listing (in the Program pane), then the core's own panes."""
         self.build_views()
-        core = self._core(snap)
-        focused = core.focused
         out: list[tuple[str, Widget, Callable[[], object]]] = [
-            (name, view, lambda view=view: view.show(focused)) for name, view in (
+            (name, view, lambda view=view: view.show(snap)) for name, view in (
                 (name, self.query_one(f"#{name}")) for name in (
                     "program", "registers", "struct", "legality", "memory"))]
         partner = self.query_one(PartnerProgramView)
-        if core.partner is not None:
-            out.append(("program", partner, lambda: partner.show(core.partner)))
+        if snap.partner is not None:
+            other = snap.partner
+            out.append(("program", partner, lambda: partner.show(other)))
         engines = self.query_one(EnginesView)
         sems = self.query_one(SemaphoresView)
         timeline = self.query_one(TimelineView)
-        out += [("engines", engines, lambda: engines.show(core.engines)),
-                ("semaphores", sems, lambda: sems.show(core)),
-                ("timeline", timeline, lambda: timeline.show(core.timeline))]
+        out += [("engines", engines, lambda: engines.show(snap.engines)),
+                ("semaphores", sems, lambda: sems.show(snap)),
+                ("timeline", timeline, lambda: timeline.show(snap.timeline))]
         return out
 
-    @staticmethod
-    def _core(snap: Snapshot | CoreSnapshot) -> CoreSnapshot:
-        """A CoreSnapshot (a plain Snapshot while loading or on error)."""
-        return snap if isinstance(snap, CoreSnapshot) else CoreSnapshot(focused=snap,
-                                                                         stop=snap.stop)
-
-    def show(self, snap: Snapshot | CoreSnapshot) -> None:  # type: ignore[override]
-        """Every pane on show from one CoreSnapshot (hidden ones catch up when shown:
+    def show(self, snap: Snapshot) -> None:
+        """Every pane on show from one snapshot (hidden ones catch up when shown:
         neurondbg/screens/main.py)."""
-        core = self._core(snap)
-        focused = core.focused
-        self._snap = core  # type: ignore[assignment]
+        core = focused = snap
+        self._snap = snap
         with self.app.batch_update():
-            self._feed(core)  # type: ignore[arg-type]
+            self._feed(snap)
             rows = len(core.engines)
             top = self.query_one("#core-top")
             if rows > 5 and not self.has_class("-compact") and top.styles.height is not None \
