@@ -31,7 +31,8 @@ from machine.dtypes import DEFAULT_GEN, Gen
 from machine.words import counted
 from neurondbg import console
 from neurondbg.console import REGISTRY, Action
-from neurondbg.screens.main import PANES, DebuggerScreen
+from neurondbg.panes import PANES, Layout
+from neurondbg.screens.main import DebuggerScreen
 from views.console_view import ConsoleView
 from views.pane import Pane
 from views.program import ProgramView
@@ -155,13 +156,8 @@ class NeurondbgApp(App):
             from neurondbg.screens.lab import LabScreen  # imported on demand: a faster start
 
             return LabScreen(closable=False)
-        if self.core_mode:
-            from neurondbg.screens.core import CoreScreen
-
-            return CoreScreen(REGISTRY.names,
-                              lambda line: REGISTRY.completions(line, self.session),
-                              on_ready=self.debugger_ready)
-        return DebuggerScreen(REGISTRY.names,
+        return DebuggerScreen(Layout.KERNEL if self.core_mode else Layout.PROGRAM,
+                              REGISTRY.names,
                               lambda line: REGISTRY.completions(line, self.session),
                               on_ready=self.debugger_ready)
 
