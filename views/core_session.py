@@ -93,7 +93,7 @@ class CoreSession:
         self.notes: list[Any] = []
         self.layout: dict[str, Any] = {}
         if spec is not None:  # a saved kernel session (or a tour): replayed to its step
-            from sessions.kernel_store import load_kernel_session
+            from sessions.store import load_kernel_session
 
             self.opened: OpenedKernel = load_kernel_session(spec, progress=progress,
                                                             interrupt=self.interrupt)
@@ -492,8 +492,8 @@ class CoreSession:
             self._builders[e] = SnapshotBuilder(f"{self.name} [{e}]", self.gen, e, lines)
 
     def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
-        from sessions.kernel_store import save_kernel_session
         from sessions.neff_open import OpenedNeffKernel
+        from sessions.store import save_kernel_session
 
         if isinstance(self.opened, OpenedNeffKernel):
             raise ValueError(f"{self.name}: a NEFF's session cannot be saved yet")
