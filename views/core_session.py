@@ -638,9 +638,12 @@ class CoreSession:
                 core.machines[partner], record=self._last.get(partner),
                 previous=self._by_opcode[partner], prev_registers=None,
                 breakpoints=self.breakpoint_indices(partner), lanes=None, stop="")
+        race_rows, dropped = core.race_rows()
         return replace(
-            focused, partner=other, title=f"{self.name} · {self.gen.label} · schedule "
-            f"{core.schedule} · step {core.steps} · focus {e}",
+            focused, partner=other, race_rows=tuple(race_rows), races_dropped=dropped,
+            checks_races=core.detector is not None,
+            title=f"{self.name} · {self.gen.label} · schedule {core.schedule} · step "
+            f"{core.steps} · focus {e}",
             schedule=core.schedule, engines=self._engine_rows(),
             semaphores=self._sem_rows(), timeline=self._timeline(),
             races=races, deadlock=tuple(deadlock), advice=self._advice(stop, races),

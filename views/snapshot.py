@@ -20,7 +20,7 @@ from machine.dtypes import DEFAULT_GEN
 if TYPE_CHECKING:  # annotations only: a pane module need not load the model to import this
     import numpy as np
 
-    from machine.core.races import Race
+    from machine.core.races import Race, RaceRow
     from machine.engines.record import Lanes, StepRecord
     from machine.isa.codec import Instruction
     from machine.legality.nki.bridge import Disagreement
@@ -192,6 +192,9 @@ class Snapshot:
     semaphores: Sequence[SemRow] = ()
     timeline: TimelineData | None = None
     races: Sequence[RaceView] = ()  # the races the last stop found
+    race_rows: Sequence[RaceRow] = ()  # every race found so far (the Races pane)
+    races_dropped: int = 0  # races found beyond the kept rows
+    checks_races: bool = False  # the kernel runs the race detector
     deadlock: Sequence[str] = ()  # the wait-for lines of a deadlock stop
     advice: str = ""  # the fix, in words, for a race or deadlock stop
     partner: Snapshot | None = None  # the engine shown beside this one (maximised)

@@ -2,7 +2,7 @@
 
 By queues (neurondbg.panes.Layout): one queue (a program) shows three bands, every
 pane of the program layout; several (a kernel) put the engine strip and the
-semaphores on top, the timeline under them, then the focused engine's program,
+semaphores on top, the timeline and the races found under them, then the focused engine's program,
 struct and legality, then SBUF, registers and the console. views/neurondbg.tcss draws
 both (the screen's id, `debugger` or `core`, selects the rules).
 
@@ -34,6 +34,7 @@ from views.engines import EnginesView
 from views.legality import LegalityView
 from views.pane import Pane
 from views.program import ProgramView
+from views.races import RacesView
 from views.registers import RegistersView
 from views.semaphores import SemaphoresView
 from views.struct_view import StructView
@@ -133,7 +134,9 @@ def compose_panes(layout: Layout, words: Sequence[str],
             yield _pane("engines", EnginesView(id="engines"), tab=False)
             yield _pane("semaphores", VerticalScroll(SemaphoresView(id="semaphores"),
                                                      can_focus=True))
-        yield _pane("timeline", TimelineView(id="timeline"), tab=False)
+        with Horizontal(id="core-time"):
+            yield _pane("timeline", TimelineView(id="timeline"), tab=False)
+            yield _pane("races", RacesView(id="races"))
         with Horizontal(id="core-mid"):
             with Pane(TITLES["program"], id="pane-program"):
                 with Horizontal(id="program-pair"):

@@ -78,10 +78,10 @@ def bindings_of(classes: Iterable[type]) -> list[tuple[str, str]]:
 def pane_keys(layout: Layout) -> list[tuple[str, str]]:
     """(digit, "pane TITLE") of each pane of `layout` (neurondbg.panes, their one
     declaration)."""
-    from neurondbg.panes import panes_of
+    from neurondbg.panes import digit, panes_of
 
-    return [(str(i), f"pane {title}") for i, title in enumerate(panes_of(layout).values(),
-                                                                start=1)]
+    return [(digit(i), f"pane {title}") for i, title in enumerate(panes_of(layout).values(),
+                                                                  start=1)]
 
 
 def key_summary() -> str:
@@ -110,6 +110,7 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     from views.memory import MemoryView
     from views.plot import PlotView
     from views.program import ProgramView
+    from views.races import RacesView
     from views.registers import RegistersView
     from views.timeline import TimelineView
     from views.tour_pane import TourPane
@@ -124,7 +125,7 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     kernel = isinstance(screen, DebuggerScreen) and screen.kernel
     screen_keys = [(key_name(b.key), b.tooltip or b.description) for b in DebuggerScreen.BINDINGS
                    if isinstance(b, Binding) and b.action.split("(")[0] in KERNEL_ACTIONS]
-    core = ("NeuronCore (a kernel: keys 1..9 pick its panes)",
+    core = ("NeuronCore (a kernel: keys 1..9 and 0 pick its panes)",
             [*pane_keys(Layout.KERNEL), *screen_keys])
     single: list[tuple[str, Sequence[tuple[str, str]]]] = [] if kernel else [
         ("Panes (keys 1..9 focus one; in a small terminal they pick its tab)",
@@ -141,6 +142,7 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
         ("Console", bindings_of([ConsoleInput])),
         *([] if kernel else [core]),
         ("Timeline", bindings_of([TimelineView])),
+        ("Races (a kernel)", bindings_of([RacesView])),
         ("Tour (while a tour is open; → ← p in the tour pane)",
          tour or bindings_of([TourPane])),
         lab,

@@ -36,7 +36,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from neurondbg.panes import PANE_SPECS, TITLES, Layout, panes_of
+from neurondbg.panes import PANE_SPECS, SHORT_TITLES, TITLES, Layout, digit, panes_of
 from neurondbg.screens.arrange import (
     PartnerProgramView,
     always_shown,
@@ -61,7 +61,7 @@ FOOTER_SPARE = ("program.full", "app.lab", "app.help")
 FOLLOW_FOCUS = ("program", "registers", "struct", "legality")  # titled with the engine
 # The order the panes are fed in: the Plot's histogram reads the SBUF pane's window.
 FEED_ORDER = ("program", "registers", "struct", "legality", "memory", "accum", "lanes",
-              "plot", "engines", "semaphores", "timeline")
+              "plot", "engines", "semaphores", "timeline", "races")
 
 
 class _Shows(Protocol):
@@ -75,7 +75,7 @@ class DebuggerScreen(Screen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # each layout's digits (neurondbg.panes); check_action keeps the shown layout's
-        *(Binding(str(place), f"pane_key({place}, '{spec.name}')", f"pane {spec.title}",
+        *(Binding(digit(place), f"pane_key({place}, '{spec.name}')", f"pane {spec.title}",
                   show=False, id=f"{BINDING_PREFIX[layout]}pane.{spec.name}")
           for spec in PANE_SPECS for layout, place in spec.places.items()),
         Binding("S", "step_core", "step core", id="core.step",
@@ -197,12 +197,14 @@ class DebuggerScreen(Screen):
                 break
             node.add_class("-host")
         self.catch_up()
-        bar = []
-        for i, (key, title) in enumerate(self.panes.items(), start=1):
-            if key in self.always_shown:
-                continue
-            style = "reverse bold" if key == name else "dim"
-            bar.append(f"[@click=screen.go('{key}')][{style}] {i} {escape(title)} [/][/]")
+        tabs = [(i, key) for i, key in enumerate(self.panes, start=1)
+                if key not in self.always_shown]
+        titles = self.panes
+        wide = sum(len(titles[k]) + 4 for _, k in tabs) + len(self.tab_gap) * (len(tabs) - 1)
+        if wide > self.app.size.width:
+            titles = SHORT_TITLES  # the titles would not fit the bar
+        bar = [f"[@click=screen.go('{key}')][{'reverse bold' if key == name else 'dim'}]"
+               f" {digit(i)} {escape(titles[key])} [/][/]" for i, key in tabs]
         self.query_one("#pane-bar", Static).update(self.tab_gap.join(bar))
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
