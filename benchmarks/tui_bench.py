@@ -143,9 +143,7 @@ async def core_step(kernel: Path, warm: int = 10_000, steps: int = 200
                     ) -> tuple[float, float, int]:
     """(median ms, max ms, lines rendered per step) of a core step + show + render, with a
     `warm`-step timeline behind it."""
-    from neurondbg.screens.core import CoreScreen
-
-    return await _render_steps(kernel, CoreScreen, lambda s: s.step_core(), steps,
+    return await _render_steps(kernel, DebuggerScreen, lambda s: s.step_core(), steps,
                                warm=lambda s: s.core.cont(max_steps=warm))
 
 

@@ -31,7 +31,8 @@ from machine.dtypes import DEFAULT_GEN, Gen
 from machine.words import counted
 from neurondbg import console
 from neurondbg.console import REGISTRY, Action
-from neurondbg.screens.main import PANES, DebuggerScreen
+from neurondbg.panes import PANES, Layout
+from neurondbg.screens.main import DebuggerScreen
 from views.console_view import ConsoleView
 from views.pane import Pane
 from views.program import ProgramView
@@ -41,6 +42,7 @@ if TYPE_CHECKING:  # the model, the palette and the numpy views load after the f
     from neurondbg.palette import Entry
     from views.lanes import LaneTable
     from views.memory import MemoryView
+    from views.races import RacesView
     from views.session import Session
     from views.timeline import TimelineView
 
@@ -155,13 +157,8 @@ class NeurondbgApp(App):
             from neurondbg.screens.lab import LabScreen  # imported on demand: a faster start
 
             return LabScreen(closable=False)
-        if self.core_mode:
-            from neurondbg.screens.core import CoreScreen
-
-            return CoreScreen(REGISTRY.names,
-                              lambda line: REGISTRY.completions(line, self.session),
-                              on_ready=self.debugger_ready)
-        return DebuggerScreen(REGISTRY.names,
+        return DebuggerScreen(Layout.KERNEL if self.core_mode else Layout.PROGRAM,
+                              REGISTRY.names,
                               lambda line: REGISTRY.completions(line, self.session),
                               on_ready=self.debugger_ready)
 
@@ -708,6 +705,11 @@ class NeurondbgApp(App):
     # @on(MemoryView.GotoPrompt): the App's module does not import those views (the numpy
     # ones are built after the first frame; the timeline is the kernel layout's only).
     def on_timeline_view_travel(self, event: TimelineView.Travel) -> None:
+        if (s := self._guard()) is not None and self.core_mode:
+            self._do(lambda: s.travel(event.step))  # type: ignore[attr-defined]
+
+    def on_races_view_jump(self, event: RacesView.Jump) -> None:
+        """Enter on a race: travel to the step that found it (as gdb's `frame N`)."""
         if (s := self._guard()) is not None and self.core_mode:
             self._do(lambda: s.travel(event.step))  # type: ignore[attr-defined]
 

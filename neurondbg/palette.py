@@ -33,8 +33,8 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from neurondbg.console import REGISTRY
+from neurondbg.panes import PANES
 from neurondbg.registry import Command
-from neurondbg.screens.main import PANES
 
 RECENT_MAX = 10  # recent files the palette offers
 

@@ -112,7 +112,7 @@ def open_path(path: str | Path, gen: Gen | None = None, engine: str = "pool", *,
     p = Path(path)
     if opens_as_kernel(p):
         from sessions.kernel_open import open_kernel
-        from sessions.kernel_store import load_kernel_session
+        from sessions.store import load_kernel_session
 
         spec = kernel_session_spec(p)
         if spec is not None:
@@ -128,12 +128,12 @@ def open_path(path: str | Path, gen: Gen | None = None, engine: str = "pool", *,
 def save_opened(path: str | Path, opened: Opened | OpenedKernel, stop: Stop | None = None,
                 layout: dict[str, Any] | None = None) -> SessionSpec:
     """Save what `open_path` opened, where it is now, as a session file: a program's
-    Machine (sessions.store) or a kernel's Core (sessions.kernel_store), one `schema`
+    Machine or a kernel's Core (sessions.store), one `schema`
     version key for both (sessions.schema). SessionError (one line) if it cannot be
     saved."""
     if isinstance(opened, Opened):
         return save_after_run(path, opened, stop, layout)
-    from sessions.kernel_store import save_kernel_session
+    from sessions.store import save_kernel_session
 
     return save_kernel_session(path, opened, stop, layout)
 

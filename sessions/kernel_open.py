@@ -31,8 +31,8 @@ from machine.state import RECORD_BYTES, MachineConfig
 from sessions.errors import SessionError
 from sessions.program import naming, open_error
 
-if TYPE_CHECKING:  # kernel_store builds on this module
-    from sessions.kernel_store import LoadedKernelSession
+if TYPE_CHECKING:  # the store builds on this module
+    from sessions.store import LoadedKernelSession
 
 
 @dataclass(frozen=True)

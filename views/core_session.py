@@ -50,20 +50,21 @@ from machine.stops import Stop, StopReason
 from machine.words import counted
 from sessions.kernel_kind import kernel_session_spec
 from sessions.kernel_open import OpenedKernel, open_kernel
-from views.core_snapshot import (
-    Cell,
-    CoreSnapshot,
-    Edge,
-    EngineRow,
-    RaceView,
-    SemRow,
-    TimelineData,
-    race_view,
-)
 from views.listing_text import Listing, program_listing
 from views.record_fix import fix_record, relist
 from views.session import Progress, _ticking, enable_breakpoints
-from views.snapshot import WrittenRegion
+from views.snapshot import (
+    Cell,
+    Edge,
+    EngineRow,
+    ProgramLine,
+    RaceView,
+    SemRow,
+    Snapshot,
+    TimelineData,
+    WrittenRegion,
+    race_view,
+)
 from views.snapshot_build import SnapshotBuilder
 
 RUN_KINDS = ("continue", "until", "reverse-continue")
@@ -93,7 +94,7 @@ class CoreSession:
         self.notes: list[Any] = []
         self.layout: dict[str, Any] = {}
         if spec is not None:  # a saved kernel session (or a tour): replayed to its step
-            from sessions.kernel_store import load_kernel_session
+            from sessions.store import load_kernel_session
 
             self.opened: OpenedKernel = load_kernel_session(spec, progress=progress,
                                                             interrupt=self.interrupt)
@@ -490,8 +491,8 @@ class CoreSession:
             self._builders[e] = SnapshotBuilder(f"{self.name} [{e}]", self.gen, e, lines)
 
     def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
-        from sessions.kernel_store import save_kernel_session
         from sessions.neff_open import OpenedNeffKernel
+        from sessions.store import save_kernel_session
 
         if isinstance(self.opened, OpenedNeffKernel):
             raise ValueError(f"{self.name}: a NEFF's session cannot be saved yet")
@@ -607,7 +608,7 @@ class CoreSession:
             self._sems[engine] = frozenset(used)
         return self._sems[engine]
 
-    def snapshot(self) -> CoreSnapshot:
+    def snapshot(self) -> Snapshot:
         core = self.core
         self._sync_path()
         self._sync_listings()
@@ -636,9 +637,12 @@ class CoreSession:
                 core.machines[partner], record=self._last.get(partner),
                 previous=self._by_opcode[partner], prev_registers=None,
                 breakpoints=self.breakpoint_indices(partner), lanes=None, stop="")
-        return CoreSnapshot(
-            focused=focused, partner=other, title=f"{self.name} · {self.gen.label} · schedule "
-            f"{core.schedule} · step {core.steps} · focus {e}",
+        race_rows, dropped = core.race_rows()
+        return replace(
+            focused, partner=other, race_rows=tuple(race_rows), races_dropped=dropped,
+            checks_races=core.detector is not None,
+            title=f"{self.name} · {self.gen.label} · schedule {core.schedule} · step "
+            f"{core.steps} · focus {e}",
             schedule=core.schedule, engines=self._engine_rows(),
             semaphores=self._sem_rows(), timeline=self._timeline(),
             races=races, deadlock=tuple(deadlock), advice=self._advice(stop, races),
@@ -686,7 +690,7 @@ class CoreSession:
 
     def _access_line(self, engine: str, pc: int, kind: str, opcode: str) -> str:
         """"dve 0x40 CAST (read) semaphores.asm:21": short enough for the pane; the
-        console prints the listing lines in full (views.core_snapshot.RaceView)."""
+        console prints the listing lines in full (views.snapshot.RaceView)."""
         where = self.opened.where(engine, pc)
         name = where.replace("\\", "/").rsplit("/", 1)[-1].rsplit(":", 1)[0] if where else ""
         return f"{engine} {pc:#x} {opcode} ({kind})" + (f"  {name}" if name else "")

@@ -1,6 +1,12 @@
 """SBUF / PSUM grid: partitions x elements in a chosen dtype (or raw hex),
 the cells the last step wrote highlighted, go-to, and a heatmap view.
 
+The elements are shown in the dtype of the instruction that last wrote the cells in
+view (a conversion's output format: the model knows no other writer's), until the user
+picks one (`d`, `dtype NAME`), which holds from then on. The pane remembers the last
+WRITERS_KEPT writes it was shown; reversing forgets them (the last writer is no longer
+known). The border says which writer's dtype is shown, or that it is not known.
+
 The heatmap runs between the backgrounds of two component classes,
 `memoryview--heat-low` and `memoryview--heat-high` (default blue to red), so a theme
 or a user's CSS can recolour it; written cells use LineView's `lineview--written`.
@@ -20,11 +26,17 @@ from textual.message import Message
 from machine.convert.formats import FORMATS, IntFormat
 from views.lab_model import values_of
 from views.lineview import LineView
-from views.snapshot import Snapshot
+from views.snapshot import Snapshot, WrittenRegion
 
 DTYPES: tuple[str, ...] = ("hex", "fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "int32",
                            "int16", "int8", "uint8")
 ROW_LABEL = 5  # "p127 "
+WRITERS_KEPT = 64  # writes remembered for the last-writer dtype (newest last)
+
+
+def shows_as(fmt: str | None) -> str | None:
+    """`fmt` if the grid can show elements of it (whole bytes, at most 32 bits)."""
+    return fmt if fmt in FORMATS and FORMATS[fmt].bits in (8, 16, 32) else None
 
 
 def cell_width(dtype: str) -> int:
@@ -45,6 +57,16 @@ def heat_style(t: float, low: ColorTriplet, high: ColorTriplet) -> Style:
     t = min(1.0, max(0.0, t))
     r, g, b = (int(a + (z - a) * t) for a, z in zip(low, high, strict=True))
     return Style(bgcolor=Color.from_rgb(r, g, b))
+
+
+def touches(w: WrittenRegion, lo: int, hi: int) -> bool:
+    """Did write `w` touch a byte column in [lo, hi)? (Its columns only: a mask of the
+    whole partition per remembered write would cost a step milliseconds.)"""
+    cols = w.columns
+    if isinstance(cols, slice):
+        start, stop = cols.start or 0, cols.stop if cols.stop is not None else hi
+        return start < hi and stop > lo
+    return bool(((cols >= lo) & (cols < hi)).any())
 
 
 class MemoryView(LineView):
@@ -77,6 +99,9 @@ class MemoryView(LineView):
         self.snap = Snapshot()
         self.space = "sbuf"
         self.dtype = "fp32"
+        self.chosen = False  # the user picked the dtype: it no longer follows the writer
+        self.writers: list[WrittenRegion] = []  # the last writes shown, newest last
+        self._steps_seen = 0
         self.start = 0
         self.heatmap = False
         self._range = (0.0, 1.0)
@@ -136,8 +161,31 @@ class MemoryView(LineView):
     def show(self, snap: Snapshot) -> None:
         self.snap = snap
         start, dtype = self.start, self.dtype
+        self._remember_writers(snap)
         self._follow_writes()
+        if not self.chosen and (fmt := shows_as(self.last_writer_fmt())) is not None:
+            self.dtype = fmt
+            self.start -= self.start % elem_bytes(fmt)
         self._recompute(full=(start, dtype) != (self.start, self.dtype))
+
+    def _remember_writers(self, snap: Snapshot) -> None:
+        """Keep the snapshot's writes (a step's; a race stop's overlap is no write)."""
+        if snap.steps < self._steps_seen:
+            self.writers.clear()  # reversed: who wrote last is not known any more
+        elif snap.steps > self._steps_seen and not snap.races:
+            self.writers.extend(snap.written)
+            del self.writers[:-WRITERS_KEPT]
+        self._steps_seen = snap.steps
+
+    def last_writer(self) -> WrittenRegion | None:
+        """The newest remembered write to a cell in view (None: none seen)."""
+        lo, hi = self.start, self.start + self.columns() * elem_bytes(self.dtype)
+        return next((w for w in reversed(self.writers)
+                     if w.space == self.space and touches(w, lo, hi)), None)
+
+    def last_writer_fmt(self) -> str | None:
+        w = self.last_writer()
+        return w.fmt if w is not None else None
 
     def _follow_writes(self) -> None:
         """Bring the last step's writes into view when none of them is visible."""
@@ -149,7 +197,7 @@ class MemoryView(LineView):
         lo, hi = self.start, self.start + self.columns() * size
         cols = np.flatnonzero(mine[0].byte_mask(mem.shape[1]))
         if cols.size and not ((cols >= lo) & (cols < hi)).any():
-            if mine[0].fmt in DTYPES:  # show a conversion's output in its own format
+            if mine[0].fmt in DTYPES and not self.chosen:  # a conversion's output format
                 self.dtype = mine[0].fmt
                 size = elem_bytes(self.dtype)
             self.start = int(cols[0]) - int(cols[0]) % size
@@ -180,7 +228,19 @@ class MemoryView(LineView):
         end = self.start + self.columns() * size
         note = next((n for sp, n in self.snap.stale if sp == self.space), "")
         return f"{self.space} {self.dtype} bytes {self.start:#x}..{end:#x}" + (
-            " heatmap" if self.heatmap else "") + (f" · {note}" if note else "")
+            " heatmap" if self.heatmap else "") + self._writer_note() + (
+            f" · {note}" if note else "")
+
+    def _writer_note(self) -> str:
+        """Whose dtype is shown: "" while no write to the cells in view was seen."""
+        w = self.last_writer()
+        if w is None:
+            return ""
+        if w.fmt is None:
+            return " · last writer's dtype not known"
+        if w.fmt != self.dtype:
+            return f" · last writer: {w.fmt}"
+        return " · as written"
 
     def goto(self, partition: int, byte: int, space: str | None = None) -> None:
         if space:
@@ -194,11 +254,13 @@ class MemoryView(LineView):
         self._recompute()
 
     def action_cycle_dtype(self) -> None:
+        self.chosen = True
         self.dtype = DTYPES[(DTYPES.index(self.dtype) + 1) % len(DTYPES)]
         self.start -= self.start % elem_bytes(self.dtype)
         self._recompute()
 
     def set_dtype(self, dtype: str) -> None:
+        self.chosen = True
         self.dtype = dtype
         self.start -= self.start % elem_bytes(dtype)
         self._recompute()

@@ -8,10 +8,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from views.core_snapshot import CoreSnapshot
+from views.snapshot import Snapshot
 
 
-def stop_lines(snap: CoreSnapshot) -> list[Text]:
+def stop_lines(snap: Snapshot) -> list[Text]:
     """The race / deadlock view of a stop ([] for any other stop)."""
     out: list[Text] = []
     for n, r in enumerate(snap.races, start=1):
@@ -27,7 +27,7 @@ def stop_lines(snap: CoreSnapshot) -> list[Text]:
     return out
 
 
-def semaphore_lines(snap: CoreSnapshot) -> list[Text]:
+def semaphore_lines(snap: Snapshot) -> list[Text]:
     if not snap.semaphores:
         return [Text("every semaphore is 0; nobody waits", style="dim")]
     out = []
@@ -48,7 +48,7 @@ class SemaphoresView(Static):
 
     _shown: str | None = None
 
-    def show(self, snap: CoreSnapshot) -> None:
+    def show(self, snap: Snapshot) -> None:
         text = Text("\n").join(stop_lines(snap) + semaphore_lines(snap))
         if text.markup != self._shown:  # unchanged text: no new layout
             self._shown = text.markup

@@ -312,8 +312,7 @@ def _open_kernel(program: Path, o: RunOptions, stopping: threading.Event) -> Ker
     from sessions.cli_support import is_session_file
     from sessions.errors import SessionError, SessionInterrupted
     from sessions.kernel_open import Image, open_kernel, read_kernel
-    from sessions.kernel_store import load_kernel_session
-    from sessions.store import read_session
+    from sessions.store import load_kernel_session, read_session
 
     if "engine" in o.given:
         raise InputError(f"{program}: --engine {o.engine}: a kernel names the engine of each "

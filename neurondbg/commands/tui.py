@@ -1,7 +1,7 @@
 """`neurondbg tui [PROGRAM|KERNEL|SESSION] [--gen GEN] [--engine ENG] [--lab]`: the terminal UI.
 
 A KERNEL (a manifest, an `.engine` assembly file, or a kernel session) opens in the
-NeuronCore layout (neurondbg/screens/core.py); its gen and engines are its own, so
+NeuronCore layout (neurondbg/screens/arrange.py); its gen and engines are its own, so
 --gen and --engine apply to a PROGRAM only."""
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from neurondbg.console import REGISTRY
+from neurondbg.panes import Layout
 
 NOT_BINDINGS: tuple[tuple[str, str], ...] = (  # keys Textual itself handles
     ("Tab / Shift+Tab", "next / previous pane"),
@@ -74,6 +75,15 @@ def bindings_of(classes: Iterable[type]) -> list[tuple[str, str]]:
             for keys, what in by_action.values()]
 
 
+def pane_keys(layout: Layout) -> list[tuple[str, str]]:
+    """(digit, "pane TITLE") of each pane of `layout` (neurondbg.panes, their one
+    declaration)."""
+    from neurondbg.panes import digit, panes_of
+
+    return [(digit(i), f"pane {title}") for i, title in enumerate(panes_of(layout).values(),
+                                                                  start=1)]
+
+
 def key_summary() -> str:
     """'s step · c continue · …': the keys the App's footer shows (its BINDINGS with
     show on), for the console's `help`."""
@@ -90,9 +100,8 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     layout's (other panes under the same digits), Plot and Convert trace, which it does
     not have, are left out. Without a screen: every section."""
     from neurondbg.app import NeurondbgApp
-    from neurondbg.screens.core import CoreScreen
     from neurondbg.screens.lab import LabScreen
-    from neurondbg.screens.main import DebuggerScreen
+    from neurondbg.screens.main import KERNEL_ACTIONS, DebuggerScreen
     from neurondbg.screens.quit import OpenScreen, QuitScreen
     from views.bits_editor import BitEditor
     from views.console_view import ConsoleInput
@@ -101,6 +110,7 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     from views.memory import MemoryView
     from views.plot import PlotView
     from views.program import ProgramView
+    from views.races import RacesView
     from views.registers import RegistersView
     from views.timeline import TimelineView
     from views.tour_pane import TourPane
@@ -112,11 +122,14 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     everything = bindings_of([app_class])
     tour = [b for b in everything if b[1].startswith("tour")]
     own = [b for b in everything if b not in tour]
-    core = ("NeuronCore (a kernel: keys 1..9 pick its panes)", bindings_of([CoreScreen]))
-    kernel = isinstance(screen, CoreScreen)
+    kernel = isinstance(screen, DebuggerScreen) and screen.kernel
+    screen_keys = [(key_name(b.key), b.tooltip or b.description) for b in DebuggerScreen.BINDINGS
+                   if isinstance(b, Binding) and b.action.split("(")[0] in KERNEL_ACTIONS]
+    core = ("NeuronCore (a kernel: keys 1..9 and 0 pick its panes)",
+            [*pane_keys(Layout.KERNEL), *screen_keys])
     single: list[tuple[str, Sequence[tuple[str, str]]]] = [] if kernel else [
         ("Panes (keys 1..9 focus one; in a small terminal they pick its tab)",
-         bindings_of([DebuggerScreen]))]
+         pane_keys(Layout.PROGRAM))]
     out: list[tuple[str, Sequence[tuple[str, str]]]] = [
         ("Debugger", own),
         *([core] if kernel else single),
@@ -129,6 +142,7 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
         ("Console", bindings_of([ConsoleInput])),
         *([] if kernel else [core]),
         ("Timeline", bindings_of([TimelineView])),
+        ("Races (a kernel)", bindings_of([RacesView])),
         ("Tour (while a tour is open; → ← p in the tour pane)",
          tour or bindings_of([TourPane])),
         lab,

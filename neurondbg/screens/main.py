@@ -1,109 +1,98 @@
-"""The debugger layout: every pane visible at 160x50; any one maximisable.
+"""The debugger screen: one engine queue or several, every pane maximisable.
 
-Three layouts, by terminal size (decided here; views/neurondbg.tcss draws them):
-- wide (>= WIDE): the three bands of DESIGN.md, every pane visible.
-- compact (>= MINIMUM, e.g. 100x30): Program on top and Console at the bottom
-  stay; the other panes collapse into tabs that share one slot between them.
-  The tab bar names them with their number: keys 1..9 (or a click, or focus
-  moving into a pane) pick one; `pane NAME` still maximises any pane.
-- too small (< MINIMUM): one line "terminal too small: need 80x24, have 70x20"
-  instead of boxes cut in half.
-The panes stay mounted in every layout (only CSS changes), so their state
-(cursor, dtype, console history) survives a resize.
+`DebuggerScreen(layout, ...)` arranges the panes neurondbg.panes declares for its
+layout (neurondbg/screens/arrange.py: by queues and by terminal size); with several
+queues the engine strip, the timeline and the semaphores appear, and the Program,
+Registers, Struct, Legality and SBUF panes show the FOCUSED engine. The panes stay
+mounted in every size (only CSS changes), so their state (cursor, dtype, console
+history) survives a resize.
 
-Hidden panes are not refreshed (issue 17): a step feeds the panes on show, and a pane
-that a tab, a maximised pane or a too-small terminal hides is fed the newest snapshot
-when it is shown again. The Program, SBUF and Console panes are always fed: the
-Program cursor follows the PC and the SBUF window follows the writes, state that a
-user finds where the steps left it.
+Keys (decided where the issues were silent): digits pick panes in the layout's order
+(a user who learnt them on a program keeps Program on 1 and Console last). Several
+queues add `S` (one scheduler step), `e` / `E` (focus the next / previous engine);
+`s` steps the focused engine. Maximised (z), a kernel's Program pane shows a second
+engine's listing beside the focused one's: the first it shares a semaphore with.
+
+Hidden panes are not refreshed: a step feeds the panes on show, and a pane that a tab,
+a maximised pane or a too-small terminal hides is fed the newest snapshot when it is
+shown again. The Program and SBUF panes are always fed: the Program cursor follows the
+PC and the SBUF window follows the writes, state that a user finds where the steps
+left it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from dataclasses import replace
+from functools import partial
+from typing import ClassVar, Protocol, cast
 
 from rich.markup import escape
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.binding import ActiveBinding, Binding, BindingType
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
-from neurondbg.panes import PANES
-from views.console_view import ConsoleView
-from views.deferred import Deferred, build_deferred
-from views.legality import LegalityView
+from neurondbg.panes import PANE_SPECS, SHORT_TITLES, TITLES, Layout, digit, panes_of
+from neurondbg.screens.arrange import (
+    PartnerProgramView,
+    always_shown,
+    compose_panes,
+    is_small,
+    layout_for,
+    too_small_text,
+)
+from views.deferred import build_deferred
+from views.engines import EnginesView
 from views.pane import Pane, contain, pane_of
-from views.program import ProgramView
-from views.registers import RegistersView
 from views.snapshot import Snapshot
-from views.struct_view import StructView
+from views.timeline import TimelineView
 
-ALWAYS_SHOWN = ("program", "console")  # in the compact layout; the others are tabs
 ALWAYS_FED = ("program", "memory")  # followed state (module docstring): fed even hidden
-WIDE = Size(150, 44)  # the three bands: 66 + 34 + a listing; 19 + 15 rows + the data band
-MINIMUM = Size(80, 24)  # below it no layout is usable
+KERNEL_ACTIONS = ("step_core", "focus_engine")  # keys of several queues only
+BINDING_PREFIX = {Layout.PROGRAM: "", Layout.KERNEL: "core."}  # of the digits' ids
+# Keys a kernel's footer leaves out below the wide layout, so that at 100 columns it is
+# whole (the keys still work; the palette and the console's `help` list them): the
+# Program's full-text toggle, the Convert Lab and the help screen.
+FOOTER_SPARE = ("program.full", "app.lab", "app.help")
+FOLLOW_FOCUS = ("program", "registers", "struct", "legality")  # titled with the engine
+# The order the panes are fed in: the Plot's histogram reads the SBUF pane's window.
+FEED_ORDER = ("program", "registers", "struct", "legality", "memory", "accum", "lanes",
+              "plot", "engines", "semaphores", "timeline", "races")
 
 
-# The views whose modules import numpy, the conversion model or textual_plotext: built
-# after the first frame (views.deferred), each by its own maker.
-def memory_view() -> Widget:
-    from views.memory import MemoryView
+class _Shows(Protocol):
+    """A pane's view: it takes the whole snapshot."""
 
-    return MemoryView(id="memory")
-
-
-def accum_view() -> Widget:
-    from views.accum import AccumView
-
-    return AccumView(id="accum")
-
-
-def plot_view() -> Widget:
-    from views.plot import PlotView
-
-    return PlotView(id="plot")
-
-
-def lanes_view() -> Widget:
-    from views.lanes import LanesView
-
-    return LanesView(id="lanes")
-
-
-def layout_for(size: Size) -> str:
-    """'wide', 'compact' or 'tiny' for a terminal of `size`."""
-    if size.width < MINIMUM.width or size.height < MINIMUM.height:
-        return "tiny"
-    if size.width < WIDE.width or size.height < WIDE.height:
-        return "compact"
-    return "wide"
-
-
-def too_small_text(size: Size) -> str:
-    return (f"terminal too small: need {MINIMUM.width}x{MINIMUM.height}, "
-            f"have {size.width}x{size.height}")
+    def show(self, snap: Snapshot) -> None: ...
 
 
 class DebuggerScreen(Screen):
-    """Three bands of panes (views/neurondbg.tcss); `show(snapshot)` feeds each pane."""
+    """The panes of `layout`; `show(snapshot)` feeds each pane."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(str(i), f"go('{name}')", f"pane {title}", show=False, id=f"pane.{name}")
-        for i, (name, title) in enumerate(PANES.items(), start=1)
+        # each layout's digits (neurondbg.panes); check_action keeps the shown layout's
+        *(Binding(digit(place), f"pane_key({place}, '{spec.name}')", f"pane {spec.title}",
+                  show=False, id=f"{BINDING_PREFIX[layout]}pane.{spec.name}")
+          for spec in PANE_SPECS for layout, place in spec.places.items()),
+        Binding("S", "step_core", "step core", id="core.step",
+                tooltip="one scheduler step (the policy picks the engine)"),
+        Binding("e", "focus_engine(1)", "next engine", id="core.focus",
+                tooltip="focus the next engine: the panes follow it"),
+        Binding("E", "focus_engine(-1)", "previous engine", show=False,
+                id="core.focus.back", tooltip="focus the previous engine"),
     ]
 
-    screen_id: ClassVar[str] = "debugger"
-    panes: ClassVar[dict[str, str]] = PANES  # this layout's panes (a subclass has its own)
-
-    def __init__(self, words: Sequence[str] = (),
+    def __init__(self, layout: Layout = Layout.PROGRAM, words: Sequence[str] = (),
                  complete_line: Callable[[str], Sequence[str]] | None = None,
                  on_ready: Callable[[], None] | None = None) -> None:
-        super().__init__(id=self.screen_id)
+        # the id selects the layout's rules in views/neurondbg.tcss
+        super().__init__(id="debugger" if layout is Layout.PROGRAM else "core")
+        self.pane_layout = layout
+        self.panes: dict[str, str] = panes_of(layout)
         self.words = words
         self.complete_line = complete_line  # the console's argument completion
         # Called once the panes exist (the App loads its program then, off the UI thread).
@@ -111,35 +100,19 @@ class DebuggerScreen(Screen):
         self.on_ready = on_ready
         self.layout_name = "wide"
         self.tab = "registers"  # the pane the compact layout shows in its shared slot
-        # the panes the compact layout never puts in a tab (a kernel's vary with the size)
-        self.always_shown: tuple[str, ...] = ALWAYS_SHOWN
+        self.always_shown: tuple[str, ...] = always_shown(layout, Size(0, 0))
         self.tab_gap = " "  # between the tab bar's names
         self._snap: Snapshot | None = None  # the newest snapshot shown
         self._stale: set[str] = set()  # hidden panes not fed `_snap` yet
         self._built = False  # the deferred views are mounted (build_views)
 
+    @property
+    def kernel(self) -> bool:
+        """Several queues: the engine strip, timeline and semaphores are shown."""
+        return self.pane_layout is Layout.KERNEL
+
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static("", id="pane-bar")
-        with Horizontal(id="row1"):
-            yield Pane(PANES["program"], ProgramView(id="program"), id="pane-program")
-            yield Pane(PANES["registers"], RegistersView(id="registers"), id="pane-registers",
-                       classes="tab")
-            with Vertical(id="col-side"):
-                yield Pane(PANES["accum"], Deferred(accum_view), id="pane-accum", classes="tab")
-                yield Pane(PANES["plot"], Deferred(plot_view), id="pane-plot", classes="tab")
-        with Horizontal(id="row2"):
-            yield Pane(PANES["struct"], StructView(id="struct"), id="pane-struct", classes="tab")
-            yield Pane(PANES["legality"], LegalityView(id="legality"), id="pane-legality",
-                       classes="tab")
-        with Horizontal(id="row3"):
-            yield Pane(PANES["memory"], Deferred(memory_view), id="pane-memory", classes="tab")
-            yield Pane(PANES["lanes"], Deferred(lanes_view), id="pane-lanes", classes="tab")
-            yield Pane(PANES["console"], ConsoleView(self.words, self.complete_line,
-                                                         id="console"),
-                       id="pane-console")
-        yield Static("", id="too-small", markup=False)
-        yield Footer()
+        yield from compose_panes(self.pane_layout, self.words, self.complete_line)
 
     def on_mount(self) -> None:
         self.select_tab(self.tab)
@@ -154,21 +127,64 @@ class DebuggerScreen(Screen):
             self._built = True
             build_deferred(self)
 
-    # -- layout by size -------------------------------------------------------------
+    # -- keys ---------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A digit acts in the layout that has its pane at that place; the keys of
+        several queues do nothing (and are not shown) on one queue."""
+        if action == "pane_key":
+            number, name = parameters
+            return name in self.panes and list(self.panes).index(str(name)) + 1 == number
+        return self.kernel or action not in KERNEL_ACTIONS
+
+    async def action_step_core(self) -> None:
+        await self.app.run_action("app.step_core")
+
+    async def action_focus_engine(self, by: int = 1) -> None:
+        await self.app.run_action(f"app.focus_engine({by})")
+
+    def action_pane_key(self, number: int, name: str) -> None:
+        """Digit `number`: pane `name`, at that place in this layout (check_action)."""
+        self.action_go(name)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The screen's keys; a kernel's footer leaves FOOTER_SPARE out below the wide
+        layout."""
+        active = super().active_bindings
+        if not self.kernel or self.layout_name == "wide":
+            return active
+        return {key: a._replace(binding=replace(a.binding, show=False))
+                if a.binding.id in FOOTER_SPARE else a for key, a in active.items()}
+
+    # -- layout by size -------------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size)
 
     def fit(self, size: Size) -> None:
-        """Pick the layout for a terminal of `size` (see the module docstring)."""
+        """Pick the layout for a terminal of `size` (neurondbg/screens/arrange.py)."""
+        small = self.kernel and is_small(size)
+        self.always_shown = always_shown(self.pane_layout, size)
+        self.tab_gap = "" if small else " "  # a kernel's seven names fit in 80 columns
+        self.set_class(small, "-small")
+        if self.tab in self.always_shown:  # the Engines or Timeline tab, grown out of it
+            self.tab = "registers"
         self.layout_name = layout_for(size)
         self.set_class(self.layout_name == "compact", "-compact")
         self.set_class(self.layout_name == "tiny", "-tiny")
         self.query_one("#too-small", Static).update(too_small_text(size))
         self.catch_up()
+        if self.kernel:
+            self.select_tab(self.tab)  # the bar names another set of tabs
+            footer = self.query_one(Footer)
+            footer.compact = self.layout_name != "wide"
+            footer.refresh(recompose=True)  # FOOTER_SPARE shown or not
+            timeline = self.query_one(TimelineView)
+            timeline.collapsed = self.layout_name != "wide"
+            timeline.refresh(layout=True)
 
     def select_tab(self, name: str) -> None:
-        """Show pane `name` in the compact layout's shared slot (no-op for Program and
-        Console, which are always shown)."""
+        """Show pane `name` in the compact layout's shared slot (no-op for the panes
+        always shown)."""
         if name in self.always_shown or name not in self.panes:
             return
         self.tab = name
@@ -181,12 +197,14 @@ class DebuggerScreen(Screen):
                 break
             node.add_class("-host")
         self.catch_up()
-        bar = []
-        for i, (key, title) in enumerate(self.panes.items(), start=1):
-            if key in self.always_shown:
-                continue
-            style = "reverse bold" if key == name else "dim"
-            bar.append(f"[@click=screen.go('{key}')][{style}] {i} {escape(title)} [/][/]")
+        tabs = [(i, key) for i, key in enumerate(self.panes, start=1)
+                if key not in self.always_shown]
+        titles = self.panes
+        wide = sum(len(titles[k]) + 4 for _, k in tabs) + len(self.tab_gap) * (len(tabs) - 1)
+        if wide > self.app.size.width:
+            titles = SHORT_TITLES  # the titles would not fit the bar
+        bar = [f"[@click=screen.go('{key}')][{'reverse bold' if key == name else 'dim'}]"
+               f" {digit(i)} {escape(titles[key])} [/][/]" for i, key in tabs]
         self.query_one("#pane-bar", Static).update(self.tab_gap.join(bar))
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
@@ -208,25 +226,34 @@ class DebuggerScreen(Screen):
 
     # -- model -> panes ----------------------------------------------------------------
     def feeds(self, snap: Snapshot) -> list[tuple[str, Widget, Callable[[], object]]]:
-        """(pane, view, how it takes the snapshot), in the order the panes are refreshed
-        (the Plot's histogram reads the SBUF pane's window: after it)."""
-        from views.accum import AccumView  # built views (build_views): their modules are in
-        from views.lanes import LanesView
-        from views.memory import MemoryView
-        from views.plot import PlotView
-
+        """(pane, view, how it takes the snapshot), in FEED_ORDER; a kernel's partner
+        listing is fed with the Program pane."""
         self.build_views()
-        memory = self.query_one(MemoryView)
-        plot = self.query_one(PlotView)
-        views: list[tuple[str, Widget]] = [
-            ("program", self.query_one(ProgramView)), ("registers", self.query_one(RegistersView)),
-            ("struct", self.query_one(StructView)), ("legality", self.query_one(LegalityView)),
-            ("memory", memory), ("accum", self.query_one(AccumView)),
-            ("lanes", self.query_one(LanesView))]
-        out: list[tuple[str, Widget, Callable[[], object]]] = [
-            (name, v, lambda v=v: v.show(snap)) for name, v in views]
-        out.append(("plot", plot, lambda: plot.show(snap, memory.shown_values.ravel())))
+        out: list[tuple[str, Widget, Callable[[], object]]] = []
+        for name in FEED_ORDER:
+            if name not in self.panes:
+                continue
+            view = self.query_one(f"#{name}")
+            out.append((name, view, self._feed_of(name, view, snap)))
+            if name == "program" and snap.partner is not None:
+                partner = self.query_one(PartnerProgramView)
+                out.append((name, partner, partial(partner.show, snap.partner)))
         return out
+
+    def _feed_of(self, name: str, view: Widget, snap: Snapshot) -> Callable[[], object]:
+        """How pane `name`'s view takes `snap` (most take it whole)."""
+        if name == "plot":  # built views (build_views): their modules are in
+            from views.memory import MemoryView
+            from views.plot import PlotView
+
+            memory, plot = self.query_one(MemoryView), self.query_one(PlotView)
+            return lambda: plot.show(snap, memory.shown_values.ravel())
+        if isinstance(view, EnginesView):
+            return lambda: view.show(snap.engines)
+        if isinstance(view, TimelineView):
+            return lambda: view.show(snap.timeline)
+        shows = cast(_Shows, view)
+        return lambda: shows.show(snap)
 
     def pane_shown(self, name: str) -> bool:
         """Is pane `name` on screen in the current layout (or the maximised one)?"""
@@ -264,7 +291,27 @@ class DebuggerScreen(Screen):
         self._snap = snap
         with self.app.batch_update():
             self._feed(snap)
-            title = f"{snap.program_name} · {snap.gen} · {snap.engine}" + (
-                f" · {snap.stop}" if snap.stop else "")
+            if snap.engines:
+                self._fit_engines(snap)
+            if snap.title or self.kernel:
+                title = snap.title or snap.program_name
+            else:
+                title = f"{snap.program_name} · {snap.gen} · {snap.engine}"
+            title += f" · {snap.stop}" if snap.stop else ""
             if title != self.sub_title:
                 self.sub_title = title
+
+    def _fit_engines(self, snap: Snapshot) -> None:
+        """The engine strip's height for its rows; the engine's name in the titles of the
+        panes that follow the focus."""
+        rows = len(snap.engines)
+        top = self.query_one("#core-top")
+        if rows > 5 and not self.has_class("-compact") and top.styles.height is not None \
+                and top.styles.height.value != min(rows, 12) + 2:
+            top.styles.height = min(rows, 12) + 2  # a NEFF's DMA queue rows too
+        for name in FOLLOW_FOCUS:
+            pane = self.query_one(f"#pane-{name}", Pane)
+            mark = "● " if str(pane.border_title).startswith("● ") else ""
+            beside = f"  (z: beside {snap.partner.engine})" if name == "program" \
+                and snap.partner is not None else ""
+            pane.set_title(f"{mark}{TITLES[name]} · {snap.engine}{beside}")

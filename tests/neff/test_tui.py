@@ -56,9 +56,9 @@ def test_open_neff_kernel_names_the_queue_head(neff: Path) -> None:
 
 async def test_a_neff_opens_on_the_kernel_screen_and_runs(neff: Path) -> None:
     async with started(neff) as (app, pilot):
-        from neurondbg.screens.core import CoreScreen
+        from neurondbg.screens.main import DebuggerScreen
 
-        assert isinstance(app.screen, CoreScreen)
+        assert isinstance(app.screen, DebuggerScreen) and app.screen.kernel
         s = app.session
         assert isinstance(s, CoreSession) and isinstance(s.opened, OpenedNeffKernel)
         assert s.core.names == ("pool", "dve", "act", "pe", "sp", "qSPIO0", "qPoolIO0")

@@ -11,9 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessions.kernel_open import open_kernel
-from sessions.kernel_store import load_kernel_session, save_kernel_session
 from sessions.replay import replay_kernel
-from sessions.store import read_session
+from sessions.store import load_kernel_session, read_session, save_kernel_session
 from sessions.trace import trace_core
 
 TILES = (0x100, 0x140, 0x180)  # 16 bf16 lanes (32 bytes) each, in 4 partitions

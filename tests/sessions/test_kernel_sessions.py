@@ -1,4 +1,4 @@
-"""Kernel sessions (sessions.kernel_store) and kernel traces (run --trace, replay)."""
+"""Kernel sessions (sessions.store) and kernel traces (run --trace, replay)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ from neurondbg.cli import cli
 from sessions import examples
 from sessions.errors import SessionError
 from sessions.kernel_open import open_kernel
-from sessions.kernel_store import load_kernel_session, save_kernel_session
-from sessions.store import load_session, read_session
+from sessions.store import load_kernel_session, load_session, read_session, save_kernel_session
 
 KERNELS = examples.folder() / "kernels"
 

@@ -9,10 +9,10 @@ from views.semaphores import SemaphoresView
 
 async def test_the_semaphores_tour_opens_the_core_layout_and_n_steps_the_core() -> None:
     from neurondbg.commands.tour import tour_app
-    from neurondbg.screens.core import CoreScreen
+    from neurondbg.screens.main import DebuggerScreen
 
     async with started(app=tour_app("semaphores")) as (app, pilot):
-        assert isinstance(app.screen, CoreScreen)
+        assert isinstance(app.screen, DebuggerScreen) and app.screen.kernel
         assert app.session.engines == ("pool", "dve")
         assert app.session.note().title == "Two queues, one SBUF"
         await pilot.press("n", "n")

@@ -1,4 +1,4 @@
-"""Pilot tests of the NeuronCore layout (issue 16): a kernel opens in CoreScreen, the
+"""Pilot tests of the NeuronCore layout (issue 16): a kernel opens in the kernel layout, the
 panes follow the focused engine, the timeline travels exactly, a race stop shows both
 instructions and the overlap."""
 
@@ -33,9 +33,9 @@ def _text(widget) -> str:
 
 async def test_a_kernel_opens_in_the_core_layout() -> None:
     async with started(PRODUCER) as (app, _pilot):
-        from neurondbg.screens.core import CoreScreen
+        from neurondbg.screens.main import DebuggerScreen
 
-        assert isinstance(app.screen, CoreScreen)
+        assert isinstance(app.screen, DebuggerScreen) and app.screen.kernel
         assert isinstance(app.session, CoreSession)
         strip = _text(app.screen.query_one(EnginesView))
         assert "▶ pool" in strip and "waiting on sem[0] >= 1" in strip
@@ -222,7 +222,7 @@ async def test_escape_stops_a_long_core_run(tmp_path) -> None:
 
 
 async def test_the_maximised_program_pane_shows_the_partner_engine_beside() -> None:
-    from neurondbg.screens.core import PartnerProgramView
+    from neurondbg.screens.arrange import PartnerProgramView
 
     async with started(DOUBLE) as (app, pilot):
         await pilot.press("S", "S", "S")

@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from neurondbg.app import NeurondbgApp
-from neurondbg.screens.main import PANES, DebuggerScreen
+from neurondbg.panes import PANES
+from neurondbg.screens.main import DebuggerScreen
 from neurondbg.screens.quit import QuitScreen
 from tests.ui.helpers import SIZE, started
 from views.console_view import ConsoleView

@@ -26,7 +26,7 @@ async def test_the_kernel_help_gives_the_kernel_screens_digits() -> None:
     assert "2 pane Engines" in lines and "3 pane Timeline" in lines and "8 pane SBUF" in lines
     assert "3 pane DVE acc / idx" not in lines and "8 pane Convert trace" not in lines
     assert "Plot" not in lines and "Convert trace" not in lines  # panes it does not have
-    assert lines.index("NeuronCore (a kernel: keys 1..9 pick its panes)") < lines.index(
+    assert lines.index("NeuronCore (a kernel: keys 1..9 and 0 pick its panes)") < lines.index(
         "Program")
     assert "S one scheduler step (the policy picks the engine)" in lines
 

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from machine.asm import assemble
 from machine.isa import listing
-from neurondbg.screens.main import PANES
+from neurondbg.panes import PANES
 from tests.ui.helpers import started
 from views.legality import LegalityView, wrap_lines
 from views.program import ProgramView

@@ -6,7 +6,7 @@ kernel's partner listing stayed compact)."""
 from __future__ import annotations
 
 import views.program
-from neurondbg.screens.core import PartnerProgramView
+from neurondbg.screens.arrange import PartnerProgramView
 from tests.ui.helpers import started
 from views.program import ProgramView
 from views.snapshot import ProgramLine, Snapshot

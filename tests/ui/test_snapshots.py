@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from neurondbg.app import NeurondbgApp
-from neurondbg.screens.main import PANES
+from neurondbg.panes import PANES
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
 SIZE = (160, 50)

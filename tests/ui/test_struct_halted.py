@@ -76,7 +76,7 @@ async def test_after_a_continue_each_engine_shows_its_own_last_step() -> None:
         assert all(session.core.state(e).halted for e in session.core.engines)
         for engine in ("pool", "dve"):
             session.core.focus = engine
-            snap = session.snapshot().focused
+            snap = session.snapshot()
             assert snap.last_run is not None and snap.last_run.mnemonic == "HALT"
             assert snap.last_run.offset == 0x100
             assert snap.record is None or snap.record.index == 4, (engine, snap.record)

@@ -33,7 +33,7 @@ def test_choosing_the_layout_does_not_load_a_session_model() -> None:
 def test_the_listing_register_struct_and_core_panes_import_without_numpy() -> None:
     panes = ("views.snapshot", "views.program", "views.registers", "views.struct_view",
              "views.legality", "views.timeline", "views.engines", "views.semaphores",
-             "views.core_snapshot", "views.pane", "views.lineview", "views.textlines")
+             "views.pane", "views.lineview", "views.textlines")
     assert _loaded_after("\n".join(f"import {m}" for m in panes), ("numpy",)) == []
 
 
