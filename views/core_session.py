@@ -57,7 +57,6 @@ from views.snapshot import (
     Cell,
     Edge,
     EngineRow,
-    ProgramLine,
     RaceView,
     SemRow,
     Snapshot,
