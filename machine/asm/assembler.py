@@ -306,8 +306,9 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
     records = bytearray()  # 64 bytes a record, not a bytes object each
     lines: list[int] = []
     data: list[DataInit] = []
-    known = fast.records  # repeated lines: looked up here, the loop's most common case
     labels = ctx.labels
+    gen = ctx.gen
+    known = fast.records(gen)  # repeated lines: looked up here, the loop's most common case
     for start in range(0, len(src_lines), PROGRESS_LINES):  # pass 2, in blocks
         block = src_lines[start:start + PROGRESS_LINES]
         for lineno, source, _, head, rest in block:  # encode
@@ -316,9 +317,8 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
             here = len(records)
             rec = None
             if not isinstance(rest, Statement):
-                gen = ctx.gen
-                rec = known.get((gen, source)) or fast.encode_line(head, rest, source, gen,
-                                                                   labels, here)
+                rec = known.get(source) or fast.encode_line(head, rest, source, gen, labels,
+                                                            here)
                 if rec is None:  # the full path gives the same bytes, or the positioned error
                     rest = parse_line(source, name, lineno)
             if rec is None:
@@ -326,6 +326,9 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
                 fail = _fail_for(rest, name)
                 if head.startswith("."):
                     rec = _directive(rest, ctx, fail, data)
+                    if ctx.gen is not gen:  # `.gen`: the lines after it are of another
+                        gen = ctx.gen
+                        known = fast.records(gen)
                 else:
                     rec = _instruction(rest, ctx, fail, here)
             if rec is not None:
