@@ -617,6 +617,8 @@ def _data_directive(head: str, st: Statement, ctx: Context, fail) -> DataInit:
     """One data initialisation. Sizes are checked before values are made: a directive
     is held to its partition (and the assembly to MAX_DATA_BYTES of data in all)
     whatever count it names."""
+    assert st.head is not None  # a directive's line
+    head_column = st.head.column
     usage = {".data": ".data REGION DTYPE value...", ".bytes": ".bytes REGION 0xHEX...",
              ".fill": ".fill REGION DTYPE count=N [start=S] [step=D] [pstep=E]",
              ".random": ".random REGION DTYPE count=N [seed=S] [low=L] [high=H]"}[head]
@@ -632,7 +634,7 @@ def _data_directive(head: str, st: Statement, ctx: Context, fail) -> DataInit:
                        f"partition ({ctx.gen.label})", st.args[0].column)
         if ctx.data_bytes + nbytes * nparts > MAX_DATA_BYTES:
             raise fail(f"the data directives hold more than {size_text(MAX_DATA_BYTES)} in "
-                       "all; that is the limit for one assembly", st.head.column)
+                       "all; that is the limit for one assembly", head_column)
 
     if head == ".bytes":
         blob = _hex_blob(_positional(Statement(st.lineno, st.source, None, None, rest), fail,
@@ -701,9 +703,9 @@ def _directive_rows(head: str, args: list[Arg], dt: np.dtype, nparts: int, fail,
         low, high = max(low, info.min), min(high, info.max + 1)
         if low >= high:
             raise fail(f"low..high is outside {dt.name} ({info.min}..{info.max})", col)
-        vals = rng.integers(low, high, size=(nparts, count), dtype=np.int64 if dt.itemsize < 8
+        ints = rng.integers(low, high, size=(nparts, count), dtype=np.int64 if dt.itemsize < 8
                             or dt.kind == "i" else np.uint64, endpoint=False)
-        return _to_bytes(vals, dt, fail, col)
+        return _to_bytes(ints, dt, fail, col)
     low = float(_num(opts["low"], fail)) if "low" in opts else -1.0
     high = float(_num(opts["high"], fail)) if "high" in opts else 1.0
     return _to_bytes(rng.uniform(low, high, size=(nparts, count)), dt, fail, col)

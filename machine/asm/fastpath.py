@@ -403,10 +403,10 @@ class FastPath:
         except _struct.error:
             return None
         if not uses_label:  # a label's value depends on this line's offset
-            known = self.records(gen)
-            if len(known) >= RECORD_CACHE:
-                known.clear()
-            known[same] = rec
+            seen = self.records(gen)
+            if len(seen) >= RECORD_CACHE:
+                seen.clear()
+            seen[same] = rec
         return rec
 
     # Compiling a shape ------------------------------------------------------------
@@ -658,8 +658,9 @@ def _alu_step(i: int, key: str, slots: dict[str, tuple[int, int]]) -> Step:
     def step(texts: tuple[str, ...], vals: list[int], labels: dict[str, int],
              here: int) -> bool | None:
         text = texts[i]
-        got = writes.get(text, _MISSING)
-        if got is _MISSING:
+        if text in writes:
+            got = writes[text]
+        else:
             if len(writes) >= _ALU_TEXTS:
                 writes.clear()
             fields = _alu_operand(key, text)
@@ -667,11 +668,11 @@ def _alu_step(i: int, key: str, slots: dict[str, tuple[int, int]]) -> Step:
                 (slots[name][0], slots[name][1], v) for name, v in fields)
         if got is None:
             return None
-        for at, count, v in got:  # type: ignore[union-attr]
-            if count == 1:
-                vals[at] = v  # type: ignore[assignment]
+        for at, count, v in got:
+            if isinstance(v, int):
+                vals[at] = v
             else:
-                vals[at:at + count] = v  # type: ignore[assignment]
+                vals[at:at + count] = v
         return False
     return step
 
