@@ -233,10 +233,10 @@ def read_lines(text: str, name: str) -> list[Line]:
 
 
 # What a line's three passes cost, in units: their shares of the CPU time on mixed
-# sources (benchmarks/asm_bench.py; 1M lines: reading 17%, labels 7.5%, encoding 75%),
+# sources (benchmarks/asm_bench.py; 1M lines: reading 28%, labels 7%, encoding 65%),
 # so the count a bar shows moves about as fast in every pass and its time remaining
 # holds throughout.
-READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 7, 3, 30
+READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 11, 3, 26
 LINE_UNITS = READ_UNITS + LABEL_UNITS + ENCODE_UNITS
 
 
