@@ -233,10 +233,10 @@ def read_lines(text: str, name: str) -> list[Line]:
 
 
 # What a line's three passes cost, in units: their shares of the CPU time on mixed
-# sources (benchmarks/asm_bench.py; 1M lines: reading 17%, labels 7.5%, encoding 75%),
+# sources (benchmarks/asm_bench.py; 1M lines: reading 28%, labels 7%, encoding 65%),
 # so the count a bar shows moves about as fast in every pass and its time remaining
 # holds throughout.
-READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 7, 3, 30
+READ_UNITS, LABEL_UNITS, ENCODE_UNITS = 11, 3, 26
 LINE_UNITS = READ_UNITS + LABEL_UNITS + ENCODE_UNITS
 
 
@@ -306,8 +306,9 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
     records = bytearray()  # 64 bytes a record, not a bytes object each
     lines: list[int] = []
     data: list[DataInit] = []
-    known = fast.records  # repeated lines: looked up here, the loop's most common case
     labels = ctx.labels
+    gen = ctx.gen
+    known = fast.records(gen)  # repeated lines: looked up here, the loop's most common case
     for start in range(0, len(src_lines), PROGRESS_LINES):  # pass 2, in blocks
         block = src_lines[start:start + PROGRESS_LINES]
         for lineno, source, _, head, rest in block:  # encode
@@ -316,9 +317,8 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
             here = len(records)
             rec = None
             if not isinstance(rest, Statement):
-                gen = ctx.gen
-                rec = known.get((gen, source)) or fast.encode_line(head, rest, source, gen,
-                                                                   labels, here)
+                rec = known.get(source) or fast.encode_line(head, rest, source, gen, labels,
+                                                            here)
                 if rec is None:  # the full path gives the same bytes, or the positioned error
                     rest = parse_line(source, name, lineno)
             if rec is None:
@@ -326,6 +326,9 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
                 fail = _fail_for(rest, name)
                 if head.startswith("."):
                     rec = _directive(rest, ctx, fail, data)
+                    if ctx.gen is not gen:  # `.gen`: the lines after it are of another
+                        gen = ctx.gen
+                        known = fast.records(gen)
                 else:
                     rec = _instruction(rest, ctx, fail, here)
             if rec is not None:
@@ -614,6 +617,8 @@ def _data_directive(head: str, st: Statement, ctx: Context, fail) -> DataInit:
     """One data initialisation. Sizes are checked before values are made: a directive
     is held to its partition (and the assembly to MAX_DATA_BYTES of data in all)
     whatever count it names."""
+    assert st.head is not None  # a directive's line
+    head_column = st.head.column
     usage = {".data": ".data REGION DTYPE value...", ".bytes": ".bytes REGION 0xHEX...",
              ".fill": ".fill REGION DTYPE count=N [start=S] [step=D] [pstep=E]",
              ".random": ".random REGION DTYPE count=N [seed=S] [low=L] [high=H]"}[head]
@@ -629,7 +634,7 @@ def _data_directive(head: str, st: Statement, ctx: Context, fail) -> DataInit:
                        f"partition ({ctx.gen.label})", st.args[0].column)
         if ctx.data_bytes + nbytes * nparts > MAX_DATA_BYTES:
             raise fail(f"the data directives hold more than {size_text(MAX_DATA_BYTES)} in "
-                       "all; that is the limit for one assembly", st.head.column)
+                       "all; that is the limit for one assembly", head_column)
 
     if head == ".bytes":
         blob = _hex_blob(_positional(Statement(st.lineno, st.source, None, None, rest), fail,
@@ -698,9 +703,9 @@ def _directive_rows(head: str, args: list[Arg], dt: np.dtype, nparts: int, fail,
         low, high = max(low, info.min), min(high, info.max + 1)
         if low >= high:
             raise fail(f"low..high is outside {dt.name} ({info.min}..{info.max})", col)
-        vals = rng.integers(low, high, size=(nparts, count), dtype=np.int64 if dt.itemsize < 8
+        ints = rng.integers(low, high, size=(nparts, count), dtype=np.int64 if dt.itemsize < 8
                             or dt.kind == "i" else np.uint64, endpoint=False)
-        return _to_bytes(vals, dt, fail, col)
+        return _to_bytes(ints, dt, fail, col)
     low = float(_num(opts["low"], fail)) if "low" in opts else -1.0
     high = float(_num(opts["high"], fail)) if "high" in opts else 1.0
     return _to_bytes(rng.uniform(low, high, size=(nparts, count)), dt, fail, col)

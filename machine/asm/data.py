@@ -92,9 +92,9 @@ def to_bytes(values: np.ndarray, dt: np.dtype) -> np.ndarray:
             arr = v.astype(dt)
         else:
             flat = np.ravel(v).tolist()
-            bad = [x for x in flat if not info.min <= int(x) <= info.max]
-            if bad:
-                raise ValueError(f"{bad[0]} does not fit {dt.name} ({info.min}..{info.max})")
+            outside = [x for x in flat if not info.min <= int(x) <= info.max]
+            if outside:
+                raise ValueError(f"{outside[0]} does not fit {dt.name} ({info.min}..{info.max})")
             arr = np.asarray(flat, dtype=dt).reshape(np.shape(v))
     else:
         arr = np.asarray(values, dtype=np.float64).astype(dt)
@@ -113,8 +113,8 @@ def save_data(path: str | Path, inits: list[DataInit]) -> None:
                     dtype=np.int64).reshape(-1, 5)
     arrays = {f"data{i}": d.data for i, d in enumerate(inits)}
     fmts = np.array([d.fmt for d in inits], dtype=str)
-    with open(path, "wb") as fh:
-        np.savez(fh, meta=meta, fmts=fmts, **arrays)
+    with open(path, "wb") as fh:  # arrays of numbers and strings: nothing to pickle
+        np.savez(fh, allow_pickle=False, meta=meta, fmts=fmts, **arrays)
 
 
 def memory_bound(space: str) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,8 @@ Column = Callable[[np.ndarray], np.ndarray]  # structured records -> object arra
 
 def _table_column(name: str, table: np.ndarray) -> Column:
     def col(recs: np.ndarray) -> np.ndarray:
-        return table[recs[name]]
+        tokens: np.ndarray = table[recs[name]]
+        return tokens
     return col
 
 
@@ -206,7 +208,8 @@ def _events_column(struct: Struct) -> Column:
         toks = np.array([events_text(k & 0xFF, (k >> 8) & 0xFF, (k >> 16) & 0xFF,
                                      (k >> 24) & 0xFF, k >> 32, raw)
                          for k in uniq.tolist()], dtype=object)
-        return toks[inv.reshape(-1)]
+        tokens: np.ndarray = toks[inv.reshape(-1)]
+        return tokens
     return col
 
 
@@ -297,7 +300,7 @@ def format_instruction(inst: Instruction, gen: Gen = DEFAULT_GEN) -> str:
     return disassemble_lines(decode_bytes(inst.raw), gen)[0]
 
 
-def to_json(program: Program, base: int = 0) -> list[dict]:
+def to_json(program: Program, base: int = 0) -> list[dict[str, Any]]:
     """The `disasm --json` shape (DESIGN.md): every field by its reference name. `base`
     is the index of the program's first record in a longer one (a block of a streamed
     file): each row's index and offset count from there."""

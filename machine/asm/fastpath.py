@@ -284,8 +284,11 @@ class _Shape:
 
 
 # Records kept for lines that repeat: made again after this many distinct lines, so
-# that a source of distinct lines holds no second copy of its program.
-RECORD_CACHE = 1 << 16
+# that a source of distinct lines holds no second copy of all of its program (each
+# kept record costs ~150 bytes: at most ~40 MB). Real programs and the benchmark's
+# repeat lines from far apart (a 1M-line source has ~300k distinct lines): 1 << 16
+# made a third more lines again there, ~20% of the assembler's time.
+RECORD_CACHE = 1 << 18
 
 
 class FastPath:
@@ -293,10 +296,18 @@ class FastPath:
 
     def __init__(self) -> None:
         self._values: dict[tuple[str, Gen, str], dict[str, int | tuple[int, ...] | None]] = {}
-        # records of lines seen, by (generation, line text); none that reads a label
-        self.records: dict[tuple[Gen, object], bytes] = {}
+        # records of lines seen, per generation by line text; none that reads a label
+        self._records: dict[Gen, dict[object, bytes]] = {}
         self._elements: dict[tuple[str, str, str], int | None] = {}
         self._shapes: dict[tuple[Gen, str, tuple[str, ...]], _Shape | None] = {}
+
+    def records(self, gen: Gen) -> dict[object, bytes]:
+        """The records of lines seen for generation `gen`, by line text (or what the
+        caller gave as `same`); none that reads a label."""
+        known = self._records.get(gen)
+        if known is None:
+            known = self._records[gen] = {}
+        return known
 
     def _new_value(self, sname: str, f: Field, text: str,
                    gen: Gen) -> int | tuple[int, ...] | None:
@@ -349,7 +360,7 @@ class FastPath:
         """The 64 bytes of `head` with `args` at byte offset `here`, or None (use the
         full path). Lines with equal `same` (e.g. their text) are the same record
         unless a label is read: it is made once."""
-        rec = self.records.get((gen, same))
+        rec = self.records(gen).get(same)
         if rec is not None:
             return rec
         return self._encode(head, args, gen, labels, here, same)
@@ -392,9 +403,10 @@ class FastPath:
         except _struct.error:
             return None
         if not uses_label:  # a label's value depends on this line's offset
-            if len(self.records) >= RECORD_CACHE:
-                self.records.clear()
-            self.records[(gen, same)] = rec
+            seen = self.records(gen)
+            if len(seen) >= RECORD_CACHE:
+                seen.clear()
+            seen[same] = rec
         return rec
 
     # Compiling a shape ------------------------------------------------------------
@@ -635,18 +647,32 @@ def _alu_operand(key: str, text: str) -> tuple[tuple[str, int | tuple[int, int]]
     return (("src1_datasrc", int(DataSrc.IMMEDIATE)), ("immediate", imm))
 
 
+_ALU_TEXTS = 4096  # texts an ALU step keeps the writes of
+
+
 def _alu_step(i: int, key: str, slots: dict[str, tuple[int, int]]) -> Step:
+    # the writes of each text, with their slots looked up once (a line's ALU operands
+    # repeat: registers, small immediates)
+    writes: dict[str, tuple[tuple[int, int, int | tuple[int, int]], ...] | None] = {}
+
     def step(texts: tuple[str, ...], vals: list[int], labels: dict[str, int],
              here: int) -> bool | None:
-        fields = _alu_operand(key, texts[i])
-        if fields is None:
+        text = texts[i]
+        if text in writes:
+            got = writes[text]
+        else:
+            if len(writes) >= _ALU_TEXTS:
+                writes.clear()
+            fields = _alu_operand(key, text)
+            got = writes[text] = None if fields is None else tuple(
+                (slots[name][0], slots[name][1], v) for name, v in fields)
+        if got is None:
             return None
-        for name, v in fields:
-            at, count = slots[name]
-            if count == 1:
-                vals[at] = v  # type: ignore[assignment]
+        for at, count, v in got:
+            if isinstance(v, int):
+                vals[at] = v
             else:
-                vals[at:at + count] = v  # type: ignore[assignment]
+                vals[at:at + count] = v
         return False
     return step
 

@@ -145,18 +145,18 @@ def assemble_sections(text: str, name: str = "<asm>", gen: Gen | str = DEFAULT_G
     _check_preamble(preamble, name)
     advance = meter.passing if meter else None
     ctx = Context(name, parse_gen(gen))
-    head = assemble_lines(preamble, ctx, advance)
+    first = assemble_lines(preamble, ctx, advance)
     sections = []
     data_bytes = ctx.data_bytes
     bounds = [i for i, _, _ in starts] + [len(lines)]
     for (i, engine, lineno), stop in zip(starts, bounds[1:], strict=True):
-        sctx = Context(name, head.gen, data_bytes=data_bytes, in_section=True)
+        sctx = Context(name, first.gen, data_bytes=data_bytes, in_section=True)
         sections.append(Section(engine, lineno, assemble_lines(lines[i + 1:stop], sctx,
                                                                advance)))
         data_bytes = sctx.data_bytes  # MAX_DATA_BYTES holds for the whole file
     if meter:
         meter.finish()
-    return SectionedAssembly(head.gen, head.data, tuple(sections))
+    return SectionedAssembly(first.gen, first.data, tuple(sections))
 
 
 def disassemble_sections(queues: Iterable[tuple[str, Program, Iterable[DataInit]]],
