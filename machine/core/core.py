@@ -734,8 +734,8 @@ class Core:
         """Schedule fast steps (running engines ahead as needed); steps scheduled."""
         credit = self._credit
         for i in run:
-            if not credit[i]:
-                credit[i] = self.actors[i].run_ahead(RUN_AHEAD)
+            if not credit[i]:  # no more than the batch can schedule: the rest is undone
+                credit[i] = self.actors[i].run_ahead(min(RUN_AHEAD, room))
         tl = self._timeline
         seq = self._policy.batch(run, credit, tl.last, tl.steps, room)
         if seq:
