@@ -195,7 +195,7 @@ class _Live:
         self.lo, self.hi = r.bounds
 
 
-_Store = OrderedDict  # (pc, kind, pattern fields) -> _Live, oldest epoch first
+_Store = OrderedDict[tuple[Any, ...], _Live]  # (pc, kind, pattern fields) -> oldest epoch first
 
 
 class _State:
@@ -207,7 +207,7 @@ class _State:
         self.hist: dict[int, deque[_Release]] = {}
         self.lost: dict[int, int] = {}  # releases pushed out of each history
         self.races: list[Race] = []
-        self.seen: set[tuple] = set()
+        self.seen: set[tuple[Any, ...]] = set()
         self.dropped = 0
         self.read_rel: list[tuple[int, int, int, str] | None] = [None] * n
         self.seq = 0
