@@ -97,7 +97,7 @@ from machine.core.events import WaitSpec
 from machine.core.feed import Feeder
 from machine.core.intent import Intent
 from machine.core.kernel import Kernel
-from machine.core.races import Access, Race, RaceDetector, RaceRow
+from machine.core.races import UNDO_BUDGET, Access, Race, RaceDetector, RaceRow
 from machine.core.schedule import Policy, parse_policy
 from machine.core.timeline import CoreCheckpoint, Timeline
 from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine, bits_record, record_index
@@ -243,9 +243,14 @@ class Core:
         self._states = [a.state for a in actors]
         self.focus: str = self.engines[0]
         self.interrupt = threading.Event()
+        # the detector's undo log and snapshots are history too: a quarter of the budget
+        # (none without history: nothing rewinds it), the rest the timeline's
+        share = journal_budget // 4 if races else 0
         self.detector: RaceDetector | None = RaceDetector(
-            self.names, suggest=Intent(self.machines, list(first.sem),
-                                       len(self.actors) > len(self.engines)).suggest) \
+            self.names, undo_budget=UNDO_BUDGET if journal_budget else 0,
+            history_budget=share,
+            suggest=Intent(self.machines, list(first.sem),
+                           len(self.actors) > len(self.engines)).suggest) \
             if races else None
         self._feeder = Feeder(self.names, self.detector, list(first.sem)) \
             if self.detector is not None else None
@@ -253,7 +258,7 @@ class Core:
         self._next_bp = 1
         self.on_step: Callable[[CoreStep], None] | None = None  # e.g. `run --trace`
         self.last: CoreStep | None = None
-        self._timeline = Timeline(journal_budget, len(self.actors))
+        self._timeline = Timeline(journal_budget - share, len(self.actors))
         self._credit = [0] * len(self.actors)
         self._fault: tuple[int, int] | None = None  # (engine, global step) of the last fault
         self.edits: list[CoreEdit] = []  # in step order; `set` edits of the path taken
@@ -331,8 +336,10 @@ class Core:
 
     @property
     def history_nbytes(self) -> int:
-        """Memory held by history: every engine's journal, the schedule, checkpoints."""
-        return self._timeline.nbytes(self._states)
+        """Memory held by history: every engine's journal, the schedule, checkpoints, and
+        the race detector's undo log and snapshots."""
+        held = self._timeline.nbytes(self._states)
+        return held + self.detector.history_nbytes if self.detector is not None else held
 
     def taken(self) -> tuple[int, list[str]]:
         """(first step, the engine of each kept global step from it): the schedule taken
@@ -815,8 +822,9 @@ class Core:
     def _batch(self, run: list[int], room: int) -> int:
         """Schedule fast steps (running engines ahead as needed); steps scheduled."""
         credit = self._credit
-        # a lone runnable actor's steps interleave with nothing: it runs ahead the room
-        ahead = RUN_AHEAD if len(run) > 1 else max(room, RUN_AHEAD)
+        # a lone runnable actor's steps interleave with nothing: it runs ahead the room;
+        # never further than the batch can schedule (the rest would be undone)
+        ahead = min(RUN_AHEAD, room) if len(run) > 1 else room
         for i in run:
             if not credit[i]:
                 credit[i] = self.actors[i].run_ahead(ahead)

@@ -44,11 +44,18 @@ Memory stays bounded however long a run goes:
 - at most `MAX_LIVE` unordered accesses per engine and space are kept (beyond, the
   oldest goes: a race with it is missed, none invented); `SEM_HISTORY` releases per
   semaphore;
-- the undo log for `rewind` holds between half and all of `undo_budget` entries;
-  older history is folded into snapshots of the detector (at most `MAX_SNAPSHOTS`).
-  `rewind` to a step before the log's reach restores the newest snapshot at or before
-  it and returns that snapshot's step: the caller then feeds the steps from there
-  again (as the core's own replay from a checkpoint does).
+- the undo log for `rewind` holds between half and all of `undo_budget` entries, and
+  of `history_budget` bytes: older history is folded into snapshots of the detector
+  (at most `MAX_SNAPSHOTS`, and the snapshots after step 0's together within the
+  other half of `history_budget`: beyond, the ones closest together go first, the
+  newest last). `rewind` to a step before the log's reach restores the newest
+  snapshot at or before it and returns that snapshot's step: the caller then feeds
+  the steps from there again (as the core's own replay from a checkpoint does).
+- `history_nbytes` is what the log and the snapshots hold, as Python really keeps it
+  (each entry's tuple, and the objects only it keeps alive: a replaced or dropped
+  access, a release pushed out of a history, an old clock; a snapshot's containers
+  and what they hold), so a core counts it in its history budget
+  (tests/core/test_race_history_bytes.py holds the count to tracemalloc's).
 
 Event steps are the core's global step numbers, nondecreasing between rewinds.
 """
@@ -73,6 +80,13 @@ SEM_HISTORY = 64  # releases kept per semaphore
 MAX_LIVE = 1 << 14  # unordered accesses kept per engine and space
 UNDO_BUDGET = 1 << 18  # undo-log entries (each a small tuple) before folding
 MAX_SNAPSHOTS = 16
+# Bytes Python keeps per undo-log entry (measured with tracemalloc on CPython 3.11; the
+# clock-sized parts add 8 per engine): the tuple and its step, plus what only the entry
+# keeps alive. A stored access (_Live, its Access, its bare Region, its key) is
+# LIVE_BYTES; a release pushed out of a semaphore's history RELEASE_BYTES.
+LIVE_BYTES = 400
+RELEASE_BYTES = 230
+_ENTRY_BYTES = 110
 RUNS_CACHE = 256  # strided patterns (and pairs) whose byte runs (verdicts) are kept
 _UNSEEN = object()
 
@@ -181,7 +195,7 @@ class _Live:
         self.lo, self.hi = r.bounds
 
 
-_Store = OrderedDict  # (pc, kind, pattern fields) -> _Live, oldest epoch first
+_Store = OrderedDict[tuple[Any, ...], _Live]  # (pc, kind, pattern fields) -> oldest epoch first
 
 
 class _State:
@@ -193,10 +207,19 @@ class _State:
         self.hist: dict[int, deque[_Release]] = {}
         self.lost: dict[int, int] = {}  # releases pushed out of each history
         self.races: list[Race] = []
-        self.seen: set[tuple] = set()
+        self.seen: set[tuple[Any, ...]] = set()
         self.dropped = 0
         self.read_rel: list[tuple[int, int, int, str] | None] = [None] * n
         self.seq = 0
+
+    def nbytes(self, n: int) -> int:
+        """What a copy of this state holds (`copy`'s containers, and the objects in them,
+        which a snapshot alone keeps alive once the detector has moved on); `n` engines."""
+        live = sum(len(d) for ds in self.live.values() for d in ds)
+        hist = sum(len(h) for h in self.hist.values())
+        return (1024 + n * (120 + 8 * n) + (LIVE_BYTES + 100) * live
+                + (RELEASE_BYTES + 8 * n + 16) * hist + 320 * len(self.seen)
+                + 360 * len(self.races))
 
     def copy(self) -> _State:
         c = _State.__new__(_State)
@@ -220,18 +243,27 @@ class RaceDetector:
     """Vector-clock race detector over one core's engines (see the module docstring)."""
 
     def __init__(self, engines: Sequence[str], *, undo_budget: int = UNDO_BUDGET,
-                 suggest: Suggest | None = None) -> None:
+                 history_budget: int | None = None, suggest: Suggest | None = None) -> None:
         """`suggest`: the fix a race's code intends (machine/core/intent.py), tried when
-        no `_READ` hint applies; without it, the missing edge in schedule order."""
+        no `_READ` hint applies; without it, the missing edge in schedule order.
+        `undo_budget` bounds the undo log in entries (0: keep none, and no snapshots:
+        rewind goes back to step 0); `history_budget` (None: no bound) the log and the
+        snapshots in bytes (module docstring)."""
         self.engines = tuple(engines)
         self._suggest = suggest
         self._index = {e: i for i, e in enumerate(self.engines)}
         self._budget = undo_budget  # 0: keep no undo log (rewind goes back to step 0)
+        self._bytes_budget = history_budget
         self._s = _State(len(self.engines))
         self._undo: deque[tuple] = deque()
-        self._log: Callable[[tuple], None] = self._undo.append if undo_budget else _ignore
+        self._log: Callable[[tuple], None] = self._keep if undo_budget else _ignore
+        self._undo_bytes = 0  # what the entries in _undo hold (_cost)
         self._mark = 0  # len(self._undo) when the newest snapshot was taken
+        self._mark_bytes = 0  # _undo_bytes then
         self._snaps: list[tuple[int, _State]] = [(0, _State(len(self.engines)))]
+        self._snap_bytes: dict[int, int] = {}  # id of a snapshot's state -> its nbytes
+        self._snaps_total = 0  # their sum (step 0's empty state is not counted)
+        self._folded = 0  # the step of the newest fold: the log reaches back to it
         self._horizon = 0  # the earliest step the undo log can rewind to
         self._step = -1
         # strided patterns: byte runs, and the verdicts of pairs (loops repeat them)
@@ -249,6 +281,11 @@ class RaceDetector:
     def dropped(self) -> int:
         """Races found beyond the first KEEP_RACES (counted, not kept)."""
         return self._s.dropped
+
+    @property
+    def history_nbytes(self) -> int:
+        """Bytes the undo log and the snapshots hold (module docstring)."""
+        return self._undo_bytes + self._snaps_total
 
     def clock(self, engine: str) -> tuple[int, ...]:
         return tuple(self._s.clocks[self._index[engine]])
@@ -382,44 +419,74 @@ class RaceDetector:
         """
         step = max(step, 0)
         while self._snaps[-1][0] > step:
-            self._snaps.pop()
+            self._unsnap(len(self._snaps) - 1)
+        self._folded = min(self._folded, step)
         if self._budget and step >= self._horizon:
             touched: set[tuple[str, int]] = set()
+            n = len(self.engines)
             while self._undo and self._undo[-1][0] >= step:
-                self._apply(self._undo.pop(), touched)
+                e = self._undo.pop()
+                self._undo_bytes -= _cost(e, n)
+                self._apply(e, touched)
             for space, ei in touched:
                 _resort(self._s.live[space], ei)
-            self._mark = min(self._mark, len(self._undo))
+            if len(self._undo) < self._mark:
+                self._mark, self._mark_bytes = len(self._undo), self._undo_bytes
             self._step = min(self._step, step - 1)
             return step
         at, snap = self._snaps[-1]
         self._s = snap.copy()
         self._undo.clear()
-        self._horizon, self._step, self._mark = at, at - 1, 0
+        self._undo_bytes = self._mark_bytes = 0
+        self._horizon, self._step, self._mark, self._folded = at, at - 1, 0, at
         return at
 
     # -- internals ---------------------------------------------------------------------
 
+    def _keep(self, entry: tuple) -> None:
+        """The undo log of a detector with an undo budget: append, and count its bytes."""
+        self._undo.append(entry)
+        self._undo_bytes += _cost(entry, len(self.engines))
+
     def _begin(self, step: int) -> None:
         if step > self._step:
-            if self._budget and len(self._undo) - self._mark > self._budget // 2:
+            if self._budget and (len(self._undo) - self._mark > self._budget // 2 or (
+                    self._bytes_budget is not None
+                    and self._undo_bytes - self._mark_bytes > self._bytes_budget // 4)):
                 self._fold(step)
             self._step = step
 
     def _fold(self, step: int) -> None:
         """Snapshot the state at the start of `step`; drop the log before the previous
-        snapshot (which now covers it), so the log keeps between half and all of budget."""
-        self._snaps.append((step, self._s.copy()))
-        cut = self._snaps[-2][0]
+        fold (whose snapshot, while kept, covers it), so the log keeps between half and
+        all of its budget."""
+        n = len(self.engines)
+        cut = self._folded
+        snap = self._s.copy()
+        self._snaps.append((step, snap))
+        self._snap_bytes[id(snap)] = b = snap.nbytes(n)
+        self._snaps_total += b
+        self._folded = step
         while self._undo and self._undo[0][0] < cut:
-            self._undo.popleft()
+            self._undo_bytes -= _cost(self._undo.popleft(), n)
         self._horizon = max(self._horizon, cut)
-        self._mark = len(self._undo)
-        if len(self._snaps) > MAX_SNAPSHOTS:
-            # keep a spread over the past: drop the one closest to its predecessor
-            gap = min(range(1, len(self._snaps) - 2),
-                      key=lambda i: self._snaps[i][0] - self._snaps[i - 1][0])
-            del self._snaps[gap]
+        self._mark, self._mark_bytes = len(self._undo), self._undo_bytes
+        limit = None if self._bytes_budget is None else self._bytes_budget // 2
+        while len(self._snaps) > 1 and (len(self._snaps) > MAX_SNAPSHOTS or (
+                limit is not None and self._snaps_total > limit)):
+            if len(self._snaps) > 2:
+                # keep a spread over the past: drop the one closest to its predecessor
+                # (the newest last: it is the nearest a rewind past the log goes back to)
+                gap = min(range(1, len(self._snaps) - 1),
+                          key=lambda i: self._snaps[i][0] - self._snaps[i - 1][0])
+            else:  # the newest alone is over budget: a rewind past the log goes to 0
+                gap = 1
+            self._unsnap(gap)
+
+    def _unsnap(self, k: int) -> None:
+        """Forget snapshot k (never step 0's)."""
+        _, snap = self._snaps.pop(k)
+        self._snaps_total -= self._snap_bytes.pop(id(snap), 0)
 
     def _store(self, acc: Access, ei: int, store: _Store, epoch: int) -> None:
         s = self._s
@@ -598,6 +665,20 @@ def byte_runs(r: Region) -> tuple[np.ndarray, np.ndarray]:
 
 def _ignore(entry: tuple) -> None:
     """The undo log of a detector with no undo budget."""
+
+
+def _cost(e: tuple, n: int) -> int:
+    """Bytes undo-log entry `e` holds among `n` engines (the constants above)."""
+    kind = e[1]
+    if kind == _ADD:
+        return _ENTRY_BYTES + 120 + (LIVE_BYTES if e[5] is not None else 0)
+    if kind == _DROP:
+        return _ENTRY_BYTES + LIVE_BYTES
+    if kind == _REL:
+        return _ENTRY_BYTES + 80 + (RELEASE_BYTES + 8 * n if e[4] is not None else 0)
+    if kind == _JOIN:
+        return _ENTRY_BYTES + 72 + 8 * n
+    return _ENTRY_BYTES
 
 
 def _run_start(h: deque[_Release] | None, lost: int, holds: Callable[[int], bool],
