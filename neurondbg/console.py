@@ -495,7 +495,8 @@ def _info(session: Session, args: Args) -> Reply:
 def _info_races(session: Session, reply: Reply) -> Reply:
     """Each race found so far, in the order found: both accesses, the bytes, the edge
     that would order them (and the wait that follows the code's intent), and the global
-    step that found it. They follow reverse: a race found after the current step is
+    step that found it, counted as the title and the Races pane count (the N-th step
+    taken is step N). They follow reverse: a race found after the current step is
     gone."""
     if not session.has_schedule:
         return reply.say("a program has one queue: there is nothing to race with")
@@ -507,7 +508,7 @@ def _info_races(session: Session, reply: Reply) -> Reply:
         return reply.say("no races found so far")
     for row in rows:
         (e0, pc0, op0, k0), (e1, pc1, op1, k1) = row.first, row.second
-        reply.say(f"race {row.n} at step {row.step}: {e0} {op0} at pc {pc0:#x} {k0}s and "
+        reply.say(f"race {row.n} at step {row.step + 1}: {e0} {op0} at pc {pc0:#x} {k0}s and "
                   f"{e1} {op1} at pc {pc1:#x} {k1}s {row.where}: {row.missing}")
     if dropped:
         reply.say(f"... and {dropped} more not kept")

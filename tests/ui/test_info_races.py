@@ -22,7 +22,7 @@ def test_info_races_lists_each_race_and_follows_reverse() -> None:
     assert execute("continue", s).action == "continue"
     assert "1 race found" in s.run()
     (line,) = lines(execute("info races", s))
-    assert line.startswith("race 1 at step 1: pool CAST at pc 0x0 writes and dve CAST at "
+    assert line.startswith("race 1 at step 2: pool CAST at pc 0x0 writes and dve CAST at "
                            "pc 0x0 reads sbuf[0:128, 0x100:0x120]: DVE should wait for "
                            "sem[0] >= 1 before 0x0")
     assert lines(execute("info ra", s)) == [line]  # a prefix, as gdb takes one
