@@ -1143,6 +1143,8 @@ class Machine:
         hits = [bp for bp, now in after
                 if bp.kind != Kind.CHANGE or ex.snapshot(bp.value, st) != now]
         hits += [bp for bp in ifs if not self._truth(bp.value)]
+        met = {id(bp) for bp in hits}  # listed in the order forward execution lists them
+        hits = [bp for bp in self.breakpoints if id(bp) in met]
         return hits + [b for b in self._static_hits(st.pc) if b not in hits]
 
     def _watch_hits(self) -> list[Breakpoint]:
