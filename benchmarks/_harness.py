@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from machine.asm import assemble
-from machine.debugger import Machine
-from machine.state import MachineConfig
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.state import MachineConfig
 
 T = TypeVar("T")
 

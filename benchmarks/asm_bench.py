@@ -36,7 +36,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from machine.asm import assemble
+from neurondbg.machine.asm import assemble
 
 
 def mixed_source(n: int, seed: int = 0) -> str:
@@ -83,7 +83,7 @@ def mixed_source(n: int, seed: int = 0) -> str:
 
 
 def in_process(n: int) -> None:
-    from machine.asm.assembler import ENCODE_UNITS, LABEL_UNITS, LINE_UNITS, READ_UNITS
+    from neurondbg.machine.asm.assembler import ENCODE_UNITS, LABEL_UNITS, LINE_UNITS, READ_UNITS
 
     text = mixed_source(n)
     seen: list[tuple[float, int]] = []

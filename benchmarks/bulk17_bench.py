@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.legality.wire.bulk import summarize_raw, validate_raw
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.wire.bulk import summarize_raw, validate_raw
 
 sys.path.insert(0, str(Path(__file__).parent))
 from legality_bench import build  # the same mixed records as legality_bench

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
-from machine.convert import convert
+from neurondbg.machine.convert import convert
 
 
 def best(fn: Callable[[], object], repeat: int = 5) -> float:
@@ -69,7 +69,7 @@ def main() -> None:
               f"{ours * 1e3:.1f} ms, ratio {ref / ours:.2f} (target >= 0.33)")
 
     try:
-        from machine.convert.trace import trace
+        from neurondbg.machine.convert.trace import trace
     except ImportError:
         print("trace: not available")
         return

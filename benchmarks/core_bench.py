@@ -22,12 +22,12 @@ from pathlib import Path
 
 from _harness import run
 
-from machine.asm import assemble
-from machine.asm.loader import ProgramFile
-from machine.core.core import Core
-from machine.core.kernel import Kernel, make_kernel, make_queue
-from machine.dtypes import DEFAULT_GEN
-from machine.isa.programs import counted_loop
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.asm.loader import ProgramFile
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.kernel import Kernel, make_kernel, make_queue
+from neurondbg.machine.dtypes import DEFAULT_GEN
+from neurondbg.machine.isa.programs import counted_loop
 
 CAST = ("CAST in_dtype=FP32 out_dtype=BF16 nac=128 src=sb[0, {src:#x}] step=[1,0,0,0] "
         "num=[4096,1,1,1] dst=sb[0, {dst:#x}] step=[1,0,0,0] num=[4096,1,1,1]")

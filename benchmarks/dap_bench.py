@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from _harness import run, timed  # noqa: E402
 
-from machine.isa.programs import counted_loop  # noqa: E402
+from neurondbg.machine.isa.programs import counted_loop  # noqa: E402
 from tests.dap.client import Process, encode  # noqa: E402
 
 FOLDER = [Path(".")]  # the run's temporary folder (set in main, removed after)

@@ -12,9 +12,9 @@ import time
 
 import numpy as np
 
-from machine.convert import convert
-from machine.convert.diagnose import candidate_rules, diagnose
-from machine.convert.formats import FORMATS
+from neurondbg.machine.convert import convert
+from neurondbg.machine.convert.diagnose import candidate_rules, diagnose
+from neurondbg.machine.convert.formats import FORMATS
 
 
 def main() -> None:

@@ -35,7 +35,7 @@ def write_program(path: Path, mib: int) -> int:
     sys.path.insert(0, str(HERE))
     from asm_bench import mixed_source
 
-    from machine.asm import assemble
+    from neurondbg.machine.asm import assemble
 
     block = np.frombuffer(assemble(mixed_source(20_000), "bench.asm").records, np.uint8)
     total = mib * 2**20
@@ -81,10 +81,10 @@ def neff_figures(tmp: Path) -> None:
     wall, cpu, code, peak = child_figures(["disasm", str(path)])
     print(f"disasm NEFF (text), whole process: {wall:.2f} s wall, {cpu:.2f} s CPU, exit {code}, "
           f"peak memory {peak / 1e6:.0f} MB")
-    from machine.asm.disasm import disassemble_lines
-    from machine.dtypes import Gen
-    from machine.neff.model import ENGINES
-    from machine.neff.reader import open_neff
+    from neurondbg.machine.asm.disasm import disassemble_lines
+    from neurondbg.machine.dtypes import Gen
+    from neurondbg.machine.neff.model import ENGINES
+    from neurondbg.machine.neff.reader import open_neff
 
     sub = open_neff(path).subgraph()
     programs = [sub.program(e) for e in ENGINES]

@@ -17,11 +17,11 @@ import time
 import numpy as np
 from _harness import run
 
-from machine.asm import assemble
-from machine.debugger import Machine
-from machine.isa.codec import decode_bytes
-from machine.isa.programs import counted_loop
-from machine.state import MachineConfig
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.isa.codec import decode_bytes
+from neurondbg.machine.isa.programs import counted_loop
+from neurondbg.machine.state import MachineConfig
 
 SIZES = (10**5, 10**6)
 ADD = 1  # record 1 of the counted loop: R1 += 3

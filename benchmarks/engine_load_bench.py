@@ -26,9 +26,9 @@ from pathlib import Path
 from _harness import options
 from kernel_input_bench import SHORT, program
 
-from machine.asm.assembler import read_lines
-from machine.asm.loader import load
-from machine.core.kernel import ENGINE_ORDER, load_kernel
+from neurondbg.machine.asm.assembler import read_lines
+from neurondbg.machine.asm.loader import load
+from neurondbg.machine.core.kernel import ENGINE_ORDER, load_kernel
 
 
 def rounds(fns: dict[str, Callable[[], object]], n: int) -> dict[str, list[float]]:

@@ -21,17 +21,17 @@ from unittest import mock
 
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.isa.structs import STRUCTS
-from machine.legality.explain import explain
-from machine.legality.wire.bulk import validate_raw
-from machine.legality.wire.registry import BY_NAME
-from machine.legality.wire.samples import EXAMPLES, example
 from neurondbg.commands.validate import _write_full
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.wire.bulk import validate_raw
+from neurondbg.machine.legality.wire.registry import BY_NAME
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
 GEN = Gen.CAYMAN
 # the module (the package's attribute `explain` is the function of that name)
-explain_module = importlib.import_module("machine.legality.explain")
+explain_module = importlib.import_module("neurondbg.machine.legality.explain")
 
 
 def program(n: int, invalid_percent: int, seed: int = 26) -> np.ndarray:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 import neurondbg.screens.main as main_screen  # noqa: E402
 from benchmarks.tui_bench import render_all  # noqa: E402
 from neurondbg.app import NeurondbgApp  # noqa: E402
-from sessions.examples import DEMO  # noqa: E402
+from neurondbg.sessions.examples import DEMO  # noqa: E402
 
 STEPS = 150
 ROUNDS = 3

@@ -21,10 +21,10 @@ kind, path = sys.argv[1], sys.argv[2]
 t = time.perf_counter()
 try:
     if kind == "load_any":
-        from machine.asm import load_any
+        from neurondbg.machine.asm import load_any
         load_any(path)
     elif kind == "assemble":
-        from machine.asm import assemble
+        from neurondbg.machine.asm import assemble
         assemble(open(path, encoding="utf-8").read(), path)
     elif kind == "npy":
         from neurondbg.commands._npy import load_sbuf

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from machine.asm import assemble, disassemble
-from machine.isa.codec import STRUCT_ORDER, decode_bytes, load_program
+from neurondbg.machine.asm import assemble, disassemble
+from neurondbg.machine.isa.codec import STRUCT_ORDER, decode_bytes, load_program
 
 TEMPLATES = """\
 COPY src=sb[0, 0x0] step=[1,0,0,0] num=[64,1,1,1] dst=sb[0, 0x400] step=[1,0,0,0] \

@@ -14,7 +14,7 @@ import time
 import numpy as np
 from convert_bench import best  # the same timing as the kernel benchmark (run from benchmarks/)
 
-from machine.convert.iss import ISS_PRIMITIVES
+from neurondbg.machine.convert.iss import ISS_PRIMITIVES
 
 
 def main() -> None:

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from machine.asm import assemble, disassemble
-from machine.core.kernel import ENGINE_ORDER, load_kernel
+from neurondbg.machine.asm import assemble, disassemble
+from neurondbg.machine.core.kernel import ENGINE_ORDER, load_kernel
 
 BODY = [
     "CAST in_dtype=FP32 out_dtype=BF16 nac=128 src=sb[0, 0] step=[1,0,0,0] num=[16,1,1,1] "

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from machine.dtypes import Dtype, Gen
-from machine.legality.wire.bulk import validate_raw
-from machine.legality.wire.samples import EXAMPLES, example
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.legality.wire.bulk import validate_raw
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
 CORRUPTIONS = ({"header__inst_word_len": 15}, {"events__wait_mode": 0x10})
 
@@ -99,9 +99,11 @@ def main() -> None:
         subprocess.run([sys.executable, "-c", "import numpy, click"], capture_output=True)
         print(f"interpreter + numpy + click imports alone: {time.perf_counter() - t0:.3f} s")
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import numpy, click, machine.legality.explain"],
-                       capture_output=True)
-        print(f"  ... + machine.legality.explain: {time.perf_counter() - t0:.3f} s")
+        subprocess.run(
+            [sys.executable, "-c", "import numpy, click, neurondbg.machine.legality.explain"],
+            capture_output=True,
+        )
+        print(f"  ... + neurondbg.machine.legality.explain: {time.perf_counter() - t0:.3f} s")
     for dedup in (True, False):
         dt, invalid = in_process(raw, dedup)
         print(f"in-process validate_raw(dedup={dedup}): {dt:.3f} s = {n / dt:,.0f} "

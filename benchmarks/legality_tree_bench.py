@@ -15,11 +15,11 @@ import time
 
 import numpy as np
 
-from machine.dtypes import Dtype, Gen
-from machine.legality.explain import explain
-from machine.legality.wire.bulk import validate_raw
-from machine.legality.wire.samples import EXAMPLES, example
 from neurondbg.commands.validate import _write_full
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.wire.bulk import validate_raw
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
 
 class Count:

@@ -21,10 +21,10 @@ import time
 import numpy as np
 from _harness import machine, per_call, run, timed
 
-from machine.convert import convert
-from machine.debugger import Machine
-from machine.isa.programs import counted_loop
-from machine.state import Region
+from neurondbg.machine.convert import convert
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.isa.programs import counted_loop
+from neurondbg.machine.state import Region
 
 DST = 0x8000
 CAST = ("CAST in_dtype=FP32 out_dtype=BF16 nac=128 src=sb[0, 0] step=[1,0,0,0] "

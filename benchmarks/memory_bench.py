@@ -24,9 +24,9 @@ import sys
 
 from _harness import machine, options, timed
 
-from machine.debugger import Machine
-from machine.history import JOURNAL_BUDGET
-from machine.isa.programs import counted_loop
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.history import JOURNAL_BUDGET
+from neurondbg.machine.isa.programs import counted_loop
 
 # R5 is written once, by the MOVE at step 1: the reverse-continue target.
 WRITE_R5 = "    MOVE R5=7\n"

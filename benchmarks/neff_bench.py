@@ -29,15 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.isa.opcodes import Opcode
-from machine.legality.wire.samples import example
-from machine.neff.checks import check_subgraph
-from machine.neff.model import SB, Descriptor, DmaEntry, DmaQueue, Engine, Subgraph, Var
-from machine.neff.reader import open_neff
-from machine.neff.triggers import resolve_triggers, trigger_record
-from machine.neff.verdicts import judge_subgraph
-from machine.neff.writer import write_neff
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.legality.wire.samples import example
+from neurondbg.machine.neff.checks import check_subgraph
+from neurondbg.machine.neff.model import SB, Descriptor, DmaEntry, DmaQueue, Engine, Subgraph, Var
+from neurondbg.machine.neff.reader import open_neff
+from neurondbg.machine.neff.triggers import resolve_triggers, trigger_record
+from neurondbg.machine.neff.verdicts import judge_subgraph
+from neurondbg.machine.neff.writer import write_neff
 
 QUEUE = "qSPIO0"
 SEMS = tuple(range(8, 24))

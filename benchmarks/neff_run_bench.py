@@ -36,12 +36,12 @@ from types import ModuleType
 
 import numpy as np
 
-from machine.neff.core import neff_core
-from machine.neff.lower import lower
-from machine.neff.model import Engine
-from machine.neff.reader import open_neff
-from machine.neff.runner import NeffRun
-from machine.neff.writer import write_neff
+from neurondbg.machine.neff.core import neff_core
+from neurondbg.machine.neff.lower import lower
+from neurondbg.machine.neff.model import Engine
+from neurondbg.machine.neff.reader import open_neff
+from neurondbg.machine.neff.runner import NeffRun
+from neurondbg.machine.neff.writer import write_neff
 
 MEMSET_AT = 0x8000  # DVE's MEMSET destination byte: past every DMA entry's (0x3200)
 

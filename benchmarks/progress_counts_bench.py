@@ -22,10 +22,10 @@ from pathlib import Path
 from _harness import machine, options
 from kernel_input_bench import SHORT, program
 
-from machine.asm import assemble
-from machine.isa.programs import counted_loop
-from sessions.replay import replay
-from sessions.trace import trace_hook, write_header
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.isa.programs import counted_loop
+from neurondbg.sessions.replay import replay
+from neurondbg.sessions.trace import trace_hook, write_header
 
 
 def report(done: int, total: int) -> None:

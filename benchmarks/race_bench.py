@@ -28,8 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from machine.core.races import Access, RaceDetector
-from machine.state import Region
+from neurondbg.machine.core.races import Access, RaceDetector
+from neurondbg.machine.state import Region
 
 PARTS, ELEMS = 128, 4096
 
@@ -90,8 +90,8 @@ def loop(n: int, budget: int) -> tuple[float, float, dict[str, int]]:
 
 _CHILD = """
 import json, resource, sys, time
-from machine.core.core import Core
-from machine.core.kernel import load_kernel
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.kernel import load_kernel
 t0 = time.perf_counter()
 k = load_kernel(sys.argv[1])
 t1 = time.perf_counter()
@@ -129,9 +129,9 @@ def explore_rate(n: int) -> None:
     """Section 4: schedules per second of --races explore on missing_wait.asm."""
     import threading
 
-    from machine.core.core import Core
-    from machine.core.explore import explore
-    from machine.core.kernel import load_kernel
+    from neurondbg.machine.core.core import Core
+    from neurondbg.machine.core.explore import explore
+    from neurondbg.machine.core.kernel import load_kernel
 
     k = load_kernel(Path(__file__).resolve().parents[1] / "examples" / "kernels"
                     / "missing_wait.asm")

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from _harness import machine, options, timed
 
-from machine.isa.programs import counted_loop
-from sessions.replay import replay
-from sessions.store import load_session, save_session
-from sessions.trace import trace_hook, write_header
+from neurondbg.machine.isa.programs import counted_loop
+from neurondbg.sessions.replay import replay
+from neurondbg.sessions.store import load_session, save_session
+from neurondbg.sessions.trace import trace_hook, write_header
 
 
 def main() -> None:

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from machine.asm import assemble
-from machine.dtypes import Gen
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.dtypes import Gen
 
 BODY = {
     "seq": "ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3",
@@ -66,9 +66,9 @@ sys.exit(r.returncode)
 
 def phases(path: Path) -> list[tuple[str, float]]:
     """Seconds per in-process phase of `run`'s startup."""
-    from machine.debugger import Machine
-    from machine.state import MachineConfig
-    from sessions.program import read_program
+    from neurondbg.machine.debugger import Machine
+    from neurondbg.machine.state import MachineConfig
+    from neurondbg.sessions.program import read_program
 
     out = []
     t0 = time.perf_counter()

@@ -26,11 +26,11 @@ sys.path.insert(0, str(ROOT))
 
 from textual.geometry import Region  # noqa: E402
 
-from machine.isa.programs import handshake_loops, kernel_text  # noqa: E402
 from neurondbg.app import NeurondbgApp  # noqa: E402
+from neurondbg.machine.isa.programs import handshake_loops, kernel_text  # noqa: E402
 from neurondbg.screens.main import DebuggerScreen  # noqa: E402
-from sessions.examples import DEMO  # noqa: E402
-from views.lanes import LanesView  # noqa: E402
+from neurondbg.sessions.examples import DEMO  # noqa: E402
+from neurondbg.views.lanes import LanesView  # noqa: E402
 
 LOOP = ROOT / "tests" / "ui" / "data" / "loop.asm"
 CAST = ROOT / "tests" / "ui" / "data" / "steps.asm"

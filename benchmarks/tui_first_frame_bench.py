@@ -33,9 +33,20 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("numpy", "ml_dtypes", "textual_plotext", "neurondbg.console", "neurondbg.palette",
-         "views.session", "views.core_session", "machine.debugger", "machine.core.core",
-         "sessions.store", "machine.expr", "machine.convert")
+HEAVY = (
+    "numpy",
+    "ml_dtypes",
+    "textual_plotext",
+    "neurondbg.console",
+    "neurondbg.palette",
+    "neurondbg.views.session",
+    "neurondbg.views.core_session",
+    "neurondbg.machine.debugger",
+    "neurondbg.machine.core.core",
+    "neurondbg.sessions.store",
+    "neurondbg.machine.expr",
+    "neurondbg.machine.convert",
+)
 PROBE = """
 import time
 t0 = time.perf_counter()

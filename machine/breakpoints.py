@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from machine import expr as ex
-from machine.breakpoint_kinds import Kind
-from machine.isa.opcodes import QUEUE_ENGINES
+from neurondbg.machine import expr as ex
+from neurondbg.machine.breakpoint_kinds import Kind
+from neurondbg.machine.isa.opcodes import QUEUE_ENGINES
 
 if TYPE_CHECKING:
-    from machine.engines.record import StepRecord
+    from neurondbg.machine.engines.record import StepRecord
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
 STATIC_KINDS = (Kind.OP, Kind.PC, Kind.LABEL, Kind.INVALID)  # checked before an instruction
@@ -92,7 +92,7 @@ def parse_opcode(text: str, col: int,
             raise ValueError(f"column {col}: expected an opcode 0..255, found {v}")
         return v
     if by_name is None:
-        from machine.isa.opcodes import opcode_by_name
+        from neurondbg.machine.isa.opcodes import opcode_by_name
 
         def by_name(name: str) -> int:
             return opcode_by_name(name).code

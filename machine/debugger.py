@@ -58,10 +58,10 @@ from typing import Any
 
 import numpy as np
 
-from machine import edits as ed
-from machine import expr as ex
-from machine import sigint
-from machine.breakpoints import (
+from neurondbg.machine import edits as ed
+from neurondbg.machine import expr as ex
+from neurondbg.machine import sigint
+from neurondbg.machine.breakpoints import (
     CORE_KINDS,
     SEMANTIC_FLAG,
     STATIC_KINDS,
@@ -73,16 +73,16 @@ from machine.breakpoints import (
     undo_hits_any,
     written_by,
 )
-from machine.engines import Context, StepRecord, execute, handler_for
-from machine.engines.record import Fault, LazyVerdict
-from machine.engines.seq import FAST_OPCODES, Handler, fast_op, inline_of
-from machine.engines.superblock import MAX_BLOCK, Block, superblock
-from machine.history import JOURNAL_BUDGET, History, Position, restore
-from machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
-from machine.legality.explain import explain, validate
-from machine.legality.result import Verdict
-from machine.state import RECORD_BYTES, MachineConfig, MachineState
-from machine.stops import RUN_REASONS, Stop, StopReason
+from neurondbg.machine.engines import Context, StepRecord, execute, handler_for
+from neurondbg.machine.engines.record import Fault, LazyVerdict
+from neurondbg.machine.engines.seq import FAST_OPCODES, Handler, fast_op, inline_of
+from neurondbg.machine.engines.superblock import MAX_BLOCK, Block, superblock
+from neurondbg.machine.history import JOURNAL_BUDGET, History, Position, restore
+from neurondbg.machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
+from neurondbg.machine.legality.explain import explain, validate
+from neurondbg.machine.legality.result import Verdict
+from neurondbg.machine.state import RECORD_BYTES, MachineConfig, MachineState
+from neurondbg.machine.stops import RUN_REASONS, Stop, StopReason
 
 Progress = Callable[[int, int], None]  # (done, total), called every FAST_CHUNK steps
 CONDITION_ERRORS = (ValueError, ArithmeticError, IndexError)  # what evaluating an expr raises

@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from machine.convert.formats import FloatFormat, IntFormat, parse_format
-from machine.engines.record import decode_values
-from machine.state import (
+from neurondbg.machine.convert.formats import FloatFormat, IntFormat, parse_format
+from neurondbg.machine.engines.record import decode_values
+from neurondbg.machine.state import (
     NUM_INDEX_REGS,
     NUM_REGS,
     NUM_SEMS,
@@ -37,7 +37,7 @@ from machine.state import (
 )
 
 if TYPE_CHECKING:  # machine.expr imports this module
-    from machine.expr import Target
+    from neurondbg.machine.expr import Target
 
 SETTABLE = "R5, R5:fp32, PC, sb[P, BYTE]:FMT, psum[P, BYTE]:FMT, sem[N], shape[N], acc[P], " \
     "idx[P, K]"

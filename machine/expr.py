@@ -43,11 +43,11 @@ from typing import Literal
 
 import numpy as np
 
-from machine.convert.formats import IntFormat, parse_format
-from machine.edits import bounds_error
-from machine.engines.record import decode_values
-from machine.isa.opcodes import QUEUE_ENGINES
-from machine.state import NUM_INDEX_REGS, NUM_SEMS, NUM_SHAPE_REGS, MachineState
+from neurondbg.machine.convert.formats import IntFormat, parse_format
+from neurondbg.machine.edits import bounds_error
+from neurondbg.machine.engines.record import decode_values
+from neurondbg.machine.isa.opcodes import QUEUE_ENGINES
+from neurondbg.machine.state import NUM_INDEX_REGS, NUM_SEMS, NUM_SHAPE_REGS, MachineState
 
 MAX_LENGTH = 1024  # characters in one expression or target
 MAX_DEPTH = 64  # nested parentheses / prefix operators / operator levels

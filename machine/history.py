@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from machine.state import MachineState
+from neurondbg.machine.state import MachineState
 
 JOURNAL_BUDGET = 256 << 20  # bytes of journal + checkpoints (DESIGN.md "Machine")
 TILE = 1024  # memory is kept per (partition, 1 KiB tile); all-zero tiles are not stored

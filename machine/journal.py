@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, TypeAlias
 
 import numpy as np
 
-from machine import sigint
+from neurondbg.machine import sigint
 
 if TYPE_CHECKING:  # machine.state (and through it machine.neff) imports this module
-    from machine.neff.dma import Pattern
-    from machine.state import Region
+    from neurondbg.machine.neff.dma import Pattern
+    from neurondbg.machine.state import Region
 
 REG_SHIFT = 32
 COUNT_SHIFT = 16
@@ -198,7 +198,7 @@ class Journal:
 
     def who_wrote_mem(self, space: str, partition: int, byte: int) -> int | None:
         """The step that last wrote byte `byte` of `partition` in `space`, or None."""
-        from machine.state import Region  # loaded: it imports this module
+        from neurondbg.machine.state import Region  # loaded: it imports this module
 
         u: Undo
         for u in reversed(self.others):

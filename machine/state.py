@@ -30,11 +30,11 @@ from typing import Any, Generic, Protocol, TypeVar, overload
 
 import numpy as np
 
-from machine.dtypes import DEFAULT_GEN, Gen, fp8_exp4_format
-from machine.isa.addr import geometry
-from machine.isa.opcodes import DEFAULT_ENGINE
-from machine.journal import COUNT_SHIFT, REG_SHIFT, Journal, ScalarKey, ScalarValue, Undo
-from machine.memfd import MemoryAlias, alias_memory, available
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, fp8_exp4_format
+from neurondbg.machine.isa.addr import geometry
+from neurondbg.machine.isa.opcodes import DEFAULT_ENGINE
+from neurondbg.machine.journal import COUNT_SHIFT, REG_SHIFT, Journal, ScalarKey, ScalarValue, Undo
+from neurondbg.machine.memfd import MemoryAlias, alias_memory, available
 
 NUM_REGS = 64
 NUM_SEMS = 256  # isa-facts §1.2: 256 32-bit semaphores/events per engine

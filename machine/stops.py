@@ -14,10 +14,10 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from machine.breakpoints import Breakpoint
-    from machine.core.core import Wait
-    from machine.core.races import Race
-    from machine.engines.record import StepRecord
+    from neurondbg.machine.breakpoints import Breakpoint
+    from neurondbg.machine.core.core import Wait
+    from neurondbg.machine.core.races import Race
+    from neurondbg.machine.engines.record import StepRecord
 
 
 class StopReason(StrEnum):

@@ -27,26 +27,26 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input
 
-from machine.dtypes import DEFAULT_GEN, Gen
-from machine.words import counted
 from neurondbg import console
 from neurondbg.console import REGISTRY, Action
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
+from neurondbg.machine.words import counted
 from neurondbg.panes import PANES, Layout
 from neurondbg.screens.main import DebuggerScreen
-from views.console_view import ConsoleView
-from views.pane import Pane
-from views.program import ProgramView
-from views.snapshot import Snapshot
+from neurondbg.views.console_view import ConsoleView
+from neurondbg.views.pane import Pane
+from neurondbg.views.program import ProgramView
+from neurondbg.views.snapshot import Snapshot
 
 if TYPE_CHECKING:  # the model, the palette and the numpy views load after the first frame
     from neurondbg.palette import Entry
-    from views.lanes import LaneTable
-    from views.memory import MemoryView
-    from views.races import RacesView
-    from views.session import Session
-    from views.timeline import TimelineView
+    from neurondbg.views.lanes import LaneTable
+    from neurondbg.views.memory import MemoryView
+    from neurondbg.views.races import RacesView
+    from neurondbg.views.session import Session
+    from neurondbg.views.timeline import TimelineView
 
-CSS_FILE = Path(str(resources.files("views").joinpath("neurondbg.tcss")))  # package data
+CSS_FILE = Path(str(resources.files("neurondbg.views").joinpath("neurondbg.tcss")))  # package data
 
 
 def throttled(report: Callable[[int, int], None],
@@ -68,20 +68,20 @@ def throttled(report: Callable[[int, int], None],
 def _is_kernel(path: str | Path) -> bool:
     """A kernel source or kernel session (an unreadable path is not: the loader then
     says why it cannot open it)."""
-    from sessions.kernel_kind import opens_as_kernel  # not the core session's model
+    from neurondbg.sessions.kernel_kind import opens_as_kernel  # not the core session's model
 
     return opens_as_kernel(path)
 
 
 def _core_session(path: str | Path | None, gen: Any, engine: str, **options: Any) -> Any:
-    from views.core_session import CoreSession  # imported on demand: a program's start
+    from neurondbg.views.core_session import CoreSession  # imported on demand: a program's start
 
     assert path is not None
     return CoreSession(path, gen, engine, **options)
 
 
 def _program_session(path: str | Path | None, gen: Any, engine: str, **options: Any) -> Any:
-    from views.session import Session  # imported by the load worker, not before the frame
+    from neurondbg.views.session import Session  # imported by the load worker, not before the frame
 
     return Session(path, gen, engine, **options)
 
@@ -339,7 +339,7 @@ class NeurondbgApp(App):
 
     def _memory(self) -> MemoryView:
         """The SBUF pane's view (built first if the first frame has not built it yet)."""
-        from views.memory import MemoryView
+        from neurondbg.views.memory import MemoryView
 
         screen = self._debugger()
         if screen is not None:
@@ -631,9 +631,9 @@ class NeurondbgApp(App):
                 screen.maximize(focused)
 
     def action_lab(self, value: str = "", src: str = "", dst: str = "") -> None:
-        from machine.convert.formats import parse_format
+        from neurondbg.machine.convert.formats import parse_format
         from neurondbg.screens.lab import LabScreen
-        from views.lab_model import parse_input
+        from neurondbg.views.lab_model import parse_input
 
         src, dst, value = src or "fp32", dst or "bf16", value or "1.00390625"
         try:  # bad input is a console line, not a crash while composing the screen
@@ -645,10 +645,10 @@ class NeurondbgApp(App):
         self.push_screen(LabScreen(value, src, dst))
 
     def _lab_iss(self, name: str, value: str) -> None:
-        from machine.convert.iss import ISS_PRIMITIVES
+        from neurondbg.machine.convert.iss import ISS_PRIMITIVES
         from neurondbg.screens.lab import LabScreen
-        from views.lab import iss_formats
-        from views.lab_model import parse_input
+        from neurondbg.views.lab import iss_formats
+        from neurondbg.views.lab_model import parse_input
 
         prim = ISS_PRIMITIVES[name]
         try:  # no value: the lab starts on the lane 0

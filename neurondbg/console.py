@@ -37,8 +37,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from machine.breakpoint_kinds import examples, spec_words
 from neurondbg.console_reply import Action, Cancelled, Reply, error
+from neurondbg.machine.breakpoint_kinds import examples, spec_words
 from neurondbg.panes import CORE_PANES, PANES
 from neurondbg.registry import Arg, Args, Palette, Registry, Session, shell_words, text
 
@@ -178,7 +178,7 @@ def _record(rest: str) -> int | None:
 
 def _x_format(fmt: str) -> tuple[int, str]:
     """(count, format name) of x's /NF (N default 8, F default x: hex bytes)."""
-    from machine.convert.formats import parse_format
+    from neurondbg.machine.convert.formats import parse_format
 
     digits = fmt[:len(fmt) - len(fmt.lstrip("0123456789"))]
     spec = fmt[len(digits):]
@@ -208,7 +208,7 @@ def _space(rest: str) -> str | None:
 
 
 def _dtype(rest: str) -> str:
-    from views.memory import DTYPES
+    from neurondbg.views.memory import DTYPES
 
     if rest not in DTYPES:
         raise ValueError(f"expected one of: {', '.join(DTYPES)}")
@@ -252,7 +252,7 @@ def _info_topics(session: Session, word: str) -> Sequence[str]:
 
 
 def _dtypes(session: Session, word: str) -> Sequence[str]:
-    from views.memory import DTYPES
+    from neurondbg.views.memory import DTYPES
 
     return list(DTYPES)
 
@@ -263,7 +263,7 @@ def _panes(session: Session, word: str) -> Sequence[str]:
 
 
 def _tours(session: Session, word: str) -> Sequence[str]:
-    from sessions.tours import list_tours
+    from neurondbg.sessions.tours import list_tours
 
     return [t.name for t in list_tours()]
 
@@ -522,7 +522,7 @@ EXPR = Arg("EXPR", "an expression (docs/expressions.md): R5 + 1, R5:fp32, sb[3, 
 @REGISTRY.command("print", "evaluate: R5 + 1, R5:fp32, sb[3, 0x40]:bf16, acc[0]", args=(EXPR,),
                   aliases=("p",))
 def _print(session: Session, args: Args) -> Reply:
-    from machine import expr
+    from neurondbg.machine import expr
 
     rest = args[EXPR]
     value = expr.parse(rest)(session.state)
@@ -543,9 +543,9 @@ X_ADDR = Arg("ADDR", "where the first element is: sb[P, BYTE] or psum[P, BYTE]",
 def _x(session: Session, args: Args) -> Reply:
     import numpy as np
 
-    from machine import expr
-    from machine.convert.formats import parse_format
-    from views.lab_model import values_of
+    from neurondbg.machine import expr
+    from neurondbg.machine.convert.formats import parse_format
+    from neurondbg.views.lab_model import values_of
 
     count, name = args[X_FORMAT]
     rest = args[X_ADDR]
@@ -644,7 +644,7 @@ LAB_DST = Arg("DST", "the destination format", text, optional=True)
 def _lab(session: Session, args: Args) -> Reply:
     parts = [args[a] for a in (LAB_VALUE, LAB_SRC, LAB_DST)]
     if parts[0] == "iss":  # lab iss NAME [VALUE]: an ISS primitive of ref 003
-        from machine.convert.iss import ISS_PRIMITIVES
+        from neurondbg.machine.convert.iss import ISS_PRIMITIVES
 
         if parts[1] not in ISS_PRIMITIVES:
             raise ValueError("expected: lab iss NAME [VALUE]; primitives: "
@@ -665,7 +665,7 @@ SPACE = Arg("sbuf|psum", "the memory (default: the one shown)", _space,
 def _goto(session: Session, args: Args) -> Reply:
     partition, byte, space = args[PARTITION], args[BYTE], args[SPACE]
     if session is not None:
-        from machine import expr
+        from neurondbg.machine import expr
 
         session.check(expr.Target("mem", partition, partition + 1, byte, byte + 1,
                                   space or "sbuf"))
@@ -711,7 +711,7 @@ TOUR = Arg("NAME", "a guided tour (none: list them)", text, complete=_tours, opt
 @REGISTRY.command("tour", "list the guided tours, or open one", args=(TOUR,),
                   needs_program=False)
 def _tour(session: Session, args: Args) -> Reply:
-    from sessions.tours import list_tours
+    from neurondbg.sessions.tours import list_tours
 
     tours = list_tours()
     name = args[TOUR]

@@ -106,9 +106,9 @@ def _diagnose(session: Session, args: Args) -> Reply:
     on copies, so it may run in the console's worker while the machine steps on."""
     import numpy as np
 
-    from machine.convert.diagnose import Rule, Stopped, diagnose
-    from machine.convert.formats import parse_format
-    from machine.convert.options import applied_mode, resolve
+    from neurondbg.machine.convert.diagnose import Rule, Stopped, diagnose
+    from neurondbg.machine.convert.formats import parse_format
+    from neurondbg.machine.convert.options import applied_mode, resolve
 
     last = session.last_lanes
     if last is None:
@@ -169,8 +169,8 @@ def _lane_index(text: str, shape: tuple[int, ...], p0: int) -> tuple[int, int]:
 
 def _lane(reply: Reply, d: Any, bits: int, got: int, src: Any, dst: Any) -> None:
     """The rounding step of one lane under the expected and the explaining rule."""
-    from machine.convert.diagnose import explaining_rule
-    from machine.convert.roles import plain_bits
+    from neurondbg.machine.convert.diagnose import explaining_rule
+    from neurondbg.machine.convert.roles import plain_bits
 
     why = explaining_rule(d, bits, got, src, dst)
     for label, rule in (("expected", d.baseline), ("explained by", why)):

@@ -105,9 +105,9 @@ def _lane(lanes: Any, text: str) -> tuple[int, int]:
 
 def _trace(lanes: Any, step: int, lane_text: str, as_json: bool) -> tuple[str, str]:
     """(the file's text, what it holds) for one lane's trace."""
-    from machine.convert.formats import parse_format
-    from machine.convert.options import applied_mode, resolve
     from neurondbg.commands.convert import _emit, _fmt, _row, _value
+    from neurondbg.machine.convert.formats import parse_format
+    from neurondbg.machine.convert.options import applied_mode, resolve
 
     p, e = _lane(lanes, lane_text)
     if lanes.mask is not None and not lanes.mask[p - lanes.p0, e]:
@@ -187,9 +187,9 @@ def _digits(bits: np.ndarray) -> int:
 def _write(session: Any, path: Path, chunks: Iterable[str], force: bool) -> Path:
     """Write `chunks` to `path` atomically, refusing the loaded program and its data, and
     a file of another kind unless `force`."""
-    from machine.asm.data import data_path
-    from sessions.atomic import allow_replacing, atomic_open, check_output
-    from sessions.errors import SessionError
+    from neurondbg.machine.asm.data import data_path
+    from neurondbg.sessions.atomic import allow_replacing, atomic_open, check_output
+    from neurondbg.sessions.errors import SessionError
 
     program = Path(session.program_path)
     try:

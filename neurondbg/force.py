@@ -26,7 +26,7 @@ HELP = ("replace an output file even when it holds another kind of file (an asse
 def _allow(ctx: click.Context, _param: click.Parameter, force: bool) -> bool:
     if not force:  # the default: nothing to set (and sessions stays unimported)
         return force
-    from sessions.atomic import reset_replacing, set_replacing
+    from neurondbg.sessions.atomic import reset_replacing, set_replacing
 
     token = set_replacing(True)
     ctx.call_on_close(lambda: reset_replacing(token))

@@ -106,7 +106,7 @@ def system_commands(app: Any, inherited: Iterable[SystemCommand]) -> Iterator[Sy
 def static_entries(app: Any) -> list[Entry]:
     """The entries that do not depend on the session: commands, keys, panes."""
     from neurondbg.screens.help import key_name
-    from views.memory import MemoryView
+    from neurondbg.views.memory import MemoryView
 
     def keys(ident: str) -> str:
         b = find_binding([type(app), MemoryView], ident)
@@ -130,7 +130,7 @@ def static_entries(app: Any) -> list[Entry]:
 
 def dynamic_entries(app: Any) -> list[Entry]:
     """Entries from what the App holds now: labels, breakpoints, tours, recent files."""
-    from sessions.tours import list_tours
+    from neurondbg.sessions.tours import list_tours
 
     out: list[Entry] = []
     if app.lab_only:

@@ -28,8 +28,8 @@ from neurondbg.errors import usage_line
 if TYPE_CHECKING:  # imported by shell_complete: a command that runs never completes
     from click.shell_completion import CompletionItem
 
-    from machine.convert.modes import Mode
-    from machine.dtypes import Gen
+    from neurondbg.machine.convert.modes import Mode
+    from neurondbg.machine.dtypes import Gen
 
 T = TypeVar("T")
 
@@ -99,15 +99,15 @@ class GenType(_NamedType["Gen"]):
 
     @staticmethod
     def parse(value: str) -> Gen:
-        from machine.dtypes import parse_gen_name
+        from neurondbg.machine.dtypes import parse_gen_name
         return parse_gen_name(value)
 
     def _choices(self) -> Sequence[str]:
-        from machine.dtypes import GEN_NAMES, PRODUCT_GENS
+        from neurondbg.machine.dtypes import GEN_NAMES, PRODUCT_GENS
         return (*GEN_NAMES, *PRODUCT_GENS)
 
     def _helps(self) -> dict[str, str]:
-        from machine.dtypes import PRODUCT_GENS
+        from neurondbg.machine.dtypes import PRODUCT_GENS
         return {p: g.label for p, g in PRODUCT_GENS.items()}
 
 
@@ -121,7 +121,7 @@ class EngineType(_NamedType[str]):
         self.extra = tuple(extra)
 
     def _choices(self) -> Sequence[str]:
-        from machine.isa.queues import QUEUE_ENGINES
+        from neurondbg.machine.isa.queues import QUEUE_ENGINES
         return (*QUEUE_ENGINES, *self.extra)
 
     def convert(self, value: str, param: click.Parameter | None,
@@ -140,12 +140,12 @@ class FormatType(_NamedType[str]):
     name = "fmt"
 
     def _choices(self) -> Sequence[str]:
-        from machine.convert.formats import FORMAT_NAMES
+        from neurondbg.machine.convert.formats import FORMAT_NAMES
         return FORMAT_NAMES
 
     @staticmethod
     def parse(value: str) -> str:
-        from machine.convert.formats import parse_format
+        from neurondbg.machine.convert.formats import parse_format
         parse_format(value)
         return value
 
@@ -157,11 +157,11 @@ class ModeType(_NamedType["Mode"]):
 
     @staticmethod
     def parse(value: str) -> Mode:
-        from machine.convert.options import parse_mode
+        from neurondbg.machine.convert.options import parse_mode
         return parse_mode(value)
 
     def _choices(self) -> Sequence[str]:
-        from machine.convert.modes import Mode
+        from neurondbg.machine.convert.modes import Mode
         return tuple(Mode)
 
 
@@ -172,11 +172,11 @@ class ProfileType(_NamedType[str]):
 
     @staticmethod
     def parse(value: str) -> str:
-        from machine.convert.options import parse_profile
+        from neurondbg.machine.convert.options import parse_profile
         return parse_profile(value)
 
     def _choices(self) -> Sequence[str]:
-        from machine.convert.options import PROFILES
+        from neurondbg.machine.convert.options import PROFILES
         return PROFILES
 
 
@@ -184,7 +184,7 @@ def __getattr__(name: str) -> Any:
     """DEFAULT_ENGINE, the queue a machine runs unless told otherwise (machine.isa.opcodes's,
     read on first use so that importing this module does not import the model's tables)."""
     if name == "DEFAULT_ENGINE":
-        from machine.isa.queues import DEFAULT_ENGINE
+        from neurondbg.machine.isa.queues import DEFAULT_ENGINE
         return DEFAULT_ENGINE
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

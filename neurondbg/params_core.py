@@ -20,7 +20,7 @@ SCHEDULE_WORDS: tuple[str, ...] = ("rr", "in-order", "random:")  # completion pr
 def parse_schedule(value: str) -> str:
     """The canonical policy text of `value` (machine.core.schedule.parse_policy, the one
     grammar of policies); ValueError (one line) if it is none."""
-    from machine.core.schedule import parse_policy  # on first use: it imports numpy
+    from neurondbg.machine.core.schedule import parse_policy  # on first use: it imports numpy
     return parse_policy(value).text
 
 

@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 
 from neurondbg.app import NeurondbgApp
-from sessions.examples import DEMO
+from neurondbg.sessions.examples import DEMO
 
 ROOT = Path(__file__).resolve().parents[1]
 FALLBACK = ROOT / "tests" / "ui" / "data" / "steps.asm"

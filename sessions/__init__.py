@@ -17,11 +17,15 @@ from typing import Any
 
 # public name -> the submodule that defines it
 _LAZY = {
-    "SessionError": "sessions.errors",
-    "SCHEMA_VERSION": "sessions.schema", "SessionSpec": "sessions.schema",
-    "session_from_dict": "sessions.schema", "session_to_dict": "sessions.schema",
-    "LoadedSession": "sessions.store", "load_session": "sessions.store",
-    "read_session": "sessions.store", "save_session": "sessions.store",
+    "SessionError": "neurondbg.sessions.errors",
+    "SCHEMA_VERSION": "neurondbg.sessions.schema",
+    "SessionSpec": "neurondbg.sessions.schema",
+    "session_from_dict": "neurondbg.sessions.schema",
+    "session_to_dict": "neurondbg.sessions.schema",
+    "LoadedSession": "neurondbg.sessions.store",
+    "load_session": "neurondbg.sessions.store",
+    "read_session": "neurondbg.sessions.store",
+    "save_session": "neurondbg.sessions.store",
 }
 
 __all__ = sorted(_LAZY)

@@ -54,7 +54,7 @@ from functools import cache
 from pathlib import Path
 from typing import BinaryIO, Literal, TextIO, overload
 
-from sessions.errors import SessionError
+from neurondbg.sessions.errors import SessionError
 
 _TMP_SUFFIX = ".tmp"
 _NEW_FILE_MODE = 0o666  # minus the umask, applied by open(2)
@@ -352,7 +352,7 @@ def sniff_kind(path: str | Path) -> FileKind | None:
 
 def kind_of(head: bytes, size: int) -> FileKind:
     """The kind of a file of `size` bytes that starts with `head` (sniff_kind)."""
-    from machine.neff.sniff import looks_like_neff
+    from neurondbg.machine.neff.sniff import looks_like_neff
 
     if looks_like_neff(head):
         return FileKind.NEFF
@@ -407,7 +407,7 @@ def _is_assembly_line(line: str) -> bool:
 
 @cache
 def _mnemonics() -> frozenset[str]:
-    from machine.isa.opcodes import OPCODES  # only when a text file is sniffed
+    from neurondbg.machine.isa.opcodes import OPCODES  # only when a text file is sniffed
 
     return frozenset(info.name for info in OPCODES.values())
 

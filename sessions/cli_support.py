@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from machine.debugger import Machine
-from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
-from machine.state import MachineConfig
-from machine.stops import Stop
-from sessions.errors import SessionError
-from sessions.program import ProgramFile, read_program
-from sessions.schema import SessionSpec
-from sessions.store import (
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, parse_gen
+from neurondbg.machine.state import MachineConfig
+from neurondbg.machine.stops import Stop
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.program import ProgramFile, read_program
+from neurondbg.sessions.schema import SessionSpec
+from neurondbg.sessions.store import (
     LoadedSession,
     Progress,
     journal_options,
@@ -39,7 +39,7 @@ from sessions.store import (
 )
 
 if TYPE_CHECKING:  # a program's opening imports no core
-    from sessions.kernel_open import OpenedKernel
+    from neurondbg.sessions.kernel_open import OpenedKernel
 
 SESSION_SUFFIX = ".toml"
 DEFAULT_MAX_STEPS = 10_000_000
@@ -107,12 +107,12 @@ def open_path(path: str | Path, gen: Gen | None = None, engine: str = "pool", *,
     `engine` is a program's queue; `schedule` and `races` a kernel source's (a session
     keeps its saved ones). SessionError (one line naming the file) on bad input;
     SessionInterrupted when `interrupt` is set while a session replays."""
-    from sessions.kernel_kind import kernel_session_spec, opens_as_kernel
+    from neurondbg.sessions.kernel_kind import kernel_session_spec, opens_as_kernel
 
     p = Path(path)
     if opens_as_kernel(p):
-        from sessions.kernel_open import open_kernel
-        from sessions.store import load_kernel_session
+        from neurondbg.sessions.kernel_open import open_kernel
+        from neurondbg.sessions.store import load_kernel_session
 
         spec = kernel_session_spec(p)
         if spec is not None:
@@ -133,7 +133,7 @@ def save_opened(path: str | Path, opened: Opened | OpenedKernel, stop: Stop | No
     saved."""
     if isinstance(opened, Opened):
         return save_after_run(path, opened, stop, layout)
-    from sessions.store import save_kernel_session
+    from neurondbg.sessions.store import save_kernel_session
 
     return save_kernel_session(path, opened, stop, layout)
 

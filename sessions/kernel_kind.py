@@ -27,8 +27,8 @@ def kernel_session_spec(path: Path) -> Any:
     """The SessionSpec of a kernel session file at `path`, or None for anything else."""
     if path.suffix.lower() != ".toml":
         return None
-    from sessions.errors import SessionError
-    from sessions.store import read_session
+    from neurondbg.sessions.errors import SessionError
+    from neurondbg.sessions.store import read_session
 
     try:
         spec = read_session(path)
@@ -62,7 +62,7 @@ def cannot_be_kernel(path: Path) -> bool:
 
 def is_neff(path: Path) -> bool:
     """True when the file at `path` starts like a NEFF (an unreadable path is not)."""
-    from machine.neff.sniff import HEADER_BYTES, looks_like_neff  # light: no numpy
+    from neurondbg.machine.neff.sniff import HEADER_BYTES, looks_like_neff  # light: no numpy
 
     try:
         with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK)) as fh:
@@ -80,7 +80,7 @@ def opens_as_kernel(path: str | Path) -> bool:
         return True
     if cannot_be_kernel(p):
         return False
-    from machine.core.kernel import is_kernel_source
+    from neurondbg.machine.core.kernel import is_kernel_source
 
     try:
         return is_kernel_source(p) or kernel_session_spec(p) is not None

@@ -21,18 +21,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from machine.asm.data import DataInit
-from machine.asm.errors import AsmError
-from machine.core.core import Core
-from machine.core.kernel import Kernel, load_kernel
-from machine.dtypes import Gen
-from machine.history import JOURNAL_BUDGET
-from machine.state import RECORD_BYTES, MachineConfig
-from sessions.errors import SessionError
-from sessions.program import naming, open_error
+from neurondbg.machine.asm.data import DataInit
+from neurondbg.machine.asm.errors import AsmError
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.kernel import Kernel, load_kernel
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.history import JOURNAL_BUDGET
+from neurondbg.machine.state import RECORD_BYTES, MachineConfig
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.program import naming, open_error
 
 if TYPE_CHECKING:  # the store builds on this module
-    from sessions.store import LoadedKernelSession
+    from neurondbg.sessions.store import LoadedKernelSession
 
 
 @dataclass(frozen=True)

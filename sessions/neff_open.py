@@ -20,20 +20,20 @@ from pathlib import Path
 
 import numpy as np
 
-from machine.neff.container import NeffError
-from machine.neff.core import NeffCore, neff_core
-from machine.neff.data import TensorError
-from machine.neff.dma import DmaError
-from machine.neff.events import updates, waits
-from machine.neff.lower import lower_subgraph
-from machine.neff.model import DmaEntry, Engine, gen_of_target
-from machine.neff.reader import Neff, open_neff
-from machine.neff.roles import SemaphoreRoles, semaphore_roles
-from machine.neff.stale import SPACES, stale_note
-from machine.state import MachineConfig
-from sessions.errors import SessionError
-from sessions.kernel_kind import is_neff
-from sessions.kernel_open import OpenedKernel
+from neurondbg.machine.neff.container import NeffError
+from neurondbg.machine.neff.core import NeffCore, neff_core
+from neurondbg.machine.neff.data import TensorError
+from neurondbg.machine.neff.dma import DmaError
+from neurondbg.machine.neff.events import updates, waits
+from neurondbg.machine.neff.lower import lower_subgraph
+from neurondbg.machine.neff.model import DmaEntry, Engine, gen_of_target
+from neurondbg.machine.neff.reader import Neff, open_neff
+from neurondbg.machine.neff.roles import SemaphoreRoles, semaphore_roles
+from neurondbg.machine.neff.stale import SPACES, stale_note
+from neurondbg.machine.state import MachineConfig
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.kernel_kind import is_neff
+from neurondbg.sessions.kernel_open import OpenedKernel
 
 __all__ = ["OpenedNeffKernel", "is_neff", "open_neff_kernel"]
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from machine.asm.data import DataInit
-from machine.asm.loader import ProgramFile, UnreadableProgram, load
-from machine.asm.loader import read_program as read_bytes
-from machine.dtypes import Gen
-from machine.isa.codec import Program
-from sessions.errors import SessionError
+from neurondbg.machine.asm.data import DataInit
+from neurondbg.machine.asm.loader import ProgramFile, UnreadableProgram, load
+from neurondbg.machine.asm.loader import read_program as read_bytes
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.codec import Program
+from neurondbg.sessions.errors import SessionError
 
 __all__ = ["ProgramFile", "load_program", "naming", "open_error", "read_program", "sha256_of"]
 

@@ -27,14 +27,14 @@ from typing import IO, Any
 
 import numpy as np
 
-from machine.debugger import Machine
-from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
-from machine.files import InputFileError, load_json, open_stream
-from machine.state import MachineConfig
-from sessions.errors import SessionError, SessionInterrupted
-from sessions.program import load_program
-from sessions.store import Progress, run_until
-from sessions.trace import HEADER_KEY, step_to_json
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, parse_gen
+from neurondbg.machine.files import InputFileError, load_json, open_stream
+from neurondbg.machine.state import MachineConfig
+from neurondbg.sessions.errors import SessionError, SessionInterrupted
+from neurondbg.sessions.program import load_program
+from neurondbg.sessions.store import Progress, run_until
+from neurondbg.sessions.trace import HEADER_KEY, step_to_json
 
 EVENT_KEYS = ("fault", "invalid", "halted", "failed")  # must not appear unannounced
 MAX_TRACE_BYTES = 1 << 40  # read line by line: the bound only keeps a claim sane
@@ -326,8 +326,8 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
     """Re-run the kernel at `kernel_path` following the engines a kernel trace names;
     the first divergence or none. `gen` (given) wins over the kernel's own; errors,
     `interrupt` and `progress` (global steps compared) as `replay`."""
-    from sessions.kernel_open import Image, open_kernel
-    from sessions.trace import core_step_to_json
+    from neurondbg.sessions.kernel_open import Image, open_kernel
+    from neurondbg.sessions.trace import core_step_to_json
 
     trace = Path(trace_path)
     total = _count_steps(trace, interrupt)

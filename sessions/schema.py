@@ -42,12 +42,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from machine.dtypes import Gen, parse_gen
-from machine.edits import Edit
-from machine.engines import ENGINES
-from machine.isa.addr import geometry
-from machine.state import MachineConfig
-from sessions.errors import SessionError
+from neurondbg.machine.dtypes import Gen, parse_gen
+from neurondbg.machine.edits import Edit
+from neurondbg.machine.engines import ENGINES
+from neurondbg.machine.isa.addr import geometry
+from neurondbg.machine.state import MachineConfig
+from neurondbg.sessions.errors import SessionError
 
 SCHEMA_VERSION = 1
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -265,7 +265,7 @@ def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> 
                                        r.natural("id", 0)))
     edits = top.rows("edits")
     if edits:  # the debugger (and its legality engine) only to read record edits: tours load
-        from machine.debugger import bits_record, record_index  # this module at start-up
+        from neurondbg.machine.debugger import bits_record, record_index  # this module at start-up
     for r in edits:
         step = r.natural("step")
         if step > spec.steps:
@@ -299,8 +299,8 @@ def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> 
 
 def _kernel(src: str, top: _Reader) -> KernelEntry:
     """The [kernel] table: path, schedule, races and one sha256 per engine stream."""
-    from machine.core.kernel import ENGINE_ORDER  # the core is only needed for kernels
-    from machine.core.schedule import parse_policy
+    from neurondbg.machine.core.kernel import ENGINE_ORDER  # the core is only needed for kernels
+    from neurondbg.machine.core.schedule import parse_policy
 
     k = _Reader(src, top.get("kernel", dict), "kernel")
     path = k.get("path", str)
@@ -358,7 +358,9 @@ def check_base(spec: SessionSpec, records: int) -> None:
     """SessionError unless machine.base leaves every PC of a program of `records` records
     below 2**48 (machine.core.manifest.base_most): the schema bounds base alone, this
     once the program's length is known."""
-    from machine.core.manifest import base_most  # the loaders' alone: tours start without it
+    from neurondbg.machine.core.manifest import (
+        base_most,  # the loaders' alone: tours start without it
+    )
 
     most = base_most(records)
     if spec.config.base > most:

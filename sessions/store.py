@@ -50,10 +50,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from machine.asm.data import memory_bound
-from machine.debugger import Machine, record_index
-from machine.edits import Edit
-from machine.files import (
+from neurondbg.machine.asm.data import memory_bound
+from neurondbg.machine.debugger import Machine, record_index
+from neurondbg.machine.edits import Edit
+from neurondbg.machine.files import (
     MAX_DATA_BYTES,
     InputFileError,
     file_problem,
@@ -62,11 +62,11 @@ from machine.files import (
     read_file,
     read_npy,
 )
-from machine.stops import Stop
-from sessions.atomic import resolve_target, same_file, write_atomic
-from sessions.errors import SessionError, SessionInterrupted
-from sessions.program import ProgramFile, load_program, read_program, sha256_of
-from sessions.schema import (
+from neurondbg.machine.stops import Stop
+from neurondbg.sessions.atomic import resolve_target, same_file, write_atomic
+from neurondbg.sessions.errors import SessionError, SessionInterrupted
+from neurondbg.sessions.program import ProgramFile, load_program, read_program, sha256_of
+from neurondbg.sessions.schema import (
     SPACES,
     WATCH_KINDS,
     BreakpointEntry,
@@ -78,10 +78,10 @@ from sessions.schema import (
     session_from_dict,
     session_to_dict,
 )
-from sessions.toml_write import dumps
+from neurondbg.sessions.toml_write import dumps
 
 if TYPE_CHECKING:  # a program's session does not load the kernel model
-    from sessions.kernel_open import OpenedKernel
+    from neurondbg.sessions.kernel_open import OpenedKernel
 
 Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
 # a session is a small TOML (its memory lives in .npy images): 4 MiB parses in under
@@ -426,8 +426,8 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
                         interrupt: threading.Event | None = None,
                         history: bool = True) -> OpenedKernel:
     """The Core of a kernel session at its saved step (see the module docstring)."""
-    from machine.core.manifest import records_of
-    from sessions.kernel_open import Image, make_core, memory_shape, read_kernel
+    from neurondbg.machine.core.manifest import records_of
+    from neurondbg.sessions.kernel_open import Image, make_core, memory_shape, read_kernel
 
     assert spec.kernel is not None
     src = str(spec.source) if spec.source is not None else "<session>"

@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
-from machine.engines.record import StepRecord
-from machine.state import Write
+from neurondbg.machine.engines.record import StepRecord
+from neurondbg.machine.state import Write
 
 if TYPE_CHECKING:  # a program's trace does not import the core
-    from machine.core.core import CoreStep
-    from sessions.kernel_open import OpenedKernel
+    from neurondbg.machine.core.core import CoreStep
+    from neurondbg.sessions.kernel_open import OpenedKernel
 
 HEX_LIMIT = 32  # bytes: larger blocks are written as "sha256:<hex>"
 
@@ -145,7 +145,7 @@ def trace_core(path: Path | None, opened: OpenedKernel) -> Iterator[None]:
     if path is None:
         yield
         return
-    from sessions.atomic import atomic_open
+    from neurondbg.sessions.atomic import atomic_open
 
     core = opened.core
     with atomic_open(path, "w") as fh:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from machine.dtypes import Dtype, Gen, dtype_format, dtypes_of, parse_dtype, parse_gen
+from neurondbg.machine.dtypes import Dtype, Gen, dtype_format, dtypes_of, parse_dtype, parse_gen
 
 
 def test_base_ordinals_reference_000_section_4() -> None:
@@ -38,7 +38,7 @@ def test_dtype_name_of_every_byte() -> None:
     """The tabled names equal the enum's; unassigned codes (and numpy ints) show as hex."""
     import numpy as np
 
-    from machine.dtypes import Dtype, dtype_name
+    from neurondbg.machine.dtypes import Dtype, dtype_name
 
     for code in range(256):
         want = Dtype(code).name if code in Dtype._value2member_map_ else f"0x{code:02X}"

@@ -5,8 +5,8 @@ import subprocess
 import sys
 import tomllib
 
-from sessions import examples
-from sessions.store import load_session
+from neurondbg.sessions import examples
+from neurondbg.sessions.store import load_session
 
 EXAMPLES = examples.folder()
 
@@ -34,7 +34,7 @@ def test_demo_session_stops_at_each_invalid_instruction() -> None:
 def test_nki_calls_example_has_one_legal_and_one_illegal_call() -> None:
     import json
 
-    from machine.legality.nki import check_calls
+    from neurondbg.machine.legality.nki import check_calls
 
     calls = json.loads((EXAMPLES / "nki_calls.json").read_text())
     verdicts = check_calls(calls)
@@ -98,7 +98,7 @@ def test_copied_demo_session_opens_from_its_new_folder(tmp_path) -> None:
 
 
 def test_every_example_kernel_is_described_and_loads() -> None:
-    from machine.core.kernel import is_kernel_source, load_kernel
+    from neurondbg.machine.core.kernel import is_kernel_source, load_kernel
 
     names = [p.stem for p in examples.kernels()]
     assert names == sorted(examples.KERNEL_DESCRIPTIONS)

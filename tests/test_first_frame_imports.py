@@ -12,15 +12,28 @@ from pathlib import Path
 
 import pytest
 
-from sessions.examples import DEMO, folder
-from sessions.kernel_kind import FIRST_LOOK_BYTES, cannot_be_kernel, opens_as_kernel
+from neurondbg.sessions.examples import DEMO, folder
+from neurondbg.sessions.kernel_kind import FIRST_LOOK_BYTES, cannot_be_kernel, opens_as_kernel
 from tests.helpers import modules_after
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("numpy", "ml_dtypes", "textual_plotext", "machine.expr", "machine.convert",
-         "machine.debugger", "machine.engines", "machine.core.kernel", "sessions.store",
-         "views.session", "views.memory", "views.plot", "views.lanes", "views.accum",
-         "neurondbg.palette")
+HEAVY = (
+    "numpy",
+    "ml_dtypes",
+    "textual_plotext",
+    "neurondbg.machine.expr",
+    "neurondbg.machine.convert",
+    "neurondbg.machine.debugger",
+    "neurondbg.machine.engines",
+    "neurondbg.machine.core.kernel",
+    "neurondbg.sessions.store",
+    "neurondbg.views.session",
+    "neurondbg.views.memory",
+    "neurondbg.views.plot",
+    "neurondbg.views.lanes",
+    "neurondbg.views.accum",
+    "neurondbg.palette",
+)
 PROBE = """
 import asyncio, json, sys
 from neurondbg.app import NeurondbgApp
@@ -50,8 +63,13 @@ def test_the_first_frame_of_a_session_imports_no_model_and_the_load_does() -> No
     seen = json.loads(out.strip().splitlines()[-1])
     assert seen["painted"] == []
     # the probe can tell: once loaded, the session model and the numpy views are there
-    assert {"numpy", "machine.debugger", "views.session", "views.memory",
-            "views.plot"} <= set(seen["loaded"])
+    assert {
+        "numpy",
+        "neurondbg.machine.debugger",
+        "neurondbg.views.session",
+        "neurondbg.views.memory",
+        "neurondbg.views.plot",
+    } <= set(seen["loaded"])
     assert seen["stop"].startswith("session at step")
 
 
@@ -105,8 +123,8 @@ def test_the_shipped_examples_open_in_the_same_layout_as_before() -> None:
 
 def _full_check(path: Path) -> bool:
     """The layout choice without the first look (what opens_as_kernel did before)."""
-    from machine.core.kernel import is_kernel_source
-    from sessions.kernel_kind import kernel_session_spec
+    from neurondbg.machine.core.kernel import is_kernel_source
+    from neurondbg.sessions.kernel_kind import kernel_session_spec
 
     try:
         return is_kernel_source(path) or kernel_session_spec(path) is not None
@@ -120,9 +138,15 @@ def test_a_large_binary_program_is_painted_before_numpy_is_imported(tmp_path: Pa
     the assembler (machine.core.kernel and machine.files import them where used)."""
     big = tmp_path / "big.bin"
     big.write_bytes(bytes(64) * (FIRST_LOOK_BYTES // 64 + 1))  # NOP-free zero records
-    model = ("numpy", "ml_dtypes", "machine.asm", "machine.isa.codec", "machine.debugger")
+    model = (
+        "numpy",
+        "ml_dtypes",
+        "neurondbg.machine.asm",
+        "neurondbg.machine.isa.codec",
+        "neurondbg.machine.debugger",
+    )
     out = subprocess.run([sys.executable, "-c", PROBE % (model, str(big))],
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
     seen = json.loads(out.strip().splitlines()[-1])
     assert seen["painted"] == []
-    assert {"numpy", "machine.asm", "machine.debugger"} <= set(seen["loaded"])
+    assert {"numpy", "neurondbg.machine.asm", "neurondbg.machine.debugger"} <= set(seen["loaded"])

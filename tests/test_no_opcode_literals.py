@@ -20,7 +20,7 @@ import ast
 import re
 from pathlib import Path
 
-from machine.isa.opcodes import OPCODES
+from neurondbg.machine.isa.opcodes import OPCODES
 
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("machine", "views", "sessions", "neurondbg")

@@ -12,9 +12,9 @@ import pytest
 from click.shell_completion import ShellComplete
 from click.testing import CliRunner
 
-from machine.convert.options import Mode
-from machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from neurondbg.cli import cli
+from neurondbg.machine.convert.options import Mode
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from neurondbg.params import ENGINE, FORMAT, GEN, MODE, PROFILE, EngineType
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -9,7 +9,7 @@ import io
 import numpy as np
 import pytest
 
-from machine.files import InputFileError, read_npy
+from neurondbg.machine.files import InputFileError, read_npy
 
 
 class _ReadOnly:

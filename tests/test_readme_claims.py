@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from machine.isa.opcodes import Opcode
 from neurondbg import console
 from neurondbg.console import Action
-from sessions.tours import find_tour
-from views.session import Session
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.sessions.tours import find_tour
+from neurondbg.views.session import Session
 
 README = (Path(__file__).parents[1] / "README.md").read_text()
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}

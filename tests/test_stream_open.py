@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from machine.files import InputFileError, open_stream, read_file, read_input
+from neurondbg.machine.files import InputFileError, open_stream, read_file, read_input
 
 LIMIT = 1 << 20
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from neurondbg.commands.tour import command, complete_names
-from sessions.tours import list_tours
+from neurondbg.sessions.tours import list_tours
 
 NAMES = [t.name for t in list_tours()]
 

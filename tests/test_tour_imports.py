@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from neurondbg.commands import tour
-from sessions.tours import list_tours
+from neurondbg.sessions.tours import list_tours
 
 _PROBE = """
 import json, sys
@@ -21,7 +21,7 @@ try:
     main()
 except SystemExit as e:
     code = e.code
-heavy = ("numpy", "ml_dtypes", "textual", "sessions.store", "sessions.tours")
+heavy = ("numpy", "ml_dtypes", "textual", "neurondbg.sessions.store", "neurondbg.sessions.tours")
 print(json.dumps({"code": code, "loaded": [m for m in heavy if m in sys.modules]}),
       file=sys.stderr)
 """
@@ -35,15 +35,15 @@ def test_tour_listing_imports_no_numpy() -> None:
 
 
 def test_importing_sessions_loads_no_numpy() -> None:
-    code = ("import sys, sessions, sessions.errors; "
-            "print([m for m in ('numpy', 'sessions.store') if m in sys.modules])")
+    code = ("import sys, neurondbg.sessions, neurondbg.sessions.errors; "
+            "print([m for m in ('numpy', 'neurondbg.sessions.store') if m in sys.modules])")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.strip() == "[]"
 
 
 def test_sessions_names_load_on_use() -> None:
-    import sessions
-    from sessions.store import save_session
+    from neurondbg import sessions
+    from neurondbg.sessions.store import save_session
 
     assert sessions.save_session is save_session
     assert set(sessions.__all__) <= set(dir(sessions))
@@ -60,11 +60,11 @@ def test_a_broken_tour_file_is_reported_by_the_session_reader(tmp_path: Path,
     (tmp_path / "bad.toml").write_text("[tour\n")
     from importlib.machinery import ModuleSpec
 
-    spec = ModuleSpec("sessions.tours", None, is_package=True)
+    spec = ModuleSpec("neurondbg.sessions.tours", None, is_package=True)
     spec.submodule_search_locations = [str(tmp_path)]
     monkeypatch.setattr("importlib.util.find_spec", lambda name: spec)
-    monkeypatch.setattr("sessions.tours.TOURS_DIR", tmp_path)
-    from sessions.errors import SessionError
+    monkeypatch.setattr("neurondbg.sessions.tours.TOURS_DIR", tmp_path)
+    from neurondbg.sessions.errors import SessionError
 
     with pytest.raises(SessionError, match=r"bad\.toml:1:\d+: malformed TOML"):
         tour.tour_lines()

@@ -19,7 +19,7 @@ import typing
 from collections import Counter
 from pathlib import Path
 
-from machine.convert.formats import FORMATS, FloatFormat, HiF8Format, IntFormat
+from neurondbg.machine.convert.formats import FORMATS, FloatFormat, HiF8Format, IntFormat
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = Path(__file__).resolve().parent / "mypy_baseline.txt"
@@ -28,6 +28,8 @@ _ERROR = re.compile(r"^(?P<path>[\w./-]+\.py):\d+(?::\d+)?: error: ", re.M)
 
 def part(path: str) -> str:
     """The part a source file's errors count towards."""
+    if path.startswith(("neurondbg/machine/", "neurondbg/sessions/", "neurondbg/views/")):
+        path = path.removeprefix("neurondbg/")  # mypy reads them through the links
     top, *rest = path.split("/")
     return f"{top}/{rest[0]}" if top == "machine" and rest else top
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from machine.words import counted, plural
+from neurondbg.machine.words import counted, plural
 
 
 @pytest.mark.parametrize(("n", "expected"), [

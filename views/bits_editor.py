@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from views.roles import ROLE_STYLES, role_per_bit
+from neurondbg.views.roles import ROLE_STYLES, role_per_bit
 
 ROLE_LETTER: dict[str | None, str] = {"sign": "s", "exponent": "e", "mantissa": "m", None: "·"}
 

@@ -37,23 +37,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from machine import expr
-from machine.breakpoints import Breakpoint
-from machine.core.core import Core
-from machine.core.events import plan_of, update_targets
-from machine.core.races import Race
-from machine.debugger import Machine
-from machine.engines.record import Lanes, StepRecord
-from machine.isa.codec import Instruction, Program
-from machine.state import RECORD_BYTES, MachineState
-from machine.stops import Stop, StopReason
-from machine.words import counted
-from sessions.kernel_kind import kernel_session_spec
-from sessions.kernel_open import OpenedKernel, open_kernel
-from views.listing_text import Listing, program_listing
-from views.record_fix import fix_record, relist
-from views.session import Progress, _ticking, enable_breakpoints
-from views.snapshot import (
+from neurondbg.machine import expr
+from neurondbg.machine.breakpoints import Breakpoint
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.events import plan_of, update_targets
+from neurondbg.machine.core.races import Race
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.engines.record import Lanes, StepRecord
+from neurondbg.machine.isa.codec import Instruction, Program
+from neurondbg.machine.state import RECORD_BYTES, MachineState
+from neurondbg.machine.stops import Stop, StopReason
+from neurondbg.machine.words import counted
+from neurondbg.sessions.kernel_kind import kernel_session_spec
+from neurondbg.sessions.kernel_open import OpenedKernel, open_kernel
+from neurondbg.views.listing_text import Listing, program_listing
+from neurondbg.views.record_fix import fix_record, relist
+from neurondbg.views.session import Progress, _ticking, enable_breakpoints
+from neurondbg.views.snapshot import (
     Cell,
     Edge,
     EngineRow,
@@ -64,7 +64,7 @@ from views.snapshot import (
     WrittenRegion,
     race_view,
 )
-from views.snapshot_build import SnapshotBuilder
+from neurondbg.views.snapshot_build import SnapshotBuilder
 
 RUN_KINDS = ("continue", "until", "reverse-continue")
 CELL_CACHE = 200_000  # timeline cells kept (past steps never change); then start afresh
@@ -93,7 +93,7 @@ class CoreSession:
         self.notes: list[Any] = []
         self.layout: dict[str, Any] = {}
         if spec is not None:  # a saved kernel session (or a tour): replayed to its step
-            from sessions.store import load_kernel_session
+            from neurondbg.sessions.store import load_kernel_session
 
             self.opened: OpenedKernel = load_kernel_session(spec, progress=progress,
                                                             interrupt=self.interrupt)
@@ -111,7 +111,7 @@ class CoreSession:
         self._setup()
 
     def _open(self, schedule: str) -> OpenedKernel:
-        from sessions.neff_open import is_neff, open_neff_kernel
+        from neurondbg.sessions.neff_open import is_neff, open_neff_kernel
 
         if is_neff(self.path):
             return open_neff_kernel(self.path, self.subgraph, schedule=schedule)
@@ -211,7 +211,7 @@ class CoreSession:
     def set_schedule(self, policy: str) -> str:
         """Restart the kernel at step 0 under `policy` (module docstring); the breakpoints
         are kept. ValueError for a bad policy (nothing changes)."""
-        from machine.core.schedule import parse_policy
+        from neurondbg.machine.core.schedule import parse_policy
 
         parse_policy(policy)  # the one-line error before anything is thrown away
         kept = [(bp.text, bp.enabled) for bp in self.core.breakpoints]
@@ -490,8 +490,8 @@ class CoreSession:
             self._builders[e] = SnapshotBuilder(f"{self.name} [{e}]", self.gen, e, lines)
 
     def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
-        from sessions.neff_open import OpenedNeffKernel
-        from sessions.store import save_kernel_session
+        from neurondbg.sessions.neff_open import OpenedNeffKernel
+        from neurondbg.sessions.store import save_kernel_session
 
         if isinstance(self.opened, OpenedNeffKernel):
             raise ValueError(f"{self.name}: a NEFF's session cannot be saved yet")

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from views.snapshot import EngineRow
-from views.textlines import TextLines
+from neurondbg.views.snapshot import EngineRow
+from neurondbg.views.textlines import TextLines
 
 STATUS_STYLE = {"running": "green", "waiting": "yellow", "halted": "dim", "faulted": "bold red"}
 

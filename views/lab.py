@@ -28,12 +28,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from machine.convert.formats import FORMAT_NAMES, Format, parse_format
-from machine.convert.iss import ISS_PRIMITIVES, ROUND_MODES, IssParam, IssPrimitive
-from machine.convert.options import MODES, PROFILES, resolve
-from machine.convert.trace import trace
-from views.bits_editor import BitEditor
-from views.lab_model import (
+from neurondbg.machine.convert.formats import FORMAT_NAMES, Format, parse_format
+from neurondbg.machine.convert.iss import ISS_PRIMITIVES, ROUND_MODES, IssParam, IssPrimitive
+from neurondbg.machine.convert.options import MODES, PROFILES, resolve
+from neurondbg.machine.convert.trace import trace
+from neurondbg.views.bits_editor import BitEditor
+from neurondbg.views.lab_model import (
     LabSetup,
     adjacent_code,
     carry_value,
@@ -46,8 +46,8 @@ from views.lab_model import (
     side_b_default,
     value_of,
 )
-from views.roles import role_legend
-from views.trace_text import neighbours_text, steps_text, summary_text
+from neurondbg.views.roles import role_legend
+from neurondbg.views.trace_text import neighbours_text, steps_text, summary_text
 
 
 def run_trace(bits: int, src: str, dst: str, mode: str, sat: bool, profile: str) -> Any:
@@ -149,7 +149,7 @@ class LabSide(Vertical):
             self._error(f"error: {exc}")
             return
         except Exception as exc:  # a model bug must not take the lab down: say where
-            self._error(f"internal error in machine.convert for {src.name} 0x{bits:x} -> "
+            self._error(f"internal error in neurondbg.machine.convert for {src.name} 0x{bits:x} -> "
                         f"{dst.name} ({profile}, {mode}): {type(exc).__name__}: {exc}")
             return
         self.trace = t
@@ -198,7 +198,7 @@ class IssSide(Vertical):
             text.append_text(neighbours_text(dst, int(t.output_bits), x, neighbours(dst, x)))
             steps = steps_text(t)
         except Exception as exc:  # a model bug must not take the lab down: say where
-            result.update(Text(f"internal error in machine.convert.iss {prim.name} "
+            result.update(Text(f"internal error in neurondbg.machine.convert.iss {prim.name} "
                                f"0x{bits:x} ({shown}): {type(exc).__name__}: {exc}",
                                style="bold red"))
             self.query_one("#steps-iss", Static).update("")

@@ -16,17 +16,17 @@ from functools import lru_cache
 
 import numpy as np
 
-from machine.convert.formats import FORMATS, FloatFormat, Format, HiF8Format, IntFormat
-from machine.convert.parse import (
+from neurondbg.machine.convert.formats import FORMATS, FloatFormat, Format, HiF8Format, IntFormat
+from neurondbg.machine.convert.parse import (
     BadNumber,
     ParsedValue,
     encode_exact,
     exact_value,
     parse_value,
 )
-from machine.convert.roles import field_marks
-from machine.convert.trace import decode
-from views.numfmt import number
+from neurondbg.machine.convert.roles import field_marks
+from neurondbg.machine.convert.trace import decode
+from neurondbg.views.numfmt import number
 
 _ISS_INT = re.compile(r"(u?)int(\d+)")
 
@@ -68,7 +68,7 @@ SIDE_B_PREFERENCES: tuple[tuple[str, str], ...] = (
 def side_b_default(src: Format, dst: Format) -> LabSetup:
     """Side B's set-up for src -> dst: the first of SIDE_B_PREFERENCES the options accept
     for the pair (an empty mode: the first mode ref 002 lists for it), saturating."""
-    from machine.convert.options import ascend_modes, resolve
+    from neurondbg.machine.convert.options import ascend_modes, resolve
 
     for profile, mode in SIDE_B_PREFERENCES:
         if not mode:
@@ -239,7 +239,7 @@ def value_of(fmt: Format, bits: int) -> float | int:
 @lru_cache(maxsize=1)
 def _hif8_values() -> np.ndarray:
     # HiFloat8 -> fp32 is exact (every hif8 value is an fp32 value), so the kernel decodes it.
-    from machine.convert import convert
+    from neurondbg.machine.convert import convert
 
     out = convert(np.arange(256, dtype=np.uint8), "hif8", "fp32", profile="ieee")
     return np.asarray(out, np.uint32).view(np.float32).astype(np.float64)
@@ -248,7 +248,7 @@ def _hif8_values() -> np.ndarray:
 @lru_cache(maxsize=32)
 def _sorted_codes(name: str) -> tuple[np.ndarray, np.ndarray]:
     """(values ascending, codes) of every finite code of a format of <= 16 bits; -0 dropped."""
-    from machine.convert.formats import FORMATS
+    from neurondbg.machine.convert.formats import FORMATS
 
     fmt = FORMATS[name]
     codes = np.arange(1 << fmt.bits, dtype=np.uint32)

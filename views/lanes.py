@@ -19,14 +19,14 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from machine.convert.formats import Format, parse_format
-from views.lab_model import LabSetup
-from views.lineview import LineView
-from views.snapshot import Snapshot
-from views.trace_text import FLAG_STYLES, steps_text, summary_text
+from neurondbg.machine.convert.formats import Format, parse_format
+from neurondbg.views.lab_model import LabSetup
+from neurondbg.views.lineview import LineView
+from neurondbg.views.snapshot import Snapshot
+from neurondbg.views.trace_text import FLAG_STYLES, steps_text, summary_text
 
 if TYPE_CHECKING:
-    from machine.engines.record import Lanes
+    from neurondbg.machine.engines.record import Lanes
 
 LANE_FLAGS: tuple[str, ...] = ("inexact", "tie", "saturated", "nan", "inf")
 

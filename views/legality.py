@@ -19,11 +19,11 @@ from rich.console import Console
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
-from views.lineview import LineView
-from views.snapshot import Snapshot
+from neurondbg.views.lineview import LineView
+from neurondbg.views.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from machine.legality.result import ClauseResult, Verdict
+    from neurondbg.machine.legality.result import ClauseResult, Verdict
 
 CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
 INDENT = 5  # continuation lines start under the clause's message
@@ -102,7 +102,7 @@ def verdict_lines(verdict: Verdict | None, title: str, expand: bool = False) -> 
                            ("VALID" if ok else "INVALID", "bold green" if ok else "bold red"),
                            (f"  {len(failed)} of {len(clauses)} clauses fail", "dim"))]
     if verdict.fix_fields is not None:
-        from machine.legality.wire.repair import describe
+        from neurondbg.machine.legality.wire.repair import describe
         lines.append(Text.assemble("  fix (checked: the whole predicate passes): ",
                                    (describe(verdict.fix_fields), "cyan")))
     elif verdict.no_fix:

@@ -36,7 +36,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from views.pane import contain
+from neurondbg.views.pane import contain
 
 STRIP_CACHE = 4096  # rendered lines kept per view (least recently drawn go first)
 

@@ -30,19 +30,19 @@ from typing import overload
 
 import numpy as np
 
-from machine.asm.disasm import (
+from neurondbg.machine.asm.disasm import (
     EVENT_FIELDS,
     disassemble_lines,
     events_tokens,
     format_instruction,
 )
-from machine.dtypes import Gen
-from machine.isa import listing, listing_lines
-from machine.isa.codec import Instruction, Program, decode_bytes
-from machine.isa.spec import RECORD_BYTES
-from machine.isa.structs import STRUCTS
-from machine.legality.explain import validate
-from views.snapshot import ProgramLine
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa import listing, listing_lines
+from neurondbg.machine.isa.codec import Instruction, Program, decode_bytes
+from neurondbg.machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.explain import validate
+from neurondbg.views.snapshot import ProgramLine
 
 
 def _with_events(line: str, events: str) -> str:

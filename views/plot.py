@@ -24,11 +24,11 @@ from rich.console import RenderableType
 from textual.binding import Binding, BindingType
 from textual_plotext import PlotextPlot
 
-from views.pane import contain
-from views.snapshot import Snapshot
+from neurondbg.views.pane import contain
+from neurondbg.views.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from machine.engines.record import Lanes
+    from neurondbg.machine.engines.record import Lanes
 
 MAX_POINTS = 512  # plotext draws every point; a terminal cannot show more
 OFF_SCALE = 1e6  # a lane this many times the median finite magnitude is left out

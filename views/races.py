@@ -15,11 +15,11 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from views.lineview import LineView
-from views.snapshot import Snapshot
+from neurondbg.views.lineview import LineView
+from neurondbg.views.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from machine.core.races import RaceRow
+    from neurondbg.machine.core.races import RaceRow
 
 
 LINES_PER_RACE = 3  # where, the two accesses, the fix: each fits a narrow pane

@@ -14,12 +14,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from machine.asm.disasm import format_instruction
-from machine.debugger import Machine
-from machine.dtypes import Gen
-from machine.isa.codec import Program
-from views.listing_text import Listing, listing_with_events
-from views.snapshot import ProgramLine
+from neurondbg.machine.asm.disasm import format_instruction
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.codec import Program
+from neurondbg.views.listing_text import Listing, listing_with_events
+from neurondbg.views.snapshot import ProgramLine
 
 # Stores 64 bytes as record N of the queue the fix was judged on (journaled).
 RecordWriter = Callable[[int, bytes], object]
@@ -35,9 +35,9 @@ def fix_record(m: Machine, index: int | None, write: RecordWriter) -> str:
     """Apply the checked fix of record `index` of `m`'s queue (None: the one at its PC)
     through `write`; what changed, e.g. "record 3: dst.start_addr 0x00001001 ->
     0x00001000; now valid". ValueError (one line) when there is no record or no fix."""
-    from machine.isa.structs import STRUCTS
-    from machine.legality.explain import predicate_of
-    from machine.legality.wire.repair import apply, describe
+    from neurondbg.machine.isa.structs import STRUCTS
+    from neurondbg.machine.legality.explain import predicate_of
+    from neurondbg.machine.legality.wire.repair import apply, describe
 
     i = m.index_of(m.state.pc) if index is None else index  # None: not a record
     if i is None or not 0 <= i < m.count:

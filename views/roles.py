@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from rich.text import Text
 
 # the one table (machine.convert.roles: the `convert` CLI reads it without Textual)
-from machine.convert.roles import ROLE_STYLES, ROLES, field_marks, role_per_bit
+from neurondbg.machine.convert.roles import ROLE_STYLES, ROLES, field_marks, role_per_bit
 
 __all__ = ["ROLE_ORDER", "ROLE_STYLES", "field_marks", "role_legend", "role_per_bit",
            "styled_bits"]

@@ -21,23 +21,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from machine import expr
-from machine.breakpoints import Breakpoint, parse_spec
-from machine.debugger import Machine
-from machine.dtypes import DEFAULT_GEN, Gen
-from machine.engines.record import Lanes, StepRecord
-from machine.isa.codec import Instruction
-from machine.state import MachineState
-from machine.stops import Stop
-from machine.words import counted
-from sessions.cli_support import open_program_or_session
-from sessions.examples import DEMO
-from sessions.schema import Note
-from views.listing_text import Listing, program_listing
-from views.record_fix import fix_record, relist
-from views.snapshot import Snapshot
-from views.snapshot_build import SnapshotBuilder
-from views.stop_text import at_pc, describe_record, describe_stop
+from neurondbg.machine import expr
+from neurondbg.machine.breakpoints import Breakpoint, parse_spec
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
+from neurondbg.machine.engines.record import Lanes, StepRecord
+from neurondbg.machine.isa.codec import Instruction
+from neurondbg.machine.state import MachineState
+from neurondbg.machine.stops import Stop
+from neurondbg.machine.words import counted
+from neurondbg.sessions.cli_support import open_program_or_session
+from neurondbg.sessions.examples import DEMO
+from neurondbg.sessions.schema import Note
+from neurondbg.views.listing_text import Listing, program_listing
+from neurondbg.views.record_fix import fix_record, relist
+from neurondbg.views.snapshot import Snapshot
+from neurondbg.views.snapshot_build import SnapshotBuilder
+from neurondbg.views.stop_text import at_pc, describe_record, describe_stop
 
 Progress = Callable[[int, float], None]  # (steps so far, steps per second)
 LoadProgress = Callable[[int, int], None]  # (done, total): replaying a session, reversing
@@ -143,7 +143,7 @@ class Session:
 
     def save(self, path: str | Path, layout: dict[str, Any] | None = None) -> str:
         """Write a session file (sessions.save_session: atomic) at the current step."""
-        from sessions import save_session
+        from neurondbg.sessions import save_session
 
         m = self.require()
         save_session(path, m, program_path=self.program_path, layout=layout or {},

@@ -15,16 +15,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from machine.dtypes import DEFAULT_GEN
+from neurondbg.machine.dtypes import DEFAULT_GEN
 
 if TYPE_CHECKING:  # annotations only: a pane module need not load the model to import this
     import numpy as np
 
-    from machine.core.races import Race, RaceRow
-    from machine.engines.record import Lanes, StepRecord
-    from machine.isa.codec import Instruction
-    from machine.legality.nki.bridge import Disagreement
-    from machine.legality.result import Verdict
+    from neurondbg.machine.core.races import Race, RaceRow
+    from neurondbg.machine.engines.record import Lanes, StepRecord
+    from neurondbg.machine.isa.codec import Instruction
+    from neurondbg.machine.legality.nki.bridge import Disagreement
+    from neurondbg.machine.legality.result import Verdict
 
 
 @dataclass(frozen=True)

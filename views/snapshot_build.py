@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from machine.debugger import Machine
-from machine.dtypes import Gen
-from machine.engines.record import Lanes, StepRecord
-from machine.isa.codec import Instruction
-from machine.legality.explain import explain
-from machine.legality.nki import bridge
-from machine.legality.nki.bridge import Disagreement
-from machine.legality.result import Verdict
-from views.snapshot import ProgramLine, Snapshot, WrittenRegion
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.engines.record import Lanes, StepRecord
+from neurondbg.machine.isa.codec import Instruction
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.nki import bridge
+from neurondbg.machine.legality.nki.bridge import Disagreement
+from neurondbg.machine.legality.result import Verdict
+from neurondbg.views.snapshot import ProgramLine, Snapshot, WrittenRegion
 
 
 class Judgement(NamedTuple):

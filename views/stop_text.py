@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from machine.engines.record import StepRecord
-from machine.stops import Stop
+from neurondbg.machine.engines.record import StepRecord
+from neurondbg.machine.stops import Stop
 
 
 def at_pc(pc: int | None) -> str:

@@ -17,12 +17,12 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from views.lineview import LineView
-from views.snapshot import Snapshot
+from neurondbg.views.lineview import LineView
+from neurondbg.views.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from machine.isa.codec import FieldValue, Instruction
-    from machine.isa.spec import Field
+    from neurondbg.machine.isa.codec import FieldValue, Instruction
+    from neurondbg.machine.isa.spec import Field
 
 CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
 SELECTED_BYTES = "bold black on #4dabf7"
@@ -37,7 +37,7 @@ def field_value_text(field: Field, value: FieldValue) -> str:
     field (a NEFF trigger's `queue`: `qSPIO0`, its bytes when they are not a name), else
     int / list."""
     if field.role == "ascii" and isinstance(value, tuple | list):
-        from machine.isa.text import ascii_text
+        from neurondbg.machine.isa.text import ascii_text
 
         name = ascii_text(tuple(int(v) for v in value))
         if name is not None:

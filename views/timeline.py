@@ -25,8 +25,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
 
-from views.snapshot import Cell, TimelineData
-from views.textlines import TextLines
+from neurondbg.views.snapshot import Cell, TimelineData
+from neurondbg.views.textlines import TextLines
 
 ZOOMS: tuple[tuple[int, int], ...] = ((5, 1), (1, 1), (1, 10), (1, 100))  # (chars, steps)
 LABEL = 6  # the lane name column

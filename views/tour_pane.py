@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from sessions.schema import Note
+    from neurondbg.sessions.schema import Note
 
 HINT = "n / → next · N / p / ← back · ↑ ↓ scroll"
 HINT_AT_END = "end of the tour · N / p / ← back"

@@ -13,12 +13,12 @@ from typing import Any
 
 from rich.text import Text
 
-from machine.convert._trace_model import LANE_FLAGS
-from machine.convert.formats import Format
-from machine.convert.roles import bit_parts, elide
-from views.lab_model import bit_string, encoding_marks, fmt_value, value_of
-from views.numfmt import number, shorten
-from views.roles import styled_bits
+from neurondbg.machine.convert._trace_model import LANE_FLAGS
+from neurondbg.machine.convert.formats import Format
+from neurondbg.machine.convert.roles import bit_parts, elide
+from neurondbg.views.lab_model import bit_string, encoding_marks, fmt_value, value_of
+from neurondbg.views.numfmt import number, shorten
+from neurondbg.views.roles import styled_bits
 
 WRAP = 72  # explanation lines are wrapped (with indent) to this width
 ELIDE_OVER = 24  # a bit-string part longer than this reads 1000…(N bits)…0001

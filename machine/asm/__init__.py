@@ -84,11 +84,11 @@ kernel source, `-o NAME.toml` writes a manifest and NAME.<engine>.bin per sectio
 field that differs from the defaults above and prints unknown opcodes as `.raw`.
 """
 
-from machine.asm.assembler import Assembly, assemble
-from machine.asm.data import DataInit, data_path, load_data, save_data
-from machine.asm.disasm import disassemble, disassemble_lines, format_instruction, to_json
-from machine.asm.errors import AsmError
-from machine.asm.loader import load_any
+from neurondbg.machine.asm.assembler import Assembly, assemble
+from neurondbg.machine.asm.data import DataInit, data_path, load_data, save_data
+from neurondbg.machine.asm.disasm import disassemble, disassemble_lines, format_instruction, to_json
+from neurondbg.machine.asm.errors import AsmError
+from neurondbg.machine.asm.loader import load_any
 
 __all__ = [
     "AsmError", "Assembly", "DataInit", "assemble", "data_path", "disassemble",

@@ -20,15 +20,15 @@ from typing import ParamSpec, TypeVar
 
 import numpy as np
 
-from machine.asm.data import DataInit, data_format, to_bytes
-from machine.asm.errors import AsmError, did_you_mean
-from machine.asm.fastpath import FastPath, LineSplit, line_split, shape_lines
-from machine.asm.keys import Kind, lookup_mnemonic, resolve_key
-from machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
-from machine.asm.semaphores import KEYS as SEM_KEYS
-from machine.asm.semaphores import VALUE as SEM_VALUE
-from machine.asm.semaphores import sem_fields
-from machine.asm.values import (
+from neurondbg.machine.asm.data import DataInit, data_format, to_bytes
+from neurondbg.machine.asm.errors import AsmError, did_you_mean
+from neurondbg.machine.asm.fastpath import FastPath, LineSplit, line_split, shape_lines
+from neurondbg.machine.asm.keys import Kind, lookup_mnemonic, resolve_key
+from neurondbg.machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
+from neurondbg.machine.asm.semaphores import KEYS as SEM_KEYS
+from neurondbg.machine.asm.semaphores import VALUE as SEM_VALUE
+from neurondbg.machine.asm.semaphores import sem_fields
+from neurondbg.machine.asm.values import (
     SPACE_NAMES,
     dtype_nibble,
     field_value,
@@ -39,15 +39,15 @@ from machine.asm.values import (
     register_number,
     register_range_error,
 )
-from machine.dtypes import DEFAULT_GEN, Dtype, Gen, parse_gen
-from machine.files import MAX_ASSEMBLY_LINES, MAX_DATA_BYTES, MAX_LINE_CHARS, size_text
-from machine.isa.addr import geometry
-from machine.isa.codec import Program, decode_bytes, encode
-from machine.isa.enums import BrTargetMode, DataSrc
-from machine.isa.opcodes import OPCODES
-from machine.isa.spec import RECORD_BYTES, Struct
-from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
-from machine.isa.text import INST_WORD_LEN
+from neurondbg.machine.dtypes import DEFAULT_GEN, Dtype, Gen, parse_gen
+from neurondbg.machine.files import MAX_ASSEMBLY_LINES, MAX_DATA_BYTES, MAX_LINE_CHARS, size_text
+from neurondbg.machine.isa.addr import geometry
+from neurondbg.machine.isa.codec import Program, decode_bytes, encode
+from neurondbg.machine.isa.enums import BrTargetMode, DataSrc
+from neurondbg.machine.isa.opcodes import OPCODES
+from neurondbg.machine.isa.spec import RECORD_BYTES, Struct
+from neurondbg.machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
+from neurondbg.machine.isa.text import INST_WORD_LEN
 
 DIRECTIVES = (".gen", ".raw", ".data", ".bytes", ".fill", ".random")
 SECTION_DIRECTIVE = ".engine"  # read by machine.asm.sections; an error in one program

@@ -15,15 +15,15 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 
-from machine.dtypes import DEFAULT_GEN, Gen, dtype_format, parse_dtype
-from machine.files import (
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, dtype_format, parse_dtype
+from neurondbg.machine.files import (
     MAX_DATA_BYTES,
     InputFileError,
     open_input,
     read_npy,
     size_text,
 )
-from machine.isa.addr import geometry
+from neurondbg.machine.isa.addr import geometry
 
 # Element types a data directive accepts, by machine.convert format name.
 DATA_FORMATS: dict[str, np.dtype] = {

@@ -19,15 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from machine.asm.data import DataInit
-from machine.asm.semaphores import EVENTS as SEM_EVENTS
-from machine.asm.semaphores import events_text
-from machine.dtypes import DEFAULT_GEN, Dtype, Gen
-from machine.isa.codec import STRUCT_ORDER, Instruction, Program, decode_bytes
-from machine.isa.opcodes import OPCODES, mnemonic
-from machine.isa.spec import Field, Struct
-from machine.isa.structs import STRUCTS
-from machine.isa.text import (
+from neurondbg.machine.asm.data import DataInit
+from neurondbg.machine.asm.semaphores import EVENTS as SEM_EVENTS
+from neurondbg.machine.asm.semaphores import events_text
+from neurondbg.machine.dtypes import DEFAULT_GEN, Dtype, Gen
+from neurondbg.machine.isa.codec import STRUCT_ORDER, Instruction, Program, decode_bytes
+from neurondbg.machine.isa.opcodes import OPCODES, mnemonic
+from neurondbg.machine.isa.spec import Field, Struct
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.isa.text import (
     INST_WORD_LEN,
     OPERAND_ALIASES,
     PAIR_KEYS,

@@ -28,18 +28,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from machine.asm.data import DataInit, data_path, load_data
-from machine.asm.disasm import data_lines, disassemble_lines, to_json
-from machine.dtypes import DEFAULT_GEN, Gen
-from machine.files import (
+from neurondbg.machine.asm.data import DataInit, data_path, load_data
+from neurondbg.machine.asm.disasm import data_lines, disassemble_lines, to_json
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
+from neurondbg.machine.files import (
     BINARY_SUFFIXES,
     MAX_PROGRAM_BYTES,
     TEXT_SUFFIXES,
     InputFileError,
     open_input,
 )
-from machine.isa.codec import RECORD_BYTES, IsaFormatError, decode_bytes
-from machine.neff.sniff import HEADER_BYTES, looks_like_neff
+from neurondbg.machine.isa.codec import RECORD_BYTES, IsaFormatError, decode_bytes
+from neurondbg.machine.neff.sniff import HEADER_BYTES, looks_like_neff
 
 BLOCK_RECORDS = 16_384  # 1 MiB of records per block
 _BLOCK_BYTES = BLOCK_RECORDS * RECORD_BYTES

@@ -28,13 +28,13 @@ from collections.abc import Callable
 from functools import cache, lru_cache
 from operator import itemgetter
 
-from machine.asm.errors import AsmError
-from machine.asm.keys import Kind, lookup_mnemonic, resolve_key
-from machine.asm.parser import Atom, parse_value
-from machine.asm.semaphores import KEYS as SEM_KEYS
-from machine.asm.semaphores import VALUE as SEM_VALUE
-from machine.asm.semaphores import sem_fields
-from machine.asm.values import (
+from neurondbg.machine.asm.errors import AsmError
+from neurondbg.machine.asm.keys import Kind, lookup_mnemonic, resolve_key
+from neurondbg.machine.asm.parser import Atom, parse_value
+from neurondbg.machine.asm.semaphores import KEYS as SEM_KEYS
+from neurondbg.machine.asm.semaphores import VALUE as SEM_VALUE
+from neurondbg.machine.asm.semaphores import sem_fields
+from neurondbg.machine.asm.values import (
     SPACE_NAMES,
     check_range,
     dtype_nibble,
@@ -45,13 +45,13 @@ from machine.asm.values import (
     register_number,
     scalar,
 )
-from machine.dtypes import Dtype, Gen
-from machine.files import MAX_TOKEN_CHARS
-from machine.isa.addr import encode_address
-from machine.isa.enums import BrTargetMode, DataSrc
-from machine.isa.spec import RECORD_BYTES, Field
-from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
-from machine.isa.text import INST_WORD_LEN
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.files import MAX_TOKEN_CHARS
+from neurondbg.machine.isa.addr import encode_address
+from neurondbg.machine.isa.enums import BrTargetMode, DataSrc
+from neurondbg.machine.isa.spec import RECORD_BYTES, Field
+from neurondbg.machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo
+from neurondbg.machine.isa.text import INST_WORD_LEN
 
 # The plan kinds as module constants: in the per-key loop an Enum member lookup costs
 # several times a global's.

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
-from machine.asm.errors import did_you_mean
-from machine.asm.semaphores import EVENTS as SEM_EVENTS
-from machine.asm.semaphores import KEYS as SEM_KEYS
-from machine.asm.values import register_number, register_range_error
-from machine.isa.opcodes import OPCODES, opcode_by_name
-from machine.isa.spec import Struct
-from machine.isa.structs import STRUCTS, tensor_operands
-from machine.isa.text import OPERAND_ALIASES, PAIR_KEYS
+from neurondbg.machine.asm.errors import did_you_mean
+from neurondbg.machine.asm.semaphores import EVENTS as SEM_EVENTS
+from neurondbg.machine.asm.semaphores import KEYS as SEM_KEYS
+from neurondbg.machine.asm.values import register_number, register_range_error
+from neurondbg.machine.isa.opcodes import OPCODES, opcode_by_name
+from neurondbg.machine.isa.spec import Struct
+from neurondbg.machine.isa.structs import STRUCTS, tensor_operands
+from neurondbg.machine.isa.text import OPERAND_ALIASES, PAIR_KEYS
 
 FIELD_ALIASES = {"nac": "num_active_channels", "num_active_channels": "nac"}
 _RAW_MNEMONIC = re.compile(r"OP_([0-9A-Fa-f]{2})$")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from machine.asm.errors import AsmError
+from neurondbg.machine.asm.errors import AsmError
 
 
 @dataclass(frozen=True)

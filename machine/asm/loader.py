@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from machine.asm.assembler import ASCII_LINE_BREAKS, LINE_BREAKS, LINE_END, assemble
-from machine.asm.data import DataInit, data_path, load_data
-from machine.dtypes import DEFAULT_GEN, Gen
-from machine.files import (
+from neurondbg.machine.asm.assembler import ASCII_LINE_BREAKS, LINE_BREAKS, LINE_END, assemble
+from neurondbg.machine.asm.data import DataInit, data_path, load_data
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
+from neurondbg.machine.files import (
     MAX_ASSEMBLY_BYTES,
     MAX_PROGRAM_BYTES,
     TEXT_SUFFIXES,
@@ -37,8 +37,8 @@ from machine.files import (
     read_input,
     size_text,
 )
-from machine.isa.codec import Program, decode_bytes
-from machine.neff.sniff import HEADER_BYTES, looks_like_neff
+from neurondbg.machine.isa.codec import Program, decode_bytes
+from neurondbg.machine.neff.sniff import HEADER_BYTES, looks_like_neff
 
 
 @dataclass(frozen=True)

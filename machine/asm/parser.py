@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from machine.asm.errors import AsmError
-from machine.asm.lexer import Token, tokenize, unexpected
-from machine.files import MAX_TOKEN_CHARS
+from neurondbg.machine.asm.errors import AsmError
+from neurondbg.machine.asm.lexer import Token, tokenize, unexpected
+from neurondbg.machine.files import MAX_TOKEN_CHARS
 
 # Directives whose positional hex atoms are byte strings, not numbers: as long as the
 # line allows (a `.bytes` line may fill a partition).

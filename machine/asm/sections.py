@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from machine.asm.assembler import (
+from neurondbg.machine.asm.assembler import (
     SECTION_DIRECTIVE,
     Assembly,
     Context,
@@ -33,13 +33,13 @@ from machine.asm.assembler import (
     is_record,
     split_source,
 )
-from machine.asm.data import DataInit
-from machine.asm.disasm import data_lines, disassemble_lines
-from machine.asm.errors import AsmError
-from machine.asm.parser import Atom, Statement, parse_line
-from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
-from machine.isa.codec import Program
-from machine.isa.opcodes import QUEUE_ENGINES
+from neurondbg.machine.asm.data import DataInit
+from neurondbg.machine.asm.disasm import data_lines, disassemble_lines
+from neurondbg.machine.asm.errors import AsmError
+from neurondbg.machine.asm.parser import Atom, Statement, parse_line
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, parse_gen
+from neurondbg.machine.isa.codec import Program
+from neurondbg.machine.isa.opcodes import QUEUE_ENGINES
 
 # A line whose first word is `.engine` (any case), perhaps after a label (which is then
 # reported as misplaced); `#` comments never match.

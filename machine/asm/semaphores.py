@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from machine.asm.errors import AsmError
-from machine.asm.parser import Atom, Bracket, SemExpr, Value
-from machine.asm.values import parse_int
-from machine.isa.enums import UpdateMode, WaitMode
+from neurondbg.machine.asm.errors import AsmError
+from neurondbg.machine.asm.parser import Atom, Bracket, SemExpr, Value
+from neurondbg.machine.asm.values import parse_int
+from neurondbg.machine.isa.enums import UpdateMode, WaitMode
 
 KEYS = ("wait", "signal")
 EVENTS = "events"  # the field prefix of the header events the shorthand sets

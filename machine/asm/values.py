@@ -7,13 +7,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from machine.asm.errors import AsmError, did_you_mean
-from machine.asm.parser import Atom, Bracket, ListValue, SemExpr, Value
-from machine.dtypes import Dtype, Gen
-from machine.files import MAX_TOKEN_CHARS
-from machine.isa.addr import encode_address, encode_register
-from machine.isa.enums import parse_enum
-from machine.isa.spec import Field
+from neurondbg.machine.asm.errors import AsmError, did_you_mean
+from neurondbg.machine.asm.parser import Atom, Bracket, ListValue, SemExpr, Value
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.files import MAX_TOKEN_CHARS
+from neurondbg.machine.isa.addr import encode_address, encode_register
+from neurondbg.machine.isa.enums import parse_enum
+from neurondbg.machine.isa.spec import Field
 
 _INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F_]+|0[bB][01_]+|\d[\d_]*)$")
 REGISTERS = range(64)  # R0..R63

@@ -17,11 +17,17 @@ from __future__ import annotations
 
 # Eager on purpose: the submodule `machine.convert.trace` would otherwise shadow the
 # function of the same name once anything imported it.
-from machine.convert.formats import FORMATS
-from machine.convert.kernels import convert
-from machine.convert.modes import Mode
-from machine.convert.parse import BadNumber, ParsedValue, encode_exact, exact_value, parse_value
-from machine.convert.trace import trace
+from neurondbg.machine.convert.formats import FORMATS
+from neurondbg.machine.convert.kernels import convert
+from neurondbg.machine.convert.modes import Mode
+from neurondbg.machine.convert.parse import (
+           BadNumber,
+           ParsedValue,
+           encode_exact,
+           exact_value,
+           parse_value,
+)
+from neurondbg.machine.convert.trace import trace
 
 __all__ = ["FORMATS", "BadNumber", "Mode", "ParsedValue", "convert", "encode_exact", "exact_value",
            "parse_value", "trace"]

@@ -13,8 +13,8 @@ from functools import cache
 
 import numpy as np
 
-from machine.convert._trace_codec import HIF8_VALUES
-from machine.convert.formats import FloatFormat, Format, IntFormat
+from neurondbg.machine.convert._trace_codec import HIF8_VALUES
+from neurondbg.machine.convert.formats import FloatFormat, Format, IntFormat
 
 FINITE, INF, NAN = 0, 1, 2
 U64 = np.uint64
@@ -111,7 +111,7 @@ def _decode_hif8(codes: np.ndarray) -> Lanes:
 
 @cache
 def _table(name: str) -> Lanes:
-    from machine.convert.formats import FORMATS
+    from neurondbg.machine.convert.formats import FORMATS
 
     fmt = FORMATS[name]
     codes = np.arange(1 << fmt.bits, dtype=fmt.container)

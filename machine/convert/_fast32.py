@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from machine.convert._exact import decode
-from machine.convert.formats import FORMATS, FloatFormat, Format
-from machine.convert.modes import Mode
-from machine.convert.options import Options
+from neurondbg.machine.convert._exact import decode
+from neurondbg.machine.convert.formats import FORMATS, FloatFormat, Format
+from neurondbg.machine.convert.modes import Mode
+from neurondbg.machine.convert.options import Options
 
 I32 = np.int32
 

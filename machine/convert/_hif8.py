@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from machine.convert._exact import U64, Lanes, bit_length
-from machine.convert._round import increment, split
-from machine.convert._trace_codec import HIF8_VALUES
-from machine.convert.modes import Mode
+from neurondbg.machine.convert._exact import U64, Lanes, bit_length
+from neurondbg.machine.convert._round import increment, split
+from neurondbg.machine.convert._trace_codec import HIF8_VALUES
+from neurondbg.machine.convert.modes import Mode
 
 _POS = HIF8_VALUES[:0x80]
 _FINITE = np.isfinite(_POS)

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
-from machine.convert._iss_vec import (
+from neurondbg.machine.convert._iss_vec import (
     FLOAT_FORMATS,
     FP16,
     FP32,
@@ -38,8 +38,8 @@ from machine.convert._iss_vec import (
     mode_of,
     pack_bias,
 )
-from machine.convert._trace_codec import Decoded, bitstr, decode
-from machine.convert._trace_model import (
+from neurondbg.machine.convert._trace_codec import Decoded, bitstr, decode
+from neurondbg.machine.convert._trace_model import (
     ROLES,
     STEP_NAMES,
     Mark,
@@ -50,13 +50,13 @@ from machine.convert._trace_model import (
     count,
     show,
 )
-from machine.convert._trace_round import (
+from neurondbg.machine.convert._trace_round import (
     HALF_UP,
     final_candidates,
     round_outcome,
 )
-from machine.convert.formats import FORMATS, FloatFormat, Format
-from machine.convert.modes import Mode
+from neurondbg.machine.convert.formats import FORMATS, FloatFormat, Format
+from neurondbg.machine.convert.modes import Mode
 
 PROFILE = "iss"
 NO_ROUNDING = "none"  # Trace.mode of the primitives that never round (widen, sats, packl, ...)

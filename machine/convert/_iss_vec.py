@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from machine.convert.formats import FORMATS, FloatFormat
-from machine.convert.modes import Mode
+from neurondbg.machine.convert.formats import FORMATS, FloatFormat
+from neurondbg.machine.convert.modes import Mode
 
 FP16: FloatFormat = FORMATS["fp16"]  # type: ignore[assignment]
 FP32: FloatFormat = FORMATS["fp32"]  # type: ignore[assignment]

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from machine.convert.formats import FloatFormat, HiF8Format
-from machine.convert.modes import Mode
+from neurondbg.machine.convert.formats import FloatFormat, HiF8Format
+from neurondbg.machine.convert.modes import Mode
 
 # mode -> (toward zero for x > 0, for x < 0)
 _TOWARD_ZERO: dict[str, tuple[bool, bool]] = {

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from machine.convert._exact import U64, Lanes, bit_length
-from machine.convert.modes import Mode
+from neurondbg.machine.convert._exact import U64, Lanes, bit_length
+from neurondbg.machine.convert.modes import Mode
 
 _ONE = U64(1)
 

@@ -14,8 +14,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from machine.convert.formats import FORMATS, FloatFormat, Format, IntFormat
-from machine.convert.roles import field_marks
+from neurondbg.machine.convert.formats import FORMATS, FloatFormat, Format, IntFormat
+from neurondbg.machine.convert.roles import field_marks
 
 Mark = tuple[int, int, str]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from machine.convert.roles import ROLES
+from neurondbg.machine.convert.roles import ROLES
 
 __all__ = ["LANE_FLAGS", "ROLES", "STEP_NAMES", "Mark", "Step", "StepValues", "Trace", "Value",
            "count", "json_number", "show", "show_short"]

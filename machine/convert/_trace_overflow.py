@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from machine.convert import _trace_policy as policy
-from machine.convert._trace_codec import decode
-from machine.convert._trace_model import StepValues, json_number, show, show_short
-from machine.convert.formats import FloatFormat, HiF8Format
-from machine.convert.modes import Mode
+from neurondbg.machine.convert import _trace_policy as policy
+from neurondbg.machine.convert._trace_codec import decode
+from neurondbg.machine.convert._trace_model import StepValues, json_number, show, show_short
+from neurondbg.machine.convert.formats import FloatFormat, HiF8Format
+from neurondbg.machine.convert.modes import Mode
 
 HALF_UP = "half_up"  # the ISS packs' add-half-then-shift rounding (ties toward +inf)
 

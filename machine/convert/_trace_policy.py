@@ -6,9 +6,9 @@ Each function returns (code, sentence, saturated).
 
 from __future__ import annotations
 
-from machine.convert._trace_codec import inf_code, max_code, nan_code
-from machine.convert.formats import FloatFormat, Format, HiF8Format, IntFormat
-from machine.convert.modes import Mode
+from neurondbg.machine.convert._trace_codec import inf_code, max_code, nan_code
+from neurondbg.machine.convert.formats import FloatFormat, Format, HiF8Format, IntFormat
+from neurondbg.machine.convert.modes import Mode
 
 Outcome = tuple[int, str, bool]
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from machine.convert import _trace_policy as policy
-from machine.convert._trace_codec import (
+from neurondbg.machine.convert import _trace_policy as policy
+from neurondbg.machine.convert._trace_codec import (
     HIF8_EMAX,
     HIF8_SUB_MIN_E,
     Decoded,
@@ -24,7 +24,7 @@ from machine.convert._trace_codec import (
     inf_code,
     max_code,
 )
-from machine.convert._trace_model import (
+from neurondbg.machine.convert._trace_model import (
     Mark,
     Step,
     StepValues,
@@ -33,9 +33,9 @@ from machine.convert._trace_model import (
     show,
     show_short,
 )
-from machine.convert._trace_overflow import HALF_UP, Top, top_sentence
-from machine.convert.formats import Format
-from machine.convert.modes import Mode
+from neurondbg.machine.convert._trace_overflow import HALF_UP, Top, top_sentence
+from neurondbg.machine.convert.formats import Format
+from neurondbg.machine.convert.modes import Mode
 
 MODE_WORDS: dict[str, str] = {
     Mode.RINT: "rint (nearest, ties to even)", Mode.ROUND: "round (nearest, ties away from zero)",

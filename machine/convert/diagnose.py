@@ -35,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from machine.convert._trace_model import Step, show
-from machine.convert._trace_round import MODE_WORDS
-from machine.convert.formats import FORMATS, Format
-from machine.convert.kernels import convert, decode_value
-from machine.convert.modes import Mode
-from machine.convert.options import PROFILES, applied_mode, rules
+from neurondbg.machine.convert._trace_model import Step, show
+from neurondbg.machine.convert._trace_round import MODE_WORDS
+from neurondbg.machine.convert.formats import FORMATS, Format
+from neurondbg.machine.convert.kernels import convert, decode_value
+from neurondbg.machine.convert.modes import Mode
+from neurondbg.machine.convert.options import PROFILES, applied_mode, rules
 
 CHUNK = 1 << 20  # lanes converted at a time (bounds the temporaries)
 MAX_EXAMPLES = 3  # example lanes per explaining rule
@@ -98,7 +98,7 @@ class Rule:
     def steps(self, bits: int, src: Format, dst: Format) -> list[tuple[str, Step | None]]:
         """One lane's trace steps under this rule, each with a label (a double rounding
         gives both legs; a flush slip ends with a (label, None) note)."""
-        from machine.convert.trace import trace
+        from neurondbg.machine.convert.trace import trace
 
         if self.slip == "double":
             first = trace(bits, src, self.via, Mode.RINT, False, "ieee")

@@ -23,7 +23,7 @@ from typing import ClassVar, Literal
 import ml_dtypes
 import numpy as np
 
-from machine.dtypes import DTYPE_ALIASES, Dtype, Gen, dtype_format
+from neurondbg.machine.dtypes import DTYPE_ALIASES, Dtype, Gen, dtype_format
 
 
 @dataclass(frozen=True)

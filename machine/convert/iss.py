@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from machine.convert import _iss_vec as vec
-from machine.convert._iss_trace import (
+from neurondbg.machine.convert import _iss_vec as vec
+from neurondbg.machine.convert._iss_trace import (
     trace_float,
     trace_narrow,
     trace_pack,
@@ -46,7 +46,7 @@ from machine.convert._iss_trace import (
     trace_widen,
     trace_zeroext,
 )
-from machine.convert._iss_vec import (
+from neurondbg.machine.convert._iss_vec import (
     ROUND_MODES,
     float_,
     mode_of,
@@ -64,7 +64,7 @@ from machine.convert._iss_vec import (
     widen,
     zeroext,
 )
-from machine.convert._trace_model import Trace
+from neurondbg.machine.convert._trace_model import Trace
 
 __all__ = [
     "ISS_PRIMITIVES",

@@ -25,14 +25,23 @@ from collections.abc import Callable
 
 import numpy as np
 
-from machine.convert import _policy as pol
-from machine.convert._exact import FINITE, INF, NAN, U64, Lanes, as_bits, decode, lanes_value
-from machine.convert._fast32 import fast32_applies, fp32_to_float
-from machine.convert._hif8 import round_hif8
-from machine.convert._round import round_float, round_int
-from machine.convert.formats import FORMATS, FloatFormat, Format, IntFormat
-from machine.convert.modes import Mode
-from machine.convert.options import Options, resolve
+from neurondbg.machine.convert import _policy as pol
+from neurondbg.machine.convert._exact import (
+    FINITE,
+    INF,
+    NAN,
+    U64,
+    Lanes,
+    as_bits,
+    decode,
+    lanes_value,
+)
+from neurondbg.machine.convert._fast32 import fast32_applies, fp32_to_float
+from neurondbg.machine.convert._hif8 import round_hif8
+from neurondbg.machine.convert._round import round_float, round_int
+from neurondbg.machine.convert.formats import FORMATS, FloatFormat, Format, IntFormat
+from neurondbg.machine.convert.modes import Mode
+from neurondbg.machine.convert.options import Options, resolve
 
 __all__ = ["cast_rows", "convert", "convert_into", "decode_value", "encode_value", "numpy_cast"]
 

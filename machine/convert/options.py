@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from machine.convert.formats import Format, parse_format
-from machine.convert.modes import MODES, Mode
+from neurondbg.machine.convert.formats import Format, parse_format
+from neurondbg.machine.convert.modes import MODES, Mode
 
 PROFILES: tuple[str, ...] = ("ieee", "neuron", "ascend")
 

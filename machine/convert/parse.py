@@ -34,12 +34,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from machine.convert._exact import FINITE, INF, NAN, U64, Lanes, decode
-from machine.convert.formats import Format, IntFormat, parse_format
-from machine.convert.kernels import encode_lanes, float64_lanes
-from machine.convert.modes import Mode
-from machine.convert.options import Options
-from machine.dtypes import Gen
+from neurondbg.machine.convert._exact import FINITE, INF, NAN, U64, Lanes, decode
+from neurondbg.machine.convert.formats import Format, IntFormat, parse_format
+from neurondbg.machine.convert.kernels import encode_lanes, float64_lanes
+from neurondbg.machine.convert.modes import Mode
+from neurondbg.machine.convert.options import Options
+from neurondbg.machine.dtypes import Gen
 
 MAX_CHARS = 100_000
 KEEP_DIGITS = 800

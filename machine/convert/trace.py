@@ -27,12 +27,12 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from machine.convert._trace_codec import Decoded, bitstr, decode
-from machine.convert._trace_model import Step, StepValues, Trace, Value, show
-from machine.convert._trace_round import MODE_WORDS, Leg, LegResult, final_candidates
-from machine.convert.formats import FORMATS, Format
-from machine.convert.modes import Mode
-from machine.convert.options import resolve
+from neurondbg.machine.convert._trace_codec import Decoded, bitstr, decode
+from neurondbg.machine.convert._trace_model import Step, StepValues, Trace, Value, show
+from neurondbg.machine.convert._trace_round import MODE_WORDS, Leg, LegResult, final_candidates
+from neurondbg.machine.convert.formats import FORMATS, Format
+from neurondbg.machine.convert.modes import Mode
+from neurondbg.machine.convert.options import resolve
 
 __all__ = ["Decoded", "Step", "Trace", "decode", "trace"]
 

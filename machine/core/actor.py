@@ -27,19 +27,19 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from machine.core.events import NO_PLAN, Plan, WaitSpec, plan_of, update_targets
-from machine.history import History
-from machine.state import MachineState
-from machine.stops import EngineStatus
+from neurondbg.machine.core.events import NO_PLAN, Plan, WaitSpec, plan_of, update_targets
+from neurondbg.machine.history import History
+from neurondbg.machine.state import MachineState
+from neurondbg.machine.stops import EngineStatus
 
 if TYPE_CHECKING:
     from hashlib import _Hash
 
-    from machine.breakpoints import Breakpoint
-    from machine.core.feed import Feeder
-    from machine.core.races import Race
-    from machine.debugger import Machine
-    from machine.engines.record import StepRecord
+    from neurondbg.machine.breakpoints import Breakpoint
+    from neurondbg.machine.core.feed import Feeder
+    from neurondbg.machine.core.races import Race
+    from neurondbg.machine.debugger import Machine
+    from neurondbg.machine.engines.record import StepRecord
 
 
 class ActorKind(StrEnum):

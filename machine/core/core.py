@@ -80,9 +80,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from machine import edits as ed
-from machine import expr as ex
-from machine.breakpoints import (
+from neurondbg.machine import edits as ed
+from neurondbg.machine import expr as ex
+from neurondbg.machine.breakpoints import (
     SEMANTIC_FLAG,
     STATIC_KINDS,
     Breakpoint,
@@ -92,22 +92,28 @@ from machine.breakpoints import (
     undo_hits,
     written_by,
 )
-from machine.core.actor import Actor, ActorKind, EngineQueue, EngineSnap
-from machine.core.events import WaitSpec
-from machine.core.feed import Feeder
-from machine.core.intent import Intent
-from machine.core.kernel import Kernel
-from machine.core.races import UNDO_BUDGET, Access, Race, RaceDetector, RaceRow
-from machine.core.schedule import Policy, parse_policy
-from machine.core.timeline import CoreCheckpoint, Timeline
-from machine.debugger import CONDITION_ERRORS, FAST_CHUNK, Machine, bits_record, record_index
-from machine.engines.record import StepRecord
-from machine.history import JOURNAL_BUDGET, History
-from machine.state import RECORD_BYTES, MachineConfig, MachineState
-from machine.stops import EngineStatus, Stop, StopReason
+from neurondbg.machine.core.actor import Actor, ActorKind, EngineQueue, EngineSnap
+from neurondbg.machine.core.events import WaitSpec
+from neurondbg.machine.core.feed import Feeder
+from neurondbg.machine.core.intent import Intent
+from neurondbg.machine.core.kernel import Kernel
+from neurondbg.machine.core.races import UNDO_BUDGET, Access, Race, RaceDetector, RaceRow
+from neurondbg.machine.core.schedule import Policy, parse_policy
+from neurondbg.machine.core.timeline import CoreCheckpoint, Timeline
+from neurondbg.machine.debugger import (
+    CONDITION_ERRORS,
+    FAST_CHUNK,
+    Machine,
+    bits_record,
+    record_index,
+)
+from neurondbg.machine.engines.record import StepRecord
+from neurondbg.machine.history import JOURNAL_BUDGET, History
+from neurondbg.machine.state import RECORD_BYTES, MachineConfig, MachineState
+from neurondbg.machine.stops import EngineStatus, Stop, StopReason
 
 if TYPE_CHECKING:
-    from machine.asm.loader import ProgramFile
+    from neurondbg.machine.asm.loader import ProgramFile
 
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
 _OWN_KINDS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine's own state
@@ -276,8 +282,8 @@ class Core:
         session's saved steps and edits already in it) as a core with one queue on its
         engine, which runs and stops as the program does (`lone`). `source`: the file
         it was read from (the queue's source lines); None: its records alone."""
-        from machine.asm.loader import ProgramFile
-        from machine.core.kernel import make_kernel, make_queue
+        from neurondbg.machine.asm.loader import ProgramFile
+        from neurondbg.machine.core.kernel import make_kernel, make_queue
 
         if source is None:
             source = ProgramFile(path, machine.program, [], dict(machine.labels))

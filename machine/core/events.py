@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from machine.engines.seq import wait_holds
-from machine.isa.enums import TestEsMode
-from machine.isa.enums import UpdateMode as U
-from machine.isa.enums import WaitMode as W
-from machine.isa.opcodes import Opcode
-from machine.isa.structs import STRUCTS
-from machine.state import NUM_REGS, PC_HI, PC_LO, MachineState
+from neurondbg.machine.engines.seq import wait_holds
+from neurondbg.machine.isa.enums import TestEsMode
+from neurondbg.machine.isa.enums import UpdateMode as U
+from neurondbg.machine.isa.enums import WaitMode as W
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.state import NUM_REGS, PC_HI, PC_LO, MachineState
 
 _RELATION = {W.SEM_EQ_IMM: "==", W.SEM_LT_IMM: "<", W.SEM_LE_IMM: "<=", W.SEM_GT_IMM: ">",
              W.SEM_GE_IMM: ">="}

@@ -38,10 +38,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from machine.core.actor import EngineQueue
-from machine.core.core import Core
-from machine.core.races import Race
-from machine.core.schedule import Policy, seq_text
+from neurondbg.machine.core.actor import EngineQueue
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.races import Race
+from neurondbg.machine.core.schedule import Policy, seq_text
 
 DEFAULT_SCHEDULES = 16
 MAX_SCHEDULES = 100_000

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from machine.core.events import Plan
-from machine.core.races import Access, Race, RaceDetector
-from machine.engines.record import StepRecord
-from machine.state import MachineState, Region
+from neurondbg.machine.core.events import Plan
+from neurondbg.machine.core.races import Access, Race, RaceDetector
+from neurondbg.machine.engines.record import StepRecord
+from neurondbg.machine.state import MachineState, Region
 
 
 @dataclass(frozen=True)

@@ -26,14 +26,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from machine.core.events import Plan, SemEvent, plan_of, update_targets
-from machine.core.races import WaitFix
-from machine.debugger import Machine
-from machine.isa.enums import UpdateMode as U
-from machine.isa.enums import WaitMode as W
-from machine.isa.opcodes import Opcode
-from machine.isa.structs import STRUCTS
-from machine.state import RECORD_BYTES
+from neurondbg.machine.core.events import Plan, SemEvent, plan_of, update_targets
+from neurondbg.machine.core.races import WaitFix
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.isa.enums import UpdateMode as U
+from neurondbg.machine.isa.enums import WaitMode as W
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.state import RECORD_BYTES
 
 LOOK_AHEAD = 64  # records after the access searched for the producer's signal
 COUNT_LIMIT = 4096  # records before a signal its value is counted over (else no value)

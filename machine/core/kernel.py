@@ -43,13 +43,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from machine.dtypes import DEFAULT_GEN, Gen
-from machine.files import BINARY_SUFFIXES, InputFileError, read_input
-from machine.isa.opcodes import QUEUE_ENGINES
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
+from neurondbg.machine.files import BINARY_SUFFIXES, InputFileError, read_input
+from neurondbg.machine.isa.opcodes import QUEUE_ENGINES
 
 if TYPE_CHECKING:
-    from machine.asm.data import DataInit
-    from machine.asm.loader import ProgramFile
+    from neurondbg.machine.asm.data import DataInit
+    from neurondbg.machine.asm.loader import ProgramFile
 
 ENGINE_ORDER: tuple[str, ...] = QUEUE_ENGINES  # ("pool", "dve", "act", "pe", "sp")
 MANIFEST_SUFFIX = ".toml"
@@ -115,7 +115,7 @@ def make_kernel(gen: Gen, queues: list[Queue], data: list[DataInit],
                 machine: Mapping[str, Any], path: Path, images: Iterable[Path] = ()) -> Kernel:
     """A Kernel with the queues put in ENGINE_ORDER (each engine at most once); its
     inputs are `path`, each stream and the sidecar beside it, and the `images`."""
-    from machine.asm.data import data_path
+    from neurondbg.machine.asm.data import data_path
 
     ordered = sorted(queues, key=lambda q: ENGINE_ORDER.index(q.engine))
     engines = [q.engine for q in ordered]
@@ -138,8 +138,8 @@ def _check_engine(engine: str) -> None:
 
 
 def _from_sections(path: Path, text: str, gen: Gen | None) -> Kernel:
-    from machine.asm.loader import ProgramFile
-    from machine.asm.sections import assemble_sections
+    from neurondbg.machine.asm.loader import ProgramFile
+    from neurondbg.machine.asm.sections import assemble_sections
 
     sa = assemble_sections(text, str(path), DEFAULT_GEN if gen is None else gen)
     queues = [make_queue(s.engine, ProgramFile(path, s.assembly.program(),
@@ -155,10 +155,10 @@ def load_kernel(path: str | Path, gen: Gen | None = None, engine: str = "pool") 
     p = Path(path)
     _check_engine(engine)
     if p.suffix.lower() == MANIFEST_SUFFIX:
-        from machine.core.manifest import load_manifest  # it builds on this module
+        from neurondbg.machine.core.manifest import load_manifest  # it builds on this module
         return load_manifest(p, gen)
-    from machine.asm.loader import from_binary, from_text, read_program
-    from machine.asm.sections import has_sections
+    from neurondbg.machine.asm.loader import from_binary, from_text, read_program
+    from neurondbg.machine.asm.sections import has_sections
 
     raw, is_text = read_program(p)
     if is_text:
@@ -183,12 +183,14 @@ def is_kernel_source(path: str | Path) -> bool:
     p = Path(path)
     if p.suffix.lower() in BINARY_SUFFIXES:
         return False  # records by name (machine.files.looks_like_text): no need to read them
-    from machine.asm.loader import read_program
-    from machine.asm.sections import has_sections
+    from neurondbg.machine.asm.loader import read_program
+    from neurondbg.machine.asm.sections import has_sections
 
     try:
         if p.suffix.lower() == MANIFEST_SUFFIX:
-            from machine.core.manifest import looks_like_manifest  # it builds on this module
+            from neurondbg.machine.core.manifest import (
+                looks_like_manifest,  # it builds on this module
+            )
             return looks_like_manifest(read_input(p, what="kernel manifest",
                                                   max_bytes=MAX_MANIFEST_BYTES))
         raw, is_text = read_program(p)
@@ -208,7 +210,7 @@ def disassemble_kernel(kernel: Kernel) -> str:
     """The `.engine` form of a kernel: it re-assembles to the same records per engine
     (machine.asm.sections.disassemble_sections). A manifest's [machine] settings have no
     assembly spelling: they are shown in leading `#` comments."""
-    from machine.asm.sections import disassemble_sections
+    from neurondbg.machine.asm.sections import disassemble_sections
 
     notes = "".join(f"# [machine] {k} = {json.dumps(v)}\n" for k, v in kernel.machine.items())
     return notes + disassemble_sections(((q.engine, q.program.program, q.program.data)
@@ -219,6 +221,6 @@ def disassemble_kernel(kernel: Kernel) -> str:
 def kernel_json(kernel: Kernel) -> dict[str, Any]:
     """`disasm --json` of a kernel: `{"engines": {"pool": [...], ...}}`, each engine's
     list in the one-program shape of machine.asm.to_json, in ENGINE_ORDER."""
-    from machine.asm.disasm import to_json
+    from neurondbg.machine.asm.disasm import to_json
 
     return {"engines": {q.engine: to_json(q.program.program) for q in kernel.queues}}

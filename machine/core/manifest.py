@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from machine.asm.data import SPACES, DataInit, memory_bound
-from machine.asm.loader import load
-from machine.core.kernel import (
+from neurondbg.machine.asm.data import SPACES, DataInit, memory_bound
+from neurondbg.machine.asm.loader import load
+from neurondbg.machine.core.kernel import (
     ENGINE_ORDER,
     MANIFEST_SUFFIX,
     MAX_MANIFEST_BYTES,
@@ -51,8 +51,8 @@ from machine.core.kernel import (
     make_kernel,
     make_queue,
 )
-from machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
-from machine.files import (
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
+from neurondbg.machine.files import (
     MAX_DATA_BYTES,
     InputFileError,
     file_problem,
@@ -62,9 +62,9 @@ from machine.files import (
     read_npy,
     size_text,
 )
-from machine.isa.addr import geometry
-from machine.isa.codec import IsaFormatError
-from machine.state import MachineConfig
+from neurondbg.machine.isa.addr import geometry
+from neurondbg.machine.isa.codec import IsaFormatError
+from neurondbg.machine.state import MachineConfig
 
 TABLES = ("kernel", "engines", "data", "machine")
 FP8_EXP4 = ("", "fp8_e4m3", "fp8_e4m3fn")  # the choices a session's fp8_exp4 takes

@@ -70,9 +70,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from machine.core.clock import Clock, fresh, join
-from machine.isa.enums import UpdateMode
-from machine.state import Region
+from neurondbg.machine.core.clock import Clock, fresh, join
+from neurondbg.machine.isa.enums import UpdateMode
+from neurondbg.machine.state import Region
 
 READ, WRITE = "read", "write"
 KEEP_RACES = 1000

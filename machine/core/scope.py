@@ -29,14 +29,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from machine.core.actor import EngineQueue
-from machine.core.core import Core
-from machine.debugger import Machine
-from machine.isa import RECORD_BYTES
-from machine.isa.enums import UpdateMode as U
-from machine.isa.enums import WaitMode as W
-from machine.isa.opcodes import Opcode
-from machine.isa.structs import STRUCTS
+from neurondbg.machine.core.actor import EngineQueue
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.isa import RECORD_BYTES
+from neurondbg.machine.isa.enums import UpdateMode as U
+from neurondbg.machine.isa.enums import WaitMode as W
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.isa.structs import STRUCTS
 
 MONOTONE_WAITS = frozenset({W.NONE, W.UNORDERED, W.SEM_GE_IMM, W.SEM_GT_IMM, W.SEM_GE_REG,
                             W.SEM_GT_REG})

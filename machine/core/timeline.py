@@ -24,8 +24,8 @@ from functools import cached_property
 
 import numpy as np
 
-from machine.core.actor import Actor, Snap
-from machine.history import (
+from neurondbg.machine.core.actor import Actor, Snap
+from neurondbg.machine.history import (
     CheckpointTotal,
     Tiles,
     capture_memory,
@@ -34,7 +34,7 @@ from machine.history import (
     restore_memory,
     tiles_nbytes,
 )
-from machine.state import MachineState
+from neurondbg.machine.state import MachineState
 
 KEEP_NONE_STEPS = 4096  # without history, the schedule is emptied this often...
 KEEP_NONE_BYTES = 4 << 20  # ... or once the journals hold this much (a CAST keeps 1 MiB)

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from machine.core.kernel import Kernel
-from machine.isa.opcodes import mnemonic
-from machine.isa.spec import RECORD_BYTES
-from machine.legality.explain import EXPLAIN_BATCH, explain_many, validate
-from machine.legality.wire._dedup import dedup
+from neurondbg.machine.core.kernel import Kernel
+from neurondbg.machine.isa.opcodes import mnemonic
+from neurondbg.machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.legality.explain import EXPLAIN_BATCH, explain_many, validate
+from neurondbg.machine.legality.wire._dedup import dedup
 
 
 def validate_queues(kernel: Kernel) -> dict[str, Any]:

@@ -17,13 +17,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from machine.dtypes import Gen
-from machine.isa.opcodes import OPCODES, QUEUE_ENGINES, Opcode
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.opcodes import OPCODES, QUEUE_ENGINES, Opcode
 
 if TYPE_CHECKING:
-    from machine.engines.context import Context
-    from machine.engines.record import Fault, Lanes, StepRecord
-    from machine.engines.seq import Handler
+    from neurondbg.machine.engines.context import Context
+    from neurondbg.machine.engines.record import Fault, Lanes, StepRecord
+    from neurondbg.machine.engines.seq import Handler
 
 ENGINES: tuple[str, ...] = QUEUE_ENGINES
 
@@ -41,7 +41,7 @@ def _all_handlers() -> dict[Opcode, Handler]:
     engine module that implements it; an opcode is in one module only)."""
     global _handlers
     if _handlers is None:
-        from machine.engines import dve, neff, pool, seq
+        from neurondbg.machine.engines import dve, neff, pool, seq
 
         mods = (seq.HANDLERS, pool.HANDLERS, dve.HANDLERS, neff.HANDLERS)
         table = {k: v for m in mods for k, v in m.items()}
@@ -54,7 +54,7 @@ def __getattr__(name: str) -> Any:
     if name == "HANDLERS":
         return _all_handlers()
     if name in _FROM:
-        value = getattr(importlib.import_module(f"machine.engines.{_FROM[name]}"), name)
+        value = getattr(importlib.import_module(f"neurondbg.machine.engines.{_FROM[name]}"), name)
         globals()[name] = value  # the next access is a plain module attribute
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -91,13 +91,15 @@ def execute(ctx: Context, inst: Any, handler: Handler) -> int | None:
     st = ctx.state
     wait = f.get("events.wait_mode", 0)
     if wait:
-        from machine.engines.seq import wait_events  # loaded with its handler (handler_for)
+        from neurondbg.machine.engines.seq import (
+            wait_events,  # loaded with its handler (handler_for)
+        )
 
         wait_events(st, wait, f["events.wait_idx"], f["events.semaphore_value"], "events")
     nxt = handler(ctx, inst)
     update = f.get("events.update_mode", 0)
     if update:
-        from machine.engines.seq import update_events
+        from neurondbg.machine.engines.seq import update_events
 
         update_events(st, update, f["events.update_idx"], f["events.semaphore_value"],
                       "events")

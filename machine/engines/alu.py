@@ -39,8 +39,8 @@ from typing import Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from machine.dtypes import Dtype
-from machine.isa.enums import AluOp as A
+from neurondbg.machine.dtypes import Dtype
+from neurondbg.machine.isa.enums import AluOp as A
 
 M32 = 0xFFFFFFFF
 _F = struct.Struct("<f")

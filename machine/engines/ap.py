@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import Gen, dtype_bytes, dtype_name
-from machine.engines.record import Fault
-from machine.isa.addr import INDIRECT_BIT, REGISTER_BIT, SHAPE_BIT, decode_addr4
-from machine.state import MachineState, Region
+from neurondbg.machine.dtypes import Gen, dtype_bytes, dtype_name
+from neurondbg.machine.engines.record import Fault
+from neurondbg.machine.isa.addr import INDIRECT_BIT, REGISTER_BIT, SHAPE_BIT, decode_addr4
+from neurondbg.machine.state import MachineState, Region
 
 # Broadcast patterns (step 0) can name far more elements than a partition holds; the
 # model refuses beyond this many per partition instead of allocating without bound.

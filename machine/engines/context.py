@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from machine.engines.record import Lanes
-from machine.state import RECORD_BYTES, MachineState
+from neurondbg.machine.engines.record import Lanes
+from neurondbg.machine.state import RECORD_BYTES, MachineState
 
 
 @dataclass

@@ -13,18 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import Dtype, dtype_name
-from machine.engines.alu import AluFault, alu_vec, vector_kind
-from machine.engines.ap import operand, read_elems, resolve_addr, same_count, write_elems
-from machine.engines.context import Context
-from machine.engines.pool import pair_operands
-from machine.engines.record import Fault
-from machine.engines.seq import Handler
-from machine.engines.tensor import cast_bits, from_f32, from_u32, to_f32, to_u32
-from machine.isa.enums import AccumCmd, AluOp, ImmSrc, RevOps
-from machine.isa.opcodes import Opcode as Op
-from machine.isa.structs import pair_hi, pair_lo
-from machine.state import MachineState, Region
+from neurondbg.machine.dtypes import Dtype, dtype_name
+from neurondbg.machine.engines.alu import AluFault, alu_vec, vector_kind
+from neurondbg.machine.engines.ap import operand, read_elems, resolve_addr, same_count, write_elems
+from neurondbg.machine.engines.context import Context
+from neurondbg.machine.engines.pool import pair_operands
+from neurondbg.machine.engines.record import Fault
+from neurondbg.machine.engines.seq import Handler
+from neurondbg.machine.engines.tensor import cast_bits, from_f32, from_u32, to_f32, to_u32
+from neurondbg.machine.isa.enums import AccumCmd, AluOp, ImmSrc, RevOps
+from neurondbg.machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.isa.structs import pair_hi, pair_lo
+from neurondbg.machine.state import MachineState, Region
 
 _FOLD = {AluOp.ADD: np.add, AluOp.SUBTRACT: np.add, AluOp.MULT: np.multiply,
          AluOp.MAX: np.maximum, AluOp.MIN: np.minimum}
@@ -221,7 +221,7 @@ def select_reduce(ctx: Context, inst: Any) -> None:
 
 
 def _size(dtype: int) -> int:
-    from machine.dtypes import dtype_bytes
+    from neurondbg.machine.dtypes import dtype_bytes
 
     s = dtype_bytes(dtype)
     if s is None or s < 1:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from machine.engines.context import Context
-from machine.engines.record import Fault
-from machine.engines.seq import Handler
-from machine.isa.opcodes import Opcode as Op
-from machine.neff.stale import MAY_WRITE, mark
+from neurondbg.machine.engines.context import Context
+from neurondbg.machine.engines.record import Fault
+from neurondbg.machine.engines.seq import Handler
+from neurondbg.machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.neff.stale import MAY_WRITE, mark
 
 # opcodes that run on whichever engine's stream holds them (a NEFF places the pseudo
 # ones on the engines of neff-facts §0.3, which no dispatch table lists)
@@ -40,7 +40,7 @@ def opaque(ctx: Context, inst: Any) -> None:
 
 def dma_trigger(ctx: Context, inst: Any) -> None:
     """Enqueue the entry (queue, id) of the issuing engine's dma list."""
-    from machine.neff.model import Engine
+    from neurondbg.machine.neff.model import Engine
 
     dma = getattr(ctx.state, "dma", None)
     if dma is None:

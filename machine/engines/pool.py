@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import dtype_name
-from machine.engines.alu import FOLD_UFUNCS, AluFault, alu_vec, vector_kind
-from machine.engines.ap import ADDR_MARKERS, operand, read_elems, same_count, write_elems
-from machine.engines.context import Context
-from machine.engines.record import Fault
-from machine.engines.seq import Handler
-from machine.engines.tensor import (
+from neurondbg.machine.dtypes import dtype_name
+from neurondbg.machine.engines.alu import FOLD_UFUNCS, AluFault, alu_vec, vector_kind
+from neurondbg.machine.engines.ap import ADDR_MARKERS, operand, read_elems, same_count, write_elems
+from neurondbg.machine.engines.context import Context
+from neurondbg.machine.engines.record import Fault
+from neurondbg.machine.engines.seq import Handler
+from neurondbg.machine.engines.tensor import (
     DirectCast,
     cast_bits,
     cast_direct,
@@ -28,10 +28,10 @@ from machine.engines.tensor import (
     to_f32,
     to_u32,
 )
-from machine.isa.enums import AluOp, TensorSubdim
-from machine.isa.opcodes import Opcode as Op
-from machine.isa.structs import pair_hi, pair_lo
-from machine.state import Region
+from neurondbg.machine.isa.enums import AluOp, TensorSubdim
+from neurondbg.machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.isa.structs import pair_hi, pair_lo
+from neurondbg.machine.state import Region
 
 SRC, DST = "src_mem_pattern", "dst_mem_pattern"
 

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from machine.convert.formats import FloatFormat, IntFormat, parse_format
-from machine.state import MachineState, Region, Write
+from neurondbg.machine.convert.formats import FloatFormat, IntFormat, parse_format
+from neurondbg.machine.state import MachineState, Region, Write
 
 if TYPE_CHECKING:  # the trace module loads with the first trace
-    from machine.convert.trace import Trace
+    from neurondbg.machine.convert.trace import Trace
 
 
 class Fault(Exception):
@@ -92,7 +92,7 @@ class Lanes:
         return p, e
 
     def trace(self, partition: int, element: int) -> Trace:
-        from machine.convert.trace import trace
+        from neurondbg.machine.convert.trace import trace
 
         bits = int(self.in_bits[partition - self.p0, element])
         return trace(bits, self.src, self.dst, mode="rint", sat=self.sat, profile=self.profile)
@@ -105,7 +105,7 @@ class Lanes:
     @cached_property
     def flags(self) -> dict[str, np.ndarray]:
         """Per-lane booleans: inexact, tie, saturated, nan, inf (masked-off lanes: False)."""
-        from machine.convert import convert
+        from neurondbg.machine.convert import convert
 
         x, y = self.values
         d = parse_format(self.dst)
@@ -145,7 +145,7 @@ class Lanes:
         """Lanes whose entry into the fp32 hub is itself a tie (integers beyond 2^24)."""
         if not isinstance(parse_format(self.src), IntFormat):
             return np.zeros(x.shape, bool)  # every float source widens to fp32 exactly
-        from machine.convert import convert
+        from neurondbg.machine.convert import convert
 
         lo, hi = (decode_values(convert(self.in_bits, self.src, "fp32", m, False, "ieee"),
                                 "fp32") for m in ("floor", "ceil"))
@@ -177,7 +177,7 @@ class _Watch:
 @lru_cache(maxsize=32)
 def _table(fmt: str) -> np.ndarray:
     """Value of every code of a format of <= 16 bits (machine.convert's exact decoder)."""
-    from machine.convert.kernels import decode_value
+    from neurondbg.machine.convert.kernels import decode_value
 
     f = parse_format(fmt)
     return decode_value(np.arange(1 << f.bits, dtype=f.container), fmt)
@@ -195,7 +195,7 @@ def decode_values(bits: np.ndarray, fmt: str) -> npt.NDArray[np.float64]:
             return bits.astype(f.container).view(f.value_dtype).astype(np.float64)
         if f.bits == 32:  # fp32 and fp32r share the fp32 container
             return bits.astype(np.uint32).view(np.float32).astype(np.float64)
-    from machine.convert.kernels import decode_value
+    from neurondbg.machine.convert.kernels import decode_value
 
     return decode_value(bits, fmt)
 

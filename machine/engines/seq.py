@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
-from machine.dtypes import Dtype, dtype_name
-from machine.engines.alu import (
+from neurondbg.machine.dtypes import Dtype, dtype_name
+from neurondbg.machine.engines.alu import (
     M32,
     SCALAR_DTYPES,
     AluFault,
@@ -26,15 +26,21 @@ from machine.engines.alu import (
     s32,
     supported,
 )
-from machine.engines.context import Context
-from machine.engines.record import Fault
-from machine.isa.enums import AluOp as A
-from machine.isa.enums import BrCmpOp, BrTargetMode, DataSrc, TensorShapeMoveType, TestEsMode
-from machine.isa.enums import UpdateMode as U
-from machine.isa.enums import WaitMode as W
-from machine.isa.opcodes import Opcode as Op
-from machine.journal import COUNT_SHIFT, REG_SHIFT
-from machine.state import NUM_REGS, PC_HI, PC_LO, RECORD_BYTES, MachineState
+from neurondbg.machine.engines.context import Context
+from neurondbg.machine.engines.record import Fault
+from neurondbg.machine.isa.enums import AluOp as A
+from neurondbg.machine.isa.enums import (
+    BrCmpOp,
+    BrTargetMode,
+    DataSrc,
+    TensorShapeMoveType,
+    TestEsMode,
+)
+from neurondbg.machine.isa.enums import UpdateMode as U
+from neurondbg.machine.isa.enums import WaitMode as W
+from neurondbg.machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.journal import COUNT_SHIFT, REG_SHIFT
+from neurondbg.machine.state import NUM_REGS, PC_HI, PC_LO, RECORD_BYTES, MachineState
 
 Handler = Callable[[Context, Any], "int | None"]
 

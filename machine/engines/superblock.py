@@ -22,8 +22,8 @@ from array import array
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from machine.engines.seq import Inline
-from machine.state import MachineState
+from neurondbg.machine.engines.seq import Inline
+from neurondbg.machine.state import MachineState
 
 MAX_BLOCK = 64  # records per block: generated code stays small, compile time bounded
 Block = Callable[[int], tuple[int, int]]

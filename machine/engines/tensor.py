@@ -12,13 +12,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from machine.convert import convert
-from machine.convert.kernels import NumpyCast, cast_rows, convert_into, numpy_cast
-from machine.convert.options import Options, resolve
-from machine.dtypes import Dtype, Gen, dtype_format, dtype_name
-from machine.engines.ap import read_elems
-from machine.engines.record import Fault, Lanes
-from machine.state import MachineState, Region, Write
+from neurondbg.machine.convert import convert
+from neurondbg.machine.convert.kernels import NumpyCast, cast_rows, convert_into, numpy_cast
+from neurondbg.machine.convert.options import Options, resolve
+from neurondbg.machine.dtypes import Dtype, Gen, dtype_format, dtype_name
+from neurondbg.machine.engines.ap import read_elems
+from neurondbg.machine.engines.record import Fault, Lanes
+from neurondbg.machine.state import MachineState, Region, Write
 
 # A direct CAST writing this many bytes or more moves plain memory into a memfd (see
 # cast_into). Below, the scratch block it saves costs a few microseconds; at 1 MiB it is

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what the lazy __getattr__ below returns, for a type checker
-    from machine.isa.listform import listing, listing_lines
+    from neurondbg.machine.isa.listform import listing, listing_lines
 
 __all__ = ["listing", "listing_lines"]
 
@@ -28,6 +28,6 @@ RECORD_BYTES = 64
 
 def __getattr__(name: str) -> object:
     if name in __all__:
-        from machine.isa import listform
+        from neurondbg.machine.isa import listform
         return getattr(listform, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.isa.enums import Addr4Marker
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.enums import Addr4Marker
 
 REGISTER_BIT = 1 << 31
 SHAPE_BIT = 1 << 30

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from machine.isa.opcodes import OPCODES, mnemonic, struct_name_of
-from machine.isa.spec import RECORD_BYTES, Field, Struct
-from machine.isa.structs import STRUCTS
+from neurondbg.machine.isa.opcodes import OPCODES, mnemonic, struct_name_of
+from neurondbg.machine.isa.spec import RECORD_BYTES, Field, Struct
+from neurondbg.machine.isa.structs import STRUCTS
 
 FieldValue = int | tuple[int, ...]
 
@@ -70,7 +70,7 @@ def _enum_label(f: Field, v: int) -> str | None:
         return mnemonic(v)
     if f.enum is None:
         return None
-    from machine.isa.enums import enum_name
+    from neurondbg.machine.isa.enums import enum_name
     return enum_name(f.enum, v)
 
 
@@ -79,7 +79,7 @@ def field_row(f: Field, value: FieldValue, raw: bytes) -> FieldRow:
         label: str | tuple[str | None, ...] | None = (
             tuple(_enum_label(f, v) for v in value) if f.enum else None)
     elif f.role == "dtype_pair":
-        from machine.dtypes import dtype_name
+        from neurondbg.machine.dtypes import dtype_name
         label = f"{dtype_name(value & 0xF)}/{dtype_name(value >> 4)}"
     else:
         label = _enum_label(f, value)
@@ -281,6 +281,8 @@ def load_program(path: str | Path) -> Program:
     """The records of the PROGRAM at `path`, as the one program loader reads it
     (machine.asm.loader.load: the limits of machine.files, binary or assembly, its
     one-line errors); kept for callers that want only the Program, not a second reader."""
-    from machine.asm.loader import load  # the loader is built on this codec: bound at call
+    from neurondbg.machine.asm.loader import (
+        load,  # the loader is built on this codec: bound at call
+    )
 
     return load(path).program

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from machine.dtypes import Dtype, Gen
+from neurondbg.machine.dtypes import Dtype, Gen
 
 __all__ = [
     "AccumCmd", "Addr4Marker", "AluOp", "BrCmpOp", "BrTargetMode", "DataSrc", "DebugCmd",
@@ -332,7 +332,7 @@ def parse_enum(enum_cls: type[IntEnum], text: str) -> int:
     """A code from a member name (case-insensitive); KeyError when not a member."""
     key = text.strip().upper()
     if enum_cls is Dtype:
-        from machine.dtypes import DTYPE_ALIASES
+        from neurondbg.machine.dtypes import DTYPE_ALIASES
         if key in DTYPE_ALIASES:
             return int(DTYPE_ALIASES[key])
     return int(enum_cls[key])

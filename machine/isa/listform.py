@@ -28,12 +28,12 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from machine.dtypes import DEFAULT_GEN, Dtype, Gen
-from machine.isa.codec import Instruction, Program
-from machine.isa.opcodes import OPCODES, mnemonic
-from machine.isa.spec import RECORD_BYTES, Field
-from machine.isa.structs import STRUCTS
-from machine.isa.text import (
+from neurondbg.machine.dtypes import DEFAULT_GEN, Dtype, Gen
+from neurondbg.machine.isa.codec import Instruction, Program
+from neurondbg.machine.isa.opcodes import OPCODES, mnemonic
+from neurondbg.machine.isa.spec import RECORD_BYTES, Field
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.isa.text import (
     INST_WORD_LEN,
     OPERAND_ALIASES,
     PAIR_KEYS,

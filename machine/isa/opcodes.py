@@ -10,12 +10,12 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import NamedTuple
 
-from machine.dtypes import Gen
+from neurondbg.machine.dtypes import Gen
 
 # re-exported: the engines are named beside the table (machine.isa.queues declares them)
-from machine.isa.queues import DEFAULT_ENGINE as DEFAULT_ENGINE
-from machine.isa.queues import ENGINES as ENGINES
-from machine.isa.queues import QUEUE_ENGINES as QUEUE_ENGINES
+from neurondbg.machine.isa.queues import DEFAULT_ENGINE as DEFAULT_ENGINE
+from neurondbg.machine.isa.queues import ENGINES as ENGINES
+from neurondbg.machine.isa.queues import QUEUE_ENGINES as QUEUE_ENGINES
 
 
 class OpcodeInfo(NamedTuple):

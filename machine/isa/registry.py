@@ -11,7 +11,7 @@ than a user's session ("decoded but not modelled yet").
 
 from __future__ import annotations
 
-from machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.isa.opcodes import Opcode as Op
 
 _UNDOCUMENTED = "the references give its layout and legality, not its arithmetic"
 

@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from machine.isa import RECORD_BYTES as RECORD_BYTES  # isa-facts §1, re-exported
+from neurondbg.machine.isa import RECORD_BYTES as RECORD_BYTES  # isa-facts §1, re-exported
 
 CTYPES: tuple[str, ...] = ("u1", "i1", "u2", "i2", "u4", "i4", "u8", "i8")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from machine.dtypes import Dtype
-from machine.isa.enums import (
+from neurondbg.machine.dtypes import Dtype
+from neurondbg.machine.isa.enums import (
     AccumCmd,
     AluOp,
     BrCmpOp,
@@ -27,7 +27,7 @@ from machine.isa.enums import (
     UpdateMode,
     WaitMode,
 )
-from machine.isa.spec import Field, Struct, fill_gaps
+from neurondbg.machine.isa.spec import Field, Struct, fill_gaps
 
 R000 = "ref 000 §3"
 R001 = "ref 001 §3"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from machine.dtypes import Gen
-from machine.isa.addr import decode_addr4
-from machine.isa.spec import Field, Struct
-from machine.isa.structs import tensor_operands
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.addr import decode_addr4
+from neurondbg.machine.isa.spec import Field, Struct
+from neurondbg.machine.isa.structs import tensor_operands
 
 INST_WORD_LEN = 16  # default header.inst_word_len; isa-facts §1.1: the validator requires 16
 # Short operand names: the S4D4_TR operands are src_mem_pattern / dst_mem_pattern (ref 000 §3).

@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import Gen, parse_gen
-from machine.isa.spec import RECORD_BYTES
-from machine.isa.structs import STRUCTS
-from machine.legality.result import ClauseResult, Verdict
-from machine.legality.wire.bulk import (
+from neurondbg.machine.dtypes import Gen, parse_gen
+from neurondbg.machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.result import ClauseResult, Verdict
+from neurondbg.machine.legality.wire.bulk import (
     BulkResult,
     Summary,
     as_raw,
@@ -30,8 +30,8 @@ from machine.legality.wire.bulk import (
     summarize_raw,
     validate_raw,
 )
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
-from machine.legality.wire.registry import (
+from neurondbg.machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
+from neurondbg.machine.legality.wire.registry import (
     ALL_PREDICATES,
     BY_NAME,
     ENGINE_CHOICES,
@@ -74,7 +74,7 @@ def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
     it is not a valid Copy); by default the opcode selects it. With `fixes`, each
     failing clause's fix is searched and checked (machine.legality.wire.repair).
     """
-    from machine.isa.codec import record_fields  # here: `validate` alone never needs it
+    from neurondbg.machine.isa.codec import record_fields  # here: `validate` alone never needs it
 
     g = parse_gen(gen)
     raw = _raw_of(instruction)
@@ -96,7 +96,7 @@ def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
     failing = _failing_leaves(tops, passes, g)
     plan = None
     if fixes and failing:
-        from machine.legality.wire import repair
+        from neurondbg.machine.legality.wire import repair
 
         plan = repair.plan(pred, struct, rec, values, ctx, failing, forced=predicate is not None)
     return _verdict(pred, tops, passes, values, ctx, plan)
@@ -175,7 +175,7 @@ def _node(cl: Clause, ok: bool, passes: Callable[[Clause], bool], values: Mappin
 def _checked_fix(path: Path, hint: str | None, plan: Any) -> tuple[str, Any]:
     """(fix text, field edits) of a failing leaf: the plan's edit for it, the declared
     hint after it unless the edit says the same; or why no edit of it passes."""
-    from machine.legality.wire.repair import describe
+    from neurondbg.machine.legality.wire.repair import describe
 
     edit = plan.per_leaf.get(path)
     if edit is None:
@@ -258,7 +258,7 @@ class _Group:
 
     def __init__(self, pred: Predicate, struct: Any, rec: np.ndarray, ctx: Ctx,
                  fixes: bool) -> None:
-        from machine.legality.wire import repair
+        from neurondbg.machine.legality.wire import repair
 
         clauses, passed = evaluate(pred, rec, ctx)
         rows = Rows(rec, ctx)
@@ -328,12 +328,12 @@ class Levels:
 
 def explain_levels(instruction: Any, gen: Gen | str, engine: str | None = None) -> Levels:
     """`explain` plus the NKI-level verdict and the disagreements (machine.legality.nki)."""
-    from machine.isa.codec import record_fields
+    from neurondbg.machine.isa.codec import record_fields
 
     g = parse_gen(gen)
     wire = explain(instruction, g, engine)
     raw = _raw_of(instruction)
-    from machine.legality.nki import bridge  # lazily: the wire level alone never needs it
+    from neurondbg.machine.legality.nki import bridge  # lazily: the wire level alone never needs it
 
     corr = bridge.intrinsic_for_opcode(raw[0])
     if corr is None:

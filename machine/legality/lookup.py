@@ -29,20 +29,20 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.isa import addr as isa_addr
-from machine.isa import opcodes as isa_opcodes
-from machine.isa.spec import Struct
-from machine.isa.structs import STRUCTS
-from machine.legality.messages import MessagePattern
-from machine.legality.messages import words as message_words
-from machine.legality.nki.spec import ClauseSpec
-from machine.legality.provenance import Provenance
-from machine.legality.result import PATH_SEP
-from machine.legality.wire.bulk import evaluate
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
-from machine.legality.wire.registry import ALL_PREDICATES, BY_NAME, predicate_for
-from machine.legality.wire.samples import EXAMPLES, example
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa import addr as isa_addr
+from neurondbg.machine.isa import opcodes as isa_opcodes
+from neurondbg.machine.isa.spec import Struct
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.messages import MessagePattern
+from neurondbg.machine.legality.messages import words as message_words
+from neurondbg.machine.legality.nki.spec import ClauseSpec
+from neurondbg.machine.legality.provenance import Provenance
+from neurondbg.machine.legality.result import PATH_SEP
+from neurondbg.machine.legality.wire.bulk import evaluate
+from neurondbg.machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
+from neurondbg.machine.legality.wire.registry import ALL_PREDICATES, BY_NAME, predicate_for
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
 GEN_ORDER = (Gen.CAYMAN, Gen.MARIANA, Gen.MAVERICK, Gen.SUNDA)  # the default first
 
@@ -123,8 +123,8 @@ ANY_CALL = "any call"  # the intrinsic column of rules added to every call (a dt
 
 
 def _nki_rules() -> list[NkiRule]:
-    from machine.legality.nki.check import CATALOG
-    from machine.legality.nki.common import NATIVE_DTYPE
+    from neurondbg.machine.legality.nki.check import CATALOG
+    from neurondbg.machine.legality.nki.common import NATIVE_DTYPE
 
     rules = [NkiRule(name, spec) for name, intr in CATALOG.items() for spec in intr.clauses]
     return [*rules, NkiRule(ANY_CALL, NATIVE_DTYPE)]
@@ -136,7 +136,7 @@ def _names(name: str, aliases: tuple[str, ...]) -> list[str]:
 
 
 def _nki() -> tuple[dict[str, list[NkiRule]], list[str]]:
-    from machine.legality.nki.check import CATALOG
+    from neurondbg.machine.legality.nki.check import CATALOG
 
     rules: dict[str, list[NkiRule]] = {}
     for r in _nki_rules():
@@ -266,7 +266,7 @@ def lookup(text: str) -> Found:
 
 def _engine_clauses() -> dict[str, list[Clause]]:
     """engine_has_opcode(<engine>) by name, and every engine's under the bare name."""
-    from machine.legality.wire.registry import ENGINE_CHOICES, engine_clause
+    from neurondbg.machine.legality.wire.registry import ENGINE_CHOICES, engine_clause
 
     out: dict[str, list[Clause]] = {}
     for engine in ENGINE_CHOICES:
@@ -436,7 +436,7 @@ def failing_example(site: Site) -> Failing | None:
                 break
             recs, hits, others = more, more_hits, more_others
         best = int(np.flatnonzero(hits)[np.argmin(others[hits])])
-        from machine.legality.explain import explain
+        from neurondbg.machine.legality.explain import explain
 
         raw = recs[best:best + 1].tobytes()
         v = explain(raw, gen, fixes=False)
@@ -501,8 +501,8 @@ def _refined(site: Site, struct: Any, recs: np.ndarray, hits: np.ndarray, others
              ctx: Ctx) -> np.ndarray:
     """The best records changed once more: in each field of each other failing leaf that
     the clause does not read, by that leaf's declared repair or a probe value."""
-    from machine.isa.codec import record_fields
-    from machine.legality.explain import failing_leaves
+    from neurondbg.machine.isa.codec import record_fields
+    from neurondbg.machine.legality.explain import failing_leaves
 
     mine = set(site.clause.fields)
     order = np.flatnonzero(hits)[np.argsort(others[hits], kind="stable")][:REFINE_KEEP]

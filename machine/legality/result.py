@@ -19,7 +19,7 @@ from json.encoder import encode_basestring_ascii
 from typing import Any
 
 # declared beside the clause tables, which need it alone; part of this model all the same
-from machine.legality.provenance import CONFIDENCES, REFS, Provenance
+from neurondbg.machine.legality.provenance import CONFIDENCES, REFS, Provenance
 
 __all__ = ["CONFIDENCES", "LEVELS", "PATH_SEP", "REFS", "ClauseResult", "Provenance", "Verdict"]
 

@@ -20,22 +20,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from machine.core.actor import ActorKind, EngineSnap, Issued
-from machine.core.feed import Feeder, Pre
-from machine.core.races import Access
-from machine.engines.record import Fault, StepRecord
-from machine.isa.spec import RECORD_BYTES
-from machine.neff.dma import DmaModel
-from machine.neff.model import DmaEntry, Engine
-from machine.neff.stale import marks
-from machine.state import MachineState, Region
-from machine.stops import EngineStatus
+from neurondbg.machine.core.actor import ActorKind, EngineSnap, Issued
+from neurondbg.machine.core.feed import Feeder, Pre
+from neurondbg.machine.core.races import Access
+from neurondbg.machine.engines.record import Fault, StepRecord
+from neurondbg.machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.neff.dma import DmaModel
+from neurondbg.machine.neff.model import DmaEntry, Engine
+from neurondbg.machine.neff.stale import marks
+from neurondbg.machine.state import MachineState, Region
+from neurondbg.machine.stops import EngineStatus
 
 if TYPE_CHECKING:
     from hashlib import _Hash
 
-    from machine.breakpoints import Breakpoint
-    from machine.core.races import Race
+    from neurondbg.machine.breakpoints import Breakpoint
+    from neurondbg.machine.core.races import Race
 
 DRAM_TILE = 1 << 16  # DRAM is kept in checkpoints as its non-zero tiles of this size
 
@@ -232,7 +232,7 @@ class DmaQueueActor:
 
 def _triggers_ahead(dma: DmaModel, q: int) -> dict[Engine, list[tuple[int, int]]]:
     """Per engine: (record, entry) of each trigger of queue q in its stream."""
-    from machine.neff.triggers import trigger_rows, trigger_targets
+    from neurondbg.machine.neff.triggers import trigger_rows, trigger_targets
 
     out: dict[Engine, list[tuple[int, int]]] = {}
     name = dma.names[q]

@@ -31,13 +31,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.isa.addr import geometry
-from machine.isa.enums import UpdateMode, WaitMode
-from machine.isa.opcodes import mnemonic
-from machine.neff.events import ADDS, EVENT_UPDATES, INCREMENTS, SEM_WAITS, updates, waits
-from machine.neff.footprint import extent, sb_partitions
-from machine.neff.model import (
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.addr import geometry
+from neurondbg.machine.isa.enums import UpdateMode, WaitMode
+from neurondbg.machine.isa.opcodes import mnemonic
+from neurondbg.machine.neff.events import ADDS, EVENT_UPDATES, INCREMENTS, SEM_WAITS, updates, waits
+from neurondbg.machine.neff.footprint import extent, sb_partitions
+from neurondbg.machine.neff.model import (
     DMA_INCREMENT,
     ENGINES,
     SB,
@@ -46,8 +46,8 @@ from machine.neff.model import (
     Engine,
     Subgraph,
 )
-from machine.neff.roles import engine_label, semaphore_roles
-from machine.neff.triggers import Trigger
+from neurondbg.machine.neff.roles import engine_label, semaphore_roles
+from neurondbg.machine.neff.triggers import Trigger
 
 
 class Level(Enum):

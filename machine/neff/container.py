@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from machine.files import GIB, MIB, InputFileError, open_input, size_text
-from machine.neff.sniff import GZIP_MAGIC, HEADER_BYTES, MAX_HEADER_BYTES, looks_like_neff
+from neurondbg.machine.files import GIB, MIB, InputFileError, open_input, size_text
+from neurondbg.machine.neff.sniff import GZIP_MAGIC, HEADER_BYTES, MAX_HEADER_BYTES, looks_like_neff
 
 MAX_NEFF_BYTES = 1 * GIB
 MAX_UNPACKED_BYTES = 256 * MIB

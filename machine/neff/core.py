@@ -21,17 +21,17 @@ from pathlib import Path
 
 import numpy as np
 
-from machine.core.actor import ActorKind
-from machine.core.core import Core
-from machine.core.kernel import Kernel, make_kernel, make_queue
-from machine.history import JOURNAL_BUDGET
-from machine.neff.actor import DmaQueueActor, TriggerFeeder
-from machine.neff.data import load_constants, load_inputs
-from machine.neff.deadlock import deadlock_lines
-from machine.neff.dma import DmaModel
-from machine.neff.lower import Lowered
-from machine.neff.model import ENGINES, Engine
-from machine.state import MachineConfig, MachineState
+from neurondbg.machine.core.actor import ActorKind
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.kernel import Kernel, make_kernel, make_queue
+from neurondbg.machine.history import JOURNAL_BUDGET
+from neurondbg.machine.neff.actor import DmaQueueActor, TriggerFeeder
+from neurondbg.machine.neff.data import load_constants, load_inputs
+from neurondbg.machine.neff.deadlock import deadlock_lines
+from neurondbg.machine.neff.dma import DmaModel
+from neurondbg.machine.neff.lower import Lowered
+from neurondbg.machine.neff.model import ENGINES, Engine
+from neurondbg.machine.state import MachineConfig, MachineState
 
 
 @dataclass
@@ -64,7 +64,7 @@ class NeffCore:
 
 def neff_kernel(low: Lowered, path: str | Path) -> Kernel:
     """The lowered streams as a Kernel: one queue per engine (ENGINE_ORDER)."""
-    from machine.asm.loader import ProgramFile
+    from neurondbg.machine.asm.loader import ProgramFile
 
     p = Path(path)
     queues = [make_queue(e.value, ProgramFile(p, low.programs[e], [], gen=low.gen), p)

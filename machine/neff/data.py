@@ -16,8 +16,8 @@ from collections.abc import Mapping
 import ml_dtypes
 import numpy as np
 
-from machine.neff.dma import DmaModel
-from machine.neff.model import Subgraph, Tensor
+from neurondbg.machine.neff.dma import DmaModel
+from neurondbg.machine.neff.model import Subgraph, Tensor
 
 # tensor_map dtype names (neff-facts §2.6, §2.7 see float32, float16, int8)
 TENSOR_DTYPES: dict[str, np.dtype] = {

@@ -15,15 +15,15 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from machine.core.events import WaitSpec, update_targets
-from machine.isa.spec import RECORD_BYTES
-from machine.neff.dma import DmaModel
-from machine.neff.lower import Lowered
-from machine.neff.model import ENGINES, DmaEntry, Engine
-from machine.neff.roles import engine_label
-from machine.neff.triggers import trigger_rows, trigger_targets
-from machine.state import MachineState
-from machine.words import plural
+from neurondbg.machine.core.events import WaitSpec, update_targets
+from neurondbg.machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.neff.dma import DmaModel
+from neurondbg.machine.neff.lower import Lowered
+from neurondbg.machine.neff.model import ENGINES, DmaEntry, Engine
+from neurondbg.machine.neff.roles import engine_label
+from neurondbg.machine.neff.triggers import trigger_rows, trigger_targets
+from neurondbg.machine.state import MachineState
+from neurondbg.machine.words import plural
 
 
 def _and(items: list[str]) -> str:

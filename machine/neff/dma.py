@@ -38,8 +38,8 @@ from typing import Literal
 import ml_dtypes
 import numpy as np
 
-from machine.engines.record import Fault
-from machine.neff.model import (
+from neurondbg.machine.engines.record import Fault
+from neurondbg.machine.neff.model import (
     DMA_INCREMENT,
     SB,
     SB_PARTITION_STEP,
@@ -48,8 +48,8 @@ from machine.neff.model import (
     Engine,
     Subgraph,
 )
-from machine.neff.stale import mark, marks
-from machine.state import MachineState, Region, Write
+from neurondbg.machine.neff.stale import mark, marks
+from neurondbg.machine.state import MachineState, Region, Write
 
 M32 = 0xFFFFFFFF
 MAX_DRAM_BYTES = 1 << 30  # every DRAM variable together (zero pages cost nothing until written)

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from machine.isa.enums import UpdateMode, WaitMode
-from machine.isa.opcodes import Opcode
+from neurondbg.machine.isa.enums import UpdateMode, WaitMode
+from neurondbg.machine.isa.opcodes import Opcode
 
 SEM_WAITS = frozenset({WaitMode.SEM_EQ_IMM, WaitMode.SEM_LT_IMM, WaitMode.SEM_LE_IMM,
                        WaitMode.SEM_GT_IMM, WaitMode.SEM_GE_IMM})

@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-from machine.neff.model import SB, SB_PARTITION_STEP, Descriptor, sb_dims
+from neurondbg.machine.neff.model import SB, SB_PARTITION_STEP, Descriptor, sb_dims
 
 MAX_RUNS = 1 << 20  # contiguous runs one side may have before it is refused
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from machine.files import InputFileError
-from machine.files import load_json as _parse
+from neurondbg.machine.files import InputFileError
+from neurondbg.machine.files import load_json as _parse
 
 MAX_JSON_DEPTH = 64
 

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.isa.codec import Program
-from machine.isa.opcodes import Opcode
-from machine.isa.spec import RECORD_BYTES
-from machine.neff.container import NeffError
-from machine.neff.model import ENGINES, Engine, Subgraph, gen_of_target
-from machine.neff.reader import Neff
-from machine.neff.verdicts import judge_stream
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.codec import Program
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.neff.container import NeffError
+from neurondbg.machine.neff.model import ENGINES, Engine, Subgraph, gen_of_target
+from neurondbg.machine.neff.reader import Neff
+from neurondbg.machine.neff.verdicts import judge_stream
 
 
 def halt_record() -> np.ndarray:

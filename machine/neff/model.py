@@ -18,10 +18,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.isa.codec import Program
-from machine.isa.opcodes import Opcode
-from machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.codec import Program
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.isa.spec import RECORD_BYTES
 
 SEMAPHORES = 256  # per subgraph (neff-facts §5.1)
 RUNTIME_SEMAPHORES = 3  # def.json runtime_semaphore_count in every corpus NEFF

@@ -26,8 +26,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from machine.isa.spec import RECORD_BYTES
-from machine.neff.container import (
+from neurondbg.machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.neff.container import (
     DEFAULT_LIMITS,
     Archive,
     HashCheck,
@@ -36,8 +36,8 @@ from machine.neff.container import (
     NeffHeader,
     read_archive,
 )
-from machine.neff.jsonfile import JsonMemberError, load_json
-from machine.neff.model import (
+from neurondbg.machine.neff.jsonfile import JsonMemberError, load_json
+from neurondbg.machine.neff.model import (
     ENGINES,
     SEMAPHORES,
     Descriptor,

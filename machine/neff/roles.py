@@ -17,8 +17,8 @@ from typing import Literal
 
 import numpy as np
 
-from machine.neff.events import updates
-from machine.neff.model import ENGINES, SEMAPHORES, Engine, Subgraph
+from neurondbg.machine.neff.events import updates
+from neurondbg.machine.neff.model import ENGINES, SEMAPHORES, Engine, Subgraph
 
 RoleKind = Literal["runtime", "engine", "dma", "shared", "unassigned"]
 

@@ -28,23 +28,23 @@ from typing import Any, Literal
 
 import numpy as np
 
-from machine.core.events import Plan, WaitSpec, plan_of
-from machine.debugger import Machine
-from machine.engines.record import Fault
-from machine.history import History
-from machine.isa.enums import UpdateMode, WaitMode
-from machine.isa.opcodes import Opcode, mnemonic
-from machine.isa.spec import RECORD_BYTES
-from machine.neff.data import load_constants, load_inputs
-from machine.neff.deadlock import deadlock_lines
-from machine.neff.dma import DmaModel, Moved
-from machine.neff.lower import Lowered
-from machine.neff.model import ENGINES, Engine
-from machine.neff.roles import engine_label
-from machine.neff.stale import MAY_WRITE, mark
-from machine.neff.triggers import trigger_rows, trigger_targets
-from machine.state import MachineConfig, MachineState
-from machine.words import plural
+from neurondbg.machine.core.events import Plan, WaitSpec, plan_of
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.engines.record import Fault
+from neurondbg.machine.history import History
+from neurondbg.machine.isa.enums import UpdateMode, WaitMode
+from neurondbg.machine.isa.opcodes import Opcode, mnemonic
+from neurondbg.machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.neff.data import load_constants, load_inputs
+from neurondbg.machine.neff.deadlock import deadlock_lines
+from neurondbg.machine.neff.dma import DmaModel, Moved
+from neurondbg.machine.neff.lower import Lowered
+from neurondbg.machine.neff.model import ENGINES, Engine
+from neurondbg.machine.neff.roles import engine_label
+from neurondbg.machine.neff.stale import MAY_WRITE, mark
+from neurondbg.machine.neff.triggers import trigger_rows, trigger_targets
+from neurondbg.machine.state import MachineConfig, MachineState
+from neurondbg.machine.words import plural
 
 Status = Literal["complete", "deadlock", "fault", "invalid", "interrupted", "limit"]
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from machine.isa.opcodes import Opcode
-from machine.state import MachineState
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.state import MachineState
 
 Space = Literal["sbuf", "psum"]
 SPACES: tuple[Space, ...] = ("sbuf", "psum")

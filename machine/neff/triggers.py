@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from machine.isa.opcodes import Opcode
-from machine.isa.spec import RECORD_BYTES
-from machine.neff.container import NeffError
-from machine.neff.model import ENGINES, DmaEntry, Engine, Subgraph
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.neff.container import NeffError
+from neurondbg.machine.neff.model import ENGINES, DmaEntry, Engine, Subgraph
 
 QUEUE_NAME = slice(12, 48)
 QUEUE_NAME_BYTES = 36

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.isa.opcodes import OPCODES, mnemonic
-from machine.legality.explain import validate
-from machine.neff.model import ENGINES, Engine, Subgraph
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.opcodes import OPCODES, mnemonic
+from neurondbg.machine.legality.explain import validate
+from neurondbg.machine.neff.model import ENGINES, Engine, Subgraph
 
 LOWERED = "lowered_by_runtime"
 OPAQUE = "payload_layout_not_in_reference"

@@ -26,8 +26,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from machine.neff.container import HEADER_BYTES, PAD_MULTIPLE, NeffHeader, pack_header
-from machine.neff.model import ENGINES, Descriptor, DmaEntry, Subgraph, Tensor, Var
+from neurondbg.machine.neff.container import HEADER_BYTES, PAD_MULTIPLE, NeffHeader, pack_header
+from neurondbg.machine.neff.model import ENGINES, Descriptor, DmaEntry, Subgraph, Tensor, Var
 
 TOOL_VERSION = "neurondbg-synthetic"
 KELP_MAJOR = {"sunda": 1, "cayman": 2}  # header 0x18 per target (neff-facts §1.1)

@@ -10,15 +10,15 @@ from typing import IO
 
 import numpy as np
 
-from machine.asm.data import memory_bound
-from machine.files import (
+from neurondbg.errors import InputError
+from neurondbg.machine.asm.data import memory_bound
+from neurondbg.machine.files import (
     MAX_DATA_BYTES,
     MAX_NPY_HEADER,
     InputFileError,
     open_stream,
     read_npy,
 )
-from neurondbg.errors import InputError
 
 _READERS = {(1, 0): np.lib.format.read_array_header_1_0,
             (2, 0): np.lib.format.read_array_header_2_0}

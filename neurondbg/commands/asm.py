@@ -42,16 +42,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.errors import InputError
 from neurondbg.force import force_option
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.params import GEN
 from neurondbg.progress import Report
 
 if TYPE_CHECKING:
-    from machine.asm import Assembly
-    from machine.asm.sections import SectionedAssembly
-    from sessions.atomic import FileKind
+    from neurondbg.machine.asm import Assembly
+    from neurondbg.machine.asm.sections import SectionedAssembly
+    from neurondbg.sessions.atomic import FileKind
 
 # A source of more bytes than this shows a progress bar on a terminal (about 10,000
 # short lines; smaller ones assemble well within the bar's 0.3 s delay, and skip
@@ -69,8 +69,8 @@ class AsmInputError(InputError):
 def _check(path: Path, source: str, what: str, kind: FileKind | None = None) -> Path:
     """The resolved target of output `path`; InputError if it is SOURCE or unwritable,
     or holds another kind of file than `kind` (unless --force)."""
-    from sessions.atomic import check_output
-    from sessions.errors import SessionError
+    from neurondbg.sessions.atomic import check_output
+    from neurondbg.sessions.errors import SessionError
 
     try:
         return check_output(path, [("the source", source)], what=what, kind=kind)
@@ -79,7 +79,7 @@ def _check(path: Path, source: str, what: str, kind: FileKind | None = None) -> 
 
 
 def _read_source(source: str) -> bytes:
-    from machine.files import MAX_ASSEMBLY_BYTES, InputFileError, read_file
+    from neurondbg.machine.files import MAX_ASSEMBLY_BYTES, InputFileError, read_file
 
     try:  # read_file words a missing or unreadable file too: one line each
         return read_file(source, what="assembly source", max_bytes=MAX_ASSEMBLY_BYTES)
@@ -114,7 +114,7 @@ _ENGINE_WORD = re.compile(r"\.(?i:engine)")
 
 
 def _has_sections(text: str) -> bool:
-    from machine.asm.sections import has_sections
+    from neurondbg.machine.asm.sections import has_sections
 
     word = len(".engine") - 1  # a match across two windows is found by the first
     found = any(_ENGINE_WORD.search(text, at, at + CHUNK_BYTES + word) is not None
@@ -165,10 +165,10 @@ def _bar(source: str) -> Iterator[Report]:
 @force_option
 def command(source: str, output: str, gen: Gen) -> None:
     """Assemble SOURCE into OUTPUT (64-byte records)."""
-    from machine.asm import AsmError, Assembly, assemble, data_path
-    from machine.asm.sections import assemble_sections
-    from machine.core.manifest import MANIFEST_SUFFIX
-    from sessions.atomic import FileKind
+    from neurondbg.machine.asm import AsmError, Assembly, assemble, data_path
+    from neurondbg.machine.asm.sections import assemble_sections
+    from neurondbg.machine.core.manifest import MANIFEST_SUFFIX
+    from neurondbg.sessions.atomic import FileKind
 
     out = Path(output)
     side = data_path(out)
@@ -202,7 +202,7 @@ def command(source: str, output: str, gen: Gen) -> None:
 def _check_not_empty(source: str, done: Assembly | SectionedAssembly) -> None:
     """InputError for a source without a record to write: a program of no instruction
     (only comments, labels or data) is a mistake, not an empty output file."""
-    from machine.asm import Assembly
+    from neurondbg.machine.asm import Assembly
 
     if isinstance(done, Assembly):
         if not done.records:
@@ -215,8 +215,8 @@ def _check_not_empty(source: str, done: Assembly | SectionedAssembly) -> None:
 
 def _write_program(source: str, asm: Assembly, out: Path, side: Path, output: str) -> None:
     """Write the records to `out` and the data (if any) to its sidecar `side`."""
-    from machine.asm import save_data
-    from sessions.atomic import atomic_open, atomic_path
+    from neurondbg.machine.asm import save_data
+    from neurondbg.sessions.atomic import atomic_open, atomic_path
 
     try:
         with atomic_open(out, "wb") as fh:
@@ -236,7 +236,7 @@ def _write_program(source: str, asm: Assembly, out: Path, side: Path, output: st
 def _remove_stale_sidecar(side: Path, has_data: bool) -> None:
     """Remove `side` when the program just written has no data: a stale sidecar would load
     the wrong data. Only a data file is removed: another file under that name stays."""
-    from sessions.atomic import FileKind, sniff_kind
+    from neurondbg.sessions.atomic import FileKind, sniff_kind
 
     if not has_data and sniff_kind(side) is FileKind.DATA:
         side.unlink()
@@ -244,10 +244,10 @@ def _remove_stale_sidecar(side: Path, has_data: bool) -> None:
 
 def _kernel(source: str, sa: SectionedAssembly, out: Path) -> None:
     """Write the manifest `out` and one stream (+ sidecar) per `.engine` section."""
-    from machine.asm import data_path, save_data
-    from machine.core.kernel import ENGINE_ORDER
-    from machine.core.manifest import manifest_text
-    from sessions.atomic import FileKind, atomic_open, atomic_path
+    from neurondbg.machine.asm import data_path, save_data
+    from neurondbg.machine.core.kernel import ENGINE_ORDER
+    from neurondbg.machine.core.manifest import manifest_text
+    from neurondbg.sessions.atomic import FileKind, atomic_open, atomic_path
 
     sections = sorted(sa.sections, key=lambda s: ENGINE_ORDER.index(s.engine))
     # a symlinked manifest: streams go beside its target

@@ -21,9 +21,9 @@ from typing import Any
 
 import click
 
-from machine.dtypes import Gen
 from neurondbg.documents import Kind, key_text, stamp
 from neurondbg.errors import InputError
+from neurondbg.machine.dtypes import Gen
 from neurondbg.params import GEN
 
 
@@ -33,7 +33,7 @@ def _load(path: str) -> tuple[list[Any], list[Any]]:
     file, a file over MAX_JSON_BYTES, bad UTF-8 or JSON, or integers past Python's digit
     limit. The keys are each call's text (see `scan_calls`), or, should the scan not
     apply, each parsed call's repr (which tells 1, 1.0 and true apart)."""
-    from machine.files import MAX_JSON_BYTES, InputFileError, load_json, read_file
+    from neurondbg.machine.files import MAX_JSON_BYTES, InputFileError, load_json, read_file
 
     where = "<stdin>" if path == "-" else path
     try:
@@ -209,7 +209,7 @@ def _print_one(console: Any, index: int, verdict: Any, gen: Any) -> None:
     """One call's report: its head line, then each failed clause and note."""
     from rich.markup import escape
 
-    from machine.legality.nki.vocab import gen_label
+    from neurondbg.machine.legality.nki.vocab import gen_label
 
     head = f"call {index}: {verdict.predicate} on {gen_label(gen)}:"
     if verdict.valid:
@@ -229,7 +229,7 @@ def _print_one(console: Any, index: int, verdict: Any, gen: Any) -> None:
 
 def _list_intrinsics(as_json: bool) -> None:
     """Every intrinsic with its parameters and clauses (rule and provenance)."""
-    from machine.legality.nki.check import CATALOG
+    from neurondbg.machine.legality.nki.check import CATALOG
 
     if as_json:
         out = {name: {"engine": i.engine, "source": i.source, "doc": i.doc,
@@ -256,8 +256,8 @@ def _list_intrinsics(as_json: bool) -> None:
 def command(calls_file: str | None, as_json: bool, default_gen: Gen | None,
             list_only: bool) -> None:
     """Check NKI intrinsic calls (a JSON list) against reference 004's legality rules."""
-    from machine.legality.nki.check import evaluate, parse_call
-    from machine.legality.nki.vocab import NkiInputError
+    from neurondbg.machine.legality.nki.check import evaluate, parse_call
+    from neurondbg.machine.legality.nki.vocab import NkiInputError
 
     if list_only:
         _list_intrinsics(as_json)

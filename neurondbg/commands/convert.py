@@ -39,17 +39,17 @@ import click
 import numpy as np
 from click.core import ParameterSource
 
-from machine.convert.formats import FORMAT_NAMES, Format, IntFormat, parse_format
-from machine.convert.iss import ISS_PRIMITIVES, IssPrimitive
-from machine.convert.kernels import convert, decode_value
-from machine.convert.modes import MODES, Mode
-from machine.convert.options import PROFILES, Options, applied_mode, resolve, rules
-from machine.convert.parse import BadNumber
-from machine.convert.parse import parse_value as machine_parse_value
-from machine.convert.roles import ROLE_STYLES, bit_parts, elide, plain_bits
-from machine.dtypes import DEFAULT_GEN, GEN_NAMES, Gen
 from neurondbg.documents import Kind, stamp_rows
 from neurondbg.errors import InputError
+from neurondbg.machine.convert.formats import FORMAT_NAMES, Format, IntFormat, parse_format
+from neurondbg.machine.convert.iss import ISS_PRIMITIVES, IssPrimitive
+from neurondbg.machine.convert.kernels import convert, decode_value
+from neurondbg.machine.convert.modes import MODES, Mode
+from neurondbg.machine.convert.options import PROFILES, Options, applied_mode, resolve, rules
+from neurondbg.machine.convert.parse import BadNumber
+from neurondbg.machine.convert.parse import parse_value as machine_parse_value
+from neurondbg.machine.convert.roles import ROLE_STYLES, bit_parts, elide, plain_bits
+from neurondbg.machine.dtypes import DEFAULT_GEN, GEN_NAMES, Gen
 from neurondbg.params import FORMAT, GEN, MODE, PROFILE
 
 __all__ = ["ROLE_STYLES", "colour_bits", "command", "parse_bits", "parse_value"]
@@ -278,7 +278,7 @@ def parse_iss_params(prim: IssPrimitive, texts: tuple[str, ...]) -> dict:
 
 def _run_iss(values: tuple[str, ...], name: str, texts: tuple[str, ...], as_bits: bool,
              show_trace: bool, as_json: bool, console) -> None:
-    from views.lab_model import iss_format
+    from neurondbg.views.lab_model import iss_format
 
     prim = ISS_PRIMITIVES.get(name.strip().lower())
     if prim is None:
@@ -377,7 +377,7 @@ def _row(text: str, in_code: int, out_code: int, opt: Options, tr) -> dict:
 
 
 def _trace(code: int, opt: Options):  # -> machine.convert.trace.Trace
-    from machine.convert.trace import trace
+    from neurondbg.machine.convert.trace import trace
 
     return trace(code, opt.src, opt.dst, opt.mode, opt.sat, opt.profile)
 

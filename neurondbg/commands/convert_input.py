@@ -16,17 +16,17 @@ from pathlib import Path
 import click
 import numpy as np
 
-from machine.convert.formats import Format, parse_format
-from machine.convert.kernels import convert, decode_value
-from machine.convert.options import Options, applied_mode, resolve
-from machine.convert.parse import BadNumber, ParsedValue, parse_values
-from machine.convert.parse import parse_value as machine_parse_value
-from machine.dtypes import Gen
-from machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_file, read_npy
 from neurondbg.commands._npy import judge_npy_header
 from neurondbg.commands.convert import parse_bits
 from neurondbg.documents import Kind, key_text
 from neurondbg.errors import InputError
+from neurondbg.machine.convert.formats import Format, parse_format
+from neurondbg.machine.convert.kernels import convert, decode_value
+from neurondbg.machine.convert.options import Options, applied_mode, resolve
+from neurondbg.machine.convert.parse import BadNumber, ParsedValue, parse_values
+from neurondbg.machine.convert.parse import parse_value as machine_parse_value
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_file, read_npy
 
 BLOCK = 4096  # lines per write: few system calls, bounded memory for the text
 NOTES_SHOWN = 10

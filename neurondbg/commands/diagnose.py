@@ -26,16 +26,16 @@ from itertools import zip_longest
 import click
 import numpy as np
 
-from machine.convert.diagnose import Diagnosis, Rule, diagnose, explaining_rule
-from machine.convert.formats import Format, parse_format
-from machine.convert.kernels import decode_value, encode_value
-from machine.convert.modes import Mode
-from machine.convert.options import resolve
-from machine.convert.roles import plain_bits
-from machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_npy
 from neurondbg.commands._npy import judge_npy_header
 from neurondbg.documents import Kind, stamp
 from neurondbg.errors import InputError
+from neurondbg.machine.convert.diagnose import Diagnosis, Rule, diagnose, explaining_rule
+from neurondbg.machine.convert.formats import Format, parse_format
+from neurondbg.machine.convert.kernels import decode_value, encode_value
+from neurondbg.machine.convert.modes import Mode
+from neurondbg.machine.convert.options import resolve
+from neurondbg.machine.convert.roles import plain_bits
+from neurondbg.machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_npy
 from neurondbg.params import FORMAT, MODE, PROFILE
 from neurondbg.progress import progress
 

@@ -22,9 +22,9 @@ from typing import IO
 
 import click
 
-from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.documents import Kind, key_text, stamp, stamp_rows
 from neurondbg.errors import InputError
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.params import GEN
 
 
@@ -38,14 +38,14 @@ from neurondbg.params import GEN
               help="a NEFF's subgraph  [default: the first that has work]")
 def command(program: str, as_json: bool, gen: Gen | None, subgraph: str | None) -> None:
     """Disassemble PROGRAM (binary or assembly); the text re-assembles to identical bytes."""
-    from machine.neff.sniff import is_neff_file
+    from neurondbg.machine.neff.sniff import is_neff_file
     if is_neff_file(program):  # a NEFF: its subgraph as a sectioned kernel, with its DMAs
         from neurondbg.commands.neff_disasm import disasm_neff_command
         return disasm_neff_command(program, subgraph, gen, as_json)
     if subgraph is not None:
         raise click.UsageError("--subgraph applies to a NEFF only")
-    from machine.asm import AsmError
-    from machine.asm.disasm_file import open_records
+    from neurondbg.machine.asm import AsmError
+    from neurondbg.machine.asm.disasm_file import open_records
 
     try:
         records = open_records(program)  # before any whole-file read (module docstring)
@@ -64,7 +64,7 @@ def command(program: str, as_json: bool, gen: Gen | None, subgraph: str | None) 
 
 def _stream(program: str, records: IO[bytes], as_json: bool, gen: Gen | None) -> None:
     """Print binary PROGRAM a block of records at a time as it is read."""
-    from machine.asm.disasm_file import disassembly_blocks, json_blocks, load_sidecar
+    from neurondbg.machine.asm.disasm_file import disassembly_blocks, json_blocks, load_sidecar
 
     # each row of json_blocks begins `{"index":` (to_json's first key; no nested object
     # does: fields are named "header.opcode", ...), so the key goes in ahead of it there
@@ -82,8 +82,13 @@ def _stream(program: str, records: IO[bytes], as_json: bool, gen: Gen | None) ->
 
 def _render(program: str, as_json: bool, gen: Gen | None) -> str:
     """The text `disasm` prints for PROGRAM (a kernel in its `.engine` form)."""
-    from machine.asm import disassemble, load_any, to_json
-    from machine.core.kernel import disassemble_kernel, is_kernel_source, kernel_json, load_kernel
+    from neurondbg.machine.asm import disassemble, load_any, to_json
+    from neurondbg.machine.core.kernel import (
+        disassemble_kernel,
+        is_kernel_source,
+        kernel_json,
+        load_kernel,
+    )
 
     if is_kernel_source(program):
         kernel = load_kernel(program, gen)

@@ -32,7 +32,7 @@ CHUNK = 64 * 1024  # bytes compared at a time against a file already in the way
 @force_option
 def command(copy_to: str | None) -> None:
     """List the bundled example programs and sessions, or copy them out (--copy DIR)."""
-    from sessions import examples
+    from neurondbg.sessions import examples
 
     files = examples.files()
     kernels = examples.kernels()
@@ -54,7 +54,7 @@ def command(copy_to: str | None) -> None:
 
 def _copy(files: list[tuple[Path, Path]], dest: Path) -> None:
     """Copy each (source, path relative to `dest`), refusing before any write."""
-    from sessions.atomic import replacing_forced, write_atomic
+    from neurondbg.sessions.atomic import replacing_forced, write_atomic
 
     force = replacing_forced()
     if dest.exists() and not dest.is_dir():
@@ -89,7 +89,7 @@ def _copy(files: list[tuple[Path, Path]], dest: Path) -> None:
 
 def _open_existing(path: Path) -> IO[bytes]:
     """`path` opened for reading, refused if it is not a regular file (never blocks)."""
-    from machine.files import open_input
+    from neurondbg.machine.files import open_input
 
     return open_input(path, what="file", max_bytes=sys.maxsize)
 
@@ -108,7 +108,7 @@ def same_contents(path: Path, data: bytes) -> bool:
 
 def _same(target: Path, data: bytes) -> bool:
     """same_contents, with a file that cannot be read as one InputError line."""
-    from machine.files import InputFileError
+    from neurondbg.machine.files import InputFileError
 
     try:
         return same_contents(target, data)

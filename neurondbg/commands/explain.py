@@ -24,9 +24,9 @@ MAX_SITES = 4  # sites shown in full per name (the first predicate's); the rest 
 
 def _assembly(raw: bytes, gen) -> str:
     """One instruction as assembly, checked to re-assemble to `raw`."""
-    from machine.asm.assembler import assemble
-    from machine.asm.disasm import format_instruction
-    from machine.isa.codec import decode
+    from neurondbg.machine.asm.assembler import assemble
+    from neurondbg.machine.asm.disasm import format_instruction
+    from neurondbg.machine.isa.codec import decode
 
     text = format_instruction(decode(raw), gen)
     again = assemble(text, "<explain>", gen).records
@@ -37,11 +37,11 @@ def site_lines(site, gen_default=None) -> list[str]:
     """The full explanation of one clause site."""
     import numpy as np
 
-    from machine.isa.structs import STRUCTS
-    from machine.legality.explain import explain
-    from machine.legality.lookup import engines, failing_example, generations
-    from machine.legality.wire.registry import predicate_for
-    from machine.legality.wire.repair import apply
+    from neurondbg.machine.isa.structs import STRUCTS
+    from neurondbg.machine.legality.explain import explain
+    from neurondbg.machine.legality.lookup import engines, failing_example, generations
+    from neurondbg.machine.legality.wire.registry import predicate_for
+    from neurondbg.machine.legality.wire.repair import apply
 
     cl, pred = site.clause, site.predicate
     prov = cl.provenance
@@ -80,10 +80,10 @@ def site_lines(site, gen_default=None) -> list[str]:
 
 
 def predicate_lines(pred) -> list[str]:
-    from machine.dtypes import Gen
-    from machine.isa.opcodes import mnemonic
-    from machine.legality.lookup import engines
-    from machine.legality.wire.samples import EXAMPLES, example
+    from neurondbg.machine.dtypes import Gen
+    from neurondbg.machine.isa.opcodes import mnemonic
+    from neurondbg.machine.legality.lookup import engines
+    from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
     ops = ", ".join(f"{mnemonic(c)} (0x{c:02X})" for c in pred.opcodes) or "any other opcode"
     lines = [f"{pred.name}  [wire predicate over {pred.struct}: {ops}]",
@@ -111,7 +111,7 @@ def nki_lines(name: str, rules) -> list[str]:
 
 def explain_text(text: str) -> tuple[list[str], bool]:
     """(report lines, found anything): the console's `explain` prints the same."""
-    from machine.legality.lookup import lookup
+    from neurondbg.machine.legality.lookup import lookup
 
     found = lookup(text)
     if found.empty:
@@ -161,7 +161,7 @@ def explain_text(text: str) -> tuple[list[str], bool]:
 def no_match_line(text: str, found) -> str:
     """The one line for a text that names no rule and quotes no message: the nearest
     rule names and messages, if any are close."""
-    from machine.legality.lookup import nearest_to_text
+    from neurondbg.machine.legality.lookup import nearest_to_text
 
     near = nearest_to_text(text, found)
     if list(found.unknown) == [text.strip()]:  # one name, nothing else

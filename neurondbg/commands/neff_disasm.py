@@ -19,12 +19,12 @@ import json
 import sys
 from typing import IO, Any
 
-from machine.dtypes import DEFAULT_GEN, Gen
-from machine.neff.model import ENGINES, DmaEntry, DmaQueue
-from machine.neff.roles import semaphore_roles
-from machine.neff.writer import entry_json
 from neurondbg.commands.neff_open import OpenedNeff, open_for_command
 from neurondbg.documents import Kind, stamp
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
+from neurondbg.machine.neff.model import ENGINES, DmaEntry, DmaQueue
+from neurondbg.machine.neff.roles import semaphore_roles
+from neurondbg.machine.neff.writer import entry_json
 
 
 def disasm_neff_command(path: str, subgraph: str | None, gen: Gen | None,
@@ -51,8 +51,8 @@ def _queue_line(q: DmaQueue) -> str:
 
 
 def _text(opened: OpenedNeff, out: IO[str]) -> None:
-    from machine.asm.disasm import disassemble_lines
-    from machine.asm.sections import SECTION_DIRECTIVE
+    from neurondbg.machine.asm.disasm import disassemble_lines
+    from neurondbg.machine.asm.sections import SECTION_DIRECTIVE
 
     sub = opened.sub
     lines = [f"# {opened.head()}"]
@@ -68,7 +68,7 @@ def _text(opened: OpenedNeff, out: IO[str]) -> None:
 
 
 def _document(opened: OpenedNeff) -> dict[str, Any]:
-    from machine.asm.disasm import to_json
+    from neurondbg.machine.asm.disasm import to_json
 
     sub, neff = opened.sub, opened.neff
     engines: dict[str, list[dict[str, Any]]] = {}

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import click
 
-from machine.dtypes import GEN_NAMES, Gen
-from machine.neff.container import NeffError
-from machine.neff.model import Engine, Subgraph, gen_of_target
-from machine.neff.reader import Neff, open_neff
-from machine.neff.triggers import Trigger, resolve_triggers
 from neurondbg.errors import InputError
+from neurondbg.machine.dtypes import GEN_NAMES, Gen
+from neurondbg.machine.neff.container import NeffError
+from neurondbg.machine.neff.model import Engine, Subgraph, gen_of_target
+from neurondbg.machine.neff.reader import Neff, open_neff
+from neurondbg.machine.neff.triggers import Trigger, resolve_triggers
 
 
 @dataclass(frozen=True)

@@ -30,16 +30,16 @@ from typing import Any
 import click
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.neff.data import TensorError, outputs_of, read_output
-from machine.neff.dma import DmaError
-from machine.neff.lower import Lowered, lower_subgraph
-from machine.neff.roles import semaphore_roles
-from machine.neff.stale import stale_note
-from machine.state import MachineState
 from neurondbg.commands.neff_open import open_for_command, warn
 from neurondbg.documents import Kind, stamp
 from neurondbg.errors import EXIT_INTERRUPTED, InputError
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.neff.data import TensorError, outputs_of, read_output
+from neurondbg.machine.neff.dma import DmaError
+from neurondbg.machine.neff.lower import Lowered, lower_subgraph
+from neurondbg.machine.neff.roles import semaphore_roles
+from neurondbg.machine.neff.stale import stale_note
+from neurondbg.machine.state import MachineState
 
 MAX_INPUT_BYTES = 1 << 30
 
@@ -55,8 +55,8 @@ def _pairs(items: tuple[str, ...], option: str) -> list[tuple[str, Path]]:
 
 
 def _read_input(low: Lowered, name: str, path: Path) -> np.ndarray:
-    from machine.files import InputFileError, open_stream, read_npy
-    from machine.neff.data import tensor_dtype
+    from neurondbg.machine.files import InputFileError, open_stream, read_npy
+    from neurondbg.machine.neff.data import tensor_dtype
 
     t = low.sub.tensors.get(name)
     if t is None or t.kind != "input":
@@ -78,8 +78,8 @@ def _read_input(low: Lowered, name: str, path: Path) -> np.ndarray:
 
 def _check_outputs(outputs: dict[str, Path], program: Path,
                    inputs: list[tuple[str, Path]]) -> None:
-    from sessions.atomic import check_output
-    from sessions.errors import SessionError
+    from neurondbg.sessions.atomic import check_output
+    from neurondbg.sessions.errors import SessionError
 
     reads = [("the NEFF", program), *((f"the --input {n}", p) for n, p in inputs)]
     seen: list[tuple[str, Path]] = []
@@ -92,7 +92,7 @@ def _check_outputs(outputs: dict[str, Path], program: Path,
 
 
 def _write_npy(path: Path, arr: np.ndarray) -> None:
-    from sessions.atomic import atomic_open
+    from neurondbg.sessions.atomic import atomic_open
 
     try:
         with atomic_open(path, "wb") as fh:
@@ -158,7 +158,7 @@ def run_neff(program: Path, gen: Gen | None, subgraph: str | None, max_steps: in
 
 def _headless(low: Lowered, given: dict[str, np.ndarray], max_steps: int | None,
               interrupts: list[threading.Event]) -> dict[str, Any]:
-    from machine.neff.runner import NeffRun
+    from neurondbg.machine.neff.runner import NeffRun
 
     r = NeffRun(low, given)
     interrupts.append(r.interrupt)
@@ -177,7 +177,7 @@ def _headless(low: Lowered, given: dict[str, np.ndarray], max_steps: int | None,
 def _on_core(low: Lowered, program: Path, given: dict[str, np.ndarray],
              max_steps: int | None, breaks: tuple[str, ...], schedule: str, races: bool,
              interrupts: list[threading.Event]) -> dict[str, Any]:
-    from machine.neff.core import neff_core
+    from neurondbg.machine.neff.core import neff_core
 
     nc = neff_core(low, program, given, schedule=schedule, races=races, journal_budget=0)
     c = nc.core

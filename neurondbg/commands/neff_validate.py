@@ -23,22 +23,22 @@ from typing import IO, Any, NoReturn
 
 import numpy as np
 
-from machine.dtypes import Gen
-from machine.isa.opcodes import mnemonic
-from machine.isa.spec import RECORD_BYTES
-from machine.neff.checks import CHECKS, Finding, Level, check_subgraph
-from machine.neff.model import ENGINES, Engine
-from machine.neff.roles import engine_label
-from machine.neff.verdicts import (
+from neurondbg.commands.neff_open import OpenedNeff, open_for_command
+from neurondbg.documents import Kind, stamp
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.opcodes import mnemonic
+from neurondbg.machine.isa.spec import RECORD_BYTES
+from neurondbg.machine.neff.checks import CHECKS, Finding, Level, check_subgraph
+from neurondbg.machine.neff.model import ENGINES, Engine
+from neurondbg.machine.neff.roles import engine_label
+from neurondbg.machine.neff.verdicts import (
     ENGINE_CLAUSE,
     NOTE_TEXT,
     PSEUDO,
     StreamVerdict,
     judge_subgraph,
 )
-from machine.words import counted
-from neurondbg.commands.neff_open import OpenedNeff, open_for_command
-from neurondbg.documents import Kind, stamp
+from neurondbg.machine.words import counted
 from neurondbg.progress import progress
 
 SHOWN_PER_CHECK = 20  # text output: findings listed per check before "... and N more"
@@ -126,8 +126,8 @@ def _document(opened: OpenedNeff, streams: dict[Engine, StreamVerdict], findings
 def _invalid_lines(v: StreamVerdict, gen: Gen) -> list[str]:
     """Per invalid instruction: engine, index, offset, mnemonic and each failing clause
     (the lowered engine clause of a pseudo-instruction left out)."""
-    from machine.legality.explain import explain_many
     from neurondbg.commands.validate import failing_clause_lines
+    from neurondbg.machine.legality.explain import explain_many
 
     bad = np.flatnonzero(~v.valid)
     if not len(bad):

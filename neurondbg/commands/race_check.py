@@ -27,10 +27,10 @@ from neurondbg.params import _NamedType
 from neurondbg.params_core import parse_switch
 
 if TYPE_CHECKING:
-    from machine.core.core import Core
-    from machine.core.explore import Exploration
-    from machine.stops import Stop
-    from sessions.kernel_open import OpenedKernel
+    from neurondbg.machine.core.core import Core
+    from neurondbg.machine.core.explore import Exploration
+    from neurondbg.machine.stops import Stop
+    from neurondbg.sessions.kernel_open import OpenedKernel
 
 DEFAULT_SCHEDULES = 16  # machine.core.explore.DEFAULT_SCHEDULES (not imported: numpy)
 MAX_SCHEDULES = 100_000
@@ -96,7 +96,7 @@ RACES = RacesType()
 
 def scope_json(core: Core) -> dict[str, Any]:
     """`race_check` of a run: the schedule checked and what the verdict covers."""
-    from machine.core.scope import scope_of
+    from neurondbg.machine.core.scope import scope_of
 
     s = scope_of(core)
     return {"schedules": [core.schedule], **s.to_dict()}
@@ -106,7 +106,7 @@ def scope_line(core: Core, exploring: bool = False) -> str | None:
     """The `races:` line of a run's text (None with race checking off)."""
     if core.detector is None:
         return None
-    from machine.core.scope import scope_of
+    from neurondbg.machine.core.scope import scope_of
 
     s = scope_of(core)
     if s.every_schedule:
@@ -119,8 +119,8 @@ def scope_line(core: Core, exploring: bool = False) -> str | None:
 def explore_kernel(opened: OpenedKernel, n: int, max_steps: int,
                    stopping: threading.Event) -> Exploration:
     """Explore `opened`'s kernel from its start over up to `n` schedules."""
-    from machine.core.explore import explore
-    from sessions.kernel_open import make_core
+    from neurondbg.machine.core.explore import explore
+    from neurondbg.sessions.kernel_open import make_core
 
     def make(schedule: str) -> Core:
         return make_core(opened.kernel, opened.config, schedule=schedule, races=True,

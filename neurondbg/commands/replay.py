@@ -26,10 +26,10 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from neurondbg.commands._npy import load_sbuf
 from neurondbg.documents import Kind, stamp
 from neurondbg.errors import InputError
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 from neurondbg.progress import Report
 
@@ -53,9 +53,9 @@ def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | N
         raise InputError(f"{program}: expected a program (.asm or .bin), found a session "
                          "file; pass the program the traced run executed")
 
-    from machine.state import MachineConfig
-    from sessions.errors import SessionError
-    from sessions.replay import read_header, replay
+    from neurondbg.machine.state import MachineConfig
+    from neurondbg.sessions.errors import SessionError
+    from neurondbg.sessions.replay import read_header, replay
 
     try:
         header = read_header(trace) or {}
@@ -66,7 +66,7 @@ def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | N
     def given(name: str) -> bool:
         return ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
 
-    from machine.core.kernel import is_kernel_source
+    from neurondbg.machine.core.kernel import is_kernel_source
 
     kernel = is_kernel_source(program)
     if kernel != ("engines" in header):
@@ -112,7 +112,7 @@ def _interruptible(run: Replay, trace: Path, as_json: bool) -> None:
     `report` drawing the bar, a SessionError as one line (exit 2), then the report."""
     from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
     from neurondbg.progress import counted
-    from sessions.errors import SessionError, SessionInterrupted
+    from neurondbg.sessions.errors import SessionError, SessionInterrupted
 
     stopping = threading.Event()
     try:
@@ -140,7 +140,7 @@ def _report(result: Any, trace: Path, as_json: bool) -> None:
 def _replay_kernel(trace: Path, kernel: Path, gen: Gen | None, sbuf_in: Path | None,
                    as_json: bool) -> None:
     """The kernel branch: follow the trace's engines step by step."""
-    from sessions.replay import replay_kernel
+    from neurondbg.sessions.replay import replay_kernel
 
     sbuf = load_sbuf(sbuf_in) if sbuf_in is not None else None
     _interruptible(lambda stopping, report: replay_kernel(trace, kernel, gen=gen, sbuf=sbuf,

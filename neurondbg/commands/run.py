@@ -50,12 +50,12 @@ from typing import Any
 import click
 import numpy as np
 
-from machine.dtypes import DEFAULT_GEN, Gen
-from machine.stops import StopReason
 from neurondbg.commands.race_check import RACES, RaceMode
 from neurondbg.documents import Kind, stamp
 from neurondbg.errors import EXIT_INTERRUPTED, InputError
 from neurondbg.force import force_option
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
+from neurondbg.machine.stops import StopReason
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 from neurondbg.params_core import SCHEDULE
 
@@ -139,7 +139,7 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
 
     A NEFF runs its subgraph's engines and DMA queues: see --input, --output,
     --subgraph (neurondbg.commands.neff_run)."""
-    from machine.neff.sniff import is_neff_file
+    from neurondbg.machine.neff.sniff import is_neff_file
 
     if is_neff_file(str(program)):
         from neurondbg.commands.neff_run import refuse_options, run_neff
@@ -156,8 +156,8 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
         raise click.UsageError("--subgraph, --input and --output apply to a NEFF only")
 
     from neurondbg.commands.run_targets import RunOptions, given_options, open_target
-    from sessions.cli_support import DEFAULT_MAX_STEPS, save_opened
-    from sessions.errors import SessionInterrupted
+    from neurondbg.sessions.cli_support import DEFAULT_MAX_STEPS, save_opened
+    from neurondbg.sessions.errors import SessionInterrupted
 
     outputs = {"--save-session": save_session, "--trace": trace_out, "--dump-sbuf": dump_sbuf}
     options = RunOptions(gen, engine, sbuf_in, outputs, execute_invalid, schedule, races,
@@ -219,8 +219,8 @@ def write_outputs(sbuf: np.ndarray, dump_sbuf: Path | None, save_session: Path |
     """Where a run stopped (a program's or a kernel's): `sbuf` to --dump-sbuf (atomic)
     and `save(path)` the session to --save-session; InputError (one line) if either
     cannot be written."""
-    from sessions.atomic import atomic_open
-    from sessions.errors import SessionError
+    from neurondbg.sessions.atomic import atomic_open
+    from neurondbg.sessions.errors import SessionError
 
     if dump_sbuf is not None:
         try:

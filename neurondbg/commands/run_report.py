@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from machine.stops import Stop, StopReason
+from neurondbg.machine.stops import Stop, StopReason
 
 if TYPE_CHECKING:
-    from machine.core.core import Wait
-    from machine.core.races import Race
-    from machine.engines.record import StepRecord
-    from sessions.cli_support import Opened
-    from sessions.kernel_open import OpenedKernel
+    from neurondbg.machine.core.core import Wait
+    from neurondbg.machine.core.races import Race
+    from neurondbg.machine.engines.record import StepRecord
+    from neurondbg.sessions.cli_support import Opened
+    from neurondbg.sessions.kernel_open import OpenedKernel
 
 
 def failing_clauses(stop: Stop) -> list[str]:
@@ -156,7 +156,7 @@ def wait_line(opened: OpenedKernel, w: Wait) -> str:
 
 def race_line(opened: OpenedKernel, n: int, race: Race) -> str:
     """One race, in words (machine.core.core.race_text, with source positions)."""
-    from machine.core.core import race_text
+    from neurondbg.machine.core.core import race_text
 
     return f"race {n}: {race_text(race, lambda engine, pc: _at(opened, engine, pc))}"
 

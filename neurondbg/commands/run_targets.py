@@ -26,18 +26,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from click.core import ParameterSource
 
-from machine.dtypes import Gen
-from machine.stops import Stop, StopReason
 from neurondbg.errors import InputError
-from sessions.atomic import FileKind
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.stops import Stop, StopReason
+from neurondbg.sessions.atomic import FileKind
 
 if TYPE_CHECKING:
-    from machine.core.core import CoreStep
-    from machine.core.explore import Exploration
     from neurondbg.commands.race_check import RaceMode
-    from sessions.cli_support import Opened
-    from sessions.kernel_open import OpenedKernel
-    from sessions.schema import SessionSpec
+    from neurondbg.machine.core.core import CoreStep
+    from neurondbg.machine.core.explore import Exploration
+    from neurondbg.sessions.cli_support import Opened
+    from neurondbg.sessions.kernel_open import OpenedKernel
+    from neurondbg.sessions.schema import SessionSpec
 
 _OUTPUT_KINDS = {"--save-session": FileKind.SESSION, "--trace": FileKind.TRACE,
                  "--dump-sbuf": FileKind.SBUF_IMAGE}  # what each output holds (--force)
@@ -108,8 +108,8 @@ class RunTarget(Protocol):
 def check_outputs(outputs: dict[str, Path | None], inputs: list[tuple[str, Path]]) -> None:
     """Refuse, before the run, an output that is an input or another output, or that
     cannot be written."""
-    from sessions.atomic import check_output
-    from sessions.errors import SessionError
+    from neurondbg.sessions.atomic import check_output
+    from neurondbg.sessions.errors import SessionError
 
     seen: list[tuple[str, Path]] = []
     for option, path in outputs.items():
@@ -127,7 +127,7 @@ def open_target(path: Path, options: RunOptions, stopping: threading.Event) -> R
     """The program or kernel at `path` (or a session of either), ready to run; its
     outputs checked first. InputError on bad input; SessionInterrupted when `stopping`
     is set while a session replays to its step."""
-    from sessions.kernel_kind import opens_as_kernel
+    from neurondbg.sessions.kernel_kind import opens_as_kernel
 
     if opens_as_kernel(path):
         return _open_kernel(path, options, stopping)
@@ -137,10 +137,10 @@ def open_target(path: Path, options: RunOptions, stopping: threading.Event) -> R
 # -- a program --------------------------------------------------------------------------
 def _program_inputs(program: Path, sbuf_in: Path | None) -> list[tuple[str, Path]]:
     """Every file a program run reads, labelled for the refusal message."""
-    from machine.asm.data import data_path
-    from sessions.cli_support import is_session_file
-    from sessions.errors import SessionError
-    from sessions.store import read_session
+    from neurondbg.machine.asm.data import data_path
+    from neurondbg.sessions.cli_support import is_session_file
+    from neurondbg.sessions.errors import SessionError
+    from neurondbg.sessions.store import read_session
 
     found: list[tuple[str, Path]] = []
     if is_session_file(program):
@@ -162,8 +162,8 @@ def _program_inputs(program: Path, sbuf_in: Path | None) -> list[tuple[str, Path
 
 def _open_program(program: Path, o: RunOptions, stopping: threading.Event) -> ProgramRun:
     from neurondbg.commands._npy import load_sbuf
-    from sessions.cli_support import open_program_or_session
-    from sessions.errors import SessionError, SessionInterrupted
+    from neurondbg.sessions.cli_support import open_program_or_session
+    from neurondbg.sessions.errors import SessionError, SessionInterrupted
 
     check_outputs(o.outputs, _program_inputs(program, o.sbuf_in))
     sbuf = load_sbuf(o.sbuf_in) if o.sbuf_in is not None else None
@@ -199,7 +199,7 @@ class ProgramRun:
     the opened Machine is that queue, so what is reported reads it."""
 
     def __init__(self, opened: Opened) -> None:
-        from machine.core.core import Core
+        from neurondbg.machine.core.core import Core
 
         self.opened = opened
         self.machine = opened.machine
@@ -228,8 +228,8 @@ class ProgramRun:
         if path is None:
             yield
             return
-        from sessions.atomic import atomic_open
-        from sessions.trace import write_header
+        from neurondbg.sessions.atomic import atomic_open
+        from neurondbg.sessions.trace import write_header
 
         core = self.core
         with atomic_open(path, "w") as fh:
@@ -273,7 +273,7 @@ class ProgramRun:
 def _kernel_inputs(opened_kernel: Any, session: Path | None, sbuf_in: Path | None,
                    spec: SessionSpec | None = None) -> list[tuple[str, Path]]:
     """Every file a kernel run reads, labelled for the refusal message."""
-    from machine.asm.data import data_path
+    from neurondbg.machine.asm.data import data_path
 
     found: list[tuple[str, Path]] = []
     if session is not None and spec is not None:
@@ -306,13 +306,13 @@ def _session_wins(spec: SessionSpec, given: frozenset[str]) -> list[str]:
 
 def _open_kernel(program: Path, o: RunOptions, stopping: threading.Event) -> KernelRun:
     """A kernel source on a fresh Core, or a kernel session replayed to its step."""
-    from machine.core.kernel import is_kernel_source
     from neurondbg.commands._npy import load_sbuf
     from neurondbg.commands.race_check import check_explore
-    from sessions.cli_support import is_session_file
-    from sessions.errors import SessionError, SessionInterrupted
-    from sessions.kernel_open import Image, open_kernel, read_kernel
-    from sessions.store import load_kernel_session, read_session
+    from neurondbg.machine.core.kernel import is_kernel_source
+    from neurondbg.sessions.cli_support import is_session_file
+    from neurondbg.sessions.errors import SessionError, SessionInterrupted
+    from neurondbg.sessions.kernel_open import Image, open_kernel, read_kernel
+    from neurondbg.sessions.store import load_kernel_session, read_session
 
     if "engine" in o.given:
         raise InputError(f"{program}: --engine {o.engine}: a kernel names the engine of each "
@@ -376,7 +376,7 @@ class KernelRun:
         return Stop(StopReason.INTERRUPT, self.core.state(e).pc, "interrupted", 0, engine=e)
 
     def trace(self, path: Path | None) -> contextlib.AbstractContextManager[None]:
-        from sessions.trace import trace_core
+        from neurondbg.sessions.trace import trace_core
 
         return trace_core(path, self.opened)
 

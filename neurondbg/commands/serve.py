@@ -41,7 +41,7 @@ from neurondbg.serve.listen import is_loopback, listening_socket
 __all__ = ["banner_url", "command", "is_loopback", "visitor_command"]
 
 if TYPE_CHECKING:  # the model is the visitor's process's to load, not the server's
-    from machine.dtypes import Gen
+    from neurondbg.machine.dtypes import Gen
 
 DEFAULT_PORT = 8000  # textual-serve's
 DEFAULT_MAX_SESSIONS = 4  # app processes at once (each a Python with the model: ~40 MB)

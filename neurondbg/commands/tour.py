@@ -32,8 +32,8 @@ def tour_app(name: str) -> Any:
     from textual.widgets import Footer
 
     from neurondbg.app import NeurondbgApp
-    from sessions.tours import TourGuide, find_tour
-    from views.tour_pane import TourPane
+    from neurondbg.sessions.tours import TourGuide, find_tour
+    from neurondbg.views.tour_pane import TourPane
 
     info = find_tour(name)
 
@@ -120,7 +120,7 @@ def _shipped() -> list[tuple[str, str]] | None:
     from importlib.util import find_spec
     from pathlib import Path
 
-    spec = find_spec("sessions.tours")
+    spec = find_spec("neurondbg.sessions.tours")
     assert spec is not None and spec.submodule_search_locations is not None  # ships with us
     folder = Path(next(iter(spec.submodule_search_locations)))
     tours: list[tuple[str, str]] = []
@@ -146,7 +146,7 @@ def tour_lines() -> list[str]:
     all and reports the error)."""
     tours = _shipped()
     if tours is None:
-        from sessions.tours import list_tours
+        from neurondbg.sessions.tours import list_tours
 
         return [f"{t.name}  {t.description}" for t in list_tours()]
     return [f"{name}  {desc}" for name, desc in tours]
@@ -165,7 +165,7 @@ def complete_names(ctx: click.Context, param: click.Parameter, incomplete: str
 @click.argument("name", required=False, shell_complete=complete_names)
 def command(name: str | None) -> None:
     """List the guided tours, or open tour NAME in the TUI."""
-    from sessions.errors import SessionError
+    from neurondbg.sessions.errors import SessionError
 
     try:
         if name is None:

@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.errors import InputError
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 
 
@@ -46,7 +46,7 @@ def _refuse_unopenable(program: Path, subgraph: str | None = None) -> None:
     (or names no such subgraph), and a kernel manifest whose streams or images do not
     load (the same load, so the same line). A PROGRAM or SESSION that does not assemble
     still opens, with the error in the console."""
-    from machine.files import MAX_PROGRAM_BYTES, InputFileError, check_input, file_problem
+    from neurondbg.machine.files import MAX_PROGRAM_BYTES, InputFileError, check_input, file_problem
 
     problem = file_problem(program)  # missing, or a symlink loop: one word for any kind
     if problem is not None:
@@ -55,7 +55,7 @@ def _refuse_unopenable(program: Path, subgraph: str | None = None) -> None:
         check_input(program, what="program, kernel or session", max_bytes=MAX_PROGRAM_BYTES)
     except InputFileError as e:
         raise InputError(str(e)) from None
-    from machine.neff.sniff import HEADER_BYTES, looks_like_neff
+    from neurondbg.machine.neff.sniff import HEADER_BYTES, looks_like_neff
 
     with program.open("rb") as f:
         neff = looks_like_neff(f.read(HEADER_BYTES + 2))
@@ -64,11 +64,11 @@ def _refuse_unopenable(program: Path, subgraph: str | None = None) -> None:
         return
     if subgraph is not None:
         raise InputError(f"{program}: --subgraph applies to a NEFF only")
-    from machine.core.kernel import MANIFEST_SUFFIX, is_kernel_source
+    from neurondbg.machine.core.kernel import MANIFEST_SUFFIX, is_kernel_source
 
     if program.suffix.lower() == MANIFEST_SUFFIX and is_kernel_source(program):
-        from sessions.errors import SessionError
-        from sessions.kernel_open import read_kernel
+        from neurondbg.sessions.errors import SessionError
+        from neurondbg.sessions.kernel_open import read_kernel
 
         try:
             read_kernel(program)
@@ -79,9 +79,9 @@ def _refuse_unopenable(program: Path, subgraph: str | None = None) -> None:
 def _check_neff(program: Path, subgraph: str | None) -> None:
     """InputError when the NEFF's container, its subgraph or its target is refused (the
     same reader as `run`; opening on the core happens in the App, off the UI thread)."""
-    from machine.neff.container import NeffError
-    from machine.neff.model import gen_of_target
-    from machine.neff.reader import open_neff
+    from neurondbg.machine.neff.container import NeffError
+    from neurondbg.machine.neff.model import gen_of_target
+    from neurondbg.machine.neff.reader import open_neff
 
     try:
         neff = open_neff(program)

@@ -36,20 +36,20 @@ from typing import Any
 import click
 import numpy as np
 
-from machine.dtypes import DEFAULT_GEN, Gen, parse_gen
-from machine.files import (
+from neurondbg.documents import Kind, stamp
+from neurondbg.errors import InputError
+from neurondbg.force import force_option
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, parse_gen
+from neurondbg.machine.files import (
     BINARY_SUFFIXES,
     MAX_PROGRAM_BYTES,
     InputFileError,
     looks_like_text,
     open_stream,
 )
-from machine.isa import RECORD_BYTES
-from machine.isa.queues import QUEUE_ENGINES
-from machine.words import plural
-from neurondbg.documents import Kind, stamp
-from neurondbg.errors import InputError
-from neurondbg.force import force_option
+from neurondbg.machine.isa import RECORD_BYTES
+from neurondbg.machine.isa.queues import QUEUE_ENGINES
+from neurondbg.machine.words import plural
 from neurondbg.params import DEFAULT_ENGINE, GEN, EngineType  # run's default queue too
 from neurondbg.progress import Advance, counting, progress
 
@@ -89,8 +89,8 @@ def load_with_source(path_text: str, gen: str | Gen = DEFAULT_GEN):
         raise InputError(str(e)) from None
     except OSError as e:  # fstat / seek of the open file (opening and reads: InputFileError)
         raise InputError(f"{path_text}: cannot read: {e.strerror or e}") from None
-    from sessions.errors import SessionError
-    from sessions.program import read_program
+    from neurondbg.sessions.errors import SessionError
+    from neurondbg.sessions.program import read_program
 
     try:
         source = read_program(path, parse_gen(gen))
@@ -115,8 +115,13 @@ def _summarize_file(path_text: str, gen: Gen, queue: str | None):
     """`--summary`'s counts (machine.legality.wire.bulk.Summary). A binary program is
     judged block by block, CHUNK records at a time, each block memory-mapped on its own
     (`_blocks`: memory stays bounded however long the file); assembly is loaded whole."""
-    from machine.legality.wire.bulk import CHUNK, load_tables, summarize_chunks, summarize_raw
     from neurondbg.cli import frozen_imports
+    from neurondbg.machine.legality.wire.bulk import (
+        CHUNK,
+        load_tables,
+        summarize_chunks,
+        summarize_raw,
+    )
 
     path = Path(path_text)
     try:
@@ -171,7 +176,7 @@ def _blocks(f, size: int, path_text: str, records: int) -> Iterator[np.ndarray]:
 def _records(raw: np.ndarray, path_text: str) -> np.ndarray:
     """(N, 64) records; the codec's one-line error when the size is not whole records."""
     if raw.size % RECORD_BYTES:
-        from machine.isa.codec import IsaFormatError, decode_bytes
+        from neurondbg.machine.isa.codec import IsaFormatError, decode_bytes
         try:  # the codec states the size error (one declaration of the message)
             decode_bytes(raw.tobytes(), path_text)
         except IsaFormatError as e:
@@ -199,7 +204,7 @@ class Trees:
     def prepare(self, records: list[bytes]) -> None:
         """Explain the records not cached yet, FIX_BATCH at a time (their fixes searched
         together, the verdicts built a few at a time)."""
-        from machine.legality.explain import FIX_BATCH, iter_explain_many
+        from neurondbg.machine.legality.explain import FIX_BATCH, iter_explain_many
 
         new = [r for r in dict.fromkeys(records) if r not in self.cache]
         if len(self.cache) + len(new) > TREE_CACHE:
@@ -215,7 +220,7 @@ class Trees:
     def json(self, record: bytes) -> str:
         text = self.cache.get(record)
         if text is None:
-            from machine.legality.explain import explain
+            from neurondbg.machine.legality.explain import explain
             verdict = explain(record, self.result.gen, self.result.engine)
             text = verdict.tree_json()
             if len(self.cache) >= TREE_CACHE:
@@ -229,7 +234,7 @@ TREE_CACHE = 1 << 12
 
 def _full(result, raw) -> dict[str, Any]:
     """The `--json` document (DESIGN.md) as one dict."""
-    from machine.isa.opcodes import mnemonic
+    from neurondbg.machine.isa.opcodes import mnemonic
     verdicts = result.verdicts()
     trees = Trees(result)
     rows = [{"index": i, "offset": i * RECORD_BYTES, "opcode": op, "mnemonic": mnemonic(op),
@@ -248,7 +253,7 @@ def _write_full(result, raw, out, advance: Advance | None = None) -> None:
     """Stream the text json.dumps(_full(...)) would give, without building it: each
     distinct verdict is serialized once and each instruction's row is formatted;
     `advance(n)` is told of each block of n rows written."""
-    from machine.isa.opcodes import mnemonic
+    from neurondbg.machine.isa.opcodes import mnemonic
     head = stamp(Kind.VALIDATE, {"gen": result.gen.label, "engine": result.engine,
                                  "count": result.count, "invalid": result.invalid,
                                  "instructions": []})
@@ -318,8 +323,8 @@ def _explain_texts(records: list[bytes], result) -> list[str]:
     fix), the records explained together (machine.legality.explain.explain_many)."""
     if not records:
         return []
-    from machine.isa.opcodes import mnemonic
-    from machine.legality.explain import explain_many
+    from neurondbg.machine.isa.opcodes import mnemonic
+    from neurondbg.machine.legality.explain import explain_many
     raw = np.frombuffer(b"".join(records), dtype=np.uint8).reshape(-1, RECORD_BYTES)
     texts = []
     for record, verdict in zip(records, explain_many(raw, result.gen, result.engine),
@@ -334,7 +339,7 @@ def failing_clause_lines(verdict) -> list[str]:
     """`  clause › sub-clause › rule: message (fix: ...)` per failing rule, the path from
     the top-level clause down to the failing leaf: `validate` and `run`'s invalid stop
     print the same lines."""
-    from machine.legality.result import PATH_SEP
+    from neurondbg.machine.legality.result import PATH_SEP
 
     return [f"  {PATH_SEP.join(path)}: {leaf.message}" + (f" (fix: {leaf.fix})" if leaf.fix
                                                            else "")
@@ -369,14 +374,16 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
         raise click.UsageError("--json and --summary are exclusive")
     if fix_out is not None and (as_json or summary):
         raise click.UsageError("--fix lists its edits as text: not with --json or --summary")
-    from machine.neff.sniff import is_neff_file
+    from neurondbg.machine.neff.sniff import is_neff_file
     if is_neff_file(program):  # a NEFF: each stream on its engine, whole-NEFF checks
         from neurondbg.commands.neff_validate import from_validate
         from_validate(program, gen, as_json, summary, fix_out, subgraph)
     if subgraph is not None:
         raise click.UsageError("--subgraph applies to a NEFF only")
     if Path(program).suffix.lower() not in BINARY_SUFFIXES:  # records by name are never a
-        from machine.core.kernel import is_kernel_source  # kernel: spare the import (~80 ms)
+        from neurondbg.machine.core.kernel import (
+            is_kernel_source,  # kernel: spare the import (~80 ms)
+        )
         if is_kernel_source(program):  # each queue on its own engine (machine.core.validate)
             _validate_kernel(program, gen, as_json, summary, fix_out)
     target = None
@@ -389,7 +396,7 @@ def command(program: str, gen: Gen, engine: str, as_json: bool, summary: bool,
         click.echo(json.dumps(stamp(Kind.VALIDATE_SUMMARY, _summary(counts))))
         sys.exit(1 if counts.invalid else 0)
     raw, source = load_with_source(program, gen)
-    from machine.legality.explain import validate
+    from neurondbg.machine.legality.explain import validate
     with progress(len(raw), f"validate {Path(program).name}", "instructions") as advance:
         result = validate(raw, gen, queue, progress=advance)
     if target is not None:
@@ -438,9 +445,9 @@ def validate_kernel_command(program: str, gen: Gen, gen_given: bool, as_json: bo
                             summary: bool) -> int:
     """Print the verdicts of the kernel at `program`; its exit code. `gen` applies when
     `gen_given` (an explicit --gen wins), else the kernel's own generation does."""
-    from machine.asm import AsmError
-    from machine.core.kernel import load_kernel
-    from machine.core.validate import validate_kernel, validate_queues
+    from neurondbg.machine.asm import AsmError
+    from neurondbg.machine.core.kernel import load_kernel
+    from neurondbg.machine.core.validate import validate_kernel, validate_queues
 
     try:
         kernel = load_kernel(program, gen if gen_given else None)

@@ -34,8 +34,8 @@ from neurondbg.errors import InputError
 def output_target(out: str, program: str) -> Path:
     """The resolved OUT; InputError (exit 2) when it is PROGRAM or cannot be written, or
     holds another kind of file than PROGRAM (OUT has its form) and --force is not given."""
-    from sessions.atomic import check_output, sniff_kind
-    from sessions.errors import SessionError
+    from neurondbg.sessions.atomic import check_output, sniff_kind
+    from neurondbg.sessions.errors import SessionError
 
     try:
         return check_output(out, [("the program", program)], what="--fix output",
@@ -47,10 +47,10 @@ def output_target(out: str, program: str) -> Path:
 def repair(raw: np.ndarray, result) -> tuple[np.ndarray, list[str], dict[int, str], int]:
     """(repaired records, one line per invalid instruction, {changed index: its edits},
     instructions without a fix)."""
-    from machine.isa.structs import STRUCTS
-    from machine.legality.explain import explain
-    from machine.legality.wire.registry import predicate_for
-    from machine.legality.wire.repair import apply, describe
+    from neurondbg.machine.isa.structs import STRUCTS
+    from neurondbg.machine.legality.explain import explain
+    from neurondbg.machine.legality.wire.registry import predicate_for
+    from neurondbg.machine.legality.wire.repair import apply, describe
 
     fixed = raw.copy()
     lines: list[str] = []
@@ -84,8 +84,8 @@ def repair(raw: np.ndarray, result) -> tuple[np.ndarray, list[str], dict[int, st
 
 def assembly_text(source, fixed: np.ndarray, edits: dict[int, str], gen) -> str:
     """The source text with each changed instruction's line rewritten from its record."""
-    from machine.asm.disasm import format_instruction
-    from machine.isa.codec import decode
+    from neurondbg.machine.asm.disasm import format_instruction
+    from neurondbg.machine.isa.codec import decode
 
     lines = source.text.splitlines(keepends=True)
     for i in edits:
@@ -114,8 +114,8 @@ def write(program: str, target: Path, raw: np.ndarray, source, result) -> tuple[
 def _write(program: str, target: Path, fixed: np.ndarray, changed: dict[int, str], source,
            result) -> None:
     """Write the repaired program to `target`: records (+ sidecar) or assembly text."""
-    from machine.asm.data import data_path
-    from sessions.atomic import atomic_open
+    from neurondbg.machine.asm.data import data_path
+    from neurondbg.sessions.atomic import atomic_open
 
     if source is None:  # binary: the records, and the data sidecar beside them
         side = data_path(program)
@@ -125,7 +125,7 @@ def _write(program: str, target: Path, fixed: np.ndarray, changed: dict[int, str
             with atomic_open(data_path(target), "wb") as fh:
                 fh.write(side.read_bytes())
         return
-    from machine.asm.loader import from_text
+    from neurondbg.machine.asm.loader import from_text
 
     text = assembly_text(source, fixed, changed, result.gen)
     again = from_text(target, text, result.gen).program.raw

@@ -16,7 +16,6 @@ from typing import Any, TypeVar
 
 import dap_types as dt
 
-from machine.state import RECORD_BYTES
 from neurondbg.dap.hits import parse_hit_condition
 from neurondbg.dap.protocol import (
     AdapterBase,
@@ -28,6 +27,7 @@ from neurondbg.dap.protocol import (
 )
 from neurondbg.dap.target import address, split_address
 from neurondbg.dap.variables import _REF, SCOPES
+from neurondbg.machine.state import RECORD_BYTES
 
 T = TypeVar("T")  # one DAP breakpoint of a `set*Breakpoints` request
 
@@ -199,7 +199,7 @@ class BreakpointRequests(AdapterBase):
 
     def _on_setFunctionBreakpoints(self, req: dict[str, Any],
                                    args: dict[str, Any]) -> None:
-        from machine.breakpoints import KINDS
+        from neurondbg.machine.breakpoints import KINDS
 
         a = dt.SetFunctionBreakpointsArguments.model_validate(args)
 
@@ -213,7 +213,7 @@ class BreakpointRequests(AdapterBase):
         self._respond(req, dt.SetFunctionBreakpointsResponseBody(breakpoints=out))
 
     def _on_dataBreakpointInfo(self, req: dict[str, Any], args: dict[str, Any]) -> None:
-        from machine.expr import parse_target
+        from neurondbg.machine.expr import parse_target
 
         a = dt.DataBreakpointInfoArguments.model_validate(args)
         t = self._target()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from machine.debugger import Machine
+from neurondbg.machine.debugger import Machine
 
 MAX_CELLS = 1024  # elements one group shows (the console's `x` shows as many)
 MAX_GROUPS = 64  # groups kept: each evaluate of a range makes one
@@ -24,8 +24,8 @@ def cell_names(text: str, machine: Machine) -> list[str] | None:
     partition; None when `text` is no memory range (an expression, a register, a packed
     4-bit format). ValueError for a range out of bounds or one of more than MAX_CELLS
     elements."""
-    from machine import edits
-    from machine.expr import parse_target
+    from neurondbg.machine import edits
+    from neurondbg.machine.expr import parse_target
 
     try:
         t = parse_target(text)

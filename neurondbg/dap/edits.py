@@ -22,10 +22,10 @@ from typing import Any
 
 import dap_types as dt
 
-from machine.state import RECORD_BYTES
 from neurondbg.dap.memory import place
 from neurondbg.dap.protocol import RequestError
 from neurondbg.dap.variables import _REF, SCOPES, VariableRequests
+from neurondbg.machine.state import RECORD_BYTES
 
 MAX_WRITE = 1 << 16  # bytes one writeMemory changes at most (each is a journaled edit)
 READ_ONLY = ("Instruction",)

@@ -24,9 +24,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from machine.dtypes import Gen, parse_gen_name
 from neurondbg.dap.target import Target
-from sessions.store import Progress
+from neurondbg.machine.dtypes import Gen, parse_gen_name
+from neurondbg.sessions.store import Progress
 
 
 class LaunchArgs(BaseModel):
@@ -47,9 +47,9 @@ class LaunchArgs(BaseModel):
 def open_target(args: LaunchArgs, progress: Progress | None = None,
                 interrupt: threading.Event | None = None) -> tuple[Target, list[str]]:
     """The Target at `args.program` with the warnings its loader gave."""
-    from machine.core.schedule import parse_policy
-    from machine.isa.opcodes import QUEUE_ENGINES
-    from sessions.cli_support import Opened, open_path
+    from neurondbg.machine.core.schedule import parse_policy
+    from neurondbg.machine.isa.opcodes import QUEUE_ENGINES
+    from neurondbg.sessions.cli_support import Opened, open_path
 
     path = Path(args.program).expanduser()
     if not path.exists():
@@ -59,7 +59,7 @@ def open_target(args: LaunchArgs, progress: Progress | None = None,
         raise ValueError(f"engine: expected one of {', '.join(QUEUE_ENGINES)}, found "
                          f"{args.engine!r}")
     schedule = parse_policy(args.schedule).text
-    from sessions.kernel_kind import is_neff
+    from neurondbg.sessions.kernel_kind import is_neff
 
     if is_neff(path):
         return _open_neff(path, args, gen, schedule)
@@ -68,7 +68,7 @@ def open_target(args: LaunchArgs, progress: Progress | None = None,
     o = open_path(path, gen, args.engine, schedule=schedule, races=args.races,
                   progress=progress, interrupt=interrupt)
     if isinstance(o, Opened):
-        from machine.core.core import Core
+        from neurondbg.machine.core.core import Core
 
         core = Core.of_program(o.machine, o.program_path, source=o.source)
         return Target(core, o.program_path), list(o.warnings)
@@ -78,7 +78,7 @@ def open_target(args: LaunchArgs, progress: Progress | None = None,
 def _open_neff(path: Path, args: LaunchArgs, gen: Gen | None,
                schedule: str) -> tuple[Target, list[str]]:
     """A NEFF's subgraph on its Core (sessions.neff_open), with its reader's warnings."""
-    from sessions.neff_open import open_neff_kernel
+    from neurondbg.sessions.neff_open import open_neff_kernel
 
     o = open_neff_kernel(path, args.subgraph, schedule=schedule, races=args.races)
     own = o.config.gen

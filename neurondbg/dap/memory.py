@@ -18,9 +18,9 @@ from typing import Any
 
 import dap_types as dt
 
-from machine.state import RECORD_BYTES
 from neurondbg.dap.protocol import AdapterBase, RequestError, address_int
 from neurondbg.dap.target import ADDRESS_SHIFT, Target, address, split_address
+from neurondbg.machine.state import RECORD_BYTES
 
 NO_INSTRUCTION = "??"  # a disassembly slot outside the program
 MAX_READ = 1 << 20  # bytes one readMemory returns at most
@@ -103,7 +103,7 @@ class MemoryRequests(AdapterBase):
             unreadableBytes=count - len(data) or None))
 
     def _on_disassemble(self, req: dict[str, Any], args: dict[str, Any]) -> None:
-        from machine.asm.disasm import format_instruction
+        from neurondbg.machine.asm.disasm import format_instruction
 
         a = dt.DisassembleArguments.model_validate(args)
         t = self._idle()

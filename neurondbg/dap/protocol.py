@@ -202,8 +202,8 @@ class AdapterBase:
 
     def _log(self, engine: str, message: str) -> None:
         """A logpoint's message, its `{EXPR}`s evaluated on `engine`, with its source line."""
-        from machine import expr
-        from machine.debugger import CONDITION_ERRORS
+        from neurondbg.machine import expr
+        from neurondbg.machine.debugger import CONDITION_ERRORS
 
         t = self._target()
         state = t.state(engine)

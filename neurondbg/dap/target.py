@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from machine.asm.loader import ProgramFile
-from machine.breakpoints import Breakpoint
-from machine.core.core import Core, race_text
-from machine.core.kernel import ENGINE_ORDER
-from machine.debugger import Machine
-from machine.state import MachineState
-from machine.stops import Stop, StopReason
+from neurondbg.machine.asm.loader import ProgramFile
+from neurondbg.machine.breakpoints import Breakpoint
+from neurondbg.machine.core.core import Core, race_text
+from neurondbg.machine.core.kernel import ENGINE_ORDER
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.state import MachineState
+from neurondbg.machine.stops import Stop, StopReason
 
 ADDRESS_SHIFT = 48  # an address is (engine's place in ENGINE_ORDER << 48) | PC (PCs < 2**48)
 

@@ -28,17 +28,17 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 
 from neurondbg.panes import TITLES, Layout
-from views.console_view import ConsoleView
-from views.deferred import Deferred
-from views.engines import EnginesView
-from views.legality import LegalityView
-from views.pane import Pane
-from views.program import ProgramView
-from views.races import RacesView
-from views.registers import RegistersView
-from views.semaphores import SemaphoresView
-from views.struct_view import StructView
-from views.timeline import TimelineView
+from neurondbg.views.console_view import ConsoleView
+from neurondbg.views.deferred import Deferred
+from neurondbg.views.engines import EnginesView
+from neurondbg.views.legality import LegalityView
+from neurondbg.views.pane import Pane
+from neurondbg.views.program import ProgramView
+from neurondbg.views.races import RacesView
+from neurondbg.views.registers import RegistersView
+from neurondbg.views.semaphores import SemaphoresView
+from neurondbg.views.struct_view import StructView
+from neurondbg.views.timeline import TimelineView
 
 WIDE = Size(150, 44)  # the three bands: 66 + 34 + a listing; 19 + 15 rows + the data band
 MINIMUM = Size(80, 24)  # below it no layout is usable
@@ -77,25 +77,25 @@ def too_small_text(size: Size) -> str:
 # The views whose modules import numpy, the conversion model or textual_plotext: built
 # after the first frame (views.deferred), each by its own maker.
 def memory_view() -> Widget:
-    from views.memory import MemoryView
+    from neurondbg.views.memory import MemoryView
 
     return MemoryView(id="memory")
 
 
 def accum_view() -> Widget:
-    from views.accum import AccumView
+    from neurondbg.views.accum import AccumView
 
     return AccumView(id="accum")
 
 
 def plot_view() -> Widget:
-    from views.plot import PlotView
+    from neurondbg.views.plot import PlotView
 
     return PlotView(id="plot")
 
 
 def lanes_view() -> Widget:
-    from views.lanes import LanesView
+    from neurondbg.views.lanes import LanesView
 
     return LanesView(id="lanes")
 

@@ -29,7 +29,10 @@ NOT_BINDINGS: tuple[tuple[str, str], ...] = (  # keys Textual itself handles
 )
 
 
-GENERIC = ("textual", "views.lineview")  # bases whose keys NOT_BINDINGS / listing_keys give
+GENERIC = (
+    "textual",
+    "neurondbg.views.lineview",
+)  # bases whose keys NOT_BINDINGS / listing_keys give
 
 
 def key_name(key: str) -> str:
@@ -43,7 +46,7 @@ def key_name(key: str) -> str:
 def listing_keys() -> list[tuple[str, str]]:
     """(keys, what) of every listing's cursor keys, from LineView's BINDINGS (their one
     declaration): each pane built on it shares them, so they are listed once here."""
-    from views.lineview import LineView
+    from neurondbg.views.lineview import LineView
 
     rows: list[tuple[str, str]] = []
     for b in LineView.BINDINGS:
@@ -103,17 +106,17 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     from neurondbg.screens.lab import LabScreen
     from neurondbg.screens.main import KERNEL_ACTIONS, DebuggerScreen
     from neurondbg.screens.quit import OpenScreen, QuitScreen
-    from views.bits_editor import BitEditor
-    from views.console_view import ConsoleInput
-    from views.lanes import LaneTable
-    from views.legality import LegalityView
-    from views.memory import MemoryView
-    from views.plot import PlotView
-    from views.program import ProgramView
-    from views.races import RacesView
-    from views.registers import RegistersView
-    from views.timeline import TimelineView
-    from views.tour_pane import TourPane
+    from neurondbg.views.bits_editor import BitEditor
+    from neurondbg.views.console_view import ConsoleInput
+    from neurondbg.views.lanes import LaneTable
+    from neurondbg.views.legality import LegalityView
+    from neurondbg.views.memory import MemoryView
+    from neurondbg.views.plot import PlotView
+    from neurondbg.views.program import ProgramView
+    from neurondbg.views.races import RacesView
+    from neurondbg.views.registers import RegistersView
+    from neurondbg.views.timeline import TimelineView
+    from neurondbg.views.tour_pane import TourPane
 
     lab = ("Convert Lab", bindings_of([LabScreen, BitEditor]))
     if isinstance(screen, LabScreen):  # the Lab's own keys, not the debugger's

@@ -45,11 +45,11 @@ from neurondbg.screens.arrange import (
     layout_for,
     too_small_text,
 )
-from views.deferred import build_deferred
-from views.engines import EnginesView
-from views.pane import Pane, contain, pane_of
-from views.snapshot import Snapshot
-from views.timeline import TimelineView
+from neurondbg.views.deferred import build_deferred
+from neurondbg.views.engines import EnginesView
+from neurondbg.views.pane import Pane, contain, pane_of
+from neurondbg.views.snapshot import Snapshot
+from neurondbg.views.timeline import TimelineView
 
 ALWAYS_FED = ("program", "memory")  # followed state (module docstring): fed even hidden
 KERNEL_ACTIONS = ("step_core", "focus_engine")  # keys of several queues only
@@ -243,8 +243,8 @@ class DebuggerScreen(Screen):
     def _feed_of(self, name: str, view: Widget, snap: Snapshot) -> Callable[[], object]:
         """How pane `name`'s view takes `snap` (most take it whole)."""
         if name == "plot":  # built views (build_views): their modules are in
-            from views.memory import MemoryView
-            from views.plot import PlotView
+            from neurondbg.views.memory import MemoryView
+            from neurondbg.views.plot import PlotView
 
             memory, plot = self.query_one(MemoryView), self.query_one(PlotView)
             return lambda: plot.show(snap, memory.shown_values.ravel())

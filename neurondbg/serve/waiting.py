@@ -24,12 +24,32 @@ import json
 import os
 import sys
 
-AHEAD = ("textual.app", "textual.drivers.web_driver", "neurondbg.cli", "neurondbg.app",
-         "neurondbg.commands.tui", "numpy", "numpy.ma", "ml_dtypes", "textual_plotext",
-         "neurondbg.console", "neurondbg.palette", "views.session", "views.core_session",
-         "views.memory", "views.plot", "views.lanes", "views.trace_text", "views.accum",
-         "views.lab_model", "machine.debugger", "machine.core.core", "sessions.store",
-         "machine.expr", "machine.convert")
+AHEAD = (
+    "textual.app",
+    "textual.drivers.web_driver",
+    "neurondbg.cli",
+    "neurondbg.app",
+    "neurondbg.commands.tui",
+    "numpy",
+    "numpy.ma",
+    "ml_dtypes",
+    "textual_plotext",
+    "neurondbg.console",
+    "neurondbg.palette",
+    "neurondbg.views.session",
+    "neurondbg.views.core_session",
+    "neurondbg.views.memory",
+    "neurondbg.views.plot",
+    "neurondbg.views.lanes",
+    "neurondbg.views.trace_text",
+    "neurondbg.views.accum",
+    "neurondbg.views.lab_model",
+    "neurondbg.machine.debugger",
+    "neurondbg.machine.core.core",
+    "neurondbg.sessions.store",
+    "neurondbg.machine.expr",
+    "neurondbg.machine.convert",
+)
 MAX_LINE = 256  # the size line is a few dozen bytes
 MAX_CELLS = 1000  # as the server clamps a page's size
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from machine.engines.record import StepRecord
-from sessions.errors import SessionError
-from sessions.schema import Note
-from sessions.store import LoadedSession, load_session, read_session
+from neurondbg.machine.engines.record import StepRecord
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.schema import Note
+from neurondbg.sessions.store import LoadedSession, load_session, read_session
 
 TOURS_DIR = Path(str(resources.files(__name__)))  # package data (see pyproject)
 

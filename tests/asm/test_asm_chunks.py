@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm import assembler
-from machine.asm.errors import AsmError
 from neurondbg.commands import asm
 from neurondbg.errors import InputError
+from neurondbg.machine.asm import assembler
+from neurondbg.machine.asm.errors import AsmError
 
 # characters that end lines for str.splitlines, and others
 PIECES = ["a", "bc", " ", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028",

@@ -8,16 +8,16 @@ from itertools import pairwise
 
 import pytest
 
-from machine.asm import assemble
-from machine.asm.assembler import (
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.asm.assembler import (
     ENCODE_UNITS,
     LABEL_UNITS,
     LINE_UNITS,
     PROGRESS_LINES,
     READ_UNITS,
 )
-from machine.asm.errors import AsmError
-from machine.asm.sections import assemble_sections
+from neurondbg.machine.asm.errors import AsmError
+from neurondbg.machine.asm.sections import assemble_sections
 
 BODY = ("loop: ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=1\n"
         "COPY in_dtype=FP32 out_dtype=FP32 nac=4 src=sb[0, 0] step=[1,0,0,0] num=[4,1,1,1] "

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from machine.asm import AsmError, assemble
-from machine.dtypes import Dtype, Gen
-from machine.isa.codec import decode
-from machine.isa.enums import AluOp, BrTargetMode, DataSrc, WaitMode
+from neurondbg.machine.asm import AsmError, assemble
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.isa.codec import decode
+from neurondbg.machine.isa.enums import AluOp, BrTargetMode, DataSrc, WaitMode
 
 
 def one(src: str, gen: Gen = Gen.CAYMAN) -> dict:

@@ -4,8 +4,8 @@ import json
 
 from click.testing import CliRunner
 
-from machine.asm import load_any
 from neurondbg.cli import cli
+from neurondbg.machine.asm import load_any
 
 SRC = """\
 .data sb[p0:p4, 0] fp32 1.0 2.0

@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm.disasm import _array_column
-from machine.isa.structs import STRUCTS
-from machine.isa.text import field_key, format_value
+from neurondbg.machine.asm.disasm import _array_column
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.isa.text import field_key, format_value
 
 # every array field of every struct (step/num lists, registers, immediates, reserved
 # bytes, the opaque payload, the ASCII queue name of a DMA trigger)

@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from machine.asm import assemble, disassemble, load_any, save_data, to_json
-from machine.asm.disasm_file import (
+from neurondbg.machine.asm import assemble, disassemble, load_any, save_data, to_json
+from neurondbg.machine.asm.disasm_file import (
     BLOCK_RECORDS,
     disassembly_blocks,
     json_blocks,
     load_sidecar,
     open_records,
 )
-from machine.dtypes import Gen
+from neurondbg.machine.dtypes import Gen
 
 SRC = """\
 .data sb[p0:p2, 0] fp32 1.0 2.0

@@ -9,12 +9,12 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from machine.asm import AsmError, assemble
-from machine.asm.errors import did_you_mean
-from machine.asm.keys import known_keys
-from machine.asm.values import REGISTER_NAMES, register_range_error
-from machine.isa.structs import STRUCTS
 from neurondbg.cli import cli
+from neurondbg.machine.asm import AsmError, assemble
+from neurondbg.machine.asm.errors import did_you_mean
+from neurondbg.machine.asm.keys import known_keys
+from neurondbg.machine.asm.values import REGISTER_NAMES, register_range_error
+from neurondbg.machine.isa.structs import STRUCTS
 from tests.asm.test_fastpath import full_path_only
 
 
@@ -95,7 +95,7 @@ def test_move_of_any_register_in_range_assembles(n: int) -> None:
 def test_every_known_key_of_every_struct_is_accepted_by_itself() -> None:
     """The hints suggest only keys the assembler reads (it would be a poor hint
     otherwise): each known key, a hint for itself, resolves to something."""
-    from machine.asm.keys import Kind, resolve_key
+    from neurondbg.machine.asm.keys import Kind, resolve_key
 
     for s in STRUCTS.values():
         for key in known_keys(s):

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm import AsmError, Assembly, assemble, disassemble_lines
-from machine.asm import assembler as asm_mod
-from machine.asm.fastpath import FastPath, line_split, shape_lines, split_args, split_line
-from machine.asm.parser import Atom, Bracket, ListValue, parse_line, parse_value
-from machine.dtypes import Gen
-from machine.isa.codec import decode_bytes, struct_for
-from machine.isa.opcodes import OPCODES
+from neurondbg.machine.asm import AsmError, Assembly, assemble, disassemble_lines
+from neurondbg.machine.asm import assembler as asm_mod
+from neurondbg.machine.asm.fastpath import FastPath, line_split, shape_lines, split_args, split_line
+from neurondbg.machine.asm.parser import Atom, Bracket, ListValue, parse_line, parse_value
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.codec import decode_bytes, struct_for
+from neurondbg.machine.isa.opcodes import OPCODES
 
 CODES = sorted(OPCODES)
 

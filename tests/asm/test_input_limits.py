@@ -14,19 +14,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from machine.asm import AsmError, assemble, data_path, load_any, load_data, save_data
-from machine.asm.fastpath import split_line
-from machine.asm.parser import parse_line
-from machine.files import (
+from neurondbg.commands._npy import load_sbuf
+from neurondbg.errors import InputError
+from neurondbg.machine.asm import AsmError, assemble, data_path, load_any, load_data, save_data
+from neurondbg.machine.asm.fastpath import split_line
+from neurondbg.machine.asm.parser import parse_line
+from neurondbg.machine.files import (
     MAX_ASSEMBLY_LINES,
     MAX_LINE_CHARS,
     InputFileError,
     load_json,
     read_input,
 )
-from machine.isa.codec import load_program
-from neurondbg.commands._npy import load_sbuf
-from neurondbg.errors import InputError
+from neurondbg.machine.isa.codec import load_program
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "sessions" / "examples"
 RECORD = bytes(64)  # any 64 bytes decode; what they hold does not matter here
@@ -85,7 +85,7 @@ def test_a_fifo_swapped_in_after_the_stat_is_refused_without_blocking(
     def stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
         return real_stat(plain if Path(str(path)) == fifo else path, *args, **kwargs)
 
-    monkeypatch.setattr("machine.files.os.stat", stat)
+    monkeypatch.setattr("neurondbg.machine.files.os.stat", stat)
     outcome: list[Exception] = []
 
     def read() -> None:
@@ -240,7 +240,7 @@ def test_data_counts_are_judged_before_the_values_are_made(source: str) -> None:
 
 
 def test_data_in_all_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("machine.asm.assembler.MAX_DATA_BYTES", 1000)
+    monkeypatch.setattr("neurondbg.machine.asm.assembler.MAX_DATA_BYTES", 1000)
     assemble(".fill sb[0:2, 0] int8 count=500 step=0")
     with pytest.raises(AsmError, match="hold more than 1000 bytes in all") as e:
         assemble(".fill sb[0:2, 0] int8 count=500 step=0\n.data sb[0, 0] int8 1")

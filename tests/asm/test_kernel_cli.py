@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 from click.testing import CliRunner
 
-from machine.asm import to_json
-from machine.core.kernel import load_kernel
 from neurondbg.cli import cli
+from neurondbg.machine.asm import to_json
+from neurondbg.machine.core.kernel import load_kernel
 
 DATA = Path(__file__).parent.parent / "core" / "data"
 TWO = DATA / "two_engines.asm"

@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-import sessions.program
-from machine.asm import load_any
-from machine.asm.data import data_path
-from machine.asm.errors import AsmError
-from machine.asm.loader import ProgramFile, UnreadableProgram, load
-from machine.dtypes import DEFAULT_GEN
-from machine.files import InputFileError
-from sessions.errors import SessionError
+import neurondbg.sessions.program  # noqa: F401
+from neurondbg import sessions
+from neurondbg.machine.asm import load_any
+from neurondbg.machine.asm.data import data_path
+from neurondbg.machine.asm.errors import AsmError
+from neurondbg.machine.asm.loader import ProgramFile, UnreadableProgram, load
+from neurondbg.machine.dtypes import DEFAULT_GEN
+from neurondbg.machine.files import InputFileError
+from neurondbg.sessions.errors import SessionError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "sessions" / "examples"
 SRC = """\

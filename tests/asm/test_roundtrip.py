@@ -4,10 +4,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm import assemble, disassemble, disassemble_lines, format_instruction
-from machine.dtypes import Gen
-from machine.isa.codec import decode_bytes
-from machine.isa.opcodes import OPCODES
+from neurondbg.machine.asm import assemble, disassemble, disassemble_lines, format_instruction
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.codec import decode_bytes
+from neurondbg.machine.isa.opcodes import OPCODES
 
 CODES = sorted(OPCODES)
 

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm import AsmError, assemble, disassemble, disassemble_lines
-from machine.asm.fastpath import FastPath, split_line
-from machine.asm.semaphores import UPDATE_SYNTAX, WAIT_SYNTAX
-from machine.dtypes import Gen
-from machine.isa.codec import decode_bytes
-from machine.isa.enums import UpdateMode, WaitMode
+from neurondbg.machine.asm import AsmError, assemble, disassemble, disassemble_lines
+from neurondbg.machine.asm.fastpath import FastPath, split_line
+from neurondbg.machine.asm.semaphores import UPDATE_SYNTAX, WAIT_SYNTAX
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.codec import decode_bytes
+from neurondbg.machine.isa.enums import UpdateMode, WaitMode
 from tests.asm.test_fastpath import assemble_full
 
 

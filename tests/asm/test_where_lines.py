@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from machine.asm import assemble, loader
-from machine.asm.assembler import _breaks
-from machine.asm.errors import AsmError
-from machine.asm.loader import from_text, line_starts
-from machine.core.kernel import load_kernel
-from machine.files import MAX_ASSEMBLY_LINES
+from neurondbg.machine.asm import assemble, loader
+from neurondbg.machine.asm.assembler import _breaks
+from neurondbg.machine.asm.errors import AsmError
+from neurondbg.machine.asm.loader import from_text, line_starts
+from neurondbg.machine.core.kernel import load_kernel
+from neurondbg.machine.files import MAX_ASSEMBLY_LINES
 
 BREAKS = ["\n", "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 

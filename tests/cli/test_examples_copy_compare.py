@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from neurondbg.cli import cli
 from neurondbg.commands.examples import CHUNK, same_contents
-from sessions import examples
+from neurondbg.sessions import examples
 
 
 def _first_example() -> str:

@@ -115,7 +115,7 @@ def test_session_base_within_the_program(tmp_path: Path, source: str, text: str,
                                      ("data", '{file = "x.npy"}'),
                                      ("layout.panes", "0"), ("layout.panes", '"a,b"')])
 def test_session_with_an_array_too_long(tmp_path: Path, key: str, row: str) -> None:
-    from machine.files import MAX_TOML_ITEMS
+    from neurondbg.machine.files import MAX_TOML_ITEMS
 
     session = _save(tmp_path, "p.asm", PROGRAM)
     table, _, name = key.rpartition(".")
@@ -133,7 +133,7 @@ def test_session_with_an_array_too_long(tmp_path: Path, key: str, row: str) -> N
 @pytest.mark.parametrize("extra", [0, 1])
 def test_session_with_many_tables(tmp_path: Path, extra: int) -> None:
     """[[breakpoints]] tables up to the limit load; one more is refused."""
-    from machine.files import MAX_TOML_ITEMS
+    from neurondbg.machine.files import MAX_TOML_ITEMS
 
     session = _save(tmp_path, "p.asm", PROGRAM)
     n = MAX_TOML_ITEMS + extra
@@ -150,7 +150,7 @@ def test_session_with_many_tables(tmp_path: Path, extra: int) -> None:
 
 def test_session_file_too_large_is_refused_unread(tmp_path: Path) -> None:
     session = _save(tmp_path, "p.asm", PROGRAM)
-    from sessions.store import MAX_SESSION_BYTES
+    from neurondbg.sessions.store import MAX_SESSION_BYTES
 
     os.truncate(session, MAX_SESSION_BYTES + 1)  # sparse: a parse would take seconds
     line = _refused("run", str(session))
@@ -158,7 +158,7 @@ def test_session_file_too_large_is_refused_unread(tmp_path: Path) -> None:
 
 
 def test_manifest_with_a_table_too_large(tmp_path: Path) -> None:
-    from machine.files import MAX_TOML_ITEMS
+    from neurondbg.machine.files import MAX_TOML_ITEMS
 
     (tmp_path / "p.asm").write_text(PROGRAM)
     manifest = tmp_path / "m.toml"

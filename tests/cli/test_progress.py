@@ -108,7 +108,7 @@ def test_asm_shows_a_bar_only_above_large_bytes() -> None:
 
 
 def test_validate_json_rows_advance_the_bar_by_every_row(tmp_path: Path) -> None:
-    from machine.legality.explain import validate as judge
+    from neurondbg.machine.legality.explain import validate as judge
 
     raw = np.zeros((validate.ROWS_PER_WRITE * 2 + 5, 64), np.uint8)
     result = judge(raw, "cayman", "pool")

@@ -15,10 +15,10 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from machine.isa.programs import counted_loop, kernel_text
 from neurondbg import progress as bars
 from neurondbg.cli import cli
 from neurondbg.commands import asm
+from neurondbg.machine.isa.programs import counted_loop, kernel_text
 from tests.helpers import run_on_pty, wait_for
 
 LINES = asm.LARGE_BYTES // 4 + 5  # "NOP\n" lines: a source long enough for asm's bar

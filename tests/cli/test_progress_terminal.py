@@ -55,7 +55,7 @@ def test_counting_counts_each_block_once_it_is_done(sizes: list[int]) -> None:
 
 def test_validate_summary_counts_records_against_the_total(tmp_path: Path,
                                                            monkeypatch) -> None:
-    from machine.legality.wire import bulk
+    from neurondbg.machine.legality.wire import bulk
 
     monkeypatch.setattr(bulk, "CHUNK", 1000)  # blocks of ~1000 records: several counts
     program = tmp_path / "many.bin"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from machine.isa.programs import kernel_text, spin
+from neurondbg.machine.isa.programs import kernel_text, spin
 from tests.core.test_run_kernel_interrupt import cpu_seconds
 from tests.helpers import interrupted_run
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from machine.isa.programs import kernel_text, spin
 from neurondbg.cli import cli
+from neurondbg.machine.isa.programs import kernel_text, spin
 
 SPIN = ("top:\n  MOVE R1=1\n  COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R1 "
         "cmp_immediate=0 target=top\n")
@@ -19,7 +19,7 @@ HALTS = "MOVE R1=1\nHALT\n"
 
 @pytest.fixture(autouse=True)
 def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sessions.cli_support.DEFAULT_MAX_STEPS", 500)
+    monkeypatch.setattr("neurondbg.sessions.cli_support.DEFAULT_MAX_STEPS", 500)
 
 
 def _run(path: Path, *args: str) -> tuple[int, str, str]:

@@ -67,7 +67,7 @@ def test_a_good_manifest_opens(tmp_path: Path) -> None:
 def test_neff(tmp_path: Path) -> None:
     """A NEFF opens (on the kernel screen); a subgraph it lacks, or --subgraph on what is
     not a NEFF, is refused in one line."""
-    from machine.neff.writer import write_neff
+    from neurondbg.machine.neff.writer import write_neff
     from tests.neff.synth import vector_add
 
     write_neff(tmp_path / "k.neff", [vector_add()])

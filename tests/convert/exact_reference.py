@@ -14,7 +14,7 @@ import math
 from fractions import Fraction
 from functools import cache
 
-from machine.convert.formats import FORMATS, FloatFormat, HiF8Format, IntFormat
+from neurondbg.machine.convert.formats import FORMATS, FloatFormat, HiF8Format, IntFormat
 
 NAN = "nan"
 

@@ -65,7 +65,7 @@ def test_decimal_parsing_is_one_exact_rounding() -> None:
 
 
 def _fmt(name: str):
-    from machine.convert.formats import FORMATS
+    from neurondbg.machine.convert.formats import FORMATS
 
     return FORMATS[name]
 

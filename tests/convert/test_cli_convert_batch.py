@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert._exact import decode
-from machine.convert.formats import FORMAT_NAMES, parse_format
-from machine.convert.parse import ParsedValue, parse_value, parse_values
+from neurondbg.machine.convert._exact import decode
+from neurondbg.machine.convert.formats import FORMAT_NAMES, parse_format
+from neurondbg.machine.convert.parse import ParsedValue, parse_value, parse_values
 
 FLOATS = [n for n in FORMAT_NAMES if not parse_format(n).is_int]
 INTS = [n for n in FORMAT_NAMES if parse_format(n).is_int]

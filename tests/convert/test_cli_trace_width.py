@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from machine.convert import trace
 from neurondbg.cli import cli
 from neurondbg.commands.convert import _print_trace
+from neurondbg.machine.convert import trace
 
 BOX = re.compile(r"[│┃┏┓┗┛┡┩┢┪╇╈┳┻━─└┘┌┐├┤┼┬┴╭╮╰╯]")
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.convert import convert
-from machine.convert.diagnose import EXPECTED, Rule, Stopped, candidate_rules, diagnose
-from machine.convert.formats import FORMATS
-from machine.convert.kernels import decode_value
 from neurondbg.cli import cli
+from neurondbg.machine.convert import convert
+from neurondbg.machine.convert.diagnose import EXPECTED, Rule, Stopped, candidate_rules, diagnose
+from neurondbg.machine.convert.formats import FORMATS
+from neurondbg.machine.convert.kernels import decode_value
 
 
 def lanes(src: str, n: int = 4096, seed: int = 7) -> np.ndarray:

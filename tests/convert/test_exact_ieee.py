@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import convert
+from neurondbg.machine.convert import convert
 from tests.convert import exact_reference as ref
 
 MODES = ("rint", "round", "floor", "ceil", "trunc", "odd")
@@ -60,7 +60,7 @@ def test_fp32_to_16bit_sampled_midpoints(dst: str, mode: str) -> None:
 
 @pytest.mark.parametrize("src", SMALL)
 def test_every_small_encoding_to_every_target(src: str) -> None:
-    from machine.convert.formats import FORMATS
+    from neurondbg.machine.convert.formats import FORMATS
 
     codes = np.arange(1 << FORMATS[src].bits, dtype=FORMATS[src].container)
     for dst in ALL_DST:

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from machine.convert import FORMATS, Mode, convert, trace
-from machine.convert.modes import MODES
-from machine.convert.options import parse_mode, resolve
+from neurondbg.machine.convert import FORMATS, Mode, convert, trace
+from neurondbg.machine.convert.modes import MODES
+from neurondbg.machine.convert.options import parse_mode, resolve
 
 
 def names(flag: str) -> list[str]:

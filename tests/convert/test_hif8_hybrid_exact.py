@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import convert, trace
-from machine.convert._trace_codec import HIF8_VALUES
 from neurondbg.cli import cli
+from neurondbg.machine.convert import convert, trace
+from neurondbg.machine.convert._trace_codec import HIF8_VALUES
 
 FINITE = np.flatnonzero(np.isfinite(HIF8_VALUES) & (np.arange(256) != 0x80))
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import convert, iss
-from machine.convert._trace_model import ROLES, STEP_NAMES
+from neurondbg.machine.convert import convert, iss
+from neurondbg.machine.convert._trace_model import ROLES, STEP_NAMES
 
 ALL16 = np.arange(1 << 16, dtype=np.uint16)
 F16 = ALL16.view(np.float16)

@@ -10,8 +10,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import iss, trace
-from machine.convert._iss_vec import PACK_IN, pack_bias
+from neurondbg.machine.convert import iss, trace
+from neurondbg.machine.convert._iss_vec import PACK_IN, pack_bias
 
 ROUNDING = ("float", "ufloat", "narrow", "trunc", "utrunc", "pack", "packvr", "packvrnr",
             "packvru")
@@ -120,7 +120,7 @@ def test_the_cli_and_the_views_show_the_iss_candidates() -> None:
     from click.testing import CliRunner
 
     from neurondbg.cli import cli
-    from views.trace_text import steps_text
+    from neurondbg.views.trace_text import steps_text
 
     res = CliRunner().invoke(cli, ["convert", "--iss", "narrow", "--bits", "0x3f801000",
                                    "--trace", "--json"])

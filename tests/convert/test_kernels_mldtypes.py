@@ -12,13 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import convert
-from machine.convert._exact import decode
-from machine.convert._fast32 import fast32_applies
-from machine.convert._trace_codec import HIF8_VALUES
-from machine.convert.formats import FORMATS
-from machine.convert.kernels import _convert_wide, decode_value, encode_lanes, encode_value
-from machine.convert.options import resolve
+from neurondbg.machine.convert import convert
+from neurondbg.machine.convert._exact import decode
+from neurondbg.machine.convert._fast32 import fast32_applies
+from neurondbg.machine.convert._trace_codec import HIF8_VALUES
+from neurondbg.machine.convert.formats import FORMATS
+from neurondbg.machine.convert.kernels import (
+    _convert_wide,
+    decode_value,
+    encode_lanes,
+    encode_value,
+)
+from neurondbg.machine.convert.options import resolve
 
 ML_TARGETS = ["fp16", "bf16", "fp8_e3m4", "fp8_e4m3", "fp8_e4m3fn", "fp8_e5m2", "fp4_e2m1"]
 ROUNDING = ["rint", "round", "floor", "ceil", "trunc", "odd"]

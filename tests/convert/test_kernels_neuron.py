@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import convert
-from machine.convert.formats import FORMATS, FloatFormat, IntFormat
+from neurondbg.machine.convert import convert
+from neurondbg.machine.convert.formats import FORMATS, FloatFormat, IntFormat
 
 ML_SOURCES = ["fp16", "bf16", "fp8_e3m4", "fp8_e4m3", "fp8_e4m3fn", "fp8_e5m2", "fp8_e8m0",
               "fp4_e2m1"]

@@ -16,13 +16,13 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.convert import BadNumber, parse_value
-from machine.convert.formats import FORMATS, IntFormat
-from machine.convert.parse import KEEP_DIGITS, MAX_CHARS
 from neurondbg.cli import cli
+from neurondbg.machine.convert import BadNumber, parse_value
+from neurondbg.machine.convert.formats import FORMATS, IntFormat
+from neurondbg.machine.convert.parse import KEEP_DIGITS, MAX_CHARS
+from neurondbg.views.lab import run_trace
+from neurondbg.views.lab_model import read_input
 from tests.convert import exact_reference as ref
-from views.lab import run_trace
-from views.lab_model import read_input
 
 FLOAT_SRCS = ("fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e4m3fn", "fp8_e5m2", "fp4_e2m1")
 DSTS = ("bf16", "fp16", "fp8_e4m3fn", "fp8_e5m2", "fp8_e3m4", "fp4_e1m2", "int8", "uint16")

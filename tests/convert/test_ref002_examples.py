@@ -18,9 +18,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from machine.convert import convert, trace
-from machine.convert.formats import FORMATS
-from machine.convert.trace import Trace
+from neurondbg.machine.convert import convert, trace
+from neurondbg.machine.convert.formats import FORMATS
+from neurondbg.machine.convert.trace import Trace
 
 PROFILE = "ascend"  # ref 002 is the ascend vendor's Cast API
 

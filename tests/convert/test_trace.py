@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import convert, trace
-from machine.convert._trace_model import ROLES
-from machine.convert.formats import FORMATS
+from neurondbg.machine.convert import convert, trace
+from neurondbg.machine.convert._trace_model import ROLES
+from neurondbg.machine.convert.formats import FORMATS
 
 SRCS = [n for n in FORMATS if n != "fp32r"]
 DSTS = list(FORMATS)

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import trace
-from machine.convert.formats import FORMATS
 from neurondbg.cli import cli
+from neurondbg.machine.convert import trace
+from neurondbg.machine.convert.formats import FORMATS
 
 
 def f32(x: float) -> int:

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import convert, trace
-from machine.convert.formats import FORMATS
+from neurondbg.machine.convert import convert, trace
+from neurondbg.machine.convert.formats import FORMATS
 
 
 def f32(x: float) -> int:

@@ -11,11 +11,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import convert, trace
-from machine.convert.formats import FORMATS
-from machine.convert.options import resolve
-from machine.convert.roles import bit_parts, plain_bits
 from neurondbg.cli import cli
+from neurondbg.machine.convert import convert, trace
+from neurondbg.machine.convert.formats import FORMATS
+from neurondbg.machine.convert.options import resolve
+from neurondbg.machine.convert.roles import bit_parts, plain_bits
 
 
 def f32(x: float) -> int:

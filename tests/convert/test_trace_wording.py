@@ -8,9 +8,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import convert, trace
-from machine.convert.formats import FORMATS
-from machine.convert.roles import plain_bits
+from neurondbg.machine.convert import convert, trace
+from neurondbg.machine.convert.formats import FORMATS
+from neurondbg.machine.convert.roles import plain_bits
 
 
 def f32(x: float) -> int:

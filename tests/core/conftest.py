@@ -6,12 +6,12 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from machine.asm import assemble
-from machine.asm.loader import ProgramFile
-from machine.core.core import Core
-from machine.core.kernel import Kernel, make_kernel, make_queue
-from machine.dtypes import DEFAULT_GEN
-from machine.state import MachineConfig
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.asm.loader import ProgramFile
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.kernel import Kernel, make_kernel, make_queue
+from neurondbg.machine.dtypes import DEFAULT_GEN
+from neurondbg.machine.state import MachineConfig
 
 SMALL = {"sbuf_bytes": 4096, "psum_bytes": 2048}
 _COPY = ("COPY in_dtype=FP32 out_dtype=FP32 nac=2 src=sb[0, {src}] step=[1,0,0,0] "

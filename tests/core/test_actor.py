@@ -10,13 +10,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pytest
 
-from machine.core.actor import ActorKind, EngineSnap, Issued
-from machine.core.core import Core
-from machine.core.feed import Feeder
-from machine.core.races import Access, RaceDetector
-from machine.engines.record import StepRecord
-from machine.state import MachineConfig, MachineState, Region
-from machine.stops import EngineStatus, StopReason
+from neurondbg.machine.core.actor import ActorKind, EngineSnap, Issued
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.feed import Feeder
+from neurondbg.machine.core.races import Access, RaceDetector
+from neurondbg.machine.engines.record import StepRecord
+from neurondbg.machine.state import MachineConfig, MachineState, Region
+from neurondbg.machine.stops import EngineStatus, StopReason
 from tests.core.conftest import SMALL, kernel
 
 DST = Region("sbuf", 0, 1, 0x200, 1, (1, 0, 0, 0), (16, 1, 1, 1))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from machine.core.core import Core
-from machine.isa.programs import handshake_loops
-from machine.state import MachineConfig, MachineState
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.isa.programs import handshake_loops
+from neurondbg.machine.state import MachineConfig, MachineState
 from tests.core.conftest import SMALL, core, kernel
 
 COPY = ("COPY in_dtype=FP32 out_dtype=FP32 nac=4 src=sb[0, {src}] step=[1,0,0,0] "

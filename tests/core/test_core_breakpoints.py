@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from machine import expr as ex
-from machine.breakpoints import parse_spec
-from machine.isa.programs import handshake_loops
-from machine.state import MachineConfig, MachineState
+from neurondbg.machine import expr as ex
+from neurondbg.machine.breakpoints import parse_spec
+from neurondbg.machine.isa.programs import handshake_loops
+from neurondbg.machine.state import MachineConfig, MachineState
 from tests.core.conftest import core
 from tests.core.test_core import CONSUMER, COPY, PRODUCER
 from tests.machine.helpers import machine

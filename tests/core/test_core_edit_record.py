@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.asm import assemble
-from machine.core.core import Core
-from machine.stops import StopReason
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.stops import StopReason
 from tests.core.conftest import core
 
 TEXT = {

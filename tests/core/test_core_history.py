@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from machine.core.races import RaceDetector
+from neurondbg.machine.core.races import RaceDetector
 from tests.core.conftest import core
 from tests.core.test_core import loops
 

@@ -4,8 +4,8 @@ another reason leaves the flag alone."""
 
 from __future__ import annotations
 
-from machine.core.core import Core
-from machine.isa.programs import handshake_loops
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.isa.programs import handshake_loops
 from tests.core.conftest import core
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.core.core import Core
+from neurondbg.machine.core.core import Core
 from tests.core.conftest import core
 
 ENGINES = ("pool", "dve", "act")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from machine.core.core import Core
-from machine.dtypes import Gen
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.dtypes import Gen
 from tests.core.conftest import core
 from tests.core.test_core import CONSUMER, COPY, PRODUCER
 

@@ -17,8 +17,8 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.breakpoints import STATIC_KINDS
-from machine.core.core import Core
+from neurondbg.machine.breakpoints import STATIC_KINDS
+from neurondbg.machine.core.core import Core
 from tests.core.conftest import copies, core
 
 ENGINES = ("pool", "dve", "act")

@@ -10,18 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm import AsmError, assemble, save_data
-from machine.asm.data import data_path
-from machine.asm.sections import has_sections
-from machine.core.kernel import (
+from neurondbg.machine.asm import AsmError, assemble, save_data
+from neurondbg.machine.asm.data import data_path
+from neurondbg.machine.asm.sections import has_sections
+from neurondbg.machine.core.kernel import (
     ENGINE_ORDER,
     Kernel,
     KernelError,
     is_kernel_source,
     load_kernel,
 )
-from machine.dtypes import DEFAULT_GEN, Gen
-from machine.isa.opcodes import OPCODES, QUEUE_ENGINES
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
+from neurondbg.machine.isa.opcodes import OPCODES, QUEUE_ENGINES
 
 DATA = Path(__file__).parent / "data"
 TWO = DATA / "two_engines.asm"
@@ -194,10 +194,10 @@ def test_a_plain_assembly_programs_gen_line_is_the_kernels_unless_one_is_given(
 def test_the_engine_form_of_any_kernel_reassembles_to_its_streams(
         engines: list[str], recs: list[tuple[int, bytes]], gen: Gen) -> None:
     """disassemble_kernel -> assemble_sections gives every engine's records back."""
-    from machine.asm.loader import ProgramFile
-    from machine.asm.sections import assemble_sections
-    from machine.core.kernel import disassemble_kernel, make_kernel, make_queue
-    from machine.isa.codec import decode_bytes
+    from neurondbg.machine.asm.loader import ProgramFile
+    from neurondbg.machine.asm.sections import assemble_sections
+    from neurondbg.machine.core.kernel import disassemble_kernel, make_kernel, make_queue
+    from neurondbg.machine.isa.codec import decode_bytes
 
     queues = []
     for k, e in enumerate(engines):

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from machine.asm import assemble, save_data
-from machine.asm.data import data_path
-from machine.core.kernel import KernelError, is_kernel_source, load_kernel
-from machine.core.manifest import MACHINE_KEYS, looks_like_manifest
-from machine.dtypes import DEFAULT_GEN, Gen
+from neurondbg.machine.asm import assemble, save_data
+from neurondbg.machine.asm.data import data_path
+from neurondbg.machine.core.kernel import KernelError, is_kernel_source, load_kernel
+from neurondbg.machine.core.manifest import MACHINE_KEYS, looks_like_manifest
+from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
 
 DATA = Path(__file__).parent / "data"
 
@@ -161,7 +161,7 @@ def test_a_missing_or_unreadable_manifest(tmp_path: Path) -> None:
 def test_stream_errors_name_the_stream(streams: Path) -> None:
     (streams / "bad.asm").write_text("HALT\nNOPE\n")
     m = _manifest(streams, '[engines]\npool = "bad.asm"\n')
-    from machine.asm import AsmError
+    from neurondbg.machine.asm import AsmError
     with pytest.raises(AsmError) as e:
         load_kernel(m)
     assert e.value.one_line.startswith(f"{streams / 'bad.asm'}:2:1: unknown mnemonic 'NOPE'")
@@ -204,7 +204,7 @@ def test_paths_are_relative_to_the_manifests_real_folder(streams: Path, tmp_path
 
 
 def test_the_kernels_data_is_held_to_the_data_limit(streams: Path, monkeypatch) -> None:
-    import machine.core.manifest as manifest
+    import neurondbg.machine.core.manifest as manifest
     np.save(streams / "b.npy", np.zeros((2, 100), dtype=np.uint8))  # a 328-byte file
     monkeypatch.setattr(manifest, "MAX_DATA_BYTES", 328)  # each file fits, both do not
     m = _manifest(streams, '[engines]\npool = "pool.bin"\n[[data]]\nspace = "sbuf"\n'

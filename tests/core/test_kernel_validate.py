@@ -7,10 +7,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from machine.asm.sections import assemble_sections
-from machine.core.kernel import load_kernel
-from machine.core.validate import validate_kernel
 from neurondbg.cli import cli
+from neurondbg.machine.asm.sections import assemble_sections
+from neurondbg.machine.core.kernel import load_kernel
+from neurondbg.machine.core.validate import validate_kernel
 
 DATA = Path(__file__).parent / "data"
 WRONG = DATA / "wrong_engine.asm"
@@ -49,8 +49,8 @@ def test_a_plain_program_is_judged_on_its_engine(tmp_path: Path) -> None:
 
 
 def test_the_validate_command_of_a_kernel(capsys) -> None:
-    from machine.dtypes import Gen
     from neurondbg.commands.validate import validate_kernel_command
+    from neurondbg.machine.dtypes import Gen
 
     assert validate_kernel_command(str(WRONG), Gen.CAYMAN, False, True, False) == 1
     doc = validate_kernel(load_kernel(WRONG))
@@ -72,9 +72,9 @@ def test_the_validate_command_of_a_kernel(capsys) -> None:
 def test_the_validate_command_of_a_bad_kernel_is_one_line(tmp_path: Path) -> None:
     import pytest
 
-    from machine.dtypes import Gen
     from neurondbg.commands.validate import validate_kernel_command
     from neurondbg.errors import InputError
+    from neurondbg.machine.dtypes import Gen
 
     bad = tmp_path / "k.asm"
     bad.write_text("HALT\n.engine pool\n")
@@ -89,11 +89,11 @@ def test_queue_trees_equal_one_record_explanations(monkeypatch) -> None:
     is explain(record).tree(), across batch boundaries and for repeated records."""
     import numpy as np
 
-    from machine.core import validate as core_validate
-    from machine.dtypes import Gen
-    from machine.legality.explain import explain
-    from machine.legality.explain import validate as validate_records
-    from machine.legality.wire.registry import ALL_PREDICATES
+    from neurondbg.machine.core import validate as core_validate
+    from neurondbg.machine.dtypes import Gen
+    from neurondbg.machine.legality.explain import explain
+    from neurondbg.machine.legality.explain import validate as validate_records
+    from neurondbg.machine.legality.wire.registry import ALL_PREDICATES
 
     rng = np.random.default_rng(4)
     raw = rng.integers(0, 256, (40, 64), dtype=np.uint8)

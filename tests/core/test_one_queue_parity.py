@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.isa.programs import counted_loop
+from neurondbg.machine.isa.programs import counted_loop
 from tests.core.conftest import copies, core
 from tests.machine.helpers import machine
 

@@ -12,10 +12,10 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.core.core import Core
-from machine.debugger import Machine
-from machine.isa.programs import counted_loop
-from machine.stops import Stop
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.isa.programs import counted_loop
+from neurondbg.machine.stops import Stop
 from tests.core.conftest import copies
 from tests.machine.helpers import machine, put
 

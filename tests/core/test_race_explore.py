@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from machine.core.core import Core
-from machine.core.explore import Exploration, explore, race_key
-from machine.core.kernel import Kernel
-from machine.core.schedule import parse_policy, seq_text
-from machine.isa.enums import UpdateMode, WaitMode
-from machine.state import MachineConfig
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.explore import Exploration, explore, race_key
+from neurondbg.machine.core.kernel import Kernel
+from neurondbg.machine.core.schedule import parse_policy, seq_text
+from neurondbg.machine.isa.enums import UpdateMode, WaitMode
+from neurondbg.machine.state import MachineConfig
 from tests.core.conftest import SMALL, kernel
 
 ENGINES = ("pool", "dve", "act")

@@ -10,8 +10,8 @@ import sys
 import textwrap
 import tracemalloc
 
-from machine.core.races import Access, RaceDetector
-from machine.state import Region
+from neurondbg.machine.core.races import Access, RaceDetector
+from neurondbg.machine.state import Region
 
 ENGINES = ("pool", "dve", "act")
 

@@ -12,11 +12,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from machine.core.core import Core
-from machine.core.explore import explore
-from machine.core.kernel import load_kernel
-from machine.core.races import Race, WaitFix
-from machine.state import MachineConfig
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.explore import explore
+from neurondbg.machine.core.kernel import load_kernel
+from neurondbg.machine.core.races import Race, WaitFix
+from neurondbg.machine.state import MachineConfig
 from tests.core.conftest import SMALL, core, kernel
 from tests.core.test_race_explore import EQ0_RACE
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.core.core import Core
-from machine.dtypes import Gen
-from machine.isa.enums import UpdateMode, WaitMode
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.enums import UpdateMode, WaitMode
 from tests.core.conftest import core
 
 ENGINES = ("pool", "dve", "act", "pe")

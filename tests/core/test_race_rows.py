@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from machine.core.core import Core
-from machine.core.kernel import load_kernel
-from machine.core.races import KEEP_RACES, RaceRow, WaitFix
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.kernel import load_kernel
+from neurondbg.machine.core.races import KEEP_RACES, RaceRow, WaitFix
 from tests.core.conftest import core
 from tests.core.test_race_intent import MISSING
 

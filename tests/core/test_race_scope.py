@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from machine.core.core import Core
-from machine.core.scope import scope_of
+from neurondbg.machine.core.core import Core
+from neurondbg.machine.core.scope import scope_of
 from tests.core.conftest import core
 from tests.core.test_core_props import SETTINGS, kernels
 from tests.core.test_race_explore import EQ0_RACE

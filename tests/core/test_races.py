@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from machine.core import races as races_mod
-from machine.core.races import Access, Race, RaceDetector, byte_runs
-from machine.isa.enums import UpdateMode
-from machine.state import Region
+from neurondbg.machine.core import races as races_mod
+from neurondbg.machine.core.races import Access, Race, RaceDetector, byte_runs
+from neurondbg.machine.isa.enums import UpdateMode
+from neurondbg.machine.state import Region
 
 
 def reg(start: int = 0, n: int = 1024, step: int = 1, size: int = 4, p0: int = 0,

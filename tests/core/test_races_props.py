@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.core.races import Access, RaceDetector
-from machine.state import Region
+from neurondbg.machine.core.races import Access, RaceDetector
+from neurondbg.machine.state import Region
 
 ENGINES = ("pool", "dve", "act")
 

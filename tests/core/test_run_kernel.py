@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.isa.programs import kernel_text
 from neurondbg.cli import cli
-from sessions import examples
+from neurondbg.machine.isa.programs import kernel_text
+from neurondbg.sessions import examples
 
 KERNELS = examples.folder() / "kernels"
 SCHEDULES = ["rr", "in-order", "random:0", "random:1", "random:2", "random:5"]

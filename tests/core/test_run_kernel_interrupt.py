@@ -9,7 +9,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from machine.isa.programs import kernel_text, spin
+from neurondbg.machine.isa.programs import kernel_text, spin
 from tests.helpers import interrupted_run, interrupted_spin
 
 SPIN = kernel_text(pool=spin(1), dve=spin(2))  # each engine counts in its own register

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.core.core import Core
 from neurondbg.cli import cli
+from neurondbg.machine.core.core import Core
 from tests.core.conftest import core
 
 ENGINES = ("pool", "dve", "act")

@@ -4,7 +4,7 @@ it holds through taking, thinning, reversing (forget_after) and restarting."""
 
 from __future__ import annotations
 
-from machine.core.timeline import Timeline
+from neurondbg.machine.core.timeline import Timeline
 from tests.core.conftest import core
 from tests.core.test_core_history import copies
 

@@ -216,7 +216,7 @@ def test_bad_requests_after_launch() -> None:
 
 
 def test_session_file_launches_at_its_saved_step(tmp_path: Any) -> None:
-    from sessions.cli_support import open_program_or_session, save_after_run
+    from neurondbg.sessions.cli_support import open_program_or_session, save_after_run
 
     opened = open_program_or_session(LOOP)
     opened.machine.step_n(5)

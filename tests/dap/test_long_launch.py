@@ -17,7 +17,7 @@ FAR = 10 ** 12
 
 def far_session(tmp_path: Path) -> Path:
     """A session of a program that spins forever, saved (as it claims) at step 10**12."""
-    from sessions.cli_support import open_program_or_session, save_after_run
+    from neurondbg.sessions.cli_support import open_program_or_session, save_after_run
 
     src = tmp_path / "spin.asm"
     src.write_text(SPIN)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from machine.neff.writer import write_neff
+from neurondbg.machine.neff.writer import write_neff
 from tests.dap.client import InProcess
 from tests.dap.test_adapter import LOOP, launched
 from tests.neff.kernels import vector_add

@@ -19,7 +19,8 @@ assert out[0]["success"] and out[0]["body"]["supportsStepBack"], out
 
 
 def _top(names: set[str]) -> set[str]:
-    return {n.split(".")[0] for n in names}
+    return {n.split(".")[1] if n.startswith(("neurondbg.machine", "neurondbg.sessions"))
+            else n.split(".")[0] for n in names}
 
 
 def test_initialize_needs_no_model_and_no_schema() -> None:
@@ -31,4 +32,4 @@ def test_the_next_request_loads_the_adapter() -> None:
 s.handle({"seq": 2, "type": "request", "command": "threads"})
 assert out[1]["message"] == "threads: nothing is launched yet (send `launch` first)", out
 """)
-    assert {"dap_types", "neurondbg.dap.adapter", "machine"} <= loaded
+    assert {"dap_types", "neurondbg.dap.adapter", "neurondbg.machine"} <= loaded

@@ -4,8 +4,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.dtypes import Gen
-from machine.isa.addr import (
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.addr import (
     SPACE_NONE,
     SPACE_PSUM,
     SPACE_SBUF,

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm.loader import load
-from machine.isa.codec import IsaFormatError, decode, decode_bytes, encode, load_program
-from machine.isa.opcodes import OPCODES
-from machine.isa.structs import STRUCTS
+from neurondbg.machine.asm.loader import load
+from neurondbg.machine.isa.codec import IsaFormatError, decode, decode_bytes, encode, load_program
+from neurondbg.machine.isa.opcodes import OPCODES
+from neurondbg.machine.isa.structs import STRUCTS
 
 
 @settings(deadline=None, max_examples=300)
@@ -77,7 +77,7 @@ def test_every_known_opcode_decodes_with_its_struct() -> None:
 def test_load_program_is_the_one_loader(tmp_path) -> None:
     """codec.load_program reads through machine.asm.loader: assembly text too, and its
     one-line errors (it was a second, binary-only reader)."""
-    from machine.asm import assemble
+    from neurondbg.machine.asm import assemble
     src = tmp_path / "p.asm"
     src.write_text("MOVE R1=7\nHALT\n")
     assert load_program(src).tobytes() == assemble(src.read_text()).records

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from machine.asm import assemble
-from machine.dtypes import Gen
-from machine.isa import listing_lines
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa import listing_lines
 
 RANGE_SELECT = ("RANGE_SELECT nac={n} in_dtype=FP32 out_dtype=FP32 reduce_cmd=ZERO_ACCUMULATE "
                 "reduce_op=MAX fill_val=0xff7fffff comp_op0=IS_GE comp_op1=IS_LT bound0=1.0 "

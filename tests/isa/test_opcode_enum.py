@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-import machine.isa.opcodes as opcodes_module
-from machine.dtypes import Gen
-from machine.isa.opcodes import OPCODES, Opcode, mnemonic, opcodes_of
+import neurondbg.machine.isa.opcodes as opcodes_module
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.opcodes import OPCODES, Opcode, mnemonic, opcodes_of
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = (HERE / "isa_facts_opcodes.md").read_text(encoding="utf-8")

@@ -10,17 +10,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from machine.asm import assemble
-from machine.asm.sections import has_sections
-from machine.dtypes import Gen
-from machine.engines import HANDLERS, handler_for
-from machine.engines.seq import FAST, FAST_OPCODES
-from machine.isa import listing, listing_lines
-from machine.isa.codec import decode_bytes, load_program
-from machine.isa.opcodes import OPCODES, QUEUE_ENGINES, Opcode
-from machine.isa.registry import NO_PREDICATE, NOT_MODELLED
-from machine.legality.nki.bridge import CORRESPONDENCE
-from machine.legality.wire.registry import PREDICATES, predicate_for
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.asm.sections import has_sections
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.engines import HANDLERS, handler_for
+from neurondbg.machine.engines.seq import FAST, FAST_OPCODES
+from neurondbg.machine.isa import listing, listing_lines
+from neurondbg.machine.isa.codec import decode_bytes, load_program
+from neurondbg.machine.isa.opcodes import OPCODES, QUEUE_ENGINES, Opcode
+from neurondbg.machine.isa.registry import NO_PREDICATE, NOT_MODELLED
+from neurondbg.machine.legality.nki.bridge import CORRESPONDENCE
+from neurondbg.machine.legality.wire.registry import PREDICATES, predicate_for
 
 ROOT = Path(__file__).resolve().parents[2]
 WITH_STRUCT = [Opcode(c) for c, i in OPCODES.items() if i.struct != "RAW"]
@@ -123,8 +123,8 @@ def test_an_unassigned_byte_lists_as_its_raw_line_without_a_stray_equals() -> No
 def test_default_engine_is_the_machines() -> None:
     """The commands' `--engine` default (machine.isa.opcodes.DEFAULT_ENGINE, read without
     importing the model) is the queue a MachineConfig runs."""
-    from machine.isa.opcodes import DEFAULT_ENGINE, QUEUE_ENGINES
-    from machine.state import MachineConfig
+    from neurondbg.machine.isa.opcodes import DEFAULT_ENGINE, QUEUE_ENGINES
+    from neurondbg.machine.state import MachineConfig
     from neurondbg.params import DEFAULT_ENGINE as PARAM_DEFAULT
 
     assert DEFAULT_ENGINE == MachineConfig().engine == PARAM_DEFAULT  # one declaration, read thrice

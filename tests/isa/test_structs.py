@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from machine.dtypes import Dtype, Gen
-from machine.isa.enums import AluOp, BrCmpOp, TensorSubdim, alu_ops_of, confidence
-from machine.isa.opcodes import OPCODES, opcode_by_name, opcodes_of
-from machine.isa.spec import Field, Struct, fill_gaps
-from machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo, tensor_operands
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.isa.enums import AluOp, BrCmpOp, TensorSubdim, alu_ops_of, confidence
+from neurondbg.machine.isa.opcodes import OPCODES, opcode_by_name, opcodes_of
+from neurondbg.machine.isa.spec import Field, Struct, fill_gaps
+from neurondbg.machine.isa.structs import STRUCTS, make_pair, pair_hi, pair_lo, tensor_operands
 
 
 @pytest.mark.parametrize("name", list(STRUCTS))

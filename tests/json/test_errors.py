@@ -12,7 +12,7 @@ import pytest
 from neurondbg.cli import main
 from neurondbg.documents import Kind
 from neurondbg.errors import error_json
-from sessions import examples
+from neurondbg.sessions import examples
 from tests.json.check import errors, invoke
 
 LOOP_BIN = examples.path("loop.bin")

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.neff.writer import write_neff
 from neurondbg.documents import Kind
+from neurondbg.machine.neff.writer import write_neff
 from neurondbg.schemas import schema
-from sessions import examples
+from neurondbg.sessions import examples
 from tests.json.check import assert_document, assert_lines, errors, invoke
 from tests.neff.kernels import vector_add
 

@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from machine.dtypes import Gen
-from machine.legality.wire import bulk
 from neurondbg import progress as bars
 from neurondbg.cli import cli
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.wire import bulk
 
 from .test_summary_bulk import records
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from machine.dtypes import Gen
-from machine.legality.explain import explain
-from machine.legality.wire import bulk
-from machine.legality.wire.bulk import validate_raw
-from machine.legality.wire.samples import EXAMPLES, example
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.wire import bulk
+from neurondbg.machine.legality.wire.bulk import validate_raw
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
 POOL = np.frombuffer(b"".join(example(n) for n in EXAMPLES), np.uint8).reshape(-1, 64)
 

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.dtypes import Dtype, Gen
-from machine.isa.structs import STRUCTS
-from machine.legality.explain import explain, validate
-from machine.legality.result import ClauseResult
-from machine.legality.wire.registry import BY_NAME, predicate_for
-from machine.legality.wire.repair import apply
-from machine.legality.wire.samples import EXAMPLES, example
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.explain import explain, validate
+from neurondbg.machine.legality.result import ClauseResult
+from neurondbg.machine.legality.wire.registry import BY_NAME, predicate_for
+from neurondbg.machine.legality.wire.repair import apply
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
 PSUM = 0x2000000
 
@@ -131,7 +131,7 @@ def test_ctrl_mv_valid_register_nests_the_read_and_write_rules() -> None:
     recs["num_mov"] = [n for n, _, _ in grid]
     recs["src_registers"][:, 2] = [s for _, s, _ in grid]
     recs["dst_registers"][:, 2] = [d for _, _, d in grid]
-    from machine.legality.wire.clause import Ctx, Rows
+    from neurondbg.machine.legality.wire.clause import Ctx, Rows
     rows = Rows(recs, Ctx(Gen.CAYMAN))
     legal = set(range(64)) | {128, 129}
     want = [(n <= 2 and s == 0) or (s in legal and d in legal) for n, s, d in grid]
@@ -187,10 +187,10 @@ def test_a_rejected_dtype_fails_its_sub_rule(code: int, leaf: str) -> None:
 
 def test_the_dtype_gate_is_its_sub_rules_conjunction() -> None:
     """Exhaustive over every code and generation: the composite's verdict is the gate's."""
-    from machine.legality.wire import gates
-    from machine.legality.wire.clause import Ctx, Rows
-    from machine.legality.wire.common import dtype_clause
-    from machine.legality.wire.operands import DtypeRef
+    from neurondbg.machine.legality.wire import gates
+    from neurondbg.machine.legality.wire.clause import Ctx, Rows
+    from neurondbg.machine.legality.wire.common import dtype_clause
+    from neurondbg.machine.legality.wire.operands import DtypeRef
     struct = STRUCTS["S3D3_TS"]
     recs = np.repeat(np.frombuffer(example("is_valid_tensor_scalar"), dtype=struct.dtype), 256)
     recs["out_dtype"] = np.arange(256)
@@ -307,7 +307,7 @@ def test_has_valid_immediates_children() -> None:
 
 
 def test_pane_shows_the_failing_branch_and_folds_the_rest() -> None:
-    from views.legality import verdict_lines
+    from neurondbg.views.legality import verdict_lines
 
     v = explain(example("is_valid_copy", dst_mem_pattern__start_addr=0x401), "cayman")
     text = [line.plain for line in verdict_lines(v, "wire")]

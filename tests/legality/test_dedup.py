@@ -11,12 +11,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.dtypes import Gen
-from machine.legality.explain import explain
-from machine.legality.wire import _dedup, bulk
-from machine.legality.wire.bulk import BulkResult, validate_raw
-from machine.legality.wire.samples import EXAMPLES, example
 from neurondbg.cli import cli
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.wire import _dedup, bulk
+from neurondbg.machine.legality.wire.bulk import BulkResult, validate_raw
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
 POOL = np.frombuffer(b"".join(example(n) for n in EXAMPLES), np.uint8).reshape(-1, 64)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from machine.asm.assembler import assemble
-from machine.legality.explain import explain
-from machine.legality.lookup import SITES, failing_example, lookup
 from neurondbg.cli import cli
+from neurondbg.machine.asm.assembler import assemble
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.lookup import SITES, failing_example, lookup
 
 
 def run(*args: str):

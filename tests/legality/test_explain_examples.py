@@ -15,14 +15,20 @@ import itertools
 import numpy as np
 import pytest
 
-from machine.dtypes import Gen
-from machine.isa.structs import STRUCTS
-from machine.legality.explain import explain
-from machine.legality.lookup import SITES, Site, failing_example, generations, judged_opcodes
-from machine.legality.result import PATH_SEP
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
-from machine.legality.wire.repair import apply
-from machine.legality.wire.samples import EXAMPLES
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.lookup import (
+    SITES,
+    Site,
+    failing_example,
+    generations,
+    judged_opcodes,
+)
+from neurondbg.machine.legality.result import PATH_SEP
+from neurondbg.machine.legality.wire.clause import Clause, Ctx, Predicate, Rows
+from neurondbg.machine.legality.wire.repair import apply
+from neurondbg.machine.legality.wire.samples import EXAMPLES
 
 OPCODE = "header.opcode"
 PREDICATES = sorted({s.predicate.name for s in SITES if s.predicate.name in EXAMPLES})
@@ -117,7 +123,7 @@ def test_each_clause_example_fails_exactly_it_and_its_fix_passes(predicate: str)
 def test_the_table_is_covered() -> None:
     """Every clause of every predicate with an example is a site the test above walks."""
     walked = {(s.predicate.name, s.path_text) for s in SITES}
-    from machine.legality.wire.registry import BY_NAME
+    from neurondbg.machine.legality.wire.registry import BY_NAME
     for name in PREDICATES:
         for top in BY_NAME[name].clauses:
             for path, cl in top.walk():

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from machine.dtypes import Gen
-from machine.legality.explain import explain
-from machine.legality.lookup import SITES, failing_example, lookup, message_index
-from machine.legality.messages import MessagePattern, message, words
 from neurondbg.commands.explain import explain_text
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.lookup import SITES, failing_example, lookup, message_index
+from neurondbg.machine.legality.messages import MessagePattern, message, words
 
 # (message as the reference quotes it, where, rules that raise it)
 QUOTED: list[tuple[str, str, set[str]]] = [

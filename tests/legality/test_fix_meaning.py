@@ -11,14 +11,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from machine.dtypes import DTYPE_INFO, Dtype, Gen
-from machine.isa.enums import UpdateMode, WaitMode
-from machine.isa.structs import STRUCTS
-from machine.legality.explain import explain, explain_many
-from machine.legality.lookup import GEN_ORDER
-from machine.legality.wire.registry import BY_NAME
-from machine.legality.wire.repair import apply
-from machine.legality.wire.samples import EXAMPLES, example
+from neurondbg.machine.dtypes import DTYPE_INFO, Dtype, Gen
+from neurondbg.machine.isa.enums import UpdateMode, WaitMode
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.explain import explain, explain_many
+from neurondbg.machine.legality.lookup import GEN_ORDER
+from neurondbg.machine.legality.wire.registry import BY_NAME
+from neurondbg.machine.legality.wire.repair import apply
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
 
 def record(name: str) -> np.ndarray:

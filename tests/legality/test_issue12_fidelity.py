@@ -6,22 +6,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from machine.dtypes import Dtype, Gen
-from machine.isa.enums import AccumCmd
-from machine.isa.opcodes import Opcode, opcodes_of
-from machine.isa.structs import STRUCTS
-from machine.legality.explain import explain
-from machine.legality.nki.check import check_call
-from machine.legality.nki.vocab import NKI_DTYPES, parse_nki_dtype
-from machine.legality.result import Verdict
-from machine.legality.wire import common
-from machine.legality.wire.bulk import evaluate
-from machine.legality.wire.clause import Ctx, Predicate, Rows
-from machine.legality.wire.operands import DtypeRef, Tensor
-from machine.legality.wire.registry import predicate_for
-from machine.legality.wire.repair import apply
-from machine.legality.wire.samples import example
-from machine.legality.wire.tensors import tensor_valid
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.isa.enums import AccumCmd
+from neurondbg.machine.isa.opcodes import Opcode, opcodes_of
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.nki.check import check_call
+from neurondbg.machine.legality.nki.vocab import NKI_DTYPES, parse_nki_dtype
+from neurondbg.machine.legality.result import Verdict
+from neurondbg.machine.legality.wire import common
+from neurondbg.machine.legality.wire.bulk import evaluate
+from neurondbg.machine.legality.wire.clause import Ctx, Predicate, Rows
+from neurondbg.machine.legality.wire.operands import DtypeRef, Tensor
+from neurondbg.machine.legality.wire.registry import predicate_for
+from neurondbg.machine.legality.wire.repair import apply
+from neurondbg.machine.legality.wire.samples import example
+from neurondbg.machine.legality.wire.tensors import tensor_valid
 
 DST = "tensor4d_valid(dst) › tensor_start_addr_valid › "
 PSUM = 0x2000000

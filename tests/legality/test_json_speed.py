@@ -11,16 +11,16 @@ import json
 import numpy as np
 import pytest
 
-from machine.dtypes import Gen
-from machine.isa.codec import record_fields
-from machine.isa.structs import STRUCTS
-from machine.legality.explain import explain, explain_many, validate
-from machine.legality.wire import repair
-from machine.legality.wire.registry import ALL_PREDICATES, predicate_for
-from machine.legality.wire.samples import EXAMPLES, example
 from neurondbg.commands import validate as validate_cmd
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.codec import record_fields
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.explain import explain, explain_many, validate
+from neurondbg.machine.legality.wire import repair
+from neurondbg.machine.legality.wire.registry import ALL_PREDICATES, predicate_for
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
-explain_mod = importlib.import_module("machine.legality.explain")  # the package
+explain_mod = importlib.import_module("neurondbg.machine.legality.explain")  # the package
 # exports the function under the module's name
 OPCODES = sorted({code for p in ALL_PREDICATES for code in p.opcodes})
 
@@ -75,8 +75,8 @@ def test_the_search_cut_into_small_passes_finds_the_same_fixes(monkeypatch) -> N
 
 
 def test_plan_many_is_plan_of_each_record() -> None:
-    from machine.legality.wire.bulk import evaluate
-    from machine.legality.wire.clause import Ctx, Rows
+    from neurondbg.machine.legality.wire.bulk import evaluate
+    from neurondbg.machine.legality.wire.clause import Ctx, Rows
 
     ctx = Ctx(Gen.CAYMAN, "pool")
     raw = near_valid(300, 7)
@@ -137,7 +137,7 @@ def test_validate_json_of_distinct_records_is_the_one_by_one_document(engine,
 
 
 def test_a_byte_scan_shared_by_records_is_each_records_own() -> None:
-    from machine.legality.wire.clause import Ctx
+    from neurondbg.machine.legality.wire.clause import Ctx
 
     raw = np.concatenate([distinct(120, 13), near_valid(160, 14)])
     ctx = Ctx(Gen.CAYMAN, "pool")

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from machine.legality.nki.check import evaluate, parse_call
 from neurondbg.cli import cli
 from neurondbg.commands.check_nki import _as_json
 from neurondbg.documents import Kind, stamp_rows
+from neurondbg.machine.legality.nki.check import evaluate, parse_call
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nki_calls.json"
 
@@ -39,7 +39,7 @@ def test_json_equals_judging_every_call(tmp_path: Path) -> None:
 
 
 def parse_call_gen_default():  # --gen trn3
-    from machine.dtypes import parse_gen_name
+    from neurondbg.machine.dtypes import parse_gen_name
 
     return parse_gen_name("trn3")
 

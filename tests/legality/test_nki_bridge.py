@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from machine.dtypes import Dtype, Gen
-from machine.isa import codec
-from machine.isa.addr import encode_address
-from machine.isa.enums import AccumCmd, AluOp, ReduceOp
-from machine.isa.opcodes import OPCODES
-from machine.isa.structs import STRUCTS, make_pair
-from machine.legality.nki import (
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.isa import codec
+from neurondbg.machine.isa.addr import encode_address
+from neurondbg.machine.isa.enums import AccumCmd, AluOp, ReduceOp
+from neurondbg.machine.isa.opcodes import OPCODES
+from neurondbg.machine.isa.structs import STRUCTS, make_pair
+from neurondbg.machine.legality.nki import (
     CATALOG,
     CORRESPONDENCE,
     DISAGREEMENTS,
@@ -22,7 +22,7 @@ from machine.legality.nki import (
     disagreements,
     intrinsic_for_opcode,
 )
-from machine.legality.nki.bridge import ACCUM_TO_REDUCE_CMD
+from neurondbg.machine.legality.nki.bridge import ACCUM_TO_REDUCE_CMD
 
 
 @pytest.mark.parametrize(("opcode", "intrinsic"), [
@@ -153,7 +153,7 @@ def test_copy_predicated_convert_fails_same_dtype() -> None:
 def test_copy_predicated_both_psum_the_levels_agree() -> None:
     """Issue 12: a "disagreement" claimed the wire level had no limit, while
     tt_valid_partitions (isa-facts §5.2 item 9) fails on the same record."""
-    from machine.legality.explain import explain_levels
+    from neurondbg.machine.legality.explain import explain_levels
 
     inst = _copy_predicated(Dtype.UINT8, Dtype.FP32, Dtype.FP32, psum=True)
     assert check_fields(inst.opcode, inst.fields, Gen.CAYMAN).failed == (
@@ -167,8 +167,8 @@ def test_copy_predicated_both_psum_the_levels_agree() -> None:
 def test_copy_and_cast_correspond_to_tensor_copy() -> None:
     """ref 000 §8: tensor_copy lowers to COPY when the dtypes match, CAST when they differ;
     on POOL (gpsimd) a PSUM source fails at the NKI level (ref 000 §3.3 GOTCHA)."""
-    from machine.legality.explain import explain_levels
-    from machine.legality.wire.samples import example
+    from neurondbg.machine.legality.explain import explain_levels
+    from neurondbg.machine.legality.wire.samples import example
 
     assert intrinsic_for_opcode(0x47).intrinsic == "tensor_copy"
     cast = example("is_valid_cast", src_mem_pattern__start_addr=0x2000000)
@@ -184,8 +184,8 @@ def test_copy_and_cast_correspond_to_tensor_copy() -> None:
 def test_a_psum_destination_on_pool_is_a_disagreement_as_a_psum_source_is(name: str) -> None:
     """ref 000 §3.3 GOTCHA / §8: the GpSimd path is SBUF-only, output included; the wire
     struct allows PSUM for dst as for src."""
-    from machine.legality.explain import explain_levels
-    from machine.legality.wire.samples import example
+    from neurondbg.machine.legality.explain import explain_levels
+    from neurondbg.machine.legality.wire.samples import example
 
     raw = example(name, dst_mem_pattern__start_addr=0x2000000, out_dtype=Dtype.FP32,
                   in_dtype=Dtype.FP32)  # a PSUM write needs a 4-byte dtype

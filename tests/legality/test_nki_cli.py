@@ -136,7 +136,7 @@ def test_gen_option_defaults_calls_without_gen(tmp_path: Path) -> None:
 
 
 def test_list_intrinsics(tmp_path: Path) -> None:
-    from machine.legality.nki import INTRINSICS
+    from neurondbg.machine.legality.nki import INTRINSICS
 
     result = CliRunner().invoke(cli, ["check-nki", "--list", "--json"])
     assert result.exit_code == 0

@@ -9,7 +9,7 @@ import sys
 
 CALL = {"op": "dma_transpose", "args": {"src": {"dtype": "float32", "shape": [128, 256]}},
         "gen": "trn2"}
-SCRIPT = ("import json, sys; from machine.legality.nki import check_call; "
+SCRIPT = ("import json, sys; from neurondbg.machine.legality.nki import check_call; "
           "v = check_call(json.loads(sys.argv[1])); "
           "print(json.dumps([c.message for c in v.clauses]))")
 

@@ -9,14 +9,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.dtypes import Gen
-from machine.legality.nki import CATALOG, INTRINSICS, NkiInputError, check_call, check_calls
-from machine.legality.nki.select import (
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.nki import (
+    CATALOG,
+    INTRINSICS,
+    NkiInputError,
+    check_call,
+    check_calls,
+)
+from neurondbg.machine.legality.nki.select import (
     RANGE_SELECT_REDUCE_CMDS,
     REDUCE_CMD_VALIDATORS,
     SELECT_REDUCE_REDUCE_CMDS,
 )
-from machine.legality.nki.vocab import (
+from neurondbg.machine.legality.nki.vocab import (
     FP32_MIN_BITS,
     NKI_DTYPES,
     ReduceCmd,
@@ -24,7 +30,7 @@ from machine.legality.nki.vocab import (
     parse_call_gen,
     parse_nki_dtype,
 )
-from machine.legality.result import ClauseResult, Provenance, Verdict
+from neurondbg.machine.legality.result import ClauseResult, Provenance, Verdict
 
 # --- result model ------------------------------------------------------------------------
 

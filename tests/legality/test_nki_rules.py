@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from machine.legality.nki import INTRINSICS, check_call
+from neurondbg.machine.legality.nki import INTRINSICS, check_call
 
 DROP = object()  # remove an argument from the base call
 

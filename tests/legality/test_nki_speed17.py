@@ -93,9 +93,9 @@ def test_calls_spelled_differently_print_the_same(tmp_path: Path) -> None:
 
 
 def test_shared_clause_results_equal_fresh_ones(monkeypatch) -> None:
-    from machine.legality.nki import check
-    from machine.legality.nki.check import evaluate, parse_call
-    from machine.legality.result import ClauseResult
+    from neurondbg.machine.legality.nki import check
+    from neurondbg.machine.legality.nki.check import evaluate, parse_call
+    from neurondbg.machine.legality.result import ClauseResult
 
     calls = json.loads(EXAMPLE.read_text())
     first = [evaluate(*parse_call(c)) for c in calls]

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.dtypes import Gen
-from machine.legality.explain import summarize, validate
-from machine.legality.wire.bulk import Summary, summarize_raw, validate_raw
-from machine.legality.wire.samples import EXAMPLES, example
 from neurondbg.cli import cli
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.explain import summarize, validate
+from neurondbg.machine.legality.wire.bulk import Summary, summarize_raw, validate_raw
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
 
 def records(n: int, distinct: bool) -> np.ndarray:

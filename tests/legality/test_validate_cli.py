@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from machine.dtypes import Dtype
-from machine.legality.wire.samples import example
 from neurondbg.cli import cli
 from neurondbg.commands import validate as validate_cmd
+from neurondbg.machine.dtypes import Dtype
+from neurondbg.machine.legality.wire.samples import example
 
 GOOD = example("is_valid_copy")
 BAD = example("is_valid_copy", out_dtype=Dtype.BF16)
@@ -137,7 +137,7 @@ def test_empty_program_is_refused(prog) -> None:
 
 
 def test_engine_choices_match_the_library() -> None:
-    from machine.legality.explain import ENGINE_CHOICES
+    from neurondbg.machine.legality.explain import ENGINE_CHOICES
     assert validate_cmd.ENGINES == ENGINE_CHOICES
 
 

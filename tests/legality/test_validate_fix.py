@@ -7,9 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from machine.dtypes import Dtype
-from machine.legality.wire.samples import example
 from neurondbg.cli import cli
+from neurondbg.machine.dtypes import Dtype
+from neurondbg.machine.legality.wire.samples import example
 
 GOOD = example("is_valid_copy")
 BAD_TYPE = example("is_valid_copy", out_dtype=Dtype.BF16)

@@ -14,16 +14,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.dtypes import Gen
-from machine.isa import addr as isa_addr
-from machine.isa.enums import DataSrc
-from machine.isa.structs import STRUCTS
-from machine.legality.wire import bulk
-from machine.legality.wire.clause import Ctx, Rows
-from machine.legality.wire.ctrl import _dst_not_in_src, _unique_dst
-from machine.legality.wire.operands import OFF_CHIP, PSUM, SBUF, decode_words
-from machine.legality.wire.registry import BY_NAME
 from neurondbg.commands import validate as validate_cmd
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa import addr as isa_addr
+from neurondbg.machine.isa.enums import DataSrc
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.wire import bulk
+from neurondbg.machine.legality.wire.clause import Ctx, Rows
+from neurondbg.machine.legality.wire.ctrl import _dst_not_in_src, _unique_dst
+from neurondbg.machine.legality.wire.operands import OFF_CHIP, PSUM, SBUF, decode_words
+from neurondbg.machine.legality.wire.registry import BY_NAME
 
 WORDS = st.lists(st.one_of(st.integers(0, 2**32 - 1),  # any word, and words near the
                            st.integers(0, 0x2400000)),  # SBUF and PSUM ranges
@@ -151,10 +151,17 @@ def test_summary_imports_only_the_judging(tmp_path) -> None:
                          text=True, check=True).stdout.split("\n")
     assert out[0].startswith("{") and '"count": 10' in out[0]  # it did judge the file
     loaded = set(out[-2].split())
-    assert "machine.legality.wire.bulk" in loaded
-    for name in ("machine.state", "machine.isa.listform", "machine.isa.codec",
-                 "machine.legality.wire.repair", "machine.core", "sessions",
-                 "machine.legality.explain", "machine.legality.result"):
+    assert "neurondbg.machine.legality.wire.bulk" in loaded
+    for name in (
+        "neurondbg.machine.state",
+        "neurondbg.machine.isa.listform",
+        "neurondbg.machine.isa.codec",
+        "neurondbg.machine.legality.wire.repair",
+        "neurondbg.machine.core",
+        "sessions",
+        "neurondbg.machine.legality.explain",
+        "neurondbg.machine.legality.result",
+    ):
         assert name not in loaded, name
 
 
@@ -173,11 +180,19 @@ def test_summary_of_an_empty_program_builds_no_predicate_table(tmp_path) -> None
                                    "expected at least one 64-byte record")
     out = done.stdout.split("\n")
     loaded = set(out[-2].split())
-    for name in ("machine.legality.wire.registry", "machine.legality.wire.clause",
-                 "machine.legality.wire.dve", "machine.isa.structs", "machine.isa.enums",
-                 "machine.isa.opcodes", "machine.isa.spec",  # the queues and record size
-                 "machine.legality.explain", "machine.legality.result",
-                 "dataclasses", "click.shell_completion"):
+    for name in (
+        "neurondbg.machine.legality.wire.registry",
+        "neurondbg.machine.legality.wire.clause",
+        "neurondbg.machine.legality.wire.dve",
+        "neurondbg.machine.isa.structs",
+        "neurondbg.machine.isa.enums",
+        "neurondbg.machine.isa.opcodes",
+        "neurondbg.machine.isa.spec",  # the queues and record size
+        "neurondbg.machine.legality.explain",
+        "neurondbg.machine.legality.result",
+        "dataclasses",
+        "click.shell_completion",
+    ):
         assert name not in loaded, name
 
 
@@ -187,8 +202,8 @@ def test_lookup_equals_indexing(codes: list[int], constant: bool, long: bool) ->
     """Both paths of clause.lookup (a long constant column, any column) give table[col]."""
     import pytest
 
-    from machine.legality.wire.clause import LOOKUP_RUN, lookup
-    from machine.legality.wire.gates import align_mask_table, dtype_gate
+    from neurondbg.machine.legality.wire.clause import LOOKUP_RUN, lookup
+    from neurondbg.machine.legality.wire.gates import align_mask_table, dtype_gate
 
     col = np.array(codes[:1] * len(codes) if constant else codes, dtype=np.uint8)
     if long and len(col):  # at least LOOKUP_RUN codes: the one-value test applies
@@ -221,8 +236,8 @@ def test_text_report_equals_one_explanation_per_record(monkeypatch, capsys) -> N
     """`validate`'s text report explains a block's new records together (explain_many):
     every line is the one-record explanation's, across blocks and for repeated records,
     whether the program was deduplicated or not."""
-    from machine.isa.opcodes import mnemonic
-    from machine.legality.explain import explain, validate
+    from neurondbg.machine.isa.opcodes import mnemonic
+    from neurondbg.machine.legality.explain import explain, validate
 
     monkeypatch.setattr(validate_cmd, "TEXT_BLOCK", 7)
     for raw in (_records(60, 5), np.unique(_records(60, 5), axis=0)):

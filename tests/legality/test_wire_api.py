@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.dtypes import Dtype, Gen
-from machine.isa import addr as isa_addr
-from machine.isa.codec import decode
-from machine.isa.opcodes import OPCODES
-from machine.legality.explain import explain, validate
-from machine.legality.wire.operands import decode_words
-from machine.legality.wire.registry import ALL_PREDICATES, predicate_for
-from machine.legality.wire.samples import example
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.isa import addr as isa_addr
+from neurondbg.machine.isa.codec import decode
+from neurondbg.machine.isa.opcodes import OPCODES
+from neurondbg.machine.legality.explain import explain, validate
+from neurondbg.machine.legality.wire.operands import decode_words
+from neurondbg.machine.legality.wire.registry import ALL_PREDICATES, predicate_for
+from neurondbg.machine.legality.wire.samples import example
 
 REFERENCE = Path("/work/shared/reference")
 PSUM = 0x2000000
@@ -280,7 +280,7 @@ def test_validate_inputs() -> None:
 
 
 def test_levels_show_where_wire_and_nki_disagree() -> None:
-    from machine.legality.explain import explain_levels
+    from neurondbg.machine.legality.explain import explain_levels
     # reduce_cmd reset: legal for the range_select intrinsic, ACCUM_CMD ZERO illegal on the wire
     lv = explain_levels(example("is_valid_range_select", reduce_cmd=AccumCmdZero), "cayman")
     assert lv.intrinsic == "range_select"

@@ -12,12 +12,12 @@ import re
 import numpy as np
 import pytest
 
-from machine.dtypes import Dtype, Gen
-from machine.isa.enums import AccumCmd, AluOp, BrCmpOp, BrTargetMode, ImmSrc
-from machine.isa.opcodes import OPCODES
-from machine.legality.explain import explain, validate
-from machine.legality.wire.registry import ALL_PREDICATES, BY_NAME
-from machine.legality.wire.samples import EXAMPLES, example
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.isa.enums import AccumCmd, AluOp, BrCmpOp, BrTargetMode, ImmSrc
+from neurondbg.machine.isa.opcodes import OPCODES
+from neurondbg.machine.legality.explain import explain, validate
+from neurondbg.machine.legality.wire.registry import ALL_PREDICATES, BY_NAME
+from neurondbg.machine.legality.wire.samples import EXAMPLES, example
 
 
 def sb(partition: int, offset: int = 0) -> int:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from machine.dtypes import Dtype, Gen, dtypes_of
-from machine.isa.enums import AluOp
-from machine.legality.explain import explain, validate
-from machine.legality.wire.dve import INT_ALUOP
-from machine.legality.wire.samples import example
+from neurondbg.machine.dtypes import Dtype, Gen, dtypes_of
+from neurondbg.machine.isa.enums import AluOp
+from neurondbg.machine.legality.explain import explain, validate
+from neurondbg.machine.legality.wire.dve import INT_ALUOP
+from neurondbg.machine.legality.wire.samples import example
 
 EXTENDED = range(0x10, 0x20)
 IN_CLAUSE, OUT_CLAUSE = "is_valid_dtype(in_dtype)", "is_valid_dtype(out_dtype)"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from machine.asm import assemble
-from machine.debugger import Machine
-from machine.history import JOURNAL_BUDGET
-from machine.state import MachineConfig
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.history import JOURNAL_BUDGET
+from neurondbg.machine.state import MachineConfig
 
 SMALL = {"sbuf_bytes": 4096, "psum_bytes": 2048}
 

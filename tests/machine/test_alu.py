@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.dtypes import Dtype
-from machine.engines.alu import FOLD_UFUNCS, alu32, alu_vec, vector_kind
-from machine.isa.enums import AluOp as A
+from neurondbg.machine.dtypes import Dtype
+from neurondbg.machine.engines.alu import FOLD_UFUNCS, alu32, alu_vec, vector_kind
+from neurondbg.machine.isa.enums import AluOp as A
 
 F32, I32, U32 = Dtype.FP32, Dtype.INT32, Dtype.UINT32
 POS_INF, NEG_INF, POS_ZERO, NEG_ZERO = 0x7F800000, 0xFF800000, 0x00000000, 0x80000000

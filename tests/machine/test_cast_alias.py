@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import machine.engines.tensor as tensor
-import machine.memfd as memfd
-from machine.debugger import Machine
-from machine.dtypes import Dtype
-from machine.memfd import PAGE, alias_memory
-from machine.state import MachineConfig, MachineState, Region
+import neurondbg.machine.engines.tensor as tensor
+import neurondbg.machine.memfd as memfd
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.dtypes import Dtype
+from neurondbg.machine.memfd import PAGE, alias_memory
+from neurondbg.machine.state import MachineConfig, MachineState, Region
 from tests.core.conftest import core
 from tests.machine.helpers import machine
 

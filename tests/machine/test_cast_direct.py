@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from machine.convert import convert
-from machine.convert.formats import FORMATS
+from neurondbg.machine.convert import convert
+from neurondbg.machine.convert.formats import FORMATS
 from tests.machine.helpers import get, machine, put
 
 PAIRS = [(s, d) for s in FORMATS for d in FORMATS]

@@ -10,13 +10,13 @@ import warnings
 import numpy as np
 import pytest
 
-from machine.asm import assemble
-from machine.convert import convert
-from machine.convert.formats import FORMATS
-from machine.convert.kernels import _cast_dtypes, _warns, numpy_cast
-from machine.convert.options import resolve
-from machine.dtypes import DEFAULT_GEN
-from machine.isa.addr import encode_address
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.convert import convert
+from neurondbg.machine.convert.formats import FORMATS
+from neurondbg.machine.convert.kernels import _cast_dtypes, _warns, numpy_cast
+from neurondbg.machine.convert.options import resolve
+from neurondbg.machine.dtypes import DEFAULT_GEN
+from neurondbg.machine.isa.addr import encode_address
 from tests.machine.helpers import machine
 
 P, N = 4, 64
@@ -121,7 +121,7 @@ def test_the_same_record_under_another_geometry_is_judged_by_its_own_state() -> 
 def test_plans_are_bounded_and_not_copied_with_the_state(monkeypatch) -> None:
     import copy
 
-    import machine.engines.pool as pool
+    import neurondbg.machine.engines.pool as pool
 
     monkeypatch.setattr(pool, "MAX_PLANS", 2)
     m = machine("\n".join([_cast(dst=0x400 + 0x80 * k) for k in range(3)] + ["HALT"]),

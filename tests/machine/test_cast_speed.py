@@ -10,15 +10,15 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-import machine.convert.kernels as kernels
-import machine.engines.tensor as tensor
-import machine.state as state_mod
-from machine.convert import convert
-from machine.convert.formats import FORMATS
-from machine.convert.kernels import convert_into
-from machine.convert.options import resolve
-from machine.journal import MEM_UNDO_BYTES
-from machine.state import ZERO_MIN_BYTES, zeros
+import neurondbg.machine.convert.kernels as kernels
+import neurondbg.machine.engines.tensor as tensor
+import neurondbg.machine.state as state_mod
+from neurondbg.machine.convert import convert
+from neurondbg.machine.convert.formats import FORMATS
+from neurondbg.machine.convert.kernels import convert_into
+from neurondbg.machine.convert.options import resolve
+from neurondbg.machine.journal import MEM_UNDO_BYTES
+from neurondbg.machine.state import ZERO_MIN_BYTES, zeros
 from tests.machine.helpers import machine, put
 
 SPECIALS32 = [0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0xFFFFFFFF,

@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.convert import convert
-from machine.state import MachineConfig, MachineState, Region
+from neurondbg.machine.convert import convert
+from neurondbg.machine.state import MachineConfig, MachineState, Region
 from tests.machine.helpers import get, machine, put
 
 

@@ -6,12 +6,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.debugger import Machine
-from machine.engines import HANDLERS
-from machine.isa.codec import decode_bytes
-from machine.isa.opcodes import OPCODES
-from machine.isa.programs import counted_loop
-from machine.state import MachineConfig
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.engines import HANDLERS
+from neurondbg.machine.isa.codec import decode_bytes
+from neurondbg.machine.isa.opcodes import OPCODES
+from neurondbg.machine.isa.programs import counted_loop
+from neurondbg.machine.state import MachineConfig
 
 from .helpers import machine, put
 

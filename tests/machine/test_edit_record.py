@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from machine.asm import assemble
-from machine.debugger import Machine, bits_record, record_bits
-from machine.edits import Edit
-from machine.legality.wire.repair import apply
-from machine.state import MachineConfig
-from sessions import load_session, save_session
-from sessions.errors import SessionError
-from sessions.schema import session_from_dict
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.debugger import Machine, bits_record, record_bits
+from neurondbg.machine.edits import Edit
+from neurondbg.machine.legality.wire.repair import apply
+from neurondbg.machine.state import MachineConfig
+from neurondbg.sessions import load_session, save_session
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.schema import session_from_dict
 
 from .helpers import SMALL
 

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from machine.asm import assemble
-from machine.debugger import Machine
-from machine.isa.codec import Program, decode_bytes
-from machine.isa.programs import counted_loop
-from machine.state import MachineConfig
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.isa.codec import Program, decode_bytes
+from neurondbg.machine.isa.programs import counted_loop
+from neurondbg.machine.state import MachineConfig
 
 from .helpers import SMALL
 

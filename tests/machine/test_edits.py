@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from machine.debugger import Machine
-from machine.edits import Edit
-from machine.expr import parse_target
-from machine.history import JOURNAL_BUDGET
-from machine.isa.programs import counted_loop
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.edits import Edit
+from neurondbg.machine.expr import parse_target
+from neurondbg.machine.history import JOURNAL_BUDGET
+from neurondbg.machine.isa.programs import counted_loop
 
 from . import helpers
 

@@ -5,9 +5,9 @@ import struct
 import numpy as np
 import pytest
 
-from machine import expr as ex
-from machine.breakpoints import parse_spec
-from machine.state import MachineConfig, MachineState
+from neurondbg.machine import expr as ex
+from neurondbg.machine.breakpoints import parse_spec
+from neurondbg.machine.state import MachineConfig, MachineState
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine import expr as ex
-from machine.state import MachineConfig, MachineState
+from neurondbg.machine import expr as ex
+from neurondbg.machine.state import MachineConfig, MachineState
 
 REGS = {"R1": 3, "R2": 12, "R3": 0, "R4": 0xFFFFFFFF}
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from machine.expr import Target, parse, parse_target
-from machine.state import NUM_INDEX_REGS, NUM_SEMS, NUM_SHAPE_REGS
 from neurondbg.cli import cli
+from neurondbg.machine.expr import Target, parse, parse_target
+from neurondbg.machine.state import NUM_INDEX_REGS, NUM_SEMS, NUM_SHAPE_REGS
 
 
 @pytest.mark.parametrize("kind,count", [("sem", NUM_SEMS), ("shape", NUM_SHAPE_REGS)])

@@ -10,14 +10,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.debugger import Machine
-from machine.dtypes import Dtype, Gen
-from machine.engines import HANDLERS
-from machine.isa.addr import encode_address
-from machine.isa.codec import decode_bytes, encode
-from machine.isa.opcodes import OPCODES, struct_name_of
-from machine.isa.structs import STRUCTS
-from machine.state import MachineConfig
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.engines import HANDLERS
+from neurondbg.machine.isa.addr import encode_address
+from neurondbg.machine.isa.codec import decode_bytes, encode
+from neurondbg.machine.isa.opcodes import OPCODES, struct_name_of
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.state import MachineConfig
 
 GEN = Gen.MARIANA
 MODELLED = sorted(op for op in HANDLERS if GEN in OPCODES[op].gens)

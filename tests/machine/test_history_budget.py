@@ -8,9 +8,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine import debugger
-from machine.history import KEEP_LAST, KEEP_LAST_BYTES
-from machine.isa.programs import counted_loop
+from neurondbg.machine import debugger
+from neurondbg.machine.history import KEEP_LAST, KEEP_LAST_BYTES
+from neurondbg.machine.isa.programs import counted_loop
 
 from .helpers import machine
 

@@ -12,9 +12,9 @@ STEPS = 240_000  # a third of them write a semaphore: uncapped, ~13 MiB of journ
 
 CHILD = textwrap.dedent("""
     import resource, sys
-    from machine.asm import assemble
-    from machine.debugger import Machine
-    from machine.state import MachineConfig
+    from neurondbg.machine.asm import assemble
+    from neurondbg.machine.debugger import Machine
+    from neurondbg.machine.state import MachineConfig
 
     def rss():
         with open("/proc/self/statm") as f:

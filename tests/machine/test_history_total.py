@@ -4,7 +4,7 @@ captures, folds, thins, reverses past checkpoints and starts over."""
 
 from __future__ import annotations
 
-from machine.history import History
+from neurondbg.machine.history import History
 from tests.machine.helpers import machine
 
 # Two CASTs that rewrite 4 KiB of SBUF per step, looped: a small budget captures, folds

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from machine.isa.programs import counted_loop
+from neurondbg.machine.isa.programs import counted_loop
 
 from .helpers import machine
 

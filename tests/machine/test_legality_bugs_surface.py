@@ -10,7 +10,7 @@ import pytest
 from .helpers import machine
 
 # the module (machine.legality re-exports a function of the same name)
-legality = importlib.import_module("machine.legality.explain")
+legality = importlib.import_module("neurondbg.machine.legality.explain")
 
 PROGRAM = "MOVE R1=5\nHALT\n"
 
@@ -28,7 +28,7 @@ def _boom(*args, **kwargs):
 def test_a_legality_bug_raises_instead_of_passing_every_record(monkeypatch, name, ask) -> None:
     m = machine(PROGRAM)
     monkeypatch.setattr(legality, name, _boom)
-    monkeypatch.setattr(f"machine.debugger.{name}", _boom, raising=False)
+    monkeypatch.setattr(f"neurondbg.machine.debugger.{name}", _boom, raising=False)
     with pytest.raises(LegalityBug):
         ask(m)
 

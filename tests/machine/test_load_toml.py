@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from machine.files import InputFileError, load_toml, read_file
+from neurondbg.machine.files import InputFileError, load_toml, read_file
 
 
 def test_a_document_and_its_text() -> None:

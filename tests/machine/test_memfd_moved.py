@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.debugger import Machine
-from machine.engines.tensor import MOVE_MIN_BYTES
-from machine.state import MachineState, Region
 from neurondbg.cli import cli
-from sessions.store import load_session
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.engines.tensor import MOVE_MIN_BYTES
+from neurondbg.machine.state import MachineState, Region
+from neurondbg.sessions.store import load_session
 from tests.core.conftest import core
 from tests.dap.test_adapter import launched
 from tests.machine.helpers import machine

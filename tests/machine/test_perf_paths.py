@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm import assemble
-from machine.debugger import Machine
-from machine.isa.programs import counted_loop
-from machine.state import MachineConfig
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.isa.programs import counted_loop
+from neurondbg.machine.state import MachineConfig
 
 OPS = ["ADD", "SUBTRACT", "MULT", "BITWISE_AND", "BITWISE_OR", "BITWISE_XOR", "ADD_INT",
        "SUB_INT", "MULT_INT"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from machine.state import Region
+from neurondbg.machine.state import Region
 from tests.machine.helpers import machine
 
 COPY = ("COPY in_dtype=FP32 out_dtype=FP32 nac=2 src=sb[0, 0x40] step=[2,0,0,0] "

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.asm import assemble
 from neurondbg.cli import cli
+from neurondbg.machine.asm import assemble
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 DVE = {"accumulators", "predicated_cast", "demo"}

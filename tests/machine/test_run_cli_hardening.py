@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.isa.programs import counted_loop, spin
 from neurondbg.cli import cli
-from sessions import atomic
+from neurondbg.machine.isa.programs import counted_loop, spin
+from neurondbg.sessions import atomic
 from tests.helpers import aliases, interrupted_spin
 
 LOOP = counted_loop(10)
@@ -168,8 +168,8 @@ def test_validate_and_run_judge_the_same_engine_with_the_same_fix(tmp_path: Path
 
 # -- replay ------------------------------------------------------------------------------------
 def test_replay_stops_when_interrupted(prog: Path, tmp_path: Path) -> None:
-    from sessions.errors import SessionInterrupted
-    from sessions.replay import replay
+    from neurondbg.sessions.errors import SessionInterrupted
+    from neurondbg.sessions.replay import replay
 
     trace = tmp_path / "t.jsonl"
     assert run("run", prog, "--trace", trace)[0] == 0

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.dtypes import Dtype
-from machine.engines.alu import AluFault, alu32, alu64, f32_bits
-from machine.isa.enums import AluOp as A
-from machine.isa.programs import counted_loop
+from neurondbg.machine.dtypes import Dtype
+from neurondbg.machine.engines.alu import AluFault, alu32, alu64, f32_bits
+from neurondbg.machine.isa.enums import AluOp as A
+from neurondbg.machine.isa.programs import counted_loop
 
 from .helpers import fault, machine
 

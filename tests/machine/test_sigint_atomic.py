@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from machine import sigint
-from machine.isa.programs import counted_loop
-from machine.journal import Journal
+from neurondbg.machine import sigint
+from neurondbg.machine.isa.programs import counted_loop
+from neurondbg.machine.journal import Journal
 
 from .helpers import machine
 

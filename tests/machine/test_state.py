@@ -4,9 +4,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.dtypes import Gen
-from machine.journal import MEM_UNDO_BYTES
-from machine.state import MachineConfig, MachineState, Region
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.journal import MEM_UNDO_BYTES
+from neurondbg.machine.state import MachineConfig, MachineState, Region
 
 SMALL = MachineConfig(partitions=8, sbuf_bytes=256, psum_bytes=64)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from machine.debugger import Machine
-from machine.isa.programs import counted_loop
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.isa.programs import counted_loop
 
 from .helpers import machine
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm import assemble
-from machine.debugger import Machine
-from machine.isa.programs import counted_loop
-from machine.state import MachineConfig
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.isa.programs import counted_loop
+from neurondbg.machine.state import MachineConfig
 
 REGS = [1, 2, 3, 4]
 INT_OPS = ["ADD", "SUBTRACT", "MULT", "BITWISE_AND", "BITWISE_OR", "BITWISE_XOR"]
@@ -137,7 +137,7 @@ def test_a_loop_runs_in_whole_passes_and_the_budget_stays_exact() -> None:
 
 def test_blocks_are_compiled_for_entries_reached_twice(monkeypatch) -> None:
     """Code run once is not worth compiling; a loop compiles its block once."""
-    import machine.debugger as debugger
+    import neurondbg.machine.debugger as debugger
 
     built: list[int] = []
     real = debugger.superblock

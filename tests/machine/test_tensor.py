@@ -6,8 +6,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from machine.convert import convert
-from machine.dtypes import Dtype, Gen, dtype_bytes, dtype_format
+from neurondbg.machine.convert import convert
+from neurondbg.machine.dtypes import Dtype, Gen, dtype_bytes, dtype_format
 
 from .helpers import fault, get, machine, put
 
@@ -302,9 +302,9 @@ def test_tensor_reduce_folds_sequentially_in_fp32(op) -> None:
 @pytest.mark.parametrize("fmt", ["bf16", "fp16", "fp8_e4m3", "fp8_e4m3fn", "fp8_e5m2", "int8",
                                  "uint16", "int32", "fp32"])
 def test_lane_values_agree_with_the_exact_decoder(fmt) -> None:
-    from machine.convert.formats import parse_format
-    from machine.convert.kernels import decode_value
-    from machine.engines.record import decode_values
+    from neurondbg.machine.convert.formats import parse_format
+    from neurondbg.machine.convert.kernels import decode_value
+    from neurondbg.machine.engines.record import decode_values
 
     f = parse_format(fmt)
     rng = np.random.default_rng(3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from machine.files import InputFileError, load_toml
+from neurondbg.machine.files import InputFileError, load_toml
 
 LIMIT = 8
 

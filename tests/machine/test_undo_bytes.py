@@ -10,8 +10,8 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from machine.journal import Journal
-from machine.state import Region
+from neurondbg.machine.journal import Journal
+from neurondbg.machine.state import Region
 
 STEPS = 5000
 

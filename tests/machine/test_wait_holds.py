@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from machine.engines.seq import wait_holds
-from machine.isa.enums import WaitMode as W
-from machine.state import MachineConfig, MachineState
+from neurondbg.machine.engines.seq import wait_holds
+from neurondbg.machine.isa.enums import WaitMode as W
+from neurondbg.machine.state import MachineConfig, MachineState
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import io
 import tarfile
 from pathlib import Path
 
-from machine.neff.container import pack_header
-from machine.neff.writer import archive_members, gzip_bytes, header_for, pad, tar_bytes
+from neurondbg.machine.neff.container import pack_header
+from neurondbg.machine.neff.writer import archive_members, gzip_bytes, header_for, pad, tar_bytes
 from tests.neff.synth import vector_add
 
 MIB = 1 << 20

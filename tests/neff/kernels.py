@@ -5,9 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from machine.asm import assemble
-from machine.neff.model import SB, Descriptor, DmaEntry, DmaQueue, Engine, Subgraph, Tensor, Var
-from machine.neff.triggers import trigger_record
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.neff.model import (
+    SB,
+    Descriptor,
+    DmaEntry,
+    DmaQueue,
+    Engine,
+    Subgraph,
+    Tensor,
+    Var,
+)
+from neurondbg.machine.neff.triggers import trigger_record
 
 SP_Q, POOL_Q = "qSPIO0", "qPoolIO0"
 SP_SEMS, POOL_SEMS = tuple(range(8, 24)), tuple(range(24, 40))

@@ -6,10 +6,19 @@ import struct
 
 import numpy as np
 
-from machine.isa.opcodes import Opcode
-from machine.legality.wire.samples import example
-from machine.neff.model import SB, Descriptor, DmaEntry, DmaQueue, Engine, Subgraph, Tensor, Var
-from machine.neff.triggers import trigger_record
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.legality.wire.samples import example
+from neurondbg.machine.neff.model import (
+    SB,
+    Descriptor,
+    DmaEntry,
+    DmaQueue,
+    Engine,
+    Subgraph,
+    Tensor,
+    Var,
+)
+from neurondbg.machine.neff.triggers import trigger_record
 
 QUEUE = "qSPIO0"
 SEMS = tuple(range(8, 24))

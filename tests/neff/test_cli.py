@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.asm.sections import assemble_sections
-from machine.dtypes import Gen
-from machine.isa.opcodes import Opcode
-from machine.neff.model import DmaQueue, Engine, Subgraph
-from machine.neff.triggers import trigger_record
-from machine.neff.writer import neff_bytes, write_neff
 from neurondbg.cli import cli
+from neurondbg.machine.asm.sections import assemble_sections
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.neff.model import DmaQueue, Engine, Subgraph
+from neurondbg.machine.neff.triggers import trigger_record
+from neurondbg.machine.neff.writer import neff_bytes, write_neff
 from tests.neff import hostile
 from tests.neff.synth import QUEUE, SEMS, load, record, stream, vector_add
 

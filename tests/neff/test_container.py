@@ -11,17 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.neff.container import (
+from neurondbg.machine.neff.container import (
     HEADER_BYTES,
     PAD_MULTIPLE,
     HashCheck,
     parse_header,
     read_archive,
 )
-from machine.neff.model import SB, Descriptor, DmaEntry, DmaQueue, Engine, Subgraph, Var
-from machine.neff.reader import open_neff
-from machine.neff.sniff import looks_like_neff
-from machine.neff.writer import neff_bytes, write_neff
+from neurondbg.machine.neff.model import SB, Descriptor, DmaEntry, DmaQueue, Engine, Subgraph, Var
+from neurondbg.machine.neff.reader import open_neff
+from neurondbg.machine.neff.sniff import looks_like_neff
+from neurondbg.machine.neff.writer import neff_bytes, write_neff
 from tests.neff.synth import vector_add
 
 

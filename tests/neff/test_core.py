@@ -8,12 +8,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from machine.dtypes import Gen
-from machine.neff.core import NeffCore, neff_core
-from machine.neff.data import read_output
-from machine.neff.lower import lower_subgraph
-from machine.neff.model import DmaEntry, DmaQueue, Engine, Subgraph
-from machine.stops import EngineStatus, StopReason
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.neff.core import NeffCore, neff_core
+from neurondbg.machine.neff.data import read_output
+from neurondbg.machine.neff.lower import lower_subgraph
+from neurondbg.machine.neff.model import DmaEntry, DmaQueue, Engine, Subgraph
+from neurondbg.machine.stops import EngineStatus, StopReason
 from tests.neff.kernels import (
     ROW,
     SP_Q,

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from machine.dtypes import Gen
-from machine.neff.checks import Level, check_subgraph
-from machine.neff.footprint import MAX_RUNS, FootprintError, extent, sb_side
-from machine.neff.model import SB, Descriptor, Engine
-from machine.neff.triggers import resolve_triggers, trigger_record
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.neff.checks import Level, check_subgraph
+from neurondbg.machine.neff.footprint import MAX_RUNS, FootprintError, extent, sb_side
+from neurondbg.machine.neff.model import SB, Descriptor, Engine
+from neurondbg.machine.neff.triggers import resolve_triggers, trigger_record
 from tests.neff.synth import stream, vector_add
 
 P = 0x40000

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from machine.neff.container import NeffError
-from machine.neff.model import DmaQueue, Engine
-from machine.neff.reader import open_neff
-from machine.neff.triggers import resolve_triggers, trigger_record
-from machine.neff.writer import neff_bytes
+from neurondbg.machine.neff.container import NeffError
+from neurondbg.machine.neff.model import DmaQueue, Engine
+from neurondbg.machine.neff.reader import open_neff
+from neurondbg.machine.neff.triggers import resolve_triggers, trigger_record
+from neurondbg.machine.neff.writer import neff_bytes
 from tests.neff import hostile
 from tests.neff.synth import QUEUE, stream, vector_add
 
@@ -83,7 +83,7 @@ def test_a_100_mb_json(tmp_path: Path) -> None:
 
 
 def test_deep_json(tmp_path: Path) -> None:
-    from machine.neff.writer import archive_members, neff_from_members
+    from neurondbg.machine.neff.writer import archive_members, neff_from_members
     members = archive_members([vector_add()], "sunda", "h", "t")
     members["kelf-0.json"] = b"[" * 5000 + b"]" * 5000
     text = refusal(tmp_path, neff_from_members(members))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from machine.neff.container import NeffError
-from machine.neff.reader import open_neff
-from machine.neff.writer import (
+from neurondbg.machine.neff.container import NeffError
+from neurondbg.machine.neff.reader import open_neff
+from neurondbg.machine.neff.writer import (
     archive_members,
     gzip_bytes,
     neff_from_members,

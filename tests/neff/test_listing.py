@@ -7,12 +7,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm.disasm import disassemble_lines
-from machine.dtypes import Gen
-from machine.isa.codec import Program
-from machine.isa.opcodes import Opcode
+from neurondbg.machine.asm.disasm import disassemble_lines
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.codec import Program
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.views.listing_text import EAGER_LINES, listing_lines_with_events, program_listing
 from tests.neff.synth import record, stream
-from views.listing_text import EAGER_LINES, listing_lines_with_events, program_listing
 
 OPS = (Opcode.MEMSET, Opcode.EVENT_SEMAPHORE, Opcode.NOP, Opcode.MATMUL, Opcode.LDWEIGHTS)
 N = EAGER_LINES + 300

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from machine.asm.loader import UnreadableProgram, read_program
-from machine.neff.writer import write_neff
+from neurondbg.machine.asm.loader import UnreadableProgram, read_program
+from neurondbg.machine.neff.writer import write_neff
 from tests.neff.synth import vector_add
 
 

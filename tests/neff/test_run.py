@@ -11,17 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.debugger import Machine
-from machine.dtypes import Gen
-from machine.isa.codec import Program
-from machine.isa.opcodes import Opcode
-from machine.neff.data import read_output
-from machine.neff.dma import DmaModel
-from machine.neff.lower import lower_subgraph
-from machine.neff.model import SB, Descriptor, DmaEntry, Engine, Subgraph
-from machine.neff.runner import NeffRun, Outcome
-from machine.neff.stale import stale_note
-from machine.state import MachineConfig, MachineState
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.codec import Program
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.neff.data import read_output
+from neurondbg.machine.neff.dma import DmaModel
+from neurondbg.machine.neff.lower import lower_subgraph
+from neurondbg.machine.neff.model import SB, Descriptor, DmaEntry, Engine, Subgraph
+from neurondbg.machine.neff.runner import NeffRun, Outcome
+from neurondbg.machine.neff.stale import stale_note
+from neurondbg.machine.state import MachineConfig, MachineState
 from tests.neff.kernels import (
     COLS,
     PARTS,

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.isa.opcodes import Opcode
-from machine.neff.model import Engine
-from machine.neff.writer import write_neff
 from neurondbg.cli import cli
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.neff.model import Engine
+from neurondbg.machine.neff.writer import write_neff
 from tests.neff.kernels import COLS, PARTS, ROW, asm, inc, tt_add, vector_add
 
 A = np.arange(PARTS * COLS, dtype=np.float32).reshape(PARTS, COLS) / 8
@@ -116,7 +116,7 @@ def test_an_output_may_not_overwrite_an_input(files: dict[str, str]) -> None:
 
 @pytest.mark.parametrize("races", ["on", "off"])
 def test_a_deadlock_names_the_dma_entries_and_exits_1(tmp_path: Path, races: str) -> None:
-    from machine.neff.model import DmaEntry
+    from neurondbg.machine.neff.model import DmaEntry
     from tests.neff.kernels import SP_Q, SP_SEMS, wait
 
     extra = (DmaEntry(SP_Q, 17, SP_SEMS[1], (), "never"),)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from machine.isa.codec import decode_bytes
-from machine.isa.structs import STRUCTS
-from machine.neff.triggers import trigger_record
-from views.struct_view import field_value_text
+from neurondbg.machine.isa.codec import decode_bytes
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.neff.triggers import trigger_record
+from neurondbg.views.struct_view import field_value_text
 
 
 def test_an_ascii_field_is_its_name_and_other_bytes_stay_a_list() -> None:

@@ -10,15 +10,15 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.isa.opcodes import Opcode
-from machine.neff.checks import Level, check_subgraph
-from machine.neff.events import updates, waits
-from machine.neff.jsonfile import json_depth
-from machine.neff.model import DmaQueue, Engine
-from machine.neff.reader import open_neff
-from machine.neff.roles import semaphore_roles
-from machine.neff.triggers import resolve_triggers
-from machine.neff.writer import neff_bytes
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.neff.checks import Level, check_subgraph
+from neurondbg.machine.neff.events import updates, waits
+from neurondbg.machine.neff.jsonfile import json_depth
+from neurondbg.machine.neff.model import DmaQueue, Engine
+from neurondbg.machine.neff.reader import open_neff
+from neurondbg.machine.neff.roles import semaphore_roles
+from neurondbg.machine.neff.triggers import resolve_triggers
+from neurondbg.machine.neff.writer import neff_bytes
 from tests.neff.synth import QUEUE, SEMS, record, stream, vector_add
 
 

@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.asm.assembler import assemble
-from machine.asm.disasm import disassemble
-from machine.asm.errors import AsmError
-from machine.isa.codec import Program
-from machine.isa.opcodes import OPCODES, Opcode
-from machine.isa.structs import STRUCTS
-from machine.isa.text import ascii_text
-from machine.neff.triggers import trigger_record
+from neurondbg.machine.asm.assembler import assemble
+from neurondbg.machine.asm.disasm import disassemble
+from neurondbg.machine.asm.errors import AsmError
+from neurondbg.machine.isa.codec import Program
+from neurondbg.machine.isa.opcodes import OPCODES, Opcode
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.isa.text import ascii_text
+from neurondbg.machine.neff.triggers import trigger_record
 
 
 def _program(raw: bytes) -> Program:

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from machine.neff.data import read_output
-from machine.neff.writer import write_neff
-from sessions.errors import SessionError
-from sessions.neff_open import OpenedNeffKernel, open_neff_kernel
+from neurondbg.machine.neff.data import read_output
+from neurondbg.machine.neff.writer import write_neff
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.neff_open import OpenedNeffKernel, open_neff_kernel
+from neurondbg.views.core_session import CoreSession
+from neurondbg.views.engines import EnginesView
+from neurondbg.views.semaphores import SemaphoresView
+from neurondbg.views.timeline import TimelineView
 from tests.neff.kernels import vector_add
 from tests.ui.helpers import started
-from views.core_session import CoreSession
-from views.engines import EnginesView
-from views.semaphores import SemaphoresView
-from views.timeline import TimelineView
 
 
 @pytest.fixture
@@ -100,7 +100,7 @@ def test_the_semaphores_an_engine_uses_come_from_its_bytes(neff: Path) -> None:
     assert got == {"pool": frozenset({6, 24}), "dve": frozenset({6, 9}), "act": frozenset(),
                    "pe": frozenset(), "sp": frozenset()}
     assert s.synchronised_with("dve") == frozenset({"pool"})
-    from machine.core.events import plan_of, update_targets
+    from neurondbg.machine.core.events import plan_of, update_targets
 
     for e in s.core.engines:  # the generic path: decode every instruction
         m = s.core.machines[e]
@@ -115,10 +115,10 @@ async def test_the_memory_pane_says_when_values_may_be_stale(tmp_path: Path) -> 
     past it clears the note."""
     import numpy as np
 
-    from machine.isa.opcodes import Opcode
-    from machine.neff.model import Engine
+    from neurondbg.machine.isa.opcodes import Opcode
+    from neurondbg.machine.neff.model import Engine
+    from neurondbg.views.memory import MemoryView
     from tests.neff.kernels import asm
-    from views.memory import MemoryView
 
     sub = vector_add()
     pe = [asm("SET_ORDERING_MODE"), bytes([Opcode.MATMUL, 16]) + bytes(62)]

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from machine.debugger import Machine
-from machine.dtypes import Gen
-from machine.state import MachineConfig
-from sessions.program import load_program
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.state import MachineConfig
+from neurondbg.sessions.program import load_program
 
 CAST = ("CAST in_dtype=FP32 out_dtype=BF16 nac=4 src=sb[0, 0] step=[1,0,0,0] num=[8,1,1,1] "
         "dst=sb[0, 64] step=[1,0,0,0] num=[8,1,1,1]")

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from neurondbg.commands.run_report import program_json as result_json
-from sessions.cli_support import (
+from neurondbg.sessions.cli_support import (
     is_session_file,
     open_program_or_session,
     run_opened,
     save_after_run,
 )
-from sessions.errors import SessionError
+from neurondbg.sessions.errors import SessionError
 
 
 def test_program_run_save_then_session_run(program: Path, tmp_path: Path) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessions.kernel_open import open_kernel
-from sessions.replay import replay_kernel
-from sessions.store import load_kernel_session, read_session, save_kernel_session
-from sessions.trace import trace_core
+from neurondbg.sessions.kernel_open import open_kernel
+from neurondbg.sessions.replay import replay_kernel
+from neurondbg.sessions.store import load_kernel_session, read_session, save_kernel_session
+from neurondbg.sessions.trace import trace_core
 
 TILES = (0x100, 0x140, 0x180)  # 16 bf16 lanes (32 bytes) each, in 4 partitions
 

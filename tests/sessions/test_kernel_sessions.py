@@ -10,12 +10,17 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.core.kernel import load_kernel
 from neurondbg.cli import cli
-from sessions import examples
-from sessions.errors import SessionError
-from sessions.kernel_open import open_kernel
-from sessions.store import load_kernel_session, load_session, read_session, save_kernel_session
+from neurondbg.machine.core.kernel import load_kernel
+from neurondbg.sessions import examples
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.kernel_open import open_kernel
+from neurondbg.sessions.store import (
+    load_kernel_session,
+    load_session,
+    read_session,
+    save_kernel_session,
+)
 
 KERNELS = examples.folder() / "kernels"
 

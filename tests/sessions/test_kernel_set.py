@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from neurondbg.console import execute
-from sessions.errors import SessionError
-from views.core_session import CoreSession
+from neurondbg.sessions.errors import SessionError
+from neurondbg.views.core_session import CoreSession
 
 DEADLOCK = Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm"
 

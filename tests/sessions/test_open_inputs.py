@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from neurondbg.cli import cli, main
-from sessions.errors import SessionError
-from sessions.replay import read_trace
-from sessions.store import read_session
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.replay import read_trace
+from neurondbg.sessions.store import read_session
 
 PROGRAM = "NOP\nHALT\n"
 SESSION = 'schema = 1\n[program]\npath = "p.asm"\n[machine]\ngen = "cayman"\n'
@@ -65,21 +65,56 @@ def _with_image(folder: Path, bad: Path) -> list[str]:
 
 
 ENTRIES = [
-    Entry("replay trace", lambda f, bad: ["replay", str(bad), str(f / "p.asm")], ".jsonl",
-          "trace file", ("sessions.replay", "MAX_TRACE_BYTES"), _trace),
-    Entry("run --sbuf", lambda f, bad: ["run", str(f / "p.asm"), "--sbuf", str(bad)], ".npy",
-          ".npy image", ("neurondbg.commands._npy", "MAX_DATA_BYTES"), _image),
-    Entry("replay --sbuf", lambda f, bad: ["replay", str(f / "t.jsonl"), str(f / "p.asm"),
-                                           "--sbuf", str(bad)], ".npy",
-          ".npy image", ("neurondbg.commands._npy", "MAX_DATA_BYTES"), _image),
-    Entry("run session", lambda f, bad: ["run", str(bad)], ".toml", "session file",
-          ("sessions.store", "MAX_SESSION_BYTES"), lambda f: SESSION.encode()),
-    Entry("run session image", _with_image, ".npy", "data image",
-          ("sessions.store", "MAX_DATA_BYTES"), _image, prefix="{folder}/s.toml: data[0]: "),
-    Entry("diagnose", lambda f, bad: ["diagnose", str(bad), str(f / "x.npy"), "--from", "fp32",
-                                      "--to", "fp32"], ".npy",
-          "INPUT .npy", ("neurondbg.commands.diagnose", "MAX_DATA_BYTES"), _values,
-          prefix="diagnose: "),
+    Entry(
+        "replay trace",
+        lambda f, bad: ["replay", str(bad), str(f / "p.asm")],
+        ".jsonl",
+        "trace file",
+        ("neurondbg.sessions.replay", "MAX_TRACE_BYTES"),
+        _trace,
+    ),
+    Entry(
+        "run --sbuf",
+        lambda f, bad: ["run", str(f / "p.asm"), "--sbuf", str(bad)],
+        ".npy",
+        ".npy image",
+        ("neurondbg.commands._npy", "MAX_DATA_BYTES"),
+        _image,
+    ),
+    Entry(
+        "replay --sbuf",
+        lambda f, bad: ["replay", str(f / "t.jsonl"), str(f / "p.asm"), "--sbuf", str(bad)],
+        ".npy",
+        ".npy image",
+        ("neurondbg.commands._npy", "MAX_DATA_BYTES"),
+        _image,
+    ),
+    Entry(
+        "run session",
+        lambda f, bad: ["run", str(bad)],
+        ".toml",
+        "session file",
+        ("neurondbg.sessions.store", "MAX_SESSION_BYTES"),
+        lambda f: SESSION.encode(),
+    ),
+    Entry(
+        "run session image",
+        _with_image,
+        ".npy",
+        "data image",
+        ("neurondbg.sessions.store", "MAX_DATA_BYTES"),
+        _image,
+        prefix="{folder}/s.toml: data[0]: ",
+    ),
+    Entry(
+        "diagnose",
+        lambda f, bad: ["diagnose", str(bad), str(f / "x.npy"), "--from", "fp32", "--to", "fp32"],
+        ".npy",
+        "INPUT .npy",
+        ("neurondbg.commands.diagnose", "MAX_DATA_BYTES"),
+        _values,
+        prefix="diagnose: ",
+    ),
 ]
 
 
@@ -205,8 +240,8 @@ def test_a_trace_growing_while_replayed_is_refused_where_it_grew(
     passes its limit, not read on forever."""
     trace = folder / "t.jsonl"
     size = trace.stat().st_size
-    monkeypatch.setattr("sessions.replay.MAX_TRACE_BYTES", size)
-    import sessions.replay as replay_module
+    monkeypatch.setattr("neurondbg.sessions.replay.MAX_TRACE_BYTES", size)
+    import neurondbg.sessions.replay as replay_module
 
     parse = replay_module._parse_line
 

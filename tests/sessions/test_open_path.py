@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from machine.isa.programs import kernel_text, spin
-from sessions import examples
-from sessions.cli_support import Opened, open_path, save_opened
-from sessions.errors import SessionError
-from sessions.kernel_open import OpenedKernel
+from neurondbg.machine.isa.programs import kernel_text, spin
+from neurondbg.sessions import examples
+from neurondbg.sessions.cli_support import Opened, open_path, save_opened
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.kernel_open import OpenedKernel
 
 EX = examples.folder()
 

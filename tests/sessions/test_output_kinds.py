@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.asm import save_data
-from machine.asm.data import DataInit
-from machine.neff.writer import write_neff
 from neurondbg.cli import cli
-from sessions.atomic import (
+from neurondbg.machine.asm import save_data
+from neurondbg.machine.asm.data import DataInit
+from neurondbg.machine.neff.writer import write_neff
+from neurondbg.sessions.atomic import (
     FileKind,
     KindMismatch,
     allow_replacing,

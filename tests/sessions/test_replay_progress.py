@@ -8,9 +8,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from machine.isa.programs import counted_loop, kernel_text
 from neurondbg.cli import cli
-from sessions.replay import PROGRESS_STEPS, replay, replay_kernel
+from neurondbg.machine.isa.programs import counted_loop, kernel_text
+from neurondbg.sessions.replay import PROGRESS_STEPS, replay, replay_kernel
 
 
 def traced(tmp_path: Path, source: str, name: str = "p.asm") -> tuple[Path, Path]:

@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sessions.replay as rp
-from machine.isa.programs import counted_loop, kernel_text
+import neurondbg.sessions.replay as rp
 from neurondbg.cli import cli
-from sessions.errors import SessionError, SessionInterrupted
+from neurondbg.machine.isa.programs import counted_loop, kernel_text
+from neurondbg.sessions.errors import SessionError, SessionInterrupted
 from tests.sessions.test_replay_progress import traced
 
 BAD_LINE = '{"step": 1, "pc": \n'  # an unfinished object: the trace is bad input

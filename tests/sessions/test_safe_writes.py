@@ -12,11 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sessions import atomic
-from sessions.atomic import atomic_open, check_output, remove_stale_temporaries, write_atomic
-from sessions.errors import SessionError, SessionInterrupted
-from sessions.store import load_session, read_session, save_session
-from sessions.toml_write import dumps
+from neurondbg.sessions import atomic
+from neurondbg.sessions.atomic import (
+    atomic_open,
+    check_output,
+    remove_stale_temporaries,
+    write_atomic,
+)
+from neurondbg.sessions.errors import SessionError, SessionInterrupted
+from neurondbg.sessions.store import load_session, read_session, save_session
+from neurondbg.sessions.toml_write import dumps
 from tests.helpers import aliases
 from tests.sessions.conftest import make_machine, sbuf_image
 
@@ -276,7 +281,7 @@ def test_a_bad_saved_edit_is_a_one_line_error(program: Path, tmp_path: Path) -> 
 
 
 def test_headless_machines_keep_no_history(program: Path) -> None:
-    from sessions.cli_support import open_program_or_session
+    from neurondbg.sessions.cli_support import open_program_or_session
 
     assert not open_program_or_session(program, history=False).machine.history.enabled
     assert open_program_or_session(program).machine.history.enabled
@@ -284,7 +289,7 @@ def test_headless_machines_keep_no_history(program: Path) -> None:
 
 # -- inputs that are not regular files are refused, never read forever ---------------------
 def test_fifo_inputs_are_refused(program: Path, tmp_path: Path) -> None:
-    from sessions.replay import replay
+    from neurondbg.sessions.replay import replay
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -304,7 +309,7 @@ def test_fifo_inputs_are_refused(program: Path, tmp_path: Path) -> None:
 
 
 def test_a_trace_line_without_end_is_refused(program: Path, tmp_path: Path) -> None:
-    from sessions.replay import MAX_TRACE_LINE, replay
+    from neurondbg.sessions.replay import MAX_TRACE_LINE, replay
 
     trace = tmp_path / "t.jsonl"
     trace.write_bytes(b"{" + b" " * (MAX_TRACE_LINE + 1))

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from sessions import examples
-from sessions.cli_support import Opened, open_path
-from sessions.kernel_open import OpenedKernel
+from neurondbg.sessions import examples
+from neurondbg.sessions.cli_support import Opened, open_path
+from neurondbg.sessions.kernel_open import OpenedKernel
 
 SAVED = Path(__file__).parent / "data" / "saved"
 EXPECTED = json.loads((SAVED / "expected.json").read_text())

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from machine.debugger import Machine
-from sessions import atomic
-from sessions.errors import SessionError
-from sessions.schema import session_from_dict
-from sessions.store import load_session, read_session, save_session
+from neurondbg.machine.debugger import Machine
+from neurondbg.sessions import atomic
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.schema import session_from_dict
+from neurondbg.sessions.store import load_session, read_session, save_session
 
 from .conftest import make_machine, sbuf_image
 
@@ -71,7 +71,7 @@ def test_round_trip_reproduces_state_breakpoints_layout(machine: Machine, progra
 
 
 def test_reverse_stepped_session_and_machine_config(program: Path, tmp_path: Path) -> None:
-    from machine.state import MachineConfig
+    from neurondbg.machine.state import MachineConfig
 
     cfg = MachineConfig(sbuf_bytes=2048, psum_bytes=512, fp8_exp4="fp8_e4m3fn", fp8_sat=True,
                         execute_invalid=True, engine="dve")

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from machine.debugger import Machine
-from machine.dtypes import Gen
-from machine.edits import Edit
-from machine.state import MachineConfig
-from sessions.errors import SessionError
-from sessions.schema import (
+from neurondbg.machine.debugger import Machine
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.edits import Edit
+from neurondbg.machine.state import MachineConfig
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.schema import (
     BreakpointEntry,
     DataImage,
     Note,
@@ -23,8 +23,8 @@ from sessions.schema import (
     session_from_dict,
     session_to_dict,
 )
-from sessions.store import read_session, save_session
-from sessions.toml_write import dumps
+from neurondbg.sessions.store import read_session, save_session
+from neurondbg.sessions.toml_write import dumps
 
 TRICKY = 'quote " apostrophe \' triple """ backslash \\ tab\t é ∑ 😀 \x01 \x7f \r lone CR'
 EVERY_FIELD = SessionSpec(

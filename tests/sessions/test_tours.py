@@ -7,10 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from neurondbg.cli import cli
-from sessions.errors import SessionError
-from sessions.schema import Note
-from sessions.store import read_session
-from sessions.tours import TourGuide, find_tour, list_tours, load_tour, note_at
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.schema import Note
+from neurondbg.sessions.store import read_session
+from neurondbg.sessions.tours import TourGuide, find_tour, list_tours, load_tour, note_at
 
 NAMES = ["cast-rounding", "copy-vs-cast", "dve-accumulators", "move-gate"]  # one program
 LISTED = [*NAMES, "semaphores"]  # semaphores: a kernel (tests/ui/test_core_tour.py)
@@ -73,8 +73,8 @@ def test_cast_rounding_claims() -> None:
 def test_cast_rounding_with_fp8_saturation_clamps() -> None:
     from dataclasses import replace
 
-    from machine.debugger import Machine
-    from sessions.program import load_program
+    from neurondbg.machine.debugger import Machine
+    from neurondbg.sessions.program import load_program
 
     loaded = load_tour("cast-rounding")
     cfg = replace(loaded.machine.config, fp8_sat=True)
@@ -139,7 +139,7 @@ def test_tour_cli_lists_and_rejects_unknown_names() -> None:
 
 async def test_tour_app_shows_notes_forward_and_back() -> None:
     from neurondbg.commands.tour import tour_app
-    from views.tour_pane import TourPane
+    from neurondbg.views.tour_pane import TourPane
 
     app = tour_app("move-gate")
     async with app.run_test(size=(160, 50)) as pilot:

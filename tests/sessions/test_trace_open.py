@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from neurondbg.cli import cli
-from sessions.errors import SessionError
-from sessions.replay import read_header, read_trace
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.replay import read_header, read_trace
 
 
 @pytest.fixture

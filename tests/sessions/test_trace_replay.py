@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from machine.debugger import Machine
 from neurondbg.cli import cli
-from sessions.errors import SessionError
-from sessions.replay import first_difference, replay
-from sessions.trace import HEX_LIMIT, blob, trace_hook, write_trace
+from neurondbg.machine.debugger import Machine
+from neurondbg.sessions.errors import SessionError
+from neurondbg.sessions.replay import first_difference, replay
+from neurondbg.sessions.trace import HEX_LIMIT, blob, trace_hook, write_trace
 
 from .conftest import SMALL
 
@@ -104,7 +104,7 @@ def test_bad_trace_lines(program: Path, tmp_path: Path, text: str, message: str)
 
 def test_replay_cli_exit_codes(machine: Machine, program: Path, tmp_path: Path) -> None:
     # the CLI machine uses the generation's full geometry: trace it the same way
-    from machine.state import MachineConfig
+    from neurondbg.machine.state import MachineConfig
 
     from .conftest import make_machine
 
@@ -187,8 +187,8 @@ def test_replay_follows_the_trace_header(tmp_path) -> None:
 
 
 def test_a_trace_line_with_a_huge_integer_is_a_positioned_error(tmp_path) -> None:
-    from sessions.errors import SessionError
-    from sessions.replay import read_trace
+    from neurondbg.sessions.errors import SessionError
+    from neurondbg.sessions.replay import read_trace
 
     trace = tmp_path / "t.jsonl"
     trace.write_text('{"step": 0}\n{"step": ' + "9" * 5000 + "}\n")

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from neurondbg.app import NeurondbgApp
-from views.lab import ConvertLab
+from neurondbg.views.lab import ConvertLab
 
 SIZE = (160, 50)  # the default layout's terminal
 

@@ -8,17 +8,17 @@ from neurondbg.app import NeurondbgApp
 from neurondbg.screens.help import HelpScreen
 from neurondbg.screens.lab import LabScreen
 from neurondbg.screens.main import DebuggerScreen
+from neurondbg.views.accum import AccumView
+from neurondbg.views.console_view import ConsoleView
+from neurondbg.views.lab import ConvertLab
+from neurondbg.views.lanes import LanesView, LaneTable
+from neurondbg.views.legality import LegalityView
+from neurondbg.views.memory import MemoryView
+from neurondbg.views.plot import PlotView
+from neurondbg.views.program import ProgramView
+from neurondbg.views.registers import RegistersView
+from neurondbg.views.struct_view import FieldTable, HexDump
 from tests.ui.helpers import SIZE, started
-from views.accum import AccumView
-from views.console_view import ConsoleView
-from views.lab import ConvertLab
-from views.lanes import LanesView, LaneTable
-from views.legality import LegalityView
-from views.memory import MemoryView
-from views.plot import PlotView
-from views.program import ProgramView
-from views.registers import RegistersView
-from views.struct_view import FieldTable, HexDump
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"
@@ -245,7 +245,7 @@ async def test_demo_opens_by_default_and_continue_keeps_the_last_conversion() ->
 
 
 async def test_session_file_opens_at_its_step_with_layout_and_tour_notes() -> None:
-    from sessions.tours import TOURS_DIR
+    from neurondbg.sessions.tours import TOURS_DIR
 
     async with started(TOURS_DIR / "cast_rounding.toml") as (app, pilot):
         await pilot.pause()

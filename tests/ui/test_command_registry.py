@@ -13,16 +13,15 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 
 import neurondbg.screens
-import views
-from neurondbg import console
+from neurondbg import console, views
 from neurondbg.app import NeurondbgApp
 from neurondbg.console import REGISTRY, Action, Reply, execute
 from neurondbg.palette import DynamicCommands, dynamic_entries, static_entries
 from neurondbg.registry import Command, Registry
 from neurondbg.screens.help import GENERIC, help_text, key_name
+from neurondbg.views.program import ProgramView
+from neurondbg.views.session import Session
 from tests.ui.helpers import SIZE, started
-from views.program import ProgramView
-from views.session import Session
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"
@@ -230,9 +229,9 @@ def test_breakpoint_kinds_and_panes_offered_are_the_declared_ones() -> None:
     """Completion and help read machine.breakpoint_kinds.Kind and neurondbg.panes: every
     kind is offered (change:, race, wait, deadlock too), and a kernel's panes on a
     kernel (no Plot there; Engines, Timeline, Semaphores instead)."""
-    from machine.breakpoint_kinds import Kind
+    from neurondbg.machine.breakpoint_kinds import Kind
     from neurondbg.panes import CORE_PANES, PANES
-    from views.core_session import CoreSession
+    from neurondbg.views.core_session import CoreSession
 
     words = [c.removeprefix("break ") for c in REGISTRY.completions("break ")]
     assert words[:len(Kind)] == ["op:", "pc:", "label:", "invalid", "fault", "if:", "watch:",

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from neurondbg.console import COMMANDS, execute
+from neurondbg.views.console_view import ConsoleInput, ConsoleView, complete
+from neurondbg.views.session import Session
 from tests.ui.helpers import started
-from views.console_view import ConsoleInput, ConsoleView, complete
-from views.session import Session
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
 

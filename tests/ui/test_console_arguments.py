@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from neurondbg.console import REGISTRY, Reply, execute
 from neurondbg.registry import Arg, Args, Command, Flag, words
-from views.core_session import CoreSession
-from views.session import Session
+from neurondbg.views.core_session import CoreSession
+from neurondbg.views.session import Session
 
 ROOT = Path(__file__).parents[2]
 PROGRAM = Path(__file__).parent / "data" / "loop.asm"

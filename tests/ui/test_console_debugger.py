@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from machine.history import History
 from neurondbg.console import COMMANDS, HELP, execute
-from sessions.errors import SessionInterrupted
+from neurondbg.machine.history import History
+from neurondbg.sessions.errors import SessionInterrupted
+from neurondbg.views.console_view import complete
+from neurondbg.views.session import Session
 from tests.ui.helpers import started
-from views.console_view import complete
-from views.session import Session
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"  # MOVE @0x0, CAST @0x40, MOVE R5=7 @0x80, COPY (invalid), HALT

@@ -31,7 +31,7 @@ import asyncio, json, sys
 import neurondbg.console  # first: once it imports console_export itself, HELP lists it
 import neurondbg.console_export  # noqa: F401
 from neurondbg.app import NeurondbgApp
-from views.console_view import ConsoleView
+from neurondbg.views.console_view import ConsoleView
 
 delivered = []
 NeurondbgApp.deliver_binary = (

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from neurondbg import console
+from neurondbg.views.session import Session
 from tests.ui.test_legality_fix import NO_FIX, PROGRAM
-from views.session import Session
 
 
 def _session(tmp_path: Path, text: str) -> Session:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from neurondbg import console
 from neurondbg.console import Cancelled, Reply
+from neurondbg.views.console_view import ConsoleView
+from neurondbg.views.program import ProgramView
 from tests.convert.test_console_diagnose import PROGRAM
 from tests.ui.helpers import started
-from views.console_view import ConsoleView
-from views.program import ProgramView
 
 SUMMARY = "32 lanes: all match neuron rint"
 
@@ -34,7 +34,7 @@ def _printed(view: ConsoleView, text: str) -> bool:
 
 
 def test_diagnose_is_declared_slow_and_runs_inline_without_a_worker(tmp_path: Path) -> None:
-    from views.session import Session
+    from neurondbg.views.session import Session
 
     assert console.REGISTRY.get("diagnose").slow
     path = tmp_path / "device.asm"

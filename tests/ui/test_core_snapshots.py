@@ -6,7 +6,7 @@ the pinned environment (`--snapshot-update`), then look at them."""
 from __future__ import annotations
 
 from neurondbg.app import NeurondbgApp
-from sessions.examples import folder
+from neurondbg.sessions.examples import folder
 
 KERNELS = folder() / "kernels"
 COPY = "CAST in_dtype={a} out_dtype={b} nac=128 src=sb[0, {src}] step=[1,0,0,0] " \

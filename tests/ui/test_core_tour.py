@@ -3,8 +3,8 @@ NeuronCore layout, where n is one scheduler step."""
 
 from __future__ import annotations
 
+from neurondbg.views.semaphores import SemaphoresView
 from tests.ui.helpers import started
-from views.semaphores import SemaphoresView
 
 
 async def test_the_semaphores_tour_opens_the_core_layout_and_n_steps_the_core() -> None:

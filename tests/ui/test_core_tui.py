@@ -4,15 +4,15 @@ instructions and the overlap."""
 
 from __future__ import annotations
 
-from sessions.examples import folder
+from neurondbg.sessions.examples import folder
+from neurondbg.views.console_view import ConsoleView
+from neurondbg.views.core_session import CoreSession
+from neurondbg.views.engines import EnginesView
+from neurondbg.views.program import ProgramView
+from neurondbg.views.registers import RegistersView
+from neurondbg.views.semaphores import SemaphoresView
+from neurondbg.views.timeline import TimelineView
 from tests.ui.helpers import started
-from views.console_view import ConsoleView
-from views.core_session import CoreSession
-from views.engines import EnginesView
-from views.program import ProgramView
-from views.registers import RegistersView
-from views.semaphores import SemaphoresView
-from views.timeline import TimelineView
 
 KERNELS = folder() / "kernels"
 PRODUCER = KERNELS / "producer_consumer.asm"

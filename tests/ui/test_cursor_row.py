@@ -12,14 +12,14 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 
+from neurondbg.views.accum import AccumView
+from neurondbg.views.lanes import LaneTable
+from neurondbg.views.legality import LegalityView
+from neurondbg.views.lineview import LineView
+from neurondbg.views.memory import MemoryView
+from neurondbg.views.program import ProgramView
+from neurondbg.views.struct_view import FieldTable
 from tests.ui.helpers import started
-from views.accum import AccumView
-from views.lanes import LaneTable
-from views.legality import LegalityView
-from views.lineview import LineView
-from views.memory import MemoryView
-from views.program import ProgramView
-from views.struct_view import FieldTable
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
 FOCUSED = Color.parse("#4e4e4e").get_truecolor()  # the first release's cursor grey

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 
 from neurondbg import console
+from neurondbg.views.console_view import ConsoleView
+from neurondbg.views.session import Session
 from tests.convert.test_console_diagnose import PROGRAM
 from tests.ui.helpers import started
-from views.console_view import ConsoleView
-from views.session import Session
 
 # the same Cast with nothing loaded in its destination
 UNLOADED = "\n".join(line for line in PROGRAM.splitlines()

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from neurondbg.views.core_session import CoreSession
+from neurondbg.views.session import Session
 from tests.ui.helpers import started
 from tests.ui.test_app import console_text
-from views.core_session import CoreSession
-from views.session import Session
 
 COUNT = 200_000  # the countdown's trips: a lost Esc runs it to its halt (2 steps a trip)
 HALT_STEPS = 2 * COUNT + 2  # MOVE, the trips, the HALT

@@ -14,14 +14,14 @@ from neurondbg.app import NeurondbgApp
 from neurondbg.panes import PANES
 from neurondbg.screens.main import DebuggerScreen
 from neurondbg.screens.quit import QuitScreen
+from neurondbg.views.console_view import ConsoleView
+from neurondbg.views.legality import LegalityView
+from neurondbg.views.pane import Pane
+from neurondbg.views.plot import PlotView, select_lanes
+from neurondbg.views.program import ProgramView
+from neurondbg.views.registers import RegistersView
+from neurondbg.views.session import Session
 from tests.ui.helpers import SIZE, started
-from views.console_view import ConsoleView
-from views.legality import LegalityView
-from views.pane import Pane
-from views.plot import PlotView, select_lanes
-from views.program import ProgramView
-from views.registers import RegistersView
-from views.session import Session
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"
@@ -76,8 +76,8 @@ async def test_a_cast_of_large_values_is_plotted_not_fatal(tmp_path: Path) -> No
 
 async def test_cast_rounding_tour_to_its_end_from_any_pane() -> None:
     from neurondbg.commands.tour import tour_app
-    from views.memory import MemoryView
-    from views.tour_pane import TourPane
+    from neurondbg.views.memory import MemoryView
+    from neurondbg.views.tour_pane import TourPane
 
     app = tour_app("cast-rounding")
     async with app.run_test(size=SIZE) as pilot:
@@ -112,7 +112,7 @@ async def test_cast_rounding_tour_to_its_end_from_any_pane() -> None:
 
 async def test_a_long_tour_note_scrolls() -> None:
     from neurondbg.commands.tour import tour_app
-    from views.tour_pane import TourPane
+    from neurondbg.views.tour_pane import TourPane
 
     app = tour_app("cast-rounding")
     async with app.run_test(size=SIZE) as pilot:
@@ -403,7 +403,7 @@ def test_the_key_help_comes_from_the_bindings(monkeypatch) -> None:
 
     from neurondbg.commands.tour import tour_app
     from neurondbg.screens.help import help_text
-    from views.program import ProgramView as Program
+    from neurondbg.views.program import ProgramView as Program
 
     text = help_text(NeurondbgApp()).plain
     lines = [" ".join(line.split()) for line in text.splitlines()]

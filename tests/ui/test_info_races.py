@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from neurondbg.console import REGISTRY, execute
-from views.console_view import complete
-from views.core_session import CoreSession
-from views.session import Session
+from neurondbg.views.console_view import complete
+from neurondbg.views.core_session import CoreSession
+from neurondbg.views.session import Session
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -9,9 +9,9 @@ import pytest
 from textual.binding import Binding
 
 from neurondbg.console import COMMANDS, REGISTRY, execute
-from sessions.examples import folder
+from neurondbg.sessions.examples import folder
+from neurondbg.views.legality import LegalityView
 from tests.ui.helpers import started
-from views.legality import LegalityView
 
 
 @pytest.mark.parametrize(("typed", "meant"), [
@@ -71,7 +71,7 @@ async def test_a_expands_the_legality_tree_and_e_on_a_kernel_still_moves_the_foc
 
 def test_the_help_lists_every_listing_key_from_its_binding() -> None:
     from neurondbg.screens.help import help_text, key_name
-    from views.lineview import LineView
+    from neurondbg.views.lineview import LineView
 
     text = help_text().plain
     for b in LineView.BINDINGS:

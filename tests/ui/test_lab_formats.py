@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from machine.convert.formats import FORMAT_NAMES, FORMATS
-from views.lab import run_trace
-from views.lab_model import neighbours, value_of
-from views.trace_text import neighbours_text, steps_text, summary_text
+from neurondbg.machine.convert.formats import FORMAT_NAMES, FORMATS
+from neurondbg.views.lab import run_trace
+from neurondbg.views.lab_model import neighbours, value_of
+from neurondbg.views.trace_text import neighbours_text, steps_text, summary_text
 
 
 def probes(name: str) -> list[int]:

@@ -17,15 +17,15 @@ from textual.widgets import Static
 
 from neurondbg.app import NeurondbgApp
 from neurondbg.screens.lab import LabScreen
-from views.lab import ConvertLab, LabSide
-from views.lanes import LaneTable
+from neurondbg.views.lab import ConvertLab, LabSide
+from neurondbg.views.lanes import LaneTable
 
 SIZE = (160, 50)
 
 
 def session(tmp_path: Path, gen: str, fp8_sat: bool) -> Path:
     """A session on the bundled cast_rounding example with this machine configuration."""
-    src = resources.files("sessions.examples") / "cast_rounding.asm"
+    src = resources.files("neurondbg.sessions.examples") / "cast_rounding.asm"
     with resources.as_file(src) as path:
         shutil.copy(path, tmp_path / "cast_rounding.asm")
     toml = tmp_path / "cast.toml"
@@ -121,7 +121,7 @@ async def test_o_on_a_saturating_int8_lane(tmp_path: Path) -> None:
 
 async def test_every_lane_of_a_cast_agrees_with_its_lab_request(tmp_path: Path) -> None:
     """The request `o` sends, opened as the App opens it, reproduces each flagged lane."""
-    from machine.convert import trace
+    from neurondbg.machine.convert import trace
 
     app = NeurondbgApp(session(tmp_path, "sunda", True))
     async with app.run_test(size=SIZE) as pilot:

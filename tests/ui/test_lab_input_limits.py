@@ -6,10 +6,10 @@ from __future__ import annotations
 from textual.app import App
 from textual.widgets import Select, Static
 
-from machine.convert.parse import MAX_CHARS
+from neurondbg.machine.convert.parse import MAX_CHARS
 from neurondbg.screens.lab import LabScreen
+from neurondbg.views.lab import ConvertLab, LabSide
 from tests.ui.helpers import SIZE, choose, lab_started, type_value
-from views.lab import ConvertLab, LabSide
 
 
 def message(app: App) -> str:

@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.widgets import Input, Static
 
-from machine.convert.formats import FORMAT_NAMES, FORMATS, IntFormat
-from machine.convert.options import resolve
+from neurondbg.machine.convert.formats import FORMAT_NAMES, FORMATS, IntFormat
+from neurondbg.machine.convert.options import resolve
 from neurondbg.screens.help import HelpScreen
+from neurondbg.views.lab import LabSide
+from neurondbg.views.lab_model import adjacent_code, side_b_default, value_of
 from tests.ui.helpers import choose, lab_started, type_value
-from views.lab import LabSide
-from views.lab_model import adjacent_code, side_b_default, value_of
 
 SOURCES = [n for n in FORMAT_NAMES if not FORMATS[n].output_only]
 

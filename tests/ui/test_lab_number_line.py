@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from machine.convert import trace
-from views.trace_text import LINE_WIDTH, number_line, steps_text
+from neurondbg.machine.convert import trace
+from neurondbg.views.trace_text import LINE_WIDTH, number_line, steps_text
 
 
 def f32(x: float) -> int:

@@ -6,12 +6,12 @@ import numpy as np
 from textual.app import App
 from textual.widgets import Input, Select, Static
 
-from machine.convert.iss import ISS_PRIMITIVES
 from neurondbg.app import NeurondbgApp
+from neurondbg.machine.convert.iss import ISS_PRIMITIVES
 from neurondbg.screens.lab import LabScreen
+from neurondbg.views.bits_editor import BitEditor
+from neurondbg.views.lab import ISS_PARAMS, ConvertLab, IssSide, LabSide
 from tests.ui.helpers import SIZE, choose, lab_started, type_value
-from views.bits_editor import BitEditor
-from views.lab import ISS_PARAMS, ConvertLab, IssSide, LabSide
 
 
 def side_text(app: NeurondbgApp, side: str) -> str:

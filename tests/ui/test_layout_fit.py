@@ -9,14 +9,14 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from machine.asm import assemble
-from machine.isa import listing
+from neurondbg.machine.asm import assemble
+from neurondbg.machine.isa import listing
 from neurondbg.panes import PANES
+from neurondbg.views.legality import LegalityView, wrap_lines
+from neurondbg.views.program import ProgramView
+from neurondbg.views.registers import RegistersView
+from neurondbg.views.struct_view import FieldTable
 from tests.ui.helpers import started
-from views.legality import LegalityView, wrap_lines
-from views.program import ProgramView
-from views.registers import RegistersView
-from views.struct_view import FieldTable
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from machine.asm.loader import load
 from neurondbg.app import NeurondbgApp
+from neurondbg.machine.asm.loader import load
 from neurondbg.screens.help import help_text
+from neurondbg.views.console_view import ConsoleView
+from neurondbg.views.legality import LegalityView
+from neurondbg.views.program import ProgramView
+from neurondbg.views.session import Session, program_listing
 from tests.ui.helpers import started
-from views.console_view import ConsoleView
-from views.legality import LegalityView
-from views.program import ProgramView
-from views.session import Session, program_listing
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

@@ -4,12 +4,13 @@ the verdicts' ids, so a toggled tree kept drawing the collapsed tree's lines).""
 
 from __future__ import annotations
 
-import views.legality
-from machine.legality.explain import explain
-from machine.legality.wire.samples import example
+import neurondbg.views.legality  # noqa: F401
+from neurondbg import views
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.wire.samples import example
+from neurondbg.views.legality import LegalityView
+from neurondbg.views.snapshot import Snapshot
 from tests.ui.helpers import started
-from views.legality import LegalityView
-from views.snapshot import Snapshot
 
 COPY_MISMATCH = "sessions/examples/copy_type_mismatch.asm"
 

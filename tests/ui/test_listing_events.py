@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from machine.asm.disasm import disassemble_lines, events_tokens
-from machine.dtypes import DEFAULT_GEN
-from machine.isa.codec import decode_bytes
-from machine.isa.enums import WaitMode
-from machine.isa.opcodes import Opcode
-from sessions.examples import DEMO
-from views.core_session import CoreSession
-from views.listing_text import listing_lines_with_events, listing_with_events
-from views.session import Session
+from neurondbg.machine.asm.disasm import disassemble_lines, events_tokens
+from neurondbg.machine.dtypes import DEFAULT_GEN
+from neurondbg.machine.isa.codec import decode_bytes
+from neurondbg.machine.isa.enums import WaitMode
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.sessions.examples import DEMO
+from neurondbg.views.core_session import CoreSession
+from neurondbg.views.listing_text import listing_lines_with_events, listing_with_events
+from neurondbg.views.session import Session
 
 KERNELS = sorted((DEMO.parent / "kernels").glob("*.asm"))
 RAW_EVENT_NAMES = ("wait_mode=", "wait_idx=", "update_mode=", "update_idx=",

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from neurondbg.views.memory import MemoryView
 from tests.machine.test_memfd_moved import MID, OUT, PROGRAM, bf16_bytes, moved
 from tests.ui.helpers import started
-from views.memory import MemoryView
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="memfd is Linux only")
 

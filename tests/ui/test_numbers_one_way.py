@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.widgets import Input
 
-from machine.convert.formats import parse_format
-from machine.convert.trace import trace
+from neurondbg.machine.convert.formats import parse_format
+from neurondbg.machine.convert.trace import trace
+from neurondbg.views.numfmt import number, shorten
+from neurondbg.views.trace_text import steps_text, summary_text
 from tests.ui.helpers import lab_started, type_value
-from views.numfmt import number, shorten
-from views.trace_text import steps_text, summary_text
 
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.]|\.\d)")
 

@@ -9,8 +9,8 @@ import pytest
 from textual.widgets import Input
 
 from neurondbg.app import NeurondbgApp
+from neurondbg.views.pane import Pane
 from tests.ui.helpers import started
-from views.pane import Pane
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 PATHS = [EXAMPLES / "loop.asm", EXAMPLES / "kernels" / "producer_consumer.asm"]

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neurondbg.views.plot import PlotView, decade_ticks, log_points, select_lanes
 from tests.ui.helpers import started
-from views.plot import PlotView, decade_ticks, log_points, select_lanes
 
 WIDE = """\
 .data sb[0, 0] fp32 65504 1.00390625 0.1 2.5 0 -3.25 7 0.75

@@ -5,11 +5,12 @@ kernel's partner listing stayed compact)."""
 
 from __future__ import annotations
 
-import views.program
+import neurondbg.views.program  # noqa: F401
+from neurondbg import views
 from neurondbg.screens.arrange import PartnerProgramView
+from neurondbg.views.program import ProgramView
+from neurondbg.views.snapshot import ProgramLine, Snapshot
 from tests.ui.helpers import started
-from views.program import ProgramView
-from views.snapshot import ProgramLine, Snapshot
 
 LOOP = "sessions/examples/loop.asm"
 KERNEL = "sessions/examples/kernels/double_buffer.asm"

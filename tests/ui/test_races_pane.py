@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from neurondbg.panes import CORE_PANES, PANES
+from neurondbg.views.races import RacesView
 from tests.ui.helpers import started
-from views.races import RacesView
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MISSING_WAIT = EXAMPLES / "kernels" / "missing_wait.asm"

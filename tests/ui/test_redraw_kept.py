@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from machine.legality.explain import explain
-from machine.legality.wire.samples import example
+from neurondbg.machine.legality.explain import explain
+from neurondbg.machine.legality.wire.samples import example
+from neurondbg.views.legality import LegalityView, wrap_lines
+from neurondbg.views.program import ProgramView
+from neurondbg.views.snapshot import ProgramLine, Snapshot
 from tests.ui.helpers import started
-from views.legality import LegalityView, wrap_lines
-from views.program import ProgramView
-from views.snapshot import ProgramLine, Snapshot
 
 LOOP = "sessions/examples/loop.asm"
 COPY_MISMATCH = "sessions/examples/copy_type_mismatch.asm"

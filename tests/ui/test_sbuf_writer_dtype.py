@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from neurondbg.views.memory import MemoryView, touches
+from neurondbg.views.snapshot import WrittenRegion
 from tests.ui.helpers import started
-from views.memory import MemoryView, touches
-from views.snapshot import WrittenRegion
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "sessions" / "examples"
 CASTS = EXAMPLES / "cast_rounding.asm"  # fp32 -> bf16 at 0x400, FP8_EXP4 at 0x800, ...

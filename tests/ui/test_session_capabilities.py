@@ -9,8 +9,8 @@ import pytest
 
 from neurondbg.console import REGISTRY, execute
 from neurondbg.panes import CORE_PANES, PANES
-from views.core_session import CoreSession
-from views.session import Session
+from neurondbg.views.core_session import CoreSession
+from neurondbg.views.session import Session
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 KERNEL = EXAMPLES / "kernels" / "producer_consumer.asm"

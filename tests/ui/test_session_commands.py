@@ -10,8 +10,8 @@ from textual.widgets import Input
 
 from neurondbg import console
 from neurondbg.screens.quit import OpenScreen
+from neurondbg.views.session import Session
 from tests.ui.helpers import started
-from views.session import Session
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"
 
@@ -70,7 +70,7 @@ async def test_palette_prefills_the_console() -> None:
 
 
 async def test_escape_leaves_the_console_and_keys_act_on_the_program() -> None:
-    from views.program import ProgramView
+    from neurondbg.views.program import ProgramView
 
     async with started(STEPS) as (app, pilot):
         await pilot.press("colon", "h", "e", "l", "p", "enter", "escape")
@@ -82,8 +82,8 @@ async def test_escape_leaves_the_console_and_keys_act_on_the_program() -> None:
 
 
 async def test_tour_notes_join_their_source_lines() -> None:
-    from sessions.tours import TOURS_DIR
-    from views.console_view import ConsoleView
+    from neurondbg.sessions.tours import TOURS_DIR
+    from neurondbg.views.console_view import ConsoleView
 
     async with started(TOURS_DIR / "move_gate.toml") as (app, pilot):
         await pilot.pause()
@@ -95,7 +95,7 @@ async def test_tour_notes_join_their_source_lines() -> None:
 
 async def test_lab_iss_opens_the_lab_on_a_primitive() -> None:
     from neurondbg.screens.lab import LabScreen
-    from views.lab import ConvertLab
+    from neurondbg.views.lab import ConvertLab
 
     refused = console.execute("lab iss nope", None).lines[0][0]
     assert refused.startswith("error: lab: expected: lab iss NAME [VALUE]; primitives: float")
@@ -109,7 +109,7 @@ async def test_lab_iss_opens_the_lab_on_a_primitive() -> None:
 
 async def test_lab_with_an_unknown_format_is_a_console_error() -> None:
     from neurondbg.screens.main import DebuggerScreen
-    from views.console_view import ConsoleView
+    from neurondbg.views.console_view import ConsoleView
 
     async with started(STEPS) as (app, pilot):
         app.run_command("lab 1.5 fp32 nope")
@@ -122,7 +122,7 @@ async def test_lab_with_an_unknown_format_is_a_console_error() -> None:
 async def test_lab_with_a_bad_value_is_a_console_error() -> None:
     from neurondbg.screens.lab import LabScreen
     from neurondbg.screens.main import DebuggerScreen
-    from views.console_view import ConsoleView
+    from neurondbg.views.console_view import ConsoleView
 
     async with started(STEPS) as (app, pilot):
         for line in ("lab abc", "lab iss packvr zz"):
@@ -150,7 +150,7 @@ def test_goto_and_break_pc_reject_what_can_never_show_or_hit() -> None:
     session = Session(STEPS)
     assert "sbuf partition 500 does not exist" in console.execute("goto 500 0", session).lines[0][0]
     with pytest.raises(ValueError, match="a multiple of 64"):
-        from machine.breakpoints import parse_spec
+        from neurondbg.machine.breakpoints import parse_spec
 
         parse_spec("pc:0x81")
 

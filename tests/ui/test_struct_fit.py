@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from neurondbg.views.struct_view import DUMP_FROM_HEIGHT, FieldTable, HexDump, StructView
 from tests.ui.helpers import started
-from views.struct_view import DUMP_FROM_HEIGHT, FieldTable, HexDump, StructView
 
 KERNEL = "sessions/examples/kernels/double_buffer.asm"
 LOOP = "sessions/examples/loop.asm"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from neurondbg.views.legality import LegalityView
+from neurondbg.views.registers import RegistersView
+from neurondbg.views.struct_view import FieldTable, HexDump, StructView
 from tests.ui.helpers import started
-from views.legality import LegalityView
-from views.registers import RegistersView
-from views.struct_view import FieldTable, HexDump, StructView
 
 LOOP = "sessions/examples/loop.asm"  # 5 records, HALT at 0x100
 KERNEL = "sessions/examples/kernels/producer_consumer.asm"  # pool: CAST, HALT at 0x40
@@ -88,7 +88,7 @@ async def test_after_a_continue_each_engine_shows_its_own_last_step() -> None:
 
 
 async def test_no_instruction_and_nothing_run_shows_no_bare_offsets() -> None:
-    from views.snapshot import Snapshot
+    from neurondbg.views.snapshot import Snapshot
 
     async with started(LOOP) as (app, pilot):
         app.screen.query_one(StructView).show(Snapshot(instruction=None, pc=0x400,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from machine.convert import trace
-from machine.convert._trace_model import LANE_FLAGS
-from views.trace_text import FLAG_NAMES, FLAG_STYLES, trace_flags
+from neurondbg.machine.convert import trace
+from neurondbg.machine.convert._trace_model import LANE_FLAGS
+from neurondbg.views.trace_text import FLAG_NAMES, FLAG_STYLES, trace_flags
 
 
 def test_every_raised_flag_but_exact_has_a_style() -> None:

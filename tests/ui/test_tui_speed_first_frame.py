@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sessions.examples import folder
+from neurondbg.sessions.examples import folder
 from tests.helpers import modules_after
 
 LOOP = Path(__file__).parent / "data" / "loop.asm"
@@ -19,26 +19,46 @@ def _loaded_after(code: str, modules: tuple[str, ...]) -> list[str]:
 
 
 def test_the_app_module_leaves_the_session_model_and_the_palette_for_later() -> None:
-    assert _loaded_after("import neurondbg.app", (
-        "views.session", "views.core_session", "neurondbg.palette", "machine.debugger")) == []
+    assert (
+        _loaded_after(
+            "import neurondbg.app",
+            (
+                "neurondbg.views.session",
+                "neurondbg.views.core_session",
+                "neurondbg.palette",
+                "neurondbg.machine.debugger",
+            ),
+        )
+        == []
+    )
 
 
 def test_choosing_the_layout_does_not_load_a_session_model() -> None:
     code = f"import neurondbg.app\nassert not neurondbg.app._is_kernel({str(LOOP)!r})"
-    assert _loaded_after(code, ("views.session", "views.core_session")) == []
+    assert _loaded_after(code, ("neurondbg.views.session", "neurondbg.views.core_session")) == []
     code = f"import neurondbg.app\nassert neurondbg.app._is_kernel({str(KERNEL)!r})"
-    assert _loaded_after(code, ("views.session", "views.core_session")) == []
+    assert _loaded_after(code, ("neurondbg.views.session", "neurondbg.views.core_session")) == []
 
 
 def test_the_listing_register_struct_and_core_panes_import_without_numpy() -> None:
-    panes = ("views.snapshot", "views.program", "views.registers", "views.struct_view",
-             "views.legality", "views.timeline", "views.engines", "views.semaphores",
-             "views.pane", "views.lineview", "views.textlines")
+    panes = (
+        "neurondbg.views.snapshot",
+        "neurondbg.views.program",
+        "neurondbg.views.registers",
+        "neurondbg.views.struct_view",
+        "neurondbg.views.legality",
+        "neurondbg.views.timeline",
+        "neurondbg.views.engines",
+        "neurondbg.views.semaphores",
+        "neurondbg.views.pane",
+        "neurondbg.views.lineview",
+        "neurondbg.views.textlines",
+    )
     assert _loaded_after("\n".join(f"import {m}" for m in panes), ("numpy",)) == []
 
 
 def test_the_fp32_register_view_reads_the_bits_as_fp32() -> None:
-    from views.registers import reg_text
+    from neurondbg.views.registers import reg_text
 
     shown = {bits: reg_text(bits, "fp32") for bits in (
         0x3F800000, 0xC0490FDB, 0x7F800000, 0xFF800000, 0x7FC00000, 0x00000001)}

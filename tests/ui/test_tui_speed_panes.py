@@ -9,13 +9,13 @@ from pathlib import Path
 
 from textual.geometry import Region
 
-from sessions.examples import folder
+from neurondbg.sessions.examples import folder
+from neurondbg.views.engines import EnginesView
+from neurondbg.views.pane import Pane
+from neurondbg.views.program import ProgramView
+from neurondbg.views.struct_view import FieldTable
+from neurondbg.views.timeline import TimelineView
 from tests.ui.helpers import started
-from views.engines import EnginesView
-from views.pane import Pane
-from views.program import ProgramView
-from views.struct_view import FieldTable
-from views.timeline import TimelineView
 
 PRODUCER = folder() / "kernels" / "producer_consumer.asm"
 LOOP = Path(__file__).parent / "data" / "loop.asm"
@@ -113,7 +113,7 @@ async def test_a_hidden_tab_is_fed_when_it_is_shown() -> None:
 
 
 async def test_panes_hidden_by_a_maximised_pane_catch_up_when_it_is_restored() -> None:
-    from views.registers import RegistersView
+    from neurondbg.views.registers import RegistersView
 
     async with started(LOOP) as (app, pilot):
         app.screen.query_one(ProgramView).focus()

@@ -13,14 +13,14 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 
+from neurondbg.views.lineview import STRIP_CACHE, LineView
+from neurondbg.views.memory import MemoryView, heat_style
+from neurondbg.views.plot import PlotView
+from neurondbg.views.program import ProgramView
+from neurondbg.views.registers import RegistersView
+from neurondbg.views.session import Session
+from neurondbg.views.snapshot import Snapshot
 from tests.ui.helpers import started
-from views.lineview import STRIP_CACHE, LineView
-from views.memory import MemoryView, heat_style
-from views.plot import PlotView
-from views.program import ProgramView
-from views.registers import RegistersView
-from views.session import Session
-from views.snapshot import Snapshot
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"
@@ -147,6 +147,6 @@ async def test_rendered_lines_are_kept_least_recently_drawn_first() -> None:
 
 
 def test_snapshot_default_gen_is_the_machines_default() -> None:
-    from machine.dtypes import DEFAULT_GEN
+    from neurondbg.machine.dtypes import DEFAULT_GEN
 
     assert Snapshot().gen == DEFAULT_GEN.label

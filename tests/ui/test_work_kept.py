@@ -9,9 +9,9 @@ import pytest
 
 from neurondbg.screens.main import DebuggerScreen
 from neurondbg.screens.quit import OpenScreen, QuitScreen, key_hint
-from sessions.tours import find_tour
+from neurondbg.sessions.tours import find_tour
+from neurondbg.views.session import Session
 from tests.ui.helpers import started
-from views.session import Session
 
 DATA = Path(__file__).parent / "data"
 STEPS = DATA / "steps.asm"

@@ -7,7 +7,7 @@
     DISAGREEMENTS: the instruction <-> intrinsic bridge for the wire level.
 """
 
-from machine.legality.nki.bridge import (
+from neurondbg.machine.legality.nki.bridge import (
     CORRESPONDENCE,
     DISAGREEMENTS,
     Correspondence,
@@ -17,7 +17,7 @@ from machine.legality.nki.bridge import (
     disagreements,
     intrinsic_for_opcode,
 )
-from machine.legality.nki.check import (
+from neurondbg.machine.legality.nki.check import (
     CATALOG,
     INTRINSICS,
     check_call,
@@ -25,7 +25,7 @@ from machine.legality.nki.check import (
     evaluate,
     parse_call,
 )
-from machine.legality.nki.vocab import NkiInputError, ReduceCmd
+from neurondbg.machine.legality.nki.vocab import NkiInputError, ReduceCmd
 
 __all__ = ["CATALOG", "CORRESPONDENCE", "DISAGREEMENTS", "INTRINSICS", "Correspondence",
            "Disagreement", "NkiInputError", "ReduceCmd", "args_from_fields", "check_call",

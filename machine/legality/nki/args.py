@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from machine.legality.nki.vocab import (
+from neurondbg.machine.legality.nki.vocab import (
     DGE_MODES,
     ENGINES,
     OOB_MODES,

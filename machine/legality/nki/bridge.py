@@ -16,14 +16,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from machine.dtypes import Dtype, Gen
-from machine.isa.addr import decode_addr4
-from machine.isa.enums import AccumCmd, AluOp, ImmSrc, ReduceOp
-from machine.isa.opcodes import Opcode
-from machine.isa.structs import pair_hi, pair_lo
-from machine.legality.nki.check import CATALOG, evaluate
-from machine.legality.nki.vocab import FP32, NKI_DTYPES, NkiDtype, ReduceCmd, Scalar, Tile
-from machine.legality.result import Provenance, Verdict
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.isa.addr import decode_addr4
+from neurondbg.machine.isa.enums import AccumCmd, AluOp, ImmSrc, ReduceOp
+from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.isa.structs import pair_hi, pair_lo
+from neurondbg.machine.legality.nki.check import CATALOG, evaluate
+from neurondbg.machine.legality.nki.vocab import FP32, NKI_DTYPES, NkiDtype, ReduceCmd, Scalar, Tile
+from neurondbg.machine.legality.result import Provenance, Verdict
 
 # how surely an opcode and an intrinsic are the same operation (Correspondence)
 Confidence = Literal["HIGH", "MED", "LOW"]

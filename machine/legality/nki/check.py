@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from machine.dtypes import Gen
-from machine.legality.nki import dma, memory, reduce, search, select
-from machine.legality.nki.args import PARSERS
-from machine.legality.nki.common import MISSING, NATIVE_DTYPE, UNEXPECTED, gated_dtypes
-from machine.legality.nki.spec import ClauseSpec, Intrinsic
-from machine.legality.nki.vocab import NkiInputError, _show, parse_call_gen
-from machine.legality.result import ClauseResult, Verdict
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.nki import dma, memory, reduce, search, select
+from neurondbg.machine.legality.nki.args import PARSERS
+from neurondbg.machine.legality.nki.common import MISSING, NATIVE_DTYPE, UNEXPECTED, gated_dtypes
+from neurondbg.machine.legality.nki.spec import ClauseSpec, Intrinsic
+from neurondbg.machine.legality.nki.vocab import NkiInputError, _show, parse_call_gen
+from neurondbg.machine.legality.result import ClauseResult, Verdict
 
 CATALOG: dict[str, Intrinsic] = {
     i.name: i

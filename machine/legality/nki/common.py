@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard, cast
 
-from machine.dtypes import Gen
-from machine.legality.messages import message, quoting
-from machine.legality.nki.spec import Check, ClauseSpec, Intrinsic, Param
-from machine.legality.nki.vocab import (
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.messages import message, quoting
+from neurondbg.machine.legality.nki.spec import Check, ClauseSpec, Intrinsic, Param
+from neurondbg.machine.legality.nki.vocab import (
     NATIVE_FROM,
     NkiDtype,
     ReduceCmd,
@@ -25,7 +25,7 @@ from machine.legality.nki.vocab import (
     show_cmds,
     show_set,
 )
-from machine.legality.result import Provenance
+from neurondbg.machine.legality.result import Provenance
 
 UNEXPECTED = "_unexpected"  # reserved args key: the keyword names the signature lacks
 MISSING = "_missing"  # reserved args key: the required parameters the call did not pass

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from machine.dtypes import Gen
-from machine.legality.messages import message, quoting
-from machine.legality.nki.common import clause, intrinsic, ref004
-from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
-from machine.legality.nki.vocab import gen_label
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.messages import message, quoting
+from neurondbg.machine.legality.nki.common import clause, intrinsic, ref004
+from neurondbg.machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
+from neurondbg.machine.legality.nki.vocab import gen_label
 
 # dma_transpose permutation per src rank (CONFIRMED docstring).
 TRANSPOSE_AXES: dict[int, tuple[int, ...]] = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}

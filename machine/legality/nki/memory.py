@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from machine.dtypes import Gen
-from machine.legality.messages import message, quoting
-from machine.legality.nki.common import (
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.messages import message, quoting
+from neurondbg.machine.legality.nki.common import (
     clause,
     dtype_in,
     given,
@@ -22,9 +22,9 @@ from machine.legality.nki.common import (
     ref004,
     signature,
 )
-from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
-from machine.legality.nki.vocab import FP32, Scalar, Tile, dtype_set, gen_label
-from machine.legality.result import Provenance
+from neurondbg.machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
+from neurondbg.machine.legality.nki.vocab import FP32, Scalar, Tile, dtype_set, gen_label
+from neurondbg.machine.legality.result import Provenance
 
 MEMSET_ENGINES: tuple[str, ...] = ("vector", "gpsimd", "unknown")
 SEQUENCE_BOUNDS_DTYPES = dtype_set("float32", "int32")

@@ -10,17 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from machine.dtypes import Gen
-from machine.legality.messages import message, quoting
-from machine.legality.nki.common import (
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.messages import message, quoting
+from neurondbg.machine.legality.nki.common import (
     clause,
     given,
     intrinsic,
     out_dtype,
     ref004,
 )
-from machine.legality.nki.spec import Intrinsic, Param
-from machine.legality.nki.vocab import Tile, dtype_set
+from neurondbg.machine.legality.nki.spec import Intrinsic, Param
+from neurondbg.machine.legality.nki.vocab import Tile, dtype_set
 
 MAX_REDUCE_AXES = 4
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from machine.dtypes import Gen
-from machine.legality.nki.common import clause, given, intrinsic, ref004, same_partitions
-from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
-from machine.legality.nki.vocab import Tile, dtype_set, show_set
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.nki.common import clause, given, intrinsic, ref004, same_partitions
+from neurondbg.machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
+from neurondbg.machine.legality.nki.vocab import Tile, dtype_set, show_set
 
 SEARCH_WIDTH = 8  # fixed silicon width
 MAX_ELEMS = 16384

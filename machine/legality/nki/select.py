@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from machine.dtypes import Gen
-from machine.legality.messages import message, quoting
-from machine.legality.nki.common import (
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.messages import message, quoting
+from neurondbg.machine.legality.nki.common import (
     clause,
     dtype_in,
     given,
@@ -28,8 +28,8 @@ from machine.legality.nki.common import (
     ref004,
     same_partitions,
 )
-from machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
-from machine.legality.nki.vocab import (
+from neurondbg.machine.legality.nki.spec import ClauseSpec, Intrinsic, Param
+from neurondbg.machine.legality.nki.vocab import (
     FP32,
     FP32_MIN,
     FP32_MIN_BITS,
@@ -41,7 +41,7 @@ from machine.legality.nki.vocab import (
     fp32_bits,
     gen_label,
 )
-from machine.legality.result import Provenance
+from neurondbg.machine.legality.result import Provenance
 
 # quoted for select_reduce's scalar on_false and affine_select's on_false_value (ref 004)
 ON_FALSE_FP32 = message("on_false must be float32 when provided as a scalar[, got …]",

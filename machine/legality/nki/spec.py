@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from machine.dtypes import Gen
-from machine.legality.messages import MessagePattern
-from machine.legality.result import Provenance
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.messages import MessagePattern
+from neurondbg.machine.legality.result import Provenance
 
 # A check returns (passed, message); the message states the values either way.
 Check = Callable[[Mapping[str, Any], Gen], tuple[bool, str]]

@@ -16,7 +16,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from machine.dtypes import DEFAULT_GEN, GEN_NAMES, PRODUCT_GENS, Gen, parse_gen_name
+from neurondbg.machine.dtypes import DEFAULT_GEN, GEN_NAMES, PRODUCT_GENS, Gen, parse_gen_name
 
 
 class NkiInputError(ValueError):

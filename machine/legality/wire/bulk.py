@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from machine.isa import RECORD_BYTES
-from machine.legality.wire import _dedup
+from neurondbg.machine.isa import RECORD_BYTES
+from neurondbg.machine.legality.wire import _dedup
 
 # a clause x record pass matrix (bool): rows are clauses, columns records
 PassMatrix = np.ndarray[tuple[int, int], np.dtype[np.bool_]]
 
 if TYPE_CHECKING:
-    from machine.dtypes import Gen
-    from machine.legality.wire.clause import Clause, Ctx, Predicate
+    from neurondbg.machine.dtypes import Gen
+    from neurondbg.machine.legality.wire.clause import Clause, Ctx, Predicate
 
 # The predicate tables (machine.legality.wire.registry, the clause modules and the ISA
 # enums they name) are imported by the functions that judge records, on first use: a
@@ -266,8 +266,8 @@ def as_raw(data: object) -> np.ndarray:
 
 def evaluate(pred: Predicate, rec: np.ndarray, ctx: Ctx) -> tuple[tuple[Clause, ...], PassMatrix]:
     """(clauses, pass matrix) of one predicate over a record array of its struct."""
-    from machine.legality.wire.clause import Rows
-    from machine.legality.wire.registry import engine_clause
+    from neurondbg.machine.legality.wire.clause import Rows
+    from neurondbg.machine.legality.wire.registry import engine_clause
 
     clauses = pred.clauses_for(ctx.gen)
     if ctx.engine is not None:
@@ -282,8 +282,8 @@ def evaluate(pred: Predicate, rec: np.ndarray, ctx: Ctx) -> tuple[tuple[Clause, 
 def load_tables() -> None:
     """Import the predicate tables now (the judging functions import them on first use),
     for a caller that imports them its own way (`validate`: neurondbg.cli.frozen_imports)."""
-    import machine.isa.structs
-    import machine.legality.wire.registry  # noqa: F401
+    import neurondbg.machine.isa.structs
+    import neurondbg.machine.legality.wire.registry  # noqa: F401
 
 
 CHUNK = 1 << 20  # records per deduplication pass: bounds its temporaries
@@ -304,7 +304,7 @@ def validate_raw(raw: np.ndarray, gen: Gen, engine: str | None = None,
     program it stands for (a distinct record counts each of its copies), so the calls
     add up to N; an exception it raises (an interrupt) stops the validation there.
     """
-    from machine.legality.wire.clause import Ctx
+    from neurondbg.machine.legality.wire.clause import Ctx
 
     ctx = Ctx(gen, engine)
     n = raw.shape[0]
@@ -326,8 +326,8 @@ def _judge(words: np.ndarray, found: tuple[np.ndarray, np.ndarray] | None, ctx: 
            result: BulkResult, buffer: np.ndarray, progress: Judged | None = None) -> None:
     """Judge records (the distinct ones when `found` = (keep, inverse)) grouped by predicate,
     one contiguous block per group, and record where each instruction's column is."""
-    from machine.isa.structs import STRUCTS
-    from machine.legality.wire.registry import ALL_PREDICATES, PREDICATE_INDEX
+    from neurondbg.machine.isa.structs import STRUCTS
+    from neurondbg.machine.legality.wire.registry import ALL_PREDICATES, PREDICATE_INDEX
 
     base = result.groups[-1].start + result.groups[-1].size if result.groups else 0
     weights: np.ndarray | None = None

@@ -17,9 +17,9 @@ from typing import Any, NamedTuple, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
-from machine.dtypes import Gen
-from machine.legality.messages import MessagePattern
-from machine.legality.provenance import Provenance
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.legality.messages import MessagePattern
+from neurondbg.machine.legality.provenance import Provenance
 
 # field name -> python int, or tuple of ints for array fields (one record's values)
 Values = Mapping[str, Any]

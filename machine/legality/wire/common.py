@@ -13,15 +13,23 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import Dtype, Gen, dtypes_of
-from machine.isa import opcodes as isa_opcodes
-from machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
-from machine.isa.opcodes import Opcode as Op
-from machine.legality.provenance import Provenance
-from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Rows, Values, as_mask, composite, lookup
-from machine.legality.wire.operands import DtypeRef
-from machine.legality.wire.tensors import (  # re-exported: predicates list them as c.*
+from neurondbg.machine.dtypes import Dtype, Gen, dtypes_of
+from neurondbg.machine.isa import opcodes as isa_opcodes
+from neurondbg.machine.isa.enums import AluOp, UpdateMode, WaitMode, alu_ops_of, enum_name
+from neurondbg.machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.legality.provenance import Provenance
+from neurondbg.machine.legality.wire import gates
+from neurondbg.machine.legality.wire.clause import (
+    Clause,
+    Ctx,
+    Rows,
+    Values,
+    as_mask,
+    composite,
+    lookup,
+)
+from neurondbg.machine.legality.wire.operands import DtypeRef
+from neurondbg.machine.legality.wire.tensors import (  # re-exported: predicates list them as c.*
     P_TENSOR,
     PARTITIONS,
     operand_valid,

@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from machine.isa.enums import BrCmpOp, BrTargetMode, DataSrc, TensorShapeMoveType
-from machine.isa.opcodes import Opcode as Op
-from machine.legality.messages import message, quoting
-from machine.legality.provenance import Provenance
-from machine.legality.wire import common as c
-from machine.legality.wire import gates
-from machine.legality.wire.clause import (
+from neurondbg.machine.isa.enums import BrCmpOp, BrTargetMode, DataSrc, TensorShapeMoveType
+from neurondbg.machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.legality.messages import message, quoting
+from neurondbg.machine.legality.provenance import Provenance
+from neurondbg.machine.legality.wire import common as c
+from neurondbg.machine.legality.wire import gates
+from neurondbg.machine.legality.wire.clause import (
     Clause,
     Ctx,
     Predicate,
@@ -25,7 +25,7 @@ from machine.legality.wire.clause import (
     composite,
     lookup,
 )
-from machine.legality.wire.operands import DtypeRef
+from neurondbg.machine.legality.wire.operands import DtypeRef
 
 P_MV = Provenance("001", "§3.3")
 P_REG = Provenance("isa-facts", "§4.2; DESIGN Gaps decided here", "MED")

@@ -10,14 +10,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from machine.dtypes import Dtype, Gen
-from machine.isa.enums import AccumCmd, AluOp, ImmSrc, ReduceOp, RevOps
-from machine.isa.opcodes import Opcode as Op
-from machine.legality.messages import quoting
-from machine.legality.provenance import Provenance
-from machine.legality.wire import common as c
-from machine.legality.wire import gates
-from machine.legality.wire.clause import (
+from neurondbg.machine.dtypes import Dtype, Gen
+from neurondbg.machine.isa.enums import AccumCmd, AluOp, ImmSrc, ReduceOp, RevOps
+from neurondbg.machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.legality.messages import quoting
+from neurondbg.machine.legality.provenance import Provenance
+from neurondbg.machine.legality.wire import common as c
+from neurondbg.machine.legality.wire import gates
+from neurondbg.machine.legality.wire.clause import (
     Clause,
     Ctx,
     Predicate,
@@ -27,7 +27,7 @@ from machine.legality.wire.clause import (
     composite,
     lookup,
 )
-from machine.legality.wire.operands import (
+from neurondbg.machine.legality.wire.operands import (
     SBUF,
     DtypeRef,
     Tensor,

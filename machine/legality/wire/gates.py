@@ -14,7 +14,7 @@ from functools import cache
 
 import numpy as np
 
-from machine.dtypes import DTYPE_INFO, Dtype, Gen, dtype_bytes, dtype_name, dtypes_of
+from neurondbg.machine.dtypes import DTYPE_INFO, Dtype, Gen, dtype_bytes, dtype_name, dtypes_of
 
 # isa-facts §8.1: is_valid_dtype rejects INVALID, FP32R (unless allowed), the
 # 64-bit types, the 4-bit types and the scale types.

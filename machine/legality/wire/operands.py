@@ -16,9 +16,9 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from machine.dtypes import Gen
-from machine.isa import addr as isa_addr
-from machine.legality.wire.clause import Mask, Rows, Values, as_mask
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa import addr as isa_addr
+from neurondbg.machine.legality.wire.clause import Mask, Rows, Values, as_mask
 
 U32 = npt.NDArray[np.uint32]
 I32 = npt.NDArray[np.int32]

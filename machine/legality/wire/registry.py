@@ -11,12 +11,12 @@ from functools import cache
 
 import numpy as np
 
-from machine.isa.opcodes import OPCODES, QUEUE_ENGINES
-from machine.isa.opcodes import Opcode as Op
-from machine.legality.provenance import Provenance
-from machine.legality.wire import common as c
-from machine.legality.wire import ctrl, dve, s4d4_tr
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Values, lookup
+from neurondbg.machine.isa.opcodes import OPCODES, QUEUE_ENGINES
+from neurondbg.machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.legality.provenance import Provenance
+from neurondbg.machine.legality.wire import common as c
+from neurondbg.machine.legality.wire import ctrl, dve, s4d4_tr
+from neurondbg.machine.legality.wire.clause import Clause, Ctx, Predicate, Values, lookup
 
 PREDICATES: tuple[Predicate, ...] = (*s4d4_tr.PREDICATES, *ctrl.PREDICATES, *dve.PREDICATES)
 

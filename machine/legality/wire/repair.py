@@ -29,8 +29,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from machine.isa.spec import Field, Struct
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values
+from neurondbg.machine.isa.spec import Field, Struct
+from neurondbg.machine.legality.wire.clause import Clause, Ctx, Predicate, Rows, Values
 
 Edit = dict[str, Any]
 Path = tuple[str, ...]
@@ -88,7 +88,7 @@ def _dtype_distance() -> np.ndarray:
     """int[256, 256]: how far a dtype code is from another in meaning: another kind
     (float, int, scale) first, then another width, then another signedness, then bits
     (FP4 -> FP8 before FP4 -> INT8)."""
-    from machine.dtypes import DTYPE_INFO
+    from neurondbg.machine.dtypes import DTYPE_INFO
 
     d = np.array([[_POPCOUNT[a ^ b] for b in range(256)] for a in range(256)], dtype=np.int64)
     for a, ia in DTYPE_INFO.items():
@@ -434,8 +434,8 @@ def _judge(records: np.ndarray, pred: Predicate, ctx: Ctx, forced: bool,
            skip: tuple[str, ...] = ()) -> np.ndarray:
     """Per record: the whole predicate (the edited opcode's, unless forced) passes, but
     the top-level clauses named in `skip`."""
-    from machine.legality.wire.bulk import evaluate
-    from machine.legality.wire.registry import predicate_for
+    from neurondbg.machine.legality.wire.bulk import evaluate
+    from neurondbg.machine.legality.wire.registry import predicate_for
 
     ok = np.zeros(len(records), dtype=bool)
     ops = records["header.opcode"]
@@ -535,8 +535,8 @@ def _second_round(pred: Predicate, struct: Struct, rec: np.ndarray, values: Valu
     """When no combination passes: the edits that make every failing clause pass but
     uncover a clause that passed before (a garbage address in shape-register mode hid a
     wrong count), each followed by a search for what now fails; the smallest total."""
-    from machine.isa.codec import record_fields
-    from machine.legality.explain import failing_leaves
+    from neurondbg.machine.isa.codec import record_fields
+    from neurondbg.machine.legality.explain import failing_leaves
 
     if not combos:
         return None
@@ -879,8 +879,8 @@ def _search_pass(pred: Predicate, rec: np.ndarray, values: Sequence[Values], ctx
 def describe(edit: Mapping[str, Any], struct: Struct | None = None) -> str:
     """`set out_dtype = FP32 (0xA), reduce_cmd = ZERO_ACCUMULATE (3), dst.start_addr =
     0x00000400`: enum fields by name (when `struct` is given), addresses in hex."""
-    from machine.isa.opcodes import mnemonic
-    from machine.legality.wire.gates import dtype_label
+    from neurondbg.machine.isa.opcodes import mnemonic
+    from neurondbg.machine.legality.wire.gates import dtype_label
 
     parts = []
     for name, value in edit.items():

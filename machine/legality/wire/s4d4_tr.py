@@ -4,15 +4,15 @@ other S4D4_TR opcodes as far as the references document them (ref 000 §7, §12)
 
 from __future__ import annotations
 
-from machine.dtypes import Gen
-from machine.isa.enums import AluOp, TensorSubdim
-from machine.isa.opcodes import Opcode as Op
-from machine.legality.provenance import Provenance
-from machine.legality.wire import common as c
-from machine.legality.wire import gates
-from machine.legality.wire.clause import Clause, Ctx, Predicate, Values
-from machine.legality.wire.gates import dtype_label
-from machine.legality.wire.operands import DtypeRef, Tensor
+from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.isa.enums import AluOp, TensorSubdim
+from neurondbg.machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.legality.provenance import Provenance
+from neurondbg.machine.legality.wire import common as c
+from neurondbg.machine.legality.wire import gates
+from neurondbg.machine.legality.wire.clause import Clause, Ctx, Predicate, Values
+from neurondbg.machine.legality.wire.gates import dtype_label
+from neurondbg.machine.legality.wire.operands import DtypeRef, Tensor
 
 P = Provenance("000", "§3.3")
 P_FAMILY = Provenance("000", "§7, §12", "MED")
@@ -63,7 +63,7 @@ def _both_dtypes(v: Values, ctx: Ctx) -> list[dict[str, int]]:
     """One dtype for both operands, valid as Copy's input (so also as its output), the
     nearest in meaning to out_dtype: where in_dtype is no valid input (FP32R, INVALID),
     a Copy stays a Copy by changing both, rather than becoming a Cast."""
-    from machine.legality.wire.repair import nearest_dtypes
+    from neurondbg.machine.legality.wire.repair import nearest_dtypes
 
     ok = gates.dtype_gate(ctx.gen, allow_fp32r=False, plain=True)
     out = [d for d in nearest_dtypes(int(v["out_dtype"])) if ok[d]]

@@ -7,12 +7,12 @@ records from it by changing one field.
 
 from __future__ import annotations
 
-from machine.dtypes import Dtype
-from machine.isa.codec import encode
-from machine.isa.enums import AccumCmd, AluOp, BrCmpOp, BrTargetMode, ReduceOp
-from machine.isa.opcodes import Opcode as Op
-from machine.isa.structs import STRUCTS
-from machine.legality.wire.registry import BY_NAME
+from neurondbg.machine.dtypes import Dtype
+from neurondbg.machine.isa.codec import encode
+from neurondbg.machine.isa.enums import AccumCmd, AluOp, BrCmpOp, BrTargetMode, ReduceOp
+from neurondbg.machine.isa.opcodes import Opcode as Op
+from neurondbg.machine.isa.structs import STRUCTS
+from neurondbg.machine.legality.wire.registry import BY_NAME
 
 FieldValues = dict[str, int | tuple[int, ...]]
 

@@ -27,12 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from machine.dtypes import Dtype, Gen, dtype_name
-from machine.isa import addr as isa_addr
-from machine.legality.messages import quoting
-from machine.legality.provenance import Provenance
-from machine.legality.wire import gates
-from machine.legality.wire.clause import (
+from neurondbg.machine.dtypes import Dtype, Gen, dtype_name
+from neurondbg.machine.isa import addr as isa_addr
+from neurondbg.machine.legality.messages import quoting
+from neurondbg.machine.legality.provenance import Provenance
+from neurondbg.machine.legality.wire import gates
+from neurondbg.machine.legality.wire.clause import (
     Clause,
     Ctx,
     Message,
@@ -42,7 +42,7 @@ from machine.legality.wire.clause import (
     composite,
     lookup,
 )
-from machine.legality.wire.operands import (
+from neurondbg.machine.legality.wire.operands import (
     OFF_CHIP,
     PSUM,
     PSUM_WINDOW,
