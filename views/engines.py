@@ -17,12 +17,14 @@ from neurondbg.views.textlines import TextLines
 STATUS_STYLE = {"running": "green", "waiting": "yellow", "halted": "dim", "faulted": "bold red"}
 
 
-def engine_line(row: EngineRow, width: int = 60) -> Text:
-    """One engine's line; the instruction is cut to `width` characters."""
+def engine_line(row: EngineRow, width: int = 60, name_width: int = 5) -> Text:
+    """One engine's line; the name padded to `name_width` (the longest queue name, so a
+    NEFF's DMA queues such as qSPSpillReload0 keep the columns), the instruction cut to
+    `width` characters."""
     mark = ("▶ ", "bold reverse") if row.focused else ("  ", "")
     status = f"waiting on {row.waiting}" if row.status == "waiting" else row.status
     inst = row.instruction if len(row.instruction) <= width else row.instruction[:width - 1] + "…"
-    return Text.assemble(mark, (f"{row.engine:<5}", "bold" if row.focused else ""),
+    return Text.assemble(mark, (f"{row.engine:<{name_width}}", "bold" if row.focused else ""),
                          f" pc {row.pc:#06x}  ", (f"{inst:<{width}}", ""), "  ",
                          (f"{status:<24}", STATUS_STYLE.get(row.status, "")),
                          (f" {row.steps:>7,} step{'s' if row.steps != 1 else ' '}", "dim"))
@@ -45,13 +47,15 @@ class EnginesView(TextLines, can_focus=True):
         self.show(self._rows)
 
     def show(self, rows: Sequence[EngineRow]) -> None:
-        width = max(12, min(60, self.size.width - 62)) if self.size.width else 30
+        names = max((len(r.engine) for r in rows), default=5)
+        name_width = max(5, names)
+        width = max(12, min(60, self.size.width - 57 - name_width)) if self.size.width else 30
         key = (tuple(rows), width)
         if key == self._key:
             return  # nothing changed: no repaint (a step usually moves one engine)
         relayout = len(rows) != len(self._rows) or self._key is None
         self._rows, self._key = rows, key
-        text = Text("\n").join(engine_line(r, width) for r in rows) if rows else \
+        text = Text("\n").join(engine_line(r, width, name_width) for r in rows) if rows else \
             Text("no kernel loaded", style="dim")
         text.no_wrap = True
         self._text = text
