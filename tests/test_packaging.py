@@ -1,5 +1,5 @@
-"""The distribution installs one top-level package, neurondbg (issue 28): machine/,
-sessions/ and views/ are its subpackages (links in neurondbg/), and no source names them
+"""The distribution installs one top-level package, neurondbg: machine/, sessions/,
+debug/ and views/ are its subpackages (links in neurondbg/), and no source names them
 as top-level packages (run from the repository's root, the checkout is on sys.path,
 where `import machine` would still work and hide a missed rewrite)."""
 
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("machine", "sessions", "views")
+LAYERS = ("machine", "sessions", "debug", "views")
 
 
 def top_level_imports(source: str) -> list[str]:
-    """The modules of machine/sessions/views a source imports as top-level packages."""
+    """The modules of the layers a source imports as top-level packages."""
     out = []
     for node in ast.walk(ast.parse(source)):
         names = ([a.name for a in node.names] if isinstance(node, ast.Import)

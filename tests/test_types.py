@@ -28,7 +28,8 @@ _ERROR = re.compile(r"^(?P<path>[\w./-]+\.py):\d+(?::\d+)?: error: ", re.M)
 
 def part(path: str) -> str:
     """The part a source file's errors count towards."""
-    if path.startswith(("neurondbg/machine/", "neurondbg/sessions/", "neurondbg/views/")):
+    if path.startswith(("neurondbg/machine/", "neurondbg/sessions/", "neurondbg/debug/",
+                           "neurondbg/views/")):
         path = path.removeprefix("neurondbg/")  # mypy reads them through the links
     top, *rest = path.split("/")
     return f"{top}/{rest[0]}" if top == "machine" and rest else top
@@ -70,7 +71,7 @@ def test_error_lines_are_counted_and_notes_are_not() -> None:
 
 def test_the_baseline_names_only_parts_of_the_tree() -> None:
     parts = {part(p.relative_to(ROOT).as_posix())
-             for top in ("machine", "sessions", "views", "neurondbg")
+             for top in ("machine", "sessions", "debug", "views", "neurondbg")
              for p in (ROOT / top).rglob("*.py")}
     assert set(read_baseline(BASELINE.read_text(encoding="utf-8"))) <= parts
 
