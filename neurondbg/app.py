@@ -3,7 +3,8 @@
 `NeurondbgApp(program, gen=..., engine=...)` opens a program (the bundled demo
 when none is given) in the debugger layout; `NeurondbgApp(lab_only=True)`
 opens just the Convert Lab. Widgets send messages up; the App drives the
-model (views.session.Session) and pushes one Snapshot down after every stop.
+model (debug.session.Session: a program or a kernel on a Core) and pushes one Snapshot
+down after every stop.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from textual.widgets import Input
 
 from neurondbg import console
 from neurondbg.console import REGISTRY, Action
+from neurondbg.debug.snapshot import Snapshot
 from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.machine.words import counted
 from neurondbg.panes import PANES, Layout
@@ -36,14 +38,13 @@ from neurondbg.screens.main import DebuggerScreen
 from neurondbg.views.console_view import ConsoleView
 from neurondbg.views.pane import Pane
 from neurondbg.views.program import ProgramView
-from neurondbg.views.snapshot import Snapshot
 
 if TYPE_CHECKING:  # the model, the palette and the numpy views load after the first frame
+    from neurondbg.debug.session import Session
     from neurondbg.palette import Entry
     from neurondbg.views.lanes import LaneTable
     from neurondbg.views.memory import MemoryView
     from neurondbg.views.races import RacesView
-    from neurondbg.views.session import Session
     from neurondbg.views.timeline import TimelineView
 
 CSS_FILE = Path(str(resources.files("neurondbg.views").joinpath("neurondbg.tcss")))  # package data
@@ -73,15 +74,9 @@ def _is_kernel(path: str | Path) -> bool:
     return opens_as_kernel(path)
 
 
-def _core_session(path: str | Path | None, gen: Any, engine: str, **options: Any) -> Any:
-    from neurondbg.views.core_session import CoreSession  # imported on demand: a program's start
-
-    assert path is not None
-    return CoreSession(path, gen, engine, **options)
-
-
-def _program_session(path: str | Path | None, gen: Any, engine: str, **options: Any) -> Any:
-    from neurondbg.views.session import Session  # imported by the load worker, not before the frame
+def _open_session(path: str | Path | None, gen: Any, engine: str,
+                  **options: Any) -> Session:
+    from neurondbg.debug.session import Session  # imported by the load worker, not before the frame
 
     return Session(path, gen, engine, **options)
 
@@ -93,7 +88,7 @@ def _palette_commands() -> type[Provider]:
     return DynamicCommands
 
 
-class NeurondbgApp(App):
+class NeurondbgApp(App[None]):
     """neurondbg's terminal UI."""
 
     TITLE = "neurondbg"
@@ -152,7 +147,7 @@ class NeurondbgApp(App):
         self.core_mode = program is not None and _is_kernel(program)
         self._race_shown: object = None  # the race stop whose overlap the SBUF pane shows
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[None]:
         if self.lab_only:
             from neurondbg.screens.lab import LabScreen  # imported on demand: a faster start
 
@@ -208,10 +203,9 @@ class NeurondbgApp(App):
                 raise ValueError(f"{path}: {'not ' if self.core_mode else ''}a kernel: this "
                                  f"window shows {'a kernel' if self.core_mode else 'one program'}"
                                  f"; open it with `neurondbg tui {path}`")
-            maker = _core_session if self.core_mode else _program_session
             extra = {"subgraph": self.subgraph} if self.core_mode and self.subgraph else {}
-            session = maker(path, self.gen, self.engine, progress=throttled(progress),
-                            interrupt=interrupt, **extra)
+            session = _open_session(path, self.gen, self.engine,
+                                    progress=throttled(progress), interrupt=interrupt, **extra)
             error = None
         except (ValueError, OSError) as exc:  # shown in the console, not a traceback
             session, error = None, str(exc)
@@ -468,12 +462,12 @@ class NeurondbgApp(App):
     def action_step_core(self) -> None:
         """S: one scheduler step of the core (a kernel only)."""
         if (s := self._guard()) is not None and self.core_mode:
-            self._do(s.step_core)  # type: ignore[attr-defined]
+            self._do(s.step_core)
 
     def action_focus_engine(self, by: int = 1) -> None:
         """e / E: focus the next / previous engine; the panes follow it."""
         if (s := self._guard()) is not None and self.core_mode:
-            self._do(lambda: s.cycle_focus(by))  # type: ignore[attr-defined]
+            self._do(lambda: s.cycle_focus(by))
 
     def action_reverse(self) -> None:
         if (s := self._guard()) is not None:
@@ -706,12 +700,12 @@ class NeurondbgApp(App):
     # ones are built after the first frame; the timeline is the kernel layout's only).
     def on_timeline_view_travel(self, event: TimelineView.Travel) -> None:
         if (s := self._guard()) is not None and self.core_mode:
-            self._do(lambda: s.travel(event.step))  # type: ignore[attr-defined]
+            self._do(lambda: s.travel(event.step))
 
     def on_races_view_jump(self, event: RacesView.Jump) -> None:
         """Enter on a race: travel to the step that found it (as gdb's `frame N`)."""
         if (s := self._guard()) is not None and self.core_mode:
-            self._do(lambda: s.travel(event.step))  # type: ignore[attr-defined]
+            self._do(lambda: s.travel(event.step))
 
     def on_memory_view_goto_prompt(self, event: MemoryView.GotoPrompt) -> None:
         box = self.query_one("#console-input", Input)
@@ -838,7 +832,7 @@ class NeurondbgApp(App):
         return screen is not None and await self.run_action(entry.action,
                                                             screen.query_one(entry.target))
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         from neurondbg.palette import system_commands
 
         yield from system_commands(self, super().get_system_commands(screen))

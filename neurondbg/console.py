@@ -35,9 +35,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar, cast
 
 from neurondbg.console_reply import Action, Cancelled, Reply, error
+from neurondbg.debug.controller import DebugSession
 from neurondbg.machine.breakpoint_kinds import examples, spec_words
 from neurondbg.panes import CORE_PANES, PANES
 from neurondbg.registry import Arg, Args, Palette, Registry, Session, shell_words, text
@@ -54,7 +55,7 @@ T = TypeVar("T")
 
 def execute(line: str, session: Session, *, defer_long: bool = False,
             defer_slow: bool = False) -> Reply:
-    """Run one console line against a views.session.Session. Never raises.
+    """Run one console line against a debug session (None: nothing loaded). Never raises.
 
     With `defer_long`, a command's long form (step N, reverse N with N > 1) is not run
     here but handed back as an action for the App's worker. With `defer_slow`, a slow
@@ -77,7 +78,11 @@ def execute(line: str, session: Session, *, defer_long: bool = False,
         deferred = _contained(cmd.name, lambda: cmd.long(args) if cmd.long else None)
         if deferred is not None:
             return deferred
-    reply = _contained(cmd.name, lambda: cmd.handler(session, args))
+    if session is None and cmd.needs_program:
+        return error(f"{cmd.name}: no program is loaded")
+    # a command that needs no program takes None too (its handler says so: `Session`)
+    loaded = cast(DebugSession, session)
+    reply = _contained(cmd.name, lambda: cmd.handler(loaded, args))
     if reply is None or reply.work is None:
         return reply or Reply()
     work = reply.work
@@ -312,9 +317,9 @@ def _many(action: Action, count: Arg[T]) -> Callable[[Args], Reply | None]:
     return deferred
 
 
-def _core(session: Session, what: str) -> Any:
+def _core(session: DebugSession, what: str) -> DebugSession:
     """The session when it runs a kernel (its engines share a schedule)."""
-    if session is None or not session.has_schedule:
+    if not session.has_schedule:
         raise ValueError(f"{what} needs a kernel (several engine queues); this is one "
                          "program")
     return session
@@ -329,16 +334,17 @@ STEP_COUNT = Arg("N", "how many instructions (default 1); on a kernel `core`: on
                   aliases=("s",),
                   palette=Palette("Step", "Execute one instruction", "step", key="app.step"),
                   long=_many(Action.STEPS, STEP_COUNT))
-def _step(session: Session, args: Args) -> Reply:
+def _step(session: DebugSession, args: Args) -> Reply:
     n = args[STEP_COUNT]
     if n == "core":  # DESIGN: `step core` (S) advances the scheduler one instruction
         return Reply(action=Action.REFRESH).say(_core(session, "step core").step_core())
+    assert isinstance(n, int)  # a count, or "core" above
     return Reply(action=Action.REFRESH).say(session.step(n))
 
 
 @REGISTRY.command("next", "step N instructions (default 1; no calls in this ISA: same as step N)",
                   args=(STEP_COUNT,), aliases=("n",), long=_many(Action.STEPS, STEP_COUNT))
-def _next(session: Session, args: Args) -> Reply:
+def _next(session: DebugSession, args: Args) -> Reply:
     return _step(session, args)
 
 
@@ -362,7 +368,7 @@ def _continue(session: Session, args: Args) -> Reply:
 @REGISTRY.command("reverse", "undo the last N steps (and set edits) exactly", args=(COUNT,),
                   aliases=("r",), long=_many(Action.REVERSE_STEPS, COUNT),
                   palette=Palette("Reverse step", "Undo one step", "reverse", key="app.reverse"))
-def _reverse(session: Session, args: Args) -> Reply:
+def _reverse(session: DebugSession, args: Args) -> Reply:
     return Reply(action=Action.REFRESH).say(session.reverse(args[COUNT]))
 
 
@@ -371,7 +377,7 @@ def _reverse(session: Session, args: Args) -> Reply:
                   aliases=("rc",),
                   palette=Palette("Reverse continue", "Run backwards to the previous stop",
                                   "reverse-continue"))
-def _reverse_continue(session: Session, args: Args) -> Reply:
+def _reverse_continue(session: DebugSession, args: Args) -> Reply:
     session.arm("reverse-continue")
     return Reply(action=Action.CONTINUE)
 
@@ -380,7 +386,7 @@ UNTIL_ADDR = Arg("ADDR|LABEL", "a record address or label (none: the cursor's re
                  complete=_labels, optional=True)
 
 
-def _run_until(session: Session, where: str) -> Reply:
+def _run_until(session: DebugSession, where: str) -> Reply:
     session.arm("until", session.resolve_pc(where))
     return Reply(action=Action.CONTINUE)
 
@@ -389,7 +395,7 @@ def _run_until(session: Session, where: str) -> Reply:
                   "breakpoints still stop", args=(UNTIL_ADDR,), aliases=("u",),
                   palette=Palette("Run to cursor", "Until the PC is the program cursor's record",
                                   "until"))
-def _until(session: Session, args: Args) -> Reply:
+def _until(session: DebugSession, args: Args) -> Reply:
     if not args[UNTIL_ADDR]:
         return Reply(action=Action.UNTIL_CURSOR)
     return _run_until(session, args[UNTIL_ADDR])
@@ -400,7 +406,7 @@ ADVANCE_ADDR = Arg("ADDR|LABEL", "a record address or label", text, complete=_la
 
 
 @REGISTRY.command("advance", "the same as until ADDR", args=(ADVANCE_ADDR,))
-def _advance(session: Session, args: Args) -> Reply:
+def _advance(session: DebugSession, args: Args) -> Reply:
     return _run_until(session, args[ADVANCE_ADDR])
 
 
@@ -408,7 +414,7 @@ SPEC = Arg("SPEC", f"a breakpoint: {examples()}; a bare address is pc:ADDR (none
            "under the cursor)", _spec, complete=_break_specs, optional=True)
 
 
-def _add_breakpoint(session: Session, spec: str) -> Reply:
+def _add_breakpoint(session: DebugSession, spec: str) -> Reply:
     bp = session.add_breakpoint(spec)
     return Reply(action=Action.REFRESH).say(f"breakpoint {bp.describe()}", "green")
 
@@ -418,7 +424,7 @@ def _add_breakpoint(session: Session, spec: str) -> Reply:
                   aliases=("b",),
                   palette=Palette("Toggle breakpoint", "At the program cursor", "break",
                                   key="app.break"))
-def _break(session: Session, args: Args) -> Reply:
+def _break(session: DebugSession, args: Args) -> Reply:
     if not args[SPEC]:
         return Reply(action=Action.BREAK_CURSOR)
     return _add_breakpoint(session, args[SPEC])
@@ -430,7 +436,7 @@ DELETE_ID = Arg("N|all", "a breakpoint number, or all (the default)", _id_or_all
 
 
 @REGISTRY.command("delete", "delete breakpoint #N (or all)", args=(DELETE_ID,), aliases=("d",))
-def _delete(session: Session, args: Args) -> Reply:
+def _delete(session: DebugSession, args: Args) -> Reply:
     ident = args[DELETE_ID]
     if ident is None:
         n = session.delete_breakpoint(None)
@@ -444,13 +450,13 @@ IDS = Arg("N...", "breakpoint numbers (none: every breakpoint)", _ids,
 
 
 @REGISTRY.command("enable", "enable breakpoints #N (no N: all)", args=(IDS,))
-def _enable(session: Session, args: Args) -> Reply:
+def _enable(session: DebugSession, args: Args) -> Reply:
     return Reply(action=Action.REFRESH).say(session.enable(args[IDS], True))
 
 
 @REGISTRY.command("disable", "disable breakpoints #N (no N: all); they stay listed",
                   args=(IDS,))
-def _disable(session: Session, args: Args) -> Reply:
+def _disable(session: DebugSession, args: Args) -> Reply:
     return Reply(action=Action.REFRESH).say(session.enable(args[IDS], False))
 
 
@@ -460,7 +466,7 @@ WATCHED = Arg("TARGET", TARGET_HELP, text,
 
 @REGISTRY.command("watch", "stop after a step writes TARGET: R5, sb[0, 0:64], acc[2]",
                   args=(WATCHED,))
-def _watch(session: Session, args: Args) -> Reply:
+def _watch(session: DebugSession, args: Args) -> Reply:
     return _add_breakpoint(session, f"watch:{args[WATCHED]}")
 
 
@@ -471,7 +477,7 @@ TOPIC = Arg("TOPIC", "breakpoints (the default), registers, races (a kernel)", _
 @REGISTRY.command("info", "TOPIC breakpoints (the default): list them; registers: the changed "
                   "ones; races: the races found so far (a kernel)", args=(TOPIC,),
                   aliases=("i",))
-def _info(session: Session, args: Args) -> Reply:
+def _info(session: DebugSession, args: Args) -> Reply:
     reply = Reply()
     what = args[TOPIC]
     if what == "breakpoints":
@@ -492,7 +498,7 @@ def _info(session: Session, args: Args) -> Reply:
     return _info_races(session, reply)
 
 
-def _info_races(session: Session, reply: Reply) -> Reply:
+def _info_races(session: DebugSession, reply: Reply) -> Reply:
     """Each race found so far, in the order found: both accesses, the bytes, the edge
     that would order them (and the wait that follows the code's intent), and the global
     step that found it, counted as the title and the Races pane count (the N-th step
@@ -521,7 +527,7 @@ EXPR = Arg("EXPR", "an expression (docs/expressions.md): R5 + 1, R5:fp32, sb[3, 
 
 @REGISTRY.command("print", "evaluate: R5 + 1, R5:fp32, sb[3, 0x40]:bf16, acc[0]", args=(EXPR,),
                   aliases=("p",))
-def _print(session: Session, args: Args) -> Reply:
+def _print(session: DebugSession, args: Args) -> Reply:
     from neurondbg.machine import expr
 
     rest = args[EXPR]
@@ -540,7 +546,7 @@ X_ADDR = Arg("ADDR", "where the first element is: sb[P, BYTE] or psum[P, BYTE]",
 @REGISTRY.command("x", "examine N elements of format F at sb[P, BYTE] / psum[P, BYTE]; "
                   "F: x hex byte, b bf16, h fp16, f fp32, d int32, u uint32, or a format name",
                   args=(X_FORMAT, X_ADDR), suffix=True)
-def _x(session: Session, args: Args) -> Reply:
+def _x(session: DebugSession, args: Args) -> Reply:
     import numpy as np
 
     from neurondbg.machine import expr
@@ -580,7 +586,7 @@ ASSIGNMENT = Arg("TARGET = VALUE", "a target (R5, R5:fp32, PC, sb[P, BYTE]:FMT, 
 @REGISTRY.command("set", "store into R5, R5:fp32, PC, sb[P, BYTE]:FMT, sem[N], acc[P]; "
                   "prints what was stored, refuses what does not fit; reverse undoes it",
                   args=(ASSIGNMENT,))
-def _set(session: Session, args: Args) -> Reply:
+def _set(session: DebugSession, args: Args) -> Reply:
     left, right = args[ASSIGNMENT]
     return Reply(action=Action.REFRESH).say(session.set_value(left, right))
 
@@ -591,7 +597,7 @@ RECORD = Arg("N", "a record number (none: the one at the PC)", _record, optional
 @REGISTRY.command("fix", "apply the checked legality fix of record N (default: the one at the "
                   "PC; on a kernel: of the focused engine's queue) to the program in memory, "
                   "as the Legality pane's F; reverse undoes it", args=(RECORD,))
-def _fix(session: Session, args: Args) -> Reply:
+def _fix(session: DebugSession, args: Args) -> Reply:
     return Reply(action=Action.REFRESH).say(session.apply_fix(args[RECORD]))
 
 
@@ -600,7 +606,7 @@ WHO_TARGET = Arg("TARGET", TARGET_HELP + "; PC", text, missing="expected a targe
 
 @REGISTRY.command("who", "which step last wrote R5, sb[P, BYTE], acc[P], sem[N] (PC: the "
                   "previous step)", args=(WHO_TARGET,))
-def _who(session: Session, args: Args) -> Reply:
+def _who(session: DebugSession, args: Args) -> Reply:
     return Reply().say(session.who(args[WHO_TARGET]))
 
 
@@ -610,7 +616,7 @@ ENGINE = Arg("ENGINE", "an engine of the kernel (none: list them)", text, comple
 
 @REGISTRY.command("focus", "kernel: the engine the Program, Registers and Struct panes show "
                   "(e / E cycle); no ENGINE: the engines", args=(ENGINE,))
-def _focus(session: Session, args: Args) -> Reply:
+def _focus(session: DebugSession, args: Args) -> Reply:
     core = _core(session, "focus")
     if not args[ENGINE]:
         return Reply().say(f"focus: {core.engine} (engines: {', '.join(core.engines)})")
@@ -623,7 +629,7 @@ POLICY = Arg("POLICY", "rr, in-order or random:SEED (none: show the current one)
 
 @REGISTRY.command("schedule", "kernel: the scheduler's policy rr | in-order | random:SEED "
                   "(restarts the kernel at step 0); no POLICY: the current one", args=(POLICY,))
-def _schedule(session: Session, args: Args) -> Reply:
+def _schedule(session: DebugSession, args: Args) -> Reply:
     core = _core(session, "schedule")
     if not args[POLICY]:
         return Reply().say(f"schedule: {core.core.schedule}")
@@ -754,7 +760,7 @@ SAVE_PATH = Arg("PATH.toml", "the session file to write (default: PROGRAM.sessio
 @REGISTRY.command("save", "save a session file (program, step, breakpoints, layout); "
                   "default: PROGRAM.session.toml in the current folder", args=(SAVE_PATH,),
                   palette=Palette("Save session", "save [PATH.toml] in the console", "save "))
-def _save(session: Session, args: Args) -> Reply:
+def _save(session: DebugSession, args: Args) -> Reply:
     return Reply(action=Action.SAVE, args=(args[SAVE_PATH] or default_session_path(session),))
 
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from neurondbg.console import REGISTRY, Cancelled, Reply, path_completer
-from neurondbg.registry import Arg, Args, Session, text
+from neurondbg.debug.controller import DebugSession
+from neurondbg.registry import Arg, Args, text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -101,7 +102,7 @@ ACTUAL = Arg("ACTUAL.npy", "the device's output: the lanes' values, partitions x
                   "or what was loaded in the last Cast's destination), lane by lane; LANE "
                   "(p,e): its rounding", args=(LANE, ACTUAL), split=_split, positional=False,
                   slow=True)
-def _diagnose(session: Session, args: Args) -> Reply:
+def _diagnose(session: DebugSession, args: Args) -> Reply:
     """Reads the last Cast here (the caller's thread); the diagnosis is the Reply's work,
     on copies, so it may run in the console's worker while the machine steps on."""
     import numpy as np

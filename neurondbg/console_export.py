@@ -32,8 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from neurondbg.console import REGISTRY, Action, Reply
+from neurondbg.debug.controller import DebugSession
 from neurondbg.documents import Kind, stamp, stamp_rows
-from neurondbg.registry import Arg, Args, Flag, Session, shell_words, text
+from neurondbg.registry import Arg, Args, Flag, shell_words, text
 
 if TYPE_CHECKING:  # numpy is imported when lanes are written, not with the declaration
     import numpy as np
@@ -66,7 +67,7 @@ FORCE = Flag("--force", "replace a file of another kind")
                   "every lane (lanes) to PATH; .json: JSON; served: also a browser download; "
                   "--force: replace a file of another kind", args=(KIND, PATH, LANE),
                   flags=(FORCE,), split=shell_words)
-def _export(session: Session, args: Args) -> Reply:
+def _export(session: DebugSession, args: Args) -> Reply:
     kind, path_text, lane_text = args[KIND], args[PATH], args[LANE]
     force = FORCE.name in args.flags  # replace a file of another kind (sessions.atomic)
     last = session.last_lanes

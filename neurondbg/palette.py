@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 from textual.binding import Binding
@@ -35,6 +35,9 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from neurondbg.console import REGISTRY
 from neurondbg.panes import PANES
 from neurondbg.registry import Command
+
+if TYPE_CHECKING:
+    from neurondbg.app import NeurondbgApp
 
 RECENT_MAX = 10  # recent files the palette offers
 
@@ -76,7 +79,7 @@ def find_binding(classes: Iterable[type], ident: str) -> Binding:
     raise LookupError(f"no key binding {ident!r}")
 
 
-def _panes(app: Any) -> dict[str, str]:
+def _panes(app: NeurondbgApp) -> dict[str, str]:
     """The panes of the App's layout (a kernel's differ from a program's)."""
     screen = app._debugger() if hasattr(app, "_debugger") else None
     return screen.panes if screen is not None else PANES
@@ -92,7 +95,8 @@ def command_entry(cmd: Command) -> Entry:
                  line=f"{cmd.name} " if takes_arguments else cmd.name)
 
 
-def system_commands(app: Any, inherited: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
+def system_commands(app: NeurondbgApp, inherited: Iterable[SystemCommand]
+                    ) -> Iterator[SystemCommand]:
     """Textual's system commands less those ours replace (REPLACED), then ours; in the
     Convert Lab alone, Textual's only."""
     if app.lab_only:
@@ -103,7 +107,7 @@ def system_commands(app: Any, inherited: Iterable[SystemCommand]) -> Iterator[Sy
         yield SystemCommand(entry.title, entry.help, partial(app.run_entry, entry))
 
 
-def static_entries(app: Any) -> list[Entry]:
+def static_entries(app: NeurondbgApp) -> list[Entry]:
     """The entries that do not depend on the session: commands, keys, panes."""
     from neurondbg.screens.help import key_name
     from neurondbg.views.memory import MemoryView
@@ -128,7 +132,7 @@ def static_entries(app: Any) -> list[Entry]:
     return out
 
 
-def dynamic_entries(app: Any) -> list[Entry]:
+def dynamic_entries(app: NeurondbgApp) -> list[Entry]:
     """Entries from what the App holds now: labels, breakpoints, tours, recent files."""
     from neurondbg.sessions.tours import list_tours
 
@@ -163,13 +167,20 @@ def dynamic_entries(app: Any) -> list[Entry]:
 class DynamicCommands(Provider):
     """The palette's entries that change with the session (see the module docstring)."""
 
+    @property
+    def _app(self) -> NeurondbgApp:
+        from neurondbg.app import NeurondbgApp
+
+        assert isinstance(self.app, NeurondbgApp)  # the palette opens on ours
+        return self.app
+
     def _entries(self) -> Iterator[Entry]:
-        yield from dynamic_entries(self.app)
+        yield from dynamic_entries(self._app)
 
     async def discover(self) -> Hits:
         for entry in self._entries():
             if not entry.title.startswith("Go to label"):  # there may be hundreds
-                yield DiscoveryHit(entry.title, partial(self.app.run_entry, entry),
+                yield DiscoveryHit(entry.title, partial(self._app.run_entry, entry),
                                    help=entry.help)
 
     async def search(self, query: str) -> Hits:
@@ -177,4 +188,4 @@ class DynamicCommands(Provider):
         for entry in self._entries():
             if (score := matcher.match(entry.title)) > 0:
                 yield Hit(score, matcher.highlight(entry.title),
-                          partial(self.app.run_entry, entry), help=entry.help)
+                          partial(self._app.run_entry, entry), help=entry.help)

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 from neurondbg.console_reply import Reply
+from neurondbg.debug.controller import DebugSession
 
 USAGE_WIDTH = 20  # the usage column of a help line; a longer usage is followed by GAP
 ARG_WIDTH = 14  # the name column of an argument's line in `help COMMAND`
@@ -51,9 +52,9 @@ GAP = "   "
 NEAR = 0.6  # difflib's ratio from which an unknown word is taken for a misspelt command
 
 T = TypeVar("T")
-# The session a command runs on: views.session.Session or views.core_session.CoreSession
-# (None before a program is loaded). Left open here: this module imports no view.
-Session = Any
+# The session a command runs on (a program's or a kernel's: debug.controller.DebugSession,
+# a Protocol: no model loads with it), or None before anything is loaded.
+Session = DebugSession | None
 Completer = Callable[[Session, str], Sequence[str]]  # (session or None, the word typed)
 Splitter = Callable[[str, int], list[str]]  # (the text after the word, n) -> n texts
 
@@ -148,7 +149,9 @@ class Palette:
     key: str = ""
 
 
-Handler = Callable[[Session, Args], Reply]  # (session or None, the parsed arguments)
+# (the session, the parsed arguments): a command that needs no program (`needs_program`
+# False) is also run with None, and its handler takes `Session`
+Handler = Callable[[DebugSession, Args], Reply]
 LongForm = Callable[[Args], Reply | None]  # the parsed arguments -> a deferred Reply, or None
 
 

@@ -43,7 +43,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -81,6 +81,7 @@ from neurondbg.sessions.schema import (
 from neurondbg.sessions.toml_write import dumps
 
 if TYPE_CHECKING:  # a program's session does not load the kernel model
+    from neurondbg.machine.breakpoints import Breakpoint
     from neurondbg.sessions.kernel_open import OpenedKernel
 
 Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
@@ -289,12 +290,15 @@ def _apply_edit(m: Machine, edit: Edit, where: str) -> None:
 def save_session(path: str | Path, machine: Machine, *, program_path: str | Path,
                  layout: dict[str, Any] | None = None, stop: Stop | None = None,
                  tour: dict[str, str] | None = None,
-                 notes: list[Note] | None = None) -> SessionSpec:
+                 notes: list[Note] | None = None,
+                 breakpoints: Sequence[Breakpoint] | None = None,
+                 edits: Sequence[Edit] | None = None) -> SessionSpec:
     """Write `machine` (at its current step) as a session file, atomically with its images.
 
     `program_path` is the file the machine's program came from; `layout` is the
     UI's opaque table; `stop` (optional) is the stop reason shown on reload. A
-    `path` that is a symlink saves to the link's target.
+    `path` that is a symlink saves to the link's target. `breakpoints`, `edits`: those
+    of the one-queue core running `machine` (None: the machine's own).
     """
     target = resolve_target(path)
     folder = target.parent
@@ -307,10 +311,10 @@ def save_session(path: str | Path, machine: Machine, *, program_path: str | Path
                        stop=stop.to_dict() if stop is not None else None,
                        layout=dict(layout or {}), tour=dict(tour or {}),
                        notes=list(notes or []), source=target)
-    for bp in machine.breakpoints:
+    for bp in machine.breakpoints if breakpoints is None else breakpoints:
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
         entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))
-    spec.edits = list(machine.edits)
+    spec.edits = list(machine.edits if edits is None else edits)
     return commit_session(path, target, spec, lambda: _save_images(target, machine, prog))
 
 

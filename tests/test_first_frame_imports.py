@@ -27,7 +27,7 @@ HEAVY = (
     "neurondbg.machine.engines",
     "neurondbg.machine.core.kernel",
     "neurondbg.sessions.store",
-    "neurondbg.views.session",
+    "neurondbg.debug.session",
     "neurondbg.views.memory",
     "neurondbg.views.plot",
     "neurondbg.views.lanes",
@@ -66,7 +66,7 @@ def test_the_first_frame_of_a_session_imports_no_model_and_the_load_does() -> No
     assert {
         "numpy",
         "neurondbg.machine.debugger",
-        "neurondbg.views.session",
+        "neurondbg.debug.session",
         "neurondbg.views.memory",
         "neurondbg.views.plot",
     } <= set(seen["loaded"])

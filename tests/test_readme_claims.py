@@ -8,9 +8,9 @@ from pathlib import Path
 
 from neurondbg import console
 from neurondbg.console import Action
+from neurondbg.debug.session import Session
 from neurondbg.machine.isa.opcodes import Opcode
 from neurondbg.sessions.tours import find_tour
-from neurondbg.views.session import Session
 
 README = (Path(__file__).parents[1] / "README.md").read_text()
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from rich.text import Text
 
+from neurondbg.debug.snapshot import Snapshot
 from neurondbg.views.lineview import LineView
-from neurondbg.views.snapshot import Snapshot
 
 
 class AccumView(LineView):

@@ -1,4 +1,4 @@
-"""The engine strip: one line per engine queue of a kernel (views.snapshot rows).
+"""The engine strip: one line per engine queue of a kernel (debug.snapshot rows).
 
 `▶` marks the focused engine (the Program, Registers, Struct and Legality panes show
 it); each line: name, PC, the instruction at the PC, status (running / waiting on
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from neurondbg.views.snapshot import EngineRow
+from neurondbg.debug.snapshot import EngineRow
 from neurondbg.views.textlines import TextLines
 
 STATUS_STYLE = {"running": "green", "waiting": "yellow", "halted": "dim", "faulted": "bold red"}

@@ -19,8 +19,8 @@ from rich.console import Console
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
+from neurondbg.debug.snapshot import Snapshot
 from neurondbg.views.lineview import LineView
-from neurondbg.views.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from neurondbg.machine.legality.result import ClauseResult, Verdict

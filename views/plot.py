@@ -24,8 +24,8 @@ from rich.console import RenderableType
 from textual.binding import Binding, BindingType
 from textual_plotext import PlotextPlot
 
+from neurondbg.debug.snapshot import Snapshot
 from neurondbg.views.pane import contain
-from neurondbg.views.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from neurondbg.machine.engines.record import Lanes

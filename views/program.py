@@ -8,9 +8,9 @@ from typing import ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
+from neurondbg.debug.snapshot import ProgramLine, Snapshot
 from neurondbg.views.lineview import LineView
 from neurondbg.views.pane import pane_of
-from neurondbg.views.snapshot import ProgramLine, Snapshot
 
 # The full disassembly (re-assemblable, every field) is 100-250 characters; the
 # listing shows the mnemonic and the operands a reader scans for (machine.isa.listing

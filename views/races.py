@@ -15,8 +15,8 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from neurondbg.debug.snapshot import Snapshot
 from neurondbg.views.lineview import LineView
-from neurondbg.views.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from neurondbg.machine.core.races import RaceRow

@@ -8,8 +8,8 @@ from typing import ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
+from neurondbg.debug.snapshot import Snapshot
 from neurondbg.views.lineview import LineView
-from neurondbg.views.snapshot import Snapshot
 
 VIEWS: tuple[str, ...] = ("hex", "signed", "unsigned", "fp32")
 COLUMNS = 4

@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from neurondbg.views.snapshot import Snapshot
+from neurondbg.debug.snapshot import Snapshot
 
 
 def stop_lines(snap: Snapshot) -> list[Text]:

@@ -17,8 +17,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from neurondbg.debug.snapshot import Snapshot
 from neurondbg.views.lineview import LineView
-from neurondbg.views.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from neurondbg.machine.isa.codec import FieldValue, Instruction

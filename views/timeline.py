@@ -25,7 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
 
-from neurondbg.views.snapshot import Cell, TimelineData
+from neurondbg.debug.snapshot import Cell, TimelineData
 from neurondbg.views.textlines import TextLines
 
 ZOOMS: tuple[tuple[int, int], ...] = ((5, 1), (1, 1), (1, 10), (1, 100))  # (chars, steps)

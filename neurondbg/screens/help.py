@@ -183,7 +183,7 @@ def help_text(app: Any = None, screen: Any = None) -> Text:
     return text
 
 
-class HelpScreen(ModalScreen):
+class HelpScreen(ModalScreen[None]):
     """The help for `screen`, the screen it was opened on (None: every section)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -18,7 +18,7 @@ from neurondbg.views.lab import ConvertLab
 from neurondbg.views.lab_model import LabSetup
 
 
-class LabScreen(Screen):
+class LabScreen(Screen[None]):
     """Header, the lab, footer. Escape returns to the debugger (if there is one)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

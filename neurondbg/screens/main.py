@@ -36,6 +36,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
+from neurondbg.debug.snapshot import Snapshot
 from neurondbg.panes import PANE_SPECS, SHORT_TITLES, TITLES, Layout, digit, panes_of
 from neurondbg.screens.arrange import (
     PartnerProgramView,
@@ -48,7 +49,6 @@ from neurondbg.screens.arrange import (
 from neurondbg.views.deferred import build_deferred
 from neurondbg.views.engines import EnginesView
 from neurondbg.views.pane import Pane, contain, pane_of
-from neurondbg.views.snapshot import Snapshot
 from neurondbg.views.timeline import TimelineView
 
 ALWAYS_FED = ("program", "memory")  # followed state (module docstring): fed even hidden
@@ -70,7 +70,7 @@ class _Shows(Protocol):
     def show(self, snap: Snapshot) -> None: ...
 
 
-class DebuggerScreen(Screen):
+class DebuggerScreen(Screen[None]):
     """The panes of `layout`; `show(snapshot)` feeds each pane."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

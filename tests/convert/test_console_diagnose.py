@@ -25,7 +25,7 @@ CHILD = """
 import json, sys
 import neurondbg.console_diagnose  # noqa: F401
 from neurondbg.console import execute
-from neurondbg.views.session import Session
+from neurondbg.debug.session import Session
 s = Session(sys.argv[1])
 print(json.dumps([[t for t, _ in execute(line, s).lines] for line in sys.argv[2:]]))
 """

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from neurondbg.debug.session import Session
 from neurondbg.machine.neff.data import read_output
 from neurondbg.machine.neff.writer import write_neff
 from neurondbg.sessions.errors import SessionError
 from neurondbg.sessions.neff_open import OpenedNeffKernel, open_neff_kernel
-from neurondbg.views.core_session import CoreSession
 from neurondbg.views.engines import EnginesView
 from neurondbg.views.semaphores import SemaphoresView
 from neurondbg.views.timeline import TimelineView
@@ -60,7 +60,7 @@ async def test_a_neff_opens_on_the_kernel_screen_and_runs(neff: Path) -> None:
 
         assert isinstance(app.screen, DebuggerScreen) and app.screen.kernel
         s = app.session
-        assert isinstance(s, CoreSession) and isinstance(s.opened, OpenedNeffKernel)
+        assert isinstance(s, Session) and isinstance(s.opened, OpenedNeffKernel)
         assert s.core.names == ("pool", "dve", "act", "pe", "sp", "qSPIO0", "qPoolIO0")
         strip = _text(app.screen.query_one(EnginesView))
         assert strip.count("no entry queued") == 2
@@ -95,7 +95,7 @@ async def test_a_neff_opens_on_the_kernel_screen_and_runs(neff: Path) -> None:
 def test_the_semaphores_an_engine_uses_come_from_its_bytes(neff: Path) -> None:
     """What the partner pane and the timeline's links use: waits (both of an
     EVENT_SEMAPHORE) and updates, the same as decoding every instruction gives."""
-    s = CoreSession(neff)
+    s = Session(neff)
     got = {e: s._sem_set(e) for e in s.core.engines}
     assert got == {"pool": frozenset({6, 24}), "dve": frozenset({6, 9}), "act": frozenset(),
                    "pe": frozenset(), "sp": frozenset()}

@@ -8,18 +8,18 @@ from pathlib import Path
 import pytest
 
 from neurondbg.console import execute
+from neurondbg.debug.session import Session
 from neurondbg.sessions.errors import SessionError
-from neurondbg.views.core_session import CoreSession
 
 DEADLOCK = Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm"
 
 
-def said(session: CoreSession, line: str) -> str:
+def said(session: Session, line: str) -> str:
     return " ".join(text for text, _ in execute(line, session).lines)
 
 
 def test_set_breaks_the_example_deadlock_and_reverse_undoes_it(tmp_path: Path) -> None:
-    s = CoreSession(DEADLOCK)
+    s = Session(DEADLOCK)
     s.arm("continue")
     assert "deadlock" in s.run()
     assert said(s, "set sem[1] = 1") == "sem[1] = 1 (0x00000001)"
@@ -40,6 +40,6 @@ def test_set_breaks_the_example_deadlock_and_reverse_undoes_it(tmp_path: Path) -
 
 
 def test_set_names_the_focused_engine_and_refuses_one_without_a_queue() -> None:
-    s = CoreSession(DEADLOCK)
+    s = Session(DEADLOCK)
     assert said(s, "set R2 = 3") == f"{s.core.focus}.R2 = 3 (0x00000003)"
     assert "no act queue" in said(s, "set act.R2 = 3")

@@ -16,11 +16,11 @@ import neurondbg.screens
 from neurondbg import console, views
 from neurondbg.app import NeurondbgApp
 from neurondbg.console import REGISTRY, Action, Reply, execute
+from neurondbg.debug.session import Session
 from neurondbg.palette import DynamicCommands, dynamic_entries, static_entries
 from neurondbg.registry import Command, Registry
 from neurondbg.screens.help import GENERIC, help_text, key_name
 from neurondbg.views.program import ProgramView
-from neurondbg.views.session import Session
 from tests.ui.helpers import SIZE, started
 
 DATA = Path(__file__).parent / "data"
@@ -229,9 +229,9 @@ def test_breakpoint_kinds_and_panes_offered_are_the_declared_ones() -> None:
     """Completion and help read machine.breakpoint_kinds.Kind and neurondbg.panes: every
     kind is offered (change:, race, wait, deadlock too), and a kernel's panes on a
     kernel (no Plot there; Engines, Timeline, Semaphores instead)."""
+    from neurondbg.debug.session import Session
     from neurondbg.machine.breakpoint_kinds import Kind
     from neurondbg.panes import CORE_PANES, PANES
-    from neurondbg.views.core_session import CoreSession
 
     words = [c.removeprefix("break ") for c in REGISTRY.completions("break ")]
     assert words[:len(Kind)] == ["op:", "pc:", "label:", "invalid", "fault", "if:", "watch:",
@@ -241,7 +241,7 @@ def test_breakpoint_kinds_and_panes_offered_are_the_declared_ones() -> None:
     assert REGISTRY.completions("break w") == ["break watch:", "break wait"]
     assert all(k.example in console.HELP["break"] for k in Kind)
     assert REGISTRY.completions("pane ") == [f"pane {p}" for p in PANES]
-    kernel = CoreSession(Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm")
+    kernel = Session(Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm")
     assert REGISTRY.completions("pane ", kernel) == [f"pane {p}" for p in CORE_PANES]
     assert REGISTRY.completions("pane p", kernel) == ["pane program"]
     assert all(p in console.HELP["pane"] for p in (*PANES, *CORE_PANES))

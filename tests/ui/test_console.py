@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from neurondbg.console import COMMANDS, execute
+from neurondbg.debug.session import Session
 from neurondbg.views.console_view import ConsoleInput, ConsoleView, complete
-from neurondbg.views.session import Session
 from tests.ui.helpers import started
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"

@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neurondbg.console import REGISTRY, Reply, execute
+from neurondbg.debug.session import Session
 from neurondbg.registry import Arg, Args, Command, Flag, words
-from neurondbg.views.core_session import CoreSession
-from neurondbg.views.session import Session
 
 ROOT = Path(__file__).parents[2]
 PROGRAM = Path(__file__).parent / "data" / "loop.asm"
@@ -34,7 +33,7 @@ def filler(arg: Arg[object], session: object) -> str:
 
 @pytest.fixture(scope="module")
 def sessions() -> list[object]:
-    return [None, Session(PROGRAM), CoreSession(KERNEL)]
+    return [None, Session(PROGRAM), Session(KERNEL)]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS, ids=lambda c: c.name)

@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from neurondbg.console import COMMANDS, HELP, execute
-from neurondbg.machine.history import History
+from neurondbg.debug.session import Session
 from neurondbg.sessions.errors import SessionInterrupted
 from neurondbg.views.console_view import complete
-from neurondbg.views.session import Session
 from tests.ui.helpers import started
 
 DATA = Path(__file__).parent / "data"
@@ -115,8 +114,8 @@ def test_who_pc_is_the_previous_step(steps: Session) -> None:
     assert out(execute("who PC", steps)) == "PC: last set by step 1 at pc 0x40"
 
 
-def test_who_past_the_journal_budget_says_history_was_folded(loop: Session) -> None:
-    loop.dbg.history = History(64 * 1024)  # a small budget: most steps get folded
+def test_who_past_the_journal_budget_says_history_was_folded() -> None:
+    loop = Session(LOOP, journal_budget=64 * 1024)  # a small budget: most steps get folded
     loop.step(200_000)
     assert loop.state.journal.origin > 0
     assert out(execute("who R9", loop)) == \

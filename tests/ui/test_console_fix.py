@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from neurondbg import console
-from neurondbg.views.session import Session
+from neurondbg.debug.session import Session
 from tests.ui.test_legality_fix import NO_FIX, PROGRAM
 
 

@@ -34,7 +34,7 @@ def _printed(view: ConsoleView, text: str) -> bool:
 
 
 def test_diagnose_is_declared_slow_and_runs_inline_without_a_worker(tmp_path: Path) -> None:
-    from neurondbg.views.session import Session
+    from neurondbg.debug.session import Session
 
     assert console.REGISTRY.get("diagnose").slow
     path = tmp_path / "device.asm"

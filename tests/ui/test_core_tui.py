@@ -4,9 +4,9 @@ instructions and the overlap."""
 
 from __future__ import annotations
 
+from neurondbg.debug.session import Session
 from neurondbg.sessions.examples import folder
 from neurondbg.views.console_view import ConsoleView
-from neurondbg.views.core_session import CoreSession
 from neurondbg.views.engines import EnginesView
 from neurondbg.views.program import ProgramView
 from neurondbg.views.registers import RegistersView
@@ -36,7 +36,7 @@ async def test_a_kernel_opens_in_the_core_layout() -> None:
         from neurondbg.screens.main import DebuggerScreen
 
         assert isinstance(app.screen, DebuggerScreen) and app.screen.kernel
-        assert isinstance(app.session, CoreSession)
+        assert isinstance(app.session, Session)
         strip = _text(app.screen.query_one(EnginesView))
         assert "▶ pool" in strip and "waiting on sem[0] >= 1" in strip
         assert "schedule rr" in app.screen.sub_title

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from neurondbg import console
+from neurondbg.debug.session import Session
 from neurondbg.views.console_view import ConsoleView
-from neurondbg.views.session import Session
 from tests.convert.test_console_diagnose import PROGRAM
 from tests.ui.helpers import started
 

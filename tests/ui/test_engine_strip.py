@@ -6,8 +6,8 @@ import asyncio
 
 from textual.app import App, ComposeResult
 
+from neurondbg.debug.snapshot import EngineRow
 from neurondbg.views.engines import EnginesView
-from neurondbg.views.snapshot import EngineRow
 
 
 def row(name: str, status: str, steps: int) -> EngineRow:

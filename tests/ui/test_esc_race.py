@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from neurondbg.views.core_session import CoreSession
-from neurondbg.views.session import Session
+from neurondbg.debug.session import Session
 from tests.ui.helpers import started
 from tests.ui.test_app import console_text
 
@@ -121,9 +120,9 @@ def test_a_session_run_with_the_flag_set_stops_at_once(tmp_path: Path) -> None:
     assert s.state.steps == HALT_STEPS
 
 
-def test_a_core_session_run_and_step_n_with_the_flag_set_stop_at_once(
+def test_a_kernel_session_run_and_step_n_with_the_flag_set_stop_at_once(
         tmp_path: Path) -> None:
-    s = CoreSession(countdown(tmp_path, ("pool", "dve")))
+    s = Session(countdown(tmp_path, ("pool", "dve")))
     s.interrupt.set()
     assert s.run().startswith("interrupt: stopped by the user after 0 steps")
     assert s.core.steps == 0 and not s.interrupt.is_set()

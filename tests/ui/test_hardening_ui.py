@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from neurondbg.app import NeurondbgApp
+from neurondbg.debug.session import Session
 from neurondbg.panes import PANES
 from neurondbg.screens.main import DebuggerScreen
 from neurondbg.screens.quit import QuitScreen
@@ -20,7 +21,6 @@ from neurondbg.views.pane import Pane
 from neurondbg.views.plot import PlotView, select_lanes
 from neurondbg.views.program import ProgramView
 from neurondbg.views.registers import RegistersView
-from neurondbg.views.session import Session
 from tests.ui.helpers import SIZE, started
 
 DATA = Path(__file__).parent / "data"

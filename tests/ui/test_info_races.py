@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from neurondbg.console import REGISTRY, execute
+from neurondbg.debug.session import Session
 from neurondbg.views.console_view import complete
-from neurondbg.views.core_session import CoreSession
-from neurondbg.views.session import Session
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -17,7 +16,7 @@ def lines(reply) -> list[str]:
 
 
 def test_info_races_lists_each_race_and_follows_reverse() -> None:
-    s = CoreSession(EXAMPLES / "kernels" / "missing_wait.asm")
+    s = Session(EXAMPLES / "kernels" / "missing_wait.asm")
     assert lines(execute("info races", s)) == ["no races found so far"]
     assert execute("continue", s).action == "continue"
     assert "1 race found" in s.run()
@@ -31,7 +30,7 @@ def test_info_races_lists_each_race_and_follows_reverse() -> None:
 
 
 def test_info_races_on_a_race_free_kernel_and_a_program() -> None:
-    s = CoreSession(EXAMPLES / "kernels" / "producer_consumer.asm")
+    s = Session(EXAMPLES / "kernels" / "producer_consumer.asm")
     execute("continue", s)
     s.run()
     assert lines(execute("info races", s)) == ["no races found so far"]
@@ -42,7 +41,7 @@ def test_info_races_on_a_race_free_kernel_and_a_program() -> None:
 
 
 def test_info_completes_races_only_for_a_kernel() -> None:
-    kernel = CoreSession(EXAMPLES / "kernels" / "missing_wait.asm")
+    kernel = Session(EXAMPLES / "kernels" / "missing_wait.asm")
     program = Session(EXAMPLES / "loop.asm")
     topics = REGISTRY.get("info").args[0].complete
     assert complete("ra", topics(kernel, "ra")) == "races"

@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from neurondbg.app import NeurondbgApp
+from neurondbg.debug.session import Session
 from neurondbg.machine.asm.loader import load
 from neurondbg.screens.help import help_text
 from neurondbg.views.console_view import ConsoleView
 from neurondbg.views.legality import LegalityView
+from neurondbg.views.listing_text import program_listing
 from neurondbg.views.program import ProgramView
-from neurondbg.views.session import Session, program_listing
 from tests.ui.helpers import started
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -189,7 +190,9 @@ def test_every_offered_fix_makes_the_record_valid_and_the_listing_follows(tmp_pa
     s.snapshot()  # the listing catches up with the edits
     assert s.lines == program_listing(s.program, s.labels, s.gen, s.engine)
     assert all(line.valid for line in s.lines) == (outcomes["no fix"] == 0)
-    assert s.dbg.rewind() == outcomes["fixed"]
+    assert s.position == (0, outcomes["fixed"])  # each fix is one event, reverse undoes it
+    s.reverse(outcomes["fixed"])
+    assert s.position == (0, 0)
     s.snapshot()
     assert s.lines == program_listing(s.program, s.labels, s.gen, s.engine)
     assert s.program.raw.tobytes() == records.tobytes()

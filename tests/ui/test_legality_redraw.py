@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import neurondbg.views.legality  # noqa: F401
 from neurondbg import views
+from neurondbg.debug.snapshot import Snapshot
 from neurondbg.machine.legality.explain import explain
 from neurondbg.machine.legality.wire.samples import example
 from neurondbg.views.legality import LegalityView
-from neurondbg.views.snapshot import Snapshot
 from tests.ui.helpers import started
 
 COPY_MISMATCH = "sessions/examples/copy_type_mismatch.asm"

@@ -7,15 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from neurondbg.debug.session import Session
 from neurondbg.machine.asm.disasm import disassemble_lines, events_tokens
 from neurondbg.machine.dtypes import DEFAULT_GEN
 from neurondbg.machine.isa.codec import decode_bytes
 from neurondbg.machine.isa.enums import WaitMode
 from neurondbg.machine.isa.opcodes import Opcode
 from neurondbg.sessions.examples import DEMO
-from neurondbg.views.core_session import CoreSession
 from neurondbg.views.listing_text import listing_lines_with_events, listing_with_events
-from neurondbg.views.session import Session
 
 KERNELS = sorted((DEMO.parent / "kernels").glob("*.asm"))
 RAW_EVENT_NAMES = ("wait_mode=", "wait_idx=", "update_mode=", "update_idx=",
@@ -23,7 +22,7 @@ RAW_EVENT_NAMES = ("wait_mode=", "wait_idx=", "update_mode=", "update_idx=",
 
 
 def test_the_producer_consumer_listing_uses_the_shorthand() -> None:
-    session = CoreSession(DEMO.parent / "kernels" / "producer_consumer.asm")
+    session = Session(DEMO.parent / "kernels" / "producer_consumer.asm")
     pool, dve = session.lines_of["pool"], session.lines_of["dve"]
     assert pool[0].listing == "CAST signal=sem[0]++@complete FP32→BF16 sb[0,0x0]×16 → " \
         "sb[0,0x100]×16"
@@ -34,7 +33,7 @@ def test_the_producer_consumer_listing_uses_the_shorthand() -> None:
 
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: Path(p).stem)
 def test_every_kernel_listing_carries_the_disassemblers_events(path: Path) -> None:
-    session = CoreSession(path)
+    session = Session(path)
     seen = []
     for e in session.core.engines:
         program = session.core.machines[e].program
@@ -51,7 +50,7 @@ def test_every_kernel_listing_carries_the_disassemblers_events(path: Path) -> No
 
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: Path(p).stem)
 def test_one_instruction_lists_as_in_the_bulk_listing(path: Path) -> None:
-    session = CoreSession(path)
+    session = Session(path)
     for e in session.core.engines:
         m = session.core.machines[e]
         labels = {off: name for name, off in m.labels.items()}

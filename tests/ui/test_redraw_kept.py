@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from neurondbg.debug.snapshot import ProgramLine, Snapshot
 from neurondbg.machine.legality.explain import explain
 from neurondbg.machine.legality.wire.samples import example
 from neurondbg.views.legality import LegalityView, wrap_lines
 from neurondbg.views.program import ProgramView
-from neurondbg.views.snapshot import ProgramLine, Snapshot
 from tests.ui.helpers import started
 
 LOOP = "sessions/examples/loop.asm"

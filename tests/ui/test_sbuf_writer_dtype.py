@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from neurondbg.debug.snapshot import WrittenRegion
 from neurondbg.views.memory import MemoryView, touches
-from neurondbg.views.snapshot import WrittenRegion
 from tests.ui.helpers import started
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "sessions" / "examples"

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from neurondbg.console import REGISTRY, execute
+from neurondbg.debug.session import Session
 from neurondbg.panes import CORE_PANES, PANES
-from neurondbg.views.core_session import CoreSession
-from neurondbg.views.session import Session
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 KERNEL = EXAMPLES / "kernels" / "producer_consumer.asm"
@@ -22,13 +21,13 @@ def test_a_program_has_one_engine_and_no_schedule() -> None:
 
 
 def test_a_kernel_has_its_queues_engines_and_a_schedule() -> None:
-    s = CoreSession(KERNEL)
+    s = Session(KERNEL)
     assert (s.engines, s.has_schedule, s.can_edit) == (("pool", "dve"), True, True)
 
 
 @pytest.mark.parametrize(("make", "panes"), [
     (lambda: Session(EXAMPLES / "loop.asm"), PANES),
-    (lambda: CoreSession(KERNEL), CORE_PANES),
+    (lambda: Session(KERNEL), CORE_PANES),
 ])
 def test_pane_completion_offers_the_layout_of_the_session(make, panes) -> None:
     assert REGISTRY.completions("pane ", make()) == [f"pane {p}" for p in panes]

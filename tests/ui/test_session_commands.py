@@ -9,8 +9,8 @@ import pytest
 from textual.widgets import Input
 
 from neurondbg import console
+from neurondbg.debug.session import Session
 from neurondbg.screens.quit import OpenScreen
-from neurondbg.views.session import Session
 from tests.ui.helpers import started
 
 STEPS = Path(__file__).parent / "data" / "steps.asm"

@@ -88,7 +88,7 @@ async def test_after_a_continue_each_engine_shows_its_own_last_step() -> None:
 
 
 async def test_no_instruction_and_nothing_run_shows_no_bare_offsets() -> None:
-    from neurondbg.views.snapshot import Snapshot
+    from neurondbg.debug.snapshot import Snapshot
 
     async with started(LOOP) as (app, pilot):
         app.screen.query_one(StructView).show(Snapshot(instruction=None, pc=0x400,

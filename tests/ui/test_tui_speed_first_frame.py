@@ -23,8 +23,7 @@ def test_the_app_module_leaves_the_session_model_and_the_palette_for_later() -> 
         _loaded_after(
             "import neurondbg.app",
             (
-                "neurondbg.views.session",
-                "neurondbg.views.core_session",
+                "neurondbg.debug.session",
                 "neurondbg.palette",
                 "neurondbg.machine.debugger",
             ),
@@ -35,14 +34,14 @@ def test_the_app_module_leaves_the_session_model_and_the_palette_for_later() -> 
 
 def test_choosing_the_layout_does_not_load_a_session_model() -> None:
     code = f"import neurondbg.app\nassert not neurondbg.app._is_kernel({str(LOOP)!r})"
-    assert _loaded_after(code, ("neurondbg.views.session", "neurondbg.views.core_session")) == []
+    assert _loaded_after(code, ("neurondbg.debug.session",)) == []
     code = f"import neurondbg.app\nassert neurondbg.app._is_kernel({str(KERNEL)!r})"
-    assert _loaded_after(code, ("neurondbg.views.session", "neurondbg.views.core_session")) == []
+    assert _loaded_after(code, ("neurondbg.debug.session",)) == []
 
 
 def test_the_listing_register_struct_and_core_panes_import_without_numpy() -> None:
     panes = (
-        "neurondbg.views.snapshot",
+        "neurondbg.debug.snapshot",
         "neurondbg.views.program",
         "neurondbg.views.registers",
         "neurondbg.views.struct_view",

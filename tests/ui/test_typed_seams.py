@@ -13,13 +13,13 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 
+from neurondbg.debug.session import Session
+from neurondbg.debug.snapshot import Snapshot
 from neurondbg.views.lineview import STRIP_CACHE, LineView
 from neurondbg.views.memory import MemoryView, heat_style
 from neurondbg.views.plot import PlotView
 from neurondbg.views.program import ProgramView
 from neurondbg.views.registers import RegistersView
-from neurondbg.views.session import Session
-from neurondbg.views.snapshot import Snapshot
 from tests.ui.helpers import started
 
 DATA = Path(__file__).parent / "data"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from neurondbg.debug.session import Session
 from neurondbg.screens.main import DebuggerScreen
 from neurondbg.screens.quit import OpenScreen, QuitScreen, key_hint
 from neurondbg.sessions.tours import find_tour
-from neurondbg.views.session import Session
 from tests.ui.helpers import started
 
 DATA = Path(__file__).parent / "data"

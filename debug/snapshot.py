@@ -2,7 +2,7 @@
 
 Panes never call the model; the App (through its session) builds a `Snapshot` after
 every stop and hands it to each pane's `show(snapshot)`. The per-engine part (listing,
-registers, legality, memory) comes from views.snapshot_build for a program and for the
+registers, legality, memory) comes from debug.snapshot_build for a program and for the
 focused engine of a kernel alike; a kernel adds the rows of its own panes (engines,
 semaphores, timeline, races), which stay empty for one queue. Arrays are the
 machine's own (not copies): panes only read them, and the snapshot itself cannot be

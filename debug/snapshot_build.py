@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from neurondbg.debug.snapshot import ProgramLine, Snapshot, WrittenRegion
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.engines.record import Lanes, StepRecord
@@ -18,7 +19,6 @@ from neurondbg.machine.legality.explain import explain
 from neurondbg.machine.legality.nki import bridge
 from neurondbg.machine.legality.nki.bridge import Disagreement
 from neurondbg.machine.legality.result import Verdict
-from neurondbg.views.snapshot import ProgramLine, Snapshot, WrittenRegion
 
 
 class Judgement(NamedTuple):
