@@ -52,6 +52,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from neurondbg.debug.record_fix import fix_record, relist
 from neurondbg.debug.session_timeline import StepIndex, TimelineCells, shown_step, waits_of
 from neurondbg.debug.snapshot import (
     EngineRow,
@@ -83,7 +84,6 @@ from neurondbg.sessions.kernel_kind import kernel_session_spec, opens_as_kernel
 from neurondbg.sessions.kernel_open import OpenedKernel, open_kernel
 from neurondbg.sessions.schema import Note
 from neurondbg.views.listing_text import Listing, program_listing
-from neurondbg.views.record_fix import fix_record, relist
 from neurondbg.views.stop_text import at_pc, describe_record, describe_stop
 
 if TYPE_CHECKING:
@@ -726,7 +726,7 @@ class Session:
     def apply_fix(self, index: int | None = None) -> str:
         """Apply the checked fix of record `index` of the FOCUSED engine's queue (default:
         the one at its PC, which the Legality pane shows) through Core.edit_record
-        (journaled at this global step: `reverse` undoes it; views.record_fix); what
+        (journaled at this global step: `reverse` undoes it; debug.record_fix); what
         changed, e.g. "record 3: dst.start_addr 0x00001001 -> 0x00001000; now valid".
         ValueError (one line) when there is no record or no fix, saying why."""
         e = self.core.focus
@@ -745,7 +745,7 @@ class Session:
 
     def _sync_listings(self) -> None:
         """After a record edit, or a reverse past one, relist the records that changed
-        (views.record_fix.relist) of each engine whose program changed."""
+        (debug.record_fix.relist) of each engine whose program changed."""
         for e in self.core.engines:
             m = self.core.machines[e]
             lines = relist(m, self._listed[e], self.lines_of[e], dict(m.labels), self.gen)
