@@ -296,10 +296,10 @@ class NeurondbgApp(App[None]):
         self._show_note()
         self._show_race(snap)
 
-    def _show_race(self, snap: Any) -> None:
+    def _show_race(self, snap: Snapshot) -> None:
         """After a race stop, scroll the SBUF pane to the overlap (highlighted) once."""
-        races = getattr(snap, "races", ())
-        stop = getattr(self.session, "last_stop", None)
+        races = snap.races
+        stop = self.session.last_stop if self.session is not None else None
         if races and stop is not self._race_shown:
             self._race_shown = stop
             r = races[0]
@@ -358,7 +358,7 @@ class NeurondbgApp(App[None]):
             return None
         return self.session
 
-    def _do(self, fn: Any) -> None:
+    def _do(self, fn: Callable[[], str]) -> None:
         """Run a model call; its ValueError becomes one red console line."""
         try:
             text = fn()

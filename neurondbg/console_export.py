@@ -185,7 +185,7 @@ def _digits(bits: np.ndarray) -> int:
 
 
 # -- where it goes --------------------------------------------------------------------------
-def _write(session: Any, path: Path, chunks: Iterable[str], force: bool) -> Path:
+def _write(session: DebugSession, path: Path, chunks: Iterable[str], force: bool) -> Path:
     """Write `chunks` to `path` atomically, refusing the loaded program and its data, and
     a file of another kind unless `force`."""
     from neurondbg.machine.asm.data import data_path
