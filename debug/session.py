@@ -92,6 +92,7 @@ if TYPE_CHECKING:
 Progress = Callable[[int, float], None]  # (steps so far, steps per second)
 RunKind = Literal["continue", "until", "reverse-continue"]
 RUN_KINDS: tuple[RunKind, ...] = ("continue", "until", "reverse-continue")
+_RUN_KIND: dict[str, RunKind] = {k: k for k in RUN_KINDS}  # what `arm` is told, checked
 
 
 @dataclass(frozen=True)
@@ -499,10 +500,8 @@ class Session:
 
         Decision: every long command goes through the App's one run worker, so each
         has the same progress line and Esc / Ctrl+C."""
-        for k in RUN_KINDS:
-            if k == kind:
-                break
-        else:
+        k = _RUN_KIND.get(kind)
+        if k is None:
             raise ValueError(f"expected one of {', '.join(RUN_KINDS)}, found {kind!r}")
         if self.busy:
             raise ValueError("running: Esc or Ctrl+C stops it first")
