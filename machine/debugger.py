@@ -527,9 +527,9 @@ class Machine:
         st.pc = self.config.base + i * RECORD_BYTES
         return n
 
-    def _refresh_last(self) -> None:
-        """Re-execute the last (fast) step through the slow path to get its record; a
-        Ctrl+C waits until it is redone (machine.sigint), never leaving it half undone."""
+    def refresh_last(self) -> None:
+        """Re-execute the last (fast) step through the slow path to get its record (`last`);
+        a Ctrl+C waits until it is redone (machine.sigint), never leaving it half undone."""
         if self.state.journal.steps:
             with sigint.deferred():
                 self.state.undo_step()
@@ -598,7 +598,7 @@ class Machine:
             raise
         finally:
             if fast_last:
-                self._refresh_last()
+                self.refresh_last()
 
     def _after(self, rec: StepRecord) -> Stop | None:
         pc = self.state.pc

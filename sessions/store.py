@@ -31,7 +31,9 @@ refused with one line naming the stream, since replaying another program to "the
 same step" would be a different state (a PROGRAM session only warns: its single
 stream's step count still means something to a user editing it); a state whose
 replayed digest differs (e.g. the data directives changed) is a warning for both. A
-kernel session does not keep `set` edits yet: saving after one is refused.
+kernel session keeps its `set` and record edits as `[[edits]]` in the core's words
+(`dve.R3`, `sem[2]`, `act.record[3]`: Core.saved_edits) and makes each again at its
+global step on load (Core.apply_edit).
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ from neurondbg.sessions.schema import (
 from neurondbg.sessions.toml_write import dumps
 
 if TYPE_CHECKING:  # a program's session does not load the kernel model
+    from neurondbg.machine.core.core import Core
     from neurondbg.sessions.kernel_open import OpenedKernel
 
 Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
@@ -257,14 +260,17 @@ def run_until(m: Machine, step: int, total: int, progress: Progress | None,
             raise SessionInterrupted(f"{src}: {doing} interrupted at step {m.state.steps} "
                                      f"of {total}", m.state.steps, total)
         t0 = time.perf_counter()
-        stop = m.cont(max_steps=min(chunk, step - m.state.steps))
+        stop = m.replay(min(m.state.steps + chunk, step))
         elapsed = time.perf_counter() - t0
         if progress is not None:
             progress(m.state.steps, total)
-        if stop.reason != "max-steps" and m.state.steps < step:
+        if stop is not None and stop.reason != "interrupt":
             return stop  # stopped short (a halt or fault on the last step is the saved state)
         # Aim each slice at SLICE_SECONDS whatever the steps cost (SEQ fast path or CAST).
         chunk = max(64, min(1 << 22, int(chunk * SLICE_SECONDS / max(elapsed, 1e-4))))
+    last = m.last
+    if m.state.steps and (last is None or last.step != m.state.steps - 1):
+        m.refresh_last()  # the last step's record (a fast step keeps none)
     return None
 
 
@@ -289,12 +295,13 @@ def _apply_edit(m: Machine, edit: Edit, where: str) -> None:
 def save_session(path: str | Path, machine: Machine, *, program_path: str | Path,
                  layout: dict[str, Any] | None = None, stop: Stop | None = None,
                  tour: dict[str, str] | None = None,
-                 notes: list[Note] | None = None) -> SessionSpec:
+                 notes: list[Note] | None = None, core: Core | None = None) -> SessionSpec:
     """Write `machine` (at its current step) as a session file, atomically with its images.
 
     `program_path` is the file the machine's program came from; `layout` is the
     UI's opaque table; `stop` (optional) is the stop reason shown on reload. A
-    `path` that is a symlink saves to the link's target.
+    `path` that is a symlink saves to the link's target. `core`: the one-queue core
+    running `machine` (Core.of_program), whose breakpoints and edits are the session's.
     """
     target = resolve_target(path)
     folder = target.parent
@@ -307,10 +314,10 @@ def save_session(path: str | Path, machine: Machine, *, program_path: str | Path
                        stop=stop.to_dict() if stop is not None else None,
                        layout=dict(layout or {}), tour=dict(tour or {}),
                        notes=list(notes or []), source=target)
-    for bp in machine.breakpoints:
+    for bp in machine.breakpoints if core is None else core.breakpoints:
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
         entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))
-    spec.edits = list(machine.edits)
+    spec.edits = list(machine.edits) if core is None else core.saved_edits()
     return commit_session(path, target, spec, lambda: _save_images(target, machine, prog))
 
 
@@ -432,8 +439,6 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
     assert spec.kernel is not None
     src = str(spec.source) if spec.source is not None else "<session>"
     entry = spec.kernel
-    if spec.edits:
-        raise SessionError(f"{src}: edits: a kernel session cannot hold `set` edits")
     path = spec.program_path
     if not path.is_file():  # a directory too; a symlink loop "cannot read"
         problem = file_problem(path) or "no such file"
@@ -449,7 +454,8 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
                        history=history, images=images)
     core = opened.core
     loaded = LoadedKernelSession(spec, spec.stop)
-    _replay(core, spec.steps, entry.forced, progress, interrupt, src, loaded.warnings)
+    _replay(core, spec.steps, entry.forced, spec.edits, progress, interrupt, src,
+            loaded.warnings)
     loaded.digest_ok = not spec.digest or core.digest() == spec.digest
     if not loaded.digest_ok:
         loaded.warnings.append(f"{src}: the replayed state at step {core.steps} differs from "
@@ -488,22 +494,35 @@ def _check_streams(kernel: Any, entry: KernelEntry, src: str) -> None:
                            f"the session was saved")
 
 
-def _replay(core: Any, steps: int, forced: dict[int, str], progress: Progress | None,
-            interrupt: threading.Event | None, src: str, warnings: list[str]) -> None:
+def _replay(core: Core, steps: int, forced: dict[int, str], edits: list[Edit],
+            progress: Progress | None, interrupt: threading.Event | None, src: str,
+            warnings: list[str]) -> None:
     """Bring the core to global step `steps` in slices of about SLICE_SECONDS: the policy's
-    choices (Core.replay), and at each forced step the engine the user gave it to."""
+    choices (Core.replay), at each forced step the engine the user gave it to, and each
+    saved edit made again at its step (before that step is taken)."""
     chunk = 256
     if progress is not None:
         progress(0, steps)
     pending = sorted(s for s in forced if s < steps)
-    while core.steps < steps:
+    todo = list(edits)  # in step order (sessions.schema)
+    while True:
+        while todo and todo[0].step <= core.steps:
+            e = todo.pop(0)
+            try:
+                core.apply_edit(e)
+            except ValueError as err:
+                raise SessionError(f"{src}: edits[{len(edits) - len(todo) - 1}]: "
+                                   f"{e.target}: {err}") from None
+        if core.steps >= steps:
+            return
         if interrupt is not None and interrupt.is_set():
             raise SessionInterrupted(f"{src}: loading interrupted at step {core.steps} of "
                                      f"{steps}", core.steps, steps)
         if pending and pending[0] == core.steps:
             core.step(forced[pending.pop(0)])  # recorded as forced again: the same schedule
             continue
-        goal = min(core.steps + chunk, steps, pending[0] if pending else steps)
+        goal = min(core.steps + chunk, steps, pending[0] if pending else steps,
+                   todo[0].step if todo else steps)
         t0 = time.perf_counter()
         stop = core.replay(goal)
         elapsed = time.perf_counter() - t0
@@ -521,10 +540,6 @@ def save_kernel_session(path: str | Path, opened: OpenedKernel, stop: Stop | Non
     """Write the Core of `opened` (at its current global step) as a kernel session."""
     target = resolve_target(path)
     core, kernel = opened.core, opened.kernel
-    if core.edits:
-        n = len(core.edits)
-        raise SessionError(f"{path}: cannot save: a kernel session does not keep `set` edits "
-                           f"({n} made; reverse past {'it' if n == 1 else 'them'} to save)")
     source = Path(kernel.path).resolve()
     if same_file(target, source):
         raise SessionError(f"{path}: cannot save: it is the kernel {kernel.path}")
@@ -535,6 +550,7 @@ def save_kernel_session(path: str | Path, opened: OpenedKernel, stop: Stop | Non
                        digest=core.digest(), pc=None,
                        stop=_stop_dict(stop), layout=dict(layout or {}), source=target,
                        kernel=entry)
+    spec.edits = core.saved_edits()
     for bp in core.breakpoints:
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
         entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))

@@ -103,7 +103,9 @@ from neurondbg.machine.debugger import (
     FAST_CHUNK,
     Machine,
     bits_record,
+    record_bits,
     record_index,
+    record_target,
 )
 from neurondbg.machine.engines.record import StepRecord
 from neurondbg.machine.history import JOURNAL_BUDGET, History
@@ -939,6 +941,54 @@ class Core:
         self._journal(CoreEdit(self.steps, engine, index, int.from_bytes(new, "big"),
                                int.from_bytes(old, "big")))
         return m.record_change(index, old)
+
+    def apply_edit(self, e: ed.Edit) -> str:
+        """Make a saved edit again now, its bits exactly (a session's `[[edits]]`, as
+        `saved_edits` words them: `dve.R3`, `sem[2]`, `act.record[3]`; a lone program's
+        `R3`, `record[3]`), journaled at this global step as `edit` and `edit_record`
+        journal theirs. Returns what was stored; ValueError (one line) when the target
+        is not this kernel's or the bits do not fit it."""
+        engine, _, rest = e.target.strip().rpartition(".")
+        index = record_index(rest)
+        if index is not None:
+            return self.edit_record(index, bits_record(e.value), engine or None)
+        t = ex.parse_target(e.target)
+        engine = t.engine or self.focus
+        if engine not in self.machines:
+            raise ValueError(f"{t.name}: no {engine} queue in this kernel (engines: "
+                             f"{', '.join(self.engines)})")
+        m = self.machines[engine]
+        own = replace(t, engine="")
+        m.check(own)
+        try:
+            bits = int(e.value, 0)
+        except ValueError:
+            raise ValueError(f"edit of {e.target}: expected a bit pattern such as 0x3f80, "
+                             f"found {e.value!r}") from None
+        if own.kind == "pc":
+            m.check(bits)
+        elif not 0 <= bits < 1 << 8 * ed.width(own):
+            raise ValueError(f"edit of {e.target}: {e.value} does not fit its "
+                             f"{8 * ed.width(own)} bits")
+        self._settle()
+        made = CoreEdit(self.steps, engine, own, bits, ed.read_bits(own, m.state))
+        self._journal(made)
+        return f"{ed.target_text(own) if self.lone else made.text} = {bits:#x}"
+
+    def saved_edits(self) -> list[ed.Edit]:
+        """The edits leading to the state now as a session keeps them (machine.edits.Edit:
+        the global step, the target as `apply_edit` reads it, the bits stored in hex; a
+        record's as its 64 bytes): a lone program's in its own words (`R3`, `record[3]`)."""
+        out = []
+        for e in self.edits[:self._applied]:
+            if isinstance(e.target, int):
+                target = record_target(e.target) if self.lone else e.text
+                value = record_bits(e.bits.to_bytes(RECORD_BYTES, "big"))
+            else:
+                target = ed.target_text(e.target) if self.lone else e.text
+                value = hex(e.bits)
+            out.append(ed.Edit(e.step, target, value))
+        return out
 
     def _journal(self, e: CoreEdit) -> None:
         """Make edit `e` now and keep it (in step order: it is the newest event)."""
