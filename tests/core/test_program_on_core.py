@@ -121,6 +121,12 @@ def test_a_program_stops_on_its_one_queue_core_as_on_its_machine(
 RUNS = Path(__file__).parent / "data" / "program_runs.json"
 
 
+def brief(m: Machine) -> list:
+    """What the recorded runs keep of the state after each stop."""
+    st = m.state
+    return [st.steps, st.pc, st.digest()[:16]]
+
+
 def test_fixed_programs_stop_on_their_one_queue_core_as_they_did_on_their_machine(
         ) -> None:
     cases = json.loads(RUNS.read_text())["cases"]
@@ -138,10 +144,6 @@ def test_fixed_programs_stop_on_their_one_queue_core_as_they_did_on_their_machin
                     raise AssertionError(f"case {n}: the core took {spec[0]!r}")
             else:
                 c.add_breakpoint(spec)
-
-        def now() -> list:
-            st = m.state
-            return [st.steps, st.pc, st.digest()[:16]]
         for budget, want in zip(case["budgets"], case["forward"], strict=True):
             stop = c.cont(max_steps=budget)
             assert stop.engine is None
@@ -149,12 +151,12 @@ def test_fixed_programs_stop_on_their_one_queue_core_as_they_did_on_their_machin
             assert [str(stop.reason), stop.pc, stop.detail, stop.steps,
                     [b.id for b in stop.breakpoints],
                     None if rec is None else [rec.step, rec.pc]] == want["stop"], (n, budget)
-            assert now() == want["state"], (n, budget)
+            assert brief(m) == want["state"], (n, budget)
         for want in case["reverse"]:
             stop = c.reverse_continue()
             assert [str(stop.reason), stop.pc, stop.steps, [b.id for b in stop.breakpoints]] \
                 == want["stop"], n
-            assert now() == want["state"], n
+            assert brief(m) == want["state"], n
 
 
 def test_a_program_on_a_core_speaks_as_the_program() -> None:
