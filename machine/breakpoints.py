@@ -391,16 +391,16 @@ class Scene:
             applies = not ((own and owner != i) or (not own and not mine))
             if k == Kind.WATCH and (not applies or written_by(bp.value, rec) is None):
                 return None, i
-            now = ex.snapshot(bp.value, self.states[owner])
-            if k == Kind.CHANGE and now == bp.watch_old:
+            value = ex.snapshot(bp.value, self.states[owner])
+            if k == Kind.CHANGE and value == bp.watch_old:
                 return None, i
             # a change by another engine's step is followed (the next one compares
             # with it) but is not this breakpoint's: `change:sem[0]@dve` is DVE's
-            old, bp.watch_old = bp.watch_old, now
+            old, bp.watch_old = bp.watch_old, value
             if not applies:
                 return None, i
             verb = "written" if k == Kind.WATCH else "changed"
-            return f"{bp.value.name} {verb}: {shown(old)} -> {shown(now)}", i
+            return f"{bp.value.name} {verb}: {shown(old)} -> {shown(value)}", i
         if k == Kind.DMA:  # the queue named completed an entry
             return (f"dma: {rec.mnemonic} completed" if self.names[i] == bp.value
                     and rec.executed else None), i

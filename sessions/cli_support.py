@@ -33,7 +33,7 @@ from neurondbg.sessions.schema import SessionSpec
 from neurondbg.sessions.store import (
     LoadedSession,
     Progress,
-    journal_options,
+    journal_budget,
     load_session,
     save_session,
 )
@@ -112,7 +112,7 @@ def open_program_or_session(path: str | Path, gen: str | Gen = DEFAULT_GEN, engi
     config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
     try:
         m = Machine(prog.program, config, data=prog.data, labels=prog.labels,
-                    **journal_options(history))
+                    journal_budget=journal_budget(history))
     except ValueError as e:
         raise SessionError(f"{p}: {e}") from None
     return Opened(m, p.resolve(), source=prog)

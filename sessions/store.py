@@ -64,7 +64,8 @@ from neurondbg.machine.files import (
     read_file,
     read_npy,
 )
-from neurondbg.machine.stops import Stop
+from neurondbg.machine.history import JOURNAL_BUDGET
+from neurondbg.machine.stops import Stop, StopReason
 from neurondbg.sessions.atomic import resolve_target, same_file, write_atomic
 from neurondbg.sessions.errors import SessionError, SessionInterrupted
 from neurondbg.sessions.program import ProgramFile, load_program, read_program, sha256_of
@@ -163,7 +164,7 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
     labels = source.labels
     try:
         m = Machine(source.program, spec.config, data=source.data, labels=labels,
-                    **journal_options(history))
+                    journal_budget=journal_budget(history))
     except ValueError as e:
         raise SessionError(f"{src}: program {spec.program}: {e}") from None
     for i, img in enumerate(spec.data):
@@ -177,16 +178,16 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
                                                 ("watchpoints", spec.watchpoints))
               for i, e in enumerate(entries)]
     tagged.sort(key=lambda t: t[2].id or 1 << 62)  # the user's order; stable for id-less
-    for key, i, e in tagged:
+    for key, i, entry in tagged:
         try:
-            bp = m.add_breakpoint(e.spec)
+            bp = m.add_breakpoint(entry.spec)
         except ValueError as err:
-            msg = f"{src}: {key}[{i}].spec {e.spec!r}: {err}"
+            msg = f"{src}: {key}[{i}].spec {entry.spec!r}: {err}"
             if changed:  # e.g. a label the edited program lost: keep going
                 warnings.append(msg)
                 continue
             raise SessionError(msg) from None
-        if not e.enabled:
+        if not entry.enabled:
             m.set_enabled(bp.id, False)
     return LoadedSession(m, spec, prog_path, labels, stop, warnings, changed, digest_ok,
                          source)
@@ -222,9 +223,9 @@ def read_image(img: DataImage, spec: SessionSpec, where: str,
     return a
 
 
-def journal_options(history: bool) -> dict[str, int]:
-    """Machine keyword arguments: the default journal budget, or none kept at all."""
-    return {} if history else {"journal_budget": 0}
+def journal_budget(history: bool) -> int:
+    """A Machine's `journal_budget`: the default, or none kept at all."""
+    return JOURNAL_BUDGET if history else 0
 
 
 def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str,
@@ -246,7 +247,8 @@ def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str,
         return Stop(**spec.stop) if spec.stop else None
     if spec.stop:
         return Stop(**spec.stop, steps=total, record=m.last)
-    return Stop("max-steps", m.state.pc, f"at the saved step {total}", total, record=m.last)
+    return Stop(StopReason.MAX_STEPS, m.state.pc, f"at the saved step {total}", total,
+                record=m.last)
 
 
 def run_until(m: Machine, step: int, total: int, progress: Progress | None,

@@ -696,9 +696,9 @@ class Core:
                     now = self._blocked_set()
                     newly = [j for j in now if j not in blocked]
                     blocked = now
-                hits = self.scene.after_step_hits(self.breakpoints, i, rec, cs.races, newly)
-                if hits:
-                    return self._dynamic_stop(i, cs, hits, tl.steps - start, found)
+                met = self.scene.after_step_hits(self.breakpoints, i, rec, cs.races, newly)
+                if met:
+                    return self._dynamic_stop(i, cs, met, tl.steps - start, found)
             if rec.halted and self.lone:  # a program stops on its HALT (one machine's word)
                 return Stop(StopReason.HALT, self._states[i].pc, "HALT", tl.steps - start,
                             record=rec, races=found)
@@ -809,7 +809,7 @@ class Core:
         """The engine a stop about actor i names (None: a lone program names none)."""
         return None if self.lone else self.names[i]
 
-    def _plain_stop(self, reason: str, detail: str, done: int, found: list[Race]) -> Stop:
+    def _plain_stop(self, reason: StopReason, detail: str, done: int, found: list[Race]) -> Stop:
         last = self._timeline.last
         i = last if last >= 0 else 0
         return Stop(reason, self._states[i].pc, detail, done, engine=self._engine(i),
