@@ -81,6 +81,7 @@ from neurondbg.machine.history import JOURNAL_BUDGET, History, Position, restore
 from neurondbg.machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
 from neurondbg.machine.legality.explain import explain, validate
 from neurondbg.machine.legality.result import Verdict
+from neurondbg.machine.spaces import SPACES, Space
 from neurondbg.machine.state import RECORD_BYTES, MachineConfig, MachineState
 from neurondbg.machine.stops import RUN_REASONS, Stop, StopReason
 
@@ -803,14 +804,14 @@ class Machine:
         machine over journals as its own edits."""
         return list(zip(self.edits, self._edit_old, strict=True))
 
-    def initial_memory(self) -> dict[str, np.ndarray]:
+    def initial_memory(self) -> dict[Space, np.ndarray]:
         """SBUF and PSUM before the first step and the first edit (copies): from
         checkpoint 0, which every history keeps (session save writes its images)."""
         cps = self.history.checkpoints
         st = self.state
         if not cps:  # nothing has changed yet
-            return {s: st.memory(s).copy() for s in ("sbuf", "psum")}
-        return {s: cps[0].memory(s, st.memory(s).shape) for s in ("sbuf", "psum")}
+            return {s: st.memory(s).copy() for s in SPACES}
+        return {s: cps[0].memory(s, st.memory(s).shape) for s in SPACES}
 
     # -- reverse -------------------------------------------------------------------------------
     def reverse_step(self) -> bool:

@@ -65,12 +65,12 @@ from neurondbg.machine.files import (
     read_npy,
 )
 from neurondbg.machine.history import JOURNAL_BUDGET
+from neurondbg.machine.spaces import SPACES, Space
 from neurondbg.machine.stops import Stop, StopReason
 from neurondbg.sessions.atomic import resolve_target, same_file, write_atomic
 from neurondbg.sessions.errors import SessionError, SessionInterrupted
 from neurondbg.sessions.program import ProgramFile, load_program, read_program, sha256_of
 from neurondbg.sessions.schema import (
-    SPACES,
     WATCH_KINDS,
     BreakpointEntry,
     DataImage,
@@ -403,7 +403,7 @@ def _save_images(target: Path, machine: Machine, prog: Path) -> list[DataImage]:
     return images
 
 
-def write_image(target: Path, space: str, array: np.ndarray, partition: int,
+def write_image(target: Path, space: Space | str, array: np.ndarray, partition: int,
                 offset: int) -> DataImage:
     """Write `array` (uint8) as an image beside the session `target`, to be placed at
     `partition`, byte `offset` of `space`."""
