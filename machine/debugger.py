@@ -1,12 +1,18 @@
-"""The debugger: step, continue, run to PC, reverse; breakpoints, watchpoints, stop reasons.
+"""One engine queue: `Machine` executes a program's records on a machine state — step,
+legality cache, SEQ fast path and superblocks, its own history and undo, edits.
 
     m = Machine(program, MachineConfig(gen=Gen.CAYMAN), data=inits, labels={"loop": 0x40})
-    m.add_breakpoint("op:CAST")
-    stop = m.cont()                  # Stop(reason, pc, detail, ...)
     rec = m.step()                   # StepRecord: writes, verdict, fault, lanes
-    m.reverse_step(); m.reverse_continue(); m.reverse(10**7, progress=cb)
+    m.replay(1000); m.reverse_step(); m.reverse(10**7, progress=cb)
     m.edit("R5", "1")                # a journaled `set`: "R5 = 1 (0x00000001)"
     m.edit_record(3, raw64)          # record 3 of the program replaced, journaled the same way
+    core = Core.of_program(m, path)  # the one debugger (machine/core): breakpoints, runs
+
+The debugger is `Core` (machine/core/core.py): a program runs on a core with one queue,
+whose breakpoints are matched by machine/breakpoints.py. The run commands still here
+(`add_breakpoint`, `delete_breakpoint`, `set_enabled`, `cont`, `step_n`,
+`reverse_continue`) serve the TUI's program session (views/session.py) alone, judging
+through the same matching (`Machine.scene`); they go once that session runs on a core.
 
 Stop reasons: halt | breakpoint | fault | invalid | max-steps (and `interrupt` when
 `m.interrupt` is set from another thread; checked at step boundaries). A
@@ -631,9 +637,6 @@ class Machine:
     def step_n(self, n: int = 1) -> Stop:
         """`n` steps, stopping early at breakpoints and the other stop reasons."""
         return self.cont(max_steps=n)
-
-    def run_to(self, pc: int) -> Stop:
-        return self.cont(until_pc=pc)
 
     # -- edits -------------------------------------------------------------------------------
     def edit(self, target: str, value: str) -> str:
