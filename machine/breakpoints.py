@@ -81,6 +81,8 @@ class Breakpoint:
     id: int = 0
     watch_old: Any = field(default=None, repr=False)  # change: the value last seen
     engine: str | None = None  # the `@ENGINE` it is about; None: every engine
+    ignore: int = 0  # stops still to pass (gdb's ignore count; `passes`)
+    once: bool = False  # deleted after the first stop it makes (gdb's tbreak)
 
     def describe(self) -> str:
         return f"#{self.id} {self.text}" + ("" if self.enabled else " (disabled)")
@@ -284,6 +286,18 @@ def static_mask(bp: Breakpoint, q: Queue) -> np.ndarray:
     elif bp.kind == Kind.INVALID and q.count:
         mask[q.invalid_records()] = 1
     return mask
+
+
+def passes(met: Sequence[Breakpoint]) -> bool:
+    """Whether a stop where the breakpoints `met` matched is one to pass on: every one of
+    them still has stops to ignore (gdb: an ignored breakpoint does not stop). Each then
+    counts one down, and counts the hit."""
+    if not met or not all(bp.ignore > 0 for bp in met):
+        return False
+    for bp in met:
+        bp.ignore -= 1
+        bp.hits += 1
+    return True
 
 
 # -- matching: after a step, and a step undone ---------------------------------------------

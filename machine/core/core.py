@@ -90,6 +90,7 @@ from neurondbg.machine.breakpoints import (
     Kind,
     Scene,
     parse_spec,
+    passes,
 )
 from neurondbg.machine.core.actor import Actor, ActorKind, EngineQueue, EngineSnap
 from neurondbg.machine.core.events import WaitSpec
@@ -450,11 +451,13 @@ class Core:
         return out
 
     # -- breakpoints --------------------------------------------------------------------
-    def add_breakpoint(self, spec: str) -> Breakpoint:
+    def add_breakpoint(self, spec: str, once: bool = False) -> Breakpoint:
         """Parse and add a breakpoint (machine.breakpoints, with `@ENGINE`); ValueError
         (one line, with the column) for a bad spec, an engine without a queue, a label
-        no queue has, or a PC / watch target outside the program or the machine."""
+        no queue has, or a PC / watch target outside the program or the machine. `once`:
+        deleted after the first stop it makes (gdb's tbreak)."""
         bp = parse_spec(spec)
+        bp.once = once
         if self.lone:
             self.machines[self.engines[0]].check_breakpoint(bp, spec)  # a program's words
         else:
@@ -568,7 +571,7 @@ class Core:
 
     def _needs_records(self) -> bool:
         return self.on_step is not None or any(
-            b.enabled and (b.kind in RECORD_KINDS or b.cond is not None)
+            b.enabled and (b.kind in RECORD_KINDS or b.cond is not None or b.ignore)
             for b in self.breakpoints)
 
     # -- one step -----------------------------------------------------------------------
@@ -622,10 +625,26 @@ class Core:
         return self._consumed(stop)
 
     def _consumed(self, stop: Stop) -> Stop:
-        """A run entry's result: an interrupt stop consumes the interrupt."""
+        """A run entry's result: an interrupt stop consumes the interrupt; a `once`
+        breakpoint that made it is deleted."""
         if stop.reason == StopReason.INTERRUPT:
             self.interrupt.clear()
+        for bp in stop.breakpoints:
+            if bp.once:
+                self.delete_breakpoint(bp.id)
         return stop
+
+    def ignore(self, bp_id: int, n: int) -> Breakpoint:
+        """Pass the next `n` stops breakpoint #`bp_id` would make (gdb's `ignore`; a stop
+        where several matched is passed when each has stops left to ignore); ValueError
+        for no such breakpoint or a negative count."""
+        if n < 0:
+            raise ValueError(f"ignore: expected a count of 0 or more, found {n}")
+        for bp in self.breakpoints:
+            if bp.id == bp_id:
+                bp.ignore = n
+                return bp
+        raise ValueError(f"no breakpoint #{bp_id}")
 
     def _advance(self, limit: int | None, stops: bool, feed: bool) -> Stop:
         """Run up to `limit` global steps; `stops`: breakpoints count (else a replay,
@@ -671,7 +690,7 @@ class Core:
                 over, over_at = i, self._done(i)
             if stops and not self._credit[i] and not (i == over and self._done(i) == over_at):
                 hits = self._static_hits(i)
-                if hits:
+                if hits and not passes(hits):
                     return self._static_stop(i, hits, done, found)
             if fast and forced is None:
                 room = FAST_CHUNK if limit is None else min(FAST_CHUNK, limit - done)
@@ -697,7 +716,7 @@ class Core:
                     newly = [j for j in now if j not in blocked]
                     blocked = now
                 met = self.scene.after_step_hits(self.breakpoints, i, rec, cs.races, newly)
-                if met:
+                if met and not passes([bp for bp, _ in met]):
                     return self._dynamic_stop(i, cs, met, tl.steps - start, found)
             if rec.halted and self.lone:  # a program stops on its HALT (one machine's word)
                 return Stop(StopReason.HALT, self._states[i].pc, "HALT", tl.steps - start,
@@ -1193,6 +1212,8 @@ class Core:
         if not (hits or static):
             return None
         found = [bp for bp, _ in hits] + static
+        if passes(found):
+            return None
         for bp in found:
             bp.hits += 1
         self._resume = Resume(tl.steps, i)
