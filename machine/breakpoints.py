@@ -155,26 +155,26 @@ def parse_spec(spec: str) -> Breakpoint:
         raise ValueError(f"column {argcol}: expected an argument after '{kind}:'")
     if not has_arg and colon:
         raise ValueError(f"column {argcol - 1}: '{kind}' takes no argument")
-    if kind == "deadlock" and engine is not None:
+    if kind == Kind.DEADLOCK and engine is not None:
         raise ValueError(f"column {lead + len(head) + 1}: 'deadlock' is about the whole core; "
                          "it takes no @ENGINE")
     value: Any = None
     try:
-        if kind == "op":
+        if kind == Kind.OP:
             value = parse_opcode(arg, argcol)
-        elif kind == "pc":
+        elif kind == Kind.PC:
             value = _int(arg, argcol, "a byte address such as 0x80")
             if value % 64:  # records are 64 bytes: any other address is never reached
                 raise ValueError(f"column {argcol}: expected a record address (a multiple "
                                  f"of 64 such as 0x80), found {arg.strip()!r}")
-        elif kind in ("label", "dma"):
+        elif kind in (Kind.LABEL, Kind.DMA):
             value = arg.strip()
-        elif kind == "if":
+        elif kind == Kind.IF:
             value = ex.parse(arg)
-        elif kind in ("watch", "change"):
+        elif kind in WATCH_KINDS:
             value = ex.parse_target(arg)
     except ValueError as e:
-        raise _shift(e, argcol - 1) if kind in ("if", "watch", "change") else e from None
+        raise _shift(e, argcol - 1) if kind == Kind.IF or kind in WATCH_KINDS else e from None
     return Breakpoint(kind, value, text, cond, engine=engine)
 
 

@@ -266,7 +266,7 @@ class Machine:
         if bp.kind == Kind.LABEL and bp.value not in self.labels:
             known = ", ".join(sorted(self.labels)) or "none"
             raise ValueError(f"column 7: unknown label {bp.value!r}; labels: {known}")
-        if bp.kind in ("pc", "watch", "change"):
+        if bp.kind == Kind.PC or bp.kind in WATCH_KINDS:
             try:
                 self.check(bp.value)
             except ValueError as e:

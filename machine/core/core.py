@@ -506,7 +506,7 @@ class Core:
             if bp.value not in queues:
                 raise ValueError(f"column {col}: no DMA queue {bp.value!r} here (queues: "
                                  f"{', '.join(queues) or 'none'})")
-        elif bp.kind in ("watch", "change"):
+        elif bp.kind in WATCH_KINDS:
             owner = self.machines.get(self.names[self.scene.owner(bp)],
                                       self.machines[self.focus])
             try:
