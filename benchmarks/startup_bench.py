@@ -66,6 +66,7 @@ sys.exit(r.returncode)
 
 def phases(path: Path) -> list[tuple[str, float]]:
     """Seconds per in-process phase of `run`'s startup."""
+    from neurondbg.machine.core.core import Core
     from neurondbg.machine.debugger import Machine
     from neurondbg.machine.state import MachineConfig
     from neurondbg.sessions.program import read_program
@@ -75,10 +76,14 @@ def phases(path: Path) -> list[tuple[str, float]]:
     prog = read_program(path, Gen.CAYMAN)
     out.append(("read + decode", time.perf_counter() - t0))
     t0 = time.perf_counter()
-    m = Machine(prog.program, MachineConfig(gen=Gen.CAYMAN), data=prog.data)
+    m = Machine(prog.program, MachineConfig(gen=Gen.CAYMAN), data=prog.data,
+                journal_budget=0)
     out.append(("Machine()", time.perf_counter() - t0))
     t0 = time.perf_counter()
-    m.cont(max_steps=1)
+    core = Core.of_program(m, path, source=prog, journal_budget=0)  # as `run` does
+    out.append(("Core.of_program()", time.perf_counter() - t0))
+    t0 = time.perf_counter()
+    core.cont(max_steps=1)
     out.append(("first step (cont max_steps=1)", time.perf_counter() - t0))
     return out
 

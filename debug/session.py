@@ -64,13 +64,12 @@ from neurondbg.debug.snapshot import (
     race_view,
 )
 from neurondbg.debug.snapshot_build import SnapshotBuilder
-from neurondbg.machine import edits as ed
 from neurondbg.machine import expr
 from neurondbg.machine.breakpoints import Breakpoint, parse_spec
-from neurondbg.machine.core.core import Core, CoreEdit, Wait
+from neurondbg.machine.core.core import Core, Wait
 from neurondbg.machine.core.events import WaitSpec, plan_of, update_targets
 from neurondbg.machine.core.races import Race
-from neurondbg.machine.debugger import FAST_CHUNK, Machine, record_bits, record_target
+from neurondbg.machine.debugger import FAST_CHUNK, Machine
 from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.machine.engines.record import Lanes, StepRecord
 from neurondbg.machine.history import JOURNAL_BUDGET
@@ -758,14 +757,13 @@ class Session:
 
     # -- saving ------------------------------------------------------------------------
     def save(self, path: str | Path, layout: dict[str, object] | None = None) -> str:
-        """Write a session file (atomic) at the current global step: a program's keeps
-        its edits; a kernel's is refused after an edit (sessions.store)."""
+        """Write a session file (atomic) at the current global step, with its breakpoints
+        and edits (sessions.store)."""
         from neurondbg.sessions.store import save_kernel_session, save_session
 
         if self._program is not None:
             save_session(path, self.dbg, program_path=self.program_path, layout=layout or {},
-                         notes=self.notes or None, breakpoints=self.core.breakpoints,
-                         edits=[_program_edit(e) for e in self.core.edits])
+                         notes=self.notes or None, core=self.core)
             return f"saved {path} at step {self.core.steps}"
         from neurondbg.sessions.neff_open import OpenedNeffKernel
 
@@ -1027,14 +1025,6 @@ def _program_core(opened: Opened, journal_budget: int) -> Core:
         if not bp.enabled:
             core.set_enabled(added.id, False)
     return core
-
-
-def _program_edit(e: CoreEdit) -> ed.Edit:
-    """A program core's edit as a program session keeps it (machine.edits.Edit)."""
-    if isinstance(e.target, int):  # a record edit
-        return ed.Edit(e.step, record_target(e.target),
-                       record_bits(e.bits.to_bytes(RECORD_BYTES, "big")))
-    return ed.Edit(e.step, ed.target_text(e.target), hex(e.bits))
 
 
 def _sem_writer(i: int) -> Callable[[MachineState], tuple[int, int] | None]:

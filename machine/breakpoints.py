@@ -23,13 +23,21 @@ Any kind but `deadlock` may name the engine it is about with an `@ENGINE` suffix
 a race with a DVE access, `wait@act`); without one it matches every engine.
 Any spec may end with ` if EXPR` to make it conditional, e.g. `op:CAST if R5 > 2`.
 Errors are ValueError("column N: expected ...") counted in the whole spec.
+
+Matching is here too, once for every debugger: `static_match` / `static_mask` (the
+kinds checked before an instruction issues), and `Scene`, what a step did judged
+against the after-step kinds, forward (`Scene.after_step_hits`) and in reverse
+(`Scene.before_undo`, then `Scene.after_undo`), with conditions (`Scene.holds`). A
+one-queue program and a NeuronCore kernel (machine/core/core.py) both judge through
+it, so a new kind is its `Kind` member (machine/breakpoint_kinds.py) and its parse
+and match here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -38,7 +46,9 @@ from neurondbg.machine.breakpoint_kinds import Kind
 from neurondbg.machine.isa.opcodes import QUEUE_ENGINES
 
 if TYPE_CHECKING:
+    from neurondbg.machine.core.races import Race
     from neurondbg.machine.engines.record import StepRecord
+    from neurondbg.machine.state import MachineConfig, MachineState
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
 STATIC_KINDS = (Kind.OP, Kind.PC, Kind.LABEL, Kind.INVALID)  # checked before an instruction
@@ -46,6 +56,16 @@ SEMANTIC_KINDS = (Kind.SATURATE, Kind.TIE, Kind.NAN, Kind.INF)
 CORE_KINDS = (Kind.RACE, Kind.DEADLOCK, Kind.WAIT)  # only a NeuronCore (machine/core) meets
 # The lane flag (StepRecord.lanes.flags) each semantic breakpoint tests.
 SEMANTIC_FLAG = {Kind.SATURATE: "saturated", Kind.TIE: "tie", Kind.NAN: "nan", Kind.INF: "inf"}
+WATCH_KINDS = (Kind.WATCH, Kind.CHANGE)  # after a step that wrote / changed a target
+# kinds judged on every step's record (the fast path, which keeps none, is off then)
+RECORD_KINDS = (Kind.IF, Kind.WATCH, Kind.CHANGE, Kind.WAIT, Kind.DMA, *SEMANTIC_KINDS)
+# what reverse-continue judges (a fault or an invalid instruction ends a run; the
+# semantic kinds need the step's lanes, which undoing does not give back)
+REVERSE_KINDS = (*STATIC_KINDS, Kind.WATCH, Kind.CHANGE, Kind.IF, Kind.RACE, Kind.WAIT,
+                 Kind.DMA)
+OWN_TARGETS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine's own state
+RECORD = 64  # bytes per record: a record's PC is base + 64 * its index
+CONDITION_ERRORS = (ValueError, ArithmeticError, IndexError)  # what evaluating an expr raises
 
 
 @dataclass
@@ -61,6 +81,8 @@ class Breakpoint:
     id: int = 0
     watch_old: Any = field(default=None, repr=False)  # change: the value last seen
     engine: str | None = None  # the `@ENGINE` it is about; None: every engine
+    ignore: int = 0  # stops still to pass (gdb's ignore count; `passes`)
+    once: bool = False  # deleted after the first stop it makes (gdb's tbreak)
 
     def describe(self) -> str:
         return f"#{self.id} {self.text}" + ("" if self.enabled else " (disabled)")
@@ -133,26 +155,26 @@ def parse_spec(spec: str) -> Breakpoint:
         raise ValueError(f"column {argcol}: expected an argument after '{kind}:'")
     if not has_arg and colon:
         raise ValueError(f"column {argcol - 1}: '{kind}' takes no argument")
-    if kind == "deadlock" and engine is not None:
+    if kind == Kind.DEADLOCK and engine is not None:
         raise ValueError(f"column {lead + len(head) + 1}: 'deadlock' is about the whole core; "
                          "it takes no @ENGINE")
     value: Any = None
     try:
-        if kind == "op":
+        if kind == Kind.OP:
             value = parse_opcode(arg, argcol)
-        elif kind == "pc":
+        elif kind == Kind.PC:
             value = _int(arg, argcol, "a byte address such as 0x80")
             if value % 64:  # records are 64 bytes: any other address is never reached
                 raise ValueError(f"column {argcol}: expected a record address (a multiple "
                                  f"of 64 such as 0x80), found {arg.strip()!r}")
-        elif kind in ("label", "dma"):
+        elif kind in (Kind.LABEL, Kind.DMA):
             value = arg.strip()
-        elif kind == "if":
+        elif kind == Kind.IF:
             value = ex.parse(arg)
-        elif kind in ("watch", "change"):
+        elif kind in WATCH_KINDS:
             value = ex.parse_target(arg)
     except ValueError as e:
-        raise _shift(e, argcol - 1) if kind in ("if", "watch", "change") else e from None
+        raise _shift(e, argcol - 1) if kind == Kind.IF or kind in WATCH_KINDS else e from None
     return Breakpoint(kind, value, text, cond, engine=engine)
 
 
@@ -221,3 +243,269 @@ def written_by(t: ex.Target, rec: StepRecord) -> Any:
                 if bool(np.any((o < t.b1) & (o + r.size > t.b0))):
                     return w
     return None
+
+
+# -- matching: before an instruction issues (op, pc, label, invalid) -----------------------
+class Queue(Protocol):
+    """What static matching reads of one engine queue (machine.debugger.Machine)."""
+
+    labels: dict[str, int]  # name -> byte offset of the record
+    count: int  # records
+    config: MachineConfig  # its `base`: the byte address of record 0
+    program: Any  # the records now: `opcode(i)`, `opcodes`
+
+    def valid(self, index: int) -> bool: ...
+
+    def invalid_records(self) -> np.ndarray: ...
+
+
+def static_match(bp: Breakpoint, q: Queue, index: int) -> bool:
+    """Whether static breakpoint `bp` (op/pc/label/invalid) matches record `index` of
+    queue `q` (its condition aside)."""
+    if bp.kind == Kind.PC:
+        return bool(bp.value == q.config.base + index * RECORD)
+    if bp.kind == Kind.LABEL:
+        return q.labels.get(bp.value) == index * RECORD
+    if bp.kind == Kind.OP:
+        return bool(q.program.opcode(index) == bp.value)
+    return bp.kind == Kind.INVALID and not q.valid(index)
+
+
+def static_mask(bp: Breakpoint, q: Queue) -> np.ndarray:
+    """The records of `q` static breakpoint `bp` matches, as uint8 0/1 (its condition is
+    judged when one is reached)."""
+    mask = np.zeros(q.count, dtype=np.uint8)
+    if bp.kind == Kind.OP:
+        mask[np.asarray(q.program.opcodes) == bp.value] = 1
+    elif bp.kind in (Kind.PC, Kind.LABEL):
+        base = q.config.base
+        pc = bp.value if bp.kind == Kind.PC else base + q.labels[bp.value]
+        i, rem = divmod(pc - base, RECORD)
+        if rem == 0 and 0 <= i < q.count:
+            mask[i] = 1
+    elif bp.kind == Kind.INVALID and q.count:
+        mask[q.invalid_records()] = 1
+    return mask
+
+
+def passes(met: Sequence[Breakpoint]) -> bool:
+    """Whether a stop where the breakpoints `met` matched is one to pass on: every one of
+    them still has stops to ignore (gdb: an ignored breakpoint does not stop). Each then
+    counts one down, and counts the hit."""
+    if not met or not all(bp.ignore > 0 for bp in met):
+        return False
+    for bp in met:
+        bp.ignore -= 1
+        bp.hits += 1
+    return True
+
+
+# -- matching: after a step, and a step undone ---------------------------------------------
+def _no_wait(j: int) -> str:
+    return ""
+
+
+def _race_words(r: Race) -> str:
+    return f"{r.a.engine} and {r.b.engine} {r.space}: {r.missing}"
+
+
+Pending = list[tuple[Breakpoint, Any]]  # Scene.before_undo: what after_undo confirms
+
+
+@dataclass
+class Scene:
+    """What breakpoint matching reads of the debugger it judges: the actors' names and
+    states (one for a program's queue; a core's engines and DMA queues), the focused one
+    (`if:` reads it; `watch:R5` without an engine watches its R5), whether it is a lone
+    program (its words: a semantic stop's first lane), why an actor is blocked
+    (`waits(j)`, a core's) and a race in words (`race_words`)."""
+
+    names: tuple[str, ...]
+    states: Sequence[MachineState]
+    focus: int = 0
+    lone: bool = True
+    waits: Callable[[int], str] = _no_wait
+    race_words: Callable[[Race], str] = _race_words
+
+    # conditions ---------------------------------------------------------------------------
+    def truth(self, e: ex.Expr, j: int) -> bool:
+        """An expression as a condition on actor j's state: an error evaluating it (x / 0,
+        a read outside memory) is false, never a crash and never a stop."""
+        try:
+            return bool(e(self.states[j]))
+        except CONDITION_ERRORS:
+            return False
+
+    def holds(self, bp: Breakpoint, j: int) -> bool:
+        """Whether `bp`'s ` if EXPR` holds on actor j (the one it is about)."""
+        return bp.cond is None or self.truth(bp.cond, j)
+
+    def index(self, engine: str) -> int:
+        try:
+            return self.names.index(engine)
+        except ValueError:
+            raise ValueError(f"no {engine} queue in this kernel (engines: "
+                             f"{', '.join(self.names)})") from None
+
+    def owner(self, bp: Breakpoint) -> int:
+        """The actor whose state a watch/change target lives on: an engine's own
+        registers, PC, acc, idx, shape are the one it names (else the focused one's);
+        shared memory is read through the engine the breakpoint is about."""
+        t = bp.value
+        if t.kind in OWN_TARGETS:
+            return self.index(t.engine or bp.engine or self.names[self.focus])
+        return self.index(bp.engine or self.names[self.focus])
+
+    def resync(self, bps: Sequence[Breakpoint]) -> None:
+        """After the state moved without stepping (reverse, edit, enable): `watch:`,
+        `change:` and `if:` compare against the state now current."""
+        for bp in bps:
+            if bp.kind in WATCH_KINDS:
+                bp.watch_old = ex.snapshot(bp.value, self.states[self.owner(bp)])
+            elif bp.kind == Kind.IF:
+                bp.watch_old = self.truth(bp.value, self.focus)
+
+    # forward --------------------------------------------------------------------------------
+    def after_step_hits(self, bps: Sequence[Breakpoint], i: int, rec: StepRecord,
+                        races: Sequence[Race] = (), newly: Sequence[int] = ()
+                        ) -> list[tuple[Breakpoint, str]]:
+        """Every enabled after-step breakpoint that actor i's step `rec` met, with why:
+        `races` the step found, `newly` the actors it left blocked."""
+        hits = []
+        for bp in bps:
+            if not bp.enabled or bp.kind in STATIC_KINDS or bp.kind == Kind.DEADLOCK:
+                continue
+            why, about = self.after_step(bp, i, rec, races, newly)
+            if why and self.holds(bp, about):
+                hits.append((bp, why))
+        return hits
+
+    def after_step(self, bp: Breakpoint, i: int, rec: StepRecord, races: Sequence[Race],
+                   newly: Sequence[int]) -> tuple[str | None, int]:
+        """Why after-step breakpoint `bp` stops after actor i's step `rec` (None: it does
+        not), and the actor it is about (whose state its condition reads). `if:`,
+        `watch:` and `change:` move their remembered value on."""
+        k = bp.kind
+        mine = bp.engine in (None, self.names[i])
+        if k == Kind.RACE:
+            rs = [r for r in races if bp.engine in (None, r.a.engine, r.b.engine)]
+            return (f"race: {self.race_words(rs[0])}" if rs else None), i
+        if k == Kind.WAIT:
+            for j in newly:
+                if bp.engine in (None, self.names[j]) and self.holds(bp, j):
+                    return self.waits(j), j
+            return None, i
+        if k == Kind.IF:
+            now = self.truth(bp.value, self.focus)
+            was, bp.watch_old = bp.watch_old, now
+            return (f"{bp.value.text} became true" if now and not was else None), i
+        if k in WATCH_KINDS:
+            owner = self.owner(bp)
+            own = bp.value.kind in OWN_TARGETS
+            applies = not ((own and owner != i) or (not own and not mine))
+            if k == Kind.WATCH and (not applies or written_by(bp.value, rec) is None):
+                return None, i
+            value = ex.snapshot(bp.value, self.states[owner])
+            if k == Kind.CHANGE and value == bp.watch_old:
+                return None, i
+            # a change by another engine's step is followed (the next one compares
+            # with it) but is not this breakpoint's: `change:sem[0]@dve` is DVE's
+            old, bp.watch_old = bp.watch_old, value
+            if not applies:
+                return None, i
+            verb = "written" if k == Kind.WATCH else "changed"
+            return f"{bp.value.name} {verb}: {shown(old)} -> {shown(value)}", i
+        if k == Kind.DMA:  # the queue named completed an entry
+            return (f"dma: {rec.mnemonic} completed" if self.names[i] == bp.value
+                    and rec.executed else None), i
+        if not mine:
+            return None, i
+        if k == Kind.FAULT:
+            return (f"fault: {rec.fault}" if rec.fault else None), i
+        if k in SEMANTIC_FLAG and rec.lanes is not None:  # saturate / tie / nan / inf
+            flags = rec.lanes.flags[SEMANTIC_FLAG[k]]
+            n = int(flags.sum())
+            if n and self.lone:  # a program's words say where the first lane is
+                p, el = (int(v) for v in np.argwhere(flags)[0])
+                return (f"{k}: {n} lane(s) of {rec.mnemonic}; first: partition "
+                        f"{p + rec.lanes.p0}, element {el}"), i
+            if n:
+                return f"{k}: {n} lane(s) of {rec.mnemonic}", i
+        return None, i
+
+    # reverse --------------------------------------------------------------------------------
+    def touched(self, bp: Breakpoint, i: int) -> bool:
+        """Whether actor i's newest journaled step wrote the target of watch `bp` (as the
+        forward match would count it: an own target is its owner's; shared memory is
+        the engine's the breakpoint is about)."""
+        t = bp.value
+        if t.kind in OWN_TARGETS:
+            if self.owner(bp) != i:
+                return False
+        elif bp.engine not in (None, self.names[i]):
+            return False
+        j = self.states[i].journal
+        word = j.steps[-1]
+        nr, no = (word >> 8) & 0xFF, word & 0xFF
+        regs = {w >> 32 for w in j.regs[len(j.regs) - nr:]} if nr else set()
+        undos = j.others[len(j.others) - no:] if no else []
+        return undo_hits(t, regs, undos)
+
+    def before_undo(self, bps: Sequence[Breakpoint], i: int, races: Sequence[Race] = (),
+                    blocked: Sequence[int] = ()) -> Pending:
+        """Before actor i's newest step is undone: the breakpoints it may have met, read
+        where forward execution read them (after the step), with what `after_undo`
+        compares: `races` that step found, `blocked` the actors blocked after it."""
+        pending: Pending = []
+        for bp in bps:
+            if not bp.enabled:
+                continue
+            k = bp.kind
+            if k in WATCH_KINDS:
+                if self.touched(bp, i) and self.holds(bp, i):
+                    pending.append((bp, ex.snapshot(bp.value, self.states[self.owner(bp)])))
+            elif k == Kind.RACE:
+                rs = [r for r in races if bp.engine in (None, r.a.engine, r.b.engine)]
+                if rs and self.holds(bp, i):
+                    pending.append((bp, f"race: {self.race_words(rs[0])}"))
+            elif k == Kind.IF:
+                if self.truth(bp.value, self.focus) and self.holds(bp, i):
+                    pending.append((bp, None))
+            elif k == Kind.WAIT:
+                js = [(j, self.waits(j)) for j in blocked
+                      if bp.engine in (None, self.names[j]) and self.holds(bp, j)]
+                if js:
+                    pending.append((bp, js))
+            elif k == Kind.DMA:  # the step undone is a completion of the queue named
+                if self.names[i] == bp.value and self.holds(bp, i):
+                    pending.append((bp, None))
+        return pending
+
+    def after_undo(self, pending: Pending, i: int, blocked: Sequence[int] = (),
+                   completed: Callable[[], str] | None = None) -> list[tuple[Breakpoint, str]]:
+        """After the step is undone: the breakpoints of `pending` it did meet, with why
+        (the words forward execution gives): a change that changed the value, an `if:`
+        it made true, an actor newly blocked (not in `blocked` now); `completed()`
+        names the DMA entry it completed."""
+        hits: list[tuple[Breakpoint, str]] = []
+        for bp, seen in pending:
+            k = bp.kind
+            if k in WATCH_KINDS:
+                old = ex.snapshot(bp.value, self.states[self.owner(bp)])
+                if k == Kind.CHANGE and old == seen:
+                    continue
+                verb = "written" if k == Kind.WATCH else "changed"
+                hits.append((bp, f"{bp.value.name} {verb}: {shown(old)} -> {shown(seen)}"))
+            elif k == Kind.IF:
+                if not self.truth(bp.value, self.focus):
+                    hits.append((bp, f"{bp.value.text} became true"))
+            elif k == Kind.WAIT:
+                told = next((why for j, why in seen if j not in blocked), None)
+                if told is not None:
+                    hits.append((bp, told))
+            elif k == Kind.DMA:  # undone: the queue's head is the entry it completed
+                name = completed() if completed is not None else self.names[i]
+                hits.append((bp, f"dma: {name} completed"))
+            else:
+                hits.append((bp, seen))
+        return hits

@@ -1,12 +1,18 @@
-"""The debugger: step, continue, run to PC, reverse; breakpoints, watchpoints, stop reasons.
+"""One engine queue: `Machine` executes a program's records on a machine state — step,
+legality cache, SEQ fast path and superblocks, its own history and undo, edits.
 
     m = Machine(program, MachineConfig(gen=Gen.CAYMAN), data=inits, labels={"loop": 0x40})
-    m.add_breakpoint("op:CAST")
-    stop = m.cont()                  # Stop(reason, pc, detail, ...)
     rec = m.step()                   # StepRecord: writes, verdict, fault, lanes
-    m.reverse_step(); m.reverse_continue(); m.reverse(10**7, progress=cb)
+    m.replay(1000); m.reverse_step(); m.reverse(10**7, progress=cb)
     m.edit("R5", "1")                # a journaled `set`: "R5 = 1 (0x00000001)"
     m.edit_record(3, raw64)          # record 3 of the program replaced, journaled the same way
+    core = Core.of_program(m, path)  # the one debugger (machine/core): breakpoints, runs
+
+The debugger is `Core` (machine/core/core.py): a program runs on a core with one queue,
+whose breakpoints are matched by machine/breakpoints.py. The run commands still here
+(`add_breakpoint`, `delete_breakpoint`, `set_enabled`, `cont`, `step_n`,
+`reverse_continue`) serve the TUI's program session (views/session.py) alone, judging
+through the same matching (`Machine.scene`); they go once that session runs on a core.
 
 Stop reasons: halt | breakpoint | fault | invalid | max-steps (and `interrupt` when
 `m.interrupt` is set from another thread; checked at step boundaries). A
@@ -62,16 +68,16 @@ from neurondbg.machine import edits as ed
 from neurondbg.machine import expr as ex
 from neurondbg.machine import sigint
 from neurondbg.machine.breakpoints import (
-    CORE_KINDS,
-    SEMANTIC_FLAG,
+    CONDITION_ERRORS,
     STATIC_KINDS,
+    WATCH_KINDS,
     Breakpoint,
     Kind,
+    Scene,
     parse_spec,
-    shown,
-    undo_hits,
+    static_mask,
+    static_match,
     undo_hits_any,
-    written_by,
 )
 from neurondbg.machine.engines import Context, StepRecord, execute, handler_for
 from neurondbg.machine.engines.record import Fault, LazyVerdict
@@ -81,11 +87,12 @@ from neurondbg.machine.history import JOURNAL_BUDGET, History, Position, restore
 from neurondbg.machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
 from neurondbg.machine.legality.explain import explain, validate
 from neurondbg.machine.legality.result import Verdict
+from neurondbg.machine.spaces import SPACES, Space
 from neurondbg.machine.state import RECORD_BYTES, MachineConfig, MachineState
 from neurondbg.machine.stops import RUN_REASONS, Stop, StopReason
 
 Progress = Callable[[int, int], None]  # (done, total), called every FAST_CHUNK steps
-CONDITION_ERRORS = (ValueError, ArithmeticError, IndexError)  # what evaluating an expr raises
+__all__ = ["CONDITION_ERRORS", "Machine", "Progress"]  # CONDITION_ERRORS: machine.breakpoints'
 
 _MISSING = object()  # no Verdict cached yet
 FAST_CHUNK = 1 << 16  # fast steps between interrupt checks (~65 ms at 1e6 steps/s)
@@ -157,6 +164,7 @@ class Machine:
         self.last_conversion: StepRecord | None = None
         self.breakpoints: list[Breakpoint] = []
         self._next_bp = 1
+        self._scene: Scene | None = None
         self.interrupt = threading.Event()
         self.last: StepRecord | None = None
         self.on_step: Callable[[StepRecord], None] | None = None  # e.g. `run --trace`
@@ -258,7 +266,7 @@ class Machine:
         if bp.kind == Kind.LABEL and bp.value not in self.labels:
             known = ", ".join(sorted(self.labels)) or "none"
             raise ValueError(f"column 7: unknown label {bp.value!r}; labels: {known}")
-        if bp.kind in ("pc", "watch", "change"):
+        if bp.kind == Kind.PC or bp.kind in WATCH_KINDS:
             try:
                 self.check(bp.value)
             except ValueError as e:
@@ -289,85 +297,43 @@ class Machine:
                 raise ValueError(f"{what.name}: {e.args[0]}") from None
         ed.check(what, self.state, self.count)
 
-    def _static_match(self, bp: Breakpoint, i: int) -> bool:
-        if bp.kind == Kind.PC:
-            return bp.value == self.config.base + i * RECORD_BYTES
-        if bp.kind == Kind.LABEL:
-            return self.labels.get(bp.value) == i * RECORD_BYTES
-        if bp.kind == Kind.OP:
-            return self.program.opcode(i) == bp.value
-        return not self.valid(i)  # "invalid"
+    @property
+    def scene(self) -> Scene:
+        """This queue as breakpoint matching sees it (machine.breakpoints.Scene): one
+        actor, a lone program."""
+        sc = self._scene
+        if sc is None:
+            sc = self._scene = Scene((self.config.engine,), [self.state])
+        return sc
+
+    def invalid_records(self) -> np.ndarray:
+        """A bool array: True for each record that fails legality (judged at once)."""
+        self.valid(0)  # computes the bulk legality array once
+        assert self._valid is not None
+        return ~self._valid
 
     def _static_hits(self, pc: int) -> list[Breakpoint]:
         """Every enabled static breakpoint at `pc` whose condition holds."""
         i = self.index_of(pc)
         if i is None:
             return []
+        sc = self.scene
         return [bp for bp in self.breakpoints
-                if bp.enabled and bp.kind in STATIC_KINDS and self._static_match(bp, i)
-                and self._cond(bp)]
+                if bp.enabled and bp.kind in STATIC_KINDS and static_match(bp, self, i)
+                and sc.holds(bp, 0)]
 
     def _truth(self, e: ex.Expr) -> bool:
-        """An expression as a condition: an error evaluating it (x / 0, a read outside
-        memory) is false, never a crash and never a stop."""
-        try:
-            return bool(e(self.state))
-        except CONDITION_ERRORS:
-            return False
-
-    def _cond(self, bp: Breakpoint) -> bool:
-        return bp.cond is None or self._truth(bp.cond)
+        """An expression as a condition (an error evaluating it is false)."""
+        return self.scene.truth(e, 0)
 
     def _dynamic_hits(self, rec: StepRecord) -> list[tuple[Breakpoint, str]]:
         """Every enabled after-step breakpoint the step `rec` triggered, with why."""
-        hits = []
-        for bp in self.breakpoints:
-            if not bp.enabled or bp.kind in STATIC_KINDS:
-                continue
-            why = self._dynamic_reason(bp, rec)
-            if why and self._cond(bp):
-                hits.append((bp, why))
-        return hits
-
-    def _dynamic_reason(self, bp: Breakpoint, rec: StepRecord) -> str | None:
-        k = bp.kind
-        if k in CORE_KINDS:  # one queue alone: no race, and an unmet wait is a fault
-            return None
-        if k == Kind.FAULT:
-            return f"fault: {rec.fault}" if rec.fault else None
-        if k == Kind.IF:
-            now = self._truth(bp.value)
-            was, bp.watch_old = bp.watch_old, now
-            return f"{bp.value.text} became true" if now and not was else None
-        if k == Kind.WATCH:
-            if written_by(bp.value, rec) is None:
-                return None
-            now = ex.snapshot(bp.value, self.state)
-            old, bp.watch_old = bp.watch_old, now
-            return f"{bp.value.name} written: {shown(old)} -> {shown(now)}"
-        if k == Kind.CHANGE:
-            now = ex.snapshot(bp.value, self.state)
-            if now != bp.watch_old:
-                old, bp.watch_old = bp.watch_old, now
-                return f"{bp.value.name} changed: {shown(old)} -> {shown(now)}"
-            return None
-        if rec.lanes is not None:  # semantic: saturate / tie / nan / inf
-            flags = rec.lanes.flags[SEMANTIC_FLAG[k]]
-            n = int(flags.sum())
-            if n:
-                p, e = (int(v) for v in np.argwhere(flags)[0])
-                return (f"{k}: {n} lane(s) of {rec.mnemonic}; first: partition "
-                        f"{p + rec.lanes.p0}, element {e}")
-        return None
+        return self.scene.after_step_hits(self.breakpoints, 0, rec)
 
     def _resync(self, bps: list[Breakpoint] | None = None) -> None:
         """After the state moved without stepping (reverse, edit): `watch:`, `change:` and
         `if:` compare against the state now current."""
-        for bp in self.breakpoints if bps is None else bps:
-            if bp.kind in ("watch", "change"):
-                bp.watch_old = ex.snapshot(bp.value, self.state)
-            elif bp.kind == Kind.IF:
-                bp.watch_old = self._truth(bp.value)
+        self.scene.resync(self.breakpoints if bps is None else bps)
 
     def where(self, pc: int) -> str:
         """"CAST at 0x80": the instruction at `pc` (or just the address)."""
@@ -509,30 +475,13 @@ class Machine:
 
     def _static_mask(self, bp: Breakpoint) -> np.ndarray:
         """Records a static breakpoint matches (its condition is checked when it is hit)."""
-        mask = np.zeros(self.count, dtype=np.uint8)
-        if bp.kind == Kind.OP:
-            mask[np.asarray(self.program.opcodes) == bp.value] = 1
-        elif bp.kind in ("pc", "label"):
-            pc = bp.value if bp.kind == Kind.PC else self.config.base + self.labels[bp.value]
-            i = self.index_of(pc)
-            if i is not None:
-                mask[i] = 1
-        elif self.count:  # invalid
-            self.valid(0)  # computes the bulk legality array once
-            assert self._valid is not None
-            mask[~self._valid] = 1
-        return mask
+        return static_mask(bp, self)
 
     def fast_run(self, budget: int) -> int:
         """Run SEQ fast closures from the PC for at most `budget` steps, stopping before
         any other instruction and before static breakpoints; the steps done (a
         NeuronCore runs an engine ahead through them, machine/core)."""
         return self._fast_run(budget)
-
-    def static_match(self, bp: Breakpoint, index: int) -> bool:
-        """Whether static breakpoint `bp` (op/pc/label/invalid) matches record `index`
-        (its condition aside)."""
-        return self._static_match(bp, index)
 
     def invalidate_stops(self) -> None:
         """The breakpoint list changed from outside (a core shares its breakpoints)."""
@@ -585,9 +534,9 @@ class Machine:
         st.pc = self.config.base + i * RECORD_BYTES
         return n
 
-    def _refresh_last(self) -> None:
-        """Re-execute the last (fast) step through the slow path to get its record; a
-        Ctrl+C waits until it is redone (machine.sigint), never leaving it half undone."""
+    def refresh_last(self) -> None:
+        """Re-execute the last (fast) step through the slow path to get its record (`last`);
+        a Ctrl+C waits until it is redone (machine.sigint), never leaving it half undone."""
         if self.state.journal.steps:
             with sigint.deferred():
                 self.state.undo_step()
@@ -656,7 +605,7 @@ class Machine:
             raise
         finally:
             if fast_last:
-                self._refresh_last()
+                self.refresh_last()
 
     def _after(self, rec: StepRecord) -> Stop | None:
         pc = self.state.pc
@@ -688,9 +637,6 @@ class Machine:
     def step_n(self, n: int = 1) -> Stop:
         """`n` steps, stopping early at breakpoints and the other stop reasons."""
         return self.cont(max_steps=n)
-
-    def run_to(self, pc: int) -> Stop:
-        return self.cont(until_pc=pc)
 
     # -- edits -------------------------------------------------------------------------------
     def edit(self, target: str, value: str) -> str:
@@ -829,7 +775,7 @@ class Machine:
         self._ends[index] = 0
         self._heat[index] = 0
         if self._stop is not None:
-            hit = any(bp.enabled and bp.kind in STATIC_KINDS and self._static_match(bp, index)
+            hit = any(bp.enabled and bp.kind in STATIC_KINDS and static_match(bp, self, index)
                       for bp in self.breakpoints)
             self._stop[index] = plain | hit
         for blocks in (self._blocks, self._blocks_plain):
@@ -861,14 +807,14 @@ class Machine:
         machine over journals as its own edits."""
         return list(zip(self.edits, self._edit_old, strict=True))
 
-    def initial_memory(self) -> dict[str, np.ndarray]:
+    def initial_memory(self) -> dict[Space, np.ndarray]:
         """SBUF and PSUM before the first step and the first edit (copies): from
         checkpoint 0, which every history keeps (session save writes its images)."""
         cps = self.history.checkpoints
         st = self.state
         if not cps:  # nothing has changed yet
-            return {s: st.memory(s).copy() for s in ("sbuf", "psum")}
-        return {s: cps[0].memory(s, st.memory(s).shape) for s in ("sbuf", "psum")}
+            return {s: st.memory(s).copy() for s in SPACES}
+        return {s: cps[0].memory(s, st.memory(s).shape) for s in SPACES}
 
     # -- reverse -------------------------------------------------------------------------------
     def reverse_step(self) -> bool:
@@ -1109,7 +1055,7 @@ class Machine:
             hit |= mask[idx]
         if any(b.kind == Kind.IF for b in bps):  # any step may make an `if:` true
             hit[:] = True
-        watches = [b.value for b in bps if b.kind in ("watch", "change")]
+        watches = [b.value for b in bps if b.kind in WATCH_KINDS]
         regs = [t.index for t in watches if t.kind == "reg"]
         if regs and len(j.regs):
             nr = ((words >> np.uint64(8)) & np.uint64(0xFF)).astype(np.int64)
@@ -1131,28 +1077,11 @@ class Machine:
 
     def _undo_judged(self) -> list[Breakpoint]:
         """Undo the last kept step and return the breakpoints forward execution met
-        there: watches it wrote, `change:` targets whose value it changed, `if:`
-        expressions it made true (each with its condition, read after the step), then
-        the static breakpoints at the PC it goes back to."""
-        st = self.state
-        after = [(bp, ex.snapshot(bp.value, st) if bp.kind == Kind.CHANGE else None)
-                 for bp in self._watch_hits() if self._cond(bp)]
-        ifs = [bp for bp in self.breakpoints if bp.enabled and bp.kind == Kind.IF
-               and self._truth(bp.value)]
-        st.undo_step()
-        hits = [bp for bp, now in after
-                if bp.kind != Kind.CHANGE or ex.snapshot(bp.value, st) != now]
-        hits += [bp for bp in ifs if not self._truth(bp.value)]
-        met = {id(bp) for bp in hits}  # listed in the order forward execution lists them
-        hits = [bp for bp in self.breakpoints if id(bp) in met]
-        return hits + [b for b in self._static_hits(st.pc) if b not in hits]
-
-    def _watch_hits(self) -> list[Breakpoint]:
-        """The watch/change breakpoints whose target the last kept step wrote."""
-        j = self.state.journal
-        word = j.steps[-1]
-        nr, no = (word >> 8) & 0xFF, word & 0xFF
-        regs = {w >> 32 for w in j.regs[len(j.regs) - nr:]} if nr else set()
-        undos = j.others[len(j.others) - no:] if no else []
-        return [bp for bp in self.breakpoints if bp.enabled and bp.kind in ("watch", "change")
-                and undo_hits(bp.value, regs, undos)]
+        there (machine.breakpoints.Scene: watches it wrote, `change:` targets whose value
+        it changed, `if:` expressions it made true, each with its condition), then the
+        static breakpoints at the PC it goes back to."""
+        sc = self.scene
+        pending = sc.before_undo([b for b in self.breakpoints if b.enabled], 0)
+        self.state.undo_step()
+        hits = [bp for bp, _ in sc.after_undo(pending, 0)]
+        return hits + [b for b in self._static_hits(self.state.pc) if b not in hits]

@@ -4,7 +4,7 @@ session of either.
     opened = open_path(path, gen, engine)   # Opened (a Machine) or OpenedKernel (a Core)
     save_opened(to, opened, stop)           # a session file of either, where it is now
     opened = open_program_or_session(path, gen, engine)     # SessionError, one line
-    ... add --break specs / --sbuf to opened.machine ...
+    ... --sbuf to opened.machine, --break specs to opened.core ...
     stop = run_opened(opened, max_steps)   # a session continues from its saved step
     if save_to: save_after_run(save_to, opened, stop)       # --save-session FILE.toml
 
@@ -33,12 +33,13 @@ from neurondbg.sessions.schema import SessionSpec
 from neurondbg.sessions.store import (
     LoadedSession,
     Progress,
-    journal_options,
+    journal_budget,
     load_session,
     save_session,
 )
 
 if TYPE_CHECKING:  # a program's opening imports no core
+    from neurondbg.machine.core.core import Core
     from neurondbg.sessions.kernel_open import OpenedKernel
 
 SESSION_SUFFIX = ".toml"
@@ -47,13 +48,35 @@ DEFAULT_MAX_STEPS = 10_000_000
 
 @dataclass
 class Opened:
-    """A machine ready to run, from a program or from a session at its saved step."""
+    """A machine ready to run, from a program or from a session at its saved step; it
+    runs as a core with one queue (`core`)."""
 
     machine: Machine
     program_path: Path
     session: LoadedSession | None = None
     warnings: list[str] = field(default_factory=list)
     source: ProgramFile | None = None  # the program file, for file:line:column messages
+    _core: Core | None = field(default=None, repr=False)
+
+    @property
+    def core(self) -> Core:
+        """The program as a core with one queue (Core.of_program, made at first use): the
+        one debugger its breakpoints, runs and edits go through. It takes the machine's
+        steps, edits and history over; a session's breakpoints move to it."""
+        if self._core is None:
+            from neurondbg.machine.core.core import Core
+
+            m = self.machine
+            saved = [(bp.text, bp.enabled) for bp in m.breakpoints]
+            for bp in list(m.breakpoints):
+                m.delete_breakpoint(bp.id)
+            self._core = Core.of_program(m, self.program_path, source=self.source,
+                                         journal_budget=m.history.budget)
+            for text, enabled in saved:
+                bp = self._core.add_breakpoint(text)
+                if not enabled:
+                    self._core.set_enabled(bp.id, False)
+        return self._core
 
     @property
     def is_session(self) -> bool:
@@ -89,7 +112,7 @@ def open_program_or_session(path: str | Path, gen: str | Gen = DEFAULT_GEN, engi
     config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
     try:
         m = Machine(prog.program, config, data=prog.data, labels=prog.labels,
-                    **journal_options(history))
+                    journal_budget=journal_budget(history))
     except ValueError as e:
         raise SessionError(f"{p}: {e}") from None
     return Opened(m, p.resolve(), source=prog)
@@ -139,9 +162,9 @@ def save_opened(path: str | Path, opened: Opened | OpenedKernel, stop: Stop | No
 
 
 def run_opened(opened: Opened, max_steps: int | None = None) -> Stop:
-    """Run to the next stop; at most `max_steps` steps (None: DEFAULT_MAX_STEPS) from where
-    the machine is (a session: its saved step)."""
-    return opened.machine.cont(max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps)
+    """Run to the next stop on the program's one-queue core; at most `max_steps` steps
+    (None: DEFAULT_MAX_STEPS) from where the machine is (a session: its saved step)."""
+    return opened.core.cont(max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps)
 
 
 def save_after_run(path: str | Path, opened: Opened, stop: Stop | None = None,
@@ -150,4 +173,5 @@ def save_after_run(path: str | Path, opened: Opened, stop: Stop | None = None,
     keep = opened.session.spec if opened.session is not None else None
     return save_session(path, opened.machine, program_path=opened.program_path,
                         layout=layout if layout is not None else opened.layout, stop=stop,
-                        tour=keep.tour if keep else None, notes=keep.notes if keep else None)
+                        tour=keep.tour if keep else None, notes=keep.notes if keep else None,
+                        core=opened._core)

@@ -31,7 +31,9 @@ refused with one line naming the stream, since replaying another program to "the
 same step" would be a different state (a PROGRAM session only warns: its single
 stream's step count still means something to a user editing it); a state whose
 replayed digest differs (e.g. the data directives changed) is a warning for both. A
-kernel session does not keep `set` edits yet: saving after one is refused.
+kernel session keeps its `set` and record edits as `[[edits]]` in the core's words
+(`dve.R3`, `sem[2]`, `act.record[3]`: Core.saved_edits) and makes each again at its
+global step on load (Core.apply_edit).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,12 +64,13 @@ from neurondbg.machine.files import (
     read_file,
     read_npy,
 )
-from neurondbg.machine.stops import Stop
+from neurondbg.machine.history import JOURNAL_BUDGET
+from neurondbg.machine.spaces import SPACES, Space
+from neurondbg.machine.stops import Stop, StopReason
 from neurondbg.sessions.atomic import resolve_target, same_file, write_atomic
 from neurondbg.sessions.errors import SessionError, SessionInterrupted
 from neurondbg.sessions.program import ProgramFile, load_program, read_program, sha256_of
 from neurondbg.sessions.schema import (
-    SPACES,
     WATCH_KINDS,
     BreakpointEntry,
     DataImage,
@@ -81,7 +84,7 @@ from neurondbg.sessions.schema import (
 from neurondbg.sessions.toml_write import dumps
 
 if TYPE_CHECKING:  # a program's session does not load the kernel model
-    from neurondbg.machine.breakpoints import Breakpoint
+    from neurondbg.machine.core.core import Core
     from neurondbg.sessions.kernel_open import OpenedKernel
 
 Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
@@ -161,7 +164,7 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
     labels = source.labels
     try:
         m = Machine(source.program, spec.config, data=source.data, labels=labels,
-                    **journal_options(history))
+                    journal_budget=journal_budget(history))
     except ValueError as e:
         raise SessionError(f"{src}: program {spec.program}: {e}") from None
     for i, img in enumerate(spec.data):
@@ -175,16 +178,16 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
                                                 ("watchpoints", spec.watchpoints))
               for i, e in enumerate(entries)]
     tagged.sort(key=lambda t: t[2].id or 1 << 62)  # the user's order; stable for id-less
-    for key, i, e in tagged:
+    for key, i, entry in tagged:
         try:
-            bp = m.add_breakpoint(e.spec)
+            bp = m.add_breakpoint(entry.spec)
         except ValueError as err:
-            msg = f"{src}: {key}[{i}].spec {e.spec!r}: {err}"
+            msg = f"{src}: {key}[{i}].spec {entry.spec!r}: {err}"
             if changed:  # e.g. a label the edited program lost: keep going
                 warnings.append(msg)
                 continue
             raise SessionError(msg) from None
-        if not e.enabled:
+        if not entry.enabled:
             m.set_enabled(bp.id, False)
     return LoadedSession(m, spec, prog_path, labels, stop, warnings, changed, digest_ok,
                          source)
@@ -220,9 +223,9 @@ def read_image(img: DataImage, spec: SessionSpec, where: str,
     return a
 
 
-def journal_options(history: bool) -> dict[str, int]:
-    """Machine keyword arguments: the default journal budget, or none kept at all."""
-    return {} if history else {"journal_budget": 0}
+def journal_budget(history: bool) -> int:
+    """A Machine's `journal_budget`: the default, or none kept at all."""
+    return JOURNAL_BUDGET if history else 0
 
 
 def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str,
@@ -244,7 +247,8 @@ def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str,
         return Stop(**spec.stop) if spec.stop else None
     if spec.stop:
         return Stop(**spec.stop, steps=total, record=m.last)
-    return Stop("max-steps", m.state.pc, f"at the saved step {total}", total, record=m.last)
+    return Stop(StopReason.MAX_STEPS, m.state.pc, f"at the saved step {total}", total,
+                record=m.last)
 
 
 def run_until(m: Machine, step: int, total: int, progress: Progress | None,
@@ -258,14 +262,17 @@ def run_until(m: Machine, step: int, total: int, progress: Progress | None,
             raise SessionInterrupted(f"{src}: {doing} interrupted at step {m.state.steps} "
                                      f"of {total}", m.state.steps, total)
         t0 = time.perf_counter()
-        stop = m.cont(max_steps=min(chunk, step - m.state.steps))
+        stop = m.replay(min(m.state.steps + chunk, step))
         elapsed = time.perf_counter() - t0
         if progress is not None:
             progress(m.state.steps, total)
-        if stop.reason != "max-steps" and m.state.steps < step:
+        if stop is not None and stop.reason != "interrupt":
             return stop  # stopped short (a halt or fault on the last step is the saved state)
         # Aim each slice at SLICE_SECONDS whatever the steps cost (SEQ fast path or CAST).
         chunk = max(64, min(1 << 22, int(chunk * SLICE_SECONDS / max(elapsed, 1e-4))))
+    last = m.last
+    if m.state.steps and (last is None or last.step != m.state.steps - 1):
+        m.refresh_last()  # the last step's record (a fast step keeps none)
     return None
 
 
@@ -290,15 +297,13 @@ def _apply_edit(m: Machine, edit: Edit, where: str) -> None:
 def save_session(path: str | Path, machine: Machine, *, program_path: str | Path,
                  layout: dict[str, Any] | None = None, stop: Stop | None = None,
                  tour: dict[str, str] | None = None,
-                 notes: list[Note] | None = None,
-                 breakpoints: Sequence[Breakpoint] | None = None,
-                 edits: Sequence[Edit] | None = None) -> SessionSpec:
+                 notes: list[Note] | None = None, core: Core | None = None) -> SessionSpec:
     """Write `machine` (at its current step) as a session file, atomically with its images.
 
     `program_path` is the file the machine's program came from; `layout` is the
     UI's opaque table; `stop` (optional) is the stop reason shown on reload. A
-    `path` that is a symlink saves to the link's target. `breakpoints`, `edits`: those
-    of the one-queue core running `machine` (None: the machine's own).
+    `path` that is a symlink saves to the link's target. `core`: the one-queue core
+    running `machine` (Core.of_program), whose breakpoints and edits are the session's.
     """
     target = resolve_target(path)
     folder = target.parent
@@ -311,10 +316,10 @@ def save_session(path: str | Path, machine: Machine, *, program_path: str | Path
                        stop=stop.to_dict() if stop is not None else None,
                        layout=dict(layout or {}), tour=dict(tour or {}),
                        notes=list(notes or []), source=target)
-    for bp in machine.breakpoints if breakpoints is None else breakpoints:
+    for bp in machine.breakpoints if core is None else core.breakpoints:
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
         entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))
-    spec.edits = list(machine.edits if edits is None else edits)
+    spec.edits = list(machine.edits) if core is None else core.saved_edits()
     return commit_session(path, target, spec, lambda: _save_images(target, machine, prog))
 
 
@@ -398,7 +403,7 @@ def _save_images(target: Path, machine: Machine, prog: Path) -> list[DataImage]:
     return images
 
 
-def write_image(target: Path, space: str, array: np.ndarray, partition: int,
+def write_image(target: Path, space: Space | str, array: np.ndarray, partition: int,
                 offset: int) -> DataImage:
     """Write `array` (uint8) as an image beside the session `target`, to be placed at
     `partition`, byte `offset` of `space`."""
@@ -436,8 +441,6 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
     assert spec.kernel is not None
     src = str(spec.source) if spec.source is not None else "<session>"
     entry = spec.kernel
-    if spec.edits:
-        raise SessionError(f"{src}: edits: a kernel session cannot hold `set` edits")
     path = spec.program_path
     if not path.is_file():  # a directory too; a symlink loop "cannot read"
         problem = file_problem(path) or "no such file"
@@ -453,7 +456,8 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
                        history=history, images=images)
     core = opened.core
     loaded = LoadedKernelSession(spec, spec.stop)
-    _replay(core, spec.steps, entry.forced, progress, interrupt, src, loaded.warnings)
+    _replay(core, spec.steps, entry.forced, spec.edits, progress, interrupt, src,
+            loaded.warnings)
     loaded.digest_ok = not spec.digest or core.digest() == spec.digest
     if not loaded.digest_ok:
         loaded.warnings.append(f"{src}: the replayed state at step {core.steps} differs from "
@@ -492,22 +496,35 @@ def _check_streams(kernel: Any, entry: KernelEntry, src: str) -> None:
                            f"the session was saved")
 
 
-def _replay(core: Any, steps: int, forced: dict[int, str], progress: Progress | None,
-            interrupt: threading.Event | None, src: str, warnings: list[str]) -> None:
+def _replay(core: Core, steps: int, forced: dict[int, str], edits: list[Edit],
+            progress: Progress | None, interrupt: threading.Event | None, src: str,
+            warnings: list[str]) -> None:
     """Bring the core to global step `steps` in slices of about SLICE_SECONDS: the policy's
-    choices (Core.replay), and at each forced step the engine the user gave it to."""
+    choices (Core.replay), at each forced step the engine the user gave it to, and each
+    saved edit made again at its step (before that step is taken)."""
     chunk = 256
     if progress is not None:
         progress(0, steps)
     pending = sorted(s for s in forced if s < steps)
-    while core.steps < steps:
+    todo = list(edits)  # in step order (sessions.schema)
+    while True:
+        while todo and todo[0].step <= core.steps:
+            e = todo.pop(0)
+            try:
+                core.apply_edit(e)
+            except ValueError as err:
+                raise SessionError(f"{src}: edits[{len(edits) - len(todo) - 1}]: "
+                                   f"{e.target}: {err}") from None
+        if core.steps >= steps:
+            return
         if interrupt is not None and interrupt.is_set():
             raise SessionInterrupted(f"{src}: loading interrupted at step {core.steps} of "
                                      f"{steps}", core.steps, steps)
         if pending and pending[0] == core.steps:
             core.step(forced[pending.pop(0)])  # recorded as forced again: the same schedule
             continue
-        goal = min(core.steps + chunk, steps, pending[0] if pending else steps)
+        goal = min(core.steps + chunk, steps, pending[0] if pending else steps,
+                   todo[0].step if todo else steps)
         t0 = time.perf_counter()
         stop = core.replay(goal)
         elapsed = time.perf_counter() - t0
@@ -525,10 +542,6 @@ def save_kernel_session(path: str | Path, opened: OpenedKernel, stop: Stop | Non
     """Write the Core of `opened` (at its current global step) as a kernel session."""
     target = resolve_target(path)
     core, kernel = opened.core, opened.kernel
-    if core.edits:
-        n = len(core.edits)
-        raise SessionError(f"{path}: cannot save: a kernel session does not keep `set` edits "
-                           f"({n} made; reverse past {'it' if n == 1 else 'them'} to save)")
     source = Path(kernel.path).resolve()
     if same_file(target, source):
         raise SessionError(f"{path}: cannot save: it is the kernel {kernel.path}")
@@ -539,6 +552,7 @@ def save_kernel_session(path: str | Path, opened: OpenedKernel, stop: Stop | Non
                        digest=core.digest(), pc=None,
                        stop=_stop_dict(stop), layout=dict(layout or {}), source=target,
                        kernel=entry)
+    spec.edits = core.saved_edits()
     for bp in core.breakpoints:
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
         entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))

@@ -24,6 +24,7 @@ from neurondbg.machine.files import (
     size_text,
 )
 from neurondbg.machine.isa.addr import geometry
+from neurondbg.machine.spaces import Space
 
 # Element types a data directive accepts, by machine.convert format name.
 DATA_FORMATS: dict[str, np.dtype] = {
@@ -34,7 +35,7 @@ DATA_FORMATS: dict[str, np.dtype] = {
     **{f"{s}int{w}": np.dtype(f"{'u' if s else 'i'}{w // 8}")
        for s in ("", "u") for w in (8, 16, 32, 64)},
 }
-SPACES = ("sbuf", "psum")
+SPACES = tuple(Space)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from neurondbg.machine.breakpoints import static_match
 from neurondbg.machine.core.events import NO_PLAN, Plan, WaitSpec, plan_of, update_targets
 from neurondbg.machine.history import History
 from neurondbg.machine.state import MachineState
@@ -248,7 +249,7 @@ class EngineQueue:
         k = m.index_of(m.state.pc)
         if k is None:
             return []
-        return [bp for bp in m.breakpoints if bp.enabled and m.static_match(bp, k)]
+        return [bp for bp in m.breakpoints if bp.enabled and static_match(bp, m, k)]
 
     def arm(self, bp: Breakpoint) -> None:
         self.machine.breakpoints.append(bp)

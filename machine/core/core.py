@@ -78,19 +78,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from neurondbg.machine import edits as ed
 from neurondbg.machine import expr as ex
 from neurondbg.machine.breakpoints import (
-    SEMANTIC_FLAG,
+    OWN_TARGETS,
+    RECORD_KINDS,
+    REVERSE_KINDS,
     STATIC_KINDS,
+    WATCH_KINDS,
     Breakpoint,
     Kind,
+    Scene,
     parse_spec,
-    shown,
-    undo_hits,
-    written_by,
+    passes,
 )
 from neurondbg.machine.core.actor import Actor, ActorKind, EngineQueue, EngineSnap
 from neurondbg.machine.core.events import WaitSpec
@@ -101,11 +101,12 @@ from neurondbg.machine.core.races import UNDO_BUDGET, Access, Race, RaceDetector
 from neurondbg.machine.core.schedule import Policy, parse_policy
 from neurondbg.machine.core.timeline import CoreCheckpoint, Timeline
 from neurondbg.machine.debugger import (
-    CONDITION_ERRORS,
     FAST_CHUNK,
     Machine,
     bits_record,
+    record_bits,
     record_index,
+    record_target,
 )
 from neurondbg.machine.engines.record import StepRecord
 from neurondbg.machine.history import JOURNAL_BUDGET, History
@@ -116,13 +117,6 @@ if TYPE_CHECKING:
     from neurondbg.machine.asm.loader import ProgramFile
 
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
-_OWN_KINDS = ("reg", "pc", "shape", "acc", "idx")  # watch targets of one engine's own state
-# kinds judged on every step's record
-_RECORD_KINDS = (Kind.IF, Kind.WATCH, Kind.CHANGE, Kind.WAIT, Kind.DMA, *SEMANTIC_FLAG)
-# what reverse-continue judges (a fault or an invalid instruction ends a run; the
-# semantic kinds need the step's lanes, which undoing does not give back)
-_REVERSE_KINDS = (*STATIC_KINDS, Kind.WATCH, Kind.CHANGE, Kind.IF, Kind.RACE, Kind.WAIT,
-                  Kind.DMA)
 _REASON_OF = {Kind.RACE: StopReason.RACE, Kind.WAIT: StopReason.WAIT}  # else "breakpoint"
 NO_HISTORY = "no history is kept (journal budget 0)"
 _FIRST = -2  # Core._stepped_over: no stop to resume from; the first engine picked
@@ -160,7 +154,7 @@ class CoreEdit:
         """The target as a user names it on a kernel: `dve.R3`, `sem[2]`, `act.record[3]`."""
         if isinstance(self.target, int):
             return f"{self.engine}.record[{self.target}]"
-        own = self.target.kind in _OWN_KINDS or self.target.kind == "pc"
+        own = self.target.kind in OWN_TARGETS or self.target.kind == "pc"
         return f"{self.engine}.{ed.target_text(self.target)}" if own else \
             ed.target_text(self.target)
 
@@ -270,6 +264,7 @@ class Core:
         self.edits: list[CoreEdit] = []  # in step order; `set` edits of the path taken
         self._applied = 0  # edits[:_applied] are in the state (replay catches up)
         self._resume: Resume | None = None
+        self._scene: Scene | None = None
         if program is not None:
             self._adopt(program, history)
         elif self._timeline.enabled:
@@ -456,11 +451,13 @@ class Core:
         return out
 
     # -- breakpoints --------------------------------------------------------------------
-    def add_breakpoint(self, spec: str) -> Breakpoint:
+    def add_breakpoint(self, spec: str, once: bool = False) -> Breakpoint:
         """Parse and add a breakpoint (machine.breakpoints, with `@ENGINE`); ValueError
         (one line, with the column) for a bad spec, an engine without a queue, a label
-        no queue has, or a PC / watch target outside the program or the machine."""
+        no queue has, or a PC / watch target outside the program or the machine. `once`:
+        deleted after the first stop it makes (gdb's tbreak)."""
         bp = parse_spec(spec)
+        bp.once = once
         if self.lone:
             self.machines[self.engines[0]].check_breakpoint(bp, spec)  # a program's words
         else:
@@ -509,8 +506,9 @@ class Core:
             if bp.value not in queues:
                 raise ValueError(f"column {col}: no DMA queue {bp.value!r} here (queues: "
                                  f"{', '.join(queues) or 'none'})")
-        elif bp.kind in ("watch", "change"):
-            owner = self.machines.get(self.names[self._owner(bp)], self.machines[self.focus])
+        elif bp.kind in WATCH_KINDS:
+            owner = self.machines.get(self.names[self.scene.owner(bp)],
+                                      self.machines[self.focus])
             try:
                 owner.check(replace(bp.value, engine=""))
             except ValueError as e:
@@ -521,7 +519,7 @@ class Core:
         targets = list(bp.cond.targets) if bp.cond is not None else []
         if bp.kind == Kind.IF:
             targets += bp.value.targets
-        elif bp.kind in ("watch", "change"):
+        elif bp.kind in WATCH_KINDS:
             targets.append(bp.value)
         for t in targets:
             if t.engine and t.engine not in self.names:
@@ -544,103 +542,37 @@ class Core:
         for a in self.actors:
             a.refresh()
 
-    def _owner(self, bp: Breakpoint) -> int:
-        """The engine whose state a watch/change target lives on (module docstring)."""
-        t = bp.value
-        if t.kind in _OWN_KINDS:
-            return self._index(t.engine or bp.engine or self.focus)
-        return self._index(bp.engine or self.focus)
+    @property
+    def scene(self) -> Scene:
+        """The core as breakpoint matching sees it (machine.breakpoints.Scene): its
+        actors' names and states, the focused engine, a lone program's words, why an
+        actor is blocked and a race in words."""
+        sc = self._scene
+        if sc is None:
+            sc = self._scene = Scene(self.names, self._states, lone=self.lone,
+                                     waits=self._wait_words, race_words=race_text)
+        sc.focus = self._index(self.focus)
+        return sc
 
-    def _truth(self, e: ex.Expr, i: int) -> bool:
-        try:
-            return bool(e(self._states[i]))
-        except CONDITION_ERRORS:
-            return False
+    def _wait_words(self, j: int) -> str:
+        w = self._blocked(j)
+        return "" if w is None else self._wait(j, w).describe()
 
     def _cond(self, bp: Breakpoint, i: int) -> bool:
-        return bp.cond is None or self._truth(bp.cond, i)
+        return self.scene.holds(bp, i)
 
     def _resync(self, bps: list[Breakpoint] | None = None) -> None:
         """After the state moved without stepping: watch/change/if compare from now."""
-        for bp in self.breakpoints if bps is None else bps:
-            if bp.kind in ("watch", "change"):
-                bp.watch_old = ex.snapshot(bp.value, self._states[self._owner(bp)])
-            elif bp.kind == Kind.IF:
-                bp.watch_old = self._truth(bp.value, self._index(self.focus))
+        self.scene.resync(self.breakpoints if bps is None else bps)
 
     def _static_hits(self, i: int) -> list[Breakpoint]:
-        return [bp for bp in self.actors[i].static_hits() if self._cond(bp, i)]
+        sc = self.scene
+        return [bp for bp in self.actors[i].static_hits() if sc.holds(bp, i)]
 
     def _needs_records(self) -> bool:
         return self.on_step is not None or any(
-            b.enabled and (b.kind in _RECORD_KINDS or b.cond is not None)
+            b.enabled and (b.kind in RECORD_KINDS or b.cond is not None or b.ignore)
             for b in self.breakpoints)
-
-    def _dynamic_hits(self, i: int, cs: CoreStep, blocked: list[int]
-                      ) -> list[tuple[Breakpoint, str]]:
-        """Every enabled after-step breakpoint engine i's step triggered, with why."""
-        hits = []
-        rec = cs.record
-        assert rec is not None
-        for bp in self.breakpoints:
-            if not bp.enabled or bp.kind in STATIC_KINDS or bp.kind == Kind.DEADLOCK:
-                continue
-            why, about = self._reason(bp, i, rec, cs, blocked)
-            if why and self._cond(bp, about):
-                hits.append((bp, why))
-        return hits
-
-    def _reason(self, bp: Breakpoint, i: int, rec: StepRecord, cs: CoreStep,
-                blocked: list[int]) -> tuple[str | None, int]:
-        k = bp.kind
-        mine = bp.engine in (None, self.names[i])
-        if k == Kind.RACE:
-            rs = [r for r in cs.races if bp.engine in (None, r.a.engine, r.b.engine)]
-            return (f"race: {race_text(rs[0])}" if rs else None), i
-        if k == Kind.WAIT:
-            for j in blocked:
-                if bp.engine in (None, self.names[j]) and self._cond(bp, j):
-                    w = self._blocked(j)
-                    assert w is not None
-                    return f"{self._wait(j, w).describe()}", j
-            return None, i
-        if k == Kind.IF:
-            now = self._truth(bp.value, self._index(self.focus))
-            was, bp.watch_old = bp.watch_old, now
-            return (f"{bp.value.text} became true" if now and not was else None), i
-        if k in ("watch", "change"):
-            owner = self._owner(bp)
-            own = bp.value.kind in _OWN_KINDS
-            applies = not ((own and owner != i) or (not own and not mine))
-            if k == Kind.WATCH and (not applies or written_by(bp.value, rec) is None):
-                return None, i
-            now = ex.snapshot(bp.value, self._states[owner])
-            if k == Kind.CHANGE and now == bp.watch_old:
-                return None, i
-            # a change by another engine's step is followed (the next one compares
-            # with it) but is not this breakpoint's: `change:sem[0]@dve` is DVE's
-            old, bp.watch_old = bp.watch_old, now
-            if not applies:
-                return None, i
-            verb = "written" if k == Kind.WATCH else "changed"
-            return f"{bp.value.name} {verb}: {shown(old)} -> {shown(now)}", i
-        if k == Kind.DMA:  # the queue named completed an entry
-            return (f"dma: {rec.mnemonic} completed" if self.names[i] == bp.value
-                    and rec.executed else None), i
-        if not mine:
-            return None, i
-        if k == Kind.FAULT:
-            return (f"fault: {rec.fault}" if rec.fault else None), i
-        if rec.lanes is not None:  # semantic: saturate / tie / nan / inf
-            flags = rec.lanes.flags[SEMANTIC_FLAG[k]]
-            n = int(flags.sum())
-            if n and self.lone:  # a program's words say where the first lane is
-                p, el = (int(v) for v in np.argwhere(flags)[0])
-                return (f"{k}: {n} lane(s) of {rec.mnemonic}; first: partition "
-                        f"{p + rec.lanes.p0}, element {el}"), i
-            if n:
-                return f"{k}: {n} lane(s) of {rec.mnemonic}", i
-        return None, i
 
     # -- one step -----------------------------------------------------------------------
     def step(self, engine: str | None = None) -> CoreStep:
@@ -693,10 +625,26 @@ class Core:
         return self._consumed(stop)
 
     def _consumed(self, stop: Stop) -> Stop:
-        """A run entry's result: an interrupt stop consumes the interrupt."""
+        """A run entry's result: an interrupt stop consumes the interrupt; a `once`
+        breakpoint that made it is deleted."""
         if stop.reason == StopReason.INTERRUPT:
             self.interrupt.clear()
+        for bp in stop.breakpoints:
+            if bp.once:
+                self.delete_breakpoint(bp.id)
         return stop
+
+    def ignore(self, bp_id: int, n: int) -> Breakpoint:
+        """Pass the next `n` stops breakpoint #`bp_id` would make (gdb's `ignore`; a stop
+        where several matched is passed when each has stops left to ignore); ValueError
+        for no such breakpoint or a negative count."""
+        if n < 0:
+            raise ValueError(f"ignore: expected a count of 0 or more, found {n}")
+        for bp in self.breakpoints:
+            if bp.id == bp_id:
+                bp.ignore = n
+                return bp
+        raise ValueError(f"no breakpoint #{bp_id}")
 
     def _advance(self, limit: int | None, stops: bool, feed: bool) -> Stop:
         """Run up to `limit` global steps; `stops`: breakpoints count (else a replay,
@@ -742,7 +690,7 @@ class Core:
                 over, over_at = i, self._done(i)
             if stops and not self._credit[i] and not (i == over and self._done(i) == over_at):
                 hits = self._static_hits(i)
-                if hits:
+                if hits and not passes(hits):
                     return self._static_stop(i, hits, done, found)
             if fast and forced is None:
                 room = FAST_CHUNK if limit is None else min(FAST_CHUNK, limit - done)
@@ -767,9 +715,9 @@ class Core:
                     now = self._blocked_set()
                     newly = [j for j in now if j not in blocked]
                     blocked = now
-                hits = self._dynamic_hits(i, cs, newly)
-                if hits:
-                    return self._dynamic_stop(i, cs, hits, tl.steps - start, found)
+                met = self.scene.after_step_hits(self.breakpoints, i, rec, cs.races, newly)
+                if met and not passes([bp for bp, _ in met]):
+                    return self._dynamic_stop(i, cs, met, tl.steps - start, found)
             if rec.halted and self.lone:  # a program stops on its HALT (one machine's word)
                 return Stop(StopReason.HALT, self._states[i].pc, "HALT", tl.steps - start,
                             record=rec, races=found)
@@ -880,7 +828,7 @@ class Core:
         """The engine a stop about actor i names (None: a lone program names none)."""
         return None if self.lone else self.names[i]
 
-    def _plain_stop(self, reason: str, detail: str, done: int, found: list[Race]) -> Stop:
+    def _plain_stop(self, reason: StopReason, detail: str, done: int, found: list[Race]) -> Stop:
         last = self._timeline.last
         i = last if last >= 0 else 0
         return Stop(reason, self._states[i].pc, detail, done, engine=self._engine(i),
@@ -1012,6 +960,54 @@ class Core:
         self._journal(CoreEdit(self.steps, engine, index, int.from_bytes(new, "big"),
                                int.from_bytes(old, "big")))
         return m.record_change(index, old)
+
+    def apply_edit(self, e: ed.Edit) -> str:
+        """Make a saved edit again now, its bits exactly (a session's `[[edits]]`, as
+        `saved_edits` words them: `dve.R3`, `sem[2]`, `act.record[3]`; a lone program's
+        `R3`, `record[3]`), journaled at this global step as `edit` and `edit_record`
+        journal theirs. Returns what was stored; ValueError (one line) when the target
+        is not this kernel's or the bits do not fit it."""
+        engine, _, rest = e.target.strip().rpartition(".")
+        index = record_index(rest)
+        if index is not None:
+            return self.edit_record(index, bits_record(e.value), engine or None)
+        t = ex.parse_target(e.target)
+        engine = t.engine or self.focus
+        if engine not in self.machines:
+            raise ValueError(f"{t.name}: no {engine} queue in this kernel (engines: "
+                             f"{', '.join(self.engines)})")
+        m = self.machines[engine]
+        own = replace(t, engine="")
+        m.check(own)
+        try:
+            bits = int(e.value, 0)
+        except ValueError:
+            raise ValueError(f"edit of {e.target}: expected a bit pattern such as 0x3f80, "
+                             f"found {e.value!r}") from None
+        if own.kind == "pc":
+            m.check(bits)
+        elif not 0 <= bits < 1 << 8 * ed.width(own):
+            raise ValueError(f"edit of {e.target}: {e.value} does not fit its "
+                             f"{8 * ed.width(own)} bits")
+        self._settle()
+        made = CoreEdit(self.steps, engine, own, bits, ed.read_bits(own, m.state))
+        self._journal(made)
+        return f"{ed.target_text(own) if self.lone else made.text} = {bits:#x}"
+
+    def saved_edits(self) -> list[ed.Edit]:
+        """The edits leading to the state now as a session keeps them (machine.edits.Edit:
+        the global step, the target as `apply_edit` reads it, the bits stored in hex; a
+        record's as its 64 bytes): a lone program's in its own words (`R3`, `record[3]`)."""
+        out = []
+        for e in self.edits[:self._applied]:
+            if isinstance(e.target, int):
+                target = record_target(e.target) if self.lone else e.text
+                value = record_bits(e.bits.to_bytes(RECORD_BYTES, "big"))
+            else:
+                target = ed.target_text(e.target) if self.lone else e.text
+                value = hex(e.bits)
+            out.append(ed.Edit(e.step, target, value))
+        return out
 
     def _journal(self, e: CoreEdit) -> None:
         """Make edit `e` now and keep it (in step order: it is the newest event)."""
@@ -1159,7 +1155,7 @@ class Core:
             return self._plain_stop(StopReason.START, NO_HISTORY, 0, [])
         first = tl.steps
         floor = 0 if max_steps is None else max(0, first - max_steps)
-        bps = [b for b in self.breakpoints if b.enabled and b.kind in _REVERSE_KINDS]
+        bps = [b for b in self.breakpoints if b.enabled and b.kind in REVERSE_KINDS]
         raced: dict[int, list[Race]] = {}
         if any(b.kind == Kind.RACE for b in bps):
             for r in self.races:
@@ -1202,63 +1198,22 @@ class Core:
         tl = self._timeline
         self._unapply(tl.steps)  # edits made after the step: forward judged it before them
         i = tl.schedule[-1]
-        step = tl.steps - 1
-        focus = self._index(self.focus)
+        sc = self.scene
         waits = any(b.kind == Kind.WAIT for b in bps)
-        blocked = self._blocked_set() if waits else []
-        told = {j: self._wait(j, w).describe() for j in blocked
-                if (w := self._blocked(j)) is not None}
-        pending: list[tuple[Breakpoint, Any]] = []
-        for bp in bps:
-            k = bp.kind
-            if k in ("watch", "change"):
-                if self._undo_touches(bp, i) and self._cond(bp, i):
-                    pending.append((bp, ex.snapshot(bp.value, self._states[self._owner(bp)])))
-            elif k == Kind.RACE:
-                rs = [r for r in raced.get(step, ()) if bp.engine in (None, r.a.engine,
-                                                                       r.b.engine)]
-                if rs and self._cond(bp, i):
-                    pending.append((bp, f"race: {race_text(rs[0])}"))
-            elif k == Kind.IF:
-                if self._truth(bp.value, focus) and self._cond(bp, i):
-                    pending.append((bp, None))
-            elif k == Kind.WAIT:
-                js = [j for j in blocked if bp.engine in (None, self.names[j])
-                      and self._cond(bp, j)]
-                if js:
-                    pending.append((bp, js))
-            elif k == Kind.DMA:  # the step undone is a completion of the queue named
-                if self.names[i] == bp.value and self._cond(bp, i):
-                    pending.append((bp, None))
+        pending = sc.before_undo(bps, i, raced.get(tl.steps - 1, ()),
+                                 self._blocked_set() if waits else ())
         tl.schedule.pop()
         self.actors[i].undo()
-        before = set(self._blocked_set()) if waits else set()
-        hits: list[tuple[Breakpoint, str]] = []
-        for bp, seen in pending:
-            k = bp.kind
-            if k in ("watch", "change"):
-                old = ex.snapshot(bp.value, self._states[self._owner(bp)])
-                if k == Kind.CHANGE and old == seen:
-                    continue
-                verb = "written" if k == Kind.WATCH else "changed"
-                hits.append((bp, f"{bp.value.name} {verb}: {shown(old)} -> {shown(seen)}"))
-            elif k == Kind.IF:
-                if not self._truth(bp.value, focus):
-                    hits.append((bp, f"{bp.value.text} became true"))
-            elif k == Kind.WAIT:
-                j = next((j for j in seen if j not in before), None)
-                if j is not None:
-                    hits.append((bp, told[j]))
-            elif k == Kind.DMA:  # undone: the queue's head is the entry it completed
-                name = getattr(self.actors[i], "mnemonic", None)
-                hits.append((bp, f"dma: {name() if name else self.names[i]} completed"))
-            else:
-                hits.append((bp, seen))
+        before = self._blocked_set() if waits else []
+        name = getattr(self.actors[i], "mnemonic", None)
+        hits = sc.after_undo(pending, i, before, name)
         known = {id(bp) for bp, _ in hits}
         static = [b for b in self._static_hits(i) if id(b) not in known]
         if not (hits or static):
             return None
         found = [bp for bp, _ in hits] + static
+        if passes(found):
+            return None
         for bp in found:
             bp.hits += 1
         self._resume = Resume(tl.steps, i)
@@ -1281,21 +1236,6 @@ class Core:
         stop = self._advance(cur - cp.step, stops=False, feed=False)
         self._settle()
         return stop.reason != StopReason.INTERRUPT
-
-    def _undo_touches(self, bp: Breakpoint, i: int) -> bool:
-        """Whether engine i's newest journaled step wrote the target of watch `bp`."""
-        t = bp.value
-        if t.kind in _OWN_KINDS:
-            if self._owner(bp) != i:
-                return False
-        elif bp.engine not in (None, self.names[i]):
-            return False
-        j = self._states[i].journal
-        word = j.steps[-1]
-        nr, no = (word >> 8) & 0xFF, word & 0xFF
-        regs = {w >> 32 for w in j.regs[len(j.regs) - nr:]} if nr else set()
-        undos = j.others[len(j.others) - no:] if no else []
-        return undo_hits(t, regs, undos)
 
     def replay(self, steps: int) -> Stop | None:
         """Run forward to global step `steps` ignoring breakpoints, with the policy and

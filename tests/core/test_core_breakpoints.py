@@ -236,3 +236,44 @@ def test_reverse_continue_to_breakpoints_and_watches(n: int, budget: int | None)
     stop = c.reverse_continue()
     assert stop.reason == "start" and c.steps == 0
     assert c.cont().reason == "halt" and c.steps == end
+
+
+@pytest.mark.parametrize("spec", ["op:MOVE", "watch:R1", "change:R1"])
+def test_an_ignore_count_passes_that_many_stops_both_ways(spec: str) -> None:
+    text = "\n".join(f"MOVE R1={k}" for k in range(1, 7)) + "\nHALT"
+    every = core(pool=text, dve="NOP\nHALT")
+    every.add_breakpoint(spec)
+    steps = []
+    while (stop := every.cont()).reason == "breakpoint":
+        steps.append(stop.steps + (steps[-1] if steps else 0))
+    assert len(steps) >= 5
+    c = core(pool=text, dve="NOP\nHALT")
+    bp = c.add_breakpoint(spec)
+    assert c.ignore(bp.id, 2) is bp
+    stop = c.cont()  # the first two stops are passed, the third is made
+    assert (stop.reason, c.steps, bp.ignore) == ("breakpoint", steps[2], 0)
+    assert bp.hits == 3
+    assert c.cont().reason == "breakpoint" and c.steps == steps[3]  # not ignored now
+    while every.steps > c.steps:
+        every.reverse(every.steps - c.steps)
+    every.reverse_continue()
+    every.reverse_continue()
+    second = every.steps  # where reverse-continue stops the second time
+    c.ignore(bp.id, 1)
+    back = c.reverse_continue()  # in reverse too: the newest stop is passed
+    assert back.reason == "breakpoint" and bp.ignore == 0 and c.steps == second
+    with pytest.raises(ValueError, match="no breakpoint #9"):
+        c.ignore(9, 1)
+    with pytest.raises(ValueError, match="a count of 0 or more"):
+        c.ignore(bp.id, -1)
+
+
+def test_a_once_breakpoint_is_deleted_by_its_first_stop() -> None:
+    c = core(pool="MOVE R1=1\nMOVE R1=2\nMOVE R1=3\nHALT", dve="NOP\nHALT")
+    keep = c.add_breakpoint("op:MOVE@pool")
+    once = c.add_breakpoint("watch:R1@pool", once=True)
+    stop = c.cont()  # after the first MOVE (its own op:MOVE was stepped over at the start)
+    assert [b.id for b in stop.breakpoints] == [once.id]  # its stop still names it
+    assert [b.id for b in c.breakpoints] == [keep.id]
+    assert [b.id for b in c.cont().breakpoints] == [keep.id]
+    assert [b.id for b in c.cont().breakpoints] == [keep.id]  # the third MOVE: no watch

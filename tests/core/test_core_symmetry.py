@@ -8,6 +8,8 @@ race, wait) about the step that met it, -1 for engines blocked from the start. F
 stops after that step, reverse before it (as a reverse watch stops before the write).
 Static hits at step 0 are left out: `continue` from the loaded state steps over the
 first instruction's breakpoints, as `continue` does wherever no stop reported them.
+A `deadlock` breakpoint names the run's last stop (where reverse starts), so it is
+checked there and is no hit to meet on the way.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ instruction = st.one_of(
 @st.composite
 def kernels(draw: st.DrawFn) -> dict[str, str]:
     n = draw(st.integers(2, 3))
-    return {e: "\n".join(draw(st.lists(instruction, min_size=1, max_size=5))) + "\nHALT"
+    return {e: "\n".join(draw(st.lists(instruction, min_size=1, max_size=5))) + "\nmid:\nHALT"
             for e in ENGINES[:n]}
 
 
@@ -46,10 +48,12 @@ def specs(engines: list[str]) -> st.SearchStrategy[list[str]]:
     one = st.one_of(
         st.sampled_from(["op:NOP", "op:COPY", "op:MOVE", "race", "wait", "change:R1",
                          "if:sem[0] > 0", "if:sem[1] >= 2", "change:sem[1]",
-                         "watch:sb[0, 0x120:0x130]", "op:NOP if sem[0] > 0"]),
+                         "watch:sb[0, 0x120:0x130]", "op:NOP if sem[0] > 0", "deadlock",
+                         "label:mid", "deadlock if sem[1] == 0"]),
         e.map(lambda x: f"op:NOP@{x}"), e.map(lambda x: f"pc:0x40@{x}"),
         e.map(lambda x: f"watch:R1@{x}"), e.map(lambda x: f"race@{x}"),
         e.map(lambda x: f"wait@{x}"), e.map(lambda x: f"change:sem[0]@{x}"),
+        e.map(lambda x: f"label:mid@{x}"),
     )
     return st.lists(one, min_size=1, max_size=4, unique=True)
 
@@ -93,6 +97,9 @@ def test_continue_and_reverse_continue_meet_the_same_hits(
         forward.append(hits_of(stop, fwd.steps, True))
     else:
         raise AssertionError("no end in 200 stops")
+    if stop.reason == "deadlock":  # `deadlock` names the end (its condition read there)
+        named = [b.text for b in stop.breakpoints]
+        assert ("deadlock" in named) == ("deadlock" in bps)
     end = fwd.steps
     # the same breakpoints on a core run to the end without them, then reversed
     back = build(queues, schedule, [])

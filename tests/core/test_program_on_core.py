@@ -2,10 +2,19 @@
 programs, breakpoints and run commands give the same stops (reason, PC, detail, steps,
 breakpoints, record), registers, memory and digest through the core as through the
 Machine's own run control, forward; in reverse the same stops (reason, step, PC,
-breakpoints). The core then speaks as the program: no engine named, HALT, faults."""
+breakpoints). The core then speaks as the program: no engine named, HALT, faults.
+
+tests/core/data/program_runs.json holds what the Machine's own run control did on 48
+fixed generated programs (each with breakpoints of every kind a program takes, run by
+`continue` in random budgets, then `reverse-continue` back to the start): each stop
+and, after it, the step count, PC and the first 16 hex digits of the state's digest.
+The core must do exactly the same, so the comparison stands without that run control.
+One difference is recorded as the core's: a fault stop lists the `fault` breakpoints
+(the Machine named none there; `run` runs on the core and always has)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +116,47 @@ def test_a_program_stops_on_its_one_queue_core_as_on_its_machine(
         assert state_of(inner) == state_of(m)
         if sm.reason == "start":
             break
+
+
+RUNS = Path(__file__).parent / "data" / "program_runs.json"
+
+
+def brief(m: Machine) -> list:
+    """What the recorded runs keep of the state after each stop."""
+    st = m.state
+    return [st.steps, st.pc, st.digest()[:16]]
+
+
+def test_fixed_programs_stop_on_their_one_queue_core_as_they_did_on_their_machine(
+        ) -> None:
+    cases = json.loads(RUNS.read_text())["cases"]
+    assert len(cases) == 48
+    for n, case in enumerate(cases):
+        m = loaded(case["program"])
+        c = Core.of_program(m, Path("<test>"))
+        for spec in case["breakpoints"]:
+            if isinstance(spec, list):  # refused, in the program's words
+                try:
+                    c.add_breakpoint(spec[0])
+                except ValueError as e:
+                    assert str(e) == spec[1], n
+                else:
+                    raise AssertionError(f"case {n}: the core took {spec[0]!r}")
+            else:
+                c.add_breakpoint(spec)
+        for budget, want in zip(case["budgets"], case["forward"], strict=True):
+            stop = c.cont(max_steps=budget)
+            assert stop.engine is None
+            rec = stop.record
+            assert [str(stop.reason), stop.pc, stop.detail, stop.steps,
+                    [b.id for b in stop.breakpoints],
+                    None if rec is None else [rec.step, rec.pc]] == want["stop"], (n, budget)
+            assert brief(m) == want["state"], (n, budget)
+        for want in case["reverse"]:
+            stop = c.reverse_continue()
+            assert [str(stop.reason), stop.pc, stop.steps, [b.id for b in stop.breakpoints]] \
+                == want["stop"], n
+            assert brief(m) == want["state"], n
 
 
 def test_a_program_on_a_core_speaks_as_the_program() -> None:

@@ -89,7 +89,7 @@ def test_watch_change_and_semantic_breakpoints() -> None:
 
 def test_run_to_reverse_continue_and_who_wrote() -> None:
     m = _m()
-    assert m.run_to(0x100).pc == 0x100
+    assert m.cont(until_pc=0x100).pc == 0x100
     m.cont()
     step, pc = m.state.who_wrote("R1")  # the last ADD: CAST, EVENT, SUB, BRANCH, HALT follow
     assert pc == 0x40 and step == m.state.steps - 6

@@ -22,12 +22,12 @@ def test_interrupt_set_before_cont_stops_it_at_once_and_is_consumed() -> None:
     assert m.cont(max_steps=10).reason == "max-steps" and m.state.steps == 10
 
 
-def test_interrupt_set_before_step_n_and_run_to_stops_them() -> None:
+def test_interrupt_set_before_step_n_and_cont_until_stops_them() -> None:
     m = machine(counted_loop(5))
     m.interrupt.set()
     assert m.step_n(3).reason == "interrupt" and m.state.steps == 0
     m.interrupt.set()
-    assert m.run_to(0xC0).reason == "interrupt" and m.state.steps == 0
+    assert m.cont(until_pc=0xC0).reason == "interrupt" and m.state.steps == 0
     assert not m.interrupt.is_set()
 
 

@@ -1,6 +1,6 @@
 """A second Ctrl+C (KeyboardInterrupt, raised wherever the main thread is) never cuts the
 model's undo-and-redo in half nor leaves a view of the journal that blocks its resizing
-(machine.sigint.deferred, Journal.drop_oldest, Machine._refresh_last)."""
+(machine.sigint.deferred, Journal.drop_oldest, Machine.refresh_last)."""
 
 from __future__ import annotations
 

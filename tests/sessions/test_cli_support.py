@@ -20,7 +20,7 @@ from neurondbg.sessions.errors import SessionError
 def test_program_run_save_then_session_run(program: Path, tmp_path: Path) -> None:
     opened = open_program_or_session(program, "cayman", "pool")
     assert not opened.is_session and opened.warnings == []
-    opened.machine.add_breakpoint("op:CAST")
+    opened.core.add_breakpoint("op:CAST")
     stop = run_opened(opened)
     assert stop.reason == "breakpoint" and opened.machine.state.steps == 2
     first = result_json(opened, stop)
@@ -45,7 +45,7 @@ def test_program_run_save_then_session_run(program: Path, tmp_path: Path) -> Non
 
 def test_session_run_continues_from_its_saved_step(program: Path, tmp_path: Path) -> None:
     opened = open_program_or_session(program)
-    opened.machine.step_n(4)
+    opened.core.cont(max_steps=4)
     save_after_run(tmp_path / "s.toml", opened)
     again = open_program_or_session(tmp_path / "s.toml")
     assert again.machine.state.steps == 4
@@ -54,6 +54,26 @@ def test_session_run_continues_from_its_saved_step(program: Path, tmp_path: Path
     fresh = open_program_or_session(program)
     assert run_opened(fresh).reason == "halt"
     assert fresh.machine.state.digest() == again.machine.state.digest()
+
+
+def test_a_program_on_its_core_saves_its_edits_and_breakpoints(program: Path,
+                                                               tmp_path: Path) -> None:
+    opened = open_program_or_session(program)
+    opened.core.add_breakpoint("op:CAST")
+    opened.core.add_breakpoint("watch:R5")
+    opened.core.set_enabled(2, False)
+    assert run_opened(opened).reason == "breakpoint"
+    assert opened.core.edit("R5", "9") == "R5 = 9 (0x00000009)"
+    save_after_run(tmp_path / "s.toml", opened)
+    again = open_program_or_session(tmp_path / "s.toml")
+    assert again.session is not None and again.session.digest_ok
+    assert [(e.step, e.target, e.value) for e in again.session.spec.edits] == [
+        (2, "R5", "0x9")]
+    assert again.machine.state.R[5] == 9
+    assert again.machine.state.digest() == opened.machine.state.digest()
+    assert [(b.id, b.text, b.enabled) for b in again.core.breakpoints] == [
+        (1, "op:CAST", True), (2, "watch:R5", False)]
+    assert again.core.reverse_step() and again.machine.state.R[5] != 9  # the edit undone
 
 
 def test_errors_are_session_errors(tmp_path: Path) -> None:

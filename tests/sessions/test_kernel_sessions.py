@@ -250,3 +250,49 @@ def test_options_a_kernel_session_decides_are_warned_about(kernel: Path,
     assert r.stderr.splitlines() == [
         "neurondbg: warning: --schedule: the session's in-order applies",
         "neurondbg: warning: --races: the session's on applies"]
+
+
+@pytest.mark.parametrize("schedule", ["rr", "random:5"])
+def test_a_kernel_session_keeps_its_edits_and_reloads_them_at_their_steps(
+        kernel: Path, tmp_path: Path, schedule: str) -> None:
+    """`set` and record edits made at several global steps are saved as [[edits]] in the
+    core's words; loading makes each again at its step: the same state, digest and
+    edits, and reverse undoes them on the reloaded core as on the first."""
+    opened = open_kernel(kernel, schedule=schedule)
+    core = opened.core
+    core.cont(max_steps=2)
+    engine = core.engines[1]
+    assert core.edit(f"{engine}.R4", "7") == f"{engine}.R4 = 7 (0x00000007)"
+    core.cont(max_steps=3)
+    core.edit("sem[5]", "3")
+    nop = core.machines[engine].program.record(0)  # its first record, over its second
+    core.edit_record(1, nop, engine)
+    core.cont(max_steps=2)
+    save_kernel_session(tmp_path / "s.toml", opened)
+    spec = read_session(tmp_path / "s.toml")
+    assert [(e.step, e.target) for e in spec.edits] == [
+        (2, f"{engine}.R4"), (5, "sem[5]"), (5, f"{engine}.record[1]")]
+    back = load_kernel_session(spec)
+    assert back.session is not None and back.session.digest_ok and back.warnings == []
+    again = back.core
+    assert again.steps == core.steps == 7 and again.digest() == core.digest()
+    assert again.edits == core.edits
+    assert again.machines[engine].program.record(1) == nop
+    for c in (core, again):  # back past the record edit and the set: the loaded program
+        c.reverse(3)
+        assert (c.steps, len(c.edits)) == (4, 1)
+    assert again.digest() == core.digest()
+    assert again.machines[engine].program.record(1) == load_kernel(kernel).queue(
+        engine).program.program.record(1)
+
+
+def test_a_kernel_session_refuses_an_edit_its_kernel_cannot_take(kernel: Path,
+                                                                   tmp_path: Path) -> None:
+    opened = open_kernel(kernel)
+    opened.core.edit("sem[5]", "3")
+    save_kernel_session(tmp_path / "s.toml", opened)
+    text = (tmp_path / "s.toml").read_text().replace('target = "sem[5]"',
+                                                     'target = "act.R1"')
+    (tmp_path / "s.toml").write_text(text)
+    with pytest.raises(SessionError, match=r"edits\[0\]: act\.R1: .*no act queue"):
+        load_kernel_session(read_session(tmp_path / "s.toml"))

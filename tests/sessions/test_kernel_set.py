@@ -1,15 +1,14 @@
 """`set` on a kernel through the console: stored on the engine named (or the focused
-one), undone by reverse, and a kernel session file refuses to drop it silently."""
+one), undone by reverse, and kept by a kernel session file (made again on load)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from neurondbg.console import execute
+from neurondbg.sessions.cli_support import open_path
+from neurondbg.sessions.kernel_open import OpenedKernel
 from neurondbg.debug.session import Session
-from neurondbg.sessions.errors import SessionError
 
 DEADLOCK = Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm"
 
@@ -24,9 +23,11 @@ def test_set_breaks_the_example_deadlock_and_reverse_undoes_it(tmp_path: Path) -
     assert "deadlock" in s.run()
     assert said(s, "set sem[1] = 1") == "sem[1] = 1 (0x00000001)"
     assert s.position == (0, 1)
-    with pytest.raises(SessionError, match="does not keep `set` edits"):
-        s.save(tmp_path / "k.toml")
-    assert not (tmp_path / "k.toml").exists()
+    s.save(tmp_path / "k.toml")
+    back = open_path(tmp_path / "k.toml")
+    assert isinstance(back, OpenedKernel)
+    assert back.core.state().sem[1] == 1 and back.core.digest() == s.core.digest()
+    assert [(e.step, e.text, e.bits) for e in back.core.edits] == [(0, "sem[1]", 1)]
     s.arm("continue")
     s.run()
     steps = s.core.steps
