@@ -37,6 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from neurondbg.debug.listing_text import Listing, program_listing
 from neurondbg.machine import expr
 from neurondbg.machine.breakpoints import Breakpoint
 from neurondbg.machine.core.core import Core
@@ -50,7 +51,6 @@ from neurondbg.machine.stops import Stop, StopReason
 from neurondbg.machine.words import counted
 from neurondbg.sessions.kernel_kind import kernel_session_spec
 from neurondbg.sessions.kernel_open import OpenedKernel, open_kernel
-from neurondbg.views.listing_text import Listing, program_listing
 from neurondbg.views.record_fix import fix_record, relist
 from neurondbg.views.session import Progress, _ticking, enable_breakpoints
 from neurondbg.views.snapshot import (

@@ -23,8 +23,8 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from neurondbg.debug.lab_model import values_of
 from neurondbg.machine.convert.formats import FORMATS, IntFormat
-from neurondbg.views.lab_model import values_of
 from neurondbg.views.lineview import LineView
 from neurondbg.views.snapshot import Snapshot, WrittenRegion
 

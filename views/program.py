@@ -24,7 +24,7 @@ LISTINGS_KEPT = 16
 
 
 def _label_width(lines: Sequence[ProgramLine]) -> int:
-    """The widest label plus its colon (0: none). A views.listing_text.Listing says so
+    """The widest label plus its colon (0: none). A debug.listing_text.Listing says so
     without building its lines (that module is not imported here: it needs numpy, which
     the first frame does without)."""
     known = getattr(lines, "label_width", None)
@@ -46,7 +46,7 @@ class ProgramView(LineView):
         self.lines: Sequence[ProgramLine] = ()
         self.full = False
         # (listing version, full) -> its widest line: every line's when the listing is
-        # built, else the widest drawn so far (a large views.listing_text.Listing builds
+        # built, else the widest drawn so far (a large debug.listing_text.Listing builds
         # its lines as they are drawn, so the width the pane scrolls to grows with them)
         self._widest: dict[tuple[int, bool], int] = {}
         self._source: object = None  # the listing shown (held: compared with `is`)

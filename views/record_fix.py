@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from neurondbg.debug.listing_text import Listing, listing_with_events
 from neurondbg.machine.asm.disasm import format_instruction
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.isa.codec import Program
-from neurondbg.views.listing_text import Listing, listing_with_events
 from neurondbg.views.snapshot import ProgramLine
 
 # Stores 64 bytes as record N of the queue the fix was judged on (journaled).

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from neurondbg.debug.listing_text import Listing, program_listing
+from neurondbg.debug.stop_text import at_pc, describe_record, describe_stop
 from neurondbg.machine import expr
 from neurondbg.machine.breakpoints import Breakpoint, parse_spec
 from neurondbg.machine.debugger import Machine
@@ -33,11 +35,9 @@ from neurondbg.machine.words import counted
 from neurondbg.sessions.cli_support import open_program_or_session
 from neurondbg.sessions.examples import DEMO
 from neurondbg.sessions.schema import Note
-from neurondbg.views.listing_text import Listing, program_listing
 from neurondbg.views.record_fix import fix_record, relist
 from neurondbg.views.snapshot import Snapshot
 from neurondbg.views.snapshot_build import SnapshotBuilder
-from neurondbg.views.stop_text import at_pc, describe_record, describe_stop
 
 Progress = Callable[[int, float], None]  # (steps so far, steps per second)
 LoadProgress = Callable[[int, int], None]  # (done, total): replaying a session, reversing

@@ -30,6 +30,7 @@ from typing import overload
 
 import numpy as np
 
+from neurondbg.debug.program_line import ProgramLine
 from neurondbg.machine.asm.disasm import (
     EVENT_FIELDS,
     disassemble_lines,
@@ -42,7 +43,6 @@ from neurondbg.machine.isa.codec import Instruction, Program, decode_bytes
 from neurondbg.machine.isa.spec import RECORD_BYTES
 from neurondbg.machine.isa.structs import STRUCTS
 from neurondbg.machine.legality.explain import validate
-from neurondbg.views.snapshot import ProgramLine
 
 
 def _with_events(line: str, events: str) -> str:
