@@ -7,6 +7,8 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widget import Widget
 
 from neurondbg.views.lineview import LineView
 from neurondbg.views.pane import pane_of
@@ -151,3 +153,15 @@ class ProgramView(LineView):
             self._widest[key] = len(shown)
             self.call_after_refresh(self.update_size)
         return text
+
+
+class PartnerProgramView(ProgramView, can_focus=False):
+    """The second engine's listing beside the focused one's, shown only while the
+    Program pane is maximised (z); read-only (the keys act on the focused engine)."""
+
+
+def with_partner(id: str) -> Widget:
+    """A kernel's Program pane: the focused engine's listing (`id`) and the partner's
+    beside it (hidden by the stylesheet until the pane is maximised)."""
+    return Horizontal(ProgramView(id=id), PartnerProgramView(id=f"{id}-partner"),
+                      id=f"{id}-pair")

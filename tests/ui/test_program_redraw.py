@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import neurondbg.views.program  # noqa: F401
 from neurondbg import views
-from neurondbg.screens.arrange import PartnerProgramView
-from neurondbg.views.program import ProgramView
+from neurondbg.views.program import PartnerProgramView, ProgramView
 from neurondbg.views.snapshot import ProgramLine, Snapshot
 from tests.ui.helpers import started
 
