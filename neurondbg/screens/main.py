@@ -254,8 +254,7 @@ class DebuggerScreen(Screen):
             beside = self.query_one(f"#{spec.beside}")
             return lambda: shows.show(snap, beside)
         if spec.feed:
-            part = getattr(snap, spec.feed)
-            return lambda: shows.show(part)
+            return lambda: shows.show(getattr(snap, spec.feed))
         return lambda: shows.show(snap)
 
     def pane_shown(self, name: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from typing import cast
 
 import pytest
 from textual.binding import Binding
@@ -85,6 +86,46 @@ def test_the_digit_keys_are_the_table_places() -> None:
         assert bound == {(digit(i), name) for i, name in enumerate(panes_of(layout), 1)}
         assert pane_keys(layout) == [(digit(i), f"pane {title}")
                                      for i, title in enumerate(panes_of(layout).values(), 1)]
+
+
+class Reading:
+    """A snapshot that notes which of its fields are read."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.snap = snap
+        self.read: set[str] = set()
+
+    def __getattr__(self, name: str) -> object:  # only names not set in __init__
+        self.read.add(name)
+        return getattr(self.snap, name)
+
+
+@pytest.mark.parametrize("layout", list(Layout))
+async def test_a_pane_reads_the_snapshot_fields_it_declares(layout: Layout) -> None:
+    """Each pane fed a snapshot that notes what is read of it (and drawn) reads only the
+    fields its entry declares; every declared field is one of the Snapshot's (or a
+    property of it, such as the registers the last step changed)."""
+    fields = {f.name for f in dataclasses.fields(Snapshot)} | {
+        name for name, value in vars(Snapshot).items() if isinstance(value, property)}
+    assert all(set(p.reads) <= fields for p in PANE_SPECS)
+    async with started(OPENS[layout]) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, DebuggerScreen)
+        for _ in range(3):
+            await pilot.press("s")
+        await pilot.pause()
+        snap = screen._snap  # the newest snapshot shown
+        assert snap is not None and snap.steps > 0
+        readings: dict[str, Reading] = {}
+        for name in (n for n in FEED_ORDER if n in panes_of(layout)):
+            readings[name] = reading = Reading(snap)
+            feeds = [feed for n, _, feed in screen.feeds(cast(Snapshot, reading)) if n == name]
+            reading.read.clear()  # what the screen looked up to feed it: only its feed now
+            for feed in feeds:
+                feed()
+        await pilot.pause()  # the views draw what they were fed
+        for name, reading in readings.items():
+            assert reading.read and reading.read <= set(SPECS[name].reads), name
 
 
 def keys_of(spec: PaneSpec) -> list[tuple[str, str]]:
