@@ -81,7 +81,7 @@ def _pane(layout: Layout, spec: PaneSpec, options: dict[str, object]) -> Pane:
     a pane `layout` always shows is in no tab."""
     make = partial(make_view, view_of(spec, layout), spec.name, **options)
     view = Deferred(make) if spec.late else make()
-    tab = spec.name not in always_shown(layout, Size(0, 0))
+    tab = spec.name not in (KERNEL_ALWAYS if layout is Layout.KERNEL else PROGRAM_ALWAYS)
     return Pane(spec.title, view, id=f"pane-{spec.name}", classes="tab" if tab else "")
 
 

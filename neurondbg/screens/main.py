@@ -80,8 +80,8 @@ class DebuggerScreen(Screen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # each layout's digits (neurondbg.panes); check_action keeps the shown layout's
-        *(Binding(digit(place.key), f"pane_key({place.key}, '{spec.name}')", f"pane {spec.title}",
-                  show=False, id=f"{BINDING_PREFIX[layout]}pane.{spec.name}")
+        *(Binding(digit(place.key), f"pane_key({place.key}, '{spec.name}')",
+                  f"pane {spec.title}", show=False, id=f"{BINDING_PREFIX[layout]}pane.{spec.name}")
           for spec in PANE_SPECS for layout, place in spec.places.items()),
         Binding("S", "step_core", "step core", id="core.step",
                 tooltip="one scheduler step (the policy picks the engine)"),

@@ -10,7 +10,6 @@ from typing import cast
 
 import pytest
 from textual.binding import Binding
-from textual.geometry import Size
 
 from neurondbg.console import HELP, REGISTRY
 from neurondbg.palette import static_entries
@@ -28,7 +27,7 @@ from neurondbg.panes import (
     panes_of,
     view_of,
 )
-from neurondbg.screens.arrange import KERNEL_ALWAYS, PROGRAM_ALWAYS, always_shown
+from neurondbg.screens.arrange import KERNEL_ALWAYS, PROGRAM_ALWAYS
 from neurondbg.screens.help import bindings_of, pane_keys, sections
 from neurondbg.screens.main import BINDING_PREFIX, DebuggerScreen
 from neurondbg.views.pane import Pane
@@ -144,7 +143,7 @@ async def test_the_screen_is_the_table(layout: Layout) -> None:
         names = [str(p.id).removeprefix("pane-") for p in panes]
         assert [(n, str(p.parent.id)) for n, p in zip(names, panes, strict=True)] == \
             bands_declared(layout)
-        kept = always_shown(layout, Size(0, 0))
+        kept = KERNEL_ALWAYS if layout is Layout.KERNEL else PROGRAM_ALWAYS
         for name, pane in zip(names, panes, strict=True):
             spec = SPECS[name]
             assert str(pane.border_title).removeprefix("● ").startswith(spec.title)
