@@ -14,12 +14,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from neurondbg.debug.snapshot import ProgramLine
+from neurondbg.debug.listing_text import Listing, listing_with_events
+from neurondbg.debug.program_line import ProgramLine
 from neurondbg.machine.asm.disasm import format_instruction
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.isa.codec import Program
-from neurondbg.views.listing_text import Listing, listing_with_events
 
 # Stores 64 bytes as record N of the queue the fix was judged on (journaled).
 RecordWriter = Callable[[int, bytes], object]

@@ -52,6 +52,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from neurondbg.debug.listing_text import Listing, program_listing
 from neurondbg.debug.record_fix import fix_record, relist
 from neurondbg.debug.session_timeline import StepIndex, TimelineCells, shown_step, waits_of
 from neurondbg.debug.snapshot import (
@@ -64,6 +65,7 @@ from neurondbg.debug.snapshot import (
     race_view,
 )
 from neurondbg.debug.snapshot_build import SnapshotBuilder
+from neurondbg.debug.stop_text import at_pc, describe_record, describe_stop
 from neurondbg.machine import expr
 from neurondbg.machine.breakpoints import Breakpoint, parse_spec
 from neurondbg.machine.core.core import Core, Wait
@@ -82,8 +84,6 @@ from neurondbg.sessions.examples import DEMO
 from neurondbg.sessions.kernel_kind import kernel_session_spec, opens_as_kernel
 from neurondbg.sessions.kernel_open import OpenedKernel, open_kernel
 from neurondbg.sessions.schema import Note
-from neurondbg.views.listing_text import Listing, program_listing
-from neurondbg.views.stop_text import at_pc, describe_record, describe_stop
 
 if TYPE_CHECKING:
     from neurondbg.sessions.store import Progress as LoadProgress

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from neurondbg.debug.program_line import ProgramLine
 from neurondbg.machine.dtypes import DEFAULT_GEN
 
 if TYPE_CHECKING:  # annotations only: a pane module need not load the model to import this
@@ -25,19 +26,6 @@ if TYPE_CHECKING:  # annotations only: a pane module need not load the model to 
     from neurondbg.machine.isa.codec import Instruction
     from neurondbg.machine.legality.nki.bridge import Disagreement
     from neurondbg.machine.legality.result import Verdict
-
-
-@dataclass(frozen=True)
-class ProgramLine:
-    """One record of the listing."""
-
-    index: int
-    offset: int  # byte address (PC value) of the record
-    text: str  # disassembly
-    valid: bool | None = None  # legality verdict; None = not judged
-    label: str | None = None
-    failed: tuple[str, ...] = ()
-    listing: str = ""  # the listing form (machine.isa.listing); "" = the disassembly
 
 
 @dataclass(frozen=True)

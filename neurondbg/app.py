@@ -625,9 +625,9 @@ class NeurondbgApp(App[None]):
                 screen.maximize(focused)
 
     def action_lab(self, value: str = "", src: str = "", dst: str = "") -> None:
+        from neurondbg.debug.lab_model import parse_input
         from neurondbg.machine.convert.formats import parse_format
         from neurondbg.screens.lab import LabScreen
-        from neurondbg.views.lab_model import parse_input
 
         src, dst, value = src or "fp32", dst or "bf16", value or "1.00390625"
         try:  # bad input is a console line, not a crash while composing the screen
@@ -639,10 +639,10 @@ class NeurondbgApp(App[None]):
         self.push_screen(LabScreen(value, src, dst))
 
     def _lab_iss(self, name: str, value: str) -> None:
+        from neurondbg.debug.lab_model import parse_input
         from neurondbg.machine.convert.iss import ISS_PRIMITIVES
         from neurondbg.screens.lab import LabScreen
         from neurondbg.views.lab import iss_formats
-        from neurondbg.views.lab_model import parse_input
 
         prim = ISS_PRIMITIVES[name]
         try:  # no value: the lab starts on the lane 0

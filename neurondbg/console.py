@@ -549,9 +549,9 @@ X_ADDR = Arg("ADDR", "where the first element is: sb[P, BYTE] or psum[P, BYTE]",
 def _x(session: DebugSession, args: Args) -> Reply:
     import numpy as np
 
+    from neurondbg.debug.lab_model import values_of
     from neurondbg.machine import expr
     from neurondbg.machine.convert.formats import parse_format
-    from neurondbg.views.lab_model import values_of
 
     count, name = args[X_FORMAT]
     rest = args[X_ADDR]

@@ -28,12 +28,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from neurondbg.machine.convert.formats import FORMAT_NAMES, Format, parse_format
-from neurondbg.machine.convert.iss import ISS_PRIMITIVES, ROUND_MODES, IssParam, IssPrimitive
-from neurondbg.machine.convert.options import MODES, PROFILES, resolve
-from neurondbg.machine.convert.trace import trace
-from neurondbg.views.bits_editor import BitEditor
-from neurondbg.views.lab_model import (
+from neurondbg.debug.lab_model import (
     LabSetup,
     adjacent_code,
     carry_value,
@@ -46,6 +41,11 @@ from neurondbg.views.lab_model import (
     side_b_default,
     value_of,
 )
+from neurondbg.machine.convert.formats import FORMAT_NAMES, Format, parse_format
+from neurondbg.machine.convert.iss import ISS_PRIMITIVES, ROUND_MODES, IssParam, IssPrimitive
+from neurondbg.machine.convert.options import MODES, PROFILES, resolve
+from neurondbg.machine.convert.trace import trace
+from neurondbg.views.bits_editor import BitEditor
 from neurondbg.views.roles import role_legend
 from neurondbg.views.trace_text import neighbours_text, steps_text, summary_text
 

@@ -19,9 +19,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from neurondbg.debug.lab_model import LabSetup
 from neurondbg.debug.snapshot import Snapshot
 from neurondbg.machine.convert.formats import Format, parse_format
-from neurondbg.views.lab_model import LabSetup
 from neurondbg.views.lineview import LineView
 from neurondbg.views.trace_text import FLAG_STYLES, steps_text, summary_text
 

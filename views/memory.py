@@ -23,9 +23,9 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from neurondbg.debug.lab_model import values_of
 from neurondbg.debug.snapshot import Snapshot, WrittenRegion
 from neurondbg.machine.convert.formats import FORMATS, IntFormat
-from neurondbg.views.lab_model import values_of
 from neurondbg.views.lineview import LineView
 
 DTYPES: tuple[str, ...] = ("hex", "fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "int32",

@@ -17,7 +17,7 @@ input) are not drawn and the border counts them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import numpy as np
 from rich.console import RenderableType
@@ -107,6 +107,13 @@ def decade_ticks(low: float, high: float, most: int = 8) -> tuple[list[float], l
     return [float(p) for p in powers], ["1" if p == 0 else f"1e{p}" for p in powers]
 
 
+class ShownValues(Protocol):
+    """What the histogram reads of the grid beside it (views.memory.MemoryView)."""
+
+    @property
+    def shown_values(self) -> np.ndarray: ...
+
+
 class PlotView(PlotextPlot, can_focus=True):
     """`m` switches between the conversion plot and the SBUF histogram."""
 
@@ -128,7 +135,10 @@ class PlotView(PlotextPlot, can_focus=True):
         self.log_scale = False  # the conversion plot's scale: log of magnitudes, or linear
         self._drawn = False
 
-    def show(self, snap: Snapshot, region: np.ndarray | None = None) -> None:
+    def show(self, snap: Snapshot, beside: ShownValues | None = None) -> None:
+        """The snapshot's lanes; the histogram of the values `beside` (the SBUF grid)
+        has on show."""
+        region = None if beside is None else beside.shown_values.ravel()
         same_lanes = snap.lanes is self.lanes
         same_data = region is None or (region.shape == self.hist_data.shape and bool(
             np.array_equal(region, self.hist_data, equal_nan=True)))

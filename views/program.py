@@ -7,6 +7,8 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widget import Widget
 
 from neurondbg.debug.snapshot import ProgramLine, Snapshot
 from neurondbg.views.lineview import LineView
@@ -24,7 +26,7 @@ LISTINGS_KEPT = 16
 
 
 def _label_width(lines: Sequence[ProgramLine]) -> int:
-    """The widest label plus its colon (0: none). A views.listing_text.Listing says so
+    """The widest label plus its colon (0: none). A debug.listing_text.Listing says so
     without building its lines (that module is not imported here: it needs numpy, which
     the first frame does without)."""
     known = getattr(lines, "label_width", None)
@@ -46,7 +48,7 @@ class ProgramView(LineView):
         self.lines: Sequence[ProgramLine] = ()
         self.full = False
         # (listing version, full) -> its widest line: every line's when the listing is
-        # built, else the widest drawn so far (a large views.listing_text.Listing builds
+        # built, else the widest drawn so far (a large debug.listing_text.Listing builds
         # its lines as they are drawn, so the width the pane scrolls to grows with them)
         self._widest: dict[tuple[int, bool], int] = {}
         self._source: object = None  # the listing shown (held: compared with `is`)
@@ -151,3 +153,15 @@ class ProgramView(LineView):
             self._widest[key] = len(shown)
             self.call_after_refresh(self.update_size)
         return text
+
+
+class PartnerProgramView(ProgramView, can_focus=False):
+    """The second engine's listing beside the focused one's, shown only while the
+    Program pane is maximised (z); read-only (the keys act on the focused engine)."""
+
+
+def with_partner(id: str) -> Widget:
+    """A kernel's Program pane: the focused engine's listing (`id`) and the partner's
+    beside it (hidden by the stylesheet until the pane is maximised)."""
+    return Horizontal(ProgramView(id=id), PartnerProgramView(id=f"{id}-partner"),
+                      id=f"{id}-pair")

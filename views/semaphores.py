@@ -6,6 +6,8 @@ instructions of the race (listing lines) or the wait-for cycle, and the fix in w
 from __future__ import annotations
 
 from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 from neurondbg.debug.snapshot import Snapshot
@@ -53,3 +55,8 @@ class SemaphoresView(Static):
         if text.markup != self._shown:  # unchanged text: no new layout
             self._shown = text.markup
             self.update(text)
+
+
+def scrolled(id: str) -> Widget:
+    """The Semaphores pane's widget: the view (`id`) in a scroll that takes the focus."""
+    return VerticalScroll(SemaphoresView(id=id), can_focus=True)

@@ -13,11 +13,11 @@ from typing import Any
 
 from rich.text import Text
 
+from neurondbg.debug.lab_model import bit_string, encoding_marks, fmt_value, value_of
+from neurondbg.debug.numfmt import number, shorten
 from neurondbg.machine.convert._trace_model import LANE_FLAGS
 from neurondbg.machine.convert.formats import Format
 from neurondbg.machine.convert.roles import bit_parts, elide
-from neurondbg.views.lab_model import bit_string, encoding_marks, fmt_value, value_of
-from neurondbg.views.numfmt import number, shorten
 from neurondbg.views.roles import styled_bits
 
 WRAP = 72  # explanation lines are wrapped (with indent) to this width
@@ -37,7 +37,7 @@ def trace_flags(trace: Any) -> list[str]:
 
 
 def _num(v: Any) -> str:
-    """A step's named value: numbers as every pane prints them (views.numfmt)."""
+    """A step's named value: numbers as every pane prints them (debug.numfmt)."""
     if isinstance(v, Fraction | float | int):
         return number(v)
     return str(v)

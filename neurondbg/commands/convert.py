@@ -278,7 +278,7 @@ def parse_iss_params(prim: IssPrimitive, texts: tuple[str, ...]) -> dict:
 
 def _run_iss(values: tuple[str, ...], name: str, texts: tuple[str, ...], as_bits: bool,
              show_trace: bool, as_json: bool, console) -> None:
-    from neurondbg.views.lab_model import iss_format
+    from neurondbg.debug.lab_model import iss_format
 
     prim = ISS_PRIMITIVES.get(name.strip().lower())
     if prim is None:

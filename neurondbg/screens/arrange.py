@@ -19,26 +19,19 @@ By size:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 
-from neurondbg.panes import TITLES, Layout
-from neurondbg.views.console_view import ConsoleView
+from neurondbg.panes import BANDS, Layout, PaneSpec, in_band, view_of
 from neurondbg.views.deferred import Deferred
-from neurondbg.views.engines import EnginesView
-from neurondbg.views.legality import LegalityView
 from neurondbg.views.pane import Pane
-from neurondbg.views.program import ProgramView
-from neurondbg.views.races import RacesView
-from neurondbg.views.registers import RegistersView
-from neurondbg.views.semaphores import SemaphoresView
-from neurondbg.views.struct_view import StructView
-from neurondbg.views.timeline import TimelineView
 
 WIDE = Size(150, 44)  # the three bands: 66 + 34 + a listing; 19 + 15 rows + the data band
 MINIMUM = Size(80, 24)  # below it no layout is usable
@@ -74,79 +67,39 @@ def too_small_text(size: Size) -> str:
             f"have {size.width}x{size.height}")
 
 
-# The views whose modules import numpy, the conversion model or textual_plotext: built
-# after the first frame (views.deferred), each by its own maker.
-def memory_view() -> Widget:
-    from neurondbg.views.memory import MemoryView
-
-    return MemoryView(id="memory")
-
-
-def accum_view() -> Widget:
-    from neurondbg.views.accum import AccumView
-
-    return AccumView(id="accum")
+def make_view(path: str, name: str, **options: object) -> Widget:
+    """The widget "module:name" `path` names, made with `id=name` (and `options`)."""
+    module, _, attr = path.partition(":")
+    made = getattr(importlib.import_module(module), attr)(id=name, **options)
+    assert isinstance(made, Widget), path
+    return made
 
 
-def plot_view() -> Widget:
-    from neurondbg.views.plot import PlotView
-
-    return PlotView(id="plot")
-
-
-def lanes_view() -> Widget:
-    from neurondbg.views.lanes import LanesView
-
-    return LanesView(id="lanes")
-
-
-class PartnerProgramView(ProgramView, can_focus=False):
-    """The second engine's listing beside the focused one's, shown only while the
-    Program pane is maximised (z); read-only (the keys act on the focused engine)."""
-
-
-def _pane(name: str, view: Widget, tab: bool = True) -> Pane:
-    return Pane(TITLES[name], view, id=f"pane-{name}", classes="tab" if tab else "")
+def _pane(layout: Layout, spec: PaneSpec, options: dict[str, object]) -> Pane:
+    """Pane `spec` framed, its widget made now or, `late`, after the first frame
+    (views.deferred: its module imports numpy, the conversion model or textual_plotext);
+    a pane `layout` always shows is in no tab."""
+    make = partial(make_view, view_of(spec, layout), spec.name, **options)
+    view = Deferred(make) if spec.late else make()
+    tab = spec.name not in (KERNEL_ALWAYS if layout is Layout.KERNEL else PROGRAM_ALWAYS)
+    return Pane(spec.title, view, id=f"pane-{spec.name}", classes="tab" if tab else "")
 
 
 def compose_panes(layout: Layout, words: Sequence[str],
                   complete_line: Callable[[str], Sequence[str]] | None) -> ComposeResult:
-    """The widgets of the screen for `layout`, top to bottom."""
-    console = _pane("console", ConsoleView(words, complete_line, id="console"), tab=False)
+    """The widgets of the screen for `layout`, top to bottom: each band of it
+    (neurondbg.panes.BANDS) and in it the panes the table puts there, in its order."""
+    options: dict[str, dict[str, object]] = {
+        "console": {"words": words, "complete_line": complete_line}}
     yield Header()
     yield Static("", id="pane-bar")
-    if layout is Layout.PROGRAM:
-        with Horizontal(id="row1"):
-            yield _pane("program", ProgramView(id="program"), tab=False)
-            yield _pane("registers", RegistersView(id="registers"))
-            with Vertical(id="col-side"):
-                yield _pane("accum", Deferred(accum_view))
-                yield _pane("plot", Deferred(plot_view))
-        with Horizontal(id="row2"):
-            yield _pane("struct", StructView(id="struct"))
-            yield _pane("legality", LegalityView(id="legality"))
-        with Horizontal(id="row3"):
-            yield _pane("memory", Deferred(memory_view))
-            yield _pane("lanes", Deferred(lanes_view))
-            yield console
-    else:
-        with Horizontal(id="core-top"):
-            yield _pane("engines", EnginesView(id="engines"), tab=False)
-            yield _pane("semaphores", VerticalScroll(SemaphoresView(id="semaphores"),
-                                                     can_focus=True))
-        with Horizontal(id="core-time"):
-            yield _pane("timeline", TimelineView(id="timeline"), tab=False)
-            yield _pane("races", RacesView(id="races"))
-        with Horizontal(id="core-mid"):
-            with Pane(TITLES["program"], id="pane-program"):
-                with Horizontal(id="program-pair"):
-                    yield ProgramView(id="program")
-                    yield PartnerProgramView(id="program-partner")
-            yield _pane("struct", StructView(id="struct"))
-            yield _pane("legality", LegalityView(id="legality"))
-        with Horizontal(id="core-low"):
-            yield _pane("memory", Deferred(memory_view))
-            yield _pane("registers", RegistersView(id="registers"))
-            yield console
+    bands = BANDS[layout]
+    for band in (b for b in bands if "/" not in b):
+        with Horizontal(id=band):
+            yield from (_pane(layout, p, options.get(p.name, {})) for p in in_band(layout, band))
+            for inner in (b for b in bands if b.startswith(f"{band}/")):
+                with Vertical(id=inner.rpartition("/")[2]):
+                    yield from (_pane(layout, p, options.get(p.name, {}))
+                                for p in in_band(layout, inner))
     yield Static("", id="too-small", markup=False)
     yield Footer()

@@ -9,6 +9,7 @@ explanation.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
@@ -21,7 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from neurondbg.console import REGISTRY
-from neurondbg.panes import Layout
+from neurondbg.panes import CORE_PANES, PANES, SPECS, Layout
 
 NOT_BINDINGS: tuple[tuple[str, str], ...] = (  # keys Textual itself handles
     ("Tab / Shift+Tab", "next / previous pane"),
@@ -87,6 +88,18 @@ def pane_keys(layout: Layout) -> list[tuple[str, str]]:
                                                                   start=1)]
 
 
+def pane_sections(names: Iterable[str]) -> list[tuple[str, Sequence[tuple[str, str]]]]:
+    """(title, keys) of each pane of `names`: the keys its widget declares (neurondbg.panes:
+    the pane's `keys` class, else its widget's)."""
+    out: list[tuple[str, Sequence[tuple[str, str]]]] = []
+    for name in names:
+        spec = SPECS[name]
+        module, _, attr = (spec.keys or spec.view).partition(":")
+        cls = getattr(importlib.import_module(module), attr)
+        out.append((spec.title, bindings_of([cls]) if isinstance(cls, type) else []))
+    return out
+
+
 def key_summary() -> str:
     """'s step · c continue · …': the keys the App's footer shows (its BINDINGS with
     show on), for the console's `help`."""
@@ -107,15 +120,6 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     from neurondbg.screens.main import KERNEL_ACTIONS, DebuggerScreen
     from neurondbg.screens.quit import OpenScreen, QuitScreen
     from neurondbg.views.bits_editor import BitEditor
-    from neurondbg.views.console_view import ConsoleInput
-    from neurondbg.views.lanes import LaneTable
-    from neurondbg.views.legality import LegalityView
-    from neurondbg.views.memory import MemoryView
-    from neurondbg.views.plot import PlotView
-    from neurondbg.views.program import ProgramView
-    from neurondbg.views.races import RacesView
-    from neurondbg.views.registers import RegistersView
-    from neurondbg.views.timeline import TimelineView
     from neurondbg.views.tour_pane import TourPane
 
     lab = ("Convert Lab", bindings_of([LabScreen, BitEditor]))
@@ -133,19 +137,12 @@ def sections(app: Any, screen: Any = None) -> list[tuple[str, Sequence[tuple[str
     single: list[tuple[str, Sequence[tuple[str, str]]]] = [] if kernel else [
         ("Panes (keys 1..9 focus one; in a small terminal they pick its tab)",
          pane_keys(Layout.PROGRAM))]
+    shown = CORE_PANES if kernel else PANES  # the screen's panes, in its order
     out: list[tuple[str, Sequence[tuple[str, str]]]] = [
         ("Debugger", own),
         *([core] if kernel else single),
-        ("Program", bindings_of([ProgramView])),
-        ("Registers", bindings_of([RegistersView])),
-        ("Legality", bindings_of([LegalityView])),
-        ("SBUF", bindings_of([MemoryView])),
-        *([] if kernel else [("Convert trace", bindings_of([LaneTable])),
-                             ("Plot", bindings_of([PlotView]))]),
-        ("Console", bindings_of([ConsoleInput])),
-        *([] if kernel else [core]),
-        ("Timeline", bindings_of([TimelineView])),
-        ("Races (a kernel)", bindings_of([RacesView])),
+        *pane_sections(shown),
+        *([] if kernel else [core, *pane_sections([p for p in CORE_PANES if p not in shown])]),
         ("Tour (while a tour is open; → ← p in the tour pane)",
          tour or bindings_of([TourPane])),
         lab,

@@ -14,8 +14,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from neurondbg.debug.lab_model import LabSetup
 from neurondbg.views.lab import ConvertLab
-from neurondbg.views.lab_model import LabSetup
 
 
 class LabScreen(Screen[None]):

@@ -37,9 +37,19 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from neurondbg.debug.snapshot import Snapshot
-from neurondbg.panes import PANE_SPECS, SHORT_TITLES, TITLES, Layout, digit, panes_of
+from neurondbg.panes import (
+    ALWAYS_FED,
+    FEED_ORDER,
+    FOLLOW_FOCUS,
+    PANE_SPECS,
+    SHORT_TITLES,
+    SPECS,
+    TITLES,
+    Layout,
+    digit,
+    panes_of,
+)
 from neurondbg.screens.arrange import (
-    PartnerProgramView,
     always_shown,
     compose_panes,
     is_small,
@@ -47,27 +57,22 @@ from neurondbg.screens.arrange import (
     too_small_text,
 )
 from neurondbg.views.deferred import build_deferred
-from neurondbg.views.engines import EnginesView
 from neurondbg.views.pane import Pane, contain, pane_of
+from neurondbg.views.program import PartnerProgramView
 from neurondbg.views.timeline import TimelineView
 
-ALWAYS_FED = ("program", "memory")  # followed state (module docstring): fed even hidden
 KERNEL_ACTIONS = ("step_core", "focus_engine")  # keys of several queues only
 BINDING_PREFIX = {Layout.PROGRAM: "", Layout.KERNEL: "core."}  # of the digits' ids
 # Keys a kernel's footer leaves out below the wide layout, so that at 100 columns it is
 # whole (the keys still work; the palette and the console's `help` list them): the
 # Program's full-text toggle, the Convert Lab and the help screen.
 FOOTER_SPARE = ("program.full", "app.lab", "app.help")
-FOLLOW_FOCUS = ("program", "registers", "struct", "legality")  # titled with the engine
-# The order the panes are fed in: the Plot's histogram reads the SBUF pane's window.
-FEED_ORDER = ("program", "registers", "struct", "legality", "memory", "accum", "lanes",
-              "plot", "engines", "semaphores", "timeline", "races")
 
 
 class _Shows(Protocol):
-    """A pane's view: it takes the whole snapshot."""
+    """A pane's view: it takes the snapshot, or the part of it its pane declares."""
 
-    def show(self, snap: Snapshot) -> None: ...
+    def show(self, *parts: object) -> None: ...
 
 
 class DebuggerScreen(Screen[None]):
@@ -75,8 +80,8 @@ class DebuggerScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # each layout's digits (neurondbg.panes); check_action keeps the shown layout's
-        *(Binding(digit(place), f"pane_key({place}, '{spec.name}')", f"pane {spec.title}",
-                  show=False, id=f"{BINDING_PREFIX[layout]}pane.{spec.name}")
+        *(Binding(digit(place.key), f"pane_key({place.key}, '{spec.name}')",
+                  f"pane {spec.title}", show=False, id=f"{BINDING_PREFIX[layout]}pane.{spec.name}")
           for spec in PANE_SPECS for layout, place in spec.places.items()),
         Binding("S", "step_core", "step core", id="core.step",
                 tooltip="one scheduler step (the policy picks the engine)"),
@@ -241,18 +246,15 @@ class DebuggerScreen(Screen[None]):
         return out
 
     def _feed_of(self, name: str, view: Widget, snap: Snapshot) -> Callable[[], object]:
-        """How pane `name`'s view takes `snap` (most take it whole)."""
-        if name == "plot":  # built views (build_views): their modules are in
-            from neurondbg.views.memory import MemoryView
-            from neurondbg.views.plot import PlotView
-
-            memory, plot = self.query_one(MemoryView), self.query_one(PlotView)
-            return lambda: plot.show(snap, memory.shown_values.ravel())
-        if isinstance(view, EnginesView):
-            return lambda: view.show(snap.engines)
-        if isinstance(view, TimelineView):
-            return lambda: view.show(snap.timeline)
+        """How pane `name`'s view takes `snap` (neurondbg.panes: the whole snapshot, one
+        field of it, and the view of the pane beside it)."""
+        spec = SPECS[name]
         shows = cast(_Shows, view)
+        if spec.beside:  # a built view (build_views): the one beside it is built too
+            beside = self.query_one(f"#{spec.beside}")
+            return lambda: shows.show(snap, beside)
+        if spec.feed:
+            return lambda: shows.show(getattr(snap, spec.feed))
         return lambda: shows.show(snap)
 
     def pane_shown(self, name: str) -> bool:

@@ -42,7 +42,7 @@ AHEAD = (
     "neurondbg.views.lanes",
     "neurondbg.views.trace_text",
     "neurondbg.views.accum",
-    "neurondbg.views.lab_model",
+    "neurondbg.debug.lab_model",
     "neurondbg.machine.debugger",
     "neurondbg.machine.core.core",
     "neurondbg.sessions.store",

@@ -1,7 +1,7 @@
 """One exact reader of typed numbers (machine.convert.parse_value) behind the CLI and the Lab.
 
 The property: for random decimal strings (many of them next to a rounding boundary of
-the source format), the Lab's result (views.lab_model.read_input, then the trace its
+the source format), the Lab's result (debug.lab_model.read_input, then the trace its
 side runs), the CLI's (`neurondbg convert --json`) and an independent exact reference
 (fractions.Fraction rounding, tests/convert/exact_reference.py) are the same bits.
 """
@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from neurondbg.cli import cli
+from neurondbg.debug.lab_model import read_input
 from neurondbg.machine.convert import BadNumber, parse_value
 from neurondbg.machine.convert.formats import FORMATS, IntFormat
 from neurondbg.machine.convert.parse import KEEP_DIGITS, MAX_CHARS
 from neurondbg.views.lab import run_trace
-from neurondbg.views.lab_model import read_input
 from tests.convert import exact_reference as ref
 
 FLOAT_SRCS = ("fp32", "bf16", "fp16", "fp8_e4m3", "fp8_e4m3fn", "fp8_e5m2", "fp4_e2m1")

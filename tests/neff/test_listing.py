@@ -1,4 +1,4 @@
-"""A NEFF stream's Program listing (views.listing_text.Listing): a long one builds only
+"""A NEFF stream's Program listing (debug.listing_text.Listing): a long one builds only
 the lines read, and each line is the one the bulk functions build."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neurondbg.debug.listing_text import EAGER_LINES, listing_lines_with_events, program_listing
 from neurondbg.machine.asm.disasm import disassemble_lines
 from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.isa.codec import Program
 from neurondbg.machine.isa.opcodes import Opcode
-from neurondbg.views.listing_text import EAGER_LINES, listing_lines_with_events, program_listing
 from tests.neff.synth import record, stream
 
 OPS = (Opcode.MEMSET, Opcode.EVENT_SEMAPHORE, Opcode.NOP, Opcode.MATMUL, Opcode.LDWEIGHTS)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from neurondbg.console import execute
+from neurondbg.debug.session import Session
 from neurondbg.sessions.cli_support import open_path
 from neurondbg.sessions.kernel_open import OpenedKernel
-from neurondbg.debug.session import Session
 
 DEADLOCK = Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm"
 

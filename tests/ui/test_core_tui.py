@@ -222,7 +222,7 @@ async def test_escape_stops_a_long_core_run(tmp_path) -> None:
 
 
 async def test_the_maximised_program_pane_shows_the_partner_engine_beside() -> None:
-    from neurondbg.screens.arrange import PartnerProgramView
+    from neurondbg.views.program import PartnerProgramView
 
     async with started(DOUBLE) as (app, pilot):
         await pilot.press("S", "S", "S")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from neurondbg.debug.lab_model import neighbours, value_of
 from neurondbg.machine.convert.formats import FORMAT_NAMES, FORMATS
 from neurondbg.views.lab import run_trace
-from neurondbg.views.lab_model import neighbours, value_of
 from neurondbg.views.trace_text import neighbours_text, steps_text, summary_text
 
 

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.widgets import Input, Static
 
+from neurondbg.debug.lab_model import adjacent_code, side_b_default, value_of
 from neurondbg.machine.convert.formats import FORMAT_NAMES, FORMATS, IntFormat
 from neurondbg.machine.convert.options import resolve
 from neurondbg.screens.help import HelpScreen
 from neurondbg.views.lab import LabSide
-from neurondbg.views.lab_model import adjacent_code, side_b_default, value_of
 from tests.ui.helpers import choose, lab_started, type_value
 
 SOURCES = [n for n in FORMAT_NAMES if not FORMATS[n].output_only]

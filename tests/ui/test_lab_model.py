@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
+from neurondbg.debug.lab_model import neighbours, parse_input, value_of, values_of
 from neurondbg.machine.convert.formats import FORMATS
-from neurondbg.views.lab_model import neighbours, parse_input, value_of, values_of
 
 F = FORMATS
 

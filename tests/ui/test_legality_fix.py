@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from neurondbg.app import NeurondbgApp
+from neurondbg.debug.listing_text import program_listing
 from neurondbg.debug.session import Session
 from neurondbg.machine.asm.loader import load
 from neurondbg.screens.help import help_text
 from neurondbg.views.console_view import ConsoleView
 from neurondbg.views.legality import LegalityView
-from neurondbg.views.listing_text import program_listing
 from neurondbg.views.program import ProgramView
 from tests.ui.helpers import started
 

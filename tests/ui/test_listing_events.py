@@ -1,5 +1,5 @@
 """The Program listing writes the header events as the disassembler does (`wait=`,
-`signal=`; views.listing_text), where it showed `update_mode=... update_idx=...`."""
+`signal=`; debug.listing_text), where it showed `update_mode=... update_idx=...`."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from neurondbg.debug.listing_text import listing_lines_with_events, listing_with_events
 from neurondbg.debug.session import Session
 from neurondbg.machine.asm.disasm import disassemble_lines, events_tokens
 from neurondbg.machine.dtypes import DEFAULT_GEN
@@ -14,7 +15,6 @@ from neurondbg.machine.isa.codec import decode_bytes
 from neurondbg.machine.isa.enums import WaitMode
 from neurondbg.machine.isa.opcodes import Opcode
 from neurondbg.sessions.examples import DEMO
-from neurondbg.views.listing_text import listing_lines_with_events, listing_with_events
 
 KERNELS = sorted((DEMO.parent / "kernels").glob("*.asm"))
 RAW_EVENT_NAMES = ("wait_mode=", "wait_idx=", "update_mode=", "update_idx=",

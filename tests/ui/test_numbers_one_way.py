@@ -1,4 +1,4 @@
-"""Numbers print one way in the Lab and the trace text (views.numfmt): at most 9
+"""Numbers print one way in the Lab and the trace text (debug.numfmt): at most 9
 significant digits for a non-integer, integers exact up to 20 digits, never a 39-digit
 integer for a format's largest value, and an fp32 value always reads back as itself."""
 
@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.widgets import Input
 
+from neurondbg.debug.numfmt import number, shorten
 from neurondbg.machine.convert.formats import parse_format
 from neurondbg.machine.convert.trace import trace
-from neurondbg.views.numfmt import number, shorten
 from neurondbg.views.trace_text import steps_text, summary_text
 from tests.ui.helpers import lab_started, type_value
 

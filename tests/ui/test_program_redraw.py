@@ -8,8 +8,7 @@ from __future__ import annotations
 import neurondbg.views.program  # noqa: F401
 from neurondbg import views
 from neurondbg.debug.snapshot import ProgramLine, Snapshot
-from neurondbg.screens.arrange import PartnerProgramView
-from neurondbg.views.program import ProgramView
+from neurondbg.views.program import PartnerProgramView, ProgramView
 from tests.ui.helpers import started
 
 LOOP = "sessions/examples/loop.asm"

@@ -30,7 +30,7 @@ from typing import overload
 
 import numpy as np
 
-from neurondbg.debug.snapshot import ProgramLine
+from neurondbg.debug.program_line import ProgramLine
 from neurondbg.machine.asm.disasm import (
     EVENT_FIELDS,
     disassemble_lines,
@@ -89,7 +89,7 @@ EAGER_LINES = 4096  # a listing of up to this many records is built when it is m
 
 class Listing(Sequence[ProgramLine]):
     """A program's listing: one ProgramLine per record, built when first read (module
-    docstring). `copy()` and item assignment give an edited listing (views.record_fix)
+    docstring). `copy()` and item assignment give an edited listing (debug.record_fix)
     that shares the unedited lines' source."""
 
     def __init__(self, program: Program, labels: Mapping[int, str], gen: Gen,

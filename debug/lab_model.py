@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from neurondbg.debug.numfmt import number
 from neurondbg.machine.convert.formats import FORMATS, FloatFormat, Format, HiF8Format, IntFormat
 from neurondbg.machine.convert.parse import (
     BadNumber,
@@ -26,7 +27,6 @@ from neurondbg.machine.convert.parse import (
 )
 from neurondbg.machine.convert.roles import field_marks
 from neurondbg.machine.convert.trace import decode
-from neurondbg.views.numfmt import number
 
 _ISS_INT = re.compile(r"(u?)int(\d+)")
 
@@ -313,7 +313,7 @@ def _fp32_neighbours(fmt: Format, x: float, k: int) -> list[tuple[int, float | i
 
 
 def fmt_value(v: float | int) -> str:
-    """A value as every pane prints numbers (views.numfmt.number)."""
+    """A value as every pane prints numbers (debug.numfmt.number)."""
     return number(v)
 
 

@@ -37,7 +37,7 @@ def describe_stop(stop: Stop | None) -> str:
     and where the machine now is."""
     if stop is None:
         return ""
-    text = stop.reason
+    text: str = stop.reason
     if stop.detail:
         text += f": {stop.detail}"
     rec = stop.record
