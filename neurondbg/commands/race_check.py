@@ -155,10 +155,10 @@ def explore_json(opened: OpenedKernel, ex: Exploration, scope: dict[str, Any]
     races = []
     for f in ex.found:
         d = f.race.to_dict()
-        for side in ("a", "b"):
-            src = opened.where(d[side]["engine"], d[side]["pc"])
+        for side, acc in (("a", f.race.a), ("b", f.race.b)):
+            src = opened.where(acc.engine, acc.pc)
             if src is not None:
-                d[side]["source"] = src
+                d[side] = {**acc.to_dict(), "source": src}
         races.append({**d, "schedule": f.schedule})
     every = scope["every_schedule"] or ex.complete
     names = dict.fromkeys([scope["schedules"][0], *(t.schedule for t in ex.tried)])

@@ -31,7 +31,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
@@ -52,6 +52,9 @@ from neurondbg.machine.isa.queues import QUEUE_ENGINES
 from neurondbg.machine.words import plural
 from neurondbg.params import DEFAULT_ENGINE, GEN, EngineType  # run's default queue too
 from neurondbg.progress import Advance, counting, progress
+
+if TYPE_CHECKING:
+    from neurondbg.machine.core.validate import KernelDocument
 
 ENGINES = QUEUE_ENGINES
 ANY_ENGINE = "any"  # no dispatch-table check: the wire-level predicates only
@@ -480,7 +483,7 @@ def validate_kernel_command(program: str, gen: Gen, gen_given: bool, as_json: bo
     return 1 if invalid else 0
 
 
-def kernel_document(doc: dict[str, Any]) -> dict[str, Any]:
+def kernel_document(doc: KernelDocument) -> dict[str, Any]:
     """A kernel's `--json` (machine.core.validate.validate_kernel) in a program's
     top-level shape too: `engine` None (each queue has its own) and `instructions`,
     every queue's rows in engine order, each naming its `engine`; `engines` keeps each
