@@ -236,11 +236,11 @@ def _print_lane(d: Diagnosis, x: np.ndarray, y: np.ndarray, ref: np.ndarray | No
 
 
 def _lane_json(d: Diagnosis, x: np.ndarray, y: np.ndarray, ref: np.ndarray | None,
-               lane: tuple[int, ...], src: Format, dst: Format) -> dict:
+               lane: tuple[int, ...], src: Format, dst: Format) -> dict[str, object]:
     bits = int(x[lane])
     why = explaining_rule(d, bits, int(y[lane]), src, dst)
 
-    def steps(rule: Rule | None) -> list:
+    def steps(rule: Rule | None) -> list[dict[str, object]]:
         if rule is None:
             return []
         return [{"step": n, **(s.to_dict() if s else {"text": "subnormal flushed to zero"})}
