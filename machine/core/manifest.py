@@ -166,7 +166,7 @@ def _gen(kernel: dict[str, Any], gen: Gen | None, where: _Where) -> Gen:
     return named if gen is None else gen
 
 
-def _file(base: Path, value: Any, where: _Where, table: str, key: str,
+def _file(base: Path, value: object, where: _Where, table: str, key: str,
           index: int | None = None) -> Path:
     """The path a manifest value names (relative to the manifest), which must exist."""
     if not isinstance(value, str) or not value:
@@ -209,16 +209,16 @@ def _queues(engines: dict[str, Any], gen: Gen, where: _Where) -> list[Queue]:
     return out
 
 
-def _image(base: Path, where: _Where, space: Any, file: Any, partition: Any, offset: Any,
-           table: str, key: str, index: int | None) -> tuple[DataInit, Path]:
+def _image(base: Path, where: _Where, space: object, file: object, partition_value: object,
+           offset_value: object, table: str, key: str, index: int | None
+           ) -> tuple[DataInit, Path]:
     """One uint8 (partitions, bytes) .npy image at (partition, offset) of `space`."""
-    if space not in SPACES:
+    if not isinstance(space, str) or space not in SPACES:
         raise where.fail(table, "space" if index is not None else key,
                          f"expected one of {', '.join(SPACES)}, found {space!r}", index)
     parts, window = memory_bound(space)
-    for name, v, most in (("partition", partition, parts - 1), ("offset", offset, window - 1)):
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= most:
-            raise where.fail(table, name, f"expected an integer 0..{most}, found {v!r}", index)
+    partition = _at_most(where, table, "partition", partition_value, parts - 1, index)
+    offset = _at_most(where, table, "offset", offset_value, window - 1, index)
     path = _file(base, file, where, table, "file" if index is not None else key, index)
     try:
         with open_stream(path, what=".npy image", max_bytes=MAX_DATA_BYTES) as fh:
@@ -232,6 +232,14 @@ def _image(base: Path, where: _Where, space: Any, file: Any, partition: Any, off
                          "one partition and one byte", index)
     return DataInit(space, (partition, partition + arr.shape[0]), offset,
                     np.ascontiguousarray(arr), "", 0), path
+
+
+def _at_most(where: _Where, table: str, name: str, v: object, most: int, index: int | None
+             ) -> int:
+    """`v`, an integer 0..most (a bool is none)."""
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= most:
+        raise where.fail(table, name, f"expected an integer 0..{most}, found {v!r}", index)
+    return v
 
 
 def _images(doc: dict[str, Any], where: _Where,

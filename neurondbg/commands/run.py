@@ -45,6 +45,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import click
@@ -73,7 +74,7 @@ def ctrl_c_stops(*events: threading.Event) -> Iterator[list[threading.Event]]:
         yield targets  # signals can only be caught on the main thread
         return
 
-    def first(signum: int, frame: Any) -> None:
+    def first(signum: int, frame: FrameType | None) -> None:
         for e in targets:
             e.set()
         signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from neurondbg.commands.race_check import RaceMode
     from neurondbg.machine.core.core import CoreStep
     from neurondbg.machine.core.explore import Exploration
+    from neurondbg.machine.core.kernel import Kernel
     from neurondbg.sessions.cli_support import Opened
     from neurondbg.sessions.kernel_open import OpenedKernel
     from neurondbg.sessions.schema import SessionSpec
@@ -270,7 +271,7 @@ class ProgramRun:
 
 
 # -- a kernel ---------------------------------------------------------------------------
-def _kernel_inputs(opened_kernel: Any, session: Path | None, sbuf_in: Path | None,
+def _kernel_inputs(kernel: Kernel, session: Path | None, sbuf_in: Path | None,
                    spec: SessionSpec | None = None) -> list[tuple[str, Path]]:
     """Every file a kernel run reads, labelled for the refusal message."""
     from neurondbg.machine.asm.data import data_path
@@ -279,7 +280,6 @@ def _kernel_inputs(opened_kernel: Any, session: Path | None, sbuf_in: Path | Non
     if session is not None and spec is not None:
         found.append(("the session", session))
         found += [("a data image of the session", spec.resolve(d.file)) for d in spec.data]
-    kernel = opened_kernel
     found.append(("the kernel", Path(kernel.path)))
     for q in kernel.queues:
         found.append((f"the {q.engine} stream", Path(q.path)))
