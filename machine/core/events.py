@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -92,8 +93,9 @@ class SemEvent:
     """One write an instruction makes to the semaphore file, in execution order."""
 
     idx: int
-    kind: str  # "pass" (a wait that clears/sets), "update" (an UPDATE_MODE), "store" (TEST_ES)
-    when: str  # "read" | "complete": when the update is published (isa-facts §1.2)
+    # "pass" (a wait that clears/sets), "update" (an UPDATE_MODE), "store" (TEST_ES)
+    kind: Literal["pass", "update", "store"]
+    when: Literal["read", "complete"]  # when the update is published (isa-facts §1.2)
     mode: U | None = None  # the UPDATE_MODE of an "update"
 
 
@@ -116,7 +118,7 @@ class Plan:
 NO_PLAN = Plan((), (), ())
 
 
-def _when(mode: int) -> str:
+def _when(mode: int) -> Literal["read", "complete"]:
     return "complete" if mode & 0x10 else "read"
 
 

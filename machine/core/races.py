@@ -74,7 +74,9 @@ from neurondbg.machine.core.clock import Clock, fresh, join
 from neurondbg.machine.isa.enums import UpdateMode
 from neurondbg.machine.state import Region
 
-READ, WRITE = "read", "write"
+AccessKind = Literal["read", "write"]
+READ: Final = "read"
+WRITE: Final = "write"
 KEEP_RACES = 1000
 SEM_HISTORY = 64  # releases kept per semaphore
 MAX_LIVE = 1 << 14  # unordered accesses kept per engine and space
@@ -97,7 +99,7 @@ class Access:
     engine: str
     pc: int
     opcode: str
-    kind: str  # "read" | "write"
+    kind: AccessKind
     region: Region
     step: int  # global step number
 
@@ -153,8 +155,8 @@ class RaceRow:
 
     n: int  # 1-based, in the order found
     step: int  # the global step of the later access (the one that found it)
-    first: tuple[str, int, str, str]  # (engine, pc, opcode, "read" | "write"), ran first
-    second: tuple[str, int, str, str]
+    first: tuple[str, int, str, AccessKind]  # (engine, pc, opcode, kind), ran first
+    second: tuple[str, int, str, AccessKind]
     where: str  # "sbuf[0:128, 0x100:0x120]": partitions and bytes, half-open
     missing: str
     fix: WaitFix | None
@@ -198,7 +200,7 @@ class _Live:
 # its pattern (Region's fields)
 _Key = tuple[int, str, int, int, int, int, tuple[int, ...], tuple[int, ...]]
 _Store = OrderedDict[_Key, _Live]  # oldest epoch first
-_Who = tuple[str, int, str]  # (engine, pc, "read" | "write")
+_Who = tuple[str, int, AccessKind]  # (engine, pc, kind)
 _Pair = tuple[str, _Who, _Who]  # (space, lower, higher): a reported pair of accesses
 _Pattern = tuple[int, int, tuple[int, ...], tuple[int, ...]]  # a region in one partition
 _Runs = tuple[np.ndarray, np.ndarray]  # sorted disjoint byte runs: starts, ends
@@ -362,7 +364,8 @@ class RaceDetector:
         self._store(acc, ei, stores[ei], clock[ei])
         return found
 
-    def release(self, engine: str, pc: int, sem: int, value: int, when: str, step: int,
+    def release(self, engine: str, pc: int, sem: int, value: int,
+                when: Literal["read", "complete"], step: int,
                 mode: UpdateMode | str | None = None, *, update: bool = True) -> None:
         """Publish `engine`'s clock into `sem`'s history, then advance its epoch.
 
