@@ -192,7 +192,7 @@ class _Reader:
         self.source, self.where = source, where
         if not isinstance(table, dict):
             self.fail("", f"expected a table, found {_kind(table)}")
-        self.table: dict[str, Any] = table  # a parsed TOML table
+        self.table: dict[str, object] = table  # a parsed TOML table
 
     def fail(self, key: str, problem: str) -> NoReturn:
         name = f"{self.where}.{key}" if self.where and key else (self.where or key)
