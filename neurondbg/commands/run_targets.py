@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from click.core import ParameterSource
@@ -89,7 +89,7 @@ class RunTarget(Protocol):
     def sbuf(self) -> np.ndarray:
         """The SBUF where the run stopped (--dump-sbuf)."""
 
-    def json(self, stop: Stop) -> dict[str, Any]:
+    def json(self, stop: Stop) -> dict[str, object]:
         """The `run --json` document (neurondbg.commands.run_report)."""
 
     def text(self, stop: Stop) -> str:
@@ -248,7 +248,7 @@ class ProgramRun:
     def sbuf(self) -> np.ndarray:
         return self.machine.state.sbuf
 
-    def json(self, stop: Stop) -> dict[str, Any]:
+    def json(self, stop: Stop) -> dict[str, object]:
         from neurondbg.commands.run_report import program_json
 
         return program_json(self.opened, stop)
@@ -384,7 +384,7 @@ class KernelRun:
         core = self.core
         return core.machines[core.engines[0]].state.sbuf  # the one shared SBUF
 
-    def json(self, stop: Stop) -> dict[str, Any]:
+    def json(self, stop: Stop) -> dict[str, object]:
         from neurondbg.commands.race_check import race_check_json
         from neurondbg.commands.run_report import kernel_json
 

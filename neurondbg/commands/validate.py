@@ -31,7 +31,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, BinaryIO, TypedDict
 
 import click
 import numpy as np
@@ -192,7 +192,18 @@ def _records(raw: np.ndarray, path_text: str) -> np.ndarray:
     return raw.reshape(-1, RECORD_BYTES)
 
 
-def _summary(result: Summary | BulkResult) -> dict[str, Any]:
+class SummaryDocument(TypedDict):
+    """`validate --summary`'s counts of one program or queue."""
+
+    gen: str
+    engine: str | None
+    count: int
+    invalid: int
+    failures: dict[str, int]  # failing instructions per clause, most first
+    notes: dict[str, int]  # the same of the note clauses
+
+
+def _summary(result: Summary | BulkResult) -> SummaryDocument:
     return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
             "invalid": result.invalid, "failures": result.failures,
             "notes": result.note_failures}
@@ -240,7 +251,7 @@ class Trees:
 TREE_CACHE = 1 << 12
 
 
-def _full(result: BulkResult, raw: np.ndarray) -> dict[str, Any]:
+def _full(result: BulkResult, raw: np.ndarray) -> dict[str, object]:
     """The `--json` document (DESIGN.md) as one dict."""
     from neurondbg.machine.isa.opcodes import mnemonic
     verdicts = result.verdicts()
@@ -489,7 +500,7 @@ def validate_kernel_command(program: str, gen: Gen, gen_given: bool, as_json: bo
     return 1 if invalid else 0
 
 
-def kernel_document(doc: KernelDocument) -> dict[str, Any]:
+def kernel_document(doc: KernelDocument) -> dict[str, object]:
     """A kernel's `--json` (machine.core.validate.validate_kernel) in a program's
     top-level shape too: `engine` None (each queue has its own) and `instructions`,
     every queue's rows in engine order, each naming its `engine`; `engines` keeps each
