@@ -133,14 +133,14 @@ def restore(cp: Checkpoint, state: MachineState) -> None:
 C = TypeVar("C")
 
 
-class Sized(Protocol):
+class HoldsBytes(Protocol):
     """What CheckpointTotal needs of a checkpoint: the bytes it holds."""
 
     @property
     def nbytes(self) -> int: ...
 
 
-CP = TypeVar("CP", bound=Sized)
+CP = TypeVar("CP", bound=HoldsBytes)
 
 
 def newest_reached(checkpoints: Sequence[C], reached: Callable[[C], bool]) -> C:

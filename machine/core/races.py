@@ -140,9 +140,10 @@ class Race:
     fix: WaitFix | None = None  # the wait that orders them as the code intends
 
     def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {"a": self.a.to_dict(), "b": self.b.to_dict(), "space": self.space,
-               "partitions": list(self.partitions), "bytes": list(self.bytes),
-               "missing": self.missing}
+        out: dict[str, object] = {
+            "a": self.a.to_dict(), "b": self.b.to_dict(), "space": self.space,
+            "partitions": list(self.partitions), "bytes": list(self.bytes),
+            "missing": self.missing}
         if self.fix is not None:
             out["fix"] = self.fix.to_dict()
         return out
@@ -196,9 +197,9 @@ class _Live:
         self.lo, self.hi = r.bounds
 
 
-# A stored access's key: (pc, kind, p0, p1, start, size, steps, nums), its instruction and
-# its pattern (Region's fields)
-_Key = tuple[int, str, int, int, int, int, tuple[int, ...], tuple[int, ...]]
+# a stored access's key: its instruction (pc, kind), then its pattern (the Region's p0, p1,
+# start, size, steps, nums)
+_Key = tuple[int, AccessKind, int, int, int, int, tuple[int, ...], tuple[int, ...]]
 _Store = OrderedDict[_Key, _Live]  # oldest epoch first
 _Who = tuple[str, int, AccessKind]  # (engine, pc, kind)
 _Pair = tuple[str, _Who, _Who]  # (space, lower, higher): a reported pair of accesses
