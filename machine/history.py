@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -40,6 +40,7 @@ KEEP_LAST_BYTES = 4 << 20  # ... and at most this many bytes (a CAST step keeps 
 CAPTURE_SHARE = 10  # run time between captures >= this x the time a capture takes
 
 Position = tuple[int, int]  # (step count, edits applied)
+Tiles = dict[str, tuple[np.ndarray, np.ndarray]]  # space -> (tile mask, kept tiles)
 
 
 @dataclass
@@ -58,7 +59,7 @@ class Checkpoint:
     fp8_exp4: str
     fp8_sat: bool
     halted: bool
-    mem: dict[str, tuple[np.ndarray, np.ndarray]]  # space -> (tile mask, kept tiles)
+    mem: Tiles
 
     @property
     def position(self) -> Position:
@@ -84,16 +85,14 @@ def _tiled(mem: np.ndarray) -> np.ndarray:
     return mem.reshape(p, b // t, t)
 
 
-Tiles = dict[str, tuple[np.ndarray, np.ndarray]]  # space -> (tile mask, kept tiles)
-
-
 def capture_memory(state: MachineState) -> Tiles:
     """SBUF and PSUM as non-zero tiles (what a checkpoint keeps of memory)."""
-    mem = {}
+    mem: Tiles = {}
     for space in ("sbuf", "psum"):
         tiled = _tiled(state.memory(space))
         words = tiled.view(np.uint64) if tiled.shape[2] % 8 == 0 else tiled
         mask = words.any(axis=2)
+        assert isinstance(mask, np.ndarray)  # (numpy's stubs allow a scalar for any axis)
         mem[space] = (mask, tiled[mask])  # boolean indexing copies
     return mem
 
@@ -134,6 +133,16 @@ def restore(cp: Checkpoint, state: MachineState) -> None:
 C = TypeVar("C")
 
 
+class HoldsBytes(Protocol):
+    """What CheckpointTotal needs of a checkpoint: the bytes it holds."""
+
+    @property
+    def nbytes(self) -> int: ...
+
+
+CP = TypeVar("CP", bound=HoldsBytes)
+
+
 def newest_reached(checkpoints: Sequence[C], reached: Callable[[C], bool]) -> C:
     """The newest checkpoint `reached` accepts (checkpoint 0 always qualifies)."""
     best = checkpoints[0]
@@ -149,24 +158,24 @@ def kept_reached(checkpoints: list[C], reached: Callable[[C], bool]) -> list[C]:
     return [c for c in checkpoints if reached(c)] or checkpoints[:1]
 
 
-class CheckpointTotal:
+class CheckpointTotal(Generic[CP]):
     """The checkpoint list of a History or a core's Timeline, with the bytes it holds kept
     as checkpoints come and go (the budget is checked every step): the total covers the
     first `_counted`; a list assigned or changed from outside (its length differs) is
     summed again at the next `checkpoint_bytes()`."""
 
     def __init__(self) -> None:
-        self._checkpoints: list[Any] = []
+        self._checkpoints: list[CP] = []
         self._cp_bytes = 0
         self._counted = 0
 
     @property
-    def checkpoints(self) -> list[Any]:
+    def checkpoints(self) -> list[CP]:
         """Oldest first; checkpoint 0 (when taken) is the state before any change."""
         return self._checkpoints
 
     @checkpoints.setter
-    def checkpoints(self, cps: list[Any]) -> None:
+    def checkpoints(self, cps: list[CP]) -> None:
         self._checkpoints = cps
         self._counted = -1  # summed at the next checkpoint_bytes()
 
@@ -177,7 +186,7 @@ class CheckpointTotal:
             self._counted = len(self._checkpoints)
         return self._cp_bytes
 
-    def _add(self, cp: Any) -> None:
+    def _add(self, cp: CP) -> None:
         self.checkpoint_bytes()  # the total is up to date before it grows
         self._checkpoints.append(cp)
         self._cp_bytes += cp.nbytes
@@ -191,7 +200,7 @@ class CheckpointTotal:
         del self._checkpoints[k]
 
 
-class History(CheckpointTotal):
+class History(CheckpointTotal[Checkpoint]):
     """The checkpoints of one machine and the budget policy over them and its journal."""
 
     def __init__(self, budget: int = JOURNAL_BUDGET) -> None:

@@ -105,7 +105,9 @@ class LazyGroup(click.Group):
             return None
         with frozen_imports():
             module = importlib.import_module(f"neurondbg.commands.{SUBCOMMANDS[name].module}")
-        return module.command
+        command = module.command
+        assert isinstance(command, click.Command), name
+        return command
 
     def resolve_command(self, ctx: click.Context, args: list[str]
                         ) -> tuple[str | None, click.Command | None, list[str]]:

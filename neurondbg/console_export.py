@@ -118,7 +118,7 @@ def _trace(lanes: Any, step: int, lane_text: str, as_json: bool) -> tuple[str, s
     tr = lanes.trace(p, e)
     row = _row(_fmt(_value(tr.input_bits, src)), tr.input_bits, tr.output_bits, opt, tr)
     if as_json:
-        row.update(step=step, lane=[p, e], trace=tr.to_dict())
+        row |= {"step": step, "lane": [p, e], "trace": tr.to_dict()}
         return json.dumps(stamp_rows(Kind.CONVERT, [row]), indent=2) + "\n", \
             f"lane p{p} e{e}'s trace"
     sat = "sat" if opt.sat else "nosat"

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from typing import Any
 
 SCHEMA_KEY = "schema"
 VERSION = 1
@@ -56,12 +55,12 @@ class Kind(StrEnum):
         return f"{self.value}.schema.json"
 
 
-def stamp(kind: Kind, doc: Mapping[str, Any]) -> dict[str, Any]:
+def stamp(kind: Kind, doc: Mapping[str, object]) -> dict[str, object]:
     """`doc` with `"schema"` as its first key (a reader of the text sees it first)."""
     return {SCHEMA_KEY: kind.schema_id, **doc}
 
 
-def stamp_rows(kind: Kind, rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def stamp_rows(kind: Kind, rows: Iterable[Mapping[str, object]]) -> list[dict[str, object]]:
     """An array document: every element stamped (module docstring)."""
     head = {SCHEMA_KEY: kind.schema_id}
     return [{**head, **row} for row in rows]

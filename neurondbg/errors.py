@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import IO, Any
 
 import click
 
@@ -43,7 +44,7 @@ class InputError(click.ClickException):
     def format_message(self) -> str:
         return examples_hint(" ".join(self.message.split("\n")))
 
-    def show(self, file=None) -> None:
+    def show(self, file: IO[Any] | None = None) -> None:
         if self.as_json:
             text = error_json(self.format_message(), self.exit_code, self.arguments)
             click.echo(text, err=True, file=file)

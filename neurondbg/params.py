@@ -180,7 +180,7 @@ class ProfileType(_NamedType[str]):
         return PROFILES
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> str:
     """DEFAULT_ENGINE, the queue a machine runs unless told otherwise (machine.isa.opcodes's,
     read on first use so that importing this module does not import the model's tables)."""
     if name == "DEFAULT_ENGINE":

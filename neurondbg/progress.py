@@ -44,7 +44,8 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sized
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypeVar
+from types import FrameType
+from typing import IO, TYPE_CHECKING, TypeVar, cast
 
 from neurondbg.progress_ascii import AsciiFile, ascii_bar, locale_is_utf8
 
@@ -86,7 +87,9 @@ def stderr_console() -> Console:
 
     if locale_is_utf8(os.environ, sys.flags.utf8_mode):
         return Console(stderr=True)
-    return Console(file=AsciiFile(sys.stderr))
+    # rich types `file` as IO[str]; it calls only the write, flush, isatty and fileno
+    # (and reads the encoding) an AsciiFile has
+    return Console(file=cast(IO[str], AsciiFile(sys.stderr)))
 
 
 @contextmanager
@@ -210,10 +213,10 @@ class _Ticker(threading.Thread):
         total = self.read()[1]
         console = self.console or stderr_console()
         ascii_only = not console.encoding.startswith("utf")
-        columns: list = [SpinnerColumn("line" if ascii_only else "dots"),
+        columns: list[ProgressColumn] = [SpinnerColumn("line" if ascii_only else "dots"),
                          TextColumn("{task.description}"),
                          ascii_bar() if ascii_only else BarColumn()]
-        counts: list = []
+        counts: list[ProgressColumn] = []
         if self.unit:
             counts += [MofNCompleteColumn(), TextColumn(self.unit)]
         if self.counted:  # no count until the work has said how much there is
@@ -236,7 +239,11 @@ class _Ticker(threading.Thread):
                     break
 
 
-def _hold_sigint(held: list[int]) -> signal.Handlers | Callable[..., object] | None:
+# what signal.signal returns: a Python handler, SIG_DFL / SIG_IGN, or None (not set in Python)
+PreviousHandler = Callable[[int, FrameType | None], object] | int | None
+
+
+def _hold_sigint(held: list[int]) -> PreviousHandler:
     """On the main thread, a SIGINT handler that only records the signal in `held`;
     returns the handler it replaced (None elsewhere: signals go to the main thread)."""
     if threading.current_thread() is not threading.main_thread():

@@ -40,7 +40,7 @@ import os
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
 from neurondbg.machine.dtypes import Gen, parse_gen
 from neurondbg.machine.edits import Edit
@@ -48,6 +48,9 @@ from neurondbg.machine.engines import ENGINES
 from neurondbg.machine.isa.addr import geometry
 from neurondbg.machine.state import MachineConfig
 from neurondbg.sessions.errors import SessionError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 SCHEMA_VERSION = 1
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -131,28 +134,29 @@ class SessionSpec:
 
 
 # -- to dict ---------------------------------------------------------------------------------
-def config_to_dict(config: MachineConfig) -> dict[str, Any]:
+def config_to_dict(config: MachineConfig) -> dict[str, object]:
     c = config.resolved()
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for f in fields(MachineConfig):
         v = getattr(c, f.name)
         out[f.name] = v.label if f.name == "gen" else v
     return out
 
 
-def session_to_dict(spec: SessionSpec) -> dict[str, Any]:
+def session_to_dict(spec: SessionSpec) -> dict[str, object]:
     """The TOML document of a session (insertion order = file order)."""
-    doc: dict[str, Any] = {"schema": SCHEMA_VERSION}
+    doc: dict[str, object] = {"schema": SCHEMA_VERSION}
     if spec.kernel is not None:
         k = spec.kernel
-        doc["kernel"] = {"path": k.path, "schedule": k.schedule, "races": k.races,
-                         "streams": dict(k.streams)}
+        kernel: dict[str, object] = {"path": k.path, "schedule": k.schedule,
+                                     "races": k.races, "streams": dict(k.streams)}
         if k.forced:
-            doc["kernel"]["forced"] = {str(s): e for s, e in sorted(k.forced.items())}
+            kernel["forced"] = {str(s): e for s, e in sorted(k.forced.items())}
+        doc["kernel"] = kernel
     else:
         doc["program"] = {"path": spec.program, "sha256": spec.sha256}
     doc["machine"] = config_to_dict(spec.config)
-    pos: dict[str, Any] = {"steps": spec.steps, "digest": spec.digest}
+    pos: dict[str, object] = {"steps": spec.steps, "digest": spec.digest}
     if spec.pc is not None:
         pos["pc"] = spec.pc
     if spec.stop is not None:
@@ -172,40 +176,55 @@ def session_to_dict(spec: SessionSpec) -> dict[str, Any]:
     return doc
 
 
-def vars_of(obj: Any) -> dict[str, Any]:
+def vars_of(obj: DataclassInstance) -> dict[str, object]:
     return {f.name: getattr(obj, f.name) for f in fields(obj)}
 
 
 # -- from dict -------------------------------------------------------------------------------
+T = TypeVar("T")  # the type a key's value must have
+D = TypeVar("D")  # its default's, when the key may be missing
+
+
 class _Reader:
     """Typed access to one table, with errors naming file and key."""
 
-    def __init__(self, source: str, table: Any, where: str) -> None:
+    def __init__(self, source: str, table: object, where: str) -> None:
         self.source, self.where = source, where
         if not isinstance(table, dict):
             self.fail("", f"expected a table, found {_kind(table)}")
-        self.table: dict[str, Any] = table
+        self.table: dict[str, object] = table  # a parsed TOML table
 
-    def fail(self, key: str, problem: str) -> None:
+    def fail(self, key: str, problem: str) -> NoReturn:
         name = f"{self.where}.{key}" if self.where and key else (self.where or key)
         raise SessionError(f"{self.source}: {name}: {problem}")
 
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = _MISSING) -> Any:
+    @overload
+    def get(self, key: str, kind: type[T]) -> T: ...
+    @overload
+    def get(self, key: str, kind: type[T], default: D) -> T | D: ...
+
+    def get(self, key: str, kind: type[T], default: object = _MISSING) -> object:
+        """The value of `key`, of type `kind` (an int is no bool); `default` when it is
+        missing, else a SessionError."""
         if key not in self.table:
             if default is _MISSING:
                 self.fail(key, "missing")
             return default
         v = self.table[key]
-        ok = isinstance(v, kind) and not (kind in (int, (int,)) and isinstance(v, bool))
-        if not ok:
-            names = kind.__name__ if isinstance(kind, type) else " or ".join(
-                k.__name__ for k in kind)
-            self.fail(key, f"expected {_TYPE_WORDS.get(names, names)}, found {_kind(v)}")
+        if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
+            self.fail(key, f"expected {_TYPE_WORDS.get(kind.__name__, kind.__name__)}, "
+                           f"found {_kind(v)}")
         return v
 
-    def natural(self, key: str, default: Any = _MISSING) -> int:
+    @overload
+    def natural(self, key: str) -> int: ...
+    @overload
+    def natural(self, key: str, default: D) -> int | D: ...
+
+    def natural(self, key: str, default: object = _MISSING) -> object:
+        """A non-negative integer `key` (`default` when it is missing)."""
         v = self.get(key, int, default)
-        if v is not None and v < 0:
+        if isinstance(v, int) and v < 0:
             self.fail(key, f"expected a non-negative integer, found {v}")
         return v
 
@@ -218,12 +237,13 @@ _TYPE_WORDS = {"str": "a string", "int": "an integer", "bool": "true or false",
                "dict": "a table", "list": "an array"}
 
 
-def _kind(v: Any) -> str:
+def _kind(v: object) -> str:
     return {bool: "a boolean", int: "an integer", float: "a float", str: "a string",
             list: "an array", dict: "a table"}.get(type(v), type(v).__name__)
 
 
-def session_from_dict(doc: dict[str, Any], source: str | Path | None = None) -> SessionSpec:
+def session_from_dict(doc: dict[str, object], source: str | Path | None = None
+                      ) -> SessionSpec:
     """Validate a parsed TOML document; SessionError (one line) on the first problem."""
     src = str(source) if source is not None else "<session>"
     top = _Reader(src, doc, "")

@@ -11,13 +11,14 @@ semaphore as it passes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal
 
 import numpy as np
 
 from neurondbg.machine.engines.seq import wait_holds
+from neurondbg.machine.isa.codec import FieldValue, Instruction
 from neurondbg.machine.isa.enums import TestEsMode
 from neurondbg.machine.isa.enums import UpdateMode as U
 from neurondbg.machine.isa.enums import WaitMode as W
@@ -29,7 +30,8 @@ _RELATION = {W.SEM_EQ_IMM: "==", W.SEM_LT_IMM: "<", W.SEM_LE_IMM: "<=", W.SEM_GT
              W.SEM_GE_IMM: ">="}
 _EVENT = {W.EVT_SET: "!= 0", W.EVT_SET_THEN_CLEAR: "!= 0", W.EVT_CLEAR: "== 0",
           W.EVT_CLEAR_THEN_SET: "== 0"}
-_PASSES_TO = {W.EVT_SET_THEN_CLEAR: 0, W.EVT_CLEAR_THEN_SET: 1}  # the value a passing wait leaves
+# the value a passing wait leaves
+_PASSES_TO: dict[int, int] = {W.EVT_SET_THEN_CLEAR: 0, W.EVT_CLEAR_THEN_SET: 1}
 _TESTS: dict[str, Callable[[int, int], bool]] = {
     "==": lambda s, v: s == v, "<": lambda s, v: s < v, "<=": lambda s, v: s <= v,
     ">": lambda s, v: s > v, ">=": lambda s, v: s >= v, "!= 0": lambda s, v: s != 0,
@@ -74,14 +76,16 @@ class WaitSpec:
 
     def predicate(self, st: MachineState) -> Callable[[int], bool]:
         """The condition as a function of the semaphore's value (for the race detector)."""
-        test = _TESTS.get(self.relation or "", lambda s, v: True)
+        test = _TESTS.get(self.relation or "")
+        if test is None:
+            return lambda s: True
         v = self.operand(st)
         return lambda s: test(s, v)
 
     @property
     def passes_to(self) -> int | None:
         """The value the semaphore is left with when the wait passes (None: unchanged)."""
-        return _PASSES_TO.get(self.mode)  # type: ignore[call-overload]
+        return _PASSES_TO.get(self.mode)
 
 
 @dataclass(frozen=True)
@@ -89,8 +93,9 @@ class SemEvent:
     """One write an instruction makes to the semaphore file, in execution order."""
 
     idx: int
-    kind: str  # "pass" (a wait that clears/sets), "update" (an UPDATE_MODE), "store" (TEST_ES)
-    when: str  # "read" | "complete": when the update is published (isa-facts §1.2)
+    # "pass" (a wait that clears/sets), "update" (an UPDATE_MODE), "store" (TEST_ES)
+    kind: Literal["pass", "update", "store"]
+    when: Literal["read", "complete"]  # when the update is published (isa-facts §1.2)
     mode: U | None = None  # the UPDATE_MODE of an "update"
 
 
@@ -113,7 +118,7 @@ class Plan:
 NO_PLAN = Plan((), (), ())
 
 
-def _when(mode: int) -> str:
+def _when(mode: int) -> Literal["read", "complete"]:
     return "complete" if mode & 0x10 else "read"
 
 
@@ -124,34 +129,45 @@ def _update(mode: int, idx: int) -> tuple[SemEvent, ...]:
     return (SemEvent(idx, "update", _when(mode), name),)
 
 
-def plan_of(inst: Any) -> Plan:
-    """The Plan of a decoded instruction (machine.isa.codec.Instruction)."""
+def _scalar(f: Mapping[str, FieldValue], name: str) -> int:
+    """A scalar field's value, 0 when the struct has no such field."""
+    v = f.get(name, 0)
+    assert isinstance(v, int), f"{name} is an array field"
+    return v
+
+
+def plan_of(inst: Instruction) -> Plan:
+    """The Plan of a decoded instruction."""
     f = inst.fields
     waits: list[WaitSpec] = []
     events: list[SemEvent] = []
     reads: tuple[int, ...] = ()
-    head = WaitSpec(f.get("events.wait_mode", 0), f.get("events.wait_idx", 0),
-                    f.get("events.semaphore_value", 0))
+    head = WaitSpec(_scalar(f, "events.wait_mode"), _scalar(f, "events.wait_idx"),
+                    _scalar(f, "events.semaphore_value"))
     if head.relation is not None:
         waits.append(head)
         if head.passes_to is not None:
             events.append(SemEvent(head.idx, "pass", "read"))
     if inst.opcode == Opcode.EVENT_SEMAPHORE:
         p = "events_extended."
-        ext = WaitSpec(f[p + "wait_mode"], f[p + "wait_idx"], f[p + "sem_wait_value"])
+        ext = WaitSpec(_scalar(f, p + "wait_mode"), _scalar(f, p + "wait_idx"),
+                       _scalar(f, p + "sem_wait_value"))
         if ext.relation is not None:
             waits.append(ext)
             if ext.passes_to is not None:
                 events.append(SemEvent(ext.idx, "pass", "read"))
-        events.extend(_update(f[p + "update_mode"], f[p + "update_idx"]))
+        events.extend(_update(_scalar(f, p + "update_mode"), _scalar(f, p + "update_idx")))
     elif inst.opcode == Opcode.TEST_EVENT_SEM:
-        n = f["num_evt_sem"] if 1 <= f["num_evt_sem"] <= 16 else 0
-        ids = tuple(f["evt_sem_ids"][:n])
-        if f["mode"] in (TestEsMode.READ_SEM, TestEsMode.READ_EVT):
+        n = _scalar(f, "num_evt_sem")
+        all_ids = f["evt_sem_ids"]
+        assert isinstance(all_ids, tuple), "evt_sem_ids is an array field"
+        ids = all_ids[:n] if 1 <= n <= 16 else ()
+        mode = _scalar(f, "mode")
+        if mode in (TestEsMode.READ_SEM, TestEsMode.READ_EVT):
             reads = ids
-        elif f["mode"] in (TestEsMode.UPDATE_SEM, TestEsMode.UPDATE_EVT):
+        elif mode in (TestEsMode.UPDATE_SEM, TestEsMode.UPDATE_EVT):
             events.extend(SemEvent(i, "store", "complete") for i in ids)
-    events.extend(_update(f.get("events.update_mode", 0), f.get("events.update_idx", 0)))
+    events.extend(_update(_scalar(f, "events.update_mode"), _scalar(f, "events.update_idx")))
     return Plan(tuple(waits), tuple(events), reads)
 
 

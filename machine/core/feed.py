@@ -46,7 +46,7 @@ class Feeder:
         for sem, holds in pre.waits:
             det.acquire(engine, sem, holds, step, init[sem])
         for sem, v in zip(pre.plan.reads, pre.observed, strict=True):
-            det.acquire(engine, sem, lambda s, v=v: s == v, step, init[sem])
+            det.acquire(engine, sem, _equals(v), step, init[sem])
         # The semaphore writes of the step, in execution order, are the plan's events.
         values = [int(w.new) for w in rec.writes if w.target.startswith("sem[")]
         events = list(zip(pre.plan.events, values, strict=False))
@@ -66,3 +66,8 @@ class Feeder:
             if ev.kind != "pass" and ev.when == "complete":
                 det.release(engine, pc, ev.idx, v, "complete", step, ev.mode)
         return found
+
+
+def _equals(v: int) -> Callable[[int], bool]:
+    """The condition a TEST_EVENT_SEM READ_* orders like: the semaphore holds `v`."""
+    return lambda s: s == v

@@ -35,7 +35,6 @@ import re
 import tomllib
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -122,7 +121,7 @@ class _Where:
         return KernelError(f"{self.path}{at}: {name}{' ' + key if key else ''}: {message}")
 
 
-def _parse(path: Path) -> tuple[dict[str, Any], _Where]:
+def _parse(path: Path) -> tuple[dict[str, object], _Where]:
     try:
         doc, text = load_toml(read_file(path, what="kernel manifest",
                                         max_bytes=MAX_MANIFEST_BYTES), path)
@@ -143,14 +142,14 @@ def looks_like_manifest(raw: bytes) -> bool:
     return "engines" in doc or ("kernel" in doc and "schema" not in doc)
 
 
-def _table(doc: dict[str, Any], name: str, where: _Where) -> dict[str, Any]:
+def _table(doc: dict[str, object], name: str, where: _Where) -> dict[str, object]:
     value = doc.get(name, {})
     if not isinstance(value, dict):
         raise where.fail(name, None, f"expected a table [{name}], found {type(value).__name__}")
     return value
 
 
-def _gen(kernel: dict[str, Any], gen: Gen | None, where: _Where) -> Gen:
+def _gen(kernel: dict[str, object], gen: Gen | None, where: _Where) -> Gen:
     for key in kernel:
         if key != "gen":
             raise where.fail("kernel", key, "unknown key; [kernel] takes: gen")
@@ -166,7 +165,7 @@ def _gen(kernel: dict[str, Any], gen: Gen | None, where: _Where) -> Gen:
     return named if gen is None else gen
 
 
-def _file(base: Path, value: Any, where: _Where, table: str, key: str,
+def _file(base: Path, value: object, where: _Where, table: str, key: str,
           index: int | None = None) -> Path:
     """The path a manifest value names (relative to the manifest), which must exist."""
     if not isinstance(value, str) or not value:
@@ -178,7 +177,7 @@ def _file(base: Path, value: Any, where: _Where, table: str, key: str,
     return path
 
 
-def _queues(engines: dict[str, Any], gen: Gen, where: _Where) -> list[Queue]:
+def _queues(engines: dict[str, object], gen: Gen, where: _Where) -> list[Queue]:
     """Each stream through the one loader; the data they carry held to MAX_DATA_BYTES in
     all (judged after each stream, so at most one stream's worth is read past it)."""
     if not engines:
@@ -209,16 +208,16 @@ def _queues(engines: dict[str, Any], gen: Gen, where: _Where) -> list[Queue]:
     return out
 
 
-def _image(base: Path, where: _Where, space: Any, file: Any, partition: Any, offset: Any,
-           table: str, key: str, index: int | None) -> tuple[DataInit, Path]:
+def _image(base: Path, where: _Where, space: object, file: object, partition_value: object,
+           offset_value: object, table: str, key: str, index: int | None
+           ) -> tuple[DataInit, Path]:
     """One uint8 (partitions, bytes) .npy image at (partition, offset) of `space`."""
-    if space not in SPACES:
+    if not isinstance(space, str) or space not in SPACES:
         raise where.fail(table, "space" if index is not None else key,
                          f"expected one of {', '.join(SPACES)}, found {space!r}", index)
     parts, window = memory_bound(space)
-    for name, v, most in (("partition", partition, parts - 1), ("offset", offset, window - 1)):
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= most:
-            raise where.fail(table, name, f"expected an integer 0..{most}, found {v!r}", index)
+    partition = _at_most(where, table, "partition", partition_value, parts - 1, index)
+    offset = _at_most(where, table, "offset", offset_value, window - 1, index)
     path = _file(base, file, where, table, "file" if index is not None else key, index)
     try:
         with open_stream(path, what=".npy image", max_bytes=MAX_DATA_BYTES) as fh:
@@ -234,7 +233,15 @@ def _image(base: Path, where: _Where, space: Any, file: Any, partition: Any, off
                     np.ascontiguousarray(arr), "", 0), path
 
 
-def _images(doc: dict[str, Any], where: _Where,
+def _at_most(where: _Where, table: str, name: str, v: object, most: int, index: int | None
+             ) -> int:
+    """`v`, an integer 0..most (a bool is none)."""
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= most:
+        raise where.fail(table, name, f"expected an integer 0..{most}, found {v!r}", index)
+    return v
+
+
+def _images(doc: dict[str, object], where: _Where,
             streams_bytes: int) -> list[tuple[DataInit, Path]]:
     """The [data] images with the files they came from."""
     value = doc.get("data")
@@ -286,14 +293,14 @@ def records_of(kernel: Kernel) -> int:
     return max(len(q.program.program) for q in kernel.queues)
 
 
-def _machine(table: dict[str, Any], gen: Gen, where: _Where) -> dict[str, Any]:
+def _machine(table: dict[str, object], gen: Gen, where: _Where) -> dict[str, int | str]:
     """[machine] settings, judged as a session's [machine] is (sessions.schema)."""
     g = geometry(gen)
     most = {"partitions": g.partitions, "sbuf_bytes": max(g.sbuf_stride, g.sbuf_bytes),
             "psum_bytes": max(g.psum_stride, g.psum_bytes,
                               MachineConfig(gen=gen).resolved().psum_bytes),
             "base": MAX_BASE - 1}
-    out: dict[str, Any] = {}
+    out: dict[str, int | str] = {}  # (a bool is an int)
     for key, value in table.items():
         if key in ("gen", "engine"):
             raise where.fail("machine", key, "a kernel sets this elsewhere: [kernel] gen, "
@@ -310,7 +317,7 @@ def _machine(table: dict[str, Any], gen: Gen, where: _Where) -> dict[str, Any]:
                     0 <= value <= most[key]):
                 raise where.fail("machine", key, f"expected an integer 0..{most[key]}, found "
                                  f"{value!r}")
-        elif value not in FP8_EXP4:
+        elif not isinstance(value, str) or value not in FP8_EXP4:
             raise where.fail("machine", key, "expected " + " or ".join(
                 repr(v) for v in FP8_EXP4 if v) + f", found {value!r}")
         out[key] = value
@@ -331,9 +338,10 @@ def load_manifest(path: Path, gen: Gen | None = None) -> Kernel:
     settings = _machine(_table(doc, "machine", where), kgen, where)
     queues = _queues(_table(doc, "engines", where), kgen, where)
     records = max(len(q.program.program) for q in queues)
-    if settings.get("base", 0) > base_most(records):
+    base = settings.get("base", 0)  # an int: _machine judged it
+    if isinstance(base, int) and base > base_most(records):
         raise where.fail("machine", "base", f"expected an integer 0..{base_most(records)} "
-                         f"for streams of up to {records} records, found {settings['base']}")
+                         f"for streams of up to {records} records, found {base}")
     own = [d for q in sorted(queues, key=lambda q: ENGINE_ORDER.index(q.engine))
            for d in q.program.data]
     images = _images(doc, where, sum(d.data.size for d in own))

@@ -66,7 +66,7 @@ import dataclasses
 from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 import numpy as np
 
@@ -74,7 +74,9 @@ from neurondbg.machine.core.clock import Clock, fresh, join
 from neurondbg.machine.isa.enums import UpdateMode
 from neurondbg.machine.state import Region
 
-READ, WRITE = "read", "write"
+AccessKind = Literal["read", "write"]
+READ: Final = "read"
+WRITE: Final = "write"
 KEEP_RACES = 1000
 SEM_HISTORY = 64  # releases kept per semaphore
 MAX_LIVE = 1 << 14  # unordered accesses kept per engine and space
@@ -88,7 +90,6 @@ LIVE_BYTES = 400
 RELEASE_BYTES = 230
 _ENTRY_BYTES = 110
 RUNS_CACHE = 256  # strided patterns (and pairs) whose byte runs (verdicts) are kept
-_UNSEEN = object()
 
 
 @dataclass(frozen=True)
@@ -98,11 +99,11 @@ class Access:
     engine: str
     pc: int
     opcode: str
-    kind: str  # "read" | "write"
+    kind: AccessKind
     region: Region
     step: int  # global step number
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | int]:
         return {"engine": self.engine, "pc": self.pc, "opcode": self.opcode,
                 "access": self.kind}
 
@@ -116,7 +117,7 @@ class WaitFix:
     sem: int
     value: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | int]:
         return {"engine": self.engine, "pc": self.pc, "wait_mode": "SEM_GE_IMM",
                 "semaphore": self.sem, "value": self.value}
 
@@ -138,10 +139,11 @@ class Race:
     missing: str  # the edge that would order them, in words
     fix: WaitFix | None = None  # the wait that orders them as the code intends
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {"a": self.a.to_dict(), "b": self.b.to_dict(), "space": self.space,
-               "partitions": list(self.partitions), "bytes": list(self.bytes),
-               "missing": self.missing}
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "a": self.a.to_dict(), "b": self.b.to_dict(), "space": self.space,
+            "partitions": list(self.partitions), "bytes": list(self.bytes),
+            "missing": self.missing}
         if self.fix is not None:
             out["fix"] = self.fix.to_dict()
         return out
@@ -154,8 +156,8 @@ class RaceRow:
 
     n: int  # 1-based, in the order found
     step: int  # the global step of the later access (the one that found it)
-    first: tuple[str, int, str, str]  # (engine, pc, opcode, "read" | "write"), ran first
-    second: tuple[str, int, str, str]
+    first: tuple[str, int, str, AccessKind]  # (engine, pc, opcode, kind), ran first
+    second: tuple[str, int, str, AccessKind]
     where: str  # "sbuf[0:128, 0x100:0x120]": partitions and bytes, half-open
     missing: str
     fix: WaitFix | None
@@ -183,7 +185,7 @@ class _Live:
     __slots__ = ("acc", "epoch", "hi", "lo", "p0", "p1", "reads", "rr", "seq")
 
     def __init__(self, acc: Access, epoch: int, seq: int,
-                 rr: tuple[int, int, int, str] | None) -> None:
+                 rr: _ReadRel | None) -> None:
         self.acc = acc
         self.epoch = epoch
         self.seq = seq
@@ -195,7 +197,15 @@ class _Live:
         self.lo, self.hi = r.bounds
 
 
-_Store = OrderedDict[tuple[Any, ...], _Live]  # (pc, kind, pattern fields) -> oldest epoch first
+# a stored access's key: its instruction (pc, kind), then its pattern (the Region's p0, p1,
+# start, size, steps, nums)
+_Key = tuple[int, AccessKind, int, int, int, int, tuple[int, ...], tuple[int, ...]]
+_Store = OrderedDict[_Key, _Live]  # oldest epoch first
+_Who = tuple[str, int, AccessKind]  # (engine, pc, kind)
+_Pair = tuple[str, _Who, _Who]  # (space, lower, higher): a reported pair of accesses
+_Pattern = tuple[int, int, tuple[int, ...], tuple[int, ...]]  # a region in one partition
+_Runs = tuple[np.ndarray, np.ndarray]  # sorted disjoint byte runs: starts, ends
+_ReadRel = tuple[int, int, int, str]  # (step, pc, epoch published, mode name)
 
 
 class _State:
@@ -207,9 +217,9 @@ class _State:
         self.hist: dict[int, deque[_Release]] = {}
         self.lost: dict[int, int] = {}  # releases pushed out of each history
         self.races: list[Race] = []
-        self.seen: set[tuple[Any, ...]] = set()
+        self.seen: set[_Pair] = set()
         self.dropped = 0
-        self.read_rel: list[tuple[int, int, int, str] | None] = [None] * n
+        self.read_rel: list[_ReadRel | None] = [None] * n
         self.seq = 0
 
     def nbytes(self, n: int) -> int:
@@ -235,8 +245,21 @@ class _State:
         return c
 
 
-# undo-log entry kinds: (step, kind, ...)
-_ADD, _DROP, _RACE, _REL, _JOIN, _TICK = range(6)
+# undo-log entry kinds: (step, kind, ...); Literal so that `e[1] == _ADD` narrows an entry
+_ADD: Final = 0
+_DROP: Final = 1
+_RACE: Final = 2
+_REL: Final = 3
+_JOIN: Final = 4
+_TICK: Final = 5
+_Add = tuple[int, Literal[0], str, int, _Key, "_Live | None"]  # space, engine, key, replaced
+_Drop = tuple[int, Literal[1], str, int, _Key, _Live]  # space, engine, key, dropped
+_RaceE = tuple[int, Literal[2], _Pair, bool]  # pair, kept (else counted as dropped)
+_Rel = tuple[int, Literal[3], int, int, "_Release | None", "_ReadRel | None"]
+# ^ engine, semaphore, the release pushed out of its history, engine's previous _READ
+_Join = tuple[int, Literal[4], int, Clock]  # engine, its clock before
+_Tick = tuple[int, Literal[5], int]  # engine
+_Entry = _Add | _Drop | _RaceE | _Rel | _Join | _Tick
 
 
 class RaceDetector:
@@ -255,8 +278,8 @@ class RaceDetector:
         self._budget = undo_budget  # 0: keep no undo log (rewind goes back to step 0)
         self._bytes_budget = history_budget
         self._s = _State(len(self.engines))
-        self._undo: deque[tuple] = deque()
-        self._log: Callable[[tuple], None] = self._keep if undo_budget else _ignore
+        self._undo: deque[_Entry] = deque()
+        self._log: Callable[[_Entry], None] = self._keep if undo_budget else _ignore
         self._undo_bytes = 0  # what the entries in _undo hold (_cost)
         self._mark = 0  # len(self._undo) when the newest snapshot was taken
         self._mark_bytes = 0  # _undo_bytes then
@@ -267,8 +290,8 @@ class RaceDetector:
         self._horizon = 0  # the earliest step the undo log can rewind to
         self._step = -1
         # strided patterns: byte runs, and the verdicts of pairs (loops repeat them)
-        self._runs: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-        self._pairs: dict[tuple[tuple, tuple], tuple[int, int] | None] = {}
+        self._runs: dict[_Pattern, _Runs] = {}
+        self._pairs: dict[tuple[_Pattern, _Pattern], tuple[int, int] | None] = {}
 
     # -- what the core reads ---------------------------------------------------------
 
@@ -342,7 +365,8 @@ class RaceDetector:
         self._store(acc, ei, stores[ei], clock[ei])
         return found
 
-    def release(self, engine: str, pc: int, sem: int, value: int, when: str, step: int,
+    def release(self, engine: str, pc: int, sem: int, value: int,
+                when: Literal["read", "complete"], step: int,
                 mode: UpdateMode | str | None = None, *, update: bool = True) -> None:
         """Publish `engine`'s clock into `sem`'s history, then advance its epoch.
 
@@ -443,7 +467,7 @@ class RaceDetector:
 
     # -- internals ---------------------------------------------------------------------
 
-    def _keep(self, entry: tuple) -> None:
+    def _keep(self, entry: _Entry) -> None:
         """The undo log of a detector with an undo budget: append, and count its bytes."""
         self._undo.append(entry)
         self._undo_bytes += _cost(entry, len(self.engines))
@@ -515,7 +539,7 @@ class RaceDetector:
                 missing, fix = got
         return Race(a, b, b.region.space, ov[0], ov[1], missing, fix)
 
-    def _report(self, step: int, pair: tuple, race: Race) -> None:
+    def _report(self, step: int, pair: _Pair, race: Race) -> None:
         s = self._s
         s.seen.add(pair)
         kept = len(s.races) < KEEP_RACES
@@ -545,29 +569,28 @@ class RaceDetector:
                     del store[key]
                     self._log((step, _DROP, space, ej, key, live))
 
-    def _apply(self, e: tuple, touched: set[tuple[str, int]]) -> None:
+    def _apply(self, e: _Entry, touched: set[tuple[str, int]]) -> None:
         """Undo one log entry (entries are undone newest first)."""
         s = self._s
-        kind = e[1]
-        if kind == _ADD:
+        if e[1] == _ADD:
             _, _, space, ei, key, old = e
             store = s.live[space][ei]
             del store[key]
             if old is not None:
                 store[key] = old
                 touched.add((space, ei))
-        elif kind == _DROP:
+        elif e[1] == _DROP:
             _, _, space, ei, key, live = e
             s.live[space][ei][key] = live
             touched.add((space, ei))
-        elif kind == _RACE:
+        elif e[1] == _RACE:
             _, _, pair, kept = e
             s.seen.discard(pair)
             if kept:
                 s.races.pop()
             else:
                 s.dropped -= 1
-        elif kind == _REL:
+        elif e[1] == _REL:
             _, _, ei, sem, lost, prev = e
             h = s.hist[sem]
             h.pop()
@@ -576,11 +599,11 @@ class RaceDetector:
                 s.lost[sem] -= 1
             s.clocks[ei][ei] -= 1
             s.read_rel[ei] = prev
-        elif kind == _TICK:
+        elif e[1] == _TICK:
             s.clocks[e[2]][e[2]] -= 1
         else:
-            _, _, ei, old = e
-            s.clocks[ei] = old
+            _, _, ei, before = e
+            s.clocks[ei] = before
 
     def _overlap(self, ra: Region, rb: Region
                  ) -> tuple[tuple[int, int], tuple[int, int]] | None:
@@ -595,15 +618,16 @@ class RaceDetector:
         if ra.contiguous and rb.contiguous:
             return (p0, p1), (lo, hi)
         ka, kb = _pattern(ra), _pattern(rb)
-        got = self._pairs.get((ka, kb), _UNSEEN)
-        if got is _UNSEEN:
+        try:
+            got = self._pairs[(ka, kb)]
+        except KeyError:  # (loops repeat their pairs: a miss is rare)
             got = _intersect(self._runs_of(ra, ka), self._runs_of(rb, kb))
             if len(self._pairs) >= RUNS_CACHE:
                 del self._pairs[next(iter(self._pairs))]
             self._pairs[(ka, kb)] = got
         return None if got is None else ((p0, p1), got)
 
-    def _runs_of(self, r: Region, key: tuple) -> tuple[np.ndarray, np.ndarray]:
+    def _runs_of(self, r: Region, key: _Pattern) -> _Runs:
         got = self._runs.get(key)
         if got is None:
             if len(self._runs) >= RUNS_CACHE:
@@ -612,13 +636,12 @@ class RaceDetector:
         return got
 
 
-def _pattern(r: Region) -> tuple:
+def _pattern(r: Region) -> _Pattern:
     """A region's bytes within one partition, as a key (tuples hash in C)."""
     return (r.start, r.size, r.steps, r.nums)
 
 
-def _intersect(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
-               ) -> tuple[int, int] | None:
+def _intersect(a: _Runs, b: _Runs) -> tuple[int, int] | None:
     """The hull [lo, hi) of the bytes two sorted disjoint run lists share, or None."""
     sa, ea = a
     sb, eb = b
@@ -633,7 +656,7 @@ def _intersect(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray
     return (int(np.maximum(sb, sa[ic])[hit].min()), int(np.minimum(eb, ea[j])[hit].max()))
 
 
-def byte_runs(r: Region) -> tuple[np.ndarray, np.ndarray]:
+def byte_runs(r: Region) -> _Runs:
     """The bytes one partition of `r` touches, as sorted disjoint runs [starts, ends).
 
     The innermost dimensions that pack elements back to back form one run each; only
@@ -663,20 +686,19 @@ def byte_runs(r: Region) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends
 
 
-def _ignore(entry: tuple) -> None:
+def _ignore(entry: _Entry) -> None:
     """The undo log of a detector with no undo budget."""
 
 
-def _cost(e: tuple, n: int) -> int:
+def _cost(e: _Entry, n: int) -> int:
     """Bytes undo-log entry `e` holds among `n` engines (the constants above)."""
-    kind = e[1]
-    if kind == _ADD:
+    if e[1] == _ADD:
         return _ENTRY_BYTES + 120 + (LIVE_BYTES if e[5] is not None else 0)
-    if kind == _DROP:
+    if e[1] == _DROP:
         return _ENTRY_BYTES + LIVE_BYTES
-    if kind == _REL:
+    if e[1] == _REL:
         return _ENTRY_BYTES + 80 + (RELEASE_BYTES + 8 * n if e[4] is not None else 0)
-    if kind == _JOIN:
+    if e[1] == _JOIN:
         return _ENTRY_BYTES + 72 + 8 * n
     return _ENTRY_BYTES
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -38,7 +39,7 @@ MAX_ACTORS = 256  # an index of seq: is one byte
 
 @dataclass(frozen=True)
 class Policy:
-    kind: str  # "rr" | "in-order" | "random" | "seq"
+    kind: Literal["rr", "in-order", "random", "seq"]
     seed: int = 0
     picks: bytes = b""  # seq: the engine of each step from step 0
 
@@ -128,8 +129,10 @@ def parse_policy(text: str) -> Policy:
     """`rr`, `in-order`, `random:SEED` (SEED an integer >= 0) or `seq:PICKS`;
     ValueError otherwise."""
     t = text.strip().lower()
-    if t in ("rr", "in-order"):
-        return Policy(t)
+    if t == "rr":
+        return Policy("rr")
+    if t == "in-order":
+        return Policy("in-order")
     kind, colon, seed = t.partition(":")
     if kind == "seq" and colon:
         return Policy("seq", picks=parse_seq(seed, text.strip()))

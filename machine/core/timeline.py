@@ -70,7 +70,7 @@ def restore(cp: CoreCheckpoint, actors: Sequence[Actor]) -> None:
     restore_memory(cp.mem, shared)
 
 
-class Timeline(CheckpointTotal):
+class Timeline(CheckpointTotal[CoreCheckpoint]):
     """Schedule, forced choices, checkpoints and the budget of one core."""
 
     def __init__(self, budget: int, engines: int) -> None:
@@ -111,7 +111,8 @@ class Timeline(CheckpointTotal):
     def counts(self, n: int) -> list[int]:
         """Steps each engine took among the oldest `n` kept steps."""
         head = np.frombuffer(bytes(self.schedule[:n]), np.uint8)
-        return np.bincount(head, minlength=self.engines).tolist()
+        counts: list[int] = np.bincount(head, minlength=self.engines).tolist()
+        return counts
 
     # -- the budget -----------------------------------------------------------------------
     def written(self, states: list[MachineState]) -> int:

@@ -12,24 +12,43 @@ dispatch table lacks it. `count` and `invalid` at the top are the totals over en
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
 from neurondbg.machine.core.kernel import Kernel
 from neurondbg.machine.isa.opcodes import mnemonic
 from neurondbg.machine.isa.spec import RECORD_BYTES
-from neurondbg.machine.legality.explain import EXPLAIN_BATCH, explain_many, validate
+from neurondbg.machine.legality.explain import EXPLAIN_BATCH, BulkResult, explain_many, validate
 from neurondbg.machine.legality.wire._dedup import dedup
 
 
-def validate_queues(kernel: Kernel) -> dict[str, Any]:
+class QueueDocument(TypedDict):
+    """The one-program `validate --json` document of one queue."""
+
+    gen: str
+    engine: str | None
+    count: int
+    invalid: int
+    instructions: list[dict[str, Any]]  # rows: machine.legality's verdicts (JSON values)
+
+
+class KernelDocument(TypedDict):
+    """`validate_kernel`'s document: the totals and each engine's queue document."""
+
+    gen: str
+    count: int
+    invalid: int
+    engines: dict[str, QueueDocument]
+
+
+def validate_queues(kernel: Kernel) -> dict[str, BulkResult]:
     """engine -> machine.legality BulkResult of its queue, judged on that engine."""
     return {q.engine: validate(q.program.program.raw, kernel.gen, q.engine)
             for q in kernel.queues}
 
 
-def queue_json(result: Any, raw: np.ndarray) -> dict[str, Any]:
+def queue_json(result: BulkResult, raw: np.ndarray) -> QueueDocument:
     """The one-program `validate --json` document of records `raw` judged as `result`.
     Rows of identical records share their verdict's lists and tree (treat as read-only).
     The distinct records (found by the bulk check's row dedup, no bytes object per
@@ -38,8 +57,10 @@ def queue_json(result: Any, raw: np.ndarray) -> dict[str, Any]:
     verdicts = result.verdicts()
     raw = np.ascontiguousarray(raw)
     # max_fraction=1.0: never None (every row may be kept), so no fallback is needed
-    keep, inverse = dedup(raw.view(np.uint64).reshape(-1, RECORD_BYTES // 8), 1.0)
-    trees: list[Any] = []
+    kept = dedup(raw.view(np.uint64).reshape(-1, RECORD_BYTES // 8), 1.0)
+    assert kept is not None
+    keep, inverse = kept
+    trees: list[list[dict[str, Any]]] = []
     for s in range(0, len(keep), EXPLAIN_BATCH):
         trees += [v.tree() for v in explain_many(raw[keep[s:s + EXPLAIN_BATCH]], result.gen,
                                                  result.engine)]
@@ -51,7 +72,7 @@ def queue_json(result: Any, raw: np.ndarray) -> dict[str, Any]:
             "invalid": result.invalid, "instructions": rows}
 
 
-def validate_kernel(kernel: Kernel) -> dict[str, Any]:
+def validate_kernel(kernel: Kernel) -> KernelDocument:
     """Per-engine `validate --json` documents and the totals (module docstring)."""
     results = validate_queues(kernel)
     engines = {q.engine: queue_json(results[q.engine], q.program.program.raw)

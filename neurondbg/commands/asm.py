@@ -38,7 +38,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -62,7 +62,7 @@ LARGE_BYTES = 128 * 1024
 class AsmInputError(InputError):
     """Like InputError, but keeps the source line and caret under the message."""
 
-    def show(self, file=None) -> None:
+    def show(self, file: IO[Any] | None = None) -> None:
         click.echo(f"neurondbg: error: {self.message}", err=True, file=file)
 
 

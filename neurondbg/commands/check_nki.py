@@ -17,7 +17,7 @@ import re
 import sys
 from collections.abc import Callable
 from json.encoder import encode_basestring_ascii as _esc  # json's C string encoder
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -26,8 +26,17 @@ from neurondbg.errors import InputError
 from neurondbg.machine.dtypes import Gen
 from neurondbg.params import GEN
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def _load(path: str) -> tuple[list[Any], list[Any]]:
+    from neurondbg.machine.legality.result import Verdict
+
+# (call index, its verdict, the generation judged on): a verdict is shared by the calls
+# written alike
+Result = tuple[int, "Verdict", Gen]
+
+
+def _load(path: str) -> tuple[list[str], dict[str, Any]]:
     """(key per call, call per key): the calls list, with a key per call that is equal for
     calls written alike; InputError (one line, exit 2) for a FIFO or other non-regular
     file, a file over MAX_JSON_BYTES, bad UTF-8 or JSON, or integers past Python's digit
@@ -59,7 +68,10 @@ def _load(path: str) -> tuple[list[Any], list[Any]]:
 
 
 _WS = re.compile(r"[ \t\n\r]*")  # JSON's whitespace
-_SCAN = json.JSONDecoder().scan_once  # json.loads's own scanner, one value at a time
+# it matches the empty string too: its match never returns None
+_WS_MATCH = cast("Callable[[str, int], re.Match[str]]", _WS.match)
+# json.loads's own scanner, one value at a time (typeshed omits the attribute)
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 PREFIX = 48  # characters of a call that pick the earlier texts it may repeat
 RECENT = 4  # earlier distinct texts remembered per prefix
 
@@ -75,8 +87,8 @@ def scan_calls(text: str) -> tuple[list[str], dict[str, Any]] | None:
     object's or array's text ends at its closing bracket, so identical characters
     parse to an identical value ending at the same place.
     """
-    ws = _WS.match
-    i = ws(text).end()
+    ws = _WS_MATCH
+    i = ws(text, 0).end()
     if not text.startswith("[", i):
         return None
     i = ws(text, i + 1).end()
@@ -112,7 +124,7 @@ def scan_calls(text: str) -> tuple[list[str], dict[str, Any]] | None:
             return None
 
 
-def _as_json(index: int, verdict: Any, gen: Any) -> dict[str, Any]:
+def _as_json(index: int, verdict: Verdict, gen: Gen) -> dict[str, object]:
     return {
         "index": index,
         "op": verdict.predicate,
@@ -126,7 +138,7 @@ def _as_json(index: int, verdict: Any, gen: Any) -> dict[str, Any]:
     }
 
 
-def dumps_indented(obj: Any, level: int = 0) -> str:
+def dumps_indented(obj: object, level: int = 0) -> str:
     """json.dumps(obj, indent=2), for dicts, lists and tuples of JSON scalars, nested.
 
     json.dumps with an indent runs the pure-Python encoder, and it was most of check-nki's
@@ -155,7 +167,7 @@ def dumps_indented(obj: Any, level: int = 0) -> str:
     return json.dumps(obj)  # None, numbers (NaN as json writes it), or json's TypeError
 
 
-def _write_json(results: list[tuple[int, Any, Any]], write: Callable[[str], Any]) -> None:
+def _write_json(results: list[Result], write: Callable[[str], object]) -> None:
     """json.dumps(stamp_rows(Kind.CHECK_NKI, [_as_json(...) ...]), indent=2) and a
     newline, each distinct verdict encoded once, written BLOCK calls at a time (no one
     string of the whole output)."""
@@ -186,7 +198,7 @@ BLOCK = 4096  # calls per write of the JSON output
 _SENTINEL = 987654321987  # stands for the index in a report rendered once per verdict
 
 
-def _print(results: list[tuple[int, Any, Any]]) -> None:
+def _print(results: list[Result]) -> None:
     from rich.console import Console
 
     console = Console(highlight=False, soft_wrap=True)
@@ -205,7 +217,7 @@ def _print(results: list[tuple[int, Any, Any]]) -> None:
     out.flush()
 
 
-def _print_one(console: Any, index: int, verdict: Any, gen: Any) -> None:
+def _print_one(console: Console, index: int, verdict: Verdict, gen: Gen) -> None:
     """One call's report: its head line, then each failed clause and note."""
     from rich.markup import escape
 
@@ -266,8 +278,8 @@ def command(calls_file: str | None, as_json: bool, default_gen: Gen | None,
         raise InputError("check-nki: expected a CALLS.json argument (or --list)")
     keys, calls = _load(calls_file)
     where = "<stdin>" if calls_file == "-" else calls_file
-    results = []
-    judged: dict[Any, tuple[Any, Any]] = {}  # a call's key -> (verdict, gen)
+    results: list[Result] = []
+    judged: dict[str, tuple[Verdict, Gen]] = {}  # a call's key -> (verdict, gen)
     for index, key in enumerate(keys):
         hit = judged.get(key)
         if hit is None:

@@ -34,6 +34,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import click
 import numpy as np
@@ -42,15 +44,21 @@ from click.core import ParameterSource
 from neurondbg.documents import Kind, stamp_rows
 from neurondbg.errors import InputError
 from neurondbg.machine.convert.formats import FORMAT_NAMES, Format, IntFormat, parse_format
-from neurondbg.machine.convert.iss import ISS_PRIMITIVES, IssPrimitive
+from neurondbg.machine.convert.iss import ISS_PRIMITIVES, IssPrimitive, IssValue
 from neurondbg.machine.convert.kernels import convert, decode_value
 from neurondbg.machine.convert.modes import MODES, Mode
 from neurondbg.machine.convert.options import PROFILES, Options, applied_mode, resolve, rules
 from neurondbg.machine.convert.parse import BadNumber
 from neurondbg.machine.convert.parse import parse_value as machine_parse_value
-from neurondbg.machine.convert.roles import ROLE_STYLES, bit_parts, elide, plain_bits
+from neurondbg.machine.convert.roles import ROLE_STYLES, Mark, bit_parts, elide, plain_bits
 from neurondbg.machine.dtypes import DEFAULT_GEN, GEN_NAMES, Gen
 from neurondbg.params import FORMAT, GEN, MODE, PROFILE
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    from neurondbg.machine.convert.trace import Trace
 
 __all__ = ["ROLE_STYLES", "colour_bits", "command", "parse_bits", "parse_value"]
 
@@ -73,6 +81,28 @@ PROFILE_HELP: dict[str, str] = {
     "neuron": "the Neuron Cast: in -> fp32 -> out, rint to floats, trunc to integers",
     "ascend": "ref 002: the modes it lists per pair, its NaN/inf/overflow rules",
 }
+
+
+class Row(TypedDict):
+    """One converted VALUE as the table shows it and `--json` prints it."""
+
+    input: str
+    input_bits: str
+    input_value: int | float | str
+    output_bits: str
+    output_value: int | float | str
+    src: str
+    dst: str
+    flags: list[str]
+    profile: NotRequired[str]  # a conversion's rule ...
+    mode: NotRequired[str]
+    sat: NotRequired[bool]
+    primitive: NotRequired[str]  # ... or an ISS primitive's
+    params: NotRequired[dict[str, IssValue]]
+    section: NotRequired[str]
+    trace: NotRequired[dict[str, Any]]  # --trace --json: Trace.to_dict()
+    step: NotRequired[int]  # a lane of a Cast the TUI exports: the step that ran it
+    lane: NotRequired[list[int]]  # ... and the lane, [partition, element]
 
 
 NEGATIVE = re.compile(r"-(\d|\.\d|inf|nan|0x)", re.IGNORECASE)  # "-1.5", "-inf", "-0x1p-3"
@@ -228,8 +258,8 @@ def _need_values(values: tuple[str, ...]) -> None:
                          "or a hex bit pattern with --bits)")
 
 
-def _emit(rows: list[dict], traces: list, as_json: bool, console, title: str,
-          kind: Kind = Kind.CONVERT) -> None:
+def _emit(rows: list[Row], traces: Sequence[Trace], as_json: bool, console: Console,
+          title: str, kind: Kind = Kind.CONVERT) -> None:
     """Print rows (and their traces, when asked) as JSON or as tables."""
     if as_json:
         for row, tr in zip(rows, traces, strict=False):
@@ -254,10 +284,10 @@ def _refuse_conversion_options(src_name: str | None, dst_name: str | None) -> No
                          "its --param K=V choose the formats and the rounding")
 
 
-def parse_iss_params(prim: IssPrimitive, texts: tuple[str, ...]) -> dict:
+def parse_iss_params(prim: IssPrimitive, texts: tuple[str, ...]) -> dict[str, IssValue]:
     """`K=V` texts -> the primitive's bound parameters (ValueError names the choices)."""
     by_name = {p.name: p for p in prim.params}
-    raw: dict = {}
+    raw: dict[str, IssValue] = {}
     for text in texts:
         key, eq, val = text.partition("=")
         key, val = key.strip().lower(), val.strip()
@@ -277,7 +307,7 @@ def parse_iss_params(prim: IssPrimitive, texts: tuple[str, ...]) -> dict:
 
 
 def _run_iss(values: tuple[str, ...], name: str, texts: tuple[str, ...], as_bits: bool,
-             show_trace: bool, as_json: bool, console) -> None:
+             show_trace: bool, as_json: bool, console: Console) -> None:
     from neurondbg.debug.lab_model import iss_format
 
     prim = ISS_PRIMITIVES.get(name.strip().lower())
@@ -294,7 +324,8 @@ def _run_iss(values: tuple[str, ...], name: str, texts: tuple[str, ...], as_bits
                for v in values]
     out = prim.vector(np.array(in_bits, dtype=np.uint64), **params)
     traces = [prim.trace(b, **params) for b in in_bits]  # the flags column reads them
-    rows = [{"input": v, "input_bits": _hex(b, src), "input_value": _iss_value(b, src),
+    rows: list[Row] = [
+            {"input": v, "input_bits": _hex(b, src), "input_value": _iss_value(b, src),
              "output_bits": _hex(int(o), dst), "output_value": _iss_value(int(o), dst),
              "src": src.name, "dst": dst.name, "primitive": prim.name, "params": params,
              "section": prim.section, "flags": t.flags}
@@ -368,7 +399,7 @@ def _int_exact(code: int, fmt: IntFormat) -> int:
     return code - (1 << fmt.bits) if fmt.signed and code >> (fmt.bits - 1) else code
 
 
-def _row(text: str, in_code: int, out_code: int, opt: Options, tr) -> dict:
+def _row(text: str, in_code: int, out_code: int, opt: Options, tr: Trace) -> Row:
     return {"input": text, "input_bits": _hex(in_code, opt.src),
             "input_value": _value(in_code, opt.src), "output_bits": _hex(out_code, opt.dst),
             "output_value": _value(out_code, opt.dst), "src": opt.src.name,
@@ -376,14 +407,14 @@ def _row(text: str, in_code: int, out_code: int, opt: Options, tr) -> dict:
             "sat": opt.sat, "flags": tr.flags}
 
 
-def _trace(code: int, opt: Options):  # -> machine.convert.trace.Trace
+def _trace(code: int, opt: Options) -> Trace:
     from neurondbg.machine.convert.trace import trace
 
     return trace(code, opt.src, opt.dst, opt.mode, opt.sat, opt.profile)
 
 
 def _compare(values: tuple[str, ...], in_bits: list[int], opts: list[Options], as_json: bool,
-             console) -> None:
+             console: Console) -> None:
     """One row per VALUE, one column per rule; a cell that differs from the row's first
     (the first rule: rint of the first profile) is marked `*`."""
     from rich.table import Table
@@ -419,7 +450,7 @@ def _compare(values: tuple[str, ...], in_bits: list[int], opts: list[Options], a
     console.print(table)
 
 
-def _console(color: str = "auto"):
+def _console(color: str = "auto") -> Console:
     import sys
 
     from rich.console import Console
@@ -431,12 +462,12 @@ def _console(color: str = "auto"):
     return Console(highlight=False, width=width, force_terminal=color == "always" or None)
 
 
-def _plain(console) -> bool:
+def _plain(console: Console) -> bool:
     """No colour (piped, NO_COLOR, --color never): bit strings show their parts with |."""
     return console.no_color or console.color_system is None
 
 
-def _print_table(rows: list[dict], title: str, console) -> None:
+def _print_table(rows: list[Row], title: str, console: Console) -> None:
     from rich.table import Table
 
     table = Table(title=title)
@@ -453,7 +484,7 @@ def _fmt(v: int | float | str) -> str:
     return repr(v) if isinstance(v, float) else str(v)
 
 
-def colour_bits(bits: str, marks: tuple, limit: int | None = None) -> object:
+def colour_bits(bits: str, marks: Sequence[Mark], limit: int | None = None) -> Text:
     """A rich Text of `bits` with each marked range styled by its role (a part longer
     than `limit` elided in the middle with its count)."""
     from rich.text import Text
@@ -464,7 +495,7 @@ def colour_bits(bits: str, marks: tuple, limit: int | None = None) -> object:
     return text
 
 
-def _print_trace(row: dict, tr, console) -> None:
+def _print_trace(row: Row, tr: Trace, console: Console) -> None:
     """The steps as a table (step, before, after, what happens), or, when the console is
     too narrow for the sentences to get TEXT_MIN columns beside the bit strings, as one
     block per step (the bits on a line, the sentence wrapped under them): a sentence is
@@ -475,7 +506,7 @@ def _print_trace(row: dict, tr, console) -> None:
 
     plain = _plain(console)
 
-    def bits(b: str, marks: tuple) -> Text:
+    def bits(b: str, marks: Sequence[Mark]) -> Text:
         return Text(plain_bits(b, marks, ELIDE_OVER)) if plain else \
             colour_bits(b, marks, ELIDE_OVER)
 

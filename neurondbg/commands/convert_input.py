@@ -164,7 +164,8 @@ def _values(codes: np.ndarray, fmt: Format) -> list[int | float | str]:
             half = 1 << (fmt.bits - 1)
             return [c - (half << 1) if fmt.signed and c >= half else c
                     for c in codes.astype(np.uint64).tolist()]
-        return decode_value(codes, fmt).astype(np.int64).tolist()
+        ints: list[int | float | str] = decode_value(codes, fmt).astype(np.int64).tolist()
+        return ints
     vals = decode_value(codes, fmt).astype(np.float64)
     out: list[int | float | str] = vals.tolist()
     for i in np.flatnonzero(~np.isfinite(vals)).tolist():

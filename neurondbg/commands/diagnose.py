@@ -22,6 +22,7 @@ import json
 import math
 import re
 from itertools import zip_longest
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -38,6 +39,9 @@ from neurondbg.machine.convert.roles import plain_bits
 from neurondbg.machine.files import MAX_DATA_BYTES, InputFileError, open_stream, read_npy
 from neurondbg.params import FORMAT, MODE, PROFILE
 from neurondbg.progress import progress
+
+if TYPE_CHECKING:
+    from neurondbg.machine.convert.trace import Step
 
 VALUE_DTYPES = tuple(np.dtype(t) for t in (
     np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
@@ -201,7 +205,7 @@ def _print(d: Diagnosis) -> None:
                    f", expected {ex['expected_bits']}; reproduced by: {rules}")
 
 
-def _cell(name: str, step) -> str:
+def _cell(name: str, step: Step | None) -> str:
     if step is None:
         return (f"{name}: subnormal outputs are then flushed to zero" if name == "ftz" else
                 f"{name}: a subnormal input was read as zero first")
@@ -236,11 +240,11 @@ def _print_lane(d: Diagnosis, x: np.ndarray, y: np.ndarray, ref: np.ndarray | No
 
 
 def _lane_json(d: Diagnosis, x: np.ndarray, y: np.ndarray, ref: np.ndarray | None,
-               lane: tuple[int, ...], src: Format, dst: Format) -> dict:
+               lane: tuple[int, ...], src: Format, dst: Format) -> dict[str, object]:
     bits = int(x[lane])
     why = explaining_rule(d, bits, int(y[lane]), src, dst)
 
-    def steps(rule: Rule | None) -> list:
+    def steps(rule: Rule | None) -> list[dict[str, object]]:
         if rule is None:
             return []
         return [{"step": n, **(s.to_dict() if s else {"text": "subnormal flushed to zero"})}

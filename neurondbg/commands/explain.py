@@ -14,15 +14,22 @@ Exit 0 when something was found, 1 when nothing was, 2 on an empty TEXT.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from neurondbg.errors import InputError
 
+if TYPE_CHECKING:
+    from neurondbg.machine.dtypes import Gen
+    from neurondbg.machine.legality.lookup import Found, NkiRule, Site
+    from neurondbg.machine.legality.wire.clause import Predicate
+
 MAX_SITES = 4  # sites shown in full per name (the first predicate's); the rest listed
 
 
-def _assembly(raw: bytes, gen) -> str:
+def _assembly(raw: bytes, gen: Gen) -> str:
     """One instruction as assembly, checked to re-assemble to `raw`."""
     from neurondbg.machine.asm.assembler import assemble
     from neurondbg.machine.asm.disasm import format_instruction
@@ -33,7 +40,7 @@ def _assembly(raw: bytes, gen) -> str:
     return text if bytes(again) == raw else f"{text}  # (does not re-assemble exactly)"
 
 
-def site_lines(site, gen_default=None) -> list[str]:
+def site_lines(site: Site) -> list[str]:
     """The full explanation of one clause site."""
     import numpy as np
 
@@ -79,7 +86,7 @@ def site_lines(site, gen_default=None) -> list[str]:
     return lines
 
 
-def predicate_lines(pred) -> list[str]:
+def predicate_lines(pred: Predicate) -> list[str]:
     from neurondbg.machine.dtypes import Gen
     from neurondbg.machine.isa.opcodes import mnemonic
     from neurondbg.machine.legality.lookup import engines
@@ -96,8 +103,8 @@ def predicate_lines(pred) -> list[str]:
     return lines
 
 
-def nki_lines(name: str, rules) -> list[str]:
-    lines = []
+def nki_lines(name: str, rules: Sequence[NkiRule]) -> list[str]:
+    lines: list[str] = []
     for r in rules:
         prov = r.spec.provenance
         lines += [f"{r.spec.name}  [NKI rule of {r.intrinsic}"
@@ -140,8 +147,8 @@ def explain_text(text: str) -> tuple[list[str], bool]:
             lines.append(f"{query!r} also appears in: {', '.join(rest)}")
     for pred in found.predicates:
         lines += predicate_lines(pred)
-    for name, rules in found.nki.items():
-        lines += nki_lines(name, rules)
+    for name, nki in found.nki.items():
+        lines += nki_lines(name, nki)
     for cl in found.engines:
         engine = cl.name[cl.name.index("(") + 1:-1]
         lines += [f"{cl.name}  [neurondbg clause, added by --engine / the run's queue]",
@@ -158,7 +165,7 @@ def explain_text(text: str) -> tuple[list[str], bool]:
     return lines, True
 
 
-def no_match_line(text: str, found) -> str:
+def no_match_line(text: str, found: Found) -> str:
     """The one line for a text that names no rule and quotes no message: the nearest
     rule names and messages, if any are close."""
     from neurondbg.machine.legality.lookup import nearest_to_text

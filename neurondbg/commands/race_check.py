@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import click
 
@@ -94,12 +94,22 @@ class RacesType(_NamedType[RaceMode]):
 RACES = RacesType()
 
 
-def scope_json(core: Core) -> dict[str, Any]:
+class ScopeJson(TypedDict):
+    """`race_check` of a run (`run --json`): the schedules checked, and whether the
+    verdict holds for every schedule, and why (machine.core.scope.Scope)."""
+
+    schedules: list[str]
+    every_schedule: bool
+    reason: str
+
+
+def scope_json(core: Core) -> ScopeJson:
     """`race_check` of a run: the schedule checked and what the verdict covers."""
     from neurondbg.machine.core.scope import scope_of
 
     s = scope_of(core)
-    return {"schedules": [core.schedule], **s.to_dict()}
+    return {"schedules": [core.schedule], "every_schedule": s.every_schedule,
+            "reason": s.reason}
 
 
 def scope_line(core: Core, exploring: bool = False) -> str | None:
@@ -149,16 +159,16 @@ def explore_lines(opened: OpenedKernel, ex: Exploration) -> list[str]:
     return lines
 
 
-def explore_json(opened: OpenedKernel, ex: Exploration, scope: dict[str, Any]
-                 ) -> dict[str, Any]:
+def explore_json(opened: OpenedKernel, ex: Exploration, scope: ScopeJson
+                 ) -> dict[str, object]:
     """`race_check` of an exploration (`run --json`): `scope` (the run's) extended."""
     races = []
     for f in ex.found:
         d = f.race.to_dict()
-        for side in ("a", "b"):
-            src = opened.where(d[side]["engine"], d[side]["pc"])
+        for side, acc in (("a", f.race.a), ("b", f.race.b)):
+            src = opened.where(acc.engine, acc.pc)
             if src is not None:
-                d[side]["source"] = src
+                d[side] = {**acc.to_dict(), "source": src}
         races.append({**d, "schedule": f.schedule})
     every = scope["every_schedule"] or ex.complete
     names = dict.fromkeys([scope["schedules"][0], *(t.schedule for t in ex.tried)])
@@ -188,15 +198,13 @@ def explore_races(opened: OpenedKernel, mode: RaceMode, max_steps: int,
     return explore_kernel(opened, mode.explore, max_steps, stopping)
 
 
-def race_check_json(opened: OpenedKernel, ex: Exploration | None) -> dict[str, Any]:
+def race_check_json(opened: OpenedKernel, ex: Exploration | None) -> dict[str, object]:
     """The `race_check` key of `run --json` ({} with race checking off)."""
     core = opened.core
     if core.detector is None:
         return {}
-    out = scope_json(core)
-    if ex is not None:
-        out = explore_json(opened, ex, out)
-    return {"race_check": out}
+    scope = scope_json(core)
+    return {"race_check": scope if ex is None else explore_json(opened, ex, scope)}
 
 
 def race_check_lines(opened: OpenedKernel, ex: Exploration | None) -> list[str]:

@@ -21,7 +21,7 @@ import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
@@ -32,6 +32,9 @@ from neurondbg.errors import InputError
 from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, parse_gen_name
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 from neurondbg.progress import Report
+
+if TYPE_CHECKING:
+    from neurondbg.sessions.replay import ReplayResult
 
 
 @click.command("replay")
@@ -104,7 +107,7 @@ def command(trace: Path, program: Path, gen: Gen, engine: str, sbuf_in: Path | N
                    trace, as_json)
 
 
-Replay = Callable[[threading.Event, Report], Any]  # run(stopping, report)
+Replay = Callable[[threading.Event, Report], "ReplayResult"]  # run(stopping, report)
 
 
 def _interruptible(run: Replay, trace: Path, as_json: bool) -> None:
@@ -126,7 +129,7 @@ def _interruptible(run: Replay, trace: Path, as_json: bool) -> None:
     _report(result, trace, as_json)
 
 
-def _report(result: Any, trace: Path, as_json: bool) -> None:
+def _report(result: ReplayResult, trace: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(stamp(Kind.REPLAY, result.to_dict())))
     elif result.divergence is None:

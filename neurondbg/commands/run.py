@@ -45,7 +45,8 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -58,6 +59,9 @@ from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.machine.stops import StopReason
 from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 from neurondbg.params_core import SCHEDULE
+
+if TYPE_CHECKING:
+    from neurondbg.progress import Advance
 
 EXIT_FAILED = 1  # the program is wrong: invalid, a fault; a kernel's deadlock or race
 EXIT_STEP_LIMIT = 3  # no --max-steps, and the default budget ran out before a stop
@@ -73,7 +77,7 @@ def ctrl_c_stops(*events: threading.Event) -> Iterator[list[threading.Event]]:
         yield targets  # signals can only be caught on the main thread
         return
 
-    def first(signum: int, frame: Any) -> None:
+    def first(signum: int, frame: FrameType | None) -> None:
         for e in targets:
             e.set()
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -236,7 +240,7 @@ def write_outputs(sbuf: np.ndarray, dump_sbuf: Path | None, save_session: Path |
 
 
 def steps_bar(label: str, steps: Callable[[], int],
-              max_steps: int | None) -> contextlib.AbstractContextManager[Any]:
+              max_steps: int | None) -> contextlib.AbstractContextManager[Advance]:
     """The progress bar of a run (neurondbg.progress): the steps taken since it began,
     read from `steps()`, out of --max-steps when given (else a pulse with the count)."""
     from neurondbg.progress import progress

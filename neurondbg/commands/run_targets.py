@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from click.core import ParameterSource
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from neurondbg.commands.race_check import RaceMode
     from neurondbg.machine.core.core import CoreStep
     from neurondbg.machine.core.explore import Exploration
+    from neurondbg.machine.core.kernel import Kernel
     from neurondbg.sessions.cli_support import Opened
     from neurondbg.sessions.kernel_open import OpenedKernel
     from neurondbg.sessions.schema import SessionSpec
@@ -88,7 +89,7 @@ class RunTarget(Protocol):
     def sbuf(self) -> np.ndarray:
         """The SBUF where the run stopped (--dump-sbuf)."""
 
-    def json(self, stop: Stop) -> dict[str, Any]:
+    def json(self, stop: Stop) -> dict[str, object]:
         """The `run --json` document (neurondbg.commands.run_report)."""
 
     def text(self, stop: Stop) -> str:
@@ -247,7 +248,7 @@ class ProgramRun:
     def sbuf(self) -> np.ndarray:
         return self.machine.state.sbuf
 
-    def json(self, stop: Stop) -> dict[str, Any]:
+    def json(self, stop: Stop) -> dict[str, object]:
         from neurondbg.commands.run_report import program_json
 
         return program_json(self.opened, stop)
@@ -270,7 +271,7 @@ class ProgramRun:
 
 
 # -- a kernel ---------------------------------------------------------------------------
-def _kernel_inputs(opened_kernel: Any, session: Path | None, sbuf_in: Path | None,
+def _kernel_inputs(kernel: Kernel, session: Path | None, sbuf_in: Path | None,
                    spec: SessionSpec | None = None) -> list[tuple[str, Path]]:
     """Every file a kernel run reads, labelled for the refusal message."""
     from neurondbg.machine.asm.data import data_path
@@ -279,7 +280,6 @@ def _kernel_inputs(opened_kernel: Any, session: Path | None, sbuf_in: Path | Non
     if session is not None and spec is not None:
         found.append(("the session", session))
         found += [("a data image of the session", spec.resolve(d.file)) for d in spec.data]
-    kernel = opened_kernel
     found.append(("the kernel", Path(kernel.path)))
     for q in kernel.queues:
         found.append((f"the {q.engine} stream", Path(q.path)))
@@ -384,7 +384,7 @@ class KernelRun:
         core = self.core
         return core.machines[core.engines[0]].state.sbuf  # the one shared SBUF
 
-    def json(self, stop: Stop) -> dict[str, Any]:
+    def json(self, stop: Stop) -> dict[str, object]:
         from neurondbg.commands.race_check import race_check_json
         from neurondbg.commands.run_report import kernel_json
 

@@ -9,15 +9,19 @@ scheduler step (S) and the notes count global steps.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 from click.shell_completion import CompletionItem
 
 from neurondbg.errors import InputError
 
+if TYPE_CHECKING:
+    from neurondbg.app import NeurondbgApp
+    from neurondbg.machine.core.core import Core
 
-def tour_app(name: str) -> Any:
+
+def tour_app(name: str) -> NeurondbgApp:
     """The TUI App for tour `name` (SessionError if there is none); run it with `.run()`.
 
     The App opens the tour's session file like any session (its machine, breakpoints
@@ -42,7 +46,7 @@ def tour_app(name: str) -> Any:
 
         def __init__(self, session: Any) -> None:
             super().__init__(SimpleNamespace(machine=None, notes=session.notes))  # type: ignore[arg-type]
-            self.core = session.core
+            self.core: Core = session.core
 
         @property
         def step(self) -> int:

@@ -7,7 +7,7 @@ NeuronCore layout (neurondbg/screens/arrange.py); its gen and engines are its ow
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import click
 
@@ -93,7 +93,16 @@ def _check_neff(program: Path, subgraph: str | None) -> None:
                          "generation neurondbg knows (run, validate and disasm take --gen)")
 
 
-def run_app(app: Any) -> None:
+class Runnable(Protocol):
+    """A Textual App, as far as running one goes."""
+
+    @property
+    def return_code(self) -> int | None: ...
+
+    def run(self) -> object: ...
+
+
+def run_app(app: Runnable) -> None:
     """Run a Textual App; if it died (Textual printed the traceback), exit non-zero."""
     app.run()
     if app.return_code:

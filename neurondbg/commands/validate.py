@@ -31,7 +31,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, BinaryIO, TypedDict
 
 import click
 import numpy as np
@@ -53,6 +53,12 @@ from neurondbg.machine.words import plural
 from neurondbg.params import DEFAULT_ENGINE, GEN, EngineType  # run's default queue too
 from neurondbg.progress import Advance, counting, progress
 
+if TYPE_CHECKING:
+    from neurondbg.machine.asm.loader import ProgramFile
+    from neurondbg.machine.core.validate import KernelDocument
+    from neurondbg.machine.legality.result import Verdict
+    from neurondbg.machine.legality.wire.bulk import BulkResult, Summary
+
 ENGINES = QUEUE_ENGINES
 ANY_ENGINE = "any"  # no dispatch-table check: the wire-level predicates only
 
@@ -68,12 +74,13 @@ def empty_program(path: str | Path, text: bool) -> InputError:
     return InputError(f"{path}: empty program: 0 bytes; expected at least one 64-byte record")
 
 
-def load(path_text: str, gen: str | Gen = DEFAULT_GEN):
+def load(path_text: str, gen: str | Gen = DEFAULT_GEN) -> np.ndarray:
     """The program's (N, 64) uint8 records; InputError (exit 2) on anything unreadable."""
     return load_with_source(path_text, gen)[0]
 
 
-def load_with_source(path_text: str, gen: str | Gen = DEFAULT_GEN):
+def load_with_source(path_text: str, gen: str | Gen = DEFAULT_GEN
+                     ) -> tuple[np.ndarray, ProgramFile | None]:
     """(records, ProgramFile or None): for assembly, the source map that gives each
     invalid instruction its `file:line:column`."""
     path = Path(path_text)
@@ -101,7 +108,7 @@ def load_with_source(path_text: str, gen: str | Gen = DEFAULT_GEN):
     return source.program.raw, source
 
 
-def _read_all(f) -> np.ndarray:
+def _read_all(f: BinaryIO) -> np.ndarray:
     """The whole (regular) file as uint8, memory-mapped read-only: the page cache is used
     in place (no 64 MB copy into freshly faulted memory); an empty file is read."""
     try:
@@ -111,7 +118,7 @@ def _read_all(f) -> np.ndarray:
         return np.frombuffer(f.read(), dtype=np.uint8)
 
 
-def _summarize_file(path_text: str, gen: Gen, queue: str | None):
+def _summarize_file(path_text: str, gen: Gen, queue: str | None) -> Summary:
     """`--summary`'s counts (machine.legality.wire.bulk.Summary). A binary program is
     judged block by block, CHUNK records at a time, each block memory-mapped on its own
     (`_blocks`: memory stays bounded however long the file); assembly is loaded whole."""
@@ -150,7 +157,7 @@ def _summarize_file(path_text: str, gen: Gen, queue: str | None):
         return summarize_raw(raw, gen, queue)
 
 
-def _blocks(f, size: int, path_text: str, records: int) -> Iterator[np.ndarray]:
+def _blocks(f: BinaryIO, size: int, path_text: str, records: int) -> Iterator[np.ndarray]:
     """The file's `size` bytes as (n, 64) uint8 blocks of up to `records` records, each
     block memory-mapped on its own (the page cache used in place, no copy) and dropped
     when the next is asked for: at most two blocks are mapped at once, so the memory used
@@ -160,6 +167,7 @@ def _blocks(f, size: int, path_text: str, records: int) -> Iterator[np.ndarray]:
         step += mmap.ALLOCATIONGRANULARITY - step % mmap.ALLOCATIONGRANULARITY
     for offset in range(0, size, step):
         length = min(step, size - offset)
+        data: mmap.mmap | bytes
         try:
             data = mmap.mmap(f.fileno(), length, offset=offset, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # no mmap here, or the file shrank meanwhile
@@ -184,7 +192,18 @@ def _records(raw: np.ndarray, path_text: str) -> np.ndarray:
     return raw.reshape(-1, RECORD_BYTES)
 
 
-def _summary(result) -> dict[str, Any]:
+class SummaryDocument(TypedDict):
+    """`validate --summary`'s counts of one program or queue."""
+
+    gen: str
+    engine: str | None
+    count: int
+    invalid: int
+    failures: dict[str, int]  # failing instructions per clause, most first
+    notes: dict[str, int]  # the same of the note clauses
+
+
+def _summary(result: Summary | BulkResult) -> SummaryDocument:
     return {"gen": result.gen.label, "engine": result.engine, "count": result.count,
             "invalid": result.invalid, "failures": result.failures,
             "notes": result.note_failures}
@@ -197,7 +216,7 @@ class Trees:
     fix search batched); the cache is dropped when it would exceed TREE_CACHE records
     (then holds one block), so an all-distinct file costs time, not memory."""
 
-    def __init__(self, result) -> None:
+    def __init__(self, result: BulkResult) -> None:
         self.result = result
         self.cache: dict[bytes, str] = {}
 
@@ -232,7 +251,7 @@ class Trees:
 TREE_CACHE = 1 << 12
 
 
-def _full(result, raw) -> dict[str, Any]:
+def _full(result: BulkResult, raw: np.ndarray) -> dict[str, object]:
     """The `--json` document (DESIGN.md) as one dict."""
     from neurondbg.machine.isa.opcodes import mnemonic
     verdicts = result.verdicts()
@@ -249,7 +268,8 @@ def _full(result, raw) -> dict[str, Any]:
 ROWS_PER_WRITE = 1 << 12
 
 
-def _write_full(result, raw, out, advance: Advance | None = None) -> None:
+def _write_full(result: BulkResult, raw: np.ndarray, out: IO[str],
+                advance: Advance | None = None) -> None:
     """Stream the text json.dumps(_full(...)) would give, without building it: each
     distinct verdict is serialized once and each instruction's row is formatted;
     `advance(n)` is told of each block of n rows written."""
@@ -281,7 +301,7 @@ def _write_full(result, raw, out, advance: Advance | None = None) -> None:
 TEXT_BLOCK = 1 << 10  # invalid instructions whose new records are explained together
 
 
-def _text(result, raw, source=None) -> None:
+def _text(result: BulkResult, raw: np.ndarray, source: ProgramFile | None = None) -> None:
     """Per invalid instruction: index, offset (and `file:line:column` for assembly),
     mnemonic and each failing clause's message. The invalid instructions are taken
     TEXT_BLOCK at a time and the block's records not yet explained are explained together
@@ -318,7 +338,7 @@ def _text(result, raw, source=None) -> None:
               f"({result.gen.label}{engine})\n")
 
 
-def _explain_texts(records: list[bytes], result) -> list[str]:
+def _explain_texts(records: list[bytes], result: BulkResult) -> list[str]:
     """The text of each invalid record: mnemonic, predicate, each failing clause (and
     fix), the records explained together (machine.legality.explain.explain_many)."""
     if not records:
@@ -335,7 +355,7 @@ def _explain_texts(records: list[bytes], result) -> list[str]:
     return texts
 
 
-def failing_clause_lines(verdict) -> list[str]:
+def failing_clause_lines(verdict: Verdict) -> list[str]:
     """`  clause › sub-clause › rule: message (fix: ...)` per failing rule, the path from
     the top-level clause down to the failing leaf: `validate` and `run`'s invalid stop
     print the same lines."""
@@ -480,7 +500,7 @@ def validate_kernel_command(program: str, gen: Gen, gen_given: bool, as_json: bo
     return 1 if invalid else 0
 
 
-def kernel_document(doc: dict[str, Any]) -> dict[str, Any]:
+def kernel_document(doc: KernelDocument) -> dict[str, object]:
     """A kernel's `--json` (machine.core.validate.validate_kernel) in a program's
     top-level shape too: `engine` None (each queue has its own) and `instructions`,
     every queue's rows in engine order, each naming its `engine`; `engines` keeps each

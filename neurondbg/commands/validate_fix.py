@@ -25,10 +25,16 @@ runs next: 0 when every instruction of OUT is valid, 1 when some have no fix.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from neurondbg.errors import InputError
+
+if TYPE_CHECKING:
+    from neurondbg.machine.asm.loader import ProgramFile
+    from neurondbg.machine.dtypes import Gen
+    from neurondbg.machine.legality.wire.bulk import BulkResult
 
 
 def output_target(out: str, program: str) -> Path:
@@ -44,7 +50,8 @@ def output_target(out: str, program: str) -> Path:
         raise InputError(str(e)) from None
 
 
-def repair(raw: np.ndarray, result) -> tuple[np.ndarray, list[str], dict[int, str], int]:
+def repair(raw: np.ndarray, result: BulkResult
+           ) -> tuple[np.ndarray, list[str], dict[int, str], int]:
     """(repaired records, one line per invalid instruction, {changed index: its edits},
     instructions without a fix)."""
     from neurondbg.machine.isa.structs import STRUCTS
@@ -82,14 +89,17 @@ def repair(raw: np.ndarray, result) -> tuple[np.ndarray, list[str], dict[int, st
     return fixed, lines, changed, unfixed
 
 
-def assembly_text(source, fixed: np.ndarray, edits: dict[int, str], gen) -> str:
+def assembly_text(source: ProgramFile, fixed: np.ndarray, edits: dict[int, str], gen: Gen
+                  ) -> str:
     """The source text with each changed instruction's line rewritten from its record."""
     from neurondbg.machine.asm.disasm import format_instruction
     from neurondbg.machine.isa.codec import decode
 
     lines = source.text.splitlines(keepends=True)
+    line_of = source.lines
+    assert line_of is not None, "assembly: each record has its source line"
     for i in edits:
-        n = source.lines[i] - 1
+        n = line_of[i] - 1
         old = lines[n]
         head, hash_, comment = old.rstrip("\n").partition("#")
         label, colon, _ = head.partition(":")
@@ -101,7 +111,8 @@ def assembly_text(source, fixed: np.ndarray, edits: dict[int, str], gen) -> str:
     return "".join(lines)
 
 
-def write(program: str, target: Path, raw: np.ndarray, source, result) -> tuple[list[str], int]:
+def write(program: str, target: Path, raw: np.ndarray, source: ProgramFile | None,
+          result: BulkResult) -> tuple[list[str], int]:
     """Repair, write OUT atomically in the input's form; (edit lines, instructions unfixed)."""
     fixed, lines, changed, unfixed = repair(raw, result)
     try:
@@ -111,8 +122,8 @@ def write(program: str, target: Path, raw: np.ndarray, source, result) -> tuple[
     return lines, unfixed
 
 
-def _write(program: str, target: Path, fixed: np.ndarray, changed: dict[int, str], source,
-           result) -> None:
+def _write(program: str, target: Path, fixed: np.ndarray, changed: dict[int, str],
+           source: ProgramFile | None, result: BulkResult) -> None:
     """Write the repaired program to `target`: records (+ sidecar) or assembly text."""
     from neurondbg.machine.asm.data import data_path
     from neurondbg.sessions.atomic import atomic_open

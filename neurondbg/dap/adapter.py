@@ -44,7 +44,6 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import dap_types as dt
 
@@ -73,13 +72,13 @@ class Adapter(ReplRequests, MemoryRequests):
     and running requests are here; the rest by job in breakpoints.py, variables.py,
     edits.py, repl.py and memory.py, on protocol.AdapterBase)."""
 
-    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, send: Callable[[dict[str, object]], None]) -> None:
         super().__init__(send)
         self._gate = threading.Lock()  # orders requests with the end of a launch's load
-        self._pending: list[dict[str, Any]] = []  # requests that came during the load
+        self._pending: list[dict[str, object]] = []  # requests that came during the load
         self._loading = False
 
-    def handle(self, message: dict[str, Any]) -> bool:
+    def handle(self, message: dict[str, object]) -> bool:
         """Answer one message (AdapterBase.handle). While a launch loads, the requests
         after it wait, in order, for its end, as if it had been answered at once; once
         the load is replaying a session (its progress has started: it may take long),
@@ -97,17 +96,17 @@ class Adapter(ReplRequests, MemoryRequests):
         return super().handle(message)  # outside the gate: the load's end takes it
 
     # -- session -------------------------------------------------------------------------
-    def configure_client(self, args: dict[str, Any]) -> None:
+    def configure_client(self, args: dict[str, object]) -> None:
         """Take what `initialize` said about the client (lines from 0, progress events);
         start-up answers `initialize` itself and hands its arguments on here."""
         self.client = ClientOptions.of(args)
 
-    def _on_initialize(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_initialize(self, req: dict[str, object], args: dict[str, object]) -> None:
         dt.InitializeRequestArguments.model_validate(args)
         self.configure_client(args)
         self._respond(req, capabilities())
 
-    def _on_launch(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_launch(self, req: dict[str, object], args: dict[str, object]) -> None:
         if self.target is not None or self._load is not None:
             raise RequestError("already launched")
         la = LaunchArgs.model_validate(args)
@@ -116,7 +115,7 @@ class Adapter(ReplRequests, MemoryRequests):
         self._stop_on_entry = la.stopOnEntry and not la.noDebug
         self._stop_on_halt = la.stopOnHalt
 
-        def send(name: str, body: dict[str, Any]) -> None:
+        def send(name: str, body: dict[str, object]) -> None:
             self.event(name, body)
 
         progress = Progress(send, f"launch-{request_seq(req)}", f"loading {self._launched.name}",
@@ -129,7 +128,7 @@ class Adapter(ReplRequests, MemoryRequests):
         self._loading = True
         self._load.start()
 
-    def _loaded(self, req: dict[str, Any], result: Opened | BaseException) -> None:
+    def _loaded(self, req: dict[str, object], result: Opened | BaseException) -> None:
         """On the load's thread once it ends: answer the launch, then the requests that
         waited for it."""
         with self._gate:
@@ -142,7 +141,7 @@ class Adapter(ReplRequests, MemoryRequests):
                     if not super().handle(message):
                         break
 
-    def _launched_or_not(self, req: dict[str, Any], result: Opened | BaseException) -> None:
+    def _launched_or_not(self, req: dict[str, object], result: Opened | BaseException) -> None:
         """The launch's answer."""
         load = self._load
         assert load is not None and load.progress is not None
@@ -194,7 +193,7 @@ class Adapter(ReplRequests, MemoryRequests):
             self.target.interrupt.set()
         self.wait(STOP_WAIT)
 
-    def _on_configurationDone(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_configurationDone(self, req: dict[str, object], args: dict[str, object]) -> None:
         t = self._ready()
         self._respond(req, None)
         if self._stop_on_entry:
@@ -203,12 +202,12 @@ class Adapter(ReplRequests, MemoryRequests):
         else:
             self._start(t.cont)
 
-    def _on_disconnect(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_disconnect(self, req: dict[str, object], args: dict[str, object]) -> None:
         self.stop()
         self._respond(req, None)
         self.ended = True
 
-    def _on_terminate(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_terminate(self, req: dict[str, object], args: dict[str, object]) -> None:
         if self._stop_load("terminated"):
             self._respond(req, None)
             self._end(None)
@@ -222,7 +221,7 @@ class Adapter(ReplRequests, MemoryRequests):
             ended = last is not None and last.reason == "exception"
             self._end(self._exit_code(last) if ended and last is not None else None)
 
-    def _on_cancel(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_cancel(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.CancelArguments.model_validate(args)
         load = self._load
         if load is not None and load.alive and load.progress is not None and (
@@ -231,19 +230,19 @@ class Adapter(ReplRequests, MemoryRequests):
         self._respond(req, None)
 
     # -- running -------------------------------------------------------------------------
-    def _on_continue(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_continue(self, req: dict[str, object], args: dict[str, object]) -> None:
         dt.ContinueArguments.model_validate(args)
         t = self._ready()
         self._respond(req, dt.ContinueResponseBody(allThreadsContinued=True))
         self._start(t.cont)
 
-    def _on_reverseContinue(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_reverseContinue(self, req: dict[str, object], args: dict[str, object]) -> None:
         dt.ReverseContinueArguments.model_validate(args)
         t = self._ready()
         self._respond(req, None)
         self._start(t.reverse_continue)
 
-    def _step(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _step(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.NextArguments.model_validate(args)
         t = self._ready()
         engine = self._engine(a.threadId)
@@ -252,7 +251,7 @@ class Adapter(ReplRequests, MemoryRequests):
 
     _on_next = _on_stepIn = _on_stepOut = _step  # one instruction each (module docstring)
 
-    def _on_stepBack(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_stepBack(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.StepBackArguments.model_validate(args)
         t = self._ready()
         engine = self._engine(a.threadId)
@@ -262,7 +261,7 @@ class Adapter(ReplRequests, MemoryRequests):
         else:
             self._report(t.reverse_step())
 
-    def _on_pause(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_pause(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.PauseArguments.model_validate(args)
         load = self._load
         if load is not None and load.alive:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import dap_types as dt
 
@@ -104,7 +104,7 @@ class BreakpointRequests(AdapterBase):
                 found.append((e, base + i * RECORD_BYTES))
         return (best or line), found
 
-    def _on_setBreakpoints(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_setBreakpoints(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.SetBreakpointsArguments.model_validate(args)
         self._idle()
         if not a.source.path:
@@ -139,7 +139,7 @@ class BreakpointRequests(AdapterBase):
         self._respond(req, dt.SetBreakpointsResponseBody(breakpoints=out))
 
     def _set_kind(self, kind: str, items: Sequence[T], spec: Callable[[T], str],
-                  extra: Callable[[T], dict[str, Any]] = lambda item: {}
+                  extra: Callable[[T], dict[str, object]] = lambda item: {}
                   ) -> list[dt.Breakpoint]:
         """Replace every `kind` breakpoint by one per item, the model breakpoint
         `spec(item)` with the item's `hitCondition`; an item refused (ValueError from
@@ -160,8 +160,8 @@ class BreakpointRequests(AdapterBase):
             out.append(dt.Breakpoint(id=dap_id, verified=True, **extra(item)))
         return out
 
-    def _on_setInstructionBreakpoints(self, req: dict[str, Any],
-                                      args: dict[str, Any]) -> None:
+    def _on_setInstructionBreakpoints(self, req: dict[str, object],
+                                      args: dict[str, object]) -> None:
         a = dt.SetInstructionBreakpointsArguments.model_validate(args)
 
         def spec(ib: dt.InstructionBreakpoint) -> str:
@@ -190,15 +190,15 @@ class BreakpointRequests(AdapterBase):
                                          verified=True))
         return out
 
-    def _on_setExceptionBreakpoints(self, req: dict[str, Any],
-                                    args: dict[str, Any]) -> None:
+    def _on_setExceptionBreakpoints(self, req: dict[str, object],
+                                    args: dict[str, object]) -> None:
         a = dt.SetExceptionBreakpointsArguments.model_validate(args)
         self._idle()
         out = self._set_filters(list(a.filters))
         self._respond(req, dt.SetExceptionBreakpointsResponseBody(breakpoints=out))
 
-    def _on_setFunctionBreakpoints(self, req: dict[str, Any],
-                                   args: dict[str, Any]) -> None:
+    def _on_setFunctionBreakpoints(self, req: dict[str, object],
+                                   args: dict[str, object]) -> None:
         from neurondbg.machine.breakpoints import KINDS
 
         a = dt.SetFunctionBreakpointsArguments.model_validate(args)
@@ -212,7 +212,7 @@ class BreakpointRequests(AdapterBase):
         out = self._set_kind("function", a.breakpoints, spec)
         self._respond(req, dt.SetFunctionBreakpointsResponseBody(breakpoints=out))
 
-    def _on_dataBreakpointInfo(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_dataBreakpointInfo(self, req: dict[str, object], args: dict[str, object]) -> None:
         from neurondbg.machine.expr import parse_target
 
         a = dt.DataBreakpointInfoArguments.model_validate(args)
@@ -238,7 +238,7 @@ class BreakpointRequests(AdapterBase):
             dataId=data_id, description=f"writes to {data_id}",
             accessTypes=[dt.DataBreakpointAccessType("write")]))
 
-    def _on_setDataBreakpoints(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_setDataBreakpoints(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.SetDataBreakpointsArguments.model_validate(args)
 
         def spec(db: dt.DataBreakpoint) -> str:

@@ -18,8 +18,6 @@ Decisions where the protocol is silent:
 
 from __future__ import annotations
 
-from typing import Any
-
 import dap_types as dt
 
 from neurondbg.dap.memory import place
@@ -61,7 +59,7 @@ class EditRequests(VariableRequests):
         t.undo_events(size)
         return True
 
-    def _on_setVariable(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_setVariable(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.SetVariableArguments.model_validate(args)
         t = self._ready()
         if a.variablesReference in self._cells:
@@ -89,7 +87,7 @@ class EditRequests(VariableRequests):
         self._respond(req, dt.SetVariableResponseBody(value=row.value, type=row.type,
                                                       variablesReference=0))
 
-    def _on_setExpression(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_setExpression(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.SetExpressionArguments.model_validate(args)
         t = self._ready()
         engine = self._engine(a.frameId) if a.frameId else t.engines[0]
@@ -98,7 +96,7 @@ class EditRequests(VariableRequests):
         self._respond(req, dt.SetExpressionResponseBody(
             value=self._read(f"print {a.expression}", engine), variablesReference=0))
 
-    def _on_writeMemory(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_writeMemory(self, req: dict[str, object], args: dict[str, object]) -> None:
         import base64
         import binascii
 

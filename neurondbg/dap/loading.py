@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from neurondbg.dap.target import Target
 
-Send = Callable[[str, dict[str, Any]], None]  # (event name, body)
+Send = Callable[[str, dict[str, object]], None]  # (event name, body)
 Opened = tuple[Target, list[str]]
 
 

@@ -14,7 +14,6 @@ as a decimal address: every slot keeps a distinct, ordered address.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import dap_types as dt
 
@@ -82,7 +81,7 @@ def slot_address(engine: str, at: int) -> str:
 class MemoryRequests(AdapterBase):
     """readMemory, disassemble."""
 
-    def _on_readMemory(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_readMemory(self, req: dict[str, object], args: dict[str, object]) -> None:
         import base64
 
         a = dt.ReadMemoryArguments.model_validate(args)
@@ -102,7 +101,7 @@ class MemoryRequests(AdapterBase):
             address=f"{where.number():#x}", data=base64.b64encode(data).decode(),
             unreadableBytes=count - len(data) or None))
 
-    def _on_disassemble(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_disassemble(self, req: dict[str, object], args: dict[str, object]) -> None:
         from neurondbg.machine.asm.disasm import format_instruction
 
         a = dt.DisassembleArguments.model_validate(args)

@@ -8,8 +8,6 @@ give what a response may echo (an int, a bounded string), whatever the client se
 
 from __future__ import annotations
 
-from typing import Any
-
 MAX_ECHO = 80  # characters of a client's command name an error message repeats
 
 # The kernel's exception filters (filter, label, description, default), as
@@ -21,7 +19,7 @@ EXCEPTION_FILTERS = (
     ("wait", "Semaphore waits", "stop when an engine newly blocks on a semaphore wait", False),
 )
 
-CAPABILITIES: dict[str, Any] = {
+CAPABILITIES: dict[str, object] = {
     "supportsConfigurationDoneRequest": True,
     "supportsFunctionBreakpoints": True,
     "supportsConditionalBreakpoints": True,
@@ -42,21 +40,21 @@ CAPABILITIES: dict[str, Any] = {
 }
 
 
-def kernel_capabilities() -> dict[str, Any]:
+def kernel_capabilities() -> dict[str, object]:
     """The `capabilities` event's body after a kernel's launch: its exception filters."""
     return {"capabilities": {"exceptionBreakpointFilters": [
         {"filter": f, "label": label, "description": text, "default": default}
         for f, label, text, default in EXCEPTION_FILTERS]}}
 
 
-def request_seq(req: dict[str, Any]) -> int:
+def request_seq(req: dict[str, object]) -> int:
     """The `seq` a response to `req` echoes: the client's, when it is an integer (DAP's
     type; JSON's bool is not one), else 0."""
     seq = req.get("seq", 0)
     return seq if type(seq) is int else 0
 
 
-def command_text(req: dict[str, Any]) -> str:
+def command_text(req: dict[str, object]) -> str:
     """The request's command as a response echoes it ('' when it is not a string)."""
     command = req.get("command")
     return command if isinstance(command, str) else ""
@@ -68,23 +66,23 @@ def shown(command: object) -> str:
     return text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + "..."
 
 
-def response(req: dict[str, Any], body: dict[str, Any] | None = None) -> dict[str, Any]:
+def response(req: dict[str, object], body: dict[str, object] | None = None) -> dict[str, object]:
     """A success response to `req`."""
-    msg: dict[str, Any] = {"type": "response", "request_seq": request_seq(req),
+    msg: dict[str, object] = {"type": "response", "request_seq": request_seq(req),
                            "success": True, "command": command_text(req)}
     if body is not None:
         msg["body"] = body
     return msg
 
 
-def error_response(req: dict[str, Any], text: str) -> dict[str, Any]:
+def error_response(req: dict[str, object], text: str) -> dict[str, object]:
     """A failure response to `req` whose one line is `text` (message and error body)."""
     return {"type": "response", "request_seq": request_seq(req), "success": False,
             "command": command_text(req), "message": text,
             "body": {"error": {"id": 1, "format": text, "showUser": True}}}
 
 
-def output_event(text: str, category: str = "console") -> dict[str, Any]:
+def output_event(text: str, category: str = "console") -> dict[str, object]:
     """An `output` event: one line of `text` in the editor's debug console."""
     return {"type": "event", "event": "output",
             "body": {"category": category, "output": text + "\n"}}

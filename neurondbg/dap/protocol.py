@@ -19,7 +19,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import dap_types as dt
 from pydantic import BaseModel, ValidationError
@@ -47,7 +46,7 @@ class ClientOptions:
     memory_event: bool = False  # the `memory` event
 
     @classmethod
-    def of(cls, args: dict[str, Any]) -> ClientOptions:
+    def of(cls, args: dict[str, object]) -> ClientOptions:
         def flag(name: str, default: bool) -> bool:
             v = args.get(name, default)
             return v if isinstance(v, bool) else default
@@ -74,14 +73,14 @@ class BreakpointOptions:
         return self.hit is None or self.hit(self.hits)
 
 
-def _body(model: BaseModel | None) -> dict[str, Any] | None:
+def _body(model: BaseModel | None) -> dict[str, object] | None:
     return None if model is None else model.model_dump(exclude_none=True, by_alias=True)
 
 
 class AdapterBase:
     """One debug session's state and plumbing: a Target opened by `launch`."""
 
-    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, send: Callable[[dict[str, object]], None]) -> None:
         self._send = send
         self.target: Target | None = None
         self._stop_on_entry = False
@@ -105,25 +104,25 @@ class AdapterBase:
         self.ended = False
 
     # -- messages ------------------------------------------------------------------------
-    def event(self, name: str, body: BaseModel | dict[str, Any] | None = None) -> None:
-        msg: dict[str, Any] = {"type": "event", "event": name}
+    def event(self, name: str, body: BaseModel | dict[str, object] | None = None) -> None:
+        msg: dict[str, object] = {"type": "event", "event": name}
         b = body if isinstance(body, dict) or body is None else _body(body)
         if b is not None:
             msg["body"] = b
         self._send(msg)
 
-    def _respond(self, req: dict[str, Any], body: BaseModel | dict[str, Any] | None) -> None:
+    def _respond(self, req: dict[str, object], body: BaseModel | dict[str, object] | None) -> None:
         self._send(response(req, body if isinstance(body, dict) or body is None
                             else _body(body)))
 
-    def _error(self, req: dict[str, Any], text: str) -> None:
+    def _error(self, req: dict[str, object], text: str) -> None:
         self._send(error_response(req, text))
 
     def output(self, text: str, category: str = "console") -> None:
         self.event("output", dt.OutputEventBody(category=category, output=text + "\n"))
 
     # -- dispatch ------------------------------------------------------------------------
-    def handle(self, message: dict[str, Any]) -> bool:
+    def handle(self, message: dict[str, object]) -> bool:
         """Answer one message; False once the session has ended (disconnect)."""
         if message.get("type") != "request":
             return not self.ended  # responses to reverse requests, stray events: ignored

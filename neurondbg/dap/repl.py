@@ -13,8 +13,6 @@ with an error saying so.
 
 from __future__ import annotations
 
-from typing import Any
-
 import dap_types as dt
 
 from neurondbg.dap.breakpoints import BreakpointRequests
@@ -45,7 +43,7 @@ def _count(rest: str, default: int | None = 1) -> int:
 class ReplRequests(BreakpointRequests, EditRequests):
     """evaluate (expressions and the debug console's commands)."""
 
-    def _on_evaluate(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_evaluate(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.EvaluateArguments.model_validate(args)
         t = self._idle()
         engine = self._engine(a.frameId) if a.frameId else t.engines[0]
@@ -63,7 +61,7 @@ class ReplRequests(BreakpointRequests, EditRequests):
         self._respond(req, dt.EvaluateResponseBody(result=result, variablesReference=0))
 
 
-    def _command(self, req: dict[str, Any], text: str, engine: str
+    def _command(self, req: dict[str, object], text: str, engine: str
                  ) -> str | tuple[str, int] | None:
         """Run one debug-console line; its text (or memory cells to expand), or None when
         a run was started (and the request answered)."""
@@ -103,7 +101,7 @@ class ReplRequests(BreakpointRequests, EditRequests):
                            "explain, set, step, next, reverse, continue, break, watch, "
                            "delete and info (help lists them)")
 
-    def _run(self, req: dict[str, Any], name: str, rest: str, engine: str) -> None:
+    def _run(self, req: dict[str, object], name: str, rest: str, engine: str) -> None:
         t = self._ready()
         n = _count(rest, None if name == "next" else 1) if name in ("step", "next",
                                                                      "reverse") else 1

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from neurondbg.dap.messages import (
     CAPABILITIES,
@@ -35,7 +35,7 @@ from neurondbg.dap.messages import (
 if TYPE_CHECKING:
     from neurondbg.dap.adapter import Adapter
 
-Send = Callable[[dict[str, Any]], None]
+Send = Callable[[dict[str, object]], None]
 ADMITTING = ("initialize", "launch", "attach")  # requests that may carry the token
 OPEN = ("initialize", "disconnect")  # requests answered without it
 
@@ -54,7 +54,7 @@ class Session:
         self._admitted = token is None
         self._adapter: Adapter | None = None
         self._warming: threading.Thread | None = None
-        self._client: dict[str, Any] = {}  # initialize's arguments, for the Adapter
+        self._client: dict[str, object] = {}  # initialize's arguments, for the Adapter
         self.ended = False
         self.end_reason = "disconnected"  # what the server's log says when `ended`
 
@@ -75,7 +75,7 @@ class Session:
             self._adapter.configure_client(self._client)
         return self._adapter
 
-    def handle(self, message: dict[str, Any]) -> bool:
+    def handle(self, message: dict[str, object]) -> bool:
         """Answer one message; False once the session has ended."""
         if self.ended:
             return False
@@ -97,7 +97,7 @@ class Session:
         self.ended = not adapter.handle(message)
         return not self.ended
 
-    def _answer_early(self, req: dict[str, Any]) -> bool:
+    def _answer_early(self, req: dict[str, object]) -> bool:
         """`initialize` and `disconnect` before the Adapter exists."""
         args = req.get("arguments")
         command = command_text(req)
@@ -123,7 +123,7 @@ class Session:
             self._warming.start()
         return True
 
-    def _admit(self, req: dict[str, Any]) -> dict[str, Any] | None:
+    def _admit(self, req: dict[str, object]) -> dict[str, object] | None:
         """`req` as the Adapter may see it (its `token` argument taken out), or None when
         it is answered here (refused)."""
         command = req.get("command")

@@ -18,13 +18,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from neurondbg.machine.asm.loader import ProgramFile
 from neurondbg.machine.breakpoints import Breakpoint
 from neurondbg.machine.core.core import Core, race_text
 from neurondbg.machine.core.kernel import ENGINE_ORDER
 from neurondbg.machine.debugger import Machine
+from neurondbg.machine.engines.record import StepRecord
 from neurondbg.machine.state import MachineState
 from neurondbg.machine.stops import Stop, StopReason
 
@@ -72,7 +72,7 @@ def _reason(stop_reason: str, bps: list[Breakpoint]) -> str:
     return "step"
 
 
-def _clauses(record: Any) -> str:
+def _clauses(record: StepRecord | None) -> str:
     """The failing clauses of an `invalid` stop, one per line (as `validate` prints them)."""
     if record is None or record.verdict is None:
         return ""

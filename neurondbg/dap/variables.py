@@ -4,8 +4,6 @@ scopes (registers, semaphores, accumulators, the decoded instruction) and variab
 
 from __future__ import annotations
 
-from typing import Any
-
 import dap_types as dt
 
 from neurondbg.dap.cells import CELLS_BASE, MAX_GROUPS, cell_names
@@ -19,12 +17,12 @@ _REF = 8  # variablesReference = thread id * _REF + scope number (1-based)
 class VariableRequests(AdapterBase):
     """threads, stackTrace, scopes, variables."""
 
-    def _on_threads(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_threads(self, req: dict[str, object], args: dict[str, object]) -> None:
         t = self._target()
         threads = [dt.Thread(id=i + 1, name=e) for i, e in enumerate(t.engines)]
         self._respond(req, dt.ThreadsResponseBody(threads=threads))
 
-    def _on_stackTrace(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_stackTrace(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.StackTraceArguments.model_validate(args)
         t = self._idle()
         engine = self._engine(a.threadId)
@@ -40,7 +38,7 @@ class VariableRequests(AdapterBase):
         frames = [frame] if (a.startFrame or 0) == 0 else []
         self._respond(req, dt.StackTraceResponseBody(stackFrames=frames, totalFrames=1))
 
-    def _on_scopes(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_scopes(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.ScopesArguments.model_validate(args)
         self._idle()
         engine = self._engine(a.frameId)
@@ -53,7 +51,7 @@ class VariableRequests(AdapterBase):
                            else None) for s in shown]
         self._respond(req, dt.ScopesResponseBody(scopes=scopes))
 
-    def _on_variables(self, req: dict[str, Any], args: dict[str, Any]) -> None:
+    def _on_variables(self, req: dict[str, object], args: dict[str, object]) -> None:
         a = dt.VariablesArguments.model_validate(args)
         self._idle()
         if a.variablesReference in self._cells:

@@ -28,7 +28,7 @@ import json
 import re
 import sys
 import threading
-from typing import IO, Any
+from typing import IO
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # a request is small; refuse a runaway length
 MAX_HEADER_BYTES = 8 * 1024  # the header block (DAP has one header; HTTP's are longer)
@@ -89,7 +89,7 @@ class Reader:
         return FramingError(text)
 
     # -- frames --------------------------------------------------------------------------
-    def next(self) -> dict[str, Any] | None:
+    def next(self) -> dict[str, object] | None:
         """The next message; None at end of input; FramingError for a bad frame (after
         which the reader has skipped to the next header)."""
         while True:
@@ -150,7 +150,7 @@ class Reader:
             raise self._bad("expected a Content-Length header")
         return length
 
-    def _body(self, header: tuple[int, int]) -> dict[str, Any] | None:
+    def _body(self, header: tuple[int, int]) -> dict[str, object] | None:
         length, start = header
         end = start + length
         scanned = start
@@ -184,14 +184,14 @@ class Reader:
         raise FramingError(problem)
 
 
-def frame(message: dict[str, Any]) -> bytes:
+def frame(message: dict[str, object]) -> bytes:
     """The bytes of one message on the wire (ValueError / TypeError / RecursionError
     when it has no JSON form)."""
     body = json.dumps(message, separators=(",", ":")).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-def _unsendable(message: dict[str, Any], error: BaseException) -> dict[str, Any] | None:
+def _unsendable(message: dict[str, object], error: BaseException) -> dict[str, object] | None:
     """What goes out instead of a message with no JSON form: a response becomes an error
     response naming why (every request is answered); anything else is dropped."""
     if message.get("type") != "response":
@@ -214,7 +214,7 @@ class Writer:
         self._seq = 0
         self.closed = False
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, object]) -> None:
         with self._lock:
             if self.closed:
                 return
