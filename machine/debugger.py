@@ -82,10 +82,11 @@ from neurondbg.machine.engines.seq import (
     Inline,
     fast_op,
     fits,
+    fits_at,
 )
 from neurondbg.machine.engines.superblock import MAX_BLOCK, Block, superblock
 from neurondbg.machine.history import JOURNAL_BUDGET, History, Position, restore
-from neurondbg.machine.isa.codec import Instruction, Twins, twins
+from neurondbg.machine.isa.codec import Instruction, Twins, decode, twins
 from neurondbg.machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
 from neurondbg.machine.legality.explain import explain, validate
 from neurondbg.machine.legality.result import Verdict
@@ -541,23 +542,27 @@ class Machine:
             op = self._ops[raw]
         else:
             h, _ = handler_for(raw[0], self.config.engine, self.config.gen)
-            op = None if h is None else fast_op(self.state, self.program.instruction(i),
-                                                self.count)
+            # decoded for the closure alone (kept by no cache: fewer objects for the
+            # garbage collector to walk while a long program's closures are built)
+            op = None if h is None else fast_op(self.state, decode(raw), self.count)
             if len(self._ops) >= CACHE_RECORDS:
                 self._ops.clear()
             self._ops[raw] = op
         if self._twins is None:
             self._twins = self._group_twins()
-        where = self._twins.of(i)
-        self._twins.key[where] = -1  # built: each record now on its own
-        if len(where) == 1:  # one record: no numpy
+        tw = self._twins
+        k = int(tw.key[i])
+        if k < 0 or tw.bounds[k + 1] - tw.bounds[k] == 1:  # one record: no numpy
+            tw.key[i] = -1
             ok = op is not None and (self.config.execute_invalid or self.valid(i)) \
-                and bool(fits(op, where, self.count)[0])
+                and fits_at(op, i, self.count)
             self._fast[i] = op if ok else None
             self._ends[i] = ok and op is not None and op.form.branch
             self._plain[i] = 0 if ok else 1
             self._stop[i] = (self._stop[i] & 1) | (0 if ok else 1)
             return
+        where = tw.of(i)
+        tw.key[where] = -1  # built: each record now on its own
         if op is None:
             good = np.zeros(len(where), dtype=bool)
         else:

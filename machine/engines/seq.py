@@ -412,6 +412,12 @@ def fits(op: FastOp, index: np.ndarray, count: int) -> np.ndarray:
     return (t >= 0) & (t <= count)
 
 
+def fits_at(op: FastOp, i: int, count: int) -> bool:
+    """`fits` for the one record i."""
+    f = op.form
+    return not f.branch or f.target is not None or 0 <= i + f.jump <= count
+
+
 @dataclass(frozen=True)
 class Site:
     """What a fast closure runs on: the decoded record, the state's hot lists, the

@@ -88,12 +88,21 @@ def field_row(f: Field, value: FieldValue, raw: bytes) -> FieldRow:
 
 
 def record_fields(struct: Struct, record: np.void) -> dict[str, FieldValue]:
-    """Python values of one structured record: ints, tuples for arrays."""
-    out: dict[str, FieldValue] = {}
-    for f in struct.fields:
-        v = record[f.name]
-        out[f.name] = tuple(int(x) for x in v) if f.count > 1 else int(v)
-    return out
+    """Python values of one structured record: ints, tuples for arrays (every field is
+    an integer or a 1-D array of integers: `tolist` gives Python ints, in one call)."""
+    arrays = _ARRAY_FIELDS.get(struct.name)
+    if arrays is None:
+        arrays = _ARRAY_FIELDS[struct.name] = frozenset(
+            f.name for f in struct.fields if f.count > 1)
+    values = record.tolist()
+    names = record.dtype.names or ()
+    if not arrays:
+        return dict(zip(names, values, strict=True))
+    return {name: tuple(v.tolist()) if name in arrays else v
+            for name, v in zip(names, values, strict=True)}
+
+
+_ARRAY_FIELDS: dict[str, frozenset[str]] = {}  # struct name -> its array fields
 
 
 def decode(raw64: bytes, offset: int = 0, index: int = 0) -> Instruction:
