@@ -81,9 +81,18 @@ from neurondbg.machine.breakpoints import (
 )
 from neurondbg.machine.engines import Context, StepRecord, execute, handler_for
 from neurondbg.machine.engines.record import Fault, LazyVerdict
-from neurondbg.machine.engines.seq import FAST_OPCODES, Handler, fast_op, inline_of
+from neurondbg.machine.engines.seq import (
+    FAST_OPCODES,
+    FastOp,
+    Handler,
+    Inline,
+    fast_op,
+    fits,
+    fits_at,
+)
 from neurondbg.machine.engines.superblock import MAX_BLOCK, Block, superblock
 from neurondbg.machine.history import JOURNAL_BUDGET, History, Position, restore
+from neurondbg.machine.isa.codec import Instruction, Twins, decode, twins
 from neurondbg.machine.journal import COUNT_SHIFT, PC_LIMIT, REG_SHIFT
 from neurondbg.machine.legality.explain import explain, validate
 from neurondbg.machine.legality.result import Verdict
@@ -95,6 +104,10 @@ Progress = Callable[[int, int], None]  # (done, total), called every FAST_CHUNK 
 __all__ = ["CONDITION_ERRORS", "Machine", "Progress"]  # CONDITION_ERRORS: machine.breakpoints'
 
 _MISSING = object()  # no Verdict cached yet
+_FAST_LIST = sorted(FAST_OPCODES)
+# per-record caches of the slow path (decoded instructions, handlers) hold at most this
+# many records, then start afresh: memory bounded however long the program
+CACHE_RECORDS = 1 << 16
 FAST_CHUNK = 1 << 16  # fast steps between interrupt checks (~65 ms at 1e6 steps/s)
 # `run` reports the first five; `interrupt` (UI) and `start` (reverse) are interactive only.
 STOP_REASONS = (*RUN_REASONS, StopReason.INTERRUPT, StopReason.START)
@@ -142,21 +155,29 @@ class Machine:
         self.state = MachineState.create(self.config, shared)
         self.labels: dict[str, int] = dict(labels or {})  # name -> byte offset of the record
         self.count = len(program)
-        self._insts: list[Any] = [None] * self.count
+        # Nothing here is per record but a few bytes: records are decoded when reached or
+        # asked for, and what is built from a record's bytes (decode, verdict, fast
+        # closure) is shared by every record with those bytes.
+        self._insts: dict[int, Instruction] = {}  # decoded (at most CACHE_RECORDS)
         # record i's (instruction, handler, why none, verdict or LazyVerdict) as judged for
         # that instruction object: an edited record is a new one (`_insts`), judged again
-        self._handlers: list[tuple[Any, Handler | None, str, Any] | None] = [None] * self.count
-        self._verdicts: dict[int, Verdict] = {}
+        self._handlers: dict[int, tuple[Instruction, Handler | None, str, Any]] = {}
+        self._verdicts: dict[int, Verdict] = {}  # by record, those explained
+        self._explained: dict[bytes, Verdict] = {}  # by record bytes
         self._valid: np.ndarray | None = None
-        self._fast: list[Callable[[], int] | None] | None = None
+        # the fast closure of each record (None: not built, or none), one per distinct
+        # record bytes (`_ops`); `_twins` groups the loaded records by their bytes
+        self._fast: list[FastOp | None] | None = None
+        self._ops: dict[bytes, FastOp | None] = {}
+        self._twins: Twins | None = None
         self._stop: bytearray | None = None
         self._plain = bytearray()
         # superblocks (machine/engines/superblock.py) by entry record, one table per stop
         # table (`_stop`, `_plain`); `_heat[i]`: fast runs entered at record i so far
         # (a block is compiled on the second: code run once is not worth compiling), 2
         # when none can start there; `_ends[i]`: record i is a branch (a block ends there)
-        self._blocks: list[tuple[Block, int] | None] = []
-        self._blocks_plain: list[tuple[Block, int] | None] = []
+        self._blocks: dict[int, tuple[Block, int]] = {}
+        self._blocks_plain: dict[int, tuple[Block, int]] = {}
         self._heat = bytearray()
         self._ends = bytearray()
         # The last step that converted (its lanes): kept while `continue` runs past it, so
@@ -176,9 +197,12 @@ class Machine:
             self.load_data(d)
 
     # -- program and legality ----------------------------------------------------------
-    def instruction(self, i: int) -> Any:
-        inst = self._insts[i]
+    def instruction(self, i: int) -> Any:  # an Instruction; callers read fields as ints
+        """Record i decoded (records with the same bytes share the decode)."""
+        inst = self._insts.get(i)
         if inst is None:
+            if len(self._insts) >= CACHE_RECORDS:
+                self._insts.clear()
             inst = self._insts[i] = self.program.instruction(i)
         return inst
 
@@ -195,10 +219,19 @@ class Machine:
 
     def verdict(self, i: int) -> Verdict:
         """The wire-level Verdict of record i (a legality bug raises; see `valid`)."""
-        if i not in self._verdicts:
-            self._verdicts[i] = explain(self.instruction(i), self.config.gen,
-                                        self.config.engine)
-        return self._verdicts[i]
+        v = self._verdicts.get(i)
+        if v is None:
+            v = self._verdicts[i] = self._explain(self.instruction(i))
+        return v
+
+    def _explain(self, inst: Instruction) -> Verdict:
+        """The Verdict of `inst`, explained once per distinct record bytes."""
+        v = self._explained.get(inst.raw)
+        if v is None:
+            if len(self._explained) >= CACHE_RECORDS:
+                self._explained.clear()
+            v = self._explained[inst.raw] = explain(inst, self.config.gen, self.config.engine)
+        return v
 
     def _lazy_verdict(self, i: int, inst: Any) -> Any:
         """Record i's Verdict if already explained, else a LazyVerdict (DESIGN: the bulk
@@ -210,9 +243,9 @@ class Machine:
             return v
 
         def compute() -> Verdict:
-            if self._insts[i] is inst:
+            if self.program.record(i) == inst.raw:
                 return self.verdict(i)  # judged once, kept for the record's later steps
-            return explain(inst, self.config.gen, self.config.engine)
+            return self._explain(inst)
 
         return LazyVerdict(compute)
 
@@ -383,8 +416,10 @@ class Machine:
     def _execute(self, i: int, pc: int, step: int) -> StepRecord:
         st = self.state
         inst = self.instruction(i)
-        known = self._handlers[i]
+        known = self._handlers.get(i)
         if known is None or known[0] is not inst:
+            if len(self._handlers) >= CACHE_RECORDS:
+                self._handlers.clear()
             known = self._handlers[i] = (inst, *handler_for(inst.opcode, self.config.engine,
                                                             self.config.gen),
                                          self._lazy_verdict(i, inst))
@@ -422,13 +457,14 @@ class Machine:
 
     # -- fast path ---------------------------------------------------------------------------
     def _build_fast(self) -> None:
+        """The fast tables, in bulk (numpy over the opcodes: nothing is decoded here)."""
         if self._fast is None:
             self._fast = [None] * self.count
             ops = np.asarray(self.program.opcodes)
             plain = np.ones(self.count + 1, dtype=np.uint8)
-            plain[:self.count] = np.where(np.isin(ops, list(FAST_OPCODES)), 2, 1)
+            plain[:self.count] = np.where(np.isin(ops, _FAST_LIST), 2, 1)
             self._plain = bytearray(plain.tobytes())  # 2: a SEQ record not built yet
-            self._blocks_plain = [None] * (self.count + 1)
+            self._blocks_plain = {}
             self._heat = bytearray(self.count + 1)
             self._ends = bytearray(self.count + 1)
         if self._stop is None:
@@ -437,7 +473,7 @@ class Machine:
                 if bp.enabled and bp.kind in STATIC_KINDS:
                     stop[:self.count] |= self._static_mask(bp)
             self._stop = bytearray(stop.tobytes())
-            self._blocks = [None] * (self.count + 1)  # built against the old stops
+            self._blocks = {}  # built against the old stops
 
     def _block_at(self, i: int, stop: bytearray) -> tuple[Block, int] | None:
         """The superblock entered at record i under `stop` (records i.. up to a branch,
@@ -445,16 +481,17 @@ class Machine:
         Compiling costs about a hundred fast steps per record: built for entries
         reached twice (a loop pays it once)."""
         assert self._fast is not None
-        records = []
+        records: list[tuple[int, Inline]] = []
         j = i
         while j < self.count and len(records) < MAX_BLOCK:
             if stop[j] & 2:
                 self._build_one(j)
             if stop[j]:
                 break
-            form = inline_of(self._fast[j])  # type: ignore[arg-type]
-            records.append((j, form))
-            if form.exit is not None:  # a branch ends the block
+            op = self._fast[j]
+            assert op is not None  # no stop bit: built
+            records.append((j, op.form.at(j)))
+            if op.form.branch:  # a branch ends the block
                 break
             j += 1
         if not records:
@@ -462,16 +499,66 @@ class Machine:
         return superblock(i, records, self.state), len(records)
 
     def _build_one(self, i: int) -> None:
-        """The fast closure of record i, built the first time the PC reaches it."""
-        h, _ = handler_for(self.program.opcode(i), self.config.engine, self.config.gen)
-        if h is not None and (self.valid(i) or self.config.execute_invalid):
-            self._fast[i] = fast_op(self.state, self.program.instruction(i), i, self.count)
-        ok = self._fast[i] is not None  # fast_op declines some SEQ forms
-        form = inline_of(self._fast[i]) if ok else None  # type: ignore[arg-type]
-        self._ends[i] = form is not None and form.exit is not None
-        self._plain[i] = 0 if ok else 1
-        assert self._stop is not None
-        self._stop[i] = (self._stop[i] & 1) | (0 if ok else 1)
+        """The fast closure of record i, built the first time the PC reaches it: once per
+        distinct record bytes, and given at once to every loaded record with the same
+        bytes not built yet (its twins: a NOP stream builds one closure, in one pass)."""
+        assert self._fast is not None and self._stop is not None
+        raw = self.program.record(i)
+        if raw in self._ops:
+            op = self._ops[raw]
+        else:
+            h, _ = handler_for(raw[0], self.config.engine, self.config.gen)
+            # decoded for the closure alone (kept by no cache: fewer objects for the
+            # garbage collector to walk while a long program's closures are built)
+            op = None if h is None else fast_op(self.state, decode(raw), self.count)
+            if len(self._ops) >= CACHE_RECORDS:
+                self._ops.clear()
+            self._ops[raw] = op
+        if self._twins is None:
+            self._twins = self._group_twins()
+        tw = self._twins
+        k = int(tw.key[i])
+        if k < 0 or tw.bounds[k + 1] - tw.bounds[k] == 1:  # one record: no numpy
+            tw.key[i] = -1
+            ok = op is not None and (self.config.execute_invalid or self.valid(i)) \
+                and fits_at(op, i, self.count)
+            self._fast[i] = op if ok else None
+            self._ends[i] = ok and op is not None and op.form.branch
+            self._plain[i] = 0 if ok else 1
+            self._stop[i] = (self._stop[i] & 1) | (0 if ok else 1)
+            return
+        where = tw.of(i)
+        tw.key[where] = -1  # built: each record now on its own
+        if op is None:
+            good = np.zeros(len(where), dtype=bool)
+        else:
+            good = fits(op, where, self.count)
+            if not self.config.execute_invalid:
+                self.valid(0)  # the bulk legality array
+                assert self._valid is not None
+                good &= self._valid[where]
+        fast = self._fast
+        for j in where[good].tolist():
+            fast[j] = op
+        bad = (~good).astype(np.uint8)
+        plain = np.frombuffer(self._plain, dtype=np.uint8)
+        stop = np.frombuffer(self._stop, dtype=np.uint8)
+        plain[where] = bad
+        stop[where] = (stop[where] & 1) | bad
+        if op is not None and op.form.branch:
+            np.frombuffer(self._ends, dtype=np.uint8)[where[good]] = 1
+
+    def _group_twins(self) -> Twins:
+        """The SEQ records still as loaded, grouped by their bytes (an edited record is
+        on its own)."""
+        loaded = self.loaded_program
+        changed = self.program.changed_from(loaded)
+        program = loaded if changed is not None else self.program
+        rows = np.flatnonzero(np.isin(np.asarray(program.opcodes), _FAST_LIST))
+        found = twins(program.raw, rows)
+        if changed:
+            found.key[changed] = -1
+        return found
 
     def _static_mask(self, bp: Breakpoint) -> np.ndarray:
         """Records a static breakpoint matches (its condition is checked when it is hit)."""
@@ -507,7 +594,7 @@ class Machine:
                 self._build_one(i)
             if stop[i]:
                 break
-            b = blocks[i]
+            b = blocks.get(i)
             if b is not None:
                 run, length = b
                 most = (budget - n) // length
@@ -527,7 +614,7 @@ class Machine:
             k = 0  # a for loop over range counts the steps cheaper than n += 1; n < budget
             for k in range(1, budget - n + 1):  # noqa: B007 (k is the count run)
                 end = ends[i]
-                i = fast[i]()  # type: ignore[misc]
+                i = fast[i](i)  # type: ignore[misc]
                 if end or stop[i]:
                     break
             n += k
@@ -753,7 +840,8 @@ class Machine:
         program's length; no Program's records ever change: a holder compares old and
         new), and that record's caches dropped: it is decoded, judged and compiled afresh."""
         self.program = self.program.edited(index, raw)
-        self._insts[index] = None
+        self._insts.pop(index, None)
+        self._handlers.pop(index, None)
         self._verdicts.pop(index, None)
         if self._valid is not None:  # records are judged one by one: only this one changed
             if not self._valid.flags.writeable:
@@ -770,6 +858,8 @@ class Machine:
         if self._fast is None:
             return  # built later from the records as they are then
         self._fast[index] = None
+        if self._twins is not None:
+            self._twins.key[index] = -1  # no longer its old twins' (nor built with them)
         plain = 2 if self.program.opcode(index) in FAST_OPCODES else 1
         self._plain[index] = plain
         self._ends[index] = 0
@@ -779,10 +869,10 @@ class Machine:
                       for bp in self.breakpoints)
             self._stop[index] = plain | hit
         for blocks in (self._blocks, self._blocks_plain):
-            for j in range(max(0, index - MAX_BLOCK + 1), min(index + 1, len(blocks))):
-                b = blocks[j]
+            for j in range(max(0, index - MAX_BLOCK + 1), index + 1):
+                b = blocks.get(j)
                 if b is not None and j + b[1] > index:
-                    blocks[j] = None
+                    del blocks[j]
 
     def _undo_edit(self) -> None:
         e = self.edits.pop()

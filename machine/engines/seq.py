@@ -4,6 +4,8 @@ Each handler takes (Context, Instruction) and returns the next PC or None
 (fall through). `FAST` builders return, for the common forms, a closure that
 does the same work on the bare register list and journal arrays and returns
 the next record index; the debugger's run loop uses them (>= 1e6 steps/s).
+A closure holds no position (`op(i)` runs it as record i), so one serves every
+record with the same bytes: a stream of 10**6 NOPs builds one.
 A form that could fault gets no fast closure, so closures never raise.
 """
 
@@ -13,6 +15,8 @@ import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
+
+import numpy as np
 
 from neurondbg.machine.dtypes import Dtype, dtype_name
 from neurondbg.machine.engines.alu import (
@@ -330,6 +334,10 @@ _INT_FAST: dict[int, tuple[Callable[[int, int], int], bool, str]] = {
 }
 _SIGN = 0x80000000  # s32(x) < s32(y) exactly when (x ^ _SIGN) < (y ^ _SIGN), x, y 32-bit
 _MAY_FAULT = {A.DIVIDE, A.MOD, A.DIVIDE_INT, A.MOD_INT, A.DIVIDE_UINT, A.MOD_UINT}
+RECORD_SHIFT = RECORD_BYTES.bit_length() - 1  # record i starts at base + (i << RECORD_SHIFT)
+assert 1 << RECORD_SHIFT == RECORD_BYTES
+# the journal step word of record i: word0 + (i << WORD_SHIFT) (its PC in the high bits)
+WORD_SHIFT = COUNT_SHIFT + RECORD_SHIFT
 
 
 @dataclass(frozen=True)
@@ -349,44 +357,83 @@ class Inline:
     exit: str | None = None
 
 
+@dataclass(frozen=True)
+class Form:
+    """A fast step as straight-line code wherever its record stands: `at(i)` is its
+    Inline at record i (the journal word holds the PC; a branch's exit names indices).
+
+    `word0`: the journal word at record 0. A branch (`branch`) goes to record `target`,
+    or, when `target` is None, to record i + `jump` (a relative branch); `test` is the
+    condition of a conditional one (None: always taken)."""
+
+    code: tuple[str, ...]
+    word0: int
+    env: tuple[tuple[str, Any], ...] = ()
+    branch: bool = False
+    test: str | None = None
+    target: int | None = None
+    jump: int = 0
+
+    def at(self, i: int) -> Inline:
+        word = self.word0 + (i << WORD_SHIFT)
+        if not self.branch:
+            return Inline(self.code, word, self.env)
+        t = self.target if self.target is not None else i + self.jump
+        exit_ = f"{t}" if self.test is None else f"{t} if {self.test} else {i + 1}"
+        return Inline(self.code, word, self.env, exit_)
+
+
 class FastOp(Protocol):
-    """A fast closure: runs its record, returns the next record's index; `inline` is the
-    same step as straight-line code (every builder of FAST attaches one: `_with`)."""
+    """A fast closure: `op(i)` runs the record as record i and returns the next record's
+    index. One serves every record with the same bytes (it holds no position: the PC is
+    i's); `form` is the same step as straight-line code (every builder of FAST attaches
+    one: `_with`)."""
 
-    inline: Inline
+    form: Form
 
-    def __call__(self) -> int: ...
-
-
-def inline_of(op: FastOp) -> Inline:
-    """The Inline a fast closure carries."""
-    return op.inline
+    def __call__(self, i: int) -> int: ...
 
 
-def _with(fn: Callable[[], int], inline: Inline) -> FastOp:
-    """`fn` carrying `inline`: a plain function (an attribute costs its calls nothing, a
+def _with(fn: Callable[[int], int], form: Form) -> FastOp:
+    """`fn` carrying `form`: a plain function (an attribute costs its calls nothing, a
     wrapper object would cost each fast step a call)."""
-    fn.__dict__["inline"] = inline
-    return cast(FastOp, fn)  # fn now has the `inline` a FastOp declares
+    fn.__dict__["form"] = form
+    return cast(FastOp, fn)  # fn now has the `form` a FastOp declares
+
+
+def fits(op: FastOp, index: np.ndarray, count: int) -> np.ndarray:
+    """Which of the records `index` (of `count`) `op` can run at: all but those where a
+    relative branch would leave 0..count (the slow path faults there, at the branch or
+    at the next fetch)."""
+    f = op.form
+    if not f.branch or f.target is not None:
+        return np.ones(len(index), dtype=bool)
+    t = index + f.jump
+    return (t >= 0) & (t <= count)
+
+
+def fits_at(op: FastOp, i: int, count: int) -> bool:
+    """`fits` for the one record i."""
+    f = op.form
+    return not f.branch or f.target is not None or 0 <= i + f.jump <= count
 
 
 @dataclass(frozen=True)
 class Site:
-    """Where a fast closure runs: record `index` of `count`, and the state's hot lists."""
+    """What a fast closure runs on: the decoded record, the state's hot lists, the
+    program's base address and length (records)."""
 
     inst: Any
     R: list[int]
     steps_append: Callable[[int], None]
     regs_append: Callable[[int], None]
     base: int
-    pc: int
-    nxt: int  # the next record index (fall through)
     count: int
 
     @property
     def word0(self) -> int:
-        """The journal step word of a step with no register writes."""
-        return self.pc << COUNT_SHIFT
+        """The journal step word, at record 0, of a step with no register writes."""
+        return self.base << COUNT_SHIFT
 
 
 FastBuilder = Callable[[Site], "FastOp | None"]
@@ -396,15 +443,14 @@ def _plain_events(f: dict[str, Any]) -> bool:
     return not f.get("events.wait_mode") and not f.get("events.update_mode")
 
 
-def fast_op(state: MachineState, inst: Any, index: int, count: int) -> FastOp | None:
-    """A closure executing `inst` at record `index` of `count` without records, or None."""
+def fast_op(state: MachineState, inst: Any, count: int) -> FastOp | None:
+    """A closure executing `inst` without records at any record of a program of `count`
+    (where `fits` says so), or None."""
     build = FAST.get(inst.opcode)
     if build is None or not _plain_events(inst.fields):
         return None
     j = state.journal
-    pc = state.config.base + index * RECORD_BYTES
-    site = Site(inst, state.R, j.steps.append, j.regs.append, state.config.base, pc,
-                index + 1, count)
+    site = Site(inst, state.R, j.steps.append, j.regs.append, state.config.base, count)
     try:
         return build(site)
     except (Fault, KeyError, ValueError, TypeError):  # a form the slow path faults on
@@ -412,161 +458,168 @@ def fast_op(state: MachineState, inst: Any, index: int, count: int) -> FastOp | 
 
 
 def _fast_nop(s: Site) -> FastOp:
-    steps_append, word0, nxt = s.steps_append, s.word0, s.nxt
+    steps_append, word0 = s.steps_append, s.word0
 
-    def nop_fast() -> int:
-        steps_append(word0)
-        return nxt
-    return _with(nop_fast, Inline((), word0))
+    def nop_fast(i: int) -> int:
+        steps_append(word0 + (i << WORD_SHIFT))
+        return i + 1
+    return _with(nop_fast, Form((), word0))
 
 
 def _fast_move(s: Site) -> FastOp | None:
     f = s.inst.fields
-    R, steps_append, regs_append, nxt = s.R, s.steps_append, s.regs_append, s.nxt
+    R, steps_append, regs_append = s.R, s.steps_append, s.regs_append
     n = f["num_mov"]
     dsts = list(f["dst_registers"][:n])
     if not 1 <= n <= 8 or any(d >= NUM_REGS for d in dsts):
         return None
-    word = s.word0 | n << 8
+    word0 = s.word0 | n << 8
     if f["move_source"] == DataSrc.IMMEDIATE:
         pairs = list(zip(dsts, f["immediate"][:n], strict=True))
 
-        def move_imm() -> int:
-            steps_append(word)
+        def move_imm(i: int) -> int:
+            steps_append(word0 + (i << WORD_SHIFT))
             for d, v in pairs:
                 regs_append(d << REG_SHIFT | R[d])
                 R[d] = v
-            return nxt
+            return i + 1
         code = [c for d, v in pairs for c in (f"J({d << REG_SHIFT} | R[{d}])", f"R[{d}] = {v}")]
-        return _with(move_imm, Inline(tuple(code), word))
+        return _with(move_imm, Form(tuple(code), word0))
     srcs = list(f["src_registers"][:n])
     if any(r >= NUM_REGS for r in srcs):
         return None
     pairs = list(zip(dsts, srcs, strict=True))
 
-    def move_reg() -> int:
+    def move_reg(i: int) -> int:
         vals = [R[r] for r in srcs]
-        steps_append(word)
+        steps_append(word0 + (i << WORD_SHIFT))
         for (d, _), v in zip(pairs, vals, strict=True):
             regs_append(d << REG_SHIFT | R[d])
             R[d] = v
-        return nxt
+        return i + 1
     code = [f"{{p}}v{k} = R[{r}]" for k, r in enumerate(srcs)]  # all read before any write
     code += [c for k, d in enumerate(dsts) for c in (f"J({d << REG_SHIFT} | R[{d}])",
                                                      f"R[{d}] = {{p}}v{k}")]
-    return _with(move_reg, Inline(tuple(code), word))
+    return _with(move_reg, Form(tuple(code), word0))
 
 
 def _fast_alu(s: Site) -> FastOp | None:
     f = s.inst.fields
-    R, steps_append, regs_append, nxt = s.R, s.steps_append, s.regs_append, s.nxt
+    R, steps_append, regs_append = s.R, s.steps_append, s.regs_append
     aop, dtype, dst_dtype, s0, d, imm = _alu_parts(s.inst)
     s1 = f["src1_lo"]
     if aop in _MAY_FAULT or s0 >= NUM_REGS or (imm is None and s1 >= NUM_REGS) \
             or d >= NUM_REGS:
         return None
-    word = s.word0 | 1 << 8
+    word0 = s.word0 | 1 << 8
     inline = _INT_FAST.get(aop) if dtype != Dtype.FP32 and dst_dtype == dtype else None
     if inline is not None:
-        return _alu_inline(s, inline[0], inline[1], inline[2], s0, s1, d, imm, word)
+        return _alu_inline(s, inline[0], inline[1], inline[2], s0, s1, d, imm, word0)
 
     def fn(a: int, b: int, _op: int = aop) -> int:
         return alu32(_op, a, b, dtype, dst_dtype)
     b = f"{imm}" if imm is not None else f"R[{s1}]"
     code = (f"J({d << REG_SHIFT} | R[{d}])", f"R[{d}] = {{p}}fn(R[{s0}], {b})")
-    form = Inline(code, word, (("fn", fn),))
+    form = Form(code, word0, (("fn", fn),))
     if imm is not None:
-        def alu_imm() -> int:
-            steps_append(word)
+        def alu_imm(i: int) -> int:
+            steps_append(word0 + (i << WORD_SHIFT))
             regs_append(d << REG_SHIFT | R[d])
             R[d] = fn(R[s0], imm)
-            return nxt
+            return i + 1
         return _with(alu_imm, form)
 
-    def alu_reg() -> int:
-        steps_append(word)
+    def alu_reg(i: int) -> int:
+        steps_append(word0 + (i << WORD_SHIFT))
         v = fn(R[s0], R[s1])
         regs_append(d << REG_SHIFT | R[d])
         R[d] = v
-        return nxt
+        return i + 1
     return _with(alu_reg, form)
 
 
 def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, sym: str, s0: int,
-                s1: int, d: int, imm: int | None, word: int) -> FastOp:
+                s1: int, d: int, imm: int | None, word0: int) -> FastOp:
     """An integer ALU step with its operation inline (no Python call but the closure's)."""
-    R, steps_append, regs_append, nxt = s.R, s.steps_append, s.regs_append, s.nxt
+    R, steps_append, regs_append = s.R, s.steps_append, s.regs_append
     dsh = d << REG_SHIFT
     value = f"R[{s0}] {sym} {imm if imm is not None else f'R[{s1}]'}"
-    form = Inline((f"J({dsh} | R[{d}])",
-                   f"R[{d}] = ({value}) & {M32}" if masked else f"R[{d}] = {value}"), word)
+    form = Form((f"J({dsh} | R[{d}])",
+                 f"R[{d}] = ({value}) & {M32}" if masked else f"R[{d}] = {value}"), word0)
     if imm is not None:
         if op is operator.add:  # a loop's counters: the arithmetic itself inline
-            def add_imm() -> int:
-                steps_append(word)
+            def add_imm(i: int) -> int:
+                steps_append(word0 + (i << WORD_SHIFT))
                 regs_append(dsh | R[d])
                 R[d] = (R[s0] + imm) & M32
-                return nxt
+                return i + 1
             return _with(add_imm, form)
         if op is operator.sub:
-            def sub_imm() -> int:
-                steps_append(word)
+            def sub_imm(i: int) -> int:
+                steps_append(word0 + (i << WORD_SHIFT))
                 regs_append(dsh | R[d])
                 R[d] = (R[s0] - imm) & M32
-                return nxt
+                return i + 1
             return _with(sub_imm, form)
         if masked:
-            def alu_imm_m() -> int:
-                steps_append(word)
+            def alu_imm_m(i: int) -> int:
+                steps_append(word0 + (i << WORD_SHIFT))
                 regs_append(dsh | R[d])
                 R[d] = op(R[s0], imm) & M32
-                return nxt
+                return i + 1
             return _with(alu_imm_m, form)
 
-        def alu_imm() -> int:
-            steps_append(word)
+        def alu_imm(i: int) -> int:
+            steps_append(word0 + (i << WORD_SHIFT))
             regs_append(dsh | R[d])
             R[d] = op(R[s0], imm)
-            return nxt
+            return i + 1
         return _with(alu_imm, form)
     if masked:
-        def alu_reg_m() -> int:
-            steps_append(word)
+        def alu_reg_m(i: int) -> int:
+            steps_append(word0 + (i << WORD_SHIFT))
             v = op(R[s0], R[s1]) & M32
             regs_append(dsh | R[d])
             R[d] = v
-            return nxt
+            return i + 1
         return _with(alu_reg_m, form)
 
-    def alu_reg() -> int:
-        steps_append(word)
+    def alu_reg(i: int) -> int:
+        steps_append(word0 + (i << WORD_SHIFT))
         v = op(R[s0], R[s1])
         regs_append(dsh | R[d])
         R[d] = v
-        return nxt
+        return i + 1
     return _with(alu_reg, form)
 
 
 def _fast_branch(s: Site) -> FastOp | None:
     f = s.inst.fields
-    R, steps_append, word0, pc, base, nxt, count = (s.R, s.steps_append, s.word0, s.pc,
-                                                     s.base, s.nxt, s.count)
+    R, steps_append, word0, base, count = s.R, s.steps_append, s.word0, s.base, s.count
     mode = f["target_mode"]
-    if mode == BrTargetMode.REL_IMM:
-        target = pc + int(f["br_immediate"])
+    offset = int(f["br_immediate"])
+    if offset % RECORD_BYTES:
+        return None  # the slow path faults on a target off a record boundary
+    if mode == BrTargetMode.REL_IMM:  # to record i + jump (`fits`: where it stays inside)
+        jump, to = offset // RECORD_BYTES, None
     elif mode == BrTargetMode.ABS_IMM:
-        target = int(f["br_immediate"])
+        if (offset - base) % RECORD_BYTES or not base <= offset <= base + count * RECORD_BYTES:
+            return None  # the slow path faults on a bad target
+        jump, to = 0, (offset - base) // RECORD_BYTES
     else:
         return None
-    if (target - base) % RECORD_BYTES or not base <= target <= base + count * RECORD_BYTES:
-        return None  # the slow path faults on a bad target
-    t = (target - base) // RECORD_BYTES
+    # the target of record i: (i & keep) + add (keep -1: relative, 0: absolute), one
+    # expression for both that costs a taken branch no call
+    keep, add = (-1, jump) if to is None else (0, to)
     name = BrCmpOp(f["cmp_op"]).name
+
+    def branch(test: str | None = None, env: tuple[tuple[str, Any], ...] = ()) -> Form:
+        return Form((), word0, env, True, test, to, jump)
     if name == "ALWAYS":
-        def jump() -> int:
-            steps_append(word0)
-            return t
-        return _with(jump, Inline((), word0, exit=f"{t}"))
+        def jump_fast(i: int) -> int:
+            steps_append(word0 + (i << WORD_SHIFT))
+            return (i & keep) + add
+        return _with(jump_fast, branch())
     rel, _, src = name.partition("_")
     dtype = f["dtype"]
     r0, r1 = f["cmp_reg0"], f["cmp_reg1"]
@@ -574,40 +627,37 @@ def _fast_branch(s: Site) -> FastOp | None:
         return None
     cmp, sym = _RELATIONS[rel]
     conv = s32 if dtype == Dtype.INT32 else bits_f32 if dtype == Dtype.FP32 else None
-
-    def taken(test: str, env: tuple[tuple[str, Any], ...] = ()) -> Inline:
-        return Inline((), word0, env, exit=f"{t} if {test} else {nxt}")
     if src == "IMM":
         imm = int(f["cmp_immediate"])
         if conv is s32:  # signed: compare the sign-flipped 32-bit patterns, no s32 call
             bb = (s32(imm) & M32) ^ _SIGN
 
-            def br_imm_s32() -> int:
-                steps_append(word0)
-                return t if cmp((R[r0] & M32) ^ _SIGN, bb) else nxt
-            return _with(br_imm_s32, taken(f"((R[{r0}] & {M32}) ^ {_SIGN}) {sym} {bb}"))
+            def br_imm_s32(i: int) -> int:
+                steps_append(word0 + (i << WORD_SHIFT))
+                return (i & keep) + add if cmp((R[r0] & M32) ^ _SIGN, bb) else i + 1
+            return _with(br_imm_s32, branch(f"((R[{r0}] & {M32}) ^ {_SIGN}) {sym} {bb}"))
         if conv is None:
-            def br_imm() -> int:
-                steps_append(word0)
-                return t if cmp(R[r0], imm) else nxt
-            return _with(br_imm, taken(f"R[{r0}] {sym} {imm}"))
+            def br_imm(i: int) -> int:
+                steps_append(word0 + (i << WORD_SHIFT))
+                return (i & keep) + add if cmp(R[r0], imm) else i + 1
+            return _with(br_imm, branch(f"R[{r0}] {sym} {imm}"))
         b = conv(imm)
 
-        def br_imm_conv() -> int:
-            steps_append(word0)
-            return t if cmp(conv(R[r0]), b) else nxt
-        return _with(br_imm_conv, taken(f"{{p}}conv(R[{r0}]) {sym} {{p}}b",
-                                        (("conv", conv), ("b", b))))
+        def br_imm_conv(i: int) -> int:
+            steps_append(word0 + (i << WORD_SHIFT))
+            return (i & keep) + add if cmp(conv(R[r0]), b) else i + 1
+        return _with(br_imm_conv, branch(f"{{p}}conv(R[{r0}]) {sym} {{p}}b",
+                                         (("conv", conv), ("b", b))))
     c = conv or (lambda x: x)
 
-    def br_reg() -> int:
-        steps_append(word0)
-        return t if cmp(c(R[r0]), c(R[r1])) else nxt
-    return _with(br_reg, taken(f"{{p}}c(R[{r0}]) {sym} {{p}}c(R[{r1}])", (("c", c),)))
+    def br_reg(i: int) -> int:
+        steps_append(word0 + (i << WORD_SHIFT))
+        return (i & keep) + add if cmp(c(R[r0]), c(R[r1])) else i + 1
+    return _with(br_reg, branch(f"{{p}}c(R[{r0}]) {sym} {{p}}c(R[{r1}])", (("c", c),)))
 
 
-# The SEQ fast path, by opcode: the debugger's run loop builds these closures
-# the first time the PC reaches a record of one of these opcodes.
+# The SEQ fast path, by opcode: the debugger's run loop builds these closures the first
+# time the PC reaches a record of one of these opcodes, once per distinct record.
 FAST: dict[Op, FastBuilder] = {
     Op.NOP: _fast_nop, Op.ENGINE_NOP: _fast_nop, Op.MOVE: _fast_move, Op.ALU_OP: _fast_alu,
     Op.COMPARE_BRANCH: _fast_branch,

@@ -88,12 +88,21 @@ def field_row(f: Field, value: FieldValue, raw: bytes) -> FieldRow:
 
 
 def record_fields(struct: Struct, record: np.void) -> dict[str, FieldValue]:
-    """Python values of one structured record: ints, tuples for arrays."""
-    out: dict[str, FieldValue] = {}
-    for f in struct.fields:
-        v = record[f.name]
-        out[f.name] = tuple(int(x) for x in v) if f.count > 1 else int(v)
-    return out
+    """Python values of one structured record: ints, tuples for arrays (every field is
+    an integer or a 1-D array of integers: `tolist` gives Python ints, in one call)."""
+    arrays = _ARRAY_FIELDS.get(struct.name)
+    if arrays is None:
+        arrays = _ARRAY_FIELDS[struct.name] = frozenset(
+            f.name for f in struct.fields if f.count > 1)
+    values = record.tolist()
+    names = record.dtype.names or ()
+    if not arrays:
+        return dict(zip(names, values, strict=True))
+    return {name: tuple(v.tolist()) if name in arrays else v
+            for name, v in zip(names, values, strict=True)}
+
+
+_ARRAY_FIELDS: dict[str, frozenset[str]] = {}  # struct name -> its array fields
 
 
 def decode(raw64: bytes, offset: int = 0, index: int = 0) -> Instruction:
@@ -160,6 +169,8 @@ class Program:
         self._raw: np.ndarray | None = raw  # None until an edited program's is built
         self._opcodes: np.ndarray | None = None
         self._groups: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        # each distinct record decoded once, shared by edited copies (`instruction`)
+        self._decoded: dict[bytes, Instruction] = {}
 
     def __len__(self) -> int:
         return int(self._base.shape[0])
@@ -209,6 +220,7 @@ class Program:
                              f"{RECORD_BYTES} bytes, found {len(rec)}")
         new = Program(self._base, self.name)
         new._edits = dict(self._edits)
+        new._decoded = self._decoded
         if rec == self._base[index].tobytes():
             new._edits.pop(index, None)  # back to the shared record
         else:
@@ -249,14 +261,88 @@ class Program:
         return self.raw.view(STRUCTS[struct_name].dtype).reshape(-1)
 
     def instruction(self, i: int) -> Instruction:
+        """Record i decoded. Records with the same bytes share one decode (their
+        `fields`, read-only): a stream of 10**6 NOPs decodes one record; at most
+        DECODED_KEPT distinct records are kept."""
         n = len(self)
         if not -n <= i < n:
             raise IndexError(f"instruction {i} out of range 0..{n - 1}")
         i %= n
-        return decode(self.record(i), offset=i * RECORD_BYTES, index=i)
+        rec = self.record(i)
+        d = self._decoded.get(rec)
+        if d is None:
+            if len(self._decoded) >= DECODED_KEPT:
+                self._decoded.clear()
+            d = self._decoded[rec] = decode(rec, offset=i * RECORD_BYTES, index=i)
+        if d.index == i:
+            return d
+        return Instruction(i, i * RECORD_BYTES, d.opcode, d.mnemonic, d.struct, d.fields, d.raw)
 
     def tobytes(self) -> bytes:
         return self.raw.tobytes()
+
+
+DECODED_KEPT = 1 << 16  # distinct records a Program keeps decoded (then it starts afresh)
+
+
+@dataclass(frozen=True)
+class Twins:
+    """Records grouped by their bytes (`twins`): `key[i]` is record i's group (-1: not
+    grouped), `members[bounds[k]:bounds[k + 1]]` the records of group k."""
+
+    key: np.ndarray  # (N,) int32
+    members: np.ndarray  # int32
+    bounds: np.ndarray  # int64, one more than the groups
+
+    def of(self, i: int) -> np.ndarray:
+        """The records grouped with record i that still have its key (i among them;
+        [i] alone when record i is not grouped)."""
+        k = int(self.key[i])
+        if k < 0:
+            return np.array([i], dtype=np.int32)
+        members = self.members[self.bounds[k]:self.bounds[k + 1]]
+        found: np.ndarray = members[self.key[members] == k]
+        return found
+
+
+_MIX = ((np.arange(RECORD_BYTES // 8, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        ^ np.uint64(0x632BE59BD9B4E019)) | np.uint64(1)  # odd 64-bit multipliers
+_CHUNK = 1 << 16  # records compared at once
+
+
+def twins(raw: np.ndarray, rows: np.ndarray) -> Twins:
+    """The records `rows` (indices into the (N, 64) uint8 `raw`) grouped by their bytes,
+    in numpy: each record's eight 64-bit words hashed in one product, the hashes sorted,
+    every record then compared byte for byte with its group's first (a collision falls
+    back to sorting the records themselves)."""
+    n = raw.shape[0]
+    rows = np.asarray(rows, dtype=np.int64)
+    key = np.full(n, -1, dtype=np.int32)
+    if not len(rows):
+        return Twins(key, np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int64))
+    words = np.ascontiguousarray(raw).view(np.uint64)  # (N, 8), no copy
+    h = (words @ _MIX)[rows]  # wraps modulo 2**64
+    order = np.argsort(h)
+    hs = h[order]
+    members = rows[order]
+    new = np.empty(len(rows), dtype=bool)
+    new[0] = True
+    np.not_equal(hs[1:], hs[:-1], out=new[1:])
+    group = np.cumsum(new) - 1  # group of members[j]
+    first = members[new]
+    same = all(bool((words[members[a:a + _CHUNK]] == words[first[group[a:a + _CHUNK]]]).all())
+               for a in range(0, len(rows), _CHUNK))
+    if not same:  # two distinct records with one hash: group the bytes themselves
+        rec = np.ascontiguousarray(raw[rows]).view(np.dtype((np.void, RECORD_BYTES))).ravel()
+        inv = np.unique(rec, return_inverse=True)[1].ravel()
+        order = np.argsort(inv, kind="stable")
+        members = rows[order]
+        inv = inv[order]
+        np.not_equal(inv[1:], inv[:-1], out=new[1:])
+        group = np.cumsum(new) - 1
+    key[members] = group
+    bounds = np.append(np.flatnonzero(new), len(rows)).astype(np.int64)
+    return Twins(key, members.astype(np.int32), bounds)
 
 
 STRUCT_ORDER: tuple[str, ...] = tuple(STRUCTS)
