@@ -31,6 +31,7 @@ the hardware's rounding for a DMA cast is not given). Transposes are not modelle
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Literal
@@ -583,7 +584,7 @@ def _stack(run: list[_Op]) -> _Op:
                        nbytes=n * dst.nbytes, region=None), first.cast, first.mark)
 
 
-def _merge(ops: list[_Op]) -> tuple[_Op, ...]:
+def _merge(ops: Sequence[_Op]) -> tuple[_Op, ...]:
     """`ops` with each run of plain copies that can go as one merged into one copy.
 
     A run: copies from one space to the other (a source is never a destination), of one

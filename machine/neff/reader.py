@@ -17,6 +17,7 @@ different lengths. Each is a NeffError naming the member and the JSON path.
 
 from __future__ import annotations
 
+import builtins
 import gc
 import posixpath
 from collections.abc import Callable
@@ -133,7 +134,7 @@ class _Doc:
                             else f"an integer >= {lo}")
         return v
 
-    def ints(self, lo: int | None = 0) -> tuple[int, ...]:
+    def ints(self, lo: builtins.int | None = 0) -> tuple[builtins.int, ...]:
         v = self.value
         if not isinstance(v, list) or not all(
                 isinstance(x, int) and not isinstance(x, bool) and (lo is None or x >= lo)
