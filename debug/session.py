@@ -769,7 +769,10 @@ class Session:
 
         assert self._kernel is not None
         if isinstance(self._kernel, OpenedNeffKernel):
-            raise ValueError(f"{self.name}: a NEFF's session cannot be saved yet")
+            from neurondbg.sessions.neff_session import save_neff_session
+
+            save_neff_session(path, self._kernel, self.last_stop, layout)
+            return f"saved {path} at step {self.core.steps}"
         save_kernel_session(path, self._kernel, self.last_stop)
         return f"saved {path} at step {self.core.steps}"
 

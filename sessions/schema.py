@@ -6,7 +6,9 @@
                    `.engine` source, relative), schedule (rr | in-order | random:SEED),
                    races (bool), [kernel.streams] engine = sha256 of that queue's records,
                    [kernel.forced] "STEP" = engine: steps a user gave to an engine the
-                   policy would not have picked (Core.forced);
+                   policy would not have picked (Core.forced); [kernel.neff] subgraph,
+                   md5, size: the kernel is that subgraph of the NEFF at path
+                   (sessions.neff_session);
                    [position] steps then counts global scheduler steps, digest = Core.digest
     [machine]      gen, engine, partitions, sbuf_bytes, psum_bytes, fp8_exp4, fp8_sat,
                    base, execute_invalid                      (= machine.state.MachineConfig)
@@ -97,6 +99,17 @@ class KernelEntry:
     schedule: str = "rr"
     races: bool = True
     forced: dict[int, str] = field(default_factory=dict)  # Core.forced: step -> engine
+    neff: NeffEntry | None = None  # the kernel is a NEFF's subgraph (sessions.neff_session)
+
+
+@dataclass(frozen=True)
+class NeffEntry:
+    """A NEFF session's [kernel.neff] table: the subgraph, and the file's MD5 and size (a
+    NEFF that changed since is refused)."""
+
+    subgraph: str
+    md5: str
+    size: int
 
 
 @dataclass
@@ -152,6 +165,9 @@ def session_to_dict(spec: SessionSpec) -> dict[str, object]:
                                      "races": k.races, "streams": dict(k.streams)}
         if k.forced:
             kernel["forced"] = {str(s): e for s, e in sorted(k.forced.items())}
+        if k.neff is not None:
+            kernel["neff"] = {"subgraph": k.neff.subgraph, "md5": k.neff.md5,
+                              "size": k.neff.size}
         doc["kernel"] = kernel
     else:
         doc["program"] = {"path": spec.program, "sha256": spec.sha256}
@@ -351,7 +367,14 @@ def _kernel(src: str, top: _Reader) -> KernelEntry:
             table.fail(key, f"expected one of the kernel's engines ({', '.join(digests)}), "
                             f"found {engine!r}")
         forced[int(key)] = engine
-    return KernelEntry(path, digests, schedule, k.get("races", bool, True), forced)
+    neff = None
+    if "neff" in k.table:
+        n = _Reader(src, k.get("neff", dict), "kernel.neff")
+        md5 = n.get("md5", str)
+        if not re.fullmatch(r"[0-9a-f]{32}", md5):
+            n.fail("md5", f"expected an MD5 (32 hex digits), found {md5!r}")
+        neff = NeffEntry(n.get("subgraph", str), md5, n.natural("size"))
+    return KernelEntry(path, digests, schedule, k.get("races", bool, True), forced, neff)
 
 
 def _config(r: _Reader) -> MachineConfig:

@@ -439,6 +439,10 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
     from neurondbg.sessions.kernel_open import Image, make_core, memory_shape, read_kernel
 
     assert spec.kernel is not None
+    if spec.kernel.neff is not None:  # a NEFF's subgraph: sessions.neff_session loads it
+        from neurondbg.sessions.neff_session import load_neff_session
+
+        return load_neff_session(spec, progress=progress, interrupt=interrupt)
     src = str(spec.source) if spec.source is not None else "<session>"
     entry = spec.kernel
     path = spec.program_path

@@ -64,7 +64,7 @@ class SharedSnap:
     @classmethod
     def of(cls, dma: DmaModel, st: MachineState) -> SharedSnap:
         tiles, rest = _tiles(dma.dram)
-        mask = tiles.any(axis=1)
+        mask: np.ndarray = np.asarray(tiles.any(axis=1))
         return cls(dict(dma.order), list(dma.tail), list(dma.head), dict(marks(st)),
                    mask, tiles[mask], rest.copy())
 

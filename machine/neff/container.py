@@ -235,7 +235,7 @@ class _Inflater:
         return n - left
 
 
-def _octal(field_: bytes, where: str, what: str) -> int:
+def _octal(field_: bytes | bytearray, where: str, what: str) -> int:
     if field_[:1] and field_[0] & 0x80:  # GNU base-256 for large values
         return int.from_bytes(field_[1:], "big")
     text = field_.split(b"\0", 1)[0].strip()
@@ -263,7 +263,7 @@ def _check_name(name: str, where: str) -> str:
     return "/".join(parts)
 
 
-def _pax_path(data: bytes) -> str | None:
+def _pax_path(data: bytes | bytearray) -> str | None:
     """The `path` record of a pax extended header, if any."""
     pos = 0
     while pos < len(data):
@@ -322,7 +322,7 @@ def _members(inf: _Inflater, where: str, limits: Limits
             raise NeffError(f"{where}: more than {limits.members:,} members in the archive "
                             "(the limit for a NEFF)")
         if kind in _REFUSED_TYPES:
-            raise NeffError(f"{where}: member {name!r} is {_REFUSED_TYPES[kind]}; a NEFF "
+            raise NeffError(f"{where}: member {name!r} is {_REFUSED_TYPES[bytes(kind)]}; a NEFF "
                             "holds regular files only")
         if kind not in (b"0", b"\0", b"5"):
             raise NeffError(f"{where}: member {name!r} has tar type {kind!r}; a NEFF "

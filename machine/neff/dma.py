@@ -31,8 +31,9 @@ the hardware's rounding for a DMA cast is not given). Transposes are not modelle
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
 from typing import Literal
 
 import ml_dtypes
@@ -69,14 +70,21 @@ class DmaError(ValueError):
     """A subgraph whose DMA state cannot be laid out (one line)."""
 
 
-@dataclass(frozen=True)
 class Moved:
     """What one completed entry did: the entry, and the SB bytes it read and wrote (as
-    Regions, for the race detector and watches)."""
+    Regions, for the race detector and watches; worked out when first asked for)."""
 
-    entry: DmaEntry
-    reads: tuple[Region, ...]
-    writes: tuple[Region, ...]
+    def __init__(self, entry: DmaEntry, plan: _Plan) -> None:
+        self.entry = entry
+        self._plan = plan
+
+    @property
+    def reads(self) -> tuple[Region, ...]:
+        return self._plan.detail.reads
+
+    @property
+    def writes(self) -> tuple[Region, ...]:
+        return self._plan.detail.writes
 
 
 Space = Literal["sbuf", "dram"]
@@ -275,13 +283,17 @@ class DmaModel:
         k = self.order[(q, head)]
         assert k is not None
         entry = self.entries[k]
-        reads: list[Region] = []
-        writes: list[Region] = []
-        for n, d in enumerate(entry.descriptors):
-            try:
-                self._move(state, entry, d, reads, writes)
-            except Fault as e:
-                raise Fault(f"DMA {entry.label} descriptor {n}: {e}") from None
+        # worked out at each completion, not kept: an entry is mostly completed once, and
+        # 10^5 descriptors' patterns held would cost more memory than they save time
+        plan = _Plan(self, state, entry)
+        if state.writes is None:  # nobody records the step's writes: the merged copies
+            ops, error = plan.merged
+        else:
+            ops, error = plan.detail.ops, plan.detail.error
+        for op in ops:
+            self._apply(state, op)
+        if error is not None:
+            raise error
         s = entry.semaphore
         if self.journaled:
             state.write_scalar("dma_head", q, head + 1)
@@ -289,7 +301,7 @@ class DmaModel:
         else:
             self.head[q] = head + 1
             state.sem[s] = (state.sem[s] + DMA_INCREMENT) & M32
-        return Moved(entry, tuple(reads), tuple(writes))
+        return Moved(entry, plan)
 
     # -- bytes ------------------------------------------------------------------------
     def flat(self, state: MachineState, space: Space) -> np.ndarray:
@@ -354,8 +366,93 @@ class DmaModel:
                                 if side.region is not None else
                                 Write("dram", None, int(data.size)))
 
-    def _move(self, state: MachineState, entry: DmaEntry, d: Descriptor,
-              reads: list[Region], writes: list[Region]) -> None:
+    def _detail(self, state: MachineState, entry: DmaEntry) -> _Detail:
+        """What completing `entry` does, descriptor by descriptor (patterns and bounds,
+        casts, stale marks), the SB Regions it reads and writes, and the fault that stops
+        it part-way (after the operations of the descriptors before the faulty one)."""
+        ops: list[_Op] = []
+        reads: list[Region] = []
+        writes: list[Region] = []
+        error: Exception | None = None
+        for n, d in enumerate(entry.descriptors):
+            try:
+                ops.extend(self._describe(state, entry, d, reads, writes))
+            except Fault as e:
+                error = Fault(f"DMA {entry.label} descriptor {n}: {e}")
+                break
+            except Exception as e:  # raised where the step would have met it
+                error = e
+                break
+        return _Detail(tuple(ops), error, tuple(reads), tuple(writes))
+
+    def _side_at(self, name: str, off: int, g: _Geometry) -> int | None:
+        """The flat offset of a descriptor side of geometry `g` at `off`, or None when
+        `pattern` would refuse it (or make it with nothing to move)."""
+        if not g.nbytes or g.nbytes > MAX_MOVE_BYTES:
+            return None
+        if name == SB:
+            if g.mixed_step:
+                return None
+            p0, byte = divmod(off, SB_PARTITION_STEP)
+            (plo, phi), (blo, bhi) = g.parts, g.bytes
+            if (p0 + plo < 0 or p0 + phi >= self.partitions or byte + blo < 0
+                    or byte + bhi >= self.sbuf_bytes):
+                return None
+            return p0 * g.row + byte
+        base = self.base.get(name)
+        lo, hi = g.bytes
+        if base is None or off + lo < 0 or off + hi >= self.size[name]:
+            return None
+        return base + off
+
+    def _merged(self, state: MachineState, entry: DmaEntry) -> tuple[_Op, ...] | None:
+        """The common entry's operations merged (`_merge`) without working out each
+        descriptor's Pattern: every descriptor a plain in-bounds copy between SB and
+        DRAM. None for any other entry (it takes `_detail`)."""
+        row = state.sbuf.strides[0]
+        out: list[_Op] = []
+        key: tuple[object, ...] | None = None
+        gs = gd = None
+        run: list[tuple[int, int]] = []
+
+        def flush() -> None:
+            assert gs is not None and gd is not None
+            sspace: Space = "sbuf" if key and key[0] == SB else "dram"
+            dspace: Space = "dram" if sspace == "sbuf" else "sbuf"
+            out.extend(_stacked(sspace, dspace, gs, gd, run))
+            run.clear()
+
+        for d in entry.descriptors:
+            if d.transpose_op is not None or not (
+                    d.op in (None, "copy") or (d.op == "cast" and d.src_dtype == d.dst_dtype)):
+                return None
+            k = (d.src, d.dst, d.src_sizes, d.src_steps, d.dst_sizes, d.dst_steps)
+            if k != key:
+                if run:
+                    flush()
+                if (d.src == SB) == (d.dst == SB):
+                    return None
+                key = k
+                gs = _geometry(d.src_sizes, d.src_steps, row if d.src == SB else 0, d.src == SB)
+                gd = _geometry(d.dst_sizes, d.dst_steps, row if d.dst == SB else 0, d.dst == SB)
+                if (gs.nbytes != gd.nbytes or gs.shape != gd.shape
+                        or not _disjoint(gd.shape, gd.strides)):
+                    return None
+            assert gs is not None and gd is not None
+            so, do = self._side_at(d.src, d.src_off, gs), self._side_at(d.dst, d.dst_off, gd)
+            if so is None or do is None:
+                return None
+            if len(run) > 1 and (so - run[-1][0] != run[1][0] - run[0][0]
+                                 or do - run[-1][1] != run[1][1] - run[0][1]):
+                flush()
+            run.append((so, do))
+        if run:
+            flush()
+        return tuple(out)
+
+    def _describe(self, state: MachineState, entry: DmaEntry, d: Descriptor,
+                  reads: list[Region], writes: list[Region]) -> list[_Op]:
+        """One descriptor's operations (Fault when it cannot be moved)."""
         src = self.pattern(state, d.src, d.src_off, d.src_sizes, d.src_steps, "source")
         dst = self.pattern(state, d.dst, d.dst_off, d.dst_sizes, d.dst_steps, "destination")
         if src.region is not None:
@@ -364,19 +461,9 @@ class DmaModel:
             writes.append(dst.region)
         if d.transpose_op is not None or (d.op not in (None, "copy", "cast")):
             what = d.op or f"transpose {d.transpose_op}"
-            mark(state, "sbuf" if d.dst == SB else d.dst, f"DMA {entry.label} ({what})")
-            return
-        view = src.view(self.flat(state, src.space))
-        cast = d.op == "cast" and d.src_dtype != d.dst_dtype
-        if not cast and state.writes is None and src.shape == dst.shape:
-            # a plain copy nobody records: straight from view to view (numpy copies
-            # through a buffer when the two overlap), without the intermediate array
-            if src.nbytes != dst.nbytes:
-                raise Fault(f"copies {src.nbytes:,} bytes into {dst.nbytes:,}")
-            self._write(state, dst, view)
-            return
-        data = np.array(view).reshape(-1)
-        if cast:
+            return [_Op("mark", src, dst, mark=("sbuf" if d.dst == SB else d.dst,
+                                                f"DMA {entry.label} ({what})"))]
+        if d.op == "cast" and d.src_dtype != d.dst_dtype:
             a, b = DTYPES.get(d.src_dtype), DTYPES.get(d.dst_dtype)
             if a is None or b is None:
                 bad = d.src_dtype if a is None else d.dst_dtype
@@ -384,8 +471,159 @@ class DmaModel:
             if src.nbytes % a.itemsize or dst.nbytes != src.nbytes // a.itemsize * b.itemsize:
                 raise Fault(f"a cast of {src.nbytes:,} bytes of {d.src_dtype} to "
                             f"{dst.nbytes:,} bytes of {d.dst_dtype}: the element counts differ")
+            return [_Op("cast", src, dst, cast=(a, b))]
+        if src.nbytes != dst.nbytes:
+            raise Fault(f"copies {src.nbytes:,} bytes into {dst.nbytes:,}")
+        return [_Op("copy", src, dst)]
+
+    def _apply(self, state: MachineState, op: _Op) -> None:
+        if op.kind == "mark":
+            assert op.mark is not None
+            mark(state, *op.mark)
+            return
+        src, dst = op.src, op.dst
+        view = src.view(self.flat(state, src.space))
+        if op.kind == "copy" and state.writes is None and src.shape == dst.shape:
+            # a plain copy nobody records: straight from view to view (numpy copies
+            # through a buffer when the two overlap), without the intermediate array
+            self._write(state, dst, view)
+            return
+        data = np.array(view).reshape(-1)
+        if op.cast is not None:
+            a, b = op.cast
             with np.errstate(all="ignore"):
                 data = data.view(a).astype(b).view(np.uint8)
-        elif src.nbytes != dst.nbytes:
-            raise Fault(f"copies {src.nbytes:,} bytes into {dst.nbytes:,}")
         self._write(state, dst, data)
+
+
+@dataclass(frozen=True)
+class _Op:
+    """One step of completing an entry: copy or cast `src` to `dst`, or make a stale
+    mark (space, who) for a descriptor the model does not move."""
+
+    kind: Literal["copy", "cast", "mark"]
+    src: Pattern
+    dst: Pattern
+    cast: tuple[np.dtype, np.dtype] | None = None
+    mark: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class _Detail:
+    """An entry's completion descriptor by descriptor (DmaModel._detail)."""
+
+    ops: tuple[_Op, ...]
+    error: Exception | None
+    reads: tuple[Region, ...]
+    writes: tuple[Region, ...]
+
+
+class _Plan:
+    """What completing one entry does, worked out when asked: `merged`, the operations
+    with runs of copies merged (and the fault that ends them), for a step nobody
+    records; `detail`, descriptor by descriptor with its Regions."""
+
+    def __init__(self, model: DmaModel, state: MachineState, entry: DmaEntry) -> None:
+        self._model = model
+        self._state = state
+        self._entry = entry
+
+    @cached_property
+    def merged(self) -> tuple[tuple[_Op, ...], Exception | None]:
+        fast = self._model._merged(self._state, self._entry)
+        if fast is not None:
+            return fast, None
+        return _merge(self.detail.ops), self.detail.error
+
+    @cached_property
+    def detail(self) -> _Detail:
+        return self._model._detail(self._state, self._entry)
+
+
+def _stacked(sspace: Space, dspace: Space, gs: _Geometry, gd: _Geometry,
+             run: list[tuple[int, int]]) -> list[_Op]:
+    """Copies of one geometry at the flat (source, destination) offsets of `run`, evenly
+    spaced: one copy with an outer dimension when no destination byte is written twice,
+    else one copy each."""
+    def op(so: int, do: int, n: int, ds: int, dd: int) -> _Op:
+        shape = (n, *gs.shape) if n > 1 else gs.shape
+        return _Op("copy", Pattern(sspace, so, shape, (ds, *gs.strides) if n > 1 else
+                                   gs.strides, n * gs.nbytes, None),
+                   Pattern(dspace, do, shape, (dd, *gd.strides) if n > 1 else gd.strides,
+                           n * gd.nbytes, None))
+
+    n = len(run)
+    ds = run[1][0] - run[0][0] if n > 1 else 0
+    dd = run[1][1] - run[0][1] if n > 1 else 0
+    if n > 1 and _disjoint((n, *gd.shape), (dd, *gd.strides)):
+        return [op(*run[0], n, ds, dd)]
+    return [op(so, do, 1, 0, 0) for so, do in run]
+
+
+def _disjoint(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """True when no two elements of the strided view (shape, strides) share a byte (a
+    sufficient test: each stride, smallest first, steps past everything inside it)."""
+    reach = 0
+    for n, s in sorted(((n, abs(s)) for n, s in zip(shape, strides, strict=True) if n > 1),
+                       key=lambda x: x[1]):
+        if s <= reach:
+            return False
+        reach += (n - 1) * s
+    return True
+
+
+def _stack(run: list[_Op]) -> _Op:
+    """Copies of one shape at evenly spaced offsets, as one copy with an outer dimension."""
+    first, src, dst = run[0], run[0].src, run[0].dst
+    n = len(run)
+    ds = run[1].src.offset - src.offset if n > 1 else 0
+    dd = run[1].dst.offset - dst.offset if n > 1 else 0
+    return _Op("copy", replace(src, shape=(n, *src.shape), strides=(ds, *src.strides),
+                               nbytes=n * src.nbytes, region=None),
+               replace(dst, shape=(n, *dst.shape), strides=(dd, *dst.strides),
+                       nbytes=n * dst.nbytes, region=None), first.cast, first.mark)
+
+
+def _merge(ops: Sequence[_Op]) -> tuple[_Op, ...]:
+    """`ops` with each run of plain copies that can go as one merged into one copy.
+
+    A run: copies from one space to the other (a source is never a destination), of one
+    source shape and strides and one destination shape and strides, the same as each
+    other, at offsets that advance by the same amount each time; and no byte of the
+    destinations is written twice. Such copies give the same bytes in any order, so one
+    numpy copy of the stacked views does what they do one after another."""
+    out: list[_Op] = []
+    run: list[_Op] = []
+
+    def fits(op: _Op) -> bool:
+        if not run:
+            return True
+        a, b = run[0], run[-1]
+        if (op.src.shape != a.src.shape or op.src.strides != a.src.strides
+                or op.dst.shape != a.dst.shape or op.dst.strides != a.dst.strides
+                or op.src.space != a.src.space or op.dst.space != a.dst.space):
+            return False
+        ds, dd = op.src.offset - b.src.offset, op.dst.offset - b.dst.offset
+        if len(run) > 1 and (ds != b.src.offset - run[-2].src.offset
+                             or dd != b.dst.offset - run[-2].dst.offset):
+            return False
+        return _disjoint((len(run) + 1, *a.dst.shape), (dd, *a.dst.strides))
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(run[0])
+        elif run:
+            out.append(_stack(run))
+        run.clear()
+
+    for op in ops:
+        if (op.kind == "copy" and op.src.space != op.dst.space
+                and op.src.shape == op.dst.shape and _disjoint(op.dst.shape, op.dst.strides)):
+            if not fits(op):
+                flush()
+            run.append(op)
+        else:
+            flush()
+            out.append(op)
+    flush()
+    return tuple(out)

@@ -208,7 +208,7 @@ class Subgraph:
     tensors: dict[str, Tensor] = field(default_factory=dict)
     runtime_semaphore_count: int = RUNTIME_SEMAPHORES
     # the constants (`var` type "file"): member bytes by var name (a .npy each)
-    files: dict[str, bytes] = field(default_factory=dict)
+    files: dict[str, bytes | bytearray] = field(default_factory=dict)
 
     def stream(self, engine: Engine) -> np.ndarray:
         """The engine's records, (N, 64) uint8 (empty when it has none)."""

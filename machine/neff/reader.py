@@ -17,6 +17,7 @@ different lengths. Each is a NeffError naming the member and the JSON path.
 
 from __future__ import annotations
 
+import builtins
 import gc
 import posixpath
 from collections.abc import Callable
@@ -133,7 +134,7 @@ class _Doc:
                             else f"an integer >= {lo}")
         return v
 
-    def ints(self, lo: int | None = 0) -> tuple[int, ...]:
+    def ints(self, lo: builtins.int | None = 0) -> tuple[builtins.int, ...]:
         v = self.value
         if not isinstance(v, list) or not all(
                 isinstance(x, int) and not isinstance(x, bool) and (lo is None or x >= lo)
@@ -247,8 +248,18 @@ def _descriptor_fast(d: Any) -> Descriptor | None:
         shape = _naturals(tsh)
         if shape is None:
             return None
-    return Descriptor(src, dst, sdt, ddt, so, do, tuple(ss), tuple(ds), tuple(st), tuple(dt),
-                      op, tile, top, shape, tel)
+    n, t = _NAMES.setdefault, _SHAPES.setdefault
+    ts, tst, td, tdt = tuple(ss), tuple(st), tuple(ds), tuple(dt)
+    return Descriptor(n(src, src), n(dst, dst), n(sdt, sdt), n(ddt, ddt), so, do, t(ts, ts),
+                      t(td, td), t(tst, tst), t(tdt, tdt), op if op is None else n(op, op),
+                      tile, top, shape, tel)
+
+
+# One object per distinct name and per distinct sizes/steps tuple among the descriptors
+# being read (a NEFF's 10^5 descriptors share a few of each): tens of MB less for a large
+# NEFF. Emptied when the NEFF is read (open_neff).
+_NAMES: dict[str, str] = {}
+_SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
 def _descriptor_hook(d: dict[str, Any]) -> Any:
@@ -405,6 +416,8 @@ def open_neff(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Neff:
     try:
         return neff_from_archive(read_archive(path, limits), where)
     finally:
+        _NAMES.clear()
+        _SHAPES.clear()
         # ... and so would the first collections after it (0.2 s), which find them all in
         # the youngest generation: moved to the oldest at once (through the permanent
         # one, and back: still collected, by a full collection)

@@ -61,8 +61,8 @@ def semaphore_roles(sub: Subgraph) -> SemaphoreRoles:
         if s < sub.runtime_semaphore_count:
             kinds[s], labels[s] = "runtime", "runtime"
         elif s in queue_of:
-            q, k = queue_of[s]
-            kinds[s], labels[s] = "dma", f"{q}[{k}]"
+            name, k = queue_of[s]
+            kinds[s], labels[s] = "dma", f"{name}[{k}]"
         elif s in counter_of:
             kinds[s], labels[s] = "engine", f"{engine_label(counter_of[s])} done"
         elif s in updaters:

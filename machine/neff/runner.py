@@ -182,9 +182,9 @@ class NeffRun:
                     if limit is not None and self.steps >= limit:
                         return Outcome("limit", self.steps, f"stopped after {self.steps:,} "
                                        "steps (--max-steps)")
-                    got = self.complete(q)
-                    if isinstance(got, str):
-                        return Outcome("fault", self.steps, f"fault: {got}",
+                    done = self.complete(q)
+                    if isinstance(done, str):
+                        return Outcome("fault", self.steps, f"fault: {done}",
                                        actor=self.dma.names[q])
                     moved = True
             if not moved:

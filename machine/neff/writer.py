@@ -102,7 +102,7 @@ def subgraph_members(sub: Subgraph) -> dict[str, bytes]:
         v = sub.vars.get(name)
         if v is None or v.file_name is None:
             raise ValueError(f"a file for {name!r}, which is not a var with a file_name")
-        files[f"{sub.name}/{v.file_name}"] = data
+        files[f"{sub.name}/{v.file_name}"] = bytes(data)
     return files
 
 

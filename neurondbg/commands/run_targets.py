@@ -324,8 +324,12 @@ def _open_kernel(program: Path, o: RunOptions, stopping: threading.Event) -> Ker
                 raise InputError(f"--sbuf {o.sbuf_in}: a kernel session keeps its own memory "
                                  f"images; give --sbuf with the kernel source")
             spec = read_session(program)
-            kernel = read_kernel(spec.program_path, spec.config.gen, str(program))
-            check_outputs(o.outputs, _kernel_inputs(kernel, program, o.sbuf_in, spec))
+            if spec.kernel is not None and spec.kernel.neff is not None:  # a NEFF's session
+                check_outputs(o.outputs, [("the session", program),
+                                          ("the NEFF", spec.program_path)])
+            else:
+                kernel = read_kernel(spec.program_path, spec.config.gen, str(program))
+                check_outputs(o.outputs, _kernel_inputs(kernel, program, o.sbuf_in, spec))
             opened = load_kernel_session(spec, interrupt=stopping, history=False)
             opened.warnings += _session_wins(spec, o.given)
             check_explore(opened, o.races)

@@ -13,13 +13,15 @@ from hypothesis import strategies as st
 
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.dtypes import Gen
+from neurondbg.machine.engines.record import Fault
 from neurondbg.machine.isa.codec import Program
 from neurondbg.machine.isa.opcodes import Opcode
 from neurondbg.machine.neff.data import read_output
-from neurondbg.machine.neff.dma import DmaModel
+from neurondbg.machine.neff.dma import DmaModel, _Plan
 from neurondbg.machine.neff.lower import lower_subgraph
 from neurondbg.machine.neff.model import SB, Descriptor, DmaEntry, Engine, Subgraph
 from neurondbg.machine.neff.runner import NeffRun, Outcome
+from neurondbg.machine.neff.stale import marks as stale_marks
 from neurondbg.machine.neff.stale import stale_note
 from neurondbg.machine.state import MachineConfig, MachineState
 from tests.neff.kernels import (
@@ -204,7 +206,8 @@ def test_an_sb_to_sb_copy_reads_before_it_writes(journaled: bool, shift: int) ->
     d = Descriptor(SB, SB, "float32", "float32", 0x100, 0x100 + shift, (48, 4), (48, 4),
                    (1, 0x40000), (1, 0x40000))
     st_.begin_step()
-    dma._move(st_, sub.entries[Engine.SP][0], d, [], [])
+    for op in dma._describe(st_, sub.entries[Engine.SP][0], d, [], []):
+        dma._apply(st_, op)
     st_.end_step()
     want = before.copy()
     want[:4, 0x100 + shift:0x100 + shift + 48] = before[:4, 0x100:0x100 + 48]
@@ -225,3 +228,70 @@ def test_max_steps_stops_and_a_second_run_goes_on() -> None:
     first = r.run(5)
     assert (first.status, first.steps) == ("limit", 5)
     assert r.run().status == "complete" and r.steps == 19
+
+
+def _chunks(n: int, step: int = 16, sb_step: int = 16) -> tuple[Descriptor, ...]:
+    """n loads of 16 bytes x 8 partitions of `a`, source chunks `step` apart, SB chunks
+    `sb_step` apart (16: side by side, as compilers split a tile)."""
+    return tuple(Descriptor("a", SB, "float32", "float32", k * step, 0x40000 + k * sb_step,
+                            (16, 8), (16, 8), (1, ROW), (1, 0x40000)) for k in range(n))
+
+
+_OUT_OF_SBUF = Descriptor("a", SB, "float32", "float32", 0, 0x40000 * 125, (16, 8), (16, 8),
+                          (1, ROW), (1, 0x40000))
+_TRANSPOSE = Descriptor(SB, "out", "float32", "float32", 0, 0, (16, 8), (16, 8),
+                        (1, 0x40000), (1, ROW), op=None, transpose_op="2d")
+_CAST = Descriptor("b", SB, "float32", "float16", 0, 0x40000 * 20, (16, 8), (8, 8),
+                   (1, ROW), (1, 0x40000), op="cast")
+_STORE = Descriptor(SB, "out", "float32", "float32", 0x40000 + 8, 32, (16, 8), (16, 8),
+                    (1, 0x40000), (1, ROW))
+
+
+@pytest.mark.parametrize("descriptors", [
+    _chunks(4), _chunks(5, step=32, sb_step=16), _chunks(3, step=16, sb_step=0),
+    _chunks(4, step=16, sb_step=8), (*_chunks(3), _STORE, *_chunks(2, step=-16)),
+    (*_chunks(2), _CAST, *_chunks(3)), (*_chunks(2), _TRANSPOSE, *_chunks(2)),
+    (*_chunks(3), _OUT_OF_SBUF, *_chunks(2)),
+], ids=["side-by-side", "gapped-source", "same-destination", "overlapping-destinations",
+        "store-between", "cast-between", "transpose-between", "fault-part-way"])
+def test_a_headless_entry_moves_what_its_descriptors_move_one_by_one(
+        descriptors: tuple[Descriptor, ...]) -> None:
+    """Completing an entry nobody records (runs of copies merged into one numpy copy)
+    leaves SBUF, DRAM, the stale marks and the fault exactly as completing it with its
+    writes recorded (descriptor by descriptor) does."""
+    got = []
+    for recorded in (False, True):
+        sub = vector_add(extra_sp=(DmaEntry(SP_Q, 2, SP_SEMS[2], descriptors, "t"),))
+        st_ = MachineState.create(MachineConfig(gen=Gen.SUNDA))
+        st_.sbuf[:] = (np.arange(st_.sbuf.size, dtype=np.uint64) % 251).reshape(st_.sbuf.shape)
+        dma = DmaModel(sub, st_.config.partitions, st_.config.sbuf_bytes, journaled=False)
+        dma.attach(st_)
+        dma.dram[:] = np.arange(dma.dram.size, dtype=np.uint64) % 241
+        dma.trigger(st_, Engine.SP, SP_Q, 2)
+        st_.writes = [] if recorded else None
+        fault = None
+        try:
+            dma.complete(st_, dma.index[SP_Q])
+        except Fault as e:
+            fault = str(e)
+        got.append((st_.sbuf.copy(), dma.dram.copy(), dict(stale_marks(st_)), fault))
+    (sb0, dram0, marks0, fault0), (sb1, dram1, marks1, fault1) = got
+    assert np.array_equal(sb0, sb1) and np.array_equal(dram0, dram1)
+    assert (marks0, fault0) == (marks1, fault1)
+    assert not np.array_equal(sb0, (np.arange(sb0.size, dtype=np.uint64) % 251
+                                    ).reshape(sb0.shape))  # something moved
+
+
+def test_side_by_side_copies_of_an_entry_go_as_one() -> None:
+    sub = vector_add(extra_sp=(DmaEntry(SP_Q, 2, SP_SEMS[2], _chunks(25), "t"),))
+    st_ = MachineState.create(MachineConfig(gen=Gen.SUNDA))
+    dma = DmaModel(sub, st_.config.partitions, st_.config.sbuf_bytes, journaled=False)
+    ops, error = _Plan(dma, st_, sub.entries[Engine.SP][2]).merged
+    assert error is None
+    assert [op.dst.shape for op in ops] == [(25, 8, 16)]
+    ops, _ = _Plan(dma, st_, replace(sub.entries[Engine.SP][2],
+                                     descriptors=_chunks(3, sb_step=0))).merged
+    assert [op.dst.shape for op in ops] == [(8, 16)] * 3  # one destination: one by one
+    ops, _ = _Plan(dma, st_, replace(sub.entries[Engine.SP][2],
+                                     descriptors=_chunks(3, sb_step=8))).merged
+    assert [op.dst.shape for op in ops] == [(8, 16)] * 3  # overlapping: one by one
