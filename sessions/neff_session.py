@@ -14,8 +14,9 @@ saved number of scheduler steps under the saved policy (sessions.store's replay,
 time-boxed slices), then checks the digest (a mismatch is a warning).
 
 Inputs start as zeros, as they do when the TUI opens a NEFF (the warnings say so);
-a step given by hand to a DMA queue (Core.forced naming a queue) cannot be saved yet,
-nor can `set` edits: saving then is refused with one line.
+`set` and record edits are kept and made again at their steps, as for any kernel; a
+step given by hand to a DMA queue (Core.forced naming a queue) cannot be saved yet:
+saving then is refused with one line.
 
 `sessions.store.load_kernel_session` hands a session whose kernel is a NEFF here, so
 `tui --session F` and `run --session F` load it as any kernel session.
@@ -77,10 +78,6 @@ def save_neff_session(path: str | Path, opened: OpenedNeffKernel, stop: Stop | N
     core, nc, neff = opened.core, opened.neff, opened.file
     if nc is None or neff is None:
         raise SessionError(f"{path}: cannot save: no NEFF is open")
-    if core.edits:
-        n = len(core.edits)
-        raise SessionError(f"{path}: cannot save: a NEFF's session does not keep `set` edits "
-                           f"({n} made; reverse past {'it' if n == 1 else 'them'} to save)")
     queues = sorted({a for a in core.forced.values() if a in nc.dma.index})
     if queues:
         raise SessionError(f"{path}: cannot save: a NEFF's session does not keep steps given "
@@ -98,6 +95,7 @@ def save_neff_session(path: str | Path, opened: OpenedNeffKernel, stop: Stop | N
     spec = SessionSpec(program=entry.path, sha256="", config=opened.config, steps=core.steps,
                        digest=core.digest(), pc=None, stop=_stop_dict(stop),
                        layout=dict(layout or {}), source=target, kernel=entry)
+    spec.edits = core.saved_edits()
     for bp in core.breakpoints:
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
         entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))
@@ -132,7 +130,8 @@ def load_neff_session(spec: SessionSpec, *, progress: Progress | None = None,
                                f"{entry.neff.subgraph} is not the one the session saved")
     core = opened.core
     loaded = LoadedKernelSession(spec, spec.stop)
-    _replay(core, spec.steps, entry.forced, progress, interrupt, src, loaded.warnings)
+    _replay(core, spec.steps, entry.forced, spec.edits, progress, interrupt, src,
+            loaded.warnings)
     loaded.digest_ok = not spec.digest or core.digest() == spec.digest
     if not loaded.digest_ok:
         loaded.warnings.append(f"{src}: the replayed state at step {core.steps} differs from "

@@ -138,3 +138,29 @@ async def test_the_memory_pane_says_when_values_may_be_stale(tmp_path: Path) -> 
         await app.wait_loaded()
         await pilot.pause()
         assert "stale" not in str(memory.border_subtitle)
+
+
+def test_the_tui_session_of_a_neff_saves_and_opens_again_at_its_step(neff: Path,
+                                                                     tmp_path: Path) -> None:
+    s = Session(neff)
+    s.add_breakpoint("op:MEMSET@dve")
+    s.arm("continue")
+    s.run()
+    s.step(2)
+    steps, digest = s.core.steps, s.core.digest()
+    assert steps > 0
+    assert s.save(tmp_path / "s.toml") == f"saved {tmp_path / 's.toml'} at step {steps}"
+    back = Session(tmp_path / "s.toml")
+    assert back.core.steps == steps and back.core.digest() == digest
+    assert [bp.text for bp in back.breakpoints()] == ["op:MEMSET@dve"]
+
+
+def test_a_neff_session_keeps_a_set_edit(neff: Path, tmp_path: Path) -> None:
+    s = Session(neff)
+    s.step(3)
+    assert s.set_value("sem[40]", "5").startswith("sem[40] = 5")
+    s.step(2)
+    digest = s.core.digest()
+    s.save(tmp_path / "s.toml")
+    back = Session(tmp_path / "s.toml")
+    assert back.core.state().sem[40] == 5 and back.core.digest() == digest
