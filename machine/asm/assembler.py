@@ -24,7 +24,7 @@ from neurondbg.machine.asm.data import DataInit, data_format, to_bytes
 from neurondbg.machine.asm.errors import AsmError, did_you_mean
 from neurondbg.machine.asm.fastpath import FastPath, LineSplit, line_split, shape_lines
 from neurondbg.machine.asm.keys import Kind, lookup_mnemonic, resolve_key
-from neurondbg.machine.asm.parser import Arg, Atom, Bracket, Statement, parse_line
+from neurondbg.machine.asm.parser import Arg, Atom, Bracket, Statement, Value, parse_line
 from neurondbg.machine.asm.semaphores import KEYS as SEM_KEYS
 from neurondbg.machine.asm.semaphores import VALUE as SEM_VALUE
 from neurondbg.machine.asm.semaphores import sem_fields
@@ -82,7 +82,10 @@ class Context:
     in_section: bool = False  # inside an `.engine` section (machine.asm.sections)
 
 
-def _fail_for(st: Statement, file: str):
+Fail = Callable[[str, int], AsmError]  # (message, column) -> the error to raise
+
+
+def _fail_for(st: Statement, file: str) -> Fail:
     def fail(message: str, column: int) -> AsmError:
         return AsmError(message, file, st.lineno, column, st.source.rstrip("\n"))
     return fail
@@ -341,7 +344,7 @@ def assemble_lines(src_lines: list[Line], ctx: Context,
 
 # ---------------------------------------------------------------- instructions
 
-def _lookup(head: Atom, fail) -> tuple[int, Struct]:
+def _lookup(head: Atom, fail: Fail) -> tuple[int, Struct]:
     found = lookup_mnemonic(head.text)
     if found is None:
         hint = did_you_mean(head.text, MNEMONICS)
@@ -355,7 +358,7 @@ def _lookup(head: Atom, fail) -> tuple[int, Struct]:
 class _Builder:
     """Collects explicit and implied field values of one instruction."""
 
-    def __init__(self, struct: Struct, ctx: Context, fail, here: int) -> None:
+    def __init__(self, struct: Struct, ctx: Context, fail: Fail, here: int) -> None:
         self.struct = struct
         self.ctx = ctx
         self.fail = fail
@@ -481,7 +484,7 @@ class _Builder:
                 "src_registers": tuple(src + [0] * pad), "immediate": tuple(imm + [0] * pad)}
 
 
-def _imm32(atom: Atom, fail) -> int:
+def _imm32(atom: Atom, fail: Fail) -> int:
     num = parse_number(atom.text)
     out_of_range = register_range_error(atom.text)
     if out_of_range is not None:
@@ -495,7 +498,7 @@ def _imm32(atom: Atom, fail) -> int:
     return num & 0xFFFFFFFF
 
 
-def _imm64(atom: Atom, fail) -> tuple[int, int]:
+def _imm64(atom: Atom, fail: Fail) -> tuple[int, int]:
     num = parse_number(atom.text)
     if num is None:
         raise fail("expected a register (R0..R63, PC_LO, PC_HI) or a number", atom.column)
@@ -507,7 +510,7 @@ def _imm64(atom: Atom, fail) -> tuple[int, int]:
     return num & 0xFFFFFFFF, num >> 32
 
 
-def _instruction(st: Statement, ctx: Context, fail, here: int) -> bytes:
+def _instruction(st: Statement, ctx: Context, fail: Fail, here: int) -> bytes:
     assert st.head is not None
     code, struct = _lookup(st.head, fail)
     b = _Builder(struct, ctx, fail, here)
@@ -522,7 +525,7 @@ def _instruction(st: Statement, ctx: Context, fail, here: int) -> bytes:
 
 # ---------------------------------------------------------------- directives
 
-def _directive(st: Statement, ctx: Context, fail, data: list[DataInit]) -> bytes | None:
+def _directive(st: Statement, ctx: Context, fail: Fail, data: list[DataInit]) -> bytes | None:
     assert st.head is not None
     head = st.head.text.lower()
     if head == ".gen":
@@ -553,7 +556,7 @@ def _directive(st: Statement, ctx: Context, fail, data: list[DataInit]) -> bytes
                + (hint or "; expected one of: " + ", ".join(DIRECTIVES)), st.head.column)
 
 
-def _positional(st: Statement, fail, n: int | None, usage: str) -> list[Atom]:
+def _positional(st: Statement, fail: Fail, n: int | None, usage: str) -> list[Atom]:
     atoms = []
     for a in st.args:
         if a.key is not None or not isinstance(a.value, Atom):
@@ -565,7 +568,7 @@ def _positional(st: Statement, fail, n: int | None, usage: str) -> list[Atom]:
     return atoms
 
 
-def _hex_blob(atoms: list[Atom], fail) -> bytes:
+def _hex_blob(atoms: list[Atom], fail: Fail) -> bytes:
     parts = []
     for a in atoms:
         t = a.text.replace("_", "")
@@ -575,7 +578,7 @@ def _hex_blob(atoms: list[Atom], fail) -> bytes:
     return b"".join(parts)  # one copy: a line may hold a partition's worth of atoms
 
 
-def _region(value, ctx: Context, fail) -> tuple[str, int, int, int, int]:
+def _region(value: Value, ctx: Context, fail: Fail) -> tuple[str, int, int, int, int]:
     """(space, p0, p1, offset, bytes per partition) of `sb[p, off]` / `sb[p0:p1, off]`."""
     usage = "a region like sb[p0, 0] or sb[p0:p128, 0x100]"
     if not isinstance(value, Bracket) or value.name.text.lower() not in SPACE_NAMES:
@@ -597,7 +600,7 @@ def _region(value, ctx: Context, fail) -> tuple[str, int, int, int, int]:
     return space, p0, p1, off, size
 
 
-def _options(args: list[Arg], allowed: tuple[str, ...], fail) -> dict[str, Atom]:
+def _options(args: list[Arg], allowed: tuple[str, ...], fail: Fail) -> dict[str, Atom]:
     out: dict[str, Atom] = {}
     for a in args:
         if a.key is None or a.key.text not in allowed or not isinstance(a.value, Atom):
@@ -606,14 +609,14 @@ def _options(args: list[Arg], allowed: tuple[str, ...], fail) -> dict[str, Atom]
     return out
 
 
-def _num(atom: Atom, fail, what: str = "a number") -> int | float:
+def _num(atom: Atom, fail: Fail, what: str = "a number") -> int | float:
     v = parse_number(atom.text)
     if v is None:
         raise fail(f"expected {what}", atom.column)
     return v
 
 
-def _data_directive(head: str, st: Statement, ctx: Context, fail) -> DataInit:
+def _data_directive(head: str, st: Statement, ctx: Context, fail: Fail) -> DataInit:
     """One data initialisation. Sizes are checked before values are made: a directive
     is held to its partition (and the assembly to MAX_DATA_BYTES of data in all)
     whatever count it names."""
@@ -656,7 +659,7 @@ def _data_directive(head: str, st: Statement, ctx: Context, fail) -> DataInit:
     return DataInit(space, (p0, p1), off, rows, fmt, st.lineno)
 
 
-def _directive_rows(head: str, args: list[Arg], dt: np.dtype, nparts: int, fail, usage: str,
+def _directive_rows(head: str, args: list[Arg], dt: np.dtype, nparts: int, fail: Fail, usage: str,
                     type_atom: Atom, fits: Callable[[int], None]) -> np.ndarray:
     """The (nparts, bytes) rows of a .data / .fill / .random directive; `fits(n)` judges
     n bytes per partition before they are made."""
@@ -711,7 +714,7 @@ def _directive_rows(head: str, args: list[Arg], dt: np.dtype, nparts: int, fail,
     return _to_bytes(rng.uniform(low, high, size=(nparts, count)), dt, fail, col)
 
 
-def _to_bytes(values: np.ndarray, dt: np.dtype, fail, column: int) -> np.ndarray:
+def _to_bytes(values: np.ndarray, dt: np.dtype, fail: Fail, column: int) -> np.ndarray:
     try:
         return to_bytes(values, dt)
     except ValueError as e:
@@ -719,7 +722,7 @@ def _to_bytes(values: np.ndarray, dt: np.dtype, fail, column: int) -> np.ndarray
 
 
 def _int_fill(dt: np.dtype, nparts: int, count: int, start: int, step: int, pstep: int,
-              fail, column: int) -> np.ndarray:
+              fail: Fail, column: int) -> np.ndarray:
     """Bytes of `start + i*step + p*pstep` in integer type `dt`, without a Python int per
     element: the values are linear, so they fit `dt` when the four corners do, and then
     uint64 arithmetic modulo 2**64 gives each one exactly."""

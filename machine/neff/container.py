@@ -180,7 +180,7 @@ class _Inflater:
                 out = self.d.decompress(src, INFLATE_CHUNK)
             except zlib.error as e:
                 raise NeffError(f"{self.where}: corrupt gzip data ({e})") from None
-            if self.d.eof:  # what followed the member was fed too: take it back
+            if _ended(self.d):  # what followed the member was fed too: take it back
                 self.pos -= len(self.d.unused_data)
             if out:
                 self.total += len(out)
@@ -419,3 +419,9 @@ def _read(view: memoryview, where: str, limits: Limits) -> Archive:
                             f"{size:,} bytes)")
     archive.unpacked_bytes = inf.total
     return archive
+
+
+def _ended(d: zlib._Decompress) -> bool:
+    """Whether `d` has reached its member's end (a call, so that the type checker does not
+    keep `d.eof` narrowed from a test made before `decompress` changed it)."""
+    return d.eof

@@ -412,7 +412,8 @@ class DmaModel:
         row = state.sbuf.strides[0]
         out: list[_Op] = []
         key: tuple[object, ...] | None = None
-        gs = gd = None
+        gs: _Geometry | None = None
+        gd: _Geometry | None = None
         run: list[tuple[int, int]] = []
 
         def flush() -> None:
