@@ -21,9 +21,10 @@ from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.isa.opcodes import OPCODES, QUEUE_ENGINES, Opcode
 
 if TYPE_CHECKING:
-    from neurondbg.machine.engines.context import Context
+    from neurondbg.machine.engines.context import Context, Fields
     from neurondbg.machine.engines.record import Fault, Lanes, StepRecord
     from neurondbg.machine.engines.seq import Handler
+    from neurondbg.machine.isa.codec import Instruction
 
 ENGINES: tuple[str, ...] = QUEUE_ENGINES
 
@@ -82,12 +83,12 @@ def handler_for(opcode: int, engine: str, gen: Gen) -> tuple[Handler | None, str
     return h, ""
 
 
-def execute(ctx: Context, inst: Any, handler: Handler) -> int | None:
+def execute(ctx: Context, inst: Instruction, handler: Handler) -> int | None:
     """Run the header's event wait, the handler, then the header's event update.
 
     Returns the next PC when the instruction branches, else None. Raises Fault.
     """
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     wait = f.get("events.wait_mode", 0)
     if wait:

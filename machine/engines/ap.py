@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from neurondbg.machine.dtypes import Gen, dtype_bytes, dtype_name
+from neurondbg.machine.engines.context import Fields
 from neurondbg.machine.engines.record import Fault
 from neurondbg.machine.isa.addr import INDIRECT_BIT, REGISTER_BIT, SHAPE_BIT, decode_addr4
 from neurondbg.machine.state import MachineState, Region
@@ -65,7 +66,7 @@ _KEYS: dict[str, tuple[str, str, str]] = {}
 ADDR_MARKERS = REGISTER_BIT | SHAPE_BIT | INDIRECT_BIT
 
 
-def operand(state: MachineState, fields: dict[str, Any], prefix: str, dtype: int, nac: int,
+def operand(state: MachineState, fields: Fields, prefix: str, dtype: int, nac: int,
             engine: str, what: str | None = None) -> Region:
     """The Region of tensor operand `prefix` ("src_mem_pattern", "dst", ...)."""
     keys = _KEYS.get(prefix)
@@ -129,7 +130,7 @@ def _region(space: str, p0: int, off: int, dtype: int, nac: int, engine: str,
     return region
 
 
-def _tuple(v: Any) -> tuple[int, ...]:
+def _tuple(v: Any) -> tuple[int, ...]:  # a field value: int, tuple, list or array
     """A hashable pattern key; `_region` normalizes the items to int once per pattern."""
     if type(v) is tuple:
         return v  # decoded fields are tuples already

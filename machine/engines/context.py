@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from neurondbg.machine.engines.record import Lanes
 from neurondbg.machine.state import RECORD_BYTES, MachineState
+
+# A decoded record's fields (machine.isa.codec.Instruction.fields) as a handler reads
+# them: by name, each an int, or a tuple of ints for an array field. The struct the
+# handler executes says which, so the values stay Any rather than narrowed at each read.
+Fields = Mapping[str, Any]
 
 
 @dataclass

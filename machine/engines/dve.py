@@ -9,14 +9,14 @@ Folds run in element order, sequentially (ufunc.accumulate), in fp32.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from neurondbg.machine.dtypes import Dtype, dtype_name
 from neurondbg.machine.engines.alu import AluFault, alu_vec, vector_kind
 from neurondbg.machine.engines.ap import operand, read_elems, resolve_addr, same_count, write_elems
-from neurondbg.machine.engines.context import Context
+from neurondbg.machine.engines.context import Context, Fields
 from neurondbg.machine.engines.pool import pair_operands
 from neurondbg.machine.engines.record import Fault
 from neurondbg.machine.engines.seq import Handler
@@ -25,6 +25,9 @@ from neurondbg.machine.isa.enums import AccumCmd, AluOp, ImmSrc, RevOps
 from neurondbg.machine.isa.opcodes import Opcode as Op
 from neurondbg.machine.isa.structs import pair_hi, pair_lo
 from neurondbg.machine.state import MachineState, Region
+
+if TYPE_CHECKING:
+    from neurondbg.machine.isa.codec import Instruction
 
 _FOLD = {AluOp.ADD: np.add, AluOp.SUBTRACT: np.add, AluOp.MULT: np.multiply,
          AluOp.MAX: np.maximum, AluOp.MIN: np.minimum}
@@ -81,7 +84,7 @@ def _running(op: int, seed: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 # -- predicated copy / cast (isa-facts §5.2): false lanes keep the old destination ---------
-def predicated(ctx: Context, inst: Any) -> None:
+def predicated(ctx: Context, inst: Instruction) -> None:
     st = ctx.state
     (dp, dv, dout), (pred_r, data_r, dst) = pair_operands(
         ctx, inst, "predicated", ("src0 (predicate)", "src1 (data)"))
@@ -105,10 +108,10 @@ def _apply(op: int, x: np.ndarray, s: np.ndarray, swap: bool) -> np.ndarray:
     return alu_vec(op, s, x) if swap else alu_vec(op, x, s)
 
 
-def tensor_scalar(ctx: Context, inst: Any) -> None:
+def tensor_scalar(ctx: Context, inst: Instruction) -> None:
     """out = (in op0 imm0) op1 imm1; the CACHE_REDUCE form folds op1 into the accumulator,
     CACHE_CUMULATIVE also writes the running prefix."""
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     code = inst.opcode
     din, dout, nac = f["in_dtype"], f["out_dtype"], f["nac"]
@@ -156,9 +159,9 @@ _CMP = {AluOp.IS_EQUAL: np.equal, AluOp.IS_GT: np.greater, AluOp.IS_GE: np.great
         AluOp.IS_LE: np.less_equal, AluOp.IS_LT: np.less}
 
 
-def range_select(ctx: Context, inst: Any) -> None:
+def range_select(ctx: Context, inst: Instruction) -> None:
     """out = (x cmp0 b0 && x cmp1 b1) ? x : fill_val; acc = max(acc, out) when reducing."""
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     pair = f["in_out_dtype"]
     din, dout, nac = pair_lo(pair), pair_hi(pair), f["nac"]
@@ -196,9 +199,9 @@ def _reduce_max(st: MachineState, cmd: int, rows: slice, out: np.ndarray, what: 
 
 
 # -- SELECT_REDUCE (S2S2D2_STT; ref 004 select_reduce) -------------------------------------
-def select_reduce(ctx: Context, inst: Any) -> None:
+def select_reduce(ctx: Context, inst: Instruction) -> None:
     """out = pred ? on_true : on_false (imm0); reverse_operands != 0 inverts pred; acc = max."""
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     pair = f["in0_in1_dtype"]
     dp, dv, dout, nac = pair_lo(pair), pair_hi(pair), f["out_dtype"], f["nac"]
@@ -230,9 +233,9 @@ def _size(dtype: int) -> int:
 
 
 # -- DVE_READ_ACCUMULATOR (D1_RD) --------------------------------------------------------------
-def read_accumulator(ctx: Context, inst: Any) -> None:
+def read_accumulator(ctx: Context, inst: Instruction) -> None:
     """dst (one element per partition) = acc, negated when `negated` is 1."""
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     dst: Region = operand(st, f, "dst", f["dtype"], f["nac"], ctx.engine)
     acc = st.acc[dst.p0:dst.p1].astype(np.float32)
@@ -243,13 +246,13 @@ def read_accumulator(ctx: Context, inst: Any) -> None:
 
 
 # -- DVE_READ_INDICES (D4_MR, isa-facts §6.2) ------------------------------------------------
-def read_indices(ctx: Context, inst: Any) -> None:
+def read_indices(ctx: Context, inst: Instruction) -> None:
     """dst (8 elements per partition, u16 or u32) = the 8 index registers of each lane.
 
     Nothing modelled fills them yet (MAX8 / FIND_INDEX8 / MATCH_REPLACE8 are not), so
     they read as their current values (0 after reset).
     """
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     dst = operand(st, f, "dst", f["dtype"], f["nac"], ctx.engine)
     if dst.count != st.idx.shape[1]:

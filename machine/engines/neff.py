@@ -14,31 +14,34 @@ NOP's header wait and EVENT_SEMAPHORE's second wait at 0x20 are machine.engines.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from neurondbg.machine.engines.context import Context
+from neurondbg.machine.engines.context import Context, Fields
 from neurondbg.machine.engines.record import Fault
 from neurondbg.machine.engines.seq import Handler
 from neurondbg.machine.isa.opcodes import Opcode as Op
 from neurondbg.machine.neff.stale import MAY_WRITE, mark
+
+if TYPE_CHECKING:
+    from neurondbg.machine.isa.codec import Instruction
 
 # opcodes that run on whichever engine's stream holds them (a NEFF places the pseudo
 # ones on the engines of neff-facts §0.3, which no dispatch table lists)
 ANY_ENGINE: frozenset[int] = frozenset({Op.PSEUDO_DMATRIGGER, Op.PSEUDO_BRANCH_LABEL})
 
 
-def no_op(ctx: Context, inst: Any) -> None:
+def no_op(ctx: Context, inst: Instruction) -> None:
     """Nothing beyond the header's events (neff-facts §5.2)."""
     return None
 
 
-def opaque(ctx: Context, inst: Any) -> None:
+def opaque(ctx: Context, inst: Instruction) -> None:
     """The header's events only; what the instruction may write becomes stale."""
     for space in MAY_WRITE.get(inst.opcode, ()):
         mark(ctx.state, space, f"{inst.mnemonic} at {ctx.engine} {ctx.pc:#x}")
 
 
-def dma_trigger(ctx: Context, inst: Any) -> None:
+def dma_trigger(ctx: Context, inst: Instruction) -> None:
     """Enqueue the entry (queue, id) of the issuing engine's dma list."""
     from neurondbg.machine.neff.model import Engine
 
@@ -46,7 +49,7 @@ def dma_trigger(ctx: Context, inst: Any) -> None:
     if dma is None:
         raise Fault("PSEUDO_DMATRIGGER starts a NEFF's DMA entry; this program has no DMA "
                     "queues (open the .neff to run it)")
-    f = inst.fields
+    f: Fields = inst.fields
     raw = f["queue"]
     name = bytes(raw).split(b"\0", 1)[0].decode("ascii", "replace")
     try:

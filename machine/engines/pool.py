@@ -8,14 +8,14 @@ partition, gathered and scattered with numpy in one go.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from neurondbg.machine.dtypes import dtype_name
-from neurondbg.machine.engines.alu import FOLD_UFUNCS, AluFault, alu_vec, vector_kind
+from neurondbg.machine.engines.alu import FOLD_UFUNCS, AluFault, VectorKind, alu_vec, vector_kind
 from neurondbg.machine.engines.ap import ADDR_MARKERS, operand, read_elems, same_count, write_elems
-from neurondbg.machine.engines.context import Context
+from neurondbg.machine.engines.context import Context, Fields
 from neurondbg.machine.engines.record import Fault
 from neurondbg.machine.engines.seq import Handler
 from neurondbg.machine.engines.tensor import (
@@ -31,26 +31,29 @@ from neurondbg.machine.engines.tensor import (
 from neurondbg.machine.isa.enums import AluOp, TensorSubdim
 from neurondbg.machine.isa.opcodes import Opcode as Op
 from neurondbg.machine.isa.structs import pair_hi, pair_lo
-from neurondbg.machine.state import Region
+from neurondbg.machine.state import MachineState, Region
+
+if TYPE_CHECKING:
+    from neurondbg.machine.isa.codec import Instruction
 
 SRC, DST = "src_mem_pattern", "dst_mem_pattern"
 
 
-def src_dst(ctx: Context, inst: Any) -> tuple[Region, Region]:
+def src_dst(ctx: Context, inst: Instruction) -> tuple[Region, Region]:
     """The src and dst operands of a one-source instruction (COPY, CAST, TENSOR_REDUCE,
     TENSOR_CUMULATIVE), each of its own dtype, src resolved (and faulting) first."""
-    f = inst.fields
+    f: Fields = inst.fields
     nac = f["num_active_channels"]
     return (operand(ctx.state, f, SRC, f["in_dtype"], nac, ctx.engine, "src"),
             operand(ctx.state, f, DST, f["out_dtype"], nac, ctx.engine, "dst"))
 
 
-def pair_operands(ctx: Context, inst: Any, what: str, labels: tuple[str | None, str | None]
+def pair_operands(ctx: Context, inst: Instruction, what: str, labels: tuple[str | None, str | None]
                   = (None, None)) -> tuple[tuple[int, int, int], tuple[Region, Region, Region]]:
     """((dtype of src0, of src1, of dst), (src0, src1, dst)) of a two-source instruction
     whose source dtypes share the `in0_in1_dtype` byte (TENSOR_TENSOR, the predicated
     COPY / CAST), in that order, the element counts checked equal (`what` names it)."""
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     nac = f["num_active_channels"]
     pair = f["in0_in1_dtype"]
@@ -63,8 +66,8 @@ def pair_operands(ctx: Context, inst: Any, what: str, labels: tuple[str | None, 
     return (d0, d1, dout), (s0, s1, dst)
 
 
-def copy(ctx: Context, inst: Any) -> None:
-    f = inst.fields
+def copy(ctx: Context, inst: Instruction) -> None:
+    f: Fields = inst.fields
     st = ctx.state
     src, dst = src_dst(ctx, inst)
     same_count(src, dst, "COPY src/dst")
@@ -74,8 +77,8 @@ def copy(ctx: Context, inst: Any) -> None:
     write_elems(st, dst, read_elems(st, src))
 
 
-def cast(ctx: Context, inst: Any) -> None:
-    f = inst.fields
+def cast(ctx: Context, inst: Instruction) -> None:
+    f: Fields = inst.fields
     st = ctx.state
     key = (inst.raw, st.fp8_exp4, st.fp8_sat)
     plan = st.plans.get(key)
@@ -98,7 +101,7 @@ MAX_PLANS = 256
 CastPlan = tuple[Region, Region, DirectCast | None]
 
 
-def _cast_plan(ctx: Context, inst: Any) -> CastPlan:
+def _cast_plan(ctx: Context, inst: Instruction) -> CastPlan:
     """A CAST's operands (checked) and its direct plan (tensor.direct_cast), or its Fault.
 
     Pure in the record's bytes and the state's configuration (gen, geometry, engine,
@@ -107,15 +110,15 @@ def _cast_plan(ctx: Context, inst: Any) -> CastPlan:
     settings, so an edited record or a changed FP8 setting is planned afresh, and a
     Fault (raised, never kept) is raised again by the next step.
     """
-    f = inst.fields
+    f: Fields = inst.fields
     src, dst = src_dst(ctx, inst)
     same_count(src, dst, "CAST src/dst")
     return src, dst, direct_cast(ctx.state, src, dst, f["in_dtype"], f["out_dtype"])
 
 
-def memset(ctx: Context, inst: Any) -> None:
+def memset(ctx: Context, inst: Instruction) -> None:
     """Every dst element = set_value's low bytes (an encoding of `dtype`)."""
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     dst = operand(st, f, "dst", f["dtype"], f["nac"], ctx.engine, "dst")
     value = np.array([f["set_value"]], np.uint32).astype(f"<u{dst.size}")
@@ -141,10 +144,11 @@ _SUBDIM_AXES = {TensorSubdim.UNUSED: 1, TensorSubdim.X: 1, TensorSubdim.XY: 2,
                 TensorSubdim.XYZ: 3, TensorSubdim.XYZW: 4}
 
 
-def _fold_operands(ctx: Context, inst: Any, bitvec_opcode: Op) -> tuple[Any, ...]:
+def _fold_operands(ctx: Context, inst: Instruction, bitvec_opcode: Op
+                   ) -> tuple[Fields, MachineState, int, VectorKind | None, int, Region, Region]:
     """The shared prologue of TENSOR_REDUCE / TENSOR_CUMULATIVE: the op's kind (bitvec
     opcodes take bit ops, arith ones fp/int ops), the op_dim axis count, and the operands."""
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     op = f["op"]
     kind = vector_kind(op)
@@ -159,7 +163,7 @@ def _fold_operands(ctx: Context, inst: Any, bitvec_opcode: Op) -> tuple[Any, ...
     return f, st, op, kind, naxes, src, dst
 
 
-def tensor_reduce(ctx: Context, inst: Any) -> None:
+def tensor_reduce(ctx: Context, inst: Instruction) -> None:
     """Fold the innermost op_dim axes (X = dim 0, ... XYZW = all four) with `op`."""
     f, st, op, kind, naxes, src, dst = _fold_operands(ctx, inst, Op.TENSOR_REDUCE_BITVEC_OP)
     nums = src.nums  # dim 0 innermost; the array below is (P, n3, n2, n1, n0)
@@ -193,7 +197,7 @@ def _scan(op: int, x: np.ndarray) -> np.ndarray:
     return out
 
 
-def tensor_cumulative(ctx: Context, inst: Any) -> None:
+def tensor_cumulative(ctx: Context, inst: Instruction) -> None:
     """dst = running fold of src over its op_dim axes (flattened, dimension 0 fastest)."""
     f, st, op, kind, naxes, src, dst = _fold_operands(ctx, inst, Op.TENSOR_CUMULATIVE_BITVEC_OP)
     same_count(src, dst, f"{inst.mnemonic} src/dst")
@@ -210,9 +214,9 @@ def tensor_cumulative(ctx: Context, inst: Any) -> None:
     write_elems(st, dst, out.reshape(bits.shape[0], -1))
 
 
-def tensor_tensor(ctx: Context, inst: Any) -> None:
+def tensor_tensor(ctx: Context, inst: Instruction) -> None:
     """dst = src0 OP src1 elementwise; arith in fp32 (int band on 32-bit ints), bitvec on bits."""
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     (d0, d1, dout), (s0, s1, dst) = pair_operands(ctx, inst, "TENSOR_TENSOR")
     op = f["op"]

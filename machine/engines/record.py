@@ -16,6 +16,7 @@ from neurondbg.machine.state import MachineState, Region, Write
 
 if TYPE_CHECKING:  # the trace module loads with the first trace
     from neurondbg.machine.convert.trace import Trace
+    from neurondbg.machine.legality.result import Verdict
 
 
 class Fault(Exception):
@@ -206,7 +207,7 @@ class LazyVerdict:
 
     __slots__ = ("compute",)
 
-    def __init__(self, compute: Callable[[], Any]) -> None:
+    def __init__(self, compute: Callable[[], Verdict | None]) -> None:
         self.compute = compute
 
 
@@ -221,8 +222,8 @@ class StepRecord:
     step: int  # 0-based number of this step (= steps executed before it)
     pc: int
     index: int  # record index in the program
-    instruction: Any = field(default=None, repr=False)  # machine.isa.codec.Instruction
-    _verdict: Any = field(default=None, repr=False)  # a Verdict, None, or a LazyVerdict
+    instruction: Any = field(default=None, repr=False)  # an Instruction, a NEFF DmaOp, or None
+    _verdict: Verdict | LazyVerdict | None = field(default=None, repr=False)
     writes: list[Write] = field(default_factory=list)
     fault: str | None = None
     invalid: bool = False  # refused: failed legality (nothing executed)
@@ -231,14 +232,14 @@ class StepRecord:
     lanes: Lanes | None = None
 
     @property
-    def verdict(self) -> Any:
+    def verdict(self) -> Verdict | None:
         v = self._verdict
         if isinstance(v, LazyVerdict):
             v = self._verdict = v.compute()
         return v
 
     @verdict.setter
-    def verdict(self, value: Any) -> None:
+    def verdict(self, value: Verdict | LazyVerdict | None) -> None:
         self._verdict = value
 
     @property

@@ -14,7 +14,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from neurondbg.machine.engines.alu import (
     s32,
     supported,
 )
-from neurondbg.machine.engines.context import Context
+from neurondbg.machine.engines.context import Context, Fields
 from neurondbg.machine.engines.record import Fault
 from neurondbg.machine.isa.enums import AluOp as A
 from neurondbg.machine.isa.enums import (
@@ -46,7 +46,10 @@ from neurondbg.machine.isa.opcodes import Opcode as Op
 from neurondbg.machine.journal import COUNT_SHIFT, REG_SHIFT
 from neurondbg.machine.state import NUM_REGS, PC_HI, PC_LO, RECORD_BYTES, MachineState
 
-Handler = Callable[[Context, Any], "int | None"]
+if TYPE_CHECKING:
+    from neurondbg.machine.isa.codec import Instruction
+
+Handler = Callable[[Context, "Instruction"], "int | None"]
 
 
 def _read(state: MachineState, spec: int, what: str) -> int:
@@ -69,8 +72,8 @@ def _dtype(code: int, what: str) -> int:
 
 
 # -- MOVE (ref 001 §3, isa-facts §4.2) -------------------------------------------------
-def move(ctx: Context, inst: Any) -> None:
-    f = inst.fields
+def move(ctx: Context, inst: Instruction) -> None:
+    f: Fields = inst.fields
     n = f["num_mov"]
     if not 1 <= n <= 8:
         raise Fault(f"MOVE num_mov = {n}; must be 1..8")
@@ -86,8 +89,8 @@ def move(ctx: Context, inst: Any) -> None:
 
 
 # -- ALU_OP (isa-facts §3, §4.4) -------------------------------------------------------
-def _alu_parts(inst: Any) -> tuple[int, int, int, int, int, int | None]:
-    f = inst.fields
+def _alu_parts(inst: Instruction) -> tuple[int, int, int, int, int, int | None]:
+    f: Fields = inst.fields
     op = f["op"]
     if not supported(op):
         raise Fault(f"ALU_OP op {op:#x} is not an ALU_OP code")
@@ -98,9 +101,9 @@ def _alu_parts(inst: Any) -> tuple[int, int, int, int, int, int | None]:
     return op, dtype, dst_dtype, f["src0_lo"], f["dst_lo"], imm
 
 
-def _alu_op64(ctx: Context, inst: Any) -> None:
+def _alu_op64(ctx: Context, inst: Instruction) -> None:
     """INT64 / UINT64: operands are lo/hi register pairs (isa-facts §4.4), e.g. the PC."""
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     op, dtype = f["op"], f["dtype"]
     if not supported(op):
@@ -125,14 +128,15 @@ def _alu_op64(ctx: Context, inst: Any) -> None:
     st.write_reg(f["dst_hi"], v >> 32)
 
 
-def alu_op(ctx: Context, inst: Any) -> None:
-    if inst.fields["dtype"] in (Dtype.INT64, Dtype.UINT64):
+def alu_op(ctx: Context, inst: Instruction) -> None:
+    f: Fields = inst.fields
+    if f["dtype"] in (Dtype.INT64, Dtype.UINT64):
         _alu_op64(ctx, inst)
         return
     op, dtype, dst_dtype, s0, d, imm = _alu_parts(inst)
     st = ctx.state
     a = _read(st, s0, "src0_lo")
-    b = imm if imm is not None else _read(st, inst.fields["src1_lo"], "src1_lo")
+    b = imm if imm is not None else _read(st, f["src1_lo"], "src1_lo")
     _check_dst(d, "dst_lo")
     try:
         v = alu32(op, a, b, dtype, dst_dtype)
@@ -151,7 +155,7 @@ _RELATIONS: dict[str, tuple[Callable[[Any, Any], bool], str]] = {
 _CMP: dict[str, Callable[[Any, Any], bool]] = {k: f for k, (f, _) in _RELATIONS.items()}
 
 
-def _branch_taken(st: MachineState, f: dict[str, Any]) -> bool:
+def _branch_taken(st: MachineState, f: Fields) -> bool:
     try:
         name = BrCmpOp(f["cmp_op"]).name
     except ValueError:
@@ -165,7 +169,7 @@ def _branch_taken(st: MachineState, f: dict[str, Any]) -> bool:
     return _CMP[rel](a, from_bits(b_bits, dtype))
 
 
-def _branch_target(ctx: Context, f: dict[str, Any]) -> int:
+def _branch_target(ctx: Context, f: Fields) -> int:
     mode = f["target_mode"]
     if mode == BrTargetMode.REL_IMM:
         return ctx.pc + int(f["br_immediate"])  # relative to the branch's own address, bytes
@@ -182,15 +186,15 @@ def _branch_target(ctx: Context, f: dict[str, Any]) -> int:
     raise Fault(f"COMPARE_BRANCH target_mode {mode} is not a BR_TARGET_MODE code")
 
 
-def compare_branch(ctx: Context, inst: Any) -> int | None:
-    f = inst.fields
+def compare_branch(ctx: Context, inst: Instruction) -> int | None:
+    f: Fields = inst.fields
     if _branch_taken(ctx.state, f):
         return _branch_target(ctx, f)
     return None
 
 
 # -- MOVE_SHAPE (ref 001 §5.2; semantics of the three move types inferred, LOW) -----------
-def _entries(f: Any, what: str, count: str, limit: int, why: str,
+def _entries(f: Fields, what: str, count: str, limit: int, why: str,
              *lists: str) -> Iterator[tuple[int, ...]]:
     """(k, lists[0][k], lists[1][k], ...) for the first f[count] entries of the struct's
     lists; a Fault naming `what` when the count is outside 1..limit."""
@@ -201,8 +205,8 @@ def _entries(f: Any, what: str, count: str, limit: int, why: str,
     return zip(range(n), *(f[name] for name in lists), strict=False)
 
 
-def move_shape(ctx: Context, inst: Any) -> None:
-    f = inst.fields
+def move_shape(ctx: Context, inst: Instruction) -> None:
+    f: Fields = inst.fields
     st = ctx.state
     mt = f["move_type"]
     for k, sr, data in _entries(f, "MOVE_SHAPE", "num_move", 4,
@@ -280,8 +284,8 @@ def update_events(st: MachineState, mode: int, idx: int, value: int, what: str) 
     st.write_scalar("sem", idx, new & M32)
 
 
-def event_semaphore(ctx: Context, inst: Any) -> None:
-    f = inst.fields
+def event_semaphore(ctx: Context, inst: Instruction) -> None:
+    f: Fields = inst.fields
     p = "events_extended."
     wait_events(ctx.state, f[p + "wait_mode"], f[p + "wait_idx"], f[p + "sem_wait_value"],
                 "EVENT_SEMAPHORE")
@@ -289,9 +293,9 @@ def event_semaphore(ctx: Context, inst: Any) -> None:
                   f[p + "sem_update_value"], "EVENT_SEMAPHORE")
 
 
-def test_event_sem(ctx: Context, inst: Any) -> None:
+def test_event_sem(ctx: Context, inst: Instruction) -> None:
     """READ_* copies sem values into registers, UPDATE_* writes registers into sems (LOW)."""
-    f = inst.fields
+    f: Fields = inst.fields
     st = ctx.state
     mode = f["mode"]
     for k, sid, reg in _entries(f, "TEST_EVENT_SEM", "num_evt_sem", 16, "must be 1..16",
@@ -306,11 +310,11 @@ def test_event_sem(ctx: Context, inst: Any) -> None:
                         "(READ_SEM/EVT, UPDATE_SEM/EVT)")
 
 
-def nop(ctx: Context, inst: Any) -> None:
+def nop(ctx: Context, inst: Instruction) -> None:
     return None
 
 
-def halt(ctx: Context, inst: Any) -> None:
+def halt(ctx: Context, inst: Instruction) -> None:
     ctx.state.write_scalar("halted", None, True)
 
 
@@ -423,7 +427,7 @@ class Site:
     """What a fast closure runs on: the decoded record, the state's hot lists, the
     program's base address and length (records)."""
 
-    inst: Any
+    inst: Instruction
     R: list[int]
     steps_append: Callable[[int], None]
     regs_append: Callable[[int], None]
@@ -439,14 +443,14 @@ class Site:
 FastBuilder = Callable[[Site], "FastOp | None"]
 
 
-def _plain_events(f: dict[str, Any]) -> bool:
+def _plain_events(f: Fields) -> bool:
     return not f.get("events.wait_mode") and not f.get("events.update_mode")
 
 
-def fast_op(state: MachineState, inst: Any, count: int) -> FastOp | None:
+def fast_op(state: MachineState, inst: Instruction, count: int) -> FastOp | None:
     """A closure executing `inst` without records at any record of a program of `count`
     (where `fits` says so), or None."""
-    build = FAST.get(inst.opcode)
+    build = _FAST_BY_CODE.get(inst.opcode)
     if build is None or not _plain_events(inst.fields):
         return None
     j = state.journal
@@ -467,7 +471,7 @@ def _fast_nop(s: Site) -> FastOp:
 
 
 def _fast_move(s: Site) -> FastOp | None:
-    f = s.inst.fields
+    f: Fields = s.inst.fields
     R, steps_append, regs_append = s.R, s.steps_append, s.regs_append
     n = f["num_mov"]
     dsts = list(f["dst_registers"][:n])
@@ -504,7 +508,7 @@ def _fast_move(s: Site) -> FastOp | None:
 
 
 def _fast_alu(s: Site) -> FastOp | None:
-    f = s.inst.fields
+    f: Fields = s.inst.fields
     R, steps_append, regs_append = s.R, s.steps_append, s.regs_append
     aop, dtype, dst_dtype, s0, d, imm = _alu_parts(s.inst)
     s1 = f["src1_lo"]
@@ -594,7 +598,7 @@ def _alu_inline(s: Site, op: Callable[[int, int], int], masked: bool, sym: str, 
 
 
 def _fast_branch(s: Site) -> FastOp | None:
-    f = s.inst.fields
+    f: Fields = s.inst.fields
     R, steps_append, word0, base, count = s.R, s.steps_append, s.word0, s.base, s.count
     mode = f["target_mode"]
     offset = int(f["br_immediate"])
@@ -663,3 +667,4 @@ FAST: dict[Op, FastBuilder] = {
     Op.COMPARE_BRANCH: _fast_branch,
 }
 FAST_OPCODES: frozenset[Op] = frozenset(FAST)
+_FAST_BY_CODE: dict[int, FastBuilder] = {int(k): v for k, v in FAST.items()}  # by opcode byte
