@@ -44,11 +44,13 @@ import numpy as np
 from neurondbg.machine import expr as ex
 from neurondbg.machine.breakpoint_kinds import Kind
 from neurondbg.machine.isa.opcodes import QUEUE_ENGINES
+from neurondbg.machine.state import Region
 
 if TYPE_CHECKING:
     from neurondbg.machine.core.races import Race
     from neurondbg.machine.engines.record import StepRecord
-    from neurondbg.machine.state import MachineConfig, MachineState
+    from neurondbg.machine.journal import Undo
+    from neurondbg.machine.state import MachineConfig, MachineState, Write
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
 STATIC_KINDS = (Kind.OP, Kind.PC, Kind.LABEL, Kind.INVALID)  # checked before an instruction
@@ -73,13 +75,15 @@ class Breakpoint:
     """One parsed spec. `value` is the opcode / pc / label / Expr / Target by kind."""
 
     kind: Kind
+    # int (op, pc), str (label, dma), ex.Expr (if), ex.Target (watch kinds) or None: a
+    # union tagged by `kind`, which its readers (here, the debugger, the session) test
     value: Any
     text: str
     cond: ex.Expr | None = None
     enabled: bool = True
     hits: int = 0
     id: int = 0
-    watch_old: Any = field(default=None, repr=False)  # change: the value last seen
+    watch_old: object = field(default=None, repr=False)  # change: the value last seen
     engine: str | None = None  # the `@ENGINE` it is about; None: every engine
     ignore: int = 0  # stops still to pass (gdb's ignore count; `passes`)
     once: bool = False  # deleted after the first stop it makes (gdb's tbreak)
@@ -195,36 +199,37 @@ def _engine_suffix(head: str, lead: int) -> tuple[str | None, str]:
 
 
 # -- what a step touched (watch:/change:) ----------------------------------------------
-def undo_hits_any(targets: list[ex.Target], u: Any) -> bool:
+def undo_hits_any(targets: list[ex.Target], u: Undo) -> bool:
     """Whether the journal entry `u` (a non-register Undo) touched any of `targets`."""
     return any(undo_hits(t, set(), [u]) for t in targets)
 
 
-def undo_hits(t: ex.Target, regs: set[int], undos: list[Any]) -> bool:
+def undo_hits(t: ex.Target, regs: set[int], undos: list[Undo]) -> bool:
     """Whether a journaled step (registers written, its Undo entries) touched `t`."""
     if t.kind == "reg":
         return t.index in regs
     for u in undos:
         if t.kind == "mem" and u.kind == "mem" and u.target == t.space:
-            r = u.key
-            if r.p0 < t.p1 and t.index < r.p1 and r.bounds[0] < t.b1 and t.b0 < r.bounds[1]:
+            r = u.key  # a memory write's key is its Region
+            if isinstance(r, Region) and r.p0 < t.p1 and t.index < r.p1 and \
+                    r.bounds[0] < t.b1 and t.b0 < r.bounds[1]:
                 return True
         elif t.kind in ("sem", "shape") and u.target == t.kind and u.key == t.index:
             return True
-        elif t.kind in ("acc", "idx") and u.target == t.kind and (
+        elif t.kind in ("acc", "idx") and u.target == t.kind and isinstance(u.key, slice) and (
                 u.key.start <= t.index < u.key.stop):
             return True
     return False
 
 
-def shown(v: Any) -> str:
+def shown(v: object) -> str:
     """A watched value for a stop message: numbers as is, memory as (short) hex bytes."""
     if isinstance(v, bytes | bytearray):
         return v[:16].hex(" ") + (" ..." if len(v) > 16 else "")
     return str(v)
 
 
-def written_by(t: ex.Target, rec: StepRecord) -> Any:
+def written_by(t: ex.Target, rec: StepRecord) -> Write | None:
     """The step's Write that touched `t`, or None."""
     for w in rec.writes:
         if t.kind == "reg" and w.target == f"R{t.index}":
@@ -246,13 +251,22 @@ def written_by(t: ex.Target, rec: StepRecord) -> Any:
 
 
 # -- matching: before an instruction issues (op, pc, label, invalid) -----------------------
+class Records(Protocol):
+    """What static matching reads of a queue's records (machine.isa.codec.Program)."""
+
+    @property
+    def opcodes(self) -> np.ndarray: ...
+
+    def opcode(self, i: int) -> int: ...
+
+
 class Queue(Protocol):
     """What static matching reads of one engine queue (machine.debugger.Machine)."""
 
     labels: dict[str, int]  # name -> byte offset of the record
     count: int  # records
     config: MachineConfig  # its `base`: the byte address of record 0
-    program: Any  # the records now: `opcode(i)`, `opcodes`
+    program: Records  # the records now
 
     def valid(self, index: int) -> bool: ...
 

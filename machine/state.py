@@ -33,7 +33,15 @@ import numpy as np
 from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, fp8_exp4_format
 from neurondbg.machine.isa.addr import geometry
 from neurondbg.machine.isa.opcodes import DEFAULT_ENGINE
-from neurondbg.machine.journal import COUNT_SHIFT, REG_SHIFT, Journal, ScalarKey, ScalarValue, Undo
+from neurondbg.machine.journal import (
+    COUNT_SHIFT,
+    REG_SHIFT,
+    Journal,
+    ScalarKey,
+    ScalarValue,
+    Undo,
+    UndoOld,
+)
 from neurondbg.machine.memfd import MemoryAlias, alias_memory, available
 
 NUM_REGS = 64
@@ -211,18 +219,23 @@ class MemoryViewer(Protocol):
     def materialize(self) -> None: ...
 
 
+# A write's old or new value: a register's or scalar's value (journal.ScalarValue), the
+# bytes or rows of an array write, None where there is none (a DMA's "dram" side's old).
+WriteValue = UndoOld
+
+
 @dataclass(frozen=True, init=False)
 class Write:
     """One write of a step: what changed (old and new)."""
 
     target: str  # "R5", "PC", "sbuf", "psum", "sem[3]", "shape[0]", "acc", "idx", ...
-    old: Any
-    new: Any
+    old: WriteValue
+    new: WriteValue
     region: Region | None = None
-    index: Any = None  # partitions for acc/idx writes
+    index: slice | None = None  # partitions for acc/idx writes
 
-    def __init__(self, target: str, old: Any, new: Any, region: Region | None = None,
-                 index: Any = None) -> None:
+    def __init__(self, target: str, old: WriteValue, new: WriteValue,
+                 region: Region | None = None, index: slice | None = None) -> None:
         # Made for every write of a recorded step: one dict update is ~2x cheaper than
         # the frozen dataclass's five object.__setattr__ calls (the instance is as frozen)
         self.__dict__.update(target=target, old=old, new=new, region=region, index=index)
@@ -233,14 +246,14 @@ class Write:
             r = self.region
             d.update(space=r.space, partitions=[r.p0, r.p1], start=r.start, size=r.size,
                      steps=list(r.steps), nums=list(r.nums), bytes=int(np.asarray(self.new).size))
-        elif isinstance(self.new, np.ndarray):
+        elif isinstance(self.new, np.ndarray) and self.index is not None:
             d.update(partitions=[self.index.start, self.index.stop], count=int(self.new.size))
         else:
             d.update(old=_jsonable(self.old), new=_jsonable(self.new))
         return d
 
 
-def _jsonable(v: Any) -> Any:
+def _jsonable(v: object) -> int | float | str | None:
     return v if isinstance(v, int | float | bool | str) or v is None else repr(v)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from neurondbg.machine.core.events import Plan
 from neurondbg.machine.core.races import Access, Race, RaceDetector
@@ -48,7 +49,7 @@ class Feeder:
         for sem, v in zip(pre.plan.reads, pre.observed, strict=True):
             det.acquire(engine, sem, _equals(v), step, init[sem])
         # The semaphore writes of the step, in execution order, are the plan's events.
-        values = [int(w.new) for w in rec.writes if w.target.startswith("sem[")]
+        values = [int(cast(int, w.new)) for w in rec.writes if w.target.startswith("sem[")]
         events = list(zip(pre.plan.events, values, strict=False))
         for ev, v in events:
             if ev.kind == "pass":  # a wait clearing/setting its event: no _READ update
