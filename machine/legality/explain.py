@@ -14,7 +14,7 @@ import gc
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -39,15 +39,25 @@ from neurondbg.machine.legality.wire.registry import (
     predicate_for,
 )
 
+if TYPE_CHECKING:
+    from neurondbg.machine.isa.codec import Instruction
+    from neurondbg.machine.isa.spec import Struct
+    from neurondbg.machine.legality.nki.bridge import Disagreement
+    from neurondbg.machine.legality.wire.repair import Edit, Plan
+
+# One record as `explain` takes it: a decoded Instruction, its 64 bytes, or a (64,) uint8
+# array or structured record of them.
+OneRecord: TypeAlias = "Instruction | bytes | bytearray | memoryview | np.ndarray | np.void"
+
 __all__ = ["ENGINE_CHOICES", "BulkResult", "Levels", "explain", "explain_levels", "explain_many",
            "iter_explain_many", "predicate_of", "validate"]
 
 
-def _raw_of(instruction: Any) -> bytes:
-    raw = getattr(instruction, "raw", instruction)
-    if isinstance(raw, np.ndarray):
-        raw = raw.tobytes()
-    raw = bytes(raw)
+def _raw_of(instruction: OneRecord) -> bytes:
+    src: Any = getattr(instruction, "raw", instruction)  # an Instruction's bytes, or it
+    if isinstance(src, np.ndarray):
+        src = src.tobytes()
+    raw = bytes(src)
     if len(raw) != RECORD_BYTES:
         raise ValueError(f"an instruction is {RECORD_BYTES} bytes, got {len(raw)}")
     return raw
@@ -59,12 +69,12 @@ def _engine(engine: str | None) -> str | None:
     return engine
 
 
-def predicate_of(instruction: Any) -> Predicate:
+def predicate_of(instruction: OneRecord) -> Predicate:
     """The predicate that judges an instruction (by its opcode byte)."""
     return predicate_for(_raw_of(instruction)[0])
 
 
-def explain(instruction: Any, gen: Gen | str, engine: str | None = None,
+def explain(instruction: OneRecord, gen: Gen | str, engine: str | None = None,
             predicate: str | None = None, fixes: bool = True) -> Verdict:
     """Every clause of the instruction's predicate as the reference's tree, with values,
     rule, checked fix and provenance.
@@ -135,7 +145,7 @@ def _failing_leaves(tops: list[tuple[Clause, bool]], passes: Callable[[Clause], 
 
 
 def _verdict(pred: Predicate, tops: list[tuple[Clause, bool]], passes: Callable[[Clause], bool],
-             values: Mapping[str, Any], ctx: Ctx, plan: Any) -> Verdict:
+             values: Mapping[str, Any], ctx: Ctx, plan: Plan | None) -> Verdict:
     """The Verdict of one record: every clause's result, with the checked fixes of `plan`
     (None: no fix searched)."""
     results = tuple(_node(cl, ok, passes, values, ctx, (), plan, plan is not None)
@@ -146,7 +156,7 @@ def _verdict(pred: Predicate, tops: list[tuple[Clause, bool]], passes: Callable[
 
 
 def _node(cl: Clause, ok: bool, passes: Callable[[Clause], bool], values: Mapping[str, Any],
-          ctx: Ctx, path: Path, plan: Any, fixing: bool) -> ClauseResult:
+          ctx: Ctx, path: Path, plan: Plan | None, fixing: bool) -> ClauseResult:
     """One clause's result and its sub-clauses' (each evaluated on its own: `passes`).
 
     With `fixing` (a plan, and no passing or note clause above), a failing non-note leaf
@@ -166,13 +176,13 @@ def _node(cl: Clause, ok: bool, passes: Callable[[Clause], bool], values: Mappin
     if fixing and children:
         first = next(c for c in children if not c.passed)
         fix, fix_fields = first.fix, first.fix_fields
-    elif fixing:
+    elif fixing and plan is not None:  # `fixing` implies a plan
         fix, fix_fields = _checked_fix(here, fix, plan)
     return ClauseResult(cl.name, ok, message, fix, cl.provenance, cl.fields, cl.note,
                         children, fix_fields)
 
 
-def _checked_fix(path: Path, hint: str | None, plan: Any) -> tuple[str, Any]:
+def _checked_fix(path: Path, hint: str | None, plan: Plan) -> tuple[str, Edit | None]:
     """(fix text, field edits) of a failing leaf: the plan's edit for it, the declared
     hint after it unless the edit says the same; or why no edit of it passes."""
     from neurondbg.machine.legality.wire.repair import describe
@@ -194,7 +204,7 @@ EXPLAIN_BATCH = 1 << 10  # records a caller explains together: bounds the verdic
 FIX_BATCH = 1 << 12
 
 
-def explain_many(records: Any, gen: Gen | str, engine: str | None = None,
+def explain_many(records: object, gen: Gen | str, engine: str | None = None,
                  fixes: bool = True) -> list[Verdict]:
     """`explain(record, gen, engine)` of every record, equal verdict for verdict, computed
     a predicate at a time (benchmarks/bulk17_bench.py prints `validate --json` of
@@ -209,7 +219,7 @@ def explain_many(records: Any, gen: Gen | str, engine: str | None = None,
     return list(iter_explain_many(records, gen, engine, fixes, chunk=None))
 
 
-def iter_explain_many(records: Any, gen: Gen | str, engine: str | None = None,
+def iter_explain_many(records: object, gen: Gen | str, engine: str | None = None,
                       fixes: bool = True,
                       chunk: int | None = EXPLAIN_BATCH) -> Iterator[Verdict]:
     """explain_many's verdicts one by one: the clauses are checked and the fixes searched
@@ -256,7 +266,7 @@ class _Group:
     """The records of one predicate's struct, each clause checked once for all of them and
     the failing ones' fixes searched together; `verdict(i)` is explain() of record i."""
 
-    def __init__(self, pred: Predicate, struct: Any, rec: np.ndarray, ctx: Ctx,
+    def __init__(self, pred: Predicate, struct: Struct, rec: np.ndarray, ctx: Ctx,
                  fixes: bool) -> None:
         from neurondbg.machine.legality.wire import repair
 
@@ -286,7 +296,7 @@ class _Group:
         return _verdict(self.pred, tops, passes, self.values[i], self.ctx, self.plans.get(i))
 
 
-def _values_many(struct: Any, rec: np.ndarray) -> list[dict[str, Any]]:
+def _values_many(struct: Struct, rec: np.ndarray) -> list[dict[str, Any]]:
     """machine.isa.codec.record_fields of every record, read a field column at a time."""
     names = [f.name for f in struct.fields]
     cols = [rec[f.name].tolist() if f.count == 1 else [tuple(v) for v in rec[f.name].tolist()]
@@ -294,7 +304,7 @@ def _values_many(struct: Any, rec: np.ndarray) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in zip(*cols, strict=True)]
 
 
-def validate(program_or_records: Any, gen: Gen | str, engine: str | None = None,
+def validate(program_or_records: object, gen: Gen | str, engine: str | None = None,
              progress: Callable[[int], None] | None = None) -> BulkResult:
     """Every clause over every record: per-clause pass arrays, valid flags, failure counts.
 
@@ -305,7 +315,7 @@ def validate(program_or_records: Any, gen: Gen | str, engine: str | None = None,
                         progress=progress)
 
 
-def summarize(program_or_records: Any, gen: Gen | str, engine: str | None = None) -> Summary:
+def summarize(program_or_records: object, gen: Gen | str, engine: str | None = None) -> Summary:
     """validate's counts only (`validate --summary`), in memory bounded by one chunk."""
     return summarize_raw(as_raw(program_or_records), parse_gen(gen), _engine(engine))
 
@@ -318,7 +328,7 @@ class Levels:
     wire: Verdict
     intrinsic: str | None  # the NKI intrinsic the opcode corresponds to, if any
     nki: Verdict | None  # None when no intrinsic corresponds or its rules are not modelled
-    disagreements: tuple[Any, ...]  # machine.legality.nki.bridge.Disagreement items
+    disagreements: tuple[Disagreement, ...]
 
     def to_dict(self) -> dict[str, Any]:
         return {"wire": self.wire.to_dict(), "intrinsic": self.intrinsic,
@@ -326,7 +336,7 @@ class Levels:
                 "disagreements": [d.to_dict() for d in self.disagreements]}
 
 
-def explain_levels(instruction: Any, gen: Gen | str, engine: str | None = None) -> Levels:
+def explain_levels(instruction: OneRecord, gen: Gen | str, engine: str | None = None) -> Levels:
     """`explain` plus the NKI-level verdict and the disagreements (machine.legality.nki)."""
     from neurondbg.machine.isa.codec import record_fields
 

@@ -497,7 +497,7 @@ def _judge(site: Site, recs: np.ndarray, ctx: Ctx,
     return hits, others
 
 
-def _refined(site: Site, struct: Any, recs: np.ndarray, hits: np.ndarray, others: np.ndarray,
+def _refined(site: Site, struct: Struct, recs: np.ndarray, hits: np.ndarray, others: np.ndarray,
              ctx: Ctx) -> np.ndarray:
     """The best records changed once more: in each field of each other failing leaf that
     the clause does not read, by that leaf's declared repair or a probe value."""
@@ -533,7 +533,7 @@ def _refined(site: Site, struct: Any, recs: np.ndarray, hits: np.ndarray, others
     return np.concatenate(out) if out else recs[:0]
 
 
-def _fits(struct: Any, edit: dict[str, Any]) -> bool:
+def _fits(struct: Struct, edit: dict[str, Any]) -> bool:
     for name, value in edit.items():
         f = struct.field(name)
         lo, hi = f.bounds
