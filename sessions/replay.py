@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from neurondbg.sessions.errors import SessionError, SessionInterrupted
 from neurondbg.sessions.program import load_program
 from neurondbg.sessions.store import Progress, run_until
 from neurondbg.sessions.trace import HEADER_KEY, step_to_json
+
+if TYPE_CHECKING:  # a program's replay does not import the core
+    from neurondbg.machine.core.core import Core
 
 EVENT_KEYS = ("fault", "invalid", "halted", "failed")  # must not appear unannounced
 MAX_TRACE_BYTES = 1 << 40  # read line by line: the bound only keeps a claim sane
@@ -49,7 +52,7 @@ class Divergence:
     step: int
     line: int  # 1-based line of the trace file
     field: str  # e.g. "pc", "writes[0].new"
-    expected: Any
+    expected: Any  # the trace's JSON value and the re-run's, as compared
     actual: Any
 
     def describe(self) -> str:
@@ -368,7 +371,7 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
     return _ended(ReplayResult(compared, None), progress, total)
 
 
-def _run_core_to(core: Any, step: int, interrupt: threading.Event | None, trace: Path) -> None:
+def _run_core_to(core: Core, step: int, interrupt: threading.Event | None, trace: Path) -> None:
     """Advance `core` under its policy to global step `step`, checking `interrupt`."""
     while core.steps < step:
         if interrupt is not None and interrupt.is_set():

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from neurondbg.machine.engines.record import StepRecord
-from neurondbg.machine.state import Write
+from neurondbg.machine.state import MachineConfig, Write, WriteValue
 
 if TYPE_CHECKING:  # a program's trace does not import the core
     from neurondbg.machine.core.core import CoreStep
@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # a program's trace does not import the core
 HEX_LIMIT = 32  # bytes: larger blocks are written as "sha256:<hex>"
 
 
-def blob(data: Any) -> str:
+def blob(data: WriteValue) -> str:
     """Bytes of an array as hex (small) or `sha256:...` (large): compact and comparable."""
     raw = np.ascontiguousarray(data).tobytes()
     if len(raw) <= HEX_LIMIT:
@@ -67,7 +67,7 @@ def write_to_json(w: Write) -> dict[str, Any]:
     return d
 
 
-def _scalar(v: Any) -> Any:
+def _scalar(v: object) -> bool | int | float | str | None:
     if isinstance(v, bool | int | str) or v is None:
         return v
     if isinstance(v, float):
@@ -87,13 +87,13 @@ def step_to_json(rec: StepRecord) -> dict[str, Any]:
 HEADER_KEY = "neurondbg_trace"  # the first line of a trace: how the run was configured
 
 
-def trace_header(config: Any) -> dict[str, Any]:
+def trace_header(config: MachineConfig) -> dict[str, Any]:
     """The header line: the settings a replay needs to re-run the same way."""
     return {HEADER_KEY: 1, "gen": config.gen.label, "engine": config.engine,
             "execute_invalid": bool(config.execute_invalid)}
 
 
-def write_header(config: Any, fp: TextIO) -> None:
+def write_header(config: MachineConfig, fp: TextIO) -> None:
     fp.write(json.dumps(trace_header(config), separators=(",", ":")) + "\n")
 
 

@@ -13,7 +13,7 @@ there is no fix.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from rich.console import Console
 from rich.text import Text
@@ -23,6 +23,7 @@ from neurondbg.debug.snapshot import Snapshot
 from neurondbg.views.lineview import LineView
 
 if TYPE_CHECKING:
+    from neurondbg.debug.controller import DebugSession
     from neurondbg.machine.legality.result import ClauseResult, Verdict
 
 CONF_STYLE = {"HIGH": "green", "MED": "yellow", "LOW": "red"}
@@ -119,7 +120,9 @@ class FixHost(Protocol):
     """What `F` needs of the App (neurondbg.app's has it): the loaded session, whether a
     worker is using it, the console and a repaint of every pane."""
 
-    session: Any
+    @property
+    def session(self) -> DebugSession | None: ...
+
     running: bool
     loading: bool
 

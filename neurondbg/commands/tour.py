@@ -9,7 +9,7 @@ scheduler step (S) and the notes count global steps.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import click
 from click.shell_completion import CompletionItem
@@ -18,6 +18,7 @@ from neurondbg.errors import InputError
 
 if TYPE_CHECKING:
     from neurondbg.app import NeurondbgApp
+    from neurondbg.debug.controller import DebugSession
     from neurondbg.machine.core.core import Core
 
 
@@ -44,7 +45,7 @@ def tour_app(name: str) -> NeurondbgApp:
     class CoreTourGuide(TourGuide):
         """A kernel tour's guide: the step is the core's global step count (n is S)."""
 
-        def __init__(self, session: Any) -> None:
+        def __init__(self, session: DebugSession) -> None:
             super().__init__(SimpleNamespace(machine=None, notes=session.notes))  # type: ignore[arg-type]
             self.core: Core = session.core
 
