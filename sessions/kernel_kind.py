@@ -18,12 +18,15 @@ import os
 import stat
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # read when a session file is looked at
+    from neurondbg.sessions.schema import SessionSpec
 
 FIRST_LOOK_BYTES = 1 << 20  # a larger file (or a FIFO, a device) gets the full check
 
 
-def kernel_session_spec(path: Path) -> Any:
+def kernel_session_spec(path: Path) -> SessionSpec | None:
     """The SessionSpec of a kernel session file at `path`, or None for anything else."""
     if path.suffix.lower() != ".toml":
         return None

@@ -85,6 +85,7 @@ from neurondbg.sessions.toml_write import dumps
 
 if TYPE_CHECKING:  # a program's session does not load the kernel model
     from neurondbg.machine.core.core import Core
+    from neurondbg.machine.core.kernel import Kernel
     from neurondbg.sessions.kernel_open import OpenedKernel
 
 Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
@@ -482,7 +483,7 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
     return opened
 
 
-def _check_streams(kernel: Any, entry: KernelEntry, src: str) -> None:
+def _check_streams(kernel: Kernel, entry: KernelEntry, src: str) -> None:
     """Refuse a kernel whose streams are not the saved ones (one line naming the stream)."""
     now = {q.engine: q.digest for q in kernel.queues}
     for engine, digest in entry.streams.items():

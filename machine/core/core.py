@@ -1046,7 +1046,7 @@ class Core:
             self._applied -= 1
             n += 1
 
-    def _restart(self, cp: Any) -> None:
+    def _restart(self, cp: CoreCheckpoint) -> None:
         """Restore checkpoint `cp`: it holds every edit made before its step (those made
         at its step came after it was taken). A checkpoint holds the state, not the
         queues' records: the record edits it does not hold are put back, newest first."""

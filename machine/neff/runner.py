@@ -24,13 +24,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from neurondbg.machine.core.events import Plan, WaitSpec, plan_of
 from neurondbg.machine.debugger import Machine
-from neurondbg.machine.engines.record import Fault
+from neurondbg.machine.engines.record import Fault, StepRecord
 from neurondbg.machine.history import History
 from neurondbg.machine.isa.enums import UpdateMode, WaitMode
 from neurondbg.machine.isa.opcodes import Opcode, mnemonic
@@ -252,7 +252,7 @@ class NeffRun:
         return (f"complete: every engine at the end of its stream, "
                 f"{n:,} DMA {plural(n, 'entry', 'entries')} completed")
 
-    def _refused(self, engine: Engine, rec: Any) -> Outcome:
+    def _refused(self, engine: Engine, rec: StepRecord) -> Outcome:
         where = f"{engine_label(engine)} record #{rec.index} ({rec.mnemonic})"
         if rec.invalid:
             failed = ", ".join(rec.verdict.failed) if rec.verdict is not None else "legality"

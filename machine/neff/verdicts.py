@@ -20,7 +20,7 @@ import numpy as np
 
 from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.isa.opcodes import OPCODES, mnemonic
-from neurondbg.machine.legality.explain import validate
+from neurondbg.machine.legality.explain import BulkResult, validate
 from neurondbg.machine.neff.model import ENGINES, Engine, Subgraph
 
 LOWERED = "lowered_by_runtime"
@@ -51,7 +51,7 @@ class StreamVerdict:
 
     engine: Engine
     raw: np.ndarray
-    result: Any  # machine.legality BulkResult
+    result: BulkResult
     outcomes: list[dict[str, Any]]
     outcome: np.ndarray  # per instruction: index into outcomes
     lowered: dict[str, int] = field(default_factory=dict)  # mnemonic -> records
