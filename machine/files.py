@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     import numpy as np
+    from _typeshed import WriteableBuffer
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -217,7 +218,7 @@ class _InputReader(io.FileIO):
         if self.tell() > self._max_bytes:
             raise _grew_past(self._path, self._what, self._max_bytes)
 
-    def readinto(self, buffer: Any) -> int | None:
+    def readinto(self, buffer: WriteableBuffer) -> int | None:
         try:
             n = super().readinto(buffer)
         except OSError as e:

@@ -262,7 +262,7 @@ _NAMES: dict[str, str] = {}
 _SHAPES: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
-def _descriptor_hook(d: dict[str, Any]) -> Any:
+def _descriptor_hook(d: dict[str, Any]) -> Descriptor | dict[str, Any]:
     """json.loads' object_hook for engine JSON: a well-formed descriptor becomes its
     Descriptor at once (its dict is freed); anything else stays for _descriptor."""
     if "from_sizes" in d and type(d["from_sizes"]) is list:

@@ -160,7 +160,7 @@ _OUTCOMES: dict[tuple[int, str, Ctx, tuple[int, ...]], np.ndarray] = {}
 SHARED_MAX = 1 << 14
 
 
-def _shared_scan(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx, f: Any,
+def _shared_scan(clause: Clause, struct: Struct, rec: np.ndarray, ctx: Ctx, f: Field,
                  vals: np.ndarray) -> np.ndarray | None:
     """The scan's outcomes for every record from one scan per distinct value of the other
     fields the check reads (found by a probe on the first record, then confirmed: the
@@ -293,7 +293,7 @@ def _wide_targets(clause: Clause, struct: Struct) -> list[tuple[Any, int | None]
     return out
 
 
-def _wide_values(f: Any, x: int, row: np.void, struct: Struct, k: int | None) -> list[int]:
+def _wide_values(f: Field, x: int, row: np.void, struct: Struct, k: int | None) -> list[int]:
     """The values tried for one wide element: 0, 1, the bounds, the value with one bit
     flipped or one byte cleared, and the same-sized values elsewhere in the record (dst's
     count from src's)."""
