@@ -145,7 +145,7 @@ def _nki_dtype(code: int) -> NkiDtype | None:
         return None
 
 
-def _count(value: Any) -> int:
+def _count(value: int | tuple[int, ...] | list[int]) -> int:
     return math.prod(value) if isinstance(value, (tuple, list)) else int(value)
 
 
@@ -164,7 +164,7 @@ def _f32(bits: int) -> float:
     return float(np.uint32(bits & 0xFFFFFFFF).view(np.float32))
 
 
-def _put(args: dict[str, Any], name: str, value: Any) -> None:
+def _put(args: dict[str, Any], name: str, value: object) -> None:
     if value is not None:
         args[name] = value
 

@@ -3,7 +3,8 @@
 Reference 004 states legality over NKI objects (tiles with a dtype, a shape and
 a buffer; Python scalars; the `reduce_cmd` / `dge_mode` / `oob_mode` enums;
 numpy ufuncs as ops). A call arrives as JSON, so this module fixes how each is
-spelled there and parses it into a small typed value. Bad spellings raise
+spelled there and parses it into a small typed value (the parsers take the JSON
+value as decoded, hence `Any`: checking it is their job). Bad spellings raise
 `NkiInputError` with the path of the offending value, never a clause failure.
 """
 
@@ -320,6 +321,6 @@ def _is_number(x: object) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _show(x: Any) -> str:
+def _show(x: object) -> str:
     text = repr(x)
     return text if len(text) <= 40 else text[:37] + "..."
