@@ -30,7 +30,7 @@ def dumps(doc: Mapping[str, Any]) -> str:
     return tomli_w.dumps(doc, multiline_strings=not _holds_crlf(doc))
 
 
-def _unwritable(v: Any, where: tuple[str, ...]) -> tuple[tuple[str, ...], Any] | None:
+def _unwritable(v: object, where: tuple[str, ...]) -> tuple[tuple[str, ...], object] | None:
     """The key path and value of the first value TOML cannot hold, else None."""
     if isinstance(v, Mapping):
         for k, x in v.items():
@@ -49,7 +49,7 @@ def _unwritable(v: Any, where: tuple[str, ...]) -> tuple[tuple[str, ...], Any] |
     return None if isinstance(v, _SCALARS) else (where, v)
 
 
-def _holds_crlf(v: Any) -> bool:
+def _holds_crlf(v: object) -> bool:
     if isinstance(v, str):
         return "\r\n" in v
     if isinstance(v, Mapping):
