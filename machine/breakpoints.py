@@ -273,6 +273,32 @@ class Queue(Protocol):
     def invalid_records(self) -> np.ndarray: ...
 
 
+class Program(Queue, Protocol):
+    """A lone program's queue as `check_program` reads it: its bounds check too."""
+
+    def check(self, what: Any) -> None:
+        """ValueError saying what does not exist: a machine.expr Target or a PC (int)."""
+
+
+def check_program(bp: Breakpoint, spec: str, q: Program) -> None:
+    """ValueError (with column) when breakpoint `bp`, parsed from `spec`, names another
+    engine, an unknown label, or a PC / watch target outside the program or the machine
+    (`q.check`): a program's words (a one-queue core's, and a program session's as it
+    loads)."""
+    col = bp.text.find(":") + 2 + len(spec) - len(spec.lstrip())
+    if bp.engine is not None and bp.engine != q.config.engine:
+        raise ValueError(f"column {bp.text.rfind('@') + 2}: no {bp.engine} queue here "
+                         f"(this program runs on {q.config.engine})")
+    if bp.kind == Kind.LABEL and bp.value not in q.labels:
+        known = ", ".join(sorted(q.labels)) or "none"
+        raise ValueError(f"column 7: unknown label {bp.value!r}; labels: {known}")
+    if bp.kind == Kind.PC or bp.kind in WATCH_KINDS:
+        try:
+            q.check(bp.value)
+        except ValueError as e:
+            raise ValueError(f"column {col}: {e}") from None
+
+
 def static_match(bp: Breakpoint, q: Queue, index: int) -> bool:
     """Whether static breakpoint `bp` (op/pc/label/invalid) matches record `index` of
     queue `q` (its condition aside)."""

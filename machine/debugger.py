@@ -74,6 +74,7 @@ from neurondbg.machine.breakpoints import (
     Breakpoint,
     Kind,
     Scene,
+    check_program,
     parse_spec,
     static_mask,
     static_match,
@@ -280,30 +281,13 @@ class Machine:
         """Parse and add a breakpoint; ValueError (with column) on a bad spec, an unknown
         label, or a PC / watch target outside the program or the machine (`check`)."""
         bp = parse_spec(spec)
-        self.check_breakpoint(bp, spec)
+        check_program(bp, spec, self)
         self._resync([bp])
         bp.id = self._next_bp
         self._next_bp += 1
         self.breakpoints.append(bp)
         self._stop = None
         return bp
-
-    def check_breakpoint(self, bp: Breakpoint, spec: str) -> None:
-        """ValueError (with column) when breakpoint `bp`, parsed from `spec`, names
-        another engine, an unknown label, or a PC / watch target outside the program or
-        the machine (`check`). A one-queue core checks a program's breakpoints here."""
-        col = bp.text.find(":") + 2 + len(spec) - len(spec.lstrip())
-        if bp.engine is not None and bp.engine != self.config.engine:
-            raise ValueError(f"column {bp.text.rfind('@') + 2}: no {bp.engine} queue here "
-                             f"(this program runs on {self.config.engine})")
-        if bp.kind == Kind.LABEL and bp.value not in self.labels:
-            known = ", ".join(sorted(self.labels)) or "none"
-            raise ValueError(f"column 7: unknown label {bp.value!r}; labels: {known}")
-        if bp.kind == Kind.PC or bp.kind in WATCH_KINDS:
-            try:
-                self.check(bp.value)
-            except ValueError as e:
-                raise ValueError(f"column {col}: {e}") from None
 
     def delete_breakpoint(self, bp_id: int) -> bool:
         before = len(self.breakpoints)

@@ -89,6 +89,7 @@ from neurondbg.machine.breakpoints import (
     Breakpoint,
     Kind,
     Scene,
+    check_program,
     parse_spec,
     passes,
 )
@@ -459,7 +460,7 @@ class Core:
         bp = parse_spec(spec)
         bp.once = once
         if self.lone:
-            self.machines[self.engines[0]].check_breakpoint(bp, spec)  # a program's words
+            check_program(bp, spec, self.machines[self.engines[0]])  # a program's words
         else:
             self._check_spec(bp, spec)
         ms = [m for e, m in self.machines.items() if bp.engine in (None, e)]
