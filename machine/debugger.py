@@ -789,6 +789,12 @@ class Machine:
                                bits_record(e.value))
             return
         t = ex.parse_target(e.target)
+        bits = self.saved_bits(t, e)
+        self._apply(ed.Edit(self.state.steps, e.target, e.value), t, bits)
+
+    def saved_bits(self, t: ex.Target, e: ed.Edit) -> int:
+        """The bits a saved edit `e` stores in this queue's target `t`, checked: the
+        target exists here, the value is a bit pattern that fits it (a PC: a record's)."""
         self.check(t)
         try:
             bits = int(e.value, 0)
@@ -800,7 +806,7 @@ class Machine:
         elif not 0 <= bits < 1 << 8 * ed.width(t):
             raise ValueError(f"edit of {e.target}: {e.value} does not fit its "
                              f"{8 * ed.width(t)} bits")
-        self._apply(ed.Edit(self.state.steps, e.target, e.value), t, bits)
+        return bits
 
     def _apply(self, e: ed.Edit, t: ex.Target, bits: int | None = None) -> None:
         self.history.base(self.state, len(self.edits))

@@ -107,7 +107,7 @@ def load_neff_session(spec: SessionSpec, *, progress: Progress | None = None,
     """The core of a NEFF session at its saved step (module docstring); SessionError
     (one line) on bad input, SessionInterrupted when `interrupt` is set while it
     replays."""
-    from neurondbg.sessions.store import LoadedKernelSession, _replay
+    from neurondbg.sessions.store import restore_on_core
 
     entry = spec.kernel
     assert entry is not None and entry.neff is not None
@@ -128,25 +128,7 @@ def load_neff_session(spec: SessionSpec, *, progress: Progress | None = None,
         if now.get(engine) != digest:
             raise SessionError(f"{src}: NEFF {entry.path}: the {engine} stream of "
                                f"{entry.neff.subgraph} is not the one the session saved")
-    core = opened.core
-    loaded = LoadedKernelSession(spec, spec.stop)
-    _replay(core, spec.steps, entry.forced, spec.edits, progress, interrupt, src,
-            loaded.warnings)
-    loaded.digest_ok = not spec.digest or core.digest() == spec.digest
-    if not loaded.digest_ok:
-        loaded.warnings.append(f"{src}: the replayed state at step {core.steps} differs from "
-                               "the saved one (digest mismatch)")
-    tagged = [(key, i, e) for key, entries in (("breakpoints", spec.breakpoints),
-                                                ("watchpoints", spec.watchpoints))
-              for i, e in enumerate(entries)]
-    tagged.sort(key=lambda t: t[2].id or 1 << 62)  # the user's order, as load_session
-    for key, i, saved in tagged:
-        try:
-            bp = core.add_breakpoint(saved.spec)
-        except ValueError as err:
-            raise SessionError(f"{src}: {key}[{i}].spec {saved.spec!r}: {err}") from None
-        if not saved.enabled:
-            core.set_enabled(bp.id, False)
+    loaded = restore_on_core(opened.core, spec, entry.forced, progress, interrupt, src)
     opened.session = loaded
     opened.warnings = [*opened.warnings, *loaded.warnings]
     return opened

@@ -459,9 +459,21 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
               for i, img in enumerate(spec.data)]
     opened = make_core(kernel, spec.config, schedule=entry.schedule, races=entry.races,
                        history=history, images=images)
-    core = opened.core
+    loaded = restore_on_core(opened.core, spec, entry.forced, progress, interrupt, src)
+    opened.session = loaded
+    opened.warnings = list(loaded.warnings)
+    return opened
+
+
+def restore_on_core(core: Core, spec: SessionSpec, forced: dict[int, str],
+                    progress: Progress | None, interrupt: threading.Event | None,
+                    src: str) -> LoadedKernelSession:
+    """Bring a freshly opened kernel's `core` to a kernel session's saved step (its
+    forced steps and edits made again), check the digest (a mismatch is a warning) and
+    add its breakpoints in the user's order: what loading a kernel's or a NEFF's
+    session shares."""
     loaded = LoadedKernelSession(spec, spec.stop)
-    _replay(core, spec.steps, entry.forced, spec.edits, progress, interrupt, src,
+    _replay(core, spec.steps, forced, spec.edits, progress, interrupt, src,
             loaded.warnings)
     loaded.digest_ok = not spec.digest or core.digest() == spec.digest
     if not loaded.digest_ok:
@@ -478,9 +490,7 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
             raise SessionError(f"{src}: {key}[{i}].spec {e.spec!r}: {err}") from None
         if not e.enabled:
             core.set_enabled(bp.id, False)
-    opened.session = loaded
-    opened.warnings = list(loaded.warnings)
-    return opened
+    return loaded
 
 
 def _check_streams(kernel: Kernel, entry: KernelEntry, src: str) -> None:

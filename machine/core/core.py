@@ -931,18 +931,22 @@ class Core:
         `sb[0, 0x100]:fp32 = 1.5` (shared). Stored now, journaled at this global step:
         reverse undoes it, a replay from a checkpoint makes it again at the same step.
         Returns what was stored; ValueError (one line) as machine.edits decides it."""
-        t = ex.parse_target(target)
-        engine = t.engine or self.focus
-        if engine not in self.machines:
-            raise ValueError(f"{t.name}: no {engine} queue in this kernel (engines: "
-                             f"{', '.join(self.engines)})")
-        m = self.machines[engine]
-        own = replace(t, engine="")
+        engine, m, own = self._queue_of(ex.parse_target(target))
         bits, shown = m.edit_value(own, target, value)
         self._settle()
         e = CoreEdit(self.steps, engine, own, bits, ed.read_bits(own, m.state))
         self._journal(e)
         return f"{ed.target_text(own) if self.lone else e.text} = {shown}"
+
+    def _queue_of(self, t: ex.Target) -> tuple[str, Machine, ex.Target]:
+        """The engine a target names (without `ENGINE.`: the focused one), its queue's
+        machine and the target in that queue's own words; ValueError (one line) for an
+        engine without a queue here."""
+        engine = t.engine or self.focus
+        if engine not in self.machines:
+            raise ValueError(f"{t.name}: no {engine} queue in this kernel (engines: "
+                             f"{', '.join(self.engines)})")
+        return engine, self.machines[engine], replace(t, engine="")
 
     def edit_record(self, index: int, raw: bytes, engine: str | None = None) -> str:
         """Replace record `index` of `engine`'s queue (default: the focused engine's)
@@ -972,24 +976,8 @@ class Core:
         index = record_index(rest)
         if index is not None:
             return self.edit_record(index, bits_record(e.value), engine or None)
-        t = ex.parse_target(e.target)
-        engine = t.engine or self.focus
-        if engine not in self.machines:
-            raise ValueError(f"{t.name}: no {engine} queue in this kernel (engines: "
-                             f"{', '.join(self.engines)})")
-        m = self.machines[engine]
-        own = replace(t, engine="")
-        m.check(own)
-        try:
-            bits = int(e.value, 0)
-        except ValueError:
-            raise ValueError(f"edit of {e.target}: expected a bit pattern such as 0x3f80, "
-                             f"found {e.value!r}") from None
-        if own.kind == "pc":
-            m.check(bits)
-        elif not 0 <= bits < 1 << 8 * ed.width(own):
-            raise ValueError(f"edit of {e.target}: {e.value} does not fit its "
-                             f"{8 * ed.width(own)} bits")
+        engine, m, own = self._queue_of(ex.parse_target(e.target))
+        bits = m.saved_bits(own, e)
         self._settle()
         made = CoreEdit(self.steps, engine, own, bits, ed.read_bits(own, m.state))
         self._journal(made)
