@@ -36,7 +36,7 @@ from neurondbg.machine.core.core import Core
 from neurondbg.machine.core.kernel import ENGINE_ORDER
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.state import MachineConfig
-from neurondbg.sessions.kernel_open import open_kernel
+from neurondbg.sessions.cli_support import open_kernel
 
 STEPS = re.compile(r"^steps: (\d+)", re.MULTILINE)
 

@@ -79,10 +79,14 @@ from neurondbg.machine.isa.codec import Instruction, Program
 from neurondbg.machine.state import RECORD_BYTES, MachineState
 from neurondbg.machine.stops import Stop, StopReason
 from neurondbg.machine.words import counted
-from neurondbg.sessions.cli_support import Opened, open_program_or_session
+from neurondbg.sessions.cli_support import (
+    Opened,
+    OpenedKernel,
+    open_kernel,
+    open_program_or_session,
+)
 from neurondbg.sessions.examples import DEMO
 from neurondbg.sessions.kernel_kind import kernel_session_spec, opens_as_kernel
-from neurondbg.sessions.kernel_open import OpenedKernel, open_kernel
 from neurondbg.sessions.schema import Note
 
 if TYPE_CHECKING:

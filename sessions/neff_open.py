@@ -31,9 +31,9 @@ from neurondbg.machine.neff.reader import Neff, open_neff
 from neurondbg.machine.neff.roles import SemaphoreRoles, semaphore_roles
 from neurondbg.machine.neff.stale import SPACES, stale_note
 from neurondbg.machine.state import MachineConfig
+from neurondbg.sessions.cli_support import OpenedKernel
 from neurondbg.sessions.errors import SessionError
 from neurondbg.sessions.kernel_kind import is_neff
-from neurondbg.sessions.kernel_open import OpenedKernel
 
 __all__ = ["OpenedNeffKernel", "is_neff", "open_neff_kernel"]
 

@@ -329,7 +329,7 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
     """Re-run the kernel at `kernel_path` following the engines a kernel trace names;
     the first divergence or none. `gen` (given) wins over the kernel's own; errors,
     `interrupt` and `progress` (global steps compared) as `replay`."""
-    from neurondbg.sessions.kernel_open import Image, open_kernel
+    from neurondbg.sessions.cli_support import Image, open_kernel
     from neurondbg.sessions.trace import core_step_to_json
 
     trace = Path(trace_path)

@@ -86,7 +86,7 @@ from neurondbg.sessions.toml_write import dumps
 if TYPE_CHECKING:  # a program's session does not load the kernel model
     from neurondbg.machine.core.core import Core
     from neurondbg.machine.core.kernel import Kernel
-    from neurondbg.sessions.kernel_open import OpenedKernel
+    from neurondbg.sessions.cli_support import OpenedKernel
 
 Progress = Callable[[int, int], None]  # (steps replayed, steps to replay)
 # a session is a small TOML (its memory lives in .npy images): 4 MiB parses in under
@@ -437,7 +437,7 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
                         history: bool = True) -> OpenedKernel:
     """The Core of a kernel session at its saved step (see the module docstring)."""
     from neurondbg.machine.core.manifest import records_of
-    from neurondbg.sessions.kernel_open import Image, make_core, memory_shape, read_kernel
+    from neurondbg.sessions.cli_support import Image, make_core, memory_shape, read_kernel
 
     assert spec.kernel is not None
     if spec.kernel.neff is not None:  # a NEFF's subgraph: sessions.neff_session loads it

@@ -40,7 +40,7 @@ from neurondbg.machine.state import MachineConfig, Write, WriteValue
 
 if TYPE_CHECKING:  # a program's trace does not import the core
     from neurondbg.machine.core.core import CoreStep
-    from neurondbg.sessions.kernel_open import OpenedKernel
+    from neurondbg.sessions.cli_support import OpenedKernel
 
 HEX_LIMIT = 32  # bytes: larger blocks are written as "sha256:<hex>"
 

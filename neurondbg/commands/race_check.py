@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from neurondbg.machine.core.core import Core
     from neurondbg.machine.core.explore import Exploration
     from neurondbg.machine.stops import Stop
-    from neurondbg.sessions.kernel_open import OpenedKernel
+    from neurondbg.sessions.cli_support import OpenedKernel
 
 DEFAULT_SCHEDULES = 16  # machine.core.explore.DEFAULT_SCHEDULES (not imported: numpy)
 MAX_SCHEDULES = 100_000
@@ -130,7 +130,7 @@ def explore_kernel(opened: OpenedKernel, n: int, max_steps: int,
                    stopping: threading.Event) -> Exploration:
     """Explore `opened`'s kernel from its start over up to `n` schedules."""
     from neurondbg.machine.core.explore import explore
-    from neurondbg.sessions.kernel_open import make_core
+    from neurondbg.sessions.cli_support import make_core
 
     def make(schedule: str) -> Core:
         return make_core(opened.kernel, opened.config, schedule=schedule, races=True,

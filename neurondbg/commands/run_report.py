@@ -26,8 +26,7 @@ if TYPE_CHECKING:
     from neurondbg.machine.core.core import Wait
     from neurondbg.machine.core.races import Race
     from neurondbg.machine.engines.record import StepRecord
-    from neurondbg.sessions.cli_support import Opened
-    from neurondbg.sessions.kernel_open import OpenedKernel
+    from neurondbg.sessions.cli_support import Opened, OpenedKernel
 
 
 def failing_clauses(stop: Stop) -> list[str]:

@@ -36,8 +36,7 @@ if TYPE_CHECKING:
     from neurondbg.machine.core.core import CoreStep
     from neurondbg.machine.core.explore import Exploration
     from neurondbg.machine.core.kernel import Kernel
-    from neurondbg.sessions.cli_support import Opened
-    from neurondbg.sessions.kernel_open import OpenedKernel
+    from neurondbg.sessions.cli_support import Opened, OpenedKernel
     from neurondbg.sessions.schema import SessionSpec
 
 _OUTPUT_KINDS = {"--save-session": FileKind.SESSION, "--trace": FileKind.TRACE,
@@ -309,9 +308,13 @@ def _open_kernel(program: Path, o: RunOptions, stopping: threading.Event) -> Ker
     from neurondbg.commands._npy import load_sbuf
     from neurondbg.commands.race_check import check_explore
     from neurondbg.machine.core.kernel import is_kernel_source
-    from neurondbg.sessions.cli_support import is_session_file
+    from neurondbg.sessions.cli_support import (
+        Image,
+        is_session_file,
+        open_kernel,
+        read_kernel,
+    )
     from neurondbg.sessions.errors import SessionError, SessionInterrupted
-    from neurondbg.sessions.kernel_open import Image, open_kernel, read_kernel
     from neurondbg.sessions.store import load_kernel_session, read_session
 
     if "engine" in o.given:

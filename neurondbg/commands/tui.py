@@ -67,8 +67,8 @@ def _refuse_unopenable(program: Path, subgraph: str | None = None) -> None:
     from neurondbg.machine.core.kernel import MANIFEST_SUFFIX, is_kernel_source
 
     if program.suffix.lower() == MANIFEST_SUFFIX and is_kernel_source(program):
+        from neurondbg.sessions.cli_support import read_kernel
         from neurondbg.sessions.errors import SessionError
-        from neurondbg.sessions.kernel_open import read_kernel
 
         try:
             read_kernel(program)

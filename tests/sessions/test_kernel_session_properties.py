@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neurondbg.sessions.kernel_open import open_kernel
+from neurondbg.sessions.cli_support import open_kernel
 from neurondbg.sessions.replay import replay_kernel
 from neurondbg.sessions.store import load_kernel_session, read_session, save_kernel_session
 from neurondbg.sessions.trace import trace_core

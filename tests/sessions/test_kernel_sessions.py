@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from neurondbg.cli import cli
 from neurondbg.machine.core.kernel import load_kernel
 from neurondbg.sessions import examples
+from neurondbg.sessions.cli_support import open_kernel
 from neurondbg.sessions.errors import SessionError
-from neurondbg.sessions.kernel_open import open_kernel
 from neurondbg.sessions.store import (
     load_kernel_session,
     load_session,

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from neurondbg.console import execute
 from neurondbg.debug.session import Session
-from neurondbg.sessions.cli_support import open_path
-from neurondbg.sessions.kernel_open import OpenedKernel
+from neurondbg.sessions.cli_support import OpenedKernel, open_path
 
 DEADLOCK = Path(__file__).parents[2] / "examples" / "kernels" / "deadlock.asm"
 

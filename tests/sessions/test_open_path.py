@@ -8,9 +8,8 @@ import pytest
 
 from neurondbg.machine.isa.programs import kernel_text, spin
 from neurondbg.sessions import examples
-from neurondbg.sessions.cli_support import Opened, open_path, save_opened
+from neurondbg.sessions.cli_support import Opened, OpenedKernel, open_path, save_opened
 from neurondbg.sessions.errors import SessionError
-from neurondbg.sessions.kernel_open import OpenedKernel
 
 EX = examples.folder()
 

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from neurondbg.sessions import examples
-from neurondbg.sessions.cli_support import Opened, open_path
-from neurondbg.sessions.kernel_open import OpenedKernel
+from neurondbg.sessions.cli_support import Opened, OpenedKernel, open_path
 
 SAVED = Path(__file__).parent / "data" / "saved"
 EXPECTED = json.loads((SAVED / "expected.json").read_text())
