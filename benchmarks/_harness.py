@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from neurondbg.machine.asm import assemble
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.state import MachineConfig
 
@@ -40,6 +42,11 @@ def machine(text: str, name: str = "<bench>", **kw: object) -> Machine:
     """A Machine (default config) on the assembled `text`; `kw` go to Machine."""
     a = assemble(text, name)
     return Machine(a.program(), MachineConfig(), data=a.data, labels=a.labels, **kw)
+
+
+def core(text: str, name: str = "<bench>", **kw: object) -> Core:
+    """`text` assembled on a one-queue core (`Core.of_program`): how a program runs."""
+    return Core.of_program(machine(text, name, **kw), Path(name))
 
 
 def timed(fn: Callable[[], T]) -> tuple[T, float]:

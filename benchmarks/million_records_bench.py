@@ -95,7 +95,7 @@ def program_run(path: Path) -> tuple[Callable[[], Any], Callable[[Any], Any],
 def kernel_run(path: Path, races: bool) -> tuple[Callable[[], Any], Callable[[Any], Any],
                                                  Callable[[Any], Any]]:
     def loaded() -> Any:
-        return open_kernel(path, races=races, history=False)
+        return open_kernel(path, races=races, journal_budget=0)
     return loaded, lambda k: k.core, lambda core: core.cont(max_steps=10 * 10**6)
 
 

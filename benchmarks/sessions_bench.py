@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from _harness import machine, options, timed
+from _harness import core, machine, options, timed
 
 from neurondbg.machine.isa.programs import counted_loop
 from neurondbg.sessions.replay import replay
@@ -26,15 +26,15 @@ def main() -> None:
         d = Path(tmp)
         src = d / "loop.asm"
         src.write_text(counted_loop(args.trips))
-        m = machine(src.read_text(), str(src))
-        stop, run_s = timed(m.cont)
-        steps = m.state.steps
+        c = core(src.read_text(), str(src))
+        stop, run_s = timed(c.cont)
+        steps = c.steps
         print(f"run: {steps:,} steps in {run_s:.3f} s (stop: {stop.reason})")
         session = d / "loop.toml"
-        _, save_s = timed(lambda: save_session(session, m, program_path=src))
+        _, save_s = timed(lambda: save_session(session, c, program_path=src))
         print(f"save session at step {steps:,}: {save_s:.3f} s")
         loaded, load_s = timed(lambda: load_session(session))
-        ok = loaded.digest_ok and loaded.machine.state.digest() == m.state.digest()
+        ok = loaded.digest_ok and loaded.machine.state.digest() == c.state().digest()
         print(f"load session (replay to step {loaded.machine.state.steps:,} + digest): "
               f"{load_s:.3f} s, digest {'matches' if ok else 'DIFFERS'}")
 

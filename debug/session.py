@@ -177,7 +177,8 @@ class Session:
             self.warnings: list[str] = list(self._kernel.warnings)
         else:
             opened = open_program_or_session(self.path, gen, engine, progress=progress,
-                                             interrupt=self.interrupt)
+                                             interrupt=self.interrupt,
+                                             journal_budget=journal_budget)
             self._program = self.opened = opened
             self.program_path = Path(opened.program_path)
             if opened.session is not None:
@@ -185,7 +186,7 @@ class Session:
                 self.stop_text = f"session at step {opened.machine.state.steps}"
             self.layout = dict(opened.layout)
             self.warnings = list(opened.warnings)
-            self._core = _program_core(opened, journal_budget)
+            self._core = opened.core
         self.ignore: dict[int, int] = {}  # breakpoint id -> crossings still to pass (gdb)
         self.busy = False  # a run() is under way (in the App's worker thread)
         self.last_stop: Stop | None = None  # the stop of the last run / step N
@@ -766,8 +767,8 @@ class Session:
         from neurondbg.sessions.store import save_kernel_session, save_session
 
         if self._program is not None:
-            save_session(path, self.dbg, program_path=self.program_path, layout=layout or {},
-                         notes=self.notes or None, core=self.core)
+            save_session(path, self.core, program_path=self.program_path, layout=layout or {},
+                         notes=self.notes or None)
             return f"saved {path} at step {self.core.steps}"
         from neurondbg.sessions.neff_open import OpenedNeffKernel
 
@@ -1016,22 +1017,6 @@ class Session:
         return TimelineData(core.names, core.steps, max(len(self._path), core.steps), origin,
                             TimelineCells(core, self._index, self._path, self._plans), races,
                             self.synchronised_with(e), e)
-
-
-def _program_core(opened: Opened, journal_budget: int) -> Core:
-    """A program's opened Machine as the one queue of a core (`Core.of_program`), with
-    the breakpoints a program session loaded into the machine moved to the core."""
-    m = opened.machine
-    loaded = list(m.breakpoints)
-    for bp in loaded:
-        m.delete_breakpoint(bp.id)
-    core = Core.of_program(m, opened.program_path, source=opened.source,
-                           journal_budget=journal_budget)
-    for bp in loaded:
-        added = core.add_breakpoint(bp.text)
-        if not bp.enabled:
-            core.set_enabled(added.id, False)
-    return core
 
 
 def _sem_writer(i: int) -> Callable[[MachineState], tuple[int, int] | None]:

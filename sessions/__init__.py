@@ -1,8 +1,8 @@
 """Session files, trace export and shipped tours (never imports Textual).
 
     from sessions import save_session, load_session, SessionError
-    save_session("s.toml", machine, program_path="prog.asm", layout={"focus": "memory"})
-    loaded = load_session("s.toml")   # .machine at the saved step; .warnings; .program_changed
+    save_session("s.toml", core, program_path="prog.asm", layout={"focus": "memory"})
+    loaded = load_session("s.toml")   # .core at the saved step; .warnings; .program_changed
 
 The names below load on first use (PEP 562 `__getattr__`): importing a submodule
 such as `sessions.errors`, or locating the shipped tours, must not pull in the

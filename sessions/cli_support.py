@@ -1,12 +1,12 @@
 """Open a path for the CLI, the TUI and the DAP adapter: a PROGRAM, a KERNEL, or a
 session of either.
 
-    opened = open_path(path, gen, engine)   # Opened (a Machine) or OpenedKernel (a Core)
+    opened = open_path(path, gen, engine)   # Opened or OpenedKernel: each holds its `core`
     opened = open_kernel(path, gen=None, schedule="rr", races=True,   # SessionError
                          images=[Image("sbuf", 0, 0, array, "in.npy")])   # `run --sbuf`
     save_opened(to, opened, stop)           # a session file of either, where it is now
     opened = open_program_or_session(path, gen, engine)     # SessionError, one line
-    ... --sbuf to opened.machine, --break specs to opened.core ...
+    ... --sbuf to opened.machine (the program's queue), --break specs to opened.core ...
     stop = run_opened(opened, max_steps)   # a session continues from its saved step
     if save_to: save_after_run(save_to, opened, stop)       # --save-session FILE.toml
 
@@ -49,7 +49,6 @@ from neurondbg.sessions.store import (
     LoadedKernelSession,
     LoadedSession,
     Progress,
-    journal_budget,
     load_session,
     save_session,
 )
@@ -60,33 +59,20 @@ DEFAULT_MAX_STEPS = 10_000_000
 
 @dataclass
 class Opened:
-    """A machine ready to run, from a program or from a session at its saved step; it
-    runs as a core with one queue (`core`)."""
+    """A program ready to run on a core with one queue (`Core.of_program`: the one
+    debugger its breakpoints, runs and edits go through), from the program or from a
+    session at its saved step."""
 
-    machine: Machine
+    core: Core
     program_path: Path
     session: LoadedSession | None = None
     warnings: list[str] = field(default_factory=list)
     source: ProgramFile | None = None  # the program file, for file:line:column messages
-    _core: Core | None = field(default=None, repr=False)
 
     @property
-    def core(self) -> Core:
-        """The program as a core with one queue (Core.of_program, made at first use): the
-        one debugger its breakpoints, runs and edits go through. It takes the machine's
-        steps, edits and history over; a session's breakpoints move to it."""
-        if self._core is None:
-            m = self.machine
-            saved = [(bp.text, bp.enabled) for bp in m.breakpoints]
-            for bp in list(m.breakpoints):
-                m.delete_breakpoint(bp.id)
-            self._core = Core.of_program(m, self.program_path, source=self.source,
-                                         journal_budget=m.history.budget)
-            for text, enabled in saved:
-                bp = self._core.add_breakpoint(text)
-                if not enabled:
-                    self._core.set_enabled(bp.id, False)
-        return self._core
+    def machine(self) -> Machine:
+        """The program's queue: its records, labels and state (the core's one engine)."""
+        return self.core.machines[self.core.engines[0]]
 
     @property
     def is_session(self) -> bool:
@@ -104,15 +90,17 @@ def is_session_file(path: str | Path) -> bool:
 def open_program_or_session(path: str | Path, gen: str | Gen = DEFAULT_GEN, engine: str = "pool",
                             *, execute_invalid: bool = False, progress: Progress | None = None,
                             interrupt: threading.Event | None = None,
-                            history: bool = True) -> Opened:
-    """A session file (.toml: its own gen/engine/config win) or a PROGRAM; SessionError
-    (one line, naming the file) on bad input. A session replays to its saved step with
-    `progress(done, total)` reports; setting `interrupt` raises SessionInterrupted.
-    `history=False`: the machine keeps no undo history (a headless run nobody reverses)."""
+                            journal_budget: int = JOURNAL_BUDGET) -> Opened:
+    """A session file (.toml: its own gen/engine/config win) or a PROGRAM, on a one-queue
+    core; SessionError (one line, naming the file) on bad input. A session replays to its
+    saved step with `progress(done, total)` reports; setting `interrupt` raises
+    SessionInterrupted. `journal_budget`: the bytes of undo history kept (0: none, a
+    headless run nobody reverses)."""
     p = Path(path)
     if is_session_file(p):
-        loaded = load_session(p, progress=progress, interrupt=interrupt, history=history)
-        return Opened(loaded.machine, loaded.program_path, loaded, list(loaded.warnings),
+        loaded = load_session(p, progress=progress, interrupt=interrupt,
+                              journal_budget=journal_budget)
+        return Opened(loaded.core, loaded.program_path, loaded, list(loaded.warnings),
                       loaded.source)
     try:
         g = parse_gen(gen)
@@ -122,19 +110,21 @@ def open_program_or_session(path: str | Path, gen: str | Gen = DEFAULT_GEN, engi
     config = MachineConfig(gen=g, engine=engine, execute_invalid=execute_invalid)
     try:
         m = Machine(prog.program, config, data=prog.data, labels=prog.labels,
-                    journal_budget=journal_budget(history))
+                    journal_budget=journal_budget)
     except ValueError as e:
         raise SessionError(f"{p}: {e}") from None
-    return Opened(m, p.resolve(), source=prog)
+    resolved = p.resolve()
+    return Opened(Core.of_program(m, resolved, source=prog, journal_budget=journal_budget),
+                  resolved, source=prog)
 
 
 def open_path(path: str | Path, gen: Gen | None = None, engine: str = "pool", *,
               schedule: str = "rr", races: bool = True, execute_invalid: bool = False,
               progress: Progress | None = None, interrupt: threading.Event | None = None,
-              history: bool = True) -> Opened | OpenedKernel:
+              journal_budget: int = JOURNAL_BUDGET) -> Opened | OpenedKernel:
     """Whatever `path` is, opened: a KERNEL source (manifest, `.engine` file) on a fresh
-    Core, a kernel session replayed to its step on one, a program session on its Machine
-    at its step, or a PROGRAM on a Machine (sessions.kernel_kind decides which).
+    Core, a kernel session replayed to its step on one, a program session on its
+    one-queue core at its step, or a PROGRAM on one (sessions.kernel_kind decides which).
 
     `gen` None: the file's own (a kernel's, a session's; DEFAULT_GEN for a program);
     `engine` is a program's queue; `schedule` and `races` a kernel source's (a session
@@ -149,18 +139,18 @@ def open_path(path: str | Path, gen: Gen | None = None, engine: str = "pool", *,
         spec = kernel_session_spec(p)
         if spec is not None:
             return load_kernel_session(spec, progress=progress, interrupt=interrupt,
-                                       history=history)
+                                       journal_budget=journal_budget)
         return open_kernel(p, gen, schedule=schedule, races=races,
-                           execute_invalid=execute_invalid, history=history)
+                           execute_invalid=execute_invalid, journal_budget=journal_budget)
     return open_program_or_session(p, DEFAULT_GEN if gen is None else gen, engine,
                                    execute_invalid=execute_invalid, progress=progress,
-                                   interrupt=interrupt, history=history)
+                                   interrupt=interrupt, journal_budget=journal_budget)
 
 
 def save_opened(path: str | Path, opened: Opened | OpenedKernel, stop: Stop | None = None,
                 layout: dict[str, Any] | None = None) -> SessionSpec:
     """Save what `open_path` opened, where it is now, as a session file: a program's
-    Machine or a kernel's Core (sessions.store), one `schema`
+    core or a kernel's (sessions.store), one `schema`
     version key for both (sessions.schema). SessionError (one line) if it cannot be
     saved."""
     if isinstance(opened, Opened):
@@ -180,10 +170,9 @@ def save_after_run(path: str | Path, opened: Opened, stop: Stop | None = None,
                    layout: dict[str, Any] | None = None) -> SessionSpec:
     """`run ... --save-session FILE.toml`: the session where the run stopped."""
     keep = opened.session.spec if opened.session is not None else None
-    return save_session(path, opened.machine, program_path=opened.program_path,
+    return save_session(path, opened.core, program_path=opened.program_path,
                         layout=layout if layout is not None else opened.layout, stop=stop,
-                        tour=keep.tour if keep else None, notes=keep.notes if keep else None,
-                        core=opened._core)
+                        tour=keep.tour if keep else None, notes=keep.notes if keep else None)
 
 
 @dataclass(frozen=True)
@@ -263,10 +252,11 @@ def memory_shape(config: MachineConfig, space: str) -> tuple[int, int]:
 
 
 def make_core(kernel: Kernel, config: MachineConfig, *, schedule: str, races: bool,
-              history: bool, images: Sequence[Image] = ()) -> OpenedKernel:
+              journal_budget: int = JOURNAL_BUDGET,
+              images: Sequence[Image] = ()) -> OpenedKernel:
     """The Core of `kernel` with `images` placed after its own data; SessionError for an
     image that does not fit or a kernel the machine refuses (its data does not fit, ...).
-    `history=False`: no undo history (a headless run nobody reverses)."""
+    `journal_budget` 0: no undo history (a headless run nobody reverses)."""
     for img in images:
         a = img.array
         rows, cols = memory_shape(config, img.space)
@@ -279,17 +269,18 @@ def make_core(kernel: Kernel, config: MachineConfig, *, schedule: str, races: bo
     loaded = replace(kernel, data=(*kernel.data, *(img.init() for img in images)))
     try:
         core = Core(loaded, config, schedule=schedule, races=races,
-                    journal_budget=JOURNAL_BUDGET if history else 0)
+                    journal_budget=journal_budget)
     except ValueError as e:
         raise SessionError(f"{kernel.path}: {e}") from None
     return OpenedKernel(core, kernel, config, list(images))
 
 
 def open_kernel(path: str | Path, gen: Gen | None = None, *, schedule: str = "rr",
-                races: bool = True, execute_invalid: bool = False, history: bool = True,
+                races: bool = True, execute_invalid: bool = False,
+                journal_budget: int = JOURNAL_BUDGET,
                 images: Sequence[Image] = ()) -> OpenedKernel:
     """A kernel source (manifest or `.engine` file) on a fresh Core at step 0, with
     `images` (e.g. `run --sbuf`) placed after the kernel's own data."""
     kernel = read_kernel(path, gen)
     return make_core(kernel, kernel_config(kernel, execute_invalid), schedule=schedule,
-                     races=races, history=history, images=images)
+                     races=races, journal_budget=journal_budget, images=images)

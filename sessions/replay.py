@@ -340,7 +340,7 @@ def replay_kernel(trace_path: str | Path, kernel_path: str | Path, *, gen: Gen |
     opened = open_kernel(kernel_path, gen, schedule=schedule if isinstance(schedule, str)
                          else "rr", races=False,
                          execute_invalid=bool(header.get("execute_invalid", False)),
-                         history=False, images=images)
+                         journal_budget=0, images=images)
     core = opened.core
     report = _reporter(progress, total)
     compared = 0

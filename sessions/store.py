@@ -1,7 +1,7 @@
 """Save and load session files: the exact machine state by replaying to the saved step.
 
-    spec = save_session("s.toml", machine, program_path="prog.asm", layout={...})
-    loaded = load_session("s.toml")       # machine at the saved step, digest checked
+    spec = save_session("s.toml", core, program_path="prog.asm", layout={...})
+    loaded = load_session("s.toml")       # its one-queue core at the saved step, digest checked
     if loaded.program_changed: ...        # sha256 differs: the caller may go on or stop
 
 Memory a program's own data directives do not explain (e.g. `run --sbuf`, or a
@@ -16,6 +16,8 @@ one does not removed. A crash at any point leaves a loadable session.
 Loading replays to the saved step in slices of a few tens of milliseconds,
 calling `progress(done, total)` after each and raising SessionInterrupted when
 the `interrupt` Event is set, so a session saved at step 10**12 can be stopped.
+A program's session loads on a one-queue core (`Core.of_program`) and is brought to
+its step by the same code as a kernel's (`restore_on_core`).
 
 A kernel's session (`save_kernel_session`, `load_kernel_session`: a Core at its
 global step) is the same file with a `[kernel]` table instead of `[program]`: the
@@ -53,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from neurondbg.machine.asm.data import memory_bound
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.debugger import Machine, record_index
 from neurondbg.machine.edits import Edit
 from neurondbg.machine.files import (
@@ -83,8 +86,7 @@ from neurondbg.sessions.schema import (
 )
 from neurondbg.sessions.toml_write import dumps
 
-if TYPE_CHECKING:  # a program's session does not load the kernel model
-    from neurondbg.machine.core.core import Core
+if TYPE_CHECKING:
     from neurondbg.machine.core.kernel import Kernel
     from neurondbg.sessions.cli_support import OpenedKernel
 
@@ -97,9 +99,9 @@ SLICE_SECONDS = 0.03  # replay between interrupt checks: well inside the 100 ms 
 
 @dataclass
 class LoadedSession:
-    """A session loaded onto a machine at its saved step."""
+    """A program's session loaded onto its one-queue core at its saved step."""
 
-    machine: Machine
+    core: Core
     spec: SessionSpec
     program_path: Path
     labels: dict[str, int]
@@ -108,6 +110,11 @@ class LoadedSession:
     program_changed: bool = False  # sha256 of the program differs from the saved one
     digest_ok: bool = True  # the replayed state matches the saved digest
     source: ProgramFile | None = None  # the program file (file:line:column of records)
+
+    @property
+    def machine(self) -> Machine:
+        """The program's queue (its records, labels, state): the core's one engine."""
+        return self.core.machines[self.core.engines[0]]
 
     @property
     def layout(self) -> dict[str, Any]:
@@ -133,14 +140,14 @@ def read_session(path: str | Path) -> SessionSpec:
 def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
                  progress: Progress | None = None,
                  interrupt: threading.Event | None = None,
-                 history: bool = True) -> LoadedSession:
-    """Build the machine, apply data, replay to the saved step (and its `set` edits),
-    check the digest.
+                 journal_budget: int = JOURNAL_BUDGET) -> LoadedSession:
+    """Build the program's one-queue core, apply data, replay to the saved step (and its
+    `set` and record edits), check the digest.
 
     A changed program is a warning with `program_changed` set, or a SessionError
     when `allow_changed` is False. `progress(done, total)` is called as the replay
     goes; setting `interrupt` stops it within a slice with SessionInterrupted.
-    `history=False` builds a machine that keeps no undo history (headless `run`).
+    `journal_budget` bounds the core's undo history (0: none, a headless `run`).
     """
     spec = path if isinstance(path, SessionSpec) else read_session(path)
     src = str(spec.source) if spec.source is not None else "<session>"
@@ -165,33 +172,15 @@ def load_session(path: str | Path | SessionSpec, *, allow_changed: bool = True,
     labels = source.labels
     try:
         m = Machine(source.program, spec.config, data=source.data, labels=labels,
-                    journal_budget=journal_budget(history))
+                    journal_budget=journal_budget)
     except ValueError as e:
         raise SessionError(f"{src}: program {spec.program}: {e}") from None
     for i, img in enumerate(spec.data):
         apply_image(m, img, spec, f"{src}: data[{i}]")
-    stop = _replay_to(m, spec, warnings, src, progress, interrupt)
-    digest_ok = not spec.digest or m.state.digest() == spec.digest
-    if not digest_ok:
-        warnings.append(f"{src}: the replayed state at step {m.state.steps} differs from the "
-                        f"saved one (digest mismatch)")
-    tagged = [(key, i, e) for key, entries in (("breakpoints", spec.breakpoints),
-                                                ("watchpoints", spec.watchpoints))
-              for i, e in enumerate(entries)]
-    tagged.sort(key=lambda t: t[2].id or 1 << 62)  # the user's order; stable for id-less
-    for key, i, entry in tagged:
-        try:
-            bp = m.add_breakpoint(entry.spec)
-        except ValueError as err:
-            msg = f"{src}: {key}[{i}].spec {entry.spec!r}: {err}"
-            if changed:  # e.g. a label the edited program lost: keep going
-                warnings.append(msg)
-                continue
-            raise SessionError(msg) from None
-        if not entry.enabled:
-            m.set_enabled(bp.id, False)
-    return LoadedSession(m, spec, prog_path, labels, stop, warnings, changed, digest_ok,
-                         source)
+    core = Core.of_program(m, prog_path, source=source, journal_budget=journal_budget)
+    restored = restore_on_core(core, spec, {}, progress, interrupt, src, lenient=changed)
+    return LoadedSession(core, spec, prog_path, labels, _program_stop(core, spec, restored),
+                         warnings + restored.warnings, changed, restored.digest_ok, source)
 
 
 def apply_image(m: Machine, img: DataImage, spec: SessionSpec, where: str) -> None:
@@ -224,28 +213,19 @@ def read_image(img: DataImage, spec: SessionSpec, where: str,
     return a
 
 
-def journal_budget(history: bool) -> int:
-    """A Machine's `journal_budget`: the default, or none kept at all."""
-    return JOURNAL_BUDGET if history else 0
-
-
-def _replay_to(m: Machine, spec: SessionSpec, warnings: list[str], src: str,
-               progress: Progress | None, interrupt: threading.Event | None) -> Stop | None:
-    """Run exactly `spec.steps` steps (fast path: no breakpoints yet), applying each
-    `set` or record edit when its step is reached."""
+def _program_stop(core: Core, spec: SessionSpec, restored: LoadedKernelSession) -> Stop | None:
+    """A program session's stop once loaded: where its replay stopped short, else the
+    saved stop (or max-steps at the saved step; None at step 0), with the record of the
+    last step taken (a fast step keeps none: it is taken again, `Machine.refresh_last`)."""
+    if restored.short is not None:
+        return restored.short
     total = spec.steps
-    if progress is not None:
-        progress(0, total)
-    for i, edit in enumerate(spec.edits):
-        stop = run_until(m, edit.step, total, progress, interrupt, src)
-        if stop is not None:
-            return _short(m, stop, total, warnings, src)
-        _apply_edit(m, edit, f"{src}: edits[{i}]")
-    stop = run_until(m, total, total, progress, interrupt, src)
-    if stop is not None:
-        return _short(m, stop, total, warnings, src)
     if total == 0:
         return Stop(**spec.stop) if spec.stop else None
+    m = core.machines[core.engines[0]]
+    last = m.last
+    if m.state.steps and (last is None or last.step != m.state.steps - 1):
+        m.refresh_last()
     if spec.stop:
         return Stop(**spec.stop, steps=total, record=m.last)
     return Stop(StopReason.MAX_STEPS, m.state.pc, f"at the saved step {total}", total,
@@ -277,50 +257,34 @@ def run_until(m: Machine, step: int, total: int, progress: Progress | None,
     return None
 
 
-def _short(m: Machine, stop: Stop, total: int, warnings: list[str], src: str) -> Stop:
-    warnings.append(f"{src}: replay stopped at step {m.state.steps} of {total}: "
-                    f"{stop.reason}: {stop.detail}")
-    return stop
-
-
-def _apply_edit(m: Machine, edit: Edit, where: str) -> None:
-    """Re-make a saved `set` or record edit (its stored bits, exactly) through the
-    machine's journal."""
-    try:
-        m.apply_edit(edit)
-    except ValueError as e:
-        what = edit.target if record_index(edit.target) is not None else \
-            f"set {edit.target} = {edit.value}"  # 128 hex digits say nothing in one line
-        raise SessionError(f"{where}: {what}: {e}") from None
-
-
 # -- writing ---------------------------------------------------------------------------------
-def save_session(path: str | Path, machine: Machine, *, program_path: str | Path,
+def save_session(path: str | Path, core: Core, *, program_path: str | Path,
                  layout: dict[str, Any] | None = None, stop: Stop | None = None,
                  tour: dict[str, str] | None = None,
-                 notes: list[Note] | None = None, core: Core | None = None) -> SessionSpec:
-    """Write `machine` (at its current step) as a session file, atomically with its images.
+                 notes: list[Note] | None = None) -> SessionSpec:
+    """Write a program's one-queue `core` (Core.of_program, at its current step) as a
+    session file, atomically with its images: its breakpoints and edits with it.
 
-    `program_path` is the file the machine's program came from; `layout` is the
-    UI's opaque table; `stop` (optional) is the stop reason shown on reload. A
-    `path` that is a symlink saves to the link's target. `core`: the one-queue core
-    running `machine` (Core.of_program), whose breakpoints and edits are the session's.
+    `program_path` is the file the program came from; `layout` is the UI's opaque
+    table; `stop` (optional) is the stop reason shown on reload. A `path` that is a
+    symlink saves to the link's target.
     """
     target = resolve_target(path)
     folder = target.parent
     prog = Path(program_path).resolve()
     if same_file(target, prog):
         raise SessionError(f"{path}: cannot save: it is the program {program_path}")
+    machine = core.machines[core.engines[0]]
     st = machine.state
     spec = SessionSpec(program=relative_path(prog, folder), sha256=sha256_of(prog, str(path)),
                        config=machine.config, steps=st.steps, digest=st.digest(), pc=st.pc,
                        stop=stop.to_dict() if stop is not None else None,
                        layout=dict(layout or {}), tour=dict(tour or {}),
                        notes=list(notes or []), source=target)
-    for bp in machine.breakpoints if core is None else core.breakpoints:
+    for bp in core.breakpoints:
         entries = spec.watchpoints if bp.kind in WATCH_KINDS else spec.breakpoints
         entries.append(BreakpointEntry(bp.text, bp.enabled, bp.id))
-    spec.edits = list(machine.edits) if core is None else core.saved_edits()
+    spec.edits = core.saved_edits()
     return commit_session(path, target, spec, lambda: _save_images(target, machine, prog))
 
 
@@ -430,11 +394,12 @@ class LoadedKernelSession:
     stop: dict[str, Any] | None = None  # the saved stop (to_dict form)
     warnings: list[str] = field(default_factory=list)
     digest_ok: bool = True
+    short: Stop | None = None  # the stop that ended the replay before the saved step
 
 
 def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
                         interrupt: threading.Event | None = None,
-                        history: bool = True) -> OpenedKernel:
+                        journal_budget: int = JOURNAL_BUDGET) -> OpenedKernel:
     """The Core of a kernel session at its saved step (see the module docstring)."""
     from neurondbg.machine.core.manifest import records_of
     from neurondbg.sessions.cli_support import Image, make_core, memory_shape, read_kernel
@@ -458,7 +423,7 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
                                memory_shape(spec.config, img.space)), f"{src}: data[{i}]")
               for i, img in enumerate(spec.data)]
     opened = make_core(kernel, spec.config, schedule=entry.schedule, races=entry.races,
-                       history=history, images=images)
+                       journal_budget=journal_budget, images=images)
     loaded = restore_on_core(opened.core, spec, entry.forced, progress, interrupt, src)
     opened.session = loaded
     opened.warnings = list(loaded.warnings)
@@ -467,27 +432,35 @@ def load_kernel_session(spec: SessionSpec, *, progress: Progress | None = None,
 
 def restore_on_core(core: Core, spec: SessionSpec, forced: dict[int, str],
                     progress: Progress | None, interrupt: threading.Event | None,
-                    src: str) -> LoadedKernelSession:
-    """Bring a freshly opened kernel's `core` to a kernel session's saved step (its
-    forced steps and edits made again), check the digest (a mismatch is a warning) and
-    add its breakpoints in the user's order: what loading a kernel's or a NEFF's
-    session shares."""
+                    src: str, *, lenient: bool = False) -> LoadedKernelSession:
+    """Bring a freshly opened `core` (a kernel's, a NEFF's, or a program's one-queue
+    core) to its session's saved step (its forced steps and edits made again), check
+    the digest (a mismatch is a warning) and add its breakpoints in the user's order:
+    what loading every kind of session shares. A program's digest is its one queue's
+    state (`MachineState.digest`), a kernel's `Core.digest`. `lenient`: a breakpoint
+    that no longer parses is a warning (a program that changed since the save, e.g. a
+    label it lost), not a SessionError."""
     loaded = LoadedKernelSession(spec, spec.stop)
-    _replay(core, spec.steps, forced, spec.edits, progress, interrupt, src,
-            loaded.warnings)
-    loaded.digest_ok = not spec.digest or core.digest() == spec.digest
+    loaded.short = _replay(core, spec.steps, forced, spec.edits, progress, interrupt, src,
+                           loaded.warnings)
+    digest = core.state().digest() if core.lone else core.digest()
+    loaded.digest_ok = not spec.digest or digest == spec.digest
     if not loaded.digest_ok:
         loaded.warnings.append(f"{src}: the replayed state at step {core.steps} differs from "
                                "the saved one (digest mismatch)")
     tagged = [(key, i, e) for key, entries in (("breakpoints", spec.breakpoints),
                                                 ("watchpoints", spec.watchpoints))
               for i, e in enumerate(entries)]
-    tagged.sort(key=lambda t: t[2].id or 1 << 62)  # the user's order, as load_session
+    tagged.sort(key=lambda t: t[2].id or 1 << 62)  # the user's order; stable for id-less
     for key, i, e in tagged:
         try:
             bp = core.add_breakpoint(e.spec)
         except ValueError as err:
-            raise SessionError(f"{src}: {key}[{i}].spec {e.spec!r}: {err}") from None
+            msg = f"{src}: {key}[{i}].spec {e.spec!r}: {err}"
+            if lenient:
+                loaded.warnings.append(msg)
+                continue
+            raise SessionError(msg) from None
         if not e.enabled:
             core.set_enabled(bp.id, False)
     return loaded
@@ -513,10 +486,11 @@ def _check_streams(kernel: Kernel, entry: KernelEntry, src: str) -> None:
 
 def _replay(core: Core, steps: int, forced: dict[int, str], edits: list[Edit],
             progress: Progress | None, interrupt: threading.Event | None, src: str,
-            warnings: list[str]) -> None:
+            warnings: list[str]) -> Stop | None:
     """Bring the core to global step `steps` in slices of about SLICE_SECONDS: the policy's
     choices (Core.replay), at each forced step the engine the user gave it to, and each
-    saved edit made again at its step (before that step is taken)."""
+    saved edit made again at its step (before that step is taken). The stop that ended
+    it short of `steps` (a warning too), else None."""
     chunk = 256
     if progress is not None:
         progress(0, steps)
@@ -528,10 +502,13 @@ def _replay(core: Core, steps: int, forced: dict[int, str], edits: list[Edit],
             try:
                 core.apply_edit(e)
             except ValueError as err:
+                # a program's set edit in its words; 128 hex digits say nothing in a line
+                what = f"set {e.target} = {e.value}" \
+                    if core.lone and record_index(e.target) is None else e.target
                 raise SessionError(f"{src}: edits[{len(edits) - len(todo) - 1}]: "
-                                   f"{e.target}: {err}") from None
+                                   f"{what}: {err}") from None
         if core.steps >= steps:
-            return
+            return None
         if interrupt is not None and interrupt.is_set():
             raise SessionInterrupted(f"{src}: loading interrupted at step {core.steps} of "
                                      f"{steps}", core.steps, steps)
@@ -545,10 +522,11 @@ def _replay(core: Core, steps: int, forced: dict[int, str], edits: list[Edit],
         elapsed = time.perf_counter() - t0
         if progress is not None:
             progress(core.steps, steps)
-        if stop is not None and stop.reason != "interrupt":
+        if stop is not None and stop.reason != "interrupt" and core.steps < steps:
+            # (a lone program's last step may be its HALT: that is the saved state)
             warnings.append(f"{src}: replay stopped at step {core.steps} of {steps}: "
                             f"{stop.reason}: {stop.detail}")
-            return
+            return stop
         chunk = max(64, min(1 << 22, int(chunk * SLICE_SECONDS / max(elapsed, 1e-4))))
 
 

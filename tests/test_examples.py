@@ -23,7 +23,7 @@ def test_demo_session_stops_at_each_invalid_instruction() -> None:
     assert not loaded.warnings and m.config.engine == "dve"
     stops = []
     for _ in range(4):
-        stop = m.cont()
+        stop = loaded.core.cont()
         stops.append((stop.reason, m.instruction(m.state.pc // 64).mnemonic, m.state.steps))
         if stop.reason != "breakpoint":
             break

@@ -975,6 +975,10 @@ class Core:
         engine, _, rest = e.target.strip().rpartition(".")
         index = record_index(rest)
         if index is not None:
+            count = self.machines[self.engines[0]].count
+            if self.lone and index >= count:  # a program's words, as its session saved it
+                raise ValueError(f"edit of {e.target}: the program has records "
+                                 f"0..{count - 1}")
             return self.edit_record(index, bits_record(e.value), engine or None)
         engine, m, own = self._queue_of(ex.parse_target(e.target))
         bits = m.saved_bits(own, e)
@@ -999,7 +1003,12 @@ class Core:
         return out
 
     def _journal(self, e: CoreEdit) -> None:
-        """Make edit `e` now and keep it (in step order: it is the newest event)."""
+        """Make edit `e` now and keep it (in step order: it is the newest event). A lone
+        program's queue keeps the state it loaded with (its session's images) from
+        before its first edit, as from before its first step."""
+        if self.lone:
+            m = self.machines[self.engines[0]]
+            m.history.base(m.state, 0)
         self._write(e, e.bits)
         self.edits.append(e)
         self._applied = len(self.edits)

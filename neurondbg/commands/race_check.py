@@ -134,7 +134,7 @@ def explore_kernel(opened: OpenedKernel, n: int, max_steps: int,
 
     def make(schedule: str) -> Core:
         return make_core(opened.kernel, opened.config, schedule=schedule, races=True,
-                         history=False, images=opened.images).core
+                         journal_budget=0, images=opened.images).core
 
     return explore(make, n, max_steps=max_steps, interrupt=stopping)
 

@@ -170,7 +170,7 @@ def _open_program(program: Path, o: RunOptions, stopping: threading.Event) -> Pr
     try:
         opened = open_program_or_session(program, o.gen, o.engine,
                                          execute_invalid=o.execute_invalid,
-                                         interrupt=stopping, history=False)
+                                         interrupt=stopping, journal_budget=0)
     except SessionInterrupted:
         raise
     except SessionError as e:
@@ -195,15 +195,13 @@ def _refuse_empty(opened: Opened) -> None:
 
 
 class ProgramRun:
-    """A program (or program session) on a Core with its one queue (`Core.of_program`):
-    the opened Machine is that queue, so what is reported reads it."""
+    """A program (or program session) on its one-queue core (`Opened.core`): what is
+    reported reads that queue's machine."""
 
     def __init__(self, opened: Opened) -> None:
-        from neurondbg.machine.core.core import Core
-
         self.opened = opened
         self.machine = opened.machine
-        self.core = Core.of_program(opened.machine, opened.program_path, journal_budget=0)
+        self.core = opened.core
         self.warnings = opened.warnings
 
     @property
@@ -333,14 +331,14 @@ def _open_kernel(program: Path, o: RunOptions, stopping: threading.Event) -> Ker
             else:
                 kernel = read_kernel(spec.program_path, spec.config.gen, str(program))
                 check_outputs(o.outputs, _kernel_inputs(kernel, program, o.sbuf_in, spec))
-            opened = load_kernel_session(spec, interrupt=stopping, history=False)
+            opened = load_kernel_session(spec, interrupt=stopping, journal_budget=0)
             opened.warnings += _session_wins(spec, o.given)
             check_explore(opened, o.races)
             return KernelRun(opened, o.races, stopping)
         images = [] if sbuf is None else [Image("sbuf", 0, 0, sbuf, f"--sbuf {o.sbuf_in}")]
         opened = open_kernel(program, o.gen if "gen" in o.given else None,
                              schedule=o.schedule, races=o.races.check,
-                             execute_invalid=o.execute_invalid, history=False, images=images)
+                             execute_invalid=o.execute_invalid, journal_budget=0, images=images)
         check_outputs(o.outputs, _kernel_inputs(opened.kernel, None, o.sbuf_in))
         return KernelRun(opened, o.races, stopping)
     except SessionInterrupted:  # Ctrl+C while the session replayed: an interrupt (130)

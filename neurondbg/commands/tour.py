@@ -18,8 +18,6 @@ from neurondbg.errors import InputError
 
 if TYPE_CHECKING:
     from neurondbg.app import NeurondbgApp
-    from neurondbg.debug.controller import DebugSession
-    from neurondbg.machine.core.core import Core
 
 
 def tour_app(name: str) -> NeurondbgApp:
@@ -31,8 +29,6 @@ def tour_app(name: str) -> NeurondbgApp:
     has the focus (in the tour pane → / ← and p too). Moving through a tour is reading,
     not work: quitting after it asks nothing unless breakpoints or values were changed.
     """
-    from types import SimpleNamespace
-
     from textual.binding import Binding, BindingType
     from textual.widgets import Footer
 
@@ -41,22 +37,6 @@ def tour_app(name: str) -> NeurondbgApp:
     from neurondbg.views.tour_pane import TourPane
 
     info = find_tour(name)
-
-    class CoreTourGuide(TourGuide):
-        """A kernel tour's guide: the step is the core's global step count (n is S)."""
-
-        def __init__(self, session: DebugSession) -> None:
-            super().__init__(SimpleNamespace(machine=None, notes=session.notes))  # type: ignore[arg-type]
-            self.core: Core = session.core
-
-        @property
-        def step(self) -> int:
-            return self.core.steps
-
-        @property
-        def at_end(self) -> bool:
-            return self.step >= self.last_step or all(
-                self.core.status(e) == "halted" for e in self.core.engines)
 
     class TourApp(NeurondbgApp):
         """The debugger App on the tour's session, with a tour pane."""
@@ -75,10 +55,8 @@ def tour_app(name: str) -> NeurondbgApp:
         def guide(self) -> TourGuide | None:
             if self.session is None:
                 return None
-            if self.core_mode:  # a kernel tour: its notes count global scheduler steps
-                return CoreTourGuide(self.session)
-            loaded = SimpleNamespace(machine=self.session.dbg, notes=self.session.notes)
-            return TourGuide(loaded)  # type: ignore[arg-type]
+            # a program's one queue or a kernel's: notes count the core's global steps
+            return TourGuide(self.session.core, self.session.notes)
 
         def debugger_ready(self) -> None:
             screen = self._debugger()

@@ -68,10 +68,7 @@ def open_target(args: LaunchArgs, progress: Progress | None = None,
     o = open_path(path, gen, args.engine, schedule=schedule, races=args.races,
                   progress=progress, interrupt=interrupt)
     if isinstance(o, Opened):
-        from neurondbg.machine.core.core import Core
-
-        core = Core.of_program(o.machine, o.program_path, source=o.source)
-        return Target(core, o.program_path), list(o.warnings)
+        return Target(o.core, o.program_path), list(o.warnings)
     return Target(o.core, o.path.resolve()), list(o.warnings)
 
 

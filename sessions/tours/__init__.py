@@ -1,8 +1,8 @@
 """Shipped guided tours: session files (+ assembly) with per-step notes.
 
     list_tours()               -> [TourInfo(name, title, description, path)]
-    load_tour("cast-rounding") -> LoadedSession (its .notes, its machine at step 0)
-    TourGuide(loaded)          -> forward / back / the note for the current step
+    load_tour("cast-rounding") -> LoadedSession (its .notes, its core at step 0)
+    TourGuide(core, notes)     -> forward / back / the note for the current step
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.engines.record import StepRecord
 from neurondbg.sessions.errors import SessionError
 from neurondbg.sessions.schema import Note
@@ -59,16 +60,16 @@ def note_at(notes: list[Note], step: int) -> Note | None:
 
 
 class TourGuide:
-    """Steps a tour's machine forward and back; the note follows the step count."""
+    """Steps a tour's core forward and back (a program's one queue or a kernel's
+    engines); the note follows the core's global step count."""
 
-    def __init__(self, loaded: LoadedSession) -> None:
-        self.loaded = loaded
-        self.machine = loaded.machine
-        self.notes = loaded.notes
+    def __init__(self, core: Core, notes: list[Note]) -> None:
+        self.core = core
+        self.notes = notes
 
     @property
     def step(self) -> int:
-        return self.machine.state.steps
+        return self.core.steps
 
     @property
     def last_step(self) -> int:
@@ -81,17 +82,18 @@ class TourGuide:
 
     @property
     def at_end(self) -> bool:
-        return self.step >= self.last_step or self.machine.state.halted
+        return self.step >= self.last_step or all(
+            self.core.status(e) == "halted" for e in self.core.engines)
 
     def forward(self) -> StepRecord | None:
         """One step (it executes even when legality fails if the session allows it);
         None at the end of the tour."""
         if self.at_end:
             return None
-        return self.machine.step()
+        return self.core.step().record
 
     def back(self) -> bool:
-        return self.machine.reverse_step()
+        return self.core.reverse_step()
 
     def position(self) -> str:
         return f"step {self.step} of {self.last_step}"

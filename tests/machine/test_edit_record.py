@@ -16,7 +16,7 @@ from neurondbg.sessions import load_session, save_session
 from neurondbg.sessions.errors import SessionError
 from neurondbg.sessions.schema import session_from_dict
 
-from .helpers import SMALL
+from .helpers import SMALL, position, step
 
 # record 1 is a COPY from FP32 to BF16: invalid (s4d4_tr_same_src_dst_type); its checked
 # fix sets out_dtype = FP32. Records 2..4 loop R2 times adding R5 to R1.
@@ -188,26 +188,26 @@ def test_a_saved_session_replays_the_record_edit(tmp_path) -> None:
     prog = tmp_path / "prog.asm"
     prog.write_text(source())
     loaded = load_session_of(prog, tmp_path)
-    m = loaded.machine
-    assert m.cont().reason == "invalid"
+    c, m = loaded.core, loaded.machine
+    assert c.cont().reason == "invalid"
     new = fixed_copy(m)
-    m.edit_record(COPY, new)
-    m.step_n(2)
+    c.edit_record(COPY, new)
+    step(c, 2)
     session = tmp_path / "s.toml"
-    save_session(session, m, program_path=prog)
+    save_session(session, c, program_path=prog)
     text = session.read_text()
     assert "schema = 1" in text and 'target = "record[1]"' in text
     assert f'value = "{record_bits(new)}"' in text
     again = load_session(session)
     assert again.warnings == [] and again.digest_ok
-    m2 = again.machine
-    assert m2.position == m.position and m2.state.digest() == m.state.digest()
+    c2, m2 = again.core, again.machine
+    assert position(c2) == position(c) and m2.state.digest() == m.state.digest()
     assert m2.program.raw.tobytes() == m.program.raw.tobytes()
     assert m2.loaded_program.raw[COPY].tobytes() != new
-    assert m2.reverse(2).steps == 2 and m2.position == (1, 1)
-    assert m2.reverse_step() and m2.position == (1, 0)
+    assert c2.reverse(2).steps == 2 and position(c2) == (1, 1)
+    assert c2.reverse_step() and position(c2) == (1, 0)
     assert not m2.valid(COPY)
-    assert m2.cont().reason == "invalid"
+    assert c2.cont().reason == "invalid"
 
 
 def test_a_saved_record_edit_beyond_the_program_is_a_session_error(tmp_path) -> None:

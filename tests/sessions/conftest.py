@@ -1,4 +1,5 @@
-"""Shared fixtures: a small looping program with data, on a small machine."""
+"""Shared fixtures: a small looping program with data, on a small machine's one-queue
+core (the one debugger a program runs on)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.state import MachineConfig
@@ -40,9 +42,28 @@ def make_machine(path: Path, config: MachineConfig = SMALL) -> Machine:
     return Machine(prog, config, data=data, labels=labels)
 
 
+def make_core(path: Path, config: MachineConfig = SMALL,
+              sbuf: np.ndarray | None = None) -> Core:
+    """The program at `path` on a one-queue core, `sbuf` placed before the first step."""
+    m = make_machine(path, config)
+    if sbuf is not None:
+        m.load_sbuf(sbuf)
+    return Core.of_program(m, path)
+
+
+def queue(core: Core) -> Machine:
+    """A program core's one queue (its config, records, labels)."""
+    return core.machines[core.engines[0]]
+
+
 @pytest.fixture
 def machine(program: Path) -> Machine:
     return make_machine(program)
+
+
+@pytest.fixture
+def core(program: Path) -> Core:
+    return make_core(program)
 
 
 def sbuf_image() -> np.ndarray:

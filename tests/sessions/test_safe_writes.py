@@ -23,7 +23,7 @@ from neurondbg.sessions.errors import SessionError, SessionInterrupted
 from neurondbg.sessions.store import load_session, read_session, save_session
 from neurondbg.sessions.toml_write import dumps
 from tests.helpers import aliases
-from tests.sessions.conftest import make_machine, sbuf_image
+from tests.sessions.conftest import make_core, sbuf_image
 
 
 def _temporaries(folder: Path) -> list[str]:
@@ -131,9 +131,8 @@ def test_output_naming_an_input_is_refused(tmp_path: Path) -> None:
 
 # -- sessions --------------------------------------------------------------------------------
 def _saved(program: Path, path: Path, image: np.ndarray) -> None:
-    m = make_machine(program)
-    m.load_sbuf(image)
-    m.step_n(3)
+    m = make_core(program, sbuf=image)
+    m.cont(max_steps=3)
     save_session(path, m, program_path=program)
 
 
@@ -165,7 +164,7 @@ def test_session_images_are_committed_with_the_toml(program: Path, tmp_path: Pat
 
 
 def test_saving_over_the_program_is_refused(program: Path) -> None:
-    m = make_machine(program)
+    m = make_core(program)
     before = program.read_bytes()
     with pytest.raises(SessionError, match="it is the program"):
         save_session(program, m, program_path=program)
@@ -199,7 +198,7 @@ def _edited(path: Path, table: str, **values: int) -> None:
 def test_session_sizes_are_range_checked(program: Path, tmp_path: Path, key: str, value: int,
                                          message: str) -> None:
     path = tmp_path / "s.toml"
-    save_session(path, make_machine(program), program_path=program)
+    save_session(path, make_core(program), program_path=program)
     _edited(path, "machine", **{key: value})
     with pytest.raises(SessionError, match=message) as e:
         load_session(path)  # fails on reading: nothing is allocated
@@ -215,7 +214,7 @@ def _long_session(tmp_path: Path, steps: int) -> Path:
     prog = tmp_path / "spin.asm"
     prog.write_text(SPIN)
     path = tmp_path / "long.toml"
-    save_session(path, make_machine(prog), program_path=prog)
+    save_session(path, make_core(prog), program_path=prog)
     _edited(path, "position", steps=steps)
     doc = tomllib.loads(path.read_text())
     del doc["position"]["digest"]
@@ -248,11 +247,11 @@ def test_load_with_progress_reaches_the_saved_step(tmp_path: Path) -> None:
 
 # -- set edits ---------------------------------------------------------------------------------
 def test_set_edits_are_saved_and_replayed_at_their_step(program: Path, tmp_path: Path) -> None:
-    m = make_machine(program)
+    m = make_core(program)
     m.edit("sb[1, 0]:fp32", "2.5")  # before the first step: not part of the data image
-    m.step_n(2)
+    m.cont(max_steps=2)
     m.edit("R5", "7")
-    m.step_n(3)
+    m.cont(max_steps=3)
     path = tmp_path / "s.toml"
     save_session(path, m, program_path=program)
     doc = tomllib.loads(path.read_text())
@@ -260,12 +259,12 @@ def test_set_edits_are_saved_and_replayed_at_their_step(program: Path, tmp_path:
     assert "data" not in doc or doc["data"] == []  # the edit is replayed, not imaged
     loaded = load_session(path)
     assert loaded.digest_ok and loaded.machine.state.steps == 5
-    assert loaded.machine.edits == m.edits and loaded.machine.state.R[5] == 7
+    assert loaded.core.saved_edits() == m.saved_edits() and loaded.machine.state.R[5] == 7
     assert loaded.machine.state.sbuf[1, :4].view(np.float32)[0] == 2.5
 
 
 def test_a_bad_saved_edit_is_a_one_line_error(program: Path, tmp_path: Path) -> None:
-    m = make_machine(program)
+    m = make_core(program)
     m.edit("R5", "7")
     path = tmp_path / "s.toml"
     save_session(path, m, program_path=program)
@@ -283,8 +282,12 @@ def test_a_bad_saved_edit_is_a_one_line_error(program: Path, tmp_path: Path) -> 
 def test_headless_machines_keep_no_history(program: Path) -> None:
     from neurondbg.sessions.cli_support import open_program_or_session
 
-    assert not open_program_or_session(program, history=False).machine.history.enabled
-    assert open_program_or_session(program).machine.history.enabled
+    headless = open_program_or_session(program, journal_budget=0).core
+    headless.step()
+    assert not headless.reverse_step()
+    kept = open_program_or_session(program).core
+    kept.step()
+    assert kept.reverse_step()
 
 
 # -- inputs that are not regular files are refused, never read forever ---------------------
@@ -298,8 +301,7 @@ def test_fifo_inputs_are_refused(program: Path, tmp_path: Path) -> None:
     with pytest.raises(SessionError, match="pipe: is a FIFO"):
         replay(fifo, program)
     path = tmp_path / "s.toml"
-    m = make_machine(program)
-    m.load_sbuf(sbuf_image())
+    m = make_core(program, sbuf=sbuf_image())
     save_session(path, m, program_path=program)
     image = tmp_path / read_session(path).data[0].file
     image.unlink()
@@ -320,8 +322,7 @@ def test_a_trace_line_without_end_is_refused(program: Path, tmp_path: Path) -> N
 def test_a_data_image_claiming_a_huge_shape_is_refused_before_allocating(
         program: Path, tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
-    m = make_machine(program)
-    m.load_sbuf(sbuf_image())
+    m = make_core(program, sbuf=sbuf_image())
     save_session(path, m, program_path=program)
     image = tmp_path / read_session(path).data[0].file
     header = np.lib.format

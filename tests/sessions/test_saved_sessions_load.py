@@ -35,8 +35,9 @@ def test_a_saved_program_session_loads_at_its_step(saved: Path) -> None:
     assert (m.state.steps, m.state.digest()) == (EXPECTED["program.toml"]["steps"],
                                                  EXPECTED["program.toml"]["digest"])
     assert o.warnings == [] and o.session.digest_ok
-    assert [(b.text, b.id) for b in m.breakpoints] == [("label:loop", 1), ("watch:R2", 2)]
-    assert [(e.step, e.target) for e in m.edits] == [(1, "R5")] and m.state.R[5] == 7
+    assert [(b.text, b.id) for b in o.core.breakpoints] == [("label:loop", 1), ("watch:R2", 2)]
+    assert [(e.step, e.target) for e in o.core.saved_edits()] == [(1, "R5")]
+    assert m.state.R[5] == 7
     assert m.state.sbuf[3, 15] == 63  # the --sbuf image, from the .npy beside the session
     assert o.layout == {"focus": "registers"}
 
@@ -56,5 +57,5 @@ def test_the_bundled_demo_session_loads() -> None:
     o = open_path(examples.folder() / "demo.toml")
     assert isinstance(o, Opened) and o.session is not None
     assert o.machine.config.engine == "dve" and o.machine.config.execute_invalid
-    assert [b.text for b in o.machine.breakpoints] == ["invalid"]
+    assert [b.text for b in o.core.breakpoints] == ["invalid"]
     assert o.machine.state.steps == 0 and o.warnings == []

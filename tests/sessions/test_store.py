@@ -13,36 +13,37 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neurondbg.machine.debugger import Machine
+from neurondbg.machine.core.core import Core
 from neurondbg.sessions import atomic
 from neurondbg.sessions.errors import SessionError
 from neurondbg.sessions.schema import session_from_dict
 from neurondbg.sessions.store import load_session, read_session, save_session
 
-from .conftest import make_machine, sbuf_image
+from .conftest import make_core, queue, sbuf_image
 
 LAYOUT = {"focus": "memory", "maximised": "", "memory": {"dtype": "bf16", "goto": [0, 64]}}
 
 
-def _setup(machine: Machine) -> None:
-    machine.load_sbuf(sbuf_image())  # not from the program: must be saved as an image
-    machine.add_breakpoint("label:loop if R1 >= 6")
-    machine.add_breakpoint("op:CAST")
-    machine.add_breakpoint("watch:R2")
-    machine.add_breakpoint("change:sb[0, 64:80]")
-    machine.set_enabled(2, False)
+def _setup(program: Path) -> Core:
+    core = make_core(program, sbuf=sbuf_image())  # not from the program: saved as an image
+    core.add_breakpoint("label:loop if R1 >= 6")
+    core.add_breakpoint("op:CAST")
+    core.add_breakpoint("watch:R2")
+    core.add_breakpoint("change:sb[0, 64:80]")
+    core.set_enabled(2, False)
+    return core
 
 
-def test_round_trip_reproduces_state_breakpoints_layout(machine: Machine, program: Path,
+def test_round_trip_reproduces_state_breakpoints_layout(program: Path,
                                                         tmp_path: Path) -> None:
-    _setup(machine)
+    machine = _setup(program)
     assert machine.cont().detail == "#3 watch:R2: MOVE at 0x0: R2 written: 0 -> 4"
     stop = machine.cont()
     assert stop.detail == ("#4 change:sb[0, 64:80]: CAST at 0x80: sbuf[0:1, 64:80] changed: "
                            + " ".join(["00"] * 16)
                            + " -> 02 03 06 07 0a 0b 0e 0f 12 13 16 17 1a 1b 1e 1f")
-    assert machine.state.steps == 3
-    steps, digest = machine.state.steps, machine.state.digest()
+    assert machine.state().steps == 3
+    steps, digest = machine.state().steps, machine.state().digest()
     path = tmp_path / "s" / "one.toml"
     path.parent.mkdir()
     save_session(path, machine, program_path=program, layout=LAYOUT, stop=stop)
@@ -57,9 +58,9 @@ def test_round_trip_reproduces_state_breakpoints_layout(machine: Machine, progra
     assert np.load(path.parent / image["file"]).shape == (3, 40)
 
     loaded = load_session(path)
-    m = loaded.machine
+    m = loaded.core
     assert loaded.warnings == [] and loaded.digest_ok and not loaded.program_changed
-    assert m.state.steps == steps and m.state.digest() == digest
+    assert m.state().steps == steps and m.state().digest() == digest
     assert [(b.text, b.enabled) for b in m.breakpoints] == [
         ("label:loop if R1 >= 6", True), ("op:CAST", False), ("watch:R2", True),
         ("change:sb[0, 64:80]", True)]
@@ -67,7 +68,7 @@ def test_round_trip_reproduces_state_breakpoints_layout(machine: Machine, progra
     # both machines continue identically, breakpoints included
     a, b = machine.cont(), m.cont()
     assert (a.reason, a.pc, a.detail) == (b.reason, b.pc, b.detail)
-    assert machine.state.digest() == m.state.digest()
+    assert machine.state().digest() == m.state().digest()
 
 
 def test_reverse_stepped_session_and_machine_config(program: Path, tmp_path: Path) -> None:
@@ -75,20 +76,19 @@ def test_reverse_stepped_session_and_machine_config(program: Path, tmp_path: Pat
 
     cfg = MachineConfig(sbuf_bytes=2048, psum_bytes=512, fp8_exp4="fp8_e4m3fn", fp8_sat=True,
                         execute_invalid=True, engine="dve")
-    m = make_machine(program, cfg)
+    m = make_core(program, cfg)
     m.cont(max_steps=9)
     m.reverse_step()
     m.reverse_step()
     save_session(tmp_path / "r.toml", m, program_path=program)
     loaded = load_session(tmp_path / "r.toml")
-    assert loaded.machine.config == m.config and loaded.machine.state.steps == 7
-    assert loaded.machine.state.digest() == m.state.digest() and loaded.stop is not None
+    assert loaded.machine.config == queue(m).config and loaded.machine.state.steps == 7
+    assert loaded.machine.state.digest() == m.state().digest() and loaded.stop is not None
     assert loaded.spec.data == []  # the program's own .data explains all memory
 
 
-def test_paths_resolve_relative_to_the_session_file(machine: Machine, program: Path,
-                                                    tmp_path: Path) -> None:
-    machine.load_sbuf(sbuf_image())
+def test_paths_resolve_relative_to_the_session_file(program: Path, tmp_path: Path) -> None:
+    machine = make_core(program, sbuf=sbuf_image())
     machine.cont(max_steps=3)
     save_session(tmp_path / "prog" / "s.toml", machine, program_path=program)
     moved = tmp_path / "elsewhere"
@@ -100,13 +100,13 @@ def test_paths_resolve_relative_to_the_session_file(machine: Machine, program: P
     finally:
         os.chdir(cwd)
     assert loaded.program_path == (moved / "loop.asm").resolve()
-    assert loaded.machine.state.digest() == machine.state.digest()
+    assert loaded.machine.state.digest() == machine.state().digest()
 
 
-def test_changed_program_is_flagged_and_can_be_refused(machine: Machine, program: Path,
+def test_changed_program_is_flagged_and_can_be_refused(core: Core, program: Path,
                                                        tmp_path: Path) -> None:
-    machine.cont(max_steps=4)
-    save_session(tmp_path / "s.toml", machine, program_path=program)
+    core.cont(max_steps=4)
+    save_session(tmp_path / "s.toml", core, program_path=program)
     program.write_text(program.read_text().replace("src1=3", "src1=5"))
     loaded = load_session(tmp_path / "s.toml")
     assert loaded.program_changed and not loaded.digest_ok
@@ -116,23 +116,23 @@ def test_changed_program_is_flagged_and_can_be_refused(machine: Machine, program
         load_session(tmp_path / "s.toml", allow_changed=False)
 
 
-def test_crash_between_write_and_rename_keeps_the_old_file(machine: Machine, program: Path,
+def test_crash_between_write_and_rename_keeps_the_old_file(core: Core, program: Path,
                                                           tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "s.toml"
-    save_session(path, machine, program_path=program)
+    save_session(path, core, program_path=program)
     before = path.read_bytes()
-    machine.cont(max_steps=5)
+    core.cont(max_steps=5)
 
     def crash(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(atomic.os, "replace", crash)
     with pytest.raises(SessionError, match=r"s\.toml: cannot write: No space left on device"):
-        save_session(path, machine, program_path=program)
+        save_session(path, core, program_path=program)
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["prog", "s.toml"]  # no temp left
     monkeypatch.undo()
-    save_session(path, machine, program_path=program)
+    save_session(path, core, program_path=program)
     assert read_session(path).steps == 5
 
 
@@ -207,10 +207,10 @@ def test_from_dict_defaults() -> None:
 
 
 def test_saving_refuses_a_program_file_that_changed_since_loading(
-        machine: Machine, program: Path, tmp_path: Path) -> None:
+        core: Core, program: Path, tmp_path: Path) -> None:
     program.write_text(program.read_text().replace("src1=3", "src1=4"))
     with pytest.raises(SessionError, match=r"s\.toml: cannot save: .*loop\.asm no longer holds"):
-        save_session(tmp_path / "s.toml", machine, program_path=program)
+        save_session(tmp_path / "s.toml", core, program_path=program)
     assert not (tmp_path / "s.toml").exists()
 
 
@@ -232,14 +232,14 @@ def test_round_trip_at_any_position(forward: int, back: int, specs: list[str],
     with tempfile.TemporaryDirectory() as d:
         prog = Path(d) / "p.asm"
         prog.write_text(PROGRAM)
-        m = make_machine(prog)
-        m.step_n(forward)
+        m = make_core(prog)
+        m.cont(max_steps=forward)
         for _ in range(back):
             m.reverse_step()
         for s in specs:
             m.add_breakpoint(s)
         save_session(Path(d) / "s.toml", m, program_path=prog, layout=layout)
         loaded = load_session(Path(d) / "s.toml")
-        assert loaded.machine.state.digest() == m.state.digest() and loaded.digest_ok
-        assert [b.text for b in loaded.machine.breakpoints] == specs
+        assert loaded.machine.state.digest() == m.state().digest() and loaded.digest_ok
+        assert [b.text for b in loaded.core.breakpoints] == specs
         assert loaded.layout == layout and loaded.warnings == []

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neurondbg.machine.debugger import Machine
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.edits import Edit
 from neurondbg.machine.state import MachineConfig
@@ -74,12 +74,12 @@ def test_crlf_is_kept_exactly() -> None:
     assert tomllib.loads(text) == doc
 
 
-def test_saved_session_reads_back_its_tour_and_notes(machine: Machine, program: Path,
+def test_saved_session_reads_back_its_tour_and_notes(core: Core, program: Path,
                                                      tmp_path: Path) -> None:
     notes = EVERY_FIELD.notes
     tour = EVERY_FIELD.tour
     path = tmp_path / "s.toml"
-    save_session(path, machine, program_path=program, layout=EVERY_FIELD.layout,
+    save_session(path, core, program_path=program, layout=EVERY_FIELD.layout,
                  tour=tour, notes=notes)
     spec = read_session(path)
     assert (spec.notes, spec.tour, spec.layout) == (notes, tour, EVERY_FIELD.layout)
@@ -101,11 +101,11 @@ def test_unwritable_value_names_the_key(doc: dict, where: str) -> None:
 
 
 def test_unsaveable_layout_is_a_one_line_error_and_writes_nothing(
-        machine: Machine, program: Path, tmp_path: Path) -> None:
+        core: Core, program: Path, tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     with pytest.raises(SessionError, match=r"s\.toml: cannot save: layout\.x: cannot write "
                                            r"bytes to TOML$"):
-        save_session(path, machine, program_path=program, layout={"x": b"raw"})
+        save_session(path, core, program_path=program, layout={"x": b"raw"})
     assert list(tmp_path.iterdir()) == [program.parent]
 
 

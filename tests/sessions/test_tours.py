@@ -31,7 +31,7 @@ def test_every_tour_is_listed() -> None:
 def test_tour_steps_to_its_end_and_back(name: str) -> None:
     loaded = load_tour(name)
     assert loaded.warnings == [] and not loaded.program_changed
-    guide = TourGuide(loaded)
+    guide = TourGuide(loaded.core, loaded.notes)
     notes = loaded.notes
     assert notes[0].step == 0 and [n.step for n in notes] == sorted({n.step for n in notes})
     digests = [loaded.machine.state.digest()]
@@ -52,18 +52,19 @@ def _f32(m, p: int, off: int, n: int) -> list[float]:
 
 
 def test_cast_rounding_claims() -> None:
-    m = load_tour("cast-rounding").machine
-    rec = m.step()
+    loaded = load_tour("cast-rounding")
+    m, step = loaded.machine, lambda: loaded.core.step().record
+    rec = step()
     bf16 = m.state.sbuf[0, 256:268].view(np.uint16).astype(np.uint32) << 16
     assert bf16.view(np.float32).tolist() == [1.0, 1.0, 1.015625, 1.0078125, -2.5, np.inf]
     assert rec.lanes.counts() == {"inexact": 4, "tie": 2, "saturated": 0, "nan": 0, "inf": 1}
-    rec = m.step()
+    rec = step()
     assert m.state.sbuf[0, 320:325].view(np.int8).tolist() == [127, -128, 2, -2, 0]
     assert rec.lanes.counts()["saturated"] == 2
-    rec = m.step()
+    rec = step()
     assert rec.lanes.dst == "fp8_e4m3" and rec.lanes.values[1].tolist() == [
         [np.inf, 0.0, -np.inf, 0.1015625]] and rec.lanes.counts()["tie"] == 1
-    rec = m.step()
+    rec = step()
     assert m.state.sbuf[0, 448:464].view(np.uint32).tolist() == [
         16777216, 16777216, 16777220, 2147483648]
     # end to end: three lanes lose bits entering the hub, two of them on a tie
@@ -73,44 +74,47 @@ def test_cast_rounding_claims() -> None:
 def test_cast_rounding_with_fp8_saturation_clamps() -> None:
     from dataclasses import replace
 
+    from neurondbg.machine.core.core import Core
     from neurondbg.machine.debugger import Machine
     from neurondbg.sessions.program import load_program
 
     loaded = load_tour("cast-rounding")
     cfg = replace(loaded.machine.config, fp8_sat=True)
     prog, data, labels = load_program(loaded.program_path, cfg.gen)
-    m = Machine(prog, cfg, data=data, labels=labels)
-    m.step_n(2)
-    assert m.step().lanes.values[1].tolist() == [[240.0, 0.0, -240.0, 0.1015625]]
+    core = Core.of_program(Machine(prog, cfg, data=data, labels=labels), loaded.program_path)
+    core.cont(max_steps=2)
+    assert core.step().record.lanes.values[1].tolist() == [[240.0, 0.0, -240.0, 0.1015625]]
 
 
 def test_copy_vs_cast_claims() -> None:
     loaded = load_tour("copy-vs-cast")
-    m = loaded.machine
-    stop = m.cont()  # the session's `invalid` breakpoint
+    m, core = loaded.machine, loaded.core
+    stop = core.cont()  # the session's `invalid` breakpoint
     assert stop.reason == "breakpoint" and m.state.steps == 3
     assert m.verdict(3).failed == ("s4d4_tr_same_src_dst_type",) or list(
         m.verdict(3).failed) == ["s4d4_tr_same_src_dst_type"]
     assert m.state.sbuf[1, 192:208].view(np.int32).tolist() == [1, 1, -2, 65504]
-    m.step()
+    core.step()
     assert m.state.sbuf[1, 256:260].view(np.int32).tolist() == [0x3F800000]
 
 
 def test_move_gate_claims() -> None:
-    m = load_tour("move-gate").machine
-    stop = m.cont()
+    loaded = load_tour("move-gate")
+    m, core = loaded.machine, loaded.core
+    stop = core.cont()
     assert stop.reason == "breakpoint" and m.state.steps == 5
     assert m.state.R[1:7] == [7, 0xFFFFFFFF, 0x3FC00000, 0x3FC00000, 0xC0, 0]
     assert "ctrl_mv_has_valid_dtype" in m.verdict(5).failed
-    m.step()
+    core.step()
     assert m.state.R[7] == 3
 
 
 def test_dve_accumulator_claims() -> None:
-    m = load_tour("dve-accumulators").machine
+    loaded = load_tour("dve-accumulators")
+    m = loaded.machine
     accs = []
     while not m.state.halted:
-        m.step()
+        loaded.core.step()
         accs.append(float(m.state.acc[0]))
     assert accs == [20, 30, 30, 4, 10, 3, 3, -np.inf, -np.inf]
     assert _f32(m, 1, 128, 2) == [30.0, -3.0] and _f32(m, 0, 160, 4) == [1, 3, 6, 10]

@@ -1,9 +1,10 @@
 """One controller for a program and a kernel: the TUI's session runs a PROGRAM on a
 one-queue Core (`Core.of_program`), and its stops are the ones the program's own
-Machine run control reaches, forward and in reverse."""
+Machine run control reached, forward and in reverse (recorded before it went)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,10 @@ import pytest
 from neurondbg.debug.session import Session
 from neurondbg.machine.core.core import Core
 from neurondbg.machine.stops import Stop
-from neurondbg.sessions.cli_support import open_program_or_session
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 KERNEL = EXAMPLES / "kernels" / "producer_consumer.asm"
+STOPS = Path(__file__).parent / "data" / "program_stops.json"
 ENGINE = "dve"  # every example below runs to its end on DVE
 # (program, breakpoints): each program stops at several of them on the way
 CASES = [
@@ -45,25 +46,14 @@ def _hits(stop: Stop) -> tuple[str, int, tuple[int, ...]]:
     return (str(stop.reason), stop.pc, tuple(bp.id for bp in stop.breakpoints))
 
 
-def _machine_stops(path: Path, specs: list[str]) -> tuple[list[tuple[str, int, tuple[int, ...]]],
-                                                           list[tuple[str, int, tuple[int, ...]]]]:
-    """The stops the program's own Machine reaches: `continue` from the start to the end,
-    then `reverse-continue` back to the start (with where each left the machine)."""
-    m = open_program_or_session(path, engine=ENGINE).machine
-    for spec in specs:
-        m.add_breakpoint(spec)
-    forward, back = [], []
-    while True:
-        stop = m.cont()
-        forward.append((*_hits(stop), m.state.steps))
-        if stop.reason != "breakpoint":
-            break
-    while True:
-        stop = m.reverse_continue()
-        back.append((*_hits(stop), m.state.steps))
-        if stop.reason != "breakpoint":
-            break
-    return forward, back  # type: ignore[return-value]
+def _machine_stops(name: str) -> tuple[list[tuple[str, int, tuple[int, ...]]],
+                                       list[tuple[str, int, tuple[int, ...]]]]:
+    """The stops the program's own Machine run control reached (recorded in
+    data/program_stops.json): `continue` from the start to the end, then
+    `reverse-continue` back to the start (with where each left the machine)."""
+    forward, back = json.loads(STOPS.read_text())[name]
+    return ([(r, pc, tuple(ids), n) for r, pc, ids, n in forward],  # type: ignore[return-value]
+            [(r, pc, tuple(ids), n) for r, pc, ids, n in back])
 
 
 def _session_stops(path: Path, specs: list[str]) -> tuple[list[tuple[str, int, tuple[int, ...]]],
@@ -87,7 +77,7 @@ def _session_stops(path: Path, specs: list[str]) -> tuple[list[tuple[str, int, t
 @pytest.mark.parametrize(("name", "specs"), CASES)
 def test_the_session_stops_where_the_programs_machine_does(name: str, specs: list[str]) -> None:
     path = EXAMPLES / name
-    expected = _machine_stops(path, specs)
+    expected = _machine_stops(name)
     forward, back = _session_stops(path, specs)
     assert len(expected[0]) > 1 and len(expected[1]) > 1  # it meets breakpoints both ways
     assert (forward, back) == expected
