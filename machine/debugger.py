@@ -914,6 +914,12 @@ class Machine:
             return True
         return self.reverse(1).steps == 1
 
+    def undo_step(self) -> None:
+        """Undo the newest step exactly (the state's journal); its record, and the last
+        conversion once undone, are dropped with it."""
+        self._reversed(self.state.steps - 1)
+        self.state.undo_step()
+
     def _reversed(self, steps: int | None = None) -> None:
         """Moving back to `steps` (default: the step count now): no last step, and no last
         conversion once reversed past (`last_conversion` is stale then: dropped here, its

@@ -229,7 +229,7 @@ class EngineQueue:
         return Issued(rec)
 
     def undo(self) -> None:
-        self.state.undo_step()
+        self.machine.undo_step()
 
     def write_record(self, index: int, raw: bytes) -> None:
         """Put `raw` in as record `index` of this queue (Machine.write_record) and forget

@@ -90,3 +90,14 @@ def put(m: Machine, partitions: slice, offset: int, values: np.ndarray) -> None:
 def get(m: Machine, partition: int, offset: int, dtype, count: int) -> np.ndarray:
     size = np.dtype(dtype).itemsize
     return m.state.sbuf[partition, offset:offset + size * count].view(dtype)
+
+
+def last(core: Core):  # a StepRecord
+    """The record of the newest step, as one machine's `continue` left it: a run's fast
+    steps keep none, so the newest is undone and taken again with its record."""
+    m = queue(core)
+    rec = m.last
+    if rec is None or rec.step != m.state.steps - 1:
+        core.reverse_step()
+        rec = core.step().record
+    return rec

@@ -129,8 +129,8 @@ def test_the_alias_path_and_plain_memory_give_the_same_bits(case) -> None:
         assert a.state.journal.nbytes == b.state.journal.nbytes
         assert np.asarray(a.state.journal.others[-1].old).tobytes() == \
             np.asarray(b.state.journal.others[-1].old).tobytes()
-        a.reverse_step()
-        b.reverse_step()
+        a.state.undo_step()
+        b.state.undo_step()
         assert a.state.digest() == b.state.digest() == start
         assert _writes(ra) == _writes(rb)  # the records stay what the step wrote
 
@@ -227,8 +227,8 @@ def test_views_of_memory_taken_before_the_move_stay_what_they_showed() -> None:
     r2 = m.step()
     assert m.state._alias is not None and r2.lanes.dest is not None
     assert r1.lanes.source is None and np.array_equal(r1.lanes.in_bits, seen)  # copied
-    m.reverse_step()
-    m.reverse_step()
+    m.state.undo_step()
+    m.state.undo_step()
     assert m.state.digest() == start
 
 
@@ -239,7 +239,7 @@ def test_a_copied_state_casts_into_its_own_memory(how: str) -> None:
     second mapping, not the memory the state reads (its SBUF would keep the old bytes)."""
     m = _cast_machine()
     m.step()
-    m.reverse_step()  # memory has moved: the state holds its alias
+    m.state.undo_step()  # memory has moved: the state holds its alias
     m.state.release_views()  # weak references to the lanes do not pickle (nor did they)
     st_ = {"pickle": lambda s: pickle.loads(pickle.dumps(s)), "deepcopy": copy.deepcopy,
            "copy": copy.copy}[how](m.state)

@@ -8,7 +8,12 @@ import pytest
 
 from neurondbg.machine.convert import convert
 from neurondbg.machine.convert.formats import FORMATS
-from tests.machine.helpers import get, machine, put
+from tests.machine.helpers import (
+    get,
+    machine,
+    put,
+    use_core,
+)
 
 PAIRS = [(s, d) for s in FORMATS for d in FORMATS]
 
@@ -93,12 +98,13 @@ def _step_reverse_step(m) -> None:
             digests.append(m.state.digest())  # HALT is a journaled step too
             break
         after = m.state.digest()
-        m.reverse_step()
+        m.state.undo_step()
         assert m.state.digest() == digests[-1]
         rec = m.step()
         assert rec.executed and m.state.digest() == after
         digests.append(after)
-    while m.reverse_step():
+    while m.state.journal.steps:
+        m.state.undo_step()
         digests.pop()
         assert m.state.digest() == digests[-1]
 
@@ -142,7 +148,7 @@ def test_recorded_output_survives_later_writes_and_undo() -> None:
         assert np.array_equal(r1.lanes.out_bits, want) and np.array_equal(r1.lanes.in_bits, src)
         assert np.array_equal(w1.new, want.view(np.uint8))
         assert r1.lanes.counts() == r1.lanes.counts()  # flags computed from the kept lanes
-        m.reverse_step()  # undo rewrites those bytes again
+        m.state.undo_step()  # undo rewrites those bytes again
     assert r2.lanes.out_bits.shape == r3.lanes.out_bits.shape == (8, 64)
     assert np.array_equal(m.state.sbuf[:, :256].view(np.uint32), src)
 
@@ -167,9 +173,10 @@ def test_verdicts_are_computed_only_when_read_or_a_stop_needs_them() -> None:
     rec = m.step()
     assert rec.executed and m._verdicts == {}  # stepping did not explain record 0
     assert rec.verdict is not None and rec.verdict.valid and list(m._verdicts) == [0]
-    m.reverse_step()
+    m.state.undo_step()
     assert m.step().verdict is rec.verdict  # explained once per record, then shared
-    stop = m.cont()  # record 1 fails legality (FP32R is output-only): the stop explains it
+    # record 1 fails legality (FP32R is output-only): the stop explains it
+    stop = use_core(m).cont()
     assert stop.reason == "invalid" and 1 in m._verdicts
     assert "FP32R" in stop.detail or "dtype" in stop.detail
     assert stop.record.to_dict()["verdict"] == "failed"

@@ -46,9 +46,9 @@ def _want(fmt: str) -> np.ndarray:
 def test_an_edited_cast_record_runs_as_edited_after_the_old_one_ran() -> None:
     m = _machine(_cast())
     assert m.step().executed and np.array_equal(_got(m, 0x400, 2), _want("bf16"))
-    m.reverse_step()
+    m.state.undo_step()
     new = assemble(_cast("FP16", 0x800), "<edit>").program().record(0)
-    m.edit_record(0, new)
+    m.write_record(0, new)
     rec = m.step()
     assert rec.executed and rec.lanes.dst == "fp16"
     assert np.array_equal(_got(m, 0x800, 2), _want("fp16"))
@@ -60,10 +60,10 @@ def test_a_cast_record_edited_into_another_opcode_runs_that_opcode() -> None:
     edited record's opcode runs, not the CAST that ran there before."""
     m = _machine(_cast())
     m.step()
-    m.reverse_step()
+    m.state.undo_step()
     text = (f"MEMSET dtype=INT16 nac={P} set_value=0x1234 dst=sb[0, 0x400] step=[1,0,0,0] "
             f"num=[{N},1,1,1]")
-    m.edit_record(0, assemble(text, "<edit>").program().record(0))
+    m.write_record(0, assemble(text, "<edit>").program().record(0))
     rec = m.step()
     assert rec.executed and rec.lanes is None
     assert (_got(m, 0x400, 2).view(np.uint16) == 0x1234).all()

@@ -139,7 +139,7 @@ def test_cast_step_journals_exactly_what_was_there(poke, alias, monkeypatch) -> 
     assert (w.old.strides == (0, 0)) == (poke is None)
     # the step word and one block with its objects
     assert m.state.journal.nbytes == 8 + P * 2 * N + MEM_UNDO_BYTES
-    m.reverse_step()
+    m.state.undo_step()
     assert m.state.digest() == before
 
 

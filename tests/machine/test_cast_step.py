@@ -71,7 +71,7 @@ def test_cast_step_reverse_step_is_bit_identical_contiguous_and_strided() -> Non
         out = m.state.sbuf[:, 0x400:0x400 + 2 * 64 * dst_step].view(np.uint16)[:, ::dst_step]
         assert np.array_equal(out, want)
         assert np.array_equal(rec.lanes.out_bits, want)
-        m.reverse_step()
+        m.state.undo_step()
         assert m.state.digest() == before
         m.step()
         assert m.state.digest() == after
@@ -83,7 +83,7 @@ def test_write_record_new_and_old_stay_stable_after_undo_and_redo() -> None:
     rec = m.step()
     w = next(w for w in rec.writes if w.target == "sbuf")
     new = np.array(w.new, copy=True)
-    m.reverse_step()
+    m.state.undo_step()
     m.state.sbuf[:, 0x400:0x480] ^= 0xFF  # later writes do not reach the record
     assert np.array_equal(w.old, old_dst) and np.array_equal(w.new, new)
 
@@ -99,7 +99,7 @@ def test_cast_into_its_own_source_keeps_lane_inputs() -> None:
     rec = m.step()  # overwrites its own source: the lanes must keep the fp32 inputs
     assert np.array_equal(rec.lanes.in_bits, vals.view(np.uint32))
     assert get(m, 0, 0, np.uint16, 4).tolist() == [0x3F80, 0x3F80, 0xC020, 0x7F62]
-    m.reverse_step()
+    m.state.undo_step()
     assert np.array_equal(get(m, 1, 0, np.float32, 4), vals[1])
 
 

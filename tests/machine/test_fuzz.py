@@ -18,6 +18,7 @@ from neurondbg.machine.isa.codec import decode_bytes, encode
 from neurondbg.machine.isa.opcodes import OPCODES, struct_name_of
 from neurondbg.machine.isa.structs import STRUCTS
 from neurondbg.machine.state import MachineConfig
+from tests.machine.helpers import rewind, use_core
 
 GEN = Gen.MARIANA
 MODELLED = sorted(op for op in HANDLERS if GEN in OPCODES[op].gens)
@@ -80,19 +81,18 @@ def test_plausible_random_programs_never_raise_and_undo_exactly(seed, engine) ->
     raw = b"".join(_record(int(rng.choice(MODELLED)), rng) for _ in range(n))
     cfg = MachineConfig(gen=GEN, sbuf_bytes=4096, psum_bytes=2048, execute_invalid=True,
                         engine=engine)
-    m = Machine(decode_bytes(raw), cfg)
-    m.state.sbuf[:8] = rng.integers(0, 256, size=(8, 4096), dtype=np.uint8)
-    start = ""
+    q = Machine(decode_bytes(raw), cfg)
+    q.state.sbuf[:8] = rng.integers(0, 256, size=(8, 4096), dtype=np.uint8)
+    m = use_core(q)
+    loaded = m.state().digest()  # the core's checkpoint 0: the state it was made with
     executed = 0
     for _ in range(1500):
-        if not m.state.steps:
-            start = m.state.digest()
-        rec = m.step()
-        assert rec.fault is None or "internal error" not in rec.fault, rec.fault
-        executed += rec.executed
-        if not rec.executed:
-            m.state.pc = 64 * int(rng.integers(0, n))
-            m.state.halted = False
+        rec = m.step().record
+        assert rec is None or rec.fault is None or "internal error" not in rec.fault, rec
+        executed += rec is not None and rec.executed
+        if rec is None or not rec.executed:
+            q.state.pc = 64 * int(rng.integers(0, n))
+            q.state.halted = False
     assert executed > 0
-    m.rewind()
-    assert m.state.digest() == start
+    rewind(m)
+    assert m.state().digest() == loaded

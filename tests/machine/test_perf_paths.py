@@ -10,6 +10,7 @@ from neurondbg.machine.asm import assemble
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.isa.programs import counted_loop
 from neurondbg.machine.state import MachineConfig
+from tests.machine.helpers import use_core
 
 OPS = ["ADD", "SUBTRACT", "MULT", "BITWISE_AND", "BITWISE_OR", "BITWISE_XOR", "ADD_INT",
        "SUB_INT", "MULT_INT"]
@@ -64,7 +65,7 @@ def test_fast_run_equals_slow_steps(seed: list[tuple]) -> None:
     except ValueError:  # an immediate the assembler refuses for that dtype
         return
     slow = machine(text)
-    fast.cont()
+    use_core(fast).cont()
     pcs = []
     while not slow.state.halted:
         slow.step()
@@ -74,7 +75,7 @@ def test_fast_run_equals_slow_steps(seed: list[tuple]) -> None:
     assert fast.state.pc == slow.state.pc
     # the journals undo alike: back to the start, every register as it began
     for _ in range(fast.state.steps):
-        fast.reverse_step()
+        fast.state.undo_step()
     assert fast.state.steps == 0 and fast.state.pc == machine(text).state.pc
     assert list(fast.state.R) == list(machine(text).state.R)
 

@@ -12,7 +12,11 @@ from neurondbg.machine.engines.alu import AluFault, alu32, alu64, f32_bits
 from neurondbg.machine.isa.enums import AluOp as A
 from neurondbg.machine.isa.programs import counted_loop
 
-from .helpers import fault, machine
+from .helpers import (
+    core_of,
+    fault,
+    queue,
+)
 
 I32, U32, F32 = Dtype.INT32, Dtype.UINT32, Dtype.FP32
 
@@ -90,34 +94,34 @@ LOOP = counted_loop(10)
 
 
 def test_counted_loop_fast_and_slow_agree() -> None:
-    fast = machine(LOOP)
+    fast = core_of(LOOP)
     stop = fast.cont()
-    assert stop.reason == "halt" and fast.state.R[1] == 30 and fast.state.R[2] == 0
-    assert fast.state.steps == 1 + 3 * 10 + 1
-    slow = machine(LOOP)
+    assert stop.reason == "halt" and fast.state().R[1] == 30 and fast.state().R[2] == 0
+    assert fast.state().steps == 1 + 3 * 10 + 1
+    slow = core_of(LOOP)
     records = []
     slow.on_step = records.append
     assert slow.cont().reason == "halt"
-    assert slow.state.digest() == fast.state.digest() and len(records) == 32
-    assert fast.last is not None and fast.last.mnemonic == "HALT"
+    assert slow.state().digest() == fast.state().digest() and len(records) == 32
+    assert queue(fast).last is not None and queue(fast).last.mnemonic == "HALT"
 
 
 def test_move_reads_pc_halves_and_ignores_pc_writes() -> None:
-    m = machine("NOP\nMOVE R3=PC_LO R4=PC_HI\nMOVE num_mov=1 move_source=IMMEDIATE "
+    m = core_of("NOP\nMOVE R3=PC_LO R4=PC_HI\nMOVE num_mov=1 move_source=IMMEDIATE "
                 "dst_registers=[128,0,0,0,0,0,0,0] immediate=[9,0,0,0,0,0,0,0]\nHALT",
                 base=0x1_0000_0000, execute_invalid=True)
     m.step()
-    rec = m.step()
-    assert m.state.R[3] == 0x40 and m.state.R[4] == 1
+    rec = m.step().record
+    assert m.state().R[3] == 0x40 and m.state().R[4] == 1
     assert [w.target for w in rec.writes] == ["R3", "R4"]
-    rec = m.step()
-    assert rec.fault is None and rec.writes == [] and m.state.pc == 0x1_0000_00C0
+    rec = m.step().record
+    assert rec.fault is None and rec.writes == [] and m.state().pc == 0x1_0000_00C0
 
 
 def test_move_register_sources_are_read_before_writes() -> None:
-    m = machine("MOVE R1=1 R2=2\nMOVE R1=R2 R2=R1\nHALT", execute_invalid=True)
+    m = core_of("MOVE R1=1 R2=2\nMOVE R1=R2 R2=R1\nHALT", execute_invalid=True)
     m.cont()
-    assert m.state.R[1:3] == [2, 1]
+    assert m.state().R[1:3] == [2, 1]
 
 
 @pytest.mark.parametrize("cmp, value, taken", [
@@ -125,7 +129,7 @@ def test_move_register_sources_are_read_before_writes() -> None:
     ("GT_IMM", 6, False), ("LE_IMM", 5, True), ("GE_IMM", 6, False), ("ALWAYS", 0, True),
 ])
 def test_compare_branch_immediate(cmp, value, taken) -> None:
-    m = machine(f"""
+    m = core_of(f"""
         MOVE R1=5
         COMPARE_BRANCH cmp_op={cmp} dtype=INT32 cmp_reg0=R1 cmp_immediate={value} target=there
         HALT
@@ -134,21 +138,21 @@ def test_compare_branch_immediate(cmp, value, taken) -> None:
     """)
     m.step()
     m.step()
-    assert m.state.pc == (0xC0 if taken else 0x80)
+    assert m.state().pc == (0xC0 if taken else 0x80)
 
 
 def test_compare_branch_signed_vs_unsigned_and_register_target() -> None:
-    m = machine("MOVE R1=0xFFFFFFFF R2=1 R3=0x100\n"
+    m = core_of("MOVE R1=0xFFFFFFFF R2=1 R3=0x100\n"
                 "COMPARE_BRANCH cmp_op=LT_REG dtype=INT32 cmp_reg0=R1 cmp_reg1=R2 "
                 "target_mode=REGISTER target_reg_lo=R3\nHALT", execute_invalid=True)
     m.step()
     m.step()
-    assert m.state.pc == 0x100  # -1 < 1 signed
-    assert m.step().fault is not None and "outside the program" in m.last.fault
+    assert m.state().pc == 0x100  # -1 < 1 signed
+    assert m.step().record.fault is not None and "outside the program" in queue(m).last.fault
 
 
 def test_move_shape_and_semaphores() -> None:
-    m = machine("""\
+    m = core_of("""\
         MOVE_SHAPE move_type=IMMEDIATE num_move=2 shape_registers=[3,4,0,0] data=[7,8,0,0,0,0,0,0]
         MOVE_SHAPE move_type=SHAPE_TO_REG num_move=1 shape_registers=[4,0,0,0] \
             data=[9,0,0,0,0,0,0,0]
@@ -160,15 +164,15 @@ def test_move_shape_and_semaphores() -> None:
         HALT
     """, execute_invalid=True)
     stop = m.cont()
-    assert m.state.shape[3:5] == [7, 8] and m.state.R[9] == 8 and m.state.sem[5] == 4
+    assert m.state().shape[3:5] == [7, 8] and m.state().R[9] == 8 and m.state().sem[5] == 4
     assert stop.reason == "fault" and "deadlock" in stop.detail and stop.pc == 0x140
 
 
 def test_halt_stays_halted() -> None:
-    m = machine("HALT\nNOP")
+    m = core_of("HALT\nNOP")
     assert m.cont().reason == "halt"
-    assert m.cont().reason == "halt" and m.state.steps == 1
-    assert m.reverse_step() and not m.state.halted and m.state.pc == 0
+    assert m.cont().reason == "halt" and m.state().steps == 1
+    assert m.reverse_step() and not m.state().halted and m.state().pc == 0
 
 
 def test_opcode_not_on_engine_and_not_modelled_fault() -> None:
@@ -180,12 +184,12 @@ def test_opcode_not_on_engine_and_not_modelled_fault() -> None:
 
 
 def test_alu_64_bit_pairs_read_the_pc() -> None:
-    m = machine("NOP\nALU_OP op=ADD dtype=INT64 dst_dtype=INT64 src0_lo=PC_LO src0_hi=PC_HI "
+    m = core_of("NOP\nALU_OP op=ADD dtype=INT64 dst_dtype=INT64 src0_lo=PC_LO src0_hi=PC_HI "
                 "src1_datasrc=IMMEDIATE immediate=[0xFFFFFFC0,0] dst_lo=R4 dst_hi=R5\nHALT",
                 base=0x1_0000_0000)
     assert m.cont().reason == "halt"
     # PC of the ALU_OP is 0x1_0000_0040; + 0xFFFF_FFC0 carries into the high word
-    assert m.state.R[4:6] == [0x00000000, 0x2]
+    assert m.state().R[4:6] == [0x00000000, 0x2]
     assert alu64(A.ARITH_SHIFT_RIGHT, 1 << 63, 4, True) == 0xF8 << 56
     assert alu64(A.SUBTRACT, 0, 1, False) == 2**64 - 1
     assert alu64(A.IS_LT, 2**64 - 1, 0, True) == 1  # -1 < 0 as INT64
@@ -229,13 +233,14 @@ def seq_programs(draw) -> str:
 @settings(deadline=None, max_examples=40)
 @given(seq_programs())
 def test_fast_closures_equal_the_slow_path(text) -> None:
-    fast = machine(text, execute_invalid=True)
+    fast = core_of(text, execute_invalid=True)
     stop_fast = fast.cont(max_steps=300)
-    assert fast._fast is not None and sum(f is not None for f in fast._fast) >= 1  # used
-    slow = machine(text, execute_invalid=True)
+    built = queue(fast)._fast
+    assert built is not None and sum(f is not None for f in built) >= 1  # used
+    slow = core_of(text, execute_invalid=True)
     slow.on_step = lambda rec: None  # records for every step: the slow path
     stop_slow = slow.cont(max_steps=300)
     assert (stop_fast.reason, stop_fast.pc) == (stop_slow.reason, stop_slow.pc)
-    assert fast.state.digest() == slow.state.digest()
-    assert bytes(fast.state.journal.steps) == bytes(slow.state.journal.steps)
-    assert bytes(fast.state.journal.regs) == bytes(slow.state.journal.regs)
+    assert fast.state().digest() == slow.state().digest()
+    assert bytes(fast.state().journal.steps) == bytes(slow.state().journal.steps)
+    assert bytes(fast.state().journal.regs) == bytes(slow.state().journal.regs)

@@ -11,11 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neurondbg.machine.asm import assemble
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.isa.codec import Instruction, decode, decode_bytes, twins
 from neurondbg.machine.state import RECORD_BYTES, MachineConfig
 
-from .helpers import SMALL
+from .helpers import SMALL, edits, position, queue, rewind, use_core
 
 # SEQ records, most with a fast closure; the relative branches go to other records from
 # each place they stand (and out of the program from some: those fault on the slow path)
@@ -49,32 +50,34 @@ class EagerMachine(Machine):
         return 0
 
 
-def pair(records: list[int]) -> tuple[Machine, Machine]:
+def pair(records: list[int]) -> tuple[Core, Core]:
     program = decode_bytes(b"".join(POOL[k] for k in records), "<test>")
-    return (Machine(program, MachineConfig(**SMALL)),
-            EagerMachine(program, MachineConfig(**SMALL)))
+    return (use_core(Machine(program, MachineConfig(**SMALL))),
+            use_core(EagerMachine(program, MachineConfig(**SMALL))))
 
 
-def seen(m: Machine) -> tuple[object, ...]:
+def seen(m: Core) -> tuple[object, ...]:
     """Everything the two machines must agree on."""
-    j = m.state.journal
-    insts = [m.instruction(i) for i in range(m.count)]
-    return (m.position, m.state.pc, m.state.digest(), list(m.state.R), bytes(j.steps),
-            bytes(j.regs), m.edits, [(x.index, x.offset, x.raw, x.fields) for x in insts],
-            [m.valid(i) for i in range(m.count)])
+    j = m.state().journal
+    insts = [queue(m).instruction(i) for i in range(queue(m).count)]
+    return (position(m), m.state().pc, m.state().digest(), list(m.state().R), bytes(j.steps),
+            bytes(j.regs), edits(m), [(x.index, x.offset, x.raw, x.fields) for x in insts],
+            [queue(m).valid(i) for i in range(queue(m).count)])
 
 
-def act(m: Machine, op: tuple[str, int, int]) -> object:
+def act(m: Core, op: tuple[str, int, int]) -> object:
     kind, a, b = op
     if kind == "edit":
-        return m.edit_record(a % m.count, POOL[b % len(POOL)])
+        return m.edit_record(a % queue(m).count, POOL[b % len(POOL)])
     if kind == "set":
         return m.edit(f"R{1 + a % 4}", str(b))
     if kind == "cont":
         s = m.cont(max_steps=1 + a * 7)
         return s.reason, s.pc, s.steps, s.detail
     if kind == "step":
-        r = m.step()
+        r = m.step().record
+        if r is None:  # halted: nothing to take
+            return None
         return r.executed, r.fault, r.invalid, r.next_pc
     if kind == "reverse":
         s = m.reverse(1 + a % 5)
@@ -105,18 +108,19 @@ def test_twins_share_one_closure_and_an_edit_leaves_them_alone() -> None:
     add = assemble("ALU_OP op=ADD dtype=INT32 dst_dtype=INT32 dst=R1 src0=R1 src1=3",
                    "<t>").program().record(0)
     program = decode_bytes(move * 50 + add * 50 + halt, "<test>")
-    m = Machine(program, MachineConfig(**SMALL))
-    assert m.cont().reason == "halt" and m.state.R[1] == 5 + 3 * 50
-    fast = m._fast
+    m = use_core(Machine(program, MachineConfig(**SMALL)))
+    assert m.cont().reason == "halt" and m.state().R[1] == 5 + 3 * 50
+    fast = queue(m)._fast
     assert fast is not None
     assert len({id(f) for f in fast[:50]}) == 1 and len({id(f) for f in fast[50:100]}) == 1
     assert fast[0] is not fast[50]
-    m.rewind()
+    rewind(m)
     m.edit_record(60, move)  # one ADD of fifty becomes a MOVE: the other 49 still add
-    assert m.cont().reason == "halt" and m.state.R[1] == 5 + 3 * 39
-    assert m.instruction(61).raw == add and m.instruction(60).raw == move
-    assert m.instruction(61).index == 61 and m.instruction(59).offset == 59 * RECORD_BYTES
-    assert m._fast[61] is fast[50] and m._fast[60] is fast[0]
+    assert m.cont().reason == "halt" and m.state().R[1] == 5 + 3 * 39
+    assert queue(m).instruction(61).raw == add and queue(m).instruction(60).raw == move
+    q = queue(m)
+    assert q.instruction(61).index == 61 and q.instruction(59).offset == 59 * RECORD_BYTES
+    assert queue(m)._fast[61] is fast[50] and queue(m)._fast[60] is fast[0]
 
 
 @pytest.mark.parametrize("collide", [False, True])

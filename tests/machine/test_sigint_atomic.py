@@ -16,7 +16,10 @@ from neurondbg.machine import sigint
 from neurondbg.machine.isa.programs import counted_loop
 from neurondbg.machine.journal import Journal
 
-from .helpers import machine
+from .helpers import (
+    machine,
+    use_core,
+)
 
 
 def ctrl_c() -> None:
@@ -114,9 +117,11 @@ def test_a_ctrl_c_inside_drop_oldest_leaves_the_journal_resizable(monkeypatch) -
 
 
 def test_a_ctrl_c_inside_the_last_steps_refresh_leaves_it_whole(monkeypatch) -> None:
-    clean = machine(counted_loop(10**6), journal_budget=0)
-    clean.cont(max_steps=100_000)
-    m = machine(counted_loop(10**6), journal_budget=0)
+    clean = machine(counted_loop(10**6))
+    use_core(clean).cont(max_steps=100_000)
+    clean.refresh_last()
+    m = machine(counted_loop(10**6))
+    use_core(m).cont(max_steps=100_000)  # fast steps: no record kept
     st = m.state
     undo = st.undo_step
 
@@ -127,7 +132,8 @@ def test_a_ctrl_c_inside_the_last_steps_refresh_leaves_it_whole(monkeypatch) -> 
 
     monkeypatch.setattr(st, "undo_step", undo_then_ctrl_c)
     with pytest.raises(KeyboardInterrupt):
-        m.cont(max_steps=100_000)
+        m.refresh_last()
     assert st.steps == clean.state.steps == 100_000
     assert st.digest() == clean.state.digest()
-    assert m.last is not None and m.last.pc == clean.last.pc  # the record was redone
+    rec, want = m.last, clean.last
+    assert rec is not None and want is not None and rec.pc == want.pc  # the record was redone

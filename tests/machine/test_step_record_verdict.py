@@ -5,7 +5,10 @@ conversion record is dropped once reversed past (stale; its arrays are freed the
 
 from __future__ import annotations
 
-from tests.machine.helpers import machine
+from tests.machine.helpers import (
+    core_of,
+    queue,
+)
 
 PATTERN = "nac=4 src=sb[0, 0] step=[1,0,0,0] num=[4,1,1,1] dst=sb[0, 64] step=[1,0,0,0] " \
     "num=[4,1,1,1]"
@@ -14,38 +17,38 @@ TEXT = f"CAST in_dtype=FP32 out_dtype=BF16 {PATTERN}\n" \
 
 
 def test_a_verdict_read_after_the_record_is_edited_is_the_executed_ones() -> None:
-    m = machine(TEXT)
-    assert m.valid(0) and not m.valid(1)
-    rec = m.step()
+    m = core_of(TEXT)
+    assert queue(m).valid(0) and not queue(m).valid(1)
+    rec = m.step().record
     assert rec.executed
-    m.edit_record(0, m.program.record(1))  # record 0 is now the failing COPY
-    assert not m.valid(0)
+    m.edit_record(0, queue(m).program.record(1))  # record 0 is now the failing COPY
+    assert not queue(m).valid(0)
     assert rec.verdict.valid and rec.instruction.mnemonic == "CAST"
-    assert not m.verdict(0).valid  # the record as it is now: judged afresh
+    assert not queue(m).verdict(0).valid  # the record as it is now: judged afresh
 
 
 def test_an_unedited_record_is_judged_once_for_every_step() -> None:
-    m = machine(TEXT)
-    v = m.step().verdict
-    assert v.valid and m.verdict(0) is v
+    m = core_of(TEXT)
+    v = m.step().record.verdict
+    assert v.valid and queue(m).verdict(0) is v
     m.reverse_step()
-    assert m.step().verdict is v  # the same record again: the kept explanation
+    assert m.step().record.verdict is v  # the same record again: the kept explanation
 
 
 def test_the_last_conversion_is_dropped_once_reversed_past() -> None:
-    m = machine(f"CAST in_dtype=FP32 out_dtype=BF16 {PATTERN}\nMOVE R1=1\nHALT")
-    rec = m.step()
-    assert m.last_conversion is rec
+    m = core_of(f"CAST in_dtype=FP32 out_dtype=BF16 {PATTERN}\nMOVE R1=1\nHALT")
+    rec = m.step().record
+    assert queue(m).last_conversion is rec
     m.step()  # the MOVE: not a conversion, the CAST's stays
-    assert m.last_conversion is rec
+    assert queue(m).last_conversion is rec
     m.reverse_step()
-    assert m.last_conversion is rec  # the CAST is still in effect
+    assert queue(m).last_conversion is rec  # the CAST is still in effect
     m.reverse_step()
-    assert m.last_conversion is None  # stale: dropped with the step
+    assert queue(m).last_conversion is None  # stale: dropped with the step
     m.step()
     m.reverse(1)
-    assert m.last_conversion is None
+    assert queue(m).last_conversion is None
     m.step()
     m.add_breakpoint("op:CAST")
     m.reverse_continue()
-    assert m.state.steps == 0 and m.last_conversion is None
+    assert m.state().steps == 0 and queue(m).last_conversion is None

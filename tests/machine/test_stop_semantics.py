@@ -7,14 +7,14 @@ import pytest
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.isa.programs import counted_loop
 
-from .helpers import machine
+from .helpers import core_of, machine, rewind
 
 # 0x00 MOVE, 0x40 ADD R1 += 3, 0x80 SUB R2 -= 1, 0xC0 branch to 0x40 while R2 > 0, 0x100 HALT
 LOOP = counted_loop(5)
 
 
 def test_a_stop_lists_every_breakpoint_that_matched_and_names_the_instruction() -> None:
-    m = machine(LOOP)
+    m = core_of(LOOP)
     a = m.add_breakpoint("pc:0x40")
     b = m.add_breakpoint("op:ALU_OP")
     stop = m.cont()
@@ -25,7 +25,7 @@ def test_a_stop_lists_every_breakpoint_that_matched_and_names_the_instruction() 
 
 
 def test_a_watch_stop_names_the_writer_and_old_and_new_values() -> None:
-    m = machine(LOOP)
+    m = core_of(LOOP)
     w = m.add_breakpoint("watch:R1")
     stop = m.cont()  # MOVE writes R1 = 0 (written, unchanged)
     assert stop.detail == "#1 watch:R1: MOVE at 0x0: R1 written: 0 -> 0"
@@ -42,45 +42,45 @@ def test_a_watch_stop_names_the_writer_and_old_and_new_values() -> None:
 
 
 def test_change_stop_names_the_instruction_and_values() -> None:
-    m = machine(LOOP)
+    m = core_of(LOOP)
     m.add_breakpoint("change:R2")
     assert m.cont().detail == "#1 change:R2: MOVE at 0x0: R2 changed: 0 -> 5"
     assert m.cont().detail == "#1 change:R2: ALU_OP at 0x80: R2 changed: 5 -> 4"
 
 
 def test_if_without_location_stops_when_the_condition_becomes_true() -> None:
-    m = machine(LOOP)
+    m = core_of(LOOP)
     m.add_breakpoint("if:R1 >= 6")
     stop = m.cont()
-    assert stop.reason == "breakpoint" and m.state.R[1] == 6
+    assert stop.reason == "breakpoint" and m.state().R[1] == 6
     assert stop.detail == "#1 if:R1 >= 6: ALU_OP at 0x40: R1 >= 6 became true"
     assert m.cont().reason == "halt"  # still true on every later step: no more stops
-    assert m.state.R[1] == 15
+    assert m.state().R[1] == 15
     # Going back to where it was false re-arms the edge.
-    m.rewind()
-    assert m.cont().reason == "breakpoint" and m.state.R[1] == 6
+    rewind(m)
+    assert m.cont().reason == "breakpoint" and m.state().R[1] == 6
 
 
 def test_an_if_that_is_already_true_when_set_waits_for_the_next_edge() -> None:
-    m = machine(LOOP)
+    m = core_of(LOOP)
     m.add_breakpoint("if:R2 == 0")  # R2 is 0 before the MOVE
-    assert m.cont().reason == "breakpoint" and m.state.R[2] == 0 and m.state.R[1] == 15
+    assert m.cont().reason == "breakpoint" and m.state().R[2] == 0 and m.state().R[1] == 15
 
 
 def test_an_expression_error_in_a_condition_is_false() -> None:
-    m = machine(LOOP)
+    m = core_of(LOOP)
     m.add_breakpoint("if:6 / (R2 - 3) == 3")  # true at R2 = 5; R2 = 3 divides by zero
     stop = m.cont()
-    assert stop.reason == "breakpoint" and m.state.R[2] == 5
+    assert stop.reason == "breakpoint" and m.state().R[2] == 5
     assert m.cont().reason == "halt"  # through the division by zero: false, not a stop
-    m = machine(LOOP)
+    m = core_of(LOOP)
     m.add_breakpoint("op:HALT if 1 / 0")
     m.add_breakpoint("if:sb[0, 999999] == 0")  # a read outside SBUF
     assert m.cont().reason == "halt"
 
 
 def test_reverse_continue_lists_every_match() -> None:
-    m = machine(LOOP)
+    m = core_of(LOOP)
     m.cont()
     m.add_breakpoint("pc:0x40")
     m.add_breakpoint("label:loop")
@@ -103,13 +103,13 @@ target_reg_hi=R4
     (0, 0xFFFFFFFF, "REGISTER", "0xffffffff00000000"),  # a 64-bit address
 ])
 def test_a_branch_to_a_negative_or_overflowing_pc_is_a_fault(lo, hi, mode, target) -> None:
-    m = machine(BRANCH.format(lo=lo, hi=hi, mode=mode), execute_invalid=True)
+    m = core_of(BRANCH.format(lo=lo, hi=hi, mode=mode), execute_invalid=True)
     m.step()
-    before = m.state.digest()
+    before = m.state().digest()
     stop = m.cont()
-    assert stop.reason == "fault" and stop.pc == 0x40 and m.state.pc == 0x40
+    assert stop.reason == "fault" and stop.pc == 0x40 and m.state().pc == 0x40
     assert f"branches to {target}" in stop.detail
-    assert m.state.digest() == before and m.state.steps == 1
+    assert m.state().digest() == before and m.state().steps == 1
 
 
 def test_digest_never_raises_on_a_hand_made_pc() -> None:
@@ -123,9 +123,9 @@ def test_digest_never_raises_on_a_hand_made_pc() -> None:
 
 
 def test_who_wrote_pc_is_the_last_step() -> None:
-    m = machine(LOOP)
-    assert m.state.who_wrote("PC") is None
+    m = core_of(LOOP)
+    assert m.state().who_wrote("PC") is None
     m.cont(max_steps=5)  # MOVE, ADD, SUB, BRANCH (taken), ADD
-    assert m.state.who_wrote("PC") == (4, 0x40)
+    assert m.state().who_wrote("PC") == (4, 0x40)
     m.reverse_step()
-    assert m.state.who_wrote("pc") == (3, 0xC0)
+    assert m.state().who_wrote("pc") == (3, 0xC0)

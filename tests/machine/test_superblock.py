@@ -8,9 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neurondbg.machine.asm import assemble
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.isa.programs import counted_loop
 from neurondbg.machine.state import MachineConfig
+from tests.machine.helpers import queue, use_core
 
 REGS = [1, 2, 3, 4]
 INT_OPS = ["ADD", "SUBTRACT", "MULT", "BITWISE_AND", "BITWISE_OR", "BITWISE_XOR"]
@@ -78,16 +80,16 @@ def text_of(body: list[tuple], trips: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def machine(text: str) -> Machine:
+def _machine(text: str) -> Machine:
     a = assemble(text, "<superblock>")
     return Machine(a.program(), MachineConfig(execute_invalid=True), data=a.data,
                    labels=a.labels)
 
 
-def snapshot(m: Machine) -> tuple:
-    j = m.state.journal
-    return (m.state.steps, m.state.pc, list(m.state.R), j.steps.tobytes(), j.regs.tobytes(),
-            m.state.halted)
+def snapshot(m: Core) -> tuple:
+    j = m.state().journal
+    return (m.state().steps, m.state().pc, list(m.state().R), j.steps.tobytes(), j.regs.tobytes(),
+            m.state().halted)
 
 
 @settings(max_examples=40, deadline=None)
@@ -99,13 +101,13 @@ def test_fast_run_with_superblocks_equals_slow_steps(body: list[tuple], trips: i
                                                      op: bool) -> None:
     text = text_of(body, trips)
     try:
-        fast, slow = machine(text), machine(text)
+        fast, slow = use_core(_machine(text)), use_core(_machine(text))
     except ValueError:  # an immediate the assembler refuses for that dtype
         return
     slow.on_step = lambda rec: None  # a per-step listener: every step on the slow path
     for m in (fast, slow):
         for k in stops:
-            if k < m.count:
+            if k < queue(m).count:
                 m.add_breakpoint(f"pc:{k * 64:#x}")
         if op:
             m.add_breakpoint("op:NOP")
@@ -115,24 +117,24 @@ def test_fast_run_with_superblocks_equals_slow_steps(body: list[tuple], trips: i
         assert snapshot(fast) == snapshot(slow)
         if a.reason == "halt":
             break
-    for _ in range(fast.state.steps):  # the journal undoes alike, to the start
+    for _ in range(fast.state().steps):  # the journal undoes alike, to the start
         fast.reverse_step()
-    assert snapshot(fast)[:3] == snapshot(machine(text))[:3]
+    assert snapshot(fast)[:3] == snapshot(use_core(_machine(text)))[:3]
 
 
 def test_a_loop_runs_in_whole_passes_and_the_budget_stays_exact() -> None:
     """A 3-record loop block: any budget is met exactly (the remainder steps one by one)
     and a breakpoint added mid-run is honoured (the blocks are rebuilt without it)."""
     for budget in (1, 2, 3, 4, 5, 299, 300, 301, 302):
-        m = machine(counted_loop(1000))
+        m = use_core(_machine(counted_loop(1000)))
         m.step()  # the MOVE
-        assert m.fast_run(budget) == budget and m.state.steps == 1 + budget
-        assert m.state.R[1] == 3 * ((budget + 2) // 3)
-    m = machine(counted_loop(1000))
+        assert queue(m).fast_run(budget) == budget and m.state().steps == 1 + budget
+        assert m.state().R[1] == 3 * ((budget + 2) // 3)
+    m = use_core(_machine(counted_loop(1000)))
     assert m.cont(max_steps=1000).steps == 1000
     m.add_breakpoint("pc:0x80")  # the SUB inside the loop block
     stop = m.cont()
-    assert stop.reason == "breakpoint" and m.state.pc == 0x80 and stop.steps in (1, 2, 3)
+    assert stop.reason == "breakpoint" and m.state().pc == 0x80 and stop.steps in (1, 2, 3)
 
 
 def test_blocks_are_compiled_for_entries_reached_twice(monkeypatch) -> None:
@@ -146,8 +148,8 @@ def test_blocks_are_compiled_for_entries_reached_twice(monkeypatch) -> None:
         built.append(entry)
         return real(entry, records, state)
     monkeypatch.setattr(debugger, "superblock", counting)
-    once = machine("\n".join(["MOVE R1=1"] * 50 + ["HALT"]))
+    once = use_core(_machine("\n".join(["MOVE R1=1"] * 50 + ["HALT"])))
     assert once.cont().reason == "halt" and built == []
-    loop = machine(counted_loop(1000))
-    assert loop.cont().reason == "halt" and loop.state.R[1] == 3000
+    loop = use_core(_machine(counted_loop(1000)))
+    assert loop.cont().reason == "halt" and loop.state().R[1] == 3000
     assert built == [1]  # the loop body, entered at its head (record 1)
