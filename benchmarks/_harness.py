@@ -16,6 +16,7 @@ from typing import TypeVar
 from neurondbg.machine.asm import assemble
 from neurondbg.machine.core.core import Core
 from neurondbg.machine.debugger import Machine
+from neurondbg.machine.history import JOURNAL_BUDGET
 from neurondbg.machine.state import MachineConfig
 
 T = TypeVar("T")
@@ -44,9 +45,9 @@ def machine(text: str, name: str = "<bench>", **kw: object) -> Machine:
     return Machine(a.program(), MachineConfig(), data=a.data, labels=a.labels, **kw)
 
 
-def core(text: str, name: str = "<bench>", **kw: object) -> Core:
+def core(text: str, name: str = "<bench>", journal_budget: int = JOURNAL_BUDGET) -> Core:
     """`text` assembled on a one-queue core (`Core.of_program`): how a program runs."""
-    return Core.of_program(machine(text, name, **kw), Path(name))
+    return Core.of_program(machine(text, name), Path(name), journal_budget=journal_budget)
 
 
 def timed(fn: Callable[[], T]) -> tuple[T, float]:

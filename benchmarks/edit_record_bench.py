@@ -1,4 +1,4 @@
-"""Machine.edit_record cost against the program's length. Prints figures; not a test.
+"""Core.edit_record cost against the program's length (a one-queue core). Prints figures.
 
     python benchmarks/edit_record_bench.py [--runs 5]
 
@@ -13,11 +13,13 @@ rebuilt by the next run); then the mean of 10^4 edits in a row. Best of `--runs`
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 from _harness import run
 
 from neurondbg.machine.asm import assemble
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.isa.codec import decode_bytes
 from neurondbg.machine.isa.programs import counted_loop
@@ -27,13 +29,14 @@ SIZES = (10**5, 10**6)
 ADD = 1  # record 1 of the counted loop: R1 += 3
 
 
-def program_of(n: int) -> tuple[Machine, bytes]:
-    """A Machine on a counted loop padded with NOPs to `n` records, its tables built, and
-    a replacement for its ADD (R1 += 5)."""
+def program_of(n: int) -> tuple[Core, bytes]:
+    """A one-queue core on a counted loop padded with NOPs to `n` records, its tables
+    built, and a replacement for its ADD (R1 += 5)."""
     loop = assemble(counted_loop(10**6), "<bench>").program().raw
     nop = assemble("NOP", "<bench>").program().raw
     raw = np.concatenate([loop, np.repeat(nop, n - len(loop), axis=0)])
-    m = Machine(decode_bytes(raw.tobytes(), "<bench>"), MachineConfig())
+    m = Core.of_program(Machine(decode_bytes(raw.tobytes(), "<bench>"), MachineConfig()),
+                        Path("<bench>"))
     m.cont(max_steps=1000)  # decode, bulk legality, fast closures and superblocks built
     other = assemble(counted_loop(10**6, add=5), "<bench>").program().raw[ADD].tobytes()
     return m, other
@@ -46,7 +49,7 @@ def cpu(fn: object) -> tuple[float, float]:
     return time.process_time() - t, time.perf_counter() - w
 
 
-def one_size(m: Machine, other: bytes, runs: int) -> dict[str, list[tuple[float, float]]]:
+def one_size(m: Core, other: bytes, runs: int) -> dict[str, list[tuple[float, float]]]:
     """`runs` (CPU, wall) figures of each measured call on `m`."""
     out: dict[str, list[tuple[float, float]]] = {"edit": [], "undo": [],
                                                  "edit + 100 steps": []}
@@ -58,7 +61,7 @@ def one_size(m: Machine, other: bytes, runs: int) -> dict[str, list[tuple[float,
     return out
 
 
-def many_edits(m: Machine, other: bytes, n: int = 10**4) -> float:
+def many_edits(m: Core, other: bytes, n: int = 10**4) -> float:
     """Mean CPU seconds of each of `n` edits in a row, of `n` different records (each
     edit's Program carries the edits before it)."""
     t = time.process_time()

@@ -2,7 +2,8 @@
 
     /work/venv/bin/python benchmarks/machine_bench.py [--steps 1000000]
 
-1. SEQ loop (ALU_OP + COMPARE_BRANCH), headless `continue`: instructions/s, best of 5
+1. SEQ loop (ALU_OP + COMPARE_BRANCH), `continue` on the program's one-queue core
+   (Core.of_program): instructions/s, best of 5
    wall and CPU time (target >= 4e6, issue 17).
 2. CAST fp32 -> bf16 on 128 x 4096 elements: machine step time / machine.convert alone
    (target <= 1.4, issue 17) into untouched (zero) memory and into non-zero memory, against
@@ -19,7 +20,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from _harness import machine, per_call, run, timed
+from _harness import core, machine, per_call, run, timed
 
 from neurondbg.machine.convert import convert
 from neurondbg.machine.debugger import Machine
@@ -36,11 +37,12 @@ def seq_loop(steps: int, runs: int = 5) -> None:
     trips = max(1, (steps - 2) // 3)
     walls, cpus = [], []
     for _ in range(runs):  # best of several: the machine is shared, figures are noisy
-        m = machine(counted_loop(trips))
+        c = core(counted_loop(trips))  # a program runs on its one-queue core
         c0 = time.process_time()
-        stop, dt = timed(m.cont)
+        stop, dt = timed(c.cont)
         cpus.append(time.process_time() - c0)
         walls.append(dt)
+    m = c.machines[c.engines[0]]
     n = m.state.steps
     dt = min(walls)
     print(f"SEQ loop: {n:,} steps in {dt:.3f} s = {n / dt:,.0f} instructions/s, best of {runs} "
@@ -53,10 +55,10 @@ def seq_loop(steps: int, runs: int = 5) -> None:
     print(f"  journal: {jb / n:.1f} bytes/step for {written / n:.1f} bytes written/step "
           f"= {jb / written:.2f}x (target <= 2x)")
     k = min(200_000, n)
-    rdt = per_call(m.reverse_step, k)
+    rdt = per_call(c.reverse_step, k)
     print(f"  reverse-step: {rdt * 1e6:.2f} us/step vs forward {dt / n * 1e6:.2f} us/step "
           f"(fast path) = {rdt / (dt / n):.1f}x")
-    sdt = per_call(m.step, k // 10)
+    sdt = per_call(c.step, k // 10)
     print(f"  single step with a full record (slow path): {sdt * 1e6:.1f} us/step; "
           f"reverse is {rdt / sdt:.2f}x of it")
 
@@ -121,7 +123,7 @@ def _step_times(m: Machine, repeats: int) -> tuple[float, float, int, float]:
         t_step.append(dt)
         assert rec.executed, rec.fault
         jb = m.state.journal.nbytes
-        t_rev.append(timed(m.reverse_step)[1])
+        t_rev.append(timed(m.undo_step)[1])
     return float(np.median(t_step)), float(np.median(t_rev)), jb, min(t_step)
 
 

@@ -22,9 +22,9 @@ import resource
 import subprocess
 import sys
 
-from _harness import machine, options, timed
+from _harness import core, options, timed
 
-from neurondbg.machine.debugger import Machine
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.history import JOURNAL_BUDGET
 from neurondbg.machine.isa.programs import counted_loop
 
@@ -45,22 +45,22 @@ def _peak() -> int:
 
 def scenario(name: str, steps: int) -> dict[str, float]:
     budget = 0 if name == "run" else JOURNAL_BUDGET
-    m = machine(counted_loop(max(1, (steps - 3) // 3), prelude=WRITE_R5),
-                journal_budget=budget)
+    m = core(counted_loop(max(1, (steps - 3) // 3), prelude=WRITE_R5),
+             journal_budget=budget)
     base = _rss()
     stop, dt = timed(m.cont)
-    st = m.state
+    st = m.state()
     out = {"steps": st.steps, "seconds": dt, "stop": stop.reason,
-           "peak_growth": _peak() - base, "history": m.history.nbytes(st),
-           "journal": st.journal.nbytes, "checkpoints": len(m.history.checkpoints),
+           "peak_growth": _peak() - base, "history": m.history_nbytes,
+           "journal": st.journal.nbytes, "checkpoints": len(m._timeline.checkpoints),
            "window_start": st.journal.origin}
     if name == "long":
         out.update(_reverse_figures(m))
     return out
 
 
-def _reverse_figures(m: Machine) -> dict[str, float]:
-    st = m.state
+def _reverse_figures(m: Core) -> dict[str, float]:
+    st = m.state()
     end = st.steps
     _, mid = timed(lambda: m.reverse(end - end // 2))
     assert st.steps == end // 2

@@ -23,7 +23,7 @@ from _harness import machine, options
 from kernel_input_bench import SHORT, program
 
 from neurondbg.machine.asm import assemble
-from neurondbg.machine.core.core import Core, CoreStep
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.isa.programs import counted_loop
 from neurondbg.sessions.replay import replay
 from neurondbg.sessions.trace import trace_hook, write_header
@@ -61,12 +61,7 @@ def main() -> None:
         with trace.open("w") as fp:
             write_header(m.config, fp)
             core = Core.of_program(m, src, journal_budget=0)  # as `run --trace` runs it
-            hook = trace_hook(fp)
-
-            def write(cs: CoreStep) -> None:
-                if cs.record is not None:
-                    hook(cs.record)
-            core.on_step = write
+            core.on_step = trace_hook(fp)
             core.cont()
         rounds({f"replay {m.state.steps:,} steps, no callback": lambda: replay(trace, src),
                 "  with a progress callback": lambda: replay(trace, src, progress=report)},

@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from _harness import core, machine, options, timed
+from _harness import core, options, timed
 
 from neurondbg.machine.isa.programs import counted_loop
 from neurondbg.sessions.replay import replay
@@ -40,13 +40,13 @@ def main() -> None:
 
         small = d / "small.asm"
         small.write_text(counted_loop(args.trace_trips))
-        m = machine(small.read_text(), str(small))
+        c = core(small.read_text(), str(small))
         trace = d / "t.jsonl"
         with trace.open("w") as fp:
-            write_header(m.config, fp)
-            m.on_step = trace_hook(fp)
-            _, export_s = timed(m.cont)
-        n = m.state.steps
+            write_header(c.machines[c.engines[0]].config, fp)
+            c.on_step = trace_hook(fp)
+            _, export_s = timed(c.cont)
+        n = c.steps
         print(f"trace export: {n:,} steps in {export_s:.3f} s = {n / export_s:,.0f} steps/s")
         result, rep_s = timed(lambda: replay(trace, small))
         print(f"replay: {result.steps:,} steps in {rep_s:.3f} s = {result.steps / rep_s:,.0f} "

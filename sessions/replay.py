@@ -23,10 +23,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import numpy as np
 
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.dtypes import DEFAULT_GEN, Gen, parse_gen
 from neurondbg.machine.files import InputFileError, load_json, open_stream
@@ -35,9 +36,6 @@ from neurondbg.sessions.errors import SessionError, SessionInterrupted
 from neurondbg.sessions.program import load_program
 from neurondbg.sessions.store import Progress, run_until
 from neurondbg.sessions.trace import HEADER_KEY, step_to_json
-
-if TYPE_CHECKING:  # a program's replay does not import the core
-    from neurondbg.machine.core.core import Core
 
 EVENT_KEYS = ("fault", "invalid", "halted", "failed")  # must not appear unannounced
 MAX_TRACE_BYTES = 1 << 40  # read line by line: the bound only keeps a claim sane
@@ -302,18 +300,20 @@ def replay(trace_path: str | Path, program_path: str | Path, *, gen: str | Gen =
             m.load_sbuf(sbuf)
     except ValueError as e:
         raise SessionError(f"{program_path}: {e}") from None
+    core = Core.of_program(m, Path(program_path), journal_budget=0)
     report = _reporter(progress, total)
     compared = 0
     lines = read_trace(trace)
     for n, expected in lines:
         if compared == 0 and expected["step"] > 0:  # a trace exported mid-session
             k = expected["step"]
-            run_until(m, k, k, None, interrupt, str(trace), "replay")
+            run_until(core, k, k, None, interrupt, str(trace), "replay")
         if interrupt is not None and interrupt.is_set():
             raise SessionInterrupted(f"{trace}: replay interrupted at step {m.state.steps} "
                                      f"(trace line {n}; {compared} steps matched)",
                                      m.state.steps)
-        actual = json.loads(json.dumps(step_to_json(m.step())))
+        rec = core.step().record  # None once halted: the queue says so itself
+        actual = json.loads(json.dumps(step_to_json(rec if rec is not None else m.step())))
         compared += 1
         report(compared)
         d = first_difference(expected, actual)

@@ -232,28 +232,25 @@ def _program_stop(core: Core, spec: SessionSpec, restored: LoadedKernelSession) 
                 record=m.last)
 
 
-def run_until(m: Machine, step: int, total: int, progress: Progress | None,
+def run_until(core: Core, step: int, total: int, progress: Progress | None,
               interrupt: threading.Event | None, src: str, doing: str = "loading") -> Stop | None:
-    """Step `m` to step `step` in time-boxed slices; the machine's own stop (halt, fault,
-    invalid) if it comes first, else None; SessionInterrupted (`SRC: DOING interrupted
-    at step N of TOTAL`) once `interrupt` is set."""
+    """Step a program's one-queue `core` to step `step` in time-boxed slices; its own
+    stop (halt, fault, invalid) if it comes first, else None; SessionInterrupted (`SRC:
+    DOING interrupted at step N of TOTAL`) once `interrupt` is set."""
     chunk = 1024
-    while m.state.steps < step:
+    while core.steps < step:
         if interrupt is not None and interrupt.is_set():
-            raise SessionInterrupted(f"{src}: {doing} interrupted at step {m.state.steps} "
-                                     f"of {total}", m.state.steps, total)
+            raise SessionInterrupted(f"{src}: {doing} interrupted at step {core.steps} "
+                                     f"of {total}", core.steps, total)
         t0 = time.perf_counter()
-        stop = m.replay(min(m.state.steps + chunk, step))
+        stop = core.replay(min(core.steps + chunk, step))
         elapsed = time.perf_counter() - t0
         if progress is not None:
-            progress(m.state.steps, total)
-        if stop is not None and stop.reason != "interrupt":
-            return stop  # stopped short (a halt or fault on the last step is the saved state)
+            progress(core.steps, total)
+        if stop is not None and stop.reason != "interrupt" and core.steps < step:
+            return stop  # stopped short (a halt or fault on the last step is the goal)
         # Aim each slice at SLICE_SECONDS whatever the steps cost (SEQ fast path or CAST).
         chunk = max(64, min(1 << 22, int(chunk * SLICE_SECONDS / max(elapsed, 1e-4))))
-    last = m.last
-    if m.state.steps and (last is None or last.step != m.state.steps - 1):
-        m.refresh_last()  # the last step's record (a fast step keeps none)
     return None
 
 

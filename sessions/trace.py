@@ -2,7 +2,7 @@
 of a program or of a kernel.
 
     with open("run.jsonl", "w") as fp:
-        machine.on_step = trace_hook(fp)        # or write_trace(records, fp)
+        core.on_step = trace_hook(fp)           # a program's core; or write_trace(records, fp)
     with trace_core(path, opened): opened.core.cont()   # a kernel, into an atomic file
 
 A line is `StepRecord.to_dict()` (so a `run --trace` file replays too) with every
@@ -106,11 +106,13 @@ def write_trace(records: Iterable[StepRecord], fp: TextIO) -> int:
     return n
 
 
-def trace_hook(fp: TextIO) -> Callable[[StepRecord], None]:
-    """A `Machine.on_step` callback writing each step to `fp` as it happens."""
+def trace_hook(fp: TextIO) -> Callable[[CoreStep], None]:
+    """A program core's `Core.on_step` callback writing each step to `fp` as it happens
+    (a program's lines: its one queue's records)."""
 
-    def on_step(rec: StepRecord) -> None:
-        fp.write(json.dumps(step_to_json(rec), separators=(",", ":")) + "\n")
+    def on_step(cs: CoreStep) -> None:
+        if cs.record is not None:
+            fp.write(json.dumps(step_to_json(cs.record), separators=(",", ":")) + "\n")
 
     return on_step
 

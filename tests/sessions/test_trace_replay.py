@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from neurondbg.cli import cli
-from neurondbg.machine.debugger import Machine
+from neurondbg.machine.core.core import Core
 from neurondbg.sessions.errors import SessionError
 from neurondbg.sessions.replay import first_difference, replay
 from neurondbg.sessions.trace import HEX_LIMIT, blob, trace_hook, write_trace
@@ -19,16 +19,16 @@ from neurondbg.sessions.trace import HEX_LIMIT, blob, trace_hook, write_trace
 from .conftest import SMALL
 
 
-def _trace(machine: Machine, path: Path) -> list[dict]:
+def _trace(core: Core, path: Path) -> list[dict]:
     with path.open("w") as fp:
-        machine.on_step = trace_hook(fp)
-        assert machine.cont().reason == "halt"
+        core.on_step = trace_hook(fp)
+        assert core.cont().reason == "halt"
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def test_trace_lines(machine: Machine, tmp_path: Path) -> None:
-    lines = _trace(machine, tmp_path / "t.jsonl")
-    assert len(lines) == machine.state.steps == 18
+def test_trace_lines(core: Core, tmp_path: Path) -> None:
+    lines = _trace(core, tmp_path / "t.jsonl")
+    assert len(lines) == core.steps == 18
     assert [d["step"] for d in lines] == list(range(18))
     first, cast, branch = lines[0], lines[2], lines[4]
     assert first == {"step": 0, "pc": 0, "index": 0, "opcode": 0xA7, "mnemonic": "MOVE",
@@ -50,10 +50,10 @@ def test_blob_hex_when_small_sha_when_large() -> None:
     assert blob(np.arange(HEX_LIMIT + 1, dtype=np.uint8)).startswith("sha256:")
 
 
-def test_write_trace_matches_the_hook(machine: Machine, program: Path, tmp_path: Path) -> None:
+def test_write_trace_matches_the_hook(core: Core, program: Path, tmp_path: Path) -> None:
     from .conftest import make_machine
 
-    hooked = _trace(machine, tmp_path / "t.jsonl")
+    hooked = _trace(core, tmp_path / "t.jsonl")
     m = make_machine(program)
     recs = []
     while not m.state.halted:
@@ -63,9 +63,9 @@ def test_write_trace_matches_the_hook(machine: Machine, program: Path, tmp_path:
     assert [json.loads(x) for x in buf.getvalue().splitlines()] == hooked
 
 
-def test_replay_finds_no_divergence_then_an_altered_line(machine: Machine, program: Path,
+def test_replay_finds_no_divergence_then_an_altered_line(core: Core, program: Path,
                                                          tmp_path: Path) -> None:
-    lines = _trace(machine, tmp_path / "t.jsonl")
+    lines = _trace(core, tmp_path / "t.jsonl")
     ok = replay(tmp_path / "t.jsonl", program, config=SMALL)
     assert ok.steps == 18 and ok.divergence is None
     lines[5]["writes"][0]["new"] = 7  # R1: 3 + 3 = 6 in truth
@@ -77,9 +77,9 @@ def test_replay_finds_no_divergence_then_an_altered_line(machine: Machine, progr
     assert d.describe() == "step 5 (trace line 6): writes[0].new: expected 7, actual 6"
 
 
-def test_replay_from_a_mid_session_trace(machine: Machine, program: Path,
+def test_replay_from_a_mid_session_trace(core: Core, program: Path,
                                          tmp_path: Path) -> None:
-    lines = _trace(machine, tmp_path / "t.jsonl")
+    lines = _trace(core, tmp_path / "t.jsonl")
     (tmp_path / "mid.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines[7:]))
     assert replay(tmp_path / "mid.jsonl", program, config=SMALL).divergence is None
 
@@ -102,13 +102,13 @@ def test_bad_trace_lines(program: Path, tmp_path: Path, text: str, message: str)
         replay(tmp_path / "t.jsonl", program)
 
 
-def test_replay_cli_exit_codes(machine: Machine, program: Path, tmp_path: Path) -> None:
+def test_replay_cli_exit_codes(core: Core, program: Path, tmp_path: Path) -> None:
     # the CLI machine uses the generation's full geometry: trace it the same way
     from neurondbg.machine.state import MachineConfig
 
-    from .conftest import make_machine
+    from .conftest import make_core
 
-    lines = _trace(make_machine(program, MachineConfig()), tmp_path / "t.jsonl")
+    lines = _trace(make_core(program, MachineConfig()), tmp_path / "t.jsonl")
     runner = CliRunner()
     ok = runner.invoke(cli, ["replay", str(tmp_path / "t.jsonl"), str(program)])
     assert ok.exit_code == 0 and ok.output == f"no divergence: 18 steps match {tmp_path}/t.jsonl\n"
