@@ -24,7 +24,7 @@ from neurondbg.machine.state import MachineState, Region
 from neurondbg.sessions.store import load_session
 from tests.core.conftest import core
 from tests.dap.test_adapter import launched
-from tests.machine.helpers import machine
+from tests.machine.helpers import machine, use_core
 from tests.machine.test_cast_alias import plain_memory
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="memfd is Linux only")
@@ -84,28 +84,28 @@ def reference(text: str = PROGRAM, fill=None, **kw: int) -> list[str]:
 
 def test_undo_to_before_the_move_and_forward_again_is_exact() -> None:
     ref = reference()
-    m = small_machine()
-    before = m.state.sbuf
-    assert not moved(m.state)
+    m = use_core(small_machine())
+    before = m.state().sbuf
+    assert not moved(m.state())
     for k in range(1, len(ref)):
-        assert m.step().executed
-        assert m.state.digest() == ref[k], k
-    assert moved(m.state) and m.state.sbuf is not before  # the arrays were replaced
-    assert (m.state.sbuf[:, MID:MID + 2 * N] == bf16_bytes()).all()
+        assert m.step().record.executed
+        assert m.state().digest() == ref[k], k
+    assert moved(m.state()) and m.state().sbuf is not before  # the arrays were replaced
+    assert (m.state().sbuf[:, MID:MID + 2 * N] == bf16_bytes()).all()
     while m.reverse_step():
-        assert m.state.digest() == ref[m.state.steps], m.state.steps
-    assert m.state.steps == 0 and moved(m.state)  # memory stays where it moved
-    assert not m.state.sbuf[:, MID:].any()
+        assert m.state().digest() == ref[m.state().steps], m.state().steps
+    assert m.state().steps == 0 and moved(m.state())  # memory stays where it moved
+    assert not m.state().sbuf[:, MID:].any()
     for k in range(1, len(ref)):  # forward again: the cast now writes moved memory at once
-        assert m.step().executed
-        assert m.state.digest() == ref[k], k
+        assert m.step().record.executed
+        assert m.state().digest() == ref[k], k
 
 
 def chain_fill(m: Machine) -> None:
     """Every byte of SBUF non-zero random: the journal copies old bytes, checkpoints are
     all of memory, so a small budget folds the window."""
     m.state.sbuf[...] = np.random.default_rng(5).integers(1, 256, m.state.sbuf.shape,
-                                                          dtype=np.uint8)
+                                                        dtype=np.uint8)
 
 
 CHAIN = "\n".join([BIG, BACK, cast("FP32", "FP32", OUT, SRC)] * 3 + ["HALT"])
@@ -114,42 +114,43 @@ CHAIN = "\n".join([BIG, BACK, cast("FP32", "FP32", OUT, SRC)] * 3 + ["HALT"])
 def test_reverse_past_the_window_replays_across_the_move() -> None:
     budget = 3 << 20
     ref = reference(CHAIN, chain_fill, journal_budget=budget)
-    m = small_machine(CHAIN, journal_budget=budget)
-    chain_fill(m)
-    while not m.state.halted:
-        assert m.step().executed
-    assert moved(m.state) and m.state.digest() == ref[-1]
-    assert m.history.window_start(m.state)[0] > 1  # the move's step is before the window
-    stop = m.reverse(m.state.steps - 1)  # to just after the move: replayed from checkpoint 0
-    assert (stop.steps, m.state.steps) == (len(ref) - 2, 1)
-    assert m.state.digest() == ref[1]
-    assert m.reverse(1).steps == 1 and m.state.digest() == ref[0]
+    q = small_machine(CHAIN, journal_budget=budget)
+    chain_fill(q)
+    m = use_core(q, budget)
+    while not m.state().halted:
+        assert m.step().record.executed
+    assert moved(m.state()) and m.state().digest() == ref[-1]
+    assert m.state().journal.origin > 1  # the move's step is before the window
+    stop = m.reverse(m.state().steps - 1)  # to just after the move: replayed from checkpoint 0
+    assert (stop.steps, m.state().steps) == (len(ref) - 2, 1)
+    assert m.state().digest() == ref[1]
+    assert m.reverse(1).steps == 1 and m.state().digest() == ref[0]
     for k in range(1, len(ref)):
-        assert m.step().executed
-        assert m.state.digest() == ref[k], k
+        assert m.step().record.executed
+        assert m.state().digest() == ref[k], k
 
 
 def test_who_wrote_and_watchpoints_on_moved_bytes() -> None:
-    m = small_machine()
+    m = use_core(small_machine())
     m.step()
     m.step()
-    assert moved(m.state)
-    assert m.state.who_wrote("sbuf", 5, MID + 10) == (0, 0)
-    assert m.state.who_wrote("sbuf", 5, OUT + 4) == (1, 64)
-    assert m.state.who_wrote("sbuf", 5, OUT + 4 * N) is None
+    assert moved(m.state())
+    assert m.state().who_wrote("sbuf", 5, MID + 10) == (0, 0)
+    assert m.state().who_wrote("sbuf", 5, OUT + 4) == (1, 64)
+    assert m.state().who_wrote("sbuf", 5, OUT + 4 * N) is None
     m.reverse(2)
     m.add_breakpoint(f"watch:sb[5, {MID:#x}:{MID + 4:#x}]")
     m.add_breakpoint(f"change:sb[7, {OUT:#x}:{OUT + 4:#x}]")
     stop = m.cont()
     want = bf16_bytes()[5, :4].tobytes().hex(" ")
-    assert (stop.reason, stop.steps, m.state.steps) == ("breakpoint", 1, 1)
+    assert (stop.reason, stop.steps, m.state().steps) == ("breakpoint", 1, 1)
     assert "#1 watch" in stop.detail and stop.detail.endswith(f"00 00 00 00 -> {want}")
     stop = m.cont()
-    assert (stop.reason, m.state.steps) == ("breakpoint", 2) and "#2 change" in stop.detail
-    got = m.state.sbuf[7, OUT:OUT + 4].view(np.float32)[0]
+    assert (stop.reason, m.state().steps) == ("breakpoint", 2) and "#2 change" in stop.detail
+    got = m.state().sbuf[7, OUT:OUT + 4].view(np.float32)[0]
     assert got == values()[7, 0].astype(ml_dtypes.bfloat16).astype(np.float32)
     stop = m.reverse_continue()  # back over the change: stops where it was made
-    assert stop.reason == "breakpoint" and m.state.steps == 1
+    assert stop.reason == "breakpoint" and m.state().steps == 1
 
 
 ACT_OUT = 0x1000
