@@ -101,3 +101,11 @@ def last(core: Core):  # a StepRecord
         core.reverse_step()
         rec = core.step().record
     return rec
+
+
+def back_to(core: Core, where: tuple[int, int]) -> None:
+    """Back to position `where` (steps, edits in effect) in one jump: to its step (a
+    checkpoint replay when far), then the edits made at that step after it undone."""
+    core.reverse(core.steps - where[0])
+    while len(core.saved_edits()) > where[1] and core.reverse_step():
+        pass

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from neurondbg.machine.asm import assemble
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.debugger import Machine, bits_record, record_bits
 from neurondbg.machine.edits import Edit
 from neurondbg.machine.legality.wire.repair import apply
@@ -16,7 +17,7 @@ from neurondbg.sessions import load_session, save_session
 from neurondbg.sessions.errors import SessionError
 from neurondbg.sessions.schema import session_from_dict
 
-from .helpers import SMALL, position, step
+from .helpers import SMALL, back_to, edits, position, queue, rewind, step, use_core
 
 # record 1 is a COPY from FP32 to BF16: invalid (s4d4_tr_same_src_dst_type); its checked
 # fix sets out_dtype = FP32. Records 2..4 loop R2 times adding R5 to R1.
@@ -37,14 +38,15 @@ def source(src: int = 5) -> str:
     return PROGRAM.format(src=src, pattern="step=[1,0,0,0] num=[4,1,1,1]")
 
 
-def machine(**options) -> Machine:
+def machine() -> Core:
     a = assemble(source(), "<test>")
-    return Machine(a.program(), MachineConfig(**SMALL), data=a.data, labels=a.labels,
-                   **options)
+    return use_core(Machine(a.program(), MachineConfig(**SMALL), data=a.data,
+                            labels=a.labels))
 
 
-def fixed_copy(m: Machine) -> bytes:
+def fixed_copy(m: Machine | Core) -> bytes:
     """Record COPY with its verdict's checked fix applied."""
+    m = m if isinstance(m, Machine) else queue(m)
     v = m.verdict(COPY)
     assert not v.valid and v.fix_fields == {"out_dtype": 0xA}
     inst = m.instruction(COPY)
@@ -59,21 +61,21 @@ def other_add() -> bytes:
 
 def test_edit_then_reverse_restores_the_bytes_and_the_verdict() -> None:
     m = machine()
-    old = m.program.raw[COPY].tobytes()
-    assert m.cont().reason == "invalid" and m.state.pc == 0x40
+    old = queue(m).program.raw[COPY].tobytes()
+    assert m.cont().reason == "invalid" and m.state().pc == 0x40
     new = fixed_copy(m)
     assert m.edit_record(COPY, new) == "record 1 at 0x40: 1 byte changed, now valid"
-    assert m.program.raw[COPY].tobytes() == new and m.verdict(COPY).valid
-    assert m.instruction(COPY).fields["out_dtype"] == 0xA
-    assert m.edits == [Edit(1, "record[1]", record_bits(new))]
-    assert m.position == (1, 1)
-    assert m.cont().reason == "halt" and m.state.R[1] == 12
-    assert m.reverse(m.state.steps - 1).steps > 0 and m.position == (1, 1)
+    assert queue(m).program.raw[COPY].tobytes() == new and queue(m).verdict(COPY).valid
+    assert queue(m).instruction(COPY).fields["out_dtype"] == 0xA
+    assert edits(m) == [Edit(1, "record[1]", record_bits(new))]
+    assert position(m) == (1, 1)
+    assert m.cont().reason == "halt" and m.state().R[1] == 12
+    assert m.reverse(m.state().steps - 1).steps > 0 and position(m) == (1, 1)
     assert m.reverse_step()  # the edit is an event of its own, undone without a step
-    assert m.position == (1, 0)
-    assert m.program.raw[COPY].tobytes() == old
-    assert not m.valid(COPY) and not m.verdict(COPY).valid
-    assert m.loaded_program.raw[COPY].tobytes() == old  # the loaded records never change
+    assert position(m) == (1, 0)
+    assert queue(m).program.raw[COPY].tobytes() == old
+    assert not queue(m).valid(COPY) and not queue(m).verdict(COPY).valid
+    assert queue(m).loaded_program.raw[COPY].tobytes() == old  # the loaded records never change
     assert m.cont().reason == "invalid"
 
 
@@ -84,9 +86,9 @@ def test_an_edit_reaches_the_bulk_flags_the_fast_path_and_breakpoints() -> None:
     m.edit_record(COPY, fixed_copy(m))
     m.edit_record(ADD, other_add())  # a SEQ record whose fast closure may be built already
     assert m.cont().reason == "halt"  # no stop at the repaired COPY
-    assert m.state.R[1] == 0  # the loop added R0, not R5
-    m.rewind()
-    assert m.program.raw.tobytes() == m.loaded_program.raw.tobytes()
+    assert m.state().R[1] == 0  # the loop added R0, not R5
+    rewind(m)
+    assert queue(m).program.raw.tobytes() == queue(m).loaded_program.raw.tobytes()
     assert m.cont().reason == "breakpoint"
 
 
@@ -94,64 +96,64 @@ def test_every_position_is_reached_again_exactly_by_one_jump_back() -> None:
     # One event at a time (journal pops), then each position again by one reverse from the
     # end (far jumps replay from checkpoint 0, which holds the state but not the program:
     # the records edited after it are put back, then re-edited on the way).
-    def run() -> Machine:
+    def run() -> Core:
         m = machine()
         m.cont()
         m.edit_record(COPY, fixed_copy(m))
-        m.step_n(3)
+        step(m, 3)
         m.edit_record(ADD, other_add())
         m.cont()
         return m
 
     m = run()
-    end = sum(m.position)
     seen = {}
     while True:
-        seen[sum(m.position)] = (m.position, m.state.digest(), m.program.raw.tobytes())
+        seen[sum(position(m))] = (position(m), m.state().digest(), queue(m).program.raw.tobytes())
         if not m.reverse_step():
             break
-    assert m.position == (0, 0) and m.program.raw.tobytes() == m.loaded_program.raw.tobytes()
-    for events, want in seen.items():
+    q = queue(m)
+    assert position(m) == (0, 0) and q.program.raw.tobytes() == q.loaded_program.raw.tobytes()
+    for want in seen.values():
         m = run()
-        m.reverse(end - events)
-        assert (m.position, m.state.digest(), m.program.raw.tobytes()) == want
+        back_to(m, want[0])
+        assert (position(m), m.state().digest(), queue(m).program.raw.tobytes()) == want
 
 
 def test_reverse_far_back_replays_record_edits_exactly() -> None:
     m = machine()
     m.cont()
     m.edit_record(COPY, fixed_copy(m))
-    m.step_n(2)
+    step(m, 2)
     m.edit_record(ADD, other_add())
-    after_edit = (m.position, m.state.digest(), m.program.raw.tobytes())
+    after_edit = (position(m), m.state().digest(), queue(m).program.raw.tobytes())
     m.cont()
-    end = m.position
-    m.reverse(sum(end) - sum(after_edit[0]))  # one jump: a checkpoint replay
-    assert (m.position, m.state.digest(), m.program.raw.tobytes()) == after_edit
-    m.reverse(1)  # the ADD edit undone: the COPY edit stays
-    assert m.program.raw[ADD].tobytes() == m.loaded_program.raw[ADD].tobytes()
-    assert m.program.raw[COPY].tobytes() != m.loaded_program.raw[COPY].tobytes()
-    m.reverse(10**9)
-    assert m.position == (0, 0) and m.program.raw.tobytes() == m.loaded_program.raw.tobytes()
+    back_to(m, after_edit[0])  # one jump: a checkpoint replay
+    assert (position(m), m.state().digest(), queue(m).program.raw.tobytes()) == after_edit
+    m.reverse_step()  # the ADD edit undone: the COPY edit stays
+    assert queue(m).program.raw[ADD].tobytes() == queue(m).loaded_program.raw[ADD].tobytes()
+    assert queue(m).program.raw[COPY].tobytes() != queue(m).loaded_program.raw[COPY].tobytes()
+    rewind(m)
+    q = queue(m)
+    assert position(m) == (0, 0) and q.program.raw.tobytes() == q.loaded_program.raw.tobytes()
 
 
 def test_a_folded_history_replays_record_edits_too() -> None:
     # A tiny journal budget folds history into checkpoints; going back past the window
     # replays from one, and the records must be those of the position reached.
     a = assemble(source().replace("R2=4", "R2=3000"), "<test>")
-    m = Machine(a.program(), MachineConfig(**SMALL), data=a.data, labels=a.labels,
-                journal_budget=64 << 10)
+    m = use_core(Machine(a.program(), MachineConfig(**SMALL), data=a.data, labels=a.labels),
+                 journal_budget=64 << 10)
     m.cont()
     m.edit_record(COPY, fixed_copy(m))
-    m.step_n(10)
+    step(m, 10)
     m.edit_record(ADD, other_add())
-    mid = (m.position, m.state.digest(), m.program.raw.tobytes())
+    mid = (position(m), m.state().digest(), queue(m).program.raw.tobytes())
     m.cont()
-    assert m.state.halted and m.history.window_start(m.state) > mid[0]
-    m.reverse(sum(m.position) - sum(mid[0]))
-    assert (m.position, m.state.digest(), m.program.raw.tobytes()) == mid
-    m.reverse(10**9)
-    assert m.program.raw.tobytes() == m.loaded_program.raw.tobytes()
+    assert m.state().halted and m.state().journal.origin > mid[0][0]
+    back_to(m, mid[0])
+    assert (position(m), m.state().digest(), queue(m).program.raw.tobytes()) == mid
+    rewind(m)
+    assert queue(m).program.raw.tobytes() == queue(m).loaded_program.raw.tobytes()
 
 
 @pytest.mark.parametrize(("index", "raw", "message"), [
@@ -166,7 +168,7 @@ def test_bad_input_is_a_one_line_error_and_changes_nothing(index, raw, message) 
     with pytest.raises(ValueError) as e:
         m.edit_record(index, raw)
     assert str(e.value) == message
-    assert not m.edits and m.program is m.loaded_program
+    assert not edits(m) and queue(m).program is queue(m).loaded_program
 
 
 @pytest.mark.parametrize(("value", "fragment"), [
@@ -243,11 +245,11 @@ def test_reverse_continue_judges_steps_before_an_edit_by_the_records_then() -> N
         COMPARE_BRANCH cmp_op=GT_IMM dtype=INT32 cmp_reg0=R2 cmp_immediate=0 target=loop
         HALT
     """, "<test>")
-    m = Machine(a.program(), MachineConfig(**SMALL), labels=a.labels)
-    assert m.step_n(7).reason == "max-steps" and m.state.pc == 0x40
+    m = use_core(Machine(a.program(), MachineConfig(**SMALL), labels=a.labels))
+    assert step(m, 7).reason == "max-steps" and m.state().pc == 0x40
     m.edit_record(1, assemble("MOVE R7=1", "<test>").program().raw[0].tobytes())
-    assert m.cont().reason == "halt" and m.state.R[7] == 1
+    assert m.cont().reason == "halt" and m.state().R[7] == 1
     m.add_breakpoint("op:NOP")
     stop = m.reverse_continue()
-    assert (stop.reason, m.state.pc, m.position) == ("breakpoint", 0x40, (4, 0))
-    assert m.instruction(1).mnemonic == "NOP"
+    assert (stop.reason, m.state().pc, position(m)) == ("breakpoint", 0x40, (4, 0))
+    assert queue(m).instruction(1).mnemonic == "NOP"
