@@ -13,12 +13,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from neurondbg.machine.asm import assemble
+from neurondbg.machine.core.core import Core
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.isa.codec import Program, decode_bytes
 from neurondbg.machine.isa.programs import counted_loop
 from neurondbg.machine.state import MachineConfig
 
-from .helpers import SMALL
+from .helpers import SMALL, clear_breakpoints, edits, position, queue, use_core
 
 # A loop of SEQ records (a superblock once hot), then an invalid COPY.
 SOURCE = """
@@ -59,23 +60,24 @@ class CopyMachine(Machine):
         self._stop = None
 
 
-def pair() -> tuple[Machine, Machine]:
+def pair() -> tuple[Core, Core]:
     a = assemble(SOURCE, "<test>")
-    return tuple(cls(a.program(), MachineConfig(**SMALL), data=a.data, labels=a.labels)
-                 for cls in (Machine, CopyMachine))  # type: ignore[return-value]
+    made = (cls(a.program(), MachineConfig(**SMALL), data=a.data, labels=a.labels)
+            for cls in (Machine, CopyMachine))
+    return tuple(use_core(m) for m in made)  # type: ignore[return-value]
 
 
-def seen(m: Machine) -> tuple[object, ...]:
+def seen(m: Core) -> tuple[object, ...]:
     """Everything the two machines must agree on."""
-    j = m.state.journal
-    return (m.position, m.state.pc, m.state.digest(), list(m.state.R), j.origin,
-            bytes(j.steps), bytes(j.regs), len(j.others), m.edits,
-            m.program.raw.tobytes(), [m.program.record(i) for i in range(m.count)],
-            [m.valid(i) for i in range(m.count)],
-            [m.instruction(i).raw for i in range(m.count)])
+    j, q = m.state().journal, queue(m)
+    return (position(m), m.state().pc, m.state().digest(), list(m.state().R), j.origin,
+            bytes(j.steps), bytes(j.regs), len(j.others), edits(m),
+            q.program.raw.tobytes(), [q.program.record(i) for i in range(q.count)],
+            [q.valid(i) for i in range(q.count)],
+            [q.instruction(i).raw for i in range(q.count)])
 
 
-def act(m: Machine, op: tuple) -> object:
+def act(m: Core, op: tuple) -> object:
     kind, a, b = op
     if kind == "edit":
         return m.edit_record(a, POOL[b])
@@ -83,7 +85,8 @@ def act(m: Machine, op: tuple) -> object:
         s = m.cont(max_steps=a * 9 + 1)
         return s.reason, s.pc, s.steps, s.detail
     if kind == "step":
-        return m.step().executed
+        rec = m.step().record
+        return rec is not None and rec.executed
     if kind == "reverse":
         s = m.reverse(a)
         return s.reason, s.pc, s.steps
@@ -92,8 +95,8 @@ def act(m: Machine, op: tuple) -> object:
         return s.reason, s.pc, s.steps
     if kind == "break":
         return m.add_breakpoint(("op:NOP", "invalid", "pc:0x80", "op:MOVE")[a % 4]).id
-    m.breakpoints.clear()
-    m.invalidate_stops()
+    clear_breakpoints(m)
+    queue(m).invalidate_stops()
     return None
 
 
@@ -117,10 +120,11 @@ def test_edits_steps_and_reverses_match_the_copying_machine(ops) -> None:
         assert act(m, op) == act(ref, op), op
         assert seen(m) == seen(ref), op
     # and the records are the program a fresh machine would load
-    fresh = Machine(decode_bytes(m.program.raw.tobytes()), MachineConfig(**SMALL))
-    assert [fresh.valid(i) for i in range(m.count)] == [m.valid(i) for i in range(m.count)]
-    assert [fresh.instruction(i).fields for i in range(m.count)] == \
-        [m.instruction(i).fields for i in range(m.count)]
+    q = queue(m)
+    fresh = Machine(decode_bytes(q.program.raw.tobytes()), MachineConfig(**SMALL))
+    assert [fresh.valid(i) for i in range(q.count)] == [q.valid(i) for i in range(q.count)]
+    assert [fresh.instruction(i).fields for i in range(q.count)] == \
+        [q.instruction(i).fields for i in range(q.count)]
 
 
 def test_edited_shares_the_records_and_names_what_differs() -> None:
@@ -146,15 +150,16 @@ def test_an_edit_and_its_undo_copy_no_records() -> None:
     loop = assemble(counted_loop(10**6), "<test>").program().raw
     nop = assemble("NOP", "<test>").program().raw
     raw = np.concatenate([loop, np.repeat(nop, 10**5, axis=0)])
-    m = Machine(decode_bytes(raw.tobytes()), MachineConfig(**SMALL))
+    m = use_core(Machine(decode_bytes(raw.tobytes()), MachineConfig(**SMALL)))
     m.cont(max_steps=20)  # the tables are built (bulk legality, fast closures)
     tracemalloc.start()
     try:
         m.edit_record(1, POOL[1])  # the loop's ADD
         m.cont(max_steps=100)
-        m.reverse(101)
+        m.reverse(100)
+        m.reverse_step()  # the edit, made at step 20
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert m.program.changed_from(m.loaded_program) == [] and m.state.steps == 20
+    assert queue(m).program.changed_from(queue(m).loaded_program) == [] and m.state().steps == 20
     assert peak < 1 << 20, peak
