@@ -12,7 +12,7 @@ from neurondbg.machine import debugger
 from neurondbg.machine.history import KEEP_LAST, KEEP_LAST_BYTES
 from neurondbg.machine.isa.programs import counted_loop
 
-from .helpers import machine
+from .helpers import clear_breakpoints, core_of, edits, machine, position
 
 
 def loop(trips: int) -> str:
@@ -38,9 +38,10 @@ def _forward_digests(m, marks: list[int]) -> dict[int, str]:
     """Run `m` to each step count in `marks` (ascending), recording the state digest."""
     out = {}
     for k in marks:
-        m.cont(max_steps=k - m.state.steps)
-        assert m.state.steps == k
-        out[k] = m.state.digest()
+        st = m.state() if callable(m.state) else m.state  # a core, or a Machine
+        m.cont(max_steps=k - st.steps)
+        assert st.steps == k
+        out[k] = st.digest()
     return out
 
 
@@ -61,15 +62,15 @@ def test_a_long_run_stays_under_the_budget_and_folds_into_checkpoints() -> None:
 
 def test_reverse_past_the_window_is_bit_exact() -> None:
     marks = [1, 2, 3, 1000, 77_777, 150_001, 299_999]
-    want = _forward_digests(machine(loop(100_000)), marks)
-    m = machine(loop(100_000), journal_budget=BUDGET)
+    want = _forward_digests(core_of(loop(100_000)), marks)
+    m = core_of(loop(100_000), journal_budget=BUDGET)
     m.cont()
     for k in sorted(marks, reverse=True):
-        stop = m.reverse(m.state.steps - k)
-        assert m.state.steps == k and stop.reason == "max-steps"
-        assert m.state.digest() == want[k], k
-    assert m.reverse_step() and m.state.steps == 0
-    assert m.state.R[:3] == [0, 0, 0] and not m.reverse_step()
+        stop = m.reverse(m.state().steps - k)
+        assert m.state().steps == k and stop.reason == "max-steps"
+        assert m.state().digest() == want[k], k
+    assert m.reverse_step() and m.state().steps == 0
+    assert m.state().R[:3] == [0, 0, 0] and not m.reverse_step()
 
 
 def test_reverse_past_the_window_with_memory_writes_and_then_forward_again() -> None:
@@ -93,19 +94,19 @@ def test_reverse_past_the_window_with_memory_writes_and_then_forward_again() -> 
 
 
 def test_reverse_continue_finds_breakpoints_in_the_folded_region() -> None:
-    m = machine(loop(100_000), journal_budget=BUDGET)
+    m = core_of(loop(100_000), journal_budget=BUDGET)
     m.cont()
-    assert m.state.journal.origin > 10
+    assert m.state().journal.origin > 10
     m.add_breakpoint("watch:R5")  # only the second MOVE writes it, at step 1
     stop = m.reverse_continue()
-    assert stop.reason == "breakpoint" and m.state.steps == 1 and m.state.pc == 0x40
-    assert m.state.R[5] == 0 and "#1 watch:R5" in stop.detail
-    m.breakpoints.clear()
+    assert stop.reason == "breakpoint" and m.state().steps == 1 and m.state().pc == 0x40
+    assert m.state().R[5] == 0 and "#1 watch:R5" in stop.detail
+    clear_breakpoints(m)
     m.cont()
     m.add_breakpoint("pc:0x40")  # the instruction run once, at step 1
     stop = m.reverse_continue()
-    assert stop.reason == "breakpoint" and m.state.steps == 1
-    assert m.reverse_continue().reason == "start" and m.state.steps == 0
+    assert stop.reason == "breakpoint" and m.state().steps == 1
+    assert m.reverse_continue().reason == "start" and m.state().steps == 0
 
 
 def test_reverse_of_many_steps_reports_progress_and_can_be_interrupted(monkeypatch) -> None:
@@ -156,31 +157,31 @@ def test_who_wrote_answers_within_the_kept_window_only() -> None:
 def test_no_history_bounds_memory_writes_too() -> None:
     big = CAST_LOOP.replace("nac=4", "nac=128").replace("num=[8,", "num=[256,") \
         .replace("sb[0, 64]", "sb[0, 2048]")  # 192 KiB of old bytes a trip
-    m = machine(big.format(trips=300), journal_budget=0)
-    assert m.cont().reason == "halt" and m.state.steps == 1 + 4 * 300 + 1
-    assert m.state.journal.nbytes <= KEEP_LAST_BYTES + (128 << 10)
-    h = machine(big.format(trips=300))
+    m = core_of(big.format(trips=300), journal_budget=0)
+    assert m.cont().reason == "halt" and m.state().steps == 1 + 4 * 300 + 1
+    assert m.state().journal.nbytes <= KEEP_LAST_BYTES + (128 << 10)
+    h = core_of(big.format(trips=300))
     h.cont()
-    assert h.state.journal.nbytes > 50 << 20  # what history keeps, for comparison
+    assert h.state().journal.nbytes > 50 << 20  # what history keeps, for comparison
 
 
 def test_reverse_continue_judges_conditions_at_each_candidate_in_folded_history() -> None:
-    m = machine(loop(100_000), journal_budget=BUDGET)
+    m = core_of(loop(100_000), journal_budget=BUDGET)
     m.cont()
     m.add_breakpoint("label:loop if R1 == 30")  # the loop head is reached 100000 times
     stop = m.reverse_continue()
-    assert stop.reason == "breakpoint" and m.state.R[1] == 30 and m.state.pc == 0x80
-    assert m.state.steps == 2 + 3 * 10 and stop.steps == 300_003 - 32
+    assert stop.reason == "breakpoint" and m.state().R[1] == 30 and m.state().pc == 0x80
+    assert m.state().steps == 2 + 3 * 10 and stop.steps == 300_003 - 32
 
 
 def test_reverse_continue_undoes_edits_on_the_way() -> None:
-    m = machine(loop(100_000), journal_budget=BUDGET)
+    m = core_of(loop(100_000), journal_budget=BUDGET)
     m.cont(max_steps=50)
     m.edit("R5", "9")
     m.cont()
     m.add_breakpoint("pc:0x40")  # MOVE R5=7, at step 1: before the edit
-    assert m.reverse_continue().reason == "breakpoint" and m.state.steps == 1
-    assert m.edits == [] and m.state.R[5] == 0
+    assert m.reverse_continue().reason == "breakpoint" and m.state().steps == 1
+    assert edits(m) == [] and m.state().R[5] == 0
 
 
 @settings(deadline=None, max_examples=15)
@@ -189,8 +190,8 @@ def test_reverse_continue_undoes_edits_on_the_way() -> None:
 def test_any_mix_of_commands_matches_a_machine_that_keeps_everything(ops, cast) -> None:
     text = CAST_LOOP.format(trips=2000) if cast else loop(20_000)
     target = "sb[1, 4]:fp32" if cast else "R5"  # read by the CASTs / by the ADD
-    small = machine(text, journal_budget=BUDGET // 4)
-    full = machine(text)
+    small = core_of(text, journal_budget=BUDGET // 4)
+    full = core_of(text)
     for m in (small, full):
         m.add_breakpoint("watch:R7")  # written only by edits: reverse-continue meets none
     for op, k in ops:
@@ -205,5 +206,5 @@ def test_any_mix_of_commands_matches_a_machine_that_keeps_everything(ops, cast) 
                 m.reverse_continue(max_steps=k)
             else:
                 m.reverse_step()
-        assert small.position == full.position and small.edits == full.edits
-        assert small.state.digest() == full.state.digest()
+        assert position(small) == position(full) and edits(small) == edits(full)
+        assert small.state().digest() == full.state().digest()
