@@ -943,8 +943,9 @@ class Core:
         machine and the target in that queue's own words; ValueError (one line) for an
         engine without a queue here."""
         engine = t.engine or self.focus
-        if engine not in self.machines:
-            raise ValueError(f"{t.name}: no {engine} queue in this kernel (engines: "
+        if engine not in self.machines:  # a lone program's words: it has one engine
+            where = "engine here" if self.lone else "queue in this kernel"
+            raise ValueError(f"{t.name}: no {engine} {where} (engines: "
                              f"{', '.join(self.engines)})")
         return engine, self.machines[engine], replace(t, engine="")
 

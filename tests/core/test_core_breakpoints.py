@@ -11,7 +11,7 @@ from neurondbg.machine.isa.programs import handshake_loops
 from neurondbg.machine.state import MachineConfig, MachineState
 from tests.core.conftest import core
 from tests.core.test_core import CONSUMER, COPY, PRODUCER
-from tests.machine.helpers import machine
+from tests.machine.helpers import core_of
 
 RACY_CONSUMER = f"""
     NOP
@@ -60,7 +60,7 @@ def test_engine_registers_in_expressions() -> None:
 
 
 def test_one_queue_machine_refuses_other_engines() -> None:
-    m = machine("NOP\nMOVE R1=1\nHALT")
+    m = core_of("NOP\nMOVE R1=1\nHALT")
     m.add_breakpoint("op:MOVE@pool")
     with pytest.raises(ValueError, match="column 9: no dve queue here"):
         m.add_breakpoint("op:MOVE@dve")
