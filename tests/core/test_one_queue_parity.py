@@ -1,8 +1,7 @@
 """A program is a kernel with one queue: random single-queue programs reach the same
-stops (reason, step, PC, breakpoints), registers and memory through a Core of one queue
-as through the one-queue Machine, forward and in reverse (docs/architecture.md "One
-debugger"). The ground the two run-control models must share before one replaces the
-other."""
+stops (reason, step, PC, breakpoints), registers and memory through a kernel's Core of
+one queue as through the program's own (lone) core, forward and in reverse
+(docs/architecture.md "One debugger")."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from hypothesis import strategies as st
 
 from neurondbg.machine.isa.programs import counted_loop
 from tests.core.conftest import copies, core
-from tests.machine.helpers import machine
+from tests.machine.helpers import core_of
 
 ENDS = ("halt", "fault", "invalid")
 
@@ -43,7 +42,7 @@ def summary(stop: object, steps: int, pc: int) -> tuple:
 def test_a_program_runs_the_same_as_a_kernel_of_one_queue(lines: list[str],
                                                           specs: list[str]) -> None:
     text = program(lines)
-    m = machine(text)
+    m = core_of(text)
     c = core(pool=text)
     for spec in specs:
         try:
@@ -54,34 +53,34 @@ def test_a_program_runs_the_same_as_a_kernel_of_one_queue(lines: list[str],
     forward_m, forward_c = [], []
     for _ in range(100):
         sm, sc = m.cont(), c.cont()
-        forward_m.append(summary(sm, m.state.steps, m.state.pc))
+        forward_m.append(summary(sm, m.steps, m.state().pc))
         forward_c.append(summary(sc, c.steps, c.state().pc))
         assert forward_c == forward_m
         if sm.reason in ENDS:
             break
-    st_m, st_c = m.state, c.state()
+    st_m, st_c = m.state(), c.state()
     assert st_c.R == st_m.R and st_c.pc == st_m.pc and st_c.sem == st_m.sem
     assert (st_c.sbuf == st_m.sbuf).all() and (st_c.psum == st_m.psum).all()
     for _ in range(100):
         sm, sc = m.reverse_continue(), c.reverse_continue()
-        assert summary(sc, c.steps, c.state().pc) == summary(sm, m.state.steps, m.state.pc)
+        assert summary(sc, c.steps, c.state().pc) == summary(sm, m.steps, m.state().pc)
         if sm.reason == "start":
             break
-    assert c.steps == m.state.steps == 0
+    assert c.steps == m.steps == 0
 
 
 def test_reverse_continue_on_one_queue_judges_change_and_if_as_forward_does() -> None:
     """A write that keeps R1's value is no `change:`; `if:` stops where it became true."""
-    m = machine("MOVE R1=5\nMOVE R1=5\nMOVE R1=7\nNOP\nHALT")
+    m = core_of("MOVE R1=5\nMOVE R1=5\nMOVE R1=7\nNOP\nHALT")
     assert m.cont().reason == "halt"
     bp = m.add_breakpoint("change:R1")
     stop = m.reverse_continue()
-    assert (stop.reason, m.state.steps, m.state.R[1]) == ("breakpoint", 2, 5)
+    assert (stop.reason, m.state().steps, m.state().R[1]) == ("breakpoint", 2, 5)
     stop = m.reverse_continue()  # the second MOVE R1=5 changed nothing
-    assert (stop.reason, m.state.steps, bp.hits) == ("breakpoint", 0, 2)
+    assert (stop.reason, m.state().steps, bp.hits) == ("breakpoint", 0, 2)
     m.delete_breakpoint(bp.id)
     assert m.cont().reason == "halt"
     cond = m.add_breakpoint("if:R1 > 6")
     stop = m.reverse_continue()
-    assert (stop.breakpoint, m.state.steps, m.state.R[1]) == (cond, 2, 5)
+    assert (stop.breakpoint, m.state().steps, m.state().R[1]) == (cond, 2, 5)
     assert m.reverse_continue().reason == "start"
