@@ -1,5 +1,5 @@
-"""A program's history, semaphore-heavy, stays within 1.5x of its budget in real memory
-(the growth of a child process's resident set over the run)."""
+"""A program's history on its one-queue core, semaphore-heavy, stays within 1.5x of its
+budget in real memory (the growth of a child process's resident set over the run)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ STEPS = 240_000  # a third of them write a semaphore: uncapped, ~13 MiB of journ
 
 CHILD = textwrap.dedent("""
     import resource, sys
+    from pathlib import Path
     from neurondbg.machine.asm import assemble
+    from neurondbg.machine.core.core import Core
     from neurondbg.machine.debugger import Machine
     from neurondbg.machine.state import MachineConfig
 
@@ -28,12 +30,12 @@ CHILD = textwrap.dedent("""
         COMPARE_BRANCH cmp_op=LT_REG dtype=INT32 cmp_reg0=R1 cmp_reg1=R2 target=loop
     '''
     a = assemble(source, "sem.asm")
-    m = Machine(a.program(), MachineConfig(), data=a.data, labels=a.labels,
-                journal_budget=int(sys.argv[1]) << 20)
-    m.cont(max_steps=3000)  # fast closures and checkpoint 0 made: not history
+    m = Machine(a.program(), MachineConfig(), data=a.data, labels=a.labels)
+    c = Core.of_program(m, Path("sem.asm"), journal_budget=int(sys.argv[1]) << 20)
+    c.cont(max_steps=3000)  # fast closures and checkpoint 0 made: not history
     base = rss()
-    m.cont(max_steps=int(sys.argv[2]))
-    print(m.state.steps, rss() - base, m.history.nbytes(m.state))
+    c.cont(max_steps=int(sys.argv[2]))
+    print(c.steps, rss() - base, c.history_nbytes)
 """)
 
 
