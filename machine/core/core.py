@@ -570,7 +570,9 @@ class Core:
         sc = self.scene
         return [bp for bp in self.actors[i].static_hits() if sc.holds(bp, i)]
 
-    def _needs_records(self) -> bool:
+    def needs_records(self) -> bool:
+        """Whether something reads each step's full record: `on_step` or an enabled
+        breakpoint of a kind matched on records (or with a condition or ignore count)."""
         return self.on_step is not None or any(
             b.enabled and (b.kind in RECORD_KINDS or b.cond is not None or b.ignore)
             for b in self.breakpoints)
@@ -661,7 +663,7 @@ class Core:
     def _run(self, limit: int | None, stops: bool, feed: bool) -> Stop:
         tl = self._timeline
         start = tl.steps
-        fast = not (stops and self._needs_records())
+        fast = not (stops and self.needs_records())
         waits = stops and any(b.enabled and b.kind == Kind.WAIT for b in self.breakpoints)
         over, over_at = self._stepped_over()
         if waits and tl.steps == 0 and not self._resumed(start_waits=True):
