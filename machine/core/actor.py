@@ -33,7 +33,7 @@ from neurondbg.machine.history import History
 from neurondbg.machine.state import MachineState
 from neurondbg.machine.stops import EngineStatus
 
-PLANS_KEPT = 1 << 14  # distinct records an engine queue keeps the plan of
+PLANS_KEPT = 1 << 12  # distinct records an engine queue keeps the plan of
 
 if TYPE_CHECKING:
     from hashlib import _Hash

@@ -118,6 +118,7 @@ if TYPE_CHECKING:
     from neurondbg.machine.asm.loader import ProgramFile
 
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
+RUN_CACHE_RECORDS = 4096  # an engine's per-record caches without history (Core.__init__)
 _REASON_OF = {Kind.RACE: StopReason.RACE, Kind.WAIT: StopReason.WAIT}  # else "breakpoint"
 NO_HISTORY = "no history is kept (journal budget 0)"
 _FIRST = -2  # Core._stepped_over: no stop to resume from; the first engine picked
@@ -224,6 +225,10 @@ class Core:
             q = kernel.queue(e)
             m = program or Machine(q.program.program, replace(base, engine=e),
                                    labels=q.program.labels, journal_budget=0, shared=first)
+            if not journal_budget and program is None:
+                # no history: nothing steps back, and compiler output runs each record
+                # about once, so per-record caches are kept small (memory, not speed)
+                m.cache_records = m.program.decoded_kept = RUN_CACHE_RECORDS
             self.machines[e] = m
             actors.append(EngineQueue(e, m, keep_start=program is not None))
             first = first or m.state
