@@ -159,7 +159,8 @@ class Machine:
         # Nothing here is per record but a few bytes: records are decoded when reached or
         # asked for, and what is built from a record's bytes (decode, verdict, fast
         # closure) is shared by every record with those bytes.
-        self._insts: dict[int, Instruction] = {}  # decoded (at most CACHE_RECORDS)
+        self.cache_records = CACHE_RECORDS  # per-record caches hold at most this many
+        self._insts: dict[int, Instruction] = {}  # decoded (at most cache_records)
         # record i's (instruction, handler, why none, verdict or LazyVerdict) as judged for
         # that instruction object: an edited record is a new one (`_insts`), judged again
         self._handlers: dict[int, tuple[Instruction, Handler | None, str, Any]] = {}
@@ -202,7 +203,7 @@ class Machine:
         """Record i decoded (records with the same bytes share the decode)."""
         inst = self._insts.get(i)
         if inst is None:
-            if len(self._insts) >= CACHE_RECORDS:
+            if len(self._insts) >= self.cache_records:
                 self._insts.clear()
             inst = self._insts[i] = self.program.instruction(i)
         return inst
@@ -229,7 +230,7 @@ class Machine:
         """The Verdict of `inst`, explained once per distinct record bytes."""
         v = self._explained.get(inst.raw)
         if v is None:
-            if len(self._explained) >= CACHE_RECORDS:
+            if len(self._explained) >= self.cache_records:
                 self._explained.clear()
             v = self._explained[inst.raw] = explain(inst, self.config.gen, self.config.engine)
         return v
@@ -402,7 +403,7 @@ class Machine:
         inst = self.instruction(i)
         known = self._handlers.get(i)
         if known is None or known[0] is not inst:
-            if len(self._handlers) >= CACHE_RECORDS:
+            if len(self._handlers) >= self.cache_records:
                 self._handlers.clear()
             known = self._handlers[i] = (inst, *handler_for(inst.opcode, self.config.engine,
                                                             self.config.gen),
@@ -495,7 +496,7 @@ class Machine:
             # decoded for the closure alone (kept by no cache: fewer objects for the
             # garbage collector to walk while a long program's closures are built)
             op = None if h is None else fast_op(self.state, decode(raw), self.count)
-            if len(self._ops) >= CACHE_RECORDS:
+            if len(self._ops) >= self.cache_records:
                 self._ops.clear()
             self._ops[raw] = op
         if self._twins is None:

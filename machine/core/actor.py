@@ -33,6 +33,8 @@ from neurondbg.machine.history import History
 from neurondbg.machine.state import MachineState
 from neurondbg.machine.stops import EngineStatus
 
+PLANS_KEPT = 1 << 12  # distinct records an engine queue keeps the plan of
+
 if TYPE_CHECKING:
     from hashlib import _Hash
 
@@ -192,18 +194,29 @@ class EngineQueue:
         self.machine = machine
         self.state = machine.state
         machine.history = Passive(machine.history if keep_start else None)
-        self._plans: dict[int, Plan] = {}
+        # plans by record bytes (identical records share one; at most PLANS_KEPT), and
+        # the plan of the record at one PC (the scheduler asks about the same PC often)
+        self._plans: dict[bytes, Plan] = {}
+        self._at: tuple[int, Plan] | None = None
         self._targets: frozenset[int] | None = None
 
     def plan(self) -> Plan:
         """The semaphore side (waits, updates) of its next instruction."""
         m = self.machine
-        k = m.index_of(m.state.pc)
+        pc = m.state.pc
+        at = self._at
+        if at is not None and at[0] == pc:
+            return at[1]
+        k = m.index_of(pc)
         if k is None:
             return NO_PLAN  # outside the program: issuing it faults
-        p = self._plans.get(k)
+        raw = m.program.record(k)
+        p = self._plans.get(raw)
         if p is None:
-            p = self._plans[k] = plan_of(m.instruction(k))
+            if len(self._plans) >= PLANS_KEPT:
+                self._plans.clear()
+            p = self._plans[raw] = plan_of(m.instruction(k))
+        self._at = (pc, p)
         return p
 
     def rest(self) -> EngineStatus | None:
@@ -236,7 +249,7 @@ class EngineQueue:
         what was derived from the old one: its wait/update plan, the semaphores the
         queue can update."""
         self.machine.write_record(index, raw)
-        self._plans.pop(index, None)
+        self._at = None  # (plans are by bytes: the new record finds its own)
         self._targets = None
 
     def run_ahead(self, budget: int) -> int:

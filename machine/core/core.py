@@ -118,6 +118,7 @@ if TYPE_CHECKING:
     from neurondbg.machine.asm.loader import ProgramFile
 
 RUN_AHEAD = 4096  # fast steps an engine runs ahead of the schedule at most
+RUN_CACHE_RECORDS = 4096  # an engine's per-record caches without history (Core.__init__)
 _REASON_OF = {Kind.RACE: StopReason.RACE, Kind.WAIT: StopReason.WAIT}  # else "breakpoint"
 NO_HISTORY = "no history is kept (journal budget 0)"
 _FIRST = -2  # Core._stepped_over: no stop to resume from; the first engine picked
@@ -224,6 +225,10 @@ class Core:
             q = kernel.queue(e)
             m = program or Machine(q.program.program, replace(base, engine=e),
                                    labels=q.program.labels, journal_budget=0, shared=first)
+            if not journal_budget and program is None:
+                # no history: nothing steps back, and compiler output runs each record
+                # about once, so per-record caches are kept small (memory, not speed)
+                m.cache_records = m.program.decoded_kept = RUN_CACHE_RECORDS
             self.machines[e] = m
             actors.append(EngineQueue(e, m, keep_start=program is not None))
             first = first or m.state
@@ -570,7 +575,9 @@ class Core:
         sc = self.scene
         return [bp for bp in self.actors[i].static_hits() if sc.holds(bp, i)]
 
-    def _needs_records(self) -> bool:
+    def needs_records(self) -> bool:
+        """Whether something reads each step's full record: `on_step` or an enabled
+        breakpoint of a kind matched on records (or with a condition or ignore count)."""
         return self.on_step is not None or any(
             b.enabled and (b.kind in RECORD_KINDS or b.cond is not None or b.ignore)
             for b in self.breakpoints)
@@ -661,7 +668,7 @@ class Core:
     def _run(self, limit: int | None, stops: bool, feed: bool) -> Stop:
         tl = self._timeline
         start = tl.steps
-        fast = not (stops and self._needs_records())
+        fast = not (stops and self.needs_records())
         waits = stops and any(b.enabled and b.kind == Kind.WAIT for b in self.breakpoints)
         over, over_at = self._stepped_over()
         if waits and tl.steps == 0 and not self._resumed(start_waits=True):

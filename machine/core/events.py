@@ -12,7 +12,7 @@ semaphore as it passes.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -106,9 +106,24 @@ class Plan:
     waits: tuple[WaitSpec, ...]
     events: tuple[SemEvent, ...]  # the semaphore writes it makes, in order
     reads: tuple[int, ...]  # semaphores TEST_EVENT_SEM READ_* copies into registers
+    # every wait an immediate `>=` (a NEFF's only form): (semaphore, value, wait) each,
+    # checked directly on the semaphore file; None: some wait takes the general check
+    ge: tuple[tuple[int, int, WaitSpec], ...] | None = field(
+        default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if all(w.mode == W.SEM_GE_IMM for w in self.waits):
+            object.__setattr__(self, "ge", tuple((w.idx, w.value, w) for w in self.waits))
 
     def blocked_on(self, st: MachineState) -> WaitSpec | None:
         """The first wait that does not hold now, or None (the instruction may issue)."""
+        ge = self.ge
+        if ge is not None:  # wait_holds of SEM_GE_IMM is this comparison
+            sem = st.sem
+            for idx, value, w in ge:
+                if sem[idx] < value:
+                    return w
+            return None
         for w in self.waits:
             if not w.holds(st):
                 return w

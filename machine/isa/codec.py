@@ -171,6 +171,7 @@ class Program:
         self._groups: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         # each distinct record decoded once, shared by edited copies (`instruction`)
         self._decoded: dict[bytes, Instruction] = {}
+        self.decoded_kept = DECODED_KEPT  # at most this many in `_decoded`
 
     def __len__(self) -> int:
         return int(self._base.shape[0])
@@ -221,6 +222,7 @@ class Program:
         new = Program(self._base, self.name)
         new._edits = dict(self._edits)
         new._decoded = self._decoded
+        new.decoded_kept = self.decoded_kept
         if rec == self._base[index].tobytes():
             new._edits.pop(index, None)  # back to the shared record
         else:
@@ -263,7 +265,7 @@ class Program:
     def instruction(self, i: int) -> Instruction:
         """Record i decoded. Records with the same bytes share one decode (their
         `fields`, read-only): a stream of 10**6 NOPs decodes one record; at most
-        DECODED_KEPT distinct records are kept."""
+        `decoded_kept` (DECODED_KEPT) distinct records are kept."""
         n = len(self)
         if not -n <= i < n:
             raise IndexError(f"instruction {i} out of range 0..{n - 1}")
@@ -271,7 +273,7 @@ class Program:
         rec = self.record(i)
         d = self._decoded.get(rec)
         if d is None:
-            if len(self._decoded) >= DECODED_KEPT:
+            if len(self._decoded) >= self.decoded_kept:
                 self._decoded.clear()
             d = self._decoded[rec] = decode(rec, offset=i * RECORD_BYTES, index=i)
         if d.index == i:

@@ -5,10 +5,12 @@ it like an engine; one step completes the queue's head entry (machine.neff.dma).
 - updates: the semaphores of its pending entries and of the entries a trigger still
   ahead of its engine's PC would queue (the deadlock report's "can it be raised").
 - issue: pop, move the bytes, sem += 16, journaled on the queue's own state (its PC
-  counts the entries it completed). With race detection the entry's accesses happen
-  at its completion, ordered after what its trigger's engine did before the trigger
-  (the clock `fork`ed at the trigger, neff-facts §7) and after the queue's previous
-  entry (the queue's own clock: FIFO). Accesses are named `qSPIO0#17 (I-10-0)`.
+  counts the entries it completed). Its record lists the writes unless `keep_writes`
+  is off (`NeffCore.keep_writes`: a run that reads no step's writes). With race
+  detection the entry's accesses happen at its completion, ordered after what its
+  trigger's engine did before the trigger (the clock `fork`ed at the trigger,
+  neff-facts §7) and after the queue's previous entry (the queue's own clock: FIFO).
+  Accesses are named `qSPIO0#17 (I-10-0)`.
 - checkpoints: the first queue's snapshot also keeps what all queues share (the FIFOs,
   DRAM, the stale marks), so restoring a checkpoint restores them.
 """
@@ -125,6 +127,10 @@ class DmaQueueActor:
                                          shared=shared)
         dma.attach(self.state)
         self._ahead = _triggers_ahead(dma, q)
+        # each step's record lists its writes (old and new bytes, per descriptor): what
+        # watches and a TUI read; False (a run nobody inspects) moves each entry's bytes
+        # in merged copies instead (the race feed reads the entry's Regions either way)
+        self.keep_writes = True
 
     # -- scheduling -----------------------------------------------------------------
     def rest(self) -> EngineStatus | None:
@@ -163,7 +169,7 @@ class DmaQueueActor:
         if entry is None:
             return Issued(StepRecord(st.steps, k, k, halted=True, next_pc=k))
         op = DmaOp(self.mnemonic())
-        st.writes = []
+        st.writes = [] if self.keep_writes else None
         st.begin_step()
         fault = None
         try:

@@ -55,6 +55,14 @@ class NeffCore:
                     blocked[Engine(a.name)] = w
         return deadlock_lines(self.low, self.dma, states, blocked)
 
+    def keep_writes(self, keep: bool) -> None:
+        """Whether each DMA step's record lists its writes (on by default: watches, the
+        TUI); a run that reads no step's record (`Core.needs_records` False) turns it
+        off, and each entry's bytes move in merged copies, as the headless runner's."""
+        for a in self.core.actors:
+            if isinstance(a, DmaQueueActor):
+                a.keep_writes = keep
+
     def queue_actor(self, name: str) -> DmaQueueActor:
         for a in self.core.actors:
             if isinstance(a, DmaQueueActor) and a.name == name:

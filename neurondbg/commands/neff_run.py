@@ -187,6 +187,7 @@ def _on_core(low: Lowered, program: Path, given: dict[str, np.ndarray],
             c.add_breakpoint(spec)
         except ValueError as e:
             raise InputError(f"--break {spec!r}: {e}") from None
+    nc.keep_writes(c.needs_records())  # nothing reads a DMA step's writes: merged copies
     stop = c.cont(max_steps=max_steps) if max_steps is not None else c.cont()
     reason = "complete" if stop.reason == "halt" else str(stop.reason)
     detail = stop.detail if reason != "complete" else (
