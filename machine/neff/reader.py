@@ -37,7 +37,8 @@ from neurondbg.machine.neff.container import (
     NeffHeader,
     read_archive,
 )
-from neurondbg.machine.neff.jsonfile import JsonMemberError, load_json
+from neurondbg.machine.neff.descscan import scan_engine_json
+from neurondbg.machine.neff.jsonfile import MAX_JSON_DEPTH, JsonMemberError, load_json
 from neurondbg.machine.neff.model import (
     ENGINES,
     SEMAPHORES,
@@ -158,6 +159,17 @@ def _json(archive: Archive, member: str, where: str,
                     f"{where}: {member}")
     except JsonMemberError as e:
         raise NeffError(str(e)) from None
+
+
+def _engine_json(archive: Archive, member: str, where: str) -> _Doc:
+    """An engine JSON, its descriptors read by machine.neff.descscan when it can (a
+    large NEFF's are nearly all of its JSON), else each by _descriptor_hook."""
+    data = archive.members.get(member)
+    if data is not None:
+        doc = scan_engine_json(data, MAX_JSON_DEPTH)
+        if doc is not None:
+            return _Doc(doc, f"{where}: {member}")
+    return _json(archive, member, where, _descriptor_hook)
 
 
 def _stream(archive: Archive, member: str, where: str) -> np.ndarray:
@@ -365,8 +377,8 @@ def _subgraph(archive: Archive, name: str, definition: str, where: str) -> Subgr
         bin_name = _opt(d, f"{e.value}_instr", _Doc.str) or f"{e.file_stem}.bin"
         json_name = _opt(d, e.value, _Doc.str) or f"{e.file_stem}.json"
         streams[e] = _stream(archive, posixpath.join(folder, bin_name), where)
-        entries[e] = _entries(_json(archive, posixpath.join(folder, json_name), where,
-                                    _descriptor_hook), queues)
+        entries[e] = _entries(_engine_json(archive, posixpath.join(folder, json_name), where),
+                              queues)
     var_doc = d.get("var")
     variables = ({k: _var(k, var_doc.child(k)) for k in var_doc.obj()}
                  if var_doc is not None else {})
