@@ -43,6 +43,7 @@ from neurondbg.machine.neff.model import (
     ENGINES,
     SEMAPHORES,
     Descriptor,
+    DescriptorRange,
     DmaEntry,
     DmaQueue,
     Engine,
@@ -166,7 +167,7 @@ def _engine_json(archive: Archive, member: str, where: str) -> _Doc:
     large NEFF's are nearly all of its JSON), else each by _descriptor_hook."""
     data = archive.members.get(member)
     if data is not None:
-        doc = scan_engine_json(data, MAX_JSON_DEPTH)
+        doc = scan_engine_json(data, MAX_JSON_DEPTH, _descriptor_fast)
         if doc is not None:
             return _Doc(doc, f"{where}: {member}")
     return _json(archive, member, where, _descriptor_hook)
@@ -307,8 +308,11 @@ def _entry_fast(d: Any, queues: dict[str, DmaQueue]) -> DmaEntry | None:
     q, n, sem, desc, note = d.get("queue"), d.get("id"), d.get("semaphore"), d.get("desc", []), \
         d.get("#comment", "")
     if (type(q) is not str or q not in queues or type(n) is not int or n < 0
-            or type(sem) is not int or not 0 <= sem < SEMAPHORES or type(desc) is not list
-            or type(note) is not str):
+            or type(sem) is not int or not 0 <= sem < SEMAPHORES or type(note) is not str):
+        return None
+    if type(desc) is DescriptorRange:  # descriptors machine.neff.descscan read
+        return DmaEntry(q, n, sem, desc, note)
+    if type(desc) is not list:
         return None
     for x in desc:
         if type(x) is not Descriptor:
@@ -328,7 +332,8 @@ def _entry(doc: _Doc, queues: dict[str, DmaQueue]) -> DmaEntry:
                         f"(it has {known})")
     desc = doc.get("desc")
     return DmaEntry(queue, doc.need("id").int(), doc.need("semaphore").int(0, SEMAPHORES - 1),
-                    tuple(_descriptor(d) for d in desc.items()) if desc is not None else (),
+                    () if desc is None else desc.value if type(desc.value) is DescriptorRange
+                    else tuple(_descriptor(d) for d in desc.items()),
                     _opt(doc, "#comment", _Doc.str) or "")
 
 

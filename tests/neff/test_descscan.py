@@ -14,7 +14,7 @@ from neurondbg.machine.neff.container import NeffError
 from neurondbg.machine.neff.descscan import scan_engine_json
 from neurondbg.machine.neff.jsonfile import MAX_JSON_DEPTH, load_json
 from neurondbg.machine.neff.model import DmaEntry, DmaQueue, Engine
-from neurondbg.machine.neff.reader import _descriptor_hook, _Doc, _entries
+from neurondbg.machine.neff.reader import _descriptor_fast, _descriptor_hook, _Doc, _entries
 
 QUEUES = {"qSPIO0": DmaQueue("qSPIO0", Engine.SP, tuple(range(8, 24)))}
 
@@ -57,8 +57,8 @@ def _entry(i: int, desc: list[Any]) -> dict[str, Any]:
 def _read(data: bytes, fast: bool) -> tuple[DmaEntry, ...] | str:
     """The entries as the reader makes them, or its error line."""
     try:
-        doc = scan_engine_json(data, MAX_JSON_DEPTH) if fast else load_json(
-            data, "SP.json", object_hook=_descriptor_hook)
+        doc = (scan_engine_json(data, MAX_JSON_DEPTH, _descriptor_fast) if fast else load_json(
+            data, "SP.json", object_hook=_descriptor_hook))
         if doc is None:
             return "declined"
         return _entries(_Doc(doc, "SP.json"), QUEUES)
@@ -103,4 +103,42 @@ def test_the_scan_reads_descriptors_as_the_parse_does(entries: list[list[dict[st
     b"[" * 70 + b'{"from":"X"}' + b"]" * 70,
 ])
 def test_the_scan_declines_what_it_cannot_read_the_same_way(data: bytes) -> None:
-    assert scan_engine_json(data, MAX_JSON_DEPTH) is None
+    assert scan_engine_json(data, MAX_JSON_DEPTH, _descriptor_fast) is None
+
+
+_sides = st.tuples(st.sampled_from(["SB", "X", "Y", "NOPE"]),
+                   st.lists(st.tuples(st.integers(0, 200), st.sampled_from(
+                       [1, 4, 512, -512, 0x40000, 2 * 0x40000, -0x40000])), min_size=1,
+                       max_size=3))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(_sides, _sides), min_size=1, max_size=4),
+       st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1 << 26), st.integers(0, 1 << 26)),
+                max_size=40))
+def test_the_table_screen_flags_exactly_the_descriptors_out_of_bounds(
+        kinds: list[tuple[tuple[str, list[tuple[int, int]]], ...]],
+        rows: list[tuple[int, int, int]]) -> None:
+    import numpy as np
+
+    from neurondbg.machine.dtypes import Gen
+    from neurondbg.machine.isa.addr import geometry
+    from neurondbg.machine.neff.checks import _flagged, _side_problem
+    from neurondbg.machine.neff.model import Descriptor, DescriptorTable, Subgraph, Var
+
+    made = tuple(Descriptor(s[0], d[0], "float32", "float32", 0, 0,
+                            tuple(n for n, _ in s[1]), tuple(n for n, _ in d[1]),
+                            tuple(k for _, k in s[1]), tuple(k for _, k in d[1]))
+                 for s, d in kinds)
+    rows = [(k % len(made), a, b) for k, a, b in rows]
+    table = DescriptorTable(made, np.array([k for k, _, _ in rows], dtype=np.intp),
+                            np.array([a for _, a, _ in rows], dtype=np.int64),
+                            np.array([b for _, _, b in rows], dtype=np.int64))
+    sub = Subgraph("sg00", vars={"X": Var("X", "input", 1, 1 << 24), "Y": Var("Y", "virtual")})
+    sbuf = geometry(Gen.SUNDA).sbuf_bytes
+    flagged = _flagged(sub, table, sbuf)
+    assert flagged is not None
+    want = [(_side_problem(sub, d.src, d.src_off, d.src_sizes, d.src_steps, sbuf)
+             or _side_problem(sub, d.dst, d.dst_off, d.dst_sizes, d.dst_steps, sbuf)) is not None
+            for d in (table.row(i) for i in range(len(table)))]
+    assert flagged.tolist() == want
