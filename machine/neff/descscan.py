@@ -37,11 +37,13 @@ import numpy as np
 from neurondbg.machine.neff.jsonfile import json_depth
 from neurondbg.machine.neff.model import Descriptor, DescriptorRange, DescriptorTable
 
-_S = rb'"[^"\\\x00-\x1f]*"'  # a string without escapes or control characters
-_N = rb"(0|[1-9][0-9]*)"  # a natural number as JSON spells it: an offset, captured
-_L = rb"\[[-0-9,]*\]"  # a list of integers (json.loads checks each kind's)
+# (possessive `*+`: what follows each run is a character the run cannot hold, so giving
+# characters back never helps; not offering to is faster)
+_S = rb'"[^"\\\x00-\x1f]*+"'  # a string without escapes or control characters
+_N = rb"(0|[1-9][0-9]*+)"  # a natural number as JSON spells it: an offset, captured
+_L = rb"\[[-0-9,]*+\]"  # a list of integers (json.loads checks each kind's)
 _OP = rb'"op":' + _S
-_TILE = rb'"num_tiling_dimensions":(?:0|[1-9][0-9]*)'
+_TILE = rb'"num_tiling_dimensions":(?:0|[1-9][0-9]*+)'
 
 
 def _names(key: bytes) -> bytes:
