@@ -24,6 +24,7 @@ Checks (each Finding names its check, its level, where and why):
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -336,7 +337,8 @@ def _bounds_checks(sub: Subgraph, gen: Gen) -> list[Finding]:
     out: list[Finding] = []
     sbuf = geometry(gen).sbuf_bytes
     transposes = 0
-    flagged: dict[int, tuple[DescriptorTable, np.ndarray | None]] = {}
+    # per table (by id, the table kept alive beside it): its flagged rows, in order
+    flagged: dict[int, tuple[DescriptorTable, list[int] | None]] = {}
     for e in ENGINES:
         for x in sub.engine_entries(e):
             descs = x.descriptors
@@ -344,10 +346,13 @@ def _bounds_checks(sub: Subgraph, gen: Gen) -> list[Finding]:
             if type(descs) is DescriptorRange:
                 table = descs.table
                 if id(table) not in flagged:
-                    flagged[id(table)] = (table, _flagged(sub, table, sbuf))
-                bad = flagged[id(table)][1]
-                if bad is not None:
-                    rows = np.flatnonzero(bad[descs.start:descs.stop]).tolist()
+                    bad = _flagged(sub, table, sbuf)
+                    flagged[id(table)] = (table, None if bad is None
+                                          else np.flatnonzero(bad).tolist())
+                marked = flagged[id(table)][1]
+                if marked is not None:
+                    rows = [r - descs.start for r in marked[bisect_left(marked, descs.start):
+                                                            bisect_left(marked, descs.stop)]]
             for k in rows:
                 d = descs[k]
                 if d.transpose_op is not None:  # their layout is not known (neff-facts §11)

@@ -142,3 +142,17 @@ def test_the_table_screen_flags_exactly_the_descriptors_out_of_bounds(
              or _side_problem(sub, d.dst, d.dst_off, d.dst_sizes, d.dst_steps, sbuf)) is not None
             for d in (table.row(i) for i in range(len(table)))]
     assert flagged.tolist() == want
+    # and the findings, entries of up to three rows, are those of the same descriptors
+    # held as tuples
+    from neurondbg.machine.neff.checks import _bounds_checks
+    from neurondbg.machine.neff.model import DescriptorRange, DmaEntry, Engine
+
+    ranges = [DescriptorRange(table, a, min(a + 3, len(table)))
+              for a in range(0, len(table), 3)]
+
+    def entries(held: list[Any]) -> Subgraph:
+        return Subgraph("sg00", vars=sub.vars, entries={Engine.SP: tuple(
+            DmaEntry("qSPIO0", i, 8, d) for i, d in enumerate(held))})
+
+    assert (_bounds_checks(entries(ranges), Gen.SUNDA)
+            == _bounds_checks(entries([tuple(r) for r in ranges]), Gen.SUNDA))
