@@ -118,13 +118,14 @@ class DescriptorTable:
     large NEFF's 10^5 descriptors are a few kinds at many offsets). Rows are made into
     Descriptors only when asked for (DescriptorRange)."""
 
-    __slots__ = ("dst_off", "kind", "kinds", "src_off")
+    __slots__ = ("_lists", "dst_off", "kind", "kinds", "src_off")
 
     def __init__(self, kinds: tuple[Descriptor, ...], kind: np.ndarray, src_off: np.ndarray,
                  dst_off: np.ndarray) -> None:
         if not len(kind) == len(src_off) == len(dst_off):
             raise ValueError("a DescriptorTable's columns have one length")
         self.kinds, self.kind, self.src_off, self.dst_off = kinds, kind, src_off, dst_off
+        self._lists: tuple[list[Descriptor], list[int], list[int]] | None = None
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -135,11 +136,17 @@ class DescriptorTable:
                           *t[6:])
 
     def rows(self, start: int, stop: int) -> Iterator[Descriptor]:
-        kinds = self.kinds
-        for k, so, do in zip(self.kind[start:stop].tolist(), self.src_off[start:stop].tolist(),
-                             self.dst_off[start:stop].tolist(), strict=True):
-            t = kinds[k]
-            yield Descriptor(t[0], t[1], t[2], t[3], so, do, *t[6:])
+        """Rows start..stop-1 made into Descriptors (the columns are made Python lists
+        the first time: a run walks every entry's descriptors)."""
+        if self._lists is None:
+            self._lists = ([self.kinds[k] for k in self.kind.tolist()], self.src_off.tolist(),
+                           self.dst_off.tolist())
+        kinds, src, dst = self._lists
+        new = tuple.__new__
+        return iter([new(Descriptor, (t[0], t[1], t[2], t[3], so, do, t[6], t[7], t[8], t[9],
+                                      t[10], t[11], t[12], t[13], t[14]))
+                     for t, so, do in zip(kinds[start:stop], src[start:stop], dst[start:stop],
+                                          strict=True)])
 
 
 class DescriptorRange(Sequence[Descriptor]):
