@@ -1,10 +1,12 @@
-"""Benchmark: open, validate and disassemble a synthetic NEFF the size of the largest public one.
+"""Benchmark: open, validate and disassemble a large synthetic NEFF.
 
 The NEFF (machine.neff.writer) has five streams of about 170,000 records in all (PE
-129,745 LDWEIGHTS/MATMUL, as the largest corpus NEFF), 7,000 DMA entries on qSPIO0 with
-25 descriptors each (175,000), and waits that all resolve (the checks find nothing).
-Records differ from one another (thresholds and addresses vary), so deduplication does
-not flatter the figures. Printed:
+129,745 LDWEIGHTS/MATMUL), 7,000 DMA entries on qSPIO0 with 25 descriptors each
+(175,000), and waits that all resolve (the checks find nothing). That is more DMA than
+any public NEFF holds: the largest corpus NEFF has 262,983 records (PE 168,626) but
+3,131 entries and 8,085 descriptors, the most descriptors in one is 17,645, and the
+whole corpus has about 191,000. Records differ from one another (thresholds and
+addresses vary), so deduplication does not flatter the figures. Printed:
 
 - open: in-process `open_neff` + trigger resolution (best of 3), seconds, and open +
   judging every stream + the whole-NEFF checks (what validate does past start-up);

@@ -24,7 +24,9 @@ Checks (each Finding names its check, its level, where and why):
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
@@ -43,6 +45,8 @@ from neurondbg.machine.neff.model import (
     SB,
     SB_PARTITION_STEP,
     SEMAPHORES,
+    DescriptorRange,
+    DescriptorTable,
     Engine,
     Subgraph,
 )
@@ -276,16 +280,81 @@ def _side_problem(sub: Subgraph, name: str, off: int, sizes: tuple[int, ...],
     return None
 
 
+_RECKONED = 1 << 52  # offsets and extents _flagged reckons with (int64 sums stay exact)
+
+
+def _flagged(sub: Subgraph, table: DescriptorTable, sbuf_bytes: int) -> np.ndarray | None:
+    """Per row of `table`: whether a side of its descriptor may leave its buffer, as
+    numpy operations over the rows with each kind's shape reckoned once (the rows flagged
+    are then worded by _side_problem). None when the table is not for this: a transpose
+    among its kinds, or numbers too large to reckon with exactly."""
+    kinds = table.kinds
+    if any(k.transpose_op is not None for k in kinds):
+        return None
+    n = len(kinds)
+    bad = np.zeros(len(table), dtype=bool)
+    sides = ([(k.src, k.src_sizes, k.src_steps) for k in kinds], table.src_off), \
+        ([(k.dst, k.dst_sizes, k.dst_steps) for k in kinds], table.dst_off)
+    for shapes, offsets in sides:
+        # per kind: SB side?, partition first/count, byte extent, var missing, var size
+        sb, missing, sized = (np.zeros(n, dtype=bool) for _ in range(3))
+        first, parts, lo, hi, size = (np.zeros(n, dtype=np.int64) for _ in range(5))
+        try:
+            for j, (name, sizes, steps) in enumerate(shapes):
+                if name == SB:
+                    sb[j] = True
+                    first[j], parts[j], lo[j], hi[j] = _sb_shape(sizes, steps)
+                    continue
+                var = sub.vars.get(name)
+                if var is None:
+                    missing[j] = True
+                    continue
+                lo[j], hi[j] = _shape_extent(sizes, steps)
+                if var.size is not None:
+                    sized[j], size[j] = True, var.size
+        except (OverflowError, ValueError):  # (the per-descriptor check words it)
+            return None
+        if len(offsets) and max(int(np.abs(offsets).max()), *(int(np.abs(a).max()) for a in (
+                first, parts, lo, hi, size))) >= _RECKONED:
+            return None
+        kind = table.kind
+        p0 = offsets // SB_PARTITION_STEP + first[kind]
+        byte = offsets % SB_PARTITION_STEP
+        sb_bad = ((p0 < 0) | (p0 + parts[kind] > PARTITIONS) | (byte + lo[kind] < 0)
+                  | (byte + hi[kind] > sbuf_bytes))
+        var_bad = missing[kind] | (sized[kind] & ((offsets + lo[kind] < 0)
+                                                  | (offsets + hi[kind] > size[kind])))
+        bad |= np.where(sb[kind], sb_bad, var_bad)
+    return bad
+
+
 def _bounds_checks(sub: Subgraph, gen: Gen) -> list[Finding]:
     """`dma_in_bounds` (warning): each descriptor side names SB or a def.json var and
     stays inside it (the SB side inside 128 partitions of the generation's modelled
-    SBUF, neff-facts §6.4; a var side inside its `size`). One finding per entry."""
+    SBUF, neff-facts §6.4; a var side inside its `size`). One finding per entry. The
+    reader's descriptor tables are screened by _flagged; only the rows it flags, and
+    descriptors held otherwise, are looked at one by one."""
     out: list[Finding] = []
     sbuf = geometry(gen).sbuf_bytes
     transposes = 0
+    # per table (by id, the table kept alive beside it): its flagged rows, in order
+    flagged: dict[int, tuple[DescriptorTable, list[int] | None]] = {}
     for e in ENGINES:
         for x in sub.engine_entries(e):
-            for k, d in enumerate(x.descriptors):
+            descs = x.descriptors
+            rows: Iterable[int] = range(len(descs))
+            if type(descs) is DescriptorRange:
+                table = descs.table
+                if id(table) not in flagged:
+                    bad = _flagged(sub, table, sbuf)
+                    flagged[id(table)] = (table, None if bad is None
+                                          else np.flatnonzero(bad).tolist())
+                marked = flagged[id(table)][1]
+                if marked is not None:
+                    rows = [r - descs.start for r in marked[bisect_left(marked, descs.start):
+                                                            bisect_left(marked, descs.stop)]]
+            for k in rows:
+                d = descs[k]
                 if d.transpose_op is not None:  # their layout is not known (neff-facts §11)
                     transposes += 1
                     continue

@@ -12,9 +12,10 @@ Units are the file's: DMA offsets, innermost sizes and all steps are in bytes (n
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 import numpy as np
 
@@ -111,6 +112,87 @@ class Descriptor(NamedTuple):
                 f"{_side(self.dst, self.dst_off, self.dst_sizes, self.dst_steps)} {what} {dt}")
 
 
+class DescriptorTable:
+    """Descriptors held as columns: descriptor i is `kinds[kind[i]]` with its offsets
+    `src_off[i]` and `dst_off[i]` (machine.neff.descscan makes one per engine JSON: a
+    large NEFF's 10^5 descriptors are a few kinds at many offsets). Rows are made into
+    Descriptors only when asked for (DescriptorRange)."""
+
+    __slots__ = ("_lists", "dst_off", "kind", "kinds", "src_off")
+
+    def __init__(self, kinds: tuple[Descriptor, ...], kind: np.ndarray, src_off: np.ndarray,
+                 dst_off: np.ndarray) -> None:
+        if not len(kind) == len(src_off) == len(dst_off):
+            raise ValueError("a DescriptorTable's columns have one length")
+        self.kinds, self.kind, self.src_off, self.dst_off = kinds, kind, src_off, dst_off
+        self._lists: tuple[list[Descriptor], list[int], list[int]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def row(self, i: int) -> Descriptor:
+        t = self.kinds[int(self.kind[i])]
+        return Descriptor(t[0], t[1], t[2], t[3], int(self.src_off[i]), int(self.dst_off[i]),
+                          *t[6:])
+
+    def rows(self, start: int, stop: int) -> Iterator[Descriptor]:
+        """Rows start..stop-1 made into Descriptors (the columns are made Python lists
+        the first time: a run walks every entry's descriptors)."""
+        if self._lists is None:
+            self._lists = ([self.kinds[k] for k in self.kind.tolist()], self.src_off.tolist(),
+                           self.dst_off.tolist())
+        kinds, src, dst = self._lists
+        new = tuple.__new__
+        return iter([new(Descriptor, (t[0], t[1], t[2], t[3], so, do, t[6], t[7], t[8], t[9],
+                                      t[10], t[11], t[12], t[13], t[14]))
+                     for t, so, do in zip(kinds[start:stop], src[start:stop], dst[start:stop],
+                                          strict=True)])
+
+
+class DescriptorRange(Sequence[Descriptor]):
+    """Rows start..stop-1 of a DescriptorTable as a sequence of Descriptors: a DMA
+    entry's descriptors as the reader gives them (equal to the tuple of the same
+    Descriptors, and hashed alike)."""
+
+    __slots__ = ("start", "stop", "table")
+
+    def __init__(self, table: DescriptorTable, start: int, stop: int) -> None:
+        if not 0 <= start <= stop <= len(table):
+            raise ValueError(f"rows {start}..{stop} of a table of {len(table)}")
+        self.table, self.start, self.stop = table, start, stop
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    @overload
+    def __getitem__(self, i: int) -> Descriptor: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Descriptor, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Descriptor | tuple[Descriptor, ...]:
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError("descriptor index out of range")
+        return self.table.row(self.start + (i + n if i < 0 else i))
+
+    def __iter__(self) -> Iterator[Descriptor]:
+        return self.table.rows(self.start, self.stop)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DescriptorRange | tuple | list):
+            return len(self) == len(other) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"DescriptorRange({list(self)!r})"
+
+
 def sb_dims(sizes: tuple[int, ...], steps: tuple[int, ...]
             ) -> tuple[tuple[int, int], list[tuple[int, int]]]:
     """An SB side's partition reach and its byte dimensions: ((lowest, highest)
@@ -150,7 +232,7 @@ class DmaEntry:
     queue: str
     id: int
     semaphore: int
-    descriptors: tuple[Descriptor, ...] = ()
+    descriptors: Sequence[Descriptor] = ()  # a tuple, or a DescriptorRange from the reader
     comment: str = ""  # the compiler's instruction name ("#comment")
 
     @property

@@ -37,11 +37,13 @@ from neurondbg.machine.neff.container import (
     NeffHeader,
     read_archive,
 )
-from neurondbg.machine.neff.jsonfile import JsonMemberError, load_json
+from neurondbg.machine.neff.descscan import scan_engine_json
+from neurondbg.machine.neff.jsonfile import MAX_JSON_DEPTH, JsonMemberError, load_json
 from neurondbg.machine.neff.model import (
     ENGINES,
     SEMAPHORES,
     Descriptor,
+    DescriptorRange,
     DmaEntry,
     DmaQueue,
     Engine,
@@ -158,6 +160,17 @@ def _json(archive: Archive, member: str, where: str,
                     f"{where}: {member}")
     except JsonMemberError as e:
         raise NeffError(str(e)) from None
+
+
+def _engine_json(archive: Archive, member: str, where: str) -> _Doc:
+    """An engine JSON, its descriptors read by machine.neff.descscan when it can (a
+    large NEFF's are nearly all of its JSON), else each by _descriptor_hook."""
+    data = archive.members.get(member)
+    if data is not None:
+        doc = scan_engine_json(data, MAX_JSON_DEPTH, _descriptor_fast)
+        if doc is not None:
+            return _Doc(doc, f"{where}: {member}")
+    return _json(archive, member, where, _descriptor_hook)
 
 
 def _stream(archive: Archive, member: str, where: str) -> np.ndarray:
@@ -295,8 +308,11 @@ def _entry_fast(d: Any, queues: dict[str, DmaQueue]) -> DmaEntry | None:
     q, n, sem, desc, note = d.get("queue"), d.get("id"), d.get("semaphore"), d.get("desc", []), \
         d.get("#comment", "")
     if (type(q) is not str or q not in queues or type(n) is not int or n < 0
-            or type(sem) is not int or not 0 <= sem < SEMAPHORES or type(desc) is not list
-            or type(note) is not str):
+            or type(sem) is not int or not 0 <= sem < SEMAPHORES or type(note) is not str):
+        return None
+    if type(desc) is DescriptorRange:  # descriptors machine.neff.descscan read
+        return DmaEntry(q, n, sem, desc, note)
+    if type(desc) is not list:
         return None
     for x in desc:
         if type(x) is not Descriptor:
@@ -316,7 +332,8 @@ def _entry(doc: _Doc, queues: dict[str, DmaQueue]) -> DmaEntry:
                         f"(it has {known})")
     desc = doc.get("desc")
     return DmaEntry(queue, doc.need("id").int(), doc.need("semaphore").int(0, SEMAPHORES - 1),
-                    tuple(_descriptor(d) for d in desc.items()) if desc is not None else (),
+                    () if desc is None else desc.value if type(desc.value) is DescriptorRange
+                    else tuple(_descriptor(d) for d in desc.items()),
                     _opt(doc, "#comment", _Doc.str) or "")
 
 
@@ -365,8 +382,8 @@ def _subgraph(archive: Archive, name: str, definition: str, where: str) -> Subgr
         bin_name = _opt(d, f"{e.value}_instr", _Doc.str) or f"{e.file_stem}.bin"
         json_name = _opt(d, e.value, _Doc.str) or f"{e.file_stem}.json"
         streams[e] = _stream(archive, posixpath.join(folder, bin_name), where)
-        entries[e] = _entries(_json(archive, posixpath.join(folder, json_name), where,
-                                    _descriptor_hook), queues)
+        entries[e] = _entries(_engine_json(archive, posixpath.join(folder, json_name), where),
+                              queues)
     var_doc = d.get("var")
     variables = ({k: _var(k, var_doc.child(k)) for k in var_doc.obj()}
                  if var_doc is not None else {})
