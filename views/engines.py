@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual.geometry import Region
 
 from neurondbg.debug.snapshot import EngineRow
 from neurondbg.views.textlines import TextLines
@@ -64,17 +65,25 @@ class EnginesView(TextLines, can_focus=True):
         where_width = max((len(where_of(r)) for r in rows), default=PC_WIDTH)
         width = max(12, min(60, self.size.width - 57 - name_width
                             - (where_width - PC_WIDTH))) if self.size.width else 30
-        key = (tuple(rows), width)
+        key = (tuple(rows), (width, name_width, where_width))
         if key == self._key:
             return  # nothing changed: no repaint (a step usually moves one engine)
         relayout = len(rows) != len(self._rows) or self._key is None
+        # the same columns: repaint only the rows that changed (a core step: the engine
+        # that stepped and the focus mark, two or three of a NEFF's seven-odd rows)
+        changed = None if relayout or not isinstance(self._key, tuple) or \
+            self._key[1] != key[1] else \
+            [i for i, (a, b) in enumerate(zip(self._rows, rows, strict=True)) if a != b]
         self._rows, self._key = rows, key
         text = Text("\n").join(engine_line(r, width, name_width, where_width)
                                 for r in rows) if rows else \
             Text("no kernel loaded", style="dim")
         text.no_wrap = True
         self._text = text
-        self.refresh(layout=relayout)
+        if changed is None:
+            self.refresh(layout=relayout)
+        else:
+            self.refresh(*(Region(0, i, self.size.width, 1) for i in changed))
 
     def text(self) -> Text:
         return self._text

@@ -30,7 +30,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -75,6 +75,9 @@ class LineView(ScrollView, can_focus=True):
         self._base = Style()
         self._cursor = Style()
         self._written = Style()
+        # (scroll x, scroll y, width, base style) while render_lines draws: looked up once
+        # a paint, not once a line (each is a walk of the DOM or of the styles)
+        self._paint: tuple[int, int, int, Style] | None = None
 
     class Selected(Message):
         """The cursor moved to line `index`."""
@@ -140,16 +143,26 @@ class LineView(ScrollView, can_focus=True):
             self.cursor = max(0, self.line_count() - 1)
         self.refresh()
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        scroll_x, scroll_y = self.scroll_offset
+        self._paint = (scroll_x, scroll_y, self.size.width, self.base_style())
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
     def render_line(self, y: int) -> Strip:
         # line_text runs here, at paint time: inside the pane's containment boundary
-        return contain(self, "draw", lambda: self._render_line(y),
-                       fallback=Strip.blank(self.size.width))
+        strip = contain(self, "draw", lambda: self._render_line(y), fallback=None)
+        return strip if strip is not None else Strip.blank(self.size.width)
 
     def _render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
+        if self._paint is not None:
+            scroll_x, scroll_y, width, base = self._paint
+        else:  # a line drawn outside render_lines
+            scroll_x, scroll_y = self.scroll_offset
+            width, base = self.size.width, self.base_style()
         index = scroll_y + y
-        width = self.size.width
-        base = self.base_style()
         if index >= self.line_count():
             return Strip.blank(width, base)
         # the cursor row, focused or not (its style says which): its background is the
