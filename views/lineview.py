@@ -21,7 +21,7 @@ in pudb and gdb-dashboard, where the highlighted line still shows its syntax col
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -136,12 +136,33 @@ class LineView(ScrollView, can_focus=True):
             if top <= i < bottom:
                 self.refresh_line(i)
 
-    def update_size(self) -> None:
-        """Call after the content changed: sets the scrollable size and repaints."""
+    def line_ident(self, index: int) -> object:
+        """What line `index` shows, as a value equal for two lines drawn alike (default:
+        its text; a view that has it at hand more cheaply says so)."""
+        return self.line_text(index)
+
+    def on_screen(self) -> dict[int, object]:
+        """`line_ident` of each line on screen, by index (for `update_size`)."""
+        top = int(self.scroll_offset.y)
+        return {i: self.line_ident(i)
+                for i in range(top, min(top + self.size.height, self.line_count()))}
+
+    def update_size(self, before: Mapping[int, object] | None = None) -> None:
+        """Call after the content changed: sets the scrollable size and repaints. With
+        `before`, what `on_screen()` gave before the change, only the lines on screen
+        that differ are repainted: a pane fed the same text again (the same instruction
+        on another engine) draws nothing."""
         self.virtual_size = Size(max(self.content_width(), 1), self.line_count())
         if self.cursor >= self.line_count():
             self.cursor = max(0, self.line_count() - 1)
-        self.refresh()
+        if before is None:
+            self.refresh()
+            return
+        now = self.on_screen()
+        if now.keys() != before.keys():
+            self.refresh()
+            return
+        self.refresh_indices(i for i, ident in now.items() if before[i] != ident)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         scroll_x, scroll_y = self.scroll_offset
