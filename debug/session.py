@@ -24,7 +24,9 @@ Decisions where the issue is silent (gdb / pudb habits):
 - On a kernel `step` (s) steps the focused engine only; a blocked or halted engine does
   not move and the reply says why. `step_core` (S) is one scheduler step.
 - A stop that names an engine (a breakpoint, a race, a fault) moves the focus to it,
-  as gdb switches to the thread that stopped.
+  as gdb switches to the thread that stopped; so does `step_core` (S). A NEFF's DMA
+  queue never takes the focus (it has no listing, registers or struct to show): a step
+  or a stop of one leaves the focus where it was.
 - `schedule POLICY` restarts the kernel at step 0 under the new policy (a Core's
   policy is fixed for its life; the path taken so far belongs to the old one), keeping
   the breakpoints.
@@ -341,10 +343,27 @@ class Session:
 
     # -- driving -----------------------------------------------------------------------
     def _note_step(self, engine: str, rec: StepRecord | None) -> None:
-        if rec is not None and rec.executed:
+        """Keep an engine's last executed step (a DMA queue's steps have no panes)."""
+        if rec is not None and rec.executed and engine in self._by_opcode:
             self._last[engine] = rec
             if rec.instruction is not None:
                 self._by_opcode[engine][rec.instruction.opcode] = rec.instruction
+
+    def _follow(self, actor: str) -> None:
+        """Focus the engine a step or a stop names; a DMA queue (a NEFF's) has no Program,
+        Registers or Struct to show, so the focus stays where it is."""
+        if actor in self.core.engines:
+            self.core.focus = actor
+
+    def _where(self, actor: str, pc: int) -> str:
+        """Where `actor` was at `pc`: "dve 0x40", or for a DMA queue, whose PC counts its
+        completions, the entry it completed there ("qSPIO0#17")."""
+        entry_done = getattr(self._kernel, "entry_done", None)  # a NEFF's (neff_open)
+        if actor not in self.core.engines and entry_done is not None:
+            entry = entry_done(actor, pc)
+            if entry is not None:
+                return str(entry.label)
+        return f"{actor} {pc:#x}"
 
     def _begin(self) -> None:
         self.prev_regs = list(self.state.R)
@@ -416,9 +435,11 @@ class Session:
             self.stop_text = ("nothing can run: " + "; ".join(waits)) if waits else \
                 self._refusal(cs.engine, cs.record, cs.waited)
             return self.stop_text
-        self.core.focus = cs.engine
+        self._follow(cs.engine)
         rec = cs.record
-        self.stop_text = f"step {self.core.steps}: {cs.engine} {rec.mnemonic} at {rec.pc:#x}"
+        self.stop_text = f"step {self.core.steps}: {cs.engine} " + (
+            f"{rec.mnemonic} at {rec.pc:#x}" if cs.engine in self.core.engines else
+            f"completed {rec.mnemonic.removeprefix('DMA ')}")
         if cs.races:
             self._race_stop(cs.races)
             self.stop_text += f"; race: {cs.races[0].missing}"
@@ -564,7 +585,7 @@ class Session:
             stop.detail = "stopped by the user"  # Esc / Ctrl+C is the only interrupter
         self.last_stop = stop
         if stop.engine is not None and stop.reason not in ("halt", "max-steps"):
-            core.focus = stop.engine
+            self._follow(stop.engine)
         e = stop.engine or core.focus
         rec = stop.record
         if self.lone and rec is None and kind != "reverse-continue" and core.steps != start:
@@ -840,7 +861,8 @@ class Session:
         best = self._last_writer(_sem_writer(i))
         value = self.core.state().sem[i]
         head = f"sem[{i}] = {value}: "
-        head += f"last updated by {best[1]} at {best[2]:#x} (step {best[0] + 1})" if best else \
+        head += f"last updated by {self._where(best[1], best[2]).replace(' ', ' at ')} " \
+            f"(step {best[0] + 1})" if best else \
             "not updated within the kept history"
         waiters = [w for w in waits_of(self.core) if w.semaphore == i]
         if waiters:
@@ -950,10 +972,13 @@ class Session:
             rows.append(EngineRow(e, st.pc, text, core.status(e), w.condition if w else "",
                                   core.engine_steps(e), e == core.focus))
         dma_line = getattr(self._kernel, "dma_line", None)  # a NEFF's queues (neff_open)
+        progress_of = getattr(self._kernel, "dma_progress", None)
         if dma_line is not None:
             for e in core.names[len(core.engines):]:
+                done = progress_of(e) if progress_of is not None else None
+                progress = f"{done[0]}/{done[1]} done" if done is not None else ""
                 rows.append(EngineRow(e, core.state(e).pc, str(dma_line(e)), core.status(e),
-                                      "", core.engine_steps(e), False))
+                                      "", core.engine_steps(e), False, progress))
         return rows
 
     def _sem_rows(self) -> list[SemRow]:
@@ -965,7 +990,7 @@ class Session:
         rows = []
         for i in shown:
             best = self._last_writer(_sem_writer(i))
-            by = f"{best[1]} {best[2]:#x} step {best[0] + 1}" if best else ""
+            by = f"{self._where(best[1], best[2])} step {best[0] + 1}" if best else ""
             rows.append(SemRow(i, sem[i], by, tuple(f"{w.engine} at {w.pc:#x} ({w.condition})"
                                                     for w in waits if w.semaphore == i),
                                roles.role(i) if roles is not None else ""))

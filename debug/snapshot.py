@@ -57,6 +57,8 @@ class EngineRow:
     waiting: str  # "sem[0] >= 1" when waiting, else ""
     steps: int
     focused: bool
+    progress: str = ""  # a DMA queue's "2/3 done" (entries completed / triggered), shown
+    # instead of its PC (which counts its completions); "" for an engine: its PC
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,14 @@ KINDS: tuple[Kind, ...] = tuple(Kind)
 STATIC_KINDS = (Kind.OP, Kind.PC, Kind.LABEL, Kind.INVALID)  # checked before an instruction
 SEMANTIC_KINDS = (Kind.SATURATE, Kind.TIE, Kind.NAN, Kind.INF)
 CORE_KINDS = (Kind.RACE, Kind.DEADLOCK, Kind.WAIT)  # only a NeuronCore (machine/core) meets
+# The kinds that never fire on one queue (a program: a lone core), and why; adding one to
+# a program is refused (check_program), so `run PROGRAM --break race` says so, exit 2.
+NEVER_ON_ONE_QUEUE: dict[Kind, str] = {
+    Kind.RACE: "a race needs two engines",
+    Kind.DEADLOCK: "a deadlock needs engines waiting on each other",
+    Kind.WAIT: "nothing else updates a semaphore, so an unmet wait is a fault (break on fault)",
+    Kind.DMA: "a program has no DMA queue",
+}
 # The lane flag (StepRecord.lanes.flags) each semantic breakpoint tests.
 SEMANTIC_FLAG = {Kind.SATURATE: "saturated", Kind.TIE: "tie", Kind.NAN: "nan", Kind.INF: "inf"}
 WATCH_KINDS = (Kind.WATCH, Kind.CHANGE)  # after a step that wrote / changed a target
@@ -281,11 +289,14 @@ class Program(Queue, Protocol):
 
 
 def check_program(bp: Breakpoint, spec: str, q: Program) -> None:
-    """ValueError (with column) when breakpoint `bp`, parsed from `spec`, names another
-    engine, an unknown label, or a PC / watch target outside the program or the machine
-    (`q.check`): a program's words (a one-queue core's, and a program session's as it
-    loads)."""
+    """ValueError (with column) when breakpoint `bp`, parsed from `spec`, is of a kind that
+    never fires on one queue (NEVER_ON_ONE_QUEUE), names another engine, an unknown label,
+    or a PC / watch target outside the program or the machine (`q.check`): a program's
+    words (a one-queue core's, and a program session's as it loads)."""
     col = bp.text.find(":") + 2 + len(spec) - len(spec.lstrip())
+    if bp.kind in NEVER_ON_ONE_QUEUE:
+        raise ValueError(f"{bp.kind} never fires on one queue: "
+                         f"{NEVER_ON_ONE_QUEUE[bp.kind]}; it is a kernel's breakpoint")
     if bp.engine is not None and bp.engine != q.config.engine:
         raise ValueError(f"column {bp.text.rfind('@') + 2}: no {bp.engine} queue here "
                          f"(this program runs on {q.config.engine})")

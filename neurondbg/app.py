@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import App, SystemCommand
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.screen import Screen
@@ -72,6 +73,14 @@ def _is_kernel(path: str | Path) -> bool:
     from neurondbg.sessions.kernel_kind import opens_as_kernel  # not the core session's model
 
     return opens_as_kernel(path)
+
+
+def _looks_like_kernel(path: str | Path) -> bool:
+    """`_is_kernel`'s quick guess, before the first frame: it reads no file fully and
+    imports neither numpy nor the assembler (sessions.kernel_kind.looks_like_kernel)."""
+    from neurondbg.sessions.kernel_kind import looks_like_kernel
+
+    return looks_like_kernel(path)
 
 
 def _open_session(path: str | Path | None, gen: Any, engine: str,
@@ -143,8 +152,10 @@ class NeurondbgApp(App[None]):
         self.recent: list[str] = []  # files opened in this run, newest first (the palette)
         self._opening: str | Path | None = None  # the path the load worker is opening
         # A kernel (several engine queues) gets the core layout; decided at start: the
-        # window keeps its layout, so `open` of the other kind says so (see _load_done).
-        self.core_mode = program is not None and _is_kernel(program)
+        # window keeps its layout, so `open` of the other kind says so (_load_worker).
+        # A quick guess here (the first frame must not wait for an assembly); the first
+        # load checks it and changes the layout when it was wrong (_relayout).
+        self.core_mode = program is not None and _looks_like_kernel(program)
         self._race_shown: object = None  # the race stop whose overlap the SBUF pane shows
 
     def get_default_screen(self) -> Screen[None]:
@@ -152,16 +163,46 @@ class NeurondbgApp(App[None]):
             from neurondbg.screens.lab import LabScreen  # imported on demand: a faster start
 
             return LabScreen(closable=False)
+        return self._debugger_screen(self.debugger_ready)
+
+    def _debugger_screen(self, on_ready: Callable[[], None]) -> DebuggerScreen:
         return DebuggerScreen(Layout.KERNEL if self.core_mode else Layout.PROGRAM,
                               REGISTRY.names,
                               lambda line: REGISTRY.completions(line, self.session),
-                              on_ready=self.debugger_ready)
+                              on_ready=on_ready)
+
+    def _greet(self) -> None:
+        self.say("neurondbg: s step · c continue · r reverse · b break · ? help · "
+                 "Ctrl+P palette; type `help` here", "dim")
+
+    def _relayout(self, kernel: bool) -> AwaitComplete:
+        """The first load found the other kind than App() guessed: a debugger screen of
+        that layout replaces the one shown (the screens opened above it while it was
+        loading go first). Awaiting the result waits until it is mounted."""
+        self.core_mode = kernel
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, DebuggerScreen):
+            self.pop_screen()
+
+        def ready() -> None:
+            self._greet()
+            self._status(f"loading {self.program_path}… Esc stops")
+            screen.build_views()
+
+        screen = self._debugger_screen(ready)
+        # Two Textual internals (8.x; tests/ui/test_layout_guess.py holds them): the
+        # default screen has no result callback for switch_screen to pop, and the App's
+        # own queries (self.query_one) search the screen it composed first.
+        first = self.screen
+        if not first._result_callbacks:
+            first._push_result_callback(first, None)
+        switched = self.switch_screen(screen)
+        self._compose_screen = screen
+        return switched
 
     def debugger_ready(self) -> None:
         """Called by DebuggerScreen.on_mount: the panes exist; load the program off the UI
         thread (assembling and validating a large file must not freeze the first frame)."""
-        self.say("neurondbg: s step · c continue · r reverse · b break · ? help · "
-                 "Ctrl+P palette; type `help` here", "dim")
+        self._greet()
         self.open_program(self.program_path, first=True)
 
     def open_program(self, path: str | Path | None, first: bool = False) -> None:
@@ -199,7 +240,10 @@ class NeurondbgApp(App[None]):
                                   f"{done:,} of {total:,}{share} · Esc stops")
 
         try:
-            if path is not None and _is_kernel(path) != self.core_mode:
+            kernel = path is not None and _is_kernel(path)
+            if first and kernel != self.core_mode:
+                self.call_from_thread(self._relayout, kernel)  # App() guessed wrong
+            if path is not None and kernel != self.core_mode:
                 raise ValueError(f"{path}: {'not ' if self.core_mode else ''}a kernel: this "
                                  f"window shows {'a kernel' if self.core_mode else 'one program'}"
                                  f"; open it with `neurondbg tui {path}`")

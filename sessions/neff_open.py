@@ -78,6 +78,23 @@ class OpenedNeffKernel(OpenedKernel):
         got = self.neff.dma.queued(self.neff.dma.index[queue])
         return got[0] if got else None
 
+    def entry_done(self, queue: str, k: int) -> DmaEntry | None:
+        """The entry queue `queue` completed as its `k`-th completion (from 0: a queue's
+        PC counts them), or None when it has not (or no such queue)."""
+        if self.neff is None or queue not in self.neff.dma.index:
+            return None
+        dma = self.neff.dma
+        q = dma.index[queue]
+        got = dma.order.get((q, k)) if 0 <= k < dma.head[q] else None
+        return None if got is None else dma.entries[got]
+
+    def dma_progress(self, queue: str) -> tuple[int, int] | None:
+        """(entries completed, entries triggered) of queue `queue` (None: no such queue)."""
+        if self.neff is None or queue not in self.neff.dma.index:
+            return None
+        q = self.neff.dma.index[queue]
+        return self.neff.dma.head[q], self.neff.dma.tail[q]
+
     def dma_line(self, queue: str) -> str:
         """`qSPIO0#3 (I-10-0) -> sem[11]: X[+0x0 512B] -> SB[p0..127 +0x0 4B/p] copy
         float32 (+1 more descriptor); 1 more queued` or `no entry queued`."""

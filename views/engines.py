@@ -2,7 +2,9 @@
 
 `▶` marks the focused engine (the Program, Registers, Struct and Legality panes show
 it); each line: name, PC, the instruction at the PC, status (running / waiting on
-the condition / halted / faulted) and the engine's own step count.
+the condition / halted / faulted) and the engine's own step count. A NEFF's DMA queue
+shows its entries completed / triggered ("2/3 done") where an engine shows its PC, and
+the entry at its head.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual.geometry import Region
 
 from neurondbg.debug.snapshot import EngineRow
 from neurondbg.views.textlines import TextLines
@@ -17,15 +20,25 @@ from neurondbg.views.textlines import TextLines
 STATUS_STYLE = {"running": "green", "waiting": "yellow", "halted": "dim", "faulted": "bold red"}
 
 
-def engine_line(row: EngineRow, width: int = 60, name_width: int = 5) -> Text:
+PC_WIDTH = len("pc 0x0000")  # the PC column, at least (a DMA queue's "12/40 done")
+
+
+def where_of(row: EngineRow) -> str:
+    """The PC column of a row: `pc 0x0040`, or a DMA queue's `2/3 done`."""
+    return row.progress or f"pc {row.pc:#06x}"
+
+
+def engine_line(row: EngineRow, width: int = 60, name_width: int = 5,
+                where_width: int = PC_WIDTH) -> Text:
     """One engine's line; the name padded to `name_width` (the longest queue name, so a
-    NEFF's DMA queues such as qSPSpillReload0 keep the columns), the instruction cut to
-    `width` characters."""
+    NEFF's DMA queues such as qSPSpillReload0 keep the columns), the PC column to
+    `where_width` (a DMA queue's progress may be longer), the instruction cut to `width`
+    characters."""
     mark = ("▶ ", "bold reverse") if row.focused else ("  ", "")
     status = f"waiting on {row.waiting}" if row.status == "waiting" else row.status
     inst = row.instruction if len(row.instruction) <= width else row.instruction[:width - 1] + "…"
     return Text.assemble(mark, (f"{row.engine:<{name_width}}", "bold" if row.focused else ""),
-                         f" pc {row.pc:#06x}  ", (f"{inst:<{width}}", ""), "  ",
+                         f" {where_of(row):<{where_width}}  ", (f"{inst:<{width}}", ""), "  ",
                          (f"{status:<24}", STATUS_STYLE.get(row.status, "")),
                          (f" {row.steps:>7,} step{'s' if row.steps != 1 else ' '}", "dim"))
 
@@ -49,17 +62,28 @@ class EnginesView(TextLines, can_focus=True):
     def show(self, rows: Sequence[EngineRow]) -> None:
         names = max((len(r.engine) for r in rows), default=5)
         name_width = max(5, names)
-        width = max(12, min(60, self.size.width - 57 - name_width)) if self.size.width else 30
-        key = (tuple(rows), width)
+        where_width = max((len(where_of(r)) for r in rows), default=PC_WIDTH)
+        width = max(12, min(60, self.size.width - 57 - name_width
+                            - (where_width - PC_WIDTH))) if self.size.width else 30
+        key = (tuple(rows), (width, name_width, where_width))
         if key == self._key:
             return  # nothing changed: no repaint (a step usually moves one engine)
         relayout = len(rows) != len(self._rows) or self._key is None
+        # the same columns: repaint only the rows that changed (a core step: the engine
+        # that stepped and the focus mark, two or three of a NEFF's seven-odd rows)
+        changed = None if relayout or not isinstance(self._key, tuple) or \
+            self._key[1] != key[1] else \
+            [i for i, (a, b) in enumerate(zip(self._rows, rows, strict=True)) if a != b]
         self._rows, self._key = rows, key
-        text = Text("\n").join(engine_line(r, width, name_width) for r in rows) if rows else \
+        text = Text("\n").join(engine_line(r, width, name_width, where_width)
+                                for r in rows) if rows else \
             Text("no kernel loaded", style="dim")
         text.no_wrap = True
         self._text = text
-        self.refresh(layout=relayout)
+        if changed is None:
+            self.refresh(layout=relayout)
+        else:
+            self.refresh(*(Region(0, i, self.size.width, 1) for i in changed))
 
     def text(self) -> Text:
         return self._text

@@ -211,19 +211,20 @@ class LegalityView(LineView):
             return  # the same verdict objects (a record's are cached): nothing to repaint
         self._shown = shown
         kept = self._kept(shown) if snap.verdict is not None else None
+        before = self.on_screen()  # repaint only the lines that differ (update_size)
         if kept is not None:
             self.logical = kept.logical
             if kept.width == self.wrap_width():
                 self.lines, self._version = kept.lines, kept.version
                 self._wrapped_at = kept.width
-                self.update_size()
+                self.update_size(before)
             else:  # kept at another width: wrapped again, kept at this one
-                self._wrap()
+                self._wrap(before)
                 kept.lines, kept.width, kept.version = self.lines, self._wrapped_at, \
                     self._version
         else:
             self.logical = self._build(snap)
-            self._wrap()
+            self._wrap(before)
             if snap.verdict is not None:
                 self._texts.append(VerdictText(shown, self.expand, self.logical, self.lines,
                                                self._wrapped_at, self._version))
@@ -268,11 +269,11 @@ class LegalityView(LineView):
         """Cells per line: the pane's width less the scrollbar (78 before the first layout)."""
         return max(20, (self.size.width or 80) - 2)
 
-    def _wrap(self) -> None:
+    def _wrap(self, before: dict[int, object] | None = None) -> None:
         self._wrapped_at = self.wrap_width()
         self.lines = wrap_lines(self.logical, self._wrapped_at, self.app.console)
         self._version += 1  # new lines (a new verdict, `a`, a new width): new keys
-        self.update_size()
+        self.update_size(before)
 
     def on_resize(self) -> None:
         if self.logical and self.wrap_width() != self._wrapped_at:
@@ -288,4 +289,7 @@ class LegalityView(LineView):
         return (self._version, index)
 
     def line_text(self, index: int) -> Text:
+        return self.lines[index]
+
+    def line_ident(self, index: int) -> object:
         return self.lines[index]

@@ -21,7 +21,7 @@ in pudb and gdb-dashboard, where the highlighted line still shows its syntax col
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -30,7 +30,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -75,6 +75,9 @@ class LineView(ScrollView, can_focus=True):
         self._base = Style()
         self._cursor = Style()
         self._written = Style()
+        # (scroll x, scroll y, width, base style) while render_lines draws: looked up once
+        # a paint, not once a line (each is a walk of the DOM or of the styles)
+        self._paint: tuple[int, int, int, Style] | None = None
 
     class Selected(Message):
         """The cursor moved to line `index`."""
@@ -133,23 +136,54 @@ class LineView(ScrollView, can_focus=True):
             if top <= i < bottom:
                 self.refresh_line(i)
 
-    def update_size(self) -> None:
-        """Call after the content changed: sets the scrollable size and repaints."""
+    def line_ident(self, index: int) -> object:
+        """What line `index` shows, as a value equal for two lines drawn alike (default:
+        its text; a view that has it at hand more cheaply says so)."""
+        return self.line_text(index)
+
+    def on_screen(self) -> dict[int, object]:
+        """`line_ident` of each line on screen, by index (for `update_size`)."""
+        top = int(self.scroll_offset.y)
+        return {i: self.line_ident(i)
+                for i in range(top, min(top + self.size.height, self.line_count()))}
+
+    def update_size(self, before: Mapping[int, object] | None = None) -> None:
+        """Call after the content changed: sets the scrollable size and repaints. With
+        `before`, what `on_screen()` gave before the change, only the lines on screen
+        that differ are repainted: a pane fed the same text again (the same instruction
+        on another engine) draws nothing."""
         self.virtual_size = Size(max(self.content_width(), 1), self.line_count())
         if self.cursor >= self.line_count():
             self.cursor = max(0, self.line_count() - 1)
-        self.refresh()
+        if before is None:
+            self.refresh()
+            return
+        now = self.on_screen()
+        if now.keys() != before.keys():
+            self.refresh()
+            return
+        self.refresh_indices(i for i, ident in now.items() if before[i] != ident)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        scroll_x, scroll_y = self.scroll_offset
+        self._paint = (scroll_x, scroll_y, self.size.width, self.base_style())
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
 
     def render_line(self, y: int) -> Strip:
         # line_text runs here, at paint time: inside the pane's containment boundary
-        return contain(self, "draw", lambda: self._render_line(y),
-                       fallback=Strip.blank(self.size.width))
+        strip = contain(self, "draw", lambda: self._render_line(y), fallback=None)
+        return strip if strip is not None else Strip.blank(self.size.width)
 
     def _render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
+        if self._paint is not None:
+            scroll_x, scroll_y, width, base = self._paint
+        else:  # a line drawn outside render_lines
+            scroll_x, scroll_y = self.scroll_offset
+            width, base = self.size.width, self.base_style()
         index = scroll_y + y
-        width = self.size.width
-        base = self.base_style()
         if index >= self.line_count():
             return Strip.blank(width, base)
         # the cursor row, focused or not (its style says which): its background is the

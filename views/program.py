@@ -65,6 +65,8 @@ class ProgramView(LineView):
 
     def show(self, snap: Snapshot) -> None:
         new_listing = snap.lines is not self._source
+        # another engine's listing: repaint only the lines on screen that differ (update_size)
+        before = self.on_screen() if new_listing else None
         if new_listing:
             self._source = snap.lines
             self._version = self._version_of(snap.lines)
@@ -76,7 +78,7 @@ class ProgramView(LineView):
         self.pc_index = snap.pc_index
         self.breakpoints = snap.breakpoints
         if new_listing:
-            self.update_size()
+            self.update_size(before)
         else:  # only the lines whose markers changed
             self.refresh_indices(i for i in (old_pc, self.pc_index, *(old_bps ^ self.breakpoints))
                                  if i is not None)
@@ -132,6 +134,12 @@ class ProgramView(LineView):
     def line_key(self, index: int) -> tuple:
         return (self._version, self.full, index, index == self.pc_index,
                 index in self.breakpoints)
+
+    def line_ident(self, index: int) -> object:
+        """What line_text draws from (without drawing it)."""
+        line = self.lines[index]
+        return (index in self.breakpoints, index == self.pc_index, line.valid, line.offset,
+                self._offset_width, line.label, self._label_width, self.shown(index))
 
     def line_text(self, index: int) -> Text:
         line = self.lines[index]

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -38,6 +38,7 @@ class TextLines(Widget):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._lines: list[Text] | None = None  # this repaint's lines (None: build anew)
+        self._paint: tuple[Style, int] | None = None  # (base style, width) in render_lines
 
     def text(self) -> Text:
         return Text()
@@ -55,11 +56,18 @@ class TextLines(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self.line_count()
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._paint = (self.rich_style, self.size.width)  # once a paint, not once a line
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
     def render_line(self, y: int) -> Strip:
         if self._lines is None:
             self._lines = self.text().split("\n", allow_blank=True)
-        base = self.rich_style
-        width = self.size.width
+        base, width = self._paint if self._paint is not None else \
+            (self.rich_style, self.size.width)
         if y >= len(self._lines):
             return Strip.blank(width, base)
         return text_strip(self._lines[y], y, width, base, self.app.console)

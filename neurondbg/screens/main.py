@@ -173,6 +173,7 @@ class DebuggerScreen(Screen[None]):
         self.set_class(small, "-small")
         if self.tab in self.always_shown:  # the Engines or Timeline tab, grown out of it
             self.tab = "registers"
+        was_wide = self.layout_name == "wide"  # what the footer was composed for
         self.layout_name = layout_for(size)
         self.set_class(self.layout_name == "compact", "-compact")
         self.set_class(self.layout_name == "tiny", "-tiny")
@@ -182,7 +183,10 @@ class DebuggerScreen(Screen[None]):
             self.select_tab(self.tab)  # the bar names another set of tabs
             footer = self.query_one(Footer)
             footer.compact = self.layout_name != "wide"
-            footer.refresh(recompose=True)  # FOOTER_SPARE shown or not
+            if was_wide != (self.layout_name == "wide"):
+                # FOOTER_SPARE shown or not (a recompose is a batch: the first frame
+                # would wait for it, and the load with it)
+                footer.refresh(recompose=True)
             timeline = self.query_one(TimelineView)
             timeline.collapsed = self.layout_name != "wide"
             timeline.refresh(layout=True)

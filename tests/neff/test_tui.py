@@ -83,9 +83,9 @@ async def test_a_neff_opens_on_the_kernel_screen_and_runs(neff: Path) -> None:
         assert [n for n, c in enumerate(_lane(timeline, "qPoolIO0"), 1) if c == "DMA"] == [17]
         sems = _text(app.screen.query_one(SemaphoresView)).splitlines()
         assert sems == ["sem[6] DVE done = 1  by dve 0x80 step 14",
-                        "sem[8] qSPIO0[0] = 16  by qSPIO0 0x0 step 9",
-                        "sem[9] qSPIO0[1] = 16  by qSPIO0 0x1 step 11",
-                        "sem[24] qPoolIO0[0] = 16  by qPoolIO0 0x0 step 17"]
+                        "sem[8] qSPIO0[0] = 16  by qSPIO0#0 step 9",
+                        "sem[9] qSPIO0[1] = 16  by qSPIO0#1 step 11",
+                        "sem[24] qPoolIO0[0] = 16  by qPoolIO0#0 step 17"]
         app.run_command("reverse 19")
         await app.wait_loaded()
         assert s.core.steps == 0 and s.core.digest() == start

@@ -64,3 +64,13 @@ def test_the_fp32_register_view_reads_the_bits_as_fp32() -> None:
     assert [s.strip() for s in shown.values()] == ["1", "-3.142", "inf", "-inf", "nan",
                                                    "1.401e-45"]
     assert {len(s) for s in shown.values()} == {11}
+
+
+def test_the_app_guesses_a_kernel_layout_without_numpy_or_the_assembler() -> None:
+    """App() picks the first screen's layout from a first look at the file
+    (sessions.kernel_kind.looks_like_kernel); the load worker checks it."""
+    for path, kernel in ((KERNEL, True), (LOOP, False)):
+        code = (f"from neurondbg.app import NeurondbgApp\n"
+                f"assert NeurondbgApp({str(path)!r}).core_mode is {kernel}")
+        assert _loaded_after(code, ("numpy", "neurondbg.machine.asm.assembler",
+                                    "neurondbg.machine.core.kernel")) == []
