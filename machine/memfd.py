@@ -1,4 +1,4 @@
-"""Machine memory that can also be written through a second mapping (issue 17: CAST cost).
+"""Machine memory with a second mapping, so a bulk CAST can write straight into it.
 
 numpy guards a copy between arrays whose byte BOUNDS overlap (np.copyto ->
 solve_may_share_memory(..., bounds)) by casting through a temporary, and two views of

@@ -16,7 +16,7 @@ the session (`Session.arm`) and return the `continue` action: the App runs
 (`slow=True`: `diagnose`) reads the session in its handler and returns the rest as
 `Reply.work`; `execute` runs that at once, or with `defer_slow` hands it back for
 the console's thread worker (ConsoleView.run_work: the UI stays live, Esc stops it).
-Decisions where the issue is silent, as gdb does them:
+Decisions where the specification is silent, as gdb does them:
 - `continue N` passes the breakpoint it stopped at N-1 more times (an ignore count
   kept per breakpoint until used up); not stopped at one, the count is ignored.
 - `until ADDR` and `advance ADDR` are the same here (no frames): run until the PC is
@@ -26,8 +26,8 @@ Decisions where the issue is silent, as gdb does them:
 - `x/NF` shows at most X_MAX elements.
 
 The module imports no model (numpy, machine.expr, the formats): the App's first frame
-composes the console's completion words from REGISTRY before any program is loaded
-(issue 17), so each handler imports what it evaluates with.
+composes the console's completion words from REGISTRY before any program is loaded,
+so each handler imports what it evaluates with.
 """
 
 from __future__ import annotations
@@ -790,7 +790,7 @@ def _quit(session: Session, args: Args) -> Reply:
 
 
 # Commands declared in modules of their own (they import REGISTRY and Reply from here,
-# so they are imported once both exist): explain (issue 12), diagnose (issue 13).
+# so they are imported once both exist): explain, diagnose, export.
 from neurondbg import console_diagnose, console_explain, console_export  # noqa: E402, F401
 
 # Read from the registry (tests and the completion words use them).

@@ -1,9 +1,9 @@
-"""The console's `explain TEXT`: the same report as `neurondbg explain TEXT` (issue 12).
+"""The console's `explain TEXT`: the same report as `neurondbg explain TEXT`.
 
 Declared with `@REGISTRY.command` like every console command; it is active once
 neurondbg.console imports this module (`from neurondbg import console_explain  # noqa:
 F401`, after REGISTRY is defined). Needs no program: it explains names, not state.
-The legality tables load when it runs, not with its declaration (issue 17: the App's
+The legality tables load when it runs, not with its declaration (the App's
 first frame reads the declarations).
 """
 

@@ -1,4 +1,4 @@
-"""The console's `export`: the last Cast's lanes to a file, and to the browser (issue 15).
+"""The console's `export`: the last Cast's lanes to a file, and to the browser.
 
     export trace PATH [P,E]   one lane's bit-level trace, as `neurondbg convert --trace`
                               prints it (JSON, as `convert --json --trace`, for PATH.json)
@@ -9,7 +9,7 @@ The file is written atomically (sessions.atomic) and never onto the loaded progr
 its data sidecar. Served in a browser (`neurondbg serve`), the file is also handed to the
 browser as a download, as `save` does for a session.
 
-Decisions where the issue is silent:
+Decisions where the specification is silent:
 - Without P,E the trace is of the Cast's first lane (its first partition, element 0),
   as `diagnose` numbers lanes: P is the SBUF partition, E the element in it.
 - A lane a predicated Cast did not write is refused: its destination holds no result.
@@ -19,8 +19,7 @@ Decisions where the issue is silent:
 
 Active once neurondbg.console imports this module (`from neurondbg import
 console_export  # noqa: F401`, after REGISTRY is defined). numpy is imported by the
-writer: the declaration is read before the App's first frame, which needs no model
-(issue 17).
+writer: the declaration is read before the App's first frame, which needs no model.
 """
 
 from __future__ import annotations

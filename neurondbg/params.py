@@ -12,7 +12,7 @@ Decisions: `--gen` takes codenames, product names (trn1, inf2, trn2, trn3, as
 then products, each product with its codename as help. `--format` values stay names
 (FP8_EXP4 resolves under `--gen`, which click may parse later): the type checks the name.
 Importing this module loads neither numpy nor ml_dtypes: each type's choices and parser
-come from `machine` on first use (issue 17).
+come from `machine` on first use (the CLI starts without them).
 """
 
 from __future__ import annotations

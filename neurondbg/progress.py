@@ -1,4 +1,4 @@
-"""The one progress bar of long command-line work (issue 15): `run`, `validate`,
+"""The one progress bar of long command-line work: `run`, `validate`,
 `replay`, `diagnose` and large `asm`.
 
     with progress(total, "run spin.asm", "steps", poll=lambda: m.state.steps) as advance:
@@ -9,7 +9,7 @@
 A bar is drawn on stderr only when stderr is a terminal (or a `console` is given, which
 tests use to force it); piped, the block runs with a no-op `advance` and prints nothing.
 
-Decisions where the issue is silent (as cargo / pip / tqdm do it):
+Decisions where the specification is silent (as cargo / pip / tqdm do it):
 - The bar appears only after DELAY seconds, so a quick command prints nothing extra,
   and it is transient: when the work ends it is erased, so what stays on the terminal
   is exactly what a piped run prints.

@@ -6,8 +6,8 @@
 
 The names below load on first use (PEP 562 `__getattr__`): importing a submodule
 such as `sessions.errors`, or locating the shipped tours, must not pull in the
-model (numpy) through `sessions.schema` / `sessions.store` (issue 17: `neurondbg
-tour` lists the tours without numpy).
+model (numpy) through `sessions.schema` / `sessions.store` (`neurondbg tour`
+lists the tours without numpy).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@
     [tour]         name, title, description            (tours only)
     [[notes]]      step, title, text                   (tours only: shown from `step` on)
 
-Decision (issue 12): a record edit is one more kind of `[[edits]]` target, not a new
+Decision: a record edit is one more kind of `[[edits]]` target, not a new
 table, so set and record edits keep one order (replay and reverse follow it) and the
 schema stays version 1: files without record edits are unchanged, and an older
 neurondbg refuses a record edit with its one-line "edits[N]: set record[3] ..." error.

@@ -1,4 +1,4 @@
-"""Issue 17: the TUI's first frame is composed without the model. Which modules are
+"""The TUI's first frame is composed without the model. Which modules are
 imported when the App's first debugger frame is painted (an import check, never a
 timing: benchmarks/tui_first_frame_bench.py times it), and the first look that picks
 the layout agrees with the full kernel check."""

@@ -1,4 +1,4 @@
-"""Outside machine/isa/, code names opcodes by `Opcode` member, never by number (issue 11).
+"""Outside machine/isa/, code names opcodes by `Opcode` member, never by number.
 
 The scan parses each module (so comments and strings never count) and flags a
 two-digit hex literal whose value is an assigned opcode byte when it is used as an opcode:

@@ -1,4 +1,4 @@
-"""Issue 17: `neurondbg --help` imports no command, so neither numpy nor Textual, and the
+"""`neurondbg --help` imports no command, so neither numpy nor Textual, and the
 short help SUBCOMMANDS declares is each command's own (an import check, never a timing)."""
 
 from __future__ import annotations

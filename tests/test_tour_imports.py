@@ -1,4 +1,4 @@
-"""Issue 17: `neurondbg tour` (the listing) imports neither numpy nor Textual, and its
+"""`neurondbg tour` (the listing) imports neither numpy nor Textual, and its
 fast listing is the one `sessions.tours.list_tours` gives (an import check, not a timing)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A pane's view that is built after the first frame (issue 17: first frame <= 0.5 s).
+"""A pane's view that is built after the first frame (first frame goal: <= 0.5 s).
 
 The SBUF, accumulator, convert-trace and plot views import numpy, the conversion
 model or textual_plotext (~0.2 s together), and before a program is loaded they show

@@ -164,7 +164,7 @@ class LegalityView(LineView):
     """Wire-level verdict, then the NKI-level one; the two compared. The clause tree is
     collapsed to the failing branches; `a` shows all the sub-clauses, `F` applies the fix.
 
-    Decided (issue 17): `a`, not `e` as before, since `e` focuses the next engine on the
+    Decided: `a`, not `e`, since `e` focuses the next engine on the
     kernel screen and a key means one thing per screen (tests/ui/test_keys_and_suggestions).
 
     The text is rebuilt when the verdict objects differ (`is`, on the objects held, never

@@ -8,8 +8,9 @@ function executes an opcode on an engine, or why none does (the fault text).
 The engine modules (seq, pool, dve and what they import: the ALU, the conversion
 kernels) load with the first use of `HANDLERS` or `handler_for`, not with the package:
 `machine.engines.record` (a step's data, read by the expressions, the edits and the
-UI) and `ENGINES` (the queue names, read by the session schema) need none of them
-(issue 17). The other names the package exports load on first access too.
+UI) and `ENGINES` (the queue names, read by the session schema) need none of them,
+so a command that only reads those does not pay for the engines at start-up. The other
+names the package exports load on first access too.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@
     from machine.isa import listing, listing_lines    # Program listing lines (one / all)
 
 Importing a submodule (machine.isa.opcodes) does not import the listing form and the
-codec behind it: `listing` and `listing_lines` are loaded on first use (issue 17:
-`validate --summary` needs the opcode table, not the listing).
+codec behind it: `listing` and `listing_lines` are loaded on first use
+(`validate --summary` needs the opcode table, not the listing).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # what the lazy __getattr__ below returns, for a type checker
 __all__ = ["listing", "listing_lines"]
 
 # isa-facts §1: every v2+ instruction is 16 dwords. Declared here, machine.isa.spec
-# re-exports it: reading records needs their size, not the field specs (issue 17).
+# re-exports it: reading records needs their size, not the field specs.
 RECORD_BYTES = 64
 
 

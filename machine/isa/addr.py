@@ -26,7 +26,7 @@ KIB = 1024
 
 # The records here are NamedTuples, not dataclasses: as immutable, compared and
 # hashed by value, and far cheaper to declare (a dataclass execs its methods at import,
-# ~0.3 ms each, on `validate --summary`'s start-up path: issue 17).
+# ~0.3 ms each, on `validate --summary`'s start-up path).
 class Geometry(NamedTuple):
     """On-chip memory of one generation (isa-facts §2.4)."""
 

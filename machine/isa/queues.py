@@ -2,7 +2,7 @@
 
 Declared apart from the opcode table (machine.isa.opcodes re-exports them): a command
 that only names a queue (`--engine`, `validate --summary`) imports these tuples without
-building the table and its `Opcode` enum (issue 17).
+building the table and its `Opcode` enum.
 """
 
 from __future__ import annotations

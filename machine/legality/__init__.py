@@ -8,7 +8,7 @@ live in `machine.legality.explain` and are re-exported here.
 
 The re-exports are resolved on first use (PEP 562 `__getattr__`): importing a
 submodule such as `machine.legality.wire.bulk` (what `validate --summary` needs)
-runs this file first, and must not pay for the explanation API (issue 17).
+runs this file first, and must not pay for the explanation API (start-up cost).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ minimal instruction that fails exactly one clause (for `neurondbg explain`).
     found.documented # names the references use for rules no clause checks
     found.unknown    # names the references do not document, with the nearest known ones
 
-Decisions (issue 12 leaves them open): quoted words in a message are what it names;
+Decisions (the references leave them open): quoted words in a message are what it names;
 without quotes every identifier is tried, and a word is reported as unknown only when
 it looks like a rule name (lower case with an underscore, as `s4d4_pl_dtype_check`).
 A clause name with its operand (`tensor4d_valid(dst)`) names that operand's clause; the

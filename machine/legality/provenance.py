@@ -2,7 +2,7 @@
 
 Its own module because every clause declaration names one: the predicate tables
 (machine.legality.wire) import this, not the result model (ClauseResult, Verdict) that
-only explanations build, so `validate --summary` does not declare those (issue 17).
+only explanations build, so `validate --summary` does not declare those at start-up.
 """
 
 from __future__ import annotations

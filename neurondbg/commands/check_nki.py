@@ -3,7 +3,7 @@
 Input: a JSON list of calls `{"op": ..., "args": {...}, "gen": "trn2"}`, from a file or
 stdin (`-`). Exit 0 when every call is legal, 1 when any is illegal, 2 on bad input.
 
-Many calls at once (issue 17): a call written as an earlier one (the same text; calls
+Many calls at once: a call written as an earlier one (the same text; calls
 that differ only in spacing are judged apart, with the same result) is parsed and judged
 once, and its report, JSON or text, is rendered once and reused with the call's index, so
 a list of 100,000 calls costs one judgement per distinct call. The output is byte for byte
@@ -81,7 +81,7 @@ def scan_calls(text: str) -> tuple[list[str], dict[str, Any]] | None:
     would parse it; None when `text` is not a well-formed JSON list (json.loads then
     states the error).
 
-    Calls repeat (issue 17: 100,000 calls, a few distinct): a call whose text repeats
+    Calls repeat (e.g. 100,000 calls, a few distinct): a call whose text repeats
     one of the last RECENT distinct object texts that began with the same PREFIX
     characters is recognised by comparing text, not parsed again. That is exact: an
     object's or array's text ends at its closing bracket, so identical characters
@@ -141,8 +141,8 @@ def _as_json(index: int, verdict: Verdict, gen: Gen) -> dict[str, object]:
 def dumps_indented(obj: object, level: int = 0) -> str:
     """json.dumps(obj, indent=2), for dicts, lists and tuples of JSON scalars, nested.
 
-    json.dumps with an indent runs the pure-Python encoder, and it was most of check-nki's
-    time (issue 17); here only the layout is Python, strings are escaped by json's own C
+    json.dumps with an indent runs the pure-Python encoder, which would be most of
+    check-nki's time; here only the layout is Python, strings are escaped by json's own C
     function and other scalars by json.dumps itself, so the text is the same.
     """
     if isinstance(obj, dict):

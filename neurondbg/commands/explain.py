@@ -1,5 +1,5 @@
 """`neurondbg explain TEXT`: what a clause / predicate name or a pasted compiler message
-means (issue 12).
+means.
 
 TEXT is a clause or predicate name (`s4d4_tr_same_src_dst_type`, `tensor4d_valid(dst)`,
 `is_valid_copy`) or a compiler line (`inst failed assertion check:

@@ -18,7 +18,7 @@ those, one that keeps the opcode; an invalid wait or update mode becomes NONE (n
 a synchronising mode); a dtype becomes the nearest of the same kind and width first
 (FP4 -> FP8, not INT8); an access pattern changes only its wrong dimensions.
 
-Decision (issue 12 is silent): the exit code describes OUT, the program the user
+Decision (the reference is silent): the exit code describes OUT, the program the user
 runs next: 0 when every instruction of OUT is valid, 1 when some have no fix.
 """
 

@@ -1,4 +1,4 @@
-"""The assembler's `progress(done, total)` callback (issue 17): counted lines for `asm`'s
+"""The assembler's `progress(done, total)` callback: counted lines for `asm`'s
 bar, at most one call per PROGRESS_LINES lines of a pass, monotone, ending at total."""
 
 from __future__ import annotations

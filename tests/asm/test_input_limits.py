@@ -1,4 +1,4 @@
-"""Inputs have sane limits (issue 10): non-regular files are refused, sizes are judged
+"""Inputs have sane limits: non-regular files are refused, sizes are judged
 before anything large is allocated, and every refusal is one line naming the file."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 15: long command-line work shows a progress bar on stderr when it is a terminal,
+"""Long command-line work shows a progress bar on stderr when it is a terminal,
 and nothing extra when piped; Ctrl+C still stops a run cleanly under a bar."""
 
 from __future__ import annotations

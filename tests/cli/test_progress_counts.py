@@ -1,4 +1,4 @@
-"""Counted bars for `replay` and `asm` (issue 17): the library's `progress(done, total)`
+"""Counted bars for `replay` and `asm`: the library's `progress(done, total)`
 drives neurondbg.progress.counted; Ctrl+C under them is still one line and exit 130."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One opcode registry (issue 11): the Opcode enum is the table, and every opcode with a
+"""One opcode registry: the Opcode enum is the table, and every opcode with a
 struct is fully registered (handler, predicate, listing form) or its gap is declared."""
 
 from __future__ import annotations

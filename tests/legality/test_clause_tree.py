@@ -1,4 +1,4 @@
-"""The reference's clause tree (issue 12): each predicate's top-level clauses are the
+"""The reference's clause tree: each predicate's top-level clauses are the
 conjunction the reference writes, sub-predicates are children, a parent fails iff a
 child does, and every offered fix is checked (applied, the whole predicate passes)."""
 
@@ -205,7 +205,7 @@ def test_the_dtype_gate_is_its_sub_rules_conjunction() -> None:
 # -- the tree ------------------------------------------------------------------------------
 
 def test_unaligned_address_fails_tensor4d_valid_through_the_path() -> None:
-    """Issue 12: an unaligned dst printed `tensor4d_valid(dst): true` before."""
+    """An unaligned dst fails tensor4d_valid(dst), down to addr_aligned_dtype."""
     v = explain(example("is_valid_copy", dst_mem_pattern__start_addr=0x401), "cayman")
     assert v.failed == ("tensor4d_valid(dst)",)
     assert v.failing_paths() == [
@@ -216,7 +216,7 @@ def test_unaligned_address_fails_tensor4d_valid_through_the_path() -> None:
 
 
 def test_count_clause_is_evaluated_even_when_a_count_is_zero() -> None:
-    """Issue 12: s4d4_tr_same_src_dst_count passed when one operand had a zero count."""
+    """s4d4_tr_same_src_dst_count fails when one operand has a zero count."""
     raw = example("is_valid_copy", dst_mem_pattern__num_elem=(0, 1, 1, 1))
     v = explain(raw, "cayman")
     assert v.failed == ("tensor4d_valid(dst)", "s4d4_tr_same_src_dst_count")

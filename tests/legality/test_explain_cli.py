@@ -1,4 +1,4 @@
-"""`neurondbg explain TEXT` (issue 12): clause / predicate names and compiler messages."""
+"""`neurondbg explain TEXT`: clause / predicate names and compiler messages."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 17: check-nki judges each distinct call once and renders its report once, and
+"""check-nki judges each distinct call once and renders its report once, and
 prints byte for byte what judging every call on its own prints."""
 
 from __future__ import annotations

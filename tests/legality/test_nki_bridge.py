@@ -151,7 +151,7 @@ def test_copy_predicated_convert_fails_same_dtype() -> None:
 
 
 def test_copy_predicated_both_psum_the_levels_agree() -> None:
-    """Issue 12: a "disagreement" claimed the wire level had no limit, while
+    """No disagreement is claimed: the wire level has the limit too, as
     tt_valid_partitions (isa-facts §5.2 item 9) fails on the same record."""
     from neurondbg.machine.legality.explain import explain_levels
 

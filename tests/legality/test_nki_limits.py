@@ -1,4 +1,4 @@
-"""`neurondbg check-nki` input limits (issue 10): a FIFO is refused rather than read
+"""`neurondbg check-nki` input limits: a FIFO is refused rather than read
 forever, a huge file is refused from its size, and an integer past Python's digit
 limit is a one-line positioned error, not a traceback."""
 

@@ -1,4 +1,4 @@
-"""machine.legality re-exports its API lazily (issue 17): each name is still the object it
+"""machine.legality re-exports its API lazily: each name is still the object it
 names however the submodules were imported first, and the package alone loads none."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 17: `validate --summary` counts chunk by chunk (summarize_raw), equal to the
+"""`validate --summary` counts chunk by chunk (summarize_raw), equal to the
 whole BulkResult's counts, in the same order."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`neurondbg validate PROGRAM --fix OUT` (issue 12): every edit listed, OUT in the input's
+"""`neurondbg validate PROGRAM --fix OUT`: every edit listed, OUT in the input's
 form, written atomically and never over PROGRAM; the repaired program validates."""
 
 from __future__ import annotations

@@ -291,7 +291,7 @@ TOGETHER: dict[tuple[str, str], tuple[dict, tuple[str, ...]]] = {
         ("is_valid_dtype(dtype_lo)", "is_valid_int_dtype_datapath(dtype_lo)")),
 }
 
-# A zero count fails tensorNd_valid and, evaluated on its own (issue 12: the reference's
+# A zero count fails tensorNd_valid and, evaluated on its own (the reference's
 # conjunction evaluates it), the predicate's element-count equality as well.
 COUNT_CLAUSE = {
     "is_valid_copy": ("s4d4_tr_same_src_dst_count", ("src", "dst"), 4),

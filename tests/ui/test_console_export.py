@@ -1,4 +1,4 @@
-"""The console's `export trace` / `export lanes` (issue 15): the last Cast's lanes to a file,
+"""The console's `export trace` / `export lanes`: the last Cast's lanes to a file,
 atomically, never onto the program, and to the browser when served.
 
 Run in a child interpreter: importing neurondbg.console_export registers `export` in the

@@ -1,4 +1,4 @@
-"""The console's `fix [N]`: the Legality pane's F as a command (issue 12)."""
+"""The console's `fix [N]`: the Legality pane's F as a command."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A slow console command (diagnose) in the console's thread worker: the UI answers keys
-while it runs, Esc stops it, and its result is printed when it is done (issue 13)."""
+while it runs, Esc stops it, and its result is printed when it is done."""
 
 from __future__ import annotations
 

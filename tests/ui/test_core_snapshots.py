@@ -1,4 +1,4 @@
-"""SVG snapshots of the NeuronCore layout (issue 16): five engines at 160x50 stopped on a
+"""SVG snapshots of the NeuronCore layout: five engines at 160x50 stopped on a
 race (a kernel written here: the shipped ones have two engines), the shipped kernels in
 the compact layout at 100x30 and at a deadlock. Regenerate only in
 the pinned environment (`--snapshot-update`), then look at them."""

@@ -1,4 +1,4 @@
-"""The `semaphores` tour (issue 16): a kernel session opened as a tour, in the
+"""The `semaphores` tour: a kernel session opened as a tour, in the
 NeuronCore layout, where n is one scheduler step."""
 
 from __future__ import annotations

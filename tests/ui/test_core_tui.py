@@ -1,4 +1,4 @@
-"""Pilot tests of the NeuronCore layout (issue 16): a kernel opens in the kernel layout, the
+"""Pilot tests of the NeuronCore layout: a kernel opens in the kernel layout, the
 panes follow the focused engine, the timeline travels exactly, a race stop shows both
 instructions and the overlap."""
 

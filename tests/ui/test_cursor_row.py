@@ -1,6 +1,6 @@
 """The list panes' cursor row can be seen: the `lineview--cursor` background under the
-whole row, bright in the focused pane and dimmer in the others (it was applied under
-the base background, where it never showed)."""
+whole row, bright in the focused pane and dimmer in the others (applied above
+the base background: under it, it would never show)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Esc between "the run worker started" and "the run began" (issue 17, the Esc race).
+"""Esc between "the run worker started" and "the run began" (the Esc race).
 
 The App clears `session.interrupt` on its UI thread just before it starts a run worker;
-the session and the machine no longer clear it when a run starts (they consume it when
+the session and the machine do not clear it when a run starts (they consume it when
 they stop because of it). So an Esc pressed right after `c` stops that run at its first
 check, and an Esc that finds nothing running leaves no stale flag for the next command.
 """

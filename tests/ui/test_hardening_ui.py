@@ -1,5 +1,5 @@
 """The App never dies, fits small terminals, asks before losing work, and long UI
-work (reverse N) runs off the UI thread and stops on Esc (issue 10)."""
+work (reverse N) runs off the UI thread and stops on Esc."""
 
 from __future__ import annotations
 

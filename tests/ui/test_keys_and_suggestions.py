@@ -1,4 +1,4 @@
-"""Issue 17's small items: an unknown console command names the nearest command, and a
+"""Console and key details: an unknown console command names the nearest command, and a
 key means one thing per screen (no pane's key shadows a key of its screen or the App)."""
 
 from __future__ import annotations

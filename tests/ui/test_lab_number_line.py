@@ -1,5 +1,5 @@
 """The Lab's and the Convert-trace pane's trace text: parts kept apart, the candidates'
-number line, long parts elided (issue 13)."""
+number line, long parts elided."""
 
 from __future__ import annotations
 

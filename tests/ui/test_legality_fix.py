@@ -1,4 +1,4 @@
-"""Issue 12: `F` in the Legality pane applies the checked fix of the instruction at the PC
+"""`F` in the Legality pane applies the checked fix of the instruction at the PC
 to the program in memory (journaled: `r` undoes it; a saved session keeps it), judges it
 again and says in the console what changed, or why there is no fix."""
 

@@ -1,6 +1,6 @@
 """The Legality pane repaints whenever what it shows changes: a new verdict object (even
-one whose id() a freed verdict had) and the `a` toggle (the cached lines were keyed by
-the verdicts' ids, so a toggled tree kept drawing the collapsed tree's lines)."""
+one whose id() a freed verdict had) and the `a` toggle (cached lines keyed by
+the verdicts' ids would keep drawing the collapsed tree's lines after a toggle)."""
 
 from __future__ import annotations
 

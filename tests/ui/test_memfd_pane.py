@@ -1,4 +1,4 @@
-"""The SBUF pane after memory moved into a memfd (issue 17: the first CAST of >=
+"""The SBUF pane after memory moved into a memfd (the first CAST of >=
 MOVE_MIN_BYTES replaces the state's arrays): it shows the cast's bytes, and the undone
 bytes after a reverse step, read from the memory the machine has now."""
 

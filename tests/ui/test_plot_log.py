@@ -1,4 +1,4 @@
-"""The Plot pane's log scale (`l`): one lane at 65504 no longer flattens lanes near 1;
+"""The Plot pane's log scale (`l`): one lane at 65504 does not flatten lanes near 1;
 zero magnitudes, which have no logarithm, are counted, not drawn."""
 
 from __future__ import annotations

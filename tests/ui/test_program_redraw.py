@@ -1,7 +1,7 @@
 """The Program pane draws the listing it was given: its cached lines are keyed by a
-version bumped per listing (they were keyed by the listing's id(), which a freed
-listing's successor can reuse), and `f` switches every listing of the pane (a maximised
-kernel's partner listing stayed compact)."""
+version bumped per listing (not by the listing's id(), which a freed listing's
+successor can reuse), and `f` switches every listing of the pane (a maximised kernel's
+partner listing too)."""
 
 from __future__ import annotations
 

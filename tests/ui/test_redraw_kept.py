@@ -1,7 +1,7 @@
 """A listing or a verdict shown again draws from the lines it drew before: a kernel's core
 step moves the focus to another engine every step, so the Program pane swaps listings and
 the Legality pane swaps verdicts every step; keying their cached lines by a version bumped
-on every swap redrew ~30 lines a step (tests/ui/test_program_redraw.py and
+on every swap would redraw ~30 lines a step (tests/ui/test_program_redraw.py and
 test_legality_redraw.py keep that a new listing or verdict is still drawn)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Console and palette: `save [PATH]` and `load PATH` (issue 7)."""
+"""Console and palette: `save [PATH]` and `load PATH`."""
 
 from __future__ import annotations
 

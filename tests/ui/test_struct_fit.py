@@ -1,6 +1,6 @@
 """The Struct pane fits its slot: a short one (the kernel screen's tab at 100x30) gives
 its rows to the fields (the hex dump, cut to two of its four rows, left one field line
-visible), a narrow one a head line whose Δ legend is whole (it was cut mid-phrase)."""
+visible), a narrow one a head line whose Δ legend is whole (never cut mid-phrase)."""
 
 from __future__ import annotations
 

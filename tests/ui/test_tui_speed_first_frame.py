@@ -1,4 +1,4 @@
-"""The first frame comes before the model (issue 17): the App's module leaves the
+"""The first frame comes before the model: the App's module leaves the
 session model and the palette to the load worker, and the first load starts once that
 frame is painted. Import checks, not timings (benchmarks/tui_bench.py times it)."""
 

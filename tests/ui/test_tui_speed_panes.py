@@ -1,4 +1,4 @@
-"""The step path repaints only what changed (issues 16 and 17): a pane's title repaints
+"""The step path repaints only what changed: a pane's title repaints
 its border row alone, and the panes drawn line by line (views.textlines) show exactly
 the text they render."""
 

@@ -1,4 +1,4 @@
-"""Typed seams between the model and the panes (issue 11): the frozen Snapshot, no pane
+"""Typed seams between the model and the panes: the frozen Snapshot, no pane
 reading another's private state, no patched Machine, and themeable styles that keep
 the default theme's colours exactly."""
 

@@ -1,6 +1,6 @@
 """`wait_loaded` right after the App starts waits for the first load (the snapshot
 harness calls it from an auto-pilot that can run before the debugger screen is mounted:
-it used to return at once, and the keys pressed next were lost, so snapshots showed one
+returning at once there would lose the keys pressed next, and snapshots would show one
 step fewer than their tests pressed)."""
 
 from __future__ import annotations

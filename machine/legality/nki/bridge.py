@@ -352,7 +352,7 @@ DISAGREEMENTS: tuple[Disagreement, ...] = (
          Provenance("004", "tensor_copy_predicated (CONFIRMED literal)")),
         _signed_predicate),
     # (no "both inputs in PSUM" entry for COPY_PREDICATED: the wire level agrees, through
-    # tt_valid_partitions(src0, src1), isa-facts §5.2 item 9 - issue 12)
+    # tt_valid_partitions(src0, src1), isa-facts §5.2 item 9)
     Disagreement(
         _RS, "range_select", "index range edge",
         "RANGE_SELECT requires base + element_count <= 2^24 (unless the shape comes from a "

@@ -96,7 +96,7 @@ def evaluate(intrinsic: Intrinsic, args: Mapping[str, Any], gen: Gen,
         if missing & set(spec.reads) and not spec.name.startswith("assert_not_none"):
             continue
         # no containment here: a clause that raises is a bug in the catalogue, and it
-        # must surface rather than read as a failed clause (issue 11)
+        # must surface rather than read as a failed clause
         passed, message = spec.check(args, gen)
         results.append(_result(spec, passed, message))
     return Verdict(intrinsic.name, "nki", tuple(results))
@@ -118,8 +118,8 @@ def check_calls(calls: object) -> list[Verdict]:
 
 # (id of a clause, passed, message) -> (the clause, its ClauseResult). A ClauseResult is
 # frozen and everything in it but `passed` and `message` comes from the clause, so calls
-# with the same outcome share one (building a 9-field frozen dataclass was half of
-# evaluate's time: issue 17, check-nki on 100,000 calls). Each entry holds its clause, so
+# with the same outcome share one (building a 9-field frozen dataclass would be half of
+# evaluate's time with check-nki on 100,000 calls). Each entry holds its clause, so
 # no other clause can take that id while the entry lives; emptied at MEMO entries.
 _RESULTS: dict[tuple[int, bool, str], tuple[ClauseSpec, ClauseResult]] = {}
 MEMO = 1 << 15

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 # The predicate tables (machine.legality.wire.registry, the clause modules and the ISA
 # enums they name) are imported by the functions that judge records, on first use: a
-# summary of an empty program, or importing this module, does not build them (issue 17).
+# summary of an empty program, or importing this module, does not build them.
 
 
 class GroupResult:

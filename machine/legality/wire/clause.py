@@ -93,7 +93,7 @@ LOOKUP_RUN = 1 << 12  # measured: below it, take alone beats the one-value test 
 class Ctx(NamedTuple):
     """What a check depends on besides the record: the generation and the engine (a
     NamedTuple: immutable and hashable as a frozen dataclass, and cheaper to declare on
-    the start-up path, issue 17)."""
+    the start-up path)."""
 
     gen: Gen
     engine: str | None = None

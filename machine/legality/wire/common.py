@@ -120,12 +120,12 @@ def _word_len_message(v: Values, ctx: Ctx, ok: bool) -> str:
     return f"inst_word_len {wl} " + ("==" if ok else "!=") + " 16 (every instruction is 16 dwords)"
 
 
-# Conflict (issue 12, isa-facts §1.1 vs §7): the validator's 256-bit opcode bitmask of
+# Conflict (isa-facts §1.1 vs §7): the validator's 256-bit opcode bitmask of
 # §1.1 (0x400082F07FBFFFFF, 0x024BC3FFFFDF3F7F, 0x7FEFFFFFE08F7FFF, 0x1001E0000003E) has
 # 145 bits set, SUNDA's enumerator count, yet matches no generation's §7 opcode set (61
 # codes differ even from SUNDA's). Presence comes from the §7 table per generation
-# (machine.isa.opcodes); the bitmask is not used. tests/legality/test_issue12_fidelity.py
-# shows the mismatch.
+# (machine.isa.opcodes); the bitmask is not used.
+# tests/legality/test_listed_failures_have_fixes.py shows the mismatch.
 # The two rules isa-facts §1.1 lists are the children; their names are neurondbg's (the
 # reference states them as prose).
 HEADER = composite("has_valid_neuron_header", (

@@ -208,7 +208,7 @@ P_IMM = Provenance("isa-facts", "§6.4 has_valid_immediates")
 
 class ImmRef(NamedTuple):
     """An IMM_VAL slot: its value field, its IMM_SRC field, the alignment dtype (a
-    NamedTuple: cheaper to declare than a frozen dataclass, issue 17)."""
+    NamedTuple: cheaper to declare than a frozen dataclass)."""
 
     label: str
     value: str

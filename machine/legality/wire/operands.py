@@ -76,7 +76,7 @@ class DtypeRef(NamedTuple):
 
 class Tensor(NamedTuple):
     """One tensor operand of a struct (a NamedTuple: declared far cheaper than a frozen
-    dataclass, issue 17; immutable and compared by value all the same)."""
+    dataclass; immutable and compared by value all the same)."""
 
     label: str  # the operand's name in clause names: "src", "dst", "src0"
     prefix: str  # field prefix: "src_mem_pattern"

@@ -10,7 +10,7 @@ The child names the reference does not spell (num_elem_valid, addr_on_chip, ...)
 are neurondbg's. Every leaf declares a `repair`: candidate edits that
 machine.legality.wire.repair checks on the whole predicate.
 
-Decision (issue 12, "beyond PSUM"): isa-facts §2.2 gives the PSUM window as
+Decision ("beyond PSUM"): isa-facts §2.2 gives the PSUM window as
 PSUM_BUF_SZ = 0x400000 bytes from 0x2000000, §2.4 gives cayman/mariana 16 KiB
 of PSUM per partition (and the MED aperture 0x2000000..0x2203FFF agrees with a
 16 KiB stride). neurondbg keeps the 128 x 16 KiB geometry of machine.isa.addr;
@@ -221,7 +221,7 @@ def _on_chip(t: Tensor) -> Clause:
 def _space_allowed(t: Tensor, space: int) -> Clause:
     """Rule 3: allow_psum || !is_psum (space PSUM), allow_sbuf || !is_sbuf (SBUF).
 
-    Decision (issue 12): the references pass allow_psum = allow_sbuf = true for every
+    Decision: the references pass allow_psum = allow_sbuf = true for every
     wire operand they document (ref 000 §3.3 GOTCHA: "Both tensor4d_valid calls pass
     AllowedInPSUM::True, AllowedInSBUF::True"; isa-facts §5.2 item 7 likewise), so the
     rule is declared and evaluated for every operand but only a `Tensor` declared with

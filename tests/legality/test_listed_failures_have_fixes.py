@@ -1,5 +1,5 @@
-"""Issue 12: every listed failure gets a checked fix (or says why none exists), and the
-fidelity defects found against references 000, 001, 004 and isa-facts."""
+"""Failures that each get a checked fix (or say why none exists), and rulings that follow
+references 000, 001, 004 and isa-facts where they are easy to get wrong."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _checked(raw: bytes, path: str, gen: str = "cayman") -> Verdict:
     return v
 
 
-# -- the failures issue 12 lists as having no fix ------------------------------------------
+# -- failures that get a checked fix -------------------------------------------------------
 
 def test_off_chip_address_gets_a_fix() -> None:
     _checked(example("is_valid_copy", dst_mem_pattern__start_addr=0x3000000),
@@ -119,7 +119,7 @@ def test_select_reduce_load_reduce_fix_does_not_talk_about_reset() -> None:
     assert "for load_reduce use reduce" in fix and "instead of reset" not in fix
 
 
-# -- fidelity defects ------------------------------------------------------------------------
+# -- fidelity to the references ------------------------------------------------------------
 
 def test_psum_window_beyond_the_geometry_is_beyond_psum_not_off_chip() -> None:
     """isa-facts §2.2: PSUM_BUF_SZ 0x400000 from 0x2000000; cayman backs 128 x 16 KiB."""

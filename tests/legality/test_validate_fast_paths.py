@@ -1,4 +1,4 @@
-"""Issue 17 (validate speed): each fast path equals a plain statement of its rule.
+"""`validate`'s fast paths: each fast path equals a plain statement of its rule.
 
 The lazy ADDR4 columns against machine.isa.addr's decode, the pairwise ctrl_mv register
 checks against a per-record Python reading of the rule, block-by-block summaries against
@@ -141,7 +141,7 @@ print(" ".join(sorted(sys.modules)))
 
 def test_summary_imports_only_the_judging(tmp_path) -> None:
     """`validate --summary` of records loads neither the machine model, the listing form,
-    the codec nor the explanation API (issue 17: a 1M-record summary is mostly start-up)."""
+    the codec nor the explanation API (a 1M-record summary is mostly start-up)."""
     import subprocess
     import sys
 

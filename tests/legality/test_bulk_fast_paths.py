@@ -1,4 +1,4 @@
-"""Issue 17's bulk-validation changes keep every answer: verdicts shared by records with one
+"""Bulk validation's fast paths keep every answer: verdicts shared by records with one
 outcome equal the per-record ones, and groups gathered and judged block by block judge each
 record as itself."""
 

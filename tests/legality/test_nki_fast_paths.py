@@ -1,4 +1,4 @@
-"""Issue 17's check-nki fast paths equal the plain ones: `scan_calls` parses what json.loads
+"""check-nki's fast paths equal the plain ones: `scan_calls` parses what json.loads
 parses (and declines what it rejects), `dumps_indented` writes json.dumps(indent=2)."""
 
 from __future__ import annotations
