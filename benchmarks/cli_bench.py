@@ -1,4 +1,4 @@
-"""Issue 17's command-line figures, each a whole process (best of a few runs). Not a test.
+"""Command-line figures, each a whole process (best of a few runs). Not a test.
 
     python benchmarks/cli_bench.py [--values 100000] [--calls 100000] [--runs 3]
 

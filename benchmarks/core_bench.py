@@ -1,4 +1,4 @@
-"""NeuronCore benchmarks (issue 14). Prints figures; not part of the test run.
+"""NeuronCore benchmarks. Prints figures; not part of the test run.
 
     python benchmarks/core_bench.py [--steps 2000000] [--casts 20] [--program 1000000]
 

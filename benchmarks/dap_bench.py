@@ -1,4 +1,4 @@
-"""DAP benchmarks (issue 15): a real `neurondbg dap` process over stdio. Prints figures.
+"""DAP benchmarks: a real `neurondbg dap` process over stdio. Prints figures.
 
     python benchmarks/dap_bench.py [--starts 10] [--launches 5] [--steps 200] [--reads 50]
 

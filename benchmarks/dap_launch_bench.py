@@ -1,4 +1,4 @@
-"""DAP long launch (issue 31): a real `neurondbg dap` process over stdio launches a
+"""DAP long launch: a real `neurondbg dap` process over stdio launches a
 session saved at step 10**12; prints how long each way of stopping the load takes.
 
     python benchmarks/dap_launch_bench.py [--stops 5]

@@ -1,4 +1,4 @@
-"""`.engine` kernel load against loading the same programs as separate files (issue 17).
+"""`.engine` kernel load against loading the same programs as separate files.
 
 Usage: python benchmarks/engine_load_bench.py [--records 50000] [--rounds 7]
 (prints figures; not part of the tests)

@@ -1,5 +1,5 @@
 """How fast (and in how little memory) bad inputs are refused, and what the limits cost
-on good ones (issue 10, "Inputs have sane limits"; limits in machine/files.py).
+on good ones ("Inputs have sane limits"; limits in machine/files.py).
 
 Usage: python benchmarks/input_limits_bench.py   (prints figures; not part of the tests)
 

@@ -1,4 +1,4 @@
-"""Benchmark: the clause tree and checked fixes (issue 12).
+"""Benchmark: the clause tree and checked fixes.
 
 Prints the cost of `explain` per record without and with the fix search (valid and
 invalid examples of every predicate), of `validate --json` (every instruction's tree)

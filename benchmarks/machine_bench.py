@@ -1,12 +1,12 @@
-"""Machine model benchmarks (issue 5). Prints figures; not part of the test run.
+"""Machine model benchmarks. Prints figures; not part of the test run.
 
     /work/venv/bin/python benchmarks/machine_bench.py [--steps 1000000]
 
 1. SEQ loop (ALU_OP + COMPARE_BRANCH), `continue` on the program's one-queue core
    (Core.of_program): instructions/s, best of 5
-   wall and CPU time (target >= 4e6, issue 17).
+   wall and CPU time (target >= 4e6).
 2. CAST fp32 -> bf16 on 128 x 4096 elements: machine step time / machine.convert alone
-   (target <= 1.4, issue 17) into untouched (zero) memory and into non-zero memory, against
+   (target <= 1.4) into untouched (zero) memory and into non-zero memory, against
    the plain-numpy floor of the same journaled work (old bytes copied, then converted
    straight into the destination, by the path the step takes: through memory's second
    mapping where it has one, else through a scratch block); runs of CAST steps whose

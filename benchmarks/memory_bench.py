@@ -1,4 +1,4 @@
-"""History memory benchmarks (issue 10). Prints figures; asserts nothing about time.
+"""History memory benchmarks. Prints figures; asserts nothing about time.
 
     python benchmarks/memory_bench.py [--run-steps 50000000] [--cont-steps 20000000]
                                       [--long-steps 40000000]

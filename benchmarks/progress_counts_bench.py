@@ -1,4 +1,4 @@
-"""What the `progress` callbacks of assemble and replay cost (issue 17). Prints figures.
+"""What the `progress` callbacks of assemble and replay cost. Prints figures.
 
 Usage: python benchmarks/progress_counts_bench.py [--lines 250000] [--trips 7000]
        [--rounds 7]

@@ -1,4 +1,4 @@
-"""Race detector benchmarks (issue 14). Prints figures; asserts nothing about time.
+"""Race detector benchmarks. Prints figures; asserts nothing about time.
 
     python benchmarks/race_bench.py [--reps 2000] [--loop 100000]
 

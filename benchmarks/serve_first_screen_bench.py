@@ -1,4 +1,4 @@
-"""How long a `neurondbg serve` page takes to become usable (issue goal: <= 3 s after the
+"""How long a `neurondbg serve` page takes to become usable (goal: <= 3 s after the
 page loads). Prints figures; not part of the test run.
 
     python benchmarks/serve_first_screen_bench.py [--runs N] [--settle S] [--warm W ...]

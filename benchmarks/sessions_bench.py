@@ -1,4 +1,4 @@
-"""Session benchmarks (issue 7). Prints figures; not part of the test run.
+"""Session benchmarks. Prints figures; not part of the test run.
 
     /work/venv/bin/python benchmarks/sessions_bench.py [--trips 200000]
 

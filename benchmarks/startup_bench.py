@@ -1,4 +1,4 @@
-"""Startup of `neurondbg run` on a large program (issue 10). Prints figures; not a test.
+"""Startup of `neurondbg run` on a large program. Prints figures; not a test.
 
     python benchmarks/startup_bench.py [--records 1000000] [--kind seq|cast]
 

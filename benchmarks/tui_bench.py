@@ -1,13 +1,13 @@
-"""TUI benchmarks (issue 6). Prints figures; not part of the test run.
+"""TUI benchmarks. Prints figures; not part of the test run.
 
     /work/venv/bin/python benchmarks/tui_bench.py
 
-1. process start -> first frame painted of the demo program (issue 17: <= 0.5 s);
+1. process start -> first frame painted of the demo program (target <= 0.5 s);
 2. per step at 160x50 with every pane visible: the model step plus rendering
    every visible line of every widget, median over 200 steps (target <= 16 ms);
 3. tracing one conversion lane and showing it in the Convert-trace pane;
 4. per core step at 160x50 in the NeuronCore layout with five engines, the timeline
-   already 10,000 steps long (issue 16: median <= 16 ms; only visible columns render).
+   already 10,000 steps long (median <= 16 ms; only visible columns render).
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ async def lane_trace(program: Path, repeats: int = 50) -> float:
 def main() -> None:
     demo = DEMO if DEMO.exists() else CAST
     frame, loaded = first_frame(demo)
-    print(f"first frame painted: {frame:.3f} s (issue 17: <= 0.5 s); {demo.name} loaded and shown: "
+    print(f"first frame painted: {frame:.3f} s (target <= 0.5 s); {demo.name} loaded and shown: "
           f"{loaded:.3f} s")
     med, worst, lines = asyncio.run(per_step(LOOP))
     print(f"per step, SEQ loop, all panes ({lines} lines rendered): median {med:.2f} ms, "

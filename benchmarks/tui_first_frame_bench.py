@@ -1,4 +1,4 @@
-"""Where the TUI's first frame goes (issue 17: goal <= 0.5 s). Prints figures; not part
+"""Where the TUI's first frame goes (goal <= 0.5 s). Prints figures; not part
 of the test run.
 
     python benchmarks/tui_first_frame_bench.py [--runs N] [--root CHECKOUT]

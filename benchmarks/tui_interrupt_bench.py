@@ -1,4 +1,4 @@
-"""TUI interrupt benchmarks (issue 10). Prints figures; not part of the test run.
+"""TUI interrupt benchmarks. Prints figures; not part of the test run.
 
     python benchmarks/tui_interrupt_bench.py [REVERSE_STEPS]
 

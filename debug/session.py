@@ -20,7 +20,7 @@ setting `interrupt`) ends it at the next step boundary.
 Steps are numbered as the title counts them: the N-th step taken is "step N" (the
 model's global step index N-1); travelling to step N leaves the machine right after it.
 
-Decisions where the issue is silent (gdb / pudb habits):
+Decisions where the specification is silent (gdb / pudb habits):
 - On a kernel `step` (s) steps the focused engine only; a blocked or halted engine does
   not move and the reply says why. `step_core` (S) is one scheduler step.
 - A stop that names an engine (a breakpoint, a race, a fault) moves the focus to it,

@@ -32,7 +32,7 @@ another reason (halt, breakpoint, max-steps...) leaves the flag as it is, so an 
 arriving as one run of a multi-run command ends still stops the next. The caller that
 starts a fresh user command (the App/Session, the DAP adapter) clears stale interrupts
 on its own thread before starting the worker.
-Decisions where the issue is silent (gdb-like):
+Decisions where the specification is silent (gdb-like):
 - A stop lists every breakpoint that matched there (`Stop.breakpoints`), each with the
   instruction that caused it: the one about to run for pc/op/label/invalid, the one
   just run for watch/change/if/semantic kinds (with old -> new for watches).

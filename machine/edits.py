@@ -4,7 +4,7 @@
 range, sem/shape slot, accumulator, index register) or a PC (an int): the same rule and
 message for `watch`, `break pc:`, `set`, `print`, `x` and `goto`.
 
-An edit stores a value into one target. Decisions (the issue leaves them open):
+An edit stores a value into one target. Decisions (the specification leaves them open):
 - The value is a machine.expr expression, evaluated on the current state.
 - Integer targets (R5, sem[N], shape[N], idx[P, K], memory without a format or with an
   integer one) take integers only; an integral float such as 1e3 is that integer, and

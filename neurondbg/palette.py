@@ -14,7 +14,7 @@ None is offered when the App is the Convert Lab alone (`neurondbg tui --lab`).
 Textual's own "Keys", "Maximize" and "Quit" give way to ours (the help screen, `z`, and
 `quit`, which asks about unsaved work); its "Theme" and "Screenshot" stay.
 
-Decided where the issue is silent: "go to a label" moves the Program cursor to the
+Decided where the specification is silent: "go to a label" moves the Program cursor to the
 label's record (an editor's "go to symbol"; `b` or `until` then act on it), it does
 not run there; "recent files" are the files opened in this App run (newest first),
 kept in memory only: neurondbg writes no file the user did not ask for.

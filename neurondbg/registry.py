@@ -11,7 +11,7 @@ entries, the help screen and dispatch are all read from a `Registry`, so adding 
 command is one decorated function and adding an argument one `Arg` (see
 neurondbg.console and docs/architecture.md).
 
-Decided where the issue is silent:
+Decided where the specification is silent:
 - a command word may carry gdb's `/FMT` suffix (`x/4f`) only when its declaration
   says so (`suffix=True`: its first argument is the suffix); `step/3` stays an
   unknown command, as before.

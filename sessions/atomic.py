@@ -19,7 +19,7 @@ without saying what it writes; check_output takes the kind to refuse before a lo
 run instead of after it. Writing over a file of the same kind (the last build of
 `asm -o`, the last save of a session) is what an output is for, and is allowed.
 
-Decisions (where the issue leaves it open, as an editor's save behaves):
+Decisions (where the specification leaves it open, as an editor's save behaves):
 - The data goes to `.NAME.<pid>.<token>.tmp` beside the target, is flushed and
   fsynced, then renamed over the target; the folder is fsynced after.
 - A target that is a symlink is resolved: the link's target is replaced and the

@@ -8,7 +8,7 @@ or fewer: one convert of every code per rule, then a table look-up); one bit per
 (a uint64 mask) is kept only for the lanes the expected rule misses, so memory beyond
 the arrays themselves is a chunk's hits plus 16 bytes per exception.
 
-Decisions where the issue is silent (written here, as the docstring of the tool):
+Decisions where the specification is silent (written here, as the docstring of the tool):
 - The expected rule (the baseline) is ieee rint without saturation (the IEEE default,
   what numpy / ml_dtypes `astype` does) unless the caller names another; the summary
   says so when another rule reproduces every lane. With a `reference` array there is

@@ -18,7 +18,7 @@ header update: machine.engines.execute) on its own registers and the shared memo
 An unmet wait is not a fault here: the engine is `waiting` with its PC on that
 instruction. The schedule taken is journaled (machine/core/timeline.py).
 
-Decisions where the issue is silent (gdb-like):
+Decisions where the specification is silent (gdb-like):
 - `step(None)` with nothing runnable changes nothing and returns a CoreStep of the
   focused engine with its Wait (None when it halted); `step(engine)` of a blocked
   engine does the same for that engine. Stepping a chosen engine where the policy

@@ -30,7 +30,7 @@ opened (the manifest reader names the manifest, the key and the path instead).
 
 Importing this module imports neither numpy nor the assembler (the functions that use
 them import them): the TUI asks `is_kernel_source` before its first frame, and a file
-named as binary records is answered from its name alone (issue 17).
+named as binary records is answered from its name alone.
 """
 
 from __future__ import annotations

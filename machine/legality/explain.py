@@ -207,7 +207,7 @@ FIX_BATCH = 1 << 12
 def explain_many(records: object, gen: Gen | str, engine: str | None = None,
                  fixes: bool = True) -> list[Verdict]:
     """`explain(record, gen, engine)` of every record, equal verdict for verdict, computed
-    a predicate at a time (benchmarks/bulk17_bench.py prints `validate --json` of
+    a predicate at a time (benchmarks/bulk_validation_bench.py prints `validate --json` of
     all-distinct records, which this serves).
 
     `records` is anything `validate` accepts. Each clause and sub-clause is checked

@@ -7,7 +7,7 @@ with --bits, encodings in the format's container (uint8 / uint16 / uint32 / uint
 The work is machine.convert.diagnose's: every profile x mode x saturation and the usual
 slips, one vectorized convert per rule.
 
-Decisions where the issue is silent: the expected rule is `--profile/--mode/--sat`
+Decisions where the specification is silent: the expected rule is `--profile/--mode/--sat`
 (default ieee rint, no saturation); with --reference REF lanes are judged against that
 array instead. Comparing values (no --bits), any NaN matches any NaN; with --bits
 encodings must match bit for bit. `--trace-lane 3,17` (or a flat index) traces that

@@ -14,7 +14,7 @@ stops them at the next step boundary (the model's `interrupt`); `launch` loads i
 thread of its own (neurondbg.dap.loading), so a long replay can be paused, cancelled,
 terminated or disconnected.
 
-Decisions where the issue is silent (as gdb / lldb-dap do them):
+Decisions where the specification is silent (as gdb / lldb-dap do them):
 - threads are engines (id = place in the target's engine list + 1); each has one
   stack frame, the instruction at its PC (frame id = thread id);
 - a source breakpoint on a line with no instruction moves to the next line that has

@@ -2,7 +2,7 @@
 engine queue) or of a PROGRAM or program session (a core with one queue: one thread).
 
 Every run command returns a `Halt`: the model's stop in the adapter's terms. The DAP
-reason is decided here (gdb-like, decided where the issue is silent):
+reason is decided here (gdb-like, decided where the specification is silent):
 - a breakpoint on a source line or PC -> "breakpoint" / "instruction breakpoint";
   a watch -> "data breakpoint"; `pause` -> "pause"; a step -> "step";
 - a fault, an instruction failing legality (its failing clauses in `text`), a race,

@@ -7,7 +7,7 @@ Registers, Struct, Legality and SBUF panes show the FOCUSED engine. The panes st
 mounted in every size (only CSS changes), so their state (cursor, dtype, console
 history) survives a resize.
 
-Keys (decided where the issues were silent): digits pick panes in the layout's order
+Keys (decided where the specification is silent): digits pick panes in the layout's order
 (a user who learnt them on a program keeps Program on 1 and Console last). Several
 queues add `S` (one scheduler step), `e` / `E` (focus the next / previous engine);
 `s` steps the focused engine. Maximised (z), a kernel's Program pane shows a second

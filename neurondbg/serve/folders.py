@@ -8,7 +8,7 @@ process's working folder.
     where = folders.make(vid)                # created 0700 when its app starts
     folders.release(where)                   # removed if nothing was saved in it
 
-Decisions where the issue is silent:
+Decisions where the specification is silent:
 - One folder per page load (not per browser): the id is made when the page is served
   and named in it; a reload is a new app, so a new folder. A folder a visitor saved
   into is kept (it is their work); an empty one is removed when its app ends, and the

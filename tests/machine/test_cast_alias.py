@@ -1,4 +1,4 @@
-"""SBUF/PSUM moved into one memfd mapped twice at the first disjoint bulk CAST (issue 17),
+"""SBUF/PSUM moved into one memfd mapped twice at the first disjoint bulk CAST,
 which then writes through the second mapping (MachineState.write_alias, machine.memfd).
 Plain memory (no memfd, or the system refusing one) is a real path: both must give the
 same bits, records, journal and undo."""

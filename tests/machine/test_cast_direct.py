@@ -1,4 +1,4 @@
-"""CAST converting straight into destination memory (issue 5): convert(out=...), exact undo,
+"""CAST converting straight into destination memory: convert(out=...), exact undo,
 and records (lanes, writes) that stay what the step wrote after that memory changes."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A CAST's plan (operands, formats, numpy cast) is resolved once per record under the
-state's configuration (issue 17, machine.engines.pool.cast): whatever changes what the
+state's configuration (machine.engines.pool.cast): whatever changes what the
 plan says (the record, the FP8 settings, a register-mode address, another machine's
 geometry) must give the next step the new one."""
 

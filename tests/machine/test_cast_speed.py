@@ -1,4 +1,4 @@
-"""The bulk CAST step without extra passes (issue 17): convert_into writes rows in blocks
+"""The bulk CAST step without extra passes: convert_into writes rows in blocks
 and tells the journal before each one (MachineState.open_write / OldBytes), the neuron
 Cast as one numpy cast where the hub is its source or target. Every fast path must give
 the slow path's bits, and undo must stay exact at every point of the write."""

@@ -1,5 +1,5 @@
 """The bulk CAST/COPY step path: contiguous patterns decided from the descriptor,
-slice writes, exact undo, and lanes that survive later writes (issue 5)."""
+slice writes, exact undo, and lanes that survive later writes."""
 
 from __future__ import annotations
 

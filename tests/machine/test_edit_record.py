@@ -1,4 +1,4 @@
-"""Machine.edit_record (issue 12, the TUI's "apply fix"): a record of the program replaced,
+"""Machine.edit_record (the TUI's "apply fix"): a record of the program replaced,
 journaled like a `set` edit, undone by reverse, replayed exactly from history and from a
 saved session; bad input is a one-line ValueError."""
 

@@ -1,4 +1,4 @@
-"""History keeps its checkpoints' byte total as they come and go (issue 17: `keep` runs
+"""History keeps its checkpoints' byte total as they come and go (`keep` runs
 every step and summed them each time): the total is the sum at every point of a run that
 captures, folds, thins, reverses past checkpoints and starts over."""
 

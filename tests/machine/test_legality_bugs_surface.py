@@ -1,5 +1,5 @@
-"""A bug in the legality engine surfaces from the debugger (issue 11): it used to be
-swallowed by a broad `except`, which made every record valid and every verdict None."""
+"""A bug in the legality engine surfaces from the debugger: no broad `except` swallows it
+(that would make every record valid and every verdict None)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Memory that moved into a memfd (issue 17: a CAST of >= MOVE_MIN_BYTES replaces a state's
+"""Memory that moved into a memfd (a CAST of >= MOVE_MIN_BYTES replaces a state's
 `sbuf`/`psum` with new arrays holding the same bytes) is exact everywhere: undo and replay
 across the move, who_wrote and watchpoints, the engines of a core and its race detector,
 session save/load and --dump-sbuf, the DAP adapter's readMemory.

@@ -1,4 +1,4 @@
-"""Issue 17: the SEQ fast closures (ops inline, sign-flipped int32 compares) and the run
+"""The SEQ fast closures (ops inline, sign-flipped int32 compares) and the run
 loop's step count agree with the slow path step for step."""
 
 from __future__ import annotations

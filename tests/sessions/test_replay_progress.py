@@ -1,4 +1,4 @@
-"""The replays' `progress(done, total)` callback (issue 17): the steps compared out of the
+"""The replays' `progress(done, total)` callback: the steps compared out of the
 trace's steps, once the trace is checked, every PROGRESS_STEPS steps and at the end."""
 
 from __future__ import annotations

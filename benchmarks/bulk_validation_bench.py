@@ -1,6 +1,7 @@
-"""Issue 17's bulk-validation figures, beside legality_bench.py. Prints figures; not a test.
+"""Bulk-validation figures, beside legality_bench.py. Prints figures; not a test.
 
-    python benchmarks/bulk17_bench.py [--mixed 1000000] [--distinct 10000000] [--json 100000]
+    python benchmarks/bulk_validation_bench.py [--mixed 1000000] [--distinct 10000000]
+        [--json 100000]
 
 0. The floors: the interpreter with numpy and click, and `validate --summary` of an empty
    file (the command's own imports, nothing judged). The second can cost less CPU than
