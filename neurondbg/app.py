@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import App, SystemCommand
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -116,7 +117,7 @@ class NeurondbgApp(App[None]):
         Binding("z", "zoom", "max/restore", id="app.zoom",
                 tooltip="maximise / restore the focused pane"),
         Binding("L", "lab", "lab", id="app.lab", tooltip="open the Convert Lab"),
-        Binding("colon", "console", "console", show=False, id="app.console",
+        Binding("colon", "console", "console", show=False, priority=True, id="app.console",
                 tooltip="type a command in the console"),
         Binding("escape", "stop", "stop", show=False, id="app.stop",
                 tooltip="stop a run, reverse or load; leave the console; restore a pane"),
@@ -650,7 +651,7 @@ class NeurondbgApp(App[None]):
         focused = self.screen.focused
         if isinstance(focused, Input) and focused.id == "console-input":
             # Esc leaves the command line, so s / c / r act on the program again
-            self.query_one(ProgramView).focus()
+            self.screen.set_focus(self.query_one(ProgramView))
             return
         if self.screen.maximized is not None:
             self.screen.minimize()
@@ -703,7 +704,16 @@ class NeurondbgApp(App[None]):
         self.push_screen(HelpScreen(self.screen))
 
     def action_console(self) -> None:
-        self.query_one("#console-input").focus()
+        """`:` gives the command line the keyboard before the next key is handled. A
+        priority binding and the screen's own `set_focus`: a plain binding runs only once
+        the key has bubbled up from the focused widget, and `Widget.focus()` waits for the
+        queued keys, so `:break` typed fast or pasted would run `b`, `r`, ... as hotkeys.
+        In a text box, or off the debugger screen, `:` is an ordinary key."""
+        screen = self.screen
+        if isinstance(self.focused, Input) or not isinstance(screen, DebuggerScreen):
+            raise SkipAction
+        box = screen.query_one("#console-input", Input)
+        screen.set_focus(box)
 
     def _prefill(self, text: str) -> None:
         """Focus the console with `text` typed, for palette commands that take a path."""
