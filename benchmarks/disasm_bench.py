@@ -8,7 +8,7 @@ Usage: python benchmarks/disasm_bench.py [--mib 1024] [--delays 1,2,4,8] [--neff
   process's exit is printed with its exit code (wanted: 130, within 0.1 s);
 - `--full`: the same program disassembled to the end: wall and CPU seconds, records/s,
   peak memory (the output is streamed, so memory does not grow with the program);
-- `--neff`: `neurondbg disasm` of a synthetic NEFF the size of the largest public one
+- `--neff`: `neurondbg disasm` of the large synthetic NEFF
   (benchmarks/neff_bench.py), whole process wall and CPU seconds, and the in-process
   time of disassembling its five streams (machine.asm.disasm.disassemble_lines).
 """

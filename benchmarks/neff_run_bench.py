@@ -1,12 +1,12 @@
-"""Benchmark: run a synthetic NEFF the size of the largest public one to completion.
+"""Benchmark: run a large synthetic NEFF to completion.
 
 The NEFF is benchmarks/neff_bench.py's (about 170,000 records in five streams, 7,000 DMA
-entries of 25 descriptors: 175,000), its input variable grown so every descriptor stays
-inside it and DVE's MEMSETs moved off the bytes the entries fill (the kernel is then
-race-free, as real compiler output is: with the races, races on measured 10^5 race
-reports, not the checking). Printed, each a whole `neurondbg` process (interpreter
-start, imports, reading, running; wall and CPU seconds, steps/s, peak memory of the
-child):
+entries of 25 descriptors: 175,000, more DMA than any public NEFF holds), its input
+variable grown so every descriptor stays inside it and DVE's MEMSETs moved off the bytes
+the entries fill (the kernel is then race-free, as real compiler output is: with the
+races, races on measured 10^5 race reports, not the checking). Printed, each a whole
+`neurondbg` process (interpreter start, imports, reading, running; wall and CPU seconds,
+steps/s, peak memory of the child):
 
 - `run --races off`: the headless runner (machine.neff.runner; target >= 1M steps/s);
 - `run --break deadlock --races off`: the same on the core (every step through an
