@@ -23,7 +23,7 @@ WAITS = [m.name for m in WaitMode if m not in (WaitMode.NONE, WaitMode.UNORDERED
 UPDATES = [m.name for m in UpdateMode if m not in (UpdateMode.NONE, UpdateMode.INVALID)
            and not m & 0x80]
 TILES = (0x100, 0x108, 0x110)
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 EQ0_RACE = {
     "pool": ".fill sb[0:2, 0] fp32 count=4 start=1.0 step=0.25 pstep=0.5\n"
@@ -60,7 +60,7 @@ def instruction(draw: st.DrawFn) -> str:
 def kernels(draw: st.DrawFn) -> dict[str, str]:
     n = draw(st.integers(2, 3))
     sizes = [draw(st.integers(1, 3 if n == 2 else 2)) for _ in range(n)]
-    assume(sum(sizes) <= 6)
+    assume(sum(sizes) <= 5)  # up to 560 interleavings, each replayed by the oracle
     return {ENGINES[e]: "\n".join(draw(st.lists(instruction(), min_size=k, max_size=k)))
             + "\nHALT\n" for e, k in enumerate(sizes)}
 

@@ -139,7 +139,7 @@ def test_validate_json_of_distinct_records_is_the_one_by_one_document(engine,
 def test_a_byte_scan_shared_by_records_is_each_records_own() -> None:
     from neurondbg.machine.legality.wire.clause import Ctx
 
-    raw = np.concatenate([distinct(120, 13), near_valid(160, 14)])
+    raw = np.concatenate([distinct(40, 13), near_valid(60, 14)])
     ctx = Ctx(Gen.CAYMAN, "pool")
     shared = 0
     for op in np.unique(raw[:, 0]).tolist():
