@@ -134,7 +134,7 @@ def test_streamed_json_is_the_json_document() -> None:
 
     from neurondbg.commands.validate import _full, _write_full
 
-    raw = np.concatenate([mixed(4, 3000, 20), mixed(5, 300, 300)])
+    raw = np.concatenate([mixed(4, 1000, 20), mixed(5, 100, 100)])
     for dedup in (True, False):
         result = validate_raw(raw, Gen.MAVERICK, "dve", dedup=dedup)
         out = io.StringIO()
