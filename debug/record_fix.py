@@ -4,8 +4,8 @@ lines of the records an edit, or a reverse past one, changed).
 
 The fix is the wire verdict's smallest checked edit set (Verdict.fix_fields: the whole
 predicate passes on this generation and engine); a valid record is left alone and says
-so. The edit itself goes through the debugger's journaled `edit_record` (Machine's or
-Core's), so `reverse` undoes it.
+so. The edit itself goes through the core's journaled `edit_record`, so `reverse`
+undoes it.
 """
 
 from __future__ import annotations

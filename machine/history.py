@@ -2,23 +2,24 @@
 
 The journal (machine/journal.py) undoes steps one at a time. Past the budget its
 oldest steps are dropped, and checkpoints (compact copies of the whole MachineState)
-stand in for them: reaching a position before the kept window restores the newest
-checkpoint at or before it and replays forward. Replay is exact because a step
-depends only on the state (one queue, no clock, no I/O) and `set` edits are replayed
-at their positions (machine/edits.py).
+stand in for them. The core's timeline (machine/core/timeline.py) keeps a core's
+history this way, with the memory capture and the checkpoint byte total here
+(`capture_memory`, `restore_memory`, `CheckpointTotal`); `History` is the same policy
+over one state's journal, for a Machine run alone (machine/debugger.py) and a NEFF run's
+DMA queues (machine/neff/runner.py), which nothing reverses past their journal.
 
-A position is (step, edits): the step count and how many `Machine.edits` the state
-includes. Checkpoint 0 (the state before the first step and the first edit) is always
-kept, so every position of the history stays reachable, and initial memory can be read
-back (session save). Policy: a checkpoint is taken once the journal has grown by
-`interval` bytes since the last one, unless taking it would cost more than ~1/10 of the
-run time (scanning a large SBUF takes ms; a CAST loop journals 1 MiB a step) while the
-budget still holds; when journal + checkpoints exceed the budget, the
-window is folded to the oldest checkpoint inside it; when checkpoints alone take more than
-half the budget, interior ones are thinned (the pair closest together goes first), so
-they stay few and spaced out. The window only folds to a checkpoint older than the
-current step (the last step must stay undoable), so between two checkpoints history can
-run past the budget by up to one `interval` (1/16 of the budget).
+A position is (step, edits): the step count and how many edits the state includes.
+Checkpoint 0 (the state before the first step and the first edit) is always kept, so
+initial memory can be read back (session save). Policy: a checkpoint is taken once the
+journal has grown by `interval` bytes since the last one, unless taking it would cost
+more than ~1/10 of the run time (scanning a large SBUF takes ms; a CAST loop journals
+1 MiB a step) while the budget still holds; when journal + checkpoints exceed the
+budget, the window is folded to the oldest checkpoint inside it; when checkpoints alone
+take more than half the budget, interior ones are thinned (the pair closest together
+goes first), so they stay few and spaced out. The window only folds to a checkpoint
+older than the current step (the last step must stay undoable), so between two
+checkpoints history can run past the budget by up to one `interval` (1/16 of the
+budget). Budget 0 keeps the last few steps only.
 """
 
 from __future__ import annotations
@@ -115,21 +116,6 @@ def capture(state: MachineState, step: int, edits: int, mark: int) -> Checkpoint
                       state.fp8_sat, state.halted, capture_memory(state))
 
 
-def restore(cp: Checkpoint, state: MachineState) -> None:
-    """Put `cp` back into `state` in place (fast closures hold the register list) and
-    empty the journal so its next step is `cp.step`."""
-    state.release_views()
-    state.R[:] = cp.R
-    state.shape[:] = cp.shape
-    state.sem[:] = cp.sem
-    state.pc = cp.pc
-    state.acc[...] = cp.acc
-    state.idx[...] = cp.idx
-    state.fp8_exp4, state.fp8_sat, state.halted = cp.fp8_exp4, cp.fp8_sat, cp.halted
-    restore_memory(cp.mem, state)
-    state.journal.clear(cp.step)
-
-
 C = TypeVar("C")
 
 
@@ -201,7 +187,7 @@ class CheckpointTotal(Generic[CP]):
 
 
 class History(CheckpointTotal[Checkpoint]):
-    """The checkpoints of one machine and the budget policy over them and its journal."""
+    """The checkpoints of one state and the budget policy over them and its journal."""
 
     def __init__(self, budget: int = JOURNAL_BUDGET) -> None:
         if budget < 0:
@@ -215,18 +201,13 @@ class History(CheckpointTotal[Checkpoint]):
 
     @property
     def enabled(self) -> bool:
-        """Whether steps can be reversed (budget 0 keeps no history)."""
+        """Whether it keeps history (budget 0 keeps the last few steps only)."""
         return self.budget > 0
 
     @property
     def interval(self) -> int:
         last = self.checkpoints[-1].nbytes if self.checkpoints else 0
         return max(self.budget // 16, last, 1)
-
-    def chunk(self, most: int) -> int:
-        """Fast steps to run between budget checks: at most `most`, and few enough that
-        one chunk (<= 72 journal bytes a step: MOVE of 8 registers) is ~1/4 of the budget."""
-        return most if not self.enabled else max(64, min(most, self.budget // 288))
 
     def written(self, state: MachineState) -> int:
         return state.journal.nbytes + self.dropped
@@ -243,19 +224,11 @@ class History(CheckpointTotal[Checkpoint]):
         if not self.checkpoints and state.steps == 0 and edits == 0:
             self._add(capture(state, 0, 0, self.written(state)))
 
-    def at_or_before(self, pos: Position) -> Checkpoint:
-        """The newest checkpoint at or before `pos` (checkpoint 0 always qualifies)."""
-        return newest_reached(self.checkpoints, lambda c: c.position <= pos)
-
-    def forget_after(self, pos: Position) -> None:
-        """Drop checkpoints of a future that reversing discarded."""
-        self.checkpoints = kept_reached(self.checkpoints, lambda c: c.position <= pos)
-
     def keep(self, state: MachineState, edits: int) -> None:
         """Hold history to the budget; call between steps (cheap when nothing is due)."""
         j = state.journal
         if not self.enabled:
-            # Keep a few steps: `_refresh_last` re-executes the last one, a fault undoes its own.
+            # Keep a few steps: `refresh_last` re-executes the last one, a fault undoes its own.
             if len(j.steps) > KEEP_LAST or (j.other_bytes > KEEP_LAST_BYTES
                                             and len(j.steps) > 1):
                 before = j.nbytes

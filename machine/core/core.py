@@ -39,9 +39,13 @@ Decisions where the specification is silent (gdb-like):
   engine blocked at its first instruction (it became blocked as the kernel loaded); a
   deadlock always stops.
 - The schedule policy is fixed for the life of a Core (replay recomputes its choices).
-- `interrupt` follows the Machine's contract (machine/debugger.py): no run entry clears
-  it when it starts (one set before stops the run at once, 0 steps); a run that stops
-  because of it clears it; a run ending otherwise leaves it as it is.
+- `interrupt` (set from another thread; checked at step boundaries and every FAST_CHUNK
+  fast steps): no run entry clears it when it starts (an Esc landing between "the UI
+  starts a worker" and "the run begins" would be lost), so one set before stops the run
+  at once, 0 steps; a run that stops because of it clears it (the run consumed it); a
+  run ending otherwise leaves it as it is, so an Esc arriving as one run of a multi-run
+  command ends still stops the next. The caller starting a fresh user command clears
+  stale interrupts on its own thread first.
 - A step on which several breakpoints match reports every one. A stop after a step
   also reports the static breakpoints of the engine the schedule runs next. `cont`
   steps over the static breakpoints of the engine its last stop (or `step`) was about
@@ -93,7 +97,7 @@ from neurondbg.machine.breakpoints import (
     parse_spec,
     passes,
 )
-from neurondbg.machine.core.actor import Actor, ActorKind, EngineQueue, EngineSnap
+from neurondbg.machine.core.actor import Actor, ActorKind, EngineQueue
 from neurondbg.machine.core.events import WaitSpec
 from neurondbg.machine.core.feed import Feeder
 from neurondbg.machine.core.intent import Intent
@@ -110,7 +114,7 @@ from neurondbg.machine.debugger import (
     record_target,
 )
 from neurondbg.machine.engines.record import StepRecord
-from neurondbg.machine.history import JOURNAL_BUDGET, History
+from neurondbg.machine.history import JOURNAL_BUDGET
 from neurondbg.machine.state import RECORD_BYTES, MachineConfig, MachineState
 from neurondbg.machine.stops import EngineStatus, Stop, StopReason
 
@@ -218,7 +222,6 @@ class Core:
         base = config if config is not None else MachineConfig(gen=kernel.gen, **{
             k: v for k, v in _mapping(kernel.machine).items() if k not in ("gen", "engine")})
         self.machines: dict[str, Machine] = {}
-        history = program.history if program is not None else None  # before the core's
         actors: list[Actor] = []
         first: MachineState | None = None
         for e in self.engines:
@@ -271,58 +274,30 @@ class Core:
         self._applied = 0  # edits[:_applied] are in the state (replay catches up)
         self._resume: Resume | None = None
         self._scene: Scene | None = None
-        if program is not None:
-            self._adopt(program, history)
-        elif self._timeline.enabled:
+        if self._timeline.enabled:
             self._timeline.take(self.actors)  # checkpoint 0: the loaded state
 
     @classmethod
     def of_program(cls, machine: Machine, path: Path, *, source: ProgramFile | None = None,
                    journal_budget: int = JOURNAL_BUDGET) -> Core:
-        """A plain PROGRAM's `machine` (loaded from `path`: its data, `--sbuf`, a
-        session's saved steps and edits already in it) as a core with one queue on its
-        engine, which runs and stops as the program does (`lone`). `source`: the file
-        it was read from (the queue's source lines); None: its records alone."""
+        """A plain PROGRAM's `machine` (loaded from `path`: its data, `--sbuf`, anything
+        placed before the first step) as a core with one queue on its engine, which runs
+        and stops as the program does (`lone`); a session's steps and edits are then
+        made on the core (sessions/store.py `restore_on_core`). `source`: the file it
+        was read from (the queue's source lines); None: its records alone. ValueError
+        for a machine that has stepped: the core's history starts where it loads."""
         from neurondbg.machine.asm.loader import ProgramFile
         from neurondbg.machine.core.kernel import make_kernel, make_queue
 
+        if machine.state.steps:
+            raise ValueError(f"{path}: a program joins a core before its first step "
+                             f"(this one took {machine.state.steps})")
         if source is None:
             source = ProgramFile(path, machine.program, [], dict(machine.labels))
         kernel = make_kernel(machine.config.gen, [make_queue(machine.config.engine, source,
                                                              path)], [], {}, path)
         return cls(kernel, machine.config, races=False, journal_budget=journal_budget,
                    program=machine)
-
-    def _adopt(self, m: Machine, history: History | None) -> None:
-        """A program's machine comes with the steps it took (a session replayed to its
-        step), its edits and the `history` it kept of them: the core's timeline and edits
-        continue from those, so its global steps are the program's and reverse goes back
-        past where the program was loaded, as on the machine."""
-        tl, j, engine = self._timeline, m.state.journal, self.engines[0]
-        tl.origin, tl.schedule = j.origin, bytearray(len(j.steps))  # every step the one queue's
-        tl.origin_last = 0 if j.origin else -1
-        if not tl.enabled or history is None:
-            return
-        edits = []
-        for e, old in m.journaled_edits():
-            index = record_index(e.target)
-            if index is not None:
-                edits.append(CoreEdit(e.step, engine, index,
-                                      int.from_bytes(bits_record(e.value), "big"), old))
-            else:
-                edits.append(CoreEdit(e.step, engine, ex.parse_target(e.target),
-                                      int(e.value, 0), old))
-        self.edits, self._applied = edits, len(edits)
-        tl.dropped = history.dropped
-        # a core checkpoint at step S holds the edits made before S: a machine's at
-        # (S, edits) is one when those are all of them (checkpoint 0 always is)
-        tl.checkpoints = [
-            CoreCheckpoint(c.step, 0 if c.step else -1, c.mark, [EngineSnap(
-                c.step, list(c.R), c.pc, list(c.shape), c.acc, c.idx, c.fp8_exp4, c.fp8_sat,
-                c.halted)], list(c.sem), c.mem)
-            for c in history.checkpoints if c.edits == sum(e.step < c.step for e in edits)]
-        if not tl.checkpoints:  # nothing changed yet: the loaded state is checkpoint 0
-            tl.take(self.actors)
 
     # -- reading ------------------------------------------------------------------------
     @property
@@ -880,7 +855,7 @@ class Core:
         assert rec is not None
         by = self._by(i, rec)
         # The engine the schedule runs next may be at a static breakpoint too: reported
-        # (and counted) here, as one queue reports it (machine/debugger.py), and stepped
+        # (and counted) here, as a program's one queue always reported it, and stepped
         # over by the next run; any other engine's are still checked when it issues.
         nxt = self._next_pick()
         static = [] if nxt is None else [b for b in self._static_hits(nxt)

@@ -160,7 +160,7 @@ class AdapterBase:
 
     def _ready(self) -> Target:
         """The idle target, about to run a command: a `pause` that raced the end of the
-        last run (the model's run entries never clear `interrupt`, machine/debugger.py)
+        last run (the model's run entries never clear `interrupt`, machine/core/core.py)
         is dropped here, on the adapter's thread, so it cannot stop this one at once."""
         if self.terminated:
             raise RequestError("the debug session has terminated; start a new one to run "

@@ -1,4 +1,4 @@
-"""The Core's run entries keep the Machine's interrupt contract (machine/core/core.py):
+"""The Core's run entries keep the interrupt contract (machine/core/core.py):
 an interrupt set before a run stops it at once and is consumed; a run that ends for
 another reason leaves the flag alone."""
 

@@ -219,7 +219,7 @@ def test_session_file_launches_at_its_saved_step(tmp_path: Any) -> None:
     from neurondbg.sessions.cli_support import open_program_or_session, save_after_run
 
     opened = open_program_or_session(LOOP)
-    opened.machine.step_n(5)
+    opened.core.cont(max_steps=5)
     save_after_run(tmp_path / "s.toml", opened)
     c = launched(tmp_path / "s.toml", stopOnEntry=True)
     c.ok("configurationDone")

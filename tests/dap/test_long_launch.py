@@ -22,7 +22,7 @@ def far_session(tmp_path: Path) -> Path:
     src = tmp_path / "spin.asm"
     src.write_text(SPIN)
     opened = open_program_or_session(src)
-    opened.machine.step_n(5)
+    opened.core.cont(max_steps=5)
     path = tmp_path / "far.toml"
     save_after_run(path, opened)
     path.write_text(path.read_text().replace("steps = 5", f"steps = {FAR}"))

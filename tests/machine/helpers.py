@@ -93,8 +93,8 @@ def get(m: Machine, partition: int, offset: int, dtype, count: int) -> np.ndarra
 
 
 def last(core: Core):  # a StepRecord
-    """The record of the newest step, as one machine's `continue` left it: a run's fast
-    steps keep none, so the newest is undone and taken again with its record."""
+    """The record of the newest step: a run's fast steps keep none, so the newest is
+    undone and taken again with its record."""
     m = queue(core)
     rec = m.last
     if rec is None or rec.step != m.state.steps - 1:

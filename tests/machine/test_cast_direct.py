@@ -9,10 +9,11 @@ import pytest
 from neurondbg.machine.convert import convert
 from neurondbg.machine.convert.formats import FORMATS
 from tests.machine.helpers import (
+    core_of,
     get,
     machine,
     put,
-    use_core,
+    queue,
 )
 
 PAIRS = [(s, d) for s in FORMATS for d in FORMATS]
@@ -165,18 +166,20 @@ def test_outputs_and_flags_stay_after_the_next_step_overwrites_them() -> None:
 
 
 def test_verdicts_are_computed_only_when_read_or_a_stop_needs_them() -> None:
-    m = machine("CAST in_dtype=FP32 out_dtype=BF16 nac=1 src=sb[0, 0] step=[1,0,0,0] "
+    c = core_of("CAST in_dtype=FP32 out_dtype=BF16 nac=1 src=sb[0, 0] step=[1,0,0,0] "
                 "num=[4,1,1,1] dst=sb[0, 0x40] step=[1,0,0,0] num=[4,1,1,1]\n"
                 "CAST in_dtype=FP32R out_dtype=BF16 nac=1 src=sb[0, 0] step=[1,0,0,0] "
                 "num=[4,1,1,1] dst=sb[0, 0x40] step=[1,0,0,0] num=[4,1,1,1]\nHALT",
                 partitions=1)
-    rec = m.step()
-    assert rec.executed and m._verdicts == {}  # stepping did not explain record 0
+    m = queue(c)
+    rec = c.step().record
+    assert rec is not None and rec.executed and m._verdicts == {}  # not explained yet
     assert rec.verdict is not None and rec.verdict.valid and list(m._verdicts) == [0]
-    m.state.undo_step()
-    assert m.step().verdict is rec.verdict  # explained once per record, then shared
+    assert c.reverse_step()
+    again = c.step().record
+    assert again is not None and again.verdict is rec.verdict  # explained once, shared
     # record 1 fails legality (FP32R is output-only): the stop explains it
-    stop = use_core(m).cont()
+    stop = c.cont()
     assert stop.reason == "invalid" and 1 in m._verdicts
     assert "FP32R" in stop.detail or "dtype" in stop.detail
     assert stop.record.to_dict()["verdict"] == "failed"

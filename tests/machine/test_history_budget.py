@@ -1,4 +1,5 @@
-"""Bounded history: the journal budget, checkpoints, exact reverse past the kept window."""
+"""Bounded history of a program on its one-queue core: the journal budget, checkpoints,
+exact reverse past the kept window (machine/core/timeline.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neurondbg.machine import debugger
-from neurondbg.machine.history import KEEP_LAST, KEEP_LAST_BYTES
+from neurondbg.machine.core import core as core_module
+from neurondbg.machine.core.timeline import KEEP_NONE_STEPS
+from neurondbg.machine.history import KEEP_LAST_BYTES
 from neurondbg.machine.isa.programs import counted_loop
 
-from .helpers import clear_breakpoints, core_of, edits, machine, position
+from .helpers import clear_breakpoints, core_of, edits, machine, position, queue, use_core
 
 
 def loop(trips: int) -> str:
@@ -35,29 +37,35 @@ BUDGET = 256 << 10
 
 
 def _forward_digests(m, marks: list[int]) -> dict[int, str]:
-    """Run `m` to each step count in `marks` (ascending), recording the state digest."""
+    """Run core `m` to each step count in `marks` (ascending), recording the digest."""
     out = {}
     for k in marks:
-        st = m.state() if callable(m.state) else m.state  # a core, or a Machine
-        m.cont(max_steps=k - st.steps)
-        assert st.steps == k
-        out[k] = st.digest()
+        m.cont(max_steps=k - m.steps)
+        assert m.steps == k
+        out[k] = m.state().digest()
     return out
 
 
+def seeded(text: str, vals: np.ndarray, **kw):  # a Core
+    """`text` on its core with `vals` in SBUF before the first step (the loaded state)."""
+    m = machine(text, **kw)
+    m.state.sbuf[:4, :32] = vals.view(np.uint8)
+    return use_core(m, **kw)
+
+
 def test_a_long_run_stays_under_the_budget_and_folds_into_checkpoints() -> None:
-    m = machine(loop(100_000), journal_budget=BUDGET)
-    assert m.cont().reason == "halt" and m.state.steps == 300_003
-    h = m.history
+    m = core_of(loop(100_000), journal_budget=BUDGET)
+    assert m.cont().reason == "halt" and m.steps == 300_003
+    tl = m._timeline
     # The window folds to a checkpoint older than the current step (the last step stays
     # undoable), so between checkpoints history may run past the budget by one interval.
-    assert h.nbytes(m.state) <= BUDGET + h.interval
-    assert m.state.journal.origin > 0  # folded: the oldest steps live in checkpoints only
-    assert h.checkpoints[0].position == (0, 0) and len(h.checkpoints) >= 2
+    assert m.history_nbytes <= BUDGET + tl.interval()
+    assert m.state().journal.origin > 0  # folded: the oldest steps live in checkpoints only
+    assert tl.checkpoints[0].step == 0 and len(tl.checkpoints) >= 2
     # The same run with the default budget keeps everything and folds nothing.
-    full = machine(loop(100_000))
+    full = core_of(loop(100_000))
     full.cont()
-    assert full.state.journal.origin == 0 and full.state.journal.nbytes > BUDGET
+    assert full.state().journal.origin == 0 and full.state().journal.nbytes > BUDGET
 
 
 def test_reverse_past_the_window_is_bit_exact() -> None:
@@ -74,23 +82,21 @@ def test_reverse_past_the_window_is_bit_exact() -> None:
 
 
 def test_reverse_past_the_window_with_memory_writes_and_then_forward_again() -> None:
-    m = machine(CAST_LOOP.format(trips=3000), journal_budget=BUDGET)
     vals = np.linspace(-3, 3, 32, dtype=np.float32).reshape(4, 8)
-    m.state.sbuf[:4, :32] = vals.view(np.uint8)
-    ref = machine(CAST_LOOP.format(trips=3000))
-    ref.state.sbuf[:4, :32] = vals.view(np.uint8)
+    m = seeded(CAST_LOOP.format(trips=3000), vals, journal_budget=BUDGET)
+    ref = seeded(CAST_LOOP.format(trips=3000), vals)
     want = _forward_digests(ref, [5, 4321, 9000])
     end = ref.cont()
     m.cont()
-    assert m.state.journal.origin > 0 and m.state.digest() == ref.state.digest()
-    start = m.initial_memory()  # what a session save writes: memory before step 0
+    assert m.state().journal.origin > 0 and m.state().digest() == ref.state().digest()
+    start = queue(m).initial_memory()  # what a session save writes: memory before step 0
     assert start["sbuf"][:4, :32].tobytes() == vals.tobytes() and not start["sbuf"][:, 32:].any()
-    m.reverse(m.state.steps - 4321)
-    assert m.state.digest() == want[4321]
+    m.reverse(m.steps - 4321)
+    assert m.state().digest() == want[4321]
     m.reverse(4321 - 5)
-    assert m.state.digest() == want[5]
-    assert m.cont(max_steps=9000 - 5).reason == "max-steps" and m.state.digest() == want[9000]
-    assert m.cont().reason == end.reason and m.state.digest() == ref.state.digest()
+    assert m.state().digest() == want[5]
+    assert m.cont(max_steps=9000 - 5).reason == "max-steps" and m.state().digest() == want[9000]
+    assert m.cont().reason == end.reason and m.state().digest() == ref.state().digest()
 
 
 def test_reverse_continue_finds_breakpoints_in_the_folded_region() -> None:
@@ -109,49 +115,59 @@ def test_reverse_continue_finds_breakpoints_in_the_folded_region() -> None:
     assert m.reverse_continue().reason == "start" and m.state().steps == 0
 
 
-def test_reverse_of_many_steps_reports_progress_and_can_be_interrupted(monkeypatch) -> None:
-    monkeypatch.setattr(debugger, "FAST_CHUNK", 256)  # interrupt checks every 256 steps
-    ref = machine(loop(100_000))
-    m = machine(loop(100_000), journal_budget=BUDGET)
+def test_reverse_of_many_steps_can_be_interrupted_in_its_replay(monkeypatch) -> None:
+    monkeypatch.setattr(core_module, "FAST_CHUNK", 256)  # interrupt checks every 256 steps
+    ref = core_of(loop(100_000))
+    m = core_of(loop(100_000), journal_budget=BUDGET)
     m.cont()
-    cps = [c.step for c in m.history.checkpoints]
+    cps = [c.step for c in m._timeline.checkpoints]
     gap, left = max((b - a, a) for a, b in itertools.pairwise(cps))
     assert gap > 1024
     target = left + gap // 2  # in the folded region, far from any checkpoint: a replay
-    seen: list[tuple[int, int]] = []
+    runs = 0
+    fast_run = queue(m).fast_run
 
-    def progress(done: int, total: int) -> None:
-        seen.append((done, total))
-        if len(seen) == 2:
+    def counted(budget: int) -> int:  # the replay runs the loop's SEQ steps fast
+        nonlocal runs
+        runs += 1
+        if runs == 2:
             m.interrupt.set()
+        return fast_run(budget)
 
-    stop = m.reverse(m.state.steps - target, progress=progress)
-    assert stop.reason == "interrupt" and len(seen) == 2 and seen[0] == (256, gap // 2)
-    at = m.state.steps
-    assert at == left + 512  # stopped where it was, and exact there
+    queue(m).fast_run = counted  # type: ignore[method-assign]
+    first = m.steps
+    stop = m.reverse(m.steps - target)
+    queue(m).fast_run = fast_run  # type: ignore[method-assign]
+    assert stop.reason == "interrupt" and not m.interrupt.is_set()  # the run consumed it
+    at = m.steps
+    assert left < at < target and stop.steps == first - at  # between the two...
     ref.cont(max_steps=at)
-    assert m.state.digest() == ref.state.digest()
-    assert m.reverse(at - 10).reason == "max-steps" and m.state.steps == 10
+    assert m.state().digest() == ref.state().digest()  # ... and exact there
+    assert m.reverse(at - 10).reason == "max-steps" and m.steps == 10
 
 
 def test_no_history_keeps_a_bounded_journal_and_refuses_reverse() -> None:
-    m = machine(loop(100_000), journal_budget=0)
-    assert m.cont().reason == "halt" and m.state.steps == 300_003
-    assert len(m.state.journal.steps) <= KEEP_LAST + (1 << 16)
-    assert m.last is not None and m.last.mnemonic == "HALT"
+    m = core_of(loop(100_000), journal_budget=0)
+    stop = m.cont()
+    assert stop.reason == "halt" and m.steps == 300_003
+    assert len(m.state().journal.steps) <= KEEP_NONE_STEPS + (1 << 16)
+    assert stop.record is not None and stop.record.mnemonic == "HALT"
     stop = m.reverse(5)
-    assert stop.reason == "start" and "no history" in stop.detail and m.state.steps == 300_003
+    assert stop.reason == "start" and "no history" in stop.detail and m.steps == 300_003
     assert not m.reverse_step() and m.reverse_continue().reason == "start"
     # The start state is still known (session save writes its memory images).
-    assert set(m.initial_memory()) == {"sbuf", "psum"}
+    assert set(queue(m).initial_memory()) == {"sbuf", "psum"}
 
 
 def test_who_wrote_answers_within_the_kept_window_only() -> None:
-    m = machine(loop(100_000), journal_budget=BUDGET)
-    m.cont()
-    assert m.state.who_wrote("R5") is None  # step 1 was folded away
-    step, pc = m.state.who_wrote("R1")
-    assert pc == 0x80 and step == m.state.steps - 4
+    m = core_of(loop(100_000), journal_budget=BUDGET)
+    assert m.cont().reason == "halt" and m.steps == 300_003
+    # the core may fold its window up to its newest checkpoint (here the HALT's step):
+    # back three steps, the window is rebuilt from an older one and holds the last trip
+    m.reverse(3)
+    assert m.state().who_wrote("R5") is None  # step 1 was folded away
+    step, pc = m.state().who_wrote("R1")
+    assert pc == 0x80 and step == 300_003 - 4
 
 
 def test_no_history_bounds_memory_writes_too() -> None:

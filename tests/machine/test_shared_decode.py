@@ -46,7 +46,7 @@ class EagerMachine(Machine):
     def instruction(self, i: int) -> Instruction:
         return decode(self.program.record(i), offset=i * RECORD_BYTES, index=i)
 
-    def _fast_run(self, budget: int, plain: bool = False) -> int:
+    def _fast_run(self, budget: int) -> int:
         return 0
 
 

@@ -30,7 +30,7 @@ def test_a_kernel_source_opens_on_a_core_with_its_schedule() -> None:
 def test_sessions_of_both_kinds_save_and_reopen_at_their_step(tmp_path: Path) -> None:
     prog = open_path(EX / "loop.asm")
     assert isinstance(prog, Opened)
-    prog.machine.cont(max_steps=7)
+    prog.core.cont(max_steps=7)
     save_opened(tmp_path / "p.toml", prog)
     kern = open_path(EX / "kernels" / "double_buffer.asm")
     assert isinstance(kern, OpenedKernel)
