@@ -95,6 +95,17 @@ def test_a_dtype_pair_and_its_out_dtype_both_wrong_are_repaired_together() -> No
     assert explain(out.tobytes(), Gen.CAYMAN, fixes=False).valid
 
 
+def test_a_dtype_fix_that_uncovers_a_misaligned_address_keeps_the_opcode() -> None:
+    """An invalid in_dtype on COPY and a source address off by one byte (which the
+    invalid dtype hid): restoring FP32 uncovers the misalignment, so the fix of both
+    fields is found by the second round, not COPY -> CAST of the same size."""
+    rec = record("is_valid_copy")
+    rec["in_dtype"] = 0
+    rec["src_mem_pattern.start_addr"] = 1
+    v = explain(rec.tobytes(), Gen.CAYMAN)
+    assert v.fix_fields == {"in_dtype": int(Dtype.FP32), "src_mem_pattern.start_addr": 0}
+
+
 def test_an_access_pattern_fix_changes_only_the_wrong_dimension() -> None:
     rec = record("is_valid_copy")
     rec["src_mem_pattern.num_elem"] = (2, 2, 1, 1)  # 4 elements, another shape than dst's

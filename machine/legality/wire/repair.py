@@ -17,10 +17,10 @@ it and that field's candidate values that pass every clause reading either: a fi
 both at once. Combinations of candidates, each clause's or none, are then applied to
 copies of the record and judged together in one vectorized pass of the predicate; the
 smallest passing edit set wins: fewest fields, then one that keeps the opcode, then the
-most plausible candidates (docs/legality.md "Fixes"). Where nothing passes, an edit
-that uncovers another failure gets a second round; where a clause no field edit fixes
-(the engine's dispatch table, the generation's opcode set), `partial` fixes the others
-and `no_fix` says why.
+most plausible candidates (docs/legality.md "Fixes"). Where nothing passes, or only an
+opcode change does, an edit that uncovers another failure gets a second round; where a
+clause no field edit fixes (the engine's dispatch table, the generation's opcode set),
+`partial` fixes the others and `no_fix` says why.
 """
 
 from __future__ import annotations
@@ -600,10 +600,14 @@ def plan(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: 
     passing = [] if none_passes else _passing(combos, rec, pred, ctx, forced, ())
     combined = passing[0][2] if passing else None
     stuck = _stuck(failing, cands)
-    if combined is None and _second_round_due(failing, stuck, depth):
-        combined = _second_round(pred, struct, rec, values, ctx, failing, combos, forced,
-                                 depth)
-        if combined is not None:
+    # an opcode change is chosen only when no fix as small keeps the opcode: one may be
+    # behind an uncovered failure (a dtype restored makes a wrong address misaligned)
+    if (combined is None or OPCODE in combined) and _second_round_due(failing, stuck, depth):
+        second = _second_round(pred, struct, rec, values, ctx, failing, combos, forced,
+                               depth)
+        if second is not None and (combined is None or (OPCODE not in second
+                                                        and len(second) <= len(combined))):
+            combined = second
             passing = [(len(combined), 0, combined, tuple(True for _ in failing))]
     partial = None
     if combined is None and _partial_due(failing, stuck):
@@ -691,11 +695,14 @@ def plan_many(pred: Predicate, struct: Struct, rec: np.ndarray, values: Sequence
     for r in bad:  # plan() is the search of record: where this batch's may differ from it
         same = not (_shares_array(cands[r]) or _joint_fields(failing[r], struct))
         stuck = _stuck(failing[r], cands[r])
-        more = out[r].combined is None and (_second_round_due(failing[r], stuck, 0)
-                                            or _partial_due(failing[r], stuck))
-        if more or not same:  # `same`: this batch judged plan()'s own combinations
+        found_r = out[r].combined
+        more = found_r is None and (_second_round_due(failing[r], stuck, 0)
+                                    or _partial_due(failing[r], stuck))
+        opcode = (found_r is not None and OPCODE in found_r
+                  and _second_round_due(failing[r], stuck, 0))
+        if more or opcode or not same:  # `same`: this batch judged plan()'s combinations
             out[r] = plan(pred, struct, rec[r:r + 1], values[r], ctx, failing[r],
-                          cands=cands[r], none_passes=same)
+                          cands=cands[r], none_passes=same and not opcode)
     return out
 
 
