@@ -79,6 +79,33 @@ def test_a_dtype_becomes_the_nearest_of_its_kind_and_width(field: str) -> None:
     assert list(v.fix_fields) == [field] and new.kind == "float" and new.bits == 8
 
 
+def test_a_dtype_pair_and_its_out_dtype_both_wrong_are_repaired_together() -> None:
+    """Both nibbles of the dtype pair invalid and out_dtype invalid too, where src1's
+    dtype must equal out_dtype: no value of the pair passes with out_dtype as it is, so
+    the two fields are searched together (restoring both is a two-field fix)."""
+    name = "is_valid_copy_cast_predicated"
+    rec = record(name)
+    rec["in0_in1_dtype"] = 0
+    rec["out_dtype"] = Dtype.UINT64
+    v = explain(rec.tobytes(), Gen.CAYMAN)
+    assert not v.valid and v.fix_fields is not None, v.no_fix
+    assert sorted(v.fix_fields) == ["in0_in1_dtype", "out_dtype"]
+    assert v.fix_fields["in0_in1_dtype"] >> 4 == v.fix_fields["out_dtype"]  # src1 == out
+    out = apply(STRUCTS[BY_NAME[name].struct], rec, v.fix_fields)
+    assert explain(out.tobytes(), Gen.CAYMAN, fixes=False).valid
+
+
+def test_a_dtype_fix_that_uncovers_a_misaligned_address_keeps_the_opcode() -> None:
+    """An invalid in_dtype on COPY and a source address off by one byte (which the
+    invalid dtype hid): restoring FP32 uncovers the misalignment, so the fix of both
+    fields is found by the second round, not COPY -> CAST of the same size."""
+    rec = record("is_valid_copy")
+    rec["in_dtype"] = 0
+    rec["src_mem_pattern.start_addr"] = 1
+    v = explain(rec.tobytes(), Gen.CAYMAN)
+    assert v.fix_fields == {"in_dtype": int(Dtype.FP32), "src_mem_pattern.start_addr": 0}
+
+
 def test_an_access_pattern_fix_changes_only_the_wrong_dimension() -> None:
     rec = record("is_valid_copy")
     rec["src_mem_pattern.num_elem"] = (2, 2, 1, 1)  # 4 elements, another shape than dst's

@@ -10,14 +10,17 @@ elsewhere in the record), and each array all zeros or all ones; each tried at on
 with the clause's own vectorized check, the nearest to the current value first (in
 meaning for a dtype: kind, then width, then bits). The opcode byte and the sync modes
 are never searched: changing what an instruction is must be a declared repair (e.g.
-COPY -> CAST), and an invalid mode's repair is NONE. Combinations of candidates, each
-clause's or none, are then applied to copies of the record and judged together in
-one vectorized pass of the predicate; the smallest passing edit set wins: fewest
-fields, then one that keeps the opcode, then the most plausible candidates
-(docs/legality.md "Fixes"). Where nothing passes, an edit that uncovers another
-failure gets a second round; where a clause no field edit fixes (the engine's
-dispatch table, the generation's opcode set), `partial` fixes the others and
-`no_fix` says why.
+COPY -> CAST), and an invalid mode's repair is NONE. Where failing clauses share a
+one-byte field, its values that pass them all come first among their candidates, then
+(for a clause of them that also reads a field a further failing clause reads) pairs of
+it and that field's candidate values that pass every clause reading either: a fix of
+both at once. Combinations of candidates, each clause's or none, are then applied to
+copies of the record and judged together in one vectorized pass of the predicate; the
+smallest passing edit set wins: fewest fields, then one that keeps the opcode, then the
+most plausible candidates (docs/legality.md "Fixes"). Where nothing passes, or only an
+opcode change does, an edit that uncovers another failure gets a second round; where a
+clause no field edit fixes (the engine's dispatch table, the generation's opcode set),
+`partial` fixes the others and `no_fix` says why.
 """
 
 from __future__ import annotations
@@ -597,10 +600,14 @@ def plan(pred: Predicate, struct: Struct, rec: np.ndarray, values: Values, ctx: 
     passing = [] if none_passes else _passing(combos, rec, pred, ctx, forced, ())
     combined = passing[0][2] if passing else None
     stuck = _stuck(failing, cands)
-    if combined is None and _second_round_due(failing, stuck, depth):
-        combined = _second_round(pred, struct, rec, values, ctx, failing, combos, forced,
-                                 depth)
-        if combined is not None:
+    # an opcode change is chosen only when no fix as small keeps the opcode: one may be
+    # behind an uncovered failure (a dtype restored makes a wrong address misaligned)
+    if (combined is None or OPCODE in combined) and _second_round_due(failing, stuck, depth):
+        second = _second_round(pred, struct, rec, values, ctx, failing, combos, forced,
+                               depth)
+        if second is not None and (combined is None or (OPCODE not in second
+                                                        and len(second) <= len(combined))):
+            combined = second
             passing = [(len(combined), 0, combined, tuple(True for _ in failing))]
     partial = None
     if combined is None and _partial_due(failing, stuck):
@@ -688,11 +695,14 @@ def plan_many(pred: Predicate, struct: Struct, rec: np.ndarray, values: Sequence
     for r in bad:  # plan() is the search of record: where this batch's may differ from it
         same = not (_shares_array(cands[r]) or _joint_fields(failing[r], struct))
         stuck = _stuck(failing[r], cands[r])
-        more = out[r].combined is None and (_second_round_due(failing[r], stuck, 0)
-                                            or _partial_due(failing[r], stuck))
-        if more or not same:  # `same`: this batch judged plan()'s own combinations
+        found_r = out[r].combined
+        more = found_r is None and (_second_round_due(failing[r], stuck, 0)
+                                    or _partial_due(failing[r], stuck))
+        opcode = (found_r is not None and OPCODE in found_r
+                  and _second_round_due(failing[r], stuck, 0))
+        if more or opcode or not same:  # `same`: this batch judged plan()'s combinations
             out[r] = plan(pred, struct, rec[r:r + 1], values[r], ctx, failing[r],
-                          cands=cands[r], none_passes=same)
+                          cands=cands[r], none_passes=same and not opcode)
     return out
 
 
@@ -723,21 +733,82 @@ def _with_joint(cands: list[list[Edit]], failing: Sequence[tuple[Path, Clause]],
                 struct: Struct, rec: np.ndarray, ctx: Ctx) -> list[list[Edit]]:
     """Where failing clauses share a one-byte field (a dtype pair's two nibbles), the
     values of it that make them all pass, first among each one's candidates: each
-    clause's own nearest value may fail the other."""
+    clause's own nearest value may fail the other. Where one of them also reads another
+    field that a further failing clause reads (that field is wrong too: src1's dtype must
+    equal an invalid out_dtype), the two are also scanned together, and the pairs that
+    pass every clause reading either follow, offered by the clauses that read both."""
+    lead: dict[int, list[Edit]] = {}  # per clause: the shared values put first
+    pairs: dict[int, list[Edit]] = {}
     for name, idx in _joint_fields(failing, struct).items():
         f = struct.field(name)
         vals = np.arange(-128, 128) if f.signed else np.arange(256)
         ok = _scan(_All([failing[i][1] for i in idx]), rec, ctx, name, vals,  # type: ignore[arg-type]
                    Rows)[0][0]
         old = int(rec[name][0])
-        dist = (_DTYPE_DISTANCE[old & 0xFF, vals & 0xFF] if f.role == "dtype"
-                else _POPCOUNT[(vals ^ old) & 0xFF])
+        dist = _distance(f, old, vals)
         good = ok & (vals != old)
         order = vals[good][np.argsort(dist[good], kind="stable")]
         joint = [{name: int(v)} for v in order[:2]]
         for i in idx:
             cands[i] = (joint + [e for e in cands[i] if e not in joint])[:K_MAX]
+            lead[i] = joint + [e for e in lead.get(i, []) if e not in joint]
+        for _, both, edits in _pair_scan(name, idx, cands, failing, struct, rec, ctx):
+            for i in both:
+                pairs[i] = pairs.get(i, []) + [e for e in edits if e not in pairs.get(i, [])]
+    for i, two in pairs.items():  # right after the shared values: fewer fields first
+        n = len([e for e in lead.get(i, []) if e in cands[i]])
+        cands[i] = (cands[i][:n] + two[:2] + [e for e in cands[i][n:] if e not in two[:2]])
+        cands[i] = cands[i][:K_MAX]
     return cands
+
+
+def _distance(f: Field, old: int, vals: np.ndarray) -> np.ndarray:
+    """How far each of `vals` is from `old`, as the byte scan orders them: a dtype in
+    meaning, any other byte in bits."""
+    if f.role == "dtype":
+        return cast(np.ndarray, _DTYPE_DISTANCE[old & 0xFF, vals & 0xFF])
+    return cast(np.ndarray, _POPCOUNT[(vals ^ old) & 0xFF])
+
+
+def _pair_scan(name: str, idx: Sequence[int], cands: Sequence[list[Edit]],
+               failing: Sequence[tuple[Path, Clause]], struct: Struct, rec: np.ndarray,
+               ctx: Ctx) -> list[tuple[str, list[int], list[Edit]]]:
+    """For each other one-byte field a clause of `idx` (those sharing `name`) reads and a
+    failing clause outside `idx` reads too: (that field, the clauses of `idx` reading it,
+    the first two edits of both fields together that pass every failing clause reading
+    either). The other field takes the values the failing clauses' candidates give it
+    (at most K_MAX), `name` all 256: one vectorized scan of at most K_MAX x 256 rows."""
+    out = []
+    reads = [{g.name for g in _scan_fields(cl, struct)} for _, cl in failing]
+    f = struct.field(name)
+    vals = np.arange(-128, 128) if f.signed else np.arange(256)
+    old = int(rec[name][0])
+    for other in sorted(set().union(*(reads[i] for i in idx)) - {name}):
+        both = [i for i in idx if other in reads[i]]
+        outside = [i for i in range(len(failing)) if i not in idx and other in reads[i]]
+        if not both or not outside:
+            continue
+        g = struct.field(other)
+        g_old = int(rec[other][0])
+        tried = list(dict.fromkeys(int(e[other]) for c in cands for e in c
+                                   if e.keys() == {other} and int(e[other]) != g_old))
+        tried = tried[:K_MAX]
+        if not tried:
+            continue
+        gv = np.array(tried, dtype=np.int64)
+        rows = np.repeat(rec, len(gv) * 256)
+        rows[other] = np.repeat(gv, 256).astype(rows[other].dtype)
+        rows[name] = np.tile(vals, len(gv)).astype(rows[name].dtype)
+        group = _All([failing[i][1] for i in sorted({*idx, *outside})])
+        ok = group.check(Rows(rows, ctx)).reshape(len(gv), 256) & (vals != old)[None, :]
+        dist = _distance(g, g_old, gv)[:, None] + _distance(f, old, vals)[None, :]
+        key = np.where(ok, dist, _NONE).reshape(-1)
+        first = np.argsort(key, kind="stable")[:2]  # ties: the earlier tried value first
+        edits: list[Edit] = [{name: int(vals[k % 256]), other: int(gv[k // 256])}
+                             for k in first.tolist() if key[k] < _NONE]
+        if edits:
+            out.append((other, both, edits))
+    return out
 
 
 def _shares_array(cands: Sequence[list[Edit]]) -> bool:
