@@ -27,6 +27,8 @@ class Pre:
     plan: Plan
     waits: tuple[tuple[int, Callable[[int], bool]], ...]  # (semaphore, condition)
     observed: tuple[int, ...]  # values of the semaphores TEST_EVENT_SEM READ_* copies
+    # every wait an immediate `>=` (Plan.ge): (semaphore, value) each, in place of `waits`
+    ge: tuple[tuple[int, int], ...] | None = None
 
 
 class Feeder:
@@ -37,13 +39,18 @@ class Feeder:
         self.initial = initial  # each semaphore's value at step 0
 
     def before(self, st: MachineState, plan: Plan) -> Pre:
-        return Pre(plan, tuple((w.idx, w.predicate(st)) for w in plan.waits),
-                   tuple(st.sem[k] for k in plan.reads))
+        reads = tuple(st.sem[k] for k in plan.reads) if plan.reads else ()
+        if plan.ge is not None:
+            return Pre(plan, (), reads, tuple((idx, v) for idx, v, _ in plan.ge))
+        return Pre(plan, tuple((w.idx, w.predicate(st)) for w in plan.waits), reads)
 
     def after(self, engine: str, rec: StepRecord, pre: Pre, reads: list[Region],
               step: int) -> list[Race]:
         det, init = self.detector, self.initial
         pc, op = rec.pc, rec.mnemonic
+        if pre.ge is not None:
+            for sem, value in pre.ge:
+                det.acquire_ge(engine, sem, value, step, init[sem])
         for sem, holds in pre.waits:
             det.acquire(engine, sem, holds, step, init[sem])
         for sem, v in zip(pre.plan.reads, pre.observed, strict=True):

@@ -401,14 +401,18 @@ class RaceDetector:
         self._begin(step)
         s = self._s
         rel = _run_start(s.hist.get(sem), s.lost.get(sem, 0), holds, initial)
-        if rel is None:
-            return
-        ei = self._index[engine]
-        clock = s.clocks[ei]
-        old = clock[:]
-        if join(clock, rel.clock):
-            self._log((step, _JOIN, ei, old))
-            self._prune(step, ei)
+        if rel is not None:
+            self._join(self._index[engine], rel.clock, step)
+
+    def acquire_ge(self, engine: str, sem: int, value: int, step: int,
+                   initial: int = 0) -> None:
+        """`acquire` of the wait `sem >= value` (a NEFF's only wait), which compares the
+        history's values directly instead of calling a condition on each."""
+        self._begin(step)
+        s = self._s
+        rel = _run_start_ge(s.hist.get(sem), s.lost.get(sem, 0), value, initial)
+        if rel is not None:
+            self._join(self._index[engine], rel.clock, step)
 
     def fork(self, engine: str, step: int) -> tuple[int, ...]:
         """Hand out `engine`'s clock for work it starts but another actor completes (a
@@ -427,12 +431,7 @@ class RaceDetector:
         entry joins its trigger's clock): what preceded the fork happens before what
         `engine` does from here."""
         self._begin(step)
-        ei = self._index[engine]
-        own = self._s.clocks[ei]
-        old = own[:]
-        if join(own, clock):
-            self._log((step, _JOIN, ei, old))
-            self._prune(step, ei)
+        self._join(self._index[engine], clock, step)
 
     def rewind(self, step: int) -> int:
         """Forget everything done at global steps >= `step`.
@@ -549,16 +548,28 @@ class RaceDetector:
             s.dropped += 1
         self._log((step, _RACE, pair, kept))
 
-    def _prune(self, step: int, joined: int) -> None:
+    def _join(self, ei: int, other: Sequence[int], step: int) -> None:
+        """Engine `ei` joins clock `other`; what every engine is now ordered after goes."""
+        clock = self._s.clocks[ei]
+        old = clock[:]
+        if join(clock, other):
+            self._log((step, _JOIN, ei, old))
+            self._prune(step, ei, [j for j, v in enumerate(old) if clock[j] != v])
+
+    def _prune(self, step: int, joined: int, grown: list[int]) -> None:
         """Drop stored accesses every other engine is now ordered after.
 
-        Only `joined`'s clock grew, so only other engines' floors can have risen.
+        Only `joined`'s clock grew, and of it only the entries `grown`: only the floors
+        of those engines' stores can have risen (every stored access is above its
+        store's floor: its epoch was above every other clock's entry when stored, and
+        each rise of a floor is pruned here), so only their stores are looked at.
         """
         s = self._s
         clocks = s.clocks
         n = len(clocks)
         for space, stores in s.live.items():
-            for ej, store in enumerate(stores):
+            for ej in grown:
+                store = stores[ej]
                 if ej == joined or not store:
                     continue
                 floor = min(clocks[f][ej] for f in range(n) if f != ej)
@@ -716,6 +727,21 @@ def _run_start(h: deque[_Release] | None, lost: int, holds: Callable[[int], bool
     if lost:
         return h[0]  # the run began before the kept history: join its oldest (see above)
     return None if holds(initial) else h[0]
+
+
+def _run_start_ge(h: deque[_Release] | None, lost: int, value: int,
+                  initial: int) -> _Release | None:
+    """`_run_start` of the condition `>= value`."""
+    if not h or h[-1].value < value:
+        return None
+    start = None
+    for rel in reversed(h):
+        if rel.value < value:
+            return start
+        start = rel
+    if lost:
+        return h[0]
+    return None if initial >= value else h[0]
 
 
 def _mode_name(mode: UpdateMode | str | None) -> str:
