@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from neurondbg.machine.core.events import Plan
+from neurondbg.machine.core.events import Plan, SemEvent
 from neurondbg.machine.core.races import Access, Race, RaceDetector
 from neurondbg.machine.engines.record import StepRecord
 from neurondbg.machine.state import MachineState, Region
@@ -56,8 +56,11 @@ class Feeder:
         for sem, v in zip(pre.plan.reads, pre.observed, strict=True):
             det.acquire(engine, sem, _equals(v), step, init[sem])
         # The semaphore writes of the step, in execution order, are the plan's events.
-        values = [int(cast(int, w.new)) for w in rec.writes if w.target.startswith("sem[")]
-        events = list(zip(pre.plan.events, values, strict=False))
+        events: list[tuple[SemEvent, int]] = []
+        if pre.plan.events:
+            values = [int(cast(int, w.new)) for w in rec.writes
+                      if w.target.startswith("sem[")]
+            events = list(zip(pre.plan.events, values, strict=False))
         for ev, v in events:
             if ev.kind == "pass":  # a wait clearing/setting its event: no _READ update
                 det.release(engine, pc, ev.idx, v, "read", step, update=False)
