@@ -30,10 +30,17 @@ import numpy as np
 from neurondbg.machine.breakpoints import static_match
 from neurondbg.machine.core.events import NO_PLAN, Plan, WaitSpec, plan_of, update_targets
 from neurondbg.machine.history import History
+from neurondbg.machine.isa.opcodes import Opcode
 from neurondbg.machine.state import MachineState
 from neurondbg.machine.stops import EngineStatus
 
 PLANS_KEPT = 1 << 12  # distinct records an engine queue keeps the plan of
+# A plan reads the opcode and the events header (bytes 4..11 in every struct) alone,
+# except EVENT_SEMAPHORE's and TEST_EVENT_SEM's, which read fields past it: plans are
+# kept by those bytes, so the records of a stream (which differ in their operands) share
+# a handful of plans.
+_PLAN_KEY = 12
+_WHOLE_RECORD = frozenset({int(Opcode.EVENT_SEMAPHORE), int(Opcode.TEST_EVENT_SEM)})
 
 if TYPE_CHECKING:
     from hashlib import _Hash
@@ -194,7 +201,7 @@ class EngineQueue:
         self.machine = machine
         self.state = machine.state
         machine.history = Passive(machine.history if keep_start else None)
-        # plans by record bytes (identical records share one; at most PLANS_KEPT), and
+        # plans by the record bytes they read (_PLAN_KEY; at most PLANS_KEPT), and
         # the plan of the record at one PC (the scheduler asks about the same PC often)
         self._plans: dict[bytes, Plan] = {}
         self._at: tuple[int, Plan] | None = None
@@ -211,11 +218,12 @@ class EngineQueue:
         if k is None:
             return NO_PLAN  # outside the program: issuing it faults
         raw = m.program.record(k)
-        p = self._plans.get(raw)
+        key = raw if raw[0] in _WHOLE_RECORD else raw[:_PLAN_KEY]
+        p = self._plans.get(key)
         if p is None:
             if len(self._plans) >= PLANS_KEPT:
                 self._plans.clear()
-            p = self._plans[raw] = plan_of(m.instruction(k))
+            p = self._plans[key] = plan_of(m.instruction(k))
         self._at = (pc, p)
         return p
 

@@ -11,6 +11,7 @@ does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import gt
 
 Clock = list[int]
 
@@ -24,6 +25,8 @@ def fresh(n: int, own: int) -> Clock:
 
 def join(into: Clock, other: Sequence[int]) -> bool:
     """Pointwise maximum of `other` into `into` (in place); True when `into` changed."""
+    if not any(map(gt, other, into)):  # (a wait often joins what it has seen already)
+        return False
     changed = False
     for i, v in enumerate(other):
         if v > into[i]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from neurondbg.machine.core.events import Plan
+from neurondbg.machine.core.events import Plan, SemEvent
 from neurondbg.machine.core.races import Access, Race, RaceDetector
 from neurondbg.machine.engines.record import StepRecord
 from neurondbg.machine.state import MachineState, Region
@@ -27,6 +27,8 @@ class Pre:
     plan: Plan
     waits: tuple[tuple[int, Callable[[int], bool]], ...]  # (semaphore, condition)
     observed: tuple[int, ...]  # values of the semaphores TEST_EVENT_SEM READ_* copies
+    # every wait an immediate `>=` (Plan.ge): (semaphore, value) each, in place of `waits`
+    ge: tuple[tuple[int, int], ...] | None = None
 
 
 class Feeder:
@@ -37,20 +39,28 @@ class Feeder:
         self.initial = initial  # each semaphore's value at step 0
 
     def before(self, st: MachineState, plan: Plan) -> Pre:
-        return Pre(plan, tuple((w.idx, w.predicate(st)) for w in plan.waits),
-                   tuple(st.sem[k] for k in plan.reads))
+        reads = tuple(st.sem[k] for k in plan.reads) if plan.reads else ()
+        if plan.ge is not None:
+            return Pre(plan, (), reads, tuple((idx, v) for idx, v, _ in plan.ge))
+        return Pre(plan, tuple((w.idx, w.predicate(st)) for w in plan.waits), reads)
 
     def after(self, engine: str, rec: StepRecord, pre: Pre, reads: list[Region],
               step: int) -> list[Race]:
         det, init = self.detector, self.initial
         pc, op = rec.pc, rec.mnemonic
+        if pre.ge is not None:
+            for sem, value in pre.ge:
+                det.acquire_ge(engine, sem, value, step, init[sem])
         for sem, holds in pre.waits:
             det.acquire(engine, sem, holds, step, init[sem])
         for sem, v in zip(pre.plan.reads, pre.observed, strict=True):
             det.acquire(engine, sem, _equals(v), step, init[sem])
         # The semaphore writes of the step, in execution order, are the plan's events.
-        values = [int(cast(int, w.new)) for w in rec.writes if w.target.startswith("sem[")]
-        events = list(zip(pre.plan.events, values, strict=False))
+        events: list[tuple[SemEvent, int]] = []
+        if pre.plan.events:
+            values = [int(cast(int, w.new)) for w in rec.writes
+                      if w.target.startswith("sem[")]
+            events = list(zip(pre.plan.events, values, strict=False))
         for ev, v in events:
             if ev.kind == "pass":  # a wait clearing/setting its event: no _READ update
                 det.release(engine, pc, ev.idx, v, "read", step, update=False)

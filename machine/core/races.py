@@ -26,7 +26,9 @@ Like a thread sanitizer: each engine carries a vector clock (machine/core/clock.
   happens before it (its epoch <= the later engine's clock entry for it). Same-engine
   accesses are program order. Overlap is exact: partition ranges and byte bounds
   first, then, for strided patterns whose bounds meet, an interval intersection in
-  numpy over each pattern's merged byte runs (never a Python loop over bytes).
+  numpy over each pattern's merged byte runs (never a Python loop over bytes). The
+  stored accesses an access is checked against are found by byte range
+  (machine/core/liveindex.py), not by scanning every unordered one.
 - **Fixes**: a race's missing edge is named as the code intends when it can be
   (machine/core/intent.py: the producer signals a semaphore nobody waits on, so the
   other engine should wait on it), else as the schedule ordered the two accesses.
@@ -71,6 +73,7 @@ from typing import Final, Literal, NamedTuple
 import numpy as np
 
 from neurondbg.machine.core.clock import Clock, fresh, join
+from neurondbg.machine.core.liveindex import LiveIndex
 from neurondbg.machine.isa.enums import UpdateMode
 from neurondbg.machine.state import Region
 
@@ -281,6 +284,10 @@ class RaceDetector:
         self._undo: deque[_Entry] = deque()
         self._log: Callable[[_Entry], None] = self._keep if undo_budget else _ignore
         self._undo_bytes = 0  # what the entries in _undo hold (_cost)
+        # the stores of the current state by byte range (machine/core/liveindex.py), per
+        # space as `live`: made when first asked, kept up to date going forward, dropped
+        # on a rewind (which changes stores behind them)
+        self._idx: dict[str, list[LiveIndex[_Live]]] = {}
         self._mark = 0  # len(self._undo) when the newest snapshot was taken
         self._mark_bytes = 0  # _undo_bytes then
         self._snaps: list[tuple[int, _State]] = [(0, _State(len(self.engines)))]
@@ -335,6 +342,9 @@ class RaceDetector:
         stores = s.live.get(region.space)
         if stores is None:
             stores = s.live[region.space] = [OrderedDict() for _ in self.engines]
+        idx = self._idx.get(region.space)
+        if idx is None:
+            idx = self._idx[region.space] = [_indexed(store) for store in stores]
         found: list[Race] = []
         kb = (acc.engine, acc.pc, acc.kind)
         reading = acc.kind == READ
@@ -343,14 +353,9 @@ class RaceDetector:
         for ej, store in enumerate(stores):
             if ej == ei or not store:
                 continue
-            seen = clock[ej]
-            for live in reversed(store.values()):
-                if live.epoch <= seen:
-                    break  # epochs are in order: this one and all older happen before acc
-                # the cheap conservative tests first: kinds, partitions, byte bounds
-                if ((reading and live.reads) or live.p1 <= p0 or p1 <= live.p0
-                        or live.hi <= lo or hi <= live.lo):
-                    continue
+            # the cheap conservative tests first (not ordered before acc, kinds,
+            # partitions, byte bounds), by the index; newest first
+            for live in idx[ej].unordered(clock[ej], p0, p1, lo, hi, reading):
                 a = live.acc
                 ka = (a.engine, a.pc, a.kind)
                 pair = (region.space, ka, kb) if ka < kb else (region.space, kb, ka)
@@ -362,7 +367,7 @@ class RaceDetector:
                 race = self._race(live, acc, ov, clock[ej])
                 self._report(acc.step, pair, race)
                 found.append(race)
-        self._store(acc, ei, stores[ei], clock[ei])
+        self._store(acc, ei, stores[ei], idx[ei], clock[ei])
         return found
 
     def release(self, engine: str, pc: int, sem: int, value: int,
@@ -401,14 +406,18 @@ class RaceDetector:
         self._begin(step)
         s = self._s
         rel = _run_start(s.hist.get(sem), s.lost.get(sem, 0), holds, initial)
-        if rel is None:
-            return
-        ei = self._index[engine]
-        clock = s.clocks[ei]
-        old = clock[:]
-        if join(clock, rel.clock):
-            self._log((step, _JOIN, ei, old))
-            self._prune(step, ei)
+        if rel is not None:
+            self._join(self._index[engine], rel.clock, step)
+
+    def acquire_ge(self, engine: str, sem: int, value: int, step: int,
+                   initial: int = 0) -> None:
+        """`acquire` of the wait `sem >= value` (a NEFF's only wait), which compares the
+        history's values directly instead of calling a condition on each."""
+        self._begin(step)
+        s = self._s
+        rel = _run_start_ge(s.hist.get(sem), s.lost.get(sem, 0), value, initial)
+        if rel is not None:
+            self._join(self._index[engine], rel.clock, step)
 
     def fork(self, engine: str, step: int) -> tuple[int, ...]:
         """Hand out `engine`'s clock for work it starts but another actor completes (a
@@ -427,12 +436,7 @@ class RaceDetector:
         entry joins its trigger's clock): what preceded the fork happens before what
         `engine` does from here."""
         self._begin(step)
-        ei = self._index[engine]
-        own = self._s.clocks[ei]
-        old = own[:]
-        if join(own, clock):
-            self._log((step, _JOIN, ei, old))
-            self._prune(step, ei)
+        self._join(self._index[engine], clock, step)
 
     def rewind(self, step: int) -> int:
         """Forget everything done at global steps >= `step`.
@@ -442,6 +446,7 @@ class RaceDetector:
         events again.
         """
         step = max(step, 0)
+        self._idx.clear()
         while self._snaps[-1][0] > step:
             self._unsnap(len(self._snaps) - 1)
         self._folded = min(self._folded, step)
@@ -512,7 +517,8 @@ class RaceDetector:
         _, snap = self._snaps.pop(k)
         self._snaps_total -= self._snap_bytes.pop(id(snap), 0)
 
-    def _store(self, acc: Access, ei: int, store: _Store, epoch: int) -> None:
+    def _store(self, acc: Access, ei: int, store: _Store, idx: LiveIndex[_Live],
+               epoch: int) -> None:
         s = self._s
         region = acc.region.bare()  # the stored pattern keeps no index arrays
         if region is not acc.region:
@@ -522,11 +528,13 @@ class RaceDetector:
         key = (acc.pc, acc.kind, region.p0, region.p1, region.start, region.size,
                region.steps, region.nums)
         old = store.pop(key, None)
-        store[key] = _Live(acc, epoch, s.seq, rr)
+        store[key] = live = _Live(acc, epoch, s.seq, rr)
+        idx.add(key, live)
         s.seq += 1
         self._log((acc.step, _ADD, region.space, ei, key, old))
         if len(store) > MAX_LIVE:
             k0, l0 = store.popitem(last=False)
+            idx.remove(k0)
             self._log((acc.step, _DROP, region.space, ei, k0, l0))
 
     def _race(self, live: _Live, b: Access,
@@ -549,16 +557,28 @@ class RaceDetector:
             s.dropped += 1
         self._log((step, _RACE, pair, kept))
 
-    def _prune(self, step: int, joined: int) -> None:
+    def _join(self, ei: int, other: Sequence[int], step: int) -> None:
+        """Engine `ei` joins clock `other`; what every engine is now ordered after goes."""
+        clock = self._s.clocks[ei]
+        old = clock[:]
+        if join(clock, other):
+            self._log((step, _JOIN, ei, old))
+            self._prune(step, ei, [j for j, v in enumerate(old) if clock[j] != v])
+
+    def _prune(self, step: int, joined: int, grown: list[int]) -> None:
         """Drop stored accesses every other engine is now ordered after.
 
-        Only `joined`'s clock grew, so only other engines' floors can have risen.
+        Only `joined`'s clock grew, and of it only the entries `grown`: only the floors
+        of those engines' stores can have risen (every stored access is above its
+        store's floor: its epoch was above every other clock's entry when stored, and
+        each rise of a floor is pruned here), so only their stores are looked at.
         """
         s = self._s
         clocks = s.clocks
         n = len(clocks)
         for space, stores in s.live.items():
-            for ej, store in enumerate(stores):
+            for ej in grown:
+                store = stores[ej]
                 if ej == joined or not store:
                     continue
                 floor = min(clocks[f][ej] for f in range(n) if f != ej)
@@ -567,6 +587,9 @@ class RaceDetector:
                     if live.epoch > floor:
                         break
                     del store[key]
+                    idx = self._idx.get(space)
+                    if idx is not None:
+                        idx[ej].remove(key)
                     self._log((step, _DROP, space, ej, key, live))
 
     def _apply(self, e: _Entry, touched: set[tuple[str, int]]) -> None:
@@ -718,6 +741,21 @@ def _run_start(h: deque[_Release] | None, lost: int, holds: Callable[[int], bool
     return None if holds(initial) else h[0]
 
 
+def _run_start_ge(h: deque[_Release] | None, lost: int, value: int,
+                  initial: int) -> _Release | None:
+    """`_run_start` of the condition `>= value`."""
+    if not h or h[-1].value < value:
+        return None
+    start = None
+    for rel in reversed(h):
+        if rel.value < value:
+            return start
+        start = rel
+    if lost:
+        return h[0]
+    return None if initial >= value else h[0]
+
+
 def _mode_name(mode: UpdateMode | str | None) -> str:
     if mode is None or mode == "":
         return ""
@@ -748,6 +786,14 @@ def _missing(live: _Live, b: Access, seen: int) -> str:
         return f"{fix}: the _READ update fires before the writes"
     return (f"a semaphore update in {a.engine.upper()} after {a.pc:#x} "
             f"waited on by {b.engine.upper()} before {b.pc:#x}")
+
+
+def _indexed(store: _Store) -> LiveIndex[_Live]:
+    """An index of `store` (oldest first, as stored)."""
+    idx: LiveIndex[_Live] = LiveIndex()
+    for key, live in store.items():
+        idx.add(key, live)
+    return idx
 
 
 def _resort(stores: list[_Store], ei: int) -> None:
