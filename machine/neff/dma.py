@@ -45,6 +45,8 @@ from neurondbg.machine.neff.model import (
     SB,
     SB_PARTITION_STEP,
     Descriptor,
+    DescriptorRange,
+    DescriptorTable,
     DmaEntry,
     Engine,
     Subgraph,
@@ -213,6 +215,9 @@ class DmaModel:
         # race detection: each triggered entry's clock, handed out at its trigger
         # (machine.neff.actor.TriggerFeeder), joined by its queue at completion
         self.clocks: dict[int, tuple[int, ...]] = {}
+        # `_merged_rows`: per (table, kind), what a kind's rows share (None: not a plain
+        # copy between SB and DRAM)
+        self._kinds: dict[tuple[DescriptorTable, int, int], _Kind | None] = {}
 
     # -- state ------------------------------------------------------------------------
     def attach(self, state: MachineState) -> None:
@@ -410,10 +415,91 @@ class DmaModel:
             return None
         return base + off
 
+    def _kind(self, table: DescriptorTable, k: int, row: int) -> _Kind | None:
+        """What every row of kind k of `table` shares when it is a plain copy between
+        SB and DRAM (`_merged`'s conditions that do not depend on the offsets)."""
+        key = (table, k, row)
+        if key in self._kinds:
+            return self._kinds[key]
+        d = table.kinds[k]
+        got: _Kind | None = None
+        if (d.transpose_op is None and (d.op in (None, "copy") or (
+                d.op == "cast" and d.src_dtype == d.dst_dtype))
+                and (d.src == SB) != (d.dst == SB)):
+            gs = _geometry(d.src_sizes, d.src_steps, row if d.src == SB else 0, d.src == SB)
+            gd = _geometry(d.dst_sizes, d.dst_steps, row if d.dst == SB else 0, d.dst == SB)
+            sb, db = self._bounds(d.src, gs), self._bounds(d.dst, gd)
+            if (gs.nbytes == gd.nbytes and gs.shape == gd.shape
+                    and _disjoint(gd.shape, gd.strides) and sb is not None
+                    and db is not None):
+                got = _Kind(gs, gd, sb, db)
+        if len(self._kinds) >= 4096:
+            self._kinds.clear()
+        self._kinds[key] = got
+        return got
+
+    def _bounds(self, name: str, g: _Geometry) -> _Bounds | None:
+        """`_side_at` for one geometry over many offsets: the bounds its offsets must
+        keep (None when `_side_at` refuses every offset)."""
+        if not g.nbytes or g.nbytes > MAX_MOVE_BYTES:
+            return None
+        if name == SB:
+            if g.mixed_step:
+                return None
+            (plo, phi), (blo, bhi) = g.parts, g.bytes
+            return _Bounds(True, 0, -plo, self.partitions - 1 - phi, -blo,
+                           self.sbuf_bytes - 1 - bhi, g.row)
+        base = self.base.get(name)
+        if base is None:
+            return None
+        lo, hi = g.bytes
+        return _Bounds(False, base, -lo, self.size[name] - 1 - hi, 0, 0, 0)
+
+    def _merged_rows(self, state: MachineState, descs: DescriptorRange
+                     ) -> tuple[_Op, ...] | None:
+        """`_merged` for an entry whose descriptors are rows of one kind of a reader's
+        DescriptorTable, the offsets checked and made flat with numpy; None where
+        `_merged` must look descriptor by descriptor."""
+        t = descs.table
+        kind = t.kind[descs.start:descs.stop]
+        k = int(kind[0])
+        if (kind != k).any():
+            return None
+        got = self._kind(t, k, state.sbuf.strides[0])
+        if got is None:
+            return None
+        so = got.src.flat(t.src_off[descs.start:descs.stop])
+        do = got.dst.flat(t.dst_off[descs.start:descs.stop])
+        if so is None or do is None:
+            return None
+        d = t.kinds[k]
+        sspace: Space = "sbuf" if d.src == SB else "dram"
+        dspace: Space = "dram" if sspace == "sbuf" else "sbuf"
+        n = len(so)
+        if n < 3 or ((np.diff(so) == so[1] - so[0]).all()
+                     and (np.diff(do) == do[1] - do[0]).all()):
+            return tuple(_stacked(sspace, dspace, got.gs, got.gd,
+                                  list(zip(so.tolist(), do.tolist(), strict=True))))
+        out: list[_Op] = []
+        run: list[tuple[int, int]] = []
+        for a, b in zip(so.tolist(), do.tolist(), strict=True):  # `_merged`'s runs
+            if len(run) > 1 and (a - run[-1][0] != run[1][0] - run[0][0]
+                                 or b - run[-1][1] != run[1][1] - run[0][1]):
+                out.extend(_stacked(sspace, dspace, got.gs, got.gd, run))
+                run = []
+            run.append((a, b))
+        out.extend(_stacked(sspace, dspace, got.gs, got.gd, run))
+        return tuple(out)
+
     def _merged(self, state: MachineState, entry: DmaEntry) -> tuple[_Op, ...] | None:
         """The common entry's operations merged (`_merge`) without working out each
         descriptor's Pattern: every descriptor a plain in-bounds copy between SB and
         DRAM. None for any other entry (it takes `_detail`)."""
+        descs = entry.descriptors
+        if isinstance(descs, DescriptorRange) and len(descs) > 1:
+            fast = self._merged_rows(state, descs)
+            if fast is not None:
+                return fast
         row = state.sbuf.strides[0]
         out: list[_Op] = []
         key: tuple[object, ...] | None = None
@@ -512,6 +598,44 @@ class _Op:
     dst: Pattern
     cast: tuple[np.dtype, np.dtype] | None = None
     mark: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    """`DmaModel._side_at` over an array of offsets of one geometry: an SB side's
+    partition (off // SB_PARTITION_STEP) in [plo, phi] and byte in [blo, bhi], its flat
+    offset partition * row + byte; a DRAM side's offset in [plo, phi], flat base + off."""
+
+    sb: bool
+    base: int
+    plo: int
+    phi: int
+    blo: int
+    bhi: int
+    row: int
+
+    def flat(self, off: np.ndarray) -> np.ndarray | None:
+        """The flat offsets (int64), or None when any is out of bounds."""
+        off = off.astype(np.int64)
+        if self.sb:
+            p, b = np.divmod(off, SB_PARTITION_STEP)
+            if ((p < self.plo) | (p > self.phi) | (b < self.blo) | (b > self.bhi)).any():
+                return None
+            return p * self.row + b
+        if ((off < self.plo) | (off > self.phi)).any():
+            return None
+        return off + self.base
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """A descriptor kind that is a plain copy between SB and DRAM: its two geometries
+    and the bounds of its two sides."""
+
+    gs: _Geometry
+    gd: _Geometry
+    src: _Bounds
+    dst: _Bounds
 
 
 @dataclass(frozen=True)
