@@ -31,7 +31,7 @@ the hardware's rounding for a DMA cast is not given). Transposes are not modelle
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Literal
@@ -218,6 +218,7 @@ class DmaModel:
         # `_merged_rows`: per (table, kind), what a kind's rows share (None: not a plain
         # copy between SB and DRAM)
         self._kinds: dict[tuple[DescriptorTable, int, int], _Kind | None] = {}
+        self._tables: dict[tuple[DescriptorTable, int], _Rows] = {}
 
     # -- state ------------------------------------------------------------------------
     def attach(self, state: MachineState) -> None:
@@ -455,39 +456,73 @@ class DmaModel:
         lo, hi = g.bytes
         return _Bounds(False, base, -lo, self.size[name] - 1 - hi, 0, 0, 0)
 
+    def _rows(self, table: DescriptorTable, row: int) -> _Rows:
+        """Every row of `table` checked and made flat at once (`_Rows`)."""
+        key = (table, row)
+        got = self._tables.get(key)
+        if got is not None:
+            return got
+        kinds = [self._kind(table, k, row) for k in range(len(table.kinds))]
+        kind = table.kind.astype(np.int64)
+
+        def column(pick: Callable[[_Kind], int]) -> np.ndarray:
+            return np.array([pick(x) if x is not None else 0 for x in kinds],
+                            dtype=np.int64)[kind]
+
+        ok = np.array([x is not None for x in kinds], dtype=bool)[kind]
+        flats = []
+        for side, offs in (("src", table.src_off), ("dst", table.dst_off)):
+            def b(x: _Kind, side: str = side) -> _Bounds:
+                return x.src if side == "src" else x.dst
+            off = offs.astype(np.int64)
+            sb = column(lambda x: b(x).sb).astype(bool)
+            lo, hi = column(lambda x: b(x).plo), column(lambda x: b(x).phi)
+            p, byte = np.divmod(off, SB_PARTITION_STEP)
+            inside = np.where(sb, (p >= lo) & (p <= hi)
+                              & (byte >= column(lambda x: b(x).blo))
+                              & (byte <= column(lambda x: b(x).bhi)),
+                              (off >= lo) & (off <= hi))
+            ok &= inside
+            flats.append(np.where(sb, p * column(lambda x: b(x).row) + byte,
+                                  off + column(lambda x: b(x).base)))
+        so, do = flats
+        bad = ~ok
+        bad[1:] |= kind[1:] != kind[:-1]
+        irregular = np.zeros(len(kind), dtype=bool)
+        for f in (so, do):
+            d = np.diff(f)
+            irregular[2:] |= d[1:] != d[:-1]
+        got = _Rows(ok, so, do, np.concatenate(([0], np.cumsum(bad))),
+                    np.concatenate(([0], np.cumsum(irregular))))
+        if len(self._tables) >= 64:
+            self._tables.clear()
+        self._tables[key] = got
+        return got
+
     def _merged_rows(self, state: MachineState, descs: DescriptorRange
                      ) -> tuple[_Op, ...] | None:
         """`_merged` for an entry whose descriptors are rows of one kind of a reader's
-        DescriptorTable, the offsets checked and made flat with numpy; None where
-        `_merged` must look descriptor by descriptor."""
-        t = descs.table
-        kind = t.kind[descs.start:descs.stop]
-        k = int(kind[0])
-        if (kind != k).any():
-            return None
-        got = self._kind(t, k, state.sbuf.strides[0])
-        if got is None:
-            return None
-        so = got.src.flat(t.src_off[descs.start:descs.stop])
-        do = got.dst.flat(t.dst_off[descs.start:descs.stop])
-        if so is None or do is None:
-            return None
-        d = t.kinds[k]
-        sspace: Space = "sbuf" if d.src == SB else "dram"
+        DescriptorTable, every row checked and made flat once per table (`_rows`);
+        None where `_merged` must look descriptor by descriptor."""
+        t, a, z = descs.table, descs.start, descs.stop
+        rows = self._rows(t, state.sbuf.strides[0])
+        if not rows.ok[a] or rows.bad[z] != rows.bad[a + 1]:
+            return None  # some row is not a plain in-bounds copy, or kinds differ
+        got = self._kind(t, int(t.kind[a]), state.sbuf.strides[0])
+        assert got is not None
+        sspace: Space = "sbuf" if got.src.sb else "dram"
         dspace: Space = "dram" if sspace == "sbuf" else "sbuf"
-        n = len(so)
-        if n < 3 or ((np.diff(so) == so[1] - so[0]).all()
-                     and (np.diff(do) == do[1] - do[0]).all()):
-            return tuple(_stacked(sspace, dspace, got.gs, got.gd,
-                                  list(zip(so.tolist(), do.tolist(), strict=True))))
+        pairs = list(zip(rows.so[a:z].tolist(), rows.do[a:z].tolist(), strict=True))
+        if z - a < 3 or rows.irregular[z] == rows.irregular[a + 2]:
+            return tuple(_stacked(sspace, dspace, got.gs, got.gd, pairs))
         out: list[_Op] = []
         run: list[tuple[int, int]] = []
-        for a, b in zip(so.tolist(), do.tolist(), strict=True):  # `_merged`'s runs
-            if len(run) > 1 and (a - run[-1][0] != run[1][0] - run[0][0]
-                                 or b - run[-1][1] != run[1][1] - run[0][1]):
+        for so, do in pairs:  # `_merged`'s runs: split where the spacing changes
+            if len(run) > 1 and (so - run[-1][0] != run[1][0] - run[0][0]
+                                 or do - run[-1][1] != run[1][1] - run[0][1]):
                 out.extend(_stacked(sspace, dspace, got.gs, got.gd, run))
                 run = []
-            run.append((a, b))
+            run.append((so, do))
         out.extend(_stacked(sspace, dspace, got.gs, got.gd, run))
         return tuple(out)
 
@@ -602,9 +637,9 @@ class _Op:
 
 @dataclass(frozen=True)
 class _Bounds:
-    """`DmaModel._side_at` over an array of offsets of one geometry: an SB side's
-    partition (off // SB_PARTITION_STEP) in [plo, phi] and byte in [blo, bhi], its flat
-    offset partition * row + byte; a DRAM side's offset in [plo, phi], flat base + off."""
+    """`DmaModel._side_at` for the offsets of one geometry: an SB side's partition (off
+    // SB_PARTITION_STEP) in [plo, phi] and byte in [blo, bhi], its flat offset
+    partition * row + byte; a DRAM side's offset in [plo, phi], flat base + off."""
 
     sb: bool
     base: int
@@ -613,18 +648,6 @@ class _Bounds:
     blo: int
     bhi: int
     row: int
-
-    def flat(self, off: np.ndarray) -> np.ndarray | None:
-        """The flat offsets (int64), or None when any is out of bounds."""
-        off = off.astype(np.int64)
-        if self.sb:
-            p, b = np.divmod(off, SB_PARTITION_STEP)
-            if ((p < self.plo) | (p > self.phi) | (b < self.blo) | (b > self.bhi)).any():
-                return None
-            return p * self.row + b
-        if ((off < self.plo) | (off > self.phi)).any():
-            return None
-        return off + self.base
 
 
 @dataclass(frozen=True)
@@ -636,6 +659,21 @@ class _Kind:
     gd: _Geometry
     src: _Bounds
     dst: _Bounds
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """A DescriptorTable's rows for `DmaModel._merged_rows`: `ok` (a plain in-bounds copy
+    between SB and DRAM), the flat source and destination offsets, and prefix counts
+    (entry k of each counts rows before row k) of rows that are not ok or not of the
+    previous row's kind (`bad`) and of rows whose spacing from the previous row differs
+    from the previous row's (`irregular`)."""
+
+    ok: np.ndarray
+    so: np.ndarray
+    do: np.ndarray
+    bad: np.ndarray
+    irregular: np.ndarray
 
 
 @dataclass(frozen=True)
