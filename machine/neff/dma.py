@@ -31,7 +31,7 @@ the hardware's rounding for a DMA cast is not given). Transposes are not modelle
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Literal
@@ -45,6 +45,8 @@ from neurondbg.machine.neff.model import (
     SB,
     SB_PARTITION_STEP,
     Descriptor,
+    DescriptorRange,
+    DescriptorTable,
     DmaEntry,
     Engine,
     Subgraph,
@@ -213,6 +215,10 @@ class DmaModel:
         # race detection: each triggered entry's clock, handed out at its trigger
         # (machine.neff.actor.TriggerFeeder), joined by its queue at completion
         self.clocks: dict[int, tuple[int, ...]] = {}
+        # `_merged_rows`: per (table, kind), what a kind's rows share (None: not a plain
+        # copy between SB and DRAM)
+        self._kinds: dict[tuple[DescriptorTable, int, int], _Kind | None] = {}
+        self._tables: dict[tuple[DescriptorTable, int], _Rows] = {}
 
     # -- state ------------------------------------------------------------------------
     def attach(self, state: MachineState) -> None:
@@ -410,10 +416,125 @@ class DmaModel:
             return None
         return base + off
 
+    def _kind(self, table: DescriptorTable, k: int, row: int) -> _Kind | None:
+        """What every row of kind k of `table` shares when it is a plain copy between
+        SB and DRAM (`_merged`'s conditions that do not depend on the offsets)."""
+        key = (table, k, row)
+        if key in self._kinds:
+            return self._kinds[key]
+        d = table.kinds[k]
+        got: _Kind | None = None
+        if (d.transpose_op is None and (d.op in (None, "copy") or (
+                d.op == "cast" and d.src_dtype == d.dst_dtype))
+                and (d.src == SB) != (d.dst == SB)):
+            gs = _geometry(d.src_sizes, d.src_steps, row if d.src == SB else 0, d.src == SB)
+            gd = _geometry(d.dst_sizes, d.dst_steps, row if d.dst == SB else 0, d.dst == SB)
+            sb, db = self._bounds(d.src, gs), self._bounds(d.dst, gd)
+            if (gs.nbytes == gd.nbytes and gs.shape == gd.shape
+                    and _disjoint(gd.shape, gd.strides) and sb is not None
+                    and db is not None):
+                got = _Kind(gs, gd, sb, db)
+        if len(self._kinds) >= 4096:
+            self._kinds.clear()
+        self._kinds[key] = got
+        return got
+
+    def _bounds(self, name: str, g: _Geometry) -> _Bounds | None:
+        """`_side_at` for one geometry over many offsets: the bounds its offsets must
+        keep (None when `_side_at` refuses every offset)."""
+        if not g.nbytes or g.nbytes > MAX_MOVE_BYTES:
+            return None
+        if name == SB:
+            if g.mixed_step:
+                return None
+            (plo, phi), (blo, bhi) = g.parts, g.bytes
+            return _Bounds(True, 0, -plo, self.partitions - 1 - phi, -blo,
+                           self.sbuf_bytes - 1 - bhi, g.row)
+        base = self.base.get(name)
+        if base is None:
+            return None
+        lo, hi = g.bytes
+        return _Bounds(False, base, -lo, self.size[name] - 1 - hi, 0, 0, 0)
+
+    def _rows(self, table: DescriptorTable, row: int) -> _Rows:
+        """Every row of `table` checked and made flat at once (`_Rows`)."""
+        key = (table, row)
+        got = self._tables.get(key)
+        if got is not None:
+            return got
+        kinds = [self._kind(table, k, row) for k in range(len(table.kinds))]
+        kind = table.kind.astype(np.int64)
+
+        def column(pick: Callable[[_Kind], int]) -> np.ndarray:
+            return np.array([pick(x) if x is not None else 0 for x in kinds],
+                            dtype=np.int64)[kind]
+
+        ok = np.array([x is not None for x in kinds], dtype=bool)[kind]
+        flats = []
+        for side, offs in (("src", table.src_off), ("dst", table.dst_off)):
+            def b(x: _Kind, side: str = side) -> _Bounds:
+                return x.src if side == "src" else x.dst
+            off = offs.astype(np.int64)
+            sb = column(lambda x: b(x).sb).astype(bool)
+            lo, hi = column(lambda x: b(x).plo), column(lambda x: b(x).phi)
+            p, byte = np.divmod(off, SB_PARTITION_STEP)
+            inside = np.where(sb, (p >= lo) & (p <= hi)
+                              & (byte >= column(lambda x: b(x).blo))
+                              & (byte <= column(lambda x: b(x).bhi)),
+                              (off >= lo) & (off <= hi))
+            ok &= inside
+            flats.append(np.where(sb, p * column(lambda x: b(x).row) + byte,
+                                  off + column(lambda x: b(x).base)))
+        so, do = flats
+        bad = ~ok
+        bad[1:] |= kind[1:] != kind[:-1]
+        irregular = np.zeros(len(kind), dtype=bool)
+        for f in (so, do):
+            d = np.diff(f)
+            irregular[2:] |= d[1:] != d[:-1]
+        got = _Rows(ok, so, do, np.concatenate(([0], np.cumsum(bad))),
+                    np.concatenate(([0], np.cumsum(irregular))))
+        if len(self._tables) >= 64:
+            self._tables.clear()
+        self._tables[key] = got
+        return got
+
+    def _merged_rows(self, state: MachineState, descs: DescriptorRange
+                     ) -> tuple[_Op, ...] | None:
+        """`_merged` for an entry whose descriptors are rows of one kind of a reader's
+        DescriptorTable, every row checked and made flat once per table (`_rows`);
+        None where `_merged` must look descriptor by descriptor."""
+        t, a, z = descs.table, descs.start, descs.stop
+        rows = self._rows(t, state.sbuf.strides[0])
+        if not rows.ok[a] or rows.bad[z] != rows.bad[a + 1]:
+            return None  # some row is not a plain in-bounds copy, or kinds differ
+        got = self._kind(t, int(t.kind[a]), state.sbuf.strides[0])
+        assert got is not None
+        sspace: Space = "sbuf" if got.src.sb else "dram"
+        dspace: Space = "dram" if sspace == "sbuf" else "sbuf"
+        pairs = list(zip(rows.so[a:z].tolist(), rows.do[a:z].tolist(), strict=True))
+        if z - a < 3 or rows.irregular[z] == rows.irregular[a + 2]:
+            return tuple(_stacked(sspace, dspace, got.gs, got.gd, pairs))
+        out: list[_Op] = []
+        run: list[tuple[int, int]] = []
+        for so, do in pairs:  # `_merged`'s runs: split where the spacing changes
+            if len(run) > 1 and (so - run[-1][0] != run[1][0] - run[0][0]
+                                 or do - run[-1][1] != run[1][1] - run[0][1]):
+                out.extend(_stacked(sspace, dspace, got.gs, got.gd, run))
+                run = []
+            run.append((so, do))
+        out.extend(_stacked(sspace, dspace, got.gs, got.gd, run))
+        return tuple(out)
+
     def _merged(self, state: MachineState, entry: DmaEntry) -> tuple[_Op, ...] | None:
         """The common entry's operations merged (`_merge`) without working out each
         descriptor's Pattern: every descriptor a plain in-bounds copy between SB and
         DRAM. None for any other entry (it takes `_detail`)."""
+        descs = entry.descriptors
+        if isinstance(descs, DescriptorRange) and len(descs) > 1:
+            fast = self._merged_rows(state, descs)
+            if fast is not None:
+                return fast
         row = state.sbuf.strides[0]
         out: list[_Op] = []
         key: tuple[object, ...] | None = None
@@ -512,6 +633,47 @@ class _Op:
     dst: Pattern
     cast: tuple[np.dtype, np.dtype] | None = None
     mark: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    """`DmaModel._side_at` for the offsets of one geometry: an SB side's partition (off
+    // SB_PARTITION_STEP) in [plo, phi] and byte in [blo, bhi], its flat offset
+    partition * row + byte; a DRAM side's offset in [plo, phi], flat base + off."""
+
+    sb: bool
+    base: int
+    plo: int
+    phi: int
+    blo: int
+    bhi: int
+    row: int
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """A descriptor kind that is a plain copy between SB and DRAM: its two geometries
+    and the bounds of its two sides."""
+
+    gs: _Geometry
+    gd: _Geometry
+    src: _Bounds
+    dst: _Bounds
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """A DescriptorTable's rows for `DmaModel._merged_rows`: `ok` (a plain in-bounds copy
+    between SB and DRAM), the flat source and destination offsets, and prefix counts
+    (entry k of each counts rows before row k) of rows that are not ok or not of the
+    previous row's kind (`bad`) and of rows whose spacing from the previous row differs
+    from the previous row's (`irregular`)."""
+
+    ok: np.ndarray
+    so: np.ndarray
+    do: np.ndarray
+    bad: np.ndarray
+    irregular: np.ndarray
 
 
 @dataclass(frozen=True)

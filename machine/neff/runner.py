@@ -100,7 +100,8 @@ class NeffRun:
         self.steps = 0
         self.completions = [0] * len(self.dma.names)
         self.interrupt = threading.Event()
-        self._sync = [sync_table(low, e) for e in ENGINES] if self.headless else None
+        self._tables = [sync_table(low, e) for e in ENGINES]
+        self._sync = self._tables if self.headless else None
         self._marked: set[int] = set()  # opaque opcodes that have made their stale marks
 
     @property
@@ -122,7 +123,22 @@ class NeffRun:
         return p.blocked_on(m.state)
 
     def runnable(self, i: int) -> bool:
-        return not self._ms[i].state.halted and self.blocked(i) is None
+        return not self._ms[i].state.halted and self._may_issue(i)
+
+    def _may_issue(self, i: int) -> bool:
+        """`blocked(i) is None`, read from the SyncTable where the record's waits are of
+        the forms it holds (no decode), else through the record's Plan."""
+        st = self._ms[i].state
+        t = self._tables[i]
+        k = (st.pc - self._ms[i].config.base) // RECORD_BYTES
+        if 0 <= k < len(t.plain) and t.plain[k]:
+            sem = st.sem
+            w = t.hi[k]
+            if w >= 0 and sem[w] < t.hv[k]:
+                return False
+            w = t.ei[k]
+            return w < 0 or sem[w] >= t.ev[k]
+        return self.blocked(i) is None
 
     def complete(self, q: int) -> Moved | str:
         """Queue q's step: its head entry completes (a fault string: nothing changed)."""
@@ -160,7 +176,7 @@ class NeffRun:
                     if isinstance(got, Outcome):
                         return got
                     moved = moved or got
-                while not m.state.halted and self.blocked(i) is None:
+                while not m.state.halted and self._may_issue(i):
                     if limit is not None and self.steps >= limit:
                         return Outcome("limit", self.steps, f"stopped after {self.steps:,} "
                                        "steps (--max-steps)")
@@ -213,7 +229,11 @@ class NeffRun:
         sem = st.sem
         fast, hi, hv, ei, ev, ui, kind = t.fast, t.hi, t.hv, t.ei, t.ev, t.ui, t.kind
         engine = ENGINES[i]
+        interrupted = False
         while k < stop and fast[k]:
+            if not k & _CHECK_EVERY and k > k0 and self.interrupt.is_set():
+                interrupted = True
+                break
             w = hi[k]
             if w >= 0 and sem[w] < hv[k]:
                 break
@@ -242,6 +262,8 @@ class NeffRun:
             k += 1
         st.pc = base + k * RECORD_BYTES
         self.steps += k - k0
+        if interrupted:
+            return Outcome("interrupted", self.steps, "interrupted")
         if limit is not None and self.steps >= limit and k < n:
             return Outcome("limit", self.steps, f"stopped after {self.steps:,} steps "
                            "(--max-steps)")
@@ -269,6 +291,7 @@ class NeffRun:
 
 
 _PLAIN, _OPAQUE, _TRIGGER = 0, 1, 2
+_CHECK_EVERY = 0xFFF  # the inline loop looks at the interrupt every 4096 records (~1 ms)
 _SYNC_OPS = {Opcode.SET_ORDERING_MODE: _PLAIN, Opcode.PSEUDO_BRANCH_LABEL: _PLAIN,
              Opcode.ACTIVATION_TABLE_LOAD: _PLAIN, Opcode.NOP: _PLAIN,
              Opcode.EVENT_SEMAPHORE: _PLAIN, Opcode.LDWEIGHTS: _OPAQUE,
@@ -281,9 +304,12 @@ class SyncTable:
     """Per record of one lowered stream, what an inline step needs (lists, not arrays:
     read one element at a time). `fast[k]`: record k only synchronises in a form the
     inline loop handles: a sync opcode, valid, waits SEM_GE_IMM or none, the update
-    SEM_INC or none, EVENT_SEMAPHORE without an update of its own. -1: no wait/update."""
+    SEM_INC or none, EVENT_SEMAPHORE without an update of its own. `plain[k]`: every
+    wait of record k (whatever its opcode) is SEM_GE_IMM or none, so `hi`/`hv`, `ei`/`ev`
+    are all of them (its Plan's `blocked_on` is those comparisons). -1: no wait/update."""
 
     fast: list[bool]
+    plain: list[bool]
     hi: list[int]  # header wait: semaphore
     hv: list[int]  # header wait: threshold
     ei: list[int]  # EVENT_SEMAPHORE's wait at 0x20: semaphore
@@ -311,15 +337,15 @@ def sync_table(low: Lowered, engine: Engine) -> SyncTable:
     em = np.where(es, raw[:, 0x20], 0)
     eu = np.where(es, raw[:, 0x22], 0)
     ge, inc = WaitMode.SEM_GE_IMM, (UpdateMode.SEM_INC_READ, UpdateMode.SEM_INC_COMPLETE)
-    fast = ((kind >= 0) & low.valid[engine] & np.isin(hm, (0, ge)) & np.isin(em, (0, ge))
-            & (eu == 0) & np.isin(um, (0, *inc)))
+    plain = np.isin(hm, (0, ge)) & np.isin(em, (0, ge))
+    fast = (kind >= 0) & low.valid[engine] & plain & (eu == 0) & np.isin(um, (0, *inc))
     hi = np.where(hm == ge, raw[:, 5].astype(np.int64), -1)
     ei = np.where(em == ge, raw[:, 0x21].astype(np.int64), -1)
     ui = np.where(np.isin(um, inc), raw[:, 7].astype(np.int64), -1)
     rows = trigger_rows(raw)
     names, ids = trigger_targets(raw, rows)
     r = rows.tolist()
-    return SyncTable(fast.tolist(), hi.tolist(), _u32(raw, 8).tolist(), ei.tolist(),
+    return SyncTable(fast.tolist(), plain.tolist(), hi.tolist(), _u32(raw, 8).tolist(), ei.tolist(),
                      _u32(raw, 0x24).tolist(), ui.tolist(), kind.tolist(), ops.tolist(),
                      dict(zip(r, names, strict=True)), dict(zip(r, ids, strict=True)))
 
