@@ -41,7 +41,7 @@ from neurondbg.console_reply import Action, Cancelled, Reply, error
 from neurondbg.debug.controller import DebugSession
 from neurondbg.machine.breakpoint_kinds import examples, spec_words
 from neurondbg.panes import CORE_PANES, PANES
-from neurondbg.registry import Arg, Args, Palette, Registry, Session, shell_words, text
+from neurondbg.registry import Arg, Args, Palette, Registry, Session, shell_words, text, unprompted
 
 __all__ = ["ALIASES", "COMMANDS", "HELP", "REGISTRY", "Action", "Cancelled", "Reply",
            "default_session_path", "error", "execute"]
@@ -61,7 +61,7 @@ def execute(line: str, session: Session, *, defer_long: bool = False,
     here but handed back as an action for the App's worker. With `defer_slow`, a slow
     command's work is not run here but handed back in `Reply.work` (which never raises
     either) for a thread worker (views.console_view.ConsoleView.run_work)."""
-    if not line.strip():
+    if not unprompted(line).strip():  # nothing, or `:` alone
         return Reply()
     head, cmd, rest = REGISTRY.split(line)
     if cmd is None:

@@ -26,6 +26,9 @@ Decided where the specification is silent:
 - completion of the first word offers canonical names only (aliases are for
   typing, not for listing, as gdb's `help` lists them); a later word is completed
   by the argument it falls in (the last argument for any word past it).
+- a line may start with one `:` (gdb's and vim's habit: `:` is also the key that opens
+  the command line), which is not part of the command: `:break op:CAST` is
+  `break op:CAST`, and `::x` is the unknown command `:x`.
 - an unknown command word is answered with the nearest command name when one is
   close (difflib's ratio >= NEAR, as git's "did you mean"); aliases are not offered
   (one or two letters are near too many words).
@@ -240,6 +243,14 @@ class Command:
         return args[min(max(before - 1, 0), len(args) - 1)] if args else None
 
 
+def unprompted(line: str) -> str:
+    """A console line from its command word on: without the blanks before it, nor one
+    leading `:` (the key that opens the command line, typed again by habit) and the
+    blanks after that `:`."""
+    text = line.lstrip()
+    return text[1:].lstrip() if text.startswith(":") else text
+
+
 class Registry:
     """Commands in the order they were declared (the order `help` lists them)."""
 
@@ -296,9 +307,10 @@ class Registry:
         return found[0] if found else None
 
     def split(self, line: str) -> tuple[str, Command | None, str]:
-        """(the word typed, its command or None, the rest) of a console line; for a
-        command that takes a `/FMT` suffix the rest starts with it (`/4f sb[0, 0]`)."""
-        head, _, rest = line.strip().partition(" ")
+        """(the word typed, its command or None, the rest) of a console line (one
+        leading `:` dropped); for a command that takes a `/FMT` suffix the rest starts
+        with it (`/4f sb[0, 0]`)."""
+        head, _, rest = unprompted(line).strip().partition(" ")
         rest = rest.strip()
         word, slash, fmt = head.partition("/")
         cmd = self.get(word)
@@ -310,11 +322,12 @@ class Registry:
         """Candidates for the last word of `line`: command names for the first word,
         else what the argument that word falls in offers (whole lines, so an input can
         put one in place as it is)."""
-        if " " not in line.lstrip():
-            word = line.strip()
-            return [n for n in self.names if n.startswith(word)]
+        body = unprompted(line)
+        if " " not in body:  # the command word (after a leading `:`, kept in front)
+            colon = line.lstrip()[:len(line.lstrip()) - len(body)]
+            return [colon + n for n in self.names if n.startswith(body)]
         cmd = self.split(line)[1]
-        arg = cmd.arg_at(line.lstrip()) if cmd is not None else None
+        arg = cmd.arg_at(body) if cmd is not None else None
         if arg is None:
             return []
         stem, _, word = line.rpartition(" ")

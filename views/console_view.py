@@ -93,9 +93,10 @@ class ConsoleInput(Input):
                 self.value = complete(self.value, self.complete_line(self.value))
                 self.cursor_position = len(self.value)
             return
-        self.value = complete(self.value.strip(), self.words)
-        if self.value in self.words:
-            self.value += " "
+        typed = self.value.strip()
+        colon = ":" if typed.startswith(":") else ""  # `:br` completes as `br` does
+        word = complete(typed[len(colon):], self.words)
+        self.value = colon + word + (" " if word in self.words else "")
         self.cursor_position = len(self.value)
 
 

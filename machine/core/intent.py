@@ -10,7 +10,9 @@ the consumer should have waited for. So when exactly one way round fits that pat
 suggestion is that the other engine waits on that semaphore before its access, for the
 value the producer's update reaches (`sem[0] >= 1`); applied, it orders the producer's
 access first and the consumer sees the producer's data. Otherwise the caller keeps the
-detector's words (races.py `_missing`).
+detector's words (races.py `_missing`). A DMA entry's access is never the producer (its
+queue runs no code); as the consumer, its wait goes on the engine whose trigger enqueued
+the entry, before that trigger, unless that engine is the producer's (races.py `Queued`).
 
 The value is known when every update of that semaphore before and at the signal is an
 increment (SEM_INC, SEM_ADD_IMM) by the producer's queue alone, counted in program order
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from neurondbg.machine.core.events import Plan, SemEvent, plan_of, update_targets
-from neurondbg.machine.core.races import WaitFix
+from neurondbg.machine.core.races import Side, WaitFix
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.isa.enums import UpdateMode as U
 from neurondbg.machine.isa.enums import WaitMode as W
@@ -73,18 +75,26 @@ class Intent:
         self._plans: dict[tuple[str, int], Plan] = {}
         self._waited: frozenset[int] | None = None
 
-    def suggest(self, a: tuple[str, int, str], b: tuple[str, int, str]
-                ) -> tuple[str, WaitFix | None] | None:
-        """(words, fix) for accesses a and b ((engine, pc, "read" | "write") each, in
-        either order), or None when the code shows no intent one way round."""
+    def suggest(self, a: Side, b: Side) -> tuple[str, WaitFix | None] | None:
+        """(words, fix) for accesses a and b (in either order), or None when the code
+        shows no intent one way round. A DMA entry's access (`Side.queued`) is never the
+        producer (its queue runs no code); as the consumer, its wait goes before the
+        trigger that enqueued it, on the trigger's engine, unless that is the producer's
+        own engine (the trigger came before the producer's access: waiting there for
+        the signal after it would wait forever)."""
         fits = []
         for p, c in ((a, b), (b, a)):
-            sig = self._signal(*p)
+            if p.queued is not None or (c.queued is not None and c.queued.engine == p.engine):
+                continue
+            sig = self._signal(p.engine, p.pc, p.kind)
             if sig is not None and sig.event.idx not in self._waited_sems():
                 fits.append((p, c, sig))
         if len(fits) != 1:
             return None
-        (pe, ppc, _), (ce, cpc, _), sig = fits[0]
+        (pe, ppc, _, _), c, sig = fits[0]
+        ce, cpc = (c.queued.engine, c.queued.pc) if c.queued is not None else (c.engine, c.pc)
+        before = f"its trigger of {c.queued.label} at {cpc:#x}" if c.queued is not None \
+            else f"{cpc:#x}"
         mode = sig.event.mode.name if sig.event.mode is not None else "its update"
         value = self._value(pe, sig)
         what = f"sem[{sig.event.idx}] >= {value}" if value is not None \
@@ -92,7 +102,7 @@ class Intent:
         how = f"{pe.upper()}'s instruction at {ppc:#x} signals sem[{sig.event.idx}] with " \
               f"{mode}" if sig.pc == ppc else f"{pe.upper()} signals sem[{sig.event.idx}] " \
               f"with {mode} at {sig.pc:#x}, after {ppc:#x},"
-        text = f"{ce.upper()} should wait for {what} before {cpc:#x} ({how} and nothing " \
+        text = f"{ce.upper()} should wait for {what} before {before} ({how} and nothing " \
                "waits on it)"
         fix = WaitFix(ce, cpc, sig.event.idx, value) if value is not None else None
         return text, fix

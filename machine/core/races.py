@@ -31,7 +31,12 @@ Like a thread sanitizer: each engine carries a vector clock (machine/core/clock.
   (machine/core/liveindex.py), not by scanning every unordered one.
 - **Fixes**: a race's missing edge is named as the code intends when it can be
   (machine/core/intent.py: the producer signals a semaphore nobody waits on, so the
-  other engine should wait on it), else as the schedule ordered the two accesses.
+  other engine should wait on it), else as the schedule ordered the two accesses. A wait
+  always goes on an engine: for a DMA entry's access (`Access.queued`), before the
+  trigger that enqueued it, on the trigger's engine; a wait for such an access waits for
+  the semaphore its completion raises. When the engine a wait would go on runs the
+  later access's wait point before the earlier's, the hint orders them the other way
+  round (waiting there for the earlier one would wait for what follows the wait).
 - **Reports**: once per pair of instructions ((engine, pc, kind) twice, unordered) and
   space; `races` keeps the first `KEEP_RACES`, `dropped` counts the rest.
 
@@ -95,9 +100,25 @@ _ENTRY_BYTES = 110
 RUNS_CACHE = 256  # strided patterns (and pairs) whose byte runs (verdicts) are kept
 
 
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """What a DMA queue entry's access adds (the queue neither runs code nor waits): the
+    trigger that enqueued the entry, `engine`'s record at `pc` run at global step `step`
+    (where a wait that orders the access after something goes), and the semaphore the
+    entry's completion raises, `sem`, to `value` (what a wait ordering something after
+    the access waits for). `label` names the entry (`qSPIO0#3`)."""
+
+    engine: str
+    pc: int
+    step: int
+    sem: int
+    value: int
+    label: str
+
+
 @dataclass(frozen=True)
 class Access:
-    """One read or write of a memory region by one instruction."""
+    """One read or write of a memory region by one instruction (or a DMA entry)."""
 
     engine: str
     pc: int
@@ -105,6 +126,7 @@ class Access:
     kind: AccessKind
     region: Region
     step: int  # global step number
+    queued: Queued | None = None  # a DMA entry's access: its trigger and completion
 
     def to_dict(self) -> dict[str, str | int]:
         return {"engine": self.engine, "pc": self.pc, "opcode": self.opcode,
@@ -125,9 +147,17 @@ class WaitFix:
                 "semaphore": self.sem, "value": self.value}
 
 
-# (a, b) as (engine, pc, "read" | "write") -> (words, fix) or None (machine/core/intent.py)
-Suggest = Callable[[tuple[str, int, str], tuple[str, int, str]],
-                   "tuple[str, WaitFix | None] | None"]
+class Side(NamedTuple):
+    """One access of a race as a suggested fix reads it (machine/core/intent.py)."""
+
+    engine: str
+    pc: int
+    kind: str  # "read" | "write"
+    queued: Queued | None = None  # a DMA entry's: a wait before it goes before its trigger
+
+
+# (a, b) -> (words, fix) or None (machine/core/intent.py)
+Suggest = Callable[[Side, Side], "tuple[str, WaitFix | None] | None"]
 
 
 @dataclass(frozen=True)
@@ -542,7 +572,8 @@ class RaceDetector:
         a = live.acc
         missing, fix = _missing(live, b, seen), None
         if self._suggest is not None and not _read_hint(live, seen):
-            got = self._suggest((a.engine, a.pc, a.kind), (b.engine, b.pc, b.kind))
+            got = self._suggest(Side(a.engine, a.pc, a.kind, a.queued),
+                                Side(b.engine, b.pc, b.kind, b.queued))
             if got is not None:
                 missing, fix = got
         return Race(a, b, b.region.space, ov[0], ov[1], missing, fix)
@@ -774,7 +805,8 @@ def _read_hint(live: _Live, seen: int) -> bool:
 
 
 def _missing(live: _Live, b: Access, seen: int) -> str:
-    """In words, the edge that would order `live` (earlier) before `b`."""
+    """In words, the edge that would order `live` (earlier) before `b`, or `b` before
+    it when that is the only way round a wait on the engine named can go."""
     a = live.acc
     rr = live.rr
     if rr is not None and seen >= rr[2]:
@@ -784,8 +816,28 @@ def _missing(live: _Live, b: Access, seen: int) -> str:
         fix = (f"use {done} instead of {rr[3]} {where}" if done
                else f"use SEM_INC_COMPLETE (or the _COMPLETE form of its update) {where}")
         return f"{fix}: the _READ update fires before the writes"
-    return (f"a semaphore update in {a.engine.upper()} after {a.pc:#x} "
-            f"waited on by {b.engine.upper()} before {b.pc:#x}")
+    first, then = a, b
+    wa, wb = _wait_point(a), _wait_point(b)
+    if wa[0] == wb[0] and wb[2] < wa[2]:
+        # b's trigger came first on the engine that a (or a's trigger) runs on: a wait
+        # there for a would wait for what follows it, so b is the one to go first
+        first, then = b, a
+    we, wpc, _ = _wait_point(then)
+    before = f"its trigger of {then.queued.label} at {wpc:#x}" if then.queued else f"{wpc:#x}"
+    q = first.queued
+    if q is None:
+        return (f"a semaphore update in {first.engine.upper()} after {first.pc:#x} "
+                f"waited on by {we.upper()} before {before}")
+    return (f"{we.upper()} should wait for sem[{q.sem}] >= {q.value} before {before} "
+            f"(the completion of {q.label} raises sem[{q.sem}] to {q.value})")
+
+
+def _wait_point(x: Access) -> tuple[str, int, int]:
+    """(engine, pc, global step) of the record a wait ordering `x` after something goes
+    before: `x`'s own instruction, or for a DMA entry's access the trigger that
+    enqueued the entry (the queue only completes what it is given)."""
+    q = x.queued
+    return (q.engine, q.pc, q.step) if q is not None else (x.engine, x.pc, x.step)
 
 
 def _indexed(store: _Store) -> LiveIndex[_Live]:

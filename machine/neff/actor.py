@@ -24,7 +24,7 @@ import numpy as np
 
 from neurondbg.machine.core.actor import ActorKind, EngineSnap, Issued
 from neurondbg.machine.core.feed import Feeder, Pre
-from neurondbg.machine.core.races import Access
+from neurondbg.machine.core.races import Access, Queued
 from neurondbg.machine.engines.record import Fault, StepRecord
 from neurondbg.machine.isa.spec import RECORD_BYTES
 from neurondbg.machine.neff.dma import DmaModel
@@ -192,12 +192,15 @@ class DmaQueueActor:
         clock = self.dma.clocks.get(index) if index is not None else None
         if clock is not None:
             det.join_clock(self.name, clock, step)
+        s = entry.semaphore
+        trigger = feeder.triggers.get(index) if isinstance(feeder, TriggerFeeder) and \
+            index is not None else None
+        queued = Queued(*trigger, s, st.sem[s], entry.label) if trigger is not None else None
         races: list[Race] = []
         for r in moved.reads:
-            races += det.access(Access(self.name, k, op.mnemonic, "read", r, step))
+            races += det.access(Access(self.name, k, op.mnemonic, "read", r, step, queued))
         for r in moved.writes:
-            races += det.access(Access(self.name, k, op.mnemonic, "write", r, step))
-        s = entry.semaphore
+            races += det.access(Access(self.name, k, op.mnemonic, "write", r, step, queued))
         det.release(self.name, k, s, st.sem[s], "complete", step)
         return Issued(rec, races)
 
@@ -257,11 +260,14 @@ def _triggers_ahead(dma: DmaModel, q: int) -> dict[Engine, list[tuple[int, int]]
 class TriggerFeeder(Feeder):
     """The core's race feed, which also hands out the trigger's clock at each
     PSEUDO_DMATRIGGER (a `dma_order` write): the entry's accesses, at its completion,
-    are ordered after what the triggering engine did before the trigger only."""
+    are ordered after what the triggering engine did before the trigger only. It keeps
+    where each entry was triggered, which a race names as where a wait goes."""
 
     def __init__(self, base: Feeder, dma: DmaModel) -> None:
         super().__init__(base.engines, base.detector, base.initial)
         self.dma = dma
+        # entry index -> (engine, pc, global step) of its latest trigger
+        self.triggers: dict[int, tuple[str, int, int]] = {}
 
     def after(self, engine: str, rec: StepRecord, pre: Pre, reads: list[Region], step: int
               ) -> list[Race]:
@@ -269,6 +275,7 @@ class TriggerFeeder(Feeder):
         for w in rec.writes:
             if w.target.startswith("dma_order[") and isinstance(w.new, int):
                 self.dma.clocks[w.new] = self.detector.fork(engine, step)
+                self.triggers[w.new] = (engine, rec.pc, step)
         return found
 
 
