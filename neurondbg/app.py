@@ -102,6 +102,7 @@ class NeurondbgApp(App[None]):
     """neurondbg's terminal UI."""
 
     TITLE = "neurondbg"
+    ALLOW_IN_MAXIMIZED_VIEW = "KeyFooter"  # the screens' footer (views.chrome)
     position_is_work: ClassVar[bool] = True  # steps taken count as unsaved work (see q)
     CSS_PATH = CSS_FILE
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = \

@@ -18,6 +18,7 @@ from neurondbg.errors import InputError
 
 if TYPE_CHECKING:
     from neurondbg.app import NeurondbgApp
+    from neurondbg.views.chrome import KeyFooter
 
 
 def tour_app(name: str) -> NeurondbgApp:
@@ -30,7 +31,6 @@ def tour_app(name: str) -> NeurondbgApp:
     not work: quitting after it asks nothing unless breakpoints or values were changed.
     """
     from textual.binding import Binding, BindingType
-    from textual.widgets import Footer
 
     from neurondbg.app import NeurondbgApp
     from neurondbg.sessions.tours import TourGuide, find_tour
@@ -61,7 +61,7 @@ def tour_app(name: str) -> NeurondbgApp:
         def debugger_ready(self) -> None:
             screen = self._debugger()
             if screen is not None and not screen.query(TourPane):
-                screen.mount(TourPane(info.title, id="tour"), before=screen.query_one(Footer))
+                screen.mount(TourPane(info.title, id="tour"), before=screen.query_one(KeyFooter))
             super().debugger_ready()
 
         def refresh_views(self) -> None:

@@ -27,9 +27,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from neurondbg.panes import BANDS, Layout, PaneSpec, in_band, view_of
+from neurondbg.views.chrome import KeyFooter, TitleBar
 from neurondbg.views.deferred import Deferred
 from neurondbg.views.pane import Pane
 
@@ -91,7 +92,7 @@ def compose_panes(layout: Layout, words: Sequence[str],
     (neurondbg.panes.BANDS) and in it the panes the table puts there, in its order."""
     options: dict[str, dict[str, object]] = {
         "console": {"words": words, "complete_line": complete_line}}
-    yield Header()
+    yield TitleBar()
     yield Static("", id="pane-bar")
     bands = BANDS[layout]
     for band in (b for b in bands if "/" not in b):
@@ -102,4 +103,4 @@ def compose_panes(layout: Layout, words: Sequence[str],
                     yield from (_pane(layout, p, options.get(p.name, {}))
                                 for p in in_band(layout, inner))
     yield Static("", id="too-small", markup=False)
-    yield Footer()
+    yield KeyFooter()

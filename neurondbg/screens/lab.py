@@ -12,9 +12,9 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header
 
 from neurondbg.debug.lab_model import LabSetup
+from neurondbg.views.chrome import KeyFooter, TitleBar
 from neurondbg.views.lab import ConvertLab
 
 
@@ -44,10 +44,10 @@ class LabScreen(Screen[None]):
         self.sub_title = "Convert Lab"
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         value, src, dst = self._args
         yield ConvertLab(value, src, dst, iss=self._iss, setup=self._setup, id="lab")
-        yield Footer()
+        yield KeyFooter()
 
     def action_step_value(self, direction: int) -> None:
         self.query_one(ConvertLab).step_value(direction)

@@ -34,7 +34,7 @@ from textual.binding import ActiveBinding, Binding, BindingType
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from neurondbg.debug.snapshot import Snapshot
 from neurondbg.panes import (
@@ -56,6 +56,7 @@ from neurondbg.screens.arrange import (
     layout_for,
     too_small_text,
 )
+from neurondbg.views.chrome import KeyFooter
 from neurondbg.views.deferred import build_deferred
 from neurondbg.views.pane import Pane, contain, pane_of
 from neurondbg.views.program import PartnerProgramView
@@ -181,12 +182,10 @@ class DebuggerScreen(Screen[None]):
         self.catch_up()
         if self.kernel:
             self.select_tab(self.tab)  # the bar names another set of tabs
-            footer = self.query_one(Footer)
+            footer = self.query_one(KeyFooter)
             footer.compact = self.layout_name != "wide"
             if was_wide != (self.layout_name == "wide"):
-                # FOOTER_SPARE shown or not (a recompose is a batch: the first frame
-                # would wait for it, and the load with it)
-                footer.refresh(recompose=True)
+                footer.refresh()  # FOOTER_SPARE shown or not
             timeline = self.query_one(TimelineView)
             timeline.collapsed = self.layout_name != "wide"
             timeline.refresh(layout=True)

@@ -4,8 +4,7 @@ with content and every other pane is a tab (the Engines and the Timeline include
 
 from __future__ import annotations
 
-from textual.widgets import Footer
-
+from neurondbg.views.chrome import KeyFooter
 from tests.ui.helpers import started
 
 DOUBLE_BUFFER = "sessions/examples/kernels/double_buffer.asm"
@@ -59,11 +58,13 @@ async def test_the_engines_tab_comes_back_as_a_strip_at_100x30() -> None:
 async def test_at_100x30_every_footer_key_is_whole() -> None:
     async with started(DOUBLE_BUFFER, size=(100, 30)) as (app, pilot):
         await pilot.pause()
-        footer = app.screen.query_one(Footer)
-        keys = list(footer.query("FooterKey"))
-        palette, others = keys[-1], keys[:-1]
+        footer = app.screen.query_one(KeyFooter)
+        line = footer.render_line(0).text
+        palette, others = footer.items[-1], footer.items[:-1]
         assert palette.description == "palette"
         assert [k.key for k in others] == ["S", "e", "s", "c", "r", "b", "z", "q"]
-        for key in others:
-            assert key.region.right <= palette.region.x, (key.description, key.region)
-        assert palette.region.right <= 100
+        for key in others:  # drawn whole, left of the palette's key
+            assert key.end <= palette.start, key
+            assert line[key.start:key.end].strip() == f"{key.display} {key.description}"
+        assert line[palette.start:palette.end].strip() == "^p palette"
+        assert palette.end <= 100
