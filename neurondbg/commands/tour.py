@@ -18,7 +18,6 @@ from neurondbg.errors import InputError
 
 if TYPE_CHECKING:
     from neurondbg.app import NeurondbgApp
-    from neurondbg.views.chrome import KeyFooter
 
 
 def tour_app(name: str) -> NeurondbgApp:
@@ -34,6 +33,7 @@ def tour_app(name: str) -> NeurondbgApp:
 
     from neurondbg.app import NeurondbgApp
     from neurondbg.sessions.tours import TourGuide, find_tour
+    from neurondbg.views.chrome import KeyFooter
     from neurondbg.views.tour_pane import TourPane
 
     info = find_tour(name)
