@@ -63,15 +63,15 @@ class TimelineView(TextLines, can_focus=True):
         self.collapsed = False
         self.follow = True  # the cursor follows the newest step until the user moves it
         self._left = 0
-        self._height = 0  # lines drawn last time (a change needs a new layout)
 
     def show(self, data: TimelineData | None) -> None:
         self.data = data
         if data is not None and (self.follow or self.cursor >= max(data.horizon, 1)):
-            self.cursor = max(0, data.steps - 1)
-        height = self.line_count()
-        self.refresh(layout=height != self._height)  # the height follows the lanes shown
-        self._height = height
+            # without watch_cursor's full repaint: the lines below repaint what changed
+            self.set_reactive(TimelineView.cursor, max(0, data.steps - 1))
+        # built now, at the width drawn: only the rows that changed repaint (the lanes
+        # scroll under a cursor that follows the newest step; a focus move changes two)
+        self.repaint_lines(self.lines())
 
     # -- keys -------------------------------------------------------------------------
     def _per(self) -> tuple[int, int]:
@@ -131,10 +131,18 @@ class TimelineView(TextLines, can_focus=True):
         return left * per, cells
 
     def text(self) -> Text:
+        lines = self.lines()
+        if len(lines) == 1:
+            return lines[0]
+        text = Text("\n", no_wrap=True, overflow="crop").join(lines)
+        text.no_wrap = True
+        return text
+
+    def lines(self) -> list[Text]:
         d = self.data
         if d is None or not d.horizon:
-            return Text("no steps yet: S steps the core, s the focused engine, c continues",
-                        style="dim")
+            return [Text("no steps yet: S steps the core, s the focused engine, c continues",
+                         style="dim")]
         chars, per = self._per()
         lo, cells = self.window(self.size.width or 80)
         hi = min(d.horizon, lo + cells * per)
@@ -147,9 +155,7 @@ class TimelineView(TextLines, can_focus=True):
                                   LANE_STYLES[i % len(LANE_STYLES)], d.engines[i] == d.focus))
         out.append(self._marks(d, lo, hi, chars, per, cur))
         out.append(self._detail(d, cols, lo))
-        text = Text("\n", no_wrap=True, overflow="crop").join(out)
-        text.no_wrap = True
-        return text
+        return out
 
     def _ruler(self, lo: int, hi: int, chars: int, per: int, cur: int) -> Text:
         n = (hi - lo + per - 1) // per
