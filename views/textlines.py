@@ -114,6 +114,7 @@ class TextLines(Widget):
         self._count = -1  # how many lines repaint_lines drew last (its layout's height)
         self._fed: list[Text] | None = None  # the lines repaint_lines was given last
         self._paint: tuple[Style, int] | None = None  # (base style, width) in render_lines
+        self._base: tuple[object, Style] | None = None  # (focus and theme, rich_style)
 
     def text(self) -> Text:
         return Text()
@@ -155,8 +156,21 @@ class TextLines(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self.line_count()
 
+    def base_style(self) -> Style:
+        """The widget's `rich_style`, looked up once per focus state and theme (it walks
+        the DOM: at every core step that cost more than a line's segments)."""
+        key = (self.has_focus, self.app.theme)
+        if self._base is None or self._base[0] != key:
+            self._base = (key, self.rich_style)
+        return self._base[1]
+
+    def notify_style_update(self) -> None:
+        # a class, hover or theme change, or a CSS reload, restyles it: look it up again
+        super().notify_style_update()
+        self._base = None
+
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._paint = (self.rich_style, self.size.width)  # once a paint, not once a line
+        self._paint = (self.base_style(), self.size.width)  # once a paint, not once a line
         try:
             return super().render_lines(crop)
         finally:
@@ -167,7 +181,7 @@ class TextLines(Widget):
             self._lines = self.lines()
             self._keys = [line_key(line) for line in self._lines]  # what is drawn now
         base, width = self._paint if self._paint is not None else \
-            (self.rich_style, self.size.width)
+            (self.base_style(), self.size.width)
         if y >= len(self._lines):
             return Strip.blank(width, base)
         return text_strip(self._lines[y], y, width, base, self.app.console)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
+from rich.text import Span, Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
@@ -171,19 +171,24 @@ class TimelineView(TextLines, can_focus=True):
 
     def _lane(self, name: str, row: list[Cell], chars: int, per: int, cur: int, style: str,
               focused: bool) -> Text:
-        line = Text(("▶" if focused else " ") + name[:LABEL - 2].ljust(LABEL - 1),
-                    style="bold" if focused else "", no_wrap=True, overflow="crop")
-        run_text, run_style = "", ""
+        head = ("▶" if focused else " ") + name[:LABEL - 2].ljust(LABEL - 1)
+        parts = [head]
+        spans: list[Span] = []
+        at = len(head)  # where the run starts in the line
+        run: list[str] = []
+        run_style = ""
         for c in range(0, len(row), per):  # consecutive cells of one style: one span
-            text, st = _cell_text(row[c:c + per], chars, style)
+            text, st = _cell_text(row[c:c + per] if per > 1 else [row[c]], chars, style)
             if c // per == cur:
                 st = f"{st} reverse".strip()
             if st != run_style:
-                line.append(run_text, style=run_style)
-                run_text, run_style = "", st
-            run_text += text
-        line.append(run_text, style=run_style)
-        return line
+                at = _flush(parts, spans, at, run, run_style)
+                run, run_style = [], st
+            run.append(text)
+        _flush(parts, spans, at, run, run_style)
+        # the spans Text.append would give the same runs (built here: a lane is dozens)
+        return Text("".join(parts), style="bold" if focused else "", no_wrap=True,
+                    overflow="crop", spans=spans)
 
     def _marks(self, d: TimelineData, lo: int, hi: int, chars: int, per: int,
                cur: int) -> Text:
@@ -197,11 +202,14 @@ class TimelineView(TextLines, can_focus=True):
             for g in (a, b):
                 if lo <= g < hi:
                     marks[(g - lo) // per].add("race")
-        line = Text("sem".ljust(LABEL), style="dim")
-        for c, m in enumerate(marks):
+        parts = ["sem".ljust(LABEL)]
+        spans: list[Span] = []
+        at = LABEL
+        for c, m in enumerate(marks):  # a span a column, as Text.append would give
             glyph, style = _mark(m)
-            line.append(glyph.ljust(chars), style=style + (" reverse" if c == cur else ""))
-        return line
+            at = _flush(parts, spans, at, [glyph.ljust(chars)],
+                        style + (" reverse" if c == cur else ""))
+        return Text("".join(parts), style="dim", spans=spans)
 
     def _detail(self, d: TimelineData, cols: list[list[Cell]], lo: int) -> Text:
         g = self.cursor
@@ -220,6 +228,16 @@ class TimelineView(TextLines, can_focus=True):
             if g in (a, b):
                 parts.append(f"race #{n}: steps {a + 1} and {b + 1}")
         return Text(" · ".join(parts), style="italic")
+
+
+def _flush(parts: list[str], spans: list[Span], at: int, run: list[str], style: str) -> int:
+    """Add a run of cells of one style to a lane's text; where the next run starts."""
+    text = "".join(run)
+    if text:
+        parts.append(text)
+        if style:
+            spans.append(Span(at, at + len(text), style))
+    return at + len(text)
 
 
 def _mark(m: set[str]) -> tuple[str, str]:

@@ -86,3 +86,15 @@ async def test_new_lines_repaint_only_those_that_changed() -> None:
         await pilot.pause()
         assert view.size.height == 2
         assert [view.render_line(y).text.rstrip() for y in range(2)] == ["a", "b"]
+
+
+async def test_the_base_style_follows_the_theme() -> None:
+    app = LinesApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        view = app.query_one(Lines)
+        view.repaint_lines([Text("a")])
+        await pilot.pause()
+        dark = view.base_style()
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert view.base_style() == view.rich_style != dark
