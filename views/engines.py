@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
-from textual.geometry import Region
 
 from neurondbg.debug.snapshot import EngineRow
 from neurondbg.views.textlines import TextLines
@@ -53,7 +52,8 @@ class EnginesView(TextLines, can_focus=True):
         super().__init__(*args, **kwargs)
         self._rows: Sequence[EngineRow] = ()
         self._key: object = None
-        self._text = Text("no kernel loaded", style="dim")
+        # each row's line as last built, by position: a core step changes one or two rows
+        self._built: list[tuple[EngineRow, Text]] = []
 
     def on_resize(self) -> None:
         self._key = None
@@ -65,28 +65,38 @@ class EnginesView(TextLines, can_focus=True):
         where_width = max((len(where_of(r)) for r in rows), default=PC_WIDTH)
         width = max(12, min(60, self.size.width - 57 - name_width
                             - (where_width - PC_WIDTH))) if self.size.width else 30
-        key = (tuple(rows), (width, name_width, where_width))
+        columns = (width, name_width, where_width)
+        key = (tuple(rows), columns)
         if key == self._key:
             return  # nothing changed: no repaint (a step usually moves one engine)
-        relayout = len(rows) != len(self._rows) or self._key is None
+        if not isinstance(self._key, tuple) or self._key[1] != columns:
+            self._built = []  # other columns: every line anew
+        built = self._built
+        lines: list[Text] = []
+        for i, row in enumerate(rows):
+            if i < len(built) and built[i][0] == row:
+                lines.append(built[i][1])
+                continue
+            line = engine_line(row, *columns)
+            line.no_wrap = True
+            if i < len(built):
+                built[i] = (row, line)
+            else:
+                built.append((row, line))
+            lines.append(line)
+        del built[len(rows):]
+        self._rows, self._key = rows, key
         # the same columns: repaint only the rows that changed (a core step: the engine
         # that stepped and the focus mark, two or three of a NEFF's seven-odd rows)
-        changed = None if relayout or not isinstance(self._key, tuple) or \
-            self._key[1] != key[1] else \
-            [i for i, (a, b) in enumerate(zip(self._rows, rows, strict=True)) if a != b]
-        self._rows, self._key = rows, key
-        text = Text("\n").join(engine_line(r, width, name_width, where_width)
-                                for r in rows) if rows else \
-            Text("no kernel loaded", style="dim")
-        text.no_wrap = True
-        self._text = text
-        if changed is None:
-            self.refresh(layout=relayout)
-        else:
-            self.refresh(*(Region(0, i, self.size.width, 1) for i in changed))
+        self.repaint_lines(lines or [Text("no kernel loaded", style="dim")])
+
+    def lines(self) -> list[Text]:
+        return [line for _, line in self._built] or [Text("no kernel loaded", style="dim")]
 
     def text(self) -> Text:
-        return self._text
+        text = Text("\n").join(self.lines())
+        text.no_wrap = True
+        return text
 
     def line_count(self) -> int:
         return max(1, len(self._rows))

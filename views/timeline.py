@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
+from rich.text import Span, Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
@@ -63,15 +63,15 @@ class TimelineView(TextLines, can_focus=True):
         self.collapsed = False
         self.follow = True  # the cursor follows the newest step until the user moves it
         self._left = 0
-        self._height = 0  # lines drawn last time (a change needs a new layout)
 
     def show(self, data: TimelineData | None) -> None:
         self.data = data
         if data is not None and (self.follow or self.cursor >= max(data.horizon, 1)):
-            self.cursor = max(0, data.steps - 1)
-        height = self.line_count()
-        self.refresh(layout=height != self._height)  # the height follows the lanes shown
-        self._height = height
+            # without watch_cursor's full repaint: the lines below repaint what changed
+            self.set_reactive(TimelineView.cursor, max(0, data.steps - 1))
+        # built now, at the width drawn: only the rows that changed repaint (the lanes
+        # scroll under a cursor that follows the newest step; a focus move changes two)
+        self.repaint_lines(self.lines())
 
     # -- keys -------------------------------------------------------------------------
     def _per(self) -> tuple[int, int]:
@@ -131,10 +131,18 @@ class TimelineView(TextLines, can_focus=True):
         return left * per, cells
 
     def text(self) -> Text:
+        lines = self.lines()
+        if len(lines) == 1:
+            return lines[0]
+        text = Text("\n", no_wrap=True, overflow="crop").join(lines)
+        text.no_wrap = True
+        return text
+
+    def lines(self) -> list[Text]:
         d = self.data
         if d is None or not d.horizon:
-            return Text("no steps yet: S steps the core, s the focused engine, c continues",
-                        style="dim")
+            return [Text("no steps yet: S steps the core, s the focused engine, c continues",
+                         style="dim")]
         chars, per = self._per()
         lo, cells = self.window(self.size.width or 80)
         hi = min(d.horizon, lo + cells * per)
@@ -147,9 +155,7 @@ class TimelineView(TextLines, can_focus=True):
                                   LANE_STYLES[i % len(LANE_STYLES)], d.engines[i] == d.focus))
         out.append(self._marks(d, lo, hi, chars, per, cur))
         out.append(self._detail(d, cols, lo))
-        text = Text("\n", no_wrap=True, overflow="crop").join(out)
-        text.no_wrap = True
-        return text
+        return out
 
     def _ruler(self, lo: int, hi: int, chars: int, per: int, cur: int) -> Text:
         n = (hi - lo + per - 1) // per
@@ -165,19 +171,24 @@ class TimelineView(TextLines, can_focus=True):
 
     def _lane(self, name: str, row: list[Cell], chars: int, per: int, cur: int, style: str,
               focused: bool) -> Text:
-        line = Text(("▶" if focused else " ") + name[:LABEL - 2].ljust(LABEL - 1),
-                    style="bold" if focused else "", no_wrap=True, overflow="crop")
-        run_text, run_style = "", ""
+        head = ("▶" if focused else " ") + name[:LABEL - 2].ljust(LABEL - 1)
+        parts = [head]
+        spans: list[Span] = []
+        at = len(head)  # where the run starts in the line
+        run: list[str] = []
+        run_style = ""
         for c in range(0, len(row), per):  # consecutive cells of one style: one span
-            text, st = _cell_text(row[c:c + per], chars, style)
+            text, st = _cell_text(row[c:c + per] if per > 1 else [row[c]], chars, style)
             if c // per == cur:
                 st = f"{st} reverse".strip()
             if st != run_style:
-                line.append(run_text, style=run_style)
-                run_text, run_style = "", st
-            run_text += text
-        line.append(run_text, style=run_style)
-        return line
+                at = _flush(parts, spans, at, run, run_style)
+                run, run_style = [], st
+            run.append(text)
+        _flush(parts, spans, at, run, run_style)
+        # the spans Text.append would give the same runs (built here: a lane is dozens)
+        return Text("".join(parts), style="bold" if focused else "", no_wrap=True,
+                    overflow="crop", spans=spans)
 
     def _marks(self, d: TimelineData, lo: int, hi: int, chars: int, per: int,
                cur: int) -> Text:
@@ -191,11 +202,14 @@ class TimelineView(TextLines, can_focus=True):
             for g in (a, b):
                 if lo <= g < hi:
                     marks[(g - lo) // per].add("race")
-        line = Text("sem".ljust(LABEL), style="dim")
-        for c, m in enumerate(marks):
+        parts = ["sem".ljust(LABEL)]
+        spans: list[Span] = []
+        at = LABEL
+        for c, m in enumerate(marks):  # a span a column, as Text.append would give
             glyph, style = _mark(m)
-            line.append(glyph.ljust(chars), style=style + (" reverse" if c == cur else ""))
-        return line
+            at = _flush(parts, spans, at, [glyph.ljust(chars)],
+                        style + (" reverse" if c == cur else ""))
+        return Text("".join(parts), style="dim", spans=spans)
 
     def _detail(self, d: TimelineData, cols: list[list[Cell]], lo: int) -> Text:
         g = self.cursor
@@ -214,6 +228,16 @@ class TimelineView(TextLines, can_focus=True):
             if g in (a, b):
                 parts.append(f"race #{n}: steps {a + 1} and {b + 1}")
         return Text(" · ".join(parts), style="italic")
+
+
+def _flush(parts: list[str], spans: list[Span], at: int, run: list[str], style: str) -> int:
+    """Add a run of cells of one style to a lane's text; where the next run starts."""
+    text = "".join(run)
+    if text:
+        parts.append(text)
+        if style:
+            spans.append(Span(at, at + len(text), style))
+    return at + len(text)
 
 
 def _mark(m: set[str]) -> tuple[str, str]:
