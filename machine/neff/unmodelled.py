@@ -42,6 +42,17 @@ def _table() -> np.ndarray:
 
 NOT_MODELLED = _table()  # by opcode byte
 CODES = frozenset(int(c) for c in np.flatnonzero(NOT_MODELLED).tolist())
+HEADER_BYTE1 = 16  # isa-facts §1.1: byte 1 of every hardware instruction
+
+
+def headerless(stream: np.ndarray) -> np.ndarray:
+    """Per record: an undescribed PSEUDO record whose byte 1 is not 16 (PSEUDO_EXTENSION
+    has 0 there and carries what look like its predecessor's operands in bytes 4..11),
+    so its bytes 4..11 are not read as a header wait and update."""
+    if not len(stream):
+        return np.zeros(0, dtype=bool)
+    out: np.ndarray = NOT_MODELLED[stream[:, 0]] & (stream[:, 1] != HEADER_BYTE1)
+    return out
 
 
 def not_modelled(stream: np.ndarray) -> dict[str, int]:

@@ -12,8 +12,9 @@ what a NEFF legitimately holds (machine.legality is used as it is, then read her
 - A PSEUDO_* record the references do not describe (machine.neff.unmodelled) whose
   header byte 1 is not 16 (newer compilers' PSEUDO_EXTENSION has 0 there): byte 1 == 16
   is the hardware's header rule (isa-facts §1.1) and the runtime lowers such a record
-  before the hardware sees it, so `has_valid_neuron_header` becomes the note
-  HEADER_NOT_JUDGED instead of failing it.
+  before the hardware sees it, so neither `has_valid_neuron_header` nor
+  `has_valid_neuron_events` (its bytes 4..11 are not events: machine.neff.events) fails
+  it; it carries the note HEADER_NOT_JUDGED.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.isa.opcodes import OPCODES, mnemonic
 from neurondbg.machine.legality.explain import BulkResult, validate
 from neurondbg.machine.neff.model import ENGINES, Engine, Subgraph
-from neurondbg.machine.neff.unmodelled import NOT_MODELLED
+from neurondbg.machine.neff.unmodelled import headerless
 
 LOWERED = "lowered_by_runtime"
 OPAQUE = "payload_layout_not_in_reference"
@@ -35,9 +36,10 @@ HEADER_NOT_JUDGED = "pseudo_header_not_judged"
 NOTE_TEXT = {LOWERED: "lowered by the runtime",
              OPAQUE: "payload layout not in the reference (header and events judged only)",
              HEADER_NOT_JUDGED: "header byte 1 is not 16 on a record the runtime lowers and "
-                                "the reference does not describe (header not judged)"}
+                                "the reference does not describe (header and events not "
+                                "judged)"}
 ENGINE_CLAUSE = "engine_has_opcode("
-HEADER_CLAUSE = "has_valid_neuron_header"
+HEADER_CLAUSES = ("has_valid_neuron_header", "has_valid_neuron_events")
 
 
 def _kinds() -> tuple[np.ndarray, np.ndarray]:
@@ -99,8 +101,8 @@ def _adapt(v: dict[str, Any], kind: int) -> dict[str, Any]:
     if kind in (_PSEUDO, _PSEUDO_ODD):
         failed = [c for c in v["failed"] if not c.startswith(ENGINE_CLAUSE)]
         notes = [*v["notes"], LOWERED]
-        if kind == _PSEUDO_ODD and HEADER_CLAUSE in failed:
-            failed.remove(HEADER_CLAUSE)
+        if kind == _PSEUDO_ODD:
+            failed = [c for c in failed if c not in HEADER_CLAUSES]
             notes.append(HEADER_NOT_JUDGED)
         return {**v, "valid": not failed, "failed": failed, "notes": notes}
     if kind == _OPAQUE:
@@ -123,7 +125,7 @@ def judge_stream(raw: np.ndarray, gen: Gen, engine: Engine) -> StreamVerdict:
     ids = np.fromiter(map(id, base), dtype=np.int64, count=len(base))
     _, shared = np.unique(ids, return_inverse=True)
     ops = raw[:, 0]
-    odd = NOT_MODELLED[ops] & (raw[:, 1] != 16)
+    odd = headerless(raw)
     kind = np.where(odd, _PSEUDO_ODD, np.where(PSEUDO[ops], _PSEUDO,
                                                np.where(OPAQUE_OPS[ops], _OPAQUE, _PLAIN)))
     key = shared.reshape(-1)[column] * _KINDS + kind

@@ -27,9 +27,11 @@ DYN_SEMS = tuple(range(40, 56))
 
 
 def extension() -> bytes:
-    """A PSEUDO_EXTENSION as newer compilers write it: header byte 1 is 0, not 16."""
+    """A PSEUDO_EXTENSION as newer compilers write it: header byte 1 is 0, not 16, and
+    bytes 4..11 hold what would read as a wait on and an update of runtime sem[0]."""
     rec = bytearray(64)
     rec[0], rec[15] = Opcode.PSEUDO_EXTENSION, 16
+    rec[4:12] = bytes([0x05, 0, 0x13, 0, 1, 0, 0, 0])
     return bytes(rec)
 
 
@@ -69,6 +71,14 @@ def test_a_wait_only_unmodelled_records_could_satisfy_is_not_checked(neff: str) 
          "message": "1 waits beyond what the modelled records add (1 PSEUDO_DMA_DIRECT2D, "
                     "1 PSEUDO_EXTENSION records are not modelled and may raise "
                     "semaphores): not checked"}]
+
+
+def test_an_extension_record_has_no_header_events(neff: str) -> None:
+    code, out, _ = invoke("validate", neff, "--summary")
+    doc = json.loads(out)
+    assert code == 0
+    assert [f for f in doc["checks"]["findings"] if f["check"] == "semaphore_owner"] == []
+    assert doc["engines"]["sp"]["notes"][HEADER_NOT_JUDGED] == 1
 
 
 def test_a_starved_wait_still_fails_without_unmodelled_records(tmp_path: Path) -> None:
