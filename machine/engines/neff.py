@@ -8,6 +8,9 @@
 - PSEUDO_DMATRIGGER: puts the DMA entry it names (queue name at 12..47, u32 id at 48,
   struct DMA_TRIGGER) at the back of its queue (machine.neff.dma). It runs only where
   the state carries a NEFF's DMA queues; elsewhere it faults, naming why.
+- Every other PSEUDO_* record (PSEUDO_DMA_DIRECT2D, PSEUDO_TENSOR_LOAD, ... of newer
+  compilers): no reference says what it does, so it faults saying it is not modelled
+  (machine.neff.unmodelled) rather than running with guessed semantics.
 
 NOP's header wait and EVENT_SEMAPHORE's second wait at 0x20 are machine.engines.seq's.
 """
@@ -21,6 +24,7 @@ from neurondbg.machine.engines.record import Fault
 from neurondbg.machine.engines.seq import Handler
 from neurondbg.machine.isa.opcodes import Opcode as Op
 from neurondbg.machine.neff.stale import MAY_WRITE, mark
+from neurondbg.machine.neff.unmodelled import CODES
 
 if TYPE_CHECKING:
     from neurondbg.machine.isa.codec import Instruction
@@ -59,9 +63,17 @@ def dma_trigger(ctx: Context, inst: Instruction) -> None:
     dma.trigger(ctx.state, engine, name, int(f["id"]))
 
 
+def not_modelled(ctx: Context, inst: Instruction) -> None:
+    """A PSEUDO_* record whose effect no reference gives: stop here, saying so."""
+    raise Fault(f"{inst.mnemonic} is not modelled: no reference gives its payload or what "
+                "it moves or raises (a record the runtime lowers), so the run cannot go "
+                "past it")
+
+
 HANDLERS: dict[Op, Handler] = {
     Op.SET_ORDERING_MODE: no_op, Op.PSEUDO_BRANCH_LABEL: no_op,
     Op.ACTIVATION_TABLE_LOAD: no_op,
     Op.LDWEIGHTS: opaque, Op.MATMUL: opaque, Op.ACTIVATE: opaque,
     Op.PSEUDO_DMATRIGGER: dma_trigger,
+    **{Op(c): not_modelled for c in sorted(CODES)},
 }

@@ -10,5 +10,6 @@
 - machine.neff.roles: what each semaphore is for;
 - machine.neff.footprint: the SB side and the extent of a DMA descriptor;
 - machine.neff.verdicts: per-record legality adapted to what a NEFF legitimately holds;
-- machine.neff.checks: whole-NEFF static checks.
+- machine.neff.checks: whole-NEFF static checks;
+- machine.neff.unmodelled: records and def.json fields the references do not describe.
 """

@@ -17,9 +17,13 @@ Checks (each Finding names its check, its level, where and why):
   be reached by all the increments that exist: +1 per SEM_INC update, +value per
   SEM_ADD_IMM, +16 per triggered DMA entry on that semaphore. A semaphore that something
   lowers or overwrites (DEC, SUB, WR) is not monotone, so its waits are noted as not
-  checked; so are event and register-valued waits.
+  checked; so are event and register-valued waits, and, when the subgraph holds records
+  whose effect is not modelled (machine.neff.unmodelled: PSEUDO_DMA_DIRECT2D, ...),
+  the waits only such records could satisfy.
 - `dma_in_bounds` (warning): every descriptor side names SB or a def.json var and stays
-  inside it (machine.neff.footprint extents); transposes are noted as not checked.
+  inside it (machine.neff.footprint extents); transposes are noted as not checked, and
+  so is a var's `backing_variable_off` (each var is its own storage: one note, naming
+  the first var, machine.neff.unmodelled.backing_note).
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from neurondbg.machine.neff.model import (
 )
 from neurondbg.machine.neff.roles import engine_label, semaphore_roles
 from neurondbg.machine.neff.triggers import Trigger
+from neurondbg.machine.neff.unmodelled import backing_note, describe, tally
 
 
 class Level(Enum):
@@ -190,6 +195,10 @@ def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> list[
             total[t.entry.semaphore] += DMA_INCREMENT
             entries.setdefault(t.entry.semaphore, []).append(t.entry.label)
     not_checked: Counter[str] = Counter()
+    odd = tally(sub.stream(e) for e in ENGINES)
+    # what such records raise is not known: a wait they might satisfy is not judged
+    unknown = (f"waits beyond what the modelled records add ({describe(odd)} records "
+               "are not modelled and may raise semaphores)") if odd else ""
     for e in ENGINES:
         stream = sub.stream(e)
         w = waits(stream)
@@ -209,6 +218,9 @@ def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> list[
                 continue
             need = v + 1 if mode == WaitMode.SEM_GT_IMM else v
             if mode in (WaitMode.SEM_LT_IMM, WaitMode.SEM_LE_IMM) or need <= total[s]:
+                continue
+            if unknown:
+                not_checked[unknown] += 1
                 continue
             slot = " (its second wait, at 0x20)" if second else ""
             out.append(Finding("wait_reachable", Level.FAIL,
@@ -369,6 +381,9 @@ def _bounds_checks(sub: Subgraph, gen: Gen) -> list[Finding]:
         out.append(Finding("dma_in_bounds", Level.NOTE,
                            f"{transposes} transpose descriptor{'s' if transposes > 1 else ''}"
                            ": not checked (transpose semantics are not known)"))
+    backing = backing_note(sub)
+    if backing is not None:
+        out.append(Finding("dma_in_bounds", Level.NOTE, backing))
     return out
 
 

@@ -3,7 +3,9 @@
 Every record carries a header wait (bytes 4, 5, u32 threshold at 8) and a header update
 (bytes 6, 7); EVENT_SEMAPHORE adds a second wait at 0x20 (mode, index, u32 threshold at
 0x24), and both waits must hold (neff-facts §5.2). `waits(stream)` and `updates(stream)`
-read them for a whole stream at once.
+read them for a whole stream at once. An undescribed PSEUDO record whose byte 1 is not
+16 (machine.neff.unmodelled.headerless: PSEUDO_EXTENSION) has no such header: its bytes
+4..11 are not read as events.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 
 from neurondbg.machine.isa.enums import UpdateMode, WaitMode
 from neurondbg.machine.isa.opcodes import Opcode
+from neurondbg.machine.neff.unmodelled import headerless
 
 SEM_WAITS = frozenset({WaitMode.SEM_EQ_IMM, WaitMode.SEM_LT_IMM, WaitMode.SEM_LE_IMM,
                        WaitMode.SEM_GT_IMM, WaitMode.SEM_GE_IMM})
@@ -50,7 +53,7 @@ def _u32(stream: np.ndarray, at: int) -> np.ndarray:
 
 def waits(stream: np.ndarray) -> Waits:
     """Header waits of every record and the second wait of every EVENT_SEMAPHORE."""
-    head = np.flatnonzero(stream[:, 4] != WaitMode.NONE)
+    head = np.flatnonzero((stream[:, 4] != WaitMode.NONE) & ~headerless(stream))
     es = np.flatnonzero((stream[:, 0] == Opcode.EVENT_SEMAPHORE) & (stream[:, 0x20] != 0))
     index = np.concatenate([head, es])
     second = np.concatenate([np.zeros(len(head), bool), np.ones(len(es), bool)])
@@ -63,5 +66,5 @@ def waits(stream: np.ndarray) -> Waits:
 
 def updates(stream: np.ndarray) -> Updates:
     """Header updates of every record."""
-    rows = np.flatnonzero(stream[:, 6] != UpdateMode.NONE)
+    rows = np.flatnonzero((stream[:, 6] != UpdateMode.NONE) & ~headerless(stream))
     return Updates(rows, stream[rows, 6], stream[rows, 7], _u32(stream[rows], 8))

@@ -8,6 +8,9 @@ A NEFF stream has no HALT: the program ends at the end of the file (neff-facts Â
 The model's engines end by halting, so the lowering appends one HALT record to each
 stream (record index = the stream's length; shown as such, never part of the NEFF).
 The generation is the kelf-0.json `target`'s; `gen` overrides it (the caller warns).
+A subgraph holding records whose effect is not modelled (machine.neff.unmodelled) gets
+a note saying how many (a run stops at the first), and one naming a var whose
+`backing_variable_off` is not modelled.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from neurondbg.machine.isa.spec import RECORD_BYTES
 from neurondbg.machine.neff.container import NeffError
 from neurondbg.machine.neff.model import ENGINES, Engine, Subgraph, gen_of_target
 from neurondbg.machine.neff.reader import Neff
+from neurondbg.machine.neff.unmodelled import backing_note, describe, tally
 from neurondbg.machine.neff.verdicts import judge_stream
 
 
@@ -77,7 +81,13 @@ def lower_subgraph(sub: Subgraph, gen: Gen) -> Lowered:
         lengths[e] = len(raw)
         ok = judge_stream(raw, gen, e).valid if len(raw) else np.zeros(0, dtype=bool)
         valid[e] = np.concatenate([ok, [True]])
-    return Lowered(sub, gen, programs, lengths, valid)
+    odd = tally(sub.stream(e) for e in ENGINES)
+    notes = [f"{sub.name} holds records whose effect is not modelled ({describe(odd)}): a "
+             "run stops at the first it reaches"] if odd else []
+    backing = backing_note(sub)
+    if backing is not None:
+        notes.append(backing)
+    return Lowered(sub, gen, programs, lengths, valid, tuple(notes))
 
 
 def lower(neff: Neff, subgraph: str | None = None, gen: Gen | None = None) -> Lowered:
@@ -85,4 +95,5 @@ def lower(neff: Neff, subgraph: str | None = None, gen: Gen | None = None) -> Lo
     generation (or `gen`); the generation's warnings are the result's notes."""
     g, warn = neff_gen(neff, gen)
     low = lower_subgraph(neff.subgraph(subgraph), g)
-    return Lowered(low.sub, low.gen, low.programs, low.lengths, low.valid, tuple(warn))
+    return Lowered(low.sub, low.gen, low.programs, low.lengths, low.valid,
+                   (*warn, *low.notes))

@@ -259,6 +259,8 @@ class Var:
     var_id: int | None = None
     size: int | None = None
     file_name: str | None = None
+    # not in the reference and not modelled (machine.neff.unmodelled.backing_note)
+    backing_variable_off: int | None = None
 
 
 @dataclass(frozen=True)

@@ -357,7 +357,8 @@ def _entries(doc: _Doc, queues: dict[str, DmaQueue]) -> tuple[DmaEntry, ...]:
 
 def _var(name: str, doc: _Doc) -> Var:
     return Var(name, _opt(doc, "type", _Doc.str) or "", _opt(doc, "var_id", _Doc.int),
-               _opt(doc, "size", _Doc.int), _opt(doc, "file_name", _Doc.str))
+               _opt(doc, "size", _Doc.int), _opt(doc, "file_name", _Doc.str),
+               _opt(doc, "backing_variable_off", _Doc.int))
 
 
 def _tensor(name: str, doc: _Doc) -> Tensor:

@@ -9,6 +9,12 @@ what a NEFF legitimately holds (machine.legality is used as it is, then read her
 - A record whose opcode has no field layout in the references (LDWEIGHTS, MATMUL,
   ACTIVATE, ACTIVATION_TABLE_LOAD, NOP, SET_ORDERING_MODE) is judged on its header and
   events only; it carries the note OPAQUE.
+- A PSEUDO_* record the references do not describe (machine.neff.unmodelled) whose
+  header byte 1 is not 16 (newer compilers' PSEUDO_EXTENSION has 0 there): byte 1 == 16
+  is the hardware's header rule (isa-facts §1.1) and the runtime lowers such a record
+  before the hardware sees it, so neither `has_valid_neuron_header` nor
+  `has_valid_neuron_events` (its bytes 4..11 are not events: machine.neff.events) fails
+  it; it carries the note HEADER_NOT_JUDGED.
 """
 
 from __future__ import annotations
@@ -22,12 +28,18 @@ from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.isa.opcodes import OPCODES, mnemonic
 from neurondbg.machine.legality.explain import BulkResult, validate
 from neurondbg.machine.neff.model import ENGINES, Engine, Subgraph
+from neurondbg.machine.neff.unmodelled import headerless
 
 LOWERED = "lowered_by_runtime"
 OPAQUE = "payload_layout_not_in_reference"
+HEADER_NOT_JUDGED = "pseudo_header_not_judged"
 NOTE_TEXT = {LOWERED: "lowered by the runtime",
-             OPAQUE: "payload layout not in the reference (header and events judged only)"}
+             OPAQUE: "payload layout not in the reference (header and events judged only)",
+             HEADER_NOT_JUDGED: "header byte 1 is not 16 on a record the runtime lowers and "
+                                "the reference does not describe (header and events not "
+                                "judged)"}
 ENGINE_CLAUSE = "engine_has_opcode("
+HEADER_CLAUSES = ("has_valid_neuron_header", "has_valid_neuron_events")
 
 
 def _kinds() -> tuple[np.ndarray, np.ndarray]:
@@ -86,15 +98,20 @@ class StreamVerdict:
 
 
 def _adapt(v: dict[str, Any], kind: int) -> dict[str, Any]:
-    if kind == _PSEUDO:
+    if kind in (_PSEUDO, _PSEUDO_ODD):
         failed = [c for c in v["failed"] if not c.startswith(ENGINE_CLAUSE)]
-        return {**v, "valid": not failed, "failed": failed, "notes": [*v["notes"], LOWERED]}
+        notes = [*v["notes"], LOWERED]
+        if kind == _PSEUDO_ODD:
+            failed = [c for c in failed if c not in HEADER_CLAUSES]
+            notes.append(HEADER_NOT_JUDGED)
+        return {**v, "valid": not failed, "failed": failed, "notes": notes}
     if kind == _OPAQUE:
         return {**v, "notes": [*v["notes"], OPAQUE]}
     return v
 
 
-_PLAIN, _PSEUDO, _OPAQUE = 0, 1, 2
+_PLAIN, _PSEUDO, _OPAQUE, _PSEUDO_ODD = 0, 1, 2, 3
+_KINDS = 4
 
 
 def judge_stream(raw: np.ndarray, gen: Gen, engine: Engine) -> StreamVerdict:
@@ -107,16 +124,18 @@ def judge_stream(raw: np.ndarray, gen: Gen, engine: Engine) -> StreamVerdict:
     column = result.column
     ids = np.fromiter(map(id, base), dtype=np.int64, count=len(base))
     _, shared = np.unique(ids, return_inverse=True)
-    kind = np.where(PSEUDO[raw[:, 0]], _PSEUDO, np.where(OPAQUE_OPS[raw[:, 0]], _OPAQUE,
-                                                          _PLAIN))
-    key = shared.reshape(-1)[column] * 3 + kind
+    ops = raw[:, 0]
+    odd = headerless(raw)
+    kind = np.where(odd, _PSEUDO_ODD, np.where(PSEUDO[ops], _PSEUDO,
+                                               np.where(OPAQUE_OPS[ops], _OPAQUE, _PLAIN)))
+    key = shared.reshape(-1)[column] * _KINDS + kind
     keys, outcome = np.unique(key, return_inverse=True)
     first = np.zeros(len(keys), dtype=np.intp)
     first[outcome] = np.arange(len(key))  # an instruction of each outcome (any will do)
-    outcomes = [_adapt(base[column[i]], int(k % 3))
+    outcomes = [_adapt(base[column[i]], int(k % _KINDS))
                 for i, k in zip(first.tolist(), keys.tolist(), strict=True)]
-    ops, counts = np.unique(raw[:, 0], return_counts=True)
-    pairs = list(zip(ops.tolist(), counts.tolist(), strict=True))
+    codes, counts = np.unique(ops, return_counts=True)
+    pairs = list(zip(codes.tolist(), counts.tolist(), strict=True))
     lowered = {mnemonic(o): n for o, n in pairs if PSEUDO[o]}
     opaque = {mnemonic(o): n for o, n in pairs if OPAQUE_OPS[o]}
     return StreamVerdict(engine, raw, result, outcomes, outcome.reshape(-1), lowered, opaque)

@@ -60,7 +60,8 @@ def entry_json(e: DmaEntry) -> dict[str, Any]:
 
 def _var(v: Var) -> dict[str, Any]:
     out: dict[str, Any] = {"type": v.type}
-    for key, value in (("var_id", v.var_id), ("size", v.size), ("file_name", v.file_name)):
+    for key, value in (("var_id", v.var_id), ("size", v.size), ("file_name", v.file_name),
+                       ("backing_variable_off", v.backing_variable_off)):
         if value is not None:
             out[key] = value
     if v.type in ("input", "output", "virtual"):

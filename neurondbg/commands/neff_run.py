@@ -166,7 +166,9 @@ def _headless(low: Lowered, given: dict[str, np.ndarray], max_steps: int | None,
     reason = {"interrupted": "interrupt", "limit": "max-steps"}.get(out.status, out.status)
     detail = out.detail.split(": ", 1)[1] if out.detail.startswith(out.status + ": ") \
         else out.detail
+    stopped = out.actor if out.status in ("fault", "invalid") else None  # as the core says
     engines = {e.value: {"pc": m.state.pc, "status": "halted" if m.state.halted else (
+        "faulted" if e.value == stopped else
         "waiting" if r.blocked(i) is not None else "running")}
         for i, (e, m) in enumerate(r.machines.items())}
     return _doc(low, reason, detail, out.steps, engines,
