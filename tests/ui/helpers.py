@@ -53,3 +53,14 @@ async def type_value(pilot: Pilot, text: str, box: str = "#lab-input") -> None:
     field.value = text
     await pilot.press("enter")
     await pilot.pause()
+
+
+async def tabbed(app: NeurondbgApp, pilot: Pilot, typed: str) -> str:
+    """The console line after typing `typed` and pressing Tab."""
+    field = app.screen.query_one("#console-input", Input)
+    field.focus()
+    field.value = typed
+    field.cursor_position = len(typed)
+    await pilot.press("tab")
+    await pilot.pause()
+    return field.value

@@ -11,7 +11,7 @@ from textual.widgets import Input
 
 from neurondbg.app import NeurondbgApp
 from neurondbg.console import REGISTRY, execute
-from tests.ui.helpers import started
+from tests.ui.helpers import started, tabbed
 
 LOOP = Path(__file__).parent / "data" / "loop.asm"  # has the label `top`
 
@@ -58,20 +58,10 @@ def test_completion_after_a_leading_colon_keeps_it() -> None:
     assert REGISTRY.completions("info b") == ["info breakpoints"]
 
 
-async def _tab(app: NeurondbgApp, pilot: Pilot, typed: str) -> str:
-    field = app.screen.query_one("#console-input", Input)
-    field.focus()
-    field.value = typed
-    field.cursor_position = len(typed)
-    await pilot.press("tab")
-    await pilot.pause()
-    return field.value
-
-
 async def test_tab_completes_after_a_leading_colon() -> None:
     async with started(LOOP) as (app, pilot):
-        assert await _tab(app, pilot, ":brea") == ":break "
-        assert await _tab(app, pilot, ":break lab") == ":break label:"
-        assert await _tab(app, pilot, ":break label:t") == ":break label:top"
-        assert await _tab(app, pilot, ":info b") == ":info breakpoints"
-        assert await _tab(app, pilot, "::brea") == "::brea"  # `:brea` is no command
+        assert await tabbed(app, pilot, ":brea") == ":break "
+        assert await tabbed(app, pilot, ":break lab") == ":break label:"
+        assert await tabbed(app, pilot, ":break label:t") == ":break label:top"
+        assert await tabbed(app, pilot, ":info b") == ":info breakpoints"
+        assert await tabbed(app, pilot, "::brea") == "::brea"  # `:brea` is no command
