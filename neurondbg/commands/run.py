@@ -78,9 +78,11 @@ def ctrl_c_stops(*events: threading.Event) -> Iterator[list[threading.Event]]:
         return
 
     def first(signum: int, frame: FrameType | None) -> None:
+        # the next Ctrl+C raises, even one that lands while this handler still runs:
+        # entered again inside `Event.set`, it would wait forever on that Event's lock
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         for e in targets:
             e.set()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
     previous = signal.signal(signal.SIGINT, first)
     try:
