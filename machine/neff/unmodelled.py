@@ -23,6 +23,7 @@ another reads as that var's own bytes.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 import numpy as np
@@ -85,8 +86,8 @@ def backing_note(sub: Subgraph) -> str | None:
     the same as another var's) and how many more there are; None when none does."""
     given = [(name, v.backing_variable_off) for name, v in sub.vars.items()
              if v.backing_variable_off is not None]
-    offs = [off for _, off in given]
-    named = sorted(((name, off) for name, off in given if off != 0 or offs.count(off) > 1),
+    shared = Counter(off for _, off in given)  # one pass: def.json may list many vars
+    named = sorted(((name, off) for name, off in given if off != 0 or shared[off] > 1),
                    key=lambda no: no[1] == 0)  # a non-zero one first, else file order
     if not named:
         return None
