@@ -35,6 +35,20 @@ class Output(Protocol):
 Work = Callable[[Callable[[], bool]], Output]  # cancelled() -> its output
 
 
+class CommandSuggester(SuggestFromList):
+    """The grey rest of a command word; after one leading `:` too (the console takes
+    `:break` as `break`, so the suggestion keeps the colon and any blanks after it)."""
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if not value.startswith(":"):
+            return await super().get_suggestion(value)
+        word = value[1:].lstrip()
+        if not word:
+            return None
+        found = await super().get_suggestion(word)
+        return None if found is None else value[:len(value) - len(word)] + found
+
+
 def complete(prefix: str, words: Sequence[str]) -> str:
     """The longest common extension of `prefix` among `words` (prefix itself if none)."""
     matches = [w for w in words if w.startswith(prefix)]
@@ -61,7 +75,7 @@ class ConsoleInput(Input):
     def __init__(self, words: Sequence[str], complete_line: CompleteLine | None = None,
                  **kwargs) -> None:
         # select_on_focus off: a prefilled command (e.g. "goto 3 ") is completed, not replaced
-        super().__init__(suggester=SuggestFromList(words, case_sensitive=True),
+        super().__init__(suggester=CommandSuggester(words, case_sensitive=True),
                          select_on_focus=False, **kwargs)
         self.words = list(words)
         self.complete_line = complete_line  # whole-line candidates for an argument

@@ -1,8 +1,10 @@
-"""Console and key details: an unknown console command names the nearest command, and a
+"""Console and key details: an unknown console command names the nearest command, the
+grey suggestion completes a command word (after one `:` too), and a
 key means one thing per screen (no pane's key shadows a key of its screen or the App)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ from textual.binding import Binding
 
 from neurondbg.console import COMMANDS, REGISTRY, execute
 from neurondbg.sessions.examples import folder
+from neurondbg.views.console_view import CommandSuggester
 from neurondbg.views.legality import LegalityView
 from tests.ui.helpers import started
 
@@ -77,3 +80,12 @@ def test_the_help_lists_every_listing_key_from_its_binding() -> None:
     for b in LineView.BINDINGS:
         for key in b.key.split(","):
             assert f"{key_name(key)}" in text and f"listing: {b.description}" in text
+
+
+@pytest.mark.parametrize(("typed", "shown"), [
+    ("brea", "break"), (":brea", ":break"), (": brea", ": break"), (":", None),
+    ("::brea", None), (":zz", None)])
+def test_the_grey_suggestion_completes_a_command_after_one_colon(
+        typed: str, shown: str | None) -> None:
+    suggester = CommandSuggester(list(COMMANDS), case_sensitive=True)
+    assert asyncio.run(suggester.get_suggestion(typed)) == shown
