@@ -29,7 +29,14 @@ from typing import NamedTuple
 
 import click
 
-from neurondbg.errors import ERROR_PREFIX, EXIT_INTERRUPTED, error_json, usage_line
+from neurondbg.errors import (
+    ERROR_PREFIX,
+    EXIT_INTERRUPTED,
+    error_json,
+    exit_interrupted,
+    interrupt_said,
+    usage_line,
+)
 
 
 class Sub(NamedTuple):
@@ -221,6 +228,7 @@ def main(*, own_process: bool = False) -> None:
     imports; a caller's process (tests, embedders) is never frozen.
     """
     cli.freeze_imports = own_process
+    interrupt_said(False)
     try:
         rv = cli.main(prog_name="neurondbg", standalone_mode=False)
     except click.UsageError as e:
@@ -234,12 +242,10 @@ def main(*, own_process: bool = False) -> None:
         e.show()
         sys.exit(e.exit_code)
     except Interrupted:
-        click.echo("neurondbg: interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        exit_interrupted()
     except click.Abort as e:  # click turns a Ctrl+C no command handled into Abort
         if isinstance(e.__cause__, KeyboardInterrupt):
-            click.echo("neurondbg: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+            exit_interrupted()
         click.echo("neurondbg: aborted", err=True)
         sys.exit(1)
     except KeyboardInterrupt:

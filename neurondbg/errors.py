@@ -5,16 +5,35 @@ from __future__ import annotations
 
 import os
 import re
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import click
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl+C
+INTERRUPTED = "neurondbg: interrupted"  # the line of a Ctrl+C no command said more about
+_interrupt_said = [False]
 ERROR_PREFIX = "neurondbg: error: "  # the start of every error line
 # "<path>: no such file|program|...", or open()'s words for it: a missing input's message
 _MISSING = re.compile(r"^(?P<path>[^:]+): (no such \w|cannot read: No such file)")
 EXAMPLES_HINT = "the examples ship inside neurondbg: `neurondbg examples --copy examples` " \
     "copies them here"
+
+
+def exit_interrupted(line: str = INTERRUPTED) -> NoReturn:
+    """Say that a Ctrl+C stopped the command (stderr) and exit 130. Said once per
+    process: a second Ctrl+C that lands while the first is being reported raises
+    KeyboardInterrupt, and the CLI's own handler (`say_interrupted`) then stays quiet."""
+    if not _interrupt_said[0]:
+        click.echo(line, err=True)
+        _interrupt_said[0] = True
+    raise SystemExit(EXIT_INTERRUPTED)
+
+
+def interrupt_said(said: bool | None = None) -> bool:
+    """Whether an interruption has been said; `said` sets it (False: a new command)."""
+    if said is not None:
+        _interrupt_said[0] = said
+    return _interrupt_said[0]
 
 
 def examples_hint(message: str) -> str:

@@ -143,16 +143,15 @@ def _assembling(source: str, size: int) -> contextlib.AbstractContextManager[Rep
 @contextlib.contextmanager
 def _bar(source: str) -> Iterator[Report]:
     """The bar of assembling `source`; Ctrl+C under it is one line and exit 130."""
-    from neurondbg.errors import EXIT_INTERRUPTED
+    from neurondbg.errors import exit_interrupted
     from neurondbg.progress import counted
 
     try:
         with counted(f"asm {Path(source).name}", "lines") as report:
             yield report
     except KeyboardInterrupt:
-        click.echo(f"neurondbg: interrupted: {source} was not assembled; nothing was written",
-                   err=True)
-        raise SystemExit(EXIT_INTERRUPTED) from None
+        exit_interrupted(f"neurondbg: interrupted: {source} was not assembled; "
+                         "nothing was written")
 
 
 @click.command("asm")

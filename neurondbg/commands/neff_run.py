@@ -32,7 +32,7 @@ import numpy as np
 
 from neurondbg.commands.neff_open import open_for_command, warn
 from neurondbg.documents import Kind, stamp
-from neurondbg.errors import EXIT_INTERRUPTED, InputError
+from neurondbg.errors import InputError, exit_interrupted
 from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.neff.data import TensorError, outputs_of, read_output
 from neurondbg.machine.neff.dma import DmaError
@@ -150,8 +150,7 @@ def run_neff(program: Path, gen: Gen | None, subgraph: str | None, max_steps: in
     else:
         click.echo(_text(result))
     if result["reason"] == "interrupt":
-        click.echo(f"neurondbg: interrupted at step {result['steps']}", err=True)
-        raise SystemExit(EXIT_INTERRUPTED)
+        exit_interrupted(f"neurondbg: interrupted at step {result['steps']}")
     if result["reason"] != "complete" or result["races"]:
         raise SystemExit(1)
 

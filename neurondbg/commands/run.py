@@ -53,7 +53,7 @@ import numpy as np
 
 from neurondbg.commands.race_check import RACES, RaceMode
 from neurondbg.documents import Kind, stamp
-from neurondbg.errors import EXIT_INTERRUPTED, InputError
+from neurondbg.errors import InputError, exit_interrupted
 from neurondbg.force import force_option
 from neurondbg.machine.dtypes import DEFAULT_GEN, Gen
 from neurondbg.machine.stops import StopReason
@@ -174,8 +174,7 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
         try:
             target = open_target(program, options, stopping)
         except SessionInterrupted as e:  # Ctrl+C while a session replayed to its step
-            click.echo(f"neurondbg: {e}", err=True)
-            raise SystemExit(EXIT_INTERRUPTED) from None
+            exit_interrupted(f"neurondbg: {e}")
         interrupts.append(target.interrupt)
         for w in target.warnings:
             click.echo(f"neurondbg: warning: {w}", err=True)
@@ -197,12 +196,10 @@ def command(program: Path, gen: Gen, engine: str, max_steps: int | None,
     click.echo(json.dumps(stamp(Kind.RUN, target.json(stop))) if as_json
                else target.text(stop))
     if stop.reason == StopReason.INTERRUPT:
-        click.echo(target.interrupted_line(stop), err=True)
-        raise SystemExit(EXIT_INTERRUPTED)
+        exit_interrupted(target.interrupted_line(stop))
     explore_cut = target.explore_interrupted()
     if explore_cut is not None:
-        click.echo(explore_cut, err=True)
-        raise SystemExit(EXIT_INTERRUPTED)
+        exit_interrupted(explore_cut)
     limited = stop.reason == StopReason.MAX_STEPS and max_steps is None
     if limited:
         click.echo(f"neurondbg: warning: stopped at the default limit of {budget:,} steps "
