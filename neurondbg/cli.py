@@ -133,7 +133,9 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         """click's, a Ctrl+C no command handled passed on as Interrupted: click would
-        print an empty line before its Abort, under where a progress bar was erased."""
+        print an empty line before its Abort, under where a progress bar was erased.
+        Each command starts with no interruption said (`exit_interrupted`)."""
+        interrupt_said(False)
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
@@ -228,7 +230,6 @@ def main(*, own_process: bool = False) -> None:
     imports; a caller's process (tests, embedders) is never frozen.
     """
     cli.freeze_imports = own_process
-    interrupt_said(False)
     try:
         rv = cli.main(prog_name="neurondbg", standalone_mode=False)
     except click.UsageError as e:

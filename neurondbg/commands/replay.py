@@ -113,7 +113,8 @@ Replay = Callable[[threading.Event, Report], "ReplayResult"]  # run(stopping, re
 def _interruptible(run: Replay, trace: Path, as_json: bool) -> None:
     """`run(stopping, report)` with Ctrl+C setting `stopping` (exit 130, one line) and
     `report` drawing the bar, a SessionError as one line (exit 2), then the report."""
-    from neurondbg.commands.run import EXIT_INTERRUPTED, ctrl_c_stops
+    from neurondbg.commands.run import ctrl_c_stops
+    from neurondbg.errors import exit_interrupted
     from neurondbg.progress import counted
     from neurondbg.sessions.errors import SessionError, SessionInterrupted
 
@@ -122,8 +123,7 @@ def _interruptible(run: Replay, trace: Path, as_json: bool) -> None:
         with ctrl_c_stops(stopping), counted(f"replay {trace.name}", "steps") as report:
             result = run(stopping, report)
     except SessionInterrupted as e:
-        click.echo(f"neurondbg: {e}", err=True)
-        raise SystemExit(EXIT_INTERRUPTED) from None
+        exit_interrupted(f"neurondbg: {e}")
     except SessionError as e:
         raise InputError(str(e)) from None
     _report(result, trace, as_json)

@@ -25,7 +25,7 @@ def test_the_first_interruption_line_is_the_only_one(capsys: pytest.CaptureFixtu
 def test_a_new_command_says_its_interruption_again(monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     interrupt_said(True)  # an earlier command in this process was interrupted
-    monkeypatch.setattr(sys, "argv", ["neurondbg", "--help"])
+    monkeypatch.setattr(sys, "argv", ["neurondbg", "examples"])
     with pytest.raises(SystemExit) as done:
         cli.main()
     assert done.value.code == 0
