@@ -18,6 +18,8 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Input, RichLog
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from neurondbg.views.kept import KeptPaint
+
 MAX_LINES = 2000  # the console keeps this much output
 WORK_GROUP = "console"  # the worker group of a slow command's work
 
@@ -100,7 +102,7 @@ class ConsoleInput(Input):
         self.cursor_position = len(self.value)
 
 
-class ConsoleView(Vertical):
+class ConsoleView(Vertical, KeptPaint):
     """Posts `ConsoleView.Command` for every line entered; `write` adds output.
 
     RichLog wraps a line once, at the width it has when written; the console keeps

@@ -21,10 +21,12 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from neurondbg.views.kept import KeptPaint
+
 T = TypeVar("T")
 
 
-class Pane(Vertical):
+class Pane(Vertical, KeptPaint):
     """Border with a title; `Screen.maximize` picks this container (ALLOW_MAXIMIZE)."""
 
     ALLOW_MAXIMIZE = True

@@ -1,0 +1,61 @@
+"""Widgets that hand back the lines they drew last while nothing about them changed.
+
+Textual keeps a widget's rendered lines (its styles cache) and redraws only the dirty
+ones, but each `render_lines` call still walks the DOM for the widget's region, its
+background (every ancestor's), its opacity and the theme before it reads that cache:
+about a tenth of a millisecond a widget. The screen asks every widget under a repainted
+region for its lines (a pane's frame and its band under a view that changed; all of
+them after a new layout), so on a kernel's screen of thirty-odd widgets that walk cost
+more than the lines that changed at a core step.
+
+`KeptPaint` keeps the strips of its last `render_lines(crop)` and returns them again
+for the same crop and size while the widget was neither marked dirty (every repaint,
+scroll, resize and hover of a link goes through `Widget._set_dirty`) nor restyled
+(`notify_style_update`: a focus, class or theme change, a CSS reload). Those are the
+events that invalidate Textual's own cache of the same lines.
+"""
+
+from __future__ import annotations
+
+from textual.containers import Horizontal, Vertical
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.widget import Widget
+
+
+class KeptPaint(Widget):
+    """See the module docstring. Mixed in last (`class View(Base, KeptPaint)`): Textual
+    takes a widget's CSS type names from its first base alone."""
+
+    # (crop, size, line filters, strips) of the last render_lines; None: draw again
+    _kept_paint: tuple[Region, Size, tuple[object, ...], list[Strip]] | None = None
+
+    def _set_dirty(self, *regions: Region) -> None:
+        self._kept_paint = None
+        super()._set_dirty(*regions)
+
+    def notify_style_update(self) -> None:
+        self._kept_paint = None
+        super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        kept = self._kept_paint
+        filters = tuple(self.get_line_filters())  # a filter turned on recolours each line
+        if kept is not None and kept[0] == crop and kept[1] == self._size \
+                and kept[2] == filters:
+            return list(kept[3])
+        strips = self.draw_lines(crop)
+        self._kept_paint = (crop, self._size, filters, list(strips))
+        return strips
+
+    def draw_lines(self, crop: Region) -> list[Strip]:
+        """Render the lines anew (what `render_lines` does without this class)."""
+        return super().render_lines(crop)
+
+
+class Row(Horizontal, KeptPaint):
+    """A row of panes (a band of the screen's layout), or of a pane's views."""
+
+
+class Column(Vertical, KeptPaint):
+    """A column of panes in a band."""
