@@ -12,7 +12,8 @@ more than the lines that changed at a core step.
 for the same crop and size while the widget was neither marked dirty (every repaint,
 scroll, resize and hover of a link goes through `Widget._set_dirty`) nor restyled
 (`notify_style_update`: a focus, class or theme change, a CSS reload). Those are the
-events that invalidate Textual's own cache of the same lines.
+events that invalidate Textual's own cache of the same lines. A repaint of some rows
+(a pane's title row, the lines of a view that changed) draws those rows alone again.
 """
 
 from __future__ import annotations
@@ -29,9 +30,15 @@ class KeptPaint(Widget):
 
     # (crop, size, line filters, strips) of the last render_lines; None: draw again
     _kept_paint: tuple[Region, Size, tuple[object, ...], list[Strip]] | None = None
+    _kept_dirty: frozenset[int] = frozenset()  # rows of it repainted since (widget's y)
 
     def _set_dirty(self, *regions: Region) -> None:
-        self._kept_paint = None
+        if regions and self._kept_paint is not None:  # some rows: draw those again
+            _, dy = self.content_offset  # regions are content-relative, strips are not
+            self._kept_dirty = self._kept_dirty.union(
+                *(range(r.y + dy, r.bottom + dy) for r in regions))
+        else:
+            self._kept_paint = None
         super()._set_dirty(*regions)
 
     def notify_style_update(self) -> None:
@@ -41,12 +48,19 @@ class KeptPaint(Widget):
     def render_lines(self, crop: Region) -> list[Strip]:
         kept = self._kept_paint
         filters = tuple(self.get_line_filters())  # a filter turned on recolours each line
-        if kept is not None and kept[0] == crop and kept[1] == self._size \
-                and kept[2] == filters:
-            return list(kept[3])
-        strips = self.draw_lines(crop)
-        self._kept_paint = (crop, self._size, filters, list(strips))
-        return strips
+        if kept is None or kept[0] != crop or kept[1] != self._size or kept[2] != filters:
+            strips = self.draw_lines(crop)
+        else:
+            strips = kept[3]
+            rows = [y for y in self._kept_dirty if crop.y <= y < crop.bottom]
+            if rows:  # the rows repainted since, from the first to the last, drawn anew
+                top, bottom = min(rows), max(rows) + 1
+                strips = strips.copy()
+                strips[top - crop.y:bottom - crop.y] = self.draw_lines(
+                    Region(crop.x, top, crop.width, bottom - top))
+        self._kept_paint = (crop, self._size, filters, strips)
+        self._kept_dirty = frozenset()
+        return list(strips)
 
     def draw_lines(self, crop: Region) -> list[Strip]:
         """Render the lines anew (what `render_lines` does without this class)."""
