@@ -30,13 +30,14 @@ class KeptPaint(Widget):
 
     # (crop, size, line filters, strips) of the last render_lines; None: draw again
     _kept_paint: tuple[Region, Size, tuple[object, ...], list[Strip]] | None = None
-    _kept_dirty: frozenset[int] = frozenset()  # rows of it repainted since (widget's y)
+    # rows repainted since, content-relative as the regions given (the content offset
+    # is a walk of the styles: added once a paint, not once a repaint)
+    _kept_dirty: frozenset[int] = frozenset()
 
     def _set_dirty(self, *regions: Region) -> None:
         if regions and self._kept_paint is not None:  # some rows: draw those again
-            _, dy = self.content_offset  # regions are content-relative, strips are not
             self._kept_dirty = self._kept_dirty.union(
-                *(range(r.y + dy, r.bottom + dy) for r in regions))
+                *(range(r.y, r.bottom) for r in regions))
         else:
             self._kept_paint = None
         super()._set_dirty(*regions)
@@ -52,7 +53,8 @@ class KeptPaint(Widget):
             strips = self.draw_lines(crop)
         else:
             strips = kept[3]
-            rows = [y for y in self._kept_dirty if crop.y <= y < crop.bottom]
+            dy = self.content_offset.y if self._kept_dirty else 0  # to the widget's rows
+            rows = [y + dy for y in self._kept_dirty if crop.y <= y + dy < crop.bottom]
             if rows:  # the rows repainted since, from the first to the last, drawn anew
                 top, bottom = min(rows), max(rows) + 1
                 strips = strips.copy()

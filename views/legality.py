@@ -192,6 +192,7 @@ class LegalityView(LineView):
         self._shown: tuple[Verdict | None, Verdict | None] | None = None
         self._version = 0  # bumped on every new text: the key of the cached lines
         self._texts: list[VerdictText] = []  # newest last
+        self._widest = (-1, 0)  # (version, its widest line's cells)
 
     def action_apply_fix(self) -> None:
         if isinstance(self.app, FixHost):  # an App without a session has nothing to fix
@@ -283,7 +284,9 @@ class LegalityView(LineView):
         return len(self.lines)
 
     def content_width(self) -> int:
-        return max((t.cell_len for t in self.lines), default=0)
+        if self._widest[0] != self._version:  # measured once a text (the version names it)
+            self._widest = (self._version, max((t.cell_len for t in self.lines), default=0))
+        return self._widest[1]
 
     def line_key(self, index: int) -> tuple[int, int]:
         return (self._version, index)

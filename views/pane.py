@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from textual.containers import Vertical
+from textual.content import Content
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
@@ -56,6 +57,7 @@ class Pane(Vertical, KeptPaint):
         # the top border row as drawn for each title lately (a kernel's panes that follow
         # the focus take turns at five-odd titles, one at every core step)
         self._title_rows: dict[tuple[str | None, Region, Size], list[Strip]] = {}
+        self._parsed: dict[str, Content] = {}  # set_title's titles, parsed
 
     def on_descendant_focus(self) -> None:
         self.set_title(f"● {self._title()}")
@@ -73,8 +75,14 @@ class Pane(Vertical, KeptPaint):
         if self._border_title is None or not self.size:  # no title row drawn yet
             self.border_title = title
             return
-        # what the setter stores (textual.widget._BorderTitle), without its full refresh
-        self._border_title = self.render_str(title).expand_tabs(4).split()[0]
+        # what the setter stores (textual.widget._BorderTitle), without its full refresh;
+        # parsed once a title (a kernel's panes take turns at a title per engine)
+        parsed = self._parsed.get(title)
+        if parsed is None:
+            if len(self._parsed) >= TITLE_ROWS_KEPT:
+                self._parsed.clear()
+            parsed = self._parsed[title] = self.render_str(title).expand_tabs(4).split()[0]
+        self._border_title = parsed
         x, y = self.content_offset  # refresh regions are content-relative: the border
         self.refresh(Region(-x, -y, self.outer_size.width, 1))  # row sits above them
 
