@@ -49,7 +49,11 @@ def complete(prefix: str, words: Sequence[str]) -> str:
     return common
 
 
-class ConsoleInput(Input):
+class ConsoleLog(RichLog, KeptPaint):
+    """The console's output (its lines kept between repaints: views.kept)."""
+
+
+class ConsoleInput(Input, KeptPaint):
     """An Input with command history and Tab completion of the first word."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -135,7 +139,7 @@ class ConsoleView(Vertical, KeptPaint):
     def compose(self) -> ComposeResult:
         # min_width: RichLog renders at least 78 columns wide by default and then crops
         # to the pane; 20 lets long lines (notes, errors) wrap at the pane's width.
-        yield RichLog(id="console-log", wrap=True, markup=False, max_lines=MAX_LINES,
+        yield ConsoleLog(id="console-log", wrap=True, markup=False, max_lines=MAX_LINES,
                       min_width=20)
         yield ConsoleInput(self.words, self.complete_line,
                            placeholder="help · step · break pc:0x80 · print R5",

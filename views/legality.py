@@ -233,7 +233,8 @@ class LegalityView(LineView):
         # a new verdict is a new text: read from its first line, the cursor there too (it
         # was left where it was, off screen once the view scrolled back to the top)
         self.cursor = 0
-        self.scroll_to(y=0, animate=False)
+        if self.scroll_y:  # (scroll_to at the top still walks the scroll machinery)
+            self.scroll_to(y=0, animate=False)
 
     def _kept(self, shown: tuple[Verdict | None, Verdict | None]) -> VerdictText | None:
         """The kept text of these verdict objects in the current `a` form, or None."""
