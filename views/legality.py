@@ -190,7 +190,10 @@ class LegalityView(LineView):
         # The verdict objects shown, held so that `is` compares live objects (an id() of a
         # freed verdict can be reused by a new one); None: nothing shown, or redraw.
         self._shown: tuple[Verdict | None, Verdict | None] | None = None
-        self._version = 0  # bumped on every new text: the key of the cached lines
+        self._version = 0  # the text shown's: the key of its cached lines
+        # the newest version given: a new text takes the next (the shown one may be a kept
+        # text's older version, and its successor another kept text's)
+        self._versions = 0
         self._texts: list[VerdictText] = []  # newest last
         self._widest = (-1, 0)  # (version, its widest line's cells)
 
@@ -274,7 +277,8 @@ class LegalityView(LineView):
     def _wrap(self, before: dict[int, object] | None = None) -> None:
         self._wrapped_at = self.wrap_width()
         self.lines = wrap_lines(self.logical, self._wrapped_at, self.app.console)
-        self._version += 1  # new lines (a new verdict, `a`, a new width): new keys
+        self._versions += 1  # new lines (a new verdict, `a`, a new width): new keys
+        self._version = self._versions
         self.update_size(before)
 
     def on_resize(self) -> None:
