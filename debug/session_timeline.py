@@ -86,6 +86,7 @@ class StepIndex:
             olds.append(old)
         self.checked = min(self.checked, origin + len(self.names))
         self.cells: dict[tuple[str, int], Cell] = {}  # _Cells' final cells
+        self.edges: dict[tuple[str, int], list[Edge]] = {}  # the edges into a past step
         self.mark = self._mark()
 
     def _forward(self, engine: str) -> None:
@@ -114,6 +115,7 @@ class StepIndex:
                 olds.pop()
         self.checked = min(self.checked, g)
         self.cells.clear()
+        self.edges.clear()
 
     def global_step(self, engine: str, local: int) -> int | None:
         p = self.pos[engine]
@@ -224,22 +226,34 @@ class TimelineCells:
         return plans[key][1]
 
     def edges(self, lo: int, hi: int) -> list[Edge]:
-        out = []
-        hist = self._sem_history()
+        out: list[Edge] = []
+        cache = self._ix.edges  # a past step's edges never change (until the index moves back)
         for e in self.core.engines:
             p = self.pos[e]
             for k in range(bisect_left(p, lo), bisect_left(p, hi)):
-                g = p[k]
-                pc = self._pc(e, k)
-                inst = self._inst(e, pc) if pc is not None else None
-                if inst is None:
-                    continue
-                for w in self._waits(inst):
-                    steps = hist.get(w.idx, ([], []))[0]
-                    j = bisect_left(steps, g) - 1
-                    if j >= 0:
-                        src = steps[j]
-                        by = self.core.names[self.path[src]] if 0 <= src < len(
-                            self.path) and self.path[src] >= 0 else "?"
-                        out.append(Edge(w.idx, src, by, g, e))
+                found = cache.get((e, p[k]))
+                if found is None:
+                    found = cache[(e, p[k])] = self._edges_into(e, k)
+                out += found
+        if len(cache) > CELL_CACHE:
+            cache.clear()
+        return out
+
+    def _edges_into(self, e: str, k: int) -> list[Edge]:
+        """The edges whose wait passed at `e`'s k-th issue in the window."""
+        g = self.pos[e][k]
+        pc = self._pc(e, k)
+        inst = self._inst(e, pc) if pc is not None else None
+        if inst is None:
+            return []
+        hist = self._sem_history()
+        out = []
+        for w in self._waits(inst):
+            steps = hist.get(w.idx, ([], []))[0]
+            j = bisect_left(steps, g) - 1
+            if j >= 0:
+                src = steps[j]
+                by = self.core.names[self.path[src]] if 0 <= src < len(
+                    self.path) and self.path[src] >= 0 else "?"
+                out.append(Edge(w.idx, src, by, g, e))
         return out

@@ -19,8 +19,8 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.reactive import reactive
-from textual.widget import Widget
 
+from neurondbg.views.kept import KeptPaint
 from neurondbg.views.textlines import TextLines
 
 
@@ -36,7 +36,7 @@ class FooterItem(NamedTuple):
     end: int = 0
 
 
-class KeyFooter(Widget, can_focus=False):
+class KeyFooter(KeptPaint, can_focus=False):
     """The shown keys of the screen's bindings on one line (see the module docstring)."""
 
     ALLOW_SELECT = False

@@ -18,6 +18,8 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Input, RichLog
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from neurondbg.views.kept import KeptPaint
+
 MAX_LINES = 2000  # the console keeps this much output
 WORK_GROUP = "console"  # the worker group of a slow command's work
 
@@ -61,7 +63,11 @@ def complete(prefix: str, words: Sequence[str]) -> str:
     return common
 
 
-class ConsoleInput(Input):
+class ConsoleLog(RichLog, KeptPaint):
+    """The console's output (its lines kept between repaints: views.kept)."""
+
+
+class ConsoleInput(Input, KeptPaint):
     """An Input with command history and Tab completion of the first word."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -114,7 +120,7 @@ class ConsoleInput(Input):
         self.cursor_position = len(self.value)
 
 
-class ConsoleView(Vertical):
+class ConsoleView(Vertical, KeptPaint):
     """Posts `ConsoleView.Command` for every line entered; `write` adds output.
 
     RichLog wraps a line once, at the width it has when written; the console keeps
@@ -147,7 +153,7 @@ class ConsoleView(Vertical):
     def compose(self) -> ComposeResult:
         # min_width: RichLog renders at least 78 columns wide by default and then crops
         # to the pane; 20 lets long lines (notes, errors) wrap at the pane's width.
-        yield RichLog(id="console-log", wrap=True, markup=False, max_lines=MAX_LINES,
+        yield ConsoleLog(id="console-log", wrap=True, markup=False, max_lines=MAX_LINES,
                       min_width=20)
         yield ConsoleInput(self.words, self.complete_line,
                            placeholder="help · step · break pc:0x80 · print R5",

@@ -190,8 +190,12 @@ class LegalityView(LineView):
         # The verdict objects shown, held so that `is` compares live objects (an id() of a
         # freed verdict can be reused by a new one); None: nothing shown, or redraw.
         self._shown: tuple[Verdict | None, Verdict | None] | None = None
-        self._version = 0  # bumped on every new text: the key of the cached lines
+        self._version = 0  # the text shown's: the key of its cached lines
+        # the newest version given: a new text takes the next (the shown one may be a kept
+        # text's older version, and its successor another kept text's)
+        self._versions = 0
         self._texts: list[VerdictText] = []  # newest last
+        self._widest = (-1, 0)  # (version, its widest line's cells)
 
     def action_apply_fix(self) -> None:
         if isinstance(self.app, FixHost):  # an App without a session has nothing to fix
@@ -232,7 +236,8 @@ class LegalityView(LineView):
         # a new verdict is a new text: read from its first line, the cursor there too (it
         # was left where it was, off screen once the view scrolled back to the top)
         self.cursor = 0
-        self.scroll_to(y=0, animate=False)
+        if self.scroll_y:  # (scroll_to at the top still walks the scroll machinery)
+            self.scroll_to(y=0, animate=False)
 
     def _kept(self, shown: tuple[Verdict | None, Verdict | None]) -> VerdictText | None:
         """The kept text of these verdict objects in the current `a` form, or None."""
@@ -272,7 +277,8 @@ class LegalityView(LineView):
     def _wrap(self, before: dict[int, object] | None = None) -> None:
         self._wrapped_at = self.wrap_width()
         self.lines = wrap_lines(self.logical, self._wrapped_at, self.app.console)
-        self._version += 1  # new lines (a new verdict, `a`, a new width): new keys
+        self._versions += 1  # new lines (a new verdict, `a`, a new width): new keys
+        self._version = self._versions
         self.update_size(before)
 
     def on_resize(self) -> None:
@@ -283,7 +289,9 @@ class LegalityView(LineView):
         return len(self.lines)
 
     def content_width(self) -> int:
-        return max((t.cell_len for t in self.lines), default=0)
+        if self._widest[0] != self._version:  # measured once a text (the version names it)
+            self._widest = (self._version, max((t.cell_len for t in self.lines), default=0))
+        return self._widest[1]
 
     def line_key(self, index: int) -> tuple[int, int]:
         return (self._version, index)

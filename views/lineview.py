@@ -36,12 +36,13 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from neurondbg.views.kept import KeptPaint
 from neurondbg.views.pane import contain
 
 STRIP_CACHE = 4096  # rendered lines kept per view (least recently drawn go first)
 
 
-class LineView(ScrollView, can_focus=True):
+class LineView(ScrollView, KeptPaint, can_focus=True):
     """Base class: `line_count()` lines, `line_text(i)` each, one cursor row."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"lineview--cursor", "lineview--written"}
@@ -164,11 +165,11 @@ class LineView(ScrollView, can_focus=True):
             return
         self.refresh_indices(i for i, ident in now.items() if before[i] != ident)
 
-    def render_lines(self, crop: Region) -> list[Strip]:
+    def draw_lines(self, crop: Region) -> list[Strip]:
         scroll_x, scroll_y = self.scroll_offset
         self._paint = (scroll_x, scroll_y, self.size.width, self.base_style())
         try:
-            return super().render_lines(crop)
+            return super().draw_lines(crop)
         finally:
             self._paint = None
 

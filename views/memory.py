@@ -135,16 +135,18 @@ class MemoryView(LineView):
         histogram is of these)."""
         return self._values
 
-    def window_values(self) -> np.ndarray:
-        codes = self.window()
+    def window_values(self, codes: np.ndarray | None = None) -> np.ndarray:
+        """The values of the window's codes (`codes`: `window()` already read)."""
+        codes = self.window() if codes is None else codes
         if self.dtype == "hex":
             return codes.astype(np.float64)
         return values_of(FORMATS[self.dtype], codes)
 
-    def written_mask(self) -> np.ndarray:
-        """(partitions, columns) bool: the last step wrote some byte of the cell."""
+    def written_mask(self, codes: np.ndarray | None = None) -> np.ndarray:
+        """(partitions, columns) bool: the last step wrote some byte of the cell (`codes`:
+        `window()` already read)."""
         mem = self.memory()
-        codes = self.window()
+        codes = self.window() if codes is None else codes
         mask = np.zeros(codes.shape, bool)
         if mem is None:
             return mask
@@ -205,18 +207,25 @@ class MemoryView(LineView):
     def _recompute(self, full: bool = True) -> None:
         """Re-read the window; repaint every row (`full`) or only rows whose cells changed."""
         old_codes, old_mask, old_range = self._codes, self._mask, self._range
-        self._mask = self.written_mask()
         codes = self.window()
-        values = self.window_values() if codes.size else np.zeros(codes.shape)
-        finite = values[np.isfinite(values)] if values.size else values
-        self._range = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        self._values = values
-        self._codes = codes.copy()  # the window is a view of live memory
+        self._mask = self.written_mask(codes)
+        # the same cells and marks (a step that wrote none of them): values and range stay
+        same = not full and codes.shape == old_codes.shape and \
+            np.array_equal(codes, old_codes) and np.array_equal(self._mask, old_mask)
+        if not same:
+            values = self.window_values(codes) if codes.size else np.zeros(codes.shape)
+            finite = values[np.isfinite(values)] if values.size else values
+            self._range = (float(finite.min()), float(finite.max())) if finite.size \
+                else (0.0, 1.0)
+            self._values = values
+            self._codes = codes.copy()  # the window is a view of live memory
         text = self.describe()
         if text != self.border_subtitle:
             self.border_subtitle = text
             if self.parent is not None:
                 self.parent.border_subtitle = text
+        if same:
+            return
         if full or codes.shape != old_codes.shape or (self.heatmap and self._range != old_range):
             self.update_size()
             return

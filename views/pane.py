@@ -16,15 +16,20 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from textual.containers import Vertical
-from textual.geometry import Region
+from textual.content import Content
+from textual.geometry import Region, Size
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
+from neurondbg.views.kept import KeptPaint
+
 T = TypeVar("T")
+TITLE_ROWS_KEPT = 16  # top border rows a pane keeps (Pane.draw_lines)
 
 
-class Pane(Vertical):
+class Pane(Vertical, KeptPaint):
     """Border with a title; `Screen.maximize` picks this container (ALLOW_MAXIMIZE)."""
 
     ALLOW_MAXIMIZE = True
@@ -49,6 +54,10 @@ class Pane(Vertical):
         self.border_title = title
         self.error: str | None = None  # the error line shown now
         self._reported: str | None = None  # the last error sent to the Console
+        # the top border row as drawn for each title lately (a kernel's panes that follow
+        # the focus take turns at five-odd titles, one at every core step)
+        self._title_rows: dict[tuple[str | None, Region, Size], list[Strip]] = {}
+        self._parsed: dict[str, Content] = {}  # set_title's titles, parsed
 
     def on_descendant_focus(self) -> None:
         self.set_title(f"● {self._title()}")
@@ -66,10 +75,34 @@ class Pane(Vertical):
         if self._border_title is None or not self.size:  # no title row drawn yet
             self.border_title = title
             return
-        # what the setter stores (textual.widget._BorderTitle), without its full refresh
-        self._border_title = self.render_str(title).expand_tabs(4).split()[0]
+        # what the setter stores (textual.widget._BorderTitle), without its full refresh;
+        # parsed once a title (a kernel's panes take turns at a title per engine)
+        parsed = self._parsed.get(title)
+        if parsed is None:
+            if len(self._parsed) >= TITLE_ROWS_KEPT:
+                self._parsed.clear()
+            parsed = self._parsed[title] = self.render_str(title).expand_tabs(4).split()[0]
+        self._border_title = parsed
         x, y = self.content_offset  # refresh regions are content-relative: the border
         self.refresh(Region(-x, -y, self.outer_size.width, 1))  # row sits above them
+
+    def draw_lines(self, crop: Region) -> list[Strip]:
+        """The top border row alone (`set_title` repaints it) from the rows kept by title;
+        anything else drawn by Textual."""
+        if crop.y != 0 or crop.height != 1 or not self.styles.border_top[0]:
+            return super().draw_lines(crop)
+        key = (self.border_title, crop, self._size)
+        row = self._title_rows.get(key)
+        if row is None:
+            if len(self._title_rows) >= TITLE_ROWS_KEPT:
+                self._title_rows.clear()
+            row = self._title_rows[key] = super().draw_lines(crop)
+        return list(row)
+
+    def notify_style_update(self) -> None:
+        # another border colour (the focus moved in or out), theme or stylesheet
+        getattr(self, "_title_rows", {}).clear()
+        super().notify_style_update()
 
     def _title(self) -> str:
         return str(self.border_title or "").removeprefix("● ")

@@ -7,10 +7,10 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.widget import Widget
 
 from neurondbg.debug.snapshot import ProgramLine, Snapshot
+from neurondbg.views.kept import Row
 from neurondbg.views.lineview import LineView
 from neurondbg.views.pane import pane_of
 
@@ -171,5 +171,5 @@ class PartnerProgramView(ProgramView, can_focus=False):
 def with_partner(id: str) -> Widget:
     """A kernel's Program pane: the focused engine's listing (`id`) and the partner's
     beside it (hidden by the stylesheet until the pane is maximised)."""
-    return Horizontal(ProgramView(id=id), PartnerProgramView(id=f"{id}-partner"),
+    return Row(ProgramView(id=id), PartnerProgramView(id=f"{id}-partner"),
                       id=f"{id}-pair")

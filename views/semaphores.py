@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from neurondbg.debug.snapshot import Snapshot
+from neurondbg.views.kept import KeptPaint
 
 
 def stop_lines(snap: Snapshot) -> list[Text]:
@@ -44,7 +45,7 @@ def semaphore_lines(snap: Snapshot) -> list[Text]:
     return out
 
 
-class SemaphoresView(Static):
+class SemaphoresView(Static, KeptPaint):
     """Read-only text (its pane scrolls it); `who sem[N]` in the console says the same
     for one semaphore."""
 
@@ -57,6 +58,10 @@ class SemaphoresView(Static):
             self.update(text)
 
 
+class SemaphoresScroll(VerticalScroll, KeptPaint):
+    """What scrolls the Semaphores view (its own lines kept: views.kept)."""
+
+
 def scrolled(id: str) -> Widget:
     """The Semaphores pane's widget: the view (`id`) in a scroll that takes the focus."""
-    return VerticalScroll(SemaphoresView(id=id), can_focus=True)
+    return SemaphoresScroll(SemaphoresView(id=id), can_focus=True)

@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from neurondbg.debug.snapshot import Snapshot
+from neurondbg.views.kept import KeptPaint
 from neurondbg.views.lineview import LineView
 
 if TYPE_CHECKING:
@@ -179,7 +180,11 @@ class HexDump(LineView):
             self.post_message(self.ByteClicked(index))
 
 
-class StructView(Vertical):
+class StructHead(Static, KeptPaint):
+    """The Struct pane's head line (its lines kept: views.kept)."""
+
+
+class StructView(Vertical, KeptPaint):
     """Header line, the field table and the hex dump."""
 
     DEFAULT_CSS = """
@@ -201,7 +206,7 @@ class StructView(Vertical):
         self._draw_head()
 
     def compose(self) -> ComposeResult:
-        yield Static(id="struct-head")
+        yield StructHead(id="struct-head")
         yield FieldTable(id="struct-fields")
         yield HexDump(id="struct-hex")
 

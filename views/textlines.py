@@ -26,6 +26,8 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from neurondbg.views.kept import KeptPaint
+
 _OFFSETS: dict[tuple[int, int], Style] = {}  # the selection offset style of a cell
 # base + line style + span style, by (base, line style, span style): a pane draws a few
 _STYLES: dict[tuple[Style, object, object], Style] = {}
@@ -103,7 +105,7 @@ def line_key(line: Text) -> tuple[object, ...]:
     return line.plain, line.style, tuple(line.spans)
 
 
-class TextLines(Widget):
+class TextLines(KeptPaint):
     """Subclasses implement `text()` or `lines()`; `refresh()` (the usual way) redraws
     them; `repaint_lines(lines)` draws given lines, repainting only those that changed."""
 
@@ -169,10 +171,10 @@ class TextLines(Widget):
         super().notify_style_update()
         self._base = None
 
-    def render_lines(self, crop: Region) -> list[Strip]:
+    def draw_lines(self, crop: Region) -> list[Strip]:
         self._paint = (self.base_style(), self.size.width)  # once a paint, not once a line
         try:
-            return super().render_lines(crop)
+            return super().draw_lines(crop)
         finally:
             self._paint = None
 

@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
@@ -32,6 +31,7 @@ from textual.widgets import Static
 from neurondbg.panes import BANDS, Layout, PaneSpec, in_band, view_of
 from neurondbg.views.chrome import KeyFooter, TitleBar
 from neurondbg.views.deferred import Deferred
+from neurondbg.views.kept import Column, Row
 from neurondbg.views.pane import Pane
 
 WIDE = Size(150, 44)  # the three bands: 66 + 34 + a listing; 19 + 15 rows + the data band
@@ -96,10 +96,10 @@ def compose_panes(layout: Layout, words: Sequence[str],
     yield Static("", id="pane-bar")
     bands = BANDS[layout]
     for band in (b for b in bands if "/" not in b):
-        with Horizontal(id=band):
+        with Row(id=band):
             yield from (_pane(layout, p, options.get(p.name, {})) for p in in_band(layout, band))
             for inner in (b for b in bands if b.startswith(f"{band}/")):
-                with Vertical(id=inner.rpartition("/")[2]):
+                with Column(id=inner.rpartition("/")[2]):
                     yield from (_pane(layout, p, options.get(p.name, {}))
                                 for p in in_band(layout, inner))
     yield Static("", id="too-small", markup=False)

@@ -111,6 +111,7 @@ class DebuggerScreen(Screen[None]):
         self._snap: Snapshot | None = None  # the newest snapshot shown
         self._stale: set[str] = set()  # hidden panes not fed `_snap` yet
         self._built = False  # the deferred views are mounted (build_views)
+        self._titled: tuple[str, str | None] | None = None  # (engine, partner) in the titles
 
     @property
     def kernel(self) -> bool:
@@ -310,10 +311,14 @@ class DebuggerScreen(Screen[None]):
         """The engine strip's height for its rows; the engine's name in the titles of the
         panes that follow the focus."""
         rows = len(snap.engines)
-        top = self.query_one("#core-top")
-        if rows > 5 and not self.has_class("-compact") and top.styles.height is not None \
-                and top.styles.height.value != min(rows, 12) + 2:
-            top.styles.height = min(rows, 12) + 2  # a NEFF's DMA queue rows too
+        if rows > 5 and not self.has_class("-compact"):
+            top = self.query_one("#core-top")
+            if top.styles.height is not None and top.styles.height.value != min(rows, 12) + 2:
+                top.styles.height = min(rows, 12) + 2  # a NEFF's DMA queue rows too
+        titled = (snap.engine, snap.partner.engine if snap.partner is not None else None)
+        if titled == self._titled:  # the titles say so already (a focus mark kept its own)
+            return
+        self._titled = titled
         for name in FOLLOW_FOCUS:
             pane = self.query_one(f"#pane-{name}", Pane)
             mark = "● " if str(pane.border_title).startswith("● ") else ""

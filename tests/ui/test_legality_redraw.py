@@ -71,3 +71,17 @@ async def test_a_draws_the_expanded_tree_where_the_view_is_scrolled() -> None:
         assert int(view.scroll_offset.y) == top
         assert "▸" not in "".join(wanted(view))
         assert drawn(view) == wanted(view)
+
+
+async def test_a_new_text_after_a_kept_one_draws_its_own_lines() -> None:
+    # A kept text shown again brings back its older version; the next new text must not
+    # take the version after it, which another kept text holds (its cached lines).
+    valid = explain(example("is_valid_copy"), "cayman")
+    invalid = explain(example("is_valid_copy", dst_mem_pattern__start_addr=0x401), "cayman")
+    async with started(COPY_MISMATCH) as (app, _pilot):
+        view = app.screen.query_one(LegalityView)
+        for snap in (Snapshot(verdict=valid), Snapshot(verdict=invalid),
+                     Snapshot(verdict=valid), Snapshot(), Snapshot(verdict=invalid)):
+            view.show(snap)
+            want = wanted(view)
+            assert drawn(view)[:len(want)] == want
