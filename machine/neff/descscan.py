@@ -125,6 +125,11 @@ def _part(data: bytes | bytearray, arr: np.ndarray, at: np.ndarray, key: bytes,
         width = found + len(key) - first
         rows = _rows(arr, at[todo], width + extra)
         ok = (rows[:, :width] == arr[first:first + width]).all(axis=1)
+        if ok.all():  # (the common case: no row picked out)
+            template[todo], length[todo] = t, width
+            windows[todo] = rows[:, width:]
+            todo = todo[:0]
+            break
         hit = todo[ok]
         template[hit], length[hit] = t, width
         windows[hit] = rows[ok, width:]
