@@ -56,6 +56,8 @@ _MARK = b"null"
 _DIGITS = 18  # an offset of more digits is read the ordinary way (int64 holds 18 exactly)
 _TEMPLATES = 64  # templates tried on all the descriptors at once, at most
 _FEW = 64  # ... and while each matches at least this many
+_PART_BYTES = 4096  # a part of a descriptor's text longer than this: not a compiler's
+_ROW_BYTES = 1 << 26  # the bytes of a template's rows compared at once, at most
 _JOINED = 16384  # fewer descriptors than this: the reduced text is joined from slices
 _ID_BITS = 21  # a template's number (a descriptor is more than 64 bytes of a 64 MB member)
 
@@ -108,7 +110,8 @@ def _part(data: bytes | bytearray, arr: np.ndarray, at: np.ndarray, key: bytes,
     descriptors share a few): a position whose bytes are exactly a template's has the
     same part (its first `key` is where the template's is). Once templates match few
     positions, the rest are read one by one. _NotFast when a position has no `key`
-    after it."""
+    within _PART_BYTES after it, or a template's rows would take more than _ROW_BYTES
+    (hostile text costs neither quadratic time nor unbounded memory here)."""
     n = len(at)
     template = np.zeros(n, dtype=np.intp)
     length = np.zeros(n, dtype=np.intp)
@@ -119,8 +122,8 @@ def _part(data: bytes | bytearray, arr: np.ndarray, at: np.ndarray, key: bytes,
         if not len(todo):
             break
         first = int(at[todo[0]])
-        found = data.find(key, first)
-        if found < 0:
+        found = data.find(key, first, first + _PART_BYTES)
+        if found < 0 or len(todo) * (found + len(key) - first + extra) > _ROW_BYTES:
             raise _NotFast
         width = found + len(key) - first
         rows = _rows(arr, at[todo], width + extra)
@@ -140,7 +143,7 @@ def _part(data: bytes | bytearray, arr: np.ndarray, at: np.ndarray, key: bytes,
         ids: dict[bytes, int] = {}
         for i in todo.tolist():
             first = int(at[i])
-            found = data.find(key, first)
+            found = data.find(key, first, first + _PART_BYTES)
             if found < 0:
                 raise _NotFast
             width = found + len(key) - first

@@ -184,3 +184,11 @@ def test_descriptors_of_several_lengths_read_as_parsed(sort_keys: bool, with_obj
     assert not isinstance(want, str)
     # an object inside a descriptor may end its text too soon: then it is declined
     assert got == want or (with_object and got == "declined")
+
+
+@pytest.mark.parametrize("data", [
+    b'{"dma":[' + b",".join([b'{"from":"X"}'] * 3000) + b'],"from_off":0}',
+    b'{"dma":[{"desc":[{"from":"' + b"x" * 10_000 + b'","from_off":0}]}]}',
+])
+def test_the_scan_declines_descriptors_without_their_keys_nearby(data: bytes) -> None:
+    assert scan_engine_json(data, MAX_JSON_DEPTH, _descriptor_fast) is None
