@@ -41,7 +41,16 @@ from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.isa.addr import geometry
 from neurondbg.machine.isa.enums import UpdateMode, WaitMode
 from neurondbg.machine.isa.opcodes import mnemonic
-from neurondbg.machine.neff.events import ADDS, EVENT_UPDATES, INCREMENTS, SEM_WAITS, updates, waits
+from neurondbg.machine.neff.events import (
+    ADDS,
+    EVENT_UPDATES,
+    INCREMENTS,
+    SEM_WAITS,
+    Updates,
+    Waits,
+    updates,
+    waits,
+)
 from neurondbg.machine.neff.footprint import extent, sb_partitions
 from neurondbg.machine.neff.model import (
     DMA_INCREMENT,
@@ -86,6 +95,12 @@ _SHOWN = 4  # sources named in a starved wait's message
 PARTITIONS = 128
 
 
+def _distinct(values: np.ndarray) -> list[int]:
+    """The distinct values of a uint8 array, ascending (as np.unique gives them, which
+    for a plain call imports numpy.ma: 30 ms of every command's start)."""
+    return np.flatnonzero(np.bincount(values, minlength=256)).tolist()
+
+
 def _at(engine: Engine, index: int, stream: np.ndarray) -> str:
     return f"{engine_label(engine)} #{index} ({mnemonic(int(stream[index, 0]))})"
 
@@ -115,14 +130,20 @@ def _trigger_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> lis
     return out
 
 
-def _owner_checks(sub: Subgraph) -> list[Finding]:
+def _events(sub: Subgraph) -> dict[Engine, tuple[Waits, Updates]]:
+    """Each stream's waits and updates, read once for all the checks."""
+    return {e: (waits(sub.stream(e)), updates(sub.stream(e))) for e in ENGINES}
+
+
+def _owner_checks(sub: Subgraph, events: dict[Engine, tuple[Waits, Updates]]
+                  ) -> list[Finding]:
     out: list[Finding] = []
     roles = semaphore_roles(sub)
     runtime = sub.runtime_semaphore_count
     is_dma = np.array([roles.kind(s) == "dma" for s in range(SEMAPHORES)], dtype=bool)
     for e in ENGINES:
         stream = sub.stream(e)
-        w = waits(stream)
+        w, u = events[e]
         pick = w.sem < runtime
         for i, s in zip(w.index[pick].tolist(), w.sem[pick].tolist(), strict=True):
             if s < runtime:
@@ -130,7 +151,6 @@ def _owner_checks(sub: Subgraph) -> list[Finding]:
                                    f"{_at(e, i, stream)} waits on sem[{s}], a runtime "
                                    f"semaphore (0..{runtime - 1} belong to the runtime, "
                                    "neff-facts §5.1)", e, i))
-        u = updates(stream)
         pick = (u.sem < runtime) | is_dma[u.sem]
         for i, s in zip(u.index[pick].tolist(), u.sem[pick].tolist(), strict=True):
             if s < runtime:
@@ -165,14 +185,15 @@ def _owner_checks(sub: Subgraph) -> list[Finding]:
     return out
 
 
-def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> list[Finding]:
+def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]],
+                  events: dict[Engine, tuple[Waits, Updates]]) -> list[Finding]:
     out: list[Finding] = []
     total = np.zeros(SEMAPHORES, dtype=np.int64)
     unordered: dict[int, str] = {}  # semaphore -> what makes it not monotone
     raisers: dict[int, list[str]] = {}
     for e in ENGINES:
-        u = updates(sub.stream(e))
-        for mode in np.unique(u.mode).tolist():
+        u = events[e][1]
+        for mode in _distinct(u.mode):
             pick = u.mode == mode
             sems = u.sem[pick]
             if mode in INCREMENTS:
@@ -181,7 +202,7 @@ def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> list[
                 total += np.bincount(sems, weights=u.value[pick],
                                      minlength=SEMAPHORES).astype(np.int64)
             elif mode not in EVENT_UPDATES:
-                for s in np.unique(sems).tolist():
+                for s in _distinct(sems):
                     unordered.setdefault(s, f"{engine_label(e)} "
                                             f"{_mode_name(UpdateMode, mode)}")
         counts = np.bincount(u.sem, minlength=SEMAPHORES)
@@ -201,7 +222,7 @@ def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]]) -> list[
                "are not modelled and may raise semaphores)") if odd else ""
     for e in ENGINES:
         stream = sub.stream(e)
-        w = waits(stream)
+        w = events[e][0]
         # only the waits that may fail or are not checked are looked at one by one
         ge = w.mode == WaitMode.SEM_GE_IMM
         monotone = ~np.isin(w.sem, np.array(sorted(unordered), dtype=np.uint8))
@@ -391,5 +412,7 @@ def check_subgraph(sub: Subgraph, triggers: dict[Engine, list[Trigger]],
                    gen: Gen | None = None) -> list[Finding]:
     """Every finding of the module's checks, in CHECKS order (`dma_in_bounds` only with
     a generation, whose SBUF size it needs)."""
-    return (_trigger_checks(sub, triggers) + _owner_checks(sub) + _reach_checks(sub, triggers)
+    events = _events(sub)
+    return (_trigger_checks(sub, triggers) + _owner_checks(sub, events)
+            + _reach_checks(sub, triggers, events)
             + (_bounds_checks(sub, gen) if gen is not None else []))

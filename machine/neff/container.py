@@ -163,6 +163,15 @@ class _Inflater:
 
     def _more(self) -> bool:
         """Inflate one more chunk into buf; False at the end of the data."""
+        chunk = self._chunk()
+        if chunk is None:
+            return False
+        self.buf += chunk
+        return True
+
+    def _chunk(self) -> bytes | None:
+        """The next chunk inflated (at most INFLATE_CHUNK bytes); None at the end of the
+        data."""
         while not self.ended:
             assert self.d is not None
             if self.d.eof:
@@ -188,9 +197,8 @@ class _Inflater:
                     raise NeffError(f"{self.where}: the payload inflates to more than "
                                     f"{size_text(self.limit)} (the limit for a NEFF's "
                                     "unpacked contents)")
-                self.buf += out
-                return True
-        return False
+                return out
+        return None
 
     def _after_member(self) -> None:
         """At the end of a gzip member: another member, or zero padding to the end."""
@@ -205,18 +213,26 @@ class _Inflater:
 
     def read(self, n: int) -> bytes | bytearray:
         """Exactly `n` bytes, or fewer at the end of the data. A large read is filled in
-        place, chunk by chunk, so a member is held once, not once per copy."""
+        place, each chunk copied once as it is inflated, so a member is held once, not
+        once per copy."""
         if n > INFLATE_CHUNK:
             out = bytearray(n)
-            got = 0
-            while got < n:
-                if not self.buf and not self._more():
-                    return bytes(out[:got])
-                k = min(n - got, len(self.buf))
-                out[got:got + k] = self.buf[:k]
-                del self.buf[:k]
-                got += k
-            return out
+            with memoryview(out) as view:
+                got = min(n, len(self.buf))
+                view[:got] = self.buf[:got]
+                del self.buf[:got]
+                while got < n:
+                    chunk = self._chunk()
+                    if chunk is None:
+                        break
+                    k = min(n - got, len(chunk))
+                    if k < len(chunk):  # the member ends inside the chunk
+                        view[got:got + k] = chunk[:k]
+                        self.buf += chunk[k:]
+                    else:
+                        view[got:got + k] = chunk
+                    got += k
+            return out if got == n else bytes(out[:got])
         while len(self.buf) < n and self._more():
             pass
         out_small = bytes(self.buf[:n])

@@ -53,7 +53,8 @@ def semaphore_roles(sub: Subgraph) -> SemaphoreRoles:
             queue_of.setdefault(s, (q.name, k))
     updaters: dict[int, set[Engine]] = {}
     for e in ENGINES:
-        for s in np.unique(updates(sub.stream(e)).sem).tolist():
+        sems = np.bincount(updates(sub.stream(e)).sem, minlength=1)  # (np.unique: numpy.ma)
+        for s in np.flatnonzero(sems).tolist():
             updaters.setdefault(s, set()).add(e)
     counter_of = {s: next(iter(es)) for s, es in updaters.items()
                   if len(es) == 1 and s not in queue_of and s >= sub.runtime_semaphore_count}

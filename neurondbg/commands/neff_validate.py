@@ -90,7 +90,8 @@ def _write_json(doc: dict[str, Any], streams: dict[Engine, StreamVerdict],
         out.write(head + "[")
         v = streams[e]
         tails = [json.dumps(o)[1:-1] for o in v.outcomes]
-        names = {op: json.dumps(mnemonic(op)) for op in np.unique(v.raw[:, 0]).tolist()}
+        names = {op: json.dumps(mnemonic(op)) for op in np.flatnonzero(
+            np.bincount(v.raw[:, 0], minlength=1)).tolist()}
         ops, kinds = v.raw[:, 0].tolist(), v.outcome.tolist()
         for s in range(0, v.count, ROWS_PER_WRITE):
             out.write((", " if s else "") + ", ".join(

@@ -156,3 +156,39 @@ def test_the_table_screen_flags_exactly_the_descriptors_out_of_bounds(
 
     assert (_bounds_checks(entries(ranges), Gen.SUNDA)
             == _bounds_checks(entries([tuple(r) for r in ranges]), Gen.SUNDA))
+
+
+@pytest.mark.parametrize("sort_keys", [False, True])
+@pytest.mark.parametrize("with_object", [False, True])
+@pytest.mark.parametrize("joined", [True, False])
+def test_descriptors_of_several_lengths_read_as_parsed(sort_keys: bool, with_object: bool,
+                                                       joined: bool,
+                                                       monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    from neurondbg.machine.neff import descscan
+
+    if not joined:  # the reduced text made as for a large NEFF
+        monkeypatch.setattr(descscan, "_JOINED", 0)
+    plain = {"from": "X", "from_dtype": "float32", "from_off": 0, "from_sizes": [4],
+             "from_steps": [1], "to": "SB", "to_dtype": "float32", "to_off": 0,
+             "to_sizes": [4], "to_steps": [1]}
+    long = {**plain, "from": "out_0", "transpose_op": "WZXY", "transpose_shape": [2, 3],
+            "transpose_element_size": 4}
+    nested = {**plain, "extra": {"a": [1]}}
+    desc = [dict(d, from_off=k * 10 ** (k % 7), to_off=k) for k, d in
+            enumerate([long, plain, plain, long, nested if with_object else plain,
+                       plain] * 3)]
+    doc = {"dma": [_entry(0, desc[:7]), _entry(1, desc[7:]), _entry(2, [])], "name": "SP.json"}
+    data = json.dumps(doc, separators=(",", ":"), sort_keys=sort_keys).encode()
+    got, want = _read(data, fast=True), _read(data, fast=False)
+    assert not isinstance(want, str)
+    # an object inside a descriptor may end its text too soon: then it is declined
+    assert got == want or (with_object and got == "declined")
+
+
+@pytest.mark.parametrize("data", [
+    b'{"dma":[' + b",".join([b'{"from":"X"}'] * 3000) + b'],"from_off":0}',
+    b'{"dma":[{"desc":[{"from":"' + b"x" * 10_000 + b'","from_off":0}]}]}',
+])
+def test_the_scan_declines_descriptors_without_their_keys_nearby(data: bytes) -> None:
+    assert scan_engine_json(data, MAX_JSON_DEPTH, _descriptor_fast) is None
