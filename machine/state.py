@@ -178,6 +178,36 @@ class Region:
         return (o[:, None] + np.arange(self.size, dtype=np.int32)[None, :]).ravel()
 
     @cached
+    def layout(self) -> tuple[tuple[int, ...], tuple[int, ...], bool]:
+        """The elements of one partition as a strided view: (shape, byte strides),
+        outermost first, the element's own bytes last (dimensions of one element
+        dropped), and whether no two elements share a byte (a write through the view
+        then does what the byte-index scatter does). Decided from the descriptor alone."""
+        dims = [(n, s * self.size) for s, n in zip(self.steps, self.nums, strict=True)
+                if n != 1]
+        reach = self.size - 1  # the element's own bytes: [0, size)
+        disjoint = True
+        for n, s in sorted(((n, abs(s)) for n, s in dims), key=lambda d: d[1]):
+            if s <= reach:
+                disjoint = False
+                break
+            reach += (n - 1) * s
+        return ((*(n for n, _ in reversed(dims)), self.size),
+                (*(s for _, s in reversed(dims)), 1), disjoint)
+
+    def strided(self, mem: np.ndarray) -> np.ndarray | None:
+        """This pattern's bytes in `mem` (C-contiguous, partitions by bytes) as one strided
+        view, (partitions, *layout shape); None when numpy refuses it (out of bounds:
+        the byte-index path then raises as it always did)."""
+        shape, strides, _ = self.layout
+        row = mem.strides[0]
+        try:
+            return np.ndarray((self.p1 - self.p0, *shape), np.uint8, buffer=mem,
+                              offset=self.p0 * row + self.start, strides=(row, *strides))
+        except (ValueError, TypeError):
+            return None
+
+    @cached
     def bounds(self) -> tuple[int, int]:
         """Lowest byte and one past the highest byte touched (no index arrays needed)."""
         lo = hi = self.start
@@ -445,7 +475,14 @@ class MachineState:
         """(partitions, count * size) uint8, element ordinal order."""
         if self.reads is not None:
             self.reads.append(region)
-        return self.memory(region.space)[region.p0:region.p1, region.byte_index]
+        mem = self.memory(region.space)
+        if not region.contiguous:
+            # a strided view copied: what the byte-index gather gives, without an index
+            # array per byte (a gather costs ~10x the copy)
+            view = region.strided(mem)
+            if view is not None:
+                return view.copy().reshape(view.shape[0], -1)
+        return mem[region.p0:region.p1, region.byte_index]
 
     def note_read(self, region: Region) -> None:
         """Record a memory read made without `read_block` (a scalar operand's pointer)."""
@@ -491,17 +528,21 @@ class MachineState:
         mem = self.memory(region.space)
         if self.views:
             self._protect(region)
-        rows, idx = slice(region.p0, region.p1), region.byte_index
+        rows = slice(region.p0, region.p1)
         # A contiguous pattern is a 2-D slice: the old bytes are one slice copy and the
-        # new ones one slice assignment; a strided one gathers (a copy already) and scatters.
-        if isinstance(idx, slice):
-            view = mem[rows, idx]
+        # new ones one slice assignment; a strided one whose elements are disjoint is one
+        # strided view (copied for the old bytes, assigned); any other gathers (a copy
+        # already) and scatters through its byte index.
+        view = strided = None
+        if region.contiguous:
+            view = mem[rows, region.byte_index]
             journaled = OldBytes(self.journal, region, view)
             journaled(0, view.shape[0])  # every row at once: written in one assignment
             old = journaled.old
         else:
-            view = None
-            old = mem[rows, idx]
+            strided = region.strided(mem) if region.layout[2] else None
+            old = (strided.copy().reshape(strided.shape[0], -1) if strided is not None
+                   else mem[rows, region.byte_index])
             # The journal keeps the bare descriptor: index arrays are rebuilt on undo, so
             # its memory stays proportional to the bytes written.
             self.journal.other("mem", region.space, region.bare(), old)
@@ -509,8 +550,10 @@ class MachineState:
             data = data.copy()  # a COPY's source view: keep the record's `new` stable
         if view is not None:
             view[...] = data
+        elif strided is not None:
+            strided[...] = data.reshape(strided.shape)
         else:
-            mem[rows, idx] = data
+            mem[rows, region.byte_index] = data
         if self.writes is not None:
             self.writes.append(Write(region.space, old, data, region=region))
 
@@ -638,7 +681,12 @@ class MachineState:
         if isinstance(r, Region):  # kind "mem": a memory block
             if self.views:
                 self._protect(r)
-            self.memory(r.space)[r.p0:r.p1, r.byte_index] = u.old
+            mem = self.memory(r.space)
+            strided = None if r.contiguous or not r.layout[2] else r.strided(mem)
+            if strided is not None:
+                strided[...] = np.reshape(u.old, strided.shape)
+            else:
+                mem[r.p0:r.p1, r.byte_index] = u.old
         elif u.kind == "array":
             getattr(self, u.target)[u.key] = u.old
         elif u.key is None:
