@@ -627,6 +627,12 @@ class MachineState:
                 v.materialize()
         self.views.clear()  # in place: other states of the core hold the same list
 
+    def protect(self, region: Region) -> None:
+        """Before a write made outside these methods (a headless step's direct write,
+        machine.engines.pool.DIRECT): views over `region` take their own copy."""
+        if self.views:
+            self._protect(region)
+
     def _protect(self, region: Region) -> None:
         """Let every live view over `region` take its own copy before it changes."""
         keep = []
@@ -684,7 +690,8 @@ class MachineState:
             mem = self.memory(r.space)
             strided = None if r.contiguous or not r.layout[2] else r.strided(mem)
             if strided is not None:
-                strided[...] = np.reshape(u.old, strided.shape)
+                assert isinstance(u.old, np.ndarray)  # a memory block's old bytes
+                strided[...] = u.old.reshape(strided.shape)
             else:
                 mem[r.p0:r.p1, r.byte_index] = u.old
         elif u.kind == "array":
