@@ -345,7 +345,8 @@ class Machine:
         machine.engines.pool.DIRECT) whose header wait is none or SEM_GE_IMM (holding)
         and whose update reads no register costs that one numpy assignment and the
         semaphore update; any other runs its handler with the journal recording only
-        so that a fault can be undone (then dropped: nothing is kept). No Write list is
+        so that a fault can be undone (then dropped: nothing is kept). An update that
+        reads a register, or one `update_events` refuses, takes `_execute`. No Write list is
         made. The StepRecord's `instruction` is the body's decode (its events may be
         another record's; `index`, `pc` and `verdict` are record i's)."""
         st = self.state
@@ -367,11 +368,15 @@ class Machine:
         if key is not raw:  # the struct has header events
             wm, wi, um, ui = raw[4], raw[5], raw[6], raw[7]
             val = int.from_bytes(raw[8:12], "little")
+        update = immediate_update(um) if um else None
+        if um and update is None:
+            # a register or refused update: `_execute` (a fault after the handler would
+            # have it run twice, and a trigger on an unjournaled DMA model is not undone)
+            return None
         sem = st.sem
         direct = body.direct
-        update = immediate_update(um) if um else None
-        if (direct is not None and (um == 0 or update is not None)
-                and (wm in _NO_WAIT or (wm == WaitMode.SEM_GE_IMM and sem[wi] >= val))):
+        if direct is not None and (wm in _NO_WAIT or (wm == WaitMode.SEM_GE_IMM
+                                                       and sem[wi] >= val)):
             direct(st)
             if update is not None:
                 sem[ui] = update(sem[ui], val) & 0xFFFFFFFF
@@ -384,7 +389,7 @@ class Machine:
                 if wm:
                     wait_events(st, wm, wi, val, "events")
                 nxt = body.handler(Context(st, self.config.engine, pc), inst)
-                if um:
+                if update is not None:
                     update_events(st, um, ui, val, "events")
                 if nxt is not None and not 0 <= nxt < PC_LIMIT:
                     raise Fault("branch out of range")  # `_execute` says it properly

@@ -86,7 +86,26 @@ def test_headless_steps_match_journaled_steps(seed: int, engine: str, anyway: bo
         _same(fast.state, slow.state)
         if a.fault or a.invalid or a.halted:
             break
-    assert not fast.state.journal.steps  # headless: no step is kept
+
+
+def test_a_headless_memset_stream_keeps_nothing_and_decodes_once() -> None:
+    rng = np.random.default_rng(5)
+    body = _record(Opcode.MEMSET, rng)
+    while not (m := Machine(decode_bytes(body), MachineConfig(gen=GEN, engine="dve"),
+                            journal_budget=0)).step().executed:
+        body = _record(Opcode.MEMSET, rng)  # one that runs
+    recs = []
+    for k in range(40):  # each waits for the updates before it, as a compiler's stream
+        b = bytearray(body)
+        b[4:12] = bytes([W.SEM_GE_IMM, 2, U.SEM_INC_COMPLETE, 2]) + k.to_bytes(4, "little")
+        recs.append(bytes(b))
+    m = Machine(decode_bytes(b"".join(recs)), MachineConfig(gen=GEN, engine="dve"),
+                journal_budget=0)
+    for _ in recs:
+        assert m.step().executed
+    assert m.state.sem[2] == 40 and m.state.steps == 40 and m.state.pc == 40 * 64
+    assert not m.state.journal.steps and not m.state.journal.others
+    assert len(m._bodies) == 1
 
 
 def test_a_core_machine_is_never_headless() -> None:
