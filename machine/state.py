@@ -84,6 +84,7 @@ class MachineConfig:
 
 
 T = TypeVar("T")
+_ELEMENT = {n: np.dtype(f"<u{n}") for n in (1, 2, 4, 8)}  # Region.strided's element views
 
 
 class cached(Generic[T]):
@@ -196,16 +197,37 @@ class Region:
                 (*(s for _, s in reversed(dims)), 1), disjoint)
 
     def strided(self, mem: np.ndarray) -> np.ndarray | None:
-        """This pattern's bytes in `mem` (C-contiguous, partitions by bytes) as one strided
-        view, (partitions, *layout shape); None when numpy refuses it (out of bounds:
-        the byte-index path then raises as it always did)."""
+        """This pattern's elements in `mem` (C-contiguous, partitions by bytes) as one
+        strided view: (partitions, *layout shape but the last) of the element's unsigned
+        container (uint8..uint64: numpy then moves whole elements, not bytes), or for
+        another size bytes with the element's bytes last; None when numpy refuses it
+        (out of bounds: the byte-index path then raises as it always did)."""
         shape, strides, _ = self.layout
+        dt = _ELEMENT.get(self.size)
+        if dt is None:
+            dt = _ELEMENT[1]
+        else:
+            shape, strides = shape[:-1], strides[:-1]
         row = mem.strides[0]
         try:
-            return np.ndarray((self.p1 - self.p0, *shape), np.uint8, buffer=mem,
+            return np.ndarray((self.p1 - self.p0, *shape), dt, buffer=mem,
                               offset=self.p0 * row + self.start, strides=(row, *strides))
         except (ValueError, TypeError):
             return None
+
+    def gather(self, mem: np.ndarray) -> np.ndarray | None:
+        """(partitions, count * size) uint8: a copy of this pattern's bytes in `mem`, in
+        element order (what indexing with `byte_index` gives), through `strided`."""
+        view = self.strided(mem)
+        if view is None:
+            return None
+        return view.copy().view(np.uint8).reshape(view.shape[0], -1)
+
+    @staticmethod
+    def elements(data: np.ndarray, view: np.ndarray) -> np.ndarray:
+        """(partitions, count * size) uint8 `data` shaped as `view` (a `strided` view),
+        ready to assign to it."""
+        return np.ascontiguousarray(data).view(view.dtype).reshape(view.shape)
 
     @cached
     def bounds(self) -> tuple[int, int]:
@@ -479,9 +501,9 @@ class MachineState:
         if not region.contiguous:
             # a strided view copied: what the byte-index gather gives, without an index
             # array per byte (a gather costs ~10x the copy)
-            view = region.strided(mem)
-            if view is not None:
-                return view.copy().reshape(view.shape[0], -1)
+            got = region.gather(mem)
+            if got is not None:
+                return got
         return mem[region.p0:region.p1, region.byte_index]
 
     def note_read(self, region: Region) -> None:
@@ -541,8 +563,8 @@ class MachineState:
             old = journaled.old
         else:
             strided = region.strided(mem) if region.layout[2] else None
-            old = (strided.copy().reshape(strided.shape[0], -1) if strided is not None
-                   else mem[rows, region.byte_index])
+            old = (strided.copy().view(np.uint8).reshape(strided.shape[0], -1)
+                   if strided is not None else mem[rows, region.byte_index])
             # The journal keeps the bare descriptor: index arrays are rebuilt on undo, so
             # its memory stays proportional to the bytes written.
             self.journal.other("mem", region.space, region.bare(), old)
@@ -551,7 +573,7 @@ class MachineState:
         if view is not None:
             view[...] = data
         elif strided is not None:
-            strided[...] = data.reshape(strided.shape)
+            strided[...] = Region.elements(data, strided)
         else:
             mem[rows, region.byte_index] = data
         if self.writes is not None:
@@ -691,7 +713,7 @@ class MachineState:
             strided = None if r.contiguous or not r.layout[2] else r.strided(mem)
             if strided is not None:
                 assert isinstance(u.old, np.ndarray)  # a memory block's old bytes
-                strided[...] = u.old.reshape(strided.shape)
+                strided[...] = Region.elements(u.old, strided)
             else:
                 mem[r.p0:r.p1, r.byte_index] = u.old
         elif u.kind == "array":

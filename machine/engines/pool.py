@@ -159,7 +159,7 @@ def memset_direct(state: MachineState, inst: Instruction, engine: str) -> Direct
         st.protect(dst)
         view = dst.strided(st.memory(space))
         assert view is not None  # bounds checked by `operand`; the geometry never changes
-        view[...] = value
+        view[...] = value.view(view.dtype)  # one element's bytes, to every element
     return write_strided
 
 
