@@ -56,7 +56,14 @@ from neurondbg.machine.breakpoints import (
     static_mask,
     static_match,
 )
-from neurondbg.machine.engines import Context, StepRecord, direct_for, execute, handler_for
+from neurondbg.machine.engines import (
+    Context,
+    StepRecord,
+    direct_for,
+    execute,
+    handler_for,
+    writes_last,
+)
 from neurondbg.machine.engines.record import Fault, LazyVerdict
 from neurondbg.machine.engines.seq import (
     FAST_OPCODES,
@@ -97,6 +104,7 @@ class _Body(NamedTuple):
     inst: Instruction
     handler: Handler
     direct: Callable[[MachineState], None] | None
+    last: bool  # its handler's one change is its last act (engines.writes_last)
 
 
 _NO_WAIT = frozenset({WaitMode.NONE, WaitMode.UNORDERED})
@@ -385,6 +393,7 @@ class Machine:
         else:
             j = st.journal
             st.begin_step()
+            st.journal_memory = not body.last
             try:
                 if wm:
                     wait_events(st, wm, wi, val, "events")
@@ -395,9 +404,11 @@ class Machine:
                     raise Fault("branch out of range")  # `_execute` says it properly
                 st.set_pc(pc + RECORD_BYTES if nxt is None else nxt)
             except Exception:  # undone: `_execute` runs it again and reports the fault
+                st.journal_memory = True
                 st.end_step()
                 st.undo_step()
                 return None
+            st.journal_memory = True
             st.end_step()
             j.clear(len(j))  # headless: no step is kept
         return StepRecord(step, pc, i, inst, LazyVerdict(partial(self.verdict, i)),
@@ -409,7 +420,9 @@ class Machine:
         if handler is None:
             return None
         inst = decode(raw)
-        return _Body(inst, handler, direct_for(raw[0], self.state, inst, self.config.engine))
+        engine = self.config.engine
+        return _Body(inst, handler, direct_for(raw[0], self.state, inst, engine),
+                     writes_last(raw[0]))
 
     def _execute(self, i: int, pc: int, step: int) -> StepRecord:
         st = self.state

@@ -428,6 +428,10 @@ class MachineState:
     # keyed by the record's bytes and what of the state they read: an edited record is a
     # new key. A cache, not state: copies and pickles start empty.
     plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    # False while a headless step (machine.debugger) runs a handler whose one memory
+    # write is its last change: `write_block` then keeps no old bytes (nothing after it
+    # can fault, and a headless machine never undoes a step that completed)
+    journal_memory: bool = field(default=True, repr=False, compare=False)
     # SBUF/PSUM in a memfd with a second mapping (machine.memfd); None: plain memory.
     _alias: MemoryAlias | None = field(default=None, init=False, repr=False, compare=False)
     # The plain arrays `create` made (weakly), while they may still move into a memfd
@@ -556,7 +560,13 @@ class MachineState:
         # strided view (copied for the old bytes, assigned); any other gathers (a copy
         # already) and scatters through its byte index.
         view = strided = None
-        if region.contiguous:
+        if not self.journal_memory:  # a headless step's last write (see the field)
+            if region.contiguous:
+                view = mem[rows, region.byte_index]
+            else:
+                strided = region.strided(mem) if region.layout[2] else None
+            old = None
+        elif region.contiguous:
             view = mem[rows, region.byte_index]
             journaled = OldBytes(self.journal, region, view)
             journaled(0, view.shape[0])  # every row at once: written in one assignment

@@ -98,6 +98,14 @@ def direct_for(opcode: int, state: MachineState, inst: Instruction, engine: str
     return None if build is None else build(state, inst, engine)
 
 
+def writes_last(opcode: int) -> bool:
+    """Whether `opcode`'s handler changes the state once, as its last act
+    (machine.engines.pool.WRITES_LAST)."""
+    from neurondbg.machine.engines.pool import WRITES_LAST
+
+    return opcode in WRITES_LAST
+
+
 def execute(ctx: Context, inst: Instruction, handler: Handler) -> int | None:
     """Run the header's event wait, the handler, then the header's event update.
 

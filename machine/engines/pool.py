@@ -163,6 +163,14 @@ def memset_direct(state: MachineState, inst: Instruction, engine: str) -> Direct
     return write_strided
 
 
+# opcodes whose handler changes the state once, by its last act, one `write_elems` (a
+# fault comes before it): a headless step makes that write without keeping old bytes
+# (MachineState.journal_memory)
+WRITES_LAST: frozenset[int] = frozenset({
+    Op.COPY, Op.MEMSET, Op.TENSOR_TENSOR_ARITH_OP, Op.TENSOR_TENSOR_BITVEC_OP,
+    Op.TENSOR_REDUCE_ARITH_OP, Op.TENSOR_REDUCE_BITVEC_OP, Op.TENSOR_CUMULATIVE_ARITH_OP,
+    Op.TENSOR_CUMULATIVE_BITVEC_OP})
+
 # builders of a headless step's direct write, by opcode (machine.debugger `_headless`)
 DIRECT: dict[int, Callable[[MachineState, Instruction, str], Direct | None]] = {
     Op.MEMSET: memset_direct}
