@@ -15,7 +15,11 @@ steps/s, peak memory of the child):
 
 and in process: open + lowering + loading on the core (what a TUI's first frame waits
 for; target <= 1 s), and the run alone (CPU seconds, steps per CPU-second) of the
-headless runner: what the model costs without the interpreter's start and the reading.
+headless runner: what the model costs without the interpreter's start and the reading;
+then the bytes the DMA entries move (11.5 GB) and what numpy takes to copy that many
+bytes on this machine (best of 3 copies of 64 MiB, scaled): a floor under the headless
+run that no planning removes (on a 2-core machine at ~8 GB/s, ~1.4 s: 125,000 steps/s
+at best for this NEFF, whatever the per-step cost).
 
     /work/venv/bin/python benchmarks/neff_run_bench.py [--pe 129745] [--entries 7000]
 """
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -113,6 +118,23 @@ def main() -> None:
         cpu = time.process_time() - t
         print(f"headless run alone (in process): {out.steps:,} steps in {cpu:.2f} s CPU = "
               f"{out.steps / cpu:,.0f} steps/s ({out.status})")
+        moved = sum(math.prod(d.src_sizes) for e in run.dma.entries for d in e.descriptors)
+        rate = _copy_rate()
+        print(f"DMA bytes moved: {moved / 1e9:.1f} GB; numpy copies {rate / 1e9:.1f} GB/s "
+              f"here: {moved / rate:.2f} s of that run is the copying alone")
+
+
+def _copy_rate() -> float:
+    """Bytes per CPU-second numpy copies here (best of 3 copies of 64 MiB)."""
+    a = np.ones(64 << 20, np.uint8)
+    b = np.zeros_like(a)
+    b[...] = a  # pages touched before timing
+    best = float("inf")
+    for _ in range(3):
+        t = time.process_time()
+        b[...] = a
+        best = min(best, time.process_time() - t)
+    return a.nbytes / max(best, 1e-9)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ before it (a fault is machine state, never an exception out of `step`). Run alon
 (a NEFF's engines, machine/neff/runner.py), the machine bounds its journal itself
 (`history`: machine/history.py, `journal_budget` bytes; 0 keeps the last steps only);
 in a core its history is the core's, and it keeps only the state it loaded with (a
-program's session images, `initial_memory`).
+program's session images, `initial_memory`). Run alone with budget 0 it is `headless`:
+its steps keep no journal (nothing to undo or refresh), make no Write list and share one
+decode per record body (`_headless`).
 
 Decisions where the specification is silent:
 - A record write (`write_record`, what the TUI's "apply fix" makes through the core)
@@ -38,8 +40,9 @@ Decisions where the specification is silent:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -53,7 +56,14 @@ from neurondbg.machine.breakpoints import (
     static_mask,
     static_match,
 )
-from neurondbg.machine.engines import Context, StepRecord, execute, handler_for
+from neurondbg.machine.engines import (
+    Context,
+    StepRecord,
+    direct_for,
+    execute,
+    handler_for,
+    writes_last,
+)
 from neurondbg.machine.engines.record import Fault, LazyVerdict
 from neurondbg.machine.engines.seq import (
     FAST_OPCODES,
@@ -63,10 +73,14 @@ from neurondbg.machine.engines.seq import (
     fast_op,
     fits,
     fits_at,
+    immediate_update,
+    update_events,
+    wait_events,
 )
 from neurondbg.machine.engines.superblock import MAX_BLOCK, Block, superblock
 from neurondbg.machine.history import JOURNAL_BUDGET, History
-from neurondbg.machine.isa.codec import Instruction, Twins, decode, twins
+from neurondbg.machine.isa.codec import Instruction, Twins, decode, struct_for, twins
+from neurondbg.machine.isa.enums import WaitMode
 from neurondbg.machine.journal import PC_LIMIT
 from neurondbg.machine.legality.explain import explain, validate
 from neurondbg.machine.legality.result import Verdict
@@ -82,6 +96,27 @@ _FAST_LIST = sorted(FAST_OPCODES)
 CACHE_RECORDS = 1 << 16
 FAST_CHUNK = 1 << 16  # fast steps a run takes between interrupt checks (machine/core)
 RECORD_TARGET = re.compile(r"record\[(\d+)\]")  # an Edit target naming a program record
+
+
+class _Body(NamedTuple):
+    """What a headless step runs for one record body (Machine._headless)."""
+
+    inst: Instruction
+    handler: Handler
+    direct: Callable[[MachineState], None] | None
+    last: bool  # its handler's one change is its last act (engines.writes_last)
+
+
+_NO_WAIT = frozenset({WaitMode.NONE, WaitMode.UNORDERED})
+# per opcode: whether its struct has the header events at bytes 4..11 (isa-facts §1.2)
+_EVENTS_AT_4 = tuple(any(f.name == "events.wait_mode" and f.offset == 4
+                         for f in struct_for(op).fields) for op in range(256))
+
+
+def _body_key(raw: bytes) -> bytes:
+    """A record's bytes without its header events (the record itself when its struct
+    has none): records with one key run the same handler on the same operands."""
+    return raw[:4] + raw[12:] if _EVENTS_AT_4[raw[0]] else raw
 
 
 def record_target(index: int) -> str:
@@ -158,9 +193,25 @@ class Machine:
         # path stops before their records
         self.breakpoints: list[Breakpoint] = []
         self.last: StepRecord | None = None
+        # a headless machine's per-body cache (`_headless`): by the record's bytes without
+        # its header events, what running it needs (None: the record takes `_execute`)
+        self._bodies: dict[bytes, _Body | None] = {}
+        self.headless = False  # set with `history` (its setter)
         self.history = History(journal_budget)
         for d in data:
             self.load_data(d)
+
+    @property
+    def history(self) -> History:
+        """The machine's own history (a core replaces it with its Passive one)."""
+        return self._history
+
+    @history.setter
+    def history(self, h: History) -> None:
+        self._history = h
+        # headless: run alone with journal budget 0 (a NEFF's engines, machine/neff/
+        # runner.py), never a core's machine (the core replaces this History)
+        self.headless = type(h) is History and not h.enabled
 
     # -- program and legality ----------------------------------------------------------
     def instruction(self, i: int) -> Any:  # an Instruction; callers read fields as ints
@@ -278,6 +329,10 @@ class Machine:
                 f"PC {pc:#x} is outside the program ({self.count} records from "
                 f"{self.config.base:#x}{', not on a record boundary' if rem else ''})"))
         else:
+            got = self._headless(i, pc, step) if self.headless else None
+            if got is not None:
+                self.last = got
+                return got
             rec = self._execute(i, pc, step)
             if rec.executed:
                 self.history.keep(st, 0)
@@ -285,6 +340,89 @@ class Machine:
         if rec.lanes is not None:
             self.last_conversion = rec
         return rec
+
+    def _headless(self, i: int, pc: int, step: int) -> StepRecord | None:
+        """Record i run on a headless machine, or None when `_execute` must run it (a
+        record refused, faulting, or that no handler runs: `_execute` then does exactly
+        what it always did, the state being as before this call).
+
+        What running a record needs is kept per record body (its bytes without the
+        header events, `_body_key`), decoded once: records that differ only in their
+        waits and updates (a compiler's stream) share it, and the header events are
+        read from the record's own bytes. A body with a direct write (MEMSET:
+        machine.engines.pool.DIRECT) whose header wait is none or SEM_GE_IMM (holding)
+        and whose update reads no register costs that one numpy assignment and the
+        semaphore update; any other runs its handler with the journal recording only
+        so that a fault can be undone (then dropped: nothing is kept). An update that
+        reads a register, or one `update_events` refuses, takes `_execute`. No Write list is
+        made. The StepRecord's `instruction` is the body's decode (its events may be
+        another record's; `index`, `pc` and `verdict` are record i's)."""
+        st = self.state
+        if st.reads is not None or not (self.config.execute_invalid or self.valid(i)):
+            return None
+        raw = self.program.record(i)
+        key = _body_key(raw)
+        bodies = self._bodies
+        body = bodies.get(key, _MISSING)
+        if body is _MISSING:
+            if len(bodies) >= self.cache_records:
+                bodies.clear()
+            body = bodies[key] = self._body(raw)
+        if body is None:
+            return None
+        assert isinstance(body, _Body)
+        inst = body.inst
+        wm = um = wi = ui = val = 0
+        if key is not raw:  # the struct has header events
+            wm, wi, um, ui = raw[4], raw[5], raw[6], raw[7]
+            val = int.from_bytes(raw[8:12], "little")
+        update = immediate_update(um) if um else None
+        if um and update is None:
+            # a register or refused update: `_execute` (a fault after the handler would
+            # have it run twice, and a trigger on an unjournaled DMA model is not undone)
+            return None
+        sem = st.sem
+        direct = body.direct
+        if direct is not None and (wm in _NO_WAIT or (wm == WaitMode.SEM_GE_IMM
+                                                       and sem[wi] >= val)):
+            direct(st)
+            if update is not None:
+                sem[ui] = update(sem[ui], val) & 0xFFFFFFFF
+            st.pc = pc + RECORD_BYTES
+            st.journal.origin += 1  # the step count goes on (no step is kept)
+        else:
+            j = st.journal
+            st.begin_step()
+            st.journal_memory = not body.last
+            try:
+                if wm:
+                    wait_events(st, wm, wi, val, "events")
+                nxt = body.handler(Context(st, self.config.engine, pc), inst)
+                if update is not None:
+                    update_events(st, um, ui, val, "events")
+                if nxt is not None and not 0 <= nxt < PC_LIMIT:
+                    raise Fault("branch out of range")  # `_execute` says it properly
+                st.set_pc(pc + RECORD_BYTES if nxt is None else nxt)
+            except Exception:  # undone: `_execute` runs it again and reports the fault
+                st.journal_memory = True
+                st.end_step()
+                st.undo_step()
+                return None
+            st.journal_memory = True
+            st.end_step()
+            j.clear(len(j))  # headless: no step is kept
+        return StepRecord(step, pc, i, inst, LazyVerdict(partial(self.verdict, i)),
+                          halted=st.halted, next_pc=st.pc)
+
+    def _body(self, raw: bytes) -> _Body | None:
+        """What `_headless` runs for records with `raw`'s body (None: `_execute` runs them)."""
+        handler, _ = handler_for(raw[0], self.config.engine, self.config.gen)
+        if handler is None:
+            return None
+        inst = decode(raw)
+        engine = self.config.engine
+        return _Body(inst, handler, direct_for(raw[0], self.state, inst, engine),
+                     writes_last(raw[0]))
 
     def _execute(self, i: int, pc: int, step: int) -> StepRecord:
         st = self.state

@@ -19,7 +19,8 @@ take more than half the budget, interior ones are thinned (the pair closest toge
 goes first), so they stay few and spaced out. The window only folds to a checkpoint
 older than the current step (the last step must stay undoable), so between two
 checkpoints history can run past the budget by up to one `interval` (1/16 of the
-budget). Budget 0 keeps the last few steps only.
+budget). Budget 0 keeps the last few steps only (a Machine run alone with budget 0 is
+headless and keeps none: machine/debugger.py).
 """
 
 from __future__ import annotations

@@ -84,6 +84,7 @@ class MachineConfig:
 
 
 T = TypeVar("T")
+_ELEMENT = {n: np.dtype(f"<u{n}") for n in (1, 2, 4, 8)}  # Region.strided's element views
 
 
 class cached(Generic[T]):
@@ -176,6 +177,57 @@ class Region:
             return slice(self.start, self.start + self.count * self.size)
         o = self.elem_offsets
         return (o[:, None] + np.arange(self.size, dtype=np.int32)[None, :]).ravel()
+
+    @cached
+    def layout(self) -> tuple[tuple[int, ...], tuple[int, ...], bool]:
+        """The elements of one partition as a strided view: (shape, byte strides),
+        outermost first, the element's own bytes last (dimensions of one element
+        dropped), and whether no two elements share a byte (a write through the view
+        then does what the byte-index scatter does). Decided from the descriptor alone."""
+        dims = [(n, s * self.size) for s, n in zip(self.steps, self.nums, strict=True)
+                if n != 1]
+        reach = self.size - 1  # the element's own bytes: [0, size)
+        disjoint = True
+        for n, s in sorted(((n, abs(s)) for n, s in dims), key=lambda d: d[1]):
+            if s <= reach:
+                disjoint = False
+                break
+            reach += (n - 1) * s
+        return ((*(n for n, _ in reversed(dims)), self.size),
+                (*(s for _, s in reversed(dims)), 1), disjoint)
+
+    def strided(self, mem: np.ndarray) -> np.ndarray | None:
+        """This pattern's elements in `mem` (C-contiguous, partitions by bytes) as one
+        strided view: (partitions, *layout shape but the last) of the element's unsigned
+        container (uint8..uint64: numpy then moves whole elements, not bytes), or for
+        another size bytes with the element's bytes last; None when numpy refuses it
+        (out of bounds: the byte-index path then raises as it always did)."""
+        shape, strides, _ = self.layout
+        dt = _ELEMENT.get(self.size)
+        if dt is None:
+            dt = _ELEMENT[1]
+        else:
+            shape, strides = shape[:-1], strides[:-1]
+        row = mem.strides[0]
+        try:
+            return np.ndarray((self.p1 - self.p0, *shape), dt, buffer=mem,
+                              offset=self.p0 * row + self.start, strides=(row, *strides))
+        except (ValueError, TypeError):
+            return None
+
+    def gather(self, mem: np.ndarray) -> np.ndarray | None:
+        """(partitions, count * size) uint8: a copy of this pattern's bytes in `mem`, in
+        element order (what indexing with `byte_index` gives), through `strided`."""
+        view = self.strided(mem)
+        if view is None:
+            return None
+        return view.copy().view(np.uint8).reshape(view.shape[0], -1)
+
+    @staticmethod
+    def elements(data: np.ndarray, view: np.ndarray) -> np.ndarray:
+        """(partitions, count * size) uint8 `data` shaped as `view` (a `strided` view),
+        ready to assign to it."""
+        return np.ascontiguousarray(data).view(view.dtype).reshape(view.shape)
 
     @cached
     def bounds(self) -> tuple[int, int]:
@@ -376,6 +428,10 @@ class MachineState:
     # keyed by the record's bytes and what of the state they read: an edited record is a
     # new key. A cache, not state: copies and pickles start empty.
     plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    # False while a headless step (machine.debugger) runs a handler whose one memory
+    # write is its last change: `write_block` then keeps no old bytes (nothing after it
+    # can fault, and a headless machine never undoes a step that completed)
+    journal_memory: bool = field(default=True, repr=False, compare=False)
     # SBUF/PSUM in a memfd with a second mapping (machine.memfd); None: plain memory.
     _alias: MemoryAlias | None = field(default=None, init=False, repr=False, compare=False)
     # The plain arrays `create` made (weakly), while they may still move into a memfd
@@ -445,7 +501,14 @@ class MachineState:
         """(partitions, count * size) uint8, element ordinal order."""
         if self.reads is not None:
             self.reads.append(region)
-        return self.memory(region.space)[region.p0:region.p1, region.byte_index]
+        mem = self.memory(region.space)
+        if not region.contiguous:
+            # a strided view copied: what the byte-index gather gives, without an index
+            # array per byte (a gather costs ~10x the copy)
+            got = region.gather(mem)
+            if got is not None:
+                return got
+        return mem[region.p0:region.p1, region.byte_index]
 
     def note_read(self, region: Region) -> None:
         """Record a memory read made without `read_block` (a scalar operand's pointer)."""
@@ -491,17 +554,27 @@ class MachineState:
         mem = self.memory(region.space)
         if self.views:
             self._protect(region)
-        rows, idx = slice(region.p0, region.p1), region.byte_index
+        rows = slice(region.p0, region.p1)
         # A contiguous pattern is a 2-D slice: the old bytes are one slice copy and the
-        # new ones one slice assignment; a strided one gathers (a copy already) and scatters.
-        if isinstance(idx, slice):
-            view = mem[rows, idx]
+        # new ones one slice assignment; a strided one whose elements are disjoint is one
+        # strided view (copied for the old bytes, assigned); any other gathers (a copy
+        # already) and scatters through its byte index.
+        view = strided = None
+        if not self.journal_memory:  # a headless step's last write (see the field)
+            if region.contiguous:
+                view = mem[rows, region.byte_index]
+            else:
+                strided = region.strided(mem) if region.layout[2] else None
+            old = None
+        elif region.contiguous:
+            view = mem[rows, region.byte_index]
             journaled = OldBytes(self.journal, region, view)
             journaled(0, view.shape[0])  # every row at once: written in one assignment
             old = journaled.old
         else:
-            view = None
-            old = mem[rows, idx]
+            strided = region.strided(mem) if region.layout[2] else None
+            old = (strided.copy().view(np.uint8).reshape(strided.shape[0], -1)
+                   if strided is not None else mem[rows, region.byte_index])
             # The journal keeps the bare descriptor: index arrays are rebuilt on undo, so
             # its memory stays proportional to the bytes written.
             self.journal.other("mem", region.space, region.bare(), old)
@@ -509,8 +582,10 @@ class MachineState:
             data = data.copy()  # a COPY's source view: keep the record's `new` stable
         if view is not None:
             view[...] = data
+        elif strided is not None:
+            strided[...] = Region.elements(data, strided)
         else:
-            mem[rows, idx] = data
+            mem[rows, region.byte_index] = data
         if self.writes is not None:
             self.writes.append(Write(region.space, old, data, region=region))
 
@@ -584,6 +659,12 @@ class MachineState:
                 v.materialize()
         self.views.clear()  # in place: other states of the core hold the same list
 
+    def protect(self, region: Region) -> None:
+        """Before a write made outside these methods (a headless step's direct write,
+        machine.engines.pool.DIRECT): views over `region` take their own copy."""
+        if self.views:
+            self._protect(region)
+
     def _protect(self, region: Region) -> None:
         """Let every live view over `region` take its own copy before it changes."""
         keep = []
@@ -638,7 +719,13 @@ class MachineState:
         if isinstance(r, Region):  # kind "mem": a memory block
             if self.views:
                 self._protect(r)
-            self.memory(r.space)[r.p0:r.p1, r.byte_index] = u.old
+            mem = self.memory(r.space)
+            strided = None if r.contiguous or not r.layout[2] else r.strided(mem)
+            if strided is not None:
+                assert isinstance(u.old, np.ndarray)  # a memory block's old bytes
+                strided[...] = Region.elements(u.old, strided)
+            else:
+                mem[r.p0:r.p1, r.byte_index] = u.old
         elif u.kind == "array":
             getattr(self, u.target)[u.key] = u.old
         elif u.key is None:

@@ -22,10 +22,13 @@ from neurondbg.machine.dtypes import Gen
 from neurondbg.machine.isa.opcodes import OPCODES, QUEUE_ENGINES, Opcode
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from neurondbg.machine.engines.context import Context, Fields
     from neurondbg.machine.engines.record import Fault, Lanes, StepRecord
     from neurondbg.machine.engines.seq import Handler
     from neurondbg.machine.isa.codec import Instruction
+    from neurondbg.machine.state import MachineState
 
 ENGINES: tuple[str, ...] = QUEUE_ENGINES
 
@@ -82,6 +85,25 @@ def handler_for(opcode: int, engine: str, gen: Gen) -> tuple[Handler | None, str
     if h is None:
         return None, f"{info.name} ({opcode:#04x}) is decoded but not modelled yet"
     return h, ""
+
+
+def direct_for(opcode: int, state: MachineState, inst: Instruction, engine: str
+               ) -> Callable[[MachineState], None] | None:
+    """A headless step's direct write for `inst` (machine.engines.pool.DIRECT: a closure
+    that makes the handler's memory write, never raising), or None: the step runs the
+    handler."""
+    from neurondbg.machine.engines.pool import DIRECT
+
+    build = DIRECT.get(opcode)
+    return None if build is None else build(state, inst, engine)
+
+
+def writes_last(opcode: int) -> bool:
+    """Whether `opcode`'s handler changes the state once, as its last act
+    (machine.engines.pool.WRITES_LAST)."""
+    from neurondbg.machine.engines.pool import WRITES_LAST
+
+    return opcode in WRITES_LAST
 
 
 def execute(ctx: Context, inst: Instruction, handler: Handler) -> int | None:

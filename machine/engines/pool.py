@@ -8,6 +8,7 @@ partition, gathered and scattered with numpy in one go.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -123,6 +124,56 @@ def memset(ctx: Context, inst: Instruction) -> None:
     dst = operand(st, f, "dst", f["dtype"], f["nac"], ctx.engine, "dst")
     value = np.array([f["set_value"]], np.uint32).astype(f"<u{dst.size}")
     write_elems(st, dst, np.broadcast_to(value, (1, dst.count)))
+
+
+Direct = Callable[[MachineState], None]
+
+
+def memset_direct(state: MachineState, inst: Instruction, engine: str) -> Direct | None:
+    """MEMSET's write as one numpy assignment for a headless step (machine.debugger):
+    the operand resolved once, the value's bytes made once; None when the operand is in
+    register mode or faults (the step then takes `memset`). What it writes is what
+    `memset` writes: every element of dst gets the same bytes, so one slice or strided
+    assignment gives them whatever the order (or overlap) of the elements."""
+    f: Fields = inst.fields
+    if f["dst.start_addr"] & ADDR_MARKERS:
+        return None
+    try:
+        dst = operand(state, f, "dst", f["dtype"], f["nac"], engine, "dst")
+    except Exception:  # a faulting operand: the step's own path reports it
+        return None
+    value = np.array([f["set_value"]], np.uint32).astype(f"<u{dst.size}").view(np.uint8)
+    space, rows = dst.space, slice(dst.p0, dst.p1)
+    if dst.contiguous:
+        cols = dst.byte_index
+        line = np.tile(value, dst.count)
+
+        def write_slice(st: MachineState) -> None:
+            st.protect(dst)
+            st.memory(space)[rows, cols] = line
+        return write_slice
+    if dst.strided(state.memory(space)) is None:
+        return None
+
+    def write_strided(st: MachineState) -> None:
+        st.protect(dst)
+        view = dst.strided(st.memory(space))
+        assert view is not None  # bounds checked by `operand`; the geometry never changes
+        view[...] = value.view(view.dtype)  # one element's bytes, to every element
+    return write_strided
+
+
+# opcodes whose handler changes the state once, by its last act, one `write_elems` (a
+# fault comes before it): a headless step makes that write without keeping old bytes
+# (MachineState.journal_memory)
+WRITES_LAST: frozenset[int] = frozenset({
+    Op.COPY, Op.MEMSET, Op.TENSOR_TENSOR_ARITH_OP, Op.TENSOR_TENSOR_BITVEC_OP,
+    Op.TENSOR_REDUCE_ARITH_OP, Op.TENSOR_REDUCE_BITVEC_OP, Op.TENSOR_CUMULATIVE_ARITH_OP,
+    Op.TENSOR_CUMULATIVE_BITVEC_OP})
+
+# builders of a headless step's direct write, by opcode (machine.debugger `_headless`)
+DIRECT: dict[int, Callable[[MachineState, Instruction, str], Direct | None]] = {
+    Op.MEMSET: memset_direct}
 
 
 def _fold(op: int, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

@@ -270,18 +270,32 @@ def wait_events(st: MachineState, mode: int, idx: int, value: int, what: str) ->
         st.write_scalar("sem", idx, 1)
 
 
+# UPDATE_MODE's low nibble: the new semaphore value from the old one and the operand
+# (masked to 32 bits by the caller)
+_UPDATES: dict[int, Callable[[int, int], int]] = {
+    1: lambda s, v: 1, 2: lambda s, v: 0, 3: lambda s, v: s + 1, 4: lambda s, v: s - 1,
+    5: lambda s, v: s + v, 7: lambda s, v: s - v, 9: lambda s, v: v}
+
+
+def immediate_update(mode: int) -> Callable[[int, int], int] | None:
+    """What an UPDATE_MODE that reads no register does to a semaphore (old value, the
+    record's operand -> new value before the 32-bit mask); None for NONE, a _REG form,
+    or a code `update_events` refuses."""
+    if mode == U.NONE or mode & 0xE0:
+        return None
+    return _UPDATES.get(mode & 0x0F)
+
+
 def update_events(st: MachineState, mode: int, idx: int, value: int, what: str) -> None:
     """Apply an UPDATE_MODE; _COMPLETE forms act the same here (one engine, in order)."""
     if mode == U.NONE:
         return
     base = mode & 0x0F
-    if mode == U.INVALID or mode & 0x60 or base not in (1, 2, 3, 4, 5, 7, 9):
+    if mode == U.INVALID or mode & 0x60 or base not in _UPDATES:
         raise Fault(f"{what}: update_mode {mode:#x} is not an UPDATE_MODE code")
     if mode & 0x80:
         value = _read(st, value & 0xFF, f"{what} update register")
-    s = st.sem[idx]
-    new = {1: 1, 2: 0, 3: s + 1, 4: s - 1, 5: s + value, 7: s - value, 9: value}[base]
-    st.write_scalar("sem", idx, new & M32)
+    st.write_scalar("sem", idx, _UPDATES[base](st.sem[idx], value) & M32)
 
 
 def event_semaphore(ctx: Context, inst: Instruction) -> None:

@@ -58,6 +58,8 @@ M32 = 0xFFFFFFFF
 MAX_DRAM_BYTES = 1 << 30  # every DRAM variable together (zero pages cost nothing until written)
 MAX_MOVE_BYTES = 64 * 1024 * 1024  # one descriptor side (a hostile size is refused)
 DRAM_TYPES = ("input", "output", "file", "virtual")  # var types that live in DRAM
+KEEP_ENTRIES = 4096  # entries whose merged operations are kept (DmaModel._kept)...
+KEEP_OPS = 64  # ... each of at most this many operations (a few KB)
 
 # descriptor dtype names (neff-facts §2.5 sees float32, float16, int8)
 DTYPES: dict[str, np.dtype] = {
@@ -219,6 +221,9 @@ class DmaModel:
         # copy between SB and DRAM)
         self._kinds: dict[tuple[DescriptorTable, int, int], _Kind | None] = {}
         self._tables: dict[tuple[DescriptorTable, int], _Rows] = {}
+        # an entry's merged operations by (entry, SBUF row bytes), kept for an entry
+        # completed again (a loop's): at most KEEP_ENTRIES entries of KEEP_OPS operations
+        self._kept: dict[tuple[int, int], tuple[tuple[_Op, ...], Exception | None]] = {}
 
     # -- state ------------------------------------------------------------------------
     def attach(self, state: MachineState) -> None:
@@ -293,7 +298,15 @@ class DmaModel:
         # 10^5 descriptors' patterns held would cost more memory than they save time
         plan = _Plan(self, state, entry)
         if state.writes is None:  # nobody records the step's writes: the merged copies
-            ops, error = plan.merged
+            key = (k, state.sbuf.strides[0])
+            got = self._kept.get(key)
+            if got is None:
+                got = plan.merged
+                if got[1] is None and len(got[0]) <= KEEP_OPS:
+                    if len(self._kept) >= KEEP_ENTRIES:
+                        self._kept.clear()
+                    self._kept[key] = got
+            ops, error = got
         else:
             ops, error = plan.detail.ops, plan.detail.error
         for op in ops:
@@ -512,6 +525,12 @@ class DmaModel:
         assert got is not None
         sspace: Space = "sbuf" if got.src.sb else "dram"
         dspace: Space = "dram" if sspace == "sbuf" else "sbuf"
+        if z - a < 3 or rows.irregular[z] == rows.irregular[a + 2]:  # evenly spaced
+            first = (int(rows.so[a]), int(rows.do[a]))
+            two = [first, (int(rows.so[a + 1]), int(rows.do[a + 1]))] if z - a > 1 else [first]
+            if z - a < 3 or _disjoint((z - a, *got.gd.shape),
+                                      (two[1][1] - first[1], *got.gd.strides)):
+                return tuple(_stacked(sspace, dspace, got.gs, got.gd, two, z - a))
         pairs = list(zip(rows.so[a:z].tolist(), rows.do[a:z].tolist(), strict=True))
         if z - a < 3 or rows.irregular[z] == rows.irregular[a + 2]:
             return tuple(_stacked(sspace, dspace, got.gs, got.gd, pairs))
@@ -709,10 +728,11 @@ class _Plan:
 
 
 def _stacked(sspace: Space, dspace: Space, gs: _Geometry, gd: _Geometry,
-             run: list[tuple[int, int]]) -> list[_Op]:
+             run: list[tuple[int, int]], count: int | None = None) -> list[_Op]:
     """Copies of one geometry at the flat (source, destination) offsets of `run`, evenly
     spaced: one copy with an outer dimension when no destination byte is written twice,
-    else one copy each."""
+    else one copy each. `count`: the run has this many copies, of which `run` gives the
+    first two (the rest follow at the same spacing)."""
     def op(so: int, do: int, n: int, ds: int, dd: int) -> _Op:
         shape = (n, *gs.shape) if n > 1 else gs.shape
         return _Op("copy", Pattern(sspace, so, shape, (ds, *gs.strides) if n > 1 else
@@ -720,14 +740,17 @@ def _stacked(sspace: Space, dspace: Space, gs: _Geometry, gd: _Geometry,
                    Pattern(dspace, do, shape, (dd, *gd.strides) if n > 1 else gd.strides,
                            n * gd.nbytes, None))
 
-    n = len(run)
+    n = len(run) if count is None else count
     ds = run[1][0] - run[0][0] if n > 1 else 0
     dd = run[1][1] - run[0][1] if n > 1 else 0
     if n > 1 and _disjoint((n, *gd.shape), (dd, *gd.strides)):
         return [op(*run[0], n, ds, dd)]
+    if count is not None and count != len(run):
+        run = [(run[0][0] + k * ds, run[0][1] + k * dd) for k in range(count)]
     return [op(so, do, 1, 0, 0) for so, do in run]
 
 
+@lru_cache(maxsize=4096)
 def _disjoint(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     """True when no two elements of the strided view (shape, strides) share a byte (a
     sufficient test: each stride, smallest first, steps past everything inside it)."""

@@ -95,9 +95,10 @@ def test_journal_bytes_proportional_to_writes() -> None:
 
 def test_journal_keeps_bare_descriptors_not_index_arrays() -> None:
     s = MachineState.create(SMALL)
-    r = Region("sbuf", 0, 8, 0, 2, (3, 0, 0, 0), (40, 1, 1, 1))  # strided: an index array
+    # strided, elements overlapping (step 0): written through an index array
+    r = Region("sbuf", 0, 8, 0, 2, (3, 0, 0, 0), (40, 2, 1, 1))
     s.begin_step()
-    s.write_block(r, np.ones((8, 80), np.uint8))
+    s.write_block(r, np.ones((8, 160), np.uint8))
     s.end_step()
     kept = s.journal.others[-1].key
     assert kept == r and "byte_index" not in vars(kept) and "byte_index" in vars(r)
