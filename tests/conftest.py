@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,18 @@ def _rank(item: pytest.Item) -> int:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=_rank)  # stable: each group keeps its files' order
+
+
+@pytest.hookimpl(optionalhook=True)  # only with xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`-n N`'s default schedule (`load`) as work stealing: `load` hands each worker a
+    contiguous first chunk (an eighth of the suite with 2 workers: all of the long tests
+    above for the first) and never takes it back; an idle worker steals from a busy one's
+    queue instead. An explicit other --dist is kept."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+    return WorkStealingScheduling(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)
