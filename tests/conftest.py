@@ -1,5 +1,6 @@
 """Suite-wide hooks: `async def` tests (Pilot) run with asyncio, in every folder (no async
-plugin is installed); the long tests are collected first."""
+plugin is installed); the long tests are collected first, and under `-n N` the workers
+share the tests by work stealing."""
 
 from __future__ import annotations
 
