@@ -73,6 +73,7 @@ def test_an_exception_from_progress_stops_the_validation() -> None:
 
 def test_validates_bar_counts_records_against_the_total(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(bulk, "BLOCK", 512)
+    monkeypatch.setattr(bars, "REFRESH", 0.02)  # redraws (and so the slowed blocks) quicker
     judge = bulk.evaluate
 
     def slow_judge(*args: Any) -> Any:  # a block outlasts a redraw on any machine

@@ -121,12 +121,13 @@ def test_tree_json_is_json_dumps_of_the_tree() -> None:
 @pytest.mark.parametrize("engine", ["pool", None])
 def test_validate_json_of_distinct_records_is_the_one_by_one_document(engine,
                                                                       monkeypatch) -> None:
-    raw = np.concatenate([distinct(150, 11), near_valid(150, 12), distinct(5, 11)])
+    raw = np.concatenate([distinct(75, 11), near_valid(75, 12), distinct(5, 11)])
     result = validate(raw, Gen.CAYMAN, engine)
     expected = json.dumps(validate_cmd._full(result, raw)) + "\n"  # explain() per record
-    monkeypatch.setattr(validate_cmd, "ROWS_PER_WRITE", 64)  # several blocks
-    monkeypatch.setattr(explain_mod, "FIX_BATCH", 50)
-    monkeypatch.setattr(validate_cmd, "TREE_CACHE", 100)
+    # 5 blocks of rows, 2 fix batches a block, the tree cache dropped at each new block
+    monkeypatch.setattr(validate_cmd, "ROWS_PER_WRITE", 32)
+    monkeypatch.setattr(explain_mod, "FIX_BATCH", 25)
+    monkeypatch.setattr(validate_cmd, "TREE_CACHE", 50)
     calls: list[bytes] = []
     real = explain_mod.explain
     monkeypatch.setattr(explain_mod, "explain", lambda r, *a: calls.append(r) or real(r, *a))
