@@ -213,9 +213,10 @@ class _Release(NamedTuple):  # a tuple: built on every semaphore update, so chea
 
 
 class _Live:
-    """A stored access: its epoch, insertion order and the _READ release of its step."""
+    """A stored access: its epoch, insertion order and the _READ release of its step; or
+    a run of them (`parts`, oldest first: `access_run`), with the bounds of them all."""
 
-    __slots__ = ("acc", "epoch", "hi", "lo", "p0", "p1", "reads", "rr", "seq")
+    __slots__ = ("acc", "epoch", "hi", "lo", "p0", "p1", "parts", "reads", "rr", "seq")
 
     def __init__(self, acc: Access, epoch: int, seq: int,
                  rr: _ReadRel | None) -> None:
@@ -223,6 +224,7 @@ class _Live:
         self.epoch = epoch
         self.seq = seq
         self.rr = rr  # (step, pc, epoch published, mode name) of a _READ release
+        self.parts: tuple[Access, ...] | None = None
         # copied out of the access: the scan reads them for every stored access
         r = acc.region
         self.reads = acc.kind == READ
@@ -239,6 +241,7 @@ _Pair = tuple[str, _Who, _Who]  # (space, lower, higher): a reported pair of acc
 _Pattern = tuple[int, int, tuple[int, ...], tuple[int, ...]]  # a region in one partition
 _Runs = tuple[np.ndarray, np.ndarray]  # sorted disjoint byte runs: starts, ends
 _ReadRel = tuple[int, int, int, str]  # (step, pc, epoch published, mode name)
+_Overlap = tuple[tuple[int, int], tuple[int, int]]  # shared partitions and byte hull
 
 
 class _State:
@@ -254,6 +257,8 @@ class _State:
         self.dropped = 0
         self.read_rel: list[_ReadRel | None] = [None] * n
         self.seq = 0
+        # per space and engine: stored accesses beyond one in each stored run (`access_run`)
+        self.extra: dict[str, list[int]] = {}
 
     def nbytes(self, n: int) -> int:
         """What a copy of this state holds (`copy`'s containers, and the objects in them,
@@ -275,6 +280,7 @@ class _State:
         c.dropped = self.dropped
         c.read_rel = self.read_rel[:]
         c.seq = self.seq
+        c.extra = {sp: xs[:] for sp, xs in self.extra.items()}
         return c
 
 
@@ -353,7 +359,8 @@ class RaceDetector:
     def stats(self) -> dict[str, int]:
         """Sizes of what the detector holds (the memory bound is on these)."""
         s = self._s
-        return {"live": sum(len(d) for ds in s.live.values() for d in ds),
+        return {"live": sum(len(d) for ds in s.live.values() for d in ds)
+                + sum(sum(xs) for xs in s.extra.values()),
                 "releases": sum(len(h) for h in s.hist.values()),
                 "undo": len(self._undo), "snapshots": len(self._snaps),
                 "races": len(s.races), "dropped": s.dropped, "pairs": len(s.seen)}
@@ -391,13 +398,83 @@ class RaceDetector:
                 pair = (region.space, ka, kb) if ka < kb else (region.space, kb, ka)
                 if pair in s.seen:
                     continue
-                ov = self._overlap(a.region, region)
-                if ov is None:
+                hit = self._hit(live, region)
+                if hit is None:
                     continue
-                race = self._race(live, acc, ov, clock[ej])
+                race = self._race(live, hit[0], acc, hit[1], clock[ej])
                 self._report(acc.step, pair, race)
                 found.append(race)
         self._store(acc, ei, stores[ei], idx[ei], clock[ei])
+        return found
+
+    def access_run(self, accs: Sequence[Access]) -> list[Race]:
+        """`access` of each of `accs` in turn (the same races, in the same order), at
+        about the cost of one while nothing races with them: accesses of one instruction
+        at one step, of one kind and space, that differ in their Regions alone (a DMA
+        entry's descriptors). They are checked by their bounds together, and looked at
+        one by one only against a stored access those bounds meet; they are stored as one
+        run, which counts as that many stored accesses (MAX_LIVE drops its oldest first).
+        The instruction's (engine, pc) must be that of no other access of its engine (a
+        DMA queue's pc is the entry's ordinal): a run's parts are never replaced by a
+        later identical access. With an undo log, they go one by one."""
+        if len(accs) < 2 or self._budget or len(self.engines) < 2:
+            found: list[Race] = []
+            for x in accs:
+                found += self.access(x)
+            return found
+        first = accs[0]
+        space = first.region.space
+        parts = [x for x in accs if x.region.count]  # as `access`: nothing to check
+        if len(parts) < 2 or any(x.region.space != space for x in parts):
+            found = []
+            for x in parts:
+                found += self.access(x)
+            return found
+        self._begin(first.step)
+        s = self._s
+        ei = self._index[first.engine]
+        clock = s.clocks[ei]
+        stores = s.live.get(space)
+        if stores is None:
+            stores = s.live[space] = [OrderedDict() for _ in self.engines]
+        idx = self._idx.get(space)
+        if idx is None:
+            idx = self._idx[space] = [_indexed(store) for store in stores]
+        p0 = min(x.region.p0 for x in parts)
+        p1 = max(x.region.p1 for x in parts)
+        bounds = [x.region.bounds for x in parts]
+        lo = min(b[0] for b in bounds)
+        hi = max(b[1] for b in bounds)
+        kb = (first.engine, first.pc, first.kind)
+        reading = first.kind == READ
+        # (the first part that meets it, engine, newest-first rank, pair, stored, hit):
+        # the order the calls one by one would report them in
+        hits: list[tuple[int, int, int, _Pair, _Live, tuple[Access, _Overlap]]] = []
+        for ej, store in enumerate(stores):
+            if ej == ei or not store:
+                continue
+            for rank, live in enumerate(idx[ej].unordered(clock[ej], p0, p1, lo, hi,
+                                                          reading)):
+                a = live.acc
+                ka = (a.engine, a.pc, a.kind)
+                pair = (space, ka, kb) if ka < kb else (space, kb, ka)
+                if pair in s.seen:
+                    continue
+                for j, x in enumerate(parts):
+                    hit = self._hit(live, x.region)
+                    if hit is not None:
+                        hits.append((j, ej, rank, pair, live, hit))
+                        break
+        found = []
+        if hits:
+            hits.sort(key=lambda h: h[:3])
+            for j, ej, _, pair, live, (a, ov) in hits:
+                if pair in s.seen:
+                    continue
+                race = self._race(live, a, parts[j], ov, clock[ej])
+                self._report(first.step, pair, race)
+                found.append(race)
+        self._store_run(parts, (p0, p1, lo, hi), ei, stores[ei], idx[ei], clock[ei])
         return found
 
     def release(self, engine: str, pc: int, sem: int, value: int,
@@ -547,6 +624,73 @@ class RaceDetector:
         _, snap = self._snaps.pop(k)
         self._snaps_total -= self._snap_bytes.pop(id(snap), 0)
 
+    def _hit(self, live: _Live, region: Region) -> tuple[Access, _Overlap] | None:
+        """The stored access of `live` (of a run: its newest part that does) whose bytes
+        meet `region`, and where they meet; None when none does."""
+        if live.parts is None:
+            ov = self._overlap(live.acc.region, region)
+            return None if ov is None else (live.acc, ov)
+        for a in reversed(live.parts):
+            ov = self._overlap(a.region, region)
+            if ov is not None:
+                return a, ov
+        return None
+
+    def _store_run(self, parts: list[Access], hull: tuple[int, int, int, int], ei: int,
+                   store: _Store, idx: LiveIndex[_Live], epoch: int) -> None:
+        """Store a run (`access_run`) as one stored access, as `_store` of each part in
+        turn would keep them: an identical earlier part gives way to the later one."""
+        s = self._s
+        first = parts[0]
+        keys = {(r.p0, r.p1, r.start, r.size, r.steps, r.nums): x
+                for x in parts for r in (x.region,)}
+        if len(keys) < len(parts):  # the order of each pattern's last occurrence
+            last: dict[object, Access] = {}
+            for x in parts:
+                r = x.region
+                k = (r.p0, r.p1, r.start, r.size, r.steps, r.nums)
+                last.pop(k, None)
+                last[k] = x
+            parts = list(last.values())
+        kept = []
+        for x in parts:
+            bare = x.region.bare()  # the stored pattern keeps no index arrays
+            kept.append(x if bare is x.region else dataclasses.replace(x, region=bare))
+        m = s.read_rel[ei]
+        rr = m if first.kind == WRITE and m is not None and m[0] == first.step else None
+        live = _Live(kept[-1], epoch, s.seq, rr)
+        live.parts = tuple(kept)
+        live.p0, live.p1, live.lo, live.hi = hull
+        key: _Key = (first.pc, first.kind, -1, -1, -1, -1, (), ())
+        space = first.region.space
+        store.pop(key, None)
+        store[key] = live
+        idx.add(key, live)
+        s.seq += 1
+        extra = s.extra.get(space)
+        if extra is None:
+            extra = s.extra[space] = [0] * len(self.engines)
+        extra[ei] += len(kept) - 1
+        self._log((first.step, _ADD, space, ei, key, None))
+        self._evict(space, ei, store, idx, first.step)
+
+    def _evict(self, space: str, ei: int, store: _Store, idx: LiveIndex[_Live],
+               step: int) -> None:
+        """Past MAX_LIVE stored accesses, the oldest go (of a run, its oldest parts)."""
+        extra = self._s.extra.get(space)
+        more = extra[ei] if extra is not None else 0
+        while len(store) + more > MAX_LIVE:
+            k0, l0 = next(iter(store.items()))
+            if l0.parts is not None and len(l0.parts) > 1:
+                l0.parts = l0.parts[1:]  # (its bounds stay: still a superset)
+                more -= 1
+                assert extra is not None
+                extra[ei] = more
+                continue
+            del store[k0]
+            idx.remove(k0)
+            self._log((step, _DROP, space, ei, k0, l0))
+
     def _store(self, acc: Access, ei: int, store: _Store, idx: LiveIndex[_Live],
                epoch: int) -> None:
         s = self._s
@@ -562,15 +706,12 @@ class RaceDetector:
         idx.add(key, live)
         s.seq += 1
         self._log((acc.step, _ADD, region.space, ei, key, old))
-        if len(store) > MAX_LIVE:
-            k0, l0 = store.popitem(last=False)
-            idx.remove(k0)
-            self._log((acc.step, _DROP, region.space, ei, k0, l0))
+        if len(store) > MAX_LIVE or s.extra:
+            self._evict(region.space, ei, store, idx, acc.step)
 
-    def _race(self, live: _Live, b: Access,
-              ov: tuple[tuple[int, int], tuple[int, int]], seen: int) -> Race:
-        a = live.acc
-        missing, fix = _missing(live, b, seen), None
+    def _race(self, live: _Live, a: Access, b: Access, ov: _Overlap, seen: int) -> Race:
+        """The race of `a` (stored as `live`, or a part of it) with the new access `b`."""
+        missing, fix = _missing(live, a, b, seen), None
         if self._suggest is not None and not _read_hint(live, seen):
             got = self._suggest(Side(a.engine, a.pc, a.kind, a.queued),
                                 Side(b.engine, b.pc, b.kind, b.queued))
@@ -618,6 +759,8 @@ class RaceDetector:
                     if live.epoch > floor:
                         break
                     del store[key]
+                    if live.parts is not None:
+                        s.extra[space][ej] -= len(live.parts) - 1
                     idx = self._idx.get(space)
                     if idx is not None:
                         idx[ej].remove(key)
@@ -804,10 +947,10 @@ def _read_hint(live: _Live, seen: int) -> bool:
     return live.rr is not None and seen >= live.rr[2]
 
 
-def _missing(live: _Live, b: Access, seen: int) -> str:
-    """In words, the edge that would order `live` (earlier) before `b`, or `b` before
-    it when that is the only way round a wait on the engine named can go."""
-    a = live.acc
+def _missing(live: _Live, a: Access, b: Access, seen: int) -> str:
+    """In words, the edge that would order `a` (earlier, stored as `live`) before `b`,
+    or `b` before it when that is the only way round a wait on the engine named can
+    go."""
     rr = live.rr
     if rr is not None and seen >= rr[2]:
         # b's engine saw the _READ release of a's own instruction, just not its writes

@@ -31,7 +31,7 @@ from neurondbg.machine.core.races import READ, WRITE, Access, Queued, Race, Race
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.engines.record import StepRecord
 from neurondbg.machine.isa.enums import UpdateMode
-from neurondbg.machine.neff.dma import Moved
+from neurondbg.machine.neff.footprint import Footprints
 from neurondbg.machine.neff.model import DmaEntry
 from neurondbg.machine.state import MachineState, Region
 
@@ -51,6 +51,7 @@ class RaceCheck:
         self._feeder = Feeder(names, self.detector, self.initial)
         self.clocks: dict[int, tuple[int, ...]] = {}  # entry index -> its trigger's clock
         self.triggers: dict[int, tuple[str, int, int]] = {}  # -> (engine, pc, step)
+        self._footprints = Footprints()
 
     @property
     def races(self) -> list[Race]:
@@ -89,9 +90,10 @@ class RaceCheck:
         self.triggers[entry] = (engine, pc, step)
 
     def completed(self, queue: str, k: int, entry: DmaEntry, index: int, value: int,
-                  moved: Moved, step: int) -> None:
+                  step: int) -> None:
         """Queue `queue` completed its `k`-th entry, `entry` (index `index`), which
-        raised its semaphore to `value`."""
+        raised its semaphore to `value`: its SB sides (machine.neff.footprint, the
+        Regions the DMA model moves) are its accesses."""
         det = self.detector
         clock = self.clocks.get(index)
         if clock is not None:
@@ -100,8 +102,12 @@ class RaceCheck:
         trigger = self.triggers.get(index)
         queued = Queued(*trigger, s, value, entry.label) if trigger is not None else None
         op = f"DMA {entry.label}" + (f" ({entry.comment})" if entry.comment else "")
-        for r in moved.reads:
-            det.access(Access(queue, k, op, READ, r, step, queued))
-        for r in moved.writes:
-            det.access(Access(queue, k, op, WRITE, r, step, queued))
+        reads, writes = self._footprints.sides(entry)
+        # each side's descriptors as one run (RaceDetector.access_run): the same races
+        # as one access each, which is what the core feeds (a queue's pc, its entry's
+        # ordinal, is never another access's)
+        if reads:
+            det.access_run([Access(queue, k, op, READ, r, step, queued) for r in reads])
+        if writes:
+            det.access_run([Access(queue, k, op, WRITE, r, step, queued) for r in writes])
         det.release(queue, k, s, value, "complete", step)

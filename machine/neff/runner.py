@@ -106,7 +106,7 @@ class NeffRun:
         self.notes = [*low.notes, *load_constants(self.dma, low.sub),
                       *load_inputs(self.dma, low.sub, inputs or {})]
         self._ms = list(self.machines.values())
-        self._plans: list[dict[int, Plan]] = [{} for _ in self._ms]
+        self._plans: list[dict[bytes, Plan]] = [{} for _ in self._ms]
         self.steps = 0
         self.completions = [0] * len(self.dma.names)
         self.interrupt = threading.Event()
@@ -345,16 +345,22 @@ class NeffRun:
         if isinstance(done, str):
             return Outcome("fault", self.steps, f"fault: {done}", actor=dma.names[q])
         entry = dma.entries[index]
-        rc.completed(dma.names[q], k, entry, index, self.state.sem[entry.semaphore], done,
-                     step)
+        rc.completed(dma.names[q], k, entry, index, self.state.sem[entry.semaphore], step)
         return True
 
     def _plan(self, i: int, k: int) -> Plan:
-        """The Plan of engine i's record k (kept)."""
+        """The Plan of engine i's record k, kept by the bytes it reads (the opcode and the
+        events header, or the whole record for the two opcodes whose own fields wait or
+        update), as the core's engine queues keep them: a stream shares a few."""
+        m = self._ms[i]
+        raw = m.program.record(k)
+        key = raw if raw[0] in _WHOLE_RECORD else raw[:_PLAN_KEY]
         plans = self._plans[i]
-        p = plans.get(k)
+        p = plans.get(key)
         if p is None:
-            p = plans[k] = plan_of(self._ms[i].instruction(k))
+            if len(plans) >= _PLANS_KEPT:
+                plans.clear()
+            p = plans[key] = plan_of(m.instruction(k))
         return p
 
     def _mark(self, st: MachineState, engine: Engine, base: int, k: int) -> None:
@@ -438,6 +444,11 @@ class NeffRun:
 
 
 _PLAIN, _OPAQUE, _TRIGGER = 0, 1, 2
+# A Plan reads the opcode and the events header (bytes 4..11) alone, except for these
+# two opcodes, whose own fields wait and update: plans are kept by those bytes
+_PLAN_KEY = 12
+_WHOLE_RECORD = frozenset({int(Opcode.EVENT_SEMAPHORE), int(Opcode.TEST_EVENT_SEM)})
+_PLANS_KEPT = 1 << 12  # distinct plans an engine keeps
 _CHECK_EVERY = 0xFFF  # the inline loop looks at the interrupt every 4096 records (~1 ms)
 _SYNC_OPS = {Opcode.SET_ORDERING_MODE: _PLAIN, Opcode.PSEUDO_BRANCH_LABEL: _PLAIN,
              Opcode.ACTIVATION_TABLE_LOAD: _PLAIN, Opcode.NOP: _PLAIN,
