@@ -70,14 +70,16 @@ Event steps are the core's global step numbers, nondecreasing between rewinds.
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left
 from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Final, Literal, NamedTuple
 
 import numpy as np
 
-from neurondbg.machine.core.clock import Clock, fresh, join
+from neurondbg.machine.core.clock import Clock, fresh
 from neurondbg.machine.core.liveindex import LiveIndex
 from neurondbg.machine.isa.enums import UpdateMode
 from neurondbg.machine.state import Region
@@ -212,6 +214,9 @@ class _Release(NamedTuple):  # a tuple: built on every semaphore update, so chea
     step: int
 
 
+_VALUE = itemgetter(2)  # a _Release's value
+
+
 class _Live:
     """A stored access: its epoch, insertion order and the _READ release of its step; or
     a run of them (`parts`, oldest first: `access_run`), with the bounds of them all."""
@@ -252,6 +257,9 @@ class _State:
         self.live: dict[str, list[_Store]] = {}
         self.hist: dict[int, deque[_Release]] = {}
         self.lost: dict[int, int] = {}  # releases pushed out of each history
+        # per history: adjacent releases whose value went down (0: nondecreasing values,
+        # which a NEFF's semaphores always have, so a wait's run start is a bisection)
+        self.desc: dict[int, int] = {}
         self.races: list[Race] = []
         self.seen: set[_Pair] = set()
         self.dropped = 0
@@ -275,6 +283,7 @@ class _State:
         c.live = {sp: [OrderedDict(d) for d in ds] for sp, ds in self.live.items()}
         c.hist = {k: deque(h, maxlen=SEM_HISTORY) for k, h in self.hist.items()}
         c.lost = dict(self.lost)
+        c.desc = dict(self.desc)
         c.races = self.races[:]
         c.seen = set(self.seen)
         c.dropped = self.dropped
@@ -497,15 +506,22 @@ class RaceDetector:
         h = s.hist.get(sem)
         if h is None:
             h = s.hist[sem] = deque(maxlen=SEM_HISTORY)
-        lost = h[0] if len(h) == SEM_HISTORY else None
+        lost = None
+        if h:
+            down = value < h[-1].value
+            if len(h) == SEM_HISTORY:
+                lost = h[0]
+                s.lost[sem] = s.lost.get(sem, 0) + 1
+                down -= h[1].value < lost.value  # that pair leaves the history
+            if down:
+                s.desc[sem] = s.desc.get(sem, 0) + down
         h.append(_Release(ei, pc, value, tuple(clock), when, step))
-        if lost is not None:
-            s.lost[sem] = s.lost.get(sem, 0) + 1
         prev = s.read_rel[ei]
         if when == READ and update:
             s.read_rel[ei] = (step, pc, clock[ei], _mode_name(mode))
         clock[ei] += 1
-        self._log((step, _REL, ei, sem, lost, prev))
+        if self._budget:
+            self._log((step, _REL, ei, sem, lost, prev))
 
     def acquire(self, engine: str, sem: int, holds: Callable[[int], bool], step: int,
                 initial: int = 0) -> None:
@@ -522,7 +538,10 @@ class RaceDetector:
         history's values directly instead of calling a condition on each."""
         self._begin(step)
         s = self._s
-        rel = _run_start_ge(s.hist.get(sem), s.lost.get(sem, 0), value, initial)
+        h = s.hist.get(sem)
+        if not h or h[-1].value < value:
+            return
+        rel = _run_start_ge(h, s.lost.get(sem, 0), value, initial, not s.desc.get(sem))
         if rel is not None:
             self._join(self._index[engine], rel.clock, step)
 
@@ -535,7 +554,8 @@ class RaceDetector:
         clock = self._s.clocks[ei]
         out = tuple(clock)
         clock[ei] += 1
-        self._log((step, _TICK, ei))
+        if self._budget:
+            self._log((step, _TICK, ei))
         return out
 
     def join_clock(self, engine: str, clock: Sequence[int], step: int) -> None:
@@ -732,10 +752,14 @@ class RaceDetector:
     def _join(self, ei: int, other: Sequence[int], step: int) -> None:
         """Engine `ei` joins clock `other`; what every engine is now ordered after goes."""
         clock = self._s.clocks[ei]
-        old = clock[:]
-        if join(clock, other):
-            self._log((step, _JOIN, ei, old))
-            self._prune(step, ei, [j for j, v in enumerate(old) if clock[j] != v])
+        grown = [j for j, v in enumerate(other) if v > clock[j]]
+        if not grown:  # (a wait often joins what it has seen already)
+            return
+        if self._budget:
+            self._log((step, _JOIN, ei, clock[:]))
+        for j in grown:
+            clock[j] = other[j]
+        self._prune(step, ei, grown)
 
     def _prune(self, step: int, joined: int, grown: list[int]) -> None:
         """Drop stored accesses every other engine is now ordered after.
@@ -790,10 +814,14 @@ class RaceDetector:
         elif e[1] == _REL:
             _, _, ei, sem, lost, prev = e
             h = s.hist[sem]
-            h.pop()
+            last = h.pop()
+            down = bool(h) and last.value < h[-1].value
             if lost is not None:
+                down -= bool(h) and h[0].value < lost.value
                 h.appendleft(lost)
                 s.lost[sem] -= 1
+            if down:
+                s.desc[sem] = s.desc.get(sem, 0) - down
             s.clocks[ei][ei] -= 1
             s.read_rel[ei] = prev
         elif e[1] == _TICK:
@@ -916,10 +944,18 @@ def _run_start(h: deque[_Release] | None, lost: int, holds: Callable[[int], bool
 
 
 def _run_start_ge(h: deque[_Release] | None, lost: int, value: int,
-                  initial: int) -> _Release | None:
-    """`_run_start` of the condition `>= value`."""
+                  initial: int, rising: bool = False) -> _Release | None:
+    """`_run_start` of the condition `>= value`; `rising`: the history's values never go
+    down, so the run begins at the first release that reaches `value` (bisection)."""
     if not h or h[-1].value < value:
         return None
+    if rising:
+        i = bisect_left(h, value, key=_VALUE)
+        if i:
+            return h[i]
+        if lost:
+            return h[0]
+        return None if initial >= value else h[0]
     start = None
     for rel in reversed(h):
         if rel.value < value:

@@ -118,6 +118,8 @@ class NeffRun:
                      if any(x.queue == name for x in self.dma.entries)]
         self._core_order = sorted(range(len(ENGINES)),
                                   key=lambda i: ENGINE_ORDER.index(ENGINES[i].value))
+        # per engine, the (semaphore, value) of the `>=` wait it was last found blocked on
+        self._waits_on: list[tuple[int, int] | None] = [None] * len(ENGINES)
         self.race_check: RaceCheck | None = None
         if races:
             self.race_check = RaceCheck(
@@ -244,16 +246,26 @@ class NeffRun:
         n_engines = len(order)
         busy = self.busy
         n = n_engines + len(busy)
+        sem = self.state.sem
+        head, tail = self.dma.head, self.dma.tail
+        waits = self._waits_on
         i = 0
         idle = 0  # actors in a row found unable to step: n of them, nothing can
         while idle < n:
-            if limit is not None and self.steps >= limit:
-                return Outcome("limit", self.steps, f"stopped after {self.steps:,} steps "
-                               "(--max-steps)")
-            if self.interrupt.is_set():
-                return Outcome("interrupted", self.steps, "interrupted")
-            got = self._checked_step(order[i]) if i < n_engines else \
-                self._checked_complete(busy[i - n_engines])
+            if not idle:  # (a step was taken since the last look)
+                if limit is not None and self.steps >= limit:
+                    return Outcome("limit", self.steps, f"stopped after {self.steps:,} "
+                                   "steps (--max-steps)")
+                if self.interrupt.is_set():
+                    return Outcome("interrupted", self.steps, "interrupted")
+            if i < n_engines:
+                e = order[i]
+                w = waits[e]
+                # still blocked on the wait it was found blocked on: no call
+                got = False if w is not None and sem[w[0]] < w[1] else self._checked_step(e)
+            else:
+                q = busy[i - n_engines]
+                got = tail[q] != head[q] and self._checked_complete(q)
             if got is True:
                 idle = 0
             elif got is False:
@@ -277,18 +289,25 @@ class NeffRun:
         k = (pc - base) // RECORD_BYTES
         engine = ENGINES[i]
         step = self.steps
-        if 0 <= k < len(t.fast) and t.fast[k]:
-            sem = st.sem
+        inside = 0 <= k < len(t.fast)
+        sem = st.sem
+        if inside and t.plain[k]:
+            w = t.hi[k]
+            if w >= 0 and sem[w] < t.hv[k]:
+                self._waits_on[i] = (w, t.hv[k])
+                return False
+            w = t.ei[k]
+            if w >= 0 and sem[w] < t.ev[k]:
+                self._waits_on[i] = (w, t.ev[k])
+                return False
+        self._waits_on[i] = None
+        if inside and t.fast[k]:
             waits = []
             w = t.hi[k]
             if w >= 0:
-                if sem[w] < t.hv[k]:
-                    return False
                 waits.append((w, t.hv[k]))
             w = t.ei[k]
             if w >= 0:
-                if sem[w] < t.ev[k]:
-                    return False
                 waits.append((w, t.ev[k]))
             what = t.kind[k]
             entry = None
@@ -310,7 +329,7 @@ class NeffRun:
             self.steps = step + 1
             rc.sync(engine.value, pc, step, waits, update, entry)
             return True
-        if not self._may_issue(i):
+        if not (inside and t.plain[k]) and self.blocked(i) is not None:
             return False
         plan = self._plan(i, k)
         pre = rc.before(st, plan)

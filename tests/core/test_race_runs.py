@@ -6,6 +6,8 @@ accesses counted, MAX_LIVE's evictions included."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,3 +66,29 @@ def test_a_run_finds_what_its_accesses_one_by_one_find(seq: list[tuple]) -> None
                     det.acquire_ge(ENGINES[e], sem, v, step)
         assert runs.stats()["live"] == singles.stats()["live"]
     assert runs.races == singles.races
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.booleans()), min_size=1, max_size=90),
+       st.integers(0, 40))
+def test_a_wait_joins_the_same_release_by_bisection(seq: list[tuple[int, bool]],
+                                                    value: int) -> None:
+    """A history whose values never go down (`desc` 0) is bisected for the release that
+    began a `>=` wait's run; any other is scanned. Both give the scan's release, also
+    after a rewind (the count of descents is undone with the releases)."""
+    det = RaceDetector(ENGINES, undo_budget=1 << 10)
+    v = 0
+    for step, (delta, down) in enumerate(seq):
+        v = max(0, v - delta) if down else v + delta
+        det.release("pool", 0, 0, v, "complete", step)
+    for at in (len(seq), len(seq) // 2):
+        det.rewind(at)
+        s = det._s
+        h = s.hist.get(0)
+        if not h:
+            continue
+        values = [r.value for r in h]
+        assert s.desc.get(0, 0) == sum(b < a for a, b in pairwise(values))
+        lost = s.lost.get(0, 0)
+        scan = races._run_start_ge(h, lost, value, 0)
+        assert races._run_start_ge(h, lost, value, 0, not s.desc.get(0)) is scan
