@@ -23,8 +23,9 @@ the queue's own clock).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import cast
 
-from neurondbg.machine.core.events import Plan
+from neurondbg.machine.core.events import Plan, SemEvent
 from neurondbg.machine.core.feed import Feeder, Pre
 from neurondbg.machine.core.intent import Intent
 from neurondbg.machine.core.races import READ, WRITE, Access, Queued, Race, RaceDetector
@@ -83,6 +84,38 @@ class RaceCheck:
         self._feeder.after(engine, rec, pre, reads, step)
         if entry is not None:
             self.forked(engine, rec.pc, step, entry)
+
+    def plain_step(self, engine: str, rec: StepRecord, waits: Sequence[tuple[int, int]],
+                   events: Sequence[SemEvent], reads: list[Region], step: int,
+                   entry: int | None) -> None:
+        """`step` of a record whose waits are all `>=` (semaphore, value) and that reads
+        no semaphore (not TEST_EVENT_SEM), its semaphore writes `events` (its Plan's),
+        without a Plan per record: machine.core.feed's order."""
+        det = self.detector
+        init = self.initial
+        pc, op = rec.pc, rec.mnemonic
+        for sem, value in waits:
+            det.acquire_ge(engine, sem, value, step, init[sem])
+        done: list[tuple[SemEvent, int]] = []
+        if events:
+            values = [int(cast(int, w.new)) for w in rec.writes if w.target.startswith("sem[")]
+            done = list(zip(events, values, strict=False))
+            for ev, v in done:
+                if ev.kind == "pass":
+                    det.release(engine, pc, ev.idx, v, READ, step, update=False)
+        for r in reads:
+            det.access(Access(engine, pc, op, READ, r, step))
+        for ev, v in done:
+            if ev.kind == "update" and ev.when == READ:
+                det.release(engine, pc, ev.idx, v, READ, step, ev.mode)
+        for w in rec.writes:
+            if w.region is not None:
+                det.access(Access(engine, pc, op, WRITE, w.region, step))
+        for ev, v in done:
+            if ev.kind != "pass" and ev.when == "complete":
+                det.release(engine, pc, ev.idx, v, "complete", step, ev.mode)
+        if entry is not None:
+            self.forked(engine, pc, step, entry)
 
     def forked(self, engine: str, pc: int, step: int, entry: int) -> None:
         """A trigger at `pc` of `engine` enqueued entry index `entry`."""

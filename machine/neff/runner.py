@@ -33,7 +33,7 @@ from typing import Literal
 
 import numpy as np
 
-from neurondbg.machine.core.events import Plan, WaitSpec, plan_of
+from neurondbg.machine.core.events import Plan, SemEvent, WaitSpec, plan_of
 from neurondbg.machine.core.kernel import ENGINE_ORDER
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.engines.record import Fault, StepRecord
@@ -107,6 +107,7 @@ class NeffRun:
                       *load_inputs(self.dma, low.sub, inputs or {})]
         self._ms = list(self.machines.values())
         self._plans: list[dict[bytes, Plan]] = [{} for _ in self._ms]
+        self._event_plans: dict[bytes, tuple[SemEvent, ...]] = {}
         self.steps = 0
         self.completions = [0] * len(self.dma.names)
         self.interrupt = threading.Event()
@@ -329,20 +330,45 @@ class NeffRun:
             self.steps = step + 1
             rc.sync(engine.value, pc, step, waits, update, entry)
             return True
+        plain = inside and t.plain[k] and t.ops[k] not in _WHOLE_RECORD
         if not (inside and t.plain[k]) and self.blocked(i) is not None:
             return False
-        plan = self._plan(i, k)
-        pre = rc.before(st, plan)
+        if plain:
+            # its waits from the table (`>=` ones), its semaphore writes from the bytes
+            # that name them (a stream's records share a few)
+            waits = []
+            if t.hi[k] >= 0:
+                waits.append((t.hi[k], t.hv[k]))
+            if t.ei[k] >= 0:
+                waits.append((t.ei[k], t.ev[k]))
+            events = self._events(i, k)
+        else:
+            pre = rc.before(st, self._plan(i, k))
         st.reads = []
         rec = m.step()
         reads, st.reads = st.reads, None
         if rec.invalid or rec.fault:
             return self._refused(engine, rec)
         self.steps = step + 1
-        entry = self._enqueued(t.queue[k]) if 0 <= k < len(t.kind) and \
-            t.kind[k] == _TRIGGER else None
-        rc.step(engine.value, rec, pre, reads or [], step, entry)
+        entry = self._enqueued(t.queue[k]) if inside and t.kind[k] == _TRIGGER else None
+        if plain:
+            rc.plain_step(engine.value, rec, waits, events, reads or [], step, entry)
+        else:
+            rc.step(engine.value, rec, pre, reads or [], step, entry)
         return True
+
+    def _events(self, i: int, k: int) -> tuple[SemEvent, ...]:
+        """The semaphore writes of engine i's record k (not EVENT_SEMAPHORE nor
+        TEST_EVENT_SEM), kept by the bytes they depend on: the opcode and the events
+        header without the wait's threshold."""
+        m = self._ms[i]
+        key = m.program.record(k)[:8]
+        got = self._event_plans.get(key)
+        if got is None:
+            if len(self._event_plans) >= _PLANS_KEPT:
+                self._event_plans.clear()
+            got = self._event_plans[key] = plan_of(m.instruction(k)).events
+        return got
 
     def _enqueued(self, queue: str) -> int | None:
         """The entry index a trigger just put at the back of `queue`."""
