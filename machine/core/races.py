@@ -219,7 +219,8 @@ _VALUE = itemgetter(2)  # a _Release's value
 
 class _Live:
     """A stored access: its epoch, insertion order and the _READ release of its step; or
-    a run of them (`parts`, oldest first: `access_run`), with the bounds of them all."""
+    a run of them (`access_run`: `acc` with each Region of `parts`, oldest first), with
+    the bounds of them all."""
 
     __slots__ = ("acc", "epoch", "hi", "lo", "p0", "p1", "parts", "reads", "rr", "seq")
 
@@ -229,7 +230,7 @@ class _Live:
         self.epoch = epoch
         self.seq = seq
         self.rr = rr  # (step, pc, epoch published, mode name) of a _READ release
-        self.parts: tuple[Access, ...] | None = None
+        self.parts: tuple[Region, ...] | None = None
         # copied out of the access: the scan reads them for every stored access
         r = acc.region
         self.reads = acc.kind == READ
@@ -416,32 +417,28 @@ class RaceDetector:
         self._store(acc, ei, stores[ei], idx[ei], clock[ei])
         return found
 
-    def access_run(self, accs: Sequence[Access]) -> list[Race]:
-        """`access` of each of `accs` in turn (the same races, in the same order), at
-        about the cost of one while nothing races with them: accesses of one instruction
-        at one step, of one kind and space, that differ in their Regions alone (a DMA
-        entry's descriptors). They are checked by their bounds together, and looked at
-        one by one only against a stored access those bounds meet; they are stored as one
-        run, which counts as that many stored accesses (MAX_LIVE drops its oldest first).
-        The instruction's (engine, pc) must be that of no other access of its engine (a
-        DMA queue's pc is the entry's ordinal): a run's parts are never replaced by a
-        later identical access. With an undo log, they go one by one."""
-        if len(accs) < 2 or self._budget or len(self.engines) < 2:
+    def access_run(self, acc: Access, regions: Sequence[Region]) -> list[Race]:
+        """`access` of `acc` with each of `regions` in turn as its region (the same
+        races, in the same order), at about the cost of one while nothing races with
+        them: the accesses of one instruction at one step that differ in their Regions
+        alone (a DMA entry's descriptors, of one space). They are checked by their bounds
+        together, and looked at one by one only against a stored access those bounds
+        meet; they are stored as one run (the Regions as given: patterns without index
+        arrays), which counts as that many stored accesses (MAX_LIVE drops its oldest
+        first). The instruction's (engine, pc) must be that of no other access of its
+        engine (a DMA queue's pc is the entry's ordinal): a run's parts are never
+        replaced by a later identical access. With an undo log, they go one by one."""
+        parts = [r for r in regions if r.count]  # as `access`: nothing to check
+        space = acc.region.space
+        if (len(parts) < 2 or self._budget or len(self.engines) < 2
+                or any(r.space != space for r in parts)):
             found: list[Race] = []
-            for x in accs:
-                found += self.access(x)
+            for r in parts or regions[:1]:
+                found += self.access(dataclasses.replace(acc, region=r))
             return found
-        first = accs[0]
-        space = first.region.space
-        parts = [x for x in accs if x.region.count]  # as `access`: nothing to check
-        if len(parts) < 2 or any(x.region.space != space for x in parts):
-            found = []
-            for x in parts:
-                found += self.access(x)
-            return found
-        self._begin(first.step)
+        self._begin(acc.step)
         s = self._s
-        ei = self._index[first.engine]
+        ei = self._index[acc.engine]
         clock = s.clocks[ei]
         stores = s.live.get(space)
         if stores is None:
@@ -449,13 +446,13 @@ class RaceDetector:
         idx = self._idx.get(space)
         if idx is None:
             idx = self._idx[space] = [_indexed(store) for store in stores]
-        p0 = min(x.region.p0 for x in parts)
-        p1 = max(x.region.p1 for x in parts)
-        bounds = [x.region.bounds for x in parts]
+        p0 = min(r.p0 for r in parts)
+        p1 = max(r.p1 for r in parts)
+        bounds = [r.bounds for r in parts]
         lo = min(b[0] for b in bounds)
         hi = max(b[1] for b in bounds)
-        kb = (first.engine, first.pc, first.kind)
-        reading = first.kind == READ
+        kb = (acc.engine, acc.pc, acc.kind)
+        reading = acc.kind == READ
         # (the first part that meets it, engine, newest-first rank, pair, stored, hit):
         # the order the calls one by one would report them in
         hits: list[tuple[int, int, int, _Pair, _Live, tuple[Access, _Overlap]]] = []
@@ -469,8 +466,8 @@ class RaceDetector:
                 pair = (space, ka, kb) if ka < kb else (space, kb, ka)
                 if pair in s.seen:
                     continue
-                for j, x in enumerate(parts):
-                    hit = self._hit(live, x.region)
+                for j, r in enumerate(parts):
+                    hit = self._hit(live, r)
                     if hit is not None:
                         hits.append((j, ej, rank, pair, live, hit))
                         break
@@ -480,10 +477,11 @@ class RaceDetector:
             for j, ej, _, pair, live, (a, ov) in hits:
                 if pair in s.seen:
                     continue
-                race = self._race(live, a, parts[j], ov, clock[ej])
-                self._report(first.step, pair, race)
+                b = dataclasses.replace(acc, region=parts[j])
+                race = self._race(live, a, b, ov, clock[ej])
+                self._report(acc.step, pair, race)
                 found.append(race)
-        self._store_run(parts, (p0, p1, lo, hi), ei, stores[ei], idx[ei], clock[ei])
+        self._store_run(acc, parts, (p0, p1, lo, hi), ei, stores[ei], idx[ei], clock[ei])
         return found
 
     def release(self, engine: str, pc: int, sem: int, value: int,
@@ -650,39 +648,30 @@ class RaceDetector:
         if live.parts is None:
             ov = self._overlap(live.acc.region, region)
             return None if ov is None else (live.acc, ov)
-        for a in reversed(live.parts):
-            ov = self._overlap(a.region, region)
+        for r in reversed(live.parts):
+            ov = self._overlap(r, region)
             if ov is not None:
-                return a, ov
+                return dataclasses.replace(live.acc, region=r), ov
         return None
 
-    def _store_run(self, parts: list[Access], hull: tuple[int, int, int, int], ei: int,
-                   store: _Store, idx: LiveIndex[_Live], epoch: int) -> None:
+    def _store_run(self, acc: Access, parts: list[Region], hull: tuple[int, int, int, int],
+                   ei: int, store: _Store, idx: LiveIndex[_Live], epoch: int) -> None:
         """Store a run (`access_run`) as one stored access, as `_store` of each part in
         turn would keep them: an identical earlier part gives way to the later one."""
         s = self._s
-        first = parts[0]
-        keys = {(r.p0, r.p1, r.start, r.size, r.steps, r.nums): x
-                for x in parts for r in (x.region,)}
-        if len(keys) < len(parts):  # the order of each pattern's last occurrence
-            last: dict[object, Access] = {}
-            for x in parts:
-                r = x.region
-                k = (r.p0, r.p1, r.start, r.size, r.steps, r.nums)
-                last.pop(k, None)
-                last[k] = x
-            parts = list(last.values())
-        kept = []
-        for x in parts:
-            bare = x.region.bare()  # the stored pattern keeps no index arrays
-            kept.append(x if bare is x.region else dataclasses.replace(x, region=bare))
+        if len(set(parts)) < len(parts):  # the order of each pattern's last occurrence
+            last: dict[Region, None] = {}
+            for r in parts:
+                last.pop(r, None)
+                last[r] = None
+            parts = list(last)
         m = s.read_rel[ei]
-        rr = m if first.kind == WRITE and m is not None and m[0] == first.step else None
-        live = _Live(kept[-1], epoch, s.seq, rr)
-        live.parts = tuple(kept)
+        rr = m if acc.kind == WRITE and m is not None and m[0] == acc.step else None
+        live = _Live(dataclasses.replace(acc, region=parts[-1]), epoch, s.seq, rr)
+        live.parts = tuple(parts)
         live.p0, live.p1, live.lo, live.hi = hull
-        key: _Key = (first.pc, first.kind, -1, -1, -1, -1, (), ())
-        space = first.region.space
+        key: _Key = (acc.pc, acc.kind, -1, -1, -1, -1, (), ())
+        space = acc.region.space
         store.pop(key, None)
         store[key] = live
         idx.add(key, live)
@@ -690,9 +679,9 @@ class RaceDetector:
         extra = s.extra.get(space)
         if extra is None:
             extra = s.extra[space] = [0] * len(self.engines)
-        extra[ei] += len(kept) - 1
-        self._log((first.step, _ADD, space, ei, key, None))
-        self._evict(space, ei, store, idx, first.step)
+        extra[ei] += len(parts) - 1
+        self._log((acc.step, _ADD, space, ei, key, None))
+        self._evict(space, ei, store, idx, acc.step)
 
     def _evict(self, space: str, ei: int, store: _Store, idx: LiveIndex[_Live],
                step: int) -> None:
@@ -771,13 +760,13 @@ class RaceDetector:
         """
         s = self._s
         clocks = s.clocks
-        n = len(clocks)
         for space, stores in s.live.items():
             for ej in grown:
                 store = stores[ej]
                 if ej == joined or not store:
                     continue
-                floor = min(clocks[f][ej] for f in range(n) if f != ej)
+                # (ej's own entry is its epoch, at least what any other has seen of it)
+                floor = min([c[ej] for c in clocks])
                 while store:
                     key, live = next(iter(store.items()))
                     if live.epoch > floor:

@@ -26,7 +26,14 @@ from typing import Literal
 
 import numpy as np
 
-from neurondbg.machine.neff.model import SB, SB_PARTITION_STEP, Descriptor, DmaEntry, sb_dims
+from neurondbg.machine.neff.model import (
+    SB,
+    SB_PARTITION_STEP,
+    Descriptor,
+    DescriptorRange,
+    DmaEntry,
+    sb_dims,
+)
 from neurondbg.machine.state import Region
 
 MAX_RUNS = 1 << 20  # contiguous runs one side may have before it is refused
@@ -154,7 +161,19 @@ class Footprints:
         reads: list[Region] = []
         writes: list[Region] = []
         region = self.region
-        for d in entry.descriptors:
+        descs = entry.descriptors
+        if isinstance(descs, DescriptorRange):  # the reader's: rows of a table's columns
+            t, a, z = descs.table, descs.start, descs.stop
+            kinds = t.kinds
+            for k, so, do in zip(t.kind[a:z].tolist(), t.src_off[a:z].tolist(),
+                                 t.dst_off[a:z].tolist(), strict=True):
+                d = kinds[k]
+                if d.src == SB:
+                    reads.append(region(so, d.src_sizes, d.src_steps))
+                if d.dst == SB:
+                    writes.append(region(do, d.dst_sizes, d.dst_steps))
+            return tuple(reads), tuple(writes)
+        for d in descs:
             if d.src == SB:
                 reads.append(region(d.src_off, d.src_sizes, d.src_steps))
             if d.dst == SB:

@@ -140,7 +140,7 @@ class RaceCheck:
         # as one access each, which is what the core feeds (a queue's pc, its entry's
         # ordinal, is never another access's)
         if reads:
-            det.access_run([Access(queue, k, op, READ, r, step, queued) for r in reads])
+            det.access_run(Access(queue, k, op, READ, reads[0], step, queued), reads)
         if writes:
-            det.access_run([Access(queue, k, op, WRITE, r, step, queued) for r in writes])
+            det.access_run(Access(queue, k, op, WRITE, writes[0], step, queued), writes)
         det.release(queue, k, s, value, "complete", step)

@@ -283,6 +283,7 @@ class NeffRun:
         m = self._ms[i]
         st = m.state
         if st.halted:
+            self._waits_on[i] = _NEVER
             return False
         t = self._tables[i]
         base = m.config.base
@@ -494,6 +495,7 @@ _PLAIN, _OPAQUE, _TRIGGER = 0, 1, 2
 _PLAN_KEY = 12
 _WHOLE_RECORD = frozenset({int(Opcode.EVENT_SEMAPHORE), int(Opcode.TEST_EVENT_SEM)})
 _PLANS_KEPT = 1 << 12  # distinct plans an engine keeps
+_NEVER = (0, 1 << 32)  # a wait no semaphore (32 bits) passes: a halted engine's
 _CHECK_EVERY = 0xFFF  # the inline loop looks at the interrupt every 4096 records (~1 ms)
 _SYNC_OPS = {Opcode.SET_ORDERING_MODE: _PLAIN, Opcode.PSEUDO_BRANCH_LABEL: _PLAIN,
              Opcode.ACTIVATION_TABLE_LOAD: _PLAIN, Opcode.NOP: _PLAIN,

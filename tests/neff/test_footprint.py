@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import product
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -115,7 +116,14 @@ def test_an_entrys_regions_are_the_dma_models() -> None:
     (also negative, and split as 2 x 64), strided bytes, both sides SB, a DRAM-only one."""
     from neurondbg.machine.neff.dma import DmaModel
     from neurondbg.machine.neff.footprint import Footprints
-    from neurondbg.machine.neff.model import DmaEntry, DmaQueue, Subgraph, Var
+    from neurondbg.machine.neff.model import (
+        DescriptorRange,
+        DescriptorTable,
+        DmaEntry,
+        DmaQueue,
+        Subgraph,
+        Var,
+    )
     from neurondbg.machine.state import MachineConfig, MachineState
 
     def d(src: str, dst: str, so: int, do: int, sizes: tuple[int, ...],
@@ -141,3 +149,9 @@ def test_an_entrys_regions_are_the_dma_models() -> None:
     moved = dma.complete(st, 0)
     assert Footprints().sides(entry) == (moved.reads, moved.writes)
     assert len(moved.reads) == 3 and len(moved.writes) == 4
+    # the reader's form: the same descriptors as rows of a table's columns
+    table = DescriptorTable(descs, np.arange(len(descs)),
+                            np.array([x.src_off for x in descs]),
+                            np.array([x.dst_off for x in descs]))
+    rows = replace(entry, descriptors=DescriptorRange(table, 0, len(descs)))
+    assert Footprints().sides(rows) == (moved.reads, moved.writes)
