@@ -345,6 +345,8 @@ class RaceDetector:
         # strided patterns: byte runs, and the verdicts of pairs (loops repeat them)
         self._runs: dict[_Pattern, _Runs] = {}
         self._pairs: dict[tuple[_Pattern, _Pattern], tuple[int, int] | None] = {}
+        # a run's parts by their identities (kept alive here) -> are they all different
+        self._distinct_parts: dict[tuple[int, ...], tuple[tuple[Region, ...], bool]] = {}
 
     # -- what the core reads ---------------------------------------------------------
 
@@ -659,7 +661,7 @@ class RaceDetector:
         """Store a run (`access_run`) as one stored access, as `_store` of each part in
         turn would keep them: an identical earlier part gives way to the later one."""
         s = self._s
-        if len(set(parts)) < len(parts):  # the order of each pattern's last occurrence
+        if not self._distinct(parts):  # the order of each pattern's last occurrence
             last: dict[Region, None] = {}
             for r in parts:
                 last.pop(r, None)
@@ -682,6 +684,18 @@ class RaceDetector:
         extra[ei] += len(parts) - 1
         self._log((acc.step, _ADD, space, ei, key, None))
         self._evict(space, ei, store, idx, acc.step)
+
+    def _distinct(self, parts: list[Region]) -> bool:
+        """Whether no two of `parts` are equal, kept by the parts' identities (a NEFF's
+        entries repeat a few sides, as shared Regions), the parts held with the answer
+        so that no identity is reused while it is a key."""
+        key = tuple(map(id, parts))
+        got = self._distinct_parts.get(key)
+        if got is None:
+            if len(self._distinct_parts) >= RUNS_CACHE:
+                self._distinct_parts.clear()
+            got = self._distinct_parts[key] = (tuple(parts), len(set(parts)) == len(parts))
+        return got[1]
 
     def _evict(self, space: str, ei: int, store: _Store, idx: LiveIndex[_Live],
                step: int) -> None:
