@@ -28,7 +28,10 @@ Like a thread sanitizer: each engine carries a vector clock (machine/core/clock.
   first, then, for strided patterns whose bounds meet, an interval intersection in
   numpy over each pattern's merged byte runs (never a Python loop over bytes). The
   stored accesses an access is checked against are found by byte range
-  (machine/core/liveindex.py), not by scanning every unordered one.
+  (machine/core/liveindex.py), not by scanning every unordered one. The accesses of
+  one instruction at one step that differ in their Regions alone (a DMA entry's
+  descriptors) may come as a run (`access_run`): checked by their bounds together and
+  stored as one (counted as that many), with the reports of one access each.
 - **Fixes**: a race's missing edge is named as the code intends when it can be
   (machine/core/intent.py: the producer signals a semaphore nobody waits on, so the
   other engine should wait on it), else as the schedule ordered the two accesses. A wait
@@ -508,7 +511,7 @@ class RaceDetector:
             h = s.hist[sem] = deque(maxlen=SEM_HISTORY)
         lost = None
         if h:
-            down = value < h[-1].value
+            down = int(value < h[-1].value)
             if len(h) == SEM_HISTORY:
                 lost = h[0]
                 s.lost[sem] = s.lost.get(sem, 0) + 1
@@ -818,7 +821,7 @@ class RaceDetector:
             _, _, ei, sem, lost, prev = e
             h = s.hist[sem]
             last = h.pop()
-            down = bool(h) and last.value < h[-1].value
+            down = int(bool(h) and last.value < h[-1].value)
             if lost is not None:
                 down -= bool(h) and h[0].value < lost.value
                 h.appendleft(lost)
