@@ -5,7 +5,9 @@ missing edge and fix, on every racy synthetic NEFF of the tests and on race-free
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -69,3 +71,23 @@ def test_a_run_cut_short_has_found_what_the_core_had(steps: int) -> None:
     """The same schedule step for step: at --max-steps the two have seen the same."""
     sub = KERNELS["missing wait against two loads"]
     assert headless(sub(), steps) == on_core(sub(), steps)
+
+
+def test_run_reports_the_cores_races_without_the_core(tmp_path: Path) -> None:
+    """`run FILE.neff` (races on, `rr`) takes the headless runner; a breakpoint puts it on
+    the core: the JSON `races` entries are the same, and a race exits 1 either way."""
+    from click.testing import CliRunner
+
+    from neurondbg.cli import cli
+    from neurondbg.machine.neff.writer import write_neff
+
+    path = tmp_path / "k.neff"
+    write_neff(path, [hint.store_then_reload()], target="sunda")
+    docs = []
+    for extra in ([], ["--break", "deadlock"]):
+        r = CliRunner().invoke(cli, ["run", str(path), "--json", *extra])
+        assert r.exit_code == 1
+        docs.append(json.loads(r.stdout))
+    headless_doc, core_doc = docs
+    assert headless_doc["races"] == core_doc["races"] != []
+    assert headless_doc["reason"] == core_doc["reason"] == "complete"
