@@ -11,7 +11,9 @@ steps/s, peak memory of the child):
 - `run --races off`: the headless runner (machine.neff.runner; target >= 1M steps/s);
 - `run --break deadlock --races off`: the same on the core (every step through an
   actor, no race detection);
-- `run` (races on): the core with race detection (target <= 2x the cost without);
+- `run` (races on): the headless runner with its race check (machine.neff.racecheck:
+  the core's detector under the core's `rr` schedule; target <= 2x the cost without);
+- `run --break deadlock`: the core with race detection, for reference;
 
 and in process: open + lowering + loading on the core (what a TUI's first frame waits
 for; target <= 1 s), and the run alone (CPU seconds, steps per CPU-second) of the
@@ -100,7 +102,8 @@ def main() -> None:
         for label, extra in (("run --races off (headless)", ["--races", "off"]),
                              ("run on the core, races off",
                               ["--races", "off", "--break", "deadlock"]),
-                             ("run on the core, races on", [])):
+                             ("run --races on (headless)", []),
+                             ("run on the core, races on", ["--break", "deadlock"])):
             dt, cpu, code, peak, out = _child(["run", str(path), "--json", *extra])
             steps = json.loads(out)["steps"] if out.strip() else 0
             print(f"{label}: {dt:.2f} s whole process ({cpu:.2f} s CPU), {steps:,} steps, "

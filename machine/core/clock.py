@@ -10,9 +10,6 @@ does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from operator import gt
-
 Clock = list[int]
 
 
@@ -22,14 +19,3 @@ def fresh(n: int, own: int) -> Clock:
     c[own] = 1
     return c
 
-
-def join(into: Clock, other: Sequence[int]) -> bool:
-    """Pointwise maximum of `other` into `into` (in place); True when `into` changed."""
-    if not any(map(gt, other, into)):  # (a wait often joins what it has seen already)
-        return False
-    changed = False
-    for i, v in enumerate(other):
-        if v > into[i]:
-            into[i] = v
-            changed = True
-    return changed

@@ -6,9 +6,11 @@ not ordered after (epoch above what it has seen) and that may conflict with it (
 both reads, shared partitions, overlapping byte bounds), newest first. Stored accesses
 of a long run mostly sit on other bytes (a DMA queue's entries fill one buffer after
 another), so scanning all the unordered ones costs a Python step each. The index puts
-each stored access in the buckets of the GRANULE-byte granules its byte bounds cover
-(one spanning more than WIDE granules goes in a list every query reads), and a query
-reads only the buckets its own bounds cover.
+each stored access in the buckets of the granules its byte bounds cover, at the first
+level whose granules it spans at most WIDE of (level L's granules are 1 KiB << 3L: a
+64 KiB access sits in two buckets of level 2, not in 64 of level 0 nor in a list every
+query reads), and a query reads, at each level that holds any, the buckets its own
+bounds cover.
 
 Buckets are cleaned lazily: a removed access stays in its buckets until they are
 rebuilt, which happens once removed ones outnumber the kept ones (amortized, and the
@@ -20,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Generic, Protocol, TypeVar
 
-GRANULE_BITS = 10  # bucket granules of 1 KiB
-WIDE = 8  # granules: an access spanning more goes in the wide list
+GRANULE_BITS = 10  # level 0's granules: 1 KiB
+LEVEL_BITS = 3  # each level's granules are 8 times the size of the one below
+WIDE = 8  # granules: an access spanning more goes up a level
 SCAN = 16  # stored accesses: at most this many, or a query this wide, scans them all
 
 
@@ -53,13 +56,13 @@ class LiveIndex(Generic[T]):
     detector's scan from the newest did.
     """
 
-    __slots__ = ("_buckets", "_dead", "_items", "_next", "_slot", "_wide")
+    __slots__ = ("_dead", "_items", "_levels", "_next", "_slot")
 
     def __init__(self) -> None:
         self._items: dict[int, T] = {}  # slot -> access; slots grow: insertion order
         self._slot: dict[Hashable, int] = {}
-        self._buckets: dict[int, list[int]] = {}  # granule -> slots (some removed)
-        self._wide: list[int] = []
+        # per level: (its granule bits, granule -> slots (some removed)), lowest first
+        self._levels: list[tuple[int, dict[int, list[int]]]] = []
         self._next = 0
         self._dead = 0  # removed slots still in buckets or the wide list
 
@@ -92,8 +95,7 @@ class LiveIndex(Generic[T]):
         of partitions [p0, p1) and bytes [lo, hi) (a read, when `reading`), newest
         first."""
         items = self._items
-        g0, g1 = lo >> GRANULE_BITS, (hi - 1) >> GRANULE_BITS
-        if len(items) <= SCAN or g1 - g0 >= SCAN:
+        if len(items) <= SCAN or ((hi - 1) >> GRANULE_BITS) - (lo >> GRANULE_BITS) >= SCAN:
             out = []
             for it in reversed(items.values()):
                 if it.epoch <= seen:
@@ -102,12 +104,14 @@ class LiveIndex(Generic[T]):
                         or it.hi <= lo or hi <= it.lo):
                     out.append(it)
             return out
-        slots: set[int] = set(self._wide)
-        buckets = self._buckets
-        for g in range(g0, g1 + 1):
-            b = buckets.get(g)
-            if b is not None:
-                slots.update(b)
+        slots: set[int] = set()
+        for bits, buckets in self._levels:
+            if not buckets:
+                continue
+            for g in range(lo >> bits, ((hi - 1) >> bits) + 1):
+                b = buckets.get(g)
+                if b is not None:
+                    slots.update(b)
         hits = []
         for k in slots:
             got = items.get(k)
@@ -120,12 +124,16 @@ class LiveIndex(Generic[T]):
         return [items[k] for k in hits]
 
     def _file(self, k: int, item: T) -> None:
-        g0, g1 = item.lo >> GRANULE_BITS, (item.hi - 1) >> GRANULE_BITS
-        if g1 - g0 >= WIDE:
-            self._wide.append(k)
-            return
-        buckets = self._buckets
-        for g in range(g0, g1 + 1):
+        lo, hi = item.lo, item.hi - 1
+        bits = GRANULE_BITS
+        level = 0
+        while (hi >> bits) - (lo >> bits) >= WIDE:
+            bits += LEVEL_BITS
+            level += 1
+        while len(self._levels) <= level:
+            self._levels.append((GRANULE_BITS + LEVEL_BITS * len(self._levels), {}))
+        buckets = self._levels[level][1]
+        for g in range(lo >> bits, (hi >> bits) + 1):
             b = buckets.get(g)
             if b is None:
                 buckets[g] = [k]
@@ -133,8 +141,7 @@ class LiveIndex(Generic[T]):
                 b.append(k)
 
     def _rebuild(self) -> None:
-        self._buckets = {}
-        self._wide = []
+        self._levels = []
         self._dead = 0
         for k, it in self._items.items():
             self._file(k, it)

@@ -28,7 +28,10 @@ Like a thread sanitizer: each engine carries a vector clock (machine/core/clock.
   first, then, for strided patterns whose bounds meet, an interval intersection in
   numpy over each pattern's merged byte runs (never a Python loop over bytes). The
   stored accesses an access is checked against are found by byte range
-  (machine/core/liveindex.py), not by scanning every unordered one.
+  (machine/core/liveindex.py), not by scanning every unordered one. The accesses of
+  one instruction at one step that differ in their Regions alone (a DMA entry's
+  descriptors) may come as a run (`access_run`): checked by their bounds together and
+  stored as one (counted as that many), with the reports of one access each.
 - **Fixes**: a race's missing edge is named as the code intends when it can be
   (machine/core/intent.py: the producer signals a semaphore nobody waits on, so the
   other engine should wait on it), else as the schedule ordered the two accesses. A wait
@@ -70,14 +73,16 @@ Event steps are the core's global step numbers, nondecreasing between rewinds.
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left
 from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Final, Literal, NamedTuple
 
 import numpy as np
 
-from neurondbg.machine.core.clock import Clock, fresh, join
+from neurondbg.machine.core.clock import Clock, fresh
 from neurondbg.machine.core.liveindex import LiveIndex
 from neurondbg.machine.isa.enums import UpdateMode
 from neurondbg.machine.state import Region
@@ -212,10 +217,15 @@ class _Release(NamedTuple):  # a tuple: built on every semaphore update, so chea
     step: int
 
 
-class _Live:
-    """A stored access: its epoch, insertion order and the _READ release of its step."""
+_VALUE = itemgetter(2)  # a _Release's value
 
-    __slots__ = ("acc", "epoch", "hi", "lo", "p0", "p1", "reads", "rr", "seq")
+
+class _Live:
+    """A stored access: its epoch, insertion order and the _READ release of its step; or
+    a run of them (`access_run`: `acc` with each Region of `parts`, oldest first), with
+    the bounds of them all."""
+
+    __slots__ = ("acc", "epoch", "hi", "lo", "p0", "p1", "parts", "reads", "rr", "seq")
 
     def __init__(self, acc: Access, epoch: int, seq: int,
                  rr: _ReadRel | None) -> None:
@@ -223,6 +233,7 @@ class _Live:
         self.epoch = epoch
         self.seq = seq
         self.rr = rr  # (step, pc, epoch published, mode name) of a _READ release
+        self.parts: tuple[Region, ...] | None = None
         # copied out of the access: the scan reads them for every stored access
         r = acc.region
         self.reads = acc.kind == READ
@@ -239,6 +250,7 @@ _Pair = tuple[str, _Who, _Who]  # (space, lower, higher): a reported pair of acc
 _Pattern = tuple[int, int, tuple[int, ...], tuple[int, ...]]  # a region in one partition
 _Runs = tuple[np.ndarray, np.ndarray]  # sorted disjoint byte runs: starts, ends
 _ReadRel = tuple[int, int, int, str]  # (step, pc, epoch published, mode name)
+_Overlap = tuple[tuple[int, int], tuple[int, int]]  # shared partitions and byte hull
 
 
 class _State:
@@ -249,11 +261,16 @@ class _State:
         self.live: dict[str, list[_Store]] = {}
         self.hist: dict[int, deque[_Release]] = {}
         self.lost: dict[int, int] = {}  # releases pushed out of each history
+        # per history: adjacent releases whose value went down (0: nondecreasing values,
+        # which a NEFF's semaphores always have, so a wait's run start is a bisection)
+        self.desc: dict[int, int] = {}
         self.races: list[Race] = []
         self.seen: set[_Pair] = set()
         self.dropped = 0
         self.read_rel: list[_ReadRel | None] = [None] * n
         self.seq = 0
+        # per space and engine: stored accesses beyond one in each stored run (`access_run`)
+        self.extra: dict[str, list[int]] = {}
 
     def nbytes(self, n: int) -> int:
         """What a copy of this state holds (`copy`'s containers, and the objects in them,
@@ -270,11 +287,13 @@ class _State:
         c.live = {sp: [OrderedDict(d) for d in ds] for sp, ds in self.live.items()}
         c.hist = {k: deque(h, maxlen=SEM_HISTORY) for k, h in self.hist.items()}
         c.lost = dict(self.lost)
+        c.desc = dict(self.desc)
         c.races = self.races[:]
         c.seen = set(self.seen)
         c.dropped = self.dropped
         c.read_rel = self.read_rel[:]
         c.seq = self.seq
+        c.extra = {sp: xs[:] for sp, xs in self.extra.items()}
         return c
 
 
@@ -329,6 +348,8 @@ class RaceDetector:
         # strided patterns: byte runs, and the verdicts of pairs (loops repeat them)
         self._runs: dict[_Pattern, _Runs] = {}
         self._pairs: dict[tuple[_Pattern, _Pattern], tuple[int, int] | None] = {}
+        # a run's parts by their identities (kept alive here) -> are they all different
+        self._distinct_parts: dict[tuple[int, ...], tuple[tuple[Region, ...], bool]] = {}
 
     # -- what the core reads ---------------------------------------------------------
 
@@ -353,7 +374,8 @@ class RaceDetector:
     def stats(self) -> dict[str, int]:
         """Sizes of what the detector holds (the memory bound is on these)."""
         s = self._s
-        return {"live": sum(len(d) for ds in s.live.values() for d in ds),
+        return {"live": sum(len(d) for ds in s.live.values() for d in ds)
+                + sum(sum(xs) for xs in s.extra.values()),
                 "releases": sum(len(h) for h in s.hist.values()),
                 "undo": len(self._undo), "snapshots": len(self._snaps),
                 "races": len(s.races), "dropped": s.dropped, "pairs": len(s.seen)}
@@ -391,13 +413,80 @@ class RaceDetector:
                 pair = (region.space, ka, kb) if ka < kb else (region.space, kb, ka)
                 if pair in s.seen:
                     continue
-                ov = self._overlap(a.region, region)
-                if ov is None:
+                hit = self._hit(live, region)
+                if hit is None:
                     continue
-                race = self._race(live, acc, ov, clock[ej])
+                race = self._race(live, hit[0], acc, hit[1], clock[ej])
                 self._report(acc.step, pair, race)
                 found.append(race)
         self._store(acc, ei, stores[ei], idx[ei], clock[ei])
+        return found
+
+    def access_run(self, acc: Access, regions: Sequence[Region]) -> list[Race]:
+        """`access` of `acc` with each of `regions` in turn as its region (the same
+        races, in the same order), at about the cost of one while nothing races with
+        them: the accesses of one instruction at one step that differ in their Regions
+        alone (a DMA entry's descriptors, of one space). They are checked by their bounds
+        together, and looked at one by one only against a stored access those bounds
+        meet; they are stored as one run (the Regions as given: patterns without index
+        arrays), which counts as that many stored accesses (MAX_LIVE drops its oldest
+        first). The instruction's (engine, pc) must be that of no other access of its
+        engine (a DMA queue's pc is the entry's ordinal): a run's parts are never
+        replaced by a later identical access. With an undo log, they go one by one."""
+        parts = [r for r in regions if r.count]  # as `access`: nothing to check
+        space = acc.region.space
+        if (len(parts) < 2 or self._budget or len(self.engines) < 2
+                or any(r.space != space for r in parts)):
+            found: list[Race] = []
+            for r in parts or regions[:1]:
+                found += self.access(dataclasses.replace(acc, region=r))
+            return found
+        self._begin(acc.step)
+        s = self._s
+        ei = self._index[acc.engine]
+        clock = s.clocks[ei]
+        stores = s.live.get(space)
+        if stores is None:
+            stores = s.live[space] = [OrderedDict() for _ in self.engines]
+        idx = self._idx.get(space)
+        if idx is None:
+            idx = self._idx[space] = [_indexed(store) for store in stores]
+        p0 = min(r.p0 for r in parts)
+        p1 = max(r.p1 for r in parts)
+        bounds = [r.bounds for r in parts]
+        lo = min(b[0] for b in bounds)
+        hi = max(b[1] for b in bounds)
+        kb = (acc.engine, acc.pc, acc.kind)
+        reading = acc.kind == READ
+        # (the first part that meets it, engine, newest-first rank, pair, stored, hit):
+        # the order the calls one by one would report them in
+        hits: list[tuple[int, int, int, _Pair, _Live, tuple[Access, _Overlap]]] = []
+        for ej, store in enumerate(stores):
+            if ej == ei or not store:
+                continue
+            for rank, live in enumerate(idx[ej].unordered(clock[ej], p0, p1, lo, hi,
+                                                          reading)):
+                a = live.acc
+                ka = (a.engine, a.pc, a.kind)
+                pair = (space, ka, kb) if ka < kb else (space, kb, ka)
+                if pair in s.seen:
+                    continue
+                for j, r in enumerate(parts):
+                    hit = self._hit(live, r)
+                    if hit is not None:
+                        hits.append((j, ej, rank, pair, live, hit))
+                        break
+        found = []
+        if hits:
+            hits.sort(key=lambda h: h[:3])
+            for j, ej, _, pair, live, (a, ov) in hits:
+                if pair in s.seen:
+                    continue
+                b = dataclasses.replace(acc, region=parts[j])
+                race = self._race(live, a, b, ov, clock[ej])
+                self._report(acc.step, pair, race)
+                found.append(race)
+        self._store_run(acc, parts, (p0, p1, lo, hi), ei, stores[ei], idx[ei], clock[ei])
         return found
 
     def release(self, engine: str, pc: int, sem: int, value: int,
@@ -420,15 +509,22 @@ class RaceDetector:
         h = s.hist.get(sem)
         if h is None:
             h = s.hist[sem] = deque(maxlen=SEM_HISTORY)
-        lost = h[0] if len(h) == SEM_HISTORY else None
+        lost = None
+        if h:
+            down = int(value < h[-1].value)
+            if len(h) == SEM_HISTORY:
+                lost = h[0]
+                s.lost[sem] = s.lost.get(sem, 0) + 1
+                down -= h[1].value < lost.value  # that pair leaves the history
+            if down:
+                s.desc[sem] = s.desc.get(sem, 0) + down
         h.append(_Release(ei, pc, value, tuple(clock), when, step))
-        if lost is not None:
-            s.lost[sem] = s.lost.get(sem, 0) + 1
         prev = s.read_rel[ei]
         if when == READ and update:
             s.read_rel[ei] = (step, pc, clock[ei], _mode_name(mode))
         clock[ei] += 1
-        self._log((step, _REL, ei, sem, lost, prev))
+        if self._budget:
+            self._log((step, _REL, ei, sem, lost, prev))
 
     def acquire(self, engine: str, sem: int, holds: Callable[[int], bool], step: int,
                 initial: int = 0) -> None:
@@ -445,7 +541,10 @@ class RaceDetector:
         history's values directly instead of calling a condition on each."""
         self._begin(step)
         s = self._s
-        rel = _run_start_ge(s.hist.get(sem), s.lost.get(sem, 0), value, initial)
+        h = s.hist.get(sem)
+        if not h or h[-1].value < value:
+            return
+        rel = _run_start_ge(h, s.lost.get(sem, 0), value, initial, not s.desc.get(sem))
         if rel is not None:
             self._join(self._index[engine], rel.clock, step)
 
@@ -458,7 +557,8 @@ class RaceDetector:
         clock = self._s.clocks[ei]
         out = tuple(clock)
         clock[ei] += 1
-        self._log((step, _TICK, ei))
+        if self._budget:
+            self._log((step, _TICK, ei))
         return out
 
     def join_clock(self, engine: str, clock: Sequence[int], step: int) -> None:
@@ -547,6 +647,76 @@ class RaceDetector:
         _, snap = self._snaps.pop(k)
         self._snaps_total -= self._snap_bytes.pop(id(snap), 0)
 
+    def _hit(self, live: _Live, region: Region) -> tuple[Access, _Overlap] | None:
+        """The stored access of `live` (of a run: its newest part that does) whose bytes
+        meet `region`, and where they meet; None when none does."""
+        if live.parts is None:
+            ov = self._overlap(live.acc.region, region)
+            return None if ov is None else (live.acc, ov)
+        for r in reversed(live.parts):
+            ov = self._overlap(r, region)
+            if ov is not None:
+                return dataclasses.replace(live.acc, region=r), ov
+        return None
+
+    def _store_run(self, acc: Access, parts: list[Region], hull: tuple[int, int, int, int],
+                   ei: int, store: _Store, idx: LiveIndex[_Live], epoch: int) -> None:
+        """Store a run (`access_run`) as one stored access, as `_store` of each part in
+        turn would keep them: an identical earlier part gives way to the later one."""
+        s = self._s
+        if not self._distinct(parts):  # the order of each pattern's last occurrence
+            last: dict[Region, None] = {}
+            for r in parts:
+                last.pop(r, None)
+                last[r] = None
+            parts = list(last)
+        m = s.read_rel[ei]
+        rr = m if acc.kind == WRITE and m is not None and m[0] == acc.step else None
+        live = _Live(dataclasses.replace(acc, region=parts[-1]), epoch, s.seq, rr)
+        live.parts = tuple(parts)
+        live.p0, live.p1, live.lo, live.hi = hull
+        key: _Key = (acc.pc, acc.kind, -1, -1, -1, -1, (), ())
+        space = acc.region.space
+        store.pop(key, None)
+        store[key] = live
+        idx.add(key, live)
+        s.seq += 1
+        extra = s.extra.get(space)
+        if extra is None:
+            extra = s.extra[space] = [0] * len(self.engines)
+        extra[ei] += len(parts) - 1
+        self._log((acc.step, _ADD, space, ei, key, None))
+        self._evict(space, ei, store, idx, acc.step)
+
+    def _distinct(self, parts: list[Region]) -> bool:
+        """Whether no two of `parts` are equal, kept by the parts' identities (a NEFF's
+        entries repeat a few sides, as shared Regions), the parts held with the answer
+        so that no identity is reused while it is a key."""
+        key = tuple(map(id, parts))
+        got = self._distinct_parts.get(key)
+        if got is None:
+            if len(self._distinct_parts) >= RUNS_CACHE:
+                self._distinct_parts.clear()
+            got = self._distinct_parts[key] = (tuple(parts), len(set(parts)) == len(parts))
+        return got[1]
+
+    def _evict(self, space: str, ei: int, store: _Store, idx: LiveIndex[_Live],
+               step: int) -> None:
+        """Past MAX_LIVE stored accesses, the oldest go (of a run, its oldest parts)."""
+        extra = self._s.extra.get(space)
+        more = extra[ei] if extra is not None else 0
+        while len(store) + more > MAX_LIVE:
+            k0, l0 = next(iter(store.items()))
+            if l0.parts is not None and len(l0.parts) > 1:
+                l0.parts = l0.parts[1:]  # (its bounds stay: still a superset)
+                more -= 1
+                assert extra is not None
+                extra[ei] = more
+                continue
+            del store[k0]
+            idx.remove(k0)
+            self._log((step, _DROP, space, ei, k0, l0))
+
     def _store(self, acc: Access, ei: int, store: _Store, idx: LiveIndex[_Live],
                epoch: int) -> None:
         s = self._s
@@ -562,15 +732,12 @@ class RaceDetector:
         idx.add(key, live)
         s.seq += 1
         self._log((acc.step, _ADD, region.space, ei, key, old))
-        if len(store) > MAX_LIVE:
-            k0, l0 = store.popitem(last=False)
-            idx.remove(k0)
-            self._log((acc.step, _DROP, region.space, ei, k0, l0))
+        if len(store) > MAX_LIVE or s.extra:
+            self._evict(region.space, ei, store, idx, acc.step)
 
-    def _race(self, live: _Live, b: Access,
-              ov: tuple[tuple[int, int], tuple[int, int]], seen: int) -> Race:
-        a = live.acc
-        missing, fix = _missing(live, b, seen), None
+    def _race(self, live: _Live, a: Access, b: Access, ov: _Overlap, seen: int) -> Race:
+        """The race of `a` (stored as `live`, or a part of it) with the new access `b`."""
+        missing, fix = _missing(live, a, b, seen), None
         if self._suggest is not None and not _read_hint(live, seen):
             got = self._suggest(Side(a.engine, a.pc, a.kind, a.queued),
                                 Side(b.engine, b.pc, b.kind, b.queued))
@@ -591,10 +758,14 @@ class RaceDetector:
     def _join(self, ei: int, other: Sequence[int], step: int) -> None:
         """Engine `ei` joins clock `other`; what every engine is now ordered after goes."""
         clock = self._s.clocks[ei]
-        old = clock[:]
-        if join(clock, other):
-            self._log((step, _JOIN, ei, old))
-            self._prune(step, ei, [j for j, v in enumerate(old) if clock[j] != v])
+        grown = [j for j, v in enumerate(other) if v > clock[j]]
+        if not grown:  # (a wait often joins what it has seen already)
+            return
+        if self._budget:
+            self._log((step, _JOIN, ei, clock[:]))
+        for j in grown:
+            clock[j] = other[j]
+        self._prune(step, ei, grown)
 
     def _prune(self, step: int, joined: int, grown: list[int]) -> None:
         """Drop stored accesses every other engine is now ordered after.
@@ -606,18 +777,20 @@ class RaceDetector:
         """
         s = self._s
         clocks = s.clocks
-        n = len(clocks)
         for space, stores in s.live.items():
             for ej in grown:
                 store = stores[ej]
                 if ej == joined or not store:
                     continue
-                floor = min(clocks[f][ej] for f in range(n) if f != ej)
+                # (ej's own entry is its epoch, at least what any other has seen of it)
+                floor = min([c[ej] for c in clocks])
                 while store:
                     key, live = next(iter(store.items()))
                     if live.epoch > floor:
                         break
                     del store[key]
+                    if live.parts is not None:
+                        s.extra[space][ej] -= len(live.parts) - 1
                     idx = self._idx.get(space)
                     if idx is not None:
                         idx[ej].remove(key)
@@ -647,10 +820,14 @@ class RaceDetector:
         elif e[1] == _REL:
             _, _, ei, sem, lost, prev = e
             h = s.hist[sem]
-            h.pop()
+            last = h.pop()
+            down = int(bool(h) and last.value < h[-1].value)
             if lost is not None:
+                down -= bool(h) and h[0].value < lost.value
                 h.appendleft(lost)
                 s.lost[sem] -= 1
+            if down:
+                s.desc[sem] = s.desc.get(sem, 0) - down
             s.clocks[ei][ei] -= 1
             s.read_rel[ei] = prev
         elif e[1] == _TICK:
@@ -773,10 +950,18 @@ def _run_start(h: deque[_Release] | None, lost: int, holds: Callable[[int], bool
 
 
 def _run_start_ge(h: deque[_Release] | None, lost: int, value: int,
-                  initial: int) -> _Release | None:
-    """`_run_start` of the condition `>= value`."""
+                  initial: int, rising: bool = False) -> _Release | None:
+    """`_run_start` of the condition `>= value`; `rising`: the history's values never go
+    down, so the run begins at the first release that reaches `value` (bisection)."""
     if not h or h[-1].value < value:
         return None
+    if rising:
+        i = bisect_left(h, value, key=_VALUE)
+        if i:
+            return h[i]
+        if lost:
+            return h[0]
+        return None if initial >= value else h[0]
     start = None
     for rel in reversed(h):
         if rel.value < value:
@@ -804,10 +989,10 @@ def _read_hint(live: _Live, seen: int) -> bool:
     return live.rr is not None and seen >= live.rr[2]
 
 
-def _missing(live: _Live, b: Access, seen: int) -> str:
-    """In words, the edge that would order `live` (earlier) before `b`, or `b` before
-    it when that is the only way round a wait on the engine named can go."""
-    a = live.acc
+def _missing(live: _Live, a: Access, b: Access, seen: int) -> str:
+    """In words, the edge that would order `a` (earlier, stored as `live`) before `b`,
+    or `b` before it when that is the only way round a wait on the engine named can
+    go."""
     rr = live.rr
     if rr is not None and seen >= rr[2]:
         # b's engine saw the _READ release of a's own instruction, just not its writes

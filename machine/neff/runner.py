@@ -17,6 +17,11 @@ Outcome: complete (every engine halted at the end of its stream, every FIFO empt
 deadlock (nothing can step, some engine has not ended: each blocked engine is reported
 with what could still raise its semaphore, DMA entries by queue); fault or invalid (an
 instruction or a DMA entry the model refused: the run stops there); interrupted; limit.
+
+With `races=True` the run checks races (machine.neff.racecheck): it then follows the
+core's `rr` schedule step for step (one step of each actor that can step, in the core's
+actor order), so the races found are the core's; records that only synchronise still
+run inline, one at a time.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from typing import Literal
 
 import numpy as np
 
-from neurondbg.machine.core.events import Plan, WaitSpec, plan_of
+from neurondbg.machine.core.events import Plan, SemEvent, WaitSpec, plan_of
+from neurondbg.machine.core.kernel import ENGINE_ORDER
 from neurondbg.machine.debugger import Machine
 from neurondbg.machine.engines.record import Fault, StepRecord
 from neurondbg.machine.history import History
@@ -40,6 +46,7 @@ from neurondbg.machine.neff.deadlock import deadlock_lines
 from neurondbg.machine.neff.dma import DmaModel, Moved
 from neurondbg.machine.neff.lower import Lowered
 from neurondbg.machine.neff.model import ENGINES, Engine
+from neurondbg.machine.neff.racecheck import RaceCheck
 from neurondbg.machine.neff.roles import engine_label
 from neurondbg.machine.neff.stale import MAY_WRITE, mark
 from neurondbg.machine.neff.triggers import trigger_rows, trigger_targets
@@ -68,11 +75,14 @@ class NeffRun:
     """A lowered subgraph loaded on the model (module docstring)."""
 
     def __init__(self, low: Lowered, inputs: Mapping[str, np.ndarray] | None = None,
-                 journal_budget: int = 0) -> None:
+                 journal_budget: int = 0, races: bool = False) -> None:
         """`journal_budget` 0: headless (no history; records that only synchronise run
-        inline, unjournaled: see `_sync_run`)."""
+        inline, unjournaled: see `_sync_run`). `races`: check races (headless only), as
+        the core does under its `rr` schedule (`race_check`)."""
         self.low = low
         self.headless = journal_budget == 0
+        if races and not self.headless:
+            raise ValueError("a NeffRun checks races only headless (journal_budget 0)")
         base = MachineConfig(gen=low.gen)
         self.machines: dict[Engine, Machine] = {}
         first: MachineState | None = None
@@ -96,13 +106,28 @@ class NeffRun:
         self.notes = [*low.notes, *load_constants(self.dma, low.sub),
                       *load_inputs(self.dma, low.sub, inputs or {})]
         self._ms = list(self.machines.values())
-        self._plans: list[dict[int, Plan]] = [{} for _ in self._ms]
+        self._plans: list[dict[bytes, Plan]] = [{} for _ in self._ms]
+        self._event_plans: dict[bytes, tuple[SemEvent, ...]] = {}
         self.steps = 0
         self.completions = [0] * len(self.dma.names)
         self.interrupt = threading.Event()
         self._tables = [sync_table(low, e) for e in ENGINES]
         self._sync = self._tables if self.headless else None
         self._marked: set[int] = set()  # opaque opcodes that have made their stale marks
+        # the core's actors: the engines in its order, then each DMA queue that has entries
+        self.busy = [q for q, name in enumerate(self.dma.names)
+                     if any(x.queue == name for x in self.dma.entries)]
+        self._core_order = sorted(range(len(ENGINES)),
+                                  key=lambda i: ENGINE_ORDER.index(ENGINES[i].value))
+        # per engine, the (semaphore, value) of the `>=` wait it was last found blocked on
+        self._waits_on: list[tuple[int, int] | None] = [None] * len(ENGINES)
+        self.race_check: RaceCheck | None = None
+        if races:
+            self.race_check = RaceCheck(
+                [*(ENGINES[i].value for i in self._core_order),
+                 *(self.dma.names[q] for q in self.busy)],
+                {e.value: m for e, m in self.machines.items()}, list(first.sem),
+                bool(self.busy))
 
     @property
     def state(self) -> MachineState:
@@ -116,11 +141,7 @@ class NeffRun:
         k = (m.state.pc - m.config.base) // RECORD_BYTES
         if not 0 <= k < m.count:
             return None
-        plans = self._plans[i]
-        p = plans.get(k)
-        if p is None:
-            p = plans[k] = plan_of(m.instruction(k))
-        return p.blocked_on(m.state)
+        return self._plan(i, k).blocked_on(m.state)
 
     def runnable(self, i: int) -> bool:
         return not self._ms[i].state.halted and self._may_issue(i)
@@ -166,6 +187,8 @@ class NeffRun:
     def run(self, max_steps: int | None = None) -> Outcome:
         """Round-robin until complete, deadlock, a fault, an interrupt or `max_steps`."""
         limit = self.steps + max_steps if max_steps is not None else None
+        if self.race_check is not None:
+            return self._checked_run(limit)
         while True:
             moved = False
             for i, m in enumerate(self._ms):
@@ -205,12 +228,193 @@ class NeffRun:
                     moved = True
             if not moved:
                 break
+        return self._end()
+
+    def _end(self) -> Outcome:
+        """Nothing can step: complete, or a deadlock."""
         if all(m.state.halted for m in self._ms):
             return Outcome("complete", self.steps, self._complete_text())
         return Outcome("deadlock", self.steps, "deadlock: nothing can step and "
                        + ", ".join(engine_label(e) for i, e in enumerate(ENGINES)
                                    if not self._ms[i].state.halted)
                        + " have not reached their end", self.deadlock_lines())
+
+    # -- the run with race checking -----------------------------------------------------
+    def _checked_run(self, limit: int | None) -> Outcome:
+        """The core's `rr` schedule, step for step (machine.core.schedule: the next
+        actor after the last one that can step), each step fed to the race check."""
+        order = self._core_order
+        n_engines = len(order)
+        busy = self.busy
+        n = n_engines + len(busy)
+        sem = self.state.sem
+        head, tail = self.dma.head, self.dma.tail
+        waits = self._waits_on
+        i = 0
+        idle = 0  # actors in a row found unable to step: n of them, nothing can
+        while idle < n:
+            if not idle:  # (a step was taken since the last look)
+                if limit is not None and self.steps >= limit:
+                    return Outcome("limit", self.steps, f"stopped after {self.steps:,} "
+                                   "steps (--max-steps)")
+                if self.interrupt.is_set():
+                    return Outcome("interrupted", self.steps, "interrupted")
+            if i < n_engines:
+                e = order[i]
+                w = waits[e]
+                # still blocked on the wait it was found blocked on: no call
+                got = False if w is not None and sem[w[0]] < w[1] else self._checked_step(e)
+            else:
+                q = busy[i - n_engines]
+                got = tail[q] != head[q] and self._checked_complete(q)
+            if got is True:
+                idle = 0
+            elif got is False:
+                idle += 1
+            else:
+                return got
+            i = i + 1 if i + 1 < n else 0
+        return self._end()
+
+    def _checked_step(self, i: int) -> bool | Outcome:
+        """Engine i's next record, if it can step now (False: it cannot)."""
+        rc = self.race_check
+        assert rc is not None
+        m = self._ms[i]
+        st = m.state
+        if st.halted:
+            self._waits_on[i] = _NEVER
+            return False
+        t = self._tables[i]
+        base = m.config.base
+        pc = st.pc
+        k = (pc - base) // RECORD_BYTES
+        engine = ENGINES[i]
+        step = self.steps
+        inside = 0 <= k < len(t.fast)
+        sem = st.sem
+        if inside and t.plain[k]:
+            w = t.hi[k]
+            if w >= 0 and sem[w] < t.hv[k]:
+                self._waits_on[i] = (w, t.hv[k])
+                return False
+            w = t.ei[k]
+            if w >= 0 and sem[w] < t.ev[k]:
+                self._waits_on[i] = (w, t.ev[k])
+                return False
+        self._waits_on[i] = None
+        if inside and t.fast[k]:
+            waits = []
+            w = t.hi[k]
+            if w >= 0:
+                waits.append((w, t.hv[k]))
+            w = t.ei[k]
+            if w >= 0:
+                waits.append((w, t.ev[k]))
+            what = t.kind[k]
+            entry = None
+            if what == _TRIGGER:
+                try:
+                    self.dma.trigger(st, engine, t.queue[k], t.entry[k])
+                except Fault as e:
+                    return Outcome("fault", self.steps, f"fault: {engine_label(engine)} "
+                                   f"record #{k} (PSEUDO_DMATRIGGER): {e}", actor=engine.value)
+                entry = self._enqueued(t.queue[k])
+            elif what == _OPAQUE and t.ops[k] not in self._marked:
+                self._mark(st, engine, base, k)
+            u = t.ui[k]
+            update = None
+            if u >= 0:
+                sem[u] = v = (sem[u] + 1) & 0xFFFFFFFF
+                update = (u, v, t.um[k])
+            st.pc = pc + RECORD_BYTES
+            self.steps = step + 1
+            rc.sync(engine.value, pc, step, waits, update, entry)
+            return True
+        plain = inside and t.plain[k] and t.ops[k] not in _WHOLE_RECORD
+        if not (inside and t.plain[k]) and self.blocked(i) is not None:
+            return False
+        if plain:
+            # its waits from the table (`>=` ones), its semaphore writes from the bytes
+            # that name them (a stream's records share a few)
+            waits = []
+            if t.hi[k] >= 0:
+                waits.append((t.hi[k], t.hv[k]))
+            if t.ei[k] >= 0:
+                waits.append((t.ei[k], t.ev[k]))
+            events = self._events(i, k)
+        else:
+            pre = rc.before(st, self._plan(i, k))
+        st.reads = []
+        rec = m.step()
+        reads, st.reads = st.reads, None
+        if rec.invalid or rec.fault:
+            return self._refused(engine, rec)
+        self.steps = step + 1
+        entry = self._enqueued(t.queue[k]) if inside and t.kind[k] == _TRIGGER else None
+        if plain:
+            rc.plain_step(engine.value, rec, waits, events, reads or [], step, entry)
+        else:
+            rc.step(engine.value, rec, pre, reads or [], step, entry)
+        return True
+
+    def _events(self, i: int, k: int) -> tuple[SemEvent, ...]:
+        """The semaphore writes of engine i's record k (not EVENT_SEMAPHORE nor
+        TEST_EVENT_SEM), kept by the bytes they depend on: the opcode and the events
+        header without the wait's threshold."""
+        m = self._ms[i]
+        key = m.program.record(k)[:8]
+        got = self._event_plans.get(key)
+        if got is None:
+            if len(self._event_plans) >= _PLANS_KEPT:
+                self._event_plans.clear()
+            got = self._event_plans[key] = plan_of(m.instruction(k)).events
+        return got
+
+    def _enqueued(self, queue: str) -> int | None:
+        """The entry index a trigger just put at the back of `queue`."""
+        q = self.dma.index[queue]
+        return self.dma.order.get((q, self.dma.tail[q] - 1))
+
+    def _checked_complete(self, q: int) -> bool | Outcome:
+        """DMA queue q completes its head entry, if it has one (False: it is empty)."""
+        rc = self.race_check
+        assert rc is not None
+        dma = self.dma
+        if not dma.pending(q):
+            return False
+        step = self.steps
+        index = dma.order[(q, dma.head[q])]
+        assert index is not None
+        k = self.completions[q]
+        done = self.complete(q)
+        if isinstance(done, str):
+            return Outcome("fault", self.steps, f"fault: {done}", actor=dma.names[q])
+        entry = dma.entries[index]
+        rc.completed(dma.names[q], k, entry, index, self.state.sem[entry.semaphore], step)
+        return True
+
+    def _plan(self, i: int, k: int) -> Plan:
+        """The Plan of engine i's record k, kept by the bytes it reads (the opcode and the
+        events header, or the whole record for the two opcodes whose own fields wait or
+        update), as the core's engine queues keep them: a stream shares a few."""
+        m = self._ms[i]
+        raw = m.program.record(k)
+        key = raw if raw[0] in _WHOLE_RECORD else raw[:_PLAN_KEY]
+        plans = self._plans[i]
+        p = plans.get(key)
+        if p is None:
+            if len(plans) >= _PLANS_KEPT:
+                plans.clear()
+            p = plans[key] = plan_of(m.instruction(k))
+        return p
+
+    def _mark(self, st: MachineState, engine: Engine, base: int, k: int) -> None:
+        """The first of each opaque opcode marks (the first marker stays named)."""
+        op = self._tables[ENGINES.index(engine)].ops[k]
+        for space in MAY_WRITE.get(op, ()):
+            mark(st, space, f"{mnemonic(op)} at {engine.value} {base + k * RECORD_BYTES:#x}")
+        self._marked.add(op)
 
     def _sync_run(self, i: int, limit: int | None) -> bool | Outcome:
         """Run engine i inline through records that only synchronise (headless): their
@@ -250,12 +454,7 @@ class NeffRun:
                     return Outcome("fault", self.steps, f"fault: {engine_label(engine)} "
                                    f"record #{k} (PSEUDO_DMATRIGGER): {e}", actor=engine.value)
             elif what == _OPAQUE and t.ops[k] not in self._marked:
-                # the first of each opaque opcode marks (the first marker stays named)
-                op = t.ops[k]
-                for space in MAY_WRITE.get(op, ()):
-                    mark(st, space, f"{mnemonic(op)} at {engine.value} "
-                         f"{base + k * RECORD_BYTES:#x}")
-                self._marked.add(op)
+                self._mark(st, engine, base, k)
             u = ui[k]
             if u >= 0:
                 sem[u] = (sem[u] + 1) & 0xFFFFFFFF
@@ -291,6 +490,12 @@ class NeffRun:
 
 
 _PLAIN, _OPAQUE, _TRIGGER = 0, 1, 2
+# A Plan reads the opcode and the events header (bytes 4..11) alone, except for these
+# two opcodes, whose own fields wait and update: plans are kept by those bytes
+_PLAN_KEY = 12
+_WHOLE_RECORD = frozenset({int(Opcode.EVENT_SEMAPHORE), int(Opcode.TEST_EVENT_SEM)})
+_PLANS_KEPT = 1 << 12  # distinct plans an engine keeps
+_NEVER = (0, 1 << 32)  # a wait no semaphore (32 bits) passes: a halted engine's
 _CHECK_EVERY = 0xFFF  # the inline loop looks at the interrupt every 4096 records (~1 ms)
 _SYNC_OPS = {Opcode.SET_ORDERING_MODE: _PLAIN, Opcode.PSEUDO_BRANCH_LABEL: _PLAIN,
              Opcode.ACTIVATION_TABLE_LOAD: _PLAIN, Opcode.NOP: _PLAIN,
@@ -315,6 +520,7 @@ class SyncTable:
     ei: list[int]  # EVENT_SEMAPHORE's wait at 0x20: semaphore
     ev: list[int]
     ui: list[int]  # SEM_INC target
+    um: list[int]  # its update mode (SEM_INC_READ or SEM_INC_COMPLETE)
     kind: list[int]  # _PLAIN, _OPAQUE, _TRIGGER
     ops: list[int]  # opcodes
     queue: dict[int, str]  # trigger records: queue name and entry id
@@ -346,7 +552,8 @@ def sync_table(low: Lowered, engine: Engine) -> SyncTable:
     names, ids = trigger_targets(raw, rows)
     r = rows.tolist()
     return SyncTable(fast.tolist(), plain.tolist(), hi.tolist(), _u32(raw, 8).tolist(), ei.tolist(),
-                     _u32(raw, 0x24).tolist(), ui.tolist(), kind.tolist(), ops.tolist(),
+                     _u32(raw, 0x24).tolist(), ui.tolist(), um.tolist(), kind.tolist(),
+                     ops.tolist(),
                      dict(zip(r, names, strict=True)), dict(zip(r, ids, strict=True)))
 
 

@@ -1,18 +1,19 @@
 """`neurondbg run FILE.neff`: run a NEFF subgraph to its end (machine.neff).
 
     neurondbg run model.neff --input a=a.npy --input b=b.npy --output out=out.npy
-    neurondbg run model.neff --races off          # headless runner: fastest
+    neurondbg run model.neff --races off          # headless runner, no race check: fastest
     neurondbg run model.neff --break dma:qSPIO0 --json
 
 The subgraph (`--subgraph`, else the first with work) runs on the core: its five
 engines and one actor per DMA queue (`--schedule`, race detection unless `--races
-off`). With `--races off` and no breakpoint the headless runner (machine.neff.runner)
-takes it, with the same semantics and no history. Inputs named in tensor_map.json load
-from `.npy` files (shape and dtype checked); inputs not given are zeros, and the run
-says so. `--output NAME=FILE.npy` writes an output tensor where the run stopped;
-`--dump-sbuf` the SBUF. Where an instruction the model cannot compute (MATMUL,
-ACTIVATE) or a DMA transpose may have written, values may be stale: each output says
-so on stderr, naming that instruction.
+off`). Without a breakpoint the headless runner (machine.neff.runner) takes it, with the
+same semantics and no history, when races are off or the schedule is the default `rr`
+(it then checks races as the core does under `rr`: machine.neff.racecheck). Inputs
+named in tensor_map.json load from `.npy` files (shape and dtype checked); inputs not
+given are zeros, and the run says so. `--output NAME=FILE.npy` writes an output tensor
+where the run stopped; `--dump-sbuf` the SBUF. Where an instruction the model cannot
+compute (MATMUL, ACTIVATE) or a DMA transpose may have written, values may be stale:
+each output says so on stderr, naming that instruction.
 
 Exit 0 when every engine reached the end of its stream (DMA queues empty); 1 on a
 deadlock, a fault, an invalid record or any race; 2 for bad input; 130 on Ctrl+C.
@@ -125,8 +126,10 @@ def run_neff(program: Path, gen: Gen | None, subgraph: str | None, max_steps: in
 
     with ctrl_c_stops(stopping) as interrupts:
         try:
-            result = (_headless(low, given, max_steps, interrupts)
-                      if not races and not breaks else
+            # the headless runner checks races as the core does under `rr`; another
+            # schedule, or a breakpoint, takes the core
+            result = (_headless(low, given, max_steps, interrupts, races)
+                      if not breaks and (not races or schedule == "rr") else
                       _on_core(low, program, given, max_steps, breaks, schedule, races,
                                interrupts))
         except (TensorError, DmaError) as e:
@@ -156,10 +159,10 @@ def run_neff(program: Path, gen: Gen | None, subgraph: str | None, max_steps: in
 
 
 def _headless(low: Lowered, given: dict[str, np.ndarray], max_steps: int | None,
-              interrupts: list[threading.Event]) -> dict[str, Any]:
+              interrupts: list[threading.Event], races: bool) -> dict[str, Any]:
     from neurondbg.machine.neff.runner import NeffRun
 
-    r = NeffRun(low, given)
+    r = NeffRun(low, given, races=races)
     interrupts.append(r.interrupt)
     out = r.run(max_steps)
     reason = {"interrupted": "interrupt", "limit": "max-steps"}.get(out.status, out.status)
@@ -171,7 +174,8 @@ def _headless(low: Lowered, given: dict[str, np.ndarray], max_steps: int | None,
         "waiting" if r.blocked(i) is not None else "running")}
         for i, (e, m) in enumerate(r.machines.items())}
     return _doc(low, reason, detail, out.steps, engines,
-                dict(zip(r.dma.names, r.completions, strict=True)), r.state, [],
+                dict(zip(r.dma.names, r.completions, strict=True)), r.state,
+                [x.to_dict() for x in r.race_check.races] if r.race_check is not None else [],
                 out.blocked, r.notes, r.dma)
 
 

@@ -37,8 +37,9 @@ def _scan(store: OrderedDict[int, Item], seen: int, p0: int, p1: int, lo: int, h
 
 
 G = 1 << GRANULE_BITS
-# byte ranges from a byte to tens of granules, so bucketed, wide and scanned ones all occur
-ranges = st.tuples(st.integers(0, 40 * G), st.sampled_from([1, 3, G // 2, G, 3 * G, 20 * G]))
+# byte ranges from a byte to a hundred granules, so every level of buckets and the scan occur
+ranges = st.tuples(st.integers(0, 40 * G), st.sampled_from([1, 3, G // 2, G, 3 * G, 20 * G,
+                                                          100 * G]))
 parts = st.tuples(st.integers(0, 3), st.integers(1, 3))
 ops = st.lists(st.one_of(
     st.tuples(st.just("add"), st.integers(0, 40), st.booleans(), parts, ranges,
@@ -80,6 +81,6 @@ def test_removed_accesses_leave_the_buckets() -> None:
     for e in range(2, 1000):
         idx.add(0, Item(e, False, 0, 1, 0, 8))
     assert len(idx) == 32
-    assert sum(len(b) for b in idx._buckets.values()) <= 2 * 32 + 65
+    assert sum(len(b) for _, level in idx._levels for b in level.values()) <= 2 * 32 + 65
     got = idx.unordered(0, 0, 1, 0, 8, False)
     assert [it.epoch for it in got] == [999]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import product
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -107,3 +108,50 @@ def test_bounds() -> None:
         (Level.NOTE, "1 transpose descriptor: not checked (transpose semantics are not "
                      "known)"),
     ]
+
+
+def test_an_entrys_regions_are_the_dma_models() -> None:
+    """Footprints.sides names the SB Regions the DMA model moves (Moved.reads/writes,
+    what the core's race feed reads), descriptor by descriptor: partition dimensions
+    (also negative, and split as 2 x 64), strided bytes, both sides SB, a DRAM-only one."""
+    from neurondbg.machine.neff.dma import DmaModel
+    from neurondbg.machine.neff.footprint import Footprints
+    from neurondbg.machine.neff.model import (
+        DescriptorRange,
+        DescriptorTable,
+        DmaEntry,
+        DmaQueue,
+        Subgraph,
+        Var,
+    )
+    from neurondbg.machine.state import MachineConfig, MachineState
+
+    def d(src: str, dst: str, so: int, do: int, sizes: tuple[int, ...],
+          ss: tuple[int, ...], ds: tuple[int, ...]) -> Descriptor:
+        return Descriptor(src, dst, "float32", "float32", so, do, sizes, sizes, ss, ds)
+
+    descs = (d("x", SB, 0, 3 * P + 0x40, (64, 4), (1, 64), (1, P)),
+             d("x", SB, 0, 5 * P, (64, 4), (1, 64), (1, -P)),
+             d(SB, "x", 0x100, 0, (64, 64, 2), (1, P, 64 * P), (1, 64, 4096)),
+             d(SB, "x", 0x200, 0, (4, 8, 3), (1, 16, P), (1, 4, 32)),
+             d(SB, SB, 0x300, 0x800, (32, 2), (1, P), (1, P)),
+             d("x", "y", 0, 0, (256,), (1,), (1,)),
+             d("x", SB, 0, 0x900, (16, 1, 4), (1, 7, 64), (1, 99, P)))
+    entry = DmaEntry("q", 0, 8, descs)
+    sub = Subgraph("sg", {}, {"q": DmaQueue("q", Engine.SP, tuple(range(8, 24)))},
+                   {Engine.SP: (entry,)},
+                   {"SB": Var("SB", "state-buffer", 0), "x": Var("x", "input", 1, 1 << 16),
+                    "y": Var("y", "input", 2, 1 << 16)}, {})
+    st = MachineState.create(MachineConfig(gen=Gen.CAYMAN))
+    dma = DmaModel(sub, st.config.partitions, st.config.sbuf_bytes)
+    dma.attach(st)
+    dma.trigger(st, Engine.SP, "q", 0)
+    moved = dma.complete(st, 0)
+    assert Footprints().sides(entry) == (moved.reads, moved.writes)
+    assert len(moved.reads) == 3 and len(moved.writes) == 4
+    # the reader's form: the same descriptors as rows of a table's columns
+    table = DescriptorTable(descs, np.arange(len(descs)),
+                            np.array([x.src_off for x in descs]),
+                            np.array([x.dst_off for x in descs]))
+    rows = replace(entry, descriptors=DescriptorRange(table, 0, len(descs)))
+    assert Footprints().sides(rows) == (moved.reads, moved.writes)
