@@ -193,7 +193,7 @@ class NeffRun:
             moved = False
             for i, m in enumerate(self._ms):
                 if self.interrupt.is_set():
-                    return Outcome("interrupted", self.steps, "interrupted")
+                    return self._interrupted()
                 if self._sync is not None:
                     got = self._sync_run(i, limit)
                     if isinstance(got, Outcome):
@@ -201,10 +201,9 @@ class NeffRun:
                     moved = moved or got
                 while not m.state.halted and self._may_issue(i):
                     if limit is not None and self.steps >= limit:
-                        return Outcome("limit", self.steps, f"stopped after {self.steps:,} "
-                                       "steps (--max-steps)")
+                        return self._limited()
                     if self.interrupt.is_set():  # an Event look costs ~0.1 us
-                        return Outcome("interrupted", self.steps, "interrupted")
+                        return self._interrupted()
                     rec = m.step()
                     if rec.invalid or rec.fault:
                         return self._refused(ENGINES[i], rec)
@@ -217,10 +216,9 @@ class NeffRun:
             for q in range(len(self.dma.names)):
                 while self.dma.pending(q):
                     if self.interrupt.is_set():
-                        return Outcome("interrupted", self.steps, "interrupted")
+                        return self._interrupted()
                     if limit is not None and self.steps >= limit:
-                        return Outcome("limit", self.steps, f"stopped after {self.steps:,} "
-                                       "steps (--max-steps)")
+                        return self._limited()
                     done = self.complete(q)
                     if isinstance(done, str):
                         return Outcome("fault", self.steps, f"fault: {done}",
@@ -255,10 +253,9 @@ class NeffRun:
         while idle < n:
             if not idle:  # (a step was taken since the last look)
                 if limit is not None and self.steps >= limit:
-                    return Outcome("limit", self.steps, f"stopped after {self.steps:,} "
-                                   "steps (--max-steps)")
+                    return self._limited()
                 if self.interrupt.is_set():
-                    return Outcome("interrupted", self.steps, "interrupted")
+                    return self._interrupted()
             if i < n_engines:
                 e = order[i]
                 w = waits[e]
@@ -304,21 +301,14 @@ class NeffRun:
                 return False
         self._waits_on[i] = None
         if inside and t.fast[k]:
-            waits = []
-            w = t.hi[k]
-            if w >= 0:
-                waits.append((w, t.hv[k]))
-            w = t.ei[k]
-            if w >= 0:
-                waits.append((w, t.ev[k]))
+            waits = t.waits(k)
             what = t.kind[k]
             entry = None
             if what == _TRIGGER:
                 try:
                     self.dma.trigger(st, engine, t.queue[k], t.entry[k])
                 except Fault as e:
-                    return Outcome("fault", self.steps, f"fault: {engine_label(engine)} "
-                                   f"record #{k} (PSEUDO_DMATRIGGER): {e}", actor=engine.value)
+                    return self._trigger_fault(engine, k, e)
                 entry = self._enqueued(t.queue[k])
             elif what == _OPAQUE and t.ops[k] not in self._marked:
                 self._mark(st, engine, base, k)
@@ -337,11 +327,7 @@ class NeffRun:
         if plain:
             # its waits from the table (`>=` ones), its semaphore writes from the bytes
             # that name them (a stream's records share a few)
-            waits = []
-            if t.hi[k] >= 0:
-                waits.append((t.hi[k], t.hv[k]))
-            if t.ei[k] >= 0:
-                waits.append((t.ei[k], t.ev[k]))
+            waits = t.waits(k)
             events = self._events(i, k)
         else:
             pre = rc.before(st, self._plan(i, k))
@@ -451,8 +437,7 @@ class NeffRun:
                 except Fault as e:
                     st.pc = base + k * RECORD_BYTES
                     self.steps += k - k0
-                    return Outcome("fault", self.steps, f"fault: {engine_label(engine)} "
-                                   f"record #{k} (PSEUDO_DMATRIGGER): {e}", actor=engine.value)
+                    return self._trigger_fault(engine, k, e)
             elif what == _OPAQUE and t.ops[k] not in self._marked:
                 self._mark(st, engine, base, k)
             u = ui[k]
@@ -462,11 +447,24 @@ class NeffRun:
         st.pc = base + k * RECORD_BYTES
         self.steps += k - k0
         if interrupted:
-            return Outcome("interrupted", self.steps, "interrupted")
+            return self._interrupted()
         if limit is not None and self.steps >= limit and k < n:
-            return Outcome("limit", self.steps, f"stopped after {self.steps:,} steps "
-                           "(--max-steps)")
+            return self._limited()
         return k > k0
+
+    def _limited(self) -> Outcome:
+        """Where `--max-steps` stopped the run."""
+        return Outcome("limit", self.steps, f"stopped after {self.steps:,} steps "
+                       "(--max-steps)")
+
+    def _interrupted(self) -> Outcome:
+        """Where a Ctrl+C (the `interrupt` Event) stopped the run."""
+        return Outcome("interrupted", self.steps, "interrupted")
+
+    def _trigger_fault(self, engine: Engine, k: int, e: Fault) -> Outcome:
+        """Engine's record k, a trigger the DMA model refused."""
+        return Outcome("fault", self.steps, f"fault: {engine_label(engine)} record #{k} "
+                       f"(PSEUDO_DMATRIGGER): {e}", actor=engine.value)
 
     def _complete_text(self) -> str:
         n = sum(self.completions)
@@ -525,6 +523,15 @@ class SyncTable:
     ops: list[int]  # opcodes
     queue: dict[int, str]  # trigger records: queue name and entry id
     entry: dict[int, int]
+
+    def waits(self, k: int) -> list[tuple[int, int]]:
+        """Record k's `>=` waits as (semaphore, threshold): the header's, then 0x20's."""
+        got = []
+        if self.hi[k] >= 0:
+            got.append((self.hi[k], self.hv[k]))
+        if self.ei[k] >= 0:
+            got.append((self.ei[k], self.ev[k]))
+        return got
 
 
 def _u32(raw: np.ndarray, at: int) -> np.ndarray:
