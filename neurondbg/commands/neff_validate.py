@@ -33,7 +33,10 @@ from neurondbg.machine.neff.model import ENGINES, Engine
 from neurondbg.machine.neff.roles import engine_label
 from neurondbg.machine.neff.verdicts import (
     ENGINE_CLAUSE,
+    HEADER_NOT_JUDGED,
+    LOWERED,
     NOTE_TEXT,
+    OPAQUE,
     PSEUDO,
     StreamVerdict,
     judge_subgraph,
@@ -152,13 +155,16 @@ def _pseudo(op: int) -> bool:
 
 
 def _notes_text(v: StreamVerdict) -> str:
-    """`; lowered by the runtime: 76 PSEUDO_DMATRIGGER; payload layout not in ...: 36 MATMUL`"""
+    """`; lowered by the runtime: 76 PSEUDO_DMATRIGGER; payload layout not in ...: 36 MATMUL`,
+    then how many records' header was not judged (`; header byte 1 is not 16 ...: 3`)."""
     parts = []
-    for key, counts in (("lowered_by_runtime", v.lowered),
-                        ("payload_layout_not_in_reference", v.opaque)):
+    for key, counts in ((LOWERED, v.lowered), (OPAQUE, v.opaque)):
         if counts:
             parts.append(f"{NOTE_TEXT[key]}: " + ", ".join(f"{n:,} {m}"
                                                           for m, n in counts.items()))
+    unjudged = v.tally()[1].get(HEADER_NOT_JUDGED, 0)
+    if unjudged:
+        parts.append(f"{NOTE_TEXT[HEADER_NOT_JUDGED]}: {unjudged:,}")
     return "".join(f"; {p}" for p in parts)
 
 

@@ -18,7 +18,7 @@ from neurondbg.machine.isa.opcodes import Opcode
 from neurondbg.machine.neff.model import DmaQueue, Engine, Subgraph, Var
 from neurondbg.machine.neff.triggers import trigger_record as trigger
 from neurondbg.machine.neff.unmodelled import backing_note
-from neurondbg.machine.neff.verdicts import HEADER_NOT_JUDGED, judge_stream
+from neurondbg.machine.neff.verdicts import HEADER_NOT_JUDGED, NOTE_TEXT, judge_stream
 from neurondbg.machine.neff.writer import write_neff
 from tests.neff.synth import QUEUE, SEMS, record, stream, vector_add
 
@@ -79,6 +79,13 @@ def test_an_extension_record_has_no_header_events(neff: str) -> None:
     assert code == 0
     assert [f for f in doc["checks"]["findings"] if f["check"] == "semaphore_owner"] == []
     assert doc["engines"]["sp"]["notes"][HEADER_NOT_JUDGED] == 1
+
+
+def test_the_text_line_counts_records_whose_header_is_not_judged(neff: str) -> None:
+    code, out, _ = invoke("validate", neff)
+    sp = next(ln for ln in out.splitlines() if ln.startswith("SP: "))
+    assert code == 0
+    assert sp.endswith(f"; {NOTE_TEXT[HEADER_NOT_JUDGED]}: 1")
 
 
 def test_a_starved_wait_still_fails_without_unmodelled_records(tmp_path: Path) -> None:
