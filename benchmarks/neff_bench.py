@@ -101,7 +101,8 @@ def build(pe: int, entries: int, descriptors: int) -> Subgraph:
                Engine.SP: sp}
     return Subgraph("sg00", streams, {QUEUE: DmaQueue(QUEUE, Engine.SP, SEMS)},
                     {Engine.SP: dma}, {"SB": Var("SB", "state-buffer", 0),
-                                       "X": Var("X", "input", 1, entries * descriptors * 512)})
+                                       "X": Var("X", "input", 1, entries * descriptors * 512
+                                                 + 127 * 65536)})
 
 
 def _child(args: list[str]) -> tuple[float, float, int, int]:
