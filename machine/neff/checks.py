@@ -66,6 +66,7 @@ from neurondbg.machine.neff.model import (
 from neurondbg.machine.neff.roles import engine_label, semaphore_roles
 from neurondbg.machine.neff.triggers import Trigger
 from neurondbg.machine.neff.unmodelled import backing_note, describe, tally
+from neurondbg.machine.words import plural
 
 
 class Level(Enum):
@@ -215,11 +216,12 @@ def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]],
         for t in triggers.get(e, []):
             total[t.entry.semaphore] += DMA_INCREMENT
             entries.setdefault(t.entry.semaphore, []).append(t.entry.label)
-    not_checked: Counter[str] = Counter()
+    # what goes before and after the word "wait(s)" -> how many waits it covers
+    not_checked: Counter[tuple[str, str]] = Counter()
     odd = tally(sub.stream(e) for e in ENGINES)
     # what such records raise is not known: a wait they might satisfy is not judged
-    unknown = (f"waits beyond what the modelled records add ({describe(odd)} records "
-               "are not modelled and may raise semaphores)") if odd else ""
+    unknown = ("", f" beyond what the modelled records add ({describe(odd)} records "
+                   "are not modelled and may raise semaphores)") if odd else None
     for e in ENGINES:
         stream = sub.stream(e)
         w = events[e][0]
@@ -232,15 +234,15 @@ def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]],
                                           w.mode[look].tolist(), w.sem[look].tolist(),
                                           w.value[look].tolist(), strict=True):
             if mode not in SEM_WAITS:
-                not_checked[f"{_mode_name(WaitMode, mode)} waits"] += 1
+                not_checked[f"{_mode_name(WaitMode, mode)} ", ""] += 1
                 continue
             if s in unordered:
-                not_checked[f"waits on sem[{s}] ({unordered[s]} makes it non-monotone)"] += 1
+                not_checked["", f" on sem[{s}] ({unordered[s]} makes it non-monotone)"] += 1
                 continue
             need = v + 1 if mode == WaitMode.SEM_GT_IMM else v
             if mode in (WaitMode.SEM_LT_IMM, WaitMode.SEM_LE_IMM) or need <= total[s]:
                 continue
-            if unknown:
+            if unknown is not None:
                 not_checked[unknown] += 1
                 continue
             slot = " (its second wait, at 0x20)" if second else ""
@@ -249,8 +251,10 @@ def _reach_checks(sub: Subgraph, triggers: dict[Engine, list[Trigger]],
                                f"{_mode_name(WaitMode, mode)} {v}: everything that exists "
                                f"adds at most {int(total[s])} "
                                f"({_sources(raisers.get(s, []), entries.get(s, []))})", e, i))
-    out += [Finding("wait_reachable", Level.NOTE, f"{n} {what}: not checked")
-            for what, n in sorted(not_checked.items())]
+    out += [Finding("wait_reachable", Level.NOTE,
+                    f"{n:,} {before}{plural(n, 'wait')}{after}: not checked")
+            for (before, after), n in sorted(not_checked.items(),
+                                             key=lambda kv: f"{kv[0][0]}waits{kv[0][1]}")]
     return out
 
 

@@ -78,7 +78,7 @@ def test_a_lowered_semaphore_is_not_checked() -> None:
     sub.streams[Engine.PE] = stream(record(Opcode.NOP, wait=(60, 99)))
     (f,) = findings(sub)
     assert (f.level, f.message) == (
-        Level.NOTE, "1 waits on sem[60] (ACT SEM_DEC_COMPLETE makes it non-monotone): "
+        Level.NOTE, "1 wait on sem[60] (ACT SEM_DEC_COMPLETE makes it non-monotone): "
                     "not checked")
 
 

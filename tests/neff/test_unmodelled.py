@@ -68,7 +68,7 @@ def test_a_wait_only_unmodelled_records_could_satisfy_is_not_checked(neff: str) 
     assert (code, doc["invalid"], doc["checks"]["failed"]) == (0, 0, 0)
     assert [f for f in doc["checks"]["findings"] if f["check"] == "wait_reachable"] == [
         {"check": "wait_reachable", "level": "note", "engine": None, "index": None,
-         "message": "1 waits beyond what the modelled records add (1 PSEUDO_DMA_DIRECT2D, "
+         "message": "1 wait beyond what the modelled records add (1 PSEUDO_DMA_DIRECT2D, "
                     "1 PSEUDO_EXTENSION records are not modelled and may raise "
                     "semaphores): not checked"}]
 
