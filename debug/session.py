@@ -49,7 +49,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -87,8 +87,9 @@ from neurondbg.sessions.cli_support import (
     open_kernel,
     open_program_or_session,
 )
+from neurondbg.sessions.errors import SessionError
 from neurondbg.sessions.examples import DEMO
-from neurondbg.sessions.kernel_kind import kernel_session_spec, opens_as_kernel
+from neurondbg.sessions.kernel_kind import is_neff, kernel_session_spec, opens_as_kernel
 from neurondbg.sessions.schema import Note
 
 if TYPE_CHECKING:
@@ -145,17 +146,23 @@ class Session:
     def __init__(self, path: str | Path | None = None, gen: str | Gen = DEFAULT_GEN,
                  engine: str = "pool", *, progress: LoadProgress | None = None,
                  interrupt: threading.Event | None = None, schedule: str = "rr",
-                 subgraph: str | None = None, journal_budget: int = JOURNAL_BUDGET) -> None:
+                 subgraph: str | None = None, inputs: Sequence[tuple[str, Path]] = (),
+                 journal_budget: int = JOURNAL_BUDGET) -> None:
         """`gen`, `engine`: a program's (a kernel says its own). `progress(done, total)`
         reports a session's replay to its saved step; setting `interrupt` stops it
         (sessions.SessionInterrupted, a ValueError), and then this session's long
-        commands (`stop()`). `schedule`, `subgraph`: a kernel source's policy and a
-        NEFF's subgraph. `journal_budget`: the bytes of history a program keeps before
+        commands (`stop()`). `schedule`, `subgraph`, `inputs`: a kernel source's policy,
+        and a NEFF's subgraph and input tensors ((name, .npy path) pairs; SessionError
+        for anything but a NEFF). `journal_budget`: the bytes of history a program keeps before
         folding it into checkpoints. SessionError (a ValueError) on bad input."""
         self.path = Path(path) if path is not None else DEMO
         self.name = self.path.name
         self.interrupt = interrupt if interrupt is not None else threading.Event()
         self.subgraph = subgraph
+        self.inputs = tuple(inputs)
+        if self.inputs and not is_neff(self.path):  # a session keeps its own inputs
+            raise SessionError(f"{self.path}: --input applies to a NEFF only (a saved "
+                               "session loads the inputs it was saved with)")
         self.program_path: Path = self.path  # a session names its own program
         self.notes: list[Note] = []
         self.layout: dict[str, object] = {}  # a TOML table: {"focus": "lanes"}
@@ -199,7 +206,8 @@ class Session:
         from neurondbg.sessions.neff_open import is_neff, open_neff_kernel
 
         if is_neff(self.path):
-            return open_neff_kernel(self.path, self.subgraph, schedule=schedule)
+            return open_neff_kernel(self.path, self.subgraph, schedule=schedule,
+                                    inputs=self.inputs)
         return open_kernel(self.path, schedule=schedule)
 
     def _setup(self) -> None:

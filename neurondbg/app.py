@@ -14,7 +14,7 @@ import re
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -130,9 +130,11 @@ class NeurondbgApp(App[None]):
 
     def __init__(self, program: str | Path | None = None, gen: str | Gen = DEFAULT_GEN,
                  engine: str = "pool", lab_only: bool = False,
-                 subgraph: str | None = None) -> None:
+                 subgraph: str | None = None,
+                 inputs: Sequence[tuple[str, Path]] = ()) -> None:
         super().__init__()
         self.subgraph = subgraph  # a NEFF's (sessions.neff_open), else its first with work
+        self.inputs = tuple(inputs)  # a NEFF's input tensors: (name, .npy path)
         self.program_path = program
         self.gen = gen
         self.engine = engine
@@ -249,7 +251,11 @@ class NeurondbgApp(App[None]):
                 raise ValueError(f"{path}: {'not ' if self.core_mode else ''}a kernel: this "
                                  f"window shows {'a kernel' if self.core_mode else 'one program'}"
                                  f"; open it with `neurondbg tui {path}`")
-            extra = {"subgraph": self.subgraph} if self.core_mode and self.subgraph else {}
+            extra: dict[str, object] = {}
+            if self.core_mode and self.subgraph:
+                extra["subgraph"] = self.subgraph
+            if self.core_mode and self.inputs and path == self.program_path:
+                extra["inputs"] = self.inputs  # the command line's, for its own NEFF
             session = _open_session(path, self.gen, self.engine,
                                     progress=throttled(progress), interrupt=interrupt, **extra)
             error = None

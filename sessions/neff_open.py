@@ -9,12 +9,15 @@ machine.neff.core, wrapped as the OpenedKernel a kernel session works on.
 
 The subgraph is `subgraph`, else the first that has work; the generation is the one
 `kelf-0.json` `target` names. Every reader warning (an unverifiable header hash) and
-every loading note (inputs that start as zeros) is in `warnings`. Inputs cannot be
-given here: they start as zeros, and the warnings say so.
+every loading note (inputs that start as zeros) is in `warnings`. `inputs` are (name,
+`.npy` path) pairs, read and checked as `run --input` reads them
+(machine.neff.data.read_input); an input not given starts as zeros, and the warnings
+say so. `opened.inputs` keeps the pairs (a saved session records the files).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +25,7 @@ import numpy as np
 
 from neurondbg.machine.neff.container import NeffError
 from neurondbg.machine.neff.core import NeffCore, neff_core
-from neurondbg.machine.neff.data import TensorError
+from neurondbg.machine.neff.data import TensorError, read_input
 from neurondbg.machine.neff.dma import DmaError
 from neurondbg.machine.neff.events import updates, waits
 from neurondbg.machine.neff.lower import lower_subgraph
@@ -45,6 +48,7 @@ class OpenedNeffKernel(OpenedKernel):
     neff: NeffCore | None = None
     file: Neff | None = None
     roles: SemaphoreRoles | None = None
+    inputs: tuple[tuple[str, Path], ...] = ()  # (tensor name, the .npy it came from)
 
     def valid(self, engine: str) -> np.ndarray | None:
         """Each record of `engine`'s lowered stream valid as a NEFF record (a trigger is
@@ -116,7 +120,8 @@ class OpenedNeffKernel(OpenedKernel):
 
 
 def open_neff_kernel(path: str | Path, subgraph: str | None = None, *,
-                     schedule: str = "rr", races: bool = True) -> OpenedNeffKernel:
+                     schedule: str = "rr", races: bool = True,
+                     inputs: Sequence[tuple[str, Path]] = ()) -> OpenedNeffKernel:
     """The NEFF at `path` on a Core (module docstring); SessionError, one line, on bad
     input."""
     p = Path(path)
@@ -130,10 +135,14 @@ def open_neff_kernel(path: str | Path, subgraph: str | None = None, *,
         raise SessionError(f"{p}: kelf-0.json target {neff.info.target!r} names no "
                            "generation neurondbg knows (run, validate and disasm take --gen)")
     try:
-        nc = neff_core(lower_subgraph(sub, gen), p, schedule=schedule, races=races)
+        given = {name: read_input(sub, name, file) for name, file in inputs}
+    except TensorError as e:
+        raise SessionError(str(e)) from None
+    try:
+        nc = neff_core(lower_subgraph(sub, gen), p, given, schedule=schedule, races=races)
     except (DmaError, TensorError) as e:
         raise SessionError(f"{p}: {e}") from None
     core = nc.core
     return OpenedNeffKernel(core, core.kernel, MachineConfig(gen=gen),
                             warnings=[*neff.warnings, *nc.notes], neff=nc, file=neff,
-                            roles=semaphore_roles(sub))
+                            roles=semaphore_roles(sub), inputs=tuple(inputs))

@@ -13,8 +13,10 @@ afresh, refuses it (one line) when its size, MD5 or a stream differs, and replay
 saved number of scheduler steps under the saved policy (sessions.store's replay, in
 time-boxed slices), then checks the digest (a mismatch is a warning).
 
-Inputs start as zeros, as they do when the TUI opens a NEFF (the warnings say so);
-`set` and record edits are kept and made again at their steps, as for any kernel; a
+The input tensors the NEFF was opened with (`tui --input NAME=FILE.npy`) are kept in
+`[kernel.neff.inputs]` (path relative to the session file, MD5, size): loading reads
+them again and refuses one that changed; inputs not given start as zeros (the warnings
+say so). `set` and record edits are kept and made again at their steps, as for any kernel; a
 step given by hand to a DMA queue (Core.forced naming a queue) cannot be saved yet:
 saving then is refused with one line.
 
@@ -40,6 +42,7 @@ from neurondbg.sessions.neff_open import OpenedNeffKernel, open_neff_kernel
 from neurondbg.sessions.schema import (
     WATCH_KINDS,
     BreakpointEntry,
+    FileEntry,
     KernelEntry,
     NeffEntry,
     SessionSpec,
@@ -85,13 +88,17 @@ def save_neff_session(path: str | Path, opened: OpenedNeffKernel, stop: Stop | N
     source = Path(neff.path).resolve()
     if same_file(target, source):
         raise SessionError(f"{path}: cannot save: it is the NEFF {neff.path}")
-    try:
-        md5, size = file_md5(source)
-    except OSError as e:
-        raise SessionError(f"{path}: cannot save: {neff.path}: {e.strerror or e}") from None
-    entry = KernelEntry(relative_path(source, target.parent), stream_digests(opened),
-                        core.schedule, core.detector is not None, dict(core.forced),
-                        NeffEntry(nc.low.sub.name, md5, size))
+    inputs: dict[str, FileEntry] = {}
+    for name, file in (("", source), *opened.inputs):
+        try:
+            md5, size = file_md5(Path(file).resolve())
+        except OSError as e:
+            raise SessionError(f"{path}: cannot save: {file}: {e.strerror or e}") from None
+        inputs[name] = FileEntry(relative_path(Path(file).resolve(), target.parent), md5, size)
+    own = inputs.pop("")  # the NEFF's
+    entry = KernelEntry(own.path, stream_digests(opened), core.schedule,
+                        core.detector is not None, dict(core.forced),
+                        NeffEntry(nc.low.sub.name, own.md5, own.size, inputs))
     spec = SessionSpec(program=entry.path, sha256="", config=opened.config, steps=core.steps,
                        digest=core.digest(), pc=None, stop=_stop_dict(stop),
                        layout=dict(layout or {}), source=target, kernel=entry)
@@ -121,8 +128,21 @@ def load_neff_session(spec: SessionSpec, *, progress: Progress | None = None,
         raise SessionError(f"{src}: NEFF {entry.path} changed since the session was saved "
                            f"(MD5 {entry.neff.md5[:12]}…, {entry.neff.size:,} bytes; now "
                            f"{md5[:12]}…, {size:,} bytes)")
+    inputs = []
+    for name, f in entry.neff.inputs.items():
+        file = spec.resolve(f.path)
+        try:
+            got = file_md5(file)
+        except OSError as e:
+            raise SessionError(f"{src}: input {name} ({f.path}): {e.strerror or e} "
+                               f"({file})") from None
+        if got != (f.md5, f.size):
+            raise SessionError(f"{src}: input {name} ({f.path}) changed since the session "
+                               f"was saved (MD5 {f.md5[:12]}…, {f.size:,} bytes; now "
+                               f"{got[0][:12]}…, {got[1]:,} bytes)")
+        inputs.append((name, file))
     opened = open_neff_kernel(path, entry.neff.subgraph, schedule=entry.schedule,
-                              races=entry.races)
+                              races=entry.races, inputs=inputs)
     now = stream_digests(opened)
     for engine, digest in entry.streams.items():
         if now.get(engine) != digest:

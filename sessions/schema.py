@@ -8,7 +8,8 @@
                    [kernel.forced] "STEP" = engine: steps a user gave to an engine the
                    policy would not have picked (Core.forced); [kernel.neff] subgraph,
                    md5, size: the kernel is that subgraph of the NEFF at path
-                   (sessions.neff_session);
+                   (sessions.neff_session); [kernel.neff.inputs.NAME] path, md5, size:
+                   the `.npy` file input tensor NAME was loaded from (none: zeros);
                    [position] steps then counts global scheduler steps, digest = Core.digest
     [machine]      gen, engine, partitions, sbuf_bytes, psum_bytes, fp8_exp4, fp8_sat,
                    base, execute_invalid                      (= machine.state.MachineConfig)
@@ -110,6 +111,17 @@ class NeffEntry:
     subgraph: str
     md5: str
     size: int
+    inputs: dict[str, FileEntry] = field(default_factory=dict)  # --input name -> its file
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """A file a session was opened with (a NEFF's `--input` tensor): its path relative
+    to the session file, MD5 and size (a file that changed since is refused)."""
+
+    path: str
+    md5: str
+    size: int
 
 
 @dataclass
@@ -166,8 +178,12 @@ def session_to_dict(spec: SessionSpec) -> dict[str, object]:
         if k.forced:
             kernel["forced"] = {str(s): e for s, e in sorted(k.forced.items())}
         if k.neff is not None:
-            kernel["neff"] = {"subgraph": k.neff.subgraph, "md5": k.neff.md5,
-                              "size": k.neff.size}
+            neff: dict[str, object] = {"subgraph": k.neff.subgraph, "md5": k.neff.md5,
+                                       "size": k.neff.size}
+            if k.neff.inputs:
+                neff["inputs"] = {name: {"path": f.path, "md5": f.md5, "size": f.size}
+                                  for name, f in k.neff.inputs.items()}
+            kernel["neff"] = neff
         doc["kernel"] = kernel
     else:
         doc["program"] = {"path": spec.program, "sha256": spec.sha256}
@@ -370,11 +386,22 @@ def _kernel(src: str, top: _Reader) -> KernelEntry:
     neff = None
     if "neff" in k.table:
         n = _Reader(src, k.get("neff", dict), "kernel.neff")
-        md5 = n.get("md5", str)
-        if not re.fullmatch(r"[0-9a-f]{32}", md5):
-            n.fail("md5", f"expected an MD5 (32 hex digits), found {md5!r}")
-        neff = NeffEntry(n.get("subgraph", str), md5, n.natural("size"))
+        inputs = _Reader(src, n.get("inputs", dict, {}), "kernel.neff.inputs")
+        neff = NeffEntry(n.get("subgraph", str), _md5(n), n.natural("size"), {
+            name: _file_entry(_Reader(src, inputs.get(name, dict), f"kernel.neff.inputs.{name}"))
+            for name in inputs.table})
     return KernelEntry(path, digests, schedule, k.get("races", bool, True), forced, neff)
+
+
+def _md5(r: _Reader) -> str:
+    md5 = r.get("md5", str)
+    if not re.fullmatch(r"[0-9a-f]{32}", md5):
+        r.fail("md5", f"expected an MD5 (32 hex digits), found {md5!r}")
+    return md5
+
+
+def _file_entry(r: _Reader) -> FileEntry:
+    return FileEntry(r.get("path", str), _md5(r), r.natural("size"))
 
 
 def _config(r: _Reader) -> MachineConfig:

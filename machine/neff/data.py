@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Mapping
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -26,6 +27,9 @@ TENSOR_DTYPES: dict[str, np.dtype] = {
     "uint8": np.dtype("u1"), "int16": np.dtype("<i2"), "int32": np.dtype("<i4"),
     "uint32": np.dtype("<u4"), "int64": np.dtype("<i8"), "float64": np.dtype("<f8"),
 }
+
+
+MAX_INPUT_BYTES = 1 << 30  # one input tensor's file
 
 
 class TensorError(ValueError):
@@ -82,6 +86,29 @@ def check_input(sub: Subgraph, dma: DmaModel, name: str, arr: np.ndarray) -> np.
     if name not in dma.base or arr.nbytes != dma.size[name]:
         raise TensorError(f"input {name}: {arr.nbytes:,} bytes, but its var holds "
                           f"{dma.size.get(name, 0):,}")
+    return arr
+
+
+def read_input(sub: Subgraph, name: str, path: str | Path) -> np.ndarray:
+    """Input `name` of `sub` read from the `.npy` file at `path`, its dtype and shape
+    those tensor_map gives (the file's header is judged before anything is allocated);
+    TensorError, one line naming the file or the input, otherwise."""
+    from neurondbg.machine.files import InputFileError, open_stream, read_npy
+
+    t = sub.tensors.get(name)
+    if t is None or t.kind != "input":
+        known = ", ".join(n for n, x in sub.tensors.items() if x.kind == "input") or "none"
+        raise TensorError(f"--input {name}={path}: no input tensor {name!r} (inputs: {known})")
+    try:
+        dt = tensor_dtype(t)
+        with open_stream(path, what="an input tensor", max_bytes=MAX_INPUT_BYTES) as fh:
+            arr = read_npy(fh, str(path), what=f"{t.dtype} {tuple(t.shape)}", dtypes=(dt,),
+                           max_shape=tuple(max(n, 1) for n in t.shape))
+    except InputFileError as e:
+        raise TensorError(str(e)) from None
+    if tuple(arr.shape) != tuple(t.shape):
+        raise TensorError(f"{path}: shape {tuple(arr.shape)}; input {name} is {t.dtype} "
+                          f"{tuple(t.shape)}")
     return arr
 
 

@@ -35,17 +35,16 @@ from neurondbg.commands.neff_open import open_for_command, warn
 from neurondbg.documents import Kind, stamp
 from neurondbg.errors import InputError, exit_interrupted
 from neurondbg.machine.dtypes import Gen
-from neurondbg.machine.neff.data import TensorError, outputs_of, read_output
+from neurondbg.machine.neff.data import TensorError, outputs_of, read_input, read_output
 from neurondbg.machine.neff.dma import DmaError
 from neurondbg.machine.neff.lower import Lowered, lower_subgraph
 from neurondbg.machine.neff.roles import semaphore_roles
 from neurondbg.machine.neff.stale import stale_note
 from neurondbg.machine.state import MachineState
 
-MAX_INPUT_BYTES = 1 << 30
 
-
-def _pairs(items: tuple[str, ...], option: str) -> list[tuple[str, Path]]:
+def pairs(items: tuple[str, ...], option: str) -> list[tuple[str, Path]]:
+    """`--input a=a.npy` options as (name, path) pairs; InputError for a malformed one."""
     out = []
     for item in items:
         name, sep, file = item.partition("=")
@@ -53,28 +52,6 @@ def _pairs(items: tuple[str, ...], option: str) -> list[tuple[str, Path]]:
             raise InputError(f"{option} {item!r}: expected NAME=FILE.npy")
         out.append((name, Path(file)))
     return out
-
-
-def _read_input(low: Lowered, name: str, path: Path) -> np.ndarray:
-    from neurondbg.machine.files import InputFileError, open_stream, read_npy
-    from neurondbg.machine.neff.data import tensor_dtype
-
-    t = low.sub.tensors.get(name)
-    if t is None or t.kind != "input":
-        ins = [n for n, x in low.sub.tensors.items() if x.kind == "input"]
-        raise InputError(f"--input {name}={path}: no input tensor {name!r} (inputs: "
-                         f"{', '.join(ins) or 'none'})")
-    try:
-        dt = tensor_dtype(t)
-        with open_stream(path, what="an input tensor", max_bytes=MAX_INPUT_BYTES) as fh:
-            arr = read_npy(fh, str(path), what=f"{t.dtype} {tuple(t.shape)}", dtypes=(dt,),
-                           max_shape=tuple(max(n, 1) for n in t.shape))
-    except (InputFileError, TensorError) as e:
-        raise InputError(str(e)) from None
-    if tuple(arr.shape) != tuple(t.shape):
-        raise InputError(f"{path}: shape {tuple(arr.shape)}; input {name} is {t.dtype} "
-                         f"{tuple(t.shape)}")
-    return arr
 
 
 def _check_outputs(outputs: dict[str, Path], program: Path,
@@ -109,8 +86,8 @@ def run_neff(program: Path, gen: Gen | None, subgraph: str | None, max_steps: in
     """The `run` command for a NEFF (module docstring); raises SystemExit / InputError."""
     opened = open_for_command(str(program), subgraph, gen)
     low = lower_subgraph(opened.sub, opened.gen)
-    ins = _pairs(input_specs, "--input")
-    outs = _pairs(output_specs, "--output")
+    ins = pairs(input_specs, "--input")
+    outs = pairs(output_specs, "--output")
     known = outputs_of(low.sub)
     for name, path in outs:
         if name not in known:
@@ -120,7 +97,10 @@ def run_neff(program: Path, gen: Gen | None, subgraph: str | None, max_steps: in
     if dump_sbuf is not None:
         targets["--dump-sbuf"] = dump_sbuf
     _check_outputs(targets, program, ins)
-    given = {name: _read_input(low, name, path) for name, path in ins}
+    try:
+        given = {name: read_input(low.sub, name, path) for name, path in ins}
+    except TensorError as e:
+        raise InputError(str(e)) from None
     stopping = threading.Event()
     from neurondbg.commands.run import ctrl_c_stops
 

@@ -1,4 +1,5 @@
-"""`neurondbg tui [PROGRAM|KERNEL|SESSION] [--gen GEN] [--engine ENG] [--lab]`: the terminal UI.
+"""`neurondbg tui [PROGRAM|KERNEL|SESSION|NEFF] [--gen GEN] [--engine ENG] [--lab]`: the
+terminal UI (a NEFF also takes `--subgraph sgNN` and `--input NAME=FILE.npy`).
 
 A KERNEL (a manifest, an `.engine` assembly file, or a kernel session) opens in the
 NeuronCore layout (neurondbg/screens/arrange.py); its gen and engines are its own, so
@@ -6,6 +7,7 @@ NeuronCore layout (neurondbg/screens/arrange.py); its gen and engines are its ow
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -25,25 +27,36 @@ from neurondbg.params import DEFAULT_ENGINE, ENGINE, GEN
 @click.option("--lab", is_flag=True, help="open only the Convert Lab")
 @click.option("--subgraph", default=None, metavar="sgNN",
               help="a NEFF's subgraph (default: the first that has work)")
+@click.option("--input", "input_specs", multiple=True, metavar="NAME=FILE.npy",
+              help="NEFF: an input tensor (tensor_map.json name; shape and dtype checked; "
+                   "inputs not given start as zeros)")
 def command(program: Path | None, gen: Gen, engine: str, lab: bool,
-            subgraph: str | None) -> None:
+            subgraph: str | None, input_specs: tuple[str, ...]) -> None:
     """Open the debugger UI on PROGRAM (.asm / .bin) or SESSION (.toml), or the bundled
     demo when omitted; a KERNEL (manifest or .engine sections) opens the NeuronCore
     layout. A program that does not load opens with the error in the console."""
+    inputs: list[tuple[str, Path]] = []
+    if input_specs:  # the NEFF runner's imports are not paid by every other `tui`
+        from neurondbg.commands.neff_run import pairs
+
+        inputs = pairs(input_specs, "--input")
     if program is not None:
-        _refuse_unopenable(program, subgraph)
-    elif subgraph is not None:
-        raise InputError("--subgraph applies to a NEFF only")
+        _refuse_unopenable(program, subgraph, inputs)
+    elif subgraph is not None or inputs:
+        raise InputError(f"{'--subgraph' if subgraph is not None else '--input'} applies "
+                         "to a NEFF only")
     from neurondbg.app import NeurondbgApp
 
     run_app(NeurondbgApp(program, gen=gen.label, engine=engine, lab_only=lab,
-                         subgraph=subgraph))
+                         subgraph=subgraph, inputs=inputs))
 
 
-def _refuse_unopenable(program: Path, subgraph: str | None = None) -> None:
+def _refuse_unopenable(program: Path, subgraph: str | None = None,
+                       inputs: Sequence[tuple[str, Path]] = ()) -> None:
     """InputError (exit 2) for what `run` refuses before any step: a path that is not a
     regular file (a FIFO would block the loader for ever), a NEFF that does not open
-    (or names no such subgraph), and a kernel manifest whose streams or images do not
+    (or names no such subgraph, or an input that is not one of its tensors' or does not
+    read as one), and a kernel manifest whose streams or images do not
     load (the same load, so the same line). A PROGRAM or SESSION that does not assemble
     still opens, with the error in the console."""
     from neurondbg.machine.files import MAX_PROGRAM_BYTES, InputFileError, check_input, file_problem
@@ -60,10 +73,11 @@ def _refuse_unopenable(program: Path, subgraph: str | None = None) -> None:
     with program.open("rb") as f:
         neff = looks_like_neff(f.read(HEADER_BYTES + 2))
     if neff:
-        _check_neff(program, subgraph)
+        _check_neff(program, subgraph, inputs)
         return
-    if subgraph is not None:
-        raise InputError(f"{program}: --subgraph applies to a NEFF only")
+    if subgraph is not None or inputs:
+        raise InputError(f"{program}: {'--subgraph' if subgraph is not None else '--input'} "
+                         "applies to a NEFF only")
     from neurondbg.machine.core.kernel import MANIFEST_SUFFIX, is_kernel_source
 
     if program.suffix.lower() == MANIFEST_SUFFIX and is_kernel_source(program):
@@ -76,17 +90,22 @@ def _refuse_unopenable(program: Path, subgraph: str | None = None) -> None:
             raise InputError(str(e)) from None
 
 
-def _check_neff(program: Path, subgraph: str | None) -> None:
-    """InputError when the NEFF's container, its subgraph or its target is refused (the
-    same reader as `run`; opening on the core happens in the App, off the UI thread)."""
+def _check_neff(program: Path, subgraph: str | None,
+                inputs: Sequence[tuple[str, Path]]) -> None:
+    """InputError when the NEFF's container, its subgraph, its target or an input is
+    refused (the same readers as `run`; opening on the core happens in the App, off the
+    UI thread, and reads the inputs again)."""
     from neurondbg.machine.neff.container import NeffError
+    from neurondbg.machine.neff.data import TensorError, read_input
     from neurondbg.machine.neff.model import gen_of_target
     from neurondbg.machine.neff.reader import open_neff
 
     try:
         neff = open_neff(program)
-        neff.subgraph(subgraph)
-    except NeffError as e:
+        sub = neff.subgraph(subgraph)
+        for name, file in inputs:
+            read_input(sub, name, file)
+    except (NeffError, TensorError) as e:
         raise InputError(str(e)) from None
     if gen_of_target(neff.info.target) is None:
         raise InputError(f"{program}: kelf-0.json target {neff.info.target!r} names no "
