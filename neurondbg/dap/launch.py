@@ -10,11 +10,12 @@ the session ends, as gdb's does when the inferior exits; true keeps it stopped t
 so the user can step back, as rr does at the end of a recording). A session file's own
 gen / engine / schedule win, as in `neurondbg run SESSION`. A NEFF (sessions.neff_open,
 as `neurondbg tui FILE.neff` opens it) runs its `subgraph` (default: the first that has
-work) on the generation its `kelf-0.json` names; a `gen` naming another is refused
-(the launch opens a NEFF as `tui` does, on its own generation only), as is `subgraph`
-for anything but a NEFF. Errors are one-line ValueErrors naming the file. A session
-replays to its saved step with `progress(done, total)` reports, and setting
-`interrupt` stops it with SessionInterrupted.
+work) on the generation its `kelf-0.json` names, with `inputs` ({tensor name: `.npy`
+path}, read as `run --input` reads them; the rest start as zeros); a `gen` naming another
+is refused (the launch opens a NEFF as `tui` does, on its own generation only), as are
+`subgraph` and `inputs` for anything but a NEFF. Errors are one-line ValueErrors naming
+the file. A session replays to its saved step with `progress(done, total)` reports, and
+setting `interrupt` stops it with SessionInterrupted.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class LaunchArgs(BaseModel):
     stopOnHalt: bool = False  # a halt stops (reason "halt") instead of ending the session
     noDebug: bool = False  # run to the end: no breakpoint, no exception stop, no entry stop
     subgraph: str | None = None  # a NEFF's subgraph (sg00, ...)
+    inputs: dict[str, str] = Field(default_factory=dict)  # a NEFF's: tensor name -> .npy
 
 
 def open_target(args: LaunchArgs, progress: Progress | None = None,
@@ -65,6 +67,8 @@ def open_target(args: LaunchArgs, progress: Progress | None = None,
         return _open_neff(path, args, gen, schedule)
     if args.subgraph is not None:
         raise ValueError(f"{path}: subgraph {args.subgraph!r}: only a NEFF has subgraphs")
+    if args.inputs:
+        raise ValueError(f"{path}: inputs: only a NEFF has input tensors")
     o = open_path(path, gen, args.engine, schedule=schedule, races=args.races,
                   progress=progress, interrupt=interrupt)
     if isinstance(o, Opened):
@@ -77,7 +81,9 @@ def _open_neff(path: Path, args: LaunchArgs, gen: Gen | None,
     """A NEFF's subgraph on its Core (sessions.neff_open), with its reader's warnings."""
     from neurondbg.sessions.neff_open import open_neff_kernel
 
-    o = open_neff_kernel(path, args.subgraph, schedule=schedule, races=args.races)
+    inputs = [(name, Path(file).expanduser()) for name, file in args.inputs.items()]
+    o = open_neff_kernel(path, args.subgraph, schedule=schedule, races=args.races,
+                         inputs=inputs)
     own = o.config.gen
     if gen is not None and gen != own:
         raise ValueError(f"{path}: gen {gen.label}: this NEFF was built for {own.label} "

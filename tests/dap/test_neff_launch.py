@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from neurondbg.machine.neff.writer import write_neff
 from tests.dap.client import InProcess
 from tests.dap.test_adapter import LOOP, launched
-from tests.neff.kernels import vector_add
+from tests.neff.kernels import COLS, PARTS, vector_add
 
 
 @pytest.fixture
@@ -53,3 +54,19 @@ def test_what_a_neff_launch_refuses_is_one_line(neff: Path) -> None:
     assert got.startswith("launch: ") and "sg07" in got and "\n" not in got
     assert refusal(program=str(LOOP), subgraph="sg00") == (
         f"launch: {LOOP}: subgraph 'sg00': only a NEFF has subgraphs")
+
+
+def test_a_neff_launch_loads_its_inputs(neff: Path, tmp_path: Path) -> None:
+    np.save(tmp_path / "a.npy", np.ones((PARTS, COLS), np.float32))
+    c = launched(neff, stopOnEntry=True, inputs={"a": str(tmp_path / "a.npy")})
+    out = c.event("output")["body"]["output"]
+    assert "input b not given: it starts as zeros" in out
+
+
+def test_a_bad_neff_input_is_one_line(neff: Path, tmp_path: Path) -> None:
+    np.save(tmp_path / "a.npy", np.ones(3, np.float32))
+    got = refusal(program=str(neff), inputs={"a": str(tmp_path / "a.npy")})
+    assert got == (f"launch: {tmp_path / 'a.npy'}: expected float32 (128, 16), found "
+                   "float32 (3,)")
+    assert refusal(program=str(LOOP), inputs={"a": "a.npy"}) == (
+        f"launch: {LOOP}: inputs: only a NEFF has input tensors")
