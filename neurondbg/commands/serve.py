@@ -28,6 +28,7 @@ import shlex
 import signal
 import socket
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,10 +51,11 @@ MAX_WARM = 8
 
 
 def visitor_command(program: Path | None, gen: Gen | None, engine: str | None, *,
-                    waiting: bool = False) -> str:
+                    waiting: bool = False, subgraph: str | None = None,
+                    inputs: Sequence[tuple[str, Path]] = ()) -> str:
     """The shell command each visitor's app process runs; `waiting`: the same app
     started ahead of its visitor (neurondbg.serve.waiting: it starts when told the page's
-    size)."""
+    size). `subgraph`, `inputs`: a NEFF's, as `tui` takes them (paths resolved)."""
     words = [sys.executable, "-m", "neurondbg.serve.waiting" if waiting else "neurondbg", "tui"]
     if program is not None:
         words.append(str(program.resolve()))
@@ -61,6 +63,10 @@ def visitor_command(program: Path | None, gen: Gen | None, engine: str | None, *
         words += ["--gen", gen.label]
     if engine is not None:
         words += ["--engine", engine]
+    if subgraph is not None:
+        words += ["--subgraph", subgraph]
+    for name, file in inputs:
+        words += ["--input", f"{name}={file.resolve()}"]
     return shlex.join(words)
 
 
@@ -125,9 +131,14 @@ def _public_url(ctx: click.Context, param: click.Parameter, value: str | None
 @click.option("--verbose", is_flag=True, help="log each request on stderr")
 @click.option("--gen", type=GEN, default=None, help="hardware generation")
 @click.option("--engine", type=ENGINE, default=None, help="the engine queue of a PROGRAM")
+@click.option("--subgraph", default=None, metavar="sgNN",
+              help="a NEFF's subgraph (default: the first that has work)")
+@click.option("--input", "input_specs", multiple=True, metavar="NAME=FILE.npy",
+              help="NEFF: an input tensor (tensor_map.json name; shape and dtype checked)")
 def command(program: Path | None, port: int, host: str, max_sessions: int,
             public_url: PublicURL | None, save_dir: Path | None, warm: int, verbose: bool,
-            gen: Gen | None, engine: str | None) -> None:
+            gen: Gen | None, engine: str | None, subgraph: str | None,
+            input_specs: tuple[str, ...]) -> None:
     """Serve the debugger UI on PROGRAM / SESSION / KERNEL (or the demo) to a browser."""
     from neurondbg.serve.folders import FolderError, VisitorFolders
     from neurondbg.serve.guard import Guard, new_token
@@ -135,6 +146,19 @@ def command(program: Path | None, port: int, host: str, max_sessions: int,
 
     if program is not None and not program.is_file():
         raise InputError(f"{program}: no such file")
+    inputs: list[tuple[str, Path]] = []
+    if input_specs:
+        from neurondbg.commands.neff_run import pairs
+
+        inputs = pairs(input_specs, "--input")
+    if program is None and (subgraph is not None or inputs):
+        raise InputError(f"{'--subgraph' if subgraph is not None else '--input'} applies "
+                         "to a NEFF only")
+    if subgraph is not None or inputs:  # refused here in one line, not on each page
+        from neurondbg.commands.tui import refuse_unopenable
+
+        assert program is not None
+        refuse_unopenable(program, subgraph, inputs)
     host = host.strip("[]")  # `[::1]` as a URL writes it
     try:
         sock = listening_socket(host, port)
@@ -151,10 +175,12 @@ def command(program: Path | None, port: int, host: str, max_sessions: int,
         bound = int(sock.getsockname()[1])
         guard = Guard.for_bind(host, bound, new_token(), public_url)
         _banner(host, bound, guard.token, public_url, folders.base)
-        server = GuardedServer(visitor_command(program, gen, engine), guard, host=host,
-                               max_sessions=max_sessions, folders=folders, warm=warm,
-                               waiting_command=visitor_command(program, gen, engine, waiting=True),
-                               verbose=verbose)
+        server = GuardedServer(
+            visitor_command(program, gen, engine, subgraph=subgraph, inputs=inputs), guard,
+            host=host, max_sessions=max_sessions, folders=folders, warm=warm,
+            waiting_command=visitor_command(program, gen, engine, waiting=True,
+                                            subgraph=subgraph, inputs=inputs),
+            verbose=verbose)
         with sock:
             if server.serve_on(sock):
                 raise KeyboardInterrupt  # the CLI's Ctrl+C: "neurondbg: interrupted", exit 130

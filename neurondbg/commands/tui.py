@@ -41,7 +41,7 @@ def command(program: Path | None, gen: Gen, engine: str, lab: bool,
 
         inputs = pairs(input_specs, "--input")
     if program is not None:
-        _refuse_unopenable(program, subgraph, inputs)
+        refuse_unopenable(program, subgraph, inputs)
     elif subgraph is not None or inputs:
         raise InputError(f"{'--subgraph' if subgraph is not None else '--input'} applies "
                          "to a NEFF only")
@@ -51,7 +51,7 @@ def command(program: Path | None, gen: Gen, engine: str, lab: bool,
                          subgraph=subgraph, inputs=inputs))
 
 
-def _refuse_unopenable(program: Path, subgraph: str | None = None,
+def refuse_unopenable(program: Path, subgraph: str | None = None,
                        inputs: Sequence[tuple[str, Path]] = ()) -> None:
     """InputError (exit 2) for what `run` refuses before any step: a path that is not a
     regular file (a FIFO would block the loader for ever), a NEFF that does not open

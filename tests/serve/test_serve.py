@@ -28,6 +28,24 @@ def test_each_visitor_runs_the_tui_on_the_resolved_program() -> None:
     assert shlex.split(visitor_command(None, None, None))[4:] == []  # the demo
 
 
+def test_a_visitor_opens_the_neff_subgraph_and_inputs_given(tmp_path: Path) -> None:
+    a = tmp_path / "a.npy"
+    words = shlex.split(visitor_command(tmp_path / "k.neff", None, None, subgraph="sg01",
+                                        inputs=[("a", a)], waiting=True))
+    assert words[4:] == [str(tmp_path / "k.neff"), "--subgraph", "sg01", "--input",
+                         f"a={a.resolve()}"]
+
+
+def test_neff_options_on_what_is_no_neff_are_one_line_exit_2(tmp_path: Path) -> None:
+    r = CliRunner().invoke(command, ["--input", "a=a.npy", "--port", "0"])
+    assert (r.exit_code, r.output.strip()) == (
+        2, "neurondbg: error: --input applies to a NEFF only")
+    r = CliRunner().invoke(command, [str(EXAMPLES / "loop.asm"), "--subgraph", "sg00",
+                                     "--port", "0"])
+    assert (r.exit_code, r.output.strip()) == (
+        2, f"neurondbg: error: {EXAMPLES / 'loop.asm'}: --subgraph applies to a NEFF only")
+
+
 def test_missing_program_is_one_line_exit_2(tmp_path: Path) -> None:
     r = CliRunner().invoke(command, [str(tmp_path / "nope.asm"), "--port", "0"])
     assert r.exit_code == 2
