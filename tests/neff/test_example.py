@@ -109,6 +109,19 @@ def test_run_adds_the_copied_inputs_without_a_race(copied: Path, tmp_path: Path)
     assert (out == a + b).all() and out[1, 8] == 2.0
 
 
+def test_the_readmes_commands_on_the_example_do_what_it_says(copied: Path) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    lines = [line.split("  #")[0].split() for line in readme.splitlines()
+             if line.startswith("neurondbg ") and "neff/vector_add.neff" in line]
+    assert [words[1] for words in lines] == ["validate", "run", "tui"]
+    assert all(words[2] == "neff/vector_add.neff" for words in lines)
+    for words in lines[:2]:
+        r = _cli(*words[1:], cwd=copied)
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+    out = np.load(copied / "out.npy")  # where the README's `run` writes it
+    assert (out == np.load(copied / "neff" / "a.npy") + 0.5).all()
+
+
 def test_a_second_copy_skips_the_example_neff(tmp_path: Path) -> None:
     assert _copy(tmp_path)[0] == 0
     code, out = _copy(tmp_path)
