@@ -2,7 +2,9 @@
 
 The examples ship inside the package (sessions/examples), so a regular install has
 them: programs and sessions at the top, the multi-engine example kernels in
-`kernels/`. `--copy DIR` writes every file into DIR (kernels into DIR/kernels;
+`kernels/`. The example NEFF is not shipped but made at copy time by neurondbg's own
+NEFF writer, with its input tensors (the same bytes every time). `--copy DIR` writes
+every file into DIR (kernels into DIR/kernels, the NEFF and its inputs into DIR/neff;
 created if missing) so it can be edited and run; a file already there with other
 contents is never overwritten (the copy refuses before writing anything) unless
 `--force`, one with the same contents is skipped. Telling them apart reads no more
@@ -46,26 +48,32 @@ def command(copy_to: str | None) -> None:
         for p in kernels:
             click.echo(f"  {p.stem:<20} {examples.KERNEL_DESCRIPTIONS.get(p.stem, '')}")
             click.echo(f"  {'':<20} kernels/{p.name}")
+        click.echo("example NEFF (made by neurondbg's own NEFF writer; validate, run or tui it):")
+        for stem, text in examples.NEFF_DESCRIPTIONS.items():
+            click.echo(f"  {stem:<20} {text}")
+            click.echo(f"  {'':<20} "
+                       + " ".join(f"{examples.NEFF_FOLDER}/{n}" for n in examples.NEFF_LISTED))
         click.echo("copy them out for editing: neurondbg examples --copy DIR")
         return
     root = examples.folder()
-    _copy([(p, p.relative_to(root)) for p in files + kernels], Path(copy_to))
+    bundled = [(p.read_bytes(), p.relative_to(root)) for p in files + kernels]
+    made = [(data, Path(rel)) for rel, data in examples.neff_files().items()]
+    _copy(bundled + made, Path(copy_to))
 
 
-def _copy(files: list[tuple[Path, Path]], dest: Path) -> None:
-    """Copy each (source, path relative to `dest`), refusing before any write."""
+def _copy(files: list[tuple[bytes, Path]], dest: Path) -> None:
+    """Write each (contents, path relative to `dest`), refusing before any write."""
     from neurondbg.sessions.atomic import replacing_forced, write_atomic
 
     force = replacing_forced()
     if dest.exists() and not dest.is_dir():
         raise InputError(f"{dest}: expected a folder to copy the examples into")
     todo = []
-    for src, rel in files:
+    for data, rel in files:
         target = dest / rel
         if target.parent != dest and (target.parent.is_symlink()
                                       or (target.parent.exists() and not target.parent.is_dir())):
             raise InputError(f"{target.parent}: exists and is not a folder; nothing copied")
-        data = src.read_bytes()
         if target.is_symlink() or target.exists():
             if not target.is_file():
                 raise InputError(f"{target}: exists and is not a regular file; nothing copied")
@@ -78,7 +86,7 @@ def _copy(files: list[tuple[Path, Path]], dest: Path) -> None:
     try:
         dest.mkdir(parents=True, exist_ok=True)
         for target, data in todo:
-            target.parent.mkdir(exist_ok=True)  # kernels/
+            target.parent.mkdir(exist_ok=True)  # kernels/, neff/
             write_atomic(target, data)
     except OSError as e:
         raise InputError(f"{dest}: cannot write: {e.strerror or e}") from None

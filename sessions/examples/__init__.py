@@ -2,8 +2,9 @@
 
 Everything here is opened through `importlib.resources`, so a regular (wheel)
 install has it as well as a clone: `neurondbg examples` lists these files and
-`neurondbg examples --copy DIR` copies them out for editing. In a clone,
-`examples/` at the top level is a link to this folder.
+`neurondbg examples --copy DIR` copies them out for editing, with the example NEFF,
+which is written at copy time rather than shipped. In a clone, `examples/` at the
+top level is a link to this folder.
 """
 
 from __future__ import annotations
@@ -34,6 +35,26 @@ KERNEL_DESCRIPTIONS: dict[str, str] = {
     "deadlock": "two engines each waiting for the other before signalling",
     "double_buffer": "two tiles, two counting semaphores: a race-free pipeline",
 }
+
+
+# The example NEFF (neurondbg validate/disasm/run/tui it): not a bundled file, since no
+# NEFF is ever shipped, but written by `--copy` into neff/ from what neurondbg's own NEFF
+# writer makes in memory (machine.neff.example), with its input tensors.
+NEFF_DESCRIPTIONS: dict[str, str] = {
+    "vector_add": "SP loads a and b over qSPIO0, DVE adds them, Pool stores out over qPoolIO0",
+}
+NEFF_FOLDER = "neff"
+# What the listing names without building them (importing the builder costs a quarter
+# second): tests hold it to neff_files().
+NEFF_LISTED = ("vector_add.neff", "a.npy", "b.npy")
+
+
+def neff_files() -> dict[str, bytes]:
+    """The example NEFF's files by path relative to the copy's folder (neff/vector_add.neff,
+    neff/a.npy, neff/b.npy): made in memory, the same bytes every call."""
+    from neurondbg.machine.neff.example import files
+
+    return {f"{NEFF_FOLDER}/{name}": data for name, data in files().items()}
 
 
 def folder() -> Path:
