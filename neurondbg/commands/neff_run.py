@@ -156,7 +156,7 @@ def _headless(low: Lowered, given: dict[str, np.ndarray], max_steps: int | None,
     return _doc(low, reason, detail, out.steps, engines,
                 dict(zip(r.dma.names, r.completions, strict=True)), r.state,
                 [x.to_dict() for x in r.race_check.races] if r.race_check is not None else [],
-                out.blocked, r.notes, r.dma)
+                out.blocked, r.notes, r.dma, r.race_check is not None)
 
 
 def _on_core(low: Lowered, program: Path, given: dict[str, np.ndarray],
@@ -182,19 +182,20 @@ def _on_core(low: Lowered, program: Path, given: dict[str, np.ndarray],
     blocked = nc.deadlock_lines() if stop.reason == "deadlock" else []
     return _doc(low, reason, detail, c.steps, engines,
                 dict(zip(nc.dma.names, nc.dma.head, strict=True)), c.state(),
-                [r.to_dict() for r in c.races], blocked, nc.notes, nc.dma)
+                [r.to_dict() for r in c.races], blocked, nc.notes, nc.dma, races)
 
 
 def _doc(low: Lowered, reason: str, detail: str, steps: int, engines: dict[str, Any],
          completed: dict[str, int], state: MachineState, races: list[dict[str, Any]],
-         blocked: list[str], notes: list[str], dma: Any) -> dict[str, Any]:
+         blocked: list[str], notes: list[str], dma: Any, checked: bool) -> dict[str, Any]:
     roles = semaphore_roles(low.sub)
     stale = {k: v for k, v in (getattr(state, "stale", None) or {}).items() if v}
     return {"reason": reason, "detail": detail, "steps": steps, "subgraph": low.sub.name,
             "gen": low.gen.label, "engines": engines, "dma": completed,
             "semaphores": {str(i): {"value": v, "role": roles.role(i)}
                            for i, v in enumerate(state.sem) if v},
-            "races": races, "deadlock": blocked, "stale": stale, "notes": notes,
+            "races": races, "races_checked": checked, "deadlock": blocked, "stale": stale,
+            "notes": notes,
             "_state": state, "_dma": dma}
 
 
@@ -206,6 +207,10 @@ def _text(doc: dict[str, Any]) -> str:
                                           for e, v in doc["engines"].items()))
     if doc["dma"]:
         lines.append("dma: " + "  ".join(f"{q} {n} done" for q, n in doc["dma"].items()))
+    if not doc["races_checked"]:
+        lines.append("races: not checked (--races off)")
+    elif not doc["races"]:
+        lines.append("races: none")
     for r in doc["races"]:
         a, b = r["a"], r["b"]
         lines.append(f"race: {a['engine']} {a['opcode']} ({a['access']}) and {b['engine']} "

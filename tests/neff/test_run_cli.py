@@ -43,6 +43,15 @@ def test_run_moves_inputs_to_the_output(files: dict[str, str], races: str) -> No
         "stop: complete: every engine at the end of its stream, 3 DMA entries completed",
         "steps: 19  subgraph: sg00  gen: sunda"]
     assert np.array_equal(np.load(files["out"]), A + B)
+    said = "races: none" if races == "on" else "races: not checked (--races off)"
+    assert [x for x in out.splitlines() if x.startswith("races: ")] == [said]
+
+
+@pytest.mark.parametrize("races", ["on", "off"])
+def test_run_json_says_whether_races_were_checked(files: dict[str, str], races: str) -> None:
+    code, out, _ = run(files["neff"], "--json", "--races", races)
+    doc = json.loads(out)
+    assert (code, doc["races"], doc["races_checked"]) == (0, [], races == "on")
 
 
 def test_run_json_labels_semaphores_and_notes_missing_inputs(files: dict[str, str]) -> None:
