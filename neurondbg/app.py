@@ -397,13 +397,22 @@ class NeurondbgApp(App[None]):
         if screen is not None:
             screen.query_one(ConsoleView).write(text, style)
 
+    def _say_once(self, text: str, style: str) -> None:
+        """`say`, unless the console's last line already says it (keys pressed while a
+        run or a load goes on would otherwise fill the console with one line)."""
+        screen = self._debugger()
+        if screen is not None:
+            console = screen.query_one(ConsoleView)
+            if not console.messages or console.messages[-1] != text:
+                console.write(text, style)
+
     def _guard(self) -> Session | None:
         """The session when an action may touch the model now; else say why not."""
         if self.running:
-            self.say("running: Esc or Ctrl+C stops", "yellow")
+            self._say_once("running: Esc or Ctrl+C stops", "yellow")
             return None
         if self.loading:
-            self.say("loading the program…", "yellow")
+            self._say_once("loading the program…", "yellow")
             return None
         if self.session is None:
             self.say(f"error: no program loaded ({self.load_error})", "bold red")

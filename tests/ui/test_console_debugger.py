@@ -252,3 +252,22 @@ async def test_the_app_carries_out_an_armed_until() -> None:
         await app.run_command_async("rc")
         await pilot.pause()
         assert app.session.state.pc == 0x40 and app.session.state.steps == 1
+
+
+@pytest.mark.parametrize(("flag", "line"), [("loading", "loading the program…"),
+                                            ("running", "running: Esc or Ctrl+C stops")])
+async def test_keys_pressed_while_busy_say_why_once(flag: str, line: str) -> None:
+    async with started(STEPS, size=(160, 50)) as (app, pilot):
+        console = app.query_one("ConsoleView")
+        setattr(app, flag, True)
+        try:
+            await pilot.press("s", "s", "s")
+            await pilot.pause()
+            assert console.messages[-1] == line
+            assert console.messages.count(line) == 1
+            app.say("something else")
+            await pilot.press("s")
+            await pilot.pause()
+            assert console.messages.count(line) == 2  # said again after another line
+        finally:
+            setattr(app, flag, False)
