@@ -336,10 +336,10 @@ class DebuggerScreen(Screen[None]):
         if len(snap.engines) != self.strip_rows:
             self.strip_rows = len(snap.engines)
             self.fit(self.app.size)
-        focused = next((i for i, row in enumerate(snap.engines) if row.focused), None)
-        if focused is not None:
-            self.query_one("#pane-engines", Pane).scroll_to_region(
-                Region(0, focused, 1, 1), animate=False, immediate=True)
+        strip = self.query_one("#pane-engines", Pane)
+        if strip.max_scroll_y:  # rows beyond its height: the focused one in view
+            focused = next((i for i, row in enumerate(snap.engines) if row.focused), 0)
+            strip.scroll_to_region(Region(0, focused, 1, 1), animate=False, immediate=True)
         titled = (snap.engine, snap.partner.engine if snap.partner is not None else None)
         if titled == self._titled:  # the titles say so already (a focus mark kept its own)
             return
