@@ -51,10 +51,10 @@ from neurondbg.panes import (
 )
 from neurondbg.screens.arrange import (
     LAYOUT_CSS,
-    KernelFit,
+    RowFit,
     always_shown,
     compose_panes,
-    kernel_fit,
+    fit_rows,
     layout_for,
     too_small_text,
 )
@@ -63,6 +63,7 @@ from neurondbg.views.deferred import build_deferred
 from neurondbg.views.pane import Pane, contain, pane_of
 from neurondbg.views.program import PartnerProgramView
 from neurondbg.views.timeline import TimelineView
+from neurondbg.views.tour_pane import TourPane
 
 KERNEL_ACTIONS = ("step_core", "focus_engine")  # keys of several queues only
 BINDING_PREFIX = {Layout.PROGRAM: "", Layout.KERNEL: "core."}  # of the digits' ids
@@ -114,7 +115,7 @@ class DebuggerScreen(Screen[None]):
         # a kernel's queues (engines and DMA queues): a core's five engines until the first
         # snapshot says
         self.strip_rows = 5
-        self.room = kernel_fit(Size(0, 0), self.strip_rows)  # the rows' use (arrange.py)
+        self.room = fit_rows(Size(0, 0), layout)  # the rows' use (arrange.py)
         self.always_shown: tuple[str, ...] = always_shown(layout, self.room)
         self.tab_gap = " "  # between the tab bar's names
         self._snap: Snapshot | None = None  # the newest snapshot shown
@@ -178,7 +179,10 @@ class DebuggerScreen(Screen[None]):
 
     def fit(self, size: Size) -> None:
         """Pick the layout for a terminal of `size` (neurondbg/screens/arrange.py)."""
-        room = self.room = kernel_fit(size, self.strip_rows)
+        notes = self.query(TourPane)
+        room = self.room = fit_rows(size, self.pane_layout, self.strip_rows, bool(notes))
+        for note in notes:
+            note.styles.max_height = room.note
         self.always_shown = always_shown(self.pane_layout, room)
         strip_tab = self.kernel and not room.strip
         self.tab_gap = "" if strip_tab else " "  # a kernel's eight names fit in 80 columns
@@ -203,15 +207,19 @@ class DebuggerScreen(Screen[None]):
             timeline.collapsed = self.layout_name != "wide"
             timeline.refresh(layout=True)
 
-    def _fit_strip(self, room: KernelFit) -> None:
-        """The Engines strip's height as `room` says: the top band's, wide (past the
-        Semaphores' seven rows only for more than five engine rows); the pane's most,
-        compact (it scrolls; an Engines tab fills its slot)."""
+    def _fit_strip(self, room: RowFit) -> None:
+        """The Engines strip's height as `room` says: the top band's, wide; the pane's
+        most, compact (it scrolls; an Engines tab fills its slot)."""
         top = self.query_one("#core-top")
         pane = self.query_one("#pane-engines")
         wide = self.layout_name == "wide"
-        top.styles.height = room.strip if wide and self.strip_rows > 5 else None
+        top.styles.height = room.strip if wide else None
         pane.styles.max_height = room.strip if not wide and room.strip else None
+
+    def mount_note(self, note: TourPane) -> None:
+        """Mount a tour's note band above the footer, its rows counted (arrange.py)."""
+        self.mount(note, before=self.query_one(KeyFooter))
+        self.fit(self.app.size)
 
     def select_tab(self, name: str) -> None:
         """Show pane `name` in the compact layout's shared slot (no-op for the panes

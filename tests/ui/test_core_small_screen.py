@@ -44,7 +44,7 @@ async def test_at_80x24_program_and_console_keep_rows_and_the_rest_are_tabs() ->
 
 async def test_the_engines_then_the_timeline_come_back_as_the_rows_grow() -> None:
     """At 100x30 the rows hold the strip beside the Program's least but not the Timeline
-    too (arrange.kernel_fit); at 100x34 they hold both."""
+    too (arrange.fit_rows); at 100x34 they hold both."""
     async with started(DOUBLE_BUFFER, size=(80, 24)) as (app, pilot):
         await pilot.press("2")  # the Engines tab
         await pilot.pause()

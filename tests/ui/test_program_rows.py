@@ -1,7 +1,8 @@
 """The Program pane keeps PROGRAM_ROWS listing rows, the current instruction among them,
 at every size from 80x24 up: for a NEFF (five engines and several DMA queues, a strip
 taller than the rows allow), an ordinary kernel and a single program, whichever tab is
-shown (neurondbg/screens/arrange.py `kernel_fit`). Synthetic NEFFs only."""
+shown, and in a tour beside its note (neurondbg/screens/arrange.py `fit_rows`).
+Synthetic NEFFs only."""
 
 from __future__ import annotations
 
@@ -15,14 +16,15 @@ from neurondbg.screens.arrange import (
     CHROME_ROWS,
     FRAME,
     LOW_ROWS,
+    NOTE_LEAST,
     PROGRAM_HEIGHT,
     PROGRAM_ROWS,
     SLOT_ROWS,
     STRIP_ROWS,
     TIMELINE_ROWS,
-    KernelFit,
+    RowFit,
     always_shown,
-    kernel_fit,
+    fit_rows,
     layout_for,
 )
 from neurondbg.views.engines import EnginesView
@@ -37,41 +39,55 @@ QUEUES = 8  # a NEFF's strip: five engines and eight DMA queues, thirteen rows
 LOADS = 16  # SP's program: SET_ORDERING_MODE and a DMA trigger per load
 
 
-def fixed_rows(size: Size, fit: KernelFit, rows: int) -> int:
-    """The rows a kernel screen gives its bands of fixed height as `fit` says, the
-    Program's least and the compact layout's shown tab's included."""
+def fixed_rows(size: Size, layout: Layout, fit: RowFit, rows: int) -> int:
+    """The rows the screen gives its bands of fixed height as `fit` says, the Program's
+    least included (and, out of a tour, the compact kernel layout's shown tab's)."""
     kind = layout_for(size)
+    fixed = CHROME_ROWS[kind] + LOW_ROWS[layout][kind] + PROGRAM_HEIGHT + fit.note
+    if layout is Layout.PROGRAM:
+        return fixed
     timeline = min(rows + 3, TIMELINE_ROWS) + FRAME if fit.timeline else 0
-    slot = SLOT_ROWS + FRAME if kind == "compact" else 0
-    return CHROME_ROWS[kind] + fit.strip + timeline + PROGRAM_HEIGHT + slot + LOW_ROWS[kind]
+    slot = SLOT_ROWS + FRAME if kind == "compact" and not fit.note else 0
+    return fixed + fit.strip + timeline + slot
 
 
-def test_the_rule_leaves_the_program_its_rows_at_every_size() -> None:
+@pytest.mark.parametrize("tour", [False, True])
+def test_the_rule_leaves_the_program_its_rows_at_every_size(tour: bool) -> None:
     for width in (80, 99, 100, 149, 150, 200):
         for height in range(24, 61):
             size = Size(width, height)
             for rows in range(1, 21):
-                fit = kernel_fit(size, rows)
-                assert fixed_rows(size, fit, rows) <= height, (size, rows, fit)
+                fit = fit_rows(size, Layout.KERNEL, rows, tour)
+                assert fixed_rows(size, Layout.KERNEL, fit, rows) <= height, (size, rows, fit)
                 if fit.strip:  # at least STRIP_ROWS of the strip, or all of it
                     assert fit.strip >= min(rows, STRIP_ROWS) + FRAME, (size, rows, fit)
+                assert (fit.note >= NOTE_LEAST) is tour, (size, rows, fit)
+            if layout_for(size) == "compact":  # wide, a program's Program band is fixed
+                fit = fit_rows(size, Layout.PROGRAM, tour=tour)
+                assert fixed_rows(size, Layout.PROGRAM, fit, 0) <= height, (size, fit)
 
 
 def test_the_rule_shrinks_the_strip_then_makes_the_timeline_a_tab() -> None:
-    assert kernel_fit(Size(160, 50), 13) == KernelFit(14, True)  # as before: 12 rows
-    assert kernel_fit(Size(150, 44), 13) == KernelFit(9, True)  # was 14: Program 2 rows
-    assert kernel_fit(Size(120, 40), 13) == KernelFit(9, True)
-    assert kernel_fit(Size(100, 36), 13) == KernelFit(6, True)  # 4 rows, scrolled
-    assert kernel_fit(Size(100, 30), 13) == KernelFit(9, False)  # the Timeline a tab
-    assert kernel_fit(Size(100, 30), 2) == KernelFit(4, False)
-    assert kernel_fit(Size(100, 31), 2) == KernelFit(4, True)
-    assert kernel_fit(Size(100, 25), 13) == KernelFit(5, False)
-    assert kernel_fit(Size(100, 24), 13) == KernelFit(0, False)  # both tabs
-    assert kernel_fit(Size(99, 40), 13) == KernelFit(0, False)  # narrow: both tabs
-    assert kernel_fit(Size(79, 40), 13) == KernelFit(0, False)  # too small
-    assert always_shown(Layout.KERNEL, KernelFit(9, False)) == ("program", "console",
-                                                                 "engines")
-    assert always_shown(Layout.PROGRAM, KernelFit(0, False)) == ("program", "console")
+    def fit(width: int, height: int, rows: int, tour: bool = False) -> RowFit:
+        return fit_rows(Size(width, height), Layout.KERNEL, rows, tour)
+
+    assert fit(160, 50, 13) == RowFit(14, True)  # as before: 12 rows
+    assert fit(150, 44, 13) == RowFit(9, True)  # was 14: the Program had 2 rows
+    assert fit(120, 40, 13) == RowFit(9, True)
+    assert fit(100, 36, 13) == RowFit(6, True)  # 4 rows, scrolled
+    assert fit(100, 30, 13) == RowFit(9, False)  # the Timeline a tab
+    assert fit(100, 30, 2) == RowFit(4, False)
+    assert fit(100, 31, 2) == RowFit(4, True)
+    assert fit(100, 25, 13) == RowFit(5, False)
+    assert fit(100, 24, 13) == RowFit(0, False)  # both tabs
+    assert fit(99, 40, 13) == RowFit(0, False)  # narrow: both tabs
+    assert fit(79, 40, 13) == RowFit(0, False)  # too small
+    assert fit(100, 30, 2, tour=True) == RowFit(4, False, 6)
+    assert fit(150, 44, 2, tour=True) == RowFit(7, True, 5)  # the note gives way, wide
+    assert fit_rows(Size(80, 24), Layout.PROGRAM, tour=True) == RowFit(0, False, 5)
+    assert fit_rows(Size(160, 50), Layout.PROGRAM, tour=True) == RowFit(0, False, 9)
+    assert always_shown(Layout.KERNEL, RowFit(9, False)) == ("program", "console", "engines")
+    assert always_shown(Layout.PROGRAM, RowFit(0, False)) == ("program", "console")
 
 
 def listing_rows(app) -> tuple[int, list[str]]:
@@ -138,3 +154,18 @@ async def test_a_shrunk_strip_scrolls_the_focused_engine_into_view(tmp_path: Pat
             focused = next(i for i, row in enumerate(rows) if row.focused)
             shown = rows_on_screen(app, strip)
             assert len(shown) == 4 and focused in shown, (focused, shown)
+
+
+@pytest.mark.parametrize("name", ["move-gate", "semaphores"])  # a program's, a kernel's
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (150, 44)])
+async def test_a_tour_keeps_the_program_rows_and_its_note_on_screen(
+        name: str, size: tuple[int, int]) -> None:
+    from neurondbg.commands.tour import tour_app
+
+    async with started(app=tour_app(name), size=size) as (app, pilot):
+        await pilot.press("n")
+        await pilot.pause()
+        await check_each_tab(app, pilot, "4")
+        note = app.screen.query_one("#tour")
+        assert note.region.height >= NOTE_LEAST and note.region.bottom <= size[1] - 1
+        assert app.screen.max_scroll_y == 0  # nothing pushed below the footer
