@@ -8,7 +8,8 @@ in the pane itself → / ← and p work as well. A note longer than the pane
 scrolls (↑ / ↓ / PgUp / PgDn or the wheel when the pane has the focus) and
 each new note starts at its top. The pane is a band of the screen's vertical
 layout (mounted above the footer), not docked: a docked pane hid its bottom
-line under the footer.
+line under the footer. The screen caps its height (neurondbg/screens/arrange.py
+`fit_rows`: the Program's rows come first).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class TourPane(VerticalScroll, can_focus=True):
         Binding("p,left", "navigate(-1)", "tour: back", id="tour.back"),
     ]
     DEFAULT_CSS = """
-    TourPane { height: auto; max-height: 9; border: round $accent; padding: 0 1;
+    TourPane { height: auto; border: round $accent; padding: 0 1;
                background: $surface; scrollbar-size-vertical: 1; }
     TourPane > #tour-note { height: auto; }
     """

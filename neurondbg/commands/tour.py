@@ -33,7 +33,6 @@ def tour_app(name: str) -> NeurondbgApp:
 
     from neurondbg.app import NeurondbgApp
     from neurondbg.sessions.tours import TourGuide, find_tour
-    from neurondbg.views.chrome import KeyFooter
     from neurondbg.views.tour_pane import TourPane
 
     info = find_tour(name)
@@ -61,7 +60,7 @@ def tour_app(name: str) -> NeurondbgApp:
         def debugger_ready(self) -> None:
             screen = self._debugger()
             if screen is not None and not screen.query(TourPane):
-                screen.mount(TourPane(info.title, id="tour"), before=screen.query_one(KeyFooter))
+                screen.mount_note(TourPane(info.title, id="tour"))
             super().debugger_ready()
 
         def refresh_views(self) -> None:

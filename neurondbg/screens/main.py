@@ -31,7 +31,7 @@ from rich.markup import escape
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -50,9 +50,11 @@ from neurondbg.panes import (
     panes_of,
 )
 from neurondbg.screens.arrange import (
+    LAYOUT_CSS,
+    RowFit,
     always_shown,
     compose_panes,
-    is_small,
+    fit_rows,
     layout_for,
     too_small_text,
 )
@@ -61,6 +63,7 @@ from neurondbg.views.deferred import build_deferred
 from neurondbg.views.pane import Pane, contain, pane_of
 from neurondbg.views.program import PartnerProgramView
 from neurondbg.views.timeline import TimelineView
+from neurondbg.views.tour_pane import TourPane
 
 KERNEL_ACTIONS = ("step_core", "focus_engine")  # keys of several queues only
 BINDING_PREFIX = {Layout.PROGRAM: "", Layout.KERNEL: "core."}  # of the digits' ids
@@ -78,6 +81,9 @@ class _Shows(Protocol):
 
 class DebuggerScreen(Screen[None]):
     """The panes of `layout`; `show(snapshot)` feeds each pane."""
+
+    DEFAULT_CSS = LAYOUT_CSS  # the band sizes the layout rule counts with (arrange.py)
+    SCOPED_CSS = False  # its selectors start at the screen's own id
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # each layout's digits (neurondbg.panes); check_action keeps the shown layout's
@@ -106,7 +112,11 @@ class DebuggerScreen(Screen[None]):
         self.on_ready = on_ready
         self.layout_name = "wide"
         self.tab = "registers"  # the pane the compact layout shows in its shared slot
-        self.always_shown: tuple[str, ...] = always_shown(layout, Size(0, 0))
+        # a kernel's queues (engines and DMA queues): a core's five engines until the first
+        # snapshot says
+        self.strip_rows = 5
+        self.room = fit_rows(Size(0, 0), layout)  # the rows' use (arrange.py)
+        self.always_shown: tuple[str, ...] = always_shown(layout, self.room)
         self.tab_gap = " "  # between the tab bar's names
         self._snap: Snapshot | None = None  # the newest snapshot shown
         self._stale: set[str] = set()  # hidden panes not fed `_snap` yet
@@ -169,10 +179,15 @@ class DebuggerScreen(Screen[None]):
 
     def fit(self, size: Size) -> None:
         """Pick the layout for a terminal of `size` (neurondbg/screens/arrange.py)."""
-        small = self.kernel and is_small(size)
-        self.always_shown = always_shown(self.pane_layout, size)
-        self.tab_gap = "" if small else " "  # a kernel's seven names fit in 80 columns
-        self.set_class(small, "-small")
+        notes = self.query(TourPane)
+        room = self.room = fit_rows(size, self.pane_layout, self.strip_rows, bool(notes))
+        for note in notes:
+            note.styles.max_height = room.note
+        self.always_shown = always_shown(self.pane_layout, room)
+        strip_tab = self.kernel and not room.strip
+        self.tab_gap = "" if strip_tab else " "  # a kernel's eight names fit in 80 columns
+        self.set_class(strip_tab, "-strip-tab")
+        self.set_class(self.kernel and not room.timeline, "-timeline-tab")
         if self.tab in self.always_shown:  # the Engines or Timeline tab, grown out of it
             self.tab = "registers"
         was_wide = self.layout_name == "wide"  # what the footer was composed for
@@ -182,6 +197,7 @@ class DebuggerScreen(Screen[None]):
         self.query_one("#too-small", Static).update(too_small_text(size))
         self.catch_up()
         if self.kernel:
+            self._fit_strip(room)
             self.select_tab(self.tab)  # the bar names another set of tabs
             footer = self.query_one(KeyFooter)
             footer.compact = self.layout_name != "wide"
@@ -190,6 +206,20 @@ class DebuggerScreen(Screen[None]):
             timeline = self.query_one(TimelineView)
             timeline.collapsed = self.layout_name != "wide"
             timeline.refresh(layout=True)
+
+    def _fit_strip(self, room: RowFit) -> None:
+        """The Engines strip's height as `room` says: the top band's, wide; the pane's
+        most, compact (it scrolls; an Engines tab fills its slot)."""
+        top = self.query_one("#core-top")
+        pane = self.query_one("#pane-engines")
+        wide = self.layout_name == "wide"
+        top.styles.height = room.strip if wide else None
+        pane.styles.max_height = room.strip if not wide and room.strip else None
+
+    def mount_note(self, note: TourPane) -> None:
+        """Mount a tour's note band above the footer, its rows counted (arrange.py)."""
+        self.mount(note, before=self.query_one(KeyFooter))
+        self.fit(self.app.size)
 
     def select_tab(self, name: str) -> None:
         """Show pane `name` in the compact layout's shared slot (no-op for the panes
@@ -308,13 +338,16 @@ class DebuggerScreen(Screen[None]):
                 self.sub_title = title
 
     def _fit_engines(self, snap: Snapshot) -> None:
-        """The engine strip's height for its rows; the engine's name in the titles of the
-        panes that follow the focus."""
-        rows = len(snap.engines)
-        if rows > 5 and not self.has_class("-compact"):
-            top = self.query_one("#core-top")
-            if top.styles.height is not None and top.styles.height.value != min(rows, 12) + 2:
-                top.styles.height = min(rows, 12) + 2  # a NEFF's DMA queue rows too
+        """The layout for the strip's rows (once a load tells them); the focused row
+        scrolled into the strip's view; the engine's name in the titles of the panes that
+        follow the focus."""
+        if len(snap.engines) != self.strip_rows:
+            self.strip_rows = len(snap.engines)
+            self.fit(self.app.size)
+        strip = self.query_one("#pane-engines", Pane)
+        if strip.max_scroll_y:  # rows beyond its height: the focused one in view
+            focused = next((i for i, row in enumerate(snap.engines) if row.focused), 0)
+            strip.scroll_to_region(Region(0, focused, 1, 1), animate=False, immediate=True)
         titled = (snap.engine, snap.partner.engine if snap.partner is not None else None)
         if titled == self._titled:  # the titles say so already (a focus mark kept its own)
             return

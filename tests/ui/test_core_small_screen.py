@@ -1,6 +1,7 @@
 """The kernel screen on small terminals: at 80x24 the Program and the Console keep rows
-with content and every other pane is a tab (the Engines and the Timeline included); at
-100x30 every key the footer shows is whole (none cut by the edge or the palette key)."""
+with content and every other pane is a tab (the Engines and the Timeline included); they
+come back as the rows grow; at 100x30 every key the footer shows is whole (none cut by
+the edge or the palette key)."""
 
 from __future__ import annotations
 
@@ -41,18 +42,25 @@ async def test_at_80x24_program_and_console_keep_rows_and_the_rest_are_tabs() ->
         assert sems.render_line(0).text.startswith("sem[0] = 3"), sems.render_line(0).text
 
 
-async def test_the_engines_tab_comes_back_as_a_strip_at_100x30() -> None:
+async def test_the_engines_then_the_timeline_come_back_as_the_rows_grow() -> None:
+    """At 100x30 the rows hold the strip beside the Program's least but not the Timeline
+    too (arrange.fit_rows); at 100x34 they hold both."""
     async with started(DOUBLE_BUFFER, size=(80, 24)) as (app, pilot):
         await pilot.press("2")  # the Engines tab
         await pilot.pause()
         assert not shown(app, "timeline")
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
-        assert shown(app, "engines") and shown(app, "timeline")
+        assert shown(app, "engines") and not shown(app, "timeline")
         assert app.screen.tab not in ("engines", "timeline")
         assert shown(app, app.screen.tab)
         bar = app.screen.query_one("#pane-bar").render_line(0).text
-        assert "Engines" not in bar and "Registers" in bar
+        assert "Engines" not in bar and "Timeline" in bar and "Registers" in bar
+        await pilot.resize_terminal(100, 34)
+        await pilot.pause()
+        assert shown(app, "engines") and shown(app, "timeline")
+        bar = app.screen.query_one("#pane-bar").render_line(0).text
+        assert "Timeline" not in bar and "Registers" in bar
 
 
 async def test_at_100x30_every_footer_key_is_whole() -> None:

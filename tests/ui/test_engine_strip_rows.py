@@ -17,9 +17,10 @@ from tests.ui.helpers import started
 SIZE = (100, 30)
 
 
-def neff_with_queues(folder: Path, queues: int) -> Path:
-    """synth.vector_add with `queues` DMA queues (its own and more, one entry each)."""
-    sg = synth.vector_add()
+def neff_with_queues(folder: Path, queues: int, loads: int = 2) -> Path:
+    """synth.vector_add (SP triggering `loads` entries) with `queues` DMA queues (its
+    own and more, one entry each)."""
+    sg = synth.vector_add(loads)
     extra = [f"qSPIO{i}" for i in range(1, queues)]
     entries = tuple(dataclasses.replace(synth.load(0), queue=q) for q in extra)
     sg = dataclasses.replace(
