@@ -153,3 +153,12 @@ def test_backing_variable_off_is_said_once_by_run_and_validate(tmp_path: Path) -
 @pytest.mark.parametrize("offsets", [{}, {"alone": 0}, {"a": None, "b": None}])
 def test_no_backing_note_when_no_offset_matters(offsets: dict[str, int | None]) -> None:
     assert backing_note(spilled(offsets)) is None
+
+
+def test_a_load_mask_select_on_dve_is_not_refused_for_its_engine() -> None:
+    # the 2.27 compiler issues it on DVE; no reference names its engine
+    for engine in (Engine.DVE, Engine.POOL):
+        v = judge_stream(stream(record(Opcode.LOAD_MASK_SELECT)), Gen.MARIANA, engine)
+        assert v.valid.tolist() == [True]
+    v = judge_stream(stream(record(Opcode.LOAD_MASK_SELECT)), Gen.MARIANA, Engine.ACT)
+    assert v.valid.tolist() == [False]
