@@ -533,7 +533,7 @@ class RaceDetector:
         s = self._s
         rel = _run_start(s.hist.get(sem), s.lost.get(sem, 0), holds, initial)
         if rel is not None:
-            self._join(self._index[engine], rel.clock, step)
+            self._acquire(self._index[engine], rel, step)
 
     def acquire_ge(self, engine: str, sem: int, value: int, step: int,
                    initial: int = 0) -> None:
@@ -544,9 +544,12 @@ class RaceDetector:
         h = s.hist.get(sem)
         if not h or h[-1].value < value:
             return
-        rel = _run_start_ge(h, s.lost.get(sem, 0), value, initial, not s.desc.get(sem))
+        if len(h) > 1 and h[-2].value < value:  # the newest release began the run
+            rel: _Release | None = h[-1]
+        else:
+            rel = _run_start_ge(h, s.lost.get(sem, 0), value, initial, not s.desc.get(sem))
         if rel is not None:
-            self._join(self._index[engine], rel.clock, step)
+            self._acquire(self._index[engine], rel, step)
 
     def fork(self, engine: str, step: int) -> tuple[int, ...]:
         """Hand out `engine`'s clock for work it starts but another actor completes (a
@@ -754,6 +757,16 @@ class RaceDetector:
         else:
             s.dropped += 1
         self._log((step, _RACE, pair, kept))
+
+    def _acquire(self, ei: int, rel: _Release, step: int) -> None:
+        """Engine `ei` joins the clock `rel` published, unless it has seen `rel`'s epoch
+        of its engine: each epoch is published once (a release or a fork advances it
+        after), and every clock that has seen an engine's epoch e is at least what that
+        engine published at e (by induction over the joins: clocks only grow), so the
+        join would change nothing (many waits of a NEFF join what they have seen)."""
+        r = rel.engine
+        if self._s.clocks[ei][r] < rel.clock[r]:
+            self._join(ei, rel.clock, step)
 
     def _join(self, ei: int, other: Sequence[int], step: int) -> None:
         """Engine `ei` joins clock `other`; what every engine is now ordered after goes."""
