@@ -125,6 +125,8 @@ class NeffRun:
                                   key=lambda i: ENGINE_ORDER.index(ENGINES[i].value))
         # per engine, the (semaphore, value) of the `>=` wait it was last found blocked on
         self._waits_on: list[tuple[int, int] | None] = [None] * len(ENGINES)
+        # the last checked step of an engine changed no semaphore and no queue
+        self._quiet = False
         self.race_check: RaceCheck | None = None
         if races:
             self.race_check = RaceCheck(
@@ -269,6 +271,15 @@ class NeffRun:
                 q = busy[i - n_engines]
                 got = tail[q] != head[q] and self._checked_complete(q)
             if got is True:
+                if idle == n - 1 and i < n_engines and self._quiet:
+                    # every other actor was found unable to step since this engine's last
+                    # step, and this step changed no semaphore and no queue: they still
+                    # cannot, and the schedule comes straight back to this one
+                    if limit is not None and self.steps >= limit:
+                        return self._limited()
+                    if self.interrupt.is_set():
+                        return self._interrupted()
+                    continue
                 idle = 0
             elif got is False:
                 idle += 1
@@ -315,6 +326,7 @@ class NeffRun:
                 v = 0
                 if u >= 0:
                     sem[u] = v = (sem[u] + 1) & 0xFFFFFFFF
+                self._quiet = u < 0 and entry is None
                 st.pc = pc + RECORD_BYTES
                 self.steps = step + 1
                 rc.sync(self._names[i], pc, step, h, hv, e, ev, u, v, t.um[k], entry)
@@ -331,6 +343,7 @@ class NeffRun:
             events = self._events(i, k)
         else:
             pre = rc.before(st, self._plan(i, k))
+        self._quiet = False  # (its handler may write a semaphore)
         st.reads = []
         rec = m.step()
         reads, st.reads = st.reads, None

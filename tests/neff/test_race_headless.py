@@ -95,6 +95,28 @@ def test_a_run_cut_short_has_found_what_the_core_had(steps: int) -> None:
     assert headless(sub(), steps) == on_core(sub(), steps)
 
 
+def test_a_run_cut_anywhere_stands_where_the_cores_does() -> None:
+    """DVE's NOPs change no semaphore: once every other actor is blocked, the schedule
+    runs them back to back (the runner then steps DVE again without the round); cut at
+    any step, each engine's PC and the races are the core's."""
+    def sub() -> Subgraph:
+        return vector_add(dve="NOP\n" * 12 + f"EVENT_SEMAPHORE {wait(SP_SEMS[1], 16)}\n"
+                          f"{tt_add(0, ROW, 2 * ROW, inc(6))}\n"
+                          f"{memset(2 * ROW + 8, 'step=[1,0,0,0]')}")
+    total = headless(sub(), None)[1]
+    for steps in range(1, total + 1):
+        nc = neff_core(lower_subgraph(sub(), Gen.CAYMAN), inputs={"a": A}, journal_budget=0)
+        nc.keep_writes(False)
+        nc.core.cont(max_steps=steps)
+        r = NeffRun(lower_subgraph(sub(), Gen.CAYMAN), {"a": A}, races=True)
+        r.run(steps)
+        assert r.race_check is not None
+        assert {e: m.state.pc for e, m in r.machines.items()} == {
+            e: nc.core.machines[e.value].state.pc for e in r.machines}, steps
+        assert r.race_check.races == nc.core.races
+    assert r.race_check.races != []
+
+
 def test_run_reports_the_cores_races_without_the_core(tmp_path: Path) -> None:
     """`run FILE.neff` (races on, `rr`) takes the headless runner; a breakpoint puts it on
     the core: the JSON `races` entries are the same, and a race exits 1 either way."""
