@@ -218,6 +218,8 @@ class _Release(NamedTuple):  # a tuple: built on every semaphore update, so chea
 
 
 _VALUE = itemgetter(2)  # a _Release's value
+# a _Release made from its tuple of fields (a NamedTuple's own __new__ is a Python call)
+_new_release = tuple.__new__
 
 
 class _Live:
@@ -502,7 +504,8 @@ class RaceDetector:
         """
         if when not in (READ, "complete"):
             raise ValueError(f"release when must be 'read' or 'complete', not {when!r}")
-        self._begin(step)
+        if step > self._step:  # (`_begin`: most events of a step are not its first)
+            self._begin(step)
         s = self._s
         ei = self._index[engine]
         clock = s.clocks[ei]
@@ -518,7 +521,7 @@ class RaceDetector:
                 down -= h[1].value < lost.value  # that pair leaves the history
             if down:
                 s.desc[sem] = s.desc.get(sem, 0) + down
-        h.append(_Release(ei, pc, value, tuple(clock), when, step))
+        h.append(_new_release(_Release, (ei, pc, value, tuple(clock), when, step)))
         prev = s.read_rel[ei]
         if when == READ and update:
             s.read_rel[ei] = (step, pc, clock[ei], _mode_name(mode))
@@ -539,7 +542,8 @@ class RaceDetector:
                    initial: int = 0) -> None:
         """`acquire` of the wait `sem >= value` (a NEFF's only wait), which compares the
         history's values directly instead of calling a condition on each."""
-        self._begin(step)
+        if step > self._step:
+            self._begin(step)
         s = self._s
         h = s.hist.get(sem)
         if not h or h[-1].value < value:
