@@ -21,7 +21,9 @@ instruction or a DMA entry the model refused: the run stops there); interrupted;
 With `races=True` the run checks races (machine.neff.racecheck): it then follows the
 core's `rr` schedule step for step (one step of each actor that can step, in the core's
 actor order), so the races found are the core's; records that only synchronise still
-run inline, one at a time.
+run inline, one at a time (an engine whose inline record changed no semaphore and no
+queue while all the others were blocked steps again without visiting them: the
+schedule would come straight back to it).
 """
 
 from __future__ import annotations
