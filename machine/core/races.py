@@ -222,6 +222,31 @@ _VALUE = itemgetter(2)  # a _Release's value
 _new_release = tuple.__new__
 
 
+class _Run(NamedTuple):
+    """What `access_run` reads of a run's Regions: those with elements (`parts`), the
+    space they share ("" when they do not), whether no two parts are equal, and their
+    hull (lowest p0, highest p1, lowest byte, one past the highest). `regions`: as
+    given (what keeps their identities, the cache's key, alive)."""
+
+    regions: tuple[Region, ...]
+    parts: tuple[Region, ...]
+    space: str
+    distinct: bool
+    hull: tuple[int, int, int, int]
+
+    @classmethod
+    def of(cls, regions: Sequence[Region]) -> _Run:
+        parts = tuple(r for r in regions if r.count)  # as `access`: nothing to check
+        spaces = {r.space for r in parts}
+        space = spaces.pop() if len(spaces) == 1 else ""
+        if not parts:
+            return cls(tuple(regions), parts, space, True, (0, 0, 0, 0))
+        bounds = [r.bounds for r in parts]
+        return cls(tuple(regions), parts, space, len(set(parts)) == len(parts),
+                   (min(r.p0 for r in parts), max(r.p1 for r in parts),
+                    min(b[0] for b in bounds), max(b[1] for b in bounds)))
+
+
 class _Live:
     """A stored access: its epoch, insertion order and the _READ release of its step; or
     a run of them (`access_run`: `acc` with each Region of `parts`, oldest first), with
@@ -350,8 +375,8 @@ class RaceDetector:
         # strided patterns: byte runs, and the verdicts of pairs (loops repeat them)
         self._runs: dict[_Pattern, _Runs] = {}
         self._pairs: dict[tuple[_Pattern, _Pattern], tuple[int, int] | None] = {}
-        # a run's parts by their identities (kept alive here) -> are they all different
-        self._distinct_parts: dict[tuple[int, ...], tuple[tuple[Region, ...], bool]] = {}
+        # what `access_run` reads of its Regions, by their identities (`_run`)
+        self._runs_of_parts: dict[tuple[int, ...], _Run] = {}
 
     # -- what the core reads ---------------------------------------------------------
 
@@ -435,10 +460,11 @@ class RaceDetector:
         first). The instruction's (engine, pc) must be that of no other access of its
         engine (a DMA queue's pc is the entry's ordinal): a run's parts are never
         replaced by a later identical access. With an undo log, they go one by one."""
-        parts = [r for r in regions if r.count]  # as `access`: nothing to check
+        run = self._run(regions)
+        parts = run.parts
         space = acc.region.space
         if (len(parts) < 2 or self._budget or len(self.engines) < 2
-                or any(r.space != space for r in parts)):
+                or run.space != space):
             found: list[Race] = []
             for r in parts or regions[:1]:
                 found += self.access(dataclasses.replace(acc, region=r))
@@ -453,11 +479,7 @@ class RaceDetector:
         idx = self._idx.get(space)
         if idx is None:
             idx = self._idx[space] = [_indexed(store) for store in stores]
-        p0 = min(r.p0 for r in parts)
-        p1 = max(r.p1 for r in parts)
-        bounds = [r.bounds for r in parts]
-        lo = min(b[0] for b in bounds)
-        hi = max(b[1] for b in bounds)
+        p0, p1, lo, hi = run.hull
         kb = (acc.engine, acc.pc, acc.kind)
         reading = acc.kind == READ
         # (the first part that meets it, engine, newest-first rank, pair, stored, hit):
@@ -488,7 +510,7 @@ class RaceDetector:
                 race = self._race(live, a, b, ov, clock[ej])
                 self._report(acc.step, pair, race)
                 found.append(race)
-        self._store_run(acc, parts, (p0, p1, lo, hi), ei, stores[ei], idx[ei], clock[ei])
+        self._store_run(acc, run, ei, stores[ei], idx[ei], clock[ei])
         return found
 
     def release(self, engine: str, pc: int, sem: int, value: int,
@@ -666,21 +688,23 @@ class RaceDetector:
                 return dataclasses.replace(live.acc, region=r), ov
         return None
 
-    def _store_run(self, acc: Access, parts: list[Region], hull: tuple[int, int, int, int],
-                   ei: int, store: _Store, idx: LiveIndex[_Live], epoch: int) -> None:
+    def _store_run(self, acc: Access, run: _Run, ei: int, store: _Store,
+                   idx: LiveIndex[_Live], epoch: int) -> None:
         """Store a run (`access_run`) as one stored access, as `_store` of each part in
         turn would keep them: an identical earlier part gives way to the later one."""
         s = self._s
-        if not self._distinct(parts):  # the order of each pattern's last occurrence
+        parts = run.parts
+        if not run.distinct:  # the order of each pattern's last occurrence
             last: dict[Region, None] = {}
             for r in parts:
                 last.pop(r, None)
                 last[r] = None
-            parts = list(last)
+            parts = tuple(last)
+        hull = run.hull
         m = s.read_rel[ei]
         rr = m if acc.kind == WRITE and m is not None and m[0] == acc.step else None
         live = _Live(dataclasses.replace(acc, region=parts[-1]), epoch, s.seq, rr)
-        live.parts = tuple(parts)
+        live.parts = parts
         live.p0, live.p1, live.lo, live.hi = hull
         key: _Key = (acc.pc, acc.kind, -1, -1, -1, -1, (), ())
         space = acc.region.space
@@ -695,17 +719,17 @@ class RaceDetector:
         self._log((acc.step, _ADD, space, ei, key, None))
         self._evict(space, ei, store, idx, acc.step)
 
-    def _distinct(self, parts: list[Region]) -> bool:
-        """Whether no two of `parts` are equal, kept by the parts' identities (a NEFF's
-        entries repeat a few sides, as shared Regions), the parts held with the answer
-        so that no identity is reused while it is a key."""
-        key = tuple(map(id, parts))
-        got = self._distinct_parts.get(key)
+    def _run(self, regions: Sequence[Region]) -> _Run:
+        """What `access_run` reads of `regions`, kept by their identities (a NEFF's
+        entries repeat a few sides, as shared Regions; the Regions are held with it, so
+        that no identity is reused while it is a key)."""
+        key = tuple(map(id, regions))
+        got = self._runs_of_parts.get(key)
         if got is None:
-            if len(self._distinct_parts) >= RUNS_CACHE:
-                self._distinct_parts.clear()
-            got = self._distinct_parts[key] = (tuple(parts), len(set(parts)) == len(parts))
-        return got[1]
+            if len(self._runs_of_parts) >= RUNS_CACHE:
+                self._runs_of_parts.clear()
+            got = self._runs_of_parts[key] = _Run.of(regions)
+        return got
 
     def _evict(self, space: str, ei: int, store: _Store, idx: LiveIndex[_Live],
                step: int) -> None:
