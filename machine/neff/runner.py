@@ -463,7 +463,9 @@ class NeffRun:
         self.steps += k - k0
         if interrupted:
             return self._interrupted()
-        if limit is not None and self.steps >= limit and k < n:
+        if limit is not None and self.steps >= limit and k < n and self._may_issue(i):
+            # (a record that cannot issue is no step cut off: the run goes on to find
+            # another actor that can, or the end, as a journaled run does)
             return self._limited()
         return k > k0
 
