@@ -12,7 +12,8 @@ steps/s, peak memory of the child):
 - `run --break deadlock --races off`: the same on the core (every step through an
   actor, no race detection);
 - `run` (races on): the headless runner with its race check (machine.neff.racecheck:
-  the core's detector under the core's `rr` schedule; target <= 2x the cost without);
+  the core's detector under the core's `rr` schedule; target <= 2x the cost without,
+  the ratio printed after the four);
 - `run --break deadlock`: the core with race detection, for reference;
 
 and in process: open + lowering + loading on the core (what a TUI's first frame waits
@@ -99,15 +100,21 @@ def main() -> None:
         subprocess.run([sys.executable, __file__, "--write", str(path), "--pe", str(args.pe),
                         "--entries", str(args.entries), "--descriptors",
                         str(args.descriptors)], check=True)
+        took: dict[str, tuple[float, float]] = {}
         for label, extra in (("run --races off (headless)", ["--races", "off"]),
                              ("run on the core, races off",
                               ["--races", "off", "--break", "deadlock"]),
                              ("run --races on (headless)", []),
                              ("run on the core, races on", ["--break", "deadlock"])):
             dt, cpu, code, peak, out = _child(["run", str(path), "--json", *extra])
+            took[label] = dt, cpu
             steps = json.loads(out)["steps"] if out.strip() else 0
             print(f"{label}: {dt:.2f} s whole process ({cpu:.2f} s CPU), {steps:,} steps, "
                   f"{steps / dt:,.0f} steps/s, exit {code}, peak memory {peak / 1e6:.0f} MB")
+        (off, off_cpu), (on, on_cpu) = (took["run --races off (headless)"],
+                                        took["run --races on (headless)"])
+        print(f"races on / races off (headless): {on / off:.2f}x whole process "
+              f"({on_cpu / off_cpu:.2f}x CPU; target <= 2x)")
         best = float("inf")
         for _ in range(3):
             t = time.perf_counter()

@@ -21,8 +21,8 @@ before it (a fault is machine state, never an exception out of `step`). Run alon
 (`history`: machine/history.py, `journal_budget` bytes; 0 keeps the last steps only);
 in a core its history is the core's, and it keeps only the state it loaded with (a
 program's session images, `initial_memory`). Run alone with budget 0 it is `headless`:
-its steps keep no journal (nothing to undo or refresh), make no Write list and share one
-decode per record body (`_headless`).
+its steps keep no journal (nothing to undo or refresh), make no Write list (but for a
+race feed) and share one decode per record body (`_headless`).
 
 Decisions where the specification is silent:
 - A record write (`write_record`, what the TUI's "apply fix" makes through the core)
@@ -85,7 +85,7 @@ from neurondbg.machine.journal import PC_LIMIT
 from neurondbg.machine.legality.explain import explain, validate
 from neurondbg.machine.legality.result import Verdict
 from neurondbg.machine.spaces import SPACES, Space
-from neurondbg.machine.state import RECORD_BYTES, MachineConfig, MachineState
+from neurondbg.machine.state import RECORD_BYTES, MachineConfig, MachineState, Write
 
 __all__ = ["CONDITION_ERRORS", "FAST_CHUNK", "Machine"]  # CONDITION_ERRORS: machine.breakpoints'
 
@@ -355,10 +355,14 @@ class Machine:
         semaphore update; any other runs its handler with the journal recording only
         so that a fault can be undone (then dropped: nothing is kept). An update that
         reads a register, or one `update_events` refuses, takes `_execute`. No Write list is
-        made. The StepRecord's `instruction` is the body's decode (its events may be
-        another record's; `index`, `pc` and `verdict` are record i's)."""
+        made, unless the step's memory reads are being recorded (`state.reads` a list: a
+        race feed, machine.neff.racecheck): then the reads are, and the record carries
+        the Writes `_execute` would give it, in its order, without the old bytes of
+        memory (None: a headless step keeps none). The StepRecord's `instruction` is
+        the body's decode (its events may be another record's; `index`, `pc` and
+        `verdict` are record i's)."""
         st = self.state
-        if st.reads is not None or not (self.config.execute_invalid or self.valid(i)):
+        if not (self.config.execute_invalid or self.valid(i)):
             return None
         raw = self.program.record(i)
         key = _body_key(raw)
@@ -383,14 +387,22 @@ class Machine:
             return None
         sem = st.sem
         direct = body.direct
+        reads = st.reads
+        writes: list[Write] | None = None
+        if reads is not None:  # recorded (docstring): the Writes too, as `_execute` does
+            st.writes = writes = []
         if direct is not None and (wm in _NO_WAIT or (wm == WaitMode.SEM_GE_IMM
                                                        and sem[wi] >= val)):
-            direct(st)
+            direct(st)  # (its Write too, when `writes` is a list)
             if update is not None:
-                sem[ui] = update(sem[ui], val) & 0xFFFFFFFF
+                old = sem[ui]
+                sem[ui] = new = update(old, val) & 0xFFFFFFFF
+                if writes is not None:
+                    writes.append(Write(f"sem[{ui}]", old, new))
             st.pc = pc + RECORD_BYTES
             st.journal.origin += 1  # the step count goes on (no step is kept)
         else:
+            n_reads = 0 if reads is None else len(reads)
             j = st.journal
             st.begin_step()
             st.journal_memory = not body.last
@@ -407,12 +419,17 @@ class Machine:
                 st.journal_memory = True
                 st.end_step()
                 st.undo_step()
+                st.writes = None
+                if reads is not None:
+                    del reads[n_reads:]  # read again by `_execute`
                 return None
             st.journal_memory = True
             st.end_step()
             j.clear(len(j))  # headless: no step is kept
+        st.writes = None
         return StepRecord(step, pc, i, inst, LazyVerdict(partial(self.verdict, i)),
-                          halted=st.halted, next_pc=st.pc)
+                          writes if writes is not None else [], halted=st.halted,
+                          next_pc=st.pc)
 
     def _body(self, raw: bytes) -> _Body | None:
         """What `_headless` runs for records with `raw`'s body (None: `_execute` runs them)."""

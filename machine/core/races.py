@@ -218,6 +218,33 @@ class _Release(NamedTuple):  # a tuple: built on every semaphore update, so chea
 
 
 _VALUE = itemgetter(2)  # a _Release's value
+# a _Release made from its tuple of fields (a NamedTuple's own __new__ is a Python call)
+_new_release = tuple.__new__
+
+
+class _Run(NamedTuple):
+    """What `access_run` reads of a run's Regions: those with elements (`parts`), the
+    space they share ("" when they do not), whether no two parts are equal, and their
+    hull (lowest p0, highest p1, lowest byte, one past the highest). `regions`: as
+    given (what keeps their identities, the cache's key, alive)."""
+
+    regions: tuple[Region, ...]
+    parts: tuple[Region, ...]
+    space: str
+    distinct: bool
+    hull: tuple[int, int, int, int]
+
+    @classmethod
+    def of(cls, regions: Sequence[Region]) -> _Run:
+        parts = tuple(r for r in regions if r.count)  # as `access`: nothing to check
+        spaces = {r.space for r in parts}
+        space = spaces.pop() if len(spaces) == 1 else ""
+        if not parts:
+            return cls(tuple(regions), parts, space, True, (0, 0, 0, 0))
+        bounds = [r.bounds for r in parts]
+        return cls(tuple(regions), parts, space, len(set(parts)) == len(parts),
+                   (min(r.p0 for r in parts), max(r.p1 for r in parts),
+                    min(b[0] for b in bounds), max(b[1] for b in bounds)))
 
 
 class _Live:
@@ -348,8 +375,8 @@ class RaceDetector:
         # strided patterns: byte runs, and the verdicts of pairs (loops repeat them)
         self._runs: dict[_Pattern, _Runs] = {}
         self._pairs: dict[tuple[_Pattern, _Pattern], tuple[int, int] | None] = {}
-        # a run's parts by their identities (kept alive here) -> are they all different
-        self._distinct_parts: dict[tuple[int, ...], tuple[tuple[Region, ...], bool]] = {}
+        # what `access_run` reads of its Regions, by their identities (`_run`)
+        self._runs_of_parts: dict[tuple[int, ...], _Run] = {}
 
     # -- what the core reads ---------------------------------------------------------
 
@@ -433,10 +460,11 @@ class RaceDetector:
         first). The instruction's (engine, pc) must be that of no other access of its
         engine (a DMA queue's pc is the entry's ordinal): a run's parts are never
         replaced by a later identical access. With an undo log, they go one by one."""
-        parts = [r for r in regions if r.count]  # as `access`: nothing to check
+        run = self._run(regions)
+        parts = run.parts
         space = acc.region.space
         if (len(parts) < 2 or self._budget or len(self.engines) < 2
-                or any(r.space != space for r in parts)):
+                or run.space != space):
             found: list[Race] = []
             for r in parts or regions[:1]:
                 found += self.access(dataclasses.replace(acc, region=r))
@@ -451,11 +479,7 @@ class RaceDetector:
         idx = self._idx.get(space)
         if idx is None:
             idx = self._idx[space] = [_indexed(store) for store in stores]
-        p0 = min(r.p0 for r in parts)
-        p1 = max(r.p1 for r in parts)
-        bounds = [r.bounds for r in parts]
-        lo = min(b[0] for b in bounds)
-        hi = max(b[1] for b in bounds)
+        p0, p1, lo, hi = run.hull
         kb = (acc.engine, acc.pc, acc.kind)
         reading = acc.kind == READ
         # (the first part that meets it, engine, newest-first rank, pair, stored, hit):
@@ -486,7 +510,7 @@ class RaceDetector:
                 race = self._race(live, a, b, ov, clock[ej])
                 self._report(acc.step, pair, race)
                 found.append(race)
-        self._store_run(acc, parts, (p0, p1, lo, hi), ei, stores[ei], idx[ei], clock[ei])
+        self._store_run(acc, run, ei, stores[ei], idx[ei], clock[ei])
         return found
 
     def release(self, engine: str, pc: int, sem: int, value: int,
@@ -502,7 +526,8 @@ class RaceDetector:
         """
         if when not in (READ, "complete"):
             raise ValueError(f"release when must be 'read' or 'complete', not {when!r}")
-        self._begin(step)
+        if step > self._step:  # (`_begin`: most events of a step are not its first)
+            self._begin(step)
         s = self._s
         ei = self._index[engine]
         clock = s.clocks[ei]
@@ -518,7 +543,7 @@ class RaceDetector:
                 down -= h[1].value < lost.value  # that pair leaves the history
             if down:
                 s.desc[sem] = s.desc.get(sem, 0) + down
-        h.append(_Release(ei, pc, value, tuple(clock), when, step))
+        h.append(_new_release(_Release, (ei, pc, value, tuple(clock), when, step)))
         prev = s.read_rel[ei]
         if when == READ and update:
             s.read_rel[ei] = (step, pc, clock[ei], _mode_name(mode))
@@ -533,20 +558,24 @@ class RaceDetector:
         s = self._s
         rel = _run_start(s.hist.get(sem), s.lost.get(sem, 0), holds, initial)
         if rel is not None:
-            self._join(self._index[engine], rel.clock, step)
+            self._acquire(self._index[engine], rel, step)
 
     def acquire_ge(self, engine: str, sem: int, value: int, step: int,
                    initial: int = 0) -> None:
         """`acquire` of the wait `sem >= value` (a NEFF's only wait), which compares the
         history's values directly instead of calling a condition on each."""
-        self._begin(step)
+        if step > self._step:
+            self._begin(step)
         s = self._s
         h = s.hist.get(sem)
         if not h or h[-1].value < value:
             return
-        rel = _run_start_ge(h, s.lost.get(sem, 0), value, initial, not s.desc.get(sem))
+        if len(h) > 1 and h[-2].value < value:  # the newest release began the run
+            rel: _Release | None = h[-1]
+        else:
+            rel = _run_start_ge(h, s.lost.get(sem, 0), value, initial, not s.desc.get(sem))
         if rel is not None:
-            self._join(self._index[engine], rel.clock, step)
+            self._acquire(self._index[engine], rel, step)
 
     def fork(self, engine: str, step: int) -> tuple[int, ...]:
         """Hand out `engine`'s clock for work it starts but another actor completes (a
@@ -659,21 +688,23 @@ class RaceDetector:
                 return dataclasses.replace(live.acc, region=r), ov
         return None
 
-    def _store_run(self, acc: Access, parts: list[Region], hull: tuple[int, int, int, int],
-                   ei: int, store: _Store, idx: LiveIndex[_Live], epoch: int) -> None:
+    def _store_run(self, acc: Access, run: _Run, ei: int, store: _Store,
+                   idx: LiveIndex[_Live], epoch: int) -> None:
         """Store a run (`access_run`) as one stored access, as `_store` of each part in
         turn would keep them: an identical earlier part gives way to the later one."""
         s = self._s
-        if not self._distinct(parts):  # the order of each pattern's last occurrence
+        parts = run.parts
+        if not run.distinct:  # the order of each pattern's last occurrence
             last: dict[Region, None] = {}
             for r in parts:
                 last.pop(r, None)
                 last[r] = None
-            parts = list(last)
+            parts = tuple(last)
+        hull = run.hull
         m = s.read_rel[ei]
         rr = m if acc.kind == WRITE and m is not None and m[0] == acc.step else None
         live = _Live(dataclasses.replace(acc, region=parts[-1]), epoch, s.seq, rr)
-        live.parts = tuple(parts)
+        live.parts = parts
         live.p0, live.p1, live.lo, live.hi = hull
         key: _Key = (acc.pc, acc.kind, -1, -1, -1, -1, (), ())
         space = acc.region.space
@@ -688,17 +719,17 @@ class RaceDetector:
         self._log((acc.step, _ADD, space, ei, key, None))
         self._evict(space, ei, store, idx, acc.step)
 
-    def _distinct(self, parts: list[Region]) -> bool:
-        """Whether no two of `parts` are equal, kept by the parts' identities (a NEFF's
-        entries repeat a few sides, as shared Regions), the parts held with the answer
-        so that no identity is reused while it is a key."""
-        key = tuple(map(id, parts))
-        got = self._distinct_parts.get(key)
+    def _run(self, regions: Sequence[Region]) -> _Run:
+        """What `access_run` reads of `regions`, kept by their identities (a NEFF's
+        entries repeat a few sides, as shared Regions; the Regions are held with it, so
+        that no identity is reused while it is a key)."""
+        key = tuple(map(id, regions))
+        got = self._runs_of_parts.get(key)
         if got is None:
-            if len(self._distinct_parts) >= RUNS_CACHE:
-                self._distinct_parts.clear()
-            got = self._distinct_parts[key] = (tuple(parts), len(set(parts)) == len(parts))
-        return got[1]
+            if len(self._runs_of_parts) >= RUNS_CACHE:
+                self._runs_of_parts.clear()
+            got = self._runs_of_parts[key] = _Run.of(regions)
+        return got
 
     def _evict(self, space: str, ei: int, store: _Store, idx: LiveIndex[_Live],
                step: int) -> None:
@@ -754,6 +785,16 @@ class RaceDetector:
         else:
             s.dropped += 1
         self._log((step, _RACE, pair, kept))
+
+    def _acquire(self, ei: int, rel: _Release, step: int) -> None:
+        """Engine `ei` joins the clock `rel` published, unless it has seen `rel`'s epoch
+        of its engine: each epoch is published once (a release or a fork advances it
+        after), and every clock that has seen an engine's epoch e is at least what that
+        engine published at e (by induction over the joins: clocks only grow), so the
+        join would change nothing (many waits of a NEFF join what they have seen)."""
+        r = rel.engine
+        if self._s.clocks[ei][r] < rel.clock[r]:
+            self._join(ei, rel.clock, step)
 
     def _join(self, ei: int, other: Sequence[int], step: int) -> None:
         """Engine `ei` joins clock `other`; what every engine is now ordered after goes."""

@@ -90,8 +90,8 @@ def handler_for(opcode: int, engine: str, gen: Gen) -> tuple[Handler | None, str
 def direct_for(opcode: int, state: MachineState, inst: Instruction, engine: str
                ) -> Callable[[MachineState], None] | None:
     """A headless step's direct write for `inst` (machine.engines.pool.DIRECT: a closure
-    that makes the handler's memory write, never raising), or None: the step runs the
-    handler."""
+    that makes the handler's memory write, and its Write while `state.writes` is a list,
+    never raising), or None: the step runs the handler."""
     from neurondbg.machine.engines.pool import DIRECT
 
     build = DIRECT.get(opcode)

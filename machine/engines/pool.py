@@ -32,7 +32,7 @@ from neurondbg.machine.engines.tensor import (
 from neurondbg.machine.isa.enums import AluOp, TensorSubdim
 from neurondbg.machine.isa.opcodes import Opcode as Op
 from neurondbg.machine.isa.structs import pair_hi, pair_lo
-from neurondbg.machine.state import MachineState, Region
+from neurondbg.machine.state import MachineState, Region, Write
 
 if TYPE_CHECKING:
     from neurondbg.machine.isa.codec import Instruction
@@ -132,9 +132,12 @@ Direct = Callable[[MachineState], None]
 def memset_direct(state: MachineState, inst: Instruction, engine: str) -> Direct | None:
     """MEMSET's write as one numpy assignment for a headless step (machine.debugger):
     the operand resolved once, the value's bytes made once; None when the operand is in
-    register mode or faults (the step then takes `memset`). What it writes is what
-    `memset` writes: every element of dst gets the same bytes, so one slice or strided
-    assignment gives them whatever the order (or overlap) of the elements."""
+    register mode or faults, or when its elements hold more bytes than a partition
+    (the step then takes `memset`). What it writes is what `memset` writes: every
+    element of dst gets the same bytes, so one slice or strided assignment gives them
+    whatever the order (or overlap) of the elements. While the
+    step's writes are recorded (`state.writes` a list: a race feed), it appends the
+    Write `memset` makes, its `new` the same bytes (one row, broadcast), no old ones."""
     f: Fields = inst.fields
     if f["dst.start_addr"] & ADDR_MARKERS:
         return None
@@ -144,13 +147,18 @@ def memset_direct(state: MachineState, inst: Instruction, engine: str) -> Direct
         return None
     value = np.array([f["set_value"]], np.uint32).astype(f"<u{dst.size}").view(np.uint8)
     space, rows = dst.space, slice(dst.p0, dst.p1)
+    if dst.count * dst.size > state.memory(space).shape[1]:
+        return None  # overlapping elements, more of them than a partition has bytes
+    line = np.tile(value, dst.count)
+    new = np.broadcast_to(line, (dst.p1 - dst.p0, line.size))  # read-only: one row's bytes
     if dst.contiguous:
         cols = dst.byte_index
-        line = np.tile(value, dst.count)
 
         def write_slice(st: MachineState) -> None:
             st.protect(dst)
             st.memory(space)[rows, cols] = line
+            if st.writes is not None:
+                st.writes.append(Write(space, None, new, region=dst))
         return write_slice
     if dst.strided(state.memory(space)) is None:
         return None
@@ -160,6 +168,8 @@ def memset_direct(state: MachineState, inst: Instruction, engine: str) -> Direct
         view = dst.strided(st.memory(space))
         assert view is not None  # bounds checked by `operand`; the geometry never changes
         view[...] = value.view(view.dtype)  # one element's bytes, to every element
+        if st.writes is not None:
+            st.writes.append(Write(space, None, new, region=dst))
     return write_strided
 
 

@@ -58,19 +58,21 @@ class RaceCheck:
     def races(self) -> list[Race]:
         return self.detector.races
 
-    def sync(self, engine: str, pc: int, step: int, waits: Sequence[tuple[int, int]],
-             update: tuple[int, int, int] | None, entry: int | None) -> None:
-        """A record with no memory operand run inline: its satisfied `>=` waits
-        (semaphore, value), its header update (semaphore, value after, mode) and the
-        entry index it enqueued (a trigger), in the core's order."""
+    def sync(self, engine: str, pc: int, step: int, h: int, hv: int, e: int, ev: int,
+             sem: int, value: int, mode: int, entry: int | None) -> None:
+        """A record with no memory operand run inline: its satisfied `>=` waits, the
+        header's `sem[h] >= hv` and EVENT_SEMAPHORE's `sem[e] >= ev` (-1: none), its
+        header update (semaphore, -1 for none; its value after; its mode) and the entry
+        index it enqueued (a trigger), in the core's order. (Ints, not tuples: most
+        records of a NEFF come this way.)"""
         det = self.detector
-        init = self.initial
-        for sem, value in waits:
-            det.acquire_ge(engine, sem, value, step, init[sem])
-        if update is not None:
-            sem, value, mode = update
+        if h >= 0:
+            det.acquire_ge(engine, h, hv, step, self.initial[h])
+        if e >= 0:
+            det.acquire_ge(engine, e, ev, step, self.initial[e])
+        if sem >= 0:
             det.release(engine, pc, sem, value, "complete" if mode & 0x10 else READ, step,
-                        UpdateMode(mode))
+                        _MODES[mode])
         if entry is not None:
             self.forked(engine, pc, step, entry)
 
@@ -144,3 +146,6 @@ class RaceCheck:
         if writes:
             det.access_run(Access(queue, k, op, WRITE, writes[0], step, queued), writes)
         det.release(queue, k, s, value, "complete", step)
+
+
+_MODES: dict[int, UpdateMode] = {int(m): m for m in UpdateMode}  # (an Enum call costs ~1 us)

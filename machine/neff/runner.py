@@ -21,7 +21,9 @@ instruction or a DMA entry the model refused: the run stops there); interrupted;
 With `races=True` the run checks races (machine.neff.racecheck): it then follows the
 core's `rr` schedule step for step (one step of each actor that can step, in the core's
 actor order), so the races found are the core's; records that only synchronise still
-run inline, one at a time.
+run inline, one at a time (an engine whose inline record changed no semaphore and no
+queue while all the others were blocked steps again without visiting them: the
+schedule would come straight back to it).
 """
 
 from __future__ import annotations
@@ -117,10 +119,16 @@ class NeffRun:
         # the core's actors: the engines in its order, then each DMA queue that has entries
         self.busy = [q for q, name in enumerate(self.dma.names)
                      if any(x.queue == name for x in self.dma.entries)]
+        self._names = [e.value for e in ENGINES]  # (an Enum's value is a property)
+        # per engine, what a checked step reads first: its machine, state, table, base
+        self._engines = [(m, m.state, t, m.config.base) for m, t in zip(self._ms, self._tables,
+                                                                         strict=True)]
         self._core_order = sorted(range(len(ENGINES)),
                                   key=lambda i: ENGINE_ORDER.index(ENGINES[i].value))
         # per engine, the (semaphore, value) of the `>=` wait it was last found blocked on
         self._waits_on: list[tuple[int, int] | None] = [None] * len(ENGINES)
+        # the last checked step of an engine changed no semaphore and no queue
+        self._quiet = False
         self.race_check: RaceCheck | None = None
         if races:
             self.race_check = RaceCheck(
@@ -265,6 +273,15 @@ class NeffRun:
                 q = busy[i - n_engines]
                 got = tail[q] != head[q] and self._checked_complete(q)
             if got is True:
+                if idle == n - 1 and i < n_engines and self._quiet:
+                    # every other actor was found unable to step since this engine's last
+                    # step, and this step changed no semaphore and no queue: they still
+                    # cannot, and the schedule comes straight back to this one
+                    if limit is not None and self.steps >= limit:
+                        return self._limited()
+                    if self.interrupt.is_set():
+                        return self._interrupted()
+                    continue
                 idle = 0
             elif got is False:
                 idle += 1
@@ -277,53 +294,50 @@ class NeffRun:
         """Engine i's next record, if it can step now (False: it cannot)."""
         rc = self.race_check
         assert rc is not None
-        m = self._ms[i]
-        st = m.state
+        m, st, t, base = self._engines[i]
         if st.halted:
             self._waits_on[i] = _NEVER
             return False
-        t = self._tables[i]
-        base = m.config.base
         pc = st.pc
         k = (pc - base) // RECORD_BYTES
-        engine = ENGINES[i]
         step = self.steps
         inside = 0 <= k < len(t.fast)
-        sem = st.sem
-        if inside and t.plain[k]:
-            w = t.hi[k]
-            if w >= 0 and sem[w] < t.hv[k]:
-                self._waits_on[i] = (w, t.hv[k])
+        plain = inside and t.plain[k]
+        if plain:
+            sem = st.sem
+            h, hv, e, ev = t.hi[k], t.hv[k], t.ei[k], t.ev[k]
+            if h >= 0 and sem[h] < hv:
+                self._waits_on[i] = (h, hv)
                 return False
-            w = t.ei[k]
-            if w >= 0 and sem[w] < t.ev[k]:
-                self._waits_on[i] = (w, t.ev[k])
+            if e >= 0 and sem[e] < ev:
+                self._waits_on[i] = (e, ev)
                 return False
-        self._waits_on[i] = None
-        if inside and t.fast[k]:
-            waits = t.waits(k)
-            what = t.kind[k]
-            entry = None
-            if what == _TRIGGER:
-                try:
-                    self.dma.trigger(st, engine, t.queue[k], t.entry[k])
-                except Fault as e:
-                    return self._trigger_fault(engine, k, e)
-                entry = self._enqueued(t.queue[k])
-            elif what == _OPAQUE and t.ops[k] not in self._marked:
-                self._mark(st, engine, base, k)
-            u = t.ui[k]
-            update = None
-            if u >= 0:
-                sem[u] = v = (sem[u] + 1) & 0xFFFFFFFF
-                update = (u, v, t.um[k])
-            st.pc = pc + RECORD_BYTES
-            self.steps = step + 1
-            rc.sync(engine.value, pc, step, waits, update, entry)
-            return True
-        plain = inside and t.plain[k] and t.ops[k] not in _WHOLE_RECORD
-        if not (inside and t.plain[k]) and self.blocked(i) is not None:
-            return False
+            self._waits_on[i] = None
+            if t.fast[k]:
+                what = t.kind[k]
+                entry = None
+                if what == _TRIGGER:
+                    try:
+                        self.dma.trigger(st, ENGINES[i], t.queue[k], t.entry[k])
+                    except Fault as err:
+                        return self._trigger_fault(ENGINES[i], k, err)
+                    entry = self._enqueued(t.queue[k])
+                elif what == _OPAQUE and t.ops[k] not in self._marked:
+                    self._mark(st, ENGINES[i], base, k)
+                u = t.ui[k]
+                v = 0
+                if u >= 0:
+                    sem[u] = v = (sem[u] + 1) & 0xFFFFFFFF
+                self._quiet = u < 0 and entry is None
+                st.pc = pc + RECORD_BYTES
+                self.steps = step + 1
+                rc.sync(self._names[i], pc, step, h, hv, e, ev, u, v, t.um[k], entry)
+                return True
+        else:
+            self._waits_on[i] = None
+            if self.blocked(i) is not None:
+                return False
+        plain = plain and t.ops[k] not in _WHOLE_RECORD
         if plain:
             # its waits from the table (`>=` ones), its semaphore writes from the bytes
             # that name them (a stream's records share a few)
@@ -331,17 +345,18 @@ class NeffRun:
             events = self._events(i, k)
         else:
             pre = rc.before(st, self._plan(i, k))
+        self._quiet = False  # (its handler may write a semaphore)
         st.reads = []
         rec = m.step()
         reads, st.reads = st.reads, None
         if rec.invalid or rec.fault:
-            return self._refused(engine, rec)
+            return self._refused(ENGINES[i], rec)
         self.steps = step + 1
         entry = self._enqueued(t.queue[k]) if inside and t.kind[k] == _TRIGGER else None
         if plain:
-            rc.plain_step(engine.value, rec, waits, events, reads or [], step, entry)
+            rc.plain_step(self._names[i], rec, waits, events, reads or [], step, entry)
         else:
-            rc.step(engine.value, rec, pre, reads or [], step, entry)
+            rc.step(self._names[i], rec, pre, reads or [], step, entry)
         return True
 
     def _events(self, i: int, k: int) -> tuple[SemEvent, ...]:
@@ -448,7 +463,9 @@ class NeffRun:
         self.steps += k - k0
         if interrupted:
             return self._interrupted()
-        if limit is not None and self.steps >= limit and k < n:
+        if limit is not None and self.steps >= limit and k < n and self._may_issue(i):
+            # (a record that cannot issue is no step cut off: the run goes on to find
+            # another actor that can, or the end, as a journaled run does)
             return self._limited()
         return k > k0
 

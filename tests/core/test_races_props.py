@@ -68,8 +68,7 @@ def run(progs: list[list[Inst]], rng: random.Random, d: RaceDetector | None = No
         i = pcs[e]
         inst, name, pc = progs[e][i], ENGINES[e], 64 * i
         if inst.wait is not None:
-            k = inst.wait[1]
-            events.append(("q", name, inst.wait[0], lambda v, k=k: v >= k, step))
+            events.append(("q", name, inst.wait[0], inst.wait[1], step))
         events += [("a", Access(name, pc, "OP", "read", r, step)) for r in inst.reads]
         writes = [("a", Access(name, pc, "OP", "write", r, step)) for r in inst.writes]
         if inst.update is None:
@@ -84,14 +83,19 @@ def run(progs: list[list[Inst]], rng: random.Random, d: RaceDetector | None = No
         step += 1
 
 
-def feed(d: RaceDetector, events: list[tuple]) -> None:
+def feed(d: RaceDetector, events: list[tuple], ge: bool = False) -> None:
+    """`events` to `d`; a wait `sem >= k` through `acquire_ge` when `ge`, else through
+    `acquire` with the condition."""
     for ev in events:
         if ev[0] == "a":
             d.access(ev[1])
         elif ev[0] == "r":
             d.release(*ev[1:])
+        elif ge:
+            d.acquire_ge(*ev[1:])
         else:
-            d.acquire(*ev[1:])
+            _, name, sem, k, step = ev
+            d.acquire(name, sem, lambda v, k=k: v >= k, step)
 
 
 def step_of(ev: tuple) -> int:
@@ -170,14 +174,14 @@ def touched(r: Region) -> set[tuple[str, int, int]]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(kernels(), st.lists(st.integers(0, 2**32), min_size=3, max_size=3))
+@given(kernels(), st.lists(st.integers(0, 2**32), min_size=3, max_size=3), st.booleans())
 def test_races_are_the_unordered_pairs_under_every_interleaving(
-        progs: list[list[Inst]], seeds: list[int]) -> None:
+        progs: list[list[Inst]], seeds: list[int], ge: bool) -> None:
     verdicts = []
     for seed in seeds:
         events, done = run(progs, random.Random(seed))
         d = RaceDetector(ENGINES[:len(progs)])
-        feed(d, events)
+        feed(d, events, ge)
         verdicts.append((done, pair_keys(d)))
     done = verdicts[0][0]
     assert all(v[0] == done for v in verdicts)  # monotone waits: the same instructions run

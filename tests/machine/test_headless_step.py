@@ -15,7 +15,7 @@ from neurondbg.machine.isa.codec import decode_bytes, struct_for
 from neurondbg.machine.isa.enums import UpdateMode as U
 from neurondbg.machine.isa.enums import WaitMode as W
 from neurondbg.machine.isa.opcodes import Opcode
-from neurondbg.machine.state import MachineConfig, MachineState
+from neurondbg.machine.state import MachineConfig, MachineState, Write
 from tests.machine.test_fuzz import GEN, MODELLED, _record
 
 # most records wait on what holds and update validly (a lone machine faults on a wait
@@ -85,6 +85,39 @@ def test_headless_steps_match_journaled_steps(seed: int, engine: str, anyway: bo
         assert fast.state.steps == slow.state.steps
         _same(fast.state, slow.state)
         if a.fault or a.invalid or a.halted:
+            break
+
+
+def _written(w: Write) -> tuple[object, ...]:
+    """A Write as the race feed reads it, and its new bytes (a headless step keeps no
+    old bytes of memory)."""
+    new = np.asarray(w.new)
+    old = None if w.region is not None else w.old
+    return w.target, w.region, old, new.shape, new.tobytes()
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["pool", "dve"]))
+def test_recorded_headless_steps_give_the_journaled_reads_and_writes(seed: int,
+                                                                    engine: str) -> None:
+    """While a step's reads are recorded (a race feed), a headless step records the same
+    reads and carries the same Writes as a journaled one, in the same order."""
+    prog = decode_bytes(_program(seed, 14))
+    cfg = MachineConfig(gen=GEN, engine=engine, sbuf_bytes=2048, psum_bytes=2048)
+    fast, slow = Machine(prog, cfg, journal_budget=0), Machine(prog, cfg)
+    for m in (fast, slow):
+        _fill(m, seed)
+    for _ in range(20):
+        got = []
+        for m in (fast, slow):
+            m.state.reads = []
+            rec = m.step()
+            reads, m.state.reads = m.state.reads, None
+            assert m.state.writes is None
+            got.append((rec.fault, reads, [_written(w) for w in rec.writes]))
+        assert got[0] == got[1]
+        _same(fast.state, slow.state)
+        if rec.fault or rec.invalid or rec.halted:
             break
 
 

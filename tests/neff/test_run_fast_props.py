@@ -169,3 +169,24 @@ def test_an_entry_from_the_table_merges_as_its_descriptors_do() -> None:
         assert np.array_equal(state.sbuf[p, 128:160], raw[p * 64 + 128:p * 64 + 160])
         assert np.array_equal(state.sbuf[p, 0:32], raw[p * 64 + 96:p * 64 + 128])
         assert np.array_equal(state.sbuf[p, 320:352], raw[p * 64 + 32:p * 64 + 64])
+
+
+def test_a_limit_at_the_steps_before_a_deadlock_ends_in_the_deadlock() -> None:
+    """Cut at exactly the steps a run takes before nothing can step, a headless run ends
+    as a journaled one does: in the deadlock (no step was cut off), not at the limit."""
+    nop = (Opcode.NOP, None, None, None, 5)
+    stuck = (Opcode.NOP, (ENGINE_SEMS[0], 1), None, None, 5)  # nothing raises it
+    progs: dict[Engine, list[Drawn]] = {e: [] for e in Engine}
+    progs[Engine.PE] = [nop, stuck, nop]
+    progs[Engine.SP] = [nop, nop, stuck]
+    x = np.zeros(X_BYTES // 4, np.float32)
+
+    def ran(budget: int, limit: int | None) -> tuple[str, int]:
+        low = lower_subgraph(subgraph(progs, [(0, [(0, 0)])], [0], True), Gen.SUNDA)
+        out = NeffRun(low, {"X": x}, journal_budget=budget).run(limit)
+        return out.status, out.steps
+
+    status, steps = ran(0, None)
+    assert status == "deadlock"
+    assert ran(0, steps) == ran(1 << 20, steps) == ("deadlock", steps)
+    assert ran(0, steps - 1) == ran(1 << 20, steps - 1) == ("limit", steps - 1)
