@@ -1,12 +1,11 @@
 """Benchmark: run a large synthetic NEFF to completion.
 
 The NEFF is benchmarks/neff_bench.py's (about 170,000 records in five streams, 7,000 DMA
-entries of 25 descriptors: 175,000, more DMA than any public NEFF holds), its input
-variable grown so every descriptor stays inside it and DVE's MEMSETs moved off the bytes
-the entries fill (the kernel is then race-free, as real compiler output is: with the
-races, races on measured 10^5 race reports, not the checking). Printed, each a whole
-`neurondbg` process (interpreter start, imports, reading, running; wall and CPU seconds,
-steps/s, peak memory of the child):
+entries of 25 descriptors: 175,000, more DMA than any public NEFF holds), with DVE's
+MEMSETs moved off the bytes the entries fill (the kernel is then race-free, as real
+compiler output is: with the races, races on measured 10^5 race reports, not the
+checking). Printed, each a whole `neurondbg` process (interpreter start, imports,
+reading, running; wall and CPU seconds, steps/s, peak memory of the child):
 
 - `run --races off`: the headless runner (machine.neff.runner; target >= 1M steps/s);
 - `run --break deadlock --races off`: the same on the core (every step through an
@@ -38,7 +37,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -85,8 +83,6 @@ def main() -> None:
     args = ap.parse_args()
     if args.write is not None:  # the child that builds the file
         sub = _bench_module().build(args.pe, args.entries, args.descriptors)
-        x = sub.vars["X"]
-        sub.vars["X"] = replace(x, size=(x.size or 0) + 128 * 65536)
         # DVE's MEMSETs write past the bytes the DMA entries fill (a race-free kernel, as
         # real compiler output is: races on measures the checking, not 10^5 reports)
         sub.streams[Engine.DVE][:, 44:48] = np.frombuffer(MEMSET_AT.to_bytes(4, "little"),
