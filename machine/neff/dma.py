@@ -177,6 +177,23 @@ def _geometry(sizes: tuple[int, ...], steps: tuple[int, ...], row: int, sb: bool
                      any(abs(s) >= SB_PARTITION_STEP for _, s in inner), row)
 
 
+def dram_layout(sub: Subgraph) -> tuple[dict[str, int], dict[str, int], int]:
+    """Each DRAM variable's offset and size in the model's one DRAM array, and the
+    array's size; DmaError when they hold more than MAX_DRAM_BYTES (checked before
+    anything is allocated: `tui` refuses such a NEFF as `run` does)."""
+    base: dict[str, int] = {}
+    size: dict[str, int] = {}
+    total = 0
+    for name, v in sub.vars.items():
+        if v.type in DRAM_TYPES and v.size:
+            base[name], size[name] = total, v.size
+            total += v.size
+    if total > MAX_DRAM_BYTES:
+        raise DmaError(f"{sub.name}: the DRAM variables hold {total:,} bytes; the model "
+                       f"holds at most {MAX_DRAM_BYTES:,}")
+    return base, size, total
+
+
 class DmaModel:
     """The DMA queues, entries and DRAM of one subgraph (module docstring)."""
 
@@ -200,16 +217,7 @@ class DmaModel:
                 self.lookup[(e, x.queue, x.id)] = len(self.entries)
                 self.entries.append(x)
                 self.engine_of.append(e)
-        self.base: dict[str, int] = {}
-        self.size: dict[str, int] = {}
-        total = 0
-        for name, v in sub.vars.items():
-            if v.type in DRAM_TYPES and v.size:
-                self.base[name], self.size[name] = total, v.size
-                total += v.size
-        if total > MAX_DRAM_BYTES:
-            raise DmaError(f"{sub.name}: the DRAM variables hold {total:,} bytes; the model "
-                           f"holds at most {MAX_DRAM_BYTES:,}")
+        self.base, self.size, total = dram_layout(sub)
         self.dram = np.zeros(total, dtype=np.uint8)
         self.order: dict[tuple[int, int], int | None] = {}
         self.tail = [0] * len(self.names)

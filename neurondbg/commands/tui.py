@@ -97,6 +97,7 @@ def _check_neff(program: Path, subgraph: str | None,
     UI thread, and reads the inputs again)."""
     from neurondbg.machine.neff.container import NeffError
     from neurondbg.machine.neff.data import TensorError, read_input
+    from neurondbg.machine.neff.dma import DmaError, dram_layout
     from neurondbg.machine.neff.model import gen_of_target
     from neurondbg.machine.neff.reader import open_neff
 
@@ -107,6 +108,10 @@ def _check_neff(program: Path, subgraph: str | None,
             read_input(sub, name, file)
     except (NeffError, TensorError) as e:
         raise InputError(str(e)) from None
+    try:
+        dram_layout(sub)
+    except DmaError as e:
+        raise InputError(f"{program}: {e}") from None
     if gen_of_target(neff.info.target) is None:
         raise InputError(f"{program}: kelf-0.json target {neff.info.target!r} names no "
                          "generation neurondbg knows (run, validate and disasm take --gen)")

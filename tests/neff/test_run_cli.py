@@ -148,7 +148,9 @@ def test_a_variable_too_large_to_model_is_refused(tmp_path: Path) -> None:
     sub.vars["a"] = replace(sub.vars["a"], size=1 << 31)
     path = tmp_path / "huge.neff"
     write_neff(path, [sub], target="sunda")
+    said = (f"neurondbg: error: {path}: sg00: the DRAM variables hold 2,147,500,032 "
+            "bytes; the model holds at most 1,073,741,824\n")
     code, out, err = run(str(path), "--races", "off")
-    assert (code, out) == (2, "")
-    assert err == (f"neurondbg: error: {path}: sg00: the DRAM variables hold 2,147,500,032 "
-                   "bytes; the model holds at most 1,073,741,824\n")
+    assert (code, out, err) == (2, "", said)
+    r = CliRunner().invoke(cli, ["tui", str(path)])  # refused before the window opens
+    assert (r.exit_code, r.stdout, r.stderr) == (2, "", said)
