@@ -82,6 +82,8 @@ def handler_for(opcode: int, engine: str, gen: Gen) -> tuple[Handler | None, str
     if info.pseudo and "seq" not in info.engines and engine not in info.engines and h is None:
         where = ", ".join(sorted(info.engines)) or "no modelled engine"
         return None, f"{info.name} does not run on the {engine} engine (it runs on: {where})"
+    if h is None and info.struct == "RAW":  # no layout: its operands are raw bytes
+        return None, f"{info.name} ({opcode:#04x}) is not modelled: no reference gives its layout"
     if h is None:
         return None, f"{info.name} ({opcode:#04x}) is decoded but not modelled yet"
     return h, ""

@@ -53,6 +53,18 @@ def test_every_struct_opcode_is_registered_or_its_gap_is_declared(op: Opcode) ->
     assert text.split(" ")[0] == info.name
 
 
+def test_an_opcode_without_a_layout_says_so_when_run() -> None:
+    raw = [op for op, i in OPCODES.items() if i.struct == "RAW" and not i.pseudo
+           and Opcode(op) not in HANDLERS and i.engines - {"seq"}]
+    assert Opcode.IOTA in raw
+    for op in raw:
+        info = OPCODES[op]
+        for engine in sorted(info.engines - {"seq"}):
+            handler, why = handler_for(op, engine, sorted(info.gens)[0])
+            assert (handler, why) == (None, f"{info.name} ({op:#04x}) is not modelled: no "
+                                            "reference gives its layout")
+
+
 def test_the_gaps_name_only_struct_opcodes_and_give_reasons() -> None:
     assert set(NOT_MODELLED) | set(NO_PREDICATE) <= set(WITH_STRUCT)
     assert all(len(r) > 20 for r in (*NOT_MODELLED.values(), *NO_PREDICATE.values()))
