@@ -104,24 +104,27 @@ class LiveIndex(Generic[T]):
                         or it.hi <= lo or hi <= it.lo):
                     out.append(it)
             return out
-        slots: set[int] = set()
+        hits: set[int] = set()
         for bits, buckets in self._levels:
             if not buckets:
                 continue
             for g in range(lo >> bits, ((hi - 1) >> bits) + 1):
                 b = buckets.get(g)
-                if b is not None:
-                    slots.update(b)
-        hits = []
-        for k in slots:
-            got = items.get(k)
-            if got is None or got.epoch <= seen:
-                continue
-            if not ((reading and got.reads) or got.p1 <= p0 or p1 <= got.p0
-                    or got.hi <= lo or hi <= got.lo):
-                hits.append(k)
-        hits.sort(reverse=True)
-        return [items[k] for k in hits]
+                if b is None:
+                    continue
+                # a bucket lists slots in insertion order, so epochs never fall along it:
+                # read it from the newest and stop at the first one already seen (a
+                # hot granule keeps hundreds of ordered accesses a query need not touch)
+                for k in reversed(b):
+                    got = items.get(k)
+                    if got is None:
+                        continue  # removed, not yet cleaned out
+                    if got.epoch <= seen:
+                        break
+                    if not ((reading and got.reads) or got.p1 <= p0 or p1 <= got.p0
+                            or got.hi <= lo or hi <= got.lo):
+                        hits.add(k)
+        return [items[k] for k in sorted(hits, reverse=True)]
 
     def _file(self, k: int, item: T) -> None:
         lo, hi = item.lo, item.hi - 1
