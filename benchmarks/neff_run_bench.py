@@ -125,28 +125,36 @@ def main() -> None:
         print(f"headless run alone (in process): {out.steps:,} steps in {cpu:.2f} s CPU = "
               f"{out.steps / cpu:,.0f} steps/s ({out.status})")
         moved = sum(math.prod(d.src_sizes) for e in run.dma.entries for d in e.descriptors)
-        copying = _copy_seconds(args.entries, args.descriptors,
-                                run.machines[Engine.SP].state.sbuf.shape[1])
+        copying = _copy_seconds(run)
         print(f"DMA bytes moved: {moved / 1e9:.1f} GB; the same copies in plain numpy take "
               f"{copying:.2f} s CPU here: with them, {out.steps / copying:,.0f} steps/s "
               f"at most; the model's own work is {cpu - copying:.2f} s "
               f"({out.steps / max(cpu - copying, 1e-9):,.0f} steps/s)")
 
 
-def _copy_seconds(entries: int, descriptors: int, sb_row: int) -> float:
-    """CPU seconds numpy takes for the benchmark's DMA copies alone, best of 3: each
-    entry's descriptors (128 rows of 512 bytes, 65,536 bytes apart in X, into SB bytes
-    k * 512 of every partition) as the one strided copy the model makes of them, from a
-    DRAM and into an SBUF laid out as the run's (X holds zeros, as in the run)."""
-    x = np.zeros(entries * descriptors * 512 + 127 * 65536, np.uint8)
-    sb = np.zeros((128, sb_row), np.uint8)
-    dst = np.ndarray((descriptors, 128, 512), np.uint8, sb, 0, (512, sb_row, 1))
+def _copy_seconds(run: NeffRun) -> float:
+    """CPU seconds plain numpy takes for the run's DMA copies alone, best of 3: each
+    entry's descriptors (read from the run's own entries: rows of bytes, a step apart in
+    the DRAM variable, into the same bytes of every partition) as the one strided copy
+    the model makes of them, from a DRAM and into an SBUF laid out as the run's (the
+    variable holds zeros, as in the run)."""
+    entries = run.dma.entries
+    first = entries[0].descriptors
+    width, rows = first[0].src_sizes
+    step = first[0].src_steps[1]
+    apart = first[1].src_off - first[0].src_off  # from one descriptor to the next, in X
+    sb_apart = first[1].dst_off - first[0].dst_off  # ... and in a partition of SB
+    x = np.zeros(run.dma.size[first[0].src], np.uint8)
+    sbuf = run.machines[Engine.SP].state.sbuf
+    sb = np.zeros(sbuf.shape, np.uint8)
+    shape = (len(first), rows, width)
+    dst = np.ndarray(shape, np.uint8, sb, first[0].dst_off, (sb_apart, sb.strides[0], 1))
     best = float("inf")
     for _ in range(3):
         t = time.process_time()
-        for i in range(entries):
-            dst[...] = np.ndarray((descriptors, 128, 512), np.uint8, x,
-                                  i * descriptors * 512, (512, 65536, 1))
+        for e in entries:
+            dst[...] = np.ndarray(shape, np.uint8, x, e.descriptors[0].src_off,
+                                  (apart, step, 1))
         best = min(best, time.process_time() - t)
     return best
 

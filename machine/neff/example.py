@@ -21,6 +21,7 @@ import numpy as np
 from neurondbg.machine.asm import assemble
 from neurondbg.machine.neff.model import (
     SB,
+    SB_PARTITION_STEP,
     Descriptor,
     DmaEntry,
     DmaQueue,
@@ -71,13 +72,13 @@ def tt_add(src0: int, src1: int, dst: int, events: str = "") -> str:
 def load(var: str, sb: int) -> Descriptor:
     """All of `var` (128 x 64 bytes) into SB bytes sb.. of every partition."""
     return Descriptor(var, SB, "float32", "float32", 0, sb, (ROW, PARTS), (ROW, PARTS),
-                      (1, ROW), (1, 0x40000))
+                      (1, ROW), (1, SB_PARTITION_STEP))
 
 
 def store(sb: int, var: str) -> Descriptor:
     """SB bytes sb.. of every partition (64 a partition) into all of `var`."""
     return Descriptor(SB, var, "float32", "float32", sb, 0, (ROW, PARTS), (ROW, PARTS),
-                      (1, 0x40000), (1, ROW))
+                      (1, SB_PARTITION_STEP), (1, ROW))
 
 
 def streams(**text: str) -> dict[Engine, np.ndarray]:

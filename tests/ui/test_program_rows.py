@@ -125,21 +125,15 @@ async def test_a_neff_keeps_its_program_rows(tmp_path: Path, size: tuple[int, in
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_a_kernel_keeps_its_program_rows(size: tuple[int, int]) -> None:
-    async with started(KERNEL, size=size) as (app, pilot):
-        for _ in range(5):
-            await pilot.press("S")
+@pytest.mark.parametrize(("source", "keys", "tabs"), [(KERNEL, "SSSSS", "45678"),
+                                                      (PROGRAM, "sss", "23578")],
+                         ids=["kernel", "program"])
+async def test_a_kernel_or_a_program_keeps_its_program_rows(
+        size: tuple[int, int], source: str | Path, keys: str, tabs: str) -> None:
+    async with started(source, size=size) as (app, pilot):
+        await pilot.press(*keys)
         await pilot.pause()
-        await check_each_tab(app, pilot, "45678")
-
-
-@pytest.mark.parametrize("size", SIZES)
-async def test_a_program_keeps_its_program_rows(size: tuple[int, int]) -> None:
-    async with started(PROGRAM, size=size) as (app, pilot):
-        for _ in range(3):
-            await pilot.press("s")
-        await pilot.pause()
-        await check_each_tab(app, pilot, "23578")
+        await check_each_tab(app, pilot, tabs)
 
 
 async def test_a_shrunk_strip_scrolls_the_focused_engine_into_view(tmp_path: Path) -> None:
